@@ -1,0 +1,86 @@
+/**
+ * Build of the three Electron processes (`npx electron-vite build`, output in out/):
+ *
+ * - out/main/index.js      the main process (ESM): the thin shell in main/ plus the node it starts
+ *                          in-process from server/ (bundled; npm dependencies stay external and are
+ *                          loaded from node_modules at runtime).
+ * - out/preload/index.cjs  the preload: ONE self-contained CommonJS file, because a sandboxed
+ *                          renderer cannot load ESM preloads nor require() anything but `electron`.
+ * - out/renderer/          the Vue app. `base: './'` keeps every asset URL relative, so the same
+ *                          build is served at app://svc-node/ in Electron and at /ui/ by the
+ *                          headless node (`svc-node serve`).
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import vue from '@vitejs/plugin-vue';
+import { defineConfig } from 'electron-vite';
+import type { Plugin } from 'vite';
+
+const root = import.meta.dirname;
+
+/** Native modules: never bundled; electron-builder unpacks them from the asar (build/electron-builder.yml). */
+const NATIVE_MODULES = ['better-sqlite3-multiple-ciphers', '@napi-rs/keyring'];
+
+/**
+ * The server reads its SQL migrations at runtime from `./migrations/` next to its own module
+ * (server/store/migrations/*.sql). Once bundled, that module is out/main/index.js, so the main
+ * build must carry the folder along: this plugin emits every .sql file as out/main/migrations/<name>.
+ */
+function copyMigrations(): Plugin {
+  const source = resolve(root, 'server/store/migrations');
+  return {
+    name: 'svc-node:copy-migrations',
+    apply: 'build',
+    buildStart() {
+      for (const name of readdirSync(source)) {
+        if (name.endsWith('.sql')) this.addWatchFile(join(source, name));
+      }
+    },
+    generateBundle() {
+      for (const name of readdirSync(source).sort()) {
+        if (!name.endsWith('.sql')) continue;
+        this.emitFile({ type: 'asset', fileName: `migrations/${name}`, source: readFileSync(join(source, name)) });
+      }
+    },
+  };
+}
+
+export default defineConfig({
+  main: {
+    plugins: [copyMigrations()],
+    build: {
+      outDir: resolve(root, 'out/main'),
+      // Dependencies from package.json stay external (electron-vite's default); the native ones are
+      // named explicitly so that no future config change can bundle them by accident.
+      externalizeDeps: { include: NATIVE_MODULES },
+      rolldownOptions: {
+        input: { index: resolve(root, 'main/index.ts') },
+        external: NATIVE_MODULES,
+      },
+    },
+  },
+  preload: {
+    build: {
+      outDir: resolve(root, 'out/preload'),
+      // Sandbox support: each entry is one standalone bundle with its dependencies inlined.
+      isolatedEntries: true,
+      externalizeDeps: false,
+      rolldownOptions: {
+        input: { index: resolve(root, 'preload/index.ts') },
+        output: { format: 'cjs', entryFileNames: '[name].cjs' },
+      },
+    },
+  },
+  renderer: {
+    root: resolve(root, 'renderer'),
+    base: './',
+    plugins: [vue()],
+    build: {
+      outDir: resolve(root, 'out/renderer'),
+      emptyOutDir: true,
+      rolldownOptions: {
+        input: { index: resolve(root, 'renderer/index.html') },
+      },
+    },
+  },
+});

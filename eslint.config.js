@@ -1,0 +1,63 @@
+// Lint rules that keep the architecture visible: server/ is plain Node (never Electron or DOM),
+// the renderer talks to the node only over HTTP (never imports server/, main/ or node:*).
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+import pluginVue from 'eslint-plugin-vue';
+import globals from 'globals';
+
+const DOM_GLOBALS = ['window', 'document', 'navigator', 'localStorage', 'sessionStorage', 'HTMLElement', 'location'];
+
+export default tseslint.config(
+  { ignores: ['out/**', 'dist/**', 'node_modules/**', 'coverage/**', 'test/e2e/screenshots/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  // Vue's correctness rules only; layout is left to the author and to review.
+  ...pluginVue.configs['flat/essential'],
+  {
+    files: ['**/*.vue'],
+    languageOptions: { parserOptions: { parser: tseslint.parser, extraFileExtensions: ['.vue'] } },
+  },
+  {
+    languageOptions: { globals: { ...globals.node } },
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      'vue/multi-word-component-names': 'off',
+    },
+  },
+  {
+    // Test bodies are whatever the server answered; asserting on them is the point.
+    files: ['test/**/*.ts', '**/*.test.ts'],
+    rules: { '@typescript-eslint/no-explicit-any': 'off' },
+  },
+  {
+    files: ['server/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [{ name: 'electron', message: 'server/ runs headless too: Electron APIs go behind an interface that main/ fills in.' }],
+          patterns: [
+            { group: ['electron/*', 'vue', 'pinia', 'vue-router', 'dompurify', '@codemirror/*'], message: 'server/ never imports Electron or DOM code.' },
+            { group: ['**/main/**', '**/preload/**', '**/renderer/**'], message: 'server/ does not depend on the desktop shell.' },
+          ],
+        },
+      ],
+      'no-restricted-globals': ['error', ...DOM_GLOBALS.map((name) => ({ name, message: 'server/ has no DOM.' }))],
+    },
+  },
+  {
+    files: ['renderer/**/*.{ts,vue}'],
+    languageOptions: { globals: { ...globals.browser } },
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['node:*', 'fs', 'path', 'crypto', 'child_process'], message: 'The renderer has no Node APIs.' },
+            { group: ['**/server/**', '**/main/**', 'electron'], message: 'The renderer talks to the node over HTTP and to the shell through preload/api.d.ts.' },
+          ],
+        },
+      ],
+    },
+  },
+);

@@ -1,0 +1,200 @@
+import { describe, expect, it } from 'vitest';
+import {
+  ApiError,
+  connect,
+  errorMessage,
+  forgetSession,
+  formatDetail,
+  NodeClient,
+  takeCodeFromFragment,
+  tokenStorageKey,
+} from '../client.ts';
+import type { BrowserEnv, FetchLike } from '../client.ts';
+
+interface Call {
+  url: string;
+  method: string;
+  headers: Record<string, string>;
+  body: unknown;
+}
+
+function fakeFetch(respond: (call: Call) => { status: number; body?: unknown; raw?: string }): {
+  fetch: FetchLike;
+  calls: Call[];
+} {
+  const calls: Call[] = [];
+  const fetch: FetchLike = async (url, init) => {
+    const call: Call = {
+      url,
+      method: init?.method ?? 'GET',
+      headers: (init?.headers ?? {}) as Record<string, string>,
+      body: typeof init?.body === 'string' ? JSON.parse(init.body) : undefined,
+    };
+    calls.push(call);
+    const answer = respond(call);
+    const text = answer.raw ?? (answer.body === undefined ? '' : JSON.stringify(answer.body));
+    return new Response(text, { status: answer.status, headers: { 'content-type': 'application/json' } });
+  };
+  return { fetch, calls };
+}
+
+function memoryStorage(): BrowserEnv['storage'] & { data: Map<string, string> } {
+  const data = new Map<string, string>();
+  return {
+    data,
+    getItem: (key) => data.get(key) ?? null,
+    setItem: (key, value) => void data.set(key, value),
+    removeItem: (key) => void data.delete(key),
+  };
+}
+
+function browser(hash: string, fetch: FetchLike): BrowserEnv & { replaced: string[]; storage: ReturnType<typeof memoryStorage> } {
+  const replaced: string[] = [];
+  const location = { origin: 'http://127.0.0.1:4100', pathname: '/ui/', search: '', hash };
+  return {
+    location,
+    history: {
+      replaceState: (_data, _unused, url) => {
+        replaced.push(String(url));
+        location.hash = '';
+      },
+    },
+    storage: memoryStorage(),
+    fetch,
+    replaced,
+  };
+}
+
+describe('formatDetail and errorMessage', () => {
+  it('passes string details through', () => {
+    expect(formatDetail('Project slug already exists')).toBe('Project slug already exists');
+    expect(errorMessage(409, { detail: 'Project slug already exists' })).toBe('Project slug already exists');
+  });
+
+  it('turns validation lists into one readable line', () => {
+    const detail = [
+      { loc: ['body', 'name'], msg: 'Field required', type: 'missing' },
+      { loc: ['body', 'slug'], msg: 'String should have at most 63 characters', type: 'string_too_long' },
+      { loc: [], msg: 'Something general', type: 'x' },
+    ];
+    expect(formatDetail(detail)).toBe('name: Field required; slug: String should have at most 63 characters; Something general');
+  });
+
+  it('falls back to plain words by status, never to raw bodies', () => {
+    expect(errorMessage(404, { detail: '' })).toBe('The node does not know that item.');
+    expect(errorMessage(422, null)).toBe('Some fields are not valid.');
+    expect(errorMessage(418, { error: 'stack trace here' })).toBe('The node answered with an error (HTTP 418).');
+    expect(formatDetail({ nested: true })).toBeNull();
+  });
+});
+
+describe('NodeClient', () => {
+  it('sends the owner token and JSON, and unwraps list responses', async () => {
+    const { fetch, calls } = fakeFetch((call) =>
+      call.method === 'GET'
+        ? { status: 200, body: { identities: [{ identity_id: 'i1' }] } }
+        : { status: 200, body: { project_id: 'p1', slug: 'acme', api_key: 'svc_sk_x', namespace: null } },
+    );
+    const client = new NodeClient({ coreUrl: 'http://127.0.0.1:4100/', token: 'T0K', mode: 'desktop', fetch });
+    expect(await client.identities()).toEqual([{ identity_id: 'i1' }]);
+    await client.createProject({ slug: 'acme' });
+    expect(calls[0]?.url).toBe('http://127.0.0.1:4100/v1/node/identities');
+    expect(calls[0]?.headers['authorization']).toBe('Bearer T0K');
+    expect(calls[1]?.url).toBe('http://127.0.0.1:4100/v1/node/projects');
+    expect(calls[1]?.method).toBe('POST');
+    expect(calls[1]?.headers['content-type']).toBe('application/json');
+    expect(calls[1]?.body).toEqual({ slug: 'acme' });
+  });
+
+  it('throws ApiError with the server detail', async () => {
+    const { fetch } = fakeFetch(() => ({ status: 409, body: { detail: 'A project with slug "acme" already exists' } }));
+    const client = new NodeClient({ coreUrl: 'http://127.0.0.1:4100', token: 't', mode: 'browser', fetch });
+    const error = await client.createProject({ slug: 'acme' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ApiError);
+    expect((error as ApiError).status).toBe(409);
+    expect((error as ApiError).message).toBe('A project with slug "acme" already exists');
+  });
+
+  it('explains an unreachable node in words', async () => {
+    const client = new NodeClient({
+      coreUrl: 'http://127.0.0.1:4100',
+      token: 't',
+      mode: 'browser',
+      fetch: () => Promise.reject(new TypeError('Failed to fetch')),
+    });
+    const error = (await client.info().catch((e: unknown) => e)) as ApiError;
+    expect(error.status).toBe(0);
+    expect(error.message).toBe('Could not reach the node at http://127.0.0.1:4100. Is it still running?');
+  });
+
+  it('refuses unreadable success bodies', async () => {
+    const { fetch } = fakeFetch(() => ({ status: 200, raw: '<html>' }));
+    const client = new NodeClient({ coreUrl: 'http://x:1', token: 't', mode: 'browser', fetch });
+    await expect(client.info()).rejects.toThrow('The node sent an empty or unreadable answer.');
+  });
+});
+
+describe('takeCodeFromFragment', () => {
+  it('takes the code and clears the fragment', () => {
+    const env = browser('#code=abc123', fakeFetch(() => ({ status: 500 })).fetch);
+    expect(takeCodeFromFragment(env)).toBe('abc123');
+    expect(env.replaced).toEqual(['/ui/']);
+  });
+
+  it('leaves router fragments and empty hashes alone', () => {
+    const env = browser('#/identities', fakeFetch(() => ({ status: 500 })).fetch);
+    expect(takeCodeFromFragment(env)).toBeNull();
+    expect(takeCodeFromFragment(browser('', env.fetch))).toBeNull();
+    expect(env.replaced).toEqual([]);
+  });
+});
+
+describe('connect', () => {
+  it('uses the desktop bridge when there is one', async () => {
+    const env = browser('', fakeFetch(() => ({ status: 500 })).fetch);
+    env.svc = { ownerToken: 'desk', coreUrl: 'http://127.0.0.1:5000', libraryUrl: 'x', docsUrl: 'y', platform: 'linux' };
+    const result = await connect(env, null);
+    expect(result.kind).toBe('connected');
+    if (result.kind === 'connected') {
+      expect(result.client.mode).toBe('desktop');
+      expect(result.client.coreUrl).toBe('http://127.0.0.1:5000');
+    }
+  });
+
+  it('exchanges a one-time code and keeps the token for this origin', async () => {
+    const { fetch, calls } = fakeFetch(() => ({ status: 200, body: { owner_token: 'owner-1' } }));
+    const env = browser('', fetch);
+    const result = await connect(env, 'code-1');
+    expect(calls[0]?.url).toBe('http://127.0.0.1:4100/v1/node/session');
+    expect(calls[0]?.body).toEqual({ code: 'code-1' });
+    expect(calls[0]?.headers['authorization']).toBeUndefined();
+    expect(env.storage.data.get(tokenStorageKey('http://127.0.0.1:4100'))).toBe('owner-1');
+    expect(result.kind === 'connected' && result.client.mode).toBe('browser');
+  });
+
+  it('reuses a saved token without a code', async () => {
+    const { fetch, calls } = fakeFetch(() => ({ status: 500 }));
+    const env = browser('', fetch);
+    env.storage.setItem(tokenStorageKey('http://127.0.0.1:4100'), 'saved');
+    expect((await connect(env, null)).kind).toBe('connected');
+    expect(calls).toHaveLength(0);
+  });
+
+  it('reports a used code, and signs out when nothing is saved', async () => {
+    const { fetch } = fakeFetch(() => ({ status: 401, body: { detail: 'Unknown or used code' } }));
+    const result = await connect(browser('', fetch), 'old');
+    expect(result).toEqual({
+      kind: 'signed-out',
+      reason: 'That sign-in link was already used or has expired. Each link works once.',
+    });
+    expect(await connect(browser('', fetch), null)).toEqual({ kind: 'signed-out', reason: null });
+  });
+
+  it('forgets the saved session', () => {
+    const env = browser('', fakeFetch(() => ({ status: 500 })).fetch);
+    env.storage.setItem(tokenStorageKey('http://127.0.0.1:4100'), 'saved');
+    env.storage.setItem(tokenStorageKey('http://127.0.0.1:9999'), 'other-node');
+    forgetSession(env);
+    expect([...env.storage.data.keys()]).toEqual([tokenStorageKey('http://127.0.0.1:9999')]);
+  });
+});

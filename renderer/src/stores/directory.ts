@@ -1,0 +1,115 @@
+/**
+ * What the node holds that the Identities view shows: identities, projects and namespaces, plus
+ * the identity currently chosen in the sidebar switcher.
+ */
+import { defineStore } from 'pinia';
+import { computed, ref, watch } from 'vue';
+import type {
+  CreatedIdentity,
+  CreatedProject,
+  CreateIdentityInput,
+  CreateProjectInput,
+  Identity,
+  Namespace,
+  Project,
+} from '../api/client.ts';
+import { useSessionStore } from './session.ts';
+
+function currentIdentityKey(): string {
+  return `svc-node.current-identity@${window.location.origin}`;
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+export const useDirectoryStore = defineStore('directory', () => {
+  const session = useSessionStore();
+
+  const identities = ref<Identity[]>([]);
+  const projects = ref<Project[]>([]);
+  const namespaces = ref<Namespace[]>([]);
+  /** False until the first load finished (so empty states do not flash before data arrives). */
+  const loaded = ref(false);
+  const loading = ref(false);
+  /** The last load failure, in words. */
+  const loadError = ref<string | null>(null);
+  const currentIdentityId = ref<string | null>(window.localStorage.getItem(currentIdentityKey()));
+
+  watch(currentIdentityId, (id) => {
+    if (id === null) window.localStorage.removeItem(currentIdentityKey());
+    else window.localStorage.setItem(currentIdentityKey(), id);
+  });
+
+  /** Identities that can act (the switcher offers only these). */
+  const activeIdentities = computed(() => identities.value.filter((identity) => identity.status === 'active'));
+
+  const currentIdentity = computed<Identity | null>(() => {
+    const list = activeIdentities.value;
+    return list.find((identity) => identity.identity_id === currentIdentityId.value) ?? list[0] ?? null;
+  });
+
+  /** Namespaces whose controller key this node holds: the ones a project can be bound to. */
+  const nodeNamespaces = computed(() => namespaces.value.filter((namespace) => namespace.node_controlled));
+
+  async function load(): Promise<void> {
+    loading.value = true;
+    try {
+      const api = session.api();
+      const [nextIdentities, nextProjects, nextNamespaces] = await Promise.all([
+        api.identities(),
+        api.projects(),
+        api.namespaces(),
+      ]);
+      identities.value = nextIdentities;
+      projects.value = nextProjects;
+      namespaces.value = nextNamespaces;
+      loadError.value = null;
+    } catch (error) {
+      loadError.value = messageOf(error);
+    } finally {
+      loading.value = false;
+      loaded.value = true;
+    }
+  }
+
+  async function createProject(input: CreateProjectInput): Promise<CreatedProject> {
+    const created = await session.api().createProject(input);
+    await load();
+    return created;
+  }
+
+  async function createIdentity(input: CreateIdentityInput): Promise<CreatedIdentity> {
+    const created = await session.api().createIdentity(input);
+    await load();
+    if (currentIdentityId.value === null) currentIdentityId.value = created.identity_id;
+    return created;
+  }
+
+  async function createNamespace(domain: string): Promise<Namespace> {
+    const created = await session.api().createNamespace(domain);
+    await load();
+    return created;
+  }
+
+  function selectIdentity(id: string): void {
+    currentIdentityId.value = id;
+  }
+
+  return {
+    identities,
+    projects,
+    namespaces,
+    loaded,
+    loading,
+    loadError,
+    activeIdentities,
+    currentIdentity,
+    nodeNamespaces,
+    load,
+    createProject,
+    createIdentity,
+    createNamespace,
+    selectIdentity,
+  };
+});

@@ -1,0 +1,51 @@
+/**
+ * Bearer authentication (spec §5 mode 1). A key is either bound to one identity (mail, chat,
+ * self operations) or carries a project's authority (it may only create identities there).
+ */
+import type { FastifyRequest } from 'fastify';
+import type { NodeContext } from '../context.ts';
+import { forbidden, unauthorized } from '../errors.ts';
+import { findApiKey } from './api-keys.ts';
+
+export interface Principal {
+  apiKeyId: string;
+  projectId: string;
+  /** The identity the key is bound to; null for a project-authority key. */
+  agentId: string | null;
+}
+
+export interface IdentityPrincipal extends Principal {
+  agentId: string;
+}
+
+/** The bearer token of a request, or null when there is no Authorization header. */
+export function bearerToken(request: FastifyRequest): string | null {
+  const header = request.headers.authorization;
+  if (header === undefined) return null;
+  const match = /^Bearer ([^\s]+)$/.exec(header);
+  if (!match) throw unauthorized('Invalid Authorization header. Expected: Bearer <token>');
+  return match[1] as string;
+}
+
+export function authenticate(ctx: NodeContext, request: FastifyRequest): Principal {
+  const token = bearerToken(request);
+  if (token === null) throw unauthorized('Authentication required');
+  const row = findApiKey(ctx.db, token);
+  if (!row) throw unauthorized('Invalid API key');
+  ctx.db.prepare(`UPDATE api_keys SET last_used_at = ? WHERE api_key_id = ?`).run(ctx.clock.now().toISOString(), row.api_key_id);
+  return { apiKeyId: row.api_key_id, projectId: row.project_id, agentId: row.agent_id };
+}
+
+/** A key bound to an identity: what every self, mail and chat operation needs. */
+export function authenticateIdentity(ctx: NodeContext, request: FastifyRequest): IdentityPrincipal {
+  const principal = authenticate(ctx, request);
+  if (principal.agentId === null) throw forbidden('This API key is not bound to an identity');
+  return principal as IdentityPrincipal;
+}
+
+/** A project-authority key: the only kind that may create identities. */
+export function authenticateProjectAuthority(ctx: NodeContext, request: FastifyRequest): Principal {
+  const principal = authenticate(ctx, request);
+  if (principal.agentId !== null) throw forbidden('Only a project-authority key may create identities');
+  return principal;
+}

@@ -1,0 +1,108 @@
+/**
+ * The `svc-node` command line: `serve` runs a node; the owner commands talk to the node running
+ * on `--data DIR` through its node.json.
+ */
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { NODE_VERSION } from '../version.ts';
+import { defaultDataDir } from './data-dir.ts';
+import { CliError, ownerRequest } from './owner-client.ts';
+import { serve } from './serve.ts';
+
+const USAGE = `usage: svc-node <command> [options]
+
+  serve [--data DIR] [--port N] [--host H] [--public-port M] [--custody key-file|passphrase|keyring] [--log]
+        run the headless node; prints one "svc-node ready {...}" line when it listens
+  project create <slug> [--name NAME] [--namespace DOMAIN] [--json]
+        create a project; prints its project-authority key (shown once)
+  namespace create <domain> [--json]
+        create a namespace whose controller key the node holds
+  ui    print a fresh one-time link that opens the UI in a browser
+  version
+
+  Owner commands talk to the node running on --data DIR (default: ${defaultDataDir()}).
+`;
+
+const OPTIONS = {
+  data: { type: 'string' },
+  port: { type: 'string' },
+  host: { type: 'string' },
+  'public-port': { type: 'string' },
+  custody: { type: 'string' },
+  name: { type: 'string' },
+  namespace: { type: 'string' },
+  json: { type: 'boolean' },
+  log: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} satisfies ParseArgsConfig['options'];
+
+function port(value: string | undefined, flag: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new CliError(`${flag} must be a port number (0-65535)`);
+  return n;
+}
+
+function print(value: unknown, json: boolean, text: string): void {
+  process.stdout.write(json ? `${JSON.stringify(value)}\n` : `${text}\n`);
+}
+
+async function run(argv: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+  const [command, sub, arg] = positionals;
+  const dataDir = values.data ?? defaultDataDir();
+  const json = values.json ?? false;
+  if (values.help || command === undefined) {
+    process.stdout.write(USAGE);
+    return;
+  }
+  switch (command) {
+    case 'serve':
+      return serve({
+        dataDir,
+        host: values.host ?? '127.0.0.1',
+        port: port(values.port, '--port', 0),
+        publicPort: values['public-port'] === undefined ? null : port(values['public-port'], '--public-port', 0),
+        custody: values.custody,
+        log: values.log ?? false,
+      });
+    case 'project': {
+      if (sub !== 'create' || !arg) throw new CliError('usage: svc-node project create <slug> [--name NAME] [--namespace DOMAIN] [--json]');
+      const project = await ownerRequest<{ project_id: string; slug: string; api_key: string; namespace: string | null }>(
+        dataDir,
+        'POST',
+        '/v1/node/projects',
+        { slug: arg, ...(values.name ? { name: values.name } : {}), ...(values.namespace ? { namespace: values.namespace } : {}) },
+      );
+      const { project_id, slug, api_key, namespace } = project;
+      return print({ project_id, slug, api_key, namespace }, json, `project ${slug} (${project_id})\napi key (shown once): ${api_key}`);
+    }
+    case 'namespace': {
+      if (sub !== 'create' || !arg) throw new CliError('usage: svc-node namespace create <domain> [--json]');
+      const namespace = await ownerRequest<{ domain: string; controller_did: string; verification_status: string }>(
+        dataDir,
+        'POST',
+        '/v1/node/namespaces',
+        { domain: arg },
+      );
+      return print(namespace, json, `namespace ${namespace.domain} (${namespace.verification_status}), controller ${namespace.controller_did}`);
+    }
+    case 'ui': {
+      const { ui_url } = await ownerRequest<{ ui_url: string }>(dataDir, 'POST', '/v1/node/ui-link');
+      return print({ ui_url }, json, ui_url);
+    }
+    case 'version':
+      return print({ version: NODE_VERSION }, json, NODE_VERSION);
+    default:
+      throw new CliError(`unknown command "${command}"\n${USAGE}`);
+  }
+}
+
+run(process.argv.slice(2)).catch((error: unknown) => {
+  const message = error instanceof CliError || (error instanceof Error && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS'))
+    ? error.message
+    : error instanceof Error
+      ? error.message
+      : String(error);
+  process.stderr.write(`svc-node: ${message}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,47 @@
+/**
+ * `svc-node serve`: the headless node. Prints exactly one ready line on stdout (everything else
+ * goes to stderr) and stops cleanly on SIGTERM/SIGINT with exit code 0.
+ */
+import { startNode } from '../index.ts';
+import type { BackendName } from '../custody/types.ts';
+import { chooseBackend, recordedBackend } from '../custody/select.ts';
+
+export interface ServeArgs {
+  dataDir: string;
+  host: string;
+  port: number;
+  publicPort: number | null;
+  custody: string | undefined;
+  log: boolean;
+}
+
+export async function serve(args: ServeArgs): Promise<void> {
+  const backend: BackendName = chooseBackend({ flag: args.custody, env: process.env, recorded: recordedBackend(args.dataDir) });
+  const node = await startNode({
+    dataDir: args.dataDir,
+    host: args.host,
+    port: args.port,
+    publicPort: args.publicPort,
+    custody: { backend },
+    log: args.log,
+    warn: (message) => process.stderr.write(`${message}\n`),
+  });
+  process.stdout.write(`svc-node ready ${JSON.stringify(node.info)}\n`);
+  process.stderr.write(`svc-node: open the UI at ${node.info.ui_url}\n`);
+
+  let stopping = false;
+  const stop = (signal: string): void => {
+    if (stopping) return;
+    stopping = true;
+    process.stderr.write(`svc-node: ${signal}, shutting down\n`);
+    node.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        process.stderr.write(`svc-node: shutdown failed: ${String(error)}\n`);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}

@@ -1,0 +1,32 @@
+import { describe, expect, it } from 'vitest';
+import { canonicalJson, canonicalJsonBytes } from './canonical-json.ts';
+
+describe('canonicalJson', () => {
+  it('sorts keys at every depth, keeps array order, and adds no whitespace', () => {
+    expect(canonicalJson({ b: 1, a: { d: [3, 1, 2], c: null } })).toBe('{"a":{"c":null,"d":[3,1,2]},"b":1}');
+  });
+
+  it('sorts by code point, not UTF-16 unit (astral keys after U+FFFF-range keys)', () => {
+    expect(canonicalJson({ '\u{1F600}': 1, '\uFB01': 2 })).toBe('{"\uFB01":2,"\u{1F600}":1}');
+  });
+
+  it('writes UTF-8 literally and never HTML-escapes', () => {
+    expect(canonicalJson({ s: 'café <b>&</b> /' })).toBe('{"s":"café <b>&</b> /"}');
+    expect(canonicalJsonBytes({ s: 'é' })).toEqual(Buffer.from('{"s":"é"}', 'utf8'));
+  });
+
+  it('escapes quotes, backslashes and control characters like Python json.dumps', () => {
+    expect(canonicalJson('"\\\n\r\t\b\f\u0001\u001f')).toBe('"\\"\\\\\\n\\r\\t\\b\\f\\u0001\\u001f"');
+  });
+
+  it('omits undefined members and keeps null', () => {
+    expect(canonicalJson({ a: undefined, b: null })).toBe('{"b":null}');
+  });
+
+  it('refuses values with no single canonical form', () => {
+    expect(() => canonicalJson({ n: 1.5 })).toThrow(/safe integers/);
+    expect(() => canonicalJson({ n: 2 ** 60 })).toThrow(/safe integers/);
+    expect(() => canonicalJson('\uD800')).toThrow(/surrogate/);
+    expect(() => canonicalJson({ f: () => 1 })).toThrow(/function/);
+  });
+});

@@ -1,0 +1,223 @@
+/**
+ * Custody: the only holder of private keys (DESIGN §6). It keeps the data dir's master secret
+ * (protected by one backend), derives the database key from it, and keeps signing seeds wrapped
+ * in the database. Keys sign here; no method returns a seed or a private key object.
+ */
+import { mkdirSync } from 'node:fs';
+import { randomBytes, type KeyObject } from 'node:crypto';
+import { publicKeyFromDidKey } from '../crypto/did-key.ts';
+import { privateKeyFromSeed, rawPublicKey, signBytes } from '../crypto/ed25519.ts';
+import { conflict, notFound } from '../errors.ts';
+import type { Database } from '../store/database.ts';
+import { deriveKey, open, seal } from './aead.ts';
+import { createBackend } from './backends/index.ts';
+import type { KeyringFactory } from './backends/keyring.ts';
+import type { SafeStorageLike } from './backends/safe-storage.ts';
+import { didKeyOfSeed, openKeyBackup, sealKeyBackup } from './backup.ts';
+import { CustodyError } from './custody-error.ts';
+import { type KeyPurpose, type KeyRow, KeyTable } from './key-table.ts';
+import { openMasterSecret } from './master.ts';
+import type { BackendName, Warn } from './types.ts';
+
+export type { KeyPurpose } from './key-table.ts';
+
+export interface CustodyOptions {
+  dataDir: string;
+  backend: BackendName;
+  /** Where SVC_NODE_PASSPHRASE is read; defaults to process.env. */
+  env?: Record<string, string | undefined>;
+  /** Replaces @napi-rs/keyring (tests). */
+  keyring?: KeyringFactory;
+  /** Electron's safeStorage, passed in by main/. */
+  safeStorage?: SafeStorageLike;
+  allowPlaintextFallback?: boolean;
+  /** Receives one-line warnings (the key-file announcement); defaults to console.warn. */
+  warn?: Warn;
+  /** log2 of scrypt's N for new passphrase wraps and backups (default 15). */
+  scryptCost?: number;
+}
+
+export interface SigningKey {
+  keyId: string;
+  didKey: string;
+  publicKey: Buffer;
+}
+
+const DATABASE_KEY_INFO = 'svc-node database key v1';
+const KEY_WRAP_INFO = 'svc-node key wrap v1';
+
+export class Custody {
+  readonly dataDir: string;
+  readonly backend: BackendName;
+  readonly #master: Buffer;
+  readonly #wrapKey: Buffer;
+  readonly #scryptCost: number | undefined;
+  readonly #keys = new Map<string, KeyObject>();
+  #table: KeyTable | null = null;
+  #closed = false;
+
+  private constructor(dataDir: string, backend: BackendName, master: Buffer, scryptCost: number | undefined) {
+    this.dataDir = dataDir;
+    this.backend = backend;
+    this.#master = master;
+    this.#wrapKey = deriveKey(master, KEY_WRAP_INFO);
+    this.#scryptCost = scryptCost;
+  }
+
+  static async open(options: CustodyOptions): Promise<Custody> {
+    const { dataDir, backend: name, env = process.env, warn = (m: string) => console.warn(m) } = options;
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    const backend = createBackend(name, { ...options, env, warn });
+    const master = await openMasterSecret(dataDir, backend);
+    return new Custody(dataDir, name, master, options.scryptCost);
+  }
+
+  /** The SQLCipher key: the one derived secret that leaves custody, because SQLite needs it. */
+  databaseKey(): Buffer {
+    this.#assertOpen();
+    return deriveKey(this.#master, DATABASE_KEY_INFO);
+  }
+
+  /** Binds the signing-key store to the database opened with databaseKey(). */
+  attach(db: Database): void {
+    this.#assertOpen();
+    this.#table = new KeyTable(db);
+    this.#keys.clear();
+  }
+
+  createSigningKey(purpose: KeyPurpose): SigningKey {
+    const seed = randomBytes(32);
+    try {
+      return this.#insert(seed, purpose);
+    } finally {
+      seed.fill(0);
+    }
+  }
+
+  sign(keyId: string, message: Uint8Array): Buffer {
+    return signBytes(this.#privateKey(keyId), message);
+  }
+
+  /** Works for destroyed keys too: a public key stays meaningful in history. */
+  didKey(keyId: string): string {
+    return this.#row(keyId).did_key;
+  }
+
+  publicKey(keyId: string): Buffer {
+    return Buffer.from(publicKeyFromDidKey(this.didKey(keyId))!);
+  }
+
+  /** True while the key can sign. */
+  hasKey(keyId: string): boolean {
+    const row = this.#tableOrThrow().get(keyId);
+    return row !== undefined && row.destroyed_at === null;
+  }
+
+  /** Wipes the wrapped seed; the row stays so the key id still explains itself. Idempotent. */
+  destroyKey(keyId: string): void {
+    this.#row(keyId);
+    this.#keys.delete(keyId);
+    this.#tableOrThrow().destroy(keyId, new Date().toISOString());
+  }
+
+  /** A passphrase-sealed backup of one key (backup.ts), for the user to keep elsewhere. */
+  exportKey(keyId: string, passphrase: string): string {
+    const seed = this.#unwrap(this.#liveRow(keyId));
+    try {
+      return sealKeyBackup(seed, passphrase, this.#scryptCost);
+    } finally {
+      seed.fill(0);
+    }
+  }
+
+  /** Takes a key back from a backup; a key already held (alive) keeps its key id. */
+  importKey(blob: string, passphrase: string, purpose: KeyPurpose): string {
+    const { seed, didKey } = openKeyBackup(blob, passphrase);
+    try {
+      return this.#tableOrThrow().findLive(didKey)?.key_id ?? this.#insert(seed, purpose).keyId;
+    } finally {
+      seed.fill(0);
+    }
+  }
+
+  /** Forgets every decrypted key and the master secret; this instance is unusable afterwards. */
+  close(): void {
+    this.#keys.clear();
+    this.#master.fill(0);
+    this.#wrapKey.fill(0);
+    this.#table = null;
+    this.#closed = true;
+  }
+
+  #insert(seed: Buffer, purpose: KeyPurpose): SigningKey {
+    const table = this.#tableOrThrow();
+    const keyId = `key_${randomBytes(16).toString('hex')}`;
+    const privateKey = privateKeyFromSeed(seed);
+    const publicKey = rawPublicKey(privateKey);
+    const didKey = didKeyOfSeed(seed);
+    table.insert({
+      key_id: keyId,
+      purpose,
+      did_key: didKey,
+      wrapped_seed: seal(this.#wrapKey, seed, Buffer.from(keyId)),
+      backend: this.backend,
+      created_at: new Date().toISOString(),
+    });
+    this.#keys.set(keyId, privateKey);
+    return { keyId, didKey, publicKey };
+  }
+
+  #privateKey(keyId: string): KeyObject {
+    const cached = this.#keys.get(keyId);
+    if (cached) return cached;
+    const row = this.#liveRow(keyId);
+    const seed = this.#unwrap(row);
+    try {
+      const key = privateKeyFromSeed(seed);
+      this.#keys.set(keyId, key);
+      return key;
+    } finally {
+      seed.fill(0);
+    }
+  }
+
+  #unwrap(row: KeyRow): Buffer {
+    if (row.backend !== this.backend) {
+      throw new CustodyError(
+        'key_backend_mismatch',
+        `signing key ${row.key_id} was stored under the "${row.backend}" custody backend, but custody now runs "${this.backend}"`,
+      );
+    }
+    const seed = open(this.#wrapKey, row.wrapped_seed!, Buffer.from(row.key_id));
+    if (seed === null || didKeyOfSeed(seed) !== row.did_key) {
+      seed?.fill(0);
+      throw new CustodyError(
+        'key_unwrap_failed',
+        `signing key ${row.key_id} does not unwrap under the custody secret of ${this.dataDir}`,
+      );
+    }
+    return seed;
+  }
+
+  #liveRow(keyId: string): KeyRow {
+    const row = this.#row(keyId);
+    if (row.destroyed_at !== null) throw conflict(`signing key ${keyId} was destroyed at ${row.destroyed_at}`);
+    return row;
+  }
+
+  #row(keyId: string): KeyRow {
+    const row = this.#tableOrThrow().get(keyId);
+    if (!row) throw notFound(`custody holds no signing key ${keyId}`);
+    return row;
+  }
+
+  #tableOrThrow(): KeyTable {
+    this.#assertOpen();
+    if (!this.#table) throw new CustodyError('not_attached', 'custody is not attached to a database yet');
+    return this.#table;
+  }
+
+  #assertOpen(): void {
+    if (this.#closed) throw new CustodyError('closed', 'custody is closed');
+  }
+}

@@ -1,0 +1,50 @@
+/**
+ * Fastify application factories for the node's two kinds of listener:
+ * - loopback: the three surfaces, the owner API and the built UI, behind the Host/Origin guard;
+ * - peer: only the spec's own endpoints (authenticated or intentionally public), for a tunnel.
+ */
+import Fastify, { type FastifyInstance } from 'fastify';
+import { coreSurface } from '../surfaces/core/index.ts';
+import type { CoreServices } from '../surfaces/core/services.ts';
+import { ownerApi, type OwnerApiOptions } from '../surfaces/node/routes.ts';
+import { installErrorHandlers } from './error-handler.ts';
+import { installHostGuard, type HostPolicy } from './host-guard.ts';
+import { installJsonBody } from './json-body.ts';
+import { serveUi } from './static-ui.ts';
+
+export const BODY_LIMIT_BYTES = 2 * 1024 * 1024;
+
+function baseApp(log: boolean): FastifyInstance {
+  const app = Fastify({
+    logger: log ? { level: 'info', redact: ['req.headers.authorization'] } : false,
+    bodyLimit: BODY_LIMIT_BYTES,
+    // Paths are matched exactly as sent; signed envelopes cover the raw request target.
+    routerOptions: { ignoreTrailingSlash: false, maxParamLength: 512 },
+  });
+  installErrorHandlers(app);
+  installJsonBody(app);
+  return app;
+}
+
+export interface LoopbackAppOptions {
+  services: CoreServices;
+  hostPolicy: HostPolicy;
+  owner: Omit<OwnerApiOptions, 'services'>;
+  uiDir: string | null;
+  log: boolean;
+}
+
+export async function buildLoopbackApp(options: LoopbackAppOptions): Promise<FastifyInstance> {
+  const app = baseApp(options.log);
+  installHostGuard(app, options.hostPolicy);
+  await app.register(coreSurface, { services: options.services });
+  await app.register(ownerApi, { services: options.services, ...options.owner });
+  await app.register(serveUi, { uiDir: options.uiDir });
+  return app;
+}
+
+export async function buildPeerApp(options: { services: CoreServices; log: boolean }): Promise<FastifyInstance> {
+  const app = baseApp(options.log);
+  await app.register(coreSurface, { services: options.services });
+  return app;
+}

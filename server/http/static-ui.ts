@@ -1,0 +1,32 @@
+/**
+ * Headless, the node serves the built renderer at /ui/ so a browser can be the desktop window.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import fastifyStatic from '@fastify/static';
+import type { FastifyInstance } from 'fastify';
+
+/** The renderer is same-origin here, so its API calls need no CORS. */
+const UI_CSP =
+  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; " +
+  "object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'";
+
+export async function serveUi(app: FastifyInstance, { uiDir }: { uiDir: string | null }): Promise<void> {
+  if (uiDir === null || !existsSync(join(uiDir, 'index.html'))) {
+    app.get('/ui/', async (_request, reply) =>
+      reply.code(503).type('text/plain').send('The UI is not built. Run `npm run build`, then reload.'),
+    );
+    return;
+  }
+  await app.register(fastifyStatic, {
+    root: uiDir,
+    prefix: '/ui/',
+    index: ['index.html'],
+    setHeaders: (res) => {
+      res.header('content-security-policy', UI_CSP);
+      res.header('x-content-type-options', 'nosniff');
+      res.header('referrer-policy', 'no-referrer');
+    },
+  });
+  app.get('/ui', async (_request, reply) => reply.redirect('/ui/'));
+}

@@ -1,0 +1,152 @@
+/**
+ * startNode: the whole node, the same for the desktop app (main/ calls it in-process) and the
+ * headless `svc-node serve`. Custody opens first (it holds the database key), then the encrypted
+ * database, then the listeners.
+ */
+import { mkdirSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { FastifyInstance } from 'fastify';
+import { OwnerAccess } from './auth/owner.ts';
+import { ReplayCache } from './auth/replay-cache.ts';
+import { REPLAY_WINDOW_SECONDS } from './auth/timestamp.ts';
+import { systemClock, type Clock } from './clock.ts';
+import type { NodeContext, NodeUrls } from './context.ts';
+import { Custody } from './custody/custody.ts';
+import type { SafeStorageLike } from './custody/backends/safe-storage.ts';
+import { chooseBackend, recordedBackend } from './custody/select.ts';
+import type { BackendName } from './custody/types.ts';
+import { systemDnsResolver, type DnsResolver } from './dns/resolver.ts';
+import { buildLoopbackApp, buildPeerApp } from './http/app.ts';
+import { loopbackHosts } from './http/host-guard.ts';
+import { acquireNodeLock } from './node-lock.ts';
+import { removeNodeFile, writeNodeFile, type ReadyInfo } from './node-file.ts';
+import { closeDatabase, openDatabase } from './store/database.ts';
+import { createCoreServices } from './surfaces/core/services.ts';
+import { NODE_VERSION } from './version.ts';
+
+export interface StartNodeOptions {
+  dataDir: string;
+  host?: string;
+  port?: number;
+  /** A second, peer-facing listener (for a tunnel); null or absent: none. */
+  publicPort?: number | null;
+  custody?: { backend?: BackendName; safeStorage?: SafeStorageLike; allowPlaintextFallback?: boolean };
+  /** Browser origins allowed besides the listener's own, e.g. the desktop's app://svc-node. */
+  allowedOrigins?: string[];
+  /** The built renderer to serve at /ui/; null serves none. */
+  uiDir?: string | null;
+  log?: boolean;
+  env?: Record<string, string | undefined>;
+  dns?: DnsResolver;
+  clock?: Clock;
+  warn?: (message: string) => void;
+}
+
+export interface RunningNode {
+  info: ReadyInfo;
+  ownerToken: string;
+  nodeId: string;
+  /** A fresh one-time UI link. */
+  uiLink(): string;
+  close(): Promise<void>;
+}
+
+export const DEFAULT_UI_DIR = fileURLToPath(new URL('../out/renderer/', import.meta.url));
+
+function nodeId(db: NodeContext['db']): string {
+  const row = db.prepare(`SELECT value FROM node_settings WHERE key = 'node_id'`).get() as { value: string } | undefined;
+  if (row) return row.value;
+  const id = randomUUID();
+  db.prepare(`INSERT INTO node_settings (key, value) VALUES ('node_id', ?)`).run(id);
+  return id;
+}
+
+const origin = (host: string, port: number): string => `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+
+export async function startNode(options: StartNodeOptions): Promise<RunningNode> {
+  const { dataDir, host = '127.0.0.1', env = process.env } = options;
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const releaseLock = acquireNodeLock(dataDir);
+  const cleanups: (() => Promise<void> | void)[] = [releaseLock];
+  const cleanup = async (): Promise<void> => {
+    for (const fn of cleanups.reverse()) await fn();
+  };
+  try {
+    const backend = options.custody?.backend ?? chooseBackend({ env, recorded: recordedBackend(dataDir) });
+    const custody = await Custody.open({
+      dataDir,
+      backend,
+      env,
+      ...(options.custody?.safeStorage ? { safeStorage: options.custody.safeStorage } : {}),
+      ...(options.custody?.allowPlaintextFallback ? { allowPlaintextFallback: true } : {}),
+      ...(options.warn ? { warn: options.warn } : {}),
+    });
+    cleanups.push(() => custody.close());
+    const db = openDatabase({ file: join(dataDir, 'node.db'), key: custody.databaseKey() });
+    cleanups.push(() => closeDatabase(db));
+    custody.attach(db);
+
+    const urls: NodeUrls = { core_url: '', library_url: '', docs_url: '', ui_url: '', public_url: null };
+    const ctx: NodeContext = {
+      db,
+      custody,
+      clock: options.clock ?? systemClock,
+      dns: options.dns ?? systemDnsResolver,
+      replay: new ReplayCache(REPLAY_WINDOW_SECONDS * 1000),
+      urls,
+    };
+    const id = nodeId(db);
+    const owner = new OwnerAccess();
+    const services = createCoreServices(ctx, owner);
+    let port = 0;
+    const hosts = new Set<string>();
+    const origins = new Set<string>(options.allowedOrigins ?? []);
+    const uiLink = (): string => `${urls.core_url}/ui/#code=${owner.issueCode()}`;
+
+    const loopback: FastifyInstance = await buildLoopbackApp({
+      services,
+      hostPolicy: { hosts: () => hosts, origins: () => origins },
+      owner: {
+        uiLink,
+        nodeInfo: () => ({ node_id: id, version: NODE_VERSION, ...urls, data_dir: dataDir, custody_backend: custody.backend }),
+      },
+      uiDir: options.uiDir === undefined ? DEFAULT_UI_DIR : options.uiDir,
+      log: options.log ?? false,
+    });
+    cleanups.push(() => loopback.close());
+    await loopback.listen({ host, port: options.port ?? 0 });
+    const address = loopback.server.address();
+    port = typeof address === 'object' && address ? address.port : 0;
+    for (const h of loopbackHosts(host, port)) {
+      hosts.add(h);
+      origins.add(origin(h.replace(/:\d+$/, '').replace(/^\[|\]$/g, ''), port));
+    }
+    urls.core_url = urls.library_url = urls.docs_url = origin(host, port);
+
+    if (options.publicPort !== undefined && options.publicPort !== null) {
+      const peer = await buildPeerApp({ services, log: options.log ?? false });
+      cleanups.push(() => peer.close());
+      await peer.listen({ host, port: options.publicPort });
+      const peerAddress = peer.server.address();
+      urls.public_url = origin(host, typeof peerAddress === 'object' && peerAddress ? peerAddress.port : 0);
+    }
+    urls.ui_url = uiLink();
+
+    const info: ReadyInfo = { ...urls, data_dir: dataDir, pid: process.pid };
+    writeNodeFile(dataDir, { ...info, owner_token: owner.token });
+    cleanups.push(() => removeNodeFile(dataDir));
+    let closed: Promise<void> | null = null;
+    return {
+      info,
+      ownerToken: owner.token,
+      nodeId: id,
+      uiLink,
+      close: () => (closed ??= cleanup()),
+    };
+  } catch (error) {
+    await cleanup();
+    throw error;
+  }
+}

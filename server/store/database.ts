@@ -1,0 +1,71 @@
+/**
+ * The node's one database: a SQLCipher v4 file (raw 256-bit key from custody), WAL, one writer.
+ */
+import { closeSync, mkdirSync, openSync, chmodSync } from 'node:fs';
+import { dirname } from 'node:path';
+import SQLite from 'better-sqlite3-multiple-ciphers';
+import { migrate, migrationsDir } from './migrate.ts';
+
+export type Database = SQLite.Database;
+
+export interface OpenDatabaseOptions {
+  file: string;
+  /** 32 bytes; only custody produces it (Custody.databaseKey()). */
+  key: Uint8Array;
+  /** Migrations directory; defaults to the one shipped beside migrate.ts. */
+  migrations?: string | URL;
+}
+
+export function openDatabase({ file, key, migrations }: OpenDatabaseOptions): Database {
+  if (key.length !== 32) throw new RangeError('database key must be 32 bytes');
+  const dir = migrationsDir(migrations);
+  createPrivateFile(file);
+
+  const db = new SQLite(file);
+  try {
+    // The cipher and key must be set before SQLite reads a single page.
+    db.pragma("cipher='sqlcipher'");
+    db.pragma('legacy=4');
+    db.pragma(`key="x'${Buffer.from(key).toString('hex')}'"`);
+    verifyKey(db, file);
+
+    const mode = db.pragma('journal_mode=WAL', { simple: true });
+    if (mode !== 'wal') throw new Error(`could not put ${file} in WAL mode (got ${String(mode)})`);
+    db.pragma('foreign_keys=ON');
+    db.pragma('busy_timeout=5000');
+    db.pragma('synchronous=NORMAL');
+    migrate(db, dir);
+    return db;
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}
+
+/** Folds the WAL back into the main file so the database is one file at rest, then closes. */
+export function closeDatabase(db: Database): void {
+  if (!db.open) return;
+  try {
+    db.pragma('wal_checkpoint(TRUNCATE)');
+  } finally {
+    db.close();
+  }
+}
+
+// SQLite gives -wal and -shm the main file's mode, so creating the file 0600 covers all three.
+function createPrivateFile(file: string): void {
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  closeSync(openSync(file, 'a', 0o600));
+  if (process.platform !== 'win32') chmodSync(file, 0o600);
+}
+
+function verifyKey(db: Database, file: string): void {
+  try {
+    db.prepare('SELECT count(*) FROM sqlite_master').pluck().get();
+  } catch (error) {
+    if ((error as { code?: unknown }).code === 'SQLITE_NOTADB') {
+      throw new Error(`database key does not open ${file}`, { cause: error });
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,262 @@
+/**
+ * Identities (the spec's agents/workspaces): creation in a project, reading, settings and
+ * address resolution. Lifecycle changes (rotate, delete, archive, replace) are in lifecycle.ts.
+ */
+import { randomUUID } from 'node:crypto';
+import { issueApiKey } from '../../../auth/api-keys.ts';
+import type { Principal } from '../../../auth/bearer.ts';
+import type { NodeContext } from '../../../context.ts';
+import { conflict, notFound } from '../../../errors.ts';
+import type { DidRegistry } from '../did/registry.ts';
+import type { NamespaceService } from '../namespaces/service.ts';
+import type { ProjectService } from '../projects/service.ts';
+import { appendAgentLog, readAgentLog } from './agent-log.ts';
+import { aliasTaken, allocateAlias } from './aliases.ts';
+import type { InitInput, SettingsInput } from './schemas.ts';
+
+export type Lifetime = 'ephemeral' | 'persistent';
+export type IdentityStatus = 'active' | 'archived' | 'replaced' | 'deleted';
+
+export interface AgentRow {
+  agent_id: string;
+  project_id: string;
+  alias: string;
+  name: string | null;
+  lifetime: Lifetime;
+  status: IdentityStatus;
+  key_id: string;
+  did_key: string;
+  did_aw: string | null;
+  address_reachability: 'public' | 'contacts-only';
+  human_name: string;
+  role: string | null;
+  program: string | null;
+  context: string | null;
+  successor_agent_id: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface IdentityView {
+  identity_id: string;
+  agent_id: string;
+  project_id: string;
+  project_slug: string;
+  alias: string;
+  name: string | null;
+  lifetime: Lifetime;
+  status: IdentityStatus;
+  custody: 'custodial';
+  did_key: string;
+  did_aw: string | null;
+  address: string | null;
+  address_reachability: 'public' | 'contacts-only';
+  human_name: string;
+  role: string | null;
+  program: string | null;
+  context: Record<string, unknown> | null;
+  successor_agent_id: string | null;
+  created_at: string;
+}
+
+export interface CoreDeps {
+  did: DidRegistry;
+  namespaces: NamespaceService;
+  projects: ProjectService;
+}
+
+export class IdentityService {
+  readonly #ctx: NodeContext;
+  readonly #deps: CoreDeps;
+
+  constructor(ctx: NodeContext, deps: CoreDeps) {
+    this.#ctx = ctx;
+    this.#deps = deps;
+  }
+
+  row(agentId: string): AgentRow {
+    const row = this.#ctx.db.prepare(`SELECT * FROM agents WHERE agent_id = ?`).get(agentId) as AgentRow | undefined;
+    if (!row || row.status === 'deleted') throw notFound('Identity not found');
+    return row;
+  }
+
+  /** The identity's sender address: the oldest address bound to its did:svc. */
+  address(row: AgentRow): string | null {
+    if (row.did_aw === null || row.status === 'replaced') return null;
+    return this.#deps.namespaces.addressesOf(row.did_aw)[0]?.address ?? null;
+  }
+
+  view(row: AgentRow): IdentityView {
+    return {
+      identity_id: row.agent_id,
+      agent_id: row.agent_id,
+      project_id: row.project_id,
+      project_slug: this.#deps.projects.get(row.project_id).slug,
+      alias: row.alias,
+      name: row.name,
+      lifetime: row.lifetime,
+      status: row.status,
+      custody: 'custodial',
+      did_key: row.did_key,
+      did_aw: row.did_aw,
+      address: this.address(row),
+      address_reachability: row.address_reachability,
+      human_name: row.human_name,
+      role: row.role,
+      program: row.program,
+      context: row.context === null ? null : (JSON.parse(row.context) as Record<string, unknown>),
+      successor_agent_id: row.successor_agent_id,
+      created_at: row.created_at,
+    };
+  }
+
+  list(): IdentityView[] {
+    const rows = this.#ctx.db.prepare(`SELECT * FROM agents WHERE status <> 'deleted' ORDER BY created_at`).all() as AgentRow[];
+    return rows.map((row) => this.view(row));
+  }
+
+  /**
+   * Creates an identity in a project: a key in custody, and for a persistent identity a
+   * registered did:svc and, when the project has a namespace, the address `<namespace>/<name>`.
+   * Everything happens in one transaction; the API key is returned once.
+   */
+  create(projectId: string, input: InitInput) {
+    const { db, custody, clock } = this.#ctx;
+    const project = this.#deps.projects.get(projectId);
+    const lifetime: Lifetime = input.lifetime ?? 'ephemeral';
+    return db.transaction(() => {
+      const alias = input.name ?? input.alias ?? allocateAlias(db, projectId);
+      if (aliasTaken(db, projectId, alias)) throw conflict(`Alias ${alias} is already in use in project ${project.slug}`);
+      const key = custody.createSigningKey('identity');
+      const didAw = lifetime === 'persistent' ? this.#deps.did.registerCustodial(key.keyId).did_aw : null;
+      const now = clock.now().toISOString();
+      const agentId = randomUUID();
+      db.prepare(
+        `INSERT INTO agents (agent_id, project_id, alias, name, lifetime, key_id, did_key, did_aw, address_reachability,
+           human_name, role, program, context, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      ).run(
+        agentId,
+        projectId,
+        alias,
+        input.name ?? null,
+        lifetime,
+        key.keyId,
+        key.didKey,
+        didAw,
+        input.address_reachability ?? 'public',
+        input.human_name ?? '',
+        input.role ?? null,
+        input.program ?? null,
+        input.context === undefined ? null : JSON.stringify(input.context),
+        now,
+        now,
+      );
+      if (didAw !== null && project.namespace !== null && input.name !== undefined) {
+        this.#assignProjectAddress(project.namespace, input.name, key.didKey, didAw);
+      }
+      appendAgentLog(this.#ctx, agentId, key, { operation: 'create', new_did: key.didKey, metadata: { lifetime, did_aw: didAw } });
+      const { apiKey } = issueApiKey(db, projectId, agentId, now);
+      const view = this.view(this.row(agentId));
+      return {
+        ...view,
+        status: 'ok' as const,
+        identity_status: view.status,
+        created: true,
+        api_key: apiKey,
+        did: view.did_key,
+        stable_id: view.did_aw,
+        namespace: project.namespace,
+        server_url: this.#ctx.urls.core_url,
+      };
+    })();
+  }
+
+  /** The node signs as controller: it holds the key of every namespace a project can own. */
+  #assignProjectAddress(domain: string, name: string, didKey: string, didAw: string): void {
+    const namespace = this.#deps.namespaces.get(domain);
+    this.#deps.namespaces.assignAddress(domain, name, namespace.controller_did, didKey, didAw);
+  }
+
+  introspect(principal: Principal) {
+    const project = this.#deps.projects.get(principal.projectId);
+    const base = { project_id: project.project_id, project_slug: project.slug, api_key_id: principal.apiKeyId };
+    if (principal.agentId === null) return { ...base, key_type: 'project' as const, agent_id: null };
+    return { ...base, key_type: 'identity' as const, ...this.view(this.row(principal.agentId)) };
+  }
+
+  log(agentId: string) {
+    const row = this.row(agentId);
+    return {
+      agent_id: row.agent_id,
+      alias: row.alias,
+      address: this.address(row) ?? row.alias,
+      did_aw: row.did_aw,
+      log: readAgentLog(this.#ctx, agentId),
+      did_log: row.did_aw === null ? [] : this.#deps.did.log(row.did_aw),
+    };
+  }
+
+  updateSettings(agentId: string, patch: SettingsInput) {
+    const row = this.row(agentId);
+    const { db } = this.#ctx;
+    db.transaction(() => {
+      db.prepare(
+        `UPDATE agents SET human_name = COALESCE(?, human_name), role = COALESCE(?, role), program = COALESCE(?, program),
+           context = COALESCE(?, context), address_reachability = COALESCE(?, address_reachability), updated_at = ?
+         WHERE agent_id = ?`,
+      ).run(
+        patch.human_name ?? null,
+        patch.role ?? null,
+        patch.program ?? null,
+        patch.context === undefined ? null : JSON.stringify(patch.context),
+        patch.address_reachability ?? null,
+        this.#ctx.clock.now().toISOString(),
+        agentId,
+      );
+      appendAgentLog(this.#ctx, agentId, { keyId: row.key_id, didKey: row.did_key }, {
+        operation: 'update_settings',
+        metadata: { fields: Object.keys(patch).sort() },
+      });
+    })();
+    const view = this.view(this.row(agentId));
+    return {
+      agent_id: view.agent_id,
+      human_name: view.human_name,
+      role: view.role,
+      program: view.program,
+      context: view.context,
+      address_reachability: view.address_reachability,
+    };
+  }
+
+  /** Resolves `<namespace>/<name>` to the identity behind it, local or not. */
+  resolve(principal: Principal, namespace: string, name: string) {
+    const ns = this.#deps.namespaces.get(namespace);
+    const address = this.#deps.namespaces.getAddress(namespace, name);
+    const local =
+      address.did_aw === null
+        ? undefined
+        : (this.#ctx.db
+            .prepare(`SELECT * FROM agents WHERE did_aw = ? AND status IN ('active', 'archived') ORDER BY created_at DESC LIMIT 1`)
+            .get(address.did_aw) as AgentRow | undefined);
+    const sameProject = local !== undefined && local.project_id === principal.projectId;
+    return {
+      address: address.address,
+      did: address.did_key,
+      did_key: address.did_key,
+      stable_id: address.did_aw,
+      did_aw: address.did_aw,
+      controller_did: ns.controller_did,
+      namespace_verification: ns.verification_status,
+      server: this.#ctx.urls.core_url,
+      local: local !== undefined,
+      agent_id: sameProject ? local.agent_id : null,
+      alias: sameProject ? local.alias : null,
+      human_name: local?.human_name ?? null,
+      lifetime: local?.lifetime ?? null,
+      custody: local ? 'custodial' : null,
+      status: local?.status ?? null,
+    };
+  }
+}

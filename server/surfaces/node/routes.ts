@@ -1,0 +1,67 @@
+/**
+ * The owner API (`/v1/node/...`): what the node's owner does through the UI and the CLI. Only the
+ * loopback listener mounts it, and every route but the code exchange needs the owner token.
+ */
+import type { FastifyInstance } from 'fastify';
+import { normalizeDomain } from '../../crypto/dns-txt.ts';
+import { invalid, unauthorized } from '../../errors.ts';
+import { parseWith } from '../../http/validate.ts';
+import type { CoreServices } from '../core/services.ts';
+import { CreateIdentityBody, CreateNamespaceBody, CreateProjectBody, SessionBody } from './schemas.ts';
+
+export interface OwnerApiOptions {
+  services: CoreServices;
+  nodeInfo: () => Record<string, unknown>;
+  uiLink: () => string;
+}
+
+export async function ownerApi(app: FastifyInstance, { services, nodeInfo, uiLink }: OwnerApiOptions): Promise<void> {
+  const { owner, projects, identities, namespaces, ctx } = services;
+
+  app.post('/v1/node/session', async (request) => {
+    const { code } = parseWith(SessionBody, request.body);
+    const token = owner.redeem(code);
+    if (token === null) throw unauthorized('This link was already used or is unknown; run `svc-node ui` for a new one');
+    return { owner_token: token };
+  });
+
+  // Everything registered after this hook needs the owner token.
+  app.register(async (scoped) => {
+    scoped.addHook('onRequest', async (request) => owner.require(request));
+
+    scoped.post('/v1/node/ui-link', async () => ({ ui_url: uiLink() }));
+
+    scoped.get('/v1/node/info', async () => nodeInfo());
+
+    scoped.get('/v1/node/projects', async () => ({ projects: projects.list() }));
+
+    scoped.post('/v1/node/projects', async (request, reply) => {
+      const body = parseWith(CreateProjectBody, request.body);
+      const namespace = body.namespace === undefined ? undefined : (normalizeDomain(body.namespace) ?? body.namespace);
+      return reply.code(201).send(projects.create({ ...body, namespace }));
+    });
+
+    scoped.get('/v1/node/identities', async () => ({ identities: identities.list() }));
+
+    scoped.post('/v1/node/identities', async (request, reply) => {
+      const { project_id, ...rest } = parseWith(CreateIdentityBody, request.body);
+      return reply.code(201).send(identities.create(project_id, { ...rest, lifetime: 'persistent' }));
+    });
+
+    scoped.get('/v1/node/namespaces', async () => ({ namespaces: namespaces.list() }));
+
+    // A namespace whose controller key this node creates and holds in custody.
+    scoped.post('/v1/node/namespaces', async (request, reply) => {
+      const domain = normalizeDomain(parseWith(CreateNamespaceBody, request.body).domain);
+      if (domain === null) throw invalid([{ loc: ['body', 'domain'], msg: 'not a valid domain name', type: 'value_error' }]);
+      const key = ctx.custody.createSigningKey('namespace');
+      try {
+        const { namespace } = await namespaces.register(domain, key.didKey, key.keyId);
+        return reply.code(201).send(namespace);
+      } catch (error) {
+        ctx.custody.destroyKey(key.keyId);
+        throw error;
+      }
+    });
+  });
+}

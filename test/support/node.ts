@@ -1,0 +1,85 @@
+/**
+ * A real node for API tests: real encrypted database in a temp dir, real HTTP on loopback.
+ * Only DNS is a table (a system edge).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { staticDnsResolver } from '../../server/dns/resolver.ts';
+import { startNode, type RunningNode, type StartNodeOptions } from '../../server/index.ts';
+
+export interface ApiResponse<T = any> {
+  status: number;
+  body: T;
+  headers: Headers;
+}
+
+export interface RequestOptions {
+  body?: unknown;
+  /** Sent as-is instead of JSON-encoding `body`. */
+  raw?: string;
+  token?: string;
+  headers?: Record<string, string>;
+}
+
+export interface TestNode {
+  node: RunningNode;
+  url: string;
+  dataDir: string;
+  dns: ReturnType<typeof staticDnsResolver>;
+  request<T = any>(method: string, path: string, options?: RequestOptions): Promise<ApiResponse<T>>;
+  /** Calls the owner API with the owner token. */
+  owner<T = any>(method: string, path: string, body?: unknown): Promise<ApiResponse<T>>;
+  /** Stops the node; the temp data dir is removed unless `keepData` (then call removeData()). */
+  stop(options?: { keepData?: boolean }): Promise<void>;
+  removeData(): void;
+}
+
+export async function startTestNode(options: Partial<StartNodeOptions> = {}): Promise<TestNode> {
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'svc-node-test-'));
+  const dns = staticDnsResolver();
+  const node = await startNode({
+    dataDir,
+    port: 0,
+    uiDir: null,
+    custody: { backend: 'key-file' },
+    warn: () => {},
+    dns,
+    ...options,
+  });
+  const url = node.info.core_url;
+
+  async function request<T>(method: string, path: string, opts: RequestOptions = {}): Promise<ApiResponse<T>> {
+    const headers: Record<string, string> = { ...opts.headers };
+    if (opts.token) headers.authorization = `Bearer ${opts.token}`;
+    let body: string | undefined;
+    if (opts.raw !== undefined) body = opts.raw;
+    else if (opts.body !== undefined) body = JSON.stringify(opts.body);
+    if (body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
+    const response = await fetch(`${url}${path}`, { method, headers, ...(body === undefined ? {} : { body }) });
+    const text = await response.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text === '' ? null : JSON.parse(text);
+    } catch {
+      // Not JSON: the test sees the text.
+    }
+    return { status: response.status, body: parsed as T, headers: response.headers };
+  }
+
+  return {
+    node,
+    url,
+    dataDir,
+    dns,
+    request,
+    owner: (method, path, body) => request(method, path, { token: node.ownerToken, ...(body === undefined ? {} : { body }) }),
+    async stop({ keepData = false } = {}) {
+      await node.close();
+      if (!options.dataDir && !keepData) rmSync(dataDir, { recursive: true, force: true });
+    },
+    removeData() {
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,14 @@
+import { defineConfig } from 'vitest/config';
+
+// CI asks for a JSON report so it can print a plain "N passed, N failed" line.
+const jsonReport = process.env.VITEST_JSON_REPORT;
+
+export default defineConfig({
+  test: {
+    include: ['server/**/*.test.ts', 'main/**/*.test.ts', 'renderer/**/*.test.ts', 'test/**/*.test.ts'],
+    environment: 'node',
+    testTimeout: 20_000,
+    hookTimeout: 60_000,
+    reporters: jsonReport ? ['default', ['json', { outputFile: jsonReport }]] : ['default'],
+  },
+});
