@@ -5,6 +5,7 @@
 import type { OwnerAccess } from '../../auth/owner.ts';
 import type { NodeContext } from '../../context.ts';
 import { DidRegistry } from './did/registry.ts';
+import { IdentityBackups } from './identities/backup.ts';
 import { IdentityLifecycle } from './identities/lifecycle.ts';
 import { IdentityService } from './identities/service.ts';
 import { NamespaceService } from './namespaces/service.ts';
@@ -18,6 +19,7 @@ export interface CoreServices {
   projects: ProjectService;
   identities: IdentityService;
   lifecycle: IdentityLifecycle;
+  backups: IdentityBackups;
 }
 
 export function createCoreServices(ctx: NodeContext, owner: OwnerAccess): CoreServices {
@@ -27,5 +29,6 @@ export function createCoreServices(ctx: NodeContext, owner: OwnerAccess): CoreSe
   const deps = { did, namespaces, projects };
   const identities = new IdentityService(ctx, deps);
   const lifecycle = new IdentityLifecycle(ctx, deps, identities);
-  return { ctx, owner, did, namespaces, projects, identities, lifecycle };
+  const backups = new IdentityBackups(ctx, deps, identities);
+  return { ctx, owner, did, namespaces, projects, identities, lifecycle, backups };
 }

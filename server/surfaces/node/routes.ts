@@ -7,7 +7,15 @@ import { normalizeDomain } from '../../crypto/dns-txt.ts';
 import { invalid, unauthorized } from '../../errors.ts';
 import { parseWith } from '../../http/validate.ts';
 import type { CoreServices } from '../core/services.ts';
-import { CreateIdentityBody, CreateNamespaceBody, CreateProjectBody, SessionBody } from './schemas.ts';
+import {
+  AgentIdParams,
+  CreateIdentityBody,
+  CreateNamespaceBody,
+  CreateProjectBody,
+  ExportIdentityBody,
+  ImportIdentityBody,
+  SessionBody,
+} from './schemas.ts';
 
 export interface OwnerApiOptions {
   services: CoreServices;
@@ -16,7 +24,7 @@ export interface OwnerApiOptions {
 }
 
 export async function ownerApi(app: FastifyInstance, { services, nodeInfo, uiLink }: OwnerApiOptions): Promise<void> {
-  const { owner, projects, identities, namespaces, ctx } = services;
+  const { owner, projects, identities, namespaces, backups, ctx } = services;
 
   app.post('/v1/node/session', async (request) => {
     const { code } = parseWith(SessionBody, request.body);
@@ -46,6 +54,17 @@ export async function ownerApi(app: FastifyInstance, { services, nodeInfo, uiLin
     scoped.post('/v1/node/identities', async (request, reply) => {
       const { project_id, ...rest } = parseWith(CreateIdentityBody, request.body);
       return reply.code(201).send(identities.create(project_id, { ...rest, lifetime: 'persistent' }));
+    });
+
+    // Identity backup: the seed sealed under the owner's passphrase, with both logs.
+    scoped.post('/v1/node/identities/:agent_id/export', async (request) => {
+      const { agent_id } = parseWith(AgentIdParams, request.params, 'path');
+      return backups.export(agent_id, parseWith(ExportIdentityBody, request.body).passphrase);
+    });
+
+    scoped.post('/v1/node/identities/import', async (request, reply) => {
+      const { project_id, passphrase, backup } = parseWith(ImportIdentityBody, request.body);
+      return reply.code(201).send(backups.import(project_id, backup, passphrase));
     });
 
     scoped.get('/v1/node/namespaces', async () => ({ namespaces: namespaces.list() }));

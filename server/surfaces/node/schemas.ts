@@ -18,3 +18,15 @@ export const CreateIdentityBody = z.strictObject({
 });
 
 export const CreateNamespaceBody = z.strictObject({ domain: z.string().min(1).max(253) });
+
+const passphrase = z.string().min(10, 'use a passphrase of at least 10 characters').max(1024);
+
+export const ExportIdentityBody = z.strictObject({ passphrase });
+
+export const ImportIdentityBody = z.strictObject({
+  project_id: z.uuid(),
+  passphrase,
+  backup: z.unknown(),
+});
+
+export const AgentIdParams = z.object({ agent_id: z.uuid() });

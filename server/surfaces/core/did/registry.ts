@@ -14,10 +14,12 @@ import {
   signaturePayloadBytes,
   stateHash,
   verifyEntrySignature,
+  verifyLog,
   type LogEntry,
   type LogEntryPayload,
 } from '../../../crypto/identity-log.ts';
 import { DID_METHOD, stableIdFromPublicKey } from '../../../crypto/stable-id.ts';
+import { parseRfc3339 } from '../../../crypto/timestamp.ts';
 import { signingTimestamp } from '../../../clock.ts';
 import { checkRequestTimestamp } from '../../../auth/timestamp.ts';
 import { conflict, invalid, notFound, unauthorized } from '../../../errors.ts';
@@ -109,6 +111,23 @@ export class DidRegistry {
     return this.#insert(payload, signature);
   }
 
+  /**
+   * Takes in a log from elsewhere (an identity backup): the whole chain must verify, and a log
+   * already known here must be a prefix of it. Returns the current key.
+   */
+  importLog(entries: LogEntry[]): string {
+    const didAw = entries[0]?.did_aw;
+    if (didAw === undefined) throw invalid('The identity log is empty');
+    const verified = verifyLog(entries, { method: DID_METHOD, didAw });
+    if (!verified.ok) throw invalid(`The identity log does not verify: ${verified.error}`);
+    const known = this.#ctx.db.prepare(`SELECT entry_hash FROM did_log WHERE did_aw = ? ORDER BY seq`).all(didAw) as { entry_hash: string }[];
+    if (known.length > entries.length || known.some((row, i) => row.entry_hash !== entries[i]?.entry_hash)) {
+      throw conflict('This node knows a different history for that did:svc');
+    }
+    for (const { entry_hash: _hash, signature, ...payload } of entries.slice(known.length)) this.#insert(payload, signature);
+    return verified.currentDidKey;
+  }
+
   /** Registers an identity whose genesis key is held in this node's custody. */
   registerCustodial(keyId: string): LogEntry {
     const { custody } = this.#ctx;
@@ -133,7 +152,9 @@ export class DidRegistry {
 
   #checkEntry(payload: LogEntryPayload, signature: string, head: LogEntry | null): void {
     checkRequestTimestamp(payload.timestamp, 'timestamp', this.#ctx.clock.now(), 'DIDKey');
-    if (head && payload.timestamp < head.timestamp) throw invalid('timestamp is older than the current log head');
+    if (head && (parseRfc3339(payload.timestamp) ?? 0) < (parseRfc3339(head.timestamp) ?? 0)) {
+      throw invalid('timestamp is older than the current log head');
+    }
     if (payload.state_hash !== stateHash(payload.did_aw, payload.new_did_key)) throw invalid('state_hash mismatch');
     if (!verifyEntrySignature(payload, signature)) throw unauthorized('invalid proof', 'DIDKey');
   }

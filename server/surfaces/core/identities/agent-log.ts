@@ -7,7 +7,7 @@ import type { NodeContext } from '../../../context.ts';
 import { canonicalJsonBytes } from '../../../crypto/canonical-json.ts';
 import { toBase64Unpadded } from '../../../crypto/encoding.ts';
 
-export type AgentLogOperation = 'create' | 'rotate' | 'update_settings' | 'archive' | 'replace' | 'replaced_by' | 'delete';
+export type AgentLogOperation = 'create' | 'rotate' | 'update_settings' | 'archive' | 'replaced_by' | 'delete' | 'export' | 'import';
 
 export interface AgentLogEntry {
   log_id: string;
@@ -50,6 +50,17 @@ export function appendAgentLog(
     )
     .run(row.log_id, agentId, row.seq, row.operation, row.old_did, row.new_did, row.signed_by, row.entry_signature, JSON.stringify(row.metadata), row.created_at);
   return row;
+}
+
+/** Restores entries from a backup verbatim: their signatures cover the original agent_id. */
+export function restoreAgentLog(ctx: NodeContext, agentId: string, entries: AgentLogEntry[]): void {
+  const insert = ctx.db.prepare(
+    `INSERT INTO agent_log (log_id, agent_id, seq, operation, old_did, new_did, signed_by, entry_signature, metadata, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  for (const e of entries) {
+    insert.run(e.log_id, agentId, e.seq, e.operation, e.old_did, e.new_did, e.signed_by, e.entry_signature, JSON.stringify(e.metadata), e.created_at);
+  }
 }
 
 export function readAgentLog(ctx: NodeContext, agentId: string): AgentLogEntry[] {

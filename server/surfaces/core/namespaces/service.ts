@@ -87,6 +87,13 @@ export class NamespaceService {
     if (signer !== row.controller_did) throw forbidden(`Only the controller of ${row.domain} may change its addresses`);
   }
 
+  /** New bindings need a namespace whose DNS has not turned against it; removal never does. */
+  #requireNotRevoked(row: NamespaceRow): void {
+    if (row.verification_status === 'revoked') {
+      throw forbidden(`${row.domain} was revoked: its DNS record no longer names this controller; fix DNS and POST /v1/namespaces/${row.domain}/verify`);
+    }
+  }
+
   get(domain: string): NamespaceView {
     return namespaceView(this.#require(domain));
   }
@@ -180,7 +187,9 @@ export class NamespaceService {
   }
 
   assignAddress(domain: string, name: string, signer: string, didKey: string, didAw?: string): { address: AddressView; created: boolean } {
-    this.#requireController(this.#require(domain), signer);
+    const namespace = this.#require(domain);
+    this.#requireController(namespace, signer);
+    this.#requireNotRevoked(namespace);
     const binding = this.#binding(didKey, didAw);
     const existing = this.findAddress(domain, name);
     if (existing) {
@@ -203,7 +212,9 @@ export class NamespaceService {
     didAw: string | undefined,
     operation: 'reassign_address' | 'update_address',
   ): AddressView {
-    this.#requireController(this.#require(domain), signer);
+    const namespace = this.#require(domain);
+    this.#requireController(namespace, signer);
+    this.#requireNotRevoked(namespace);
     const existing = this.getAddress(domain, name);
     let keepDid = didAw;
     if (operation === 'update_address' && didAw === undefined && existing.did_aw !== null) {

@@ -1,0 +1,102 @@
+/**
+ * Identity backup: export a persistent identity from one node and restore it on another.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { verifyLog } from '../../server/crypto/identity-log.ts';
+import { startTestNode, type TestNode } from '../support/node.ts';
+
+const PASSPHRASE = 'correct horse battery staple';
+
+async function projectWithNamespace(node: TestNode, domain: string, slug: string): Promise<{ project_id: string; api_key: string }> {
+  expect((await node.owner('POST', '/v1/node/namespaces', { domain })).status).toBe(201);
+  const project = await node.owner('POST', '/v1/node/projects', { slug, namespace: domain });
+  expect(project.status).toBe(201);
+  return project.body;
+}
+
+describe('identity backup', () => {
+  let a: TestNode;
+  let b: TestNode;
+  let alice: { agent_id: string; api_key: string; did_aw: string };
+  let projectB: { project_id: string; api_key: string };
+
+  beforeAll(async () => {
+    a = await startTestNode();
+    b = await startTestNode();
+    const projectA = await projectWithNamespace(a, 'a.example', 'team');
+    projectB = await projectWithNamespace(b, 'b.example', 'team');
+    const created = await a.request('POST', '/v1/workspaces/init', {
+      token: projectA.api_key,
+      body: { lifetime: 'persistent', name: 'alice' },
+    });
+    expect(created.status).toBe(201);
+    alice = created.body;
+    expect((await a.request('PUT', '/v1/agents/me/rotate', { token: alice.api_key })).status).toBe(200);
+  });
+
+  afterAll(async () => {
+    await a?.stop();
+    await b?.stop();
+  });
+
+  const exportAlice = () => a.owner('POST', `/v1/node/identities/${alice.agent_id}/export`, { passphrase: PASSPHRASE });
+
+  it('exports the sealed key with a did:svc log that verifies end to end', async () => {
+    const backup = await exportAlice();
+    expect(backup.status).toBe(200);
+    expect(backup.body.format).toBe('svc-node.identity-backup');
+    expect(backup.body.did_log).toHaveLength(2);
+    const verified = verifyLog(backup.body.did_log, { method: 'svc', didAw: alice.did_aw });
+    expect(verified.ok).toBe(true);
+    expect(JSON.parse(backup.body.key).did_key).toBe(verified.ok ? verified.currentDidKey : null);
+    expect(backup.body.agent_log.map((e: { operation: string }) => e.operation)).toEqual(['create', 'rotate', 'export']);
+  });
+
+  it('refuses a short passphrase and ephemeral identities', async () => {
+    const short = await a.owner('POST', `/v1/node/identities/${alice.agent_id}/export`, { passphrase: 'short' });
+    expect(short.status).toBe(422);
+    const project = await a.owner('POST', '/v1/node/projects', { slug: 'eph' });
+    const eph = await a.request('POST', '/v1/workspaces/init', { token: project.body.api_key, body: {} });
+    const refused = await a.owner('POST', `/v1/node/identities/${eph.body.agent_id}/export`, { passphrase: PASSPHRASE });
+    expect(refused.status).toBe(409);
+    expect(refused.body.detail).toMatch(/persistent/);
+  });
+
+  it('refuses a wrong passphrase or a tampered log and stores nothing', async () => {
+    const backup = (await exportAlice()).body;
+    const wrong = await b.owner('POST', '/v1/node/identities/import', { project_id: projectB.project_id, passphrase: 'not the passphrase', backup });
+    expect(wrong.status).toBe(422);
+    const tampered = structuredClone(backup);
+    tampered.did_log[1].timestamp = '2020-01-01T00:00:00Z';
+    const broken = await b.owner('POST', '/v1/node/identities/import', { project_id: projectB.project_id, passphrase: PASSPHRASE, backup: tampered });
+    expect(broken.status).toBe(422);
+    expect(broken.body.detail).toMatch(/does not verify/);
+    expect((await b.owner('GET', '/v1/node/identities')).body.identities).toEqual([]);
+    expect((await b.request('GET', `/v1/did/${alice.did_aw}/key`)).status).toBe(404);
+  });
+
+  it('restores the identity on another node: same ids, working key, address in the new namespace', async () => {
+    const backup = (await exportAlice()).body;
+    const restored = await b.owner('POST', '/v1/node/identities/import', { project_id: projectB.project_id, passphrase: PASSPHRASE, backup });
+    expect(restored.status).toBe(201);
+    expect(restored.body.agent_id).toBe(alice.agent_id);
+    expect(restored.body.did_aw).toBe(alice.did_aw);
+    expect(restored.body.address).toBe('b.example/alice');
+    expect(restored.body.api_key).toMatch(/^svc_sk_[0-9a-f]{64}$/);
+
+    const me = await b.request('GET', '/v1/auth/introspect', { token: restored.body.api_key });
+    expect(me.body.did_aw).toBe(alice.did_aw);
+    const key = await b.request('GET', `/v1/did/${alice.did_aw}/key`);
+    expect(key.body.current_did_key).toBe(restored.body.did_key);
+
+    // The restored key signs: a rotation on the new node extends the imported log.
+    const rotated = await b.request('PUT', '/v1/agents/me/rotate', { token: restored.body.api_key });
+    expect(rotated.status).toBe(200);
+    const log = await b.request('GET', `/v1/did/${alice.did_aw}/log`);
+    expect(log.body).toHaveLength(3);
+    expect(verifyLog(log.body, { method: 'svc', didAw: alice.did_aw }).ok).toBe(true);
+
+    const again = await b.owner('POST', '/v1/node/identities/import', { project_id: projectB.project_id, passphrase: PASSPHRASE, backup });
+    expect(again.status).toBe(409);
+  });
+});

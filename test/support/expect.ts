@@ -1,0 +1,46 @@
+/**
+ * Assertions every API test shares: a refusal is its status and a JSON body that is exactly
+ * `{"detail": ...}` (DESIGN §5): a string, or for a 422 validation failure a list of issues.
+ */
+import { expect } from 'vitest';
+import type { ApiResponse } from './node.ts';
+
+function detailText(detail: unknown): string {
+  if (typeof detail === 'string') return detail;
+  return (detail as { loc: unknown[]; msg: string }[]).map((issue) => `${issue.loc.join('.')}: ${issue.msg}`).join('; ');
+}
+
+/** `status`, a JSON `{detail}` body, and (when given) a detail that matches `detail`. */
+export function expectRefusal(response: ApiResponse, status: number, detail?: RegExp): void {
+  expect(response.status, `body: ${JSON.stringify(response.body)}`).toBe(status);
+  expect(response.headers.get('content-type') ?? '').toMatch(/^application\/json/);
+  expect(response.body).toBeTypeOf('object');
+  expect(Object.keys(response.body as object)).toEqual(['detail']);
+  const value = (response.body as { detail: unknown }).detail;
+  if (Array.isArray(value)) {
+    expect(status, 'only a 422 carries a list of issues').toBe(422);
+    expect(value.length).toBeGreaterThan(0);
+    for (const issue of value) {
+      expect(issue).toMatchObject({ loc: expect.any(Array), msg: expect.any(String), type: expect.any(String) });
+    }
+  } else {
+    expect(value).toBeTypeOf('string');
+    expect((value as string).length).toBeGreaterThan(0);
+  }
+  if (detail) expect(detailText(value)).toMatch(detail);
+}
+
+/** A 422 whose detail is the list of validation issues, one of them about `field`. */
+export function expectValidation(response: ApiResponse, field: string): void {
+  expectRefusal(response, 422);
+  const issues = (response.body as { detail: unknown }).detail;
+  expect(Array.isArray(issues), `expected a list of issues, got ${JSON.stringify(issues)}`).toBe(true);
+  expect((issues as { loc: unknown[] }[]).some((issue) => issue.loc.includes(field)), JSON.stringify(issues)).toBe(true);
+}
+
+/** A 2xx with a JSON body; returns the body. */
+export function expectOk<T = any>(response: ApiResponse<T>, status = 200): T {
+  expect(response.status, `body: ${JSON.stringify(response.body)}`).toBe(status);
+  expect(response.headers.get('content-type') ?? '').toMatch(/^application\/json/);
+  return response.body;
+}

@@ -1,0 +1,62 @@
+/**
+ * Namespace and address calls as an outside controller makes them: each a DIDKey-signed request
+ * over `{domain, name?, operation, timestamp}` (DESIGN §5).
+ */
+import { didKeyHeaders, type TestKey } from './keys.ts';
+import type { ApiResponse, TestNode } from './node.ts';
+
+export type AddressOperation = 'register_address' | 'update_address' | 'reassign_address' | 'delete_address';
+
+export interface SignOptions {
+  /** The X-SVC-Timestamp (and signed timestamp); a fresh one when absent. */
+  at?: string;
+  /** Replaces the signed headers entirely (missing or forged credentials). */
+  headers?: Record<string, string>;
+}
+
+export function registerNamespace(
+  t: TestNode,
+  key: TestKey,
+  domain: string,
+  body: Record<string, unknown> = {},
+  options: SignOptions = {},
+): Promise<ApiResponse> {
+  return t.request('POST', '/v1/namespaces', {
+    body: { domain, ...body },
+    headers: options.headers ?? didKeyHeaders(key, { domain, operation: 'register' }, options.at),
+  });
+}
+
+const ROUTES: Record<AddressOperation, (domain: string, name: string) => [string, string]> = {
+  register_address: (domain) => ['POST', `/v1/namespaces/${domain}/addresses`],
+  update_address: (domain, name) => ['PUT', `/v1/namespaces/${domain}/addresses/${name}`],
+  reassign_address: (domain, name) => ['POST', `/v1/namespaces/${domain}/addresses/${name}/reassign`],
+  delete_address: (domain, name) => ['DELETE', `/v1/namespaces/${domain}/addresses/${name}`],
+};
+
+/**
+ * One signed address operation. `signAs` (default: the operation itself) lets a test sign one
+ * operation and send it to another route.
+ */
+export function addressCall(
+  t: TestNode,
+  key: TestKey,
+  operation: AddressOperation,
+  domain: string,
+  name: string,
+  body?: Record<string, unknown>,
+  options: SignOptions & { signAs?: AddressOperation } = {},
+): Promise<ApiResponse> {
+  const [method, path] = ROUTES[operation](domain, name);
+  const headers = options.headers ?? didKeyHeaders(key, { domain, name, operation: options.signAs ?? operation }, options.at);
+  return t.request(method, path, { headers, ...(body === undefined ? {} : { body }) });
+}
+
+export const assignAddress = (t: TestNode, key: TestKey, domain: string, body: { name: string } & Record<string, unknown>, options?: SignOptions) =>
+  addressCall(t, key, 'register_address', domain, body.name, body, options);
+
+/** The DNS record that makes `controllerDid` the verified controller of `domain`. */
+export function setDnsController(t: TestNode, domain: string, controllerDid: string | null): void {
+  if (controllerDid === null) delete t.dns.records[`_svcid.${domain}`];
+  else t.dns.records[`_svcid.${domain}`] = [[`svcid=v1; controller=${controllerDid};`]];
+}
