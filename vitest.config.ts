@@ -7,6 +7,8 @@ export default defineConfig({
   test: {
     include: ['server/**/*.test.ts', 'main/**/*.test.ts', 'renderer/**/*.test.ts', 'test/**/*.test.ts'],
     environment: 'node',
+    // Builds the UI once when it is missing or older than its sources, for the e2e tests.
+    globalSetup: ['test/e2e/global-setup.ts'],
     testTimeout: 20_000,
     hookTimeout: 60_000,
     reporters: jsonReport ? ['default', ['json', { outputFile: jsonReport }]] : ['default'],

@@ -47,8 +47,10 @@ protocol.registerSchemesAsPrivileged([
   {
     scheme: APP_SCHEME,
     // standard + secure: a real origin (app://svc-node) that counts as a secure context.
-    // supportFetchAPI lets the renderer fetch its own assets. Never bypassCSP.
-    privileges: { standard: true, secure: true, supportFetchAPI: true },
+    // supportFetchAPI and corsEnabled: Vite emits `<script type="module" crossorigin>`, which
+    // Chromium fetches in CORS mode; our responses send no Access-Control-Allow-Origin, so no
+    // other origin can read them. Never bypassCSP.
+    privileges: { standard: true, secure: true, supportFetchAPI: true, corsEnabled: true },
   },
 ]);
 

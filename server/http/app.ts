@@ -7,7 +7,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { coreSurface } from '../surfaces/core/index.ts';
 import type { CoreServices } from '../surfaces/core/services.ts';
 import { ownerApi, type OwnerApiOptions } from '../surfaces/node/routes.ts';
-import { installErrorHandlers } from './error-handler.ts';
+import { clientErrorHandler, frameworkErrorHandler, installErrorHandlers } from './error-handler.ts';
 import { installHostGuard, type HostPolicy } from './host-guard.ts';
 import { installJsonBody } from './json-body.ts';
 import { serveUi } from './static-ui.ts';
@@ -20,6 +20,8 @@ function baseApp(log: boolean): FastifyInstance {
     bodyLimit: BODY_LIMIT_BYTES,
     // Paths are matched exactly as sent; signed envelopes cover the raw request target.
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 512 },
+    frameworkErrors: frameworkErrorHandler,
+    clientErrorHandler,
   });
   installErrorHandlers(app);
   installJsonBody(app);
@@ -37,7 +39,7 @@ export interface LoopbackAppOptions {
 export async function buildLoopbackApp(options: LoopbackAppOptions): Promise<FastifyInstance> {
   const app = baseApp(options.log);
   installHostGuard(app, options.hostPolicy);
-  await app.register(coreSurface, { services: options.services });
+  await app.register(coreSurface, { services: options.services, ownerListener: true });
   await app.register(ownerApi, { services: options.services, ...options.owner });
   await app.register(serveUi, { uiDir: options.uiDir });
   return app;
@@ -45,6 +47,6 @@ export async function buildLoopbackApp(options: LoopbackAppOptions): Promise<Fas
 
 export async function buildPeerApp(options: { services: CoreServices; log: boolean }): Promise<FastifyInstance> {
   const app = baseApp(options.log);
-  await app.register(coreSurface, { services: options.services });
+  await app.register(coreSurface, { services: options.services, ownerListener: false });
   return app;
 }

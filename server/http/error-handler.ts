@@ -2,7 +2,9 @@
  * The one place errors become responses: `{"detail": ...}` with a 4xx status for anything the
  * client did, never an HTML page, and never a 500 for bad input.
  */
-import type { FastifyError, FastifyInstance } from 'fastify';
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ServiceError } from '../errors.ts';
 
 /** Fastify's own client errors (bad JSON, body too large, wrong media type) keep their 4xx. */
@@ -28,4 +30,35 @@ export function installErrorHandlers(app: FastifyInstance): void {
   app.setNotFoundHandler((request, reply) => {
     reply.code(404).send({ detail: `No route ${request.method} ${request.url.split('?')[0]}` });
   });
+}
+
+/**
+ * Errors Fastify raises before routing (an undecodable URL such as `/v1/did/%ZZ/key`, an overlong
+ * path parameter): the same `{"detail"}` shape as everything else, instead of Fastify's own body.
+ */
+export function frameworkErrorHandler(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  const status = error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 400;
+  reply.code(status).send({ detail: error.message });
+}
+
+/**
+ * A request the HTTP parser rejects never reaches Fastify; answer it with a JSON `{"detail"}` too
+ * (Fastify's default writes its own body shape), then close the connection.
+ */
+export function clientErrorHandler(error: Error & { code?: string }, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, detail] =
+    error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? [408, 'Request timed out']
+      : error.code === 'HPE_HEADER_OVERFLOW'
+        ? [431, 'Request headers are too large']
+        : [400, 'Malformed HTTP request'];
+  const body = JSON.stringify({ detail });
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(error);
 }

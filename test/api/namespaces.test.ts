@@ -236,6 +236,24 @@ describe('POST /v1/namespaces/{domain}/verify', () => {
     expect(expectOk(await t.request('POST', `/v1/namespaces/${plain}/verify`)).verification_status).toBe('unverified');
   });
 
+  it('answers 503 and changes nothing when the DNS lookup itself fails', async () => {
+    const domain = newDomain();
+    setDnsController(t, domain, controller.didKey);
+    const before = await registered(domain);
+    expect(before.verification_status).toBe('verified');
+    const resolveTxt = t.dns.resolveTxt;
+    t.dns.resolveTxt = async () => {
+      throw Object.assign(new Error('queryTxt ESERVFAIL'), { code: 'ESERVFAIL' });
+    };
+    try {
+      expectRefusal(await t.request('POST', `/v1/namespaces/${domain}/verify`), 503, /DNS/);
+    } finally {
+      t.dns.resolveTxt = resolveTxt;
+    }
+    expect(expectOk(await namespaceOf(domain))).toEqual(before);
+    expectOk(await assignAddress(t, controller, domain, { name: 'still-works', did_key: controller.didKey }), 201);
+  });
+
   it('answers 404 for an unknown namespace', async () => {
     expectRefusal(await t.request('POST', `/v1/namespaces/${newDomain()}/verify`), 404);
   });
@@ -324,6 +342,14 @@ describe('addresses', () => {
       expectRefusal(await assignAddress(t, controller, domain, { name: 'dave', did_key: alice.didKey }, { headers: forOtherName }), 401, /signature/i);
       expectRefusal(await assignAddress(t, controller, domain, { name: 'dave', did_key: alice.didKey }, { at: timestamp(-301) }), 401);
       expectRefusal(await address('dave'), 404);
+    });
+
+    it('accepts a signed request once: a captured assignment cannot be replayed after its removal', async () => {
+      const headers = didKeyHeaders(controller, { domain, name: 'once', operation: 'register_address' });
+      expectOk(await assignAddress(t, controller, domain, { name: 'once', did_key: alice.didKey }, { headers }), 201);
+      expectOk(await addressCall(t, controller, 'delete_address', domain, 'once'));
+      expectRefusal(await assignAddress(t, controller, domain, { name: 'once', did_key: bob.didKey }, { headers }), 401, /already used/);
+      expectRefusal(await address('once'), 404);
     });
 
     it('refuses malformed JSON with 400 and an unknown namespace with 404', async () => {
@@ -446,6 +472,14 @@ describe('addresses', () => {
       expectOk(await assignAddress(t, controller, revokedDomain, { name: 'left', did_key: alice.didKey }), 201);
       setDnsController(t, revokedDomain, null);
       expect(expectOk(await t.request('POST', `/v1/namespaces/${revokedDomain}/verify`)).verification_status).toBe('revoked');
+
+      // New bindings are refused while revoked; removal is not.
+      const before = expectOk(await t.request('GET', `/v1/namespaces/${revokedDomain}/addresses/left`));
+      expectRefusal(await assignAddress(t, controller, revokedDomain, { name: 'new', did_key: alice.didKey }), 403, /revoked/);
+      expectRefusal(await addressCall(t, controller, 'update_address', revokedDomain, 'left', { did_key: bob.didKey }), 403, /revoked/);
+      expectRefusal(await addressCall(t, controller, 'reassign_address', revokedDomain, 'left', { did_key: bob.didKey }), 403, /revoked/);
+      expect(expectOk(await t.request('GET', `/v1/namespaces/${revokedDomain}/addresses/left`))).toEqual(before);
+      expectRefusal(await t.request('GET', `/v1/namespaces/${revokedDomain}/addresses/new`), 404);
 
       expectOk(await addressCall(t, controller, 'delete_address', revokedDomain, 'left'));
       expectRefusal(await t.request('GET', `/v1/namespaces/${revokedDomain}/addresses/left`), 404);

@@ -37,7 +37,7 @@ export function listKeyAction(key: string, current: number, length: number): Lis
 /** True when a key event comes from a text field, where letters must stay letters. */
 export function isTypingTarget(target: EventTarget | null): boolean {
   if (target === null || typeof (target as { tagName?: unknown }).tagName !== 'string') return false;
-  const element = target as { tagName: string; isContentEditable?: boolean };
+  const element = target as unknown as { tagName: string; isContentEditable?: boolean };
   const tag = element.tagName.toLowerCase();
   return tag === 'input' || tag === 'textarea' || tag === 'select' || element.isContentEditable === true;
 }

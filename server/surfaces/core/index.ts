@@ -7,7 +7,16 @@ import { identityRoutes } from './identities/routes.ts';
 import { namespaceRoutes } from './namespaces/routes.ts';
 import type { CoreServices } from './services.ts';
 
-export async function coreSurface(app: FastifyInstance, options: { services: CoreServices }): Promise<void> {
+export interface CoreSurfaceOptions {
+  services: CoreServices;
+  /**
+   * Whether the node owner's token counts as a credential (archive and replace). True only on
+   * the loopback listener: owner power is never reachable from a peer listener (DESIGN §7).
+   */
+  ownerListener: boolean;
+}
+
+export async function coreSurface(app: FastifyInstance, options: CoreSurfaceOptions): Promise<void> {
   await app.register(namespaceRoutes, options);
   await app.register(didRoutes, options);
   await app.register(identityRoutes, options);

@@ -19,7 +19,7 @@ import {
   type LogEntryPayload,
 } from '../../../crypto/identity-log.ts';
 import { DID_METHOD, stableIdFromPublicKey } from '../../../crypto/stable-id.ts';
-import { parseRfc3339 } from '../../../crypto/timestamp.ts';
+import { isSecondPrecisionTimestamp, parseRfc3339 } from '../../../crypto/timestamp.ts';
 import { signingTimestamp } from '../../../clock.ts';
 import { checkRequestTimestamp } from '../../../auth/timestamp.ts';
 import { conflict, invalid, notFound, unauthorized } from '../../../errors.ts';
@@ -68,8 +68,10 @@ export class DidRegistry {
   }
 
   /**
-   * Registers a did:svc from a client-signed genesis entry. Idempotent for the same key;
-   * a different key for a registered id is a conflict.
+   * Registers a did:svc from a client-signed genesis entry. The entry is checked (timestamp,
+   * state hash, proof) before anything else, so an unsigned request never succeeds. Idempotent
+   * while the id is still bound to that key; once it has rotated away, the genesis key asking
+   * again is a conflict.
    */
   register(payload: LogEntryPayload, signature: string): { registered: true; did_aw: string; current_did_key: string } {
     const genesisKey = publicKeyFromDidKey(payload.new_did_key);
@@ -82,15 +84,12 @@ export class DidRegistry {
     if (payload.did_aw !== stableIdFromPublicKey(genesisKey, DID_METHOD)) {
       throw invalid('did_aw is not derived from new_did_key');
     }
+    this.#checkEntry(payload, signature, null);
     const existing = this.currentKey(payload.did_aw);
     if (existing !== null) {
-      const genesis = this.log(payload.did_aw)[0] as LogEntry;
-      if (genesis.new_did_key === payload.new_did_key) {
-        return { registered: true, did_aw: payload.did_aw, current_did_key: existing };
-      }
-      throw conflict('did_aw already registered');
+      if (existing === payload.new_did_key) return { registered: true, did_aw: payload.did_aw, current_did_key: existing };
+      throw conflict('did_aw already registered to another key');
     }
-    this.#checkEntry(payload, signature, null);
     this.#insert(payload, signature);
     return { registered: true, did_aw: payload.did_aw, current_did_key: payload.new_did_key };
   }
@@ -152,6 +151,8 @@ export class DidRegistry {
 
   #checkEntry(payload: LogEntryPayload, signature: string, head: LogEntry | null): void {
     checkRequestTimestamp(payload.timestamp, 'timestamp', this.#ctx.clock.now(), 'DIDKey');
+    // Log verifiers (ours and upstream's) refuse fractional seconds: never store what they would refuse.
+    if (!isSecondPrecisionTimestamp(payload.timestamp)) throw invalid('timestamp must be RFC 3339 at second precision');
     if (head && (parseRfc3339(payload.timestamp) ?? 0) < (parseRfc3339(head.timestamp) ?? 0)) {
       throw invalid('timestamp is older than the current log head');
     }

@@ -11,13 +11,19 @@ import { parseWith } from '../../../http/validate.ts';
 import type { CoreServices } from '../services.ts';
 import { AgentIdParams, InitBody, ResolveParams, SettingsBody } from './schemas.ts';
 
-export async function identityRoutes(app: FastifyInstance, { services }: { services: CoreServices }): Promise<void> {
+export async function identityRoutes(
+  app: FastifyInstance,
+  { services, ownerListener }: { services: CoreServices; ownerListener: boolean },
+): Promise<void> {
   const { ctx, identities, lifecycle, owner } = services;
 
-  /** Archive and replace are owner-driven: the node owner, or the project's authority key. */
+  /**
+   * Archive and replace are owner-driven: the node owner (on the loopback listener only), or the
+   * project's authority key.
+   */
   const ownerDriven = (request: FastifyRequest): string => {
     const { agent_id } = parseWith(AgentIdParams, request.params, 'path');
-    if (owner.isOwner(request)) {
+    if (ownerListener && owner.isOwner(request)) {
       identities.row(agent_id);
       return agent_id;
     }

@@ -63,6 +63,12 @@ export async function namespaceRoutes(app: FastifyInstance, { services }: { serv
     return namespaces.getAddress(domain, name);
   });
 
+  // Address continuity after a replace: verifiable with the controller's key alone.
+  app.get('/v1/namespaces/:domain/addresses/:name/replacements', async (request) => {
+    const { domain, name } = addressParams(request.params);
+    return { replacement_announcements: namespaces.replacements(domain, name) };
+  });
+
   app.post('/v1/namespaces/:domain/addresses', async (request, reply) => {
     const domain = domainParam(request.params);
     const body = parseWith(AssignAddressBody, request.body);

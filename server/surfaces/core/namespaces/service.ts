@@ -5,7 +5,7 @@
  */
 import type { NodeContext } from '../../../context.ts';
 import { isDidKey } from '../../../crypto/did-key.ts';
-import { conflict, forbidden, invalid, notFound } from '../../../errors.ts';
+import { conflict, forbidden, invalid, notFound, unavailable } from '../../../errors.ts';
 import type { DidRegistry } from '../did/registry.ts';
 import { checkNamespaceDns, type VerificationStatus } from './verification.ts';
 
@@ -139,10 +139,16 @@ export class NamespaceService {
     return { namespace: this.get(domain), created: true };
   }
 
-  /** Re-reads DNS: a verified namespace whose record vanished or changed becomes revoked. */
+  /**
+   * Re-reads DNS: a verified namespace whose record vanished or changed becomes revoked. A lookup
+   * that fails (resolver down, timeout) proves nothing: 503, and the state stays as it was.
+   */
   async reverify(domain: string): Promise<NamespaceView> {
     const row = this.#require(domain);
     const dns = await checkNamespaceDns(this.#ctx.dns, domain, row.controller_did);
+    if (dns.status === 'unverified' && dns.lookupFailed) {
+      throw unavailable(`DNS lookup for ${domain} failed; verification state left as ${row.verification_status} (${dns.reason})`);
+    }
     const next: VerificationStatus =
       dns.status === 'verified' ? 'verified' : row.verification_status === 'unverified' ? 'unverified' : 'revoked';
     const now = this.#ctx.clock.now().toISOString();
@@ -168,6 +174,17 @@ export class NamespaceService {
     const address = this.findAddress(domain, name);
     if (!address) throw notFound('Address not found');
     return address;
+  }
+
+  /** Controller-signed replacement announcements recorded for an address, oldest first. */
+  replacements(domain: string, name: string) {
+    this.getAddress(domain, name);
+    return this.#ctx.db
+      .prepare(
+        `SELECT domain || '/' || address_name AS address, controller_did, new_did, old_did, timestamp, controller_signature
+         FROM replacement_announcements WHERE domain = ? AND address_name = ? ORDER BY created_at`,
+      )
+      .all(domain, name);
   }
 
   /** Addresses bound to a did:svc, oldest first: the first is the identity's sender address. */

@@ -1,8 +1,9 @@
 /**
  * DNS verification of a namespace: the `_svcid` TXT record at the domain, or at the nearest
  * ancestor that has one, must name the controller. No record leaves a namespace unverified;
- * a record naming someone else is a mismatch. A resolver failure counts as no answer, so a node
- * offline still works with unverified namespaces.
+ * a record naming someone else is a mismatch. A resolver failure counts as no answer when
+ * registering, so a node offline still works with unverified namespaces; re-verification tells
+ * it apart (`lookupFailed`) so an outage never revokes a namespace.
  */
 import { dnsRecordName, parseDnsRecords, SVC_DNS } from '../../../crypto/dns-txt.ts';
 import type { DnsResolver } from '../../../dns/resolver.ts';
@@ -12,7 +13,7 @@ export type VerificationStatus = 'unverified' | 'verified' | 'revoked';
 export type DnsCheck =
   | { status: 'verified'; controllerDid: string; inherited: boolean }
   | { status: 'mismatch'; controllerDid: string; inherited: boolean }
-  | { status: 'unverified'; reason: string };
+  | { status: 'unverified'; reason: string; lookupFailed?: true };
 
 /** The domain, then each parent down to two labels. */
 function candidates(domain: string): string[] {
@@ -27,7 +28,7 @@ export async function checkNamespaceDns(resolver: DnsResolver, domain: string, c
     try {
       records = await resolver.resolveTxt(dnsRecordName(name, SVC_DNS));
     } catch (error) {
-      return { status: 'unverified', reason: `DNS lookup failed: ${(error as Error).message}` };
+      return { status: 'unverified', reason: `DNS lookup failed: ${(error as Error).message}`, lookupFailed: true };
     }
     const parsed = parseDnsRecords(records, SVC_DNS);
     if (!parsed.ok && parsed.reason === 'absent') continue;

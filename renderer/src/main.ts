@@ -1,0 +1,19 @@
+/** Renderer entry: take the one-time code out of the URL, then start Vue, Pinia and the router. */
+import { createPinia } from 'pinia';
+import { createApp } from 'vue';
+import { takeCodeFromFragment } from './api/client.ts';
+import App from './App.vue';
+import { createAppRouter } from './router.ts';
+import { useSessionStore } from './stores/session.ts';
+import './styles/tokens.css';
+import './styles/base.css';
+
+// Before the router reads the fragment: `#code=...` is a sign-in code, not a route.
+const code = takeCodeFromFragment({ location: window.location, history: window.history });
+
+const app = createApp(App);
+const pinia = createPinia();
+app.use(pinia);
+app.use(createAppRouter());
+void useSessionStore(pinia).start(code);
+app.mount('#app');

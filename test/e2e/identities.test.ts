@@ -1,0 +1,235 @@
+/**
+ * The Identities view, driven as a person would in Debian's Chromium against a real headless node:
+ * open the one-time link, create a namespace, a project in it and a persistent identity, see the
+ * API key once and the identity in the list with its address, then confirm over HTTP.
+ * Screenshots (light, dark, 1024x700) go to test/e2e/screenshots/.
+ */
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureUiBuilt, ROOT } from './build-ui.ts';
+import { startHeadlessNode } from './headless-node.ts';
+import type { HeadlessNode } from './headless-node.ts';
+
+const SHOTS = join(ROOT, 'test/e2e/screenshots');
+const API_KEY = /^svc_sk_[0-9a-f]{64}$/;
+const DOMAIN = 'e2e-acme.test';
+/** How long to wait for something to appear (namespace creation includes a DNS lookup). */
+const WAIT = 15_000;
+
+let node: HeadlessNode;
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+let browserHome: string;
+const consoleErrors: string[] = [];
+
+/** The open modal dialog: form lookups are scoped to it. */
+const modal = () => page.locator('dialog[open]');
+
+async function shot(name: string): Promise<void> {
+  await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: false });
+}
+
+beforeAll(async () => {
+  ensureUiBuilt(); // no-op when the globalSetup already built it
+  mkdirSync(SHOTS, { recursive: true });
+  node = await startHeadlessNode();
+  // Keep Chromium's profile side effects (crash reports, dconf) out of the real home.
+  browserHome = mkdtempSync(join(tmpdir(), 'svc-node-e2e-chromium-'));
+  browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    headless: true,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+      '--disable-quic',
+    ],
+    env: { ...process.env, HOME: browserHome, XDG_CONFIG_HOME: browserHome, XDG_CACHE_HOME: browserHome },
+  });
+  // reducedMotion: no colour transitions half-way through a screenshot after a theme switch.
+  context = await browser.newContext({ viewport: { width: 1280, height: 820 }, colorScheme: 'light', reducedMotion: 'reduce' });
+  page = await context.newPage();
+  page.on('console', (message) => {
+    if (message.type() === 'error') consoleErrors.push(message.text());
+  });
+  page.on('pageerror', (error) => consoleErrors.push(error.message));
+}, 90_000);
+
+afterAll(async () => {
+  await browser?.close();
+  if (node !== undefined) {
+    await node.stop();
+    rmSync(node.dataDir, { recursive: true, force: true });
+  }
+  if (browserHome) rmSync(browserHome, { recursive: true, force: true });
+});
+
+describe('Identities view (headless node, Chromium)', { timeout: 40_000 }, () => {
+  it('signs in with the one-time link and teaches on an empty node', async () => {
+    expect(node.info.ui_url).toMatch(/\/ui\/#code=/);
+    await page.goto(node.info.ui_url);
+    await page.getByRole('heading', { name: 'Identities', level: 1 }).waitFor({ timeout: WAIT });
+    // The code left the address bar; the router took over the fragment.
+    expect(page.url()).not.toContain('code=');
+    expect(page.url()).toMatch(/\/ui\/#\/identities$/);
+    await page.getByText('No identities yet').waitFor({ timeout: WAIT });
+    await page.getByText('No namespaces yet').waitFor({ timeout: WAIT });
+    await shot('identities-empty');
+  });
+
+  it('refuses the same link a second time, with an explanation', async () => {
+    const other = await browser.newContext();
+    try {
+      const second = await other.newPage();
+      await second.goto(node.info.ui_url);
+      const signIn = second.getByTestId('sign-in');
+      await signIn.waitFor({ timeout: WAIT });
+      expect(await signIn.textContent()).toContain('already used');
+      expect(await signIn.textContent()).toContain('svc-node ui --data DIR');
+      await second.screenshot({ path: join(SHOTS, 'sign-in.png') });
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('creates a namespace and a project bound to it', async () => {
+    await page.getByRole('button', { name: 'New namespace' }).first().click();
+    await modal().getByLabel('Domain', { exact: true }).fill(DOMAIN);
+    await modal().getByRole('button', { name: 'Create namespace' }).click();
+    await page.getByRole('heading', { name: 'Namespace created' }).waitFor({ timeout: WAIT });
+    expect(await modal().textContent()).toContain(`_svcid.${DOMAIN}`);
+    await modal().getByRole('button', { name: 'New project in this namespace' }).click();
+
+    await page.getByRole('heading', { name: 'New project' }).waitFor({ timeout: WAIT });
+    await modal().getByLabel('Slug', { exact: true }).fill('acme');
+    await modal().getByLabel('Name (optional)').fill('Acme agents');
+    expect(await modal().getByLabel('Namespace', { exact: true }).inputValue()).toBe(DOMAIN);
+    await modal().getByRole('button', { name: 'Create project' }).click();
+    await page.getByRole('heading', { name: 'Project acme created' }).waitFor({ timeout: WAIT });
+    expect(await modal().getByTestId('secret-value').inputValue()).toMatch(API_KEY);
+    await modal().getByRole('button', { name: 'New identity in acme' }).click();
+  });
+
+  it('shows a server error in plain words next to the form', async () => {
+    await page.getByRole('heading', { name: 'New persistent identity' }).waitFor({ timeout: WAIT });
+    await modal().getByLabel('Name', { exact: true }).fill('Not A Valid Name!');
+    await modal().getByRole('button', { name: 'Create identity' }).click();
+    const alert = modal().getByRole('alert');
+    await alert.waitFor({ timeout: WAIT });
+    const text = (await alert.textContent()) ?? '';
+    expect(text.trim().length).toBeGreaterThan(0);
+    expect(text).not.toMatch(/\bat \S+:\d+:\d+|Error:|stack/);
+    await shot('identity-error');
+  });
+
+  it('creates a persistent identity and shows its API key once', async () => {
+    await modal().getByLabel('Name', { exact: true }).fill('alice');
+    expect(await modal().textContent()).toContain(`${DOMAIN}/alice`);
+    expect(await modal().getByLabel('Project', { exact: true }).locator('option:checked').textContent()).toContain('acme');
+    await modal().getByRole('button', { name: 'Create identity' }).click();
+    await page.getByRole('heading', { name: 'Identity created' }).waitFor({ timeout: WAIT });
+    const apiKey = await modal().getByTestId('secret-value').inputValue();
+    expect(apiKey).toMatch(API_KEY);
+    expect(await modal().getByTestId('created-address').textContent()).toBe(`${DOMAIN}/alice`);
+    expect(await modal().textContent()).toContain('Shown once');
+    await shot('identity-created');
+    await modal().getByRole('button', { name: 'Done' }).click();
+    await expect.poll(() => modal().count()).toBe(0);
+    // The key is nowhere on the page any more.
+    expect(await page.content()).not.toContain(apiKey);
+  });
+
+  it('lists the identity with its address, and the switcher picks it up', async () => {
+    const row = page.getByTestId('identity-list').getByRole('option').filter({ hasText: 'alice' });
+    await expect.poll(() => row.count()).toBe(1);
+    expect(await row.getByTestId('identity-address').textContent()).toBe(`${DOMAIN}/alice`);
+    expect(await row.textContent()).toContain('did:svc:');
+    expect(await page.getByTestId('project-list').textContent()).toContain('1 identity');
+    expect(await page.getByTestId('namespace-list').textContent()).toContain('1 address');
+    expect(await page.getByTestId('identity-switcher').textContent()).toContain('alice');
+    await shot('identities-light');
+  });
+
+  it('navigates the list with the keyboard: j/k, Enter opens, Esc closes', async () => {
+    await page.getByTestId('identity-list').focus();
+    await page.keyboard.press('j');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => modal().count()).toBe(1);
+    expect(await modal().textContent()).toContain(`${DOMAIN}/alice`);
+    await shot('identity-detail');
+    await page.keyboard.press('Escape');
+    await expect.poll(() => modal().count()).toBe(0);
+  });
+
+  it('opens the identity switcher, navigable and closed with Esc', async () => {
+    await page.getByTestId('identity-switcher').click();
+    const menu = page.getByTestId('identity-switcher-menu');
+    await menu.waitFor({ timeout: WAIT });
+    expect(await menu.textContent()).toContain(`${DOMAIN}/alice`);
+    expect(await menu.getByRole('option', { selected: true }).textContent()).toContain('alice');
+    await shot('identity-switcher');
+    await page.keyboard.press('Escape');
+    await expect.poll(() => menu.count()).toBe(0);
+  });
+
+  it('has the identity on the node, over HTTP with the owner token', async () => {
+    const response = await fetch(`${node.info.core_url}/v1/node/identities`, {
+      headers: { authorization: `Bearer ${node.ownerToken()}` },
+    });
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as {
+      identities: { name: string; address: string | null; lifetime: string; did_aw: string | null; project_slug: string }[];
+    };
+    const alice = body.identities.find((identity) => identity.name === 'alice');
+    expect(alice).toMatchObject({ address: `${DOMAIN}/alice`, lifetime: 'persistent', project_slug: 'acme' });
+    expect(alice?.did_aw).toMatch(/^did:svc:/);
+  });
+
+  it('shows node info in Settings', async () => {
+    await page.getByRole('link', { name: 'Settings' }).click();
+    await page.getByRole('heading', { name: 'Settings', level: 1 }).waitFor({ timeout: WAIT });
+    await expect.poll(() => page.getByTestId('data-dir').textContent()).toBe(node.dataDir);
+    expect(await page.locator('main').textContent()).toContain('Key file in the data folder');
+    await shot('settings-light');
+    await page.getByRole('link', { name: 'Identities' }).click();
+    await page.getByRole('heading', { name: 'Identities', level: 1 }).waitFor({ timeout: WAIT });
+  });
+
+  it('renders in dark mode and in a 1024x700 window', async () => {
+    await page.emulateMedia({ colorScheme: 'dark' });
+    // Expressions as strings: this file compiles without DOM types (tsconfig.node.json).
+    const background = await page.evaluate('getComputedStyle(document.body).backgroundColor');
+    expect(background).toBe('rgb(24, 25, 28)');
+    await shot('identities-dark');
+    await page.getByRole('link', { name: 'Settings' }).click();
+    await page.getByTestId('data-dir').waitFor({ timeout: WAIT });
+    await shot('settings-dark');
+    await page.getByRole('link', { name: 'Identities' }).click();
+    await page.emulateMedia({ colorScheme: 'light' });
+    await page.setViewportSize({ width: 1024, height: 700 });
+    await page.getByTestId('identity-list').waitFor({ timeout: WAIT });
+    // Nothing overflows sideways in the narrow window.
+    const overflow = await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth');
+    expect(overflow).toBe(0);
+    await shot('identities-1024x700');
+  });
+
+  it('logged no errors in the browser console', () => {
+    // 4xx answers the test provoked on purpose show up as failed resource loads; nothing else may.
+    const unexpected = consoleErrors.filter((text) => !/status of 4\d\d/.test(text));
+    expect(unexpected).toEqual([]);
+  });
+
+  it('stops cleanly on SIGTERM', async () => {
+    await browser.close();
+    expect(await node.stop()).toBe(0);
+  });
+});

@@ -1,0 +1,90 @@
+/**
+ * The `svc-node` command as a user runs it: a real process on the Node the project pins, the
+ * key-file custody backend, and its stdout/stderr/exit code as the result.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+export const NODE_BIN = join(REPO_ROOT, 'node_modules/.bin/node');
+const SVC_NODE = join(REPO_ROOT, 'bin/svc-node.js');
+export const READY_PREFIX = 'svc-node ready ';
+
+export interface CliResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+function cliEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, SVC_NODE_CUSTODY: 'key-file' };
+  delete env.SVC_NODE_PASSPHRASE;
+  delete env.SVC_NODE_DATA;
+  return env;
+}
+
+function spawnCli(args: string[]): ChildProcess {
+  return spawn(NODE_BIN, [SVC_NODE, ...args], { cwd: REPO_ROOT, env: cliEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+function collect(child: ChildProcess): { output: () => { stdout: string; stderr: string }; exit: Promise<CliResult> } {
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const exit = new Promise<CliResult>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
+  });
+  return { output: () => ({ stdout, stderr }), exit };
+}
+
+/** Runs one command to completion. */
+export function runCli(args: string[]): Promise<CliResult> {
+  return collect(spawnCli(args)).exit;
+}
+
+/** Lines of `text`, without the empty one after the last newline. */
+export const lines = (text: string): string[] => text.split('\n').filter((line, i, all) => line !== '' || i < all.length - 1);
+
+export interface ServeProcess {
+  child: ChildProcess;
+  /** The parsed JSON of the ready line. */
+  ready: Record<string, unknown>;
+  output(): { stdout: string; stderr: string };
+  exit: Promise<CliResult>;
+  /** Sends `signal` and waits for the exit. */
+  stop(signal?: NodeJS.Signals): Promise<CliResult>;
+}
+
+/** Starts `svc-node serve` and waits for its ready line (or its early exit). */
+export async function startServe(args: string[], timeoutMs = 30_000): Promise<ServeProcess> {
+  const child = spawnCli(['serve', ...args]);
+  const { output, exit } = collect(child);
+  const ready = await new Promise<Record<string, unknown>>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no ready line after ${timeoutMs} ms; stderr: ${output().stderr}`)), timeoutMs);
+    const check = (): void => {
+      const line = lines(output().stdout).find((l) => l.startsWith(READY_PREFIX));
+      if (line === undefined) return;
+      clearTimeout(timer);
+      resolve(JSON.parse(line.slice(READY_PREFIX.length)) as Record<string, unknown>);
+    };
+    child.stdout?.on('data', check);
+    void exit.then((result) => {
+      clearTimeout(timer);
+      reject(new Error(`serve exited (${String(result.code)}) before it was ready: ${result.stderr}`));
+    });
+  });
+  return {
+    child,
+    ready,
+    output,
+    exit,
+    stop(signal = 'SIGTERM') {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      return exit;
+    },
+  };
+}
