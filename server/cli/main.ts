@@ -10,7 +10,7 @@ import { serve } from './serve.ts';
 
 const USAGE = `usage: svc-node <command> [options]
 
-  serve [--data DIR] [--port N] [--host H] [--public-port M] [--custody key-file|passphrase|keyring] [--log]
+  serve [--data DIR] [--port N (default 7420; 0 = any free)] [--host H] [--public-port M] [--custody key-file|passphrase|keyring] [--log]
         run the headless node; prints one "svc-node ready {...}" line when it listens
   project create <slug> [--name NAME] [--namespace DOMAIN] [--json]
         create a project; prints its project-authority key (shown once)
@@ -21,6 +21,9 @@ const USAGE = `usage: svc-node <command> [options]
 
   Owner commands talk to the node running on --data DIR (default: ${defaultDataDir()}).
 `;
+
+/** A stable default, so agents on this machine keep one URL for the node; `--port 0` picks any. */
+export const DEFAULT_PORT = 7420;
 
 const OPTIONS = {
   data: { type: 'string' },
@@ -60,7 +63,7 @@ async function run(argv: string[]): Promise<void> {
       return serve({
         dataDir,
         host: values.host ?? '127.0.0.1',
-        port: port(values.port, '--port', 0),
+        port: port(values.port, '--port', DEFAULT_PORT),
         publicPort: values['public-port'] === undefined ? null : port(values['public-port'], '--public-port', 0),
         custody: values.custody,
         log: values.log ?? false,
@@ -97,12 +100,16 @@ async function run(argv: string[]): Promise<void> {
   }
 }
 
+/** One line for the user: the message, with a hint where the fix is known. */
+function describe(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+    return `${error.message}: another program uses that port; pass --port N, or --port 0 for any free port`;
+  }
+  return error.message;
+}
+
 run(process.argv.slice(2)).catch((error: unknown) => {
-  const message = error instanceof CliError || (error instanceof Error && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS'))
-    ? error.message
-    : error instanceof Error
-      ? error.message
-      : String(error);
-  process.stderr.write(`svc-node: ${message}\n`);
+  process.stderr.write(`svc-node: ${describe(error)}\n`);
   process.exit(1);
 });

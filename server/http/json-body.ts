@@ -12,7 +12,9 @@ declare module 'fastify' {
 }
 
 export function installJsonBody(app: FastifyInstance): void {
-  app.removeContentTypeParser(['application/json']);
+  // JSON is the only body type the API takes unless a route adds its own (a plain-text body on a
+  // JSON route is a 415, not a confusing validation error).
+  app.removeContentTypeParser(['application/json', 'text/plain']);
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
     const raw = body as Buffer;
     request.rawBody = raw;

@@ -96,6 +96,19 @@ describe('svc-node serve', { timeout: 60_000 }, () => {
     expect(JSON.parse(readFileSync(join(dataDir, 'node.json'), 'utf8')).pid).toBe(serve.child.pid);
     expect((await api('GET', '/v1/namespaces/none.test')).status).toBe(404);
   });
+
+  it('names the fix when the port is taken', async () => {
+    const other = mkdtempSync(join(tmpdir(), 'svc-node-cli-port-'));
+    try {
+      const port = new URL(serve.ready.core_url).port;
+      const clash = await runCli(['serve', '--data', other, '--port', port]);
+      expect(clash.code).toBe(1);
+      expect(clash.stdout).not.toContain(READY_PREFIX);
+      expect(clash.stderr).toMatch(/EADDRINUSE.*--port 0 for any free port/);
+    } finally {
+      rmSync(other, { recursive: true, force: true });
+    }
+  });
 });
 
 describe('owner commands', { timeout: 60_000 }, () => {

@@ -402,6 +402,10 @@ describe('POST /api/v1/agents/{agent_id}/replace', () => {
     const expectation = { controllerDid: namespace.controller_did, address: `${DOMAIN}/phoenix`, oldDid: old.did_key, newDid: replaced.did_key };
     expect(verifyReplacementAnnouncement(announcement, expectation)).toEqual({ ok: true });
     expect(verifyReplacementAnnouncement(announcement, { ...expectation, controllerDid: old.did_key }).ok).toBe(false);
+    // Anyone can read the announcement back from the address it vouches for.
+    const recorded = expectOk(await t.request('GET', `/v1/namespaces/${DOMAIN}/addresses/phoenix/replacements`));
+    expect(recorded.replacement_announcements).toEqual([announcement]);
+    expectRefusal(await t.request('GET', `/v1/namespaces/${DOMAIN}/addresses/nobody/replacements`), 404);
 
     // The old identity is marked replaced and its key no longer works; the new one's does.
     expect(await identityById(old.agent_id)).toMatchObject({ status: 'replaced', successor_agent_id: replaced.agent_id });
