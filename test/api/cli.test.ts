@@ -100,7 +100,7 @@ describe('svc-node serve', { timeout: 60_000 }, () => {
   it('names the fix when the port is taken', async () => {
     const other = mkdtempSync(join(tmpdir(), 'svc-node-cli-port-'));
     try {
-      const port = new URL(serve.ready.core_url).port;
+      const port = new URL(String(serve.ready.core_url)).port;
       const clash = await runCli(['serve', '--data', other, '--port', port]);
       expect(clash.code).toBe(1);
       expect(clash.stdout).not.toContain(READY_PREFIX);

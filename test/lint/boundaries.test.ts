@@ -1,0 +1,34 @@
+/**
+ * The process boundaries are lint rules; these tests prove the rules bite, so a refactor of
+ * eslint.config.js cannot silently drop them.
+ */
+import { ESLint } from 'eslint';
+import { describe, expect, it } from 'vitest';
+
+const eslint = new ESLint({ cwd: new URL('../../', import.meta.url).pathname });
+
+async function ruleIds(code: string, filePath: string): Promise<string[]> {
+  const [result] = await eslint.lintText(code, { filePath });
+  return (result?.messages ?? []).map((m) => m.ruleId ?? m.message);
+}
+
+describe('architecture lint rules', () => {
+  it('forbid electron in server/', async () => {
+    expect(await ruleIds("import { app } from 'electron';\nexport const a = app;\n", 'server/x.ts')).toContain('no-restricted-imports');
+  });
+
+  it('forbid DOM libraries, DOM globals and the desktop shell in server/', async () => {
+    expect(await ruleIds("import { ref } from 'vue';\nexport const r = ref(1);\n", 'server/x.ts')).toContain('no-restricted-imports');
+    expect(await ruleIds("import { x } from '../main/index.ts';\nexport const y = x;\n", 'server/x.ts')).toContain('no-restricted-imports');
+    expect(await ruleIds('export const title = document.title;\n', 'server/x.ts')).toContain('no-restricted-globals');
+  });
+
+  it('forbid Node APIs and server/ in the renderer', async () => {
+    expect(await ruleIds("import { readFileSync } from 'node:fs';\nexport const r = readFileSync;\n", 'renderer/src/x.ts')).toContain('no-restricted-imports');
+    expect(await ruleIds("import { startNode } from '../../server/index.ts';\nexport const s = startNode;\n", 'renderer/src/x.ts')).toContain('no-restricted-imports');
+  });
+
+  it('let server/ use node: modules', async () => {
+    expect(await ruleIds("import { createHash } from 'node:crypto';\nexport const h = createHash;\n", 'server/x.ts')).toEqual([]);
+  });
+});
