@@ -6,6 +6,7 @@ import type { ReplayCache } from './auth/replay-cache.ts';
 import type { Clock } from './clock.ts';
 import type { Custody } from './custody/custody.ts';
 import type { DnsResolver } from './dns/resolver.ts';
+import type { EventBus } from './events/bus.ts';
 
 export type Db = Database.Database;
 
@@ -23,6 +24,8 @@ export interface NodeContext {
   clock: Clock;
   dns: DnsResolver;
   replay: ReplayCache;
+  /** Publishes after a write commits; open streams listen. */
+  bus: EventBus;
   /** Filled in once the listeners are up; services read it lazily (for `server_url`). */
   urls: NodeUrls;
 }

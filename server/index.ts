@@ -18,6 +18,7 @@ import type { SafeStorageLike } from './custody/backends/safe-storage.ts';
 import { chooseBackend, recordedBackend } from './custody/select.ts';
 import type { BackendName } from './custody/types.ts';
 import { systemDnsResolver, type DnsResolver } from './dns/resolver.ts';
+import { EventBus } from './events/bus.ts';
 import { buildLoopbackApp, buildPeerApp } from './http/app.ts';
 import { loopbackHosts } from './http/host-guard.ts';
 import { acquireNodeLock } from './node-lock.ts';
@@ -95,6 +96,7 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
       clock: options.clock ?? systemClock,
       dns: options.dns ?? systemDnsResolver,
       replay: new ReplayCache(REPLAY_WINDOW_SECONDS * 1000),
+      bus: new EventBus(),
       urls,
     };
     const id = nodeId(db);

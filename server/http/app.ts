@@ -1,15 +1,17 @@
 /**
  * Fastify application factories for the node's two kinds of listener:
- * - loopback: the three surfaces, the owner API and the built UI, behind the Host/Origin guard;
+ * - loopback: the three surfaces, MCP, the owner API and the built UI, behind the Host/Origin guard;
  * - peer: only the spec's own endpoints (authenticated or intentionally public), for a tunnel.
  */
 import Fastify, { type FastifyInstance } from 'fastify';
 import { coreSurface } from '../surfaces/core/index.ts';
 import type { CoreServices } from '../surfaces/core/services.ts';
+import { mcpRoutes } from '../surfaces/core/mcp/routes.ts';
 import { ownerApi, type OwnerApiOptions } from '../surfaces/node/routes.ts';
 import { clientErrorHandler, frameworkErrorHandler, installErrorHandlers } from './error-handler.ts';
 import { installHostGuard, type HostPolicy } from './host-guard.ts';
 import { installJsonBody } from './json-body.ts';
+import { installSse } from './sse.ts';
 import { serveUi } from './static-ui.ts';
 
 export const BODY_LIMIT_BYTES = 2 * 1024 * 1024;
@@ -22,9 +24,12 @@ function baseApp(log: boolean): FastifyInstance {
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 512 },
     frameworkErrors: frameworkErrorHandler,
     clientErrorHandler,
+    // A stopping node drops idle keep-alive sockets too, so close() never waits on a client.
+    forceCloseConnections: true,
   });
   installErrorHandlers(app);
   installJsonBody(app);
+  installSse(app);
   return app;
 }
 
@@ -40,6 +45,7 @@ export async function buildLoopbackApp(options: LoopbackAppOptions): Promise<Fas
   const app = baseApp(options.log);
   installHostGuard(app, options.hostPolicy);
   await app.register(coreSurface, { services: options.services, ownerListener: true });
+  await app.register(mcpRoutes, { services: options.services });
   await app.register(ownerApi, { services: options.services, ...options.owner });
   await app.register(serveUi, { uiDir: options.uiDir });
   return app;

@@ -104,3 +104,8 @@ export function hueFor(seed: string): number {
   for (const char of seed) hash = (hash * 31 + (char.codePointAt(0) ?? 0)) >>> 0;
   return hash % 360;
 }
+
+/** A caught error in words for the page (the node's `detail` arrives as the message); never a stack. */
+export function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

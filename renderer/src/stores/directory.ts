@@ -13,14 +13,11 @@ import type {
   Namespace,
   Project,
 } from '../api/client.ts';
+import { errorMessage } from '../lib/format.ts';
 import { useSessionStore } from './session.ts';
 
 function currentIdentityKey(): string {
   return `svc-node.current-identity@${window.location.origin}`;
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 export const useDirectoryStore = defineStore('directory', () => {
@@ -66,7 +63,7 @@ export const useDirectoryStore = defineStore('directory', () => {
       namespaces.value = nextNamespaces;
       loadError.value = null;
     } catch (error) {
-      loadError.value = messageOf(error);
+      loadError.value = errorMessage(error);
     } finally {
       loading.value = false;
       loaded.value = true;

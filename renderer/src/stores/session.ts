@@ -7,6 +7,7 @@ import { defineStore } from 'pinia';
 import { ref, shallowRef } from 'vue';
 import { ApiError, browserEnv, connect, forgetSession } from '../api/client.ts';
 import type { NodeClient, NodeInfo } from '../api/client.ts';
+import { errorMessage } from '../lib/format.ts';
 
 export type SessionStatus = 'connecting' | 'connected' | 'signed-out' | 'unreachable';
 
@@ -49,7 +50,7 @@ export const useSessionStore = defineStore('session', () => {
         return;
       }
       status.value = 'unreachable';
-      reason.value = error instanceof Error ? error.message : String(error);
+      reason.value = errorMessage(error);
     }
   }
 

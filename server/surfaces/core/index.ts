@@ -2,8 +2,13 @@
  * The core surface (spec §4.1–§4.3) as one Fastify plugin.
  */
 import type { FastifyInstance } from 'fastify';
+import { chatRoutes } from './chat/routes.ts';
+import { contactRoutes } from './contacts/routes.ts';
+import { controlRoutes } from './control/routes.ts';
 import { didRoutes } from './did/routes.ts';
+import { eventRoutes } from './events/routes.ts';
 import { identityRoutes } from './identities/routes.ts';
+import { mailRoutes } from './mail/routes.ts';
 import { namespaceRoutes } from './namespaces/routes.ts';
 import type { CoreServices } from './services.ts';
 
@@ -20,4 +25,9 @@ export async function coreSurface(app: FastifyInstance, options: CoreSurfaceOpti
   await app.register(namespaceRoutes, options);
   await app.register(didRoutes, options);
   await app.register(identityRoutes, options);
+  await app.register(chatRoutes, options);
+  await app.register(mailRoutes, options);
+  await app.register(contactRoutes, options);
+  await app.register(controlRoutes, options);
+  await app.register(eventRoutes, options);
 }

@@ -4,10 +4,17 @@
  */
 import type { OwnerAccess } from '../../auth/owner.ts';
 import type { NodeContext } from '../../context.ts';
+import { ChatService } from './chat/service.ts';
+import { ContactService } from './contacts/service.ts';
+import { ControlService } from './control/service.ts';
 import { DidRegistry } from './did/registry.ts';
+import { EventStreams } from './events/service.ts';
+import { chatWakeSource, controlWakeSource, mailWakeSource } from './events/sources.ts';
 import { IdentityBackups } from './identities/backup.ts';
 import { IdentityLifecycle } from './identities/lifecycle.ts';
 import { IdentityService } from './identities/service.ts';
+import { MailService } from './mail/service.ts';
+import { Recipients } from './messaging/recipients.ts';
 import { NamespaceService } from './namespaces/service.ts';
 import { ProjectService } from './projects/service.ts';
 
@@ -20,6 +27,12 @@ export interface CoreServices {
   identities: IdentityService;
   lifecycle: IdentityLifecycle;
   backups: IdentityBackups;
+  recipients: Recipients;
+  chat: ChatService;
+  mail: MailService;
+  contacts: ContactService;
+  control: ControlService;
+  events: EventStreams;
 }
 
 export function createCoreServices(ctx: NodeContext, owner: OwnerAccess): CoreServices {
@@ -30,5 +43,12 @@ export function createCoreServices(ctx: NodeContext, owner: OwnerAccess): CoreSe
   const identities = new IdentityService(ctx, deps);
   const lifecycle = new IdentityLifecycle(ctx, deps, identities);
   const backups = new IdentityBackups(ctx, deps, identities);
-  return { ctx, owner, did, namespaces, projects, identities, lifecycle, backups };
+  const recipients = new Recipients(ctx, identities, namespaces);
+  const chat = new ChatService(ctx, identities, recipients);
+  const mail = new MailService(ctx, identities, recipients);
+  const contacts = new ContactService(ctx);
+  const control = new ControlService(ctx, identities, recipients);
+  // The identity stream's wake sources: one per kind of pending item.
+  const events = new EventStreams(ctx, [mailWakeSource(mail), chatWakeSource(chat), controlWakeSource(control)]);
+  return { ctx, owner, did, namespaces, projects, identities, lifecycle, backups, recipients, chat, mail, contacts, control, events };
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  errorMessage,
   exactTime,
   hueFor,
   initials,
@@ -121,5 +122,13 @@ describe('plural and hueFor', () => {
       expect(hueFor(seed)).toBeGreaterThanOrEqual(0);
       expect(hueFor(seed)).toBeLessThan(360);
     }
+  });
+});
+
+describe('errorMessage', () => {
+  it('takes an Error’s message and stringifies anything else', () => {
+    expect(errorMessage(new Error('namespace exists'))).toBe('namespace exists');
+    expect(errorMessage('offline')).toBe('offline');
+    expect(errorMessage(404)).toBe('404');
   });
 });

@@ -1,0 +1,33 @@
+/**
+ * The in-process event bus: services publish a topic the moment a write commits, and open
+ * streams re-read what is new for them. Payloads are nudges, not data, so a stream's own query
+ * stays the single source of truth and the 1 s poll is only a fallback for a missed nudge.
+ */
+import { EventEmitter } from 'node:events';
+
+/** Topics: one per identity (wake items and control signals) and one per chat session. */
+export const identityTopic = (agentId: string): string => `identity:${agentId}`;
+export const sessionTopic = (sessionId: string): string => `session:${sessionId}`;
+
+export class EventBus {
+  readonly #emitter = new EventEmitter();
+
+  constructor() {
+    // Hundreds of open streams each listen on their own topic.
+    this.#emitter.setMaxListeners(0);
+  }
+
+  /** Calls `listener` on every publish to `topic` until the returned function is called. */
+  subscribe(topic: string, listener: () => void): () => void {
+    this.#emitter.on(topic, listener);
+    return () => this.#emitter.off(topic, listener);
+  }
+
+  publish(topic: string): void {
+    this.#emitter.emit(topic);
+  }
+
+  listenerCount(topic: string): number {
+    return this.#emitter.listenerCount(topic);
+  }
+}

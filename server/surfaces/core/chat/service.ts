@@ -1,0 +1,706 @@
+/**
+ * Chat (spec §4.4; upstream research/anchor-core.md §10.2, §10.3): sessions between identities,
+ * signed messages, read watermarks, send-and-wait windows, and the reads the session stream and
+ * the identity event stream are built from. One implementation for HTTP and MCP.
+ *
+ * Every message is signed inside custody with the sender's current key (messaging/signing.ts).
+ * Each write publishes on the bus after it commits: the session topic (message and read-receipt
+ * frames) and the identity topic of every participant it concerns (wake items).
+ */
+import { randomUUID } from 'node:crypto';
+import type { NodeContext } from '../../../context.ts';
+import { identityTopic, sessionTopic } from '../../../events/bus.ts';
+import { forbidden, invalid, notFound, tooLarge } from '../../../errors.ts';
+import type { AgentRow, IdentityService } from '../identities/service.ts';
+import type { Party, Recipient } from '../messaging/participants.ts';
+import { assertReachable } from '../messaging/reachability.ts';
+import type { Recipients, RecipientSelector } from '../messaging/recipients.ts';
+import { signMessage, type SignedMessage } from '../messaging/signing.ts';
+import { ChatPresence } from './presence.ts';
+import { MAX_CHAT_MESSAGE_BYTES, type CreateSessionInput, type HistoryInput, type SendMessageInput } from './schemas.ts';
+
+/** What a hang_on message adds to the wait window, and what a read receipt asks a waiter to add. */
+export const HANG_ON_EXTENSION_SECONDS = 300;
+/** How many messages a session stream replays for `after`. */
+export const STREAM_REPLAY_LIMIT = 50;
+const PREVIEW_CHARS = 200;
+
+interface SessionRow {
+  session_id: string;
+  created_by: string;
+  participant_key: string;
+  participant_count: number;
+  wait_seconds: number | null;
+  wait_started_at: string | null;
+  wait_started_by: string | null;
+  hang_on_count: number;
+  created_at: string;
+}
+
+interface ParticipantRow {
+  session_id: string;
+  agent_id: string;
+  last_read_id: number;
+  last_read_at: string | null;
+}
+
+interface MessageRow {
+  id: number;
+  message_id: string;
+  session_id: string;
+  from_agent_id: string;
+  from_project_id: string;
+  from_alias: string;
+  from_address: string | null;
+  from_did: string;
+  from_stable_id: string | null;
+  to_text: string;
+  to_did: string;
+  body: string;
+  reply_to: string | null;
+  sender_leaving: number;
+  hang_on: number;
+  wait_seconds: number | null;
+  signature: string;
+  signed_payload: string;
+  timestamp: string;
+  created_at: string;
+}
+
+/** Who is reading: agent ids are shown only within the reader's own project (as resolve does). */
+export interface ChatViewer {
+  agentId: string;
+  projectId: string;
+}
+
+export interface ChatParticipantView {
+  agent_id: string | null;
+  alias: string;
+  address: string | null;
+  /** The did:svc when the identity has one, else its did:key. */
+  did: string;
+}
+
+export interface ChatMessageView {
+  message_id: string;
+  session_id: string;
+  from_agent_id: string | null;
+  from_alias: string;
+  from_address: string | null;
+  from_did: string;
+  from_stable_id: string | null;
+  to: string;
+  to_did: string;
+  body: string;
+  /** The signed timestamp (second precision). */
+  timestamp: string;
+  /** When the node stored the message (millisecond precision); `after` compares against it. */
+  created_at: string;
+  sender_leaving: boolean;
+  hang_on: boolean;
+  extends_wait_seconds: number;
+  reply_to: string | null;
+  wait_seconds: number | null;
+  signature: string;
+  signed_payload: string;
+}
+
+/** A stored message with its row id: the cursor streams advance by. */
+export interface StreamMessage {
+  id: number;
+  view: ChatMessageView;
+}
+
+export interface ReadReceipt {
+  type: 'read_receipt';
+  session_id: string;
+  reader_alias: string;
+  up_to_message_id: string;
+  extends_wait_seconds: number;
+  timestamp: string;
+}
+
+/** One unread chat message for the identity event stream (`chat_message` wake item). */
+export type ChatWakeItem = {
+  /** chat_messages.id: the event stream's cursor. */
+  id: number;
+  message_id: string;
+  session_id: string;
+  from_alias: string;
+  from_address: string | null;
+  from_did: string;
+  from_stable_id: string | null;
+  body: string;
+  /** The first 200 characters of the body. */
+  preview: string;
+  created_at: string;
+  /** The sender has the session's stream open: it is waiting for an answer. */
+  sender_waiting: boolean;
+};
+
+const MESSAGE_SELECT = `SELECT m.*, a.project_id AS from_project_id FROM chat_messages m JOIN agents a ON a.agent_id = m.from_agent_id`;
+
+/** Sorted participant agent ids joined by ',': the session's participant_key. */
+function participantKey(parties: Party[]): string {
+  return parties
+    .map((p) => p.agent.agent_id)
+    .sort()
+    .join(',');
+}
+
+function assertMessageSize(text: string, field: string): void {
+  const bytes = Buffer.byteLength(text, 'utf8');
+  if (bytes > MAX_CHAT_MESSAGE_BYTES) throw tooLarge(`${field} is ${bytes} bytes; a chat message holds at most ${MAX_CHAT_MESSAGE_BYTES} bytes (64 KiB)`);
+}
+
+export class ChatService {
+  readonly #ctx: NodeContext;
+  readonly #identities: IdentityService;
+  readonly #recipients: Recipients;
+  readonly presence = new ChatPresence();
+
+  constructor(ctx: NodeContext, identities: IdentityService, recipients: Recipients) {
+    this.#ctx = ctx;
+    this.#identities = identities;
+    this.#recipients = recipients;
+  }
+
+  viewer(agentId: string): ChatViewer {
+    return { agentId, projectId: this.#identities.row(agentId).project_id };
+  }
+
+  // ---------------------------------------------------------------- writes
+
+  /**
+   * POST /v1/chat/sessions: resolves every target, refuses yourself, duplicates and recipients
+   * that do not accept the sender, then sends into the session of exactly these participants
+   * (reused for two, new for a group) and records a send-and-wait window.
+   */
+  createOrSend(agentId: string, input: CreateSessionInput) {
+    const { db } = this.#ctx;
+    assertMessageSize(input.message, 'message');
+    const senderRow = this.#identities.row(agentId);
+    const sender = this.#recipients.party(senderRow);
+    const selectors: RecipientSelector[] = [
+      ...input.to_aliases.map((alias) => ({ alias })),
+      ...input.to_addresses.map((address) => ({ address })),
+      ...input.to_dids.map((did) => ({ did })),
+    ];
+    const targets = selectors.map((selector) => this.#recipients.resolve(senderRow, selector));
+    const seen = new Map<string, string>();
+    for (const target of targets) {
+      if (target.agent.agent_id === agentId) throw invalid(`${target.to} is you: a chat needs another participant`);
+      const earlier = seen.get(target.agent.agent_id);
+      if (earlier !== undefined) throw invalid(`${earlier} and ${target.to} are the same recipient`);
+      seen.set(target.agent.agent_id, target.to);
+    }
+    // As in a session: a target that already took part in this pair's session has answered the
+    // sender before, so its contacts-only rule does not stop the conversation continuing.
+    const pair = targets.length === 1 ? this.#pairSession(participantKey([sender, ...targets])) : undefined;
+    for (const target of targets) {
+      if (!(pair && this.#hasEngaged(pair, target.agent.agent_id))) assertReachable(db, sender, target);
+    }
+
+    const now = this.#ctx.clock.now().toISOString();
+    const { session, message } = db.transaction(() => {
+      const session = this.#sessionFor(sender, targets, now);
+      this.#assertReplyTo(session.session_id, input.reply_to);
+      const message = this.#insert(session, sender, this.#addressee(targets), now, {
+        body: input.message,
+        reply_to: input.reply_to ?? null,
+        wait_seconds: input.wait_seconds ?? null,
+        hang_on: input.hang_on,
+        sender_leaving: input.leaving,
+      });
+      return { session, message };
+    })();
+    this.#publish(session.session_id, targets.map((t) => t.agent.agent_id));
+
+    const viewer = { agentId, projectId: senderRow.project_id };
+    return {
+      session_id: session.session_id,
+      message_id: message.message_id,
+      participants: this.#parties(session.session_id).map((party) => this.#participantView(viewer, party)),
+      sse_url: `/v1/chat/sessions/${session.session_id}/stream`,
+      targets_connected: targets.filter((t) => this.presence.isConnected(session.session_id, t.agent.agent_id)).map((t) => t.alias),
+      targets_left: targets.filter((t) => this.#hasLeft(session.session_id, t.agent.agent_id)).map((t) => t.alias),
+    };
+  }
+
+  /** POST /v1/chat/sessions/{id}/messages: a message to every other participant. */
+  send(agentId: string, sessionId: string, input: SendMessageInput) {
+    const { db } = this.#ctx;
+    const session = this.#memberSession(agentId, sessionId);
+    assertMessageSize(input.body, 'body');
+    const parties = this.#parties(sessionId);
+    const sender = parties.find((p) => p.agent.agent_id === agentId) ?? this.#recipients.party(this.#identities.row(agentId));
+    const others = parties.filter((p) => p.agent.agent_id !== agentId);
+    // Being in the session is permission to answer those who took part in it; a contacts-only
+    // participant that has not spoken yet is still protected by its own rule.
+    for (const other of others) {
+      if (!this.#hasEngaged(session, other.agent.agent_id)) assertReachable(db, sender, { ...other, to: other.address ?? other.alias });
+    }
+    const now = this.#ctx.clock.now().toISOString();
+    const message = db.transaction(() => {
+      this.#assertReplyTo(sessionId, input.reply_to);
+      const fresh = this.#session(sessionId) as SessionRow;
+      const addressee = this.#addressee(others.map((p) => ({ ...p, to: p.address ?? p.alias })));
+      return this.#insert(fresh, sender, addressee, now, {
+        body: input.body,
+        reply_to: input.reply_to ?? null,
+        wait_seconds: null,
+        hang_on: input.hang_on,
+        sender_leaving: input.leaving,
+      });
+    })();
+    this.#publish(sessionId, others.map((p) => p.agent.agent_id));
+    return {
+      message_id: message.message_id,
+      session_id: sessionId,
+      delivered: true as const,
+      extends_wait_seconds: input.hang_on ? HANG_ON_EXTENSION_SECONDS : 0,
+    };
+  }
+
+  /**
+   * POST /v1/chat/sessions/{id}/read: moves the caller's watermark up to that message. Monotonic:
+   * an older message never moves it back; `messages_marked` counts others' messages newly read.
+   */
+  markRead(agentId: string, sessionId: string, upToMessageId: string) {
+    const { db } = this.#ctx;
+    this.#memberSession(agentId, sessionId);
+    const target = db.prepare(`SELECT id FROM chat_messages WHERE session_id = ? AND message_id = ?`).get(sessionId, upToMessageId) as
+      | { id: number }
+      | undefined;
+    if (!target) throw notFound('Message not found in this session');
+    const now = this.#ctx.clock.now().toISOString();
+    const marked = db.transaction(() => {
+      const { last_read_id: from } = this.#participant(sessionId, agentId) as ParticipantRow;
+      if (target.id <= from) return null;
+      const count = db
+        .prepare(`SELECT COUNT(*) FROM chat_messages WHERE session_id = ? AND id > ? AND id <= ? AND from_agent_id <> ?`)
+        .pluck()
+        .get(sessionId, from, target.id, agentId) as number;
+      db.prepare(`UPDATE chat_participants SET last_read_id = ?, last_read_at = ? WHERE session_id = ? AND agent_id = ?`).run(target.id, now, sessionId, agentId);
+      return count;
+    })();
+    if (marked !== null) this.#publish(sessionId, this.#participantIds(sessionId));
+    return { success: true as const, messages_marked: marked ?? 0 };
+  }
+
+  // ---------------------------------------------------------------- reads
+
+  /** GET /v1/chat/sessions: every session of the caller, most recent activity first. */
+  listSessions(agentId: string) {
+    return {
+      sessions: this.#summaries(agentId).map((s) => {
+        const others = this.#parties(s.session.session_id).filter((p) => p.agent.agent_id !== agentId);
+        return {
+          session_id: s.session.session_id,
+          ...this.#othersFields(others),
+          created_at: s.session.created_at,
+          last_activity: s.last?.created_at ?? s.session.created_at,
+          sender_waiting: this.#senderWaiting(s.session.session_id, others),
+          unread_count: s.unread_count,
+        };
+      }),
+    };
+  }
+
+  /**
+   * GET /v1/chat/pending: sessions with unread messages, or with a live wait window that someone
+   * else started and is still connected to; plus the caller's unread mail count.
+   */
+  pending(agentId: string) {
+    const now = this.#ctx.clock.now().getTime();
+    const pending = [];
+    for (const s of this.#summaries(agentId)) {
+      const { session } = s;
+      const remaining = this.#timeRemaining(session, now);
+      const waitedOn =
+        remaining !== null &&
+        remaining > 0 &&
+        session.wait_started_by !== null &&
+        session.wait_started_by !== agentId &&
+        this.presence.isConnected(session.session_id, session.wait_started_by);
+      if (s.unread_count === 0 && !waitedOn) continue;
+      const others = this.#parties(session.session_id).filter((p) => p.agent.agent_id !== agentId);
+      pending.push({
+        session_id: session.session_id,
+        ...this.#othersFields(others),
+        last_message: s.last?.body ?? null,
+        last_message_id: s.last?.message_id ?? null,
+        last_from: s.last?.from_alias ?? null,
+        last_from_address: s.last ? (s.last.from_address ?? s.last.from_alias) : null,
+        last_from_did: s.last?.from_did ?? null,
+        last_from_stable_id: s.last?.from_stable_id ?? null,
+        unread_count: s.unread_count,
+        last_activity: s.last?.created_at ?? session.created_at,
+        sender_waiting: this.#senderWaiting(session.session_id, others),
+        time_remaining_seconds: remaining,
+      });
+    }
+    const mail = this.#ctx.db.prepare(`SELECT COUNT(*) FROM messages WHERE to_agent_id = ? AND read_at IS NULL`).pluck().get(agentId) as number;
+    return { pending, messages_waiting: mail };
+  }
+
+  /** GET /v1/chat/sessions/{id}/messages: the newest `limit` messages, oldest first. */
+  history(agentId: string, sessionId: string, query: HistoryInput) {
+    const viewer = this.viewer(agentId);
+    const member = this.#participant(sessionId, agentId);
+    if (!member) throw notFound('Session not found');
+    const where = ['m.session_id = ?'];
+    const params: (string | number)[] = [sessionId];
+    if (query.unread_only) {
+      where.push('m.id > ?', 'm.from_agent_id <> ?');
+      params.push(member.last_read_id, agentId);
+    }
+    if (query.message_id !== undefined) {
+      where.push('m.message_id = ?');
+      params.push(query.message_id);
+    }
+    const rows = this.#ctx.db
+      .prepare(`SELECT * FROM (${MESSAGE_SELECT} WHERE ${where.join(' AND ')} ORDER BY m.id DESC LIMIT ?) ORDER BY id`)
+      .all(...params, query.limit) as MessageRow[];
+    return { messages: rows.map((row) => this.#messageView(viewer, row)) };
+  }
+
+  /**
+   * Unread chat messages others sent to `agentId`, newer than row id `afterId`, oldest first:
+   * the identity event stream's `chat_message` wake items.
+   */
+  wakeItems(agentId: string, afterId: number, limit = 500): ChatWakeItem[] {
+    const rows = this.#ctx.db
+      .prepare(
+        `SELECT m.* FROM chat_participants cp JOIN chat_messages m ON m.session_id = cp.session_id
+         WHERE cp.agent_id = ? AND m.id > cp.last_read_id AND m.id > ? AND m.from_agent_id <> cp.agent_id
+         ORDER BY m.id LIMIT ?`,
+      )
+      .all(agentId, afterId, limit) as MessageRow[];
+    return rows.map((row) => ({
+      id: row.id,
+      message_id: row.message_id,
+      session_id: row.session_id,
+      from_alias: row.from_alias,
+      from_address: row.from_address,
+      from_did: row.from_did,
+      from_stable_id: row.from_stable_id,
+      body: row.body,
+      preview: row.body.length > PREVIEW_CHARS ? row.body.slice(0, PREVIEW_CHARS) : row.body,
+      created_at: row.created_at,
+      sender_waiting: this.presence.isConnected(row.session_id, row.from_agent_id),
+    }));
+  }
+
+  // ---------------------------------------------------------------- session stream
+
+  /** The stream's gate: a non-participant (or an unknown session) is refused before it opens. */
+  assertStreamable(agentId: string, sessionId: string): ChatViewer {
+    if (!this.#participant(sessionId, agentId)) throw forbidden('Not a participant in this session');
+    return this.viewer(agentId);
+  }
+
+  /**
+   * Marks the viewer connected to the session while its stream is open, and nudges the other
+   * participants' identity streams (their `sender_waiting` changed). Returns the release.
+   */
+  connect(sessionId: string, agentId: string): () => void {
+    const release = this.presence.connect(sessionId, agentId);
+    const others = this.#participantIds(sessionId).filter((id) => id !== agentId);
+    for (const id of others) this.#ctx.bus.publish(identityTopic(id));
+    return () => {
+      release();
+      for (const id of others) this.#ctx.bus.publish(identityTopic(id));
+    };
+  }
+
+  /** The highest message row id in the session (0 when empty): where a live stream starts. */
+  lastMessageId(sessionId: string): number {
+    return this.#ctx.db.prepare(`SELECT COALESCE(MAX(id), 0) FROM chat_messages WHERE session_id = ?`).pluck().get(sessionId) as number;
+  }
+
+  /** The newest `limit` messages stored after `afterIso`, oldest first (the stream's replay). */
+  replay(viewer: ChatViewer, sessionId: string, afterIso: string, limit = STREAM_REPLAY_LIMIT): StreamMessage[] {
+    const rows = this.#ctx.db
+      .prepare(`SELECT * FROM (${MESSAGE_SELECT} WHERE m.session_id = ? AND m.created_at > ? ORDER BY m.id DESC LIMIT ?) ORDER BY id`)
+      .all(sessionId, afterIso, limit) as MessageRow[];
+    return rows.map((row) => ({ id: row.id, view: this.#messageView(viewer, row) }));
+  }
+
+  /** Messages with a row id above `afterId`, oldest first. */
+  messagesAfter(viewer: ChatViewer, sessionId: string, afterId: number, limit = 500): StreamMessage[] {
+    const rows = this.#ctx.db
+      .prepare(`${MESSAGE_SELECT} WHERE m.session_id = ? AND m.id > ? ORDER BY m.id LIMIT ?`)
+      .all(sessionId, afterId, limit) as MessageRow[];
+    return rows.map((row) => ({ id: row.id, view: this.#messageView(viewer, row) }));
+  }
+
+  /** Every other participant's read watermark (chat_messages.id). */
+  readWatermarks(sessionId: string, exceptAgentId: string): Map<string, number> {
+    const rows = this.#ctx.db
+      .prepare(`SELECT agent_id, last_read_id FROM chat_participants WHERE session_id = ? AND agent_id <> ?`)
+      .all(sessionId, exceptAgentId) as { agent_id: string; last_read_id: number }[];
+    return new Map(rows.map((row) => [row.agent_id, row.last_read_id]));
+  }
+
+  /** The read-receipt frame for a participant's current watermark. */
+  readReceipt(sessionId: string, readerAgentId: string): ReadReceipt | null {
+    const row = this.#ctx.db
+      .prepare(
+        `SELECT a.alias, cp.last_read_at, m.message_id FROM chat_participants cp
+         JOIN agents a ON a.agent_id = cp.agent_id
+         JOIN chat_messages m ON m.id = cp.last_read_id
+         WHERE cp.session_id = ? AND cp.agent_id = ?`,
+      )
+      .get(sessionId, readerAgentId) as { alias: string; last_read_at: string | null; message_id: string } | undefined;
+    if (!row) return null;
+    return {
+      type: 'read_receipt',
+      session_id: sessionId,
+      reader_alias: row.alias,
+      up_to_message_id: row.message_id,
+      extends_wait_seconds: HANG_ON_EXTENSION_SECONDS,
+      timestamp: row.last_read_at ?? this.#ctx.clock.now().toISOString(),
+    };
+  }
+
+  // ---------------------------------------------------------------- internals
+
+  #session(sessionId: string): SessionRow | undefined {
+    return this.#ctx.db.prepare(`SELECT * FROM chat_sessions WHERE session_id = ?`).get(sessionId) as SessionRow | undefined;
+  }
+
+  #participant(sessionId: string, agentId: string): ParticipantRow | undefined {
+    return this.#ctx.db.prepare(`SELECT * FROM chat_participants WHERE session_id = ? AND agent_id = ?`).get(sessionId, agentId) as
+      | ParticipantRow
+      | undefined;
+  }
+
+  /** The session, when the caller takes part in it; otherwise it does not exist for them. */
+  #memberSession(agentId: string, sessionId: string): SessionRow {
+    const session = this.#participant(sessionId, agentId) ? this.#session(sessionId) : undefined;
+    if (!session) throw notFound('Session not found');
+    return session;
+  }
+
+  #participantIds(sessionId: string): string[] {
+    return this.#ctx.db.prepare(`SELECT agent_id FROM chat_participants WHERE session_id = ?`).pluck().all(sessionId) as string[];
+  }
+
+  /** The participants as they are now (alias, address and keys), the creator first, then its targets in order. */
+  #parties(sessionId: string): Party[] {
+    const rows = this.#ctx.db
+      .prepare(
+        `SELECT a.* FROM chat_participants cp JOIN agents a ON a.agent_id = cp.agent_id
+         WHERE cp.session_id = ? ORDER BY cp.rowid`,
+      )
+      .all(sessionId) as AgentRow[];
+    return rows.map((row) => this.#recipients.party(row));
+  }
+
+  #participantView(viewer: ChatViewer, party: Party): ChatParticipantView {
+    return {
+      agent_id: party.agent.project_id === viewer.projectId ? party.agent.agent_id : null,
+      alias: party.alias,
+      address: party.address,
+      did: party.stableId ?? party.didKey,
+    };
+  }
+
+  #othersFields(others: Party[]) {
+    return {
+      participants: others.map((p) => p.alias),
+      participant_addresses: others.map((p) => p.address ?? p.alias),
+      participant_dids: others.map((p) => p.stableId ?? p.didKey),
+    };
+  }
+
+  #senderWaiting(sessionId: string, others: Party[]): boolean {
+    return others.some((p) => this.presence.isConnected(sessionId, p.agent.agent_id));
+  }
+
+  /** The two-party session of this pair (reused), or a new session of exactly these participants. */
+  #sessionFor(sender: Party, targets: Recipient[], now: string): SessionRow {
+    const { db } = this.#ctx;
+    const parties = [sender, ...targets];
+    const key = participantKey(parties);
+    const existing = parties.length === 2 ? this.#pairSession(key) : undefined;
+    if (existing) return existing;
+    const sessionId = randomUUID();
+    db.prepare(`INSERT INTO chat_sessions (session_id, created_by, participant_key, participant_count, created_at) VALUES (?, ?, ?, ?, ?)`).run(
+      sessionId,
+      sender.agent.agent_id,
+      key,
+      parties.length,
+      now,
+    );
+    const join = db.prepare(`INSERT INTO chat_participants (session_id, agent_id, alias, address, did, joined_at) VALUES (?, ?, ?, ?, ?, ?)`);
+    for (const party of parties) join.run(sessionId, party.agent.agent_id, party.alias, party.address, party.stableId ?? party.didKey, now);
+    return this.#session(sessionId) as SessionRow;
+  }
+
+  #pairSession(key: string): SessionRow | undefined {
+    return this.#ctx.db.prepare(`SELECT * FROM chat_sessions WHERE participant_key = ? AND participant_count = 2`).get(key) as SessionRow | undefined;
+  }
+
+  #assertReplyTo(sessionId: string, replyTo: string | undefined): void {
+    if (replyTo === undefined) return;
+    const found = this.#ctx.db.prepare(`SELECT 1 FROM chat_messages WHERE session_id = ? AND message_id = ?`).get(sessionId, replyTo);
+    if (!found) throw notFound(`reply_to message ${replyTo} not found in this session`);
+  }
+
+  /** The signed `to`: one target as addressed, or the sorted comma-joined targets with no to_did. */
+  #addressee(targets: Pick<Recipient, 'to' | 'didKey' | 'stableId'>[]): Pick<Recipient, 'to' | 'didKey' | 'stableId'> {
+    if (targets.length === 1) return targets[0] as Recipient;
+    return {
+      to: targets
+        .map((t) => t.to)
+        .sort()
+        .join(','),
+      didKey: '',
+      stableId: null,
+    };
+  }
+
+  #insert(
+    session: SessionRow,
+    sender: Party,
+    addressee: Pick<Recipient, 'to' | 'didKey' | 'stableId'>,
+    now: string,
+    content: { body: string; reply_to: string | null; wait_seconds: number | null; hang_on: boolean; sender_leaving: boolean },
+  ): SignedMessage {
+    const { db } = this.#ctx;
+    const signed = signMessage(this.#ctx, sender, addressee, { type: 'chat', subject: '', ...content });
+    db.prepare(
+      `INSERT INTO chat_messages (message_id, session_id, from_agent_id, from_alias, from_address, from_did, from_stable_id, to_text, to_did,
+         body, reply_to, sender_leaving, hang_on, wait_seconds, signature, signed_payload, timestamp, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ).run(
+      signed.message_id,
+      session.session_id,
+      sender.agent.agent_id,
+      sender.alias,
+      sender.address,
+      signed.from_did,
+      signed.from_stable_id,
+      addressee.to,
+      addressee.didKey,
+      content.body,
+      content.reply_to,
+      content.sender_leaving ? 1 : 0,
+      content.hang_on ? 1 : 0,
+      content.wait_seconds,
+      signed.signature,
+      signed.signed_payload,
+      signed.timestamp,
+      now,
+    );
+    this.#updateWaitWindow(session, sender.agent.agent_id, content, now);
+    return signed;
+  }
+
+  /**
+   * A send-and-wait opens (or restarts) the sender's wait window; its sender leaving, or sending
+   * wait_seconds 0, closes it; a hang_on from someone else while it is open extends it by 300 s.
+   */
+  #updateWaitWindow(session: SessionRow, senderId: string, content: { wait_seconds: number | null; hang_on: boolean; sender_leaving: boolean }, now: string): void {
+    const { db } = this.#ctx;
+    const own = session.wait_started_by === senderId;
+    if (content.sender_leaving || content.wait_seconds === 0) {
+      if (own) {
+        db.prepare(`UPDATE chat_sessions SET wait_seconds = NULL, wait_started_at = NULL, wait_started_by = NULL, hang_on_count = 0 WHERE session_id = ?`).run(
+          session.session_id,
+        );
+      }
+      return;
+    }
+    if (content.wait_seconds !== null) {
+      db.prepare(`UPDATE chat_sessions SET wait_seconds = ?, wait_started_at = ?, wait_started_by = ?, hang_on_count = 0 WHERE session_id = ?`).run(
+        content.wait_seconds,
+        now,
+        senderId,
+        session.session_id,
+      );
+      return;
+    }
+    if (content.hang_on && !own && session.wait_started_by !== null) {
+      const remaining = this.#timeRemaining(session, Date.parse(now));
+      if (remaining !== null && remaining > 0) {
+        db.prepare(`UPDATE chat_sessions SET hang_on_count = hang_on_count + 1 WHERE session_id = ?`).run(session.session_id);
+      }
+    }
+  }
+
+  /** Seconds left in the session's wait window (≥ 0), or null when none was opened. */
+  #timeRemaining(session: SessionRow, nowMs: number): number | null {
+    if (session.wait_seconds === null || session.wait_started_at === null) return null;
+    const end = Date.parse(session.wait_started_at) + (session.wait_seconds + HANG_ON_EXTENSION_SECONDS * session.hang_on_count) * 1000;
+    return Math.max(0, Math.ceil((end - nowMs) / 1000));
+  }
+
+  /** Whether the participant's latest message in the session said it was leaving. */
+  #hasLeft(sessionId: string, agentId: string): boolean {
+    const last = this.#ctx.db
+      .prepare(`SELECT sender_leaving FROM chat_messages WHERE session_id = ? AND from_agent_id = ? ORDER BY id DESC LIMIT 1`)
+      .pluck()
+      .get(sessionId, agentId) as number | undefined;
+    return last === 1;
+  }
+
+  /** The participant started the session or has spoken in it. */
+  #hasEngaged(session: SessionRow, agentId: string): boolean {
+    if (session.created_by === agentId) return true;
+    return this.#ctx.db.prepare(`SELECT 1 FROM chat_messages WHERE session_id = ? AND from_agent_id = ? LIMIT 1`).get(session.session_id, agentId) !== undefined;
+  }
+
+  /** Per session of the caller: the session row, its unread count and its latest message. */
+  #summaries(agentId: string): { session: SessionRow; unread_count: number; last: MessageRow | undefined }[] {
+    const { db } = this.#ctx;
+    const rows = db
+      .prepare(
+        `SELECT s.*,
+           (SELECT COUNT(*) FROM chat_messages m WHERE m.session_id = s.session_id AND m.id > cp.last_read_id AND m.from_agent_id <> cp.agent_id) AS unread_count,
+           (SELECT MAX(id) FROM chat_messages m WHERE m.session_id = s.session_id) AS last_id
+         FROM chat_participants cp JOIN chat_sessions s ON s.session_id = cp.session_id
+         WHERE cp.agent_id = ?
+         ORDER BY COALESCE(last_id, 0) DESC, s.created_at DESC`,
+      )
+      .all(agentId) as (SessionRow & { unread_count: number; last_id: number | null })[];
+    const lastMessage = db.prepare(`${MESSAGE_SELECT} WHERE m.id = ?`);
+    return rows.map(({ unread_count, last_id, ...session }) => ({
+      session,
+      unread_count,
+      last: last_id === null ? undefined : (lastMessage.get(last_id) as MessageRow | undefined),
+    }));
+  }
+
+  #messageView(viewer: ChatViewer, row: MessageRow): ChatMessageView {
+    const hangOn = row.hang_on === 1;
+    return {
+      message_id: row.message_id,
+      session_id: row.session_id,
+      from_agent_id: row.from_project_id === viewer.projectId ? row.from_agent_id : null,
+      from_alias: row.from_alias,
+      from_address: row.from_address,
+      from_did: row.from_did,
+      from_stable_id: row.from_stable_id,
+      to: row.to_text,
+      to_did: row.to_did,
+      body: row.body,
+      timestamp: row.timestamp,
+      created_at: row.created_at,
+      sender_leaving: row.sender_leaving === 1,
+      hang_on: hangOn,
+      extends_wait_seconds: hangOn ? HANG_ON_EXTENSION_SECONDS : 0,
+      reply_to: row.reply_to,
+      wait_seconds: row.wait_seconds,
+      signature: row.signature,
+      signed_payload: row.signed_payload,
+    };
+  }
+
+  #publish(sessionId: string, agentIds: string[]): void {
+    this.#ctx.bus.publish(sessionTopic(sessionId));
+    for (const agentId of new Set(agentIds)) this.#ctx.bus.publish(identityTopic(agentId));
+  }
+}

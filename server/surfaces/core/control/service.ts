@@ -1,0 +1,63 @@
+/**
+ * Control signals (spec §4.5, §6): pause, resume, interrupt, queued for an identity of the
+ * sender's project and delivered at most once over the target's event stream.
+ */
+import { randomUUID } from 'node:crypto';
+import type { NodeContext } from '../../../context.ts';
+import { identityTopic } from '../../../events/bus.ts';
+import type { IdentityService } from '../identities/service.ts';
+import type { Recipients } from '../messaging/recipients.ts';
+import type { Signal } from './schemas.ts';
+
+export interface ControlSignalRow {
+  id: number;
+  signal_id: string;
+  target_agent_id: string;
+  from_agent_id: string;
+  signal: Signal;
+  created_at: string;
+  consumed_at: string | null;
+}
+
+export class ControlService {
+  readonly #ctx: NodeContext;
+  readonly #identities: IdentityService;
+  readonly #recipients: Recipients;
+
+  constructor(ctx: NodeContext, identities: IdentityService, recipients: Recipients) {
+    this.#ctx = ctx;
+    this.#identities = identities;
+    this.#recipients = recipients;
+  }
+
+  /** Queues `signal` for the identity called `alias` in the sender's project. */
+  send(agentId: string, alias: string, signal: Signal): { signal_id: string; signal: Signal; target_alias: string; created_at: string } {
+    const { db, clock, bus } = this.#ctx;
+    const target = this.#recipients.resolve(this.#identities.row(agentId), { alias }).agent;
+    const signalId = randomUUID();
+    const createdAt = clock.now().toISOString();
+    db.prepare(
+      `INSERT INTO control_signals (signal_id, target_agent_id, from_agent_id, signal, created_at) VALUES (?, ?, ?, ?, ?)`,
+    ).run(signalId, target.agent_id, agentId, signal, createdAt);
+    bus.publish(identityTopic(target.agent_id));
+    return { signal_id: signalId, signal, target_alias: target.alias, created_at: createdAt };
+  }
+
+  /** Signals not yet delivered to any stream, oldest first. */
+  pending(agentId: string): ControlSignalRow[] {
+    return this.#ctx.db
+      .prepare(`SELECT * FROM control_signals WHERE target_agent_id = ? AND consumed_at IS NULL ORDER BY id`)
+      .all(agentId) as ControlSignalRow[];
+  }
+
+  /**
+   * Takes the signal for one stream: true for exactly one caller, false when another stream
+   * already has it. Called right before the frame is written.
+   */
+  claim(id: number): boolean {
+    const result = this.#ctx.db
+      .prepare(`UPDATE control_signals SET consumed_at = ? WHERE id = ? AND consumed_at IS NULL`)
+      .run(this.#ctx.clock.now().toISOString(), id);
+    return result.changes === 1;
+  }
+}

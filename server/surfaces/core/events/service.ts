@@ -1,0 +1,38 @@
+/**
+ * The identity event streams and the wake sources they read. Mail and control signals are built
+ * in; chat plugs in as one more source (`chatWakeSource(chat)` in createCoreServices).
+ */
+import type { NodeContext } from '../../../context.ts';
+import { conflict } from '../../../errors.ts';
+import type { SseStream } from '../../../http/sse.ts';
+import type { WakeSource } from './sources.ts';
+import { runIdentityStream } from './stream.ts';
+
+export class EventStreams {
+  readonly #ctx: NodeContext;
+  readonly #sources: WakeSource[];
+
+  constructor(ctx: NodeContext, sources: WakeSource[]) {
+    this.#ctx = ctx;
+    this.#sources = [...sources];
+  }
+
+  get sources(): readonly WakeSource[] {
+    return this.#sources;
+  }
+
+  /** Drives `stream` for the identity until it closes. */
+  attach(agent: { agent_id: string; project_id: string }, stream: SseStream): void {
+    const status = this.#ctx.db.prepare(`SELECT status FROM agents WHERE agent_id = ?`).pluck();
+    runIdentityStream({
+      bus: this.#ctx.bus,
+      agent,
+      sources: this.#sources,
+      stream,
+      check: () => {
+        const current = (status.get(agent.agent_id) as string | undefined) ?? 'deleted';
+        if (current !== 'active') throw conflict(`Identity is ${current}; its event stream has ended`);
+      },
+    });
+  }
+}

@@ -1,0 +1,115 @@
+/**
+ * Wake sources of the identity event stream (spec §6): each turns one kind of pending item into
+ * frames. A source keeps no state; the stream keeps one cursor per source (the highest row id it
+ * has seen) and asks for what came after it. Adding a kind of wake item is adding a source.
+ */
+import type { ControlService } from '../control/service.ts';
+import type { MailService } from '../mail/service.ts';
+
+export interface WakeItem {
+  /** The item's row id in its source's table: the stream's cursor for that source. */
+  id: number;
+  event: string;
+  data: Record<string, unknown>;
+  /**
+   * Creation time in whole seconds since the epoch (mail is stamped at second precision), to
+   * order items of different sources oldest first; within one second, sources keep their order.
+   */
+  at: number;
+  /**
+   * For items delivered at most once: called immediately before the frame is written to a live
+   * stream; false means another stream took it, and the item is skipped.
+   */
+  claim?: () => boolean;
+}
+
+export interface WakeSource {
+  readonly name: string;
+  /**
+   * The identity's pending items, oldest first: with `afterId` null the snapshot a stream shows
+   * when it connects, otherwise what is new since the item with that id.
+   */
+  pending(agentId: string, afterId: number | null): WakeItem[];
+}
+
+/** Pending items of one kind that a connecting stream replays (spec §6; upstream: the newest 50). */
+export const SNAPSHOT_LIMIT = 50;
+
+const time = (value: unknown): number => {
+  const ms = typeof value === 'string' ? Date.parse(value) : Number.NaN;
+  return Number.isFinite(ms) ? Math.floor(ms / 1000) : Number.MAX_SAFE_INTEGER;
+};
+
+/** Unread mail: `mail_message`. Reading the stream does not mark anything read. */
+export function mailWakeSource(mail: MailService): WakeSource {
+  return {
+    name: 'mail',
+    pending: (agentId, afterId) =>
+      mail.unread(agentId, afterId, SNAPSHOT_LIMIT).map((m) => ({
+        id: m.id,
+        event: 'mail_message',
+        at: time(m.created_at),
+        data: {
+          type: 'mail_message',
+          message_id: m.message_id,
+          from_alias: m.from_alias,
+          from_address: m.from_address,
+          from_did: m.from_did,
+          from_stable_id: m.from_stable_id,
+          subject: m.subject,
+          priority: m.priority,
+          wake_mode: m.priority === 'high' || m.priority === 'urgent' ? 'prompt' : 'idle',
+          created_at: m.created_at,
+        },
+      })),
+  };
+}
+
+/** What the chat service offers the stream: unread chat messages from others, oldest first. */
+export interface ChatWakeProvider {
+  wakeItems(agentId: string, afterId: number): Array<{ id: number; message_id: string; from_alias: string; session_id: string; [k: string]: unknown }>;
+}
+
+/** The newest {@link SNAPSHOT_LIMIT} unread chat messages, oldest first, however the provider pages. */
+function newestUnread(chat: ChatWakeProvider, agentId: string): ReturnType<ChatWakeProvider['wakeItems']> {
+  let tail: ReturnType<ChatWakeProvider['wakeItems']> = [];
+  let after = 0;
+  for (;;) {
+    const page = chat.wakeItems(agentId, after);
+    const last = page.at(-1);
+    if (last === undefined || last.id <= after) return tail;
+    tail = [...tail, ...page].slice(-SNAPSHOT_LIMIT);
+    after = last.id;
+  }
+}
+
+/** Unread chat messages: `chat_message` with the chat service's fields (minus its row id). */
+export function chatWakeSource(chat: ChatWakeProvider): WakeSource {
+  return {
+    name: 'chat',
+    pending(agentId, afterId) {
+      return (afterId === null ? newestUnread(chat, agentId) : chat.wakeItems(agentId, afterId)).map(({ id, ...fields }) => ({
+        id,
+        event: 'chat_message',
+        at: time(fields.created_at ?? fields.timestamp),
+        data: { type: 'chat_message', ...fields },
+      }));
+    },
+  };
+}
+
+/** Control signals: `control_pause|control_resume|control_interrupt`, each claimed by one stream. */
+export function controlWakeSource(control: ControlService): WakeSource {
+  return {
+    name: 'control',
+    // Claimed signals leave the pending set, so the cursor is not needed to skip them.
+    pending: (agentId) =>
+      control.pending(agentId).map((s) => ({
+        id: s.id,
+        event: `control_${s.signal}`,
+        at: time(s.created_at),
+        data: { type: `control_${s.signal}`, signal_id: s.signal_id, signal: s.signal, created_at: s.created_at },
+        claim: () => control.claim(s.id),
+      })),
+  };
+}

@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { MAX_RECIPIENTS, SendMailBody, InboxQuery } from './schemas.ts';
+
+const issues = (value: unknown) => SendMailBody.safeParse(value).error?.issues.map((i) => ({ path: i.path.join('.'), message: i.message })) ?? [];
+
+describe('SendMailBody', () => {
+  it('defaults subject and priority', () => {
+    expect(SendMailBody.parse({ to_alias: 'bo', body: '' })).toEqual({ to_alias: 'bo', body: '', subject: '', priority: 'normal' });
+  });
+
+  it('needs a recipient, and at most 50 over every selector', () => {
+    expect(issues({ body: 'x' })).toEqual([{ path: '', message: expect.stringMatching(/^Must provide a recipient/) }]);
+    const many = Array.from({ length: MAX_RECIPIENTS }, (_, i) => `r${i}`);
+    expect(issues({ to_aliases: many, body: 'x' })).toEqual([]);
+    expect(issues({ to_aliases: many.slice(0, 25), to_dids: many.slice(25), to_address: 'a.example/x', body: 'x' })).toEqual([
+      { path: '', message: 'At most 50 recipients per mail (got 51)' },
+    ]);
+  });
+
+  it('refuses client-signing fields by name, next to unknown ones', () => {
+    expect(issues({ to_alias: 'bo', body: 'x', signature: 's', bcc: 'x' })).toEqual([
+      { path: '', message: 'Unrecognized key: "bcc"' },
+      { path: 'signature', message: expect.stringMatching(/this node signs mail for its identities in custody/) },
+    ]);
+    for (const field of ['signed_payload', 'signing_key_id', 'from_did', 'message_id', 'timestamp']) {
+      expect(issues({ to_alias: 'bo', body: 'x', [field]: 'v' }).map((i) => i.path)).toEqual([field]);
+    }
+  });
+});
+
+describe('InboxQuery', () => {
+  it('reads query strings', () => {
+    expect(InboxQuery.parse({})).toEqual({ limit: 50, unread_only: false });
+    expect(InboxQuery.parse({ limit: '7', unread_only: 'true' })).toEqual({ limit: 7, unread_only: true });
+    expect(InboxQuery.parse({ unread_only: '0' }).unread_only).toBe(false);
+    expect(InboxQuery.safeParse({ unread_only: 'yes' }).success).toBe(false);
+    expect(InboxQuery.safeParse({ limit: '1.5' }).success).toBe(false);
+  });
+});

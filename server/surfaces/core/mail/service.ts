@@ -1,0 +1,267 @@
+/**
+ * Mail (spec §4.4; bodies as research/anchor-core.md §10.1): one signed, stored message per
+ * recipient, the inbox, and acknowledgement. Each mail is signed in custody with the sender's
+ * current key; the recipients' streams are nudged once the whole send has committed.
+ */
+import type { NodeContext } from '../../../context.ts';
+import { conflict, invalid, notFound, tooLarge, type ValidationIssue } from '../../../errors.ts';
+import { identityTopic } from '../../../events/bus.ts';
+import type { AgentRow, IdentityService } from '../identities/service.ts';
+import type { Party, Recipient } from '../messaging/participants.ts';
+import { assertReachable, isContact } from '../messaging/reachability.ts';
+import type { RecipientSelector, Recipients } from '../messaging/recipients.ts';
+import { signMessage } from '../messaging/signing.ts';
+import { conflictOnConstraint } from './db-errors.ts';
+import { MAX_BODY_BYTES, SINGLE_SELECTORS, type InboxInput, type Priority, type SendMailInput } from './schemas.ts';
+
+export interface MessageRow {
+  id: number;
+  message_id: string;
+  from_agent_id: string;
+  from_alias: string;
+  from_address: string | null;
+  from_did: string;
+  from_stable_id: string | null;
+  to_agent_id: string;
+  to_text: string;
+  to_alias: string;
+  to_address: string | null;
+  to_did: string;
+  to_stable_id: string | null;
+  subject: string;
+  body: string;
+  priority: Priority;
+  signature: string;
+  signed_payload: string;
+  created_at: string;
+  read_at: string | null;
+}
+
+export interface Delivery {
+  message_id: string;
+  /** The recipient as the sender addressed it. */
+  to: string;
+  /** The recipient's alias, when it is in the sender's project (aliases are project-scoped). */
+  to_alias: string | null;
+  to_address: string | null;
+  to_did: string;
+  to_stable_id: string | null;
+}
+
+export interface SendResult {
+  /** The first recipient's message (upstream's single-recipient shape); `messages` lists all. */
+  message_id: string;
+  status: 'delivered';
+  delivered_at: string;
+  messages: Delivery[];
+}
+
+export type InboxItem = Omit<MessageRow, 'id' | 'to_agent_id' | 'to_text'> & { is_contact: boolean };
+
+/** The lists, in the order their recipients are listed in the response. */
+const PLURAL_SELECTORS = [
+  ['to_aliases', 'alias'],
+  ['to_addresses', 'address'],
+  ['to_dids', 'did'],
+] as const;
+
+const SINGLE_KIND: Record<(typeof SINGLE_SELECTORS)[number], 'did' | 'address' | 'alias'> = {
+  to_stable_id: 'did',
+  to_did: 'did',
+  to_address: 'address',
+  to_alias: 'alias',
+};
+
+function selectorOf(kind: 'did' | 'address' | 'alias', value: string): RecipientSelector {
+  return kind === 'did' ? { did: value } : kind === 'address' ? { address: value } : { alias: value };
+}
+
+const issue = (loc: (string | number)[], msg: string): ValidationIssue => ({ loc: ['body', ...loc], msg, type: 'value_error' });
+
+export class MailService {
+  readonly #ctx: NodeContext;
+  readonly #identities: IdentityService;
+  readonly #recipients: Recipients;
+
+  constructor(ctx: NodeContext, identities: IdentityService, recipients: Recipients) {
+    this.#ctx = ctx;
+    this.#identities = identities;
+    this.#recipients = recipients;
+  }
+
+  send(agentId: string, input: SendMailInput): SendResult {
+    const bytes = Buffer.byteLength(input.body, 'utf8');
+    if (bytes > MAX_BODY_BYTES) throw tooLarge(`Mail body is ${bytes} bytes; the limit is ${MAX_BODY_BYTES} bytes (64 KiB)`);
+    const { db, bus } = this.#ctx;
+    const senderRow = this.#identities.row(agentId);
+    if (senderRow.status !== 'active') throw conflict(`Identity is ${senderRow.status} and cannot send mail`);
+    const sender = this.#recipients.party(senderRow);
+
+    const deliveries = db.transaction(() => {
+      const targets = this.#resolve(senderRow, input);
+      for (const recipient of targets) assertReachable(db, sender, recipient);
+      return targets.map((recipient) => this.#store(sender, recipient, input));
+    })();
+
+    for (const agent of new Set(deliveries.map((d) => d.agentId))) bus.publish(identityTopic(agent));
+    const first = deliveries[0] as (typeof deliveries)[number];
+    return {
+      message_id: first.delivery.message_id,
+      status: 'delivered',
+      delivered_at: first.deliveredAt,
+      messages: deliveries.map((d) => d.delivery),
+    };
+  }
+
+  /**
+   * The singular selectors name one recipient (when several are given they must agree, as
+   * upstream); each entry of the lists is one more. Nobody may be named twice.
+   */
+  #resolve(sender: AgentRow, input: SendMailInput): Recipient[] {
+    const named: { loc: (string | number)[]; recipient: Recipient }[] = [];
+    const singles = SINGLE_SELECTORS.filter((field) => input[field] !== undefined);
+    let primary: { field: string; recipient: Recipient } | null = null;
+    for (const field of singles) {
+      const recipient = this.#recipients.resolve(sender, selectorOf(SINGLE_KIND[field], input[field] as string));
+      if (primary === null) {
+        primary = { field, recipient };
+        named.push({ loc: [field], recipient });
+      } else if (recipient.agent.agent_id !== primary.recipient.agent.agent_id) {
+        throw invalid([issue([field], `${field} must match the ${primary.field} recipient`)]);
+      }
+    }
+    for (const [field, kind] of PLURAL_SELECTORS) {
+      (input[field] ?? []).forEach((value, index) => {
+        named.push({ loc: [field, index], recipient: this.#recipients.resolve(sender, selectorOf(kind, value)) });
+      });
+    }
+    const seen = new Map<string, string>();
+    for (const { loc, recipient } of named) {
+      const earlier = seen.get(recipient.agent.agent_id);
+      if (earlier !== undefined) throw invalid([issue(loc, `${recipient.to} is the same recipient as ${earlier}; name each recipient once`)]);
+      seen.set(recipient.agent.agent_id, recipient.to);
+    }
+    return named.map((n) => n.recipient);
+  }
+
+  #store(sender: Party, recipient: Recipient, input: SendMailInput) {
+    const signed = signMessage(this.#ctx, sender, recipient, {
+      type: 'mail',
+      subject: input.subject,
+      body: input.body,
+      priority: input.priority,
+    });
+    conflictOnConstraint('message_id already exists', () =>
+      this.#ctx.db
+        .prepare(
+          `INSERT INTO messages (message_id, from_agent_id, from_alias, from_address, from_did, from_stable_id, to_agent_id,
+             to_text, to_alias, to_address, to_did, to_stable_id, subject, body, priority, signature, signed_payload, created_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        )
+        .run(
+          signed.message_id,
+          sender.agent.agent_id,
+          sender.alias,
+          sender.address,
+          signed.from_did,
+          signed.from_stable_id,
+          recipient.agent.agent_id,
+          recipient.to,
+          recipient.alias,
+          recipient.address,
+          recipient.didKey,
+          recipient.stableId,
+          input.subject,
+          input.body,
+          input.priority,
+          signed.signature,
+          signed.signed_payload,
+          signed.timestamp,
+        ),
+    );
+    const delivery: Delivery = {
+      message_id: signed.message_id,
+      to: recipient.to,
+      to_alias: recipient.agent.project_id === sender.agent.project_id ? recipient.alias : null,
+      to_address: recipient.address,
+      to_did: recipient.didKey,
+      to_stable_id: recipient.stableId,
+    };
+    return { delivery, agentId: recipient.agent.agent_id, deliveredAt: signed.timestamp };
+  }
+
+  /** The caller's mail, newest first (by arrival), with `before` paging. */
+  inbox(agentId: string, query: InboxInput): { messages: InboxItem[]; has_more: boolean; next_before: string | null } {
+    const { db } = this.#ctx;
+    const where = ['to_agent_id = ?'];
+    const params: (string | number)[] = [agentId];
+    if (query.unread_only) where.push('read_at IS NULL');
+    if (query.message_id !== undefined) {
+      where.push('message_id = ?');
+      params.push(query.message_id);
+    }
+    if (query.before !== undefined) {
+      const cursor = db.prepare(`SELECT id FROM messages WHERE to_agent_id = ? AND message_id = ?`).pluck().get(agentId, query.before) as
+        | number
+        | undefined;
+      if (cursor === undefined) {
+        throw invalid([{ loc: ['query', 'before'], msg: `no message ${query.before} in this inbox`, type: 'value_error' }]);
+      }
+      where.push('id < ?');
+      params.push(cursor);
+    }
+    const rows = db
+      .prepare(`SELECT * FROM messages WHERE ${where.join(' AND ')} ORDER BY id DESC LIMIT ?`)
+      .all(...params, query.limit + 1) as MessageRow[];
+    const hasMore = rows.length > query.limit;
+    const page = rows.slice(0, query.limit);
+    const senders = new Map<string, AgentRow | null>();
+    const messages = page.map((row) => this.#item(agentId, row, senders));
+    return { messages, has_more: hasMore, next_before: hasMore ? (page.at(-1)?.message_id ?? null) : null };
+  }
+
+  #item(agentId: string, row: MessageRow, senders: Map<string, AgentRow | null>): InboxItem {
+    const { id: _id, to_agent_id: _to, to_text: _text, ...fields } = row;
+    let agent = senders.get(row.from_agent_id);
+    if (agent === undefined) {
+      agent = (this.#ctx.db.prepare(`SELECT * FROM agents WHERE agent_id = ?`).get(row.from_agent_id) as AgentRow | undefined) ?? null;
+      senders.set(row.from_agent_id, agent);
+    }
+    // The sender as it signed: its key, stable id and address at the time.
+    const sender: Party | null = agent && { agent, alias: row.from_alias, address: row.from_address, didKey: row.from_did, stableId: row.from_stable_id };
+    return { ...fields, is_contact: sender !== null && isContact(this.#ctx.db, agentId, sender) };
+  }
+
+  /** Marks one of the caller's messages read; acknowledging again keeps the first time. */
+  ack(agentId: string, messageId: string): { message_id: string; acknowledged_at: string } {
+    const { db, clock, bus } = this.#ctx;
+    const readAt = db.transaction(() => {
+      db.prepare(`UPDATE messages SET read_at = ? WHERE message_id = ? AND to_agent_id = ? AND read_at IS NULL`).run(
+        clock.now().toISOString(),
+        messageId,
+        agentId,
+      );
+      return db.prepare(`SELECT read_at FROM messages WHERE message_id = ? AND to_agent_id = ?`).pluck().get(messageId, agentId) as
+        | string
+        | undefined;
+    })();
+    if (readAt === undefined) throw notFound('Message not found');
+    bus.publish(identityTopic(agentId));
+    return { message_id: messageId, acknowledged_at: readAt };
+  }
+
+  /**
+   * Unread mail for the event stream, oldest first: with `afterId` null the newest
+   * `snapshotLimit`, otherwise everything that arrived after the message with id `afterId`.
+   */
+  unread(agentId: string, afterId: number | null, snapshotLimit: number): MessageRow[] {
+    const { db } = this.#ctx;
+    if (afterId === null) {
+      const rows = db
+        .prepare(`SELECT * FROM messages WHERE to_agent_id = ? AND read_at IS NULL ORDER BY id DESC LIMIT ?`)
+        .all(agentId, snapshotLimit) as MessageRow[];
+      return rows.reverse();
+    }
+    return db.prepare(`SELECT * FROM messages WHERE to_agent_id = ? AND read_at IS NULL AND id > ? ORDER BY id`).all(agentId, afterId) as MessageRow[];
+  }
+}

@@ -1,0 +1,17 @@
+/**
+ * The MCP server an identity's agent talks to: one per request (stateless Streamable HTTP), its
+ * tools bound to the identity whose key authenticated the request.
+ */
+import { McpServer } from '@modelcontextprotocol/server';
+import { NODE_VERSION } from '../../../version.ts';
+import type { ToolContext } from './tools/context.ts';
+import { registerIdentityTools } from './tools/identity.ts';
+
+export function createMcpServer(context: ToolContext): McpServer {
+  const server = new McpServer(
+    { name: 'svc-node', version: NODE_VERSION },
+    { instructions: 'Mail, chat, contacts and control signals for the identity whose API key you use. Tool results are JSON.' },
+  );
+  registerIdentityTools(server, context);
+  return server;
+}

@@ -1,0 +1,82 @@
+/**
+ * Recipient resolution for mail and chat. An alias is looked up in the sender's project; an
+ * address `<domain>/<name>` or a did reaches any identity on this node. A recipient on another
+ * node is refused by name until federation exists.
+ */
+import type { NodeContext } from '../../../context.ts';
+import { isDidKey } from '../../../crypto/did-key.ts';
+import { normalizeDomain } from '../../../crypto/dns-txt.ts';
+import { isStableId } from '../../../crypto/stable-id.ts';
+import { conflict, invalid, notFound } from '../../../errors.ts';
+import type { AgentRow, IdentityService } from '../identities/service.ts';
+import type { NamespaceService } from '../namespaces/service.ts';
+import { ADDRESS_NAME } from '../namespaces/schemas.ts';
+import type { Party, Recipient } from './participants.ts';
+
+export type RecipientSelector = { alias: string } | { address: string } | { did: string };
+
+export class Recipients {
+  readonly #ctx: NodeContext;
+  readonly #identities: IdentityService;
+  readonly #namespaces: NamespaceService;
+
+  constructor(ctx: NodeContext, identities: IdentityService, namespaces: NamespaceService) {
+    this.#ctx = ctx;
+    this.#identities = identities;
+    this.#namespaces = namespaces;
+  }
+
+  /** The sending identity with its address and keys. */
+  party(agent: AgentRow): Party {
+    return { agent, alias: agent.alias, address: this.#identities.address(agent), didKey: agent.did_key, stableId: agent.did_aw };
+  }
+
+  resolve(sender: AgentRow, selector: RecipientSelector): Recipient {
+    const { agent, to } =
+      'alias' in selector
+        ? { agent: this.#byAlias(sender, selector.alias), to: selector.alias }
+        : 'address' in selector
+          ? { agent: this.#byAddress(selector.address), to: selector.address }
+          : { agent: this.#byDid(selector.did), to: selector.did };
+    if (agent.status !== 'active') throw conflict(`Recipient ${to} is ${agent.status} and no longer receives messages`);
+    return { ...this.party(agent), to };
+  }
+
+  #live(sql: string, ...params: string[]): AgentRow | undefined {
+    return this.#ctx.db.prepare(`SELECT * FROM agents WHERE ${sql} AND status <> 'deleted' ORDER BY created_at DESC LIMIT 1`).get(...params) as
+      | AgentRow
+      | undefined;
+  }
+
+  #byAlias(sender: AgentRow, alias: string): AgentRow {
+    const agent = this.#live('project_id = ? AND alias = ?', sender.project_id, alias);
+    if (!agent) throw notFound(`Recipient not found: no identity with alias ${alias} in this project`);
+    return agent;
+  }
+
+  #byAddress(address: string): AgentRow {
+    const slash = address.indexOf('/');
+    const domain = normalizeDomain(address.slice(0, slash));
+    const name = address.slice(slash + 1);
+    if (slash < 0 || domain === null || !ADDRESS_NAME.test(name)) throw invalid(`${address} is not an address of the form <domain>/<name>`);
+    if (!this.#hasNamespace(domain)) {
+      throw invalid(`Recipient ${address} is on another node; sending across nodes is not available yet`);
+    }
+    const bound = this.#namespaces.findAddress(domain, name);
+    if (!bound) throw notFound(`Recipient address not found: ${address}`);
+    const agent = bound.did_aw === null ? this.#live('did_key = ?', bound.did_key) : this.#live('did_aw = ?', bound.did_aw);
+    if (!agent) throw invalid(`Recipient ${address} is not hosted on this node; sending across nodes is not available yet`);
+    return agent;
+  }
+
+  #hasNamespace(domain: string): boolean {
+    return this.#ctx.db.prepare(`SELECT 1 FROM namespaces WHERE domain = ?`).get(domain) !== undefined;
+  }
+
+  #byDid(did: string): AgentRow {
+    if (!isDidKey(did) && !isStableId(did)) throw invalid(`${did} is neither a did:key nor a did:svc`);
+    const agent = did.startsWith('did:key:') ? this.#live('did_key = ?', did) : this.#live('did_aw = ?', did);
+    if (!agent) throw notFound(`Recipient not found: ${did} is not an identity on this node`);
+    return agent;
+  }
+}

@@ -1,0 +1,50 @@
+/**
+ * Every message an identity sends is signed inside custody with its current key, over the
+ * canonical envelope of the message-signing rules; the stored `signed_payload` is exactly the
+ * signed bytes, so a recipient verifies without trusting the node.
+ */
+import { randomUUID } from 'node:crypto';
+import { signingTimestamp } from '../../../clock.ts';
+import type { NodeContext } from '../../../context.ts';
+import { toBase64Unpadded } from '../../../crypto/encoding.ts';
+import { buildMessageEnvelope, messageSigningBytes, type MessageFields } from '../../../crypto/message-signing.ts';
+import type { Party, Recipient } from './participants.ts';
+
+export interface SignedMessage {
+  message_id: string;
+  timestamp: string;
+  signature: string;
+  signed_payload: string;
+  from: string;
+  from_did: string;
+  from_stable_id: string | null;
+}
+
+type ContentFields = Omit<MessageFields, 'from' | 'from_did' | 'from_stable_id' | 'to_did' | 'to_stable_id' | 'timestamp' | 'message_id' | 'to'>;
+
+export function signMessage(ctx: NodeContext, sender: Party, recipient: Pick<Recipient, 'to' | 'didKey' | 'stableId'>, content: ContentFields): SignedMessage {
+  const messageId = randomUUID();
+  const timestamp = signingTimestamp(ctx.clock);
+  const from = sender.address ?? sender.alias;
+  const envelope = buildMessageEnvelope({
+    ...content,
+    from,
+    from_did: sender.didKey,
+    from_stable_id: sender.stableId,
+    to: recipient.to,
+    to_did: recipient.didKey,
+    to_stable_id: recipient.stableId,
+    message_id: messageId,
+    timestamp,
+  });
+  const bytes = messageSigningBytes(envelope);
+  return {
+    message_id: messageId,
+    timestamp,
+    signature: toBase64Unpadded(ctx.custody.sign(sender.agent.key_id, bytes)),
+    signed_payload: bytes.toString('utf8'),
+    from,
+    from_did: sender.didKey,
+    from_stable_id: sender.stableId,
+  };
+}
