@@ -24,6 +24,7 @@ import { loopbackHosts } from './http/host-guard.ts';
 import { acquireNodeLock } from './node-lock.ts';
 import { removeNodeFile, writeNodeFile, type ReadyInfo } from './node-file.ts';
 import { closeDatabase, openDatabase } from './store/database.ts';
+import type { NodeWakeItem } from './surfaces/core/events/node-feed.ts';
 import { createCoreServices } from './surfaces/core/services.ts';
 import { NODE_VERSION } from './version.ts';
 
@@ -51,6 +52,8 @@ export interface RunningNode {
   nodeId: string;
   /** A fresh one-time UI link. */
   uiLink(): string;
+  /** New mail and chat for every identity on the node, as they are written (desktop notifications). */
+  onWake(listener: (item: NodeWakeItem) => void): () => void;
   close(): Promise<void>;
 }
 
@@ -145,6 +148,7 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
       ownerToken: owner.token,
       nodeId: id,
       uiLink,
+      onWake: (listener) => services.wakeFeed.subscribe(listener),
       close: () => (closed ??= cleanup()),
     };
   } catch (error) {

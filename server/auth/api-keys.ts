@@ -20,24 +20,40 @@ export function newApiKeyText(): string {
   return `svc_sk_${randomBytes(32).toString('hex')}`;
 }
 
+export interface KeyOptions {
+  /** What the key is for, e.g. 'ui-session'. */
+  label?: string;
+  /** ISO time after which the key stops working; none: until deactivated. */
+  expiresAt?: string;
+}
+
 /** Stores a new key for a project (agentId null: project authority) and returns its plaintext. */
-export function issueApiKey(db: Db, projectId: string, agentId: string | null, createdAt: string): { apiKey: string; apiKeyId: string } {
+export function issueApiKey(
+  db: Db,
+  projectId: string,
+  agentId: string | null,
+  createdAt: string,
+  options: KeyOptions = {},
+): { apiKey: string; apiKeyId: string } {
   const apiKey = newApiKeyText();
   const apiKeyId = randomUUID();
   db.prepare(
-    `INSERT INTO api_keys (api_key_id, key_hash, key_prefix, project_id, agent_id, created_at)
-     VALUES (?, ?, ?, ?, ?, ?)`,
-  ).run(apiKeyId, sha256Hex(apiKey), apiKey.slice(0, PREFIX_LENGTH), projectId, agentId, createdAt);
+    `INSERT INTO api_keys (api_key_id, key_hash, key_prefix, project_id, agent_id, created_at, label, expires_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+  ).run(apiKeyId, sha256Hex(apiKey), apiKey.slice(0, PREFIX_LENGTH), projectId, agentId, createdAt, options.label ?? null, options.expiresAt ?? null);
   return { apiKey, apiKeyId };
 }
 
-/** The active key row matching `apiKey`, found by prefix and compared by hash in constant time. */
-export function findApiKey(db: Db, apiKey: string): ApiKeyRow | null {
+/** The active, unexpired key row matching `apiKey`, found by prefix and compared by hash in constant time. */
+export function findApiKey(db: Db, apiKey: string, nowIso: string): ApiKeyRow | null {
   if (!API_KEY_PATTERN.test(apiKey)) return null;
   const presented = Buffer.from(sha256Hex(apiKey), 'hex');
   const candidates = db
-    .prepare(`SELECT api_key_id, key_hash, project_id, agent_id FROM api_keys WHERE key_prefix = ? AND is_active = 1`)
-    .all(apiKey.slice(0, PREFIX_LENGTH)) as ApiKeyRow[];
+    .prepare(
+      `SELECT api_key_id, key_hash, project_id, agent_id FROM api_keys
+       WHERE key_prefix = ? AND is_active = 1 AND (expires_at IS NULL OR expires_at > ?)`,
+    )
+    .all(apiKey.slice(0, PREFIX_LENGTH), nowIso) as ApiKeyRow[];
   let match: ApiKeyRow | null = null;
   for (const row of candidates) {
     if (timingSafeEqual(Buffer.from(row.key_hash, 'hex'), presented)) match = row;

@@ -30,9 +30,10 @@ export function bearerToken(request: FastifyRequest): string | null {
 export function authenticate(ctx: NodeContext, request: FastifyRequest): Principal {
   const token = bearerToken(request);
   if (token === null) throw unauthorized('Authentication required');
-  const row = findApiKey(ctx.db, token);
+  const now = ctx.clock.now().toISOString();
+  const row = findApiKey(ctx.db, token, now);
   if (!row) throw unauthorized('Invalid API key');
-  ctx.db.prepare(`UPDATE api_keys SET last_used_at = ? WHERE api_key_id = ?`).run(ctx.clock.now().toISOString(), row.api_key_id);
+  ctx.db.prepare(`UPDATE api_keys SET last_used_at = ? WHERE api_key_id = ?`).run(now, row.api_key_id);
   return { apiKeyId: row.api_key_id, projectId: row.project_id, agentId: row.agent_id };
 }
 

@@ -9,6 +9,9 @@ import { EventEmitter } from 'node:events';
 export const identityTopic = (agentId: string): string => `identity:${agentId}`;
 export const sessionTopic = (sessionId: string): string => `session:${sessionId}`;
 
+/** Every publish is also announced here, with its topic: for node-wide feeds. */
+const ANY = Symbol('any topic');
+
 export class EventBus {
   readonly #emitter = new EventEmitter();
 
@@ -23,8 +26,15 @@ export class EventBus {
     return () => this.#emitter.off(topic, listener);
   }
 
+  /** Calls `listener` with the topic of every publish, until the returned function is called. */
+  subscribeAll(listener: (topic: string) => void): () => void {
+    this.#emitter.on(ANY, listener);
+    return () => this.#emitter.off(ANY, listener);
+  }
+
   publish(topic: string): void {
     this.#emitter.emit(topic);
+    this.#emitter.emit(ANY, topic);
   }
 
   listenerCount(topic: string): number {

@@ -5,9 +5,18 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 
 export interface McpSession {
   client: Client;
-  /** Calls a tool and returns its JSON result (or the error result's JSON with `isError`). */
+  /** Calls a tool and returns its JSON result (or the error result's JSON, or text, with `isError`). */
   call(name: string, args?: Record<string, unknown>): Promise<{ isError: boolean; body: any }>;
   close(): Promise<void>;
+}
+
+/** Tool results are JSON; the SDK's own argument-validation errors are plain text. */
+function parseText(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
 }
 
 export async function connectMcp(coreUrl: string, apiKey: string): Promise<McpSession> {
@@ -21,7 +30,7 @@ export async function connectMcp(coreUrl: string, apiKey: string): Promise<McpSe
     async call(name, args = {}) {
       const result = await client.callTool({ name, arguments: args });
       const [first] = result.content as { type: string; text: string }[];
-      return { isError: result.isError === true, body: first ? JSON.parse(first.text) : null };
+      return { isError: result.isError === true, body: first ? parseText(first.text) : null };
     },
     close: () => client.close(),
   };

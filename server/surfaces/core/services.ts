@@ -8,6 +8,7 @@ import { ChatService } from './chat/service.ts';
 import { ContactService } from './contacts/service.ts';
 import { ControlService } from './control/service.ts';
 import { DidRegistry } from './did/registry.ts';
+import { NodeWakeFeed } from './events/node-feed.ts';
 import { EventStreams } from './events/service.ts';
 import { chatWakeSource, controlWakeSource, mailWakeSource } from './events/sources.ts';
 import { IdentityBackups } from './identities/backup.ts';
@@ -33,6 +34,8 @@ export interface CoreServices {
   contacts: ContactService;
   control: ControlService;
   events: EventStreams;
+  /** New mail and chat for every identity: the owner's notifications and badges. */
+  wakeFeed: NodeWakeFeed;
 }
 
 export function createCoreServices(ctx: NodeContext, owner: OwnerAccess): CoreServices {
@@ -50,5 +53,6 @@ export function createCoreServices(ctx: NodeContext, owner: OwnerAccess): CoreSe
   const control = new ControlService(ctx, identities, recipients);
   // The identity stream's wake sources: one per kind of pending item.
   const events = new EventStreams(ctx, [mailWakeSource(mail), chatWakeSource(chat), controlWakeSource(control)]);
-  return { ctx, owner, did, namespaces, projects, identities, lifecycle, backups, recipients, chat, mail, contacts, control, events };
+  const wakeFeed = new NodeWakeFeed(ctx.bus, mail, chat);
+  return { ctx, owner, did, namespaces, projects, identities, lifecycle, backups, recipients, chat, mail, contacts, control, events, wakeFeed };
 }

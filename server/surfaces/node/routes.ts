@@ -5,6 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import { normalizeDomain } from '../../crypto/dns-txt.ts';
 import { invalid, unauthorized } from '../../errors.ts';
+import { openSse, streamDeadline } from '../../http/sse.ts';
 import { parseWith } from '../../http/validate.ts';
 import type { CoreServices } from '../core/services.ts';
 import {
@@ -24,7 +25,7 @@ export interface OwnerApiOptions {
 }
 
 export async function ownerApi(app: FastifyInstance, { services, nodeInfo, uiLink }: OwnerApiOptions): Promise<void> {
-  const { owner, projects, identities, namespaces, backups, ctx } = services;
+  const { owner, projects, identities, namespaces, backups, wakeFeed, ctx } = services;
 
   app.post('/v1/node/session', async (request) => {
     const { code } = parseWith(SessionBody, request.body);
@@ -54,6 +55,20 @@ export async function ownerApi(app: FastifyInstance, { services, nodeInfo, uiLin
     scoped.post('/v1/node/identities', async (request, reply) => {
       const { project_id, ...rest } = parseWith(CreateIdentityBody, request.body);
       return reply.code(201).send(identities.create(project_id, { ...rest, lifetime: 'persistent' }));
+    });
+
+    scoped.post('/v1/node/identities/:agent_id/session-key', async (request, reply) => {
+      const { agent_id } = parseWith(AgentIdParams, request.params, 'path');
+      return reply.code(201).send(identities.issueSessionKey(agent_id));
+    });
+
+    // New mail and chat for every identity, live: the UI's badges and highlights.
+    scoped.get('/v1/node/events/stream', async (request, reply) => {
+      const deadline = streamDeadline((request.query as Record<string, unknown>).deadline, ctx.clock.now());
+      const stream = openSse(request, reply, deadline);
+      stream.send('connected', { node_id: nodeInfo().node_id });
+      stream.onClose(wakeFeed.subscribe((item) => stream.send(item.type, item)));
+      return reply;
     });
 
     // Identity backup: the seed sealed under the owner's passphrase, with both logs.

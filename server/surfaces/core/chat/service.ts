@@ -377,7 +377,11 @@ export class ChatService {
          ORDER BY m.id LIMIT ?`,
       )
       .all(agentId, afterId, limit) as MessageRow[];
-    return rows.map((row) => ({
+    return rows.map((row) => this.#wakeItem(row));
+  }
+
+  #wakeItem(row: MessageRow): ChatWakeItem {
+    return {
       id: row.id,
       message_id: row.message_id,
       session_id: row.session_id,
@@ -389,7 +393,23 @@ export class ChatService {
       preview: row.body.length > PREVIEW_CHARS ? row.body.slice(0, PREVIEW_CHARS) : row.body,
       created_at: row.created_at,
       sender_waiting: this.presence.isConnected(row.session_id, row.from_agent_id),
-    }));
+    };
+  }
+
+  /** Up to `limit` chat messages stored after row `afterId`, once per recipient: the node-wide wake feed's source. */
+  postedSince(afterId: number, limit: number): (ChatWakeItem & { to_agent_id: string })[] {
+    const rows = this.#ctx.db
+      .prepare(
+        `SELECT m.*, cp.agent_id AS to_agent_id FROM chat_messages m
+         JOIN chat_participants cp ON cp.session_id = m.session_id AND cp.agent_id <> m.from_agent_id
+         WHERE m.id IN (SELECT id FROM chat_messages WHERE id > ? ORDER BY id LIMIT ?) ORDER BY m.id`,
+      )
+      .all(afterId, limit) as (MessageRow & { to_agent_id: string })[];
+    return rows.map((row) => ({ ...this.#wakeItem(row), to_agent_id: row.to_agent_id }));
+  }
+
+  lastMessageRowId(): number {
+    return this.#ctx.db.prepare(`SELECT COALESCE(MAX(id), 0) FROM chat_messages`).pluck().get() as number;
   }
 
   // ---------------------------------------------------------------- session stream
@@ -412,6 +432,11 @@ export class ChatService {
       release();
       for (const id of others) this.#ctx.bus.publish(identityTopic(id));
     };
+  }
+
+  /** The row id of a message (0 when unknown): where a wait for replies to it starts. */
+  rowIdOf(messageId: string): number {
+    return (this.#ctx.db.prepare(`SELECT id FROM chat_messages WHERE message_id = ?`).pluck().get(messageId) as number | undefined) ?? 0;
   }
 
   /** The highest message row id in the session (0 when empty): where a live stream starts. */

@@ -59,6 +59,8 @@ export interface IdentityView {
   created_at: string;
 }
 
+const SESSION_KEY_TTL_MS = 24 * 60 * 60 * 1000;
+
 export interface CoreDeps {
   did: DidRegistry;
   namespaces: NamespaceService;
@@ -176,6 +178,19 @@ export class IdentityService {
   #assignProjectAddress(domain: string, name: string, didKey: string, didAw: string): void {
     const namespace = this.#deps.namespaces.get(domain);
     this.#deps.namespaces.assignAddress(domain, name, namespace.controller_did, didKey, didAw);
+  }
+
+  /**
+   * A key the owner's UI uses to act as an identity for a day: the UI never sees the identity's
+   * own keys (they are shown once), and every rule stays in the identity API it then calls.
+   */
+  issueSessionKey(agentId: string): { api_key: string; api_key_id: string; expires_at: string } {
+    const row = this.row(agentId);
+    if (row.status !== 'active') throw conflict(`Identity is ${row.status}`);
+    const now = this.#ctx.clock.now();
+    const expiresAt = new Date(now.getTime() + SESSION_KEY_TTL_MS).toISOString();
+    const { apiKey, apiKeyId } = issueApiKey(this.#ctx.db, row.project_id, agentId, now.toISOString(), { label: 'ui-session', expiresAt });
+    return { api_key: apiKey, api_key_id: apiKeyId, expires_at: expiresAt };
   }
 
   introspect(principal: Principal) {

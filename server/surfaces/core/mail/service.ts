@@ -254,6 +254,15 @@ export class MailService {
    * Unread mail for the event stream, oldest first: with `afterId` null the newest
    * `snapshotLimit`, otherwise everything that arrived after the message with id `afterId`.
    */
+  /** Mail stored after row `afterId`, every recipient: the node-wide wake feed's source. */
+  deliveredSince(afterId: number, limit: number): MessageRow[] {
+    return this.#ctx.db.prepare(`SELECT * FROM messages WHERE id > ? ORDER BY id LIMIT ?`).all(afterId, limit) as MessageRow[];
+  }
+
+  lastId(): number {
+    return this.#ctx.db.prepare(`SELECT COALESCE(MAX(id), 0) FROM messages`).pluck().get() as number;
+  }
+
   unread(agentId: string, afterId: number | null, snapshotLimit: number): MessageRow[] {
     const { db } = this.#ctx;
     if (afterId === null) {

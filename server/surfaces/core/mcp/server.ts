@@ -5,7 +5,11 @@
 import { McpServer } from '@modelcontextprotocol/server';
 import { NODE_VERSION } from '../../../version.ts';
 import type { ToolContext } from './tools/context.ts';
+import { registerChatTools } from './tools/chat.ts';
+import { registerContactTools } from './tools/contacts.ts';
+import { registerControlTools } from './tools/control.ts';
 import { registerIdentityTools } from './tools/identity.ts';
+import { registerMailTools } from './tools/mail.ts';
 
 export function createMcpServer(context: ToolContext): McpServer {
   const server = new McpServer(
@@ -13,5 +17,9 @@ export function createMcpServer(context: ToolContext): McpServer {
     { instructions: 'Mail, chat, contacts and control signals for the identity whose API key you use. Tool results are JSON.' },
   );
   registerIdentityTools(server, context);
+  registerMailTools(server, context);
+  registerChatTools(server, context);
+  registerContactTools(server, context);
+  registerControlTools(server, context);
   return server;
 }

@@ -1,0 +1,96 @@
+/**
+ * Chat for agents: send (optionally waiting for the answer), pending conversations, history,
+ * read marks. Arguments go through the HTTP API's own schemas.
+ */
+import type { McpServer } from '@modelcontextprotocol/server';
+import { z } from 'zod';
+import { invalid } from '../../../../errors.ts';
+import { parseWith } from '../../../../http/validate.ts';
+import { CreateSessionBody, HistoryQuery, MAX_WAIT_SECONDS, SendMessageBody } from '../../chat/schemas.ts';
+import { toolResult } from '../result.ts';
+import { MAX_TOOL_WAIT_SECONDS, waitForReply } from './chat-wait.ts';
+import type { ToolContext } from './context.ts';
+
+export function registerChatTools(server: McpServer, { services, principal }: ToolContext): void {
+  const { chat, ctx } = services;
+  const me = principal.agentId;
+
+  server.registerTool(
+    'chat_send',
+    {
+      title: 'Send a chat message',
+      description:
+        'Chat with one identity (to_alias, to_address or to_did) or in an existing session (session_id). ' +
+        `With wait, blocks until the other side answers, leaves, or wait_seconds pass (at most ${MAX_TOOL_WAIT_SECONDS}).`,
+      inputSchema: z.object({
+        message: z.string(),
+        to_alias: z.string().default(''),
+        to_address: z.string().default(''),
+        to_did: z.string().default(''),
+        session_id: z.string().default(''),
+        wait: z.boolean().default(false),
+        wait_seconds: z.number().int().min(1).max(MAX_WAIT_SECONDS).default(120),
+        leaving: z.boolean().default(false),
+        hang_on: z.boolean().default(false),
+      }),
+    },
+    (args) =>
+      toolResult(async () => {
+        const targets = [args.to_alias, args.to_address, args.to_did, args.session_id].filter((value) => value !== '');
+        if (targets.length !== 1) throw invalid('Give exactly one of to_alias, to_address, to_did or session_id');
+        const waitSeconds = args.wait && !args.leaving ? args.wait_seconds : undefined;
+        const sent = args.session_id
+          ? {
+              ...chat.send(me, args.session_id, parseWith(SendMessageBody, { body: args.message, leaving: args.leaving, hang_on: args.hang_on })),
+              session_id: args.session_id,
+              targets_left: [] as string[],
+            }
+          : chat.createOrSend(
+              me,
+              parseWith(CreateSessionBody, {
+                to_aliases: args.to_alias ? [args.to_alias] : [],
+                to_addresses: args.to_address ? [args.to_address] : [],
+                to_dids: args.to_did ? [args.to_did] : [],
+                message: args.message,
+                leaving: args.leaving,
+                hang_on: args.hang_on,
+                ...(waitSeconds === undefined ? {} : { wait_seconds: waitSeconds }),
+              }),
+            );
+        if (waitSeconds === undefined) return sent;
+        if (sent.targets_left.length > 0) return { ...sent, status: 'targets_left' };
+        // While it waits, the agent counts as connected: the other side sees sender_waiting.
+        const release = chat.connect(sent.session_id, me);
+        const outcome = await waitForReply(ctx.bus, chat, chat.viewer(me), sent.session_id, chat.rowIdOf(sent.message_id), waitSeconds).finally(release);
+        if (outcome.status !== 'timeout') chat.markRead(me, sent.session_id, outcome.reply.message_id);
+        return { ...sent, ...outcome };
+      }),
+  );
+
+  server.registerTool(
+    'chat_pending',
+    { title: 'Pending chats', description: 'Conversations with unread messages or someone waiting for you.', inputSchema: z.object({}) },
+    () => toolResult(() => chat.pending(me)),
+  );
+
+  server.registerTool(
+    'chat_history',
+    {
+      title: 'Chat history',
+      description: 'Messages of one of your sessions, oldest first.',
+      inputSchema: z.object({ session_id: z.string().min(1).max(128), unread_only: z.boolean().default(false), limit: z.number().int().min(1).max(2000).default(50) }),
+    },
+    ({ session_id, unread_only, limit }) =>
+      toolResult(() => chat.history(me, session_id, parseWith(HistoryQuery, { unread_only: String(unread_only), limit }, 'query'))),
+  );
+
+  server.registerTool(
+    'chat_read',
+    {
+      title: 'Mark chat read',
+      description: 'Mark a session read up to a message; it never moves back.',
+      inputSchema: z.object({ session_id: z.string().min(1).max(128), up_to_message_id: z.string().min(1).max(128) }),
+    },
+    ({ session_id, up_to_message_id }) => toolResult(() => chat.markRead(me, session_id, up_to_message_id)),
+  );
+}

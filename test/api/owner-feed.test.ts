@@ -1,0 +1,91 @@
+/**
+ * What the owner's UI and the desktop shell use to act for identities and hear about new mail
+ * and chat: per-identity session keys, the node-wide wake stream, and RunningNode.onWake.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { NodeWakeItem } from '../../server/surfaces/core/events/node-feed.ts';
+import { expectOk, expectRefusal } from '../support/expect.ts';
+import { createIdentity, createNodeNamespace, createProject, persistent } from '../support/identities.ts';
+import { startTestNode, type TestNode } from '../support/node.ts';
+import { connectSse, deadlineIn } from '../support/sse.ts';
+
+/** A clock the test can move: session keys expire in node time. */
+let offsetMs = 0;
+const clock = { now: () => new Date(Date.now() + offsetMs) };
+
+let t: TestNode;
+let alice: { agent_id: string; api_key: string };
+let bob: { agent_id: string; api_key: string };
+
+beforeAll(async () => {
+  t = await startTestNode({ clock });
+  await createNodeNamespace(t, 'feed.test');
+  const project = await createProject(t, 'feed', 'feed.test');
+  alice = await createIdentity(t, project.api_key, persistent('alice'));
+  bob = await createIdentity(t, project.api_key, persistent('bob'));
+});
+
+afterAll(async () => {
+  await t?.stop();
+});
+
+describe('POST /v1/node/identities/{agent_id}/session-key', () => {
+  it('mints a day-long key that acts as the identity, then expires', async () => {
+    const minted = expectOk(await t.owner('POST', `/v1/node/identities/${bob.agent_id}/session-key`), 201);
+    expect(minted.api_key).toMatch(/^svc_sk_[0-9a-f]{64}$/);
+    expect(Date.parse(minted.expires_at) - clock.now().getTime()).toBeGreaterThan(23 * 3600 * 1000);
+    const me = expectOk(await t.request('GET', '/v1/auth/introspect', { token: minted.api_key }));
+    expect(me.agent_id).toBe(bob.agent_id);
+    offsetMs = 25 * 3600 * 1000;
+    try {
+      expectRefusal(await t.request('GET', '/v1/auth/introspect', { token: minted.api_key }), 401);
+      // The identity's own key has no expiry.
+      expectOk(await t.request('GET', '/v1/auth/introspect', { token: bob.api_key }));
+    } finally {
+      offsetMs = 0;
+    }
+  });
+
+  it('needs the owner token and a live identity', async () => {
+    expectRefusal(await t.request('POST', `/v1/node/identities/${bob.agent_id}/session-key`, { token: bob.api_key }), 401);
+    expectRefusal(await t.owner('POST', '/v1/node/identities/00000000-0000-4000-8000-000000000000/session-key'), 404);
+    expectRefusal(await t.owner('POST', '/v1/node/identities/not-a-uuid/session-key'), 422);
+  });
+});
+
+describe('the node-wide wake feed', () => {
+  it('streams new mail and chat for every identity to the owner', async () => {
+    expectRefusal(await t.request('GET', `/v1/node/events/stream?deadline=${encodeURIComponent(deadlineIn(5))}`), 401);
+    const response = await connectSse(`${t.url}/v1/node/events/stream?deadline=${encodeURIComponent(deadlineIn(10))}`, { token: t.node.ownerToken });
+    const stream = response.stream!;
+    try {
+      expect((await stream.next()).event).toBe('connected');
+      const sent = expectOk(await t.request('POST', '/v1/messages', { token: alice.api_key, body: { to_alias: 'bob', subject: 'hi', body: 'hello' } }));
+      const mail = await stream.next();
+      expect(mail.event).toBe('mail_message');
+      expect(mail.data).toMatchObject({ agent_id: bob.agent_id, type: 'mail_message', message_id: sent.message_id, from_alias: 'alice', subject: 'hi' });
+      const chat = expectOk(await t.request('POST', '/v1/chat/sessions', { token: bob.api_key, body: { to_aliases: ['alice'], message: 'ping' } }));
+      const frame = await stream.next();
+      expect(frame.event).toBe('chat_message');
+      expect(frame.data).toMatchObject({ agent_id: alice.agent_id, session_id: chat.session_id, from_alias: 'bob', preview: 'ping' });
+    } finally {
+      stream.close();
+    }
+  });
+
+  it('reaches the desktop shell in-process through onWake', async () => {
+    const seen: NodeWakeItem[] = [];
+    const stop = t.node.onWake((item) => seen.push(item));
+    try {
+      const sent = expectOk(await t.request('POST', '/v1/messages', { token: bob.api_key, body: { to_aliases: ['alice'], subject: 'in process', body: 'x' } }));
+      await expect.poll(() => seen.map((i) => i.message_id)).toEqual([sent.message_id]);
+      expect(seen[0]).toMatchObject({ agent_id: alice.agent_id, type: 'mail_message', from_alias: 'bob' });
+    } finally {
+      stop();
+    }
+    // After unsubscribing nothing more arrives.
+    expectOk(await t.request('POST', '/v1/messages', { token: bob.api_key, body: { to_alias: 'alice', body: 'later' } }));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(seen).toHaveLength(1);
+  });
+});
