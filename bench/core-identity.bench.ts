@@ -9,26 +9,18 @@ import { generateKeyPairSync, sign } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Fastify from 'fastify';
 import { Custody } from '../server/custody/custody.ts';
 import { startNode } from '../server/index.ts';
 import { closeDatabase, openDatabase } from '../server/store/database.ts';
+import { startBareRoute } from './bare-route.ts';
 import { report, time } from './measure.ts';
 
 const N = Number(process.env.BENCH_N ?? 1000);
 
-async function bareRoute(): Promise<{ url: string; close: () => Promise<void> }> {
-  const app = Fastify();
-  app.get('/ping', async () => ({ did_aw: 'did:svc:x', current_did_key: 'did:key:z' }));
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  const address = app.server.address();
-  return { url: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/ping`, close: () => app.close() };
-}
-
 export async function run(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-node-bench-'));
   const node = await startNode({ dataDir, port: 0, uiDir: null, custody: { backend: 'key-file' }, warn: () => {} });
-  const bare = await bareRoute();
+  const bare = await startBareRoute();
   try {
     const owner = { authorization: `Bearer ${node.ownerToken}`, 'content-type': 'application/json' };
     const base = node.info.core_url;

@@ -27,13 +27,25 @@ export function bearerToken(request: FastifyRequest): string | null {
   return match[1] as string;
 }
 
+/** last_used_at is for people ("used 3 min ago"), so a minute's precision spares a write per request. */
+const LAST_USED_PRECISION_MS = 60_000;
+const lastUsedWrites = new WeakMap<NodeContext, Map<string, number>>();
+
+function touch(ctx: NodeContext, apiKeyId: string, now: Date): void {
+  let written = lastUsedWrites.get(ctx);
+  if (!written) lastUsedWrites.set(ctx, (written = new Map()));
+  if (now.getTime() - (written.get(apiKeyId) ?? 0) < LAST_USED_PRECISION_MS) return;
+  written.set(apiKeyId, now.getTime());
+  ctx.db.prepare(`UPDATE api_keys SET last_used_at = ? WHERE api_key_id = ?`).run(now.toISOString(), apiKeyId);
+}
+
 export function authenticate(ctx: NodeContext, request: FastifyRequest): Principal {
   const token = bearerToken(request);
   if (token === null) throw unauthorized('Authentication required');
-  const now = ctx.clock.now().toISOString();
-  const row = findApiKey(ctx.db, token, now);
+  const now = ctx.clock.now();
+  const row = findApiKey(ctx.db, token, now.toISOString());
   if (!row) throw unauthorized('Invalid API key');
-  ctx.db.prepare(`UPDATE api_keys SET last_used_at = ? WHERE api_key_id = ?`).run(now, row.api_key_id);
+  touch(ctx, row.api_key_id, now);
   return { apiKeyId: row.api_key_id, projectId: row.project_id, agentId: row.agent_id };
 }
 

@@ -5,6 +5,7 @@ import { closeSync, mkdirSync, openSync, chmodSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3-multiple-ciphers';
 import { migrate, migrationsDir } from './migrate.ts';
+import { cacheStatements } from './statement-cache.ts';
 
 export type Database = SQLite.Database;
 
@@ -35,6 +36,7 @@ export function openDatabase({ file, key, migrations }: OpenDatabaseOptions): Da
     db.pragma('busy_timeout=5000');
     db.pragma('synchronous=NORMAL');
     migrate(db, dir);
+    cacheStatements(db);
     return db;
   } catch (error) {
     db.close();
