@@ -381,9 +381,11 @@ describe('GET /v1/chat/sessions and /v1/chat/sessions/{id}/messages', () => {
     expect((await sessions(b)).map((s: { session_id: string }) => s.session_id)).toEqual([ab.session_id]);
     expect((await sessions(c))[0]).toMatchObject({ session_id: ac.session_id, unread_count: 1, participants: [a.alias] });
 
-    // A participant with the session's stream open is waiting.
+    // A participant with the session's stream open is waiting, until it leaves the chat.
     await stream(b, ab.session_id);
     expect((await sessions(a))[0].sender_waiting).toBe(true);
+    expectOk(await send(b, ab.session_id, { body: 'bye', leaving: true }));
+    expect((await sessions(a))[0].sender_waiting).toBe(false);
   });
 
   it('returns history oldest first, with limit, unread_only and message_id; 404 for a non-participant', async () => {

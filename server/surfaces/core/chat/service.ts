@@ -392,7 +392,7 @@ export class ChatService {
       body: row.body,
       preview: row.body.length > PREVIEW_CHARS ? row.body.slice(0, PREVIEW_CHARS) : row.body,
       created_at: row.created_at,
-      sender_waiting: this.presence.isConnected(row.session_id, row.from_agent_id),
+      sender_waiting: this.#waiting(row.session_id, row.from_agent_id),
     };
   }
 
@@ -540,8 +540,13 @@ export class ChatService {
     };
   }
 
+  /** Someone else is waiting: connected to the session and not gone from it (a left chat waits for no one). */
   #senderWaiting(sessionId: string, others: Party[]): boolean {
-    return others.some((p) => this.presence.isConnected(sessionId, p.agent.agent_id));
+    return others.some((p) => this.#waiting(sessionId, p.agent.agent_id));
+  }
+
+  #waiting(sessionId: string, agentId: string): boolean {
+    return this.presence.isConnected(sessionId, agentId) && !this.#hasLeft(sessionId, agentId);
   }
 
   /** The two-party session of this pair (reused), or a new session of exactly these participants. */
