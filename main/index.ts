@@ -9,7 +9,8 @@
  *
  * Security model (DESIGN.md §7, research/anchor-ecosystem.md §3.2): sandboxed renderer with
  * context isolation and no Node integration; one preload that exposes `window.svc` and nothing
- * else (no IPC at all); a strict CSP sent with every `app://` response; navigation and new windows
+ * else (one IPC channel, main → page only: the route of a clicked notification, allow-listed in
+ * main/navigate.ts); a strict CSP sent with every `app://` response; navigation and new windows
  * denied; only http/https/mailto links reach the OS; permissions denied except notifications.
  */
 import { readFile, realpath } from 'node:fs/promises';
@@ -27,6 +28,9 @@ import {
   resolveAppPath,
 } from './app-protocol.ts';
 import { encodeBridgeArg } from './bridge-args.ts';
+import { ElectronNotifier } from './electron-notifier.ts';
+import { isAppRoute, NAVIGATE_CHANNEL } from './navigate.ts';
+import { WakeNotifications } from './notifications.ts';
 import { isAllowedNavigation, isPermissionAllowed, isSafeExternalUrl } from './security.ts';
 
 type RunningNode = Awaited<ReturnType<typeof startNode>>;
@@ -37,6 +41,8 @@ const PRELOAD_FILE = join(import.meta.dirname, '../preload/index.cjs');
 
 let node: RunningNode | null = null;
 let mainWindow: BrowserWindow | null = null;
+let notifications: WakeNotifications | null = null;
+let stopWake: (() => void) | null = null;
 
 /*
  * These three calls must run in the first tick, before the `ready` event: Electron only accepts
@@ -87,6 +93,7 @@ async function onReady(): Promise<void> {
   registerAppProtocol(buildCsp([core_url, library_url, docs_url]));
   installPermissionHandlers();
   createWindow();
+  startNotifications(node);
   app.on('activate', () => {
     // macOS: clicking the dock icon with no window open opens one again.
     if (BrowserWindow.getAllWindows().length === 0) createWindow();
@@ -156,6 +163,35 @@ function createWindow(): void {
   void window.loadURL(APP_ENTRY_URL);
 }
 
+/**
+ * New mail and chat for any identity on this node become OS notifications, gathered when many
+ * arrive at once, and only while the window is not in front (then the app shows them live).
+ * A click brings the window forward and opens the item.
+ */
+function startNotifications(running: RunningNode): void {
+  notifications = new WakeNotifications({
+    notifier: new ElectronNotifier(),
+    navigate: openRoute,
+    isQuiet: () => mainWindow !== null && mainWindow.isFocused() && mainWindow.isVisible(),
+  });
+  const notes = notifications;
+  stopWake = running.onWake((item) => notes.push(item));
+}
+
+/** Focuses (or reopens) the window and tells the page to show `route`. */
+function openRoute(route: string): void {
+  if (!isAppRoute(route)) return;
+  if (mainWindow === null) createWindow();
+  const window = mainWindow;
+  if (window === null) return;
+  if (window.isMinimized()) window.restore();
+  window.show();
+  window.focus();
+  const send = (): void => window.webContents.send(NAVIGATE_CHANNEL, route);
+  if (window.webContents.isLoading()) window.webContents.once('did-finish-load', send);
+  else send();
+}
+
 /** Guards for every web contents we ever create (windows, and any future views). */
 app.on('web-contents-created', (_event, contents: WebContents) => {
   contents.on('will-navigate', (event) => {
@@ -187,6 +223,10 @@ app.on('before-quit', (event) => {
   event.preventDefault();
   if (closing) return;
   closing = true;
+  stopWake?.();
+  stopWake = null;
+  notifications?.dispose();
+  notifications = null;
   const running = node;
   running
     .close()

@@ -14,6 +14,12 @@ export interface SvcBridge {
   readonly docsUrl: string;
   /** The OS, as Node names it: 'darwin', 'win32', 'linux', ... */
   readonly platform: string;
+  /**
+   * Calls `listener` with an in-app route (`/mail?identity=…&message=…`, `/chat?identity=…&session=…`)
+   * when the user clicks a desktop notification; returns the unsubscribe. Only routes that pass
+   * main/navigate.ts's allow-list reach it.
+   */
+  readonly onNavigate?: (listener: (path: string) => void) => () => void;
 }
 
 declare global {

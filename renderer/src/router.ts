@@ -4,7 +4,9 @@
  */
 import { createRouter, createWebHashHistory } from 'vue-router';
 import type { Router } from 'vue-router';
+import ChatView from './views/ChatView.vue';
 import IdentitiesView from './views/IdentitiesView.vue';
+import MailView from './views/MailView.vue';
 import SettingsView from './views/SettingsView.vue';
 
 /**
@@ -15,10 +17,13 @@ export function createAppRouter(): Router {
   const router = createRouter({
     history: createWebHashHistory(),
     routes: [
-      { path: '/', redirect: '/identities' },
+      // The app opens on Mail; on a node without identities App.vue sends the first visit to Identities.
+      { path: '/', redirect: '/mail' },
+      { path: '/mail', component: MailView, meta: { title: 'Mail' } },
+      { path: '/chat', component: ChatView, meta: { title: 'Chat' } },
       { path: '/identities', component: IdentitiesView, meta: { title: 'Identities' } },
       { path: '/settings', component: SettingsView, meta: { title: 'Settings' } },
-      { path: '/:rest(.*)*', redirect: '/identities' },
+      { path: '/:rest(.*)*', redirect: '/mail' },
     ],
   });
   router.afterEach((to) => {

@@ -9,10 +9,20 @@
  *   bookmarked nor reused), exchange it once at `POST /v1/node/session` for the owner token, and
  *   keep the token in localStorage under a key naming this origin. The core URL is the page origin.
  *
+ * Acting as an identity: the owner has no identity keys (they are shown once, at creation). The
+ * UI mints a short-lived session key per identity with the owner token when it first needs one
+ * (`SessionKeys`, memory only) and calls the ordinary identity API with it (`IdentityClient`),
+ * minting a fresh one once when the node answers 401.
+ *
  * Errors: the node answers `{"detail": string | [{loc, msg, type}]}`. Every failure becomes an
  * `ApiError` whose `message` is that detail in plain words, ready to show next to the action.
  */
 import type { SvcBridge } from '../../../preload/api.d.ts';
+import { ApiError, errorMessage } from './errors.ts';
+import { frameJson, openStream } from './sse.ts';
+import type { FetchLike, SseFrame, StreamHandle, StreamState } from './sse.ts';
+
+export type { FetchLike, StreamHandle, StreamState };
 
 // ---------------------------------------------------------------------------------------------
 // Wire types (owner API, /v1/node/...)
@@ -110,75 +120,187 @@ export interface CreateIdentityInput {
   address_reachability?: Reachability;
 }
 
+/** `POST /v1/node/identities/{agent_id}/session-key`: a key acting as one identity for 24 h. */
+export interface SessionKey {
+  api_key: string;
+  api_key_id: string;
+  expires_at: string;
+}
+
+/** One frame of the owner's node-wide stream: new mail or chat for one identity on this node. */
+export interface NodeWakeItem {
+  agent_id: string;
+  type: 'mail_message' | 'chat_message';
+  message_id: string;
+  from_alias: string;
+  from_address: string | null;
+  subject?: string;
+  priority?: string;
+  session_id?: string;
+  preview?: string;
+  created_at: string;
+}
+
 // ---------------------------------------------------------------------------------------------
-// Errors
+// Wire types (identity API: /v1/messages, /v1/contacts, /v1/chat)
 // ---------------------------------------------------------------------------------------------
 
-/** A failed call, with the node's `detail` (or our own plain explanation) as the message. */
-export class ApiError extends Error {
-  /** HTTP status; 0 when the node could not be reached at all. */
-  readonly status: number;
+export type Priority = 'low' | 'normal' | 'high' | 'urgent';
+export const PRIORITIES: readonly Priority[] = ['low', 'normal', 'high', 'urgent'];
 
-  constructor(status: number, message: string) {
-    super(message);
-    this.name = 'ApiError';
-    this.status = status;
-  }
+/** One mail in an inbox, as the node stored and signed it. */
+export interface MailMessage {
+  message_id: string;
+  from_agent_id: string;
+  from_alias: string;
+  from_address: string | null;
+  /** The did:key the sender signed with. */
+  from_did: string;
+  from_stable_id: string | null;
+  to_alias: string;
+  to_address: string | null;
+  to_did: string;
+  to_stable_id: string | null;
+  subject: string;
+  body: string;
+  priority: Priority;
+  signature: string;
+  signed_payload: string;
+  created_at: string;
+  /** When the recipient acknowledged it; null while unread. */
+  read_at: string | null;
+  is_contact: boolean;
 }
 
-function locLabel(loc: unknown): string {
-  if (!Array.isArray(loc)) return '';
-  const parts = loc.filter((part) => part !== 'body' && part !== 'query' && part !== 'path').map(String);
-  return parts.join('.');
+export interface InboxPage {
+  messages: MailMessage[];
+  has_more: boolean;
+  next_before: string | null;
 }
 
-/**
- * The `detail` of an error body as one readable sentence: a string as it is; a validation list
- * (`[{loc, msg}]`) as "name: Field required; slug: too long". Null when there is none.
- */
-export function formatDetail(detail: unknown): string | null {
-  if (typeof detail === 'string') return detail.trim() === '' ? null : detail;
-  if (Array.isArray(detail)) {
-    const lines = detail
-      .map((item: unknown) => {
-        if (typeof item === 'string') return item;
-        if (typeof item !== 'object' || item === null) return '';
-        const { loc, msg } = item as { loc?: unknown; msg?: unknown };
-        const text = typeof msg === 'string' ? msg : '';
-        const label = locLabel(loc);
-        return label && text ? `${label}: ${text}` : text;
-      })
-      .filter((line) => line !== '');
-    return lines.length > 0 ? lines.join('; ') : null;
-  }
-  return null;
+export interface InboxQuery {
+  limit?: number;
+  unreadOnly?: boolean;
+  before?: string;
+  messageId?: string;
 }
 
-const STATUS_TEXT: Record<number, string> = {
-  400: 'The node could not use that request.',
-  401: 'The node did not accept this session.',
-  403: 'The node refused this request.',
-  404: 'The node does not know that item.',
-  409: 'That already exists.',
-  413: 'That is too large for the node.',
-  422: 'Some fields are not valid.',
-  429: 'Too many requests; wait a moment and try again.',
-};
-
-/** The message for a non-2xx response, from its body when it has a usable `detail`. */
-export function errorMessage(status: number, body: unknown): string {
-  if (typeof body === 'object' && body !== null && 'detail' in body) {
-    const text = formatDetail((body as { detail: unknown }).detail);
-    if (text !== null) return text;
-  }
-  return STATUS_TEXT[status] ?? `The node answered with an error (HTTP ${status}).`;
+/** A send: recipients go in the list for their kind (address, alias in my project, did). */
+export interface SendMailInput {
+  to_addresses?: string[];
+  to_aliases?: string[];
+  to_dids?: string[];
+  subject: string;
+  body: string;
+  priority: Priority;
 }
+
+export interface SendMailResult {
+  message_id: string;
+  status: 'delivered';
+  delivered_at: string;
+  messages: { message_id: string; to: string; to_alias: string | null; to_address: string | null; to_did: string }[];
+}
+
+export interface Contact {
+  contact_id: string;
+  contact_address: string;
+  label: string;
+  created_at: string;
+}
+
+export interface ChatSession {
+  session_id: string;
+  /** The other participants' aliases, addresses (or aliases) and dids, in the same order. */
+  participants: string[];
+  participant_addresses: string[];
+  participant_dids: string[];
+  created_at: string;
+  last_activity: string;
+  /** Another participant has the session open right now. */
+  sender_waiting: boolean;
+  unread_count: number;
+}
+
+export interface PendingChat {
+  session_id: string;
+  participants: string[];
+  participant_addresses: string[];
+  participant_dids: string[];
+  last_message: string | null;
+  last_message_id: string | null;
+  last_from: string | null;
+  unread_count: number;
+  last_activity: string;
+  sender_waiting: boolean;
+  time_remaining_seconds: number | null;
+}
+
+export interface Pending {
+  pending: PendingChat[];
+  /** Unread mail. */
+  messages_waiting: number;
+}
+
+export interface ChatMessage {
+  message_id: string;
+  session_id: string;
+  /** Null when the sender is in another project. */
+  from_agent_id: string | null;
+  from_alias: string;
+  from_address: string | null;
+  from_did: string;
+  from_stable_id: string | null;
+  to: string;
+  to_did: string;
+  body: string;
+  timestamp: string;
+  created_at: string;
+  sender_leaving: boolean;
+  hang_on: boolean;
+  reply_to: string | null;
+  signature: string;
+}
+
+export interface StartChatInput {
+  to_addresses: string[];
+  to_aliases: string[];
+  to_dids: string[];
+  message: string;
+}
+
+export interface StartChatResult {
+  session_id: string;
+  message_id: string;
+  participants: { agent_id: string | null; alias: string; address: string | null; did: string }[];
+  targets_connected: string[];
+  targets_left: string[];
+}
+
+export interface SendChatResult {
+  message_id: string;
+  session_id: string;
+  delivered: true;
+}
+
+export interface ReadReceipt {
+  type: 'read_receipt';
+  session_id: string;
+  reader_alias: string;
+  up_to_message_id: string;
+  timestamp: string;
+}
+
+/** What a chat session stream delivers. */
+export type SessionEvent = { kind: 'message'; message: ChatMessage } | { kind: 'read_receipt'; receipt: ReadReceipt };
+
+// Errors live in errors.ts (shared with sse.ts); re-exported here for callers.
+export { ApiError, errorMessage, formatDetail } from './errors.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Transport
 // ---------------------------------------------------------------------------------------------
 
-export type FetchLike = (input: string, init?: RequestInit) => Promise<Response>;
 
 async function readJson(response: Response): Promise<unknown> {
   const text = await response.text();
@@ -275,6 +397,233 @@ export class NodeClient {
 
   createNamespace(domain: string): Promise<Namespace> {
     return this.#post<Namespace>('/v1/node/namespaces', { domain });
+  }
+
+  /** A fresh key acting as the identity for 24 h; the UI keeps it in memory only. */
+  mintSessionKey(agentId: string): Promise<SessionKey> {
+    return this.#post<SessionKey>(`/v1/node/identities/${encodeURIComponent(agentId)}/session-key`);
+  }
+
+  /**
+   * The node-wide stream of new mail and chat for every identity (no replay: only what arrives
+   * while it is open). Reconnects by itself until closed.
+   */
+  streamWake(handlers: {
+    onItem: (item: NodeWakeItem) => void;
+    onState?: (state: StreamState, detail: string | null) => void;
+  }): StreamHandle {
+    return openStream({
+      url: (deadline) => `${this.coreUrl}/v1/node/events/stream?deadline=${encodeURIComponent(deadline)}`,
+      token: async () => this.#token,
+      fetch: this.#fetch,
+      onState: handlers.onState,
+      onFrame: (frame) => {
+        if (frame.event !== 'mail_message' && frame.event !== 'chat_message') return;
+        const item = frameJson<NodeWakeItem>(frame);
+        if (item !== null && typeof item.agent_id === 'string') handlers.onItem(item);
+      },
+    });
+  }
+
+  /** A client acting as one identity of this node, with session keys from `keys`. */
+  asIdentity(agentId: string, keys: SessionKeys): IdentityClient {
+    return new IdentityClient({ coreUrl: this.coreUrl, fetch: this.#fetch, keys: keys.source(agentId) });
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Acting as an identity
+// ---------------------------------------------------------------------------------------------
+
+/** Where an IdentityClient gets its bearer key. */
+export interface KeySource {
+  /** A key believed valid (minted when there is none, or it expires within a few minutes). */
+  current(): Promise<string>;
+  /** A new key, because `stale` was refused; concurrent refusals share one mint. */
+  renew(stale: string): Promise<string>;
+}
+
+/** Renew a key this long before it expires, so no request races the expiry. */
+const KEY_MARGIN_MS = 5 * 60 * 1000;
+
+/**
+ * Session keys per identity, minted with the owner token on first use and kept in memory only
+ * (never in storage: a reload mints new ones). One mint at a time per identity.
+ */
+export class SessionKeys {
+  readonly #mint: (agentId: string) => Promise<SessionKey>;
+  readonly #now: () => number;
+  readonly #keys = new Map<string, { key: string; expiresAt: number }>();
+  readonly #minting = new Map<string, Promise<string>>();
+
+  constructor(mint: (agentId: string) => Promise<SessionKey>, now: () => number = Date.now) {
+    this.#mint = mint;
+    this.#now = now;
+  }
+
+  async current(agentId: string): Promise<string> {
+    const held = this.#keys.get(agentId);
+    if (held !== undefined && held.expiresAt - KEY_MARGIN_MS > this.#now()) return held.key;
+    return this.#mintOnce(agentId);
+  }
+
+  async renew(agentId: string, stale: string): Promise<string> {
+    const held = this.#keys.get(agentId);
+    // Another request already replaced the refused key: use that one.
+    if (held !== undefined && held.key !== stale) return held.key;
+    this.#keys.delete(agentId);
+    return this.#mintOnce(agentId);
+  }
+
+  source(agentId: string): KeySource {
+    return { current: () => this.current(agentId), renew: (stale) => this.renew(agentId, stale) };
+  }
+
+  /** Forgets every key (sign-out). */
+  clear(): void {
+    this.#keys.clear();
+  }
+
+  #mintOnce(agentId: string): Promise<string> {
+    const inFlight = this.#minting.get(agentId);
+    if (inFlight !== undefined) return inFlight;
+    const promise = this.#mint(agentId)
+      .then((minted) => {
+        const expiresAt = Date.parse(minted.expires_at);
+        this.#keys.set(agentId, { key: minted.api_key, expiresAt: Number.isNaN(expiresAt) ? this.#now() + KEY_MARGIN_MS * 2 : expiresAt });
+        return minted.api_key;
+      })
+      .finally(() => this.#minting.delete(agentId));
+    this.#minting.set(agentId, promise);
+    return promise;
+  }
+}
+
+/** Query string from defined values only. */
+function query(params: Record<string, string | number | boolean | undefined>): string {
+  const search = new URLSearchParams();
+  for (const [key, value] of Object.entries(params)) if (value !== undefined) search.set(key, String(value));
+  const text = search.toString();
+  return text === '' ? '' : `?${text}`;
+}
+
+/** The identity API (mail, contacts, chat) as one identity, authenticated with a session key. */
+export class IdentityClient {
+  readonly coreUrl: string;
+  readonly #fetch: FetchLike;
+  readonly #keys: KeySource;
+
+  constructor(options: { coreUrl: string; fetch: FetchLike; keys: KeySource }) {
+    this.coreUrl = trimSlash(options.coreUrl);
+    this.#fetch = options.fetch;
+    this.#keys = options.keys;
+  }
+
+  /** One call; on a 401 a fresh key is minted and the call made once more. */
+  async #call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+    const url = `${this.coreUrl}${path}`;
+    const key = await this.#keys.current();
+    try {
+      return await requestJson<T>(this.#fetch, url, method, key, body);
+    } catch (error) {
+      if (!(error instanceof ApiError) || error.status !== 401) throw error;
+      return requestJson<T>(this.#fetch, url, method, await this.#keys.renew(key), body);
+    }
+  }
+
+  inbox(options: InboxQuery = {}): Promise<InboxPage> {
+    return this.#call<InboxPage>(
+      'GET',
+      `/v1/messages/inbox${query({
+        limit: options.limit,
+        unread_only: options.unreadOnly ? 'true' : undefined,
+        before: options.before,
+        message_id: options.messageId,
+      })}`,
+    );
+  }
+
+  /** One message of the inbox by id, or null when it is not (or no longer) there. */
+  async message(messageId: string): Promise<MailMessage | null> {
+    return (await this.inbox({ messageId, limit: 1 })).messages[0] ?? null;
+  }
+
+  sendMail(input: SendMailInput): Promise<SendMailResult> {
+    return this.#call<SendMailResult>('POST', '/v1/messages', input);
+  }
+
+  ack(messageId: string): Promise<{ message_id: string; acknowledged_at: string }> {
+    return this.#call('POST', `/v1/messages/${encodeURIComponent(messageId)}/ack`, {});
+  }
+
+  async contacts(): Promise<Contact[]> {
+    return (await this.#call<{ contacts: Contact[] }>('GET', '/v1/contacts')).contacts;
+  }
+
+  addContact(address: string, label = ''): Promise<Contact> {
+    return this.#call<Contact>('POST', '/v1/contacts', { contact_address: address, label });
+  }
+
+  async chatSessions(): Promise<ChatSession[]> {
+    return (await this.#call<{ sessions: ChatSession[] }>('GET', '/v1/chat/sessions')).sessions;
+  }
+
+  pending(): Promise<Pending> {
+    return this.#call<Pending>('GET', '/v1/chat/pending');
+  }
+
+  /** The newest `limit` messages of a session, oldest first. */
+  async chatHistory(sessionId: string, limit = 200): Promise<ChatMessage[]> {
+    const path = `/v1/chat/sessions/${encodeURIComponent(sessionId)}/messages${query({ limit })}`;
+    return (await this.#call<{ messages: ChatMessage[] }>('GET', path)).messages;
+  }
+
+  startChat(input: StartChatInput): Promise<StartChatResult> {
+    return this.#call<StartChatResult>('POST', '/v1/chat/sessions', input);
+  }
+
+  sendChat(sessionId: string, body: string, options: { leaving?: boolean } = {}): Promise<SendChatResult> {
+    return this.#call<SendChatResult>('POST', `/v1/chat/sessions/${encodeURIComponent(sessionId)}/messages`, {
+      body,
+      leaving: options.leaving ?? false,
+    });
+  }
+
+  markChatRead(sessionId: string, upToMessageId: string): Promise<{ success: true; messages_marked: number }> {
+    return this.#call('POST', `/v1/chat/sessions/${encodeURIComponent(sessionId)}/read`, { up_to_message_id: upToMessageId });
+  }
+
+  /**
+   * A session's live stream: new messages and the others' read receipts. Each reconnect asks
+   * for what was stored after `after()` (the newest message seen), so nothing falls in the gap.
+   */
+  streamSession(
+    sessionId: string,
+    handlers: {
+      after: () => string | null;
+      onEvent: (event: SessionEvent) => void;
+      onState?: (state: StreamState, detail: string | null) => void;
+    },
+  ): StreamHandle {
+    let held: string | null = null;
+    return openStream({
+      url: (deadline) => {
+        const after = handlers.after();
+        return `${this.coreUrl}/v1/chat/sessions/${encodeURIComponent(sessionId)}/stream${query({ deadline, after: after ?? undefined })}`;
+      },
+      token: async (renew) => (held = renew && held !== null ? await this.#keys.renew(held) : await this.#keys.current()),
+      fetch: this.#fetch,
+      onState: handlers.onState,
+      onFrame: (frame: SseFrame) => {
+        if (frame.event === 'message') {
+          const message = frameJson<ChatMessage>(frame);
+          if (message !== null && typeof message.message_id === 'string') handlers.onEvent({ kind: 'message', message });
+        } else if (frame.event === 'read_receipt') {
+          const receipt = frameJson<ReadReceipt>(frame);
+          if (receipt !== null && typeof receipt.up_to_message_id === 'string') handlers.onEvent({ kind: 'read_receipt', receipt });
+        }
+      },
+    });
   }
 }
 

@@ -5,8 +5,8 @@
  */
 import { defineStore } from 'pinia';
 import { ref, shallowRef } from 'vue';
-import { ApiError, browserEnv, connect, forgetSession } from '../api/client.ts';
-import type { NodeClient, NodeInfo } from '../api/client.ts';
+import { ApiError, browserEnv, connect, forgetSession, SessionKeys } from '../api/client.ts';
+import type { IdentityClient, NodeClient, NodeInfo } from '../api/client.ts';
 import { errorMessage } from '../lib/format.ts';
 
 export type SessionStatus = 'connecting' | 'connected' | 'signed-out' | 'unreachable';
@@ -17,6 +17,12 @@ export const useSessionStore = defineStore('session', () => {
   const reason = ref<string | null>(null);
   const client = shallowRef<NodeClient | null>(null);
   const info = ref<NodeInfo | null>(null);
+  /**
+   * Session keys acting as each identity, minted with the owner token on first use. In memory
+   * only (this store, never localStorage): a reload or sign-out forgets them.
+   */
+  let keys: SessionKeys | null = null;
+  const identityClients = new Map<string, IdentityClient>();
 
   /** Connects once at startup; `code` is the one-time code taken from the address bar, if any. */
   async function start(code: string | null): Promise<void> {
@@ -30,6 +36,7 @@ export const useSessionStore = defineStore('session', () => {
       return;
     }
     client.value = connection.client;
+    resetKeys();
     await refreshInfo();
   }
 
@@ -57,6 +64,7 @@ export const useSessionStore = defineStore('session', () => {
   /** Browser only: forget the token saved for this node. */
   function signOut(): void {
     forgetSession(browserEnv());
+    resetKeys();
     client.value = null;
     info.value = null;
     status.value = 'signed-out';
@@ -69,5 +77,23 @@ export const useSessionStore = defineStore('session', () => {
     return client.value;
   }
 
-  return { status, reason, client, info, start, refreshInfo, signOut, api };
+  function resetKeys(): void {
+    keys?.clear();
+    keys = null;
+    identityClients.clear();
+  }
+
+  /** The identity API as `agentId` (mail, contacts, chat), for stores that only run while connected. */
+  function asIdentity(agentId: string): IdentityClient {
+    const owner = api();
+    let held = identityClients.get(agentId);
+    if (held === undefined) {
+      keys ??= new SessionKeys((id) => owner.mintSessionKey(id));
+      held = owner.asIdentity(agentId, keys);
+      identityClients.set(agentId, held);
+    }
+    return held;
+  }
+
+  return { status, reason, client, info, start, refreshInfo, signOut, api, asIdentity };
 });

@@ -1,0 +1,107 @@
+import { describe, expect, it } from 'vitest';
+import type { Identity, MailMessage } from '../../api/client.ts';
+import {
+  appendPage,
+  keyChangeNote,
+  mergeMessages,
+  preview,
+  priorityBadge,
+  replyBody,
+  replyRecipient,
+  replySubject,
+  signatureBadge,
+} from '../mail.ts';
+
+function mail(id: string, createdAt: string, extra: Partial<MailMessage> = {}): MailMessage {
+  return {
+    message_id: id,
+    from_agent_id: 'a',
+    from_alias: 'alice',
+    from_address: 'acme.test/alice',
+    from_did: 'did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK',
+    from_stable_id: 'did:svc:alice',
+    to_alias: 'bob',
+    to_address: 'acme.test/bob',
+    to_did: 'did:key:z6Mkbob',
+    to_stable_id: null,
+    subject: 'Hello',
+    body: 'Hi there',
+    priority: 'normal',
+    signature: 'c2ln',
+    signed_payload: '{}',
+    created_at: createdAt,
+    read_at: null,
+    is_contact: false,
+    ...extra,
+  };
+}
+
+describe('mergeMessages and appendPage', () => {
+  it('adds new mail in date order and replaces known ids', () => {
+    const list = [mail('b', '2026-01-02T00:00:00Z'), mail('a', '2026-01-01T00:00:00Z')];
+    const merged = mergeMessages(list, [mail('c', '2026-01-03T00:00:00Z'), mail('a', '2026-01-01T00:00:00Z', { read_at: 'x' })]);
+    expect(merged.map((m) => m.message_id)).toEqual(['c', 'b', 'a']);
+    expect(merged[2]?.read_at).toBe('x');
+  });
+
+  it('appends older pages without duplicates', () => {
+    const list = [mail('b', '2026-01-02T00:00:00Z')];
+    expect(appendPage(list, [mail('b', '2026-01-02T00:00:00Z'), mail('a', '2026-01-01T00:00:00Z')]).map((m) => m.message_id)).toEqual(['b', 'a']);
+  });
+});
+
+describe('signatureBadge', () => {
+  it('says signed, by which key, and never that it was verified', () => {
+    const badge = signatureBadge(mail('m', ''));
+    expect(badge.text).toBe('Signed by z6MkhaXg…2doK');
+    expect(badge.hint).toContain('did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK');
+    expect(badge.hint).toContain('has not verified');
+    expect(badge.text.toLowerCase()).not.toContain('verified');
+  });
+
+  it('says unsigned when there is no signature', () => {
+    expect(signatureBadge({ signature: '', from_did: 'did:key:z6Mk' })).toMatchObject({ text: 'Unsigned', tone: 'warn' });
+  });
+});
+
+describe('keyChangeNote', () => {
+  const alice = { address: 'acme.test/alice', did_key: 'did:key:z6MkNEWKEYxxxxxxxxxxxx', status: 'active' } as Identity;
+
+  it('warns when the address now resolves to another key', () => {
+    expect(keyChangeNote(mail('m', ''), [alice])).toContain('now resolves to a different key');
+  });
+
+  it('is quiet when the key matches or the address is unknown', () => {
+    const same = { ...alice, did_key: mail('m', '').from_did };
+    expect(keyChangeNote(mail('m', ''), [same])).toBeNull();
+    expect(keyChangeNote(mail('m', ''), [])).toBeNull();
+    expect(keyChangeNote(mail('m', '', { from_address: null }), [alice])).toBeNull();
+  });
+});
+
+describe('replies', () => {
+  it('writes back to the address, else the stable did', () => {
+    expect(replyRecipient(mail('m', ''))).toEqual({ value: 'acme.test/alice', kind: 'address', label: 'alice' });
+    expect(replyRecipient(mail('m', '', { from_address: null }))).toEqual({ value: 'did:svc:alice', kind: 'did', label: 'alice' });
+  });
+
+  it('prefixes Re: once and quotes the original', () => {
+    expect(replySubject('Hello')).toBe('Re: Hello');
+    expect(replySubject('RE: Hello')).toBe('RE: Hello');
+    expect(replySubject('')).toBe('Re: your message');
+    expect(replyBody(mail('m', '', { body: 'one\ntwo' }), 'Monday')).toBe('\n\nOn Monday, alice wrote:\n> one\n> two');
+  });
+});
+
+describe('priorityBadge and preview', () => {
+  it('marks only what is not normal', () => {
+    expect(priorityBadge('normal')).toBeNull();
+    expect(priorityBadge('urgent')?.tone).toBe('danger');
+    expect(priorityBadge('high')?.text).toBe('High');
+  });
+
+  it('flattens and cuts the body', () => {
+    expect(preview('a\n\n b   c')).toBe('a b c');
+    expect(preview('x'.repeat(200), 10)).toBe(`${'x'.repeat(9)}…`);
+  });
+});

@@ -1,0 +1,122 @@
+import { describe, expect, it } from 'vitest';
+import type { Contact, Identity } from '../../api/client.ts';
+import {
+  buildSuggestions,
+  filterSuggestions,
+  parseRecipient,
+  recipientFields,
+  recipientKind,
+  selectorFor,
+  splitRecipients,
+} from '../recipients.ts';
+
+function identity(name: string, extra: Partial<Identity> = {}): Identity {
+  return {
+    identity_id: `id-${name}`,
+    agent_id: `agent-${name}`,
+    project_id: 'p1',
+    project_slug: 'acme',
+    alias: name,
+    name,
+    lifetime: 'persistent',
+    status: 'active',
+    custody: 'node',
+    did_key: `did:key:z6Mk${name}`,
+    did_aw: `did:svc:${name}`,
+    address: `acme.test/${name}`,
+    address_reachability: 'public',
+    created_at: '2026-01-01T00:00:00Z',
+    ...extra,
+  };
+}
+
+const contact = (address: string, label = ''): Contact => ({ contact_id: address, contact_address: address, label, created_at: '' });
+
+describe('recipientKind', () => {
+  it('tells addresses, aliases and dids apart, and refuses the rest', () => {
+    expect(recipientKind('acme.test/bob')).toBe('address');
+    expect(recipientKind(' bob ')).toBe('alias');
+    expect(recipientKind('did:svc:3Ht7eW')).toBe('did');
+    expect(recipientKind('did:key:z6MkhaXg')).toBe('did');
+    expect(recipientKind('bob smith')).toBeNull();
+    expect(recipientKind('acme.test/')).toBeNull();
+    expect(recipientKind('/bob')).toBeNull();
+    expect(recipientKind('did:web:x')).toBeNull();
+  });
+});
+
+describe('selectorFor and buildSuggestions', () => {
+  const alice = identity('alice');
+  const bob = identity('bob');
+  const carol = identity('carol', { address: null });
+  const dave = identity('dave', { address: null, project_id: 'p2' });
+  const old = identity('old', { status: 'archived' });
+
+  it('reaches an identity by address, else alias in my project, else did', () => {
+    expect(selectorFor(alice, bob)).toEqual({ value: 'acme.test/bob', kind: 'address', label: 'bob' });
+    expect(selectorFor(alice, carol)).toEqual({ value: 'carol', kind: 'alias', label: 'carol' });
+    expect(selectorFor(alice, dave)).toEqual({ value: 'did:svc:dave', kind: 'did', label: 'dave' });
+  });
+
+  it('offers the other active identities, then contacts not already listed', () => {
+    const suggestions = buildSuggestions(alice, [alice, bob, carol, old], [contact('acme.test/bob'), contact('other.test/zed', 'Zed'), contact('other.test')]);
+    expect(suggestions.map((s) => [s.value, s.source])).toEqual([
+      ['acme.test/bob', 'identity'],
+      ['carol', 'identity'],
+      ['other.test/zed', 'contact'],
+    ]);
+    expect(suggestions[2]?.label).toBe('Zed');
+  });
+});
+
+describe('filterSuggestions', () => {
+  const suggestions = buildSuggestions(null, [identity('bob'), identity('robert'), identity('alice')], []);
+
+  it('puts prefix matches first, then substring matches, without chosen ones', () => {
+    expect(filterSuggestions(suggestions, 'b', []).map((s) => s.label)).toEqual(['bob', 'robert']);
+    expect(filterSuggestions(suggestions, 'ob', []).map((s) => s.label)).toEqual(['bob', 'robert']);
+    expect(filterSuggestions(suggestions, 'rob', []).map((s) => s.label)).toEqual(['robert']);
+    expect(filterSuggestions(suggestions, '', [{ value: 'acme.test/bob', kind: 'address', label: 'bob' }]).map((s) => s.label)).toEqual([
+      'robert',
+      'alice',
+    ]);
+  });
+
+  it('matches the address name part too', () => {
+    expect(filterSuggestions(suggestions, 'acme.test/al', []).map((s) => s.label)).toEqual(['alice']);
+  });
+});
+
+describe('parseRecipient', () => {
+  const suggestions = buildSuggestions(null, [identity('bob', { name: 'Bob' })], []);
+
+  it('prefers a known suggestion, by value or by its name', () => {
+    expect(parseRecipient('acme.test/bob', suggestions)).toEqual({ value: 'acme.test/bob', kind: 'address', label: 'Bob' });
+    expect(parseRecipient('bob', suggestions)).toEqual({ value: 'acme.test/bob', kind: 'address', label: 'Bob' });
+  });
+
+  it('accepts anything shaped like a recipient, and explains what is not', () => {
+    expect(parseRecipient('elsewhere.test/zed', [])).toEqual({ value: 'elsewhere.test/zed', kind: 'address', label: null });
+    expect(parseRecipient('carol', [])).toEqual({ value: 'carol', kind: 'alias', label: null });
+    expect(parseRecipient('not valid!', [])).toEqual({ error: expect.stringContaining('not an address') });
+    expect(parseRecipient('  ', [])).toEqual({ error: expect.stringContaining('Enter an address') });
+  });
+});
+
+describe('splitRecipients and recipientFields', () => {
+  it('splits pasted lists', () => {
+    expect(splitRecipients('a.test/x, bob; did:svc:1\n carol ')).toEqual(['a.test/x', 'bob', 'did:svc:1', 'carol']);
+    expect(splitRecipients('bob smith')).toEqual(['bob smith']);
+  });
+
+  it('puts each recipient in the list for its kind', () => {
+    expect(
+      recipientFields([
+        { value: 'a.test/x', kind: 'address', label: null },
+        { value: 'bob', kind: 'alias', label: null },
+        { value: 'did:svc:1', kind: 'did', label: null },
+        { value: 'b.test/y', kind: 'address', label: 'Y' },
+      ]),
+    ).toEqual({ to_addresses: ['a.test/x', 'b.test/y'], to_aliases: ['bob'], to_dids: ['did:svc:1'] });
+  });
+});

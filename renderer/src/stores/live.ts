@@ -1,0 +1,68 @@
+/**
+ * The owner's live feed: one node-wide stream (`GET /v1/node/events/stream`) of new mail and chat
+ * for every identity on this node. Mail, Chat and the unread badges subscribe to it; it also
+ * counts what arrived for identities other than the current one, for the switcher's dots.
+ */
+import { defineStore } from 'pinia';
+import { ref } from 'vue';
+import type { NodeWakeItem, StreamHandle, StreamState } from '../api/client.ts';
+import { useSessionStore } from './session.ts';
+
+export const useLiveStore = defineStore('live', () => {
+  const session = useSessionStore();
+  const state = ref<StreamState>('stopped');
+  /** Why the stream is not open, in words. */
+  const detail = ref<string | null>(null);
+  /** agent_id → items that arrived since that identity was last current. */
+  const fresh = ref<Record<string, number>>({});
+
+  const itemListeners = new Set<(item: NodeWakeItem) => void>();
+  const openListeners = new Set<() => void>();
+  let handle: StreamHandle | null = null;
+  let current: string | null = null;
+
+  function start(): void {
+    stop();
+    handle = session.api().streamWake({
+      onItem: (item) => {
+        if (item.agent_id !== current) fresh.value = { ...fresh.value, [item.agent_id]: (fresh.value[item.agent_id] ?? 0) + 1 };
+        for (const listener of itemListeners) listener(item);
+      },
+      onState: (next, why) => {
+        state.value = next;
+        detail.value = why;
+        // Nothing is replayed across a reconnect: listeners catch up from the node.
+        if (next === 'open') for (const listener of openListeners) listener();
+      },
+    });
+  }
+
+  function stop(): void {
+    handle?.close();
+    handle = null;
+  }
+
+  /** Calls `listener` for every new item; returns the unsubscribe. */
+  function onItem(listener: (item: NodeWakeItem) => void): () => void {
+    itemListeners.add(listener);
+    return () => itemListeners.delete(listener);
+  }
+
+  /** Calls `listener` each time the stream (re)opens. */
+  function onOpen(listener: () => void): () => void {
+    openListeners.add(listener);
+    return () => openListeners.delete(listener);
+  }
+
+  /** The identity now current: its items are shown in place, not counted. */
+  function setCurrent(agentId: string | null): void {
+    current = agentId;
+    if (agentId !== null && fresh.value[agentId] !== undefined) {
+      const next = { ...fresh.value };
+      delete next[agentId];
+      fresh.value = next;
+    }
+  }
+
+  return { state, detail, fresh, start, stop, onItem, onOpen, setCurrent };
+});
