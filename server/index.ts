@@ -26,6 +26,8 @@ import { removeNodeFile, writeNodeFile, type ReadyInfo } from './node-file.ts';
 import { closeDatabase, openDatabase } from './store/database.ts';
 import type { NodeWakeItem } from './surfaces/core/events/node-feed.ts';
 import { createCoreServices } from './surfaces/core/services.ts';
+import type { LibrarySurfaceOptions } from './surfaces/library/index.ts';
+import { createLibraryServices } from './surfaces/library/services.ts';
 import { NODE_VERSION } from './version.ts';
 
 export interface StartNodeOptions {
@@ -67,6 +69,12 @@ function nodeId(db: NodeContext['db']): string {
   return id;
 }
 
+/** A surface's audiences: its loopback origin (also spelled `localhost`) and the public one. */
+function surfaceOrigins(loopbackUrl: string, publicUrl: string | null): string[] {
+  const origins = [loopbackUrl, loopbackUrl.replace('//127.0.0.1:', '//localhost:')];
+  return publicUrl === null ? origins : [...origins, publicUrl];
+}
+
 const origin = (host: string, port: number): string => `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 
 export async function startNode(options: StartNodeOptions): Promise<RunningNode> {
@@ -105,6 +113,11 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
     const id = nodeId(db);
     const owner = new OwnerAccess();
     const services = createCoreServices(ctx, owner);
+    // A signed envelope names the origin it was meant for; only this surface's own origins count.
+    const library: LibrarySurfaceOptions = {
+      services: createLibraryServices(ctx),
+      auth: { teams: services.teams, audiences: () => surfaceOrigins(urls.library_url, urls.public_url), clock: ctx.clock, replay: ctx.replay },
+    };
     let port = 0;
     const hosts = new Set<string>();
     const origins = new Set<string>(options.allowedOrigins ?? []);
@@ -112,6 +125,7 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
 
     const loopback: FastifyInstance = await buildLoopbackApp({
       services,
+      library,
       hostPolicy: { hosts: () => hosts, origins: () => origins },
       owner: {
         uiLink,
@@ -131,7 +145,7 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
     urls.core_url = urls.library_url = urls.docs_url = origin(host, port);
 
     if (options.publicPort !== undefined && options.publicPort !== null) {
-      const peer = await buildPeerApp({ services, log: options.log ?? false });
+      const peer = await buildPeerApp({ services, library, log: options.log ?? false });
       cleanups.push(() => peer.close());
       await peer.listen({ host, port: options.publicPort });
       const peerAddress = peer.server.address();

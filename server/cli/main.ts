@@ -6,7 +6,9 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { NODE_VERSION } from '../version.ts';
 import { defaultDataDir } from './data-dir.ts';
 import { CliError, ownerRequest } from './owner-client.ts';
+import { print } from './output.ts';
 import { serve } from './serve.ts';
+import { team } from './team.ts';
 
 const USAGE = `usage: svc-node <command> [options]
 
@@ -16,6 +18,14 @@ const USAGE = `usage: svc-node <command> [options]
         create a project; prints its project-authority key (shown once)
   namespace create <domain> [--json]
         create a namespace whose controller key the node holds
+  team create <name> --domain <domain> [--json]
+        create the team <name>:<domain>; the node holds its key
+  team add-member <team_id> --did-key <did:key> --alias <alias> [--lifetime persistent|ephemeral]
+        [--did-aw <did:svc:...>] [--address <domain/name>] [--scope S ...] [--json]
+        issue a certificate for a member who keeps its own key (scopes: docs:read, docs:write; default both)
+  team revoke <team_id> <certificate_id> [--json]
+  team list [--json]
+  team members <team_id> [--json]
   ui    print a fresh one-time link that opens the UI in a browser
   version
 
@@ -33,6 +43,13 @@ const OPTIONS = {
   custody: { type: 'string' },
   name: { type: 'string' },
   namespace: { type: 'string' },
+  domain: { type: 'string' },
+  'did-key': { type: 'string' },
+  alias: { type: 'string' },
+  lifetime: { type: 'string' },
+  'did-aw': { type: 'string' },
+  address: { type: 'string' },
+  scope: { type: 'string', multiple: true },
   json: { type: 'boolean' },
   log: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
@@ -45,13 +62,9 @@ function port(value: string | undefined, flag: string, fallback: number): number
   return n;
 }
 
-function print(value: unknown, json: boolean, text: string): void {
-  process.stdout.write(json ? `${JSON.stringify(value)}\n` : `${text}\n`);
-}
-
 async function run(argv: string[]): Promise<void> {
   const { values, positionals } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
-  const [command, sub, arg] = positionals;
+  const [command, sub, arg, arg2] = positionals;
   const dataDir = values.data ?? defaultDataDir();
   const json = values.json ?? false;
   if (values.help || command === undefined) {
@@ -89,6 +102,8 @@ async function run(argv: string[]): Promise<void> {
       );
       return print(namespace, json, `namespace ${namespace.domain} (${namespace.verification_status}), controller ${namespace.controller_did}`);
     }
+    case 'team':
+      return team(dataDir, json, values, sub, arg, arg2);
     case 'ui': {
       const { ui_url } = await ownerRequest<{ ui_url: string }>(dataDir, 'POST', '/v1/node/ui-link');
       return print({ ui_url }, json, ui_url);

@@ -2,6 +2,7 @@
  * did:key for Ed25519: "did:key:z" + base58btc(0xed 0x01 || public key).
  */
 import { base58 } from '@scure/base';
+import { MemoCache } from '../memo-cache.ts';
 
 const PREFIX = 'did:key:z';
 const MULTICODEC_ED25519 = Uint8Array.of(0xed, 0x01);
@@ -14,9 +15,16 @@ export function didKeyFromPublicKey(publicKey: Uint8Array): string {
   return PREFIX + base58.encode(bytes);
 }
 
+// Every signed request decodes its signer's did:key; base58 decoding is slow enough to remember.
+const decoded = new MemoCache<Uint8Array | null>(4096);
+
 /** The raw public key of a did:key, or null when the text is not an Ed25519 did:key. */
 export function publicKeyFromDidKey(didKey: string): Uint8Array | null {
   if (typeof didKey !== 'string' || !didKey.startsWith(PREFIX) || didKey.length > 256) return null;
+  return decoded.get(didKey, () => decodeDidKey(didKey))?.slice() ?? null;
+}
+
+function decodeDidKey(didKey: string): Uint8Array | null {
   let bytes: Uint8Array;
   try {
     bytes = base58.decode(didKey.slice(PREFIX.length));

@@ -3,6 +3,7 @@
  * Private key objects are created only inside custody; everything else verifies.
  */
 import { createPrivateKey, createPublicKey, sign as nodeSign, verify as nodeVerify, type KeyObject } from 'node:crypto';
+import { MemoCache } from '../memo-cache.ts';
 
 const PKCS8_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
 const SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
@@ -23,9 +24,13 @@ export function rawPublicKey(key: KeyObject): Buffer {
   return spki.subarray(SPKI_PREFIX.length);
 }
 
+// Building a KeyObject costs about as much as a verification; the same few keys verify again and again.
+const publicKeys = new MemoCache<KeyObject>(1024);
+
 export function publicKeyFromRaw(raw: Uint8Array): KeyObject {
   if (raw.length !== PUBLIC_KEY_LENGTH) throw new RangeError('Ed25519 public key must be 32 bytes');
-  return createPublicKey({ key: Buffer.concat([SPKI_PREFIX, raw]), format: 'der', type: 'spki' });
+  const key = Buffer.from(raw);
+  return publicKeys.get(key.toString('hex'), () => createPublicKey({ key: Buffer.concat([SPKI_PREFIX, key]), format: 'der', type: 'spki' }));
 }
 
 export function signBytes(privateKey: KeyObject, message: Uint8Array): Buffer {

@@ -5,6 +5,7 @@
  */
 import Fastify, { type FastifyInstance } from 'fastify';
 import { coreSurface } from '../surfaces/core/index.ts';
+import { librarySurface, type LibrarySurfaceOptions } from '../surfaces/library/index.ts';
 import type { CoreServices } from '../surfaces/core/services.ts';
 import { mcpRoutes } from '../surfaces/core/mcp/routes.ts';
 import { ownerApi, type OwnerApiOptions } from '../surfaces/node/routes.ts';
@@ -35,6 +36,7 @@ function baseApp(log: boolean): FastifyInstance {
 
 export interface LoopbackAppOptions {
   services: CoreServices;
+  library: LibrarySurfaceOptions;
   hostPolicy: HostPolicy;
   owner: Omit<OwnerApiOptions, 'services'>;
   uiDir: string | null;
@@ -45,14 +47,16 @@ export async function buildLoopbackApp(options: LoopbackAppOptions): Promise<Fas
   const app = baseApp(options.log);
   installHostGuard(app, options.hostPolicy);
   await app.register(coreSurface, { services: options.services, ownerListener: true });
+  await app.register(librarySurface, options.library);
   await app.register(mcpRoutes, { services: options.services });
   await app.register(ownerApi, { services: options.services, ...options.owner });
   await app.register(serveUi, { uiDir: options.uiDir });
   return app;
 }
 
-export async function buildPeerApp(options: { services: CoreServices; log: boolean }): Promise<FastifyInstance> {
+export async function buildPeerApp(options: { services: CoreServices; library: LibrarySurfaceOptions; log: boolean }): Promise<FastifyInstance> {
   const app = baseApp(options.log);
   await app.register(coreSurface, { services: options.services, ownerListener: false });
+  await app.register(librarySurface, options.library);
   return app;
 }

@@ -18,6 +18,7 @@ import { MailService } from './mail/service.ts';
 import { Recipients } from './messaging/recipients.ts';
 import { NamespaceService } from './namespaces/service.ts';
 import { ProjectService } from './projects/service.ts';
+import { TeamService } from '../../teams/service.ts';
 
 export interface CoreServices {
   ctx: NodeContext;
@@ -36,6 +37,8 @@ export interface CoreServices {
   events: EventStreams;
   /** New mail and chat for every identity: the owner's notifications and badges. */
   wakeFeed: NodeWakeFeed;
+  /** Teams whose key the node holds: certificates, and the keyring team-certificate auth checks. */
+  teams: TeamService;
 }
 
 export function createCoreServices(ctx: NodeContext, owner: OwnerAccess): CoreServices {
@@ -54,5 +57,6 @@ export function createCoreServices(ctx: NodeContext, owner: OwnerAccess): CoreSe
   // The identity stream's wake sources: one per kind of pending item.
   const events = new EventStreams(ctx, [mailWakeSource(mail), chatWakeSource(chat), controlWakeSource(control)]);
   const wakeFeed = new NodeWakeFeed(ctx.bus, mail, chat);
-  return { ctx, owner, did, namespaces, projects, identities, lifecycle, backups, recipients, chat, mail, contacts, control, events, wakeFeed };
+  const teams = new TeamService(ctx);
+  return { ctx, owner, did, namespaces, projects, identities, lifecycle, backups, recipients, chat, mail, contacts, control, events, wakeFeed, teams };
 }

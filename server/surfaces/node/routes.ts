@@ -17,6 +17,7 @@ import {
   ImportIdentityBody,
   SessionBody,
 } from './schemas.ts';
+import { teamRoutes } from './team-routes.ts';
 
 export interface OwnerApiOptions {
   services: CoreServices;
@@ -81,6 +82,8 @@ export async function ownerApi(app: FastifyInstance, { services, nodeInfo, uiLin
       const { project_id, passphrase, backup } = parseWith(ImportIdentityBody, request.body);
       return reply.code(201).send(backups.import(project_id, backup, passphrase));
     });
+
+    await scoped.register(teamRoutes, { services });
 
     scoped.get('/v1/node/namespaces', async () => ({ namespaces: namespaces.list() }));
 

@@ -1,0 +1,168 @@
+/**
+ * Team-certificate auth, envelope v2 (spec §5 mode 3; research anchor-core §6.4, §7.3; DESIGN §5).
+ *
+ * A member signs a canonical JSON envelope that pins the request (method, exact target, body
+ * hash, audience, team, timestamp) and presents the certificate the team key gave it. We differ
+ * from upstream where upstream is weak: the certificate is checked against the team key this node
+ * holds (never the certificate's own team_did_key), it must be one this node issued and has not
+ * revoked, and each signature works once (replay cache). Cheap checks run first; the replay cache
+ * is written only after everything else passed, so a rejected request cannot burn a signature.
+ */
+import { canonicalJsonBytes } from '../crypto/canonical-json.ts';
+import { publicKeyFromDidKey } from '../crypto/did-key.ts';
+import { verifyBytes } from '../crypto/ed25519.ts';
+import { fromBase64Url, sha256Hex } from '../crypto/encoding.ts';
+import { parseCertificateHeader, verifyCertificateSignature, type CertificateLifetime, type TeamCertificate } from '../crypto/team-certificate.ts';
+import { forbidden, unauthorized } from '../errors.ts';
+import { MemoCache } from '../memo-cache.ts';
+import { parseDidKeyAuthorization, TIMESTAMP_HEADER } from './didkey.ts';
+import type { ReplayCache } from './replay-cache.ts';
+import { checkRequestTimestamp } from './timestamp.ts';
+import { CERTIFICATE_HEADER, SIGNED_PAYLOAD_HEADER } from './team-envelope-client.ts';
+
+const SCHEME = 'DIDKey';
+const ENVELOPE_VERSION = 2;
+
+/** What the node knows about its teams; TeamService implements it. */
+export interface TeamKeyring {
+  /** The did:key of the team key this node holds, or null for a team it does not know. */
+  teamDidKey(teamId: string): string | null;
+  /** A certificate this node issued, or null. */
+  certificate(certificateId: string): { team_id: string; member_did_key?: string; revoked_at: string | null; scopes: readonly string[] } | null;
+}
+
+/** The verified caller of a team-authenticated route. */
+export interface TeamMember {
+  team_id: string;
+  certificate_id: string;
+  alias: string;
+  did_key: string;
+  did_aw: string | null;
+  address: string | null;
+  lifetime: CertificateLifetime;
+  scopes: string[];
+}
+
+export interface TeamRequest {
+  method: string;
+  /** The exact raw request target as received, query included. */
+  url: string;
+  headers: Record<string, string | string[] | undefined>;
+  /** The exact body bytes; undefined when the request had none. */
+  rawBody: Buffer | undefined;
+}
+
+export interface TeamAuthDeps {
+  teams: TeamKeyring;
+  /** The origins of the surface being called (never derived from Host). */
+  audiences: () => Iterable<string>;
+  now: Date;
+  replay: ReplayCache;
+}
+
+const fail = (detail: string) => unauthorized(detail, SCHEME);
+
+// A member presents the same certificate on every request; its signature check is a pure
+// function of the exact header text and the team key, so it is verified once per pair.
+const verifiedCertificates = new MemoCache<boolean>(4096);
+const parsedCertificates = new MemoCache<Readonly<TeamCertificate> | null>(4096);
+
+function header(request: TeamRequest, name: string): string | undefined {
+  const value = request.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** A body arrived that no parser kept the bytes of: it cannot be hashed, so it cannot be trusted. */
+function hasUnhashedBody(request: TeamRequest): boolean {
+  if (request.rawBody !== undefined) return false;
+  const length = Number(header(request, 'content-length') ?? '0');
+  return length > 0 || header(request, 'transfer-encoding') !== undefined;
+}
+
+function decodePayload(text: string | undefined): { bytes: Buffer; fields: Record<string, unknown> } {
+  if (text === undefined || text === '') throw fail('Missing X-SVC-Signed-Payload header');
+  if (text.includes('=')) throw fail('X-SVC-Signed-Payload must be base64url without padding ("=" is not allowed)');
+  const bytes = fromBase64Url(text);
+  if (!bytes) throw fail('X-SVC-Signed-Payload is not base64url');
+  let fields: unknown;
+  try {
+    fields = JSON.parse(bytes.toString('utf8'));
+  } catch {
+    throw fail('X-SVC-Signed-Payload is not JSON');
+  }
+  if (typeof fields !== 'object' || fields === null || Array.isArray(fields)) throw fail('X-SVC-Signed-Payload is not a JSON object');
+  let canonical: Buffer | null;
+  try {
+    canonical = canonicalJsonBytes(fields);
+  } catch {
+    canonical = null;
+  }
+  if (!canonical || !canonical.equals(bytes)) throw fail('X-SVC-Signed-Payload is not canonical JSON (sorted keys, no whitespace)');
+  return { bytes, fields: fields as Record<string, unknown> };
+}
+
+/** The envelope's reserved fields against the request; team_id waits for the certificate. */
+function checkEnvelope(fields: Record<string, unknown>, request: TeamRequest, timestamp: string, audiences: Iterable<string>): void {
+  if (fields.v !== ENVELOPE_VERSION) throw fail('Unsupported team-auth envelope version: v must be the integer 2');
+  if (fields.method !== request.method.toUpperCase()) throw fail('Signed payload method does not match the request');
+  if (fields.path !== request.url) throw fail('Signed payload path does not match the request target');
+  if (fields.body_sha256 !== sha256Hex(request.rawBody ?? '')) throw fail('Signed payload body_sha256 does not match the request body');
+  if (fields.timestamp !== timestamp) throw fail('Signed payload timestamp does not match X-SVC-Timestamp');
+  if (typeof fields.aud !== 'string' || ![...audiences].includes(fields.aud)) throw fail('Signed payload audience (aud) is not allowed here');
+}
+
+export function verifyTeamRequest(request: TeamRequest, deps: TeamAuthDeps): TeamMember {
+  // 1. Presence and shape of the four headers.
+  const auth = parseDidKeyAuthorization(header(request, 'authorization'));
+  if (!auth) throw fail('Missing Authorization header');
+  const timestamp = header(request, TIMESTAMP_HEADER);
+  checkRequestTimestamp(timestamp, 'X-SVC-Timestamp', deps.now, SCHEME);
+  const { bytes, fields } = decodePayload(header(request, SIGNED_PAYLOAD_HEADER));
+  const certificateText = header(request, CERTIFICATE_HEADER);
+  if (!certificateText) throw fail('Missing X-SVCID-Team-Certificate header');
+  if (hasUnhashedBody(request)) throw fail('The request body could not be hashed for the signed payload');
+
+  // 2. The envelope pins this request.
+  checkEnvelope(fields, request, timestamp as string, deps.audiences());
+  const cert = parsedCertificates.get(certificateText, () => {
+    const parsed = parseCertificateHeader(certificateText);
+    return parsed && Object.freeze(parsed);
+  });
+  if (!cert) throw fail('Malformed team certificate (X-SVCID-Team-Certificate)');
+  if (fields.team_id !== cert.team_id) throw fail('Signed payload team_id does not match the certificate');
+  if (cert.member_did_key !== auth.didKey) throw fail('Certificate member_did_key does not match the Authorization did:key');
+
+  // 3. Signatures: the member's over the exact presented bytes, the team's over the certificate.
+  if (!verifyBytes(publicKeyFromDidKey(auth.didKey)!, bytes, auth.signature)) throw fail('Invalid signature over the signed payload');
+  const teamDidKey = deps.teams.teamDidKey(cert.team_id);
+  if (teamDidKey === null) throw fail(`Unknown team: ${cert.team_id}`);
+  const teamKey = publicKeyFromDidKey(teamDidKey);
+  const verified = teamKey !== null && verifiedCertificates.get(`${teamDidKey}\n${certificateText}`, () => verifyCertificateSignature(cert, teamKey));
+  if (!verified) throw fail('Certificate signature verification failed (not issued by this team key)');
+
+  // 4. Issued here, for this team and key, and still live.
+  const issued = deps.teams.certificate(cert.certificate_id);
+  if (!issued || issued.team_id !== cert.team_id || (issued.member_did_key !== undefined && issued.member_did_key !== cert.member_did_key)) {
+    throw fail(`Certificate ${cert.certificate_id} was not issued by this node`);
+  }
+  if (issued.revoked_at !== null) throw fail(`Certificate ${cert.certificate_id} has been revoked`);
+
+  // 5. Single use, remembered only now that the request is otherwise good.
+  if (!deps.replay.remember(`team:${auth.signatureText}`, deps.now.getTime())) throw fail('This signed request was already used');
+
+  return {
+    team_id: cert.team_id,
+    certificate_id: cert.certificate_id,
+    alias: typeof cert.alias === 'string' ? cert.alias : '',
+    did_key: auth.didKey,
+    did_aw: typeof cert.member_did_aw === 'string' && cert.member_did_aw !== '' ? cert.member_did_aw : null,
+    address: typeof cert.member_address === 'string' && cert.member_address !== '' ? cert.member_address : null,
+    lifetime: cert.lifetime === 'persistent' ? 'persistent' : 'ephemeral',
+    scopes: [...issued.scopes],
+  };
+}
+
+/** 403 unless the member's certificate carries `scope` (recorded by the node per certificate). */
+export function requireScope(member: TeamMember, scope: string): void {
+  if (!member.scopes.includes(scope)) throw forbidden(`This team certificate lacks the ${scope} scope`);
+}

@@ -1,0 +1,123 @@
+/**
+ * Profile bindings and materialization (research A4, A8): an agent is bound to one exact shelf
+ * version (checked to exist, digest included), and materialize turns a bound or named version
+ * into the home files a runtime writes.
+ */
+import type { NodeContext } from '../../context.ts';
+import { conflict, invalid, notFound } from '../../errors.ts';
+import { materializeHome } from './domain/materialize.ts';
+import { readProfile } from './domain/profile-yaml.ts';
+import { pinsOf } from './records.ts';
+import type { BindBody, MaterializeBody } from './schemas.ts';
+import type { Shelf } from './shelf.ts';
+
+interface BindingRow {
+  agent_id: string;
+  profile_ref: string;
+  profile_version: string;
+  profile_digest: string;
+  source_blueprint_ref: string | null;
+  bound_at: string;
+}
+
+export class Bindings {
+  readonly #ctx: NodeContext;
+  readonly #shelf: Shelf;
+
+  constructor(ctx: NodeContext, shelf: Shelf) {
+    this.#ctx = ctx;
+    this.#shelf = shelf;
+  }
+
+  /** One binding per agent: binding again replaces it. The version defaults to the latest. */
+  bind(teamId: string, agentId: string, body: BindBody): BindingRow {
+    const entry = this.#shelf.entry(teamId, body.profile_ref, body.profile_version);
+    if (body.profile_digest !== undefined && body.profile_digest !== entry.version.digest) {
+      throw conflict(`profile_digest does not match ${body.profile_ref} version ${entry.version.version} (${entry.version.digest})`);
+    }
+    const row: BindingRow = {
+      agent_id: agentId,
+      profile_ref: body.profile_ref,
+      profile_version: entry.version.version,
+      profile_digest: entry.version.digest,
+      source_blueprint_ref: body.source_blueprint_ref ?? entry.profile.source_blueprint_ref,
+      bound_at: this.#ctx.clock.now().toISOString(),
+    };
+    this.#ctx.db
+      .prepare(
+        `INSERT INTO profile_bindings (team_id, agent_id, profile_ref, profile_version, profile_digest, source_blueprint_ref, bound_at)
+         VALUES (@team_id, @agent_id, @profile_ref, @profile_version, @profile_digest, @source_blueprint_ref, @bound_at)
+         ON CONFLICT (team_id, agent_id) DO UPDATE SET profile_ref = excluded.profile_ref, profile_version = excluded.profile_version,
+           profile_digest = excluded.profile_digest, source_blueprint_ref = excluded.source_blueprint_ref, bound_at = excluded.bound_at`,
+      )
+      .run({ team_id: teamId, ...row });
+    return row;
+  }
+
+  get(teamId: string, agentId: string): BindingRow {
+    const row = this.#ctx.db
+      .prepare(
+        `SELECT agent_id, profile_ref, profile_version, profile_digest, source_blueprint_ref, bound_at FROM profile_bindings
+         WHERE team_id = ? AND agent_id = ?`,
+      )
+      .get(teamId, agentId) as BindingRow | undefined;
+    if (!row) throw notFound(`No profile binding for agent ${agentId}`);
+    return row;
+  }
+
+  /** Every binding of the team (the UI shows which identity wears which profile). */
+  list(teamId: string): BindingRow[] {
+    return this.#ctx.db
+      .prepare(
+        `SELECT agent_id, profile_ref, profile_version, profile_digest, source_blueprint_ref, bound_at FROM profile_bindings
+         WHERE team_id = ? ORDER BY agent_id`,
+      )
+      .all(teamId) as BindingRow[];
+  }
+
+  materialize(teamId: string, body: MaterializeBody) {
+    let ref: string;
+    let version: string | undefined;
+    if (body.agent_id !== undefined) {
+      const binding = this.get(teamId, body.agent_id);
+      ref = binding.profile_ref;
+      version = binding.profile_version;
+    } else if (body.profile_ref !== undefined) {
+      ref = body.profile_ref;
+      version = body.profile_version;
+    } else {
+      throw invalid('Give agent_id (materialize its binding) or profile_ref');
+    }
+    const entry = this.#shelf.entry(teamId, ref, version);
+    const pins = pinsOf(entry.profile);
+    const source =
+      pins.source_blueprint_ref !== null && pins.source_blueprint_version !== null && pins.source_blueprint_digest !== null
+        ? { blueprint_ref: pins.source_blueprint_ref, blueprint_version: pins.source_blueprint_version, blueprint_digest: pins.source_blueprint_digest }
+        : null;
+    const { manifest } = readProfile(entry.files);
+    const home = materializeHome({
+      files: entry.files,
+      profile_ref: ref,
+      profile_version: entry.version.version,
+      profile_digest: entry.version.digest,
+      source,
+      runtime_kind: body.runtime_kind,
+      target: body.target,
+      library_url: this.#ctx.urls.library_url,
+    });
+    return {
+      profile_ref: ref,
+      profile_version: entry.version.version,
+      profile_digest: entry.version.digest,
+      source_blueprint_ref: source?.blueprint_ref ?? null,
+      source_blueprint_version: source?.blueprint_version ?? null,
+      source_blueprint_digest: source?.blueprint_digest ?? null,
+      runtime_kind: body.runtime_kind,
+      target: body.target,
+      runtime_assumptions: manifest.runtime_assumptions,
+      memory_policy: manifest.memory_policy,
+      home_files: home.home_files,
+      managed_set: home.managed_set,
+    };
+  }
+}

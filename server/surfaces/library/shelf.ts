@@ -1,0 +1,324 @@
+/**
+ * A team's private shelf (research A4, A5, A6): working copies of profiles, each an immutable
+ * series of versions. Tags, source pins and merge baselines are record metadata of the profile,
+ * so a new version keeps them and none of them enters a digest.
+ */
+import type { NodeContext } from '../../context.ts';
+import { conflict, invalid, notFound } from '../../errors.ts';
+import type { BlueprintCatalog } from './catalog.ts';
+import { partDigests, profileDigest, proposalAssetDigests } from './domain/digest.ts';
+import { mergeFromSource } from './domain/merge.ts';
+import type { PayloadFile } from './domain/payload.ts';
+import { manifestOf } from './manifests.ts';
+import { compareVersions } from './domain/versions.ts';
+import { filesOf, fromJson, NO_SOURCE, pinsOf, tagsOf, toJson, type SourcePins } from './records.ts';
+
+export type VersionOrigin = 'created' | 'version' | 'import' | 'update-from-source' | 'proposal';
+
+interface ProfileRow extends SourcePins {
+  team_id: string;
+  profile_ref: string;
+  tags: string;
+  part_baselines: string | null;
+  created_at: string;
+}
+
+interface VersionRow {
+  seq: number;
+  version: string;
+  digest: string;
+  origin: VersionOrigin;
+  created_at: string;
+}
+
+// Version rows are read without their files; entry() loads those only when content is needed.
+const VERSION_COLUMNS = 'seq, version, digest, origin, created_at';
+
+/** A profile with its latest (or requested) version, decoded. */
+export interface ShelfEntry {
+  profile: ProfileRow;
+  version: VersionRow;
+  files: PayloadFile[];
+}
+
+function summaryOf(profile: ProfileRow, version: VersionRow, files: () => readonly PayloadFile[]) {
+  const manifest = manifestOf(version.digest, files);
+  return {
+    profile_ref: profile.profile_ref,
+    version: version.version,
+    digest: version.digest,
+    tags: tagsOf(profile.tags),
+    name: manifest.name,
+    mission: manifest.mission,
+    accepted_work: manifest.accepted_work,
+    runtime_assumptions: manifest.runtime_assumptions,
+    memory_policy: manifest.memory_policy,
+    expected_apps: manifest.expected_apps,
+    ...pinsOf(profile),
+    origin: version.origin,
+    created_at: version.created_at,
+  };
+}
+
+export type ShelfSummary = ReturnType<typeof summaryOf>;
+
+const summaryOfEntry = ({ profile, version, files }: ShelfEntry): ShelfSummary => summaryOf(profile, version, () => files);
+
+export class Shelf {
+  readonly #ctx: NodeContext;
+  readonly #catalog: BlueprintCatalog;
+
+  constructor(ctx: NodeContext, catalog: BlueprintCatalog) {
+    this.#ctx = ctx;
+    this.#catalog = catalog;
+  }
+
+  /** A new profile made on the shelf; its ref is profile.yaml's `id`. */
+  create(teamId: string, files: PayloadFile[], tags: string[]): ShelfSummary {
+    const ref = manifestOf(profileDigest(files), () => files, ['body', 'files']).id;
+    const { db } = this.#ctx;
+    return db.transaction(() => {
+      if (this.#profile(teamId, ref)) throw conflict(`Profile ${ref} is already on the shelf; add a version to it instead`);
+      this.#insertProfile(teamId, ref, tags, NO_SOURCE, null);
+      return summaryOfEntry(this.insertVersion(teamId, ref, files, 'created'));
+    })();
+  }
+
+  /** A new content version of an owned profile. */
+  addVersion(teamId: string, ref: string, files: PayloadFile[]): ShelfSummary {
+    const manifest = manifestOf(profileDigest(files), () => files, ['body', 'files']);
+    if (manifest.id !== ref) throw invalid(`profile.yaml id "${manifest.id}" must equal the profile_ref ${ref}`);
+    return this.#ctx.db.transaction(() => {
+      this.#head(teamId, ref);
+      return summaryOfEntry(this.insertVersion(teamId, ref, files, 'version'));
+    })();
+  }
+
+  /**
+   * Inserts a version after the checks every path shares: the version is new (a duplicate is a
+   * 409, never an overwrite) and newer than the latest, so "latest" is also the highest.
+   */
+  insertVersion(teamId: string, ref: string, files: PayloadFile[], origin: VersionOrigin): ShelfEntry {
+    const { db } = this.#ctx;
+    const digest = profileDigest(files);
+    const { version } = manifestOf(digest, () => files);
+    const latest = this.#latestVersion(teamId, ref);
+    if (latest?.version === version || this.#version(teamId, ref, version)) {
+      throw conflict(`Profile ${ref} version ${version} already exists; versions are immutable`);
+    }
+    if (latest && compareVersions(version, latest.version) <= 0) {
+      throw invalid(`Profile ${ref} version ${version} must be newer than the latest version ${latest.version}`);
+    }
+    db.prepare(
+      `INSERT INTO shelf_versions (team_id, profile_ref, version, digest, files, origin, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    ).run(teamId, ref, version, digest, toJson(files), origin, this.#ctx.clock.now().toISOString());
+    return { ...this.#head(teamId, ref), files };
+  }
+
+  /** The profile at `version` (default: latest); 404 when the team holds no such profile. */
+  entry(teamId: string, ref: string, version?: string): ShelfEntry {
+    const { profile, version: row } = this.#head(teamId, ref, version);
+    return { profile, version: row, files: this.#files(row.seq) };
+  }
+
+  get(teamId: string, ref: string, options: { files: boolean; version?: string }) {
+    if (options.files) {
+      const entry = this.entry(teamId, ref, options.version);
+      return { ...summaryOfEntry(entry), files: entry.files, proposal_asset_digests: proposalAssetDigests(entry.files) };
+    }
+    const { profile, version } = this.#head(teamId, ref, options.version);
+    return summaryOf(profile, version, () => this.#files(version.seq));
+  }
+
+  versions(teamId: string, ref: string) {
+    this.#head(teamId, ref);
+    const versions = this.#ctx.db
+      .prepare(`SELECT version, digest, origin, created_at FROM shelf_versions WHERE team_id = ? AND profile_ref = ? ORDER BY seq DESC`)
+      .all(teamId, ref);
+    return { profile_ref: ref, versions };
+  }
+
+  /** The working set: each profile's latest version, its pins, and whether its source moved on. */
+  list(teamId: string) {
+    const rows = this.#ctx.db
+      .prepare(
+        `SELECT p.*, v.seq AS v_seq, v.version AS v_version, v.digest AS v_digest, v.origin AS v_origin, v.created_at AS v_created_at
+         FROM shelf_profiles p JOIN shelf_versions v
+           ON v.seq = (SELECT max(seq) FROM shelf_versions WHERE team_id = p.team_id AND profile_ref = p.profile_ref)
+         WHERE p.team_id = ? ORDER BY p.profile_ref`,
+      )
+      .all(teamId) as (ProfileRow & { v_seq: number; v_version: string; v_digest: string; v_origin: VersionOrigin; v_created_at: string })[];
+    const profiles = rows.map((row) => {
+      const version: VersionRow = { seq: row.v_seq, version: row.v_version, digest: row.v_digest, origin: row.v_origin, created_at: row.v_created_at };
+      const summary = summaryOf(row, version, () => this.#files(version.seq));
+      const latest = summary.source_blueprint_ref === null ? null : this.#catalog.latestVersion(summary.source_blueprint_ref);
+      return {
+        profile_ref: summary.profile_ref,
+        version: summary.version,
+        digest: summary.digest,
+        name: summary.name,
+        summary: summary.mission,
+        tags: summary.tags,
+        source_blueprint_ref: summary.source_blueprint_ref,
+        source_blueprint_version: summary.source_blueprint_version,
+        source_blueprint_digest: summary.source_blueprint_digest,
+        source_profile_ref: summary.source_profile_ref,
+        source_profile_version: summary.source_profile_version,
+        source_blueprint_latest_version: latest,
+        update_available: latest !== null && latest !== summary.source_blueprint_version,
+        updated_at: summary.created_at,
+      };
+    });
+    return { profiles };
+  }
+
+  /**
+   * Copies a public blueprint's profile to the shelf, byte for byte (so the digests agree).
+   * Idempotent per source profile: a re-import returns the copy as it is now.
+   */
+  importFromBlueprint(teamId: string, input: { source_blueprint_ref: string; source_blueprint_version?: string | undefined; profile_ref: string; tags: string[] }) {
+    const source = this.#catalog.profile(input.source_blueprint_ref, input.profile_ref, input.source_blueprint_version);
+    const { db } = this.#ctx;
+    return db.transaction(() => {
+      const held = this.#profile(teamId, input.profile_ref);
+      if (held) {
+        if (held.source_blueprint_ref !== source.blueprint_ref || held.source_profile_ref !== source.profile_ref) {
+          throw conflict(`Profile ${input.profile_ref} is already on the shelf from ${held.source_blueprint_ref ?? 'no blueprint'}`);
+        }
+        return this.#importResult(this.entry(teamId, input.profile_ref), false);
+      }
+      const pins: SourcePins = {
+        source_blueprint_ref: source.blueprint_ref,
+        source_blueprint_version: source.blueprint_version,
+        source_blueprint_digest: source.blueprint_digest,
+        source_profile_ref: source.profile_ref,
+        source_profile_version: source.version,
+        source_profile_digest: source.digest,
+      };
+      this.#insertProfile(teamId, source.profile_ref, input.tags, pins, partDigests(source.files));
+      return this.#importResult(this.insertVersion(teamId, source.profile_ref, source.files, 'import'), true);
+    })();
+  }
+
+  /**
+   * Pulls the source blueprint's newer profile in, part by part (domain/merge.ts): un-evolved
+   * parts take the upstream change, locally evolved ones are kept. Nothing pullable is a no-op.
+   */
+  updateFromSource(teamId: string, ref: string, input: { target_version: string; source_blueprint_version?: string | undefined }) {
+    const { db } = this.#ctx;
+    return db.transaction(() => {
+      const current = this.entry(teamId, ref);
+      const { profile } = current;
+      if (profile.source_blueprint_ref === null || profile.source_profile_ref === null) {
+        throw conflict(`Profile ${ref} has no source blueprint to update from (it was created on the shelf or detached)`);
+      }
+      const theirs = this.#catalog.profile(profile.source_blueprint_ref, profile.source_profile_ref, input.source_blueprint_version);
+      const baselines = fromJson<Record<string, string>>(profile.part_baselines) ?? partDigests(current.files);
+      const merged = mergeFromSource({ ours: current.files, theirs: theirs.files, baselines, targetVersion: input.target_version });
+      if (merged.updated_parts.length === 0) {
+        return {
+          profile_ref: ref,
+          version: current.version.version,
+          digest: current.version.digest,
+          updated: false,
+          updated_parts: [],
+          preserved_parts: merged.preserved_parts,
+          source_blueprint_version: profile.source_blueprint_version,
+          source_blueprint_digest: profile.source_blueprint_digest,
+        };
+      }
+      const minted = this.insertVersion(teamId, ref, merged.files, 'update-from-source');
+      db.prepare(
+        `UPDATE shelf_profiles SET source_blueprint_version = ?, source_blueprint_digest = ?, source_profile_version = ?,
+           source_profile_digest = ?, part_baselines = ? WHERE team_id = ? AND profile_ref = ?`,
+      ).run(theirs.blueprint_version, theirs.blueprint_digest, theirs.version, theirs.digest, toJson(partDigests(theirs.files)), teamId, ref);
+      return {
+        profile_ref: ref,
+        version: minted.version.version,
+        digest: minted.version.digest,
+        updated: true,
+        updated_parts: merged.updated_parts,
+        preserved_parts: merged.preserved_parts,
+        source_blueprint_version: theirs.blueprint_version,
+        source_blueprint_digest: theirs.blueprint_digest,
+      };
+    })();
+  }
+
+  setTags(teamId: string, ref: string, tags: string[]) {
+    this.#head(teamId, ref);
+    this.#ctx.db.prepare(`UPDATE shelf_profiles SET tags = ? WHERE team_id = ? AND profile_ref = ?`).run(toJson(tags), teamId, ref);
+    return { profile_ref: ref, tags };
+  }
+
+  /** Hard-deletes every version; bindings and proposals go with it (foreign-key cascade). */
+  delete(teamId: string, ref: string) {
+    const { db } = this.#ctx;
+    return db.transaction(() => {
+      this.#head(teamId, ref);
+      const versions = db
+        .prepare(`SELECT version FROM shelf_versions WHERE team_id = ? AND profile_ref = ? ORDER BY seq`)
+        .pluck()
+        .all(teamId, ref) as string[];
+      db.prepare(`DELETE FROM shelf_profiles WHERE team_id = ? AND profile_ref = ?`).run(teamId, ref);
+      return { profile_ref: ref, deleted_versions: versions };
+    })();
+  }
+
+  #head(teamId: string, ref: string, version?: string): { profile: ProfileRow; version: VersionRow } {
+    const profile = this.#profile(teamId, ref);
+    if (!profile) throw notFound(`No profile ${ref} on this team's shelf`);
+    const row = version === undefined ? this.#latestVersion(teamId, ref) : this.#version(teamId, ref, version);
+    if (!row) throw notFound(`Profile ${ref} has no version ${version}`);
+    return { profile, version: row };
+  }
+
+  #files(seq: number): PayloadFile[] {
+    return filesOf(this.#ctx.db.prepare(`SELECT files FROM shelf_versions WHERE seq = ?`).pluck().get(seq) as string);
+  }
+
+  #importResult(entry: ShelfEntry, created: boolean) {
+    return {
+      profile_ref: entry.profile.profile_ref,
+      version: entry.version.version,
+      digest: entry.version.digest,
+      ...pinsOf(entry.profile),
+      tags: tagsOf(entry.profile.tags),
+      created,
+    };
+  }
+
+  #insertProfile(teamId: string, ref: string, tags: string[], pins: SourcePins, baselines: Record<string, string> | null): void {
+    this.#ctx.db
+      .prepare(
+        `INSERT INTO shelf_profiles (team_id, profile_ref, tags, source_blueprint_ref, source_blueprint_version, source_blueprint_digest,
+           source_profile_ref, source_profile_version, source_profile_digest, part_baselines, created_at)
+         VALUES (@team_id, @profile_ref, @tags, @source_blueprint_ref, @source_blueprint_version, @source_blueprint_digest,
+           @source_profile_ref, @source_profile_version, @source_profile_digest, @part_baselines, @created_at)`,
+      )
+      .run({
+        team_id: teamId,
+        profile_ref: ref,
+        tags: toJson(tags),
+        ...pins,
+        part_baselines: baselines === null ? null : toJson(baselines),
+        created_at: this.#ctx.clock.now().toISOString(),
+      });
+  }
+
+  #profile(teamId: string, ref: string): ProfileRow | undefined {
+    return this.#ctx.db.prepare(`SELECT * FROM shelf_profiles WHERE team_id = ? AND profile_ref = ?`).get(teamId, ref) as ProfileRow | undefined;
+  }
+
+  #latestVersion(teamId: string, ref: string): VersionRow | undefined {
+    return this.#ctx.db
+      .prepare(`SELECT ${VERSION_COLUMNS} FROM shelf_versions WHERE team_id = ? AND profile_ref = ? ORDER BY seq DESC LIMIT 1`)
+      .get(teamId, ref) as VersionRow | undefined;
+  }
+
+  #version(teamId: string, ref: string, version: string): VersionRow | undefined {
+    return this.#ctx.db
+      .prepare(`SELECT ${VERSION_COLUMNS} FROM shelf_versions WHERE team_id = ? AND profile_ref = ? AND version = ?`)
+      .get(teamId, ref, version) as VersionRow | undefined;
+  }
+}

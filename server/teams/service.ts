@@ -1,0 +1,315 @@
+/**
+ * Teams whose key this node holds (DESIGN §4): the node issues and revokes the certificates, and
+ * is the registry team-certificate auth checks against (TeamKeyring). Each team also gets an
+ * owner member whose key custody holds, so the node's owner (the UI) can act on the library and
+ * document surfaces through the same envelope every other member uses.
+ */
+import { randomUUID } from 'node:crypto';
+import { buildTeamHeaders, type TeamHeaders } from '../auth/team-envelope-client.ts';
+import type { TeamKeyring } from '../auth/team-envelope.ts';
+import { signingTimestamp } from '../clock.ts';
+import type { NodeContext } from '../context.ts';
+import { isDidKey } from '../crypto/did-key.ts';
+import { normalizeDomain } from '../crypto/dns-txt.ts';
+import { encodeCertificate, issueCertificate, type CertificateLifetime, type TeamCertificate } from '../crypto/team-certificate.ts';
+import { conflict, forbidden, invalid, notFound } from '../errors.ts';
+import { ADDRESS_NAME } from '../surfaces/core/namespaces/schemas.ts';
+
+/** The document surface's scopes (DESIGN §4), recorded per certificate by the node. */
+export const TEAM_SCOPES = ['docs:read', 'docs:write'] as const;
+export type TeamScope = (typeof TEAM_SCOPES)[number];
+
+export const OWNER_ALIAS = 'owner';
+const ALIAS = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+const DID_SVC = /^did:(svc|aw):[1-9A-HJ-NP-Za-km-z]{1,64}$/;
+
+export interface TeamView {
+  team_id: string;
+  name: string;
+  domain: string;
+  team_did_key: string;
+  owner_certificate_id: string;
+  member_count: number;
+  created_at: string;
+}
+
+export interface MemberView {
+  certificate_id: string;
+  team_id: string;
+  alias: string;
+  member_did_key: string;
+  member_did_aw: string | null;
+  member_address: string | null;
+  lifetime: CertificateLifetime;
+  issued_at: string;
+  revoked_at: string | null;
+  scopes: string[];
+  /** The member the node's owner acts through. */
+  owner: boolean;
+}
+
+export interface AddMemberInput {
+  did_key: string;
+  alias: string;
+  lifetime?: CertificateLifetime | undefined;
+  did_aw?: string | undefined;
+  address?: string | undefined;
+  scopes?: string[] | undefined;
+}
+
+export interface IssuedCertificate {
+  certificate: TeamCertificate;
+  certificate_b64: string;
+}
+
+interface TeamRow {
+  team_id: string;
+  name: string;
+  domain: string;
+  key_id: string;
+  team_did_key: string;
+  owner_certificate_id: string;
+  created_at: string;
+}
+
+interface CertificateRow {
+  certificate_id: string;
+  team_id: string;
+  member_did_key: string;
+  member_did_aw: string | null;
+  member_address: string | null;
+  alias: string;
+  lifetime: CertificateLifetime;
+  issued_at: string;
+  certificate: string;
+  scopes: string;
+  member_key_id: string | null;
+  revoked_at: string | null;
+}
+
+const issue = (field: string, msg: string) => invalid([{ loc: ['body', field], msg, type: 'value_error' }]);
+
+function memberView(row: CertificateRow, ownerCertificateId: string): MemberView {
+  return {
+    certificate_id: row.certificate_id,
+    team_id: row.team_id,
+    alias: row.alias,
+    member_did_key: row.member_did_key,
+    member_did_aw: row.member_did_aw,
+    member_address: row.member_address,
+    lifetime: row.lifetime,
+    issued_at: row.issued_at,
+    revoked_at: row.revoked_at,
+    scopes: JSON.parse(row.scopes) as string[],
+    owner: row.certificate_id === ownerCertificateId,
+  };
+}
+
+/** `<domain>/<name>` with a valid domain and address name. */
+function validAddress(address: string): boolean {
+  const slash = address.indexOf('/');
+  if (slash < 0) return false;
+  const domain = address.slice(0, slash);
+  return normalizeDomain(domain) === domain && ADDRESS_NAME.test(address.slice(slash + 1));
+}
+
+/** What team auth asks about a certificate on every request (kept frozen in memory). */
+interface KnownCertificate {
+  readonly team_id: string;
+  readonly member_did_key: string;
+  readonly revoked_at: string | null;
+  readonly scopes: readonly string[];
+}
+
+export class TeamService implements TeamKeyring {
+  readonly #ctx: NodeContext;
+  readonly #teamKeys = new Map<string, string>();
+  readonly #issued = new Map<string, KnownCertificate>();
+
+  constructor(ctx: NodeContext) {
+    this.#ctx = ctx;
+  }
+
+  #row(teamId: string): TeamRow | null {
+    return (this.#ctx.db.prepare(`SELECT * FROM teams WHERE team_id = ?`).get(teamId) as TeamRow | undefined) ?? null;
+  }
+
+  #require(teamId: string): TeamRow {
+    const row = this.#row(teamId);
+    if (!row) throw notFound(`Team ${teamId} not found`);
+    return row;
+  }
+
+  #view(row: TeamRow): TeamView {
+    const count = this.#ctx.db
+      .prepare(`SELECT COUNT(*) FROM team_certificates WHERE team_id = ? AND revoked_at IS NULL`)
+      .pluck()
+      .get(row.team_id) as number;
+    const { key_id: _key, ...rest } = row;
+    return { ...rest, member_count: count };
+  }
+
+  list(): TeamView[] {
+    return (this.#ctx.db.prepare(`SELECT * FROM teams ORDER BY created_at, team_id`).all() as TeamRow[]).map((row) => this.#view(row));
+  }
+
+  get(teamId: string): TeamView {
+    return this.#view(this.#require(teamId));
+  }
+
+  /** Creates the team key and the owner member in custody; `team_id` is `<name>:<domain>`. */
+  create(name: string, domainInput: string): TeamView {
+    if (!ADDRESS_NAME.test(name)) throw issue('name', 'must be 1-64 letters, digits, "-" or "_", starting with a letter or digit');
+    const domain = normalizeDomain(domainInput);
+    if (domain === null) throw issue('domain', 'not a valid domain name');
+    const teamId = `${name}:${domain}`;
+    if (this.#row(teamId)) throw conflict(`Team ${teamId} already exists`);
+
+    const { custody, db } = this.#ctx;
+    const teamKey = custody.createSigningKey('team');
+    const ownerKey = custody.createSigningKey('team');
+    try {
+      const now = this.#ctx.clock.now().toISOString();
+      const ownerCertificateId = randomUUID();
+      db.transaction(() => {
+        if (this.#row(teamId)) throw conflict(`Team ${teamId} already exists`);
+        db.prepare(
+          `INSERT INTO teams (team_id, name, domain, key_id, team_did_key, owner_certificate_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+        ).run(teamId, name, domain, teamKey.keyId, teamKey.didKey, ownerCertificateId, now);
+        this.#issue(this.#require(teamId), {
+          certificateId: ownerCertificateId,
+          input: { did_key: ownerKey.didKey, alias: OWNER_ALIAS, lifetime: 'persistent', scopes: [...TEAM_SCOPES] },
+          memberKeyId: ownerKey.keyId,
+        });
+      })();
+    } catch (error) {
+      custody.destroyKey(teamKey.keyId);
+      custody.destroyKey(ownerKey.keyId);
+      throw error;
+    }
+    return this.get(teamId);
+  }
+
+  /** Issues a certificate for a member who keeps its own key. */
+  addMember(teamId: string, input: AddMemberInput): IssuedCertificate {
+    const team = this.#require(teamId);
+    if (!isDidKey(input.did_key)) throw issue('did_key', 'not an Ed25519 did:key');
+    if (!ALIAS.test(input.alias)) throw issue('alias', 'must be 1-128 letters, digits, ".", "-" or "_", starting with a letter or digit');
+    if (input.did_aw !== undefined && !DID_SVC.test(input.did_aw)) throw issue('did_aw', 'not a did:svc stable id');
+    if (input.address !== undefined && !validAddress(input.address)) throw issue('address', 'must be <domain>/<name>');
+    for (const scope of input.scopes ?? []) {
+      if (!(TEAM_SCOPES as readonly string[]).includes(scope)) throw issue('scopes', `unknown scope ${scope} (allowed: ${TEAM_SCOPES.join(', ')})`);
+    }
+    return this.#ctx.db.transaction(() => this.#issue(team, { certificateId: randomUUID(), input, memberKeyId: null }))();
+  }
+
+  #issue(team: TeamRow, { certificateId, input, memberKeyId }: { certificateId: string; input: AddMemberInput; memberKeyId: string | null }): IssuedCertificate {
+    const db = this.#ctx.db;
+    const active = db.prepare(`SELECT 1 FROM team_certificates WHERE team_id = ? AND alias = ? AND revoked_at IS NULL`).get(team.team_id, input.alias);
+    if (active) throw conflict('Alias already active in team');
+    // Upstream's default: a certificate without a lifetime is ephemeral (spec §2, anchor-core §7.3).
+    const lifetime = input.lifetime ?? 'ephemeral';
+    const certificate = issueCertificate(
+      {
+        certificate_id: certificateId,
+        team_id: team.team_id,
+        team_did_key: team.team_did_key,
+        member_did_key: input.did_key,
+        member_did_aw: input.did_aw,
+        member_address: input.address,
+        alias: input.alias,
+        lifetime,
+        issued_at: signingTimestamp(this.#ctx.clock),
+      },
+      (bytes) => this.#ctx.custody.sign(team.key_id, bytes),
+    );
+    const json = JSON.stringify(certificate);
+    const scopes = [...new Set(input.scopes ?? TEAM_SCOPES)].sort();
+    db.prepare(
+      `INSERT INTO team_certificates (certificate_id, team_id, member_did_key, member_did_aw, member_address, alias, lifetime, issued_at, certificate, scopes, member_key_id)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ).run(
+      certificateId,
+      team.team_id,
+      input.did_key,
+      input.did_aw ?? null,
+      input.address ?? null,
+      input.alias,
+      lifetime,
+      certificate.issued_at,
+      json,
+      JSON.stringify(scopes),
+      memberKeyId,
+    );
+    return { certificate, certificate_b64: encodeCertificate(json) };
+  }
+
+  members(teamId: string): MemberView[] {
+    const team = this.#require(teamId);
+    const rows = this.#ctx.db
+      .prepare(`SELECT * FROM team_certificates WHERE team_id = ? ORDER BY issued_at, rowid`)
+      .all(teamId) as CertificateRow[];
+    return rows.map((row) => memberView(row, team.owner_certificate_id));
+  }
+
+  revoke(teamId: string, certificateId: string): { revoked: true; certificate_id: string; revoked_at: string } {
+    const team = this.#require(teamId);
+    const row = this.#certificateRow(certificateId);
+    if (!row || row.team_id !== teamId) throw notFound(`Certificate ${certificateId} not found in team ${teamId}`);
+    if (certificateId === team.owner_certificate_id) throw forbidden('The owner member cannot be revoked; the node acts for its owner through it');
+    if (row.revoked_at !== null) throw conflict(`Certificate ${certificateId} is already revoked`);
+    const revokedAt = this.#ctx.clock.now().toISOString();
+    this.#ctx.db.prepare(`UPDATE team_certificates SET revoked_at = ? WHERE certificate_id = ? AND revoked_at IS NULL`).run(revokedAt, certificateId);
+    this.#issued.delete(certificateId);
+    return { revoked: true, certificate_id: certificateId, revoked_at: revokedAt };
+  }
+
+  /** The four team-auth headers for a request made as the team's owner member (key in custody). */
+  signAsOwner(teamId: string, request: { method: string; path: string; body?: string | undefined; aud: string }): TeamHeaders {
+    const team = this.#require(teamId);
+    const owner = this.#certificateRow(team.owner_certificate_id);
+    if (!owner || owner.member_key_id === null) throw notFound(`Team ${teamId} has no owner member`);
+    const keyId = owner.member_key_id;
+    return buildTeamHeaders({
+      ...request,
+      teamId,
+      certificateB64: encodeCertificate(owner.certificate),
+      didKey: owner.member_did_key,
+      sign: (bytes) => this.#ctx.custody.sign(keyId, bytes),
+      timestamp: signingTimestamp(this.#ctx.clock),
+    });
+  }
+
+  #certificateRow(certificateId: string): CertificateRow | null {
+    return (this.#ctx.db.prepare(`SELECT * FROM team_certificates WHERE certificate_id = ?`).get(certificateId) as CertificateRow | undefined) ?? null;
+  }
+
+  // TeamKeyring: what team-certificate auth asks on every request.
+
+  // Both answers are kept in memory: a team's key never changes, and this service is the only
+  // writer of certificates, so revoke() drops the one entry it changes.
+
+  teamDidKey(teamId: string): string | null {
+    const cached = this.#teamKeys.get(teamId);
+    if (cached !== undefined) return cached;
+    const didKey = (this.#ctx.db.prepare(`SELECT team_did_key FROM teams WHERE team_id = ?`).pluck().get(teamId) as string | undefined) ?? null;
+    if (didKey !== null) this.#teamKeys.set(teamId, didKey);
+    return didKey;
+  }
+
+  certificate(certificateId: string): KnownCertificate | null {
+    const cached = this.#issued.get(certificateId);
+    if (cached !== undefined) return cached;
+    const row = this.#certificateRow(certificateId);
+    if (!row) return null;
+    const issued: KnownCertificate = Object.freeze({
+      team_id: row.team_id,
+      member_did_key: row.member_did_key,
+      revoked_at: row.revoked_at,
+      scopes: Object.freeze(JSON.parse(row.scopes) as string[]),
+    });
+    if (this.#issued.size >= 4096) this.#issued.clear();
+    this.#issued.set(certificateId, issued);
+    return issued;
+  }
+}

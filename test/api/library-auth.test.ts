@@ -1,0 +1,93 @@
+/**
+ * Team-certificate auth on the library surface over real HTTP (spec §5 mode 3, §7): the public
+ * reads need nothing, every other route needs the whole envelope, and a refused request changes
+ * nothing. The envelope's rejections one by one are unit-tested in server/auth/team-envelope.test.ts;
+ * here they are checked end to end through Fastify, where the raw target and body bytes come from.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectOk, expectRefusal } from '../support/expect.ts';
+import { profileFiles } from '../support/library.ts';
+import { startTestNode, type TestNode } from '../support/node.ts';
+import { addTeamMember, type TeamClient } from '../support/teams.ts';
+
+let t: TestNode;
+let member: TeamClient;
+
+beforeAll(async () => {
+  t = await startTestNode();
+  member = await addTeamMember(t, { team: 'auth', domain: 'auth.test' });
+});
+afterAll(async () => {
+  await t.stop();
+});
+
+const create = (ref: string) => ({ files: profileFiles({ ref }) });
+
+async function shelfRefs(): Promise<string[]> {
+  return expectOk(await member.request('GET', '/v1/shelf')).profiles.map((p: any) => p.profile_ref);
+}
+
+describe('library auth over HTTP', () => {
+  it('serves the public catalog reads without a certificate', async () => {
+    expect((await t.request('GET', '/v1/blueprints')).status).toBe(200);
+    expect((await t.request('GET', '/v1/blueprints?tags=a')).status).toBe(200);
+  });
+
+  it('refuses every team route without the headers', async () => {
+    for (const [method, path] of [['GET', '/v1/shelf'], ['POST', '/v1/profiles'], ['GET', '/v1/proposals'], ['POST', '/v1/materialize']] as const) {
+      const res = await t.request(method, path, method === 'POST' ? { body: {} } : {});
+      expectRefusal(res, 401);
+      expect(res.headers.get('www-authenticate')).toBe('DIDKey');
+    }
+  });
+
+  it('accepts a signed request with a query string and a body', async () => {
+    expectOk(await member.request('POST', '/v1/profiles', { body: create('signed') }), 201);
+    expectOk(await member.request('GET', '/v1/profiles/signed?include=files'));
+  });
+
+  it('refuses a body that differs from the signed one, storing nothing', async () => {
+    const signedBody = JSON.stringify(create('honest'));
+    const headers = member.sign('POST', '/v1/profiles', signedBody);
+    const res = await fetch(`${t.url}/v1/profiles`, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: JSON.stringify(create('forged')),
+    });
+    expect(res.status).toBe(401);
+    expect(((await res.json()) as { detail: string }).detail).toMatch(/body_sha256/);
+    expect(await shelfRefs()).not.toContain('forged');
+  });
+
+  it('refuses a request signed for another path or query', async () => {
+    const headers = member.sign('GET', '/v1/profiles/signed');
+    const res = await fetch(`${t.url}/v1/profiles/signed?include=files`, { headers });
+    expect(res.status).toBe(401);
+    expect(((await res.json()) as { detail: string }).detail).toMatch(/path/);
+  });
+
+  it('refuses another audience', async () => {
+    expectRefusal(await member.request('GET', '/v1/shelf', { aud: 'https://library.example' }), 401, /aud/);
+  });
+
+  it('refuses a replayed request', async () => {
+    const headers = member.sign('GET', '/v1/shelf');
+    expect((await fetch(`${t.url}/v1/shelf`, { headers })).status).toBe(200);
+    const replay = await fetch(`${t.url}/v1/shelf`, { headers });
+    expect(replay.status).toBe(401);
+    expect(((await replay.json()) as { detail: string }).detail).toMatch(/already used/);
+  });
+
+  it('refuses a revoked member from then on', async () => {
+    const leaving = await addTeamMember(t, { teamId: member.teamId });
+    expectOk(await leaving.request('GET', '/v1/shelf'));
+    expectOk(await t.owner('POST', `/v1/node/teams/${encodeURIComponent(member.teamId)}/members/${leaving.certificateId}/revoke`));
+    expectRefusal(await leaving.request('POST', '/v1/profiles', { body: create('after-revoke') }), 401, /revoked/);
+    expect(await shelfRefs()).not.toContain('after-revoke');
+  });
+
+  it('keeps teams apart: a member sees only its own team\'s shelf', async () => {
+    const outsider = await addTeamMember(t, { team: 'auth-other', domain: 'auth.test' });
+    expect(expectOk(await outsider.request('GET', '/v1/shelf')).profiles).toEqual([]);
+  });
+});

@@ -1,0 +1,230 @@
+/**
+ * The private shelf (spec §3, §4.6; research A4-A6): profiles and immutable versions, import from
+ * the catalog (idempotent per source profile), the newer-source flag, update-from-source with its
+ * per-part 3-way merge, publish, tags and delete.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectOk, expectRefusal } from '../support/expect.ts';
+import { blueprintPayload, file, profileFiles, type ProfileSpec } from '../support/library.ts';
+import { startTestNode, type TestNode } from '../support/node.ts';
+import { addTeamMember, type TeamClient } from '../support/teams.ts';
+
+let t: TestNode;
+let team: TeamClient;
+let other: TeamClient;
+
+beforeAll(async () => {
+  t = await startTestNode();
+  team = await addTeamMember(t, { team: 'shelf', domain: 'shelf.test' });
+  other = await addTeamMember(t, { team: 'outsiders', domain: 'outsiders.test' });
+});
+afterAll(async () => {
+  await t.stop();
+});
+
+async function publishBlueprint(ref: string, version: string, profiles: ProfileSpec[]) {
+  return expectOk(await team.request('POST', '/v1/blueprints/import', { body: blueprintPayload({ ref, version, profiles }) }), 201);
+}
+
+async function shelfEntry(client: TeamClient, ref: string) {
+  const shelf = expectOk(await client.request('GET', '/v1/shelf'));
+  return shelf.profiles.find((p: any) => p.profile_ref === ref);
+}
+
+describe('profiles created on the shelf', () => {
+  it('creates a profile whose ref is its profile.yaml id, with normalised tags', async () => {
+    const res = await team.request('POST', '/v1/profiles', { body: { files: profileFiles({ ref: 'writer' }), tags: ['Marketing', 'twitter'] } });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({
+      profile_ref: 'writer',
+      version: '0.1.0',
+      tags: ['marketing', 'twitter'],
+      mission: 'Do what a writer does.',
+      source_blueprint_ref: null,
+      source_profile_digest: null,
+    });
+    expect(res.body.digest).toMatch(/^sha256:[0-9a-f]{64}$/);
+    expectRefusal(await team.request('POST', '/v1/profiles', { body: { files: profileFiles({ ref: 'writer', version: '0.2.0' }) } }), 409);
+  });
+
+  it('refuses a payload without profile.yaml, or with one that does not parse', async () => {
+    expectRefusal(await team.request('POST', '/v1/profiles', { body: { files: [file('instructions.md', 'x')] } }), 422, /profile\.yaml/);
+    expectRefusal(await team.request('POST', '/v1/profiles', { body: { files: [file('profile.yaml', 'id: [unclosed')] } }), 422);
+    expectRefusal(await team.request('POST', '/v1/profiles', { body: { files: [file('profile.yaml', 'id: x\nversion: 1.0\n')] } }), 422, /version/);
+  });
+
+  it('adds versions: new ones only, newer than the latest, keeping the tags', async () => {
+    await team.request('POST', '/v1/profiles', { body: { files: profileFiles({ ref: 'editor' }), tags: ['words'] } });
+    const v2 = await team.request('POST', '/v1/profiles/editor/versions', { body: { files: profileFiles({ ref: 'editor', version: '0.2.0', mission: 'Edit.' }) } });
+    expect(v2.status).toBe(201);
+    expect(v2.body).toMatchObject({ version: '0.2.0', mission: 'Edit.', tags: ['words'] });
+    expectRefusal(await team.request('POST', '/v1/profiles/editor/versions', { body: { files: profileFiles({ ref: 'editor', version: '0.2.0', mission: 'Overwrite?' }) } }), 409, /immutable/);
+    expectRefusal(await team.request('POST', '/v1/profiles/editor/versions', { body: { files: profileFiles({ ref: 'editor', version: '0.1.5' }) } }), 422, /newer/);
+    expectRefusal(await team.request('POST', '/v1/profiles/editor/versions', { body: { files: profileFiles({ ref: 'someone', version: '0.3.0' }) } }), 422, /id/);
+    expectRefusal(await team.request('POST', '/v1/profiles/nobody/versions', { body: { files: profileFiles({ ref: 'nobody' }) } }), 404);
+    const history = expectOk(await team.request('GET', '/v1/profiles/editor/versions'));
+    expect(history.versions.map((v: any) => [v.version, v.origin])).toEqual([['0.2.0', 'version'], ['0.1.0', 'created']]);
+    expect((await team.request('GET', '/v1/profiles/editor?version=0.1.0')).body.mission).toBe('Do what a editor does.');
+  });
+
+  it('includes files and proposal asset digests on request', async () => {
+    const plain = expectOk(await team.request('GET', '/v1/profiles/editor'));
+    expect(plain.files).toBeUndefined();
+    const full = expectOk(await team.request('GET', '/v1/profiles/editor?include=files'));
+    expect(full.files.map((f: any) => f.path)).toEqual(['instructions.md', 'profile.yaml']);
+    const instructions = full.files.find((f: any) => f.path === 'instructions.md');
+    expect(full.proposal_asset_digests['instructions.md']).toBe(instructions.sha256);
+    expect(full.proposal_asset_digests['profile.yaml#mission']).toMatch(/^sha256:[0-9a-f]{64}$/);
+    expect(full.proposal_asset_digests['profile.yaml#event_subscriptions']).toBeUndefined();
+  });
+
+  it('sets tags on every version and hides other teams\' profiles', async () => {
+    expect(expectOk(await team.request('PUT', '/v1/profiles/editor/tags', { body: { tags: ['b', 'A'] } }))).toEqual({ profile_ref: 'editor', tags: ['a', 'b'] });
+    expect((await team.request('GET', '/v1/profiles/editor?version=0.1.0')).body.tags).toEqual(['a', 'b']);
+    expectRefusal(await other.request('GET', '/v1/profiles/editor'), 404);
+    expect((await other.request('GET', '/v1/shelf')).body.profiles.some((p: any) => p.profile_ref === 'editor')).toBe(false);
+  });
+});
+
+describe('import from the catalog', () => {
+  beforeAll(async () => {
+    await publishBlueprint('source.team', '1.0.0', [{ ref: 'analyst', mission: 'Analyse.' }]);
+  });
+
+  it('copies the profile byte for byte, then re-import returns the copy unchanged', async () => {
+    const first = await team.request('POST', '/v1/shelf/import', { body: { source_blueprint_ref: 'source.team', profile_ref: 'analyst', tags: ['Data'] } });
+    expect(first.status).toBe(201);
+    const source = expectOk(await t.request('GET', '/v1/blueprints/source.team/profiles/analyst'));
+    expect(first.body).toMatchObject({
+      profile_ref: 'analyst',
+      version: '0.1.0',
+      digest: source.digest,
+      source_blueprint_ref: 'source.team',
+      source_blueprint_version: '1.0.0',
+      source_profile_ref: 'analyst',
+      source_profile_digest: source.digest,
+      created: true,
+    });
+    const again = await team.request('POST', '/v1/shelf/import', { body: { source_blueprint_ref: 'source.team', profile_ref: 'analyst', tags: ['other'] } });
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual({ ...first.body, created: false });
+    const history = expectOk(await team.request('GET', '/v1/profiles/analyst/versions'));
+    expect(history.versions).toHaveLength(1);
+  });
+
+  it('refuses the same ref from a different source, and an unknown source', async () => {
+    await publishBlueprint('rival.team', '1.0.0', [{ ref: 'analyst' }]);
+    expectRefusal(await team.request('POST', '/v1/shelf/import', { body: { source_blueprint_ref: 'rival.team', profile_ref: 'analyst' } }), 409);
+    expectRefusal(await team.request('POST', '/v1/shelf/import', { body: { source_blueprint_ref: 'missing.team', profile_ref: 'analyst' } }), 404);
+    expectRefusal(await team.request('POST', '/v1/shelf/import', { body: { source_blueprint_ref: 'source.team', profile_ref: 'ghost' } }), 404);
+  });
+
+  it('flags a newer source version on the shelf', async () => {
+    expect(await shelfEntry(team, 'analyst')).toMatchObject({ update_available: false, source_blueprint_latest_version: '1.0.0', summary: 'Analyse.' });
+    await publishBlueprint('source.team', '1.1.0', [{ ref: 'analyst', mission: 'Analyse.' }]);
+    expect(await shelfEntry(team, 'analyst')).toMatchObject({ update_available: true, source_blueprint_version: '1.0.0', source_blueprint_latest_version: '1.1.0' });
+  });
+});
+
+describe('update from source', () => {
+  const upstream = (version: string, spec: Partial<ProfileSpec>) => publishBlueprint('merge.team', version, [{ ref: 'builder', ...spec }]);
+
+  beforeAll(async () => {
+    await upstream('1.0.0', { mission: 'Build things.', instructions: 'Original instructions.\n' });
+    expectOk(await team.request('POST', '/v1/shelf/import', { body: { source_blueprint_ref: 'merge.team', profile_ref: 'builder' } }), 201);
+  });
+
+  it('is a no-op when nothing is pullable, minting nothing', async () => {
+    await upstream('1.0.1', { mission: 'Build things.', instructions: 'Original instructions.\n' });
+    const res = expectOk(await team.request('POST', '/v1/profiles/builder/update-from-source', { body: { target_version: '0.2.0' } }));
+    expect(res).toMatchObject({ profile_ref: 'builder', version: '0.1.0', updated: false, updated_parts: [], preserved_parts: [] });
+    expectRefusal(await team.request('GET', '/v1/profiles/builder?version=0.2.0'), 404);
+  });
+
+  it('takes un-evolved parts from upstream and keeps local edits', async () => {
+    // A local edit of the instructions, then upstream changes both the mission and the instructions.
+    const local = profileFiles({ ref: 'builder', version: '0.1.1', mission: 'Build things.', instructions: 'My own instructions.\n' });
+    expectOk(await team.request('POST', '/v1/profiles/builder/versions', { body: { files: local } }), 201);
+    await upstream('2.0.0', { mission: 'Build better things.', instructions: 'New upstream instructions.\n' });
+
+    const res = expectOk(await team.request('POST', '/v1/profiles/builder/update-from-source', { body: { target_version: '0.2.0' } }));
+    expect(res).toMatchObject({
+      profile_ref: 'builder',
+      version: '0.2.0',
+      updated: true,
+      updated_parts: ['field:mission'],
+      preserved_parts: ['file:instructions.md'],
+      source_blueprint_version: '2.0.0',
+    });
+    const merged = expectOk(await team.request('GET', '/v1/profiles/builder?include=files'));
+    expect(merged).toMatchObject({ version: '0.2.0', mission: 'Build better things.', source_blueprint_version: '2.0.0' });
+    expect(merged.files.find((f: any) => f.path === 'instructions.md').content_utf8).toBe('My own instructions.\n');
+    expect(await shelfEntry(team, 'builder')).toMatchObject({ update_available: false });
+  });
+
+  it('pins a requested source version and refuses a target version that exists', async () => {
+    await upstream('2.1.0', { mission: 'Build the best things.', instructions: 'New upstream instructions.\n' });
+    expectRefusal(await team.request('POST', '/v1/profiles/builder/update-from-source', { body: { target_version: '0.2.0' } }), 409);
+    expectRefusal(await team.request('POST', '/v1/profiles/builder/update-from-source', { body: { target_version: '0.3.0', source_blueprint_version: '9.9.9' } }), 404);
+    expectRefusal(await team.request('POST', '/v1/profiles/builder/update-from-source', { body: {} }), 422);
+    const res = expectOk(await team.request('POST', '/v1/profiles/builder/update-from-source', { body: { target_version: '0.3.0', source_blueprint_version: '2.1.0' } }));
+    expect(res).toMatchObject({ version: '0.3.0', updated_parts: ['field:mission'], source_blueprint_version: '2.1.0' });
+  });
+});
+
+describe('publish', () => {
+  beforeAll(async () => {
+    await team.request('POST', '/v1/profiles', { body: { files: profileFiles({ ref: 'scout', mission: 'Find things.' }) } });
+    await team.request('POST', '/v1/profiles', { body: { files: profileFiles({ ref: 'courier', mission: 'Carry things.' }) } });
+  });
+
+  it('publishes into a new blueprint, keeping the shelf digest', async () => {
+    const shelf = expectOk(await team.request('GET', '/v1/profiles/scout'));
+    const res = await team.request('POST', '/v1/profiles/scout/publish', {
+      body: { blueprint_version: '1.0.0', new_blueprint: { blueprint_ref: 'field.team', name: 'Field team', tags: ['Outdoor'], readme: '# Field team\n' } },
+    });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ blueprint_ref: 'field.team', blueprint_version: '1.0.0', profile_ref: 'scout', profile_version: '0.1.0', profile_digest: shelf.digest });
+    const blueprint = expectOk(await t.request('GET', '/v1/blueprints/field.team'));
+    expect(blueprint).toMatchObject({ name: 'Field team', tags: ['outdoor'], digest: res.body.blueprint_digest });
+    expect(blueprint.files.map((f: any) => f.path)).toEqual(expect.arrayContaining(['blueprint.yaml', 'README.md', 'profiles/scout/profile.yaml']));
+  });
+
+  it('accumulates profiles in a new version of an owned blueprint and keeps its README', async () => {
+    const res = await team.request('POST', '/v1/profiles/courier/publish', { body: { blueprint_version: '1.1.0', target_blueprint_ref: 'field.team' } });
+    expect(res.status).toBe(201);
+    const blueprint = expectOk(await t.request('GET', '/v1/blueprints/field.team'));
+    expect(blueprint.version).toBe('1.1.0');
+    expect(blueprint.profiles.map((p: any) => p.profile_ref)).toEqual(['courier', 'scout']);
+    expect(blueprint.files.find((f: any) => f.path === 'README.md').content_utf8).toBe('# Field team\n');
+    expect(blueprint.tags).toEqual(['outdoor']);
+  });
+
+  it('needs exactly one target, an owned blueprint, and a free ref for a new one', async () => {
+    expectRefusal(await team.request('POST', '/v1/profiles/scout/publish', { body: { blueprint_version: '2.0.0' } }), 422, /exactly one/);
+    const both = { blueprint_version: '2.0.0', target_blueprint_ref: 'field.team', new_blueprint: { blueprint_ref: 'x.team', name: 'X' } };
+    expectRefusal(await team.request('POST', '/v1/profiles/scout/publish', { body: both }), 422, /exactly one/);
+    expectRefusal(await team.request('POST', '/v1/profiles/scout/publish', { body: { blueprint_version: '2.0.0', new_blueprint: { blueprint_ref: 'field.team', name: 'Again' } } }), 409);
+    await other.request('POST', '/v1/profiles', { body: { files: profileFiles({ ref: 'intruder' }) } });
+    expectRefusal(await other.request('POST', '/v1/profiles/intruder/publish', { body: { blueprint_version: '3.0.0', target_blueprint_ref: 'field.team' } }), 403);
+    expectRefusal(await team.request('POST', '/v1/profiles/scout/publish', { body: { blueprint_version: '1.0.5', target_blueprint_ref: 'field.team' } }), 422, /newer/);
+  });
+});
+
+describe('delete', () => {
+  it('hard-deletes every version, binding and proposal of the profile', async () => {
+    await team.request('POST', '/v1/profiles', { body: { files: profileFiles({ ref: 'temp' }) } });
+    await team.request('POST', '/v1/profiles/temp/versions', { body: { files: profileFiles({ ref: 'temp', version: '0.2.0' }) } });
+    expectOk(await team.request('POST', '/v1/agents/agent-temp/profile-binding', { body: { profile_ref: 'temp' } }));
+    const digests = expectOk(await team.request('GET', '/v1/profiles/temp?include=files')).proposal_asset_digests;
+    const proposal = { target: 'profile', profile_ref: 'temp', content: { schema: 'svc.library.profile-asset-changeset.v1', assets: [{ path: 'profile.yaml#mission', content: 'Temporary.', base_asset_digest: digests['profile.yaml#mission'] }] } };
+    const submitted = expectOk(await team.request('POST', '/v1/proposals', { body: proposal }), 201);
+
+    const res = expectOk(await team.request('DELETE', '/v1/profiles/temp'));
+    expect(res).toEqual({ profile_ref: 'temp', deleted_versions: ['0.1.0', '0.2.0'] });
+    expectRefusal(await team.request('GET', '/v1/profiles/temp'), 404);
+    expectRefusal(await team.request('GET', '/v1/agents/agent-temp/profile-binding'), 404);
+    expectRefusal(await team.request('POST', `/v1/proposals/${submitted.proposal_id}/approve`), 404);
+    expectRefusal(await team.request('DELETE', '/v1/profiles/temp'), 404);
+  });
+});
