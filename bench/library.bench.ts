@@ -1,5 +1,7 @@
 /**
- * Issue 4's benchmarks, each against a baseline measured in the same run:
+ * Issue 4's benchmarks, each against a baseline measured in the same run. The servers (node and
+ * bare route alike) run on a worker thread, as a server runs in its own process: with the load
+ * generator on the same event loop, the client's own fetch cost would dominate both sides.
  * - signed-request cost: GET /v1/shelf with the full team-auth envelope verified (certificate,
  *   signature, seven fields, replay cache), requests/s with 8 concurrent clients as a ratio to a
  *   bare Fastify route sent the same headers; target ≥ 0.5;
@@ -11,9 +13,8 @@ import { buildTeamHeaders, type TeamHeaders } from '../server/auth/team-envelope
 import { privateKeyFromSeed, signBytes } from '../server/crypto/ed25519.ts';
 import { testKey } from '../test/support/keys.ts';
 import { blueprintPayload, profileFiles } from '../test/support/library.ts';
-import { startBareRoute } from './bare-route.ts';
-import { startBenchNode, type BenchNode } from './fixtures.ts';
 import { report, summarize } from './measure.ts';
+import { startWorkerServer, type WorkerServer } from './server-worker.ts';
 
 const REQUESTS = Number(process.env.BENCH_SHELF_REQUESTS ?? 4000);
 const MERGES = Number(process.env.BENCH_MERGES ?? 200);
@@ -25,21 +26,30 @@ interface Member {
   send(method: string, path: string, headers: TeamHeaders, body?: string): Promise<Response>;
 }
 
-async function member(bench: BenchNode, name: string): Promise<Member> {
-  const { team_id } = await bench.post<{ team_id: string }>('/v1/node/teams', bench.node.ownerToken, { name, domain: 'bench.test' });
+async function ownerPost<T>(node: WorkerServer, path: string, body: unknown): Promise<T> {
+  const response = await fetch(`${node.url}${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${node.ownerToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  if (!response.ok) throw new Error(`${path}: ${response.status} ${await response.text()}`);
+  return (await response.json()) as T;
+}
+
+async function member(node: WorkerServer, name: string): Promise<Member> {
+  const { team_id } = await ownerPost<{ team_id: string }>(node, '/v1/node/teams', { name, domain: 'bench.test' });
   const key = testKey();
-  const { certificate_b64 } = await bench.post<{ certificate_b64: string }>(
-    `/v1/node/teams/${encodeURIComponent(team_id)}/members`,
-    bench.node.ownerToken,
-    { did_key: key.didKey, alias: `${name}-member` },
-  );
+  const { certificate_b64 } = await ownerPost<{ certificate_b64: string }>(node, `/v1/node/teams/${encodeURIComponent(team_id)}/members`, {
+    did_key: key.didKey,
+    alias: `${name}-member`,
+  });
   const privateKey = privateKeyFromSeed(key.seed);
-  const aud = bench.node.info.library_url;
+  const aud = node.url;
   return {
     sign: (method, path, body) =>
       buildTeamHeaders({ method, path, body, aud, teamId: team_id, certificateB64: certificate_b64, didKey: key.didKey, sign: (b) => signBytes(privateKey, b) }),
     async send(method, path, headers, body) {
-      const response = await fetch(`${bench.url}${path}`, {
+      const response = await fetch(`${node.url}${path}`, {
         method,
         headers: body === undefined ? headers : { ...headers, 'content-type': 'application/json' },
         ...(body === undefined ? {} : { body }),
@@ -61,20 +71,20 @@ async function throughput(headers: TeamHeaders[], fire: (h: TeamHeaders) => Prom
   return headers.length / ((performance.now() - started) / 1000);
 }
 
-async function signedShelfReads(bench: BenchNode): Promise<void> {
-  const team = await member(bench, 'shelf');
+async function signedShelfReads(node: WorkerServer): Promise<void> {
+  const team = await member(node, 'shelf');
   for (const ref of ['planner', 'builder', 'reviewer']) {
     const body = JSON.stringify({ files: profileFiles({ ref }) });
     await team.send('POST', '/v1/profiles', team.sign('POST', '/v1/profiles', body), body);
   }
-  const bare = await startBareRoute();
+  const bare = await startWorkerServer('bare');
   try {
     const batch = (n: number) => Array.from({ length: n }, () => team.sign('GET', '/v1/shelf'));
     const read = (url: string) => (h: TeamHeaders) => fetch(url, { headers: h }).then((r) => r.arrayBuffer());
     await throughput(batch(200), read(bare.url));
-    await throughput(batch(200), read(`${bench.url}/v1/shelf`));
+    await throughput(batch(200), read(`${node.url}/v1/shelf`));
     const baseline = await throughput(batch(REQUESTS), read(bare.url));
-    const shelf = await throughput(batch(REQUESTS), read(`${bench.url}/v1/shelf`));
+    const shelf = await throughput(batch(REQUESTS), read(`${node.url}/v1/shelf`));
     report('signed-shelf-read', {
       clients: CLIENTS,
       requests: REQUESTS,
@@ -85,7 +95,7 @@ async function signedShelfReads(bench: BenchNode): Promise<void> {
       target_ratio: 0.5,
     });
   } finally {
-    await bare.close();
+    await bare.stop();
   }
 }
 
@@ -96,8 +106,8 @@ function bigProfile(mission: string) {
   return { ref: 'big', mission, files };
 }
 
-async function updateFromSource(bench: BenchNode): Promise<void> {
-  const team = await member(bench, 'merge');
+async function updateFromSource(node: WorkerServer): Promise<void> {
+  const team = await member(node, 'merge');
   const publish = async (version: string, mission: string) => {
     const body = JSON.stringify(blueprintPayload({ ref: 'big.team', version: `${version}.0.0`, profiles: [bigProfile(mission)] }));
     await team.send('POST', '/v1/blueprints/import', team.sign('POST', '/v1/blueprints/import', body), body);
@@ -121,7 +131,7 @@ async function updateFromSource(bench: BenchNode): Promise<void> {
 
 export async function run(): Promise<void> {
   for (const bench of [signedShelfReads, updateFromSource]) {
-    const node = await startBenchNode();
+    const node = await startWorkerServer('node');
     try {
       await bench(node);
     } finally {

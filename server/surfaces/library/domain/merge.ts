@@ -15,8 +15,8 @@
  * while their file exists.
  */
 import { fieldDigest } from './digest.ts';
-import { comparePaths, payloadFile, sortFiles, type PayloadFile } from './payload.ts';
-import { fieldValue, MERGE_FIELDS, PROFILE_YAML, readProfile, writeProfileYaml, type ResourceEntry } from './profile-yaml.ts';
+import { comparePaths, sortFiles, type PayloadFile } from './payload.ts';
+import { fieldValue, MERGE_FIELDS, PROFILE_YAML, readProfile, writeProfileFile, type ResourceEntry } from './profile-yaml.ts';
 
 export interface MergeResult {
   files: PayloadFile[];
@@ -98,7 +98,7 @@ export function mergeFromSource(input: {
     const entries = rebuildEntries(category, mergedPaths, [...ours.manifest[category], ...theirs.manifest[category]], defaultKind);
     if (entries.length > 0 || Object.hasOwn(document, category)) document[category] = entries.map((e) => ({ path: e.path, kind: e.kind }));
   }
-  const files = sortFiles([...merged, payloadFile(PROFILE_YAML, writeProfileYaml(document))]);
-  readProfile(files); // the rebuilt profile.yaml must read back (a bad targetVersion is a 422)
+  // The rebuilt profile.yaml is checked as it is written (a bad targetVersion is a 422).
+  const files = sortFiles([...merged, writeProfileFile(document)]);
   return { files, ...result };
 }

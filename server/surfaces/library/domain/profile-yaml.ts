@@ -15,7 +15,7 @@ import { invalid } from '../../../errors.ts';
 import { MemoCache } from '../../../memo-cache.ts';
 import { FieldReader } from './fields.ts';
 import { pathProblem } from './paths.ts';
-import type { PayloadFile } from './payload.ts';
+import { payloadFile, type PayloadFile } from './payload.ts';
 import { dumpYaml, parseYamlMapping, type YamlMapping } from './yaml-doc.ts';
 
 export const PROFILE_YAML = 'profile.yaml';
@@ -121,7 +121,11 @@ function deepFreeze<T>(value: T): T {
 }
 
 function parseProfile(text: string, here: (string | number)[]): ProfileRead {
-  const document = parseYamlMapping(text, here);
+  return readDocument(parseYamlMapping(text, here), here);
+}
+
+/** The manifest of a profile.yaml mapping, with every field checked (one 422 listing all issues). */
+function readDocument(document: YamlMapping, here: (string | number)[]): ProfileRead {
   const reader = new FieldReader(document, here);
 
   const id = reader.ref('id');
@@ -152,4 +156,16 @@ function parseProfile(text: string, here: (string | number)[]): ProfileRead {
 /** profile.yaml text for a document: key order as given, block style, no folding. */
 export function writeProfileYaml(document: YamlMapping): string {
   return dumpYaml(document);
+}
+
+/**
+ * profile.yaml for a rebuilt document (a merge, an approved changeset), checked as readProfile
+ * would check it. The dump reads back to the same document, so that read is remembered for the
+ * text instead of parsing it again: YAML parsing is most of a merge's cost.
+ */
+export function writeProfileFile(document: YamlMapping, loc: (string | number)[] = []): PayloadFile {
+  const read = deepFreeze(readDocument(structuredClone(document), [...loc, PROFILE_YAML]));
+  const text = dumpYaml(read.document);
+  parsed.get(text, () => read);
+  return payloadFile(PROFILE_YAML, text);
 }
