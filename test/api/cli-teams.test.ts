@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { publicKeyFromDidKey } from '../../server/crypto/did-key.ts';
 import { parseCertificateHeader, verifyCertificateSignature } from '../../server/crypto/team-certificate.ts';
-import { lines, runCli, startServe, type CliResult, type ServeProcess } from '../support/cli.ts';
+import { runCli, startServe, type CliResult, type ServeProcess } from '../support/cli.ts';
+import { expectOneLineFailure, jsonOutput } from '../support/cli-expect.ts';
 import { testKey } from '../support/keys.ts';
 
 let dataDir: string;
@@ -16,21 +17,7 @@ let serve: ServeProcess;
 
 const cli = (...args: string[]): Promise<CliResult> => runCli([...args, '--data', dataDir]);
 
-function jsonOutput(result: CliResult): any {
-  expect(result.code, result.stderr).toBe(0);
-  const out = lines(result.stdout);
-  expect(out).toHaveLength(1);
-  return JSON.parse(out[0] as string);
-}
 
-function expectOneLineFailure(result: CliResult, message: RegExp): void {
-  expect(result.code).not.toBe(0);
-  expect(result.code).not.toBeNull();
-  expect(result.stdout).toBe('');
-  const err = lines(result.stderr);
-  expect(err, result.stderr).toHaveLength(1);
-  expect(err[0]).toMatch(message);
-}
 
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'svc-node-cli-teams-'));

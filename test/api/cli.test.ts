@@ -7,7 +7,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { lines, READY_PREFIX, runCli, startServe, type CliResult, type ServeProcess } from '../support/cli.ts';
+import { lines, READY_PREFIX, runCli, startServe, type ServeProcess } from '../support/cli.ts';
+import { expectOneLineFailure, jsonOutput } from '../support/cli-expect.ts';
 import { API_KEY } from '../support/identities.ts';
 
 const READY_KEYS = ['core_url', 'data_dir', 'docs_url', 'library_url', 'pid', 'public_url', 'ui_url'];
@@ -20,23 +21,7 @@ function tempDir(): string {
   return mkdtempSync(join(tmpdir(), 'svc-node-cli-'));
 }
 
-/** The JSON a `--json` command printed as its only stdout line. */
-function jsonOutput(result: CliResult): any {
-  expect(result.code, result.stderr).toBe(0);
-  const out = lines(result.stdout);
-  expect(out).toHaveLength(1);
-  return JSON.parse(out[0] as string);
-}
 
-/** A failed command: non-zero exit, nothing on stdout, exactly one line on stderr. */
-function expectOneLineFailure(result: CliResult, message: RegExp): void {
-  expect(result.code).not.toBe(0);
-  expect(result.code).not.toBeNull();
-  expect(result.stdout).toBe('');
-  const err = lines(result.stderr);
-  expect(err, result.stderr).toHaveLength(1);
-  expect(err[0]).toMatch(message);
-}
 
 async function api(method: string, path: string, token?: string, body?: unknown): Promise<{ status: number; body: any }> {
   const response = await fetch(`${coreUrl}${path}`, {

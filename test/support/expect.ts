@@ -3,6 +3,7 @@
  * `{"detail": ...}` (DESIGN §5): a string, or for a 422 validation failure a list of issues.
  */
 import { expect } from 'vitest';
+import { ServiceError, type ValidationIssue } from '../../server/errors.ts';
 import type { ApiResponse } from './node.ts';
 
 function detailText(detail: unknown): string {
@@ -45,4 +46,18 @@ export function expectOk<T = any>(response: ApiResponse<T>, status = 200): T {
   expect(response.status, `body: ${JSON.stringify(response.body)}`).toBe(status);
   expect(response.headers.get('content-type') ?? '').toMatch(/^application\/json/);
   return response.body;
+}
+
+/** The list of issues of the 422 that `fn` throws (a ServiceError from server/errors.ts). */
+export function validationIssues(fn: () => unknown): ValidationIssue[] {
+  let caught: unknown;
+  try {
+    fn();
+  } catch (err) {
+    caught = err;
+  }
+  if (!(caught instanceof ServiceError)) throw new Error('expected a 422', { cause: caught });
+  expect(caught.statusCode).toBe(422);
+  expect(Array.isArray(caught.detail)).toBe(true);
+  return caught.detail as ValidationIssue[];
 }

@@ -1,21 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { ServiceError, type ValidationIssue } from '../../../errors.ts';
+import { validationIssues } from '../../../../test/support/expect.ts';
 import { buildBlueprintFiles, readBlueprintPayload } from './blueprint-yaml.ts';
 import { profileDigest } from './digest.ts';
 import { checkPayloadFiles, payloadFile, type PayloadFile } from './payload.ts';
 
-function issuesOf(fn: () => unknown): ValidationIssue[] {
-  let caught: unknown;
-  try {
-    fn();
-  } catch (err) {
-    caught = err;
-  }
-  if (!(caught instanceof ServiceError)) throw new Error('expected a 422', { cause: caught });
-  expect(caught.statusCode).toBe(422);
-  expect(Array.isArray(caught.detail)).toBe(true);
-  return caught.detail as ValidationIssue[];
-}
 
 const profileFiles = (id: string, extra: Record<string, string> = {}): PayloadFile[] =>
   checkPayloadFiles(
@@ -83,50 +71,50 @@ describe('readBlueprintPayload', () => {
 
   it('requires blueprint.yaml at the root', () => {
     const files = payload().filter((f) => f.path !== 'blueprint.yaml');
-    expect(issuesOf(() => readBlueprintPayload(files))).toEqual([
+    expect(validationIssues(() => readBlueprintPayload(files))).toEqual([
       { loc: ['body', 'files', 'blueprint.yaml'], msg: 'blueprint.yaml is required at the root of the payload', type: 'missing' },
     ]);
   });
 
   it('requires id, version and name, and refuses a bare numeric version', () => {
-    const issues = issuesOf(() => readBlueprintPayload(payload('version: 1.0\nprofiles: [{id: coder}, {id: reviewer}]\n')));
+    const issues = validationIssues(() => readBlueprintPayload(payload('version: 1.0\nprofiles: [{id: coder}, {id: reviewer}]\n')));
     expect(issues.map((i) => i.loc.at(-1))).toEqual(['id', 'version', 'name']);
     expect(issues[1]?.msg).toMatch(/quote it/);
   });
 
   it('refuses bad profiles[] entries: not a mapping, no id, repeated id, empty list', () => {
-    const issues = issuesOf(() => readBlueprintPayload(payload('id: a\nversion: "1"\nname: A\nprofiles: [coder, {min: 1}, {id: coder}, {id: coder}, {id: reviewer}]\n')));
+    const issues = validationIssues(() => readBlueprintPayload(payload('id: a\nversion: "1"\nname: A\nprofiles: [coder, {min: 1}, {id: coder}, {id: coder}, {id: reviewer}]\n')));
     expect(issues.map((i) => [i.loc.slice(2), i.type])).toEqual([
       [['blueprint.yaml', 'profiles', 0], 'dict_type'],
       [['blueprint.yaml', 'profiles', 1, 'id'], 'missing'],
       [['blueprint.yaml', 'profiles', 3, 'id'], 'value_error'],
     ]);
-    const none = issuesOf(() => readBlueprintPayload(checkPayloadFiles([{ path: 'blueprint.yaml', content_utf8: 'id: a\nversion: "1"\nname: A\n' }], [])));
+    const none = validationIssues(() => readBlueprintPayload(checkPayloadFiles([{ path: 'blueprint.yaml', content_utf8: 'id: a\nversion: "1"\nname: A\n' }], [])));
     expect(none.map((i) => i.msg)).toEqual(['profiles must list at least one profile']);
   });
 
   it('requires profiles/<id>/profile.yaml for every listed profile', () => {
     const files = payload().filter((f) => f.path !== 'profiles/coder/profile.yaml');
-    expect(issuesOf(() => readBlueprintPayload(files))).toEqual([
+    expect(validationIssues(() => readBlueprintPayload(files))).toEqual([
       { loc: ['body', 'files', 'profiles/coder', 'profile.yaml'], msg: 'profiles/coder/profile.yaml is required for listed profile coder', type: 'missing' },
     ]);
   });
 
   it('requires each profile.yaml id to equal its directory', () => {
     const files = payload().map((f) => (f.path === 'profiles/coder/profile.yaml' ? payloadFile(f.path, 'id: writer\nversion: "1"\n') : f));
-    expect(issuesOf(() => readBlueprintPayload(files))).toEqual([
+    expect(validationIssues(() => readBlueprintPayload(files))).toEqual([
       { loc: ['body', 'files', 'profiles/coder', 'profile.yaml', 'id'], msg: 'id "writer" must equal its directory name "coder"', type: 'value_error' },
     ]);
   });
 
   it('reports an invalid profile.yaml under its directory', () => {
     const files = payload().map((f) => (f.path === 'profiles/coder/profile.yaml' ? payloadFile(f.path, 'id: coder\nversion: 2.0\n') : f));
-    const issues = issuesOf(() => readBlueprintPayload(files));
+    const issues = validationIssues(() => readBlueprintPayload(files));
     expect(issues.map((i) => i.loc)).toEqual([['body', 'files', 'profiles/coder', 'profile.yaml', 'version']]);
   });
 
   it('refuses a profile directory that blueprint.yaml does not list, and loose files under profiles/', () => {
-    const issues = issuesOf(() =>
+    const issues = validationIssues(() =>
       readBlueprintPayload(
         payload(undefined, [
           { path: 'profiles/ghost/profile.yaml', content_utf8: 'id: ghost\nversion: "1"\n' },

@@ -1,26 +1,15 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { ServiceError, type ValidationIssue } from '../../../errors.ts';
+import { validationIssues } from '../../../../test/support/expect.ts';
+import type { ValidationIssue } from '../../../errors.ts';
 import { checkPayloadFiles, contentSha256, MAX_FILES } from './payload.ts';
 
 const sha = (text: string) => `sha256:${createHash('sha256').update(Buffer.from(text, 'utf8')).digest('hex')}`;
 
-function issuesOf(fn: () => unknown): ValidationIssue[] {
-  let caught: unknown;
-  try {
-    fn();
-  } catch (err) {
-    caught = err;
-  }
-  if (!(caught instanceof ServiceError)) throw new Error('expected a 422', { cause: caught });
-  expect(caught.statusCode).toBe(422);
-  expect(Array.isArray(caught.detail)).toBe(true);
-  return caught.detail as ValidationIssue[];
-}
 
 /** The one issue a single bad path produces. */
 function pathIssue(path: string): ValidationIssue {
-  const issues = issuesOf(() => checkPayloadFiles([{ path, content_utf8: 'x' }], ['body', 'files']));
+  const issues = validationIssues(() => checkPayloadFiles([{ path, content_utf8: 'x' }], ['body', 'files']));
   expect(issues).toHaveLength(1);
   expect(issues[0]?.loc).toEqual(['body', 'files', 0, 'path']);
   return issues[0] as ValidationIssue;
@@ -56,12 +45,12 @@ describe('checkPayloadFiles', () => {
   });
 
   it('refuses a supplied sha256 that does not match the content', () => {
-    const issues = issuesOf(() => checkPayloadFiles([{ path: 'a.md', content_utf8: 'a', sha256: sha('b') }], ['files']));
+    const issues = validationIssues(() => checkPayloadFiles([{ path: 'a.md', content_utf8: 'a', sha256: sha('b') }], ['files']));
     expect(issues).toEqual([{ loc: ['files', 0, 'sha256'], msg: 'sha256 does not match content', type: 'value_error' }]);
   });
 
   it('refuses an uppercase spelling of the right digest (one text form per digest)', () => {
-    const issues = issuesOf(() => checkPayloadFiles([{ path: 'a.md', content_utf8: 'a', sha256: sha('a').toUpperCase() }], []));
+    const issues = validationIssues(() => checkPayloadFiles([{ path: 'a.md', content_utf8: 'a', sha256: sha('a').toUpperCase() }], []));
     expect(issues[0]?.msg).toBe('sha256 does not match content');
   });
 
@@ -121,7 +110,7 @@ describe('checkPayloadFiles', () => {
   });
 
   it('refuses duplicate paths, naming the first index', () => {
-    const issues = issuesOf(() =>
+    const issues = validationIssues(() =>
       checkPayloadFiles(
         [
           { path: 'a.md', content_utf8: '1' },
@@ -134,7 +123,7 @@ describe('checkPayloadFiles', () => {
   });
 
   it('refuses a path that is both a file and a directory', () => {
-    const issues = issuesOf(() =>
+    const issues = validationIssues(() =>
       checkPayloadFiles(
         [
           { path: 'a', content_utf8: '1' },
@@ -153,14 +142,14 @@ describe('checkPayloadFiles', () => {
     ['lone \uD800 surrogate', /lone surrogate/],
     ['x'.repeat(1024 * 1024 + 1), /at most 1048576 bytes/],
   ])('refuses content %#', (content, msg) => {
-    const issues = issuesOf(() => checkPayloadFiles([{ path: 'a.md', content_utf8: content }], []));
+    const issues = validationIssues(() => checkPayloadFiles([{ path: 'a.md', content_utf8: content }], []));
     expect(issues).toHaveLength(1);
     expect(issues[0]?.loc).toEqual([0, 'content_utf8']);
     expect(issues[0]?.msg).toMatch(msg);
   });
 
   it('refuses non-string fields', () => {
-    const issues = issuesOf(() => checkPayloadFiles([{ path: 1, content_utf8: null, sha256: 5 } as never], []));
+    const issues = validationIssues(() => checkPayloadFiles([{ path: 1, content_utf8: null, sha256: 5 } as never], []));
     expect(issues.map((i) => i.loc)).toEqual([
       [0, 'path'],
       [0, 'content_utf8'],
@@ -168,7 +157,7 @@ describe('checkPayloadFiles', () => {
   });
 
   it('reports every problem of a payload in one 422', () => {
-    const issues = issuesOf(() =>
+    const issues = validationIssues(() =>
       checkPayloadFiles(
         [
           { path: '/abs', content_utf8: 'x' },
@@ -186,9 +175,9 @@ describe('checkPayloadFiles', () => {
   });
 
   it('refuses an empty payload and more than the file limit', () => {
-    expect(issuesOf(() => checkPayloadFiles([], ['files']))).toEqual([{ loc: ['files'], msg: 'at least one file is required', type: 'value_error' }]);
+    expect(validationIssues(() => checkPayloadFiles([], ['files']))).toEqual([{ loc: ['files'], msg: 'at least one file is required', type: 'value_error' }]);
     const many = Array.from({ length: MAX_FILES + 1 }, (_, i) => ({ path: `f${i}.md`, content_utf8: '' }));
-    expect(issuesOf(() => checkPayloadFiles(many, ['files']))[0]?.msg).toBe(`at most ${MAX_FILES} files are allowed (got ${MAX_FILES + 1})`);
+    expect(validationIssues(() => checkPayloadFiles(many, ['files']))[0]?.msg).toBe(`at most ${MAX_FILES} files are allowed (got ${MAX_FILES + 1})`);
     expect(checkPayloadFiles(many.slice(0, MAX_FILES), [])).toHaveLength(MAX_FILES);
   });
 });

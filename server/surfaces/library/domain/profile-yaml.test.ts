@@ -1,22 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { ServiceError, type ValidationIssue } from '../../../errors.ts';
+import { validationIssues } from '../../../../test/support/expect.ts';
 import { payloadFile } from './payload.ts';
 import { fieldValue, readProfile, writeProfileYaml } from './profile-yaml.ts';
 
 const profile = (yaml: string) => [payloadFile('profile.yaml', yaml), payloadFile('instructions.md', '# Do it\n')];
 
-function issuesOf(fn: () => unknown): ValidationIssue[] {
-  let caught: unknown;
-  try {
-    fn();
-  } catch (err) {
-    caught = err;
-  }
-  if (!(caught instanceof ServiceError)) throw new Error('expected a 422', { cause: caught });
-  expect(caught.statusCode).toBe(422);
-  expect(Array.isArray(caught.detail)).toBe(true);
-  return caught.detail as ValidationIssue[];
-}
 
 const FULL = `id: coder
 version: 0.1.0
@@ -83,7 +71,7 @@ describe('readProfile', () => {
   });
 
   it('refuses a bare numeric version and says to quote it', () => {
-    const issues = issuesOf(() => readProfile(profile('id: p\nversion: 1.0\n'), ['body', 'files']));
+    const issues = validationIssues(() => readProfile(profile('id: p\nversion: 1.0\n'), ['body', 'files']));
     expect(issues).toHaveLength(1);
     expect(issues[0]?.loc).toEqual(['body', 'files', 'profile.yaml', 'version']);
     expect(issues[0]?.msg).toMatch(/quote it/);
@@ -91,46 +79,46 @@ describe('readProfile', () => {
   });
 
   it('requires profile.yaml', () => {
-    expect(issuesOf(() => readProfile([payloadFile('instructions.md', 'x')], ['body', 'files']))).toEqual([
+    expect(validationIssues(() => readProfile([payloadFile('instructions.md', 'x')], ['body', 'files']))).toEqual([
       { loc: ['body', 'files', 'profile.yaml'], msg: 'profile.yaml is required', type: 'missing' },
     ]);
   });
 
   it('requires a mapping', () => {
-    expect(issuesOf(() => readProfile(profile('- a\n- b\n')))[0]?.msg).toMatch(/mapping/);
-    expect(issuesOf(() => readProfile(profile('')))[0]?.msg).toMatch(/mapping/);
+    expect(validationIssues(() => readProfile(profile('- a\n- b\n')))[0]?.msg).toMatch(/mapping/);
+    expect(validationIssues(() => readProfile(profile('')))[0]?.msg).toMatch(/mapping/);
   });
 
   it('refuses YAML errors: syntax, duplicate keys, a second document, unknown tags', () => {
-    expect(issuesOf(() => readProfile(profile('id: [unclosed\n')))[0]?.msg).toMatch(/^YAML: /);
-    expect(issuesOf(() => readProfile(profile('id: a\nid: b\nversion: "1"\n')))[0]?.msg).toBe('YAML: Map keys must be unique at line 2, column 1');
-    expect(issuesOf(() => readProfile(profile('id: a\n---\nid: b\n')))[0]?.msg).toMatch(/multiple documents/);
-    expect(issuesOf(() => readProfile(profile('id: a\nversion: "1"\nname: !custom x\n')))[0]?.msg).toMatch(/tag/);
+    expect(validationIssues(() => readProfile(profile('id: [unclosed\n')))[0]?.msg).toMatch(/^YAML: /);
+    expect(validationIssues(() => readProfile(profile('id: a\nid: b\nversion: "1"\n')))[0]?.msg).toBe('YAML: Map keys must be unique at line 2, column 1');
+    expect(validationIssues(() => readProfile(profile('id: a\n---\nid: b\n')))[0]?.msg).toMatch(/multiple documents/);
+    expect(validationIssues(() => readProfile(profile('id: a\nversion: "1"\nname: !custom x\n')))[0]?.msg).toMatch(/tag/);
   });
 
   it('refuses values with no canonical JSON form (floats, binary)', () => {
-    const float = issuesOf(() => readProfile(profile('id: a\nversion: "1"\nmemory_policy: {ratio: 0.5}\n')));
+    const float = validationIssues(() => readProfile(profile('id: a\nversion: "1"\nmemory_policy: {ratio: 0.5}\n')));
     expect(float).toEqual([{ loc: ['profile.yaml', 'memory_policy', 'ratio'], msg: expect.stringMatching(/whole/), type: 'value_error' }]);
-    expect(issuesOf(() => readProfile(profile('id: a\nversion: "1"\nx: !!binary aGk=\n')))[0]?.loc).toEqual(['profile.yaml', 'x']);
+    expect(validationIssues(() => readProfile(profile('id: a\nversion: "1"\nx: !!binary aGk=\n')))[0]?.loc).toEqual(['profile.yaml', 'x']);
   });
 
   it('requires id and version and checks their formats', () => {
-    const missing = issuesOf(() => readProfile(profile('name: x\n')));
+    const missing = validationIssues(() => readProfile(profile('name: x\n')));
     expect(missing.map((i) => [i.loc, i.type])).toEqual([
       [['profile.yaml', 'id'], 'missing'],
       [['profile.yaml', 'version'], 'missing'],
     ]);
-    const bad = issuesOf(() => readProfile(profile('id: Coder!\nversion: v1\n')));
+    const bad = validationIssues(() => readProfile(profile('id: Coder!\nversion: v1\n')));
     expect(bad.map((i) => i.loc)).toEqual([
       ['profile.yaml', 'id'],
       ['profile.yaml', 'version'],
     ]);
-    expect(issuesOf(() => readProfile(profile(`id: ${'a'.repeat(129)}\nversion: "1"\n`)))[0]?.loc).toEqual(['profile.yaml', 'id']);
-    expect(issuesOf(() => readProfile(profile('id: .hidden\nversion: "1"\n')))[0]?.loc).toEqual(['profile.yaml', 'id']);
+    expect(validationIssues(() => readProfile(profile(`id: ${'a'.repeat(129)}\nversion: "1"\n`)))[0]?.loc).toEqual(['profile.yaml', 'id']);
+    expect(validationIssues(() => readProfile(profile('id: .hidden\nversion: "1"\n')))[0]?.loc).toEqual(['profile.yaml', 'id']);
   });
 
   it('checks field types, one issue per wrong field', () => {
-    const issues = issuesOf(() =>
+    const issues = validationIssues(() =>
       readProfile(
         profile(
           'id: p\nversion: "1"\nname: [a]\nmission: {a: 1}\naccepted_work: text\nmemory_policy: [x]\nexpected_apps: 3\ninstructions: /abs.md\nskills: [plain]\nartifacts: [{kind: x}]\n',
@@ -150,7 +138,7 @@ describe('readProfile', () => {
   });
 
   it('checks skill and artifact paths with the payload path rules', () => {
-    const issues = issuesOf(() => readProfile(profile('id: p\nversion: "1"\nskills: [{path: ../escape.md}]\n')));
+    const issues = validationIssues(() => readProfile(profile('id: p\nversion: "1"\nskills: [{path: ../escape.md}]\n')));
     expect(issues).toEqual([{ loc: ['profile.yaml', 'skills', 0, 'path'], msg: 'path must not have "." or ".." segments', type: 'value_error' }]);
   });
 });
