@@ -91,3 +91,31 @@ describe('library auth over HTTP', () => {
     expect(expectOk(await outsider.request('GET', '/v1/shelf')).profiles).toEqual([]);
   });
 });
+
+describe('library on the peer listener', () => {
+  let peer: TestNode;
+  let remote: TeamClient;
+
+  beforeAll(async () => {
+    peer = await startTestNode({ publicPort: 0 });
+    remote = await addTeamMember(peer, { team: 'peer', domain: 'peer.test' });
+  });
+  afterAll(async () => {
+    await peer.stop();
+  });
+
+  it('serves the public reads and takes envelopes addressed to the public origin', async () => {
+    const publicUrl = peer.node.info.public_url as string;
+    expect((await fetch(`${publicUrl}/v1/blueprints`)).status).toBe(200);
+    const headers = remote.sign('GET', '/v1/shelf', undefined, { aud: publicUrl });
+    const res = await fetch(`${publicUrl}/v1/shelf`, { headers });
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { profiles: unknown[] }).profiles).toEqual([]);
+  });
+
+  it('refuses an audience that is not one of the surface\'s origins', async () => {
+    const publicUrl = peer.node.info.public_url as string;
+    const headers = remote.sign('GET', '/v1/shelf', undefined, { aud: 'http://127.0.0.1:1' });
+    expect((await fetch(`${publicUrl}/v1/shelf`, { headers })).status).toBe(401);
+  });
+});
