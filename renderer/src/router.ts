@@ -8,6 +8,7 @@ import ChatView from './views/ChatView.vue';
 import IdentitiesView from './views/IdentitiesView.vue';
 import MailView from './views/MailView.vue';
 import SettingsView from './views/SettingsView.vue';
+import ShelfView from './views/ShelfView.vue';
 
 /**
  * Created on demand, not at import: the hash history rewrites the fragment as soon as it exists,
@@ -21,6 +22,7 @@ export function createAppRouter(): Router {
       { path: '/', redirect: '/mail' },
       { path: '/mail', component: MailView, meta: { title: 'Mail' } },
       { path: '/chat', component: ChatView, meta: { title: 'Chat' } },
+      { path: '/shelf', component: ShelfView, meta: { title: 'Shelf' } },
       { path: '/identities', component: IdentitiesView, meta: { title: 'Identities' } },
       { path: '/settings', component: SettingsView, meta: { title: 'Settings' } },
       { path: '/:rest(.*)*', redirect: '/mail' },

@@ -12,10 +12,10 @@ import { ownerApi, type OwnerApiOptions } from '../surfaces/node/routes.ts';
 import { clientErrorHandler, frameworkErrorHandler, installErrorHandlers } from './error-handler.ts';
 import { installHostGuard, type HostPolicy } from './host-guard.ts';
 import { installJsonBody } from './json-body.ts';
+import { BODY_LIMIT_BYTES } from './limits.ts';
 import { installSse } from './sse.ts';
 import { serveUi } from './static-ui.ts';
 
-export const BODY_LIMIT_BYTES = 2 * 1024 * 1024;
 
 function baseApp(log: boolean): FastifyInstance {
   const app = Fastify({

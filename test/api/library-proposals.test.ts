@@ -108,7 +108,7 @@ describe('approval and rejection', () => {
     const first = expectOk(await propose(team, ref, [{ path: 'profile.yaml#mission', content: 'First.', base_asset_digest: base }]), 201);
     const second = expectOk(await propose(team, ref, [{ path: 'profile.yaml#mission', content: 'Second.', base_asset_digest: base }]), 201);
     expectOk(await reviewer.request('POST', `/v1/proposals/${first.proposal_id}/approve`));
-    expectRefusal(await reviewer.request('POST', `/v1/proposals/${second.proposal_id}/approve`), 409, /stale/);
+    expectRefusal(await reviewer.request('POST', `/v1/proposals/${second.proposal_id}/approve`), 409, /stale.*recheck rejected/);
     const after = expectOk(await team.request('GET', `/v1/proposals?profile_ref=${ref}`)).find((p: any) => p.proposal_id === second.proposal_id);
     expect(after).toMatchObject({ status: 'rejected', decision_reason: expect.stringMatching(/stale/) });
     expect(expectOk(await team.request('GET', `/v1/profiles/${ref}`))).toMatchObject({ version: '0.1.1', mission: 'First.' });

@@ -122,7 +122,15 @@ describe('import from the catalog', () => {
   it('flags a newer source version on the shelf', async () => {
     expect(await shelfEntry(team, 'analyst')).toMatchObject({ update_available: false, source_blueprint_latest_version: '1.0.0', summary: 'Analyse.' });
     await publishBlueprint('source.team', '1.1.0', [{ ref: 'analyst', mission: 'Analyse.' }]);
-    expect(await shelfEntry(team, 'analyst')).toMatchObject({ update_available: true, source_blueprint_version: '1.0.0', source_blueprint_latest_version: '1.1.0' });
+    // The blueprint moved on, but this profile is the same there: nothing would be pulled.
+    expect(await shelfEntry(team, 'analyst')).toMatchObject({
+      update_available: true,
+      source_profile_changed: false,
+      source_blueprint_version: '1.0.0',
+      source_blueprint_latest_version: '1.1.0',
+    });
+    await publishBlueprint('source.team', '1.2.0', [{ ref: 'analyst', mission: 'Analyse deeper.' }]);
+    expect(await shelfEntry(team, 'analyst')).toMatchObject({ update_available: true, source_profile_changed: true });
   });
 });
 
@@ -146,6 +154,11 @@ describe('update from source', () => {
     const local = profileFiles({ ref: 'builder', version: '0.1.1', mission: 'Build things.', instructions: 'My own instructions.\n' });
     expectOk(await team.request('POST', '/v1/profiles/builder/versions', { body: { files: local } }), 201);
     await upstream('2.0.0', { mission: 'Build better things.', instructions: 'New upstream instructions.\n' });
+
+    const preview = expectOk(await team.request('POST', '/v1/profiles/builder/update-from-source', { body: { target_version: '0.2.0', dry_run: true } }));
+    expect(preview).toMatchObject({ version: '0.1.1', updated: false, dry_run: true, updated_parts: ['field:mission'], preserved_parts: ['file:instructions.md'] });
+    expectRefusal(await team.request('GET', '/v1/profiles/builder?version=0.2.0'), 404);
+    expect(await shelfEntry(team, 'builder')).toMatchObject({ source_blueprint_version: '1.0.0', update_available: true });
 
     const res = expectOk(await team.request('POST', '/v1/profiles/builder/update-from-source', { body: { target_version: '0.2.0' } }));
     expect(res).toMatchObject({

@@ -4,7 +4,7 @@
  * serves only the spec's endpoints, and JSON errors (never a 500, never HTML) for bad input.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BODY_LIMIT_BYTES } from '../../server/http/app.ts';
+import { BODY_LIMIT_BYTES } from '../../server/http/limits.ts';
 import { expectOk, expectRefusal, expectValidation } from '../support/expect.ts';
 import { rawExchange, rawRequest } from '../support/http.ts';
 import { createIdentity, createNodeNamespace, createProject, persistent } from '../support/identities.ts';

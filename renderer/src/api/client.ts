@@ -120,6 +120,37 @@ export interface CreateIdentityInput {
   address_reachability?: Reachability;
 }
 
+/** A team whose key this node holds (`GET /v1/node/teams`); `team_id` is `<name>:<domain>`. */
+export interface Team {
+  team_id: string;
+  name: string;
+  domain: string;
+  team_did_key: string;
+  owner_certificate_id: string;
+  member_count: number;
+  created_at: string;
+}
+
+export interface CreateTeamInput {
+  name: string;
+  domain: string;
+}
+
+/** What the owner asks the node to sign: the exact method, request target and body to be sent. */
+export interface TeamRequestToSign {
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  /** The request target as it will be sent, query string included. */
+  path: string;
+  /** The exact body text that will be sent, if any. */
+  body?: string;
+}
+
+/** `POST /v1/node/teams/{team_id}/sign`: headers for one request, and where to send it. */
+export interface SignedTeamRequest {
+  headers: Record<string, string>;
+  url: string;
+}
+
 /** `POST /v1/node/identities/{agent_id}/session-key`: a key acting as one identity for 24 h. */
 export interface SessionKey {
   api_key: string;
@@ -312,22 +343,21 @@ async function readJson(response: Response): Promise<unknown> {
   }
 }
 
-async function requestJson<T>(
+/**
+ * One request whose answer is JSON: a failure of any kind becomes an `ApiError` in plain words.
+ * Shared by every client here and in library.ts (which sends its own signed headers).
+ */
+export async function fetchJson<T>(
   fetchImpl: FetchLike,
   url: string,
-  method: 'GET' | 'POST',
-  token: string | null,
-  body?: unknown,
+  init: { method: string; headers: Record<string, string>; body?: string | undefined },
 ): Promise<T> {
-  const headers: Record<string, string> = { accept: 'application/json' };
-  if (token !== null) headers['authorization'] = `Bearer ${token}`;
-  if (body !== undefined) headers['content-type'] = 'application/json';
   let response: Response;
   try {
     response = await fetchImpl(url, {
-      method,
-      headers,
-      body: body === undefined ? undefined : JSON.stringify(body),
+      method: init.method,
+      headers: init.headers,
+      body: init.body,
       credentials: 'omit',
       cache: 'no-store',
     });
@@ -338,6 +368,19 @@ async function requestJson<T>(
   if (!response.ok) throw new ApiError(response.status, errorMessage(response.status, data));
   if (data === null) throw new ApiError(response.status, 'The node sent an empty or unreadable answer.');
   return data as T;
+}
+
+async function requestJson<T>(
+  fetchImpl: FetchLike,
+  url: string,
+  method: 'GET' | 'POST',
+  token: string | null,
+  body?: unknown,
+): Promise<T> {
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (token !== null) headers['authorization'] = `Bearer ${token}`;
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  return fetchJson<T>(fetchImpl, url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
 }
 
 function trimSlash(url: string): string {
@@ -397,6 +440,23 @@ export class NodeClient {
 
   createNamespace(domain: string): Promise<Namespace> {
     return this.#post<Namespace>('/v1/node/namespaces', { domain });
+  }
+
+  async teams(): Promise<Team[]> {
+    return (await this.#get<{ teams: Team[] }>('/v1/node/teams')).teams;
+  }
+
+  /** A team whose key this node holds, with an owner member the UI acts through. */
+  createTeam(input: CreateTeamInput): Promise<Team> {
+    return this.#post<Team>('/v1/node/teams', input);
+  }
+
+  /**
+   * The four team-auth headers for one library request made as the team's owner member (the key
+   * stays in the node's custody), and the URL to send it to. Each signature works once.
+   */
+  signAsTeam(teamId: string, request: TeamRequestToSign): Promise<SignedTeamRequest> {
+    return this.#post<SignedTeamRequest>(`/v1/node/teams/${encodeURIComponent(teamId)}/sign`, { ...request, surface: 'library' });
   }
 
   /** A fresh key acting as the identity for 24 h; the UI keeps it in memory only. */

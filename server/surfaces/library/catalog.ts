@@ -226,6 +226,18 @@ export class BlueprintCatalog {
     return (version as string | undefined) ?? null;
   }
 
+  /** The digest of `profileRef` in the latest version of `ref`; null when that version lacks it. */
+  latestProfileDigest(ref: string, profileRef: string): string | null {
+    const digest = this.#ctx.db
+      .prepare(
+        `SELECT p.digest FROM blueprint_profiles p WHERE p.profile_ref = ?
+           AND p.version_seq = (SELECT max(seq) FROM blueprint_versions WHERE blueprint_ref = ?)`,
+      )
+      .pluck()
+      .get(profileRef, ref);
+    return (digest as string | undefined) ?? null;
+  }
+
   /** The owner's profile set of the latest version, plus its prior README and manifest. */
   latest(ref: string) {
     const row = this.#latest(ref);

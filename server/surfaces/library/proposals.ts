@@ -124,6 +124,7 @@ export class Proposals {
     } catch (error) {
       if (error instanceof ServiceError && error.statusCode === 409 && this.#row(reviewer.team_id, proposalId).status === 'open') {
         this.#decide(this.#row(reviewer.team_id, proposalId), 'rejected', reviewer.alias, `Rejected by the approval recheck: ${error.message}`, null);
+        throw conflict(`${error.message}. The approval recheck rejected proposal ${proposalId}; nothing was minted`);
       }
       throw error;
     }

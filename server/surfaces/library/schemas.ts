@@ -31,7 +31,12 @@ export const CreateProfileBody = z.strictObject({ schema: z.literal(PROFILE_PAYL
 
 export const AddVersionBody = z.strictObject({ schema: z.literal(PROFILE_PAYLOAD_SCHEMA).optional(), files });
 
-export const UpdateFromSourceBody = z.strictObject({ target_version: version, source_blueprint_version: version.optional() });
+export const UpdateFromSourceBody = z.strictObject({
+  target_version: version,
+  source_blueprint_version: version.optional(),
+  /** Ours: report what would be taken and kept without minting anything. */
+  dry_run: z.boolean().optional(),
+});
 
 export const ShelfImportBody = z.strictObject({
   source_blueprint_ref: ref,

@@ -151,7 +151,11 @@ export class Shelf {
     const profiles = rows.map((row) => {
       const version: VersionRow = { seq: row.v_seq, version: row.v_version, digest: row.v_digest, origin: row.v_origin, created_at: row.v_created_at };
       const summary = summaryOf(row, version, () => this.#files(version.seq));
-      const latest = summary.source_blueprint_ref === null ? null : this.#catalog.latestVersion(summary.source_blueprint_ref);
+      const source = summary.source_blueprint_ref;
+      const latest = source === null ? null : this.#catalog.latestVersion(source);
+      // The spec's flag is about the blueprint; whether this profile itself changed there is what
+      // tells a person an update would pull something.
+      const latestDigest = source === null || summary.source_profile_ref === null ? null : this.#catalog.latestProfileDigest(source, summary.source_profile_ref);
       return {
         profile_ref: summary.profile_ref,
         version: summary.version,
@@ -166,6 +170,7 @@ export class Shelf {
         source_profile_version: summary.source_profile_version,
         source_blueprint_latest_version: latest,
         update_available: latest !== null && latest !== summary.source_blueprint_version,
+        source_profile_changed: latestDigest !== null && latestDigest !== summary.source_profile_digest,
         updated_at: summary.created_at,
       };
     });
@@ -204,7 +209,7 @@ export class Shelf {
    * Pulls the source blueprint's newer profile in, part by part (domain/merge.ts): un-evolved
    * parts take the upstream change, locally evolved ones are kept. Nothing pullable is a no-op.
    */
-  updateFromSource(teamId: string, ref: string, input: { target_version: string; source_blueprint_version?: string | undefined }) {
+  updateFromSource(teamId: string, ref: string, input: { target_version: string; source_blueprint_version?: string | undefined; dry_run?: boolean | undefined }) {
     const { db } = this.#ctx;
     return db.transaction(() => {
       const current = this.entry(teamId, ref);
@@ -225,6 +230,20 @@ export class Shelf {
           preserved_parts: merged.preserved_parts,
           source_blueprint_version: profile.source_blueprint_version,
           source_blueprint_digest: profile.source_blueprint_digest,
+        };
+      }
+      if (input.dry_run) {
+        // A preview: what would be taken and kept, with nothing minted or re-pinned.
+        return {
+          profile_ref: ref,
+          version: current.version.version,
+          digest: current.version.digest,
+          updated: false,
+          dry_run: true,
+          updated_parts: merged.updated_parts,
+          preserved_parts: merged.preserved_parts,
+          source_blueprint_version: theirs.blueprint_version,
+          source_blueprint_digest: theirs.blueprint_digest,
         };
       }
       const minted = this.insertVersion(teamId, ref, merged.files, 'update-from-source');

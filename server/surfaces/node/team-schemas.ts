@@ -1,5 +1,6 @@
 /** Bodies and path parameters of the owner API's team routes (team-routes.ts). */
 import { z } from 'zod';
+import { BODY_LIMIT_BYTES } from '../../http/limits.ts';
 import { addressName } from '../core/namespaces/schemas.ts';
 import { TEAM_SCOPES } from '../../teams/service.ts';
 
@@ -21,7 +22,8 @@ export const SignBody = z.strictObject({
   method: z.enum(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE']),
   /** The exact request target to be sent, query included. */
   path: z.string().regex(/^\/\S*$/, 'must be a request target starting with "/"').max(4096),
-  body: z.string().max(10 * 1024 * 1024).optional(),
+  // A body the listener would refuse with a 413 is refused here, before it is signed.
+  body: z.string().max(BODY_LIMIT_BYTES).optional(),
   surface: z.enum(['library', 'docs']).optional(),
 });
 

@@ -1,0 +1,338 @@
+/**
+ * The library surface (blueprints, the team's shelf of agent profiles, proposals, bindings,
+ * materialize), called through the one HTTP transport in client.ts.
+ *
+ * The catalog reads are public. Everything else needs a team-certificate envelope, and the
+ * renderer holds no keys: for each request it asks the node (owner API, `signAsTeam`) to sign
+ * the exact method, request target and body as the team's owner member, then sends that request
+ * itself with the returned headers. A signature works once, so every call signs afresh.
+ */
+import { fetchJson } from './client.ts';
+import type { FetchLike, SignedTeamRequest, TeamRequestToSign } from './client.ts';
+
+// ---------------------------------------------------------------------------------------------
+// Wire types
+// ---------------------------------------------------------------------------------------------
+
+/** One file of a blueprint or profile payload. */
+export interface LibraryFile {
+  path: string;
+  content_utf8: string;
+  sha256: string;
+}
+
+/** A blueprint in the public catalog (its latest version). */
+export interface BlueprintSummary {
+  blueprint_ref: string;
+  version: string;
+  digest: string;
+  tags: string[];
+  name: string;
+  summary: string | null;
+  description: string | null;
+  /** The owning team's id. */
+  owner: string;
+  display_name: string | null;
+  published_at: string;
+}
+
+export interface BlueprintProfileSummary {
+  profile_ref: string;
+  version: string;
+  digest: string;
+  name: string | null;
+  mission: string | null;
+}
+
+export interface BlueprintDetail extends BlueprintSummary {
+  profiles: BlueprintProfileSummary[];
+  versions: { version: string; digest: string; published_at: string }[];
+  files: LibraryFile[];
+}
+
+/** Where a shelf profile was copied from; all null for one made on the shelf. */
+export interface SourcePins {
+  source_blueprint_ref: string | null;
+  source_blueprint_version: string | null;
+  source_blueprint_digest: string | null;
+  source_profile_ref: string | null;
+  source_profile_version: string | null;
+  source_profile_digest?: string | null;
+}
+
+/** One profile of the team's shelf, at its latest version (`GET /v1/shelf`). */
+export interface ShelfProfile extends SourcePins {
+  profile_ref: string;
+  version: string;
+  digest: string;
+  name: string | null;
+  /** The profile's mission. */
+  summary: string | null;
+  tags: string[];
+  /** The source blueprint's newest published version; null when it has no source. */
+  source_blueprint_latest_version: string | null;
+  update_available: boolean;
+  /** The source's latest version changed this profile (so an update would pull something). */
+  source_profile_changed: boolean;
+  updated_at: string;
+}
+
+export type VersionOrigin = 'created' | 'version' | 'import' | 'update-from-source' | 'proposal';
+
+export interface ProfileSummary extends SourcePins {
+  profile_ref: string;
+  version: string;
+  digest: string;
+  tags: string[];
+  name: string | null;
+  mission: string | null;
+  accepted_work: unknown[];
+  runtime_assumptions: unknown[];
+  memory_policy: unknown;
+  expected_apps: unknown[];
+  origin: VersionOrigin | string;
+  created_at: string;
+}
+
+/** `GET /v1/profiles/{ref}?include=files`: the files, and the digest a proposal quotes per asset. */
+export interface ProfileWithFiles extends ProfileSummary {
+  files: LibraryFile[];
+  proposal_asset_digests: Record<string, string>;
+}
+
+export interface ProfileVersion {
+  version: string;
+  digest: string;
+  origin: VersionOrigin | string;
+  created_at: string;
+}
+
+export interface ImportInput {
+  source_blueprint_ref: string;
+  source_blueprint_version?: string;
+  profile_ref: string;
+  tags?: string[];
+}
+
+export interface ImportResult extends SourcePins {
+  profile_ref: string;
+  version: string;
+  digest: string;
+  tags: string[];
+  /** False when the profile was already on the shelf from that source. */
+  created: boolean;
+}
+
+export interface UpdateFromSourceInput {
+  target_version: string;
+  source_blueprint_version?: string;
+}
+
+export interface UpdateFromSourceResult {
+  profile_ref: string;
+  version: string;
+  digest: string;
+  /** False when nothing could be taken from the source (no version was minted). */
+  updated: boolean;
+  /** `field:<name>` and `file:<path>` parts taken from the source. */
+  updated_parts: string[];
+  /** Parts the source changed too, kept as the team edited them. */
+  preserved_parts: string[];
+  source_blueprint_version: string | null;
+}
+
+/** One change of a profile changeset: a file, or one profile.yaml field (`profile.yaml#mission`). */
+export interface ProposalAsset {
+  path: string;
+  content_utf8?: string;
+  content?: unknown;
+  delete?: boolean;
+  base_asset_digest?: string;
+}
+
+export type ProposalStatus = 'open' | 'approved' | 'rejected';
+
+export interface Proposal {
+  proposal_id: string;
+  target: 'profile' | 'memory' | 'skill' | 'workflow' | string;
+  profile_ref: string;
+  status: ProposalStatus;
+  /** For target `profile`, a changeset `{schema, assets}`; for other targets whatever was proposed. */
+  content: unknown;
+  summary: string | null;
+  rationale: string | null;
+  base_profile_version: string | null;
+  created_by_alias: string;
+  created_at: string;
+  decided_by_alias: string | null;
+  decided_at: string | null;
+  decision_reason: string | null;
+  minted?: { profile_ref: string; version: string; digest: string; supersedes_profile_version: string };
+}
+
+export interface Binding {
+  agent_id: string;
+  profile_ref: string;
+  profile_version: string;
+  profile_digest: string;
+  source_blueprint_ref: string | null;
+  bound_at: string;
+}
+
+export interface BindInput {
+  profile_ref: string;
+  profile_version?: string;
+  profile_digest?: string;
+}
+
+export type MaterializeTarget = 'local' | 'custodial-mcp';
+
+export type MaterializeInput = ({ agent_id: string } | { profile_ref: string; profile_version?: string }) & {
+  runtime_kind: string;
+  target: MaterializeTarget;
+};
+
+export type HomeFile = { path: string; kind: 'file'; content_utf8: string } | { path: string; kind: 'symlink'; target: string };
+
+export interface Materialized {
+  profile_ref: string;
+  profile_version: string;
+  profile_digest: string;
+  source_blueprint_ref: string | null;
+  source_blueprint_version: string | null;
+  runtime_kind: string;
+  target: MaterializeTarget;
+  home_files: HomeFile[];
+  managed_set: string[];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Client
+// ---------------------------------------------------------------------------------------------
+
+/** Signs one request as a team member; NodeClient.signAsTeam for the owner member. */
+export type TeamSigner = (request: TeamRequestToSign) => Promise<SignedTeamRequest>;
+
+type Method = TeamRequestToSign['method'];
+
+function trimSlash(url: string): string {
+  return url.replace(/\/+$/, '');
+}
+
+const ref = encodeURIComponent;
+
+/** `?a=1&b=2` from defined values; arrays repeat the key (`tags=a&tags=b`). */
+function query(params: Record<string, string | readonly string[] | undefined>): string {
+  const search = new URLSearchParams();
+  for (const [key, value] of Object.entries(params)) {
+    if (value === undefined) continue;
+    for (const item of typeof value === 'string' ? [value] : value) search.append(key, item);
+  }
+  const text = search.toString();
+  return text === '' ? '' : `?${text}`;
+}
+
+/** The library surface for one team of this node. */
+export class LibraryClient {
+  readonly libraryUrl: string;
+  readonly teamId: string;
+  readonly #fetch: FetchLike;
+  readonly #sign: TeamSigner;
+
+  constructor(options: { libraryUrl: string; teamId: string; fetch: FetchLike; sign: TeamSigner }) {
+    this.libraryUrl = trimSlash(options.libraryUrl);
+    this.teamId = options.teamId;
+    this.#fetch = options.fetch;
+    this.#sign = options.sign;
+  }
+
+  #public<T>(path: string): Promise<T> {
+    return fetchJson<T>(this.#fetch, `${this.libraryUrl}${path}`, { method: 'GET', headers: { accept: 'application/json' } });
+  }
+
+  /** Signs exactly what is sent (target with its query, body text), then sends it once. */
+  async #signed<T>(method: Method, path: string, body?: unknown): Promise<T> {
+    const text = body === undefined ? undefined : JSON.stringify(body);
+    const signed = await this.#sign(text === undefined ? { method, path } : { method, path, body: text });
+    const headers: Record<string, string> = { accept: 'application/json', ...signed.headers };
+    if (text !== undefined) headers['content-type'] = 'application/json';
+    return fetchJson<T>(this.#fetch, signed.url, { method, headers, body: text });
+  }
+
+  // -------------------------------------------------------------- the public catalog
+
+  /** The latest version of every public blueprint; with tags, those carrying any of them. */
+  catalog(tags: readonly string[] = []): Promise<BlueprintSummary[]> {
+    return this.#public<BlueprintSummary[]>(`/v1/blueprints${query({ tags: tags.length ? tags : undefined })}`);
+  }
+
+  blueprint(blueprintRef: string, version?: string): Promise<BlueprintDetail> {
+    return this.#public<BlueprintDetail>(`/v1/blueprints/${ref(blueprintRef)}${query({ version })}`);
+  }
+
+  // -------------------------------------------------------------- the team's shelf
+
+  async shelf(): Promise<ShelfProfile[]> {
+    return (await this.#signed<{ profiles: ShelfProfile[] }>('GET', '/v1/shelf')).profiles;
+  }
+
+  importProfile(input: ImportInput): Promise<ImportResult> {
+    return this.#signed<ImportResult>('POST', '/v1/shelf/import', input);
+  }
+
+  /** A profile at its latest (or the given) version, with its files and proposal digests. */
+  profile(profileRef: string, version?: string): Promise<ProfileWithFiles> {
+    return this.#signed<ProfileWithFiles>('GET', `/v1/profiles/${ref(profileRef)}${query({ include: 'files', version })}`);
+  }
+
+  /** Newest first. */
+  async versions(profileRef: string): Promise<ProfileVersion[]> {
+    return (await this.#signed<{ versions: ProfileVersion[] }>('GET', `/v1/profiles/${ref(profileRef)}/versions`)).versions;
+  }
+
+  /** A new version from whole files; profile.yaml's `version` must be new and higher. */
+  addVersion(profileRef: string, files: { path: string; content_utf8: string }[]): Promise<ProfileSummary> {
+    return this.#signed<ProfileSummary>('POST', `/v1/profiles/${ref(profileRef)}/versions`, { files });
+  }
+
+  updateFromSource(profileRef: string, input: UpdateFromSourceInput): Promise<UpdateFromSourceResult> {
+    return this.#signed<UpdateFromSourceResult>('POST', `/v1/profiles/${ref(profileRef)}/update-from-source`, input);
+  }
+
+  setTags(profileRef: string, tags: readonly string[]): Promise<{ profile_ref: string; tags: string[] }> {
+    return this.#signed('PUT', `/v1/profiles/${ref(profileRef)}/tags`, { tags });
+  }
+
+  deleteProfile(profileRef: string): Promise<{ profile_ref: string; deleted_versions: string[] }> {
+    return this.#signed('DELETE', `/v1/profiles/${ref(profileRef)}`);
+  }
+
+  // -------------------------------------------------------------- proposals
+
+  /** Newest first. */
+  proposals(filter: { status?: ProposalStatus; profile_ref?: string } = {}): Promise<Proposal[]> {
+    return this.#signed<Proposal[]>('GET', `/v1/proposals${query({ status: filter.status, profile_ref: filter.profile_ref })}`);
+  }
+
+  approve(proposalId: string): Promise<Proposal> {
+    return this.#signed<Proposal>('POST', `/v1/proposals/${ref(proposalId)}/approve`);
+  }
+
+  reject(proposalId: string): Promise<Proposal> {
+    return this.#signed<Proposal>('POST', `/v1/proposals/${ref(proposalId)}/reject`);
+  }
+
+  // -------------------------------------------------------------- bindings and materialize
+
+  bind(agentId: string, input: BindInput): Promise<Binding> {
+    return this.#signed<Binding>('POST', `/v1/agents/${ref(agentId)}/profile-binding`, input);
+  }
+
+  async bindings(): Promise<Binding[]> {
+    return (await this.#signed<{ bindings: Binding[] }>('GET', '/v1/profile-bindings')).bindings;
+  }
+
+  materialize(input: MaterializeInput): Promise<Materialized> {
+    return this.#signed<Materialized>('POST', '/v1/materialize', input);
+  }
+}

@@ -1,0 +1,145 @@
+import { describe, expect, it } from 'vitest';
+import type { HomeFile, Proposal } from '../../api/library.ts';
+import {
+  assetChange,
+  assetField,
+  catalogTags,
+  changesetAssets,
+  deleteConsequence,
+  homeTree,
+  nextPatchVersion,
+  parseTag,
+  partLabel,
+  rejectedByRecheck,
+  shortDigest,
+  sortProposals,
+  sourceLabel,
+  staleReason,
+  versionProblem,
+} from '../shelf.ts';
+
+const D1 = `sha256:${'1'.repeat(64)}`;
+const D2 = `sha256:${'2'.repeat(64)}`;
+
+describe('versions', () => {
+  it('bumps the patch version the way the node does', () => {
+    expect(nextPatchVersion('0.1.0')).toBe('0.1.1');
+    expect(nextPatchVersion('0.1.13')).toBe('0.1.14');
+    expect(nextPatchVersion('1.0.0-rc')).toBe('1.0.0-rc.1');
+    expect(nextPatchVersion('2')).toBe('3');
+    expect(nextPatchVersion('1.0.99999999999999999999')).toBe('1.0.100000000000000000000');
+  });
+
+  it('explains a version that cannot be one', () => {
+    expect(versionProblem('0.2.0')).toBeNull();
+    expect(versionProblem('')).toMatch(/Enter a version/);
+    expect(versionProblem('v1')).toMatch(/starts with a digit/);
+  });
+});
+
+describe('words', () => {
+  it('names merge parts', () => {
+    expect(partLabel('field:mission')).toEqual({ name: 'mission', kind: 'profile.yaml field' });
+    expect(partLabel('file:skills/x/SKILL.md')).toEqual({ name: 'skills/x/SKILL.md', kind: 'file' });
+  });
+
+  it('names the source pin', () => {
+    expect(sourceLabel({ source_blueprint_ref: 'support.team', source_blueprint_version: '1.0.0' })).toBe('support.team v1.0.0');
+    expect(sourceLabel({ source_blueprint_ref: null, source_blueprint_version: null })).toBeNull();
+  });
+
+  it('shortens digests', () => {
+    expect(shortDigest(D1)).toBe('sha256:11111111…1111');
+    expect(shortDigest('other')).toBe('other');
+  });
+});
+
+describe('deleteConsequence', () => {
+  it('says what goes with the profile, leaving out what it does not have', () => {
+    expect(deleteConsequence('writer', { versions: 1, bindings: 0, proposals: 0 })).toBe('writer and its 1 version are deleted; this cannot be undone.');
+    expect(deleteConsequence('triager', { versions: 4, bindings: 1, proposals: 3 })).toBe(
+      'triager and its 4 versions, 1 binding and 3 proposals are deleted; this cannot be undone.',
+    );
+    expect(deleteConsequence('x', { versions: 2, bindings: 0, proposals: 1 })).toBe('x and its 2 versions and 1 proposal are deleted; this cannot be undone.');
+  });
+});
+
+describe('tags', () => {
+  it('normalises like the node and explains refusals', () => {
+    expect(parseTag('  Support ')).toEqual({ tag: 'support' });
+    expect(parseTag('')).toEqual({ problem: 'Type a tag first.' });
+    expect(parseTag('two words')).toHaveProperty('problem');
+  });
+
+  it('collects the catalog tags', () => {
+    const blueprint = (tags: string[]) => ({ tags }) as never;
+    expect(catalogTags([blueprint(['support', 'email']), blueprint(['research', 'support'])])).toEqual(['email', 'research', 'support']);
+  });
+});
+
+describe('proposal changesets', () => {
+  it('reads the assets of a changeset, and nothing else', () => {
+    const assets = [{ path: 'profile.yaml#mission', content: 'M.' }];
+    expect(changesetAssets({ schema: 'svc.library.profile-asset-changeset.v1', assets })).toEqual(assets);
+    expect(changesetAssets({ note: 'remember this' })).toBeNull();
+    expect(changesetAssets({ assets: [{ content: 'no path' }] })).toBeNull();
+    expect(changesetAssets('text')).toBeNull();
+  });
+
+  it('tells field assets from files and what each change does', () => {
+    expect(assetField('profile.yaml#mission')).toBe('mission');
+    expect(assetField('instructions.md')).toBeNull();
+    const digests = { 'instructions.md': D1 };
+    expect(assetChange({ path: 'instructions.md', content_utf8: 'x', base_asset_digest: D1 }, digests)).toBe('changed');
+    expect(assetChange({ path: 'notes.md', content_utf8: 'x' }, digests)).toBe('added');
+    expect(assetChange({ path: 'instructions.md', delete: true, base_asset_digest: D1 }, digests)).toBe('deleted');
+  });
+
+  it('spots a base that is no longer current, as the approval recheck will', () => {
+    const digests = { 'instructions.md': D1 };
+    expect(staleReason({ path: 'instructions.md', content_utf8: 'x', base_asset_digest: D1 }, digests)).toBeNull();
+    expect(staleReason({ path: 'instructions.md', content_utf8: 'x', base_asset_digest: D2 }, digests)).toMatch(/changed since/);
+    expect(staleReason({ path: 'instructions.md', content_utf8: 'x' }, digests)).toMatch(/created since/);
+    expect(staleReason({ path: 'notes.md', content_utf8: 'x' }, digests)).toBeNull();
+    expect(staleReason({ path: 'notes.md', content_utf8: 'x', base_asset_digest: D2 }, digests)).toMatch(/removed since/);
+    expect(staleReason({ path: 'gone.md', delete: true, base_asset_digest: D2 }, digests)).toMatch(/no longer exists/);
+  });
+
+  it('sorts open proposals first, then newest first, and spots a recheck rejection', () => {
+    const p = (id: string, status: Proposal['status'], at: string, reason: string | null = null) =>
+      ({ proposal_id: id, status, created_at: at, decision_reason: reason }) as Proposal;
+    const sorted = sortProposals([p('a', 'approved', '2026-01-03'), p('b', 'open', '2026-01-01'), p('c', 'open', '2026-01-02')]);
+    expect(sorted.map((x) => x.proposal_id)).toEqual(['c', 'b', 'a']);
+    expect(rejectedByRecheck(p('d', 'rejected', '', 'Rejected by the approval recheck: stale'))).toBe(true);
+    expect(rejectedByRecheck(p('e', 'rejected', ''))).toBe(false);
+    expect(rejectedByRecheck(undefined)).toBe(false);
+  });
+});
+
+describe('homeTree', () => {
+  it('lists directories before files, each directory before its entries, symlinks marked', () => {
+    const files: HomeFile[] = [
+      { path: '.claude/skills/triage', kind: 'symlink', target: '../../skills/triage' },
+      { path: '.svc/profile/instructions.md', kind: 'file', content_utf8: 'x' },
+      { path: '.svc/profile/ref.json', kind: 'file', content_utf8: '{}' },
+      { path: 'AGENTS.md', kind: 'file', content_utf8: '# A' },
+      { path: 'CLAUDE.md', kind: 'symlink', target: 'AGENTS.md' },
+      { path: 'skills/triage/SKILL.md', kind: 'file', content_utf8: '# T' },
+    ];
+    expect(homeTree(files).map((r) => `${'  '.repeat(r.depth)}${r.name}${r.kind === 'dir' ? '/' : ''}${r.target ? ` -> ${r.target}` : ''}`)).toEqual([
+      '.claude/',
+      '  skills/',
+      '    triage -> ../../skills/triage',
+      '.svc/',
+      '  profile/',
+      '    instructions.md',
+      '    ref.json',
+      'skills/',
+      '  triage/',
+      '    SKILL.md',
+      'AGENTS.md',
+      'CLAUDE.md -> AGENTS.md',
+    ]);
+    expect(homeTree(files).find((r) => r.name === 'SKILL.md')?.path).toBe('skills/triage/SKILL.md');
+  });
+});

@@ -1,0 +1,490 @@
+/**
+ * The Shelf: the teams this node holds (one is chosen, remembered per node origin), the chosen
+ * team's shelf of agent profiles, the public catalog, and the selected profile with its
+ * versions, proposals and bindings. Every library call goes through LibraryClient, signed by the
+ * node as the team's owner member.
+ *
+ * It also keeps the sidebar badge: open proposals across all teams, refreshed when the app
+ * connects, when the window comes back into view, every minute, and after each decision.
+ */
+import { defineStore } from 'pinia';
+import { computed, ref, shallowRef, watch } from 'vue';
+import { ApiError } from '../api/client.ts';
+import type { CreateTeamInput, Team } from '../api/client.ts';
+import { LibraryClient } from '../api/library.ts';
+import type {
+  BindInput,
+  Binding,
+  BlueprintDetail,
+  BlueprintSummary,
+  ImportResult,
+  Materialized,
+  MaterializeInput,
+  Proposal,
+  ProfileVersion,
+  ProfileWithFiles,
+  ShelfProfile,
+  UpdateFromSourceInput,
+  UpdateFromSourceResult,
+} from '../api/library.ts';
+import { errorMessage } from '../lib/format.ts';
+import { catalogTags, sortProposals, sortShelf } from '../lib/shelf.ts';
+import { useSessionStore } from './session.ts';
+
+export type ShelfSelection = { kind: 'catalog' } | { kind: 'profile'; ref: string };
+
+const BADGE_POLL_MS = 60_000;
+
+function teamStorageKey(): string {
+  return `svc-node.current-team@${window.location.origin}`;
+}
+
+export const useShelfStore = defineStore('shelf', () => {
+  const session = useSessionStore();
+
+  // ------------------------------------------------------------------ teams
+
+  const teams = ref<Team[]>([]);
+  const teamsLoaded = ref(false);
+  const teamsError = ref<string | null>(null);
+  const chosenTeamId = ref<string | null>(window.localStorage.getItem(teamStorageKey()));
+  const team = computed<Team | null>(() => teams.value.find((t) => t.team_id === chosenTeamId.value) ?? teams.value[0] ?? null);
+  const teamId = computed(() => team.value?.team_id ?? null);
+
+  watch(chosenTeamId, (id) => {
+    if (id === null) window.localStorage.removeItem(teamStorageKey());
+    else window.localStorage.setItem(teamStorageKey(), id);
+  });
+
+  /** team_id → its open proposals (the badge); `openProposals` holds the chosen team's. */
+  const openCounts = ref<Record<string, number>>({});
+  const openTotal = computed(() => Object.values(openCounts.value).reduce((sum, count) => sum + count, 0));
+  const openProposals = ref<Proposal[]>([]);
+
+  // ------------------------------------------------------------------ the chosen team's shelf
+
+  const profiles = ref<ShelfProfile[]>([]);
+  const profilesLoaded = ref(false);
+  const profilesError = ref<string | null>(null);
+  const bindings = ref<Binding[]>([]);
+  const selection = ref<ShelfSelection | null>(null);
+
+  // ------------------------------------------------------------------ the public catalog
+
+  const blueprints = ref<BlueprintSummary[]>([]);
+  const allTags = ref<string[]>([]);
+  const tagFilter = ref<string[]>([]);
+  const catalogLoaded = ref(false);
+  const catalogLoading = ref(false);
+  const catalogError = ref<string | null>(null);
+  const blueprintDetails = ref<Record<string, BlueprintDetail>>({});
+
+  // ------------------------------------------------------------------ the selected profile
+
+  const current = shallowRef<ProfileWithFiles | null>(null);
+  const profileLoading = ref(false);
+  const profileError = ref<string | null>(null);
+  const versions = ref<ProfileVersion[]>([]);
+  const proposals = ref<Proposal[]>([]);
+  /** An older version whose files are shown instead of the latest. */
+  const viewed = shallowRef<ProfileWithFiles | null>(null);
+  const viewError = ref<string | null>(null);
+
+  let shownTeam: string | null = null;
+  let teamGeneration = 0;
+  let profileGeneration = 0;
+  let catalogGeneration = 0;
+
+  const selectedRef = computed(() => (selection.value?.kind === 'profile' ? selection.value.ref : null));
+  const selectedProfile = computed(() => profiles.value.find((p) => p.profile_ref === selectedRef.value) ?? null);
+
+  /** The library as a team (the catalog reads need none). */
+  function library(id: string | null = teamId.value): LibraryClient {
+    const api = session.api();
+    return new LibraryClient({
+      libraryUrl: session.info?.library_url || api.coreUrl,
+      teamId: id ?? '',
+      fetch: (input, init) => window.fetch(input, init),
+      sign: (request) => (id === null ? Promise.reject(new ApiError(0, 'No team is chosen: create one first.')) : api.signAsTeam(id, request)),
+    });
+  }
+
+  async function loadTeams(): Promise<void> {
+    try {
+      teams.value = await session.api().teams();
+      teamsError.value = null;
+    } catch (error) {
+      teamsError.value = errorMessage(error);
+    } finally {
+      teamsLoaded.value = true;
+    }
+  }
+
+  async function createTeam(input: CreateTeamInput): Promise<Team> {
+    const created = await session.api().createTeam(input);
+    await loadTeams();
+    chosenTeamId.value = created.team_id;
+    return created;
+  }
+
+  function chooseTeam(id: string): void {
+    chosenTeamId.value = id;
+  }
+
+  /** The view opened: teams, then the chosen team's shelf (kept as it was when it is the same team). */
+  async function open(): Promise<void> {
+    await loadTeams();
+    await showTeam(teamId.value);
+  }
+
+  let showing: { id: string | null; promise: Promise<void> } | null = null;
+
+  /** Shows a team's shelf; another team starts from a clean slate. One load per team at a time. */
+  function showTeam(id: string | null): Promise<void> {
+    if (showing !== null && showing.id === id) return showing.promise;
+    const promise = loadTeam(id).finally(() => {
+      if (showing?.promise === promise) showing = null;
+    });
+    showing = { id, promise };
+    return promise;
+  }
+
+  async function loadTeam(id: string | null): Promise<void> {
+    if (id !== shownTeam) {
+      shownTeam = id;
+      teamGeneration++;
+      profiles.value = [];
+      profilesLoaded.value = false;
+      profilesError.value = null;
+      bindings.value = [];
+      openProposals.value = [];
+      selection.value = null;
+      clearProfile();
+    }
+    if (id === null) return;
+    await Promise.all([loadShelf(), loadBindings(), refreshOpen(id)]);
+    if (selection.value === null && shownTeam === id) {
+      const first = profiles.value[0];
+      if (first !== undefined) await selectProfile(first.profile_ref);
+      else selectCatalog();
+    } else if (selectedRef.value !== null) {
+      await loadProfile(selectedRef.value, true);
+    }
+  }
+
+  async function loadShelf(): Promise<void> {
+    const mine = teamGeneration;
+    try {
+      const list = await library().shelf();
+      if (mine !== teamGeneration) return;
+      profiles.value = sortShelf(list);
+      profilesError.value = null;
+    } catch (error) {
+      if (mine === teamGeneration) profilesError.value = errorMessage(error);
+    } finally {
+      if (mine === teamGeneration) profilesLoaded.value = true;
+    }
+  }
+
+  async function loadBindings(): Promise<void> {
+    const mine = teamGeneration;
+    try {
+      const list = await library().bindings();
+      if (mine === teamGeneration) bindings.value = list;
+    } catch {
+      // Bindings are shown as a hint; the Bind dialog says what failed when it matters.
+    }
+  }
+
+  /** Reloads what is shown (the list's refresh button, and the window coming back). */
+  async function refresh(): Promise<void> {
+    if (shownTeam === null) return;
+    await Promise.all([loadShelf(), loadBindings(), refreshOpen(shownTeam)]);
+    if (selectedRef.value !== null) await loadProfile(selectedRef.value, true);
+    if (selection.value?.kind === 'catalog') await loadCatalog();
+  }
+
+  // ------------------------------------------------------------------ badge
+
+  /** Open proposals of one team (and the chosen team's list, for the per-profile counts). */
+  async function refreshOpen(id: string): Promise<void> {
+    try {
+      const open = await library(id).proposals({ status: 'open' });
+      openCounts.value = { ...openCounts.value, [id]: open.length };
+      if (id === teamId.value) openProposals.value = open;
+    } catch {
+      // The badge is a hint; the Proposals tab says what failed.
+    }
+  }
+
+  async function refreshBadge(): Promise<void> {
+    await loadTeams();
+    const known = new Set(teams.value.map((t) => t.team_id));
+    openCounts.value = Object.fromEntries(Object.entries(openCounts.value).filter(([id]) => known.has(id)));
+    await Promise.all(teams.value.map((t) => refreshOpen(t.team_id)));
+  }
+
+  let badgeTimer: ReturnType<typeof setInterval> | undefined;
+  const onVisible = (): void => {
+    if (document.visibilityState === 'visible') void refreshBadge();
+  };
+
+  function startBadge(): void {
+    stopBadge();
+    void refreshBadge();
+    badgeTimer = setInterval(() => {
+      if (document.visibilityState === 'visible') void refreshBadge();
+    }, BADGE_POLL_MS);
+    document.addEventListener('visibilitychange', onVisible);
+  }
+
+  function stopBadge(): void {
+    clearInterval(badgeTimer);
+    badgeTimer = undefined;
+    document.removeEventListener('visibilitychange', onVisible);
+  }
+
+  // ------------------------------------------------------------------ catalog
+
+  function selectCatalog(): void {
+    selection.value = { kind: 'catalog' };
+    clearProfile();
+    if (!catalogLoaded.value) void loadCatalog();
+  }
+
+  async function loadCatalog(): Promise<void> {
+    const mine = ++catalogGeneration;
+    catalogLoading.value = true;
+    const filter = [...tagFilter.value];
+    try {
+      const client = library();
+      // The tag chips come from the whole catalog, whatever the filter shows.
+      const [list, all] = await Promise.all([client.catalog(filter), filter.length ? client.catalog() : null]);
+      if (mine !== catalogGeneration) return;
+      blueprints.value = list;
+      allTags.value = catalogTags(all ?? list);
+      catalogError.value = null;
+    } catch (error) {
+      if (mine === catalogGeneration) catalogError.value = errorMessage(error);
+    } finally {
+      if (mine === catalogGeneration) {
+        catalogLoaded.value = true;
+        catalogLoading.value = false;
+      }
+    }
+  }
+
+  async function toggleTag(tag: string): Promise<void> {
+    tagFilter.value = tagFilter.value.includes(tag) ? tagFilter.value.filter((t) => t !== tag) : [...tagFilter.value, tag].sort();
+    await loadCatalog();
+  }
+
+  async function clearTags(): Promise<void> {
+    tagFilter.value = [];
+    await loadCatalog();
+  }
+
+  async function loadBlueprint(blueprintRef: string): Promise<BlueprintDetail> {
+    const detail = await library().blueprint(blueprintRef);
+    blueprintDetails.value = { ...blueprintDetails.value, [blueprintRef]: detail };
+    return detail;
+  }
+
+  async function importProfile(blueprintRef: string, profileRef: string): Promise<ImportResult> {
+    const result = await library().importProfile({ source_blueprint_ref: blueprintRef, profile_ref: profileRef });
+    await loadShelf();
+    return result;
+  }
+
+  // ------------------------------------------------------------------ the selected profile
+
+  function clearProfile(): void {
+    profileGeneration++;
+    current.value = null;
+    versions.value = [];
+    proposals.value = [];
+    viewed.value = null;
+    viewError.value = null;
+    profileError.value = null;
+    profileLoading.value = false;
+  }
+
+  async function selectProfile(profileRef: string): Promise<void> {
+    if (selectedRef.value === profileRef && current.value?.profile_ref === profileRef) return;
+    selection.value = { kind: 'profile', ref: profileRef };
+    clearProfile();
+    await loadProfile(profileRef);
+  }
+
+  /** The latest version with its files, every version, and the profile's proposals. */
+  async function loadProfile(profileRef: string, quiet = false): Promise<void> {
+    const mine = ++profileGeneration;
+    if (!quiet) profileLoading.value = true;
+    try {
+      const client = library();
+      const [profile, versionList, proposalList] = await Promise.all([
+        client.profile(profileRef),
+        client.versions(profileRef),
+        client.proposals({ profile_ref: profileRef }),
+      ]);
+      if (mine !== profileGeneration) return;
+      current.value = profile;
+      versions.value = versionList;
+      proposals.value = sortProposals(proposalList);
+      profileError.value = null;
+    } catch (error) {
+      if (mine === profileGeneration) profileError.value = errorMessage(error);
+    } finally {
+      if (mine === profileGeneration) profileLoading.value = false;
+    }
+  }
+
+  /** Shows an older version's files (null: back to the latest). */
+  async function viewVersion(version: string | null): Promise<void> {
+    viewError.value = null;
+    const profileRef = selectedRef.value;
+    if (version === null || profileRef === null || version === current.value?.version) {
+      viewed.value = null;
+      return;
+    }
+    const mine = profileGeneration;
+    try {
+      const profile = await library().profile(profileRef, version);
+      if (mine === profileGeneration) viewed.value = profile;
+    } catch (error) {
+      if (mine === profileGeneration) viewError.value = errorMessage(error);
+    }
+  }
+
+  /** A version with its files, without showing it (the base a decided proposal was made on). */
+  function profileAt(profileRef: string, version: string): Promise<ProfileWithFiles> {
+    return library().profile(profileRef, version);
+  }
+
+  /** After a change to the selected profile: it, the shelf row and the badge. */
+  async function afterChange(profileRef: string): Promise<void> {
+    viewed.value = null;
+    const id = teamId.value;
+    await Promise.all([loadProfile(profileRef, true), loadShelf(), id === null ? null : refreshOpen(id)]);
+  }
+
+  async function addVersion(profileRef: string, files: { path: string; content_utf8: string }[]): Promise<string> {
+    const saved = await library().addVersion(profileRef, files);
+    await afterChange(profileRef);
+    return saved.version;
+  }
+
+  async function updateFromSource(profileRef: string, input: UpdateFromSourceInput): Promise<UpdateFromSourceResult> {
+    const result = await library().updateFromSource(profileRef, input);
+    await afterChange(profileRef);
+    return result;
+  }
+
+  async function setTags(profileRef: string, tags: string[]): Promise<void> {
+    const saved = await library().setTags(profileRef, tags);
+    profiles.value = profiles.value.map((p) => (p.profile_ref === profileRef ? { ...p, tags: saved.tags } : p));
+    if (current.value?.profile_ref === profileRef) current.value = { ...current.value, tags: saved.tags };
+  }
+
+  async function deleteProfile(profileRef: string): Promise<void> {
+    await library().deleteProfile(profileRef);
+    clearProfile();
+    selection.value = null;
+    const id = teamId.value;
+    await Promise.all([loadShelf(), loadBindings(), id === null ? null : refreshOpen(id)]);
+    const first = profiles.value[0];
+    if (first !== undefined) await selectProfile(first.profile_ref);
+    else selectCatalog();
+  }
+
+  /**
+   * Approves a proposal (minting the next patch version). When it fails the proposals are
+   * reloaded either way: a stale base makes the node reject the proposal in the same step.
+   */
+  async function approve(proposalId: string): Promise<Proposal> {
+    const profileRef = selectedRef.value;
+    try {
+      return await library().approve(proposalId);
+    } finally {
+      if (profileRef !== null) await afterChange(profileRef);
+    }
+  }
+
+  async function reject(proposalId: string): Promise<Proposal> {
+    const profileRef = selectedRef.value;
+    try {
+      return await library().reject(proposalId);
+    } finally {
+      if (profileRef !== null) await afterChange(profileRef);
+    }
+  }
+
+  async function bind(agentId: string, input: BindInput): Promise<Binding> {
+    const binding = await library().bind(agentId, input);
+    await loadBindings();
+    return binding;
+  }
+
+  function materialize(input: MaterializeInput): Promise<Materialized> {
+    return library().materialize(input);
+  }
+
+  return {
+    teams,
+    teamsLoaded,
+    teamsError,
+    team,
+    teamId,
+    openCounts,
+    openTotal,
+    openProposals,
+    profiles,
+    profilesLoaded,
+    profilesError,
+    bindings,
+    selection,
+    selectedRef,
+    selectedProfile,
+    blueprints,
+    allTags,
+    tagFilter,
+    catalogLoaded,
+    catalogLoading,
+    catalogError,
+    blueprintDetails,
+    current,
+    profileLoading,
+    profileError,
+    versions,
+    proposals,
+    viewed,
+    viewError,
+    loadTeams,
+    createTeam,
+    chooseTeam,
+    open,
+    showTeam,
+    refresh,
+    refreshBadge,
+    startBadge,
+    stopBadge,
+    selectCatalog,
+    loadCatalog,
+    toggleTag,
+    clearTags,
+    loadBlueprint,
+    importProfile,
+    selectProfile,
+    loadProfile,
+    viewVersion,
+    profileAt,
+    addVersion,
+    updateFromSource,
+    setTags,
+    deleteProfile,
+    approve,
+    reject,
+    bind,
+    materialize,
+  };
+});
