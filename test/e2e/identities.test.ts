@@ -4,13 +4,12 @@
  * API key once and the identity in the list with its address, then confirm over HTTP.
  * Screenshots (light, dark, 1024x700) go to test/e2e/screenshots/.
  */
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium } from 'playwright-core';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureUiBuilt, ROOT } from './build-ui.ts';
+import { launchChromium, type TestChromium } from './browser.ts';
 import { startHeadlessNode } from './headless-node.ts';
 import type { HeadlessNode } from './headless-node.ts';
 
@@ -24,7 +23,7 @@ let node: HeadlessNode;
 let browser: Browser;
 let context: BrowserContext;
 let page: Page;
-let browserHome: string;
+let chrome: TestChromium | undefined;
 const consoleErrors: string[] = [];
 
 /** The open modal dialog: form lookups are scoped to it. */
@@ -38,22 +37,8 @@ beforeAll(async () => {
   ensureUiBuilt(); // no-op when the globalSetup already built it
   mkdirSync(SHOTS, { recursive: true });
   node = await startHeadlessNode();
-  // Keep Chromium's profile side effects (crash reports, dconf) out of the real home.
-  browserHome = mkdtempSync(join(tmpdir(), 'svc-node-e2e-chromium-'));
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-      '--disable-quic',
-    ],
-    env: { ...process.env, HOME: browserHome, XDG_CONFIG_HOME: browserHome, XDG_CACHE_HOME: browserHome },
-  });
+  chrome = await launchChromium();
+  browser = chrome.browser;
   // reducedMotion: no colour transitions half-way through a screenshot after a theme switch.
   context = await browser.newContext({ viewport: { width: 1280, height: 820 }, colorScheme: 'light', reducedMotion: 'reduce' });
   page = await context.newPage();
@@ -64,12 +49,11 @@ beforeAll(async () => {
 }, 90_000);
 
 afterAll(async () => {
-  await browser?.close();
+  await chrome?.close();
   if (node !== undefined) {
     await node.stop();
     rmSync(node.dataDir, { recursive: true, force: true });
   }
-  if (browserHome) rmSync(browserHome, { recursive: true, force: true });
 });
 
 describe('Identities view (headless node, Chromium)', { timeout: 40_000 }, () => {

@@ -6,13 +6,12 @@
  * alice sees the answer and bob's read receipt, and leaves. Screenshots (light, dark, 1024x700)
  * of Mail, Compose and Chat go to test/e2e/screenshots/.
  */
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium } from 'playwright-core';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureUiBuilt, ROOT } from './build-ui.ts';
+import { launchChromium, type TestChromium } from './browser.ts';
 import { startHeadlessNode } from './headless-node.ts';
 import type { HeadlessNode } from './headless-node.ts';
 
@@ -30,7 +29,7 @@ let context: BrowserContext;
 /** Two windows of one browser session, one acting as each identity. */
 let alice: Page;
 let bob: Page;
-let browserHome: string;
+let chrome: TestChromium | undefined;
 const identities: Record<string, { agent_id: string; did_key: string }> = {};
 const consoleErrors: string[] = [];
 
@@ -92,13 +91,8 @@ beforeAll(async () => {
     identities[name] = { agent_id: created.agent_id, did_key: created.did };
   }
 
-  browserHome = mkdtempSync(join(tmpdir(), 'svc-node-e2e-chromium-'));
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
-    env: { ...process.env, HOME: browserHome, XDG_CONFIG_HOME: browserHome, XDG_CACHE_HOME: browserHome },
-  });
+  chrome = await launchChromium();
+  browser = chrome.browser;
   context = await browser.newContext({ viewport: { width: 1280, height: 820 }, colorScheme: 'light', reducedMotion: 'reduce' });
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: node.info.core_url });
   alice = await context.newPage();
@@ -115,12 +109,11 @@ beforeAll(async () => {
 }, 90_000);
 
 afterAll(async () => {
-  await browser?.close();
+  await chrome?.close();
   if (node !== undefined) {
     await node.stop();
     rmSync(node.dataDir, { recursive: true, force: true });
   }
-  if (browserHome) rmSync(browserHome, { recursive: true, force: true });
 });
 
 describe('Mail and Chat between two identities (headless node, Chromium)', { timeout: 40_000 }, () => {

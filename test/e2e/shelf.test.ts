@@ -8,10 +8,8 @@
  * claude-code, a second team picked, a profile deleted. Screenshots (light, dark, 1024x700) go
  * to test/e2e/screenshots/.
  */
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium } from 'playwright-core';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTeamHeaders } from '../../server/auth/team-envelope-client.ts';
@@ -19,6 +17,7 @@ import { privateKeyFromSeed, signBytes } from '../../server/crypto/ed25519.ts';
 import { testKey } from '../support/keys.ts';
 import { blueprintPayload, CHANGESET_SCHEMA, type ProfileSpec } from '../support/library.ts';
 import { ensureUiBuilt, ROOT } from './build-ui.ts';
+import { launchChromium, type TestChromium } from './browser.ts';
 import { startHeadlessNode } from './headless-node.ts';
 import type { HeadlessNode } from './headless-node.ts';
 
@@ -42,7 +41,7 @@ let node: HeadlessNode;
 let browser: Browser;
 let context: BrowserContext;
 let page: Page;
-let browserHome: string;
+let chrome: TestChromium | undefined;
 let aliceAgentId: string;
 const consoleErrors: string[] = [];
 const proposals: Record<string, string> = {};
@@ -125,13 +124,8 @@ beforeAll(async () => {
   const project = await owner('POST', '/v1/node/projects', { slug: 'support', name: 'Support' });
   aliceAgentId = (await owner('POST', '/v1/node/identities', { project_id: project.project_id, name: 'alice' })).agent_id;
 
-  browserHome = mkdtempSync(join(tmpdir(), 'svc-node-e2e-chromium-'));
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
-    env: { ...process.env, HOME: browserHome, XDG_CONFIG_HOME: browserHome, XDG_CACHE_HOME: browserHome },
-  });
+  chrome = await launchChromium();
+  browser = chrome.browser;
   context = await browser.newContext({ viewport: { width: 1280, height: 820 }, colorScheme: 'light', reducedMotion: 'reduce' });
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: node.info.core_url });
   page = await context.newPage();
@@ -144,12 +138,11 @@ beforeAll(async () => {
 }, 90_000);
 
 afterAll(async () => {
-  await browser?.close();
+  await chrome?.close();
   if (node !== undefined) {
     await node.stop();
     rmSync(node.dataDir, { recursive: true, force: true });
   }
-  if (browserHome) rmSync(browserHome, { recursive: true, force: true });
 });
 
 describe('Shelf view (headless node, Chromium)', { timeout: 40_000 }, () => {

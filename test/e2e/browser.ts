@@ -1,0 +1,32 @@
+/**
+ * Debian's Chromium for the browser tests, launched the one way they all need: headless with
+ * the flags this machine requires, and a throwaway HOME so Chromium's profile side effects
+ * (crash reports, dconf) stay out of the real one.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type Browser } from 'playwright-core';
+
+export interface TestChromium {
+  browser: Browser;
+  /** Closes the browser and removes its throwaway HOME. */
+  close(): Promise<void>;
+}
+
+export async function launchChromium(): Promise<TestChromium> {
+  const home = mkdtempSync(join(tmpdir(), 'svc-node-e2e-chromium-'));
+  const browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
+    env: { ...process.env, HOME: home, XDG_CONFIG_HOME: home, XDG_CACHE_HOME: home },
+  });
+  return {
+    browser,
+    async close() {
+      await browser.close();
+      rmSync(home, { recursive: true, force: true });
+    },
+  };
+}
