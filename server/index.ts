@@ -117,6 +117,7 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
     const library: LibrarySurfaceOptions = {
       services: createLibraryServices(ctx),
       auth: { teams: services.teams, audiences: () => surfaceOrigins(urls.library_url, urls.public_url), clock: ctx.clock, replay: ctx.replay },
+      bus: ctx.bus,
     };
     let port = 0;
     const hosts = new Set<string>();

@@ -5,9 +5,13 @@
  */
 import { EventEmitter } from 'node:events';
 
-/** Topics: one per identity (wake items and control signals) and one per chat session. */
+/** Topics: one per identity (wake items and control signals), one per chat session, one per team. */
 export const identityTopic = (agentId: string): string => `identity:${agentId}`;
 export const sessionTopic = (sessionId: string): string => `session:${sessionId}`;
+/** A team's library state changed (its shelf, proposals, bindings): the owner's UI refreshes. */
+export const teamTopic = (teamId: string): string => `team:${teamId}`;
+/** The public catalog changed (a blueprint published, retagged or deleted). */
+export const CATALOG_TOPIC = 'catalog';
 
 /** Every publish is also announced here, with its topic: for node-wide feeds. */
 const ANY = Symbol('any topic');

@@ -7,7 +7,9 @@ import type { NodeWakeItem } from '../../server/surfaces/core/events/node-feed.t
 import { expectOk, expectRefusal } from '../support/expect.ts';
 import { createIdentity, createNodeNamespace, createProject, persistent } from '../support/identities.ts';
 import { startTestNode, type TestNode } from '../support/node.ts';
+import { blueprintPayload, profileFiles } from '../support/library.ts';
 import { connectSse, deadlineIn } from '../support/sse.ts';
+import { addTeamMember } from '../support/teams.ts';
 
 /** A clock the test can move: session keys expire in node time. */
 let offsetMs = 0;
@@ -87,5 +89,26 @@ describe('the node-wide wake feed', () => {
     expectOk(await t.request('POST', '/v1/messages', { token: bob.api_key, body: { to_alias: 'alice', body: 'later' } }));
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(seen).toHaveLength(1);
+  });
+});
+
+describe('library changes on the owner feed', () => {
+  it('nudges the owner when a team writes to its shelf or the catalog changes, not on reads', async () => {
+    const member = await addTeamMember(t, { team: 'feed', domain: 'feed.test' });
+    const response = await connectSse(`${t.url}/v1/node/events/stream?deadline=${encodeURIComponent(deadlineIn(10))}`, { token: t.node.ownerToken });
+    const stream = response.stream!;
+    try {
+      expect((await stream.next()).event).toBe('connected');
+      expectOk(await member.request('GET', '/v1/shelf'));
+      expect(await stream.maybeNext(200)).toBeNull();
+      expectOk(await member.request('POST', '/v1/profiles', { body: { files: profileFiles({ ref: 'fed' }) } }), 201);
+      const changed = await stream.next();
+      expect(changed).toMatchObject({ event: 'library_changed', data: { team_id: member.teamId } });
+      expectOk(await member.request('POST', '/v1/blueprints/import', { body: blueprintPayload({ ref: 'feed.team', profiles: [{ ref: 'fed' }] }) }), 201);
+      expect((await stream.next()).event).toBe('library_changed');
+      expect((await stream.next()).event).toBe('catalog_changed');
+    } finally {
+      stream.close();
+    }
   });
 });

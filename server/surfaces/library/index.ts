@@ -3,6 +3,7 @@
  * everything else behind team-certificate auth (spec §5 mode 3, server/auth/team-envelope.ts).
  */
 import type { FastifyInstance } from 'fastify';
+import { CATALOG_TOPIC, teamTopic, type EventBus } from '../../events/bus.ts';
 import { teamAuth, type TeamAuthOptions } from '../../http/team-auth.ts';
 import { bindingRoutes } from './routes/bindings.ts';
 import { catalogWriteRoutes, publicCatalogRoutes } from './routes/catalog.ts';
@@ -13,12 +14,20 @@ import type { LibraryServices } from './services.ts';
 export interface LibrarySurfaceOptions {
   services: LibraryServices;
   auth: TeamAuthOptions;
+  bus: EventBus;
 }
 
 export async function librarySurface(app: FastifyInstance, options: LibrarySurfaceOptions): Promise<void> {
   await app.register(publicCatalogRoutes, options);
   await app.register(async (scoped) => {
     scoped.addHook('preHandler', teamAuth(options.auth));
+    // Every successful write is announced once it has committed, so the owner's UI (and any
+    // other open view) refreshes live instead of polling.
+    scoped.addHook('onResponse', async (request, reply) => {
+      if (request.method === 'GET' || reply.statusCode >= 300 || !request.teamMember) return;
+      options.bus.publish(teamTopic(request.teamMember.team_id));
+      if (request.url.startsWith('/v1/blueprints') || request.url.includes('/publish')) options.bus.publish(CATALOG_TOPIC);
+    });
     await scoped.register(catalogWriteRoutes, options);
     await scoped.register(shelfRoutes, options);
     await scoped.register(proposalRoutes, options);

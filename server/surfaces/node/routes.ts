@@ -5,6 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import { normalizeDomain } from '../../crypto/dns-txt.ts';
 import { invalid, unauthorized } from '../../errors.ts';
+import { CATALOG_TOPIC, teamTopic } from '../../events/bus.ts';
 import { openSse, streamDeadline } from '../../http/sse.ts';
 import { parseWith } from '../../http/validate.ts';
 import type { CoreServices } from '../core/services.ts';
@@ -18,6 +19,8 @@ import {
   SessionBody,
 } from './schemas.ts';
 import { teamRoutes } from './team-routes.ts';
+
+const TEAM_TOPIC_PREFIX = teamTopic('');
 
 export interface OwnerApiOptions {
   services: CoreServices;
@@ -69,6 +72,13 @@ export async function ownerApi(app: FastifyInstance, { services, nodeInfo, uiLin
       const stream = openSse(request, reply, deadline);
       stream.send('connected', { node_id: nodeInfo().node_id });
       stream.onClose(wakeFeed.subscribe((item) => stream.send(item.type, item)));
+      // Library changes, as nudges: the UI re-reads what it shows.
+      stream.onClose(
+        ctx.bus.subscribeAll((topic) => {
+          if (topic === CATALOG_TOPIC) stream.send('catalog_changed', {});
+          else if (topic.startsWith(TEAM_TOPIC_PREFIX)) stream.send('library_changed', { team_id: topic.slice(TEAM_TOPIC_PREFIX.length) });
+        }),
+      );
       return reply;
     });
 
