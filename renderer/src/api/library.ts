@@ -1,6 +1,6 @@
 /**
- * The library surface (blueprints, the team's shelf of agent profiles, proposals, bindings,
- * materialize), called through the one HTTP transport in client.ts.
+ * The library surface (blueprints, the team's shelf of agent profiles, publishing, proposals,
+ * bindings, materialize), called through the one HTTP transport in client.ts.
  *
  * The catalog reads are public. Everything else needs a team-certificate envelope, and the
  * renderer holds no keys: for each request it asks the node (owner API, `signAsTeam`) to sign
@@ -100,6 +100,12 @@ export interface ProfileWithFiles extends ProfileSummary {
   proposal_asset_digests: Record<string, string>;
 }
 
+/** `POST /v1/profiles`: a profile made on the shelf (profile.yaml's id becomes its ref). */
+export interface CreateProfileInput {
+  files: { path: string; content_utf8: string }[];
+  tags?: string[];
+}
+
 export interface ProfileVersion {
   version: string;
   digest: string;
@@ -139,6 +145,55 @@ export interface UpdateFromSourceResult {
   /** Parts the source changed too, kept as the team edited them. */
   preserved_parts: string[];
   source_blueprint_version: string | null;
+}
+
+/** A new blueprint, made by publishing a profile into it. */
+export interface NewBlueprintInput {
+  blueprint_ref: string;
+  name: string;
+  summary?: string;
+  tags?: string[];
+  readme?: string;
+}
+
+/**
+ * `POST /v1/profiles/{ref}/publish`: a profile version (default latest) as a new blueprint, or as a
+ * new version of a blueprint the team owns (its other profiles and README carry over).
+ */
+export type PublishInput = { blueprint_version: string; profile_version?: string } & (
+  | { target_blueprint_ref: string; new_blueprint?: never }
+  | { new_blueprint: NewBlueprintInput; target_blueprint_ref?: never }
+);
+
+export interface PublishResult {
+  blueprint_ref: string;
+  blueprint_version: string;
+  blueprint_digest: string;
+  profile_ref: string;
+  profile_version: string;
+  profile_digest: string;
+}
+
+/** `POST /v1/blueprints/import`: the canonical payload; the node computes every sha256. */
+export interface BlueprintImportPayload {
+  schema: 'svc.blueprint.import-payload.v1';
+  files: { path: string; content_utf8: string }[];
+}
+
+export interface BlueprintImportResult {
+  blueprint_ref: string;
+  version: string;
+  digest: string;
+  profiles: { profile_ref: string; version: string; digest: string }[];
+  /** False when this version was already published with identical content (nothing changed). */
+  created: boolean;
+}
+
+export interface BlueprintDeleted {
+  blueprint_ref: string;
+  deleted_versions: string[];
+  /** Shelf profiles (of every team) that tracked it and now stand on their own. */
+  detached_profiles: number;
 }
 
 /** One change of a profile changeset: a file, or one profile.yaml field (`profile.yaml#mission`). */
@@ -270,6 +325,16 @@ export class LibraryClient {
     return this.#public<BlueprintDetail>(`/v1/blueprints/${ref(blueprintRef)}${query({ version })}`);
   }
 
+  /** Publishes a blueprint folder's payload as the team (a new ref, or a new version of one it owns). */
+  importBlueprint(payload: BlueprintImportPayload): Promise<BlueprintImportResult> {
+    return this.#signed<BlueprintImportResult>('POST', '/v1/blueprints/import', payload);
+  }
+
+  /** Every version of a blueprint the team owns; shelf copies tracking it are detached. */
+  deleteBlueprint(blueprintRef: string): Promise<BlueprintDeleted> {
+    return this.#signed<BlueprintDeleted>('DELETE', `/v1/blueprints/${ref(blueprintRef)}`);
+  }
+
   // -------------------------------------------------------------- the team's shelf
 
   async shelf(): Promise<ShelfProfile[]> {
@@ -278,6 +343,11 @@ export class LibraryClient {
 
   importProfile(input: ImportInput): Promise<ImportResult> {
     return this.#signed<ImportResult>('POST', '/v1/shelf/import', input);
+  }
+
+  /** A new profile made on the shelf (409 when the team already has one with that id). */
+  createProfile(input: CreateProfileInput): Promise<ProfileSummary> {
+    return this.#signed<ProfileSummary>('POST', '/v1/profiles', input);
   }
 
   /** A profile at its latest (or the given) version, with its files and proposal digests. */
@@ -297,6 +367,10 @@ export class LibraryClient {
 
   updateFromSource(profileRef: string, input: UpdateFromSourceInput): Promise<UpdateFromSourceResult> {
     return this.#signed<UpdateFromSourceResult>('POST', `/v1/profiles/${ref(profileRef)}/update-from-source`, input);
+  }
+
+  publish(profileRef: string, input: PublishInput): Promise<PublishResult> {
+    return this.#signed<PublishResult>('POST', `/v1/profiles/${ref(profileRef)}/publish`, input);
   }
 
   setTags(profileRef: string, tags: readonly string[]): Promise<{ profile_ref: string; tags: string[] }> {

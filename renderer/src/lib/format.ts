@@ -98,6 +98,19 @@ export function plural(count: number, singular: string, pluralForm = `${singular
   return `${count} ${count === 1 ? singular : pluralForm}`;
 }
 
+/** A size in words: "512 bytes", "2.1 KB", "1.4 MB" (1 KB = 1024 bytes). */
+export function formatBytes(bytes: number): string {
+  if (bytes < 1024) return plural(bytes, 'byte');
+  const units = ['KB', 'MB', 'GB'];
+  let value = bytes / 1024;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return `${value < 10 ? value.toFixed(1).replace(/\.0$/, '') : Math.round(value)} ${units[unit]}`;
+}
+
 /** A stable hue (0–359) for an avatar background, derived from a string. */
 export function hueFor(seed: string): number {
   let hash = 0;

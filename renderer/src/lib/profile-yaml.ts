@@ -1,7 +1,8 @@
 /**
  * profile.yaml in the editor and in proposal review: set its `version` without disturbing the
- * rest of the text, and render one field's value as text to diff. Uses the `yaml` package (a
- * dependency the node already has); tested in __tests__/profile-yaml.test.ts.
+ * rest of the text, and render one field's value as text to diff; and the two files a new profile
+ * starts with. Uses the `yaml` package (a dependency the node already has); tested in
+ * __tests__/profile-yaml.test.ts.
  */
 import { isMap, parseDocument, stringify } from 'yaml';
 
@@ -53,4 +54,23 @@ export function profileFieldText(text: string, field: string): string | null {
   }
   if (typeof data !== 'object' || data === null || !Object.hasOwn(data, field)) return null;
   return renderFieldValue((data as Record<string, unknown>)[field]);
+}
+
+/** The first version of a profile made on the shelf. */
+export const STARTER_PROFILE_VERSION = '0.1.0';
+
+/**
+ * A new profile's files: profile.yaml (id, version 0.1.0, name, mission when given, instructions:
+ * instructions.md) and instructions.md with a heading, ready for "Edit as new version".
+ */
+export function starterProfileFiles(input: { id: string; name: string; mission: string }): { path: string; content_utf8: string }[] {
+  const name = input.name.trim();
+  const mission = input.mission.trim();
+  const manifest: Record<string, string> = { id: input.id.trim(), version: STARTER_PROFILE_VERSION, name };
+  if (mission !== '') manifest['mission'] = mission;
+  manifest['instructions'] = 'instructions.md';
+  return [
+    { path: 'profile.yaml', content_utf8: stringify(manifest, { lineWidth: 0 }) },
+    { path: 'instructions.md', content_utf8: `# ${name.replace(/\s+/g, ' ')}\n` },
+  ];
 }

@@ -1,5 +1,5 @@
 /**
- * Pure helpers for the Shelf view: version numbers, words for the library's values, proposal
+ * Pure helpers for the Shelf view: version numbers, refs, words for the library's values, proposal
  * changesets, and the materialized home as a tree. No DOM, no requests; tested in
  * __tests__/shelf.test.ts.
  */
@@ -34,12 +34,54 @@ export function nextPatchVersion(version: string): string {
   return segments.join('.');
 }
 
+/** A new blueprint's first version. */
+export const FIRST_BLUEPRINT_VERSION = '1.0.0';
+
+/**
+ * The next minor version, for publishing into a blueprint again: `1.0.0`→`1.1.0`, `1.4.2`→`1.5.0`,
+ * `2.0.0-rc.1`→`2.1.0` (prerelease and build dropped), `1.2`→`1.3`, `1`→`1.1`. A version whose minor
+ * segment is not a number gets the next patch version instead, which is still newer.
+ */
+export function nextMinorVersion(version: string): string {
+  const release = version.split(/[-+]/, 1)[0] ?? '';
+  const segments = release.split('.');
+  if (!segments.every((s) => DIGITS.test(s))) return nextPatchVersion(version);
+  if (segments.length === 1) return `${release}.1`;
+  return segments.map((s, i) => (i === 1 ? (BigInt(s) + 1n).toString() : i > 1 ? '0' : s)).join('.');
+}
+
 const VERSION = /^[0-9][0-9A-Za-z.+-]{0,63}$/;
 
 /** Why a version string cannot be one, or null. */
 export function versionProblem(version: string): string | null {
   if (version.trim() === '') return 'Enter a version, for example 0.2.0.';
   return VERSION.test(version.trim()) ? null : 'A version starts with a digit and uses digits, letters, ".", "+" or "-" (for example 0.2.0).';
+}
+
+// ------------------------------------------------------------------ refs
+
+/** Blueprint and profile refs, as the node checks them (`support.team`, `code-reviewer`). */
+const REF = /^[a-z0-9][a-z0-9._-]{0,127}$/;
+
+/** Why `ref` cannot name a profile or blueprint, or null. `example` goes into the messages. */
+export function refProblem(ref: string, example: string): string | null {
+  const value = ref.trim();
+  if (value === '') return `Enter an id, for example ${example}.`;
+  if (REF.test(value)) return null;
+  const hint = REF.test(value.toLowerCase()) ? ` (perhaps ${value.toLowerCase()})` : '';
+  return `"${value}" cannot be an id${hint}: use lower-case letters, digits, ".", "-" and "_", starting with a letter or digit (at most 128).`;
+}
+
+/** An id suggested from a name: "Code Reviewer (v2)" → `code-reviewer-v2`; empty when nothing usable is left. */
+export function suggestRef(name: string): string {
+  return name
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9._-]+/g, '-')
+    .replace(/^[._-]+|[._-]+$/g, '')
+    .slice(0, 128)
+    .replace(/[._-]+$/, '');
 }
 
 // ------------------------------------------------------------------ words
@@ -102,6 +144,23 @@ export function parseTag(input: string): { tag: string } | { problem: string } {
   if (tag === '') return { problem: 'Type a tag first.' };
   if (!TAG.test(tag)) return { problem: `"${tag}" is not a tag: use a-z, 0-9, ".", "_" and "-" (at most 64).` };
   return { tag };
+}
+
+/** Tags typed in one field, separated by commas or spaces: each parsed as parseTag, duplicates dropped. */
+export function parseTagList(input: string): { tags: string[] } | { problem: string } {
+  const tags: string[] = [];
+  for (const word of input.split(/[\s,]+/).filter((w) => w !== '')) {
+    const parsed = parseTag(word);
+    if ('problem' in parsed) return parsed;
+    if (!tags.includes(parsed.tag)) tags.push(parsed.tag);
+  }
+  return tags.length > 32 ? { problem: 'A blueprint carries at most 32 tags.' } : { tags };
+}
+
+/** The blueprints a team owns (it may publish new versions of them and delete them), by name. */
+export function ownedBlueprints(blueprints: readonly BlueprintSummary[], teamId: string | null): BlueprintSummary[] {
+  if (teamId === null) return [];
+  return blueprints.filter((b) => b.owner === teamId).sort((a, b) => a.name.localeCompare(b.name) || a.blueprint_ref.localeCompare(b.blueprint_ref));
 }
 
 /** Every tag in the catalog, sorted. */

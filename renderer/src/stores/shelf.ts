@@ -1,8 +1,9 @@
 /**
  * The Shelf: the teams this node holds (one is chosen, remembered per node origin), the chosen
  * team's shelf of agent profiles, the public catalog, and the selected profile with its
- * versions, proposals and bindings. Every library call goes through LibraryClient, signed by the
- * node as the team's owner member.
+ * versions, proposals and bindings; and authoring: new profiles, publishing a profile into the
+ * catalog, importing a blueprint folder, deleting a blueprint the team owns. Every library call
+ * goes through LibraryClient, signed by the node as the team's owner member.
  *
  * It also keeps the sidebar badge: open proposals across all teams, refreshed when the app
  * connects, when the window comes back into view, every minute, and after each decision.
@@ -15,20 +16,27 @@ import { LibraryClient } from '../api/library.ts';
 import type {
   BindInput,
   Binding,
+  BlueprintDeleted,
   BlueprintDetail,
+  BlueprintImportPayload,
+  BlueprintImportResult,
   BlueprintSummary,
+  CreateProfileInput,
   ImportResult,
   Materialized,
   MaterializeInput,
   Proposal,
   ProfileVersion,
+  ProfileSummary,
   ProfileWithFiles,
+  PublishInput,
+  PublishResult,
   ShelfProfile,
   UpdateFromSourceInput,
   UpdateFromSourceResult,
 } from '../api/library.ts';
 import { errorMessage } from '../lib/format.ts';
-import { catalogTags, sortProposals, sortShelf } from '../lib/shelf.ts';
+import { catalogTags, ownedBlueprints, sortProposals, sortShelf } from '../lib/shelf.ts';
 import { useSessionStore } from './session.ts';
 
 export type ShelfSelection = { kind: 'catalog' } | { kind: 'profile'; ref: string };
@@ -78,6 +86,8 @@ export const useShelfStore = defineStore('shelf', () => {
   const catalogLoading = ref(false);
   const catalogError = ref<string | null>(null);
   const blueprintDetails = ref<Record<string, BlueprintDetail>>({});
+  /** A blueprint the catalog should open and scroll to when it shows it next ("Open in catalog"). */
+  const catalogFocus = ref<string | null>(null);
 
   // ------------------------------------------------------------------ the selected profile
 
@@ -246,10 +256,15 @@ export const useShelfStore = defineStore('shelf', () => {
 
   // ------------------------------------------------------------------ catalog
 
-  function selectCatalog(): void {
+  /** Shows the catalog; with `focus`, opened at that blueprint (the tag filter cleared if it hides it). */
+  function selectCatalog(focus: string | null = null): void {
     selection.value = { kind: 'catalog' };
     clearProfile();
-    if (!catalogLoaded.value) void loadCatalog();
+    catalogFocus.value = focus;
+    if (focus !== null && tagFilter.value.length > 0 && !blueprints.value.some((b) => b.blueprint_ref === focus)) {
+      tagFilter.value = [];
+      void loadCatalog();
+    } else if (!catalogLoaded.value) void loadCatalog();
   }
 
   async function loadCatalog(): Promise<void> {
@@ -288,6 +303,33 @@ export const useShelfStore = defineStore('shelf', () => {
     const detail = await library().blueprint(blueprintRef);
     blueprintDetails.value = { ...blueprintDetails.value, [blueprintRef]: detail };
     return detail;
+  }
+
+  function forgetBlueprint(blueprintRef: string): void {
+    const details = { ...blueprintDetails.value };
+    delete details[blueprintRef];
+    blueprintDetails.value = details;
+  }
+
+  /** The blueprints the chosen team owns, from the whole catalog (whatever the tag filter shows). */
+  async function loadOwnedBlueprints(): Promise<BlueprintSummary[]> {
+    return ownedBlueprints(await library().catalog(), teamId.value);
+  }
+
+  /** Publishes a blueprint folder's payload; the catalog then shows it. */
+  async function importBlueprint(payload: BlueprintImportPayload): Promise<BlueprintImportResult> {
+    const result = await library().importBlueprint(payload);
+    await loadCatalog();
+    return result;
+  }
+
+  /** Deletes a blueprint the team owns; shelf copies that tracked it stand on their own from now on. */
+  async function deleteBlueprint(blueprintRef: string): Promise<BlueprintDeleted> {
+    const result = await library().deleteBlueprint(blueprintRef);
+    forgetBlueprint(blueprintRef);
+    await Promise.all([loadCatalog(), loadShelf()]);
+    if (selectedRef.value !== null) await loadProfile(selectedRef.value, true);
+    return result;
   }
 
   async function importProfile(blueprintRef: string, profileRef: string): Promise<ImportResult> {
@@ -380,6 +422,21 @@ export const useShelfStore = defineStore('shelf', () => {
     return result;
   }
 
+  /** A profile made on the shelf (a starter profile.yaml and instructions.md), then opened. */
+  async function createProfile(input: CreateProfileInput): Promise<ProfileSummary> {
+    const created = await library().createProfile(input);
+    await loadShelf();
+    await selectProfile(created.profile_ref);
+    return created;
+  }
+
+  /** Publishes a version of a shelf profile into the public catalog; the catalog is reloaded to show it. */
+  async function publish(profileRef: string, input: PublishInput): Promise<PublishResult> {
+    const result = await library().publish(profileRef, input);
+    await loadCatalog();
+    return result;
+  }
+
   async function setTags(profileRef: string, tags: string[]): Promise<void> {
     const saved = await library().setTags(profileRef, tags);
     profiles.value = profiles.value.map((p) => (p.profile_ref === profileRef ? { ...p, tags: saved.tags } : p));
@@ -452,6 +509,7 @@ export const useShelfStore = defineStore('shelf', () => {
     catalogLoading,
     catalogError,
     blueprintDetails,
+    catalogFocus,
     current,
     profileLoading,
     profileError,
@@ -473,12 +531,17 @@ export const useShelfStore = defineStore('shelf', () => {
     toggleTag,
     clearTags,
     loadBlueprint,
+    loadOwnedBlueprints,
+    importBlueprint,
+    deleteBlueprint,
     importProfile,
     selectProfile,
     loadProfile,
     viewVersion,
     profileAt,
     addVersion,
+    createProfile,
+    publish,
     updateFromSource,
     setTags,
     deleteProfile,

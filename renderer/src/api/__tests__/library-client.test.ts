@@ -66,6 +66,28 @@ describe('LibraryClient', () => {
     expect(approve?.headers['content-type']).toBeUndefined();
   });
 
+  it('creates, publishes, imports and deletes with the bodies the node expects', async () => {
+    const { calls, library } = fakeNode(() => ({ status: 201, body: {} }));
+    const files = [{ path: 'profile.yaml', content_utf8: 'id: reviewer\nversion: 0.1.0\n' }];
+    await library.createProfile({ files });
+    await library.publish('reviewer', { blueprint_version: '1.0.0', new_blueprint: { blueprint_ref: 'review.team', name: 'Review', tags: ['code'] } });
+    await library.publish('tester', { blueprint_version: '1.1.0', profile_version: '0.1.0', target_blueprint_ref: 'review.team' });
+    await library.importBlueprint({ schema: 'svc.blueprint.import-payload.v1', files: [{ path: 'blueprint.yaml', content_utf8: 'id: x\n' }] });
+    await library.deleteBlueprint('review.team');
+    const sent = calls.filter((c) => !c.url.includes('/sign')).map((c) => [c.method, c.url, c.body === undefined ? undefined : JSON.parse(c.body)]);
+    expect(sent).toEqual([
+      ['POST', 'http://n/v1/profiles', { files }],
+      ['POST', 'http://n/v1/profiles/reviewer/publish', { blueprint_version: '1.0.0', new_blueprint: { blueprint_ref: 'review.team', name: 'Review', tags: ['code'] } }],
+      ['POST', 'http://n/v1/profiles/tester/publish', { blueprint_version: '1.1.0', profile_version: '0.1.0', target_blueprint_ref: 'review.team' }],
+      ['POST', 'http://n/v1/blueprints/import', { schema: 'svc.blueprint.import-payload.v1', files: [{ path: 'blueprint.yaml', content_utf8: 'id: x\n' }] }],
+      ['DELETE', 'http://n/v1/blueprints/review.team', undefined],
+    ]);
+    // Each was signed as sent: the same target and body text.
+    const signed = calls.filter((c) => c.url.includes('/sign')).map((c) => JSON.parse(c.body ?? '{}'));
+    expect(signed.map((r) => [r.method, r.path])).toEqual(sent.map(([method, url]) => [method, (url as string).slice('http://n'.length)]));
+    expect(signed[3].body).toBe(calls.find((c) => c.url === 'http://n/v1/blueprints/import')?.body);
+  });
+
   it('turns a refusal into an ApiError with the node\'s detail', async () => {
     const { library } = fakeNode(() => ({ status: 409, body: { detail: 'instructions.md is stale' } }));
     const error = await library.approve('x').catch((caught: unknown) => caught);

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   errorMessage,
   exactTime,
+  formatBytes,
   hueFor,
   initials,
   keyFingerprint,
@@ -105,6 +106,18 @@ describe('DID shortening', () => {
   it('shows the did:key fingerprint without the prefix', () => {
     expect(keyFingerprint(didKey)).toBe('z6MkhaXg…2doK');
     expect(keyFingerprint('z6Mkshort')).toBe('z6Mkshort');
+  });
+});
+
+describe('formatBytes', () => {
+  it('says a size in bytes, KB or MB', () => {
+    expect(formatBytes(0)).toBe('0 bytes');
+    expect(formatBytes(1)).toBe('1 byte');
+    expect(formatBytes(1023)).toBe('1023 bytes');
+    expect(formatBytes(1024)).toBe('1 KB');
+    expect(formatBytes(2150)).toBe('2.1 KB');
+    expect(formatBytes(200 * 1024)).toBe('200 KB');
+    expect(formatBytes(1.4 * 1024 * 1024)).toBe('1.4 MB');
   });
 });
 

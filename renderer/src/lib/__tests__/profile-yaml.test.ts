@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { profileFieldText, profileVersionOf, ProfileYamlError, renderFieldValue, setProfileVersion } from '../profile-yaml.ts';
+import { parse } from 'yaml';
+import { profileFieldText, profileVersionOf, ProfileYamlError, renderFieldValue, setProfileVersion, starterProfileFiles } from '../profile-yaml.ts';
 
 const PROFILE = `# The triager
 id: triager
@@ -51,5 +52,22 @@ describe('field text for review', () => {
     expect(renderFieldValue(['triage', 'routing'])).toBe('- triage\n- routing\n');
     expect(renderFieldValue(undefined)).toBeNull();
     expect(renderFieldValue(null)).toBe('null\n');
+  });
+});
+
+describe('starterProfileFiles', () => {
+  it('writes profile.yaml (id, version 0.1.0, name, mission, instructions) and a heading for instructions.md', () => {
+    const files = starterProfileFiles({ id: ' reviewer ', name: ' Code reviewer ', mission: 'Review every pull request: twice.' });
+    expect(files.map((f) => f.path)).toEqual(['profile.yaml', 'instructions.md']);
+    expect(files[0]?.content_utf8).toBe('id: reviewer\nversion: 0.1.0\nname: Code reviewer\nmission: "Review every pull request: twice."\ninstructions: instructions.md\n');
+    expect(files[1]?.content_utf8).toBe('# Code reviewer\n');
+  });
+
+  it('quotes what YAML would read as something else, and leaves out an empty mission', () => {
+    const [manifest] = starterProfileFiles({ id: '123', name: 'yes', mission: ' ' });
+    expect(parse(manifest?.content_utf8 ?? '')).toEqual({ id: '123', version: '0.1.0', name: 'yes', instructions: 'instructions.md' });
+    const [multi] = starterProfileFiles({ id: 'a', name: 'A', mission: 'Line one.\nLine two.' });
+    expect(parse(multi?.content_utf8 ?? '').mission).toBe('Line one.\nLine two.');
+    expect(profileVersionOf(multi?.content_utf8 ?? '')).toBe('0.1.0');
   });
 });

@@ -7,10 +7,15 @@ import {
   changesetAssets,
   deleteConsequence,
   homeTree,
+  nextMinorVersion,
   nextPatchVersion,
+  ownedBlueprints,
   parseTag,
+  parseTagList,
   partLabel,
+  refProblem,
   rejectedByRecheck,
+  suggestRef,
   shortDigest,
   sortProposals,
   sourceLabel,
@@ -28,6 +33,21 @@ describe('versions', () => {
     expect(nextPatchVersion('1.0.0-rc')).toBe('1.0.0-rc.1');
     expect(nextPatchVersion('2')).toBe('3');
     expect(nextPatchVersion('1.0.99999999999999999999')).toBe('1.0.100000000000000000000');
+  });
+
+  it('bumps the minor version for publishing into a blueprint again', () => {
+    expect(nextMinorVersion('1.0.0')).toBe('1.1.0');
+    expect(nextMinorVersion('1.4.2')).toBe('1.5.0');
+    expect(nextMinorVersion('1.9.0')).toBe('1.10.0');
+    expect(nextMinorVersion('0.0.7')).toBe('0.1.0');
+    expect(nextMinorVersion('2.0.0-rc.1')).toBe('2.1.0');
+    expect(nextMinorVersion('1.2.3+build.5')).toBe('1.3.0');
+    expect(nextMinorVersion('1.2')).toBe('1.3');
+    expect(nextMinorVersion('1.2.3.4')).toBe('1.3.0.0');
+    expect(nextMinorVersion('3')).toBe('3.1');
+    // No numeric minor: the next patch version, still newer.
+    expect(nextMinorVersion('1.x.0')).toBe('1.x.1');
+    expect(nextMinorVersion('2024.spring')).toBe('2024.spring.1');
   });
 
   it('explains a version that cannot be one', () => {
@@ -64,6 +84,27 @@ describe('deleteConsequence', () => {
   });
 });
 
+describe('refs', () => {
+  it('checks an id the way the node does, suggesting the lower-case form', () => {
+    expect(refProblem('code-reviewer', 'code-reviewer')).toBeNull();
+    expect(refProblem('support.team_2', 'x')).toBeNull();
+    expect(refProblem(' ', 'code-reviewer')).toBe('Enter an id, for example code-reviewer.');
+    expect(refProblem('Reviewer', 'x')).toMatch(/^"Reviewer" cannot be an id \(perhaps reviewer\): use lower-case letters/);
+    expect(refProblem('code reviewer', 'x')).toMatch(/^"code reviewer" cannot be an id: /);
+    expect(refProblem('-lead', 'x')).toMatch(/starting with a letter or digit/);
+    expect(refProblem('a'.repeat(129), 'x')).toMatch(/at most 128/);
+  });
+
+  it('suggests an id from a name', () => {
+    expect(suggestRef('Code Reviewer (v2)')).toBe('code-reviewer-v2');
+    expect(suggestRef('  Crème brûlée bot ')).toBe('creme-brulee-bot');
+    expect(suggestRef('support.desk_2')).toBe('support.desk_2');
+    expect(suggestRef('--Lead--')).toBe('lead');
+    expect(suggestRef('日本')).toBe('');
+    expect(refProblem(suggestRef('x'.repeat(200)), 'x')).toBeNull();
+  });
+});
+
 describe('tags', () => {
   it('normalises like the node and explains refusals', () => {
     expect(parseTag('  Support ')).toEqual({ tag: 'support' });
@@ -71,9 +112,24 @@ describe('tags', () => {
     expect(parseTag('two words')).toHaveProperty('problem');
   });
 
+  it('reads a list of tags typed in one field', () => {
+    expect(parseTagList('')).toEqual({ tags: [] });
+    expect(parseTagList(' Code, review  code,,ops ')).toEqual({ tags: ['code', 'review', 'ops'] });
+    expect(parseTagList('ok, no/slash')).toEqual({ problem: expect.stringContaining('"no/slash" is not a tag') });
+  });
+
   it('collects the catalog tags', () => {
     const blueprint = (tags: string[]) => ({ tags }) as never;
     expect(catalogTags([blueprint(['support', 'email']), blueprint(['research', 'support'])])).toEqual(['email', 'research', 'support']);
+  });
+});
+
+describe('ownedBlueprints', () => {
+  it('keeps the blueprints the team owns, by name', () => {
+    const blueprint = (blueprint_ref: string, name: string, owner: string) => ({ blueprint_ref, name, owner }) as never;
+    const list = [blueprint('z.team', 'Alpha', 'agents:acme.test'), blueprint('other', 'Beta', 'ops:acme.test'), blueprint('a.team', 'Alpha', 'agents:acme.test')];
+    expect(ownedBlueprints(list, 'agents:acme.test').map((b) => (b as { blueprint_ref: string }).blueprint_ref)).toEqual(['a.team', 'z.team']);
+    expect(ownedBlueprints(list, null)).toEqual([]);
   });
 });
 

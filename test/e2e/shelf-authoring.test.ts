@@ -1,0 +1,465 @@
+/**
+ * Authoring on the Shelf, driven as a person would in Debian's Chromium against its own headless
+ * node: a profile created from the empty shelf (the node's refusal of a taken id shown inline),
+ * edited as a new version, published as a new blueprint (it appears in the catalog with its
+ * tags), a second profile published into that blueprint as its next version (the card shows
+ * both), a blueprint folder imported through the directory picker (created, then "already
+ * published", a changed file refused by the node, a binary file refused before sending), files
+ * dropped on the catalog, and a blueprint deleted, detaching the shelf copy that tracked it.
+ * Screenshots (light, dark, 1024x700) go to test/e2e/screenshots/shelf-authoring-*.png.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { blueprintPayload } from '../support/library.ts';
+import { ensureUiBuilt, ROOT } from './build-ui.ts';
+import { launchChromium, type TestChromium } from './browser.ts';
+import { startHeadlessNode } from './headless-node.ts';
+import type { HeadlessNode } from './headless-node.ts';
+
+const SHOTS = join(ROOT, 'test/e2e/screenshots');
+const TEAM = { name: 'authors', domain: 'e2e-authoring.test' };
+const TEAM_ID = `${TEAM.name}:${TEAM.domain}`;
+const OTHER_TEAM_ID = `others:${TEAM.domain}`;
+/** How long to wait for something to appear. */
+const WAIT = 15_000;
+const REVIEWER_INSTRUCTIONS = '# Code reviewer\n\nRead the whole change before commenting.\nSay what is wrong and why, once.\n';
+
+let node: HeadlessNode;
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+let chrome: TestChromium | undefined;
+let folders: string;
+const consoleErrors: string[] = [];
+
+async function owner(method: 'GET' | 'POST', path: string, body?: unknown): Promise<any> {
+  const response = await fetch(`${node.info.core_url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${node.ownerToken()}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text}`);
+  return JSON.parse(text);
+}
+
+/** A library request as a team's owner member: the node signs it (as the UI does), we send it. */
+async function asTeam(teamId: string, method: string, path: string, body?: unknown): Promise<any> {
+  const text = body === undefined ? undefined : JSON.stringify(body);
+  const signed = await owner('POST', `/v1/node/teams/${encodeURIComponent(teamId)}/sign`, { method, path, ...(text === undefined ? {} : { body: text }) });
+  const response = await fetch(signed.url, {
+    method,
+    headers: { ...signed.headers, ...(text === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: text,
+  });
+  const answer = await response.text();
+  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${answer}`);
+  return JSON.parse(answer);
+}
+
+async function publicRead(path: string): Promise<any> {
+  const response = await fetch(`${node.info.library_url}${path}`);
+  if (!response.ok) throw new Error(`GET ${path}: ${response.status} ${await response.text()}`);
+  return response.json();
+}
+
+/** Writes a folder of files (path → text or bytes) under the temp dir; returns its path. */
+function writeFolder(name: string, files: Record<string, string | Uint8Array>): string {
+  const root = join(folders, name);
+  rmSync(root, { recursive: true, force: true });
+  for (const [path, content] of Object.entries(files)) {
+    mkdirSync(dirname(join(root, path)), { recursive: true });
+    writeFileSync(join(root, path), content);
+  }
+  return root;
+}
+
+const DOCS_FILES: Record<string, string> = {
+  'blueprint.yaml': 'id: docs.team\nversion: 1.0.0\nname: Docs crew\nsummary: Agents that keep the documentation true.\nprofiles:\n  - id: editor\n    default_count: 1\n',
+  'README.md': '# Docs crew\n\nOne editor that keeps the docs in step with the code.\n',
+  'profiles/editor/profile.yaml': 'id: editor\nversion: 0.1.0\nname: Docs editor\nmission: Keep the documentation in step with the code.\ninstructions: instructions.md\n',
+  'profiles/editor/instructions.md': '# Docs editor\n\nRead the diff, then the docs it touches.\n',
+  // Left out by the library's rules: never sent.
+  '.git/HEAD': 'ref: refs/heads/main\n',
+  'node_modules/left-pad/index.js': 'module.exports = (s) => s;\n',
+};
+
+async function shot(name: string): Promise<void> {
+  await page.screenshot({ path: join(SHOTS, `shelf-authoring-${name}.png`), fullPage: false });
+}
+
+const modal = () => page.locator('dialog[open]');
+const pane = () => page.getByTestId('profile-pane');
+const shelfRow = (ref: string) => page.getByTestId('shelf-list').locator(`[data-ref="${ref}"]`);
+const blueprintCard = (ref: string) => page.getByTestId('blueprint-list').locator(`[data-ref="${ref}"]`);
+const noSideScroll = () => page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth');
+
+async function chooseFolder(path: string): Promise<void> {
+  await page.getByTestId('import-folder-input').setInputFiles(path);
+}
+
+beforeAll(async () => {
+  ensureUiBuilt();
+  mkdirSync(SHOTS, { recursive: true });
+  folders = mkdtempSync(join(tmpdir(), 'svc-node-e2e-folders-'));
+  node = await startHeadlessNode();
+  await owner('POST', '/v1/node/teams', TEAM);
+  // Another team of this node publishes a blueprint: ours may import it, never delete it.
+  await owner('POST', '/v1/node/teams', { name: 'others', domain: TEAM.domain });
+  await asTeam(OTHER_TEAM_ID, 'POST', '/v1/blueprints/import', blueprintPayload({ ref: 'shared.team', name: 'Shared desk', profiles: [{ ref: 'helper', name: 'Helper' }] }));
+
+  chrome = await launchChromium();
+  browser = chrome.browser;
+  context = await browser.newContext({ viewport: { width: 1280, height: 820 }, colorScheme: 'light', reducedMotion: 'reduce' });
+  page = await context.newPage();
+  page.on('console', (message) => {
+    if (message.type() === 'error') consoleErrors.push(message.text());
+  });
+  page.on('pageerror', (error) => consoleErrors.push(error.message));
+  await page.goto(node.info.ui_url);
+  await page.getByTestId('nav-shelf').waitFor({ timeout: WAIT });
+}, 90_000);
+
+afterAll(async () => {
+  await chrome?.close();
+  if (node !== undefined) {
+    await node.stop();
+    rmSync(node.dataDir, { recursive: true, force: true });
+  }
+  if (folders !== undefined) rmSync(folders, { recursive: true, force: true });
+});
+
+describe('Shelf authoring (headless node, Chromium)', { timeout: 40_000 }, () => {
+  it('creates a profile from the empty shelf and opens it', async () => {
+    await page.getByTestId('nav-shelf').click();
+    await page.getByTestId('shelf-empty').waitFor({ timeout: WAIT });
+    expect(await page.getByTestId('team-picker').inputValue()).toBe(TEAM_ID);
+    await page.getByTestId('empty-new-profile').click();
+    const dialog = modal().getByTestId('new-profile-dialog');
+    await dialog.waitFor({ timeout: WAIT });
+
+    // The id follows the name until it is typed; a bad one is explained before anything is sent.
+    await dialog.getByLabel('Name').fill('Code reviewer');
+    expect(await dialog.getByTestId('new-profile-id').inputValue()).toBe('code-reviewer');
+    await dialog.getByTestId('new-profile-id').fill('Reviewer');
+    expect(await dialog.locator('#new-profile-id-hint').textContent()).toContain('(perhaps reviewer)');
+    await dialog.getByTestId('create-profile').click();
+    expect(await dialog.getByRole('alert').textContent()).toContain('"Reviewer" cannot be an id');
+    await dialog.getByTestId('new-profile-id').fill('reviewer');
+    await dialog.getByLabel('Mission').fill('Review every change for correctness and clarity.');
+    await shot('new-profile');
+    await dialog.getByTestId('create-profile').click();
+
+    await expect.poll(() => modal().count(), { timeout: WAIT }).toBe(0);
+    await shelfRow('reviewer').waitFor({ timeout: WAIT });
+    await expect.poll(() => pane().locator('h1').textContent(), { timeout: WAIT }).toBe('Code reviewer');
+    expect(await pane().getByTestId('profile-version').textContent()).toBe('v0.1.0');
+    expect(await pane().textContent()).toContain('made on this shelf');
+    expect(await pane().getByTestId('file-content').textContent()).toContain('# Code reviewer');
+
+    const stored = await asTeam(TEAM_ID, 'GET', '/v1/profiles/reviewer?include=files');
+    expect(Object.fromEntries(stored.files.map((f: any) => [f.path, f.content_utf8]))).toEqual({
+      'profile.yaml': 'id: reviewer\nversion: 0.1.0\nname: Code reviewer\nmission: Review every change for correctness and clarity.\ninstructions: instructions.md\n',
+      'instructions.md': '# Code reviewer\n',
+    });
+  });
+
+  it('shows the node\'s refusal of an id the shelf already has, in the dialog', async () => {
+    await page.getByTestId('new-profile').click();
+    const dialog = modal().getByTestId('new-profile-dialog');
+    await dialog.waitFor({ timeout: WAIT });
+    expect(await dialog.getByLabel('Name').inputValue()).toBe('');
+    await dialog.getByLabel('Name').fill('Reviewer');
+    await dialog.getByTestId('create-profile').click();
+    const alert = dialog.getByRole('alert');
+    await alert.waitFor({ timeout: WAIT });
+    expect(await alert.textContent()).toContain('Profile reviewer is already on the shelf');
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await expect.poll(() => modal().count()).toBe(0);
+    expect(await page.getByTestId('shelf-list').getByRole('option').count()).toBe(1);
+  });
+
+  it('edits the new profile as a new version', async () => {
+    await page.getByTestId('edit-version').click();
+    const editor = page.getByTestId('version-editor');
+    await editor.waitFor({ timeout: WAIT });
+    await editor.locator('[data-path="instructions.md"] .file-button').click();
+    await page.getByTestId('file-editor').fill(REVIEWER_INSTRUCTIONS);
+    await page.getByTestId('save-version').click();
+    await expect.poll(() => pane().getByTestId('profile-version').textContent(), { timeout: WAIT }).toBe('v0.1.1');
+    expect(await pane().getByTestId('file-content').textContent()).toContain('Say what is wrong and why, once.');
+  });
+
+  it('publishes it as a new blueprint, which the catalog shows with its tags', async () => {
+    await pane().getByTestId('publish').click();
+    const form = modal().getByTestId('publish-form');
+    await form.waitFor({ timeout: WAIT });
+    expect(await form.getByTestId('publish-warning').textContent()).toContain('Anyone who can reach this node can read it.');
+    // Only blueprints this team owns can take a new version: none yet (shared.team is another team's).
+    await expect.poll(() => form.getByTestId('publish-mode-existing').isDisabled(), { timeout: WAIT }).toBe(true);
+    expect(await form.textContent()).toContain('Your team owns no blueprint yet');
+    expect(await form.getByTestId('publish-version').inputValue()).toBe('1.0.0');
+    expect(await form.getByTestId('publish-profile-version').inputValue()).toBe('0.1.1');
+
+    await form.getByLabel('Blueprint name').fill('Review crew');
+    await form.getByLabel('Blueprint id').fill('review.team');
+    await form.getByLabel('Summary').fill('Agents that review changes before they land.');
+    await form.getByLabel('Tags').fill('code, Review');
+    await form.getByLabel('README').fill('# Review crew\n\nReviewers for every pull request.\n');
+    await shot('publish');
+    await form.getByTestId('publish-submit').click();
+
+    const result = modal().getByTestId('publish-result');
+    await result.waitFor({ timeout: WAIT });
+    expect(await modal().getByRole('heading', { level: 2 }).textContent()).toBe('Published');
+    expect(await result.textContent()).toContain('review.team v1.0.0 is in the public catalog, with reviewer v0.1.1.');
+    expect(await result.getByTestId('publish-digest').textContent()).toMatch(/^sha256:[0-9a-f]{8}…[0-9a-f]{4}$/);
+    const published = await publicRead('/v1/blueprints/review.team');
+    expect(await result.getByTestId('publish-digest').getAttribute('title')).toBe(published.digest);
+    expect(published).toMatchObject({ version: '1.0.0', name: 'Review crew', summary: 'Agents that review changes before they land.', tags: ['code', 'review'], owner: TEAM_ID });
+    expect(published.files.find((f: any) => f.path === 'README.md')?.content_utf8).toBe('# Review crew\n\nReviewers for every pull request.\n');
+    await shot('published');
+
+    await result.getByTestId('open-in-catalog').click();
+    await expect.poll(() => modal().count()).toBe(0);
+    const card = blueprintCard('review.team');
+    await card.locator('[data-profile="reviewer"]').waitFor({ timeout: WAIT });
+    expect(await card.getByRole('button', { name: /Review crew/ }).getAttribute('aria-expanded')).toBe('true');
+    expect(await card.locator('.meta .badge-accent').allTextContents()).toEqual(['code', 'review']);
+    expect(await card.getByTestId('owned-badge').count()).toBe(1);
+    expect(await card.locator('[data-profile="reviewer"]').textContent()).toContain('v0.1.1');
+    // Its own profile is not offered for import (the id is the shelf's already).
+    expect(await card.locator('[data-profile="reviewer"]').getByTestId('namesake').textContent()).toBe('From your shelf');
+    expect(await card.locator('[data-profile="reviewer"]').getByTestId('import-button').count()).toBe(0);
+    expect(await page.getByTestId('tag-filter').locator('[data-tag="review"]').count()).toBe(1);
+    // Another team's blueprint: importable, not deletable.
+    await blueprintCard('shared.team').getByRole('button', { name: /Shared desk/ }).click();
+    await blueprintCard('shared.team').locator('[data-profile="helper"]').waitFor({ timeout: WAIT });
+    expect(await blueprintCard('shared.team').getByTestId('delete-blueprint').count()).toBe(0);
+    expect(await blueprintCard('shared.team').getByTestId('owned-badge').count()).toBe(0);
+    expect(await card.getByTestId('delete-blueprint').count()).toBe(1);
+  });
+
+  it('publishes a second profile into that blueprint as its next version', async () => {
+    await page.getByTestId('new-profile').click();
+    const dialog = modal().getByTestId('new-profile-dialog');
+    await dialog.waitFor({ timeout: WAIT });
+    await dialog.getByLabel('Name').fill('Test writer');
+    await dialog.getByTestId('new-profile-id').fill('tester');
+    await dialog.getByLabel('Mission').fill('Write the tests a change is missing.');
+    await dialog.getByTestId('create-profile').click();
+    await expect.poll(() => pane().locator('h1').textContent(), { timeout: WAIT }).toBe('Test writer');
+
+    await page.keyboard.press('p');
+    const form = modal().getByTestId('publish-form');
+    await form.waitFor({ timeout: WAIT });
+    // As a new blueprint under a taken id, the node says what to do instead.
+    await form.getByLabel('Blueprint name').fill('Review crew');
+    await form.getByLabel('Blueprint id').fill('review.team');
+    await form.getByTestId('publish-submit').click();
+    const alert = form.getByRole('alert');
+    await alert.waitFor({ timeout: WAIT });
+    expect(await alert.textContent()).toContain('Blueprint review.team already exists; publish into it with target_blueprint_ref');
+
+    await form.getByTestId('publish-mode-existing').check();
+    expect(await form.getByTestId('publish-target').inputValue()).toBe('review.team');
+    expect(await form.getByTestId('publish-target').locator('option').allTextContents()).toEqual([expect.stringContaining('Review crew (review.team) · v1.0.0')]);
+    expect(await form.getByTestId('publish-version').inputValue()).toBe('1.1.0');
+    expect(await form.textContent()).toContain('keeps the other profiles and the README of v1.0.0; tester is added');
+    expect(await form.getByRole('alert').count()).toBe(0);
+    await form.getByTestId('publish-submit').click();
+    const result = modal().getByTestId('publish-result');
+    await result.waitFor({ timeout: WAIT });
+    expect(await result.textContent()).toContain('review.team v1.1.0 is in the public catalog, with tester v0.1.0.');
+    await result.getByTestId('open-in-catalog').click();
+
+    const card = blueprintCard('review.team');
+    await expect.poll(() => card.locator('.title-line .badge').textContent(), { timeout: WAIT }).toBe('v1.1.0');
+    await expect.poll(() => card.locator('[data-profile]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-profile'))), { timeout: WAIT }).toEqual([
+      'reviewer',
+      'tester',
+    ]);
+    expect(await card.textContent()).toContain('Versions: 1.1.0, 1.0.0');
+    expect(await card.locator('.meta .badge-accent').allTextContents()).toEqual(['code', 'review']);
+    await shot('catalog');
+  });
+
+  it('imports a blueprint from a folder, summarised before it is sent', async () => {
+    const docs = writeFolder('docs.team', DOCS_FILES);
+    await chooseFolder(docs);
+    const summary = modal().getByTestId('import-folder-summary');
+    await summary.waitFor({ timeout: WAIT });
+    expect(await summary.getByTestId('import-folder-ref').textContent()).toBe('docs.team');
+    expect(await summary.getByTestId('import-folder-version').textContent()).toBe('v1.0.0');
+    const bytes = ['blueprint.yaml', 'README.md', 'profiles/editor/profile.yaml', 'profiles/editor/instructions.md'].reduce(
+      (sum, path) => sum + Buffer.byteLength(DOCS_FILES[path] as string),
+      0,
+    );
+    expect(await summary.getByTestId('import-folder-counts').textContent()).toMatch(new RegExp(`^4 files · ${bytes} bytes\\s+from docs\\.team/$`));
+    expect(await summary.getByTestId('import-folder-skipped').textContent()).toContain('.git/, node_modules/');
+    expect(await summary.textContent()).toContain('Profiles: editor');
+    expect(await summary.textContent()).toContain('Anyone who can reach this node can read it.');
+    await shot('import');
+    await summary.getByTestId('import-folder-submit').click();
+
+    const result = modal().getByTestId('import-folder-result');
+    await result.waitFor({ timeout: WAIT });
+    expect(await modal().getByRole('heading', { level: 2 }).textContent()).toBe('Imported');
+    expect(await result.textContent()).toContain('docs.team v1.0.0 is in the public catalog, with 1 profile.');
+    const stored = await publicRead('/v1/blueprints/docs.team');
+    expect(stored.files.map((f: any) => f.path)).toEqual(['README.md', 'blueprint.yaml', 'profiles/editor/instructions.md', 'profiles/editor/profile.yaml']);
+    expect(stored.owner).toBe(TEAM_ID);
+    await result.getByTestId('import-folder-open').click();
+    await blueprintCard('docs.team').locator('[data-profile="editor"]').waitFor({ timeout: WAIT });
+  });
+
+  it('says when the folder is already published with identical content', async () => {
+    await chooseFolder(join(folders, 'docs.team'));
+    await modal().getByTestId('import-folder-submit').click();
+    const result = modal().getByTestId('import-folder-result');
+    await result.waitFor({ timeout: WAIT });
+    expect(await modal().getByRole('heading', { level: 2 }).textContent()).toBe('Already published');
+    expect(await result.textContent()).toContain('docs.team v1.0.0 was already published with identical content; nothing changed.');
+    await result.getByRole('button', { name: 'Done' }).click();
+    await expect.poll(() => modal().count()).toBe(0);
+  });
+
+  it('shows the node\'s refusal of a changed file under a published version', async () => {
+    const changed = writeFolder('docs.team', { ...DOCS_FILES, 'profiles/editor/instructions.md': '# Docs editor\n\nRewritten, same version.\n' });
+    await chooseFolder(changed);
+    const summary = modal().getByTestId('import-folder-summary');
+    await summary.getByTestId('import-folder-submit').click();
+    const alert = summary.getByRole('alert');
+    await alert.waitFor({ timeout: WAIT });
+    expect(await alert.textContent()).toContain('Blueprint docs.team version 1.0.0 is already published with different content; publish a new version');
+    await shot('import-refused');
+    await summary.getByRole('button', { name: 'Cancel' }).click();
+    await expect.poll(() => modal().count()).toBe(0);
+  });
+
+  it('refuses a folder with a file that is not UTF-8 text before sending anything', async () => {
+    const binary = writeFolder('docs-with-logo', { ...DOCS_FILES, 'profiles/editor/logo.png': new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0xff, 0x00]) });
+    const posts: string[] = [];
+    page.on('request', (request) => {
+      if (request.method() === 'POST' && request.url().includes('/v1/blueprints/import')) posts.push(request.url());
+    });
+    await chooseFolder(binary);
+    const refused = modal().getByTestId('import-folder-refused');
+    await refused.waitFor({ timeout: WAIT });
+    expect(await modal().getByRole('heading', { level: 2 }).textContent()).toBe('This folder cannot be imported');
+    expect(await refused.getByRole('alert').textContent()).toContain('profiles/editor/logo.png is not UTF-8 text, and a blueprint holds only text files.');
+    expect(posts).toEqual([]);
+    await refused.getByRole('button', { name: 'Close' }).click();
+    await expect.poll(() => modal().count()).toBe(0);
+  });
+
+  it('takes files dropped on the catalog, and shows the node\'s refusal of an incomplete blueprint', async () => {
+    // Dragging files over the catalog says what dropping does.
+    // (An expression string: this side is compiled without the DOM's types.)
+    const drag = (type: 'dragenter' | 'dragleave') =>
+      page.evaluate(`(() => {
+        const transfer = new DataTransfer();
+        transfer.items.add(new File(['id: x'], 'blueprint.yaml'));
+        const zone = document.querySelector('[data-testid="folder-drop-zone"]');
+        zone.dispatchEvent(new DragEvent('${type}', { bubbles: true, cancelable: true, dataTransfer: transfer }));
+      })()`);
+    await drag('dragenter');
+    await page.getByText('Drop a blueprint folder to import it').waitFor({ timeout: WAIT });
+    await shot('drop');
+    await drag('dragleave');
+    await expect.poll(() => page.getByText('Drop a blueprint folder to import it').count()).toBe(0);
+
+    // A synthetic drop carries loose files (no folder entries): they are taken at their names.
+    await page.getByTestId('folder-drop-zone').drop({
+      files: { name: 'blueprint.yaml', mimeType: 'application/yaml', buffer: Buffer.from('id: loose.team\nversion: 1.0.0\nname: Loose\nprofiles:\n  - id: ghost\n') },
+    });
+    const summary = modal().getByTestId('import-folder-summary');
+    await summary.waitFor({ timeout: WAIT });
+    expect(await summary.getByTestId('import-folder-ref').textContent()).toBe('loose.team');
+    expect(await summary.getByTestId('import-folder-counts').textContent()).toMatch(/^1 file · \d+ bytes$/);
+    await summary.getByTestId('import-folder-submit').click();
+    const alert = summary.getByRole('alert');
+    await alert.waitFor({ timeout: WAIT });
+    expect(await alert.textContent()).toContain('profiles/ghost/profile.yaml is required for listed profile ghost');
+    await summary.getByRole('button', { name: 'Cancel' }).click();
+    await expect.poll(() => modal().count()).toBe(0);
+    expect(await blueprintCard('loose.team').count()).toBe(0);
+  });
+
+  it('deletes a blueprint the team owns, detaching the shelf copy that tracked it', async () => {
+    const card = blueprintCard('docs.team');
+    await card.locator('[data-profile="editor"]').getByTestId('import-button').click();
+    await shelfRow('editor').waitFor({ timeout: WAIT });
+
+    await card.getByTestId('delete-blueprint').click();
+    const dialog = modal().getByTestId('delete-blueprint-dialog');
+    await dialog.waitFor({ timeout: WAIT });
+    expect(await dialog.textContent()).toContain(
+      'All versions of docs.team are deleted and shelf copies that track it are detached; this cannot be undone.',
+    );
+    expect(await dialog.textContent()).toContain('On your shelf, editor keeps its files and no longer updates from it.');
+    await shot('delete');
+    await dialog.getByTestId('confirm-delete-blueprint').click();
+    await expect.poll(() => modal().count(), { timeout: WAIT }).toBe(0);
+    await expect.poll(() => blueprintCard('docs.team').count(), { timeout: WAIT }).toBe(0);
+    expect(await page.getByTestId('catalog-note').textContent()).toContain('Deleted docs.team (1 version; 1 shelf copy detached).');
+    await expect(publicRead('/v1/blueprints/docs.team')).rejects.toThrow(/404/);
+
+    await shelfRow('editor').click();
+    await expect.poll(() => pane().locator('h1').textContent(), { timeout: WAIT }).toBe('Docs editor');
+    expect(await pane().textContent()).toContain('made on this shelf');
+    expect(await pane().getByTestId('source-pin').count()).toBe(0);
+  });
+
+  it('renders in dark mode and in a 1024x700 window', async () => {
+    await shelfRow('reviewer').click();
+    await expect.poll(() => pane().locator('h1').textContent(), { timeout: WAIT }).toBe('Code reviewer');
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await pane().getByTestId('publish').click();
+    const form = modal().getByTestId('publish-form');
+    await form.waitFor({ timeout: WAIT });
+    await form.getByTestId('publish-mode-existing').check();
+    await expect.poll(() => form.getByTestId('publish-version').inputValue()).toBe('1.2.0');
+    expect(await page.evaluate('getComputedStyle(document.body).backgroundColor')).toBe('rgb(24, 25, 28)');
+    await shot('dark');
+    await page.keyboard.press('Escape');
+    await expect.poll(() => modal().count()).toBe(0);
+
+    await page.emulateMedia({ colorScheme: 'light' });
+    await page.setViewportSize({ width: 1024, height: 700 });
+    await page.getByTestId('catalog-entry').click();
+    await blueprintCard('review.team').waitFor({ timeout: WAIT });
+    expect(await noSideScroll()).toBe(0);
+    // The tallest dialog in a short window: it scrolls inside, its buttons stay reachable.
+    await shelfRow('tester').click();
+    await expect.poll(() => pane().locator('h1').textContent(), { timeout: WAIT }).toBe('Test writer');
+    await pane().getByTestId('publish').click();
+    const narrow = modal().getByTestId('publish-form');
+    await narrow.waitFor({ timeout: WAIT });
+    await narrow.getByLabel('Blueprint name').fill('Test crew');
+    await narrow.getByLabel('Blueprint id').fill('test.team');
+    expect(await noSideScroll()).toBe(0);
+    const box = await modal().boundingBox();
+    expect(box!.y).toBeGreaterThanOrEqual(0);
+    expect(box!.y + box!.height).toBeLessThanOrEqual(700);
+    await shot('1024x700');
+    await narrow.getByTestId('publish-submit').scrollIntoViewIfNeeded();
+    expect(await narrow.getByTestId('publish-submit').isVisible()).toBe(true);
+    await page.keyboard.press('Escape');
+    await expect.poll(() => modal().count()).toBe(0);
+  });
+
+  it('logged no errors in the browser console', () => {
+    // The refusals the test provoked on purpose (409s) show up as failed loads.
+    const unexpected = consoleErrors.filter((text) => !/status of 4\d\d/.test(text));
+    expect(unexpected).toEqual([]);
+  });
+
+  it('stops cleanly on SIGTERM', async () => {
+    await browser.close();
+    expect(await node.stop()).toBe(0);
+  });
+});
