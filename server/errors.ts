@@ -37,8 +37,28 @@ export const malformed = (detail: string) => new ServiceError(400, 'SVC_ERR_MALF
 export const unauthorized = (detail: string, scheme = 'Bearer') =>
   new ServiceError(401, 'SVC_ERR_UNAUTHORIZED', detail, { 'www-authenticate': scheme });
 
+/**
+ * A refusal whose `detail` is an object rather than a message (the document surface's cap refusal,
+ * research B8: `{detail: {code, limit, current, max, ..., message}}`). Elsewhere (MCP, logs) it is
+ * its `message`.
+ */
+export interface DetailObject {
+  message: string;
+  [key: string]: string | number | boolean | null;
+}
+
+export class DetailedServiceError extends ServiceError {
+  readonly detailObject: Readonly<DetailObject>;
+
+  constructor(statusCode: number, code: string, detail: DetailObject) {
+    super(statusCode, code, detail.message);
+    this.detailObject = detail;
+  }
+}
+
 /** 402: over a configured billing cap. */
-export const paymentRequired = (detail: string) => new ServiceError(402, 'SVC_ERR_PAYMENT_REQUIRED', detail);
+export const paymentRequired = (detail: string | DetailObject) =>
+  typeof detail === 'string' ? new ServiceError(402, 'SVC_ERR_PAYMENT_REQUIRED', detail) : new DetailedServiceError(402, 'SVC_ERR_PAYMENT_REQUIRED', detail);
 
 /** 403: authenticated but not allowed (wrong controller, wrong project, policy). */
 export const forbidden = (detail: string) => new ServiceError(403, 'SVC_ERR_FORBIDDEN', detail);

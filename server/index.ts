@@ -26,6 +26,8 @@ import { removeNodeFile, writeNodeFile, type ReadyInfo } from './node-file.ts';
 import { closeDatabase, openDatabase } from './store/database.ts';
 import type { NodeWakeItem } from './surfaces/core/events/node-feed.ts';
 import { createCoreServices } from './surfaces/core/services.ts';
+import type { DocsSurfaceOptions } from './surfaces/docs/index.ts';
+import { createDocsServices } from './surfaces/docs/services.ts';
 import type { LibrarySurfaceOptions } from './surfaces/library/index.ts';
 import { createLibraryServices } from './surfaces/library/services.ts';
 import { NODE_VERSION } from './version.ts';
@@ -119,6 +121,10 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
       auth: { teams: services.teams, audiences: () => surfaceOrigins(urls.library_url, urls.public_url), clock: ctx.clock, replay: ctx.replay },
       bus: ctx.bus,
     };
+    const docs: DocsSurfaceOptions = {
+      services: createDocsServices(ctx, services),
+      auth: { teams: services.teams, audiences: () => surfaceOrigins(urls.docs_url, urls.public_url), clock: ctx.clock, replay: ctx.replay },
+    };
     let port = 0;
     const hosts = new Set<string>();
     const origins = new Set<string>(options.allowedOrigins ?? []);
@@ -127,6 +133,7 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
     const loopback: FastifyInstance = await buildLoopbackApp({
       services,
       library,
+      docs,
       hostPolicy: { hosts: () => hosts, origins: () => origins },
       owner: {
         uiLink,
@@ -146,7 +153,7 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
     urls.core_url = urls.library_url = urls.docs_url = origin(host, port);
 
     if (options.publicPort !== undefined && options.publicPort !== null) {
-      const peer = await buildPeerApp({ services, library, log: options.log ?? false });
+      const peer = await buildPeerApp({ services, library, docs, log: options.log ?? false });
       cleanups.push(() => peer.close());
       await peer.listen({ host, port: options.publicPort });
       const peerAddress = peer.server.address();

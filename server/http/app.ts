@@ -5,6 +5,7 @@
  */
 import Fastify, { type FastifyInstance } from 'fastify';
 import { coreSurface } from '../surfaces/core/index.ts';
+import { docsSurface, type DocsSurfaceOptions } from '../surfaces/docs/index.ts';
 import { librarySurface, type LibrarySurfaceOptions } from '../surfaces/library/index.ts';
 import type { CoreServices } from '../surfaces/core/services.ts';
 import { mcpRoutes } from '../surfaces/core/mcp/routes.ts';
@@ -37,6 +38,7 @@ function baseApp(log: boolean): FastifyInstance {
 export interface LoopbackAppOptions {
   services: CoreServices;
   library: LibrarySurfaceOptions;
+  docs: DocsSurfaceOptions;
   hostPolicy: HostPolicy;
   owner: Omit<OwnerApiOptions, 'services'>;
   uiDir: string | null;
@@ -48,15 +50,22 @@ export async function buildLoopbackApp(options: LoopbackAppOptions): Promise<Fas
   installHostGuard(app, options.hostPolicy);
   await app.register(coreSurface, { services: options.services, ownerListener: true });
   await app.register(librarySurface, options.library);
+  await app.register(docsSurface, options.docs);
   await app.register(mcpRoutes, { services: options.services });
   await app.register(ownerApi, { services: options.services, ...options.owner });
   await app.register(serveUi, { uiDir: options.uiDir });
   return app;
 }
 
-export async function buildPeerApp(options: { services: CoreServices; library: LibrarySurfaceOptions; log: boolean }): Promise<FastifyInstance> {
+export async function buildPeerApp(options: {
+  services: CoreServices;
+  library: LibrarySurfaceOptions;
+  docs: DocsSurfaceOptions;
+  log: boolean;
+}): Promise<FastifyInstance> {
   const app = baseApp(options.log);
   await app.register(coreSurface, { services: options.services, ownerListener: false });
   await app.register(librarySurface, options.library);
+  await app.register(docsSurface, options.docs);
   return app;
 }

@@ -5,7 +5,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ServiceError } from '../errors.ts';
+import { DetailedServiceError, ServiceError } from '../errors.ts';
 
 /** Fastify's own client errors (bad JSON, body too large, wrong media type) keep their 4xx. */
 function fastifyClientStatus(error: FastifyError): number | null {
@@ -16,7 +16,8 @@ function fastifyClientStatus(error: FastifyError): number | null {
 export function installErrorHandlers(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError | ServiceError, request, reply) => {
     if (error instanceof ServiceError) {
-      return reply.code(error.statusCode).headers(error.headers).send({ detail: error.detail });
+      const detail = error instanceof DetailedServiceError ? error.detailObject : error.detail;
+      return reply.code(error.statusCode).headers(error.headers).send({ detail });
     }
     const status = fastifyClientStatus(error);
     if (status !== null) {

@@ -252,6 +252,20 @@ export class TeamService implements TeamKeyring {
     return rows.map((row) => memberView(row, team.owner_certificate_id));
   }
 
+  /**
+   * The teams an identity is a member of: those with an unrevoked certificate for its current
+   * did:key, or for its did:svc stable id.
+   */
+  teamsOf(identity: { did_key: string; did_aw: string | null }): string[] {
+    return this.#ctx.db
+      .prepare(
+        `SELECT DISTINCT team_id FROM team_certificates
+         WHERE revoked_at IS NULL AND (member_did_key = ? OR member_did_aw = ?) ORDER BY team_id`,
+      )
+      .pluck()
+      .all(identity.did_key, identity.did_aw) as string[];
+  }
+
   revoke(teamId: string, certificateId: string): { revoked: true; certificate_id: string; revoked_at: string } {
     const team = this.#require(teamId);
     const row = this.#certificateRow(certificateId);

@@ -7,6 +7,7 @@ import { contactRoutes } from './contacts/routes.ts';
 import { controlRoutes } from './control/routes.ts';
 import { didRoutes } from './did/routes.ts';
 import { eventRoutes } from './events/routes.ts';
+import { subscriptionRoutes } from './events/subscriptions-routes.ts';
 import { identityRoutes } from './identities/routes.ts';
 import { mailRoutes } from './mail/routes.ts';
 import { namespaceRoutes } from './namespaces/routes.ts';
@@ -30,4 +31,5 @@ export async function coreSurface(app: FastifyInstance, options: CoreSurfaceOpti
   await app.register(contactRoutes, options);
   await app.register(controlRoutes, options);
   await app.register(eventRoutes, options);
+  await app.register(subscriptionRoutes, options);
 }

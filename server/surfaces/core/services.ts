@@ -4,13 +4,15 @@
  */
 import type { OwnerAccess } from '../../auth/owner.ts';
 import type { NodeContext } from '../../context.ts';
+import { AppEvents } from '../../events/app-events.ts';
 import { ChatService } from './chat/service.ts';
 import { ContactService } from './contacts/service.ts';
 import { ControlService } from './control/service.ts';
 import { DidRegistry } from './did/registry.ts';
 import { NodeWakeFeed } from './events/node-feed.ts';
 import { EventStreams } from './events/service.ts';
-import { chatWakeSource, controlWakeSource, mailWakeSource } from './events/sources.ts';
+import { appEventWakeSource, chatWakeSource, controlWakeSource, mailWakeSource } from './events/sources.ts';
+import { EventSubscriptions } from './events/subscriptions.ts';
 import { IdentityBackups } from './identities/backup.ts';
 import { IdentityLifecycle } from './identities/lifecycle.ts';
 import { IdentityService } from './identities/service.ts';
@@ -39,6 +41,10 @@ export interface CoreServices {
   wakeFeed: NodeWakeFeed;
   /** Teams whose key the node holds: certificates, and the keyring team-certificate auth checks. */
   teams: TeamService;
+  /** App events (`docs/doc.changed`): surfaces emit them, subscribed team members' streams show them. */
+  appEvents: AppEvents;
+  /** Which app events reach an identity's stream. */
+  subscriptions: EventSubscriptions;
 }
 
 export function createCoreServices(ctx: NodeContext, owner: OwnerAccess): CoreServices {
@@ -54,9 +60,30 @@ export function createCoreServices(ctx: NodeContext, owner: OwnerAccess): CoreSe
   const mail = new MailService(ctx, identities, recipients);
   const contacts = new ContactService(ctx);
   const control = new ControlService(ctx, identities, recipients);
-  // The identity stream's wake sources: one per kind of pending item.
-  const events = new EventStreams(ctx, [mailWakeSource(mail), chatWakeSource(chat), controlWakeSource(control)]);
-  const wakeFeed = new NodeWakeFeed(ctx.bus, mail, chat);
   const teams = new TeamService(ctx);
-  return { ctx, owner, did, namespaces, projects, identities, lifecycle, backups, recipients, chat, mail, contacts, control, events, wakeFeed, teams };
+  const appEvents = new AppEvents(ctx);
+  const subscriptions = new EventSubscriptions(ctx, identities, teams);
+  // The identity stream's wake sources: one per kind of pending item.
+  const events = new EventStreams(ctx, [mailWakeSource(mail), chatWakeSource(chat), controlWakeSource(control), appEventWakeSource(appEvents)]);
+  const wakeFeed = new NodeWakeFeed(ctx.bus, mail, chat);
+  return {
+    ctx,
+    owner,
+    did,
+    namespaces,
+    projects,
+    identities,
+    lifecycle,
+    backups,
+    recipients,
+    chat,
+    mail,
+    contacts,
+    control,
+    events,
+    wakeFeed,
+    teams,
+    appEvents,
+    subscriptions,
+  };
 }

@@ -18,6 +18,7 @@ import {
   ImportIdentityBody,
   SessionBody,
 } from './schemas.ts';
+import { docsOwnerRoutes } from './docs-routes.ts';
 import { teamRoutes } from './team-routes.ts';
 
 const TEAM_TOPIC_PREFIX = teamTopic('');
@@ -94,6 +95,7 @@ export async function ownerApi(app: FastifyInstance, { services, nodeInfo, uiLin
     });
 
     await scoped.register(teamRoutes, { services });
+    await scoped.register(docsOwnerRoutes, { services });
 
     scoped.get('/v1/node/namespaces', async () => ({ namespaces: namespaces.list() }));
 

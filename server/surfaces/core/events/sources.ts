@@ -3,6 +3,7 @@
  * frames. A source keeps no state; the stream keeps one cursor per source (the highest row id it
  * has seen) and asks for what came after it. Adding a kind of wake item is adding a source.
  */
+import type { AppEvents } from '../../../events/app-events.ts';
 import type { ControlService } from '../control/service.ts';
 import type { MailService } from '../mail/service.ts';
 
@@ -110,6 +111,25 @@ export function controlWakeSource(control: ControlService): WakeSource {
         at: time(s.created_at),
         data: { type: `control_${s.signal}`, signal_id: s.signal_id, signal: s.signal, created_at: s.created_at },
         claim: () => control.claim(s.id),
+      })),
+  };
+}
+
+/**
+ * App events the identity subscribed to (`docs/doc.changed`), from the last five minutes: the
+ * event type is the frame name, and the payload's metadata fields sit beside the event's own.
+ * A wake signal changes nothing, so nothing is consumed: a reconnecting stream may replay an
+ * event, and clients deduplicate by `event_id`.
+ */
+export function appEventWakeSource(appEvents: AppEvents): WakeSource {
+  return {
+    name: 'app-events',
+    pending: (agentId, afterId) =>
+      appEvents.pending(agentId, afterId).map((e) => ({
+        id: e.id,
+        event: e.type,
+        at: time(e.created_at),
+        data: { type: e.type, event_id: e.event_id, team_id: e.team_id, resource_ref: e.resource_ref, ...e.payload, created_at: e.created_at },
       })),
   };
 }

@@ -1,0 +1,88 @@
+/**
+ * An identity's app event subscriptions (DESIGN §5; research anchor-library-docs B9): which
+ * team's events of a type, for one resource or (resource_ref null) all of them, reach its event
+ * stream. Documents are team-scoped and identities are not, so an identity may subscribe only in
+ * a team it is a member of (TeamService.teamsOf); delivery checks membership again.
+ */
+import { randomUUID } from 'node:crypto';
+import type { NodeContext } from '../../../context.ts';
+import { forbidden, invalid, notFound } from '../../../errors.ts';
+import type { TeamService } from '../../../teams/service.ts';
+import type { IdentityService } from '../identities/service.ts';
+import type { SubscriptionInput } from './subscriptions-schemas.ts';
+
+export interface SubscriptionView {
+  subscription_id: string;
+  type: string;
+  team_id: string;
+  /** null: every resource of the type. */
+  resource_ref: string | null;
+  created_at: string;
+}
+
+const COLUMNS = `subscription_id, type, team_id, resource_ref, created_at`;
+
+export class EventSubscriptions {
+  readonly #ctx: NodeContext;
+  readonly #identities: IdentityService;
+  readonly #teams: TeamService;
+
+  constructor(ctx: NodeContext, identities: IdentityService, teams: TeamService) {
+    this.#ctx = ctx;
+    this.#identities = identities;
+    this.#teams = teams;
+  }
+
+  /** The team the subscription is for: the one named (if a member), else the only one. */
+  #team(agentId: string, teamId: string | undefined): string {
+    const teams = this.#teams.teamsOf(this.#identities.row(agentId));
+    if (teamId !== undefined) {
+      if (!teams.includes(teamId)) throw forbidden(`This identity is not a member of team ${teamId}`);
+      return teamId;
+    }
+    if (teams.length === 1) return teams[0] as string;
+    if (teams.length === 0) throw forbidden('This identity is not a member of any team');
+    throw invalid([{ loc: ['body', 'team_id'], msg: `required: this identity is a member of ${teams.join(', ')}`, type: 'missing' }]);
+  }
+
+  /** Creates the subscription, or returns the one that already exists (`created` false). */
+  subscribe(agentId: string, input: SubscriptionInput): { subscription: SubscriptionView; created: boolean } {
+    const teamId = this.#team(agentId, input.team_id);
+    const { db, clock } = this.#ctx;
+    return db.transaction(() => {
+      const existing = db
+        .prepare(`SELECT ${COLUMNS} FROM event_subscriptions WHERE agent_id = ? AND team_id = ? AND type = ? AND ifnull(resource_ref, '') = ifnull(?, '')`)
+        .get(agentId, teamId, input.type, input.resource_ref) as SubscriptionView | undefined;
+      if (existing) return { subscription: existing, created: false };
+      const subscription: SubscriptionView = {
+        subscription_id: randomUUID(),
+        type: input.type,
+        team_id: teamId,
+        resource_ref: input.resource_ref,
+        created_at: clock.now().toISOString(),
+      };
+      db.prepare(`INSERT INTO event_subscriptions (${COLUMNS}, agent_id) VALUES (?, ?, ?, ?, ?, ?)`).run(
+        subscription.subscription_id,
+        subscription.type,
+        subscription.team_id,
+        subscription.resource_ref,
+        subscription.created_at,
+        agentId,
+      );
+      return { subscription, created: true };
+    })();
+  }
+
+  list(agentId: string): { subscriptions: SubscriptionView[] } {
+    const subscriptions = this.#ctx.db
+      .prepare(`SELECT ${COLUMNS} FROM event_subscriptions WHERE agent_id = ? ORDER BY created_at, rowid`)
+      .all(agentId) as SubscriptionView[];
+    return { subscriptions };
+  }
+
+  remove(agentId: string, subscriptionId: string): { deleted: true } {
+    const { changes } = this.#ctx.db.prepare(`DELETE FROM event_subscriptions WHERE subscription_id = ? AND agent_id = ?`).run(subscriptionId, agentId);
+    if (changes === 0) throw notFound(`Subscription ${subscriptionId} not found`);
+    return { deleted: true };
+  }
+}

@@ -1,0 +1,265 @@
+/**
+ * Team documents and their append-only versions (research B1, B2). Bodies are UTF-8 Markdown
+ * bytes; the latest is kept whole on the document row (O(1) current reads and appends), history
+ * as snapshots and deltas (domain/delta.ts), each version with the sha256 of its body, verified
+ * whenever a version is rebuilt. Every committed version is announced as `docs/doc.changed`.
+ */
+import { randomUUID } from 'node:crypto';
+import type { TeamMember } from '../../auth/team-envelope.ts';
+import type { NodeContext } from '../../context.ts';
+import { sha256Hex } from '../../crypto/encoding.ts';
+import { conflict, notFound, paymentRequired } from '../../errors.ts';
+import type { CoreServices } from '../core/services.ts';
+import type { DocsBilling } from './billing.ts';
+import { checkAppend, checkCreate } from './domain/caps.ts';
+import { encodeVersion, reconstruct, snapshotVersionFor, type StoredVersion } from './domain/delta.ts';
+
+export type VersionSource = 'api' | 'template' | 'present-link';
+
+export interface DocumentVersion {
+  version_id: string;
+  version_number: number;
+  body: string | null;
+  /** Ours: how the version was made, and the sha256 (hex) of its UTF-8 body. */
+  source: VersionSource;
+  body_sha256: string;
+  created_by_did_key: string | null;
+  created_by_did_aw: string | null;
+  created_by_address: string | null;
+  created_by_alias: string | null;
+  certificate_id: string | null;
+  created_by_editor_name: string | null;
+  created_at: string;
+}
+
+export interface DocumentSummary {
+  document_id: string;
+  slug: string;
+  title: string;
+  current_version: number;
+  updated_at: string;
+  created_at: string;
+}
+
+export interface DocumentResponse extends DocumentSummary {
+  body: string;
+  /** The current version's metadata; its body is the document's `body`. */
+  latest: DocumentVersion;
+}
+
+interface DocumentRow extends DocumentSummary {
+  team_id: string;
+  body: Buffer;
+}
+
+interface VersionRow {
+  version_id: string;
+  version_number: number;
+  kind: 'snapshot' | 'delta';
+  prefix_len: number;
+  suffix_len: number;
+  payload: Buffer;
+  compressed: number;
+  body_bytes: number;
+  body_sha256: string;
+  source: VersionSource;
+  created_by_did_key: string | null;
+  created_by_did_aw: string | null;
+  created_by_address: string | null;
+  created_by_alias: string | null;
+  certificate_id: string | null;
+  created_by_editor_name: string | null;
+  created_at: string;
+}
+
+/** Who made a version: a team member (API) or, later, a human through an editable link. */
+export interface VersionAuthor {
+  member: TeamMember | null;
+  editor_name?: string | null;
+}
+
+const SUMMARY_COLUMNS = 'document_id, slug, title, current_version, updated_at, created_at';
+const METADATA_COLUMNS = `version_id, version_number, body_sha256, source, created_by_did_key, created_by_did_aw, created_by_address,
+  created_by_alias, certificate_id, created_by_editor_name, created_at`;
+
+const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+function versionView(row: Omit<VersionRow, 'kind' | 'prefix_len' | 'suffix_len' | 'payload' | 'compressed' | 'body_bytes'>, body: string | null): DocumentVersion {
+  return {
+    version_id: row.version_id,
+    version_number: row.version_number,
+    body,
+    source: row.source,
+    body_sha256: row.body_sha256,
+    created_by_did_key: row.created_by_did_key,
+    created_by_did_aw: row.created_by_did_aw,
+    created_by_address: row.created_by_address,
+    created_by_alias: row.created_by_alias,
+    certificate_id: row.certificate_id,
+    created_by_editor_name: row.created_by_editor_name,
+    created_at: row.created_at,
+  };
+}
+
+const summaryOf = (row: DocumentSummary): DocumentSummary => ({
+  document_id: row.document_id,
+  slug: row.slug,
+  title: row.title,
+  current_version: row.current_version,
+  updated_at: row.updated_at,
+  created_at: row.created_at,
+});
+
+export class Documents {
+  readonly #ctx: NodeContext;
+  readonly #billing: DocsBilling;
+  readonly #events: CoreServices['appEvents'];
+
+  constructor(ctx: NodeContext, billing: DocsBilling, events: CoreServices['appEvents']) {
+    this.#ctx = ctx;
+    this.#billing = billing;
+    this.#events = events;
+  }
+
+  list(teamId: string): DocumentSummary[] {
+    return this.#ctx.db
+      .prepare(`SELECT ${SUMMARY_COLUMNS} FROM documents WHERE team_id = ? ORDER BY updated_at DESC, slug`)
+      .all(teamId) as DocumentSummary[];
+  }
+
+  get(teamId: string, slug: string): DocumentResponse {
+    return this.#response(this.#document(teamId, slug));
+  }
+
+  /** The history, newest first, metadata only. */
+  versions(teamId: string, slug: string): DocumentVersion[] {
+    const doc = this.#document(teamId, slug, false);
+    const rows = this.#ctx.db
+      .prepare(`SELECT ${METADATA_COLUMNS} FROM document_versions WHERE document_id = ? ORDER BY version_number DESC`)
+      .all(doc.document_id) as VersionRow[];
+    return rows.map((row) => versionView(row, null));
+  }
+
+  /** One version with its body (research C7): its snapshot plus at most 63 deltas, checked against its sha256. */
+  version(teamId: string, slug: string, n: number): DocumentVersion {
+    const doc = this.#document(teamId, slug, false);
+    if (!Number.isSafeInteger(n) || n < 1 || n > doc.current_version) throw notFound(`Document ${slug} has no version ${n}`);
+    if (n === doc.current_version) {
+      const current = this.#document(teamId, slug);
+      return { ...this.#response(current).latest, body: decoder.decode(current.body) };
+    }
+    const rows = this.#ctx.db
+      .prepare(`SELECT * FROM document_versions WHERE document_id = ? AND version_number BETWEEN ? AND ? ORDER BY version_number`)
+      .all(doc.document_id, snapshotVersionFor(n), n) as VersionRow[];
+    const chain: StoredVersion[] = rows.map((row) => ({
+      kind: row.kind,
+      prefix_len: row.prefix_len,
+      suffix_len: row.suffix_len,
+      payload: row.payload,
+      compressed: row.compressed === 1,
+    }));
+    const target = rows[rows.length - 1]!;
+    const body = reconstruct(chain);
+    if (body.length !== target.body_bytes || sha256Hex(body) !== target.body_sha256) {
+      throw new Error(`Stored history of document ${doc.document_id} is corrupt at version ${n} (sha256 mismatch)`);
+    }
+    return versionView(target, body.toString('utf8'));
+  }
+
+  create(teamId: string, input: { slug: string; title: string; body: Buffer; source: VersionSource }, author: VersionAuthor): DocumentResponse {
+    const { db, clock } = this.#ctx;
+    const now = clock.now().toISOString();
+    const documentId = randomUUID();
+    db.transaction(() => {
+      const exists = db.prepare(`SELECT 1 FROM documents WHERE team_id = ? AND slug = ?`).get(teamId, input.slug);
+      if (exists) throw conflict(`A document with slug ${input.slug} already exists`);
+      const count = db.prepare(`SELECT count(*) FROM documents WHERE team_id = ?`).pluck().get(teamId) as number;
+      const over = checkCreate(this.#billing.caps(), count);
+      if (over) throw paymentRequired(over);
+      db.prepare(
+        `INSERT INTO documents (document_id, team_id, slug, title, body, current_version, created_at, updated_at) VALUES (?, ?, ?, ?, ?, 1, ?, ?)`,
+      ).run(documentId, teamId, input.slug, input.title, input.body, now, now);
+      this.#insertVersion(documentId, 1, null, input.body, input.source, author, now);
+    })();
+    this.#announce(teamId, input.slug, 1, input.source);
+    return this.get(teamId, input.slug);
+  }
+
+  /** A new version; needs only the current body, never the history. */
+  append(teamId: string, slug: string, body: Buffer, source: VersionSource, author: VersionAuthor): DocumentResponse {
+    const { db, clock } = this.#ctx;
+    const now = clock.now().toISOString();
+    const doc = db.transaction(() => {
+      const current = this.#document(teamId, slug);
+      const over = checkAppend(this.#billing.caps(), current.current_version);
+      if (over) throw paymentRequired(over);
+      const next = current.current_version + 1;
+      this.#insertVersion(current.document_id, next, current.body, body, source, author, now);
+      db.prepare(`UPDATE documents SET body = ?, current_version = ?, updated_at = ? WHERE document_id = ?`).run(body, next, now, current.document_id);
+      return { ...current, body, current_version: next, updated_at: now };
+    })();
+    this.#announce(teamId, slug, doc.current_version, source);
+    return this.#response(doc);
+  }
+
+  #insertVersion(documentId: string, n: number, previous: Buffer | null, body: Buffer, source: VersionSource, author: VersionAuthor, now: string): void {
+    const stored = encodeVersion(n, previous, body);
+    const member = author.member;
+    this.#ctx.db
+      .prepare(
+        `INSERT INTO document_versions (document_id, version_number, version_id, kind, prefix_len, suffix_len, payload, compressed, body_bytes,
+           body_sha256, source, created_by_did_key, created_by_did_aw, created_by_address, created_by_alias, certificate_id,
+           created_by_editor_name, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(
+        documentId,
+        n,
+        randomUUID(),
+        stored.kind,
+        stored.prefix_len,
+        stored.suffix_len,
+        stored.payload,
+        stored.compressed ? 1 : 0,
+        body.length,
+        sha256Hex(body),
+        source,
+        member?.did_key ?? null,
+        member?.did_aw ?? null,
+        member?.address ?? null,
+        member?.alias ?? null,
+        member?.certificate_id ?? null,
+        author.editor_name ?? null,
+        now,
+      );
+  }
+
+  #announce(teamId: string, slug: string, version: number, source: VersionSource): void {
+    this.#events.emit(teamId, { type: 'docs/doc.changed', resource_ref: slug, payload: { slug, version, source } });
+  }
+
+  #document(teamId: string, slug: string, withBody = true): DocumentRow {
+    const row = this.#ctx.db
+      .prepare(`SELECT ${SUMMARY_COLUMNS}, team_id${withBody ? ', body' : ''} FROM documents WHERE team_id = ? AND slug = ?`)
+      .get(teamId, slug) as DocumentRow | undefined;
+    // Another team's document is as absent as one that never existed.
+    if (!row) throw notFound(`No document ${slug}`);
+    return row;
+  }
+
+  #response(doc: DocumentRow): DocumentResponse {
+    const latest = this.#ctx.db
+      .prepare(`SELECT ${METADATA_COLUMNS} FROM document_versions WHERE document_id = ? AND version_number = ?`)
+      .get(doc.document_id, doc.current_version) as VersionRow;
+    return { ...summaryOf(doc), body: decoder.decode(doc.body), latest: versionView(latest, null) };
+  }
+}
+
+/** The UTF-8 text of raw bytes, or null when they are not valid UTF-8. */
+export function decodeUtf8(bytes: Buffer): string | null {
+  try {
+    return decoder.decode(bytes);
+  } catch {
+    return null;
+  }
+}

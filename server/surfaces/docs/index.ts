@@ -1,0 +1,28 @@
+/**
+ * The document surface (spec §4.7) as one Fastify plugin, every route behind team-certificate
+ * auth (spec §5 mode 3): `docs:read` for reads, `docs:write` for writes (DESIGN §4).
+ * Present links, theme and assets come in a later increment.
+ */
+import type { FastifyInstance } from 'fastify';
+import { teamAuth, type TeamAuthOptions } from '../../http/team-auth.ts';
+import { billingRoutes } from './routes/billing.ts';
+import { documentRoutes } from './routes/documents.ts';
+import { markdownRoutes } from './routes/markdown.ts';
+import { templateRoutes } from './routes/templates.ts';
+import type { DocsServices } from './services.ts';
+
+export interface DocsSurfaceOptions {
+  services: DocsServices;
+  auth: TeamAuthOptions;
+}
+
+export async function docsSurface(app: FastifyInstance, options: DocsSurfaceOptions): Promise<void> {
+  await app.register(async (scoped) => {
+    scoped.addHook('preHandler', teamAuth(options.auth));
+    await scoped.register(documentRoutes, options);
+    // Its own context: the raw Markdown body parser must not leak to the JSON routes.
+    await scoped.register(markdownRoutes, options);
+    await scoped.register(templateRoutes);
+    await scoped.register(billingRoutes, options);
+  });
+}

@@ -1,0 +1,45 @@
+/**
+ * POST /v1/documents/{slug}/versions: the one route whose body is not JSON but the raw UTF-8
+ * Markdown itself (`Content-Type: text/markdown`, charset utf-8 if one is named). This context
+ * replaces the JSON parser with one that keeps every body's exact bytes in `request.rawBody`,
+ * so the team-auth envelope can check body_sha256 before the handler refuses a wrong type (415).
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { malformed, unsupportedMediaType } from '../../../errors.ts';
+import { decodeUtf8 } from '../documents.ts';
+import { memberWith, slugOf, type DocsRouteOptions } from './options.ts';
+
+const WANTED = 'this route takes the raw Markdown body with Content-Type: text/markdown; charset=utf-8';
+
+/** Whether the request's content type is text/markdown, naming no charset or UTF-8. */
+export function isMarkdownContentType(header: string | undefined): boolean {
+  if (header === undefined) return false;
+  const [type, ...params] = header.split(';').map((part) => part.trim());
+  if (type?.toLowerCase() !== 'text/markdown') return false;
+  for (const param of params) {
+    if (param === '') continue;
+    const [name, value = ''] = param.split('=').map((part) => part.trim());
+    if (name?.toLowerCase() !== 'charset') continue;
+    if (!['utf-8', 'utf8'].includes(value.replace(/^"|"$/g, '').toLowerCase())) return false;
+  }
+  return true;
+}
+
+export async function markdownRoutes(app: FastifyInstance, { services }: DocsRouteOptions): Promise<void> {
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (request: FastifyRequest, body: Buffer | string, done) => {
+    const bytes = typeof body === 'string' ? Buffer.from(body) : body;
+    request.rawBody = bytes;
+    done(null, bytes);
+  });
+
+  app.post('/v1/documents/:slug/versions', async (request, reply) => {
+    const member = memberWith(request, 'docs:write');
+    const slug = slugOf(request.params);
+    const type = request.headers['content-type'];
+    if (!isMarkdownContentType(type)) throw unsupportedMediaType(`Unsupported content type ${type ?? '(none)'}: ${WANTED}`);
+    const bytes = request.rawBody ?? Buffer.alloc(0);
+    if (decodeUtf8(bytes) === null) throw malformed('The request body is not valid UTF-8');
+    return reply.code(201).send(services.documents.append(member.team_id, slug, bytes, 'api', { member }));
+  });
+}

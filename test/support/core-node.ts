@@ -1,0 +1,72 @@
+/**
+ * The core surface in-process, for tests that need its services as well as its HTTP API (a
+ * surface's `appEvents.emit`, which no endpoint reaches): a real encrypted database in a temp
+ * dir, the core routes on a real loopback listener, and a clock the test can move forward.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Fastify from 'fastify';
+import { OwnerAccess } from '../../server/auth/owner.ts';
+import { ReplayCache } from '../../server/auth/replay-cache.ts';
+import type { NodeContext } from '../../server/context.ts';
+import { Custody } from '../../server/custody/custody.ts';
+import { staticDnsResolver } from '../../server/dns/resolver.ts';
+import { EventBus } from '../../server/events/bus.ts';
+import { installErrorHandlers } from '../../server/http/error-handler.ts';
+import { installJsonBody } from '../../server/http/json-body.ts';
+import { installSse } from '../../server/http/sse.ts';
+import { closeDatabase, openDatabase } from '../../server/store/database.ts';
+import { coreSurface } from '../../server/surfaces/core/index.ts';
+import { createCoreServices, type CoreServices } from '../../server/surfaces/core/services.ts';
+
+export interface CoreNode {
+  ctx: NodeContext;
+  services: CoreServices;
+  /** The core surface's origin. */
+  url: string;
+  /** Moves the node's clock (and only its clock) forward. */
+  advance(ms: number): void;
+  close(): Promise<void>;
+}
+
+export async function startCoreNode(): Promise<CoreNode> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'svc-node-core-'));
+  const custody = await Custody.open({ dataDir, backend: 'key-file', warn() {} });
+  const db = openDatabase({ file: join(dataDir, 'node.db'), key: custody.databaseKey() });
+  custody.attach(db);
+  let offset = 0;
+  const ctx: NodeContext = {
+    db,
+    custody,
+    clock: { now: () => new Date(Date.now() + offset) },
+    dns: staticDnsResolver(),
+    replay: new ReplayCache(300_000),
+    bus: new EventBus(),
+    urls: { core_url: '', library_url: '', docs_url: '', ui_url: '', public_url: null },
+  };
+  const services = createCoreServices(ctx, new OwnerAccess());
+  const app = Fastify({ logger: false, forceCloseConnections: true });
+  installErrorHandlers(app);
+  installJsonBody(app);
+  installSse(app);
+  await app.register(coreSurface, { services, ownerListener: false });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const address = app.server.address();
+  const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  ctx.urls.core_url = url;
+  return {
+    ctx,
+    services,
+    url,
+    advance(ms) {
+      offset += ms;
+    },
+    async close() {
+      await app.close();
+      closeDatabase(db);
+      custody.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
