@@ -1,8 +1,9 @@
 /**
  * Team documents and their append-only versions (research B1, B2). Bodies are UTF-8 Markdown
- * bytes; the latest is kept whole on the document row (O(1) current reads and appends), history
- * as snapshots and deltas (domain/delta.ts), each version with the sha256 of its body, verified
- * whenever a version is rebuilt. Every committed version is announced as `docs/doc.changed`.
+ * bytes, stored as snapshots and deltas (domain/delta.ts), each version with the sha256 of its
+ * body, verified whenever a version is rebuilt. The current body is held in memory
+ * (head-bodies.ts), so an append writes one small delta row and never a whole copy. Every
+ * committed version is announced as `docs/doc.changed`.
  */
 import { randomUUID } from 'node:crypto';
 import type { TeamMember } from '../../auth/team-envelope.ts';
@@ -13,6 +14,7 @@ import type { CoreServices } from '../core/services.ts';
 import type { DocsBilling } from './billing.ts';
 import { checkAppend, checkCreate } from './domain/caps.ts';
 import { encodeVersion, reconstruct, snapshotVersionFor, type StoredVersion } from './domain/delta.ts';
+import { HeadBodies } from './head-bodies.ts';
 
 export type VersionSource = 'api' | 'template' | 'present-link';
 
@@ -49,7 +51,6 @@ export interface DocumentResponse extends DocumentSummary {
 
 interface DocumentRow extends DocumentSummary {
   team_id: string;
-  body: Buffer;
 }
 
 interface VersionRow {
@@ -110,10 +111,14 @@ const summaryOf = (row: DocumentSummary): DocumentSummary => ({
   created_at: row.created_at,
 });
 
+/** Current bodies held in memory: a few dozen large documents, or many small ones. */
+const HEAD_CACHE_BYTES = 64 * 1024 * 1024;
+
 export class Documents {
   readonly #ctx: NodeContext;
   readonly #billing: DocsBilling;
   readonly #events: CoreServices['appEvents'];
+  readonly #heads = new HeadBodies(HEAD_CACHE_BYTES);
 
   constructor(ctx: NodeContext, billing: DocsBilling, events: CoreServices['appEvents']) {
     this.#ctx = ctx;
@@ -133,7 +138,7 @@ export class Documents {
 
   /** The history, newest first, metadata only. */
   versions(teamId: string, slug: string): DocumentVersion[] {
-    const doc = this.#document(teamId, slug, false);
+    const doc = this.#document(teamId, slug);
     const rows = this.#ctx.db
       .prepare(`SELECT ${METADATA_COLUMNS} FROM document_versions WHERE document_id = ? ORDER BY version_number DESC`)
       .all(doc.document_id) as VersionRow[];
@@ -142,28 +147,10 @@ export class Documents {
 
   /** One version with its body (research C7): its snapshot plus at most 63 deltas, checked against its sha256. */
   version(teamId: string, slug: string, n: number): DocumentVersion {
-    const doc = this.#document(teamId, slug, false);
+    const doc = this.#document(teamId, slug);
     if (!Number.isSafeInteger(n) || n < 1 || n > doc.current_version) throw notFound(`Document ${slug} has no version ${n}`);
-    if (n === doc.current_version) {
-      const current = this.#document(teamId, slug);
-      return { ...this.#response(current).latest, body: decoder.decode(current.body) };
-    }
-    const rows = this.#ctx.db
-      .prepare(`SELECT * FROM document_versions WHERE document_id = ? AND version_number BETWEEN ? AND ? ORDER BY version_number`)
-      .all(doc.document_id, snapshotVersionFor(n), n) as VersionRow[];
-    const chain: StoredVersion[] = rows.map((row) => ({
-      kind: row.kind,
-      prefix_len: row.prefix_len,
-      suffix_len: row.suffix_len,
-      payload: row.payload,
-      compressed: row.compressed === 1,
-    }));
-    const target = rows[rows.length - 1]!;
-    const body = reconstruct(chain);
-    if (body.length !== target.body_bytes || sha256Hex(body) !== target.body_sha256) {
-      throw new Error(`Stored history of document ${doc.document_id} is corrupt at version ${n} (sha256 mismatch)`);
-    }
-    return versionView(target, body.toString('utf8'));
+    const body = n === doc.current_version ? this.#head(doc) : this.#rebuild(doc.document_id, n);
+    return versionView(this.#metadata(doc.document_id, n), decoder.decode(body));
   }
 
   create(teamId: string, input: { slug: string; title: string; body: Buffer; source: VersionSource }, author: VersionAuthor): DocumentResponse {
@@ -177,10 +164,11 @@ export class Documents {
       const over = checkCreate(this.#billing.caps(), count);
       if (over) throw paymentRequired(over);
       db.prepare(
-        `INSERT INTO documents (document_id, team_id, slug, title, body, current_version, created_at, updated_at) VALUES (?, ?, ?, ?, ?, 1, ?, ?)`,
-      ).run(documentId, teamId, input.slug, input.title, input.body, now, now);
+        `INSERT INTO documents (document_id, team_id, slug, title, body, current_version, created_at, updated_at) VALUES (?, ?, ?, ?, X'', 1, ?, ?)`,
+      ).run(documentId, teamId, input.slug, input.title, now, now);
       this.#insertVersion(documentId, 1, null, input.body, input.source, author, now);
     })();
+    this.#heads.set(documentId, 1, input.body);
     this.#announce(teamId, input.slug, 1, input.source);
     return this.get(teamId, input.slug);
   }
@@ -194,12 +182,52 @@ export class Documents {
       const over = checkAppend(this.#billing.caps(), current.current_version);
       if (over) throw paymentRequired(over);
       const next = current.current_version + 1;
-      this.#insertVersion(current.document_id, next, current.body, body, source, author, now);
-      db.prepare(`UPDATE documents SET body = ?, current_version = ?, updated_at = ? WHERE document_id = ?`).run(body, next, now, current.document_id);
-      return { ...current, body, current_version: next, updated_at: now };
+      this.#insertVersion(current.document_id, next, this.#head(current), body, source, author, now);
+      db.prepare(`UPDATE documents SET current_version = ?, updated_at = ? WHERE document_id = ?`).run(next, now, current.document_id);
+      return { ...current, current_version: next, updated_at: now };
     })();
+    // Only once the version has committed does it become the head.
+    this.#heads.set(doc.document_id, doc.current_version, body);
     this.#announce(teamId, slug, doc.current_version, source);
     return this.#response(doc);
+  }
+
+  /** The current body: held in memory, or rebuilt from the version chain and then held. */
+  #head(doc: DocumentRow): Buffer {
+    const held = this.#heads.get(doc.document_id, doc.current_version);
+    if (held) return held;
+    const body = this.#rebuild(doc.document_id, doc.current_version);
+    this.#heads.set(doc.document_id, doc.current_version, body);
+    return body;
+  }
+
+  /** Version `n`'s body: its snapshot plus at most 63 deltas, checked against its sha256. */
+  #rebuild(documentId: string, n: number): Buffer {
+    const rows = this.#ctx.db
+      .prepare(
+        `SELECT kind, prefix_len, suffix_len, payload, compressed, body_bytes, body_sha256 FROM document_versions
+         WHERE document_id = ? AND version_number BETWEEN ? AND ? ORDER BY version_number`,
+      )
+      .all(documentId, snapshotVersionFor(n), n) as VersionRow[];
+    const chain: StoredVersion[] = rows.map((row) => ({
+      kind: row.kind,
+      prefix_len: row.prefix_len,
+      suffix_len: row.suffix_len,
+      payload: row.payload,
+      compressed: row.compressed === 1,
+    }));
+    const target = rows[rows.length - 1]!;
+    const body = reconstruct(chain);
+    if (body.length !== target.body_bytes || sha256Hex(body) !== target.body_sha256) {
+      throw new Error(`Stored history of document ${documentId} is corrupt at version ${n} (sha256 mismatch)`);
+    }
+    return body;
+  }
+
+  #metadata(documentId: string, n: number): VersionRow {
+    return this.#ctx.db
+      .prepare(`SELECT ${METADATA_COLUMNS} FROM document_versions WHERE document_id = ? AND version_number = ?`)
+      .get(documentId, n) as VersionRow;
   }
 
   #insertVersion(documentId: string, n: number, previous: Buffer | null, body: Buffer, source: VersionSource, author: VersionAuthor, now: string): void {
@@ -238,9 +266,9 @@ export class Documents {
     this.#events.emit(teamId, { type: 'docs/doc.changed', resource_ref: slug, payload: { slug, version, source } });
   }
 
-  #document(teamId: string, slug: string, withBody = true): DocumentRow {
+  #document(teamId: string, slug: string): DocumentRow {
     const row = this.#ctx.db
-      .prepare(`SELECT ${SUMMARY_COLUMNS}, team_id${withBody ? ', body' : ''} FROM documents WHERE team_id = ? AND slug = ?`)
+      .prepare(`SELECT ${SUMMARY_COLUMNS}, team_id FROM documents WHERE team_id = ? AND slug = ?`)
       .get(teamId, slug) as DocumentRow | undefined;
     // Another team's document is as absent as one that never existed.
     if (!row) throw notFound(`No document ${slug}`);
@@ -248,10 +276,8 @@ export class Documents {
   }
 
   #response(doc: DocumentRow): DocumentResponse {
-    const latest = this.#ctx.db
-      .prepare(`SELECT ${METADATA_COLUMNS} FROM document_versions WHERE document_id = ? AND version_number = ?`)
-      .get(doc.document_id, doc.current_version) as VersionRow;
-    return { ...summaryOf(doc), body: decoder.decode(doc.body), latest: versionView(latest, null) };
+    const latest = this.#metadata(doc.document_id, doc.current_version);
+    return { ...summaryOf(doc), body: decoder.decode(this.#head(doc)), latest: versionView(latest, null) };
   }
 }
 
