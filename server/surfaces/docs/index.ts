@@ -5,10 +5,13 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { teamAuth, type TeamAuthOptions } from '../../http/team-auth.ts';
+import { assetRoutes, publicAssetRoutes, videoUploadRoutes } from './routes/assets.ts';
 import { billingRoutes } from './routes/billing.ts';
 import { documentRoutes } from './routes/documents.ts';
 import { markdownRoutes } from './routes/markdown.ts';
+import { presentApiRoutes, presentPageRoutes } from './routes/present.ts';
 import { templateRoutes } from './routes/templates.ts';
+import { themeRoutes } from './routes/theme.ts';
 import type { DocsServices } from './services.ts';
 
 export interface DocsSurfaceOptions {
@@ -24,5 +27,13 @@ export async function docsSurface(app: FastifyInstance, options: DocsSurfaceOpti
     await scoped.register(markdownRoutes, options);
     await scoped.register(templateRoutes);
     await scoped.register(billingRoutes, options);
+    await scoped.register(presentApiRoutes, options);
+    await scoped.register(themeRoutes, options);
+    await scoped.register(assetRoutes, options);
   });
+  // Outside team auth: assets are public by id; a direct upload's one-time token is its capability.
+  await app.register(publicAssetRoutes, options);
+  await app.register(videoUploadRoutes, options);
+  // Public: the token in the path is the capability, so these sit outside team auth.
+  await app.register(presentPageRoutes, options);
 }

@@ -1,0 +1,137 @@
+/**
+ * The HTML of the public present pages (research B4): a full document titled "Presented
+ * document" (never the document's own title), noindex, a `main.page > article.surface` card with
+ * the optional theme logo, header, sanitised body and footer, a clean default look and a print
+ * stylesheet. Pure string builders: every value is escaped here, and the body is already sanitised
+ * HTML from render/markdown.ts.
+ */
+
+/** A team's presentation theme as the page uses it; supplied by the theme feature when present. */
+export interface PresentTheme {
+  tokens?: PresentThemeTokens | null;
+  header?: string | null;
+  footer?: string | null;
+  /** Same-origin `/assets/...` URL of the logo; anything else is ignored (CSP img-src 'self'). */
+  logo_url?: string | null;
+}
+
+export interface PresentThemeTokens {
+  colors?: Partial<Record<ColorToken, string>> | null;
+  fonts?: { body?: string | null; heading?: string | null } | null;
+  layout?: { measure?: string | null; color_scheme?: string | null } | null;
+}
+
+export type ThemeFor = (teamId: string) => PresentTheme | null;
+
+type ColorToken = 'background' | 'surface' | 'text' | 'muted' | 'border' | 'accent';
+
+const DEFAULT_COLORS: Record<ColorToken, string> = {
+  background: '#f4f4f2',
+  surface: '#ffffff',
+  text: '#1d1d1f',
+  muted: '#5f6368',
+  border: '#dcdcd8',
+  accent: '#2754c5',
+};
+
+const FONT_STACKS: Record<string, string> = {
+  system: 'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif',
+  serif: 'Georgia, "Iowan Old Style", "Times New Roman", serif',
+  mono: 'ui-monospace, SFMono-Regular, Menlo, Consolas, monospace',
+};
+
+const MEASURES: Record<string, string> = { narrow: '58ch', default: '68ch', wide: '82ch' };
+
+// Only values that cannot break out of a CSS declaration: hex, rgb()/rgba() with numbers, or a word.
+const SAFE_COLOR = /^(?:#[0-9a-fA-F]{3,8}|rgba?\(\s*[0-9.]+\s*(?:,\s*[0-9.]+\s*){2,3}\)|[a-zA-Z]{3,20})$/;
+const SAFE_LOGO = /^\/assets\/[A-Za-z0-9-]{1,64}$/;
+
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+function themeCss(theme: PresentTheme | null): string {
+  const tokens = theme?.tokens ?? null;
+  const colors = { ...DEFAULT_COLORS };
+  for (const name of Object.keys(DEFAULT_COLORS) as ColorToken[]) {
+    const value = tokens?.colors?.[name];
+    if (typeof value === 'string' && SAFE_COLOR.test(value)) colors[name] = value;
+  }
+  const body = FONT_STACKS[tokens?.fonts?.body ?? 'system'] ?? FONT_STACKS.system!;
+  const heading = FONT_STACKS[tokens?.fonts?.heading ?? ''] ?? body;
+  const measure = MEASURES[tokens?.layout?.measure ?? 'default'] ?? MEASURES.default!;
+  const vars = Object.entries(colors)
+    .map(([name, value]) => `--${name}:${value};`)
+    .join('');
+  return `:root{${vars}--font-body:${body};--font-heading:${heading};--measure:${measure};}`;
+}
+
+const BASE_CSS = `
+*{box-sizing:border-box}
+html{-webkit-text-size-adjust:100%}
+body{margin:0;background:var(--background);color:var(--text);font:17px/1.6 var(--font-body)}
+main.page{padding:3rem 1rem}
+article.surface{max-width:var(--measure);margin:0 auto;padding:2.5rem 3rem;background:var(--surface);border:1px solid var(--border);border-radius:10px}
+.surface h1,.surface h2,.surface h3,.surface h4{font-family:var(--font-heading);line-height:1.25;margin:1.6em 0 .5em}
+.surface>.doc>:first-child{margin-top:0}
+.surface a{color:var(--accent)}
+.surface img{max-width:100%;height:auto}
+.surface pre{overflow:auto;padding:1rem;background:rgba(0,0,0,.04);border-radius:6px}
+.surface code{font-family:${FONT_STACKS.mono};font-size:.9em}
+.surface blockquote{margin:1em 0;padding-left:1em;border-left:3px solid var(--border);color:var(--muted)}
+.surface table{border-collapse:collapse;width:100%}
+.surface th,.surface td{border:1px solid var(--border);padding:.4em .6em;text-align:left}
+.surface hr{border:0;border-top:1px solid var(--border)}
+.logo{display:block;max-height:48px;margin-bottom:1.5rem}
+.theme-header,.theme-footer{white-space:pre-wrap;color:var(--muted);font-size:.9em}
+.theme-header{margin-bottom:1.5rem}
+.theme-footer{margin-top:2rem;padding-top:1rem;border-top:1px solid var(--border)}
+@media (max-width:640px){main.page{padding:0}article.surface{border:0;border-radius:0;padding:1.5rem 1.25rem}}
+@media print{
+  body{background:#fff;color:#000;font-size:11pt}
+  main.page{padding:0}
+  article.surface{max-width:none;border:0;padding:0;box-shadow:none}
+  .surface a{color:#000;text-decoration:underline}
+  .surface pre,.surface blockquote,.surface table,.surface img{break-inside:avoid}
+  .surface h1,.surface h2,.surface h3{break-after:avoid}
+  .no-print{display:none!important}
+}`;
+
+/** The whole page around `inner` (already safe HTML), with the theme's logo, header and footer. */
+export function presentDocument(options: { theme: PresentTheme | null; inner: string; extraCss?: string; script?: { nonce: string; source: string } }): string {
+  const { theme } = options;
+  const logo = typeof theme?.logo_url === 'string' && SAFE_LOGO.test(theme.logo_url) ? `<img class="logo" src="${escapeHtml(theme.logo_url)}" alt="">` : '';
+  const header = theme?.header ? `<div class="theme-header">${escapeHtml(theme.header)}</div>` : '';
+  const footer = theme?.footer ? `<div class="theme-footer">${escapeHtml(theme.footer)}</div>` : '';
+  const script = options.script ? `<script nonce="${escapeHtml(options.script.nonce)}">${options.script.source}</script>` : '';
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex, nofollow, noarchive">
+<meta name="referrer" content="no-referrer">
+<title>Presented document</title>
+<style>${themeCss(theme)}${BASE_CSS}${options.extraCss ?? ''}</style>
+</head>
+<body>
+<main class="page"><article class="surface">${logo}${header}${options.inner}${footer}</article></main>
+${script}</body>
+</html>
+`;
+}
+
+/** A read link's page: the pinned version's sanitised HTML, and no script at all. */
+export function readPage(html: string, theme: PresentTheme | null): string {
+  return presentDocument({ theme, inner: `<div class="doc">${html}</div>` });
+}
+
+/** Unknown, expired and revoked links alike: nothing about the team, document or link. */
+export function notFoundPage(): string {
+  return `<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><meta name="robots" content="noindex, nofollow, noarchive"><title>Not found</title></head>
+<body><p>Not found.</p></body>
+</html>
+`;
+}

@@ -1,0 +1,125 @@
+/**
+ * Present links (spec §4.7; research B4).
+ *
+ * `presentApiRoutes` (behind team auth): mint (`POST /v1/present`, docs:write), revoke
+ * (`POST /v1/present/{token}/revoke`, docs:write) and, ours, list (`GET /v1/present`, docs:read,
+ * never the tokens).
+ *
+ * `presentPageRoutes` (public: the token is the capability): `GET /present/{token}`, the page,
+ * and for editable links `GET .../state`, `POST .../preview` and `POST .../edit`. Unknown,
+ * expired and revoked tokens are a bare 404 that says nothing about the link.
+ */
+import { randomBytes } from 'node:crypto';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { z } from 'zod';
+import { notFound } from '../../../errors.ts';
+import { parseWith } from '../../../http/validate.ts';
+import { editorPage } from '../present-page/editor.ts';
+import { notFoundPage, readPage, type PresentTheme } from '../present-page/page.ts';
+import { EDITOR_NAME_MAX, type ResolvedLink } from '../present.ts';
+import { renderMarkdown } from '../render/markdown.ts';
+import { SLUG_MAX, SLUG_PATTERN } from '../schemas.ts';
+import { memberWith, type DocsRouteOptions } from './options.ts';
+
+export const PREVIEW_MAX_CHARS = 200_000;
+
+const MintBody = z.strictObject({
+  slug: z.string().max(SLUG_MAX).regex(SLUG_PATTERN, 'must be a document slug'),
+  version: z.number().int().min(1).max(1_000_000_000).optional(),
+  ttl_seconds: z.number().int().min(1).max(1_000_000_000).optional(),
+  editable: z.boolean().optional(),
+});
+
+const EditBody = z.strictObject({
+  body: z.string(),
+  base_version: z.number().int().min(1).max(1_000_000_000),
+  editor_name: z.string().max(EDITOR_NAME_MAX).optional(),
+});
+
+const PreviewBody = z.strictObject({ body: z.string().max(PREVIEW_MAX_CHARS) });
+
+const READ_CSP = "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; script-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+const editorCsp = (nonce: string) =>
+  `default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; script-src 'nonce-${nonce}'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
+
+/** Everything under /present/* is private, uncached and unindexed. */
+function privateHeaders(reply: FastifyReply): FastifyReply {
+  return reply
+    .header('x-robots-tag', 'noindex, nofollow, noarchive')
+    .header('x-content-type-options', 'nosniff')
+    .header('referrer-policy', 'no-referrer')
+    .header('cache-control', 'no-store');
+}
+
+
+const tokenOf = (params: unknown): string => {
+  const token = (params as { token?: unknown }).token;
+  return typeof token === 'string' ? token : '';
+};
+
+export async function presentApiRoutes(app: FastifyInstance, { services }: DocsRouteOptions): Promise<void> {
+  app.post('/v1/present', async (request, reply) => {
+    const member = memberWith(request, 'docs:write');
+    const input = parseWith(MintBody, request.body);
+    return reply.code(201).send(services.present.mint(member, input));
+  });
+
+  app.post('/v1/present/:token/revoke', async (request) => {
+    const member = memberWith(request, 'docs:write');
+    return services.present.revoke(member.team_id, tokenOf(request.params));
+  });
+
+  app.get('/v1/present', async (request) => services.present.list(memberWith(request, 'docs:read').team_id));
+}
+
+export async function presentPageRoutes(app: FastifyInstance, { services }: DocsRouteOptions): Promise<void> {
+  const { present } = services;
+  const themeOf = (link: ResolvedLink): PresentTheme | null => services.themeFor(link.team_id);
+  // Only the team's own images resolve on its pages, served same-origin from /assets/.
+  const assetOptions = (teamId: string) => ({ assetIds: services.assets.assetIdsOf(teamId), assetUrl: (id: string) => `/assets/${id}` });
+
+  /** The valid editable link behind the path's token, else a plain 404 (read links included). */
+  const editable = (params: unknown): ResolvedLink => {
+    const link = present.resolve(tokenOf(params));
+    if (!link || !link.editable) throw notFound('Not found');
+    return link;
+  };
+
+  app.get('/present/:token', async (request, reply) => {
+    privateHeaders(reply);
+    const link = present.resolve(tokenOf(request.params));
+    if (!link) {
+      return reply.code(404).header('content-security-policy', READ_CSP).type('text/html; charset=utf-8').send(notFoundPage());
+    }
+    if (!link.editable) {
+      const html = renderMarkdown(present.pinnedBody(link), assetOptions(link.team_id));
+      return reply.header('content-security-policy', READ_CSP).type('text/html; charset=utf-8').send(readPage(html, themeOf(link)));
+    }
+    const latest = present.latest(link);
+    const nonce = randomBytes(16).toString('base64');
+    return reply
+      .header('content-security-policy', editorCsp(nonce))
+      .type('text/html; charset=utf-8')
+      .send(editorPage({ body: latest.body, version: latest.current_version, theme: themeOf(link), nonce }));
+  });
+
+  app.get('/present/:token/state', async (request, reply) => {
+    privateHeaders(reply);
+    const link = editable(request.params);
+    return { version_number: present.latest(link).current_version };
+  });
+
+  app.post('/present/:token/preview', async (request, reply) => {
+    privateHeaders(reply);
+    const link = editable(request.params);
+    const { body } = parseWith(PreviewBody, request.body);
+    return { html: renderMarkdown(body, assetOptions(link.team_id)) };
+  });
+
+  app.post('/present/:token/edit', async (request, reply) => {
+    privateHeaders(reply);
+    const link = editable(request.params);
+    const input = parseWith(EditBody, request.body);
+    return present.edit(link, input.body, input.base_version, input.editor_name);
+  });
+}
