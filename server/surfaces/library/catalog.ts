@@ -6,6 +6,7 @@
  */
 import type { NodeContext } from '../../context.ts';
 import type { JsonValue } from '../../crypto/canonical-json.ts';
+import { CATALOG_TOPIC } from '../../events/bus.ts';
 import { conflict, forbidden, invalid, notFound } from '../../errors.ts';
 import { readBlueprintPayload } from './domain/blueprint-yaml.ts';
 import { blueprintDigest, profileDigest } from './domain/digest.ts';
@@ -96,7 +97,7 @@ export class BlueprintCatalog {
     const digest = blueprintDigest(files);
     const ref = manifest.blueprint_ref;
     const { db } = this.#ctx;
-    return db.transaction((): ImportResult => {
+    const published = db.transaction((): ImportResult => {
       const owner = db.prepare(`SELECT owner_team FROM blueprints WHERE blueprint_ref = ?`).pluck().get(ref) as string | undefined;
       if (owner !== undefined && owner !== teamId) throw forbidden(`Blueprint ${ref} is owned by team ${owner}`);
       const result = (created: boolean): ImportResult => ({
@@ -147,6 +148,8 @@ export class BlueprintCatalog {
       );
       return result(true);
     })();
+    if (published.created) this.#changed();
+    return published;
   }
 
   /** The latest version of every blueprint, newest first; `tags` matches any overlap. */
@@ -247,6 +250,7 @@ export class BlueprintCatalog {
   setTags(teamId: string, ref: string, tags: string[]) {
     this.#owned(teamId, ref);
     this.#ctx.db.prepare(`UPDATE blueprints SET tags = ? WHERE blueprint_ref = ?`).run(toJson(tags), ref);
+    this.#changed();
     return { blueprint_ref: ref, tags };
   }
 
@@ -254,7 +258,7 @@ export class BlueprintCatalog {
   delete(teamId: string, ref: string) {
     this.#owned(teamId, ref);
     const { db } = this.#ctx;
-    return db.transaction(() => {
+    const deleted = db.transaction(() => {
       const versions = db.prepare(`SELECT version FROM blueprint_versions WHERE blueprint_ref = ? ORDER BY seq`).pluck().all(ref) as string[];
       db.prepare(`DELETE FROM blueprints WHERE blueprint_ref = ?`).run(ref);
       const detached = db
@@ -266,6 +270,13 @@ export class BlueprintCatalog {
         .run(ref).changes;
       return { blueprint_ref: ref, deleted_versions: versions, detached_profiles: detached };
     })();
+    this.#changed();
+    return deleted;
+  }
+
+  /** Announced after the write commits: open catalog views re-read (the owner's event stream). */
+  #changed(): void {
+    this.#ctx.bus.publish(CATALOG_TOPIC);
   }
 
   /** blueprint.yaml's `profiles[]` entry for a profile (where runtime hints live). */

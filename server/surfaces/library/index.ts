@@ -3,7 +3,7 @@
  * everything else behind team-certificate auth (spec §5 mode 3, server/auth/team-envelope.ts).
  */
 import type { FastifyInstance } from 'fastify';
-import { CATALOG_TOPIC, teamTopic, type EventBus } from '../../events/bus.ts';
+import { teamTopic, type EventBus } from '../../events/bus.ts';
 import { teamAuth, type TeamAuthOptions } from '../../http/team-auth.ts';
 import { bindingRoutes } from './routes/bindings.ts';
 import { catalogWriteRoutes, publicCatalogRoutes } from './routes/catalog.ts';
@@ -22,11 +22,10 @@ export async function librarySurface(app: FastifyInstance, options: LibrarySurfa
   await app.register(async (scoped) => {
     scoped.addHook('preHandler', teamAuth(options.auth));
     // Every successful write is announced once it has committed, so the owner's UI (and any
-    // other open view) refreshes live instead of polling.
+    // other open view) refreshes live instead of polling. (The catalog announces its own changes.)
     scoped.addHook('onResponse', async (request, reply) => {
       if (request.method === 'GET' || reply.statusCode >= 300 || !request.teamMember) return;
       options.bus.publish(teamTopic(request.teamMember.team_id));
-      if (request.url.startsWith('/v1/blueprints') || request.url.includes('/publish')) options.bus.publish(CATALOG_TOPIC);
     });
     await scoped.register(catalogWriteRoutes, options);
     await scoped.register(shelfRoutes, options);
