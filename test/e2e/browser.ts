@@ -6,7 +6,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 
 export interface TestChromium {
   browser: Browser;
@@ -29,4 +29,17 @@ export async function launchChromium(): Promise<TestChromium> {
       rmSync(home, { recursive: true, force: true });
     },
   };
+}
+
+/** Collects the page's console errors and uncaught exceptions into `sink`. */
+export function watchConsole(page: Page, sink: string[]): void {
+  page.on('console', (message) => {
+    if (message.type() === 'error') sink.push(message.text());
+  });
+  page.on('pageerror', (error) => sink.push(error.message));
+}
+
+/** The console errors a test did not provoke: answers the UI handles (4xx) are expected. */
+export function unexpectedConsoleErrors(errors: readonly string[]): string[] {
+  return errors.filter((text) => !/status of 4\d\d/.test(text));
 }

@@ -27,8 +27,19 @@ export interface HeadlessNode {
   stderr(): string;
   /** The owner token from DIR/node.json. */
   ownerToken(): string;
+  /** An owner-API call (`/v1/node/...`) with the owner token; throws on a non-2xx answer. */
+  owner(method: 'GET' | 'POST', path: string, body?: unknown): Promise<any>;
+  /** A library request as a team's owner member: the node signs it (as the UI does), the test sends it. */
+  asTeamOwner(teamId: string, method: string, path: string, body?: unknown): Promise<any>;
   /** SIGTERM, then the exit code (null when killed by a signal). */
   stop(timeoutMs?: number): Promise<number | null>;
+}
+
+/** The JSON answer of `response`; a non-2xx answer throws with its status and text. */
+async function jsonAnswer(response: Response, what: string): Promise<any> {
+  const text = await response.text();
+  if (!response.ok) throw new Error(`${what}: ${response.status} ${text}`);
+  return JSON.parse(text);
 }
 
 const READY_PREFIX = 'svc-node ready ';
@@ -45,15 +56,39 @@ export function startHeadlessNode(timeoutMs = 30_000): Promise<HeadlessNode> {
   child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
 
+  const ownerToken = (): string => {
+    const file = JSON.parse(readFileSync(join(dataDir, 'node.json'), 'utf8')) as { owner_token?: unknown };
+    if (typeof file.owner_token !== 'string') throw new Error('node.json has no owner_token');
+    return file.owner_token;
+  };
   const node = (info: ReadyInfo): HeadlessNode => ({
     info,
     dataDir,
     child,
     stderr: () => stderr,
-    ownerToken: () => {
-      const file = JSON.parse(readFileSync(join(dataDir, 'node.json'), 'utf8')) as { owner_token?: unknown };
-      if (typeof file.owner_token !== 'string') throw new Error('node.json has no owner_token');
-      return file.owner_token;
+    ownerToken,
+    owner: async (method, path, body) => {
+      const response = await fetch(`${info.core_url}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${ownerToken()}`, 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      return jsonAnswer(response, `${method} ${path}`);
+    },
+    asTeamOwner: async (teamId, method, path, body) => {
+      const text = body === undefined ? undefined : JSON.stringify(body);
+      const sign = await fetch(`${info.core_url}/v1/node/teams/${encodeURIComponent(teamId)}/sign`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${ownerToken()}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ method, path, ...(text === undefined ? {} : { body: text }) }),
+      });
+      const signed = (await jsonAnswer(sign, `sign ${method} ${path}`)) as { url: string; headers: Record<string, string> };
+      const response = await fetch(signed.url, {
+        method,
+        headers: { ...signed.headers, ...(text === undefined ? {} : { 'content-type': 'application/json' }) },
+        body: text,
+      });
+      return jsonAnswer(response, `${method} ${path}`);
     },
     stop: async (stopTimeoutMs = 10_000) => {
       if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureUiBuilt, ROOT } from './build-ui.ts';
-import { launchChromium, type TestChromium } from './browser.ts';
+import { launchChromium, unexpectedConsoleErrors, watchConsole, type TestChromium } from './browser.ts';
 import { startHeadlessNode } from './headless-node.ts';
 import type { HeadlessNode } from './headless-node.ts';
 
@@ -42,10 +42,7 @@ beforeAll(async () => {
   // reducedMotion: no colour transitions half-way through a screenshot after a theme switch.
   context = await browser.newContext({ viewport: { width: 1280, height: 820 }, colorScheme: 'light', reducedMotion: 'reduce' });
   page = await context.newPage();
-  page.on('console', (message) => {
-    if (message.type() === 'error') consoleErrors.push(message.text());
-  });
-  page.on('pageerror', (error) => consoleErrors.push(error.message));
+  watchConsole(page, consoleErrors);
 }, 90_000);
 
 afterAll(async () => {
@@ -208,7 +205,7 @@ describe('Identities view (headless node, Chromium)', { timeout: 40_000 }, () =>
 
   it('logged no errors in the browser console', () => {
     // 4xx answers the test provoked on purpose show up as failed resource loads; nothing else may.
-    const unexpected = consoleErrors.filter((text) => !/status of 4\d\d/.test(text));
+    const unexpected = unexpectedConsoleErrors(consoleErrors);
     expect(unexpected).toEqual([]);
   });
 

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureUiBuilt, ROOT } from './build-ui.ts';
-import { launchChromium, type TestChromium } from './browser.ts';
+import { launchChromium, unexpectedConsoleErrors, watchConsole, type TestChromium } from './browser.ts';
 import { startHeadlessNode } from './headless-node.ts';
 import type { HeadlessNode } from './headless-node.ts';
 
@@ -33,27 +33,12 @@ let chrome: TestChromium | undefined;
 const identities: Record<string, { agent_id: string; did_key: string }> = {};
 const consoleErrors: string[] = [];
 
-async function owner(method: 'GET' | 'POST', path: string, body?: unknown): Promise<any> {
-  const response = await fetch(`${node.info.core_url}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${node.ownerToken()}`, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text}`);
-  return JSON.parse(text);
-}
+const owner = (method: 'GET' | 'POST', path: string, body?: unknown): Promise<any> => node.owner(method, path, body);
 
 async function shot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: false });
 }
 
-function watchConsole(page: Page): void {
-  page.on('console', (message) => {
-    if (message.type() === 'error') consoleErrors.push(message.text());
-  });
-  page.on('pageerror', (error) => consoleErrors.push(error.message));
-}
 
 /** Picks the identity this window acts as, with the sidebar switcher. */
 async function actAs(page: Page, name: string): Promise<void> {
@@ -96,13 +81,13 @@ beforeAll(async () => {
   context = await browser.newContext({ viewport: { width: 1280, height: 820 }, colorScheme: 'light', reducedMotion: 'reduce' });
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: node.info.core_url });
   alice = await context.newPage();
-  watchConsole(alice);
+  watchConsole(alice, consoleErrors);
   // The one-time link signs this browser session in; the second window reuses the session.
   await alice.goto(node.info.ui_url);
   await alice.getByTestId('nav-mail').waitFor({ timeout: WAIT });
   await actAs(alice, 'alice');
   bob = await context.newPage();
-  watchConsole(bob);
+  watchConsole(bob, consoleErrors);
   await bob.goto(`${node.info.core_url}/ui/`);
   await bob.getByTestId('nav-mail').waitFor({ timeout: WAIT });
   await actAs(bob, 'bob');
@@ -358,7 +343,7 @@ describe('Mail and Chat between two identities (headless node, Chromium)', { tim
 
   it('logged no errors in the browser console', () => {
     // 4xx answers the test provoked on purpose show up as failed resource loads; nothing else may.
-    const unexpected = consoleErrors.filter((text) => !/status of 4\d\d/.test(text));
+    const unexpected = unexpectedConsoleErrors(consoleErrors);
     expect(unexpected).toEqual([]);
   });
 });

@@ -15,7 +15,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { blueprintPayload } from '../support/library.ts';
 import { ensureUiBuilt, ROOT } from './build-ui.ts';
-import { launchChromium, type TestChromium } from './browser.ts';
+import { launchChromium, unexpectedConsoleErrors, watchConsole, type TestChromium } from './browser.ts';
 import { startHeadlessNode } from './headless-node.ts';
 import type { HeadlessNode } from './headless-node.ts';
 
@@ -35,30 +35,9 @@ let chrome: TestChromium | undefined;
 let folders: string;
 const consoleErrors: string[] = [];
 
-async function owner(method: 'GET' | 'POST', path: string, body?: unknown): Promise<any> {
-  const response = await fetch(`${node.info.core_url}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${node.ownerToken()}`, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text}`);
-  return JSON.parse(text);
-}
+const owner = (method: 'GET' | 'POST', path: string, body?: unknown): Promise<any> => node.owner(method, path, body);
 
-/** A library request as a team's owner member: the node signs it (as the UI does), we send it. */
-async function asTeam(teamId: string, method: string, path: string, body?: unknown): Promise<any> {
-  const text = body === undefined ? undefined : JSON.stringify(body);
-  const signed = await owner('POST', `/v1/node/teams/${encodeURIComponent(teamId)}/sign`, { method, path, ...(text === undefined ? {} : { body: text }) });
-  const response = await fetch(signed.url, {
-    method,
-    headers: { ...signed.headers, ...(text === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: text,
-  });
-  const answer = await response.text();
-  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${answer}`);
-  return JSON.parse(answer);
-}
+const asTeam = (teamId: string, method: string, path: string, body?: unknown): Promise<any> => node.asTeamOwner(teamId, method, path, body);
 
 async function publicRead(path: string): Promise<any> {
   const response = await fetch(`${node.info.library_url}${path}`);
@@ -115,10 +94,7 @@ beforeAll(async () => {
   browser = chrome.browser;
   context = await browser.newContext({ viewport: { width: 1280, height: 820 }, colorScheme: 'light', reducedMotion: 'reduce' });
   page = await context.newPage();
-  page.on('console', (message) => {
-    if (message.type() === 'error') consoleErrors.push(message.text());
-  });
-  page.on('pageerror', (error) => consoleErrors.push(error.message));
+  watchConsole(page, consoleErrors);
   await page.goto(node.info.ui_url);
   await page.getByTestId('nav-shelf').waitFor({ timeout: WAIT });
 }, 90_000);
@@ -454,7 +430,7 @@ describe('Shelf authoring (headless node, Chromium)', { timeout: 40_000 }, () =>
 
   it('logged no errors in the browser console', () => {
     // The refusals the test provoked on purpose (409s) show up as failed loads.
-    const unexpected = consoleErrors.filter((text) => !/status of 4\d\d/.test(text));
+    const unexpected = unexpectedConsoleErrors(consoleErrors);
     expect(unexpected).toEqual([]);
   });
 

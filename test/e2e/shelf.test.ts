@@ -17,7 +17,7 @@ import { privateKeyFromSeed, signBytes } from '../../server/crypto/ed25519.ts';
 import { testKey } from '../support/keys.ts';
 import { blueprintPayload, CHANGESET_SCHEMA, type ProfileSpec } from '../support/library.ts';
 import { ensureUiBuilt, ROOT } from './build-ui.ts';
-import { launchChromium, type TestChromium } from './browser.ts';
+import { launchChromium, unexpectedConsoleErrors, watchConsole, type TestChromium } from './browser.ts';
 import { startHeadlessNode } from './headless-node.ts';
 import type { HeadlessNode } from './headless-node.ts';
 
@@ -46,30 +46,10 @@ let aliceAgentId: string;
 const consoleErrors: string[] = [];
 const proposals: Record<string, string> = {};
 
-async function owner(method: 'GET' | 'POST', path: string, body?: unknown): Promise<any> {
-  const response = await fetch(`${node.info.core_url}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${node.ownerToken()}`, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text}`);
-  return JSON.parse(text);
-}
+const owner = (method: 'GET' | 'POST', path: string, body?: unknown): Promise<any> => node.owner(method, path, body);
 
 /** A library request as the team's owner member: the node signs it (as the UI does), we send it. */
-async function asOwnerMember(method: string, path: string, body?: unknown): Promise<any> {
-  const text = body === undefined ? undefined : JSON.stringify(body);
-  const signed = await owner('POST', `/v1/node/teams/${encodeURIComponent(TEAM_ID)}/sign`, { method, path, ...(text === undefined ? {} : { body: text }) });
-  const response = await fetch(signed.url, {
-    method,
-    headers: { ...signed.headers, ...(text === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: text,
-  });
-  const answer = await response.text();
-  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${answer}`);
-  return JSON.parse(answer);
-}
+const asOwnerMember = (method: string, path: string, body?: unknown): Promise<any> => node.asTeamOwner(TEAM_ID, method, path, body);
 
 /** A team member that keeps its own key (as an agent would), signing its own requests. */
 async function addMember(alias: string) {
@@ -129,10 +109,7 @@ beforeAll(async () => {
   context = await browser.newContext({ viewport: { width: 1280, height: 820 }, colorScheme: 'light', reducedMotion: 'reduce' });
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: node.info.core_url });
   page = await context.newPage();
-  page.on('console', (message) => {
-    if (message.type() === 'error') consoleErrors.push(message.text());
-  });
-  page.on('pageerror', (error) => consoleErrors.push(error.message));
+  watchConsole(page, consoleErrors);
   await page.goto(node.info.ui_url);
   await page.getByTestId('nav-shelf').waitFor({ timeout: WAIT });
 }, 90_000);
@@ -460,7 +437,7 @@ describe('Shelf view (headless node, Chromium)', { timeout: 40_000 }, () => {
 
   it('logged no errors in the browser console', () => {
     // 4xx answers the test provoked on purpose (the stale approval, the old version) show up as failed loads.
-    const unexpected = consoleErrors.filter((text) => !/status of 4\d\d/.test(text));
+    const unexpected = unexpectedConsoleErrors(consoleErrors);
     expect(unexpected).toEqual([]);
   });
 
