@@ -83,10 +83,11 @@ describe('content types and headers', () => {
 });
 
 describe('buildCsp', () => {
-  it('limits connect-src to the node loopback origins, deduplicated', () => {
+  it('limits connect-src (and images beyond the app) to the node loopback origins, deduplicated', () => {
     const csp = buildCsp(['http://127.0.0.1:41234', 'http://127.0.0.1:41234/', 'http://127.0.0.1:41235/docs']);
     const directives = new Map(csp.split('; ').map((d) => [d.split(' ')[0], d]));
     expect(directives.get('connect-src')).toBe('connect-src http://127.0.0.1:41234 http://127.0.0.1:41235');
+    expect(directives.get('img-src')).toBe("img-src 'self' data: http://127.0.0.1:41234 http://127.0.0.1:41235");
     expect(directives.get('default-src')).toBe("default-src 'none'");
     expect(directives.get('script-src')).toBe("script-src 'self'");
     expect(directives.get('object-src')).toBe("object-src 'none'");

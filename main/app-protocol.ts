@@ -79,6 +79,7 @@ export function loopbackOrigin(url: string): string {
  * The Content-Security-Policy header for every `app://` response. `connect-src` lists only the
  * node's loopback origin(s) (the three surfaces share one listener by default, but may not).
  * `style-src 'unsafe-inline'` is for Vue's style bindings; scripts are only our own files.
+ * `img-src` adds the same origins for document images and theme logos in the editor's preview.
  */
 export function buildCsp(nodeUrls: readonly string[]): string {
   const origins = [...new Set(nodeUrls.map(loopbackOrigin))];
@@ -86,7 +87,7 @@ export function buildCsp(nodeUrls: readonly string[]): string {
     "default-src 'none'",
     "script-src 'self'",
     "style-src 'self' 'unsafe-inline'",
-    "img-src 'self' data:",
+    `img-src 'self' data: ${origins.join(' ')}`,
     "font-src 'self'",
     `connect-src ${origins.join(' ')}`,
     "object-src 'none'",

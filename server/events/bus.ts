@@ -10,6 +10,8 @@ export const identityTopic = (agentId: string): string => `identity:${agentId}`;
 export const sessionTopic = (sessionId: string): string => `session:${sessionId}`;
 /** A team's library state changed (its shelf, proposals, bindings): the owner's UI refreshes. */
 export const teamTopic = (teamId: string): string => `team:${teamId}`;
+/** A team's documents changed (a document created or given a version): the owner's UI refreshes. */
+export const docsTopic = (teamId: string): string => `docs:${teamId}`;
 /** The public catalog changed (a blueprint published, retagged or deleted). */
 export const CATALOG_TOPIC = 'catalog';
 

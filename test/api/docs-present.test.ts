@@ -166,6 +166,15 @@ describe('revoke and expiry', () => {
     expect(listed.revoked_at).toEqual(expect.any(String));
   });
 
+  it('revokes by link_id too (listings never show tokens), only within the team', async () => {
+    const link = expectOk(await mint(alice, { slug: 'deck' }), 201);
+    expectRefusal(await outsider.request('POST', `/v1/present/${link.link_id}/revoke`), 404);
+    expect((await page(link.url)).status).toBe(200);
+    expect(expectOk(await alice.request('POST', `/v1/present/${link.link_id.toUpperCase()}/revoke`))).toEqual({ revoked: true });
+    expectNotFoundPage(await page(link.url));
+    expectRefusal(await alice.request('POST', '/v1/present/00000000-0000-4000-8000-000000000000/revoke'), 404);
+  });
+
   it('refuses another team, unknown tokens (404) and readers (403)', async () => {
     const link = expectOk(await mint(alice, { slug: 'deck' }), 201);
     expectRefusal(await outsider.request('POST', `/v1/present/${link.token}/revoke`), 404);

@@ -93,8 +93,13 @@ export class Assets {
     this.#ctx = ctx;
   }
 
+  /** The docs surface's origin, which serves `/assets/{id}` publicly. */
+  get origin(): string {
+    return this.#ctx.urls.docs_url;
+  }
+
   urlOf(assetId: string): string {
-    return `${this.#ctx.urls.docs_url}/assets/${assetId}`;
+    return `${this.origin}/assets/${assetId}`;
   }
 
   /** Stores an already checked image; returns its id. Runs inside a caller's transaction too. */

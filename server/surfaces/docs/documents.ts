@@ -8,6 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import type { TeamMember } from '../../auth/team-envelope.ts';
 import type { NodeContext } from '../../context.ts';
+import { docsTopic } from '../../events/bus.ts';
 import { sha256Hex } from '../../crypto/encoding.ts';
 import { conflict, notFound, paymentRequired } from '../../errors.ts';
 import type { CoreServices } from '../core/services.ts';
@@ -264,6 +265,7 @@ export class Documents {
 
   #announce(teamId: string, slug: string, version: number, source: VersionSource): void {
     this.#events.emit(teamId, { type: 'docs/doc.changed', resource_ref: slug, payload: { slug, version, source } });
+    this.#ctx.bus.publish(docsTopic(teamId));
   }
 
   #document(teamId: string, slug: string): DocumentRow {

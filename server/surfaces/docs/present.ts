@@ -17,6 +17,7 @@ export const PRESENT_TTL_MAX_SECONDS = 604_800;
 export const EDITOR_NAME_MAX = 120;
 
 const TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
+const LINK_ID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export interface MintInput {
   slug: string;
@@ -130,18 +131,24 @@ export class PresentLinks {
     return { token, url: `${base}/present/${token}`, link_id: linkId, slug: doc.slug, version, editable, ttl_seconds: ttl, expires_at: expiresAt };
   }
 
-  /** Idempotent; a token that is not one of the team's links is not found. */
-  revoke(teamId: string, token: string): { revoked: true } {
-    const row = TOKEN_PATTERN.test(token)
-      ? (this.#ctx.db.prepare(`SELECT revoked_at FROM present_links WHERE token_sha256 = ? AND team_id = ?`).get(tokenKey(token), teamId) as
-          | { revoked_at: string | null }
-          | undefined)
-      : undefined;
+  /**
+   * Idempotent; a link that is not one of the team's is not found. Ours: the link's `link_id`
+   * works in place of its token, since a listing never shows tokens and a link must stay revocable.
+   */
+  revoke(teamId: string, tokenOrLinkId: string): { revoked: true } {
+    const column = TOKEN_PATTERN.test(tokenOrLinkId) ? 'token_sha256' : LINK_ID_PATTERN.test(tokenOrLinkId) ? 'link_id' : null;
+    const key = column === 'token_sha256' ? tokenKey(tokenOrLinkId) : tokenOrLinkId.toLowerCase();
+    const row =
+      column === null
+        ? undefined
+        : (this.#ctx.db.prepare(`SELECT link_id, revoked_at FROM present_links WHERE ${column} = ? AND team_id = ?`).get(key, teamId) as
+            | { link_id: string; revoked_at: string | null }
+            | undefined);
     if (!row) throw notFound('No such present link');
     if (row.revoked_at === null) {
       this.#ctx.db
-        .prepare(`UPDATE present_links SET revoked_at = ? WHERE token_sha256 = ? AND revoked_at IS NULL`)
-        .run(this.#ctx.clock.now().toISOString(), tokenKey(token));
+        .prepare(`UPDATE present_links SET revoked_at = ? WHERE link_id = ? AND revoked_at IS NULL`)
+        .run(this.#ctx.clock.now().toISOString(), row.link_id);
     }
     return { revoked: true };
   }

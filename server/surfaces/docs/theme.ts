@@ -9,27 +9,10 @@ import { isoNow } from '../../clock.ts';
 import { invalid } from '../../errors.ts';
 import type { Assets } from './assets.ts';
 import { checkImage, decodeImageBase64 } from './assets.ts';
-import { COLOR_KEYS, palettesOf, parseColor, presetOf, type ColorKey, type Palette, type Preset } from './domain/colors.ts';
-import { AA_RATIO, contrastRatio, formatRatio } from './domain/contrast.ts';
-
-export const FONT_STACKS = {
-  system: 'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif',
-  serif: 'Georgia, Cambria, "Times New Roman", Times, serif',
-  mono: 'ui-monospace, SFMono-Regular, Menlo, Consolas, "Liberation Mono", monospace',
-} as const;
-export type FontName = keyof typeof FONT_STACKS;
-
-const LAYOUT = {
-  mode: ['document', 'presentation'],
-  measure: ['narrow', 'default', 'wide'],
-  color_scheme: ['light', 'dark', 'auto'],
-} as const;
-
-export interface ThemeTokens {
-  colors?: Partial<Record<ColorKey, string>>;
-  fonts?: { body?: FontName; heading?: FontName };
-  layout?: { mode?: 'document' | 'presentation'; measure?: 'narrow' | 'default' | 'wide'; color_scheme?: 'light' | 'dark' | 'auto' };
-}
+import { presetOf, type Preset } from './domain/colors.ts';
+import { formatRatio } from './domain/contrast.ts';
+import { contrastReport, sanitizeTokens, type PaletteContrast, type ThemeTokens } from './domain/theme-tokens.ts';
+import type { PresentTheme } from './present-page/page.ts';
 
 export interface ThemeView {
   tokens: ThemeTokens;
@@ -41,14 +24,8 @@ export interface ThemeView {
   updated_at: string | null;
 }
 
-/** What a present page needs to dress a document. */
-export interface PresentTheme {
-  tokens: ThemeTokens;
-  preset: Preset | null;
-  header: string | null;
-  footer: string | null;
-  logo_url: string | null;
-}
+/** A theme being edited, as the preview takes it: PUT's fields without a new logo. */
+export type ThemeDraft = Omit<ThemeInput, 'logo'>;
 
 export interface ThemeInput {
   tokens?: Record<string, unknown> | undefined;
@@ -59,59 +36,14 @@ export interface ThemeInput {
   footer?: string | null | undefined;
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
-
-/** Keeps the valid token entries and silently drops the rest (and groups left empty). */
-export function sanitizeTokens(raw: Record<string, unknown>): ThemeTokens {
-  const tokens: ThemeTokens = {};
-  if (isRecord(raw.colors)) {
-    const colors: Partial<Record<ColorKey, string>> = {};
-    for (const key of COLOR_KEYS) {
-      const value = raw.colors[key];
-      if (parseColor(value) !== null) colors[key] = (value as string).trim();
-    }
-    if (Object.keys(colors).length > 0) tokens.colors = colors;
-  }
-  if (isRecord(raw.fonts)) {
-    const fonts: NonNullable<ThemeTokens['fonts']> = {};
-    for (const key of ['body', 'heading'] as const) {
-      const value = raw.fonts[key];
-      if (typeof value === 'string' && Object.hasOwn(FONT_STACKS, value)) fonts[key] = value as FontName;
-    }
-    if (Object.keys(fonts).length > 0) tokens.fonts = fonts;
-  }
-  if (isRecord(raw.layout)) {
-    const layout: Record<string, string> = {};
-    for (const key of Object.keys(LAYOUT) as (keyof typeof LAYOUT)[]) {
-      const value = raw.layout[key];
-      if (typeof value === 'string' && (LAYOUT[key] as readonly string[]).includes(value)) layout[key] = value;
-    }
-    if (Object.keys(layout).length > 0) tokens.layout = layout as ThemeTokens['layout'];
-  }
-  return tokens;
-}
-
-/** The palettes a page can show: the preset's base palettes with the custom colours on top. */
-export function effectivePalettes(tokens: ThemeTokens, preset: Preset | null): { name: 'light' | 'dark'; palette: Palette }[] {
-  const base = palettesOf(preset);
-  const scheme = tokens.layout?.color_scheme ?? 'light';
-  const names: ('light' | 'dark')[] = scheme === 'auto' ? ['light', 'dark'] : [scheme];
-  return names.map((name) => ({ name, palette: { ...base[name], ...tokens.colors } }));
-}
-
 /** 422 unless text on surface reaches AA in every palette; alpha-bearing colours fail closed. */
 export function checkContrast(tokens: ThemeTokens, preset: Preset | null): void {
-  for (const { name, palette } of effectivePalettes(tokens, preset)) {
-    const text = parseColor(palette.text)!;
-    const surface = parseColor(palette.surface)!;
-    if (text.a < 1 || surface.a < 1) {
-      throw invalid(`Theme text and surface colours must be opaque (${name} palette: text ${palette.text} on surface ${palette.surface}); transparent or alpha colours cannot be checked for contrast`);
+  for (const { palette, text, surface, ratio, passes } of contrastReport(tokens, preset)) {
+    if (ratio === null) {
+      throw invalid(`Theme text and surface colours must be opaque (${palette} palette: text ${text} on surface ${surface}); transparent or alpha colours cannot be checked for contrast`);
     }
-    const ratio = contrastRatio(text, surface);
-    if (ratio < AA_RATIO) {
-      throw invalid(
-        `Theme text ${palette.text} on surface ${palette.surface} has a contrast ratio of ${formatRatio(ratio)}:1 (${name} palette); WCAG AA needs at least 4.5:1`,
-      );
+    if (!passes) {
+      throw invalid(`Theme text ${text} on surface ${surface} has a contrast ratio of ${formatRatio(ratio)}:1 (${palette} palette); WCAG AA needs at least 4.5:1`);
     }
   }
 }
@@ -165,6 +97,24 @@ export class Themes {
     const { tokens, preset, header, footer, logo_asset_id } = this.#view(row);
     // Same-origin path: present pages are served on both listeners (their CSP allows img-src 'self').
     return { tokens, preset, header, footer, logo_url: logo_asset_id === null ? null : `/assets/${logo_asset_id}` };
+  }
+
+  /**
+   * A theme as a page would paint it without saving it: the draft's tokens (sanitised as PUT would),
+   * preset, header and footer, with the saved logo unless `clear_logo`; and the contrast of every
+   * palette it shows, which PUT would refuse below AA. Without a draft, the saved theme.
+   */
+  preview(teamId: string, draft: ThemeDraft | undefined): { theme: PresentTheme | null; contrast: PaletteContrast[] } {
+    const saved = this.themeFor(teamId);
+    if (draft === undefined) return { theme: saved, contrast: contrastReport(saved?.tokens ?? {}, saved?.preset ?? null) };
+    const theme: PresentTheme = {
+      tokens: sanitizeTokens(draft.tokens ?? {}),
+      preset: presetOf(draft.preset),
+      header: draft.header ?? null,
+      footer: draft.footer ?? null,
+      logo_url: draft.clear_logo === true ? null : (saved?.logo_url ?? null),
+    };
+    return { theme, contrast: contrastReport(theme.tokens, theme.preset) };
   }
 
   /** PUT /v1/theme: everything is checked before anything is written. */

@@ -5,7 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import { normalizeDomain } from '../../crypto/dns-txt.ts';
 import { invalid, unauthorized } from '../../errors.ts';
-import { CATALOG_TOPIC, teamTopic } from '../../events/bus.ts';
+import { CATALOG_TOPIC, docsTopic, teamTopic } from '../../events/bus.ts';
 import { openSse, streamDeadline } from '../../http/sse.ts';
 import { parseWith } from '../../http/validate.ts';
 import type { CoreServices } from '../core/services.ts';
@@ -22,6 +22,7 @@ import { docsOwnerRoutes } from './docs-routes.ts';
 import { teamRoutes } from './team-routes.ts';
 
 const TEAM_TOPIC_PREFIX = teamTopic('');
+const DOCS_TOPIC_PREFIX = docsTopic('');
 
 export interface OwnerApiOptions {
   services: CoreServices;
@@ -78,6 +79,7 @@ export async function ownerApi(app: FastifyInstance, { services, nodeInfo, uiLin
         ctx.bus.subscribeAll((topic) => {
           if (topic === CATALOG_TOPIC) stream.send('catalog_changed', {});
           else if (topic.startsWith(TEAM_TOPIC_PREFIX)) stream.send('library_changed', { team_id: topic.slice(TEAM_TOPIC_PREFIX.length) });
+          else if (topic.startsWith(DOCS_TOPIC_PREFIX)) stream.send('docs_changed', { team_id: topic.slice(DOCS_TOPIC_PREFIX.length) });
         }),
       );
       return reply;

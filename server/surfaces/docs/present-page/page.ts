@@ -6,43 +6,23 @@
  * HTML from render/markdown.ts.
  */
 
-/** A team's presentation theme as the page uses it; supplied by the theme feature when present. */
-export interface PresentTheme {
-  tokens?: PresentThemeTokens | null;
-  header?: string | null;
-  footer?: string | null;
-  /** Same-origin `/assets/...` URL of the logo; anything else is ignored (CSP img-src 'self'). */
-  logo_url?: string | null;
-}
+import { COLOR_KEYS, type Palette, type Preset } from '../domain/colors.ts';
+import { effectivePalettes, FONT_STACKS, MEASURES, type ThemeTokens } from '../domain/theme-tokens.ts';
 
-export interface PresentThemeTokens {
-  colors?: Partial<Record<ColorToken, string>> | null;
-  fonts?: { body?: string | null; heading?: string | null } | null;
-  layout?: { measure?: string | null; color_scheme?: string | null } | null;
+/** A team's presentation theme as a page paints it (the theme service's view of it). */
+export interface PresentTheme {
+  tokens: ThemeTokens;
+  preset: Preset | null;
+  header: string | null;
+  footer: string | null;
+  /** Same-origin `/assets/...` URL of the logo; anything else is ignored (CSP img-src 'self'). */
+  logo_url: string | null;
 }
 
 export type ThemeFor = (teamId: string) => PresentTheme | null;
 
-type ColorToken = 'background' | 'surface' | 'text' | 'muted' | 'border' | 'accent';
-
-const DEFAULT_COLORS: Record<ColorToken, string> = {
-  background: '#f4f4f2',
-  surface: '#ffffff',
-  text: '#1d1d1f',
-  muted: '#5f6368',
-  border: '#dcdcd8',
-  accent: '#2754c5',
-};
-
-const FONT_STACKS: Record<string, string> = {
-  system: 'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif',
-  serif: 'Georgia, "Iowan Old Style", "Times New Roman", serif',
-  mono: 'ui-monospace, SFMono-Regular, Menlo, Consolas, monospace',
-};
-
-const MEASURES: Record<string, string> = { narrow: '58ch', default: '68ch', wide: '82ch' };
-
-// Only values that cannot break out of a CSS declaration: hex, rgb()/rgba() with numbers, or a word.
+// Defence in depth: tokens were checked when stored, and only values that cannot break out of a CSS
+// declaration reach the stylesheet: hex, rgb()/rgba() with numbers, or a colour word.
 const SAFE_COLOR = /^(?:#[0-9a-fA-F]{3,8}|rgba?\(\s*[0-9.]+\s*(?:,\s*[0-9.]+\s*){2,3}\)|[a-zA-Z]{3,20})$/;
 const SAFE_LOGO = /^\/assets\/[A-Za-z0-9-]{1,64}$/;
 
@@ -50,20 +30,25 @@ export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
-function themeCss(theme: PresentTheme | null): string {
-  const tokens = theme?.tokens ?? null;
-  const colors = { ...DEFAULT_COLORS };
-  for (const name of Object.keys(DEFAULT_COLORS) as ColorToken[]) {
-    const value = tokens?.colors?.[name];
-    if (typeof value === 'string' && SAFE_COLOR.test(value)) colors[name] = value;
-  }
-  const body = FONT_STACKS[tokens?.fonts?.body ?? 'system'] ?? FONT_STACKS.system!;
-  const heading = FONT_STACKS[tokens?.fonts?.heading ?? ''] ?? body;
-  const measure = MEASURES[tokens?.layout?.measure ?? 'default'] ?? MEASURES.default!;
-  const vars = Object.entries(colors)
-    .map(([name, value]) => `--${name}:${value};`)
+function paletteVars(palette: Palette): string {
+  return COLOR_KEYS.filter((name) => SAFE_COLOR.test(palette[name]))
+    .map((name) => `--${name}:${palette[name]};`)
     .join('');
-  return `:root{${vars}--font-body:${body};--font-heading:${heading};--measure:${measure};}`;
+}
+
+/**
+ * The palettes the contrast check passed, painted: one scheme as `:root`, or with `auto` the light
+ * palette and the dark one under `prefers-color-scheme: dark`.
+ */
+function themeCss(theme: PresentTheme | null): string {
+  const tokens = theme?.tokens ?? {};
+  const [first, second] = effectivePalettes(tokens, theme?.preset ?? null);
+  const body = FONT_STACKS[tokens.fonts?.body ?? 'system'];
+  const heading = FONT_STACKS[tokens.fonts?.heading ?? tokens.fonts?.body ?? 'system'];
+  const measure = MEASURES[tokens.layout?.measure ?? 'default'];
+  const scheme = second ? 'light dark' : first!.name;
+  const root = `:root{color-scheme:${scheme};${paletteVars(first!.palette)}--font-body:${body};--font-heading:${heading};--measure:${measure};}`;
+  return second ? `${root}@media (prefers-color-scheme:dark){:root{${paletteVars(second.palette)}}}` : root;
 }
 
 const BASE_CSS = `
@@ -98,9 +83,17 @@ article.surface{max-width:var(--measure);margin:0 auto;padding:2.5rem 3rem;backg
 }`;
 
 /** The whole page around `inner` (already safe HTML), with the theme's logo, header and footer. */
-export function presentDocument(options: { theme: PresentTheme | null; inner: string; extraCss?: string; script?: { nonce: string; source: string } }): string {
+export function presentDocument(options: {
+  theme: PresentTheme | null;
+  inner: string;
+  extraCss?: string;
+  script?: { nonce: string; source: string };
+  /** Prefix of the logo's `/assets/...` path: the docs origin when the page is shown elsewhere. */
+  assetOrigin?: string;
+}): string {
   const { theme } = options;
-  const logo = typeof theme?.logo_url === 'string' && SAFE_LOGO.test(theme.logo_url) ? `<img class="logo" src="${escapeHtml(theme.logo_url)}" alt="">` : '';
+  const logoSrc = typeof theme?.logo_url === 'string' && SAFE_LOGO.test(theme.logo_url) ? `${options.assetOrigin ?? ''}${theme.logo_url}` : null;
+  const logo = logoSrc === null ? '' : `<img class="logo" src="${escapeHtml(logoSrc)}" alt="">`;
   const header = theme?.header ? `<div class="theme-header">${escapeHtml(theme.header)}</div>` : '';
   const footer = theme?.footer ? `<div class="theme-footer">${escapeHtml(theme.footer)}</div>` : '';
   const script = options.script ? `<script nonce="${escapeHtml(options.script.nonce)}">${options.script.source}</script>` : '';
@@ -122,8 +115,8 @@ ${script}</body>
 }
 
 /** A read link's page: the pinned version's sanitised HTML, and no script at all. */
-export function readPage(html: string, theme: PresentTheme | null): string {
-  return presentDocument({ theme, inner: `<div class="doc">${html}</div>` });
+export function readPage(html: string, theme: PresentTheme | null, assetOrigin?: string): string {
+  return presentDocument({ theme, inner: `<div class="doc">${html}</div>`, ...(assetOrigin === undefined ? {} : { assetOrigin }) });
 }
 
 /** Unknown, expired and revoked links alike: nothing about the team, document or link. */

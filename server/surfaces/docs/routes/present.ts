@@ -20,6 +20,7 @@ import { EDITOR_NAME_MAX, type ResolvedLink } from '../present.ts';
 import { renderMarkdown } from '../render/markdown.ts';
 import { SLUG_MAX, SLUG_PATTERN } from '../schemas.ts';
 import { memberWith, type DocsRouteOptions } from './options.ts';
+import { ThemeBody } from './theme.ts';
 
 export const PREVIEW_MAX_CHARS = 200_000;
 
@@ -37,6 +38,9 @@ const EditBody = z.strictObject({
 });
 
 const PreviewBody = z.strictObject({ body: z.string().max(PREVIEW_MAX_CHARS) });
+
+/** The owner's editor preview: any document size, and optionally a theme being edited. */
+const DraftPreviewBody = z.strictObject({ body: z.string(), theme: z.strictObject(ThemeBody.omit({ logo: true }).shape).optional() });
 
 const READ_CSP = "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; script-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 const editorCsp = (nonce: string) =>
@@ -70,6 +74,20 @@ export async function presentApiRoutes(app: FastifyInstance, { services }: DocsR
   });
 
   app.get('/v1/present', async (request) => services.present.list(memberWith(request, 'docs:read').team_id));
+
+  /*
+   * Ours: a document (saved or not) as its present page would show it, for editors' live preview,
+   * with a theme being edited and its contrast against AA. The page is the same HTML a link serves;
+   * image URLs are absolute on the docs origin because the preview is shown away from this origin.
+   */
+  app.post('/v1/present/preview', async (request) => {
+    const teamId = memberWith(request, 'docs:read').team_id;
+    const input = parseWith(DraftPreviewBody, request.body);
+    const { theme, contrast } = services.theme.preview(teamId, input.theme);
+    const { assets } = services;
+    const html = renderMarkdown(input.body, { assetIds: assets.assetIdsOf(teamId), assetUrl: (id) => assets.urlOf(id) });
+    return { html: readPage(html, theme, assets.origin), contrast };
+  });
 }
 
 export async function presentPageRoutes(app: FastifyInstance, { services }: DocsRouteOptions): Promise<void> {
