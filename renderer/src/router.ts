@@ -5,6 +5,7 @@
 import { createRouter, createWebHashHistory } from 'vue-router';
 import type { Router } from 'vue-router';
 import ChatView from './views/ChatView.vue';
+import DocumentsView from './views/DocumentsView.vue';
 import IdentitiesView from './views/IdentitiesView.vue';
 import MailView from './views/MailView.vue';
 import SettingsView from './views/SettingsView.vue';
@@ -22,6 +23,7 @@ export function createAppRouter(): Router {
       { path: '/', redirect: '/mail' },
       { path: '/mail', component: MailView, meta: { title: 'Mail' } },
       { path: '/chat', component: ChatView, meta: { title: 'Chat' } },
+      { path: '/documents', component: DocumentsView, meta: { title: 'Documents' } },
       { path: '/shelf', component: ShelfView, meta: { title: 'Shelf' } },
       { path: '/identities', component: IdentitiesView, meta: { title: 'Identities' } },
       { path: '/settings', component: SettingsView, meta: { title: 'Settings' } },

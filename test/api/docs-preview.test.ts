@@ -44,6 +44,9 @@ describe('POST /v1/present/preview', () => {
     expect(shown.html).not.toContain('<script');
     expect(shown.html).not.toContain('javascript:');
     expect(shown.contrast).toEqual([{ palette: 'light', text: '#1f2328', surface: '#ffffff', ratio: expect.any(Number), passes: true }]);
+    // What unset colours fall back to, for an editor's swatches.
+    expect(shown.base_palettes.light).toMatchObject({ surface: '#ffffff', text: '#1f2328' });
+    expect(shown.base_palettes.dark).toMatchObject({ background: '#0d1117' });
   });
 
   it('previews a theme being edited without saving it, with each palette\'s contrast', async () => {

@@ -176,6 +176,13 @@ export interface NodeWakeItem {
 // Wire types (identity API: /v1/messages, /v1/contacts, /v1/chat)
 // ---------------------------------------------------------------------------------------------
 
+/** A nudge on the owner feed: what changed (never the data itself). */
+export interface NodeChange {
+  kind: 'library_changed' | 'docs_changed' | 'catalog_changed';
+  /** The team, for library and documents changes. */
+  teamId: string | null;
+}
+
 export type Priority = 'low' | 'normal' | 'high' | 'urgent';
 export const PRIORITIES: readonly Priority[] = ['low', 'normal', 'high', 'urgent'];
 
@@ -452,11 +459,11 @@ export class NodeClient {
   }
 
   /**
-   * The four team-auth headers for one library request made as the team's owner member (the key
+   * The four team-auth headers for one library or documents request made as the team's owner member (the key
    * stays in the node's custody), and the URL to send it to. Each signature works once.
    */
-  signAsTeam(teamId: string, request: TeamRequestToSign): Promise<SignedTeamRequest> {
-    return this.#post<SignedTeamRequest>(`/v1/node/teams/${encodeURIComponent(teamId)}/sign`, { ...request, surface: 'library' });
+  signAsTeam(teamId: string, request: TeamRequestToSign, surface: 'library' | 'docs' = 'library'): Promise<SignedTeamRequest> {
+    return this.#post<SignedTeamRequest>(`/v1/node/teams/${encodeURIComponent(teamId)}/sign`, { ...request, surface });
   }
 
   /** A fresh key acting as the identity for 24 h; the UI keeps it in memory only. */
@@ -470,6 +477,8 @@ export class NodeClient {
    */
   streamWake(handlers: {
     onItem: (item: NodeWakeItem) => void;
+    /** A team's library or documents changed, or the catalog did: views re-read what they show. */
+    onChange?: (change: NodeChange) => void;
     onState?: (state: StreamState, detail: string | null) => void;
   }): StreamHandle {
     return openStream({
@@ -478,9 +487,13 @@ export class NodeClient {
       fetch: this.#fetch,
       onState: handlers.onState,
       onFrame: (frame) => {
-        if (frame.event !== 'mail_message' && frame.event !== 'chat_message') return;
-        const item = frameJson<NodeWakeItem>(frame);
-        if (item !== null && typeof item.agent_id === 'string') handlers.onItem(item);
+        if (frame.event === 'mail_message' || frame.event === 'chat_message') {
+          const item = frameJson<NodeWakeItem>(frame);
+          if (item !== null && typeof item.agent_id === 'string') handlers.onItem(item);
+        } else if (frame.event === 'library_changed' || frame.event === 'docs_changed' || frame.event === 'catalog_changed') {
+          const data = frameJson<{ team_id?: unknown }>(frame);
+          handlers.onChange?.({ kind: frame.event, teamId: typeof data?.team_id === 'string' ? data.team_id : null });
+        }
       },
     });
   }

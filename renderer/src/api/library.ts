@@ -1,14 +1,11 @@
 /**
  * The library surface (blueprints, the team's shelf of agent profiles, publishing, proposals,
- * bindings, materialize), called through the one HTTP transport in client.ts.
- *
- * The catalog reads are public. Everything else needs a team-certificate envelope, and the
- * renderer holds no keys: for each request it asks the node (owner API, `signAsTeam`) to sign
- * the exact method, request target and body as the team's owner member, then sends that request
- * itself with the returned headers. A signature works once, so every call signs afresh.
+ * bindings, materialize). The catalog reads are public; everything else is a team-signed request
+ * (team-request.ts).
  */
 import { fetchJson } from './client.ts';
-import type { FetchLike, SignedTeamRequest, TeamRequestToSign } from './client.ts';
+import type { FetchLike } from './client.ts';
+import { query, sendSigned, trimSlash, type Method, type TeamSigner } from './team-request.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Wire types
@@ -265,27 +262,7 @@ export interface Materialized {
 // Client
 // ---------------------------------------------------------------------------------------------
 
-/** Signs one request as a team member; NodeClient.signAsTeam for the owner member. */
-export type TeamSigner = (request: TeamRequestToSign) => Promise<SignedTeamRequest>;
-
-type Method = TeamRequestToSign['method'];
-
-function trimSlash(url: string): string {
-  return url.replace(/\/+$/, '');
-}
-
 const ref = encodeURIComponent;
-
-/** `?a=1&b=2` from defined values; arrays repeat the key (`tags=a&tags=b`). */
-function query(params: Record<string, string | readonly string[] | undefined>): string {
-  const search = new URLSearchParams();
-  for (const [key, value] of Object.entries(params)) {
-    if (value === undefined) continue;
-    for (const item of typeof value === 'string' ? [value] : value) search.append(key, item);
-  }
-  const text = search.toString();
-  return text === '' ? '' : `?${text}`;
-}
 
 /** The library surface for one team of this node. */
 export class LibraryClient {
@@ -305,13 +282,8 @@ export class LibraryClient {
     return fetchJson<T>(this.#fetch, `${this.libraryUrl}${path}`, { method: 'GET', headers: { accept: 'application/json' } });
   }
 
-  /** Signs exactly what is sent (target with its query, body text), then sends it once. */
-  async #signed<T>(method: Method, path: string, body?: unknown): Promise<T> {
-    const text = body === undefined ? undefined : JSON.stringify(body);
-    const signed = await this.#sign(text === undefined ? { method, path } : { method, path, body: text });
-    const headers: Record<string, string> = { accept: 'application/json', ...signed.headers };
-    if (text !== undefined) headers['content-type'] = 'application/json';
-    return fetchJson<T>(this.#fetch, signed.url, { method, headers, body: text });
+  #signed<T>(method: Method, path: string, body?: unknown): Promise<T> {
+    return sendSigned<T>(this.#fetch, this.#sign, method, path, body === undefined ? undefined : { json: body });
   }
 
   // -------------------------------------------------------------- the public catalog

@@ -1,11 +1,12 @@
 /**
  * The owner's live feed: one node-wide stream (`GET /v1/node/events/stream`) of new mail and chat
  * for every identity on this node. Mail, Chat and the unread badges subscribe to it; it also
- * counts what arrived for identities other than the current one, for the switcher's dots.
+ * counts what arrived for identities other than the current one, for the switcher's dots, and
+ * passes on the nudges that a team's documents or library changed.
  */
 import { defineStore } from 'pinia';
 import { ref } from 'vue';
-import type { NodeWakeItem, StreamHandle, StreamState } from '../api/client.ts';
+import type { NodeChange, NodeWakeItem, StreamHandle, StreamState } from '../api/client.ts';
 import { useSessionStore } from './session.ts';
 
 export const useLiveStore = defineStore('live', () => {
@@ -17,6 +18,7 @@ export const useLiveStore = defineStore('live', () => {
   const fresh = ref<Record<string, number>>({});
 
   const itemListeners = new Set<(item: NodeWakeItem) => void>();
+  const changeListeners = new Set<(change: NodeChange) => void>();
   const openListeners = new Set<() => void>();
   let handle: StreamHandle | null = null;
   let current: string | null = null;
@@ -27,6 +29,9 @@ export const useLiveStore = defineStore('live', () => {
       onItem: (item) => {
         if (item.agent_id !== current) fresh.value = { ...fresh.value, [item.agent_id]: (fresh.value[item.agent_id] ?? 0) + 1 };
         for (const listener of itemListeners) listener(item);
+      },
+      onChange: (change) => {
+        for (const listener of changeListeners) listener(change);
       },
       onState: (next, why) => {
         state.value = next;
@@ -48,6 +53,12 @@ export const useLiveStore = defineStore('live', () => {
     return () => itemListeners.delete(listener);
   }
 
+  /** Calls `listener` for every change nudge; returns the unsubscribe. */
+  function onChange(listener: (change: NodeChange) => void): () => void {
+    changeListeners.add(listener);
+    return () => changeListeners.delete(listener);
+  }
+
   /** Calls `listener` each time the stream (re)opens. */
   function onOpen(listener: () => void): () => void {
     openListeners.add(listener);
@@ -64,5 +75,5 @@ export const useLiveStore = defineStore('live', () => {
     }
   }
 
-  return { state, detail, fresh, start, stop, onItem, onOpen, setCurrent };
+  return { state, detail, fresh, start, stop, onItem, onChange, onOpen, setCurrent };
 });

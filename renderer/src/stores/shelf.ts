@@ -1,7 +1,6 @@
 /**
- * The Shelf: the teams this node holds (one is chosen, remembered per node origin), the chosen
- * team's shelf of agent profiles, the public catalog, and the selected profile with its
- * versions, proposals and bindings; and authoring: new profiles, publishing a profile into the
+ * The Shelf: the chosen team's (stores/teams.ts) shelf of agent profiles, the public catalog, and
+ * the selected profile with its versions, proposals and bindings; and authoring: new profiles, publishing a profile into the
  * catalog, importing a blueprint folder, deleting a blueprint the team owns. Every library call
  * goes through LibraryClient, signed by the node as the team's owner member.
  *
@@ -9,7 +8,7 @@
  * connects, when the window comes back into view, every minute, and after each decision.
  */
 import { defineStore } from 'pinia';
-import { computed, ref, shallowRef, watch } from 'vue';
+import { computed, ref, shallowRef } from 'vue';
 import { ApiError } from '../api/client.ts';
 import type { CreateTeamInput, Team } from '../api/client.ts';
 import { LibraryClient } from '../api/library.ts';
@@ -38,31 +37,23 @@ import type {
 import { errorMessage } from '../lib/format.ts';
 import { catalogTags, ownedBlueprints, sortProposals, sortShelf } from '../lib/shelf.ts';
 import { useSessionStore } from './session.ts';
+import { useTeamsStore } from './teams.ts';
 
 export type ShelfSelection = { kind: 'catalog' } | { kind: 'profile'; ref: string };
 
 const BADGE_POLL_MS = 60_000;
 
-function teamStorageKey(): string {
-  return `svc-node.current-team@${window.location.origin}`;
-}
-
 export const useShelfStore = defineStore('shelf', () => {
   const session = useSessionStore();
 
-  // ------------------------------------------------------------------ teams
+  // ------------------------------------------------------------------ teams (shared with Documents)
 
-  const teams = ref<Team[]>([]);
-  const teamsLoaded = ref(false);
-  const teamsError = ref<string | null>(null);
-  const chosenTeamId = ref<string | null>(window.localStorage.getItem(teamStorageKey()));
-  const team = computed<Team | null>(() => teams.value.find((t) => t.team_id === chosenTeamId.value) ?? teams.value[0] ?? null);
-  const teamId = computed(() => team.value?.team_id ?? null);
-
-  watch(chosenTeamId, (id) => {
-    if (id === null) window.localStorage.removeItem(teamStorageKey());
-    else window.localStorage.setItem(teamStorageKey(), id);
-  });
+  const teamsStore = useTeamsStore();
+  const teams = computed(() => teamsStore.teams);
+  const teamsLoaded = computed(() => teamsStore.loaded);
+  const teamsError = computed(() => teamsStore.error);
+  const team = computed(() => teamsStore.team);
+  const teamId = computed(() => teamsStore.teamId);
 
   /** team_id → its open proposals (the badge); `openProposals` holds the chosen team's. */
   const openCounts = ref<Record<string, number>>({});
@@ -119,27 +110,9 @@ export const useShelfStore = defineStore('shelf', () => {
     });
   }
 
-  async function loadTeams(): Promise<void> {
-    try {
-      teams.value = await session.api().teams();
-      teamsError.value = null;
-    } catch (error) {
-      teamsError.value = errorMessage(error);
-    } finally {
-      teamsLoaded.value = true;
-    }
-  }
-
-  async function createTeam(input: CreateTeamInput): Promise<Team> {
-    const created = await session.api().createTeam(input);
-    await loadTeams();
-    chosenTeamId.value = created.team_id;
-    return created;
-  }
-
-  function chooseTeam(id: string): void {
-    chosenTeamId.value = id;
-  }
+  const loadTeams = (): Promise<void> => teamsStore.load();
+  const createTeam = (input: CreateTeamInput): Promise<Team> => teamsStore.create(input);
+  const chooseTeam = (id: string): void => teamsStore.choose(id);
 
   /** The view opened: teams, then the chosen team's shelf (kept as it was when it is the same team). */
   async function open(): Promise<void> {

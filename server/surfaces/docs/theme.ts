@@ -9,7 +9,7 @@ import { isoNow } from '../../clock.ts';
 import { invalid } from '../../errors.ts';
 import type { Assets } from './assets.ts';
 import { checkImage, decodeImageBase64 } from './assets.ts';
-import { presetOf, type Preset } from './domain/colors.ts';
+import { palettesOf, presetOf, type Palette, type Preset } from './domain/colors.ts';
 import { formatRatio } from './domain/contrast.ts';
 import { contrastReport, sanitizeTokens, type PaletteContrast, type ThemeTokens } from './domain/theme-tokens.ts';
 import type { PresentTheme } from './present-page/page.ts';
@@ -22,6 +22,13 @@ export interface ThemeView {
   header: string | null;
   footer: string | null;
   updated_at: string | null;
+}
+
+/** A theme as a page would paint it, its contrast, and the palettes unset colours fall back to. */
+export interface ThemePreview {
+  theme: PresentTheme | null;
+  contrast: PaletteContrast[];
+  base_palettes: { light: Palette; dark: Palette };
 }
 
 /** A theme being edited, as the preview takes it: PUT's fields without a new logo. */
@@ -102,11 +109,15 @@ export class Themes {
   /**
    * A theme as a page would paint it without saving it: the draft's tokens (sanitised as PUT would),
    * preset, header and footer, with the saved logo unless `clear_logo`; and the contrast of every
-   * palette it shows, which PUT would refuse below AA. Without a draft, the saved theme.
+   * palette it shows, which PUT would refuse below AA; and the preset's base palettes, which an
+   * editor shows for the colours left unset. Without a draft, the saved theme.
    */
-  preview(teamId: string, draft: ThemeDraft | undefined): { theme: PresentTheme | null; contrast: PaletteContrast[] } {
+  preview(teamId: string, draft: ThemeDraft | undefined): ThemePreview {
     const saved = this.themeFor(teamId);
-    if (draft === undefined) return { theme: saved, contrast: contrastReport(saved?.tokens ?? {}, saved?.preset ?? null) };
+    if (draft === undefined) {
+      const preset = saved?.preset ?? null;
+      return { theme: saved, contrast: contrastReport(saved?.tokens ?? {}, preset), base_palettes: palettesOf(preset) };
+    }
     const theme: PresentTheme = {
       tokens: sanitizeTokens(draft.tokens ?? {}),
       preset: presetOf(draft.preset),
@@ -114,7 +125,7 @@ export class Themes {
       footer: draft.footer ?? null,
       logo_url: draft.clear_logo === true ? null : (saved?.logo_url ?? null),
     };
-    return { theme, contrast: contrastReport(theme.tokens, theme.preset) };
+    return { theme, contrast: contrastReport(theme.tokens, theme.preset), base_palettes: palettesOf(theme.preset) };
   }
 
   /** PUT /v1/theme: everything is checked before anything is written. */

@@ -77,16 +77,16 @@ export async function presentApiRoutes(app: FastifyInstance, { services }: DocsR
 
   /*
    * Ours: a document (saved or not) as its present page would show it, for editors' live preview,
-   * with a theme being edited and its contrast against AA. The page is the same HTML a link serves;
+   * with a theme being edited, its contrast against AA and the base palettes unset colours use. The page is the same HTML a link serves;
    * image URLs are absolute on the docs origin because the preview is shown away from this origin.
    */
   app.post('/v1/present/preview', async (request) => {
     const teamId = memberWith(request, 'docs:read').team_id;
     const input = parseWith(DraftPreviewBody, request.body);
-    const { theme, contrast } = services.theme.preview(teamId, input.theme);
+    const { theme, contrast, base_palettes } = services.theme.preview(teamId, input.theme);
     const { assets } = services;
     const html = renderMarkdown(input.body, { assetIds: assets.assetIdsOf(teamId), assetUrl: (id) => assets.urlOf(id) });
-    return { html: readPage(html, theme, assets.origin), contrast };
+    return { html: readPage(html, theme, assets.origin), contrast, base_palettes };
   });
 }
 

@@ -1,0 +1,120 @@
+import { describe, expect, it } from 'vitest';
+import type { PaletteContrast, Theme } from '../../api/docs.ts';
+import {
+  base64OfDataUrl,
+  colorProblem,
+  contrastBlock,
+  contrastLine,
+  draftFromForm,
+  emptyForm,
+  formatRatio,
+  formFromTheme,
+  logoProblem,
+  normalizeHex,
+  resetTokens,
+  SAMPLE_BODY,
+  sampleBody,
+  swatchValue,
+  themeInputFromForm,
+  tokensFromForm,
+} from '../theme-form.ts';
+
+const saved: Theme = {
+  tokens: { colors: { text: '#111111', accent: '#0a5dbd' }, fonts: { heading: 'serif' }, layout: { measure: 'wide', color_scheme: 'auto' } },
+  preset: 'svc',
+  logo_asset_id: 'a1',
+  logo_url: 'http://127.0.0.1:4000/assets/a1',
+  header: 'Acme',
+  footer: null,
+  updated_at: '2026-01-01T00:00:00Z',
+};
+
+const pass = (palette: 'light' | 'dark', ratio: number): PaletteContrast => ({ palette, text: '#000000', surface: '#ffffff', ratio, passes: ratio >= 4.5 });
+
+describe('theme form', () => {
+  it('reads a saved theme and writes the same tokens back', () => {
+    const form = formFromTheme(saved);
+    expect(form.colors).toEqual({ background: '', surface: '', text: '#111111', muted: '', border: '', accent: '#0a5dbd' });
+    expect(form).toMatchObject({ fontBody: '', fontHeading: 'serif', measure: 'wide', scheme: 'auto', preset: 'svc', header: 'Acme', footer: '' });
+    expect(tokensFromForm(form)).toEqual(saved.tokens);
+    expect(draftFromForm(form)).toEqual({ tokens: saved.tokens, preset: 'svc', header: 'Acme', footer: null });
+  });
+
+  it('leaves unset groups out and turns empty text into null', () => {
+    expect(tokensFromForm(emptyForm())).toEqual({});
+    expect(draftFromForm(emptyForm())).toEqual({ tokens: {}, preset: null, header: null, footer: null });
+  });
+
+  it('normalizes hex colours and leaves out what is not one', () => {
+    expect(normalizeHex(' ABC ')).toBe('#abc');
+    expect(normalizeHex('#11223344')).toBe('#11223344');
+    expect(normalizeHex('red')).toBeNull();
+    expect(normalizeHex('#12')).toBeNull();
+    const form = emptyForm();
+    form.colors.text = 'FFF';
+    form.colors.surface = 'nope';
+    expect(tokensFromForm(form)).toEqual({ colors: { text: '#fff' } });
+    expect(colorProblem('nope')).toMatch(/hex/);
+    expect(colorProblem('')).toBeNull();
+    expect(colorProblem('#123456')).toBeNull();
+  });
+
+  it('gives the colour input a six-digit value', () => {
+    expect(swatchValue('#abc', '#ffffff')).toBe('#aabbcc');
+    expect(swatchValue('#11223344', '#ffffff')).toBe('#112233');
+    expect(swatchValue('', '#1f2328')).toBe('#1f2328');
+    expect(swatchValue('junk', '#1f2328')).toBe('#1f2328');
+  });
+
+  it('resets tokens but keeps header, footer and the logo choice', () => {
+    const form = { ...formFromTheme(saved), clearLogo: true };
+    expect(resetTokens(form)).toEqual({ ...emptyForm(), header: 'Acme', clearLogo: true });
+  });
+
+  it('clears or replaces the logo on save', () => {
+    const form = { ...emptyForm(), clearLogo: true };
+    expect(draftFromForm(form).clear_logo).toBe(true);
+    expect(themeInputFromForm(form, null).clear_logo).toBe(true);
+    const withLogo = themeInputFromForm(form, { content_type: 'image/png', data_base64: 'AAAA' });
+    expect(withLogo.logo).toEqual({ content_type: 'image/png', data_base64: 'AAAA' });
+    expect(withLogo).not.toHaveProperty('clear_logo');
+  });
+
+  it('checks logo files', () => {
+    expect(logoProblem({ type: 'image/png', size: 1000 })).toBeNull();
+    expect(logoProblem({ type: 'image/webp', size: 256 * 1024 })).toBeNull();
+    expect(logoProblem({ type: 'image/svg+xml', size: 1000 })).toMatch(/PNG/);
+    expect(logoProblem({ type: 'image/png', size: 256 * 1024 + 1 })).toMatch(/257 KiB/);
+    expect(base64OfDataUrl('data:image/png;base64,iVBORw0=')).toBe('iVBORw0=');
+  });
+
+  it('rounds ratios down like the node', () => {
+    expect(formatRatio(4.499)).toBe('4.49');
+    expect(formatRatio(15.8)).toBe('15.80');
+    expect(formatRatio(21)).toBe('21.00');
+  });
+
+  it('words the contrast check', () => {
+    expect(contrastLine(pass('light', 15.8)).text).toBe('Light: 15.80:1 ✓ AA');
+    expect(contrastLine(pass('dark', 3.2))).toMatchObject({ text: 'Dark: 3.20:1 — below AA 4.5:1', ok: false });
+    expect(contrastLine({ palette: 'light', text: '#0008', surface: '#fff', ratio: null, passes: false })).toMatchObject({
+      text: "Light: has transparency; can't be checked",
+      ok: false,
+    });
+    expect(contrastBlock([pass('light', 15.8), pass('dark', 12)])).toBeNull();
+    expect(contrastBlock([pass('light', 15.8), pass('dark', 3.2)])).toMatch(/below WCAG AA \(4.5:1\) in the dark palette,/);
+    expect(contrastBlock([pass('light', 4.49), pass('dark', 3.2)])).toMatch(/light and dark palettes/);
+    const clear = { palette: 'dark' as const, text: '#0008', surface: '#fff', ratio: null, passes: false };
+    expect(contrastBlock([clear])).toMatch(/opaque in the dark palette/);
+    const both = contrastBlock([pass('light', 3), clear]);
+    expect(both).toMatch(/below WCAG AA \(4.5:1\) in the light palette/);
+    expect(both).toMatch(/opaque in the dark palette/);
+    expect(contrastBlock([])).toBeNull();
+  });
+
+  it('previews the open document, else a sample with every block', () => {
+    expect(sampleBody('# Mine')).toBe('# Mine');
+    expect(sampleBody('  \n')).toBe(SAMPLE_BODY);
+    for (const block of [/^# /m, /\[a link\]\(/, /^- /m, /^\| /m, /^> /m, /^```/m]) expect(SAMPLE_BODY).toMatch(block);
+  });
+});

@@ -1,0 +1,104 @@
+/**
+ * Local drafts of documents: what the owner typed and has not yet saved as a version, kept in
+ * the window's storage (localStorage) so that nothing is lost when the window closes, the node
+ * is unreachable, or a save fails. A draft names the version it was started from, so a save can
+ * tell when someone else saved in between. A draft of a document that does not exist on the node
+ * yet (made while the node could not be reached) has `baseVersion` null and carries its title.
+ *
+ * Keys: `svc-node.draft@<node origin>|<team id>|<slug>`; one JSON value each.
+ */
+
+export interface DocumentDraft {
+  teamId: string;
+  slug: string;
+  /** The version the draft started from; null for a document not yet created on the node. */
+  baseVersion: number | null;
+  title: string;
+  body: string;
+  /** ISO time of the last keystroke kept. */
+  updatedAt: string;
+}
+
+/** The part of the Web Storage API used here (localStorage in the app, a Map in tests). */
+export type DraftStorage = Pick<Storage, 'getItem' | 'setItem' | 'removeItem' | 'key' | 'length'>;
+
+function isDraft(value: unknown): value is DocumentDraft {
+  if (typeof value !== 'object' || value === null) return false;
+  const d = value as Record<string, unknown>;
+  return (
+    typeof d.teamId === 'string' &&
+    typeof d.slug === 'string' &&
+    (d.baseVersion === null || (typeof d.baseVersion === 'number' && Number.isInteger(d.baseVersion))) &&
+    typeof d.title === 'string' &&
+    typeof d.body === 'string' &&
+    typeof d.updatedAt === 'string'
+  );
+}
+
+export class DraftStore {
+  readonly #storage: DraftStorage;
+  readonly #prefix: string;
+
+  /** `origin`: the node's origin, so that two nodes opened in one browser never share drafts. */
+  constructor(storage: DraftStorage, origin: string) {
+    this.#storage = storage;
+    this.#prefix = `svc-node.draft@${origin}|`;
+  }
+
+  #key(teamId: string, slug: string): string {
+    return `${this.#prefix}${teamId}|${slug}`;
+  }
+
+  get(teamId: string, slug: string): DocumentDraft | null {
+    const raw = this.#storage.getItem(this.#key(teamId, slug));
+    if (raw === null) return null;
+    try {
+      const parsed: unknown = JSON.parse(raw);
+      return isDraft(parsed) ? parsed : null;
+    } catch {
+      return null;
+    }
+  }
+
+  /** Keeps the draft; false when the storage refused it (full), so the UI can say so. */
+  put(draft: DocumentDraft): boolean {
+    try {
+      this.#storage.setItem(this.#key(draft.teamId, draft.slug), JSON.stringify(draft));
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  remove(teamId: string, slug: string): void {
+    this.#storage.removeItem(this.#key(teamId, slug));
+  }
+
+  /** The team's drafts, most recently edited first. */
+  list(teamId: string): DocumentDraft[] {
+    const mine = `${this.#prefix}${teamId}|`;
+    const drafts: DocumentDraft[] = [];
+    for (let i = 0; i < this.#storage.length; i++) {
+      const key = this.#storage.key(i);
+      if (key === null || !key.startsWith(mine)) continue;
+      const draft = this.get(teamId, key.slice(mine.length));
+      if (draft !== null) drafts.push(draft);
+    }
+    return drafts.sort((a, b) => b.updatedAt.localeCompare(a.updatedAt));
+  }
+}
+
+/** A slug from a title: lowercase words joined by `-`, as the node accepts them (≤ 160 chars). */
+export function slugFromTitle(title: string): string {
+  const slug = title
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 160)
+    .replace(/-+$/, '');
+  return slug;
+}
+
+export const SLUG_PATTERN = /^[a-zA-Z0-9][a-zA-Z0-9_.-]{0,159}$/;

@@ -1,0 +1,24 @@
+/** Present links as the UI shows them: whether a link still opens, and how long it has left. */
+import type { PresentLinkSummary } from '../api/docs.ts';
+
+
+export type LinkState = 'live' | 'expired' | 'revoked';
+
+/** Whether a present link still opens: revoked wins over expired. */
+export function linkState(link: Pick<PresentLinkSummary, 'expires_at' | 'revoked_at'>, now: Date): LinkState {
+  if (link.revoked_at !== null) return 'revoked';
+  const expires = Date.parse(link.expires_at);
+  return Number.isNaN(expires) || expires <= now.getTime() ? 'expired' : 'live';
+}
+
+/** How long until a future time, rounded: "in 5 min", "in 3 h", "in 7 days" ("in under a minute" when close). */
+export function timeUntil(date: Date, now: Date): string {
+  const ms = date.getTime() - now.getTime();
+  if (ms < 60_000) return 'in under a minute';
+  const minutes = Math.round(ms / 60_000);
+  if (minutes < 60) return `in ${minutes} min`;
+  const hours = Math.round(minutes / 60);
+  if (hours < 24) return `in ${hours} h`;
+  const days = Math.round(hours / 24);
+  return days === 1 ? 'in 1 day' : `in ${days} days`;
+}

@@ -1,0 +1,53 @@
+/**
+ * The teams this node holds, and the one chosen (remembered per node origin). The Shelf and
+ * Documents both act as the chosen team's owner member, so they share this choice.
+ */
+import { defineStore } from 'pinia';
+import { computed, ref, watch } from 'vue';
+import type { CreateTeamInput, Team } from '../api/client.ts';
+import { errorMessage } from '../lib/format.ts';
+import { useSessionStore } from './session.ts';
+
+function teamStorageKey(): string {
+  return `svc-node.current-team@${window.location.origin}`;
+}
+
+export const useTeamsStore = defineStore('teams', () => {
+  const session = useSessionStore();
+
+  const teams = ref<Team[]>([]);
+  const loaded = ref(false);
+  const error = ref<string | null>(null);
+  const chosenTeamId = ref<string | null>(window.localStorage.getItem(teamStorageKey()));
+  const team = computed<Team | null>(() => teams.value.find((t) => t.team_id === chosenTeamId.value) ?? teams.value[0] ?? null);
+  const teamId = computed(() => team.value?.team_id ?? null);
+
+  watch(chosenTeamId, (id) => {
+    if (id === null) window.localStorage.removeItem(teamStorageKey());
+    else window.localStorage.setItem(teamStorageKey(), id);
+  });
+
+  async function load(): Promise<void> {
+    try {
+      teams.value = await session.api().teams();
+      error.value = null;
+    } catch (failure) {
+      error.value = errorMessage(failure);
+    } finally {
+      loaded.value = true;
+    }
+  }
+
+  async function create(input: CreateTeamInput): Promise<Team> {
+    const created = await session.api().createTeam(input);
+    await load();
+    chosenTeamId.value = created.team_id;
+    return created;
+  }
+
+  function choose(id: string): void {
+    chosenTeamId.value = id;
+  }
+
+  return { teams, loaded, error, team, teamId, load, create, choose };
+});
