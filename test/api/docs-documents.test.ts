@@ -217,6 +217,7 @@ describe('templates', () => {
   it('lists and describes the built-in templates', async () => {
     const list = expectOk(await alice.request('GET', '/v1/templates'));
     expect(list.templates.map((tpl: any) => tpl.name)).toEqual(['pitch', 'memo', 'metrics']);
+    expect(list.limits).toMatchObject({ title: 240, sections: 40, sectionBody: 16000, item: 240 });
     const memo = expectOk(await alice.request('GET', '/v1/templates/memo'));
     expect(memo).toMatchObject({ name: 'memo', slots: ['cover', 'sections'], required_slots: ['cover'] });
     expect(memo.schema.properties.slots.properties.cover.required).toEqual(['title']);

@@ -6,7 +6,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 
 export interface TestChromium {
   browser: Browser;
@@ -42,4 +42,22 @@ export function watchConsole(page: Page, sink: string[]): void {
 /** The console errors a test did not provoke: answers the UI handles (4xx) are expected. */
 export function unexpectedConsoleErrors(errors: readonly string[]): string[] {
   return errors.filter((text) => !/status of 4\d\d/.test(text));
+}
+
+/**
+ * The app as a person first sees it: a desktop-sized light window (clipboard allowed) opened on the
+ * node's one-time sign-in link, waiting for `section` in the sidebar; console errors go to `sink`.
+ */
+export async function openApp(
+  browser: Browser,
+  node: { info: { ui_url: string; core_url: string } },
+  options: { section: string; sink: string[]; timeout: number },
+): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 820 }, colorScheme: 'light', reducedMotion: 'reduce' });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: node.info.core_url });
+  const page = await context.newPage();
+  watchConsole(page, options.sink);
+  await page.goto(node.info.ui_url);
+  await page.getByTestId(options.section).waitFor({ timeout: options.timeout });
+  return { context, page };
 }

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import type { Browser, BrowserContext, FrameLocator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureUiBuilt, ROOT } from './build-ui.ts';
-import { launchChromium, unexpectedConsoleErrors, watchConsole, type TestChromium } from './browser.ts';
+import { launchChromium, openApp, unexpectedConsoleErrors, type TestChromium } from './browser.ts';
 import { startHeadlessNode, type HeadlessNode } from './headless-node.ts';
 
 const SHOTS = join(ROOT, 'test/e2e/screenshots');
@@ -56,12 +56,7 @@ beforeAll(async () => {
   node = await startHeadlessNode();
   chrome = await launchChromium();
   browser = chrome.browser;
-  context = await browser.newContext({ viewport: { width: 1280, height: 820 }, colorScheme: 'light', reducedMotion: 'reduce' });
-  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: node.info.core_url });
-  page = await context.newPage();
-  watchConsole(page, consoleErrors);
-  await page.goto(node.info.ui_url);
-  await page.getByTestId('nav-documents').waitFor({ timeout: WAIT });
+  ({ context, page } = await openApp(browser, node, { section: 'nav-documents', sink: consoleErrors, timeout: WAIT }));
 }, 90_000);
 
 afterAll(async () => {

@@ -11,11 +11,11 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { blueprintPayload } from '../support/library.ts';
 import { ensureUiBuilt, ROOT } from './build-ui.ts';
-import { launchChromium, unexpectedConsoleErrors, watchConsole, type TestChromium } from './browser.ts';
+import { launchChromium, openApp, unexpectedConsoleErrors, type TestChromium } from './browser.ts';
 import { startHeadlessNode } from './headless-node.ts';
 import type { HeadlessNode } from './headless-node.ts';
 
@@ -29,7 +29,6 @@ const REVIEWER_INSTRUCTIONS = '# Code reviewer\n\nRead the whole change before c
 
 let node: HeadlessNode;
 let browser: Browser;
-let context: BrowserContext;
 let page: Page;
 let chrome: TestChromium | undefined;
 let folders: string;
@@ -92,11 +91,7 @@ beforeAll(async () => {
 
   chrome = await launchChromium();
   browser = chrome.browser;
-  context = await browser.newContext({ viewport: { width: 1280, height: 820 }, colorScheme: 'light', reducedMotion: 'reduce' });
-  page = await context.newPage();
-  watchConsole(page, consoleErrors);
-  await page.goto(node.info.ui_url);
-  await page.getByTestId('nav-shelf').waitFor({ timeout: WAIT });
+  ({ page } = await openApp(browser, node, { section: 'nav-shelf', sink: consoleErrors, timeout: WAIT }));
 }, 90_000);
 
 afterAll(async () => {

@@ -10,14 +10,14 @@
  */
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTeamHeaders } from '../../server/auth/team-envelope-client.ts';
 import { privateKeyFromSeed, signBytes } from '../../server/crypto/ed25519.ts';
 import { testKey } from '../support/keys.ts';
 import { blueprintPayload, CHANGESET_SCHEMA, type ProfileSpec } from '../support/library.ts';
 import { ensureUiBuilt, ROOT } from './build-ui.ts';
-import { launchChromium, unexpectedConsoleErrors, watchConsole, type TestChromium } from './browser.ts';
+import { launchChromium, openApp, unexpectedConsoleErrors, type TestChromium } from './browser.ts';
 import { startHeadlessNode } from './headless-node.ts';
 import type { HeadlessNode } from './headless-node.ts';
 
@@ -39,7 +39,6 @@ const LOCAL_INSTRUCTIONS = '# Triage\n\nRead each request twice.\nTag it with a 
 
 let node: HeadlessNode;
 let browser: Browser;
-let context: BrowserContext;
 let page: Page;
 let chrome: TestChromium | undefined;
 let aliceAgentId: string;
@@ -106,12 +105,7 @@ beforeAll(async () => {
 
   chrome = await launchChromium();
   browser = chrome.browser;
-  context = await browser.newContext({ viewport: { width: 1280, height: 820 }, colorScheme: 'light', reducedMotion: 'reduce' });
-  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: node.info.core_url });
-  page = await context.newPage();
-  watchConsole(page, consoleErrors);
-  await page.goto(node.info.ui_url);
-  await page.getByTestId('nav-shelf').waitFor({ timeout: WAIT });
+  ({ page } = await openApp(browser, node, { section: 'nav-shelf', sink: consoleErrors, timeout: WAIT }));
 }, 90_000);
 
 afterAll(async () => {

@@ -48,6 +48,24 @@ export interface TemplateSummary {
   required_slots: SlotName[];
 }
 
+/** The node's slot limits: maximum characters per field and entries per list. */
+export interface TemplateLimits {
+  title: number;
+  subtitle: number;
+  eyebrow: number;
+  sections: number;
+  heading: number;
+  sectionBody: number;
+  metrics: number;
+  label: number;
+  value: number;
+  caption: number;
+  headline: number;
+  askBody: number;
+  items: number;
+  item: number;
+}
+
 export interface TemplateDetail extends TemplateSummary {
   example: { name: string; slots: Record<string, unknown> };
   example_markdown: string;
@@ -217,8 +235,9 @@ export class DocsClient {
 
   // -------------------------------------------------------------- templates
 
-  async templates(): Promise<TemplateSummary[]> {
-    return (await this.#call<{ templates: TemplateSummary[] }>('GET', '/v1/templates')).templates;
+  /** The built-in templates and the limits their slots share. */
+  templates(): Promise<{ templates: TemplateSummary[]; limits: TemplateLimits }> {
+    return this.#call('GET', '/v1/templates');
   }
 
   template(name: string): Promise<TemplateDetail> {

@@ -6,25 +6,8 @@
  * unknown keys are refused, so empty optional strings and empty lists are left out here.
  * Pure; tested in __tests__/templates.test.ts.
  */
-import type { SlotName } from '../api/docs.ts';
+import type { SlotName, TemplateLimits } from '../api/docs.ts';
 
-/** The node's maximum lengths (characters) and list sizes, mirrored from its LIMITS. */
-export const TEMPLATE_LIMITS = {
-  title: 240,
-  subtitle: 2000,
-  eyebrow: 240,
-  sections: 40,
-  heading: 240,
-  sectionBody: 16000,
-  metrics: 40,
-  label: 120,
-  value: 120,
-  caption: 240,
-  headline: 240,
-  askBody: 8000,
-  items: 40,
-  item: 240,
-} as const;
 
 export interface CoverForm {
   title: string;
@@ -141,28 +124,28 @@ export function slotFormFromSlots(slots: Record<string, unknown>): SlotForm {
 
 /**
  * What the node would refuse in a `slots` object made by slotsFromForm, in words (the first
- * problem), or null. Lengths of single fields are kept by the form's `maxlength`; the ask's items
- * (one textarea) are checked here.
+ * problem), or null. `limits` are the node's (GET /v1/templates). Lengths of single fields are
+ * kept by the form's `maxlength`; the ask's items (one textarea) are checked here.
  */
-export function slotsProblem(slots: Record<string, unknown>): string | null {
+export function slotsProblem(slots: Record<string, unknown>, limits: TemplateLimits): string | null {
   const cover = record(slots.cover);
   if (text(cover.title).trim() === '') return 'Give the cover a title.';
   const sections = rows(slots.sections);
-  if (sections.length > TEMPLATE_LIMITS.sections) return `At most ${TEMPLATE_LIMITS.sections} sections.`;
+  if (sections.length > limits.sections) return `At most ${limits.sections} sections.`;
   for (const [i, section] of sections.entries()) {
     if (text(section.heading).trim() === '') return `Section ${i + 1} needs a heading.`;
   }
   const metrics = rows(slots.metrics);
-  if (metrics.length > TEMPLATE_LIMITS.metrics) return `At most ${TEMPLATE_LIMITS.metrics} metrics.`;
+  if (metrics.length > limits.metrics) return `At most ${limits.metrics} metrics.`;
   for (const [i, metric] of metrics.entries()) {
     if (text(metric.label).trim() === '') return `Metric ${i + 1} needs a label.`;
     if (text(metric.value).trim() === '') return `Metric ${i + 1} needs a value.`;
   }
   const items = record(slots.ask).items;
   if (Array.isArray(items)) {
-    if (items.length > TEMPLATE_LIMITS.items) return `At most ${TEMPLATE_LIMITS.items} items in the ask (one per line).`;
-    const long = items.findIndex((item) => text(item).length > TEMPLATE_LIMITS.item);
-    if (long >= 0) return `Item ${long + 1} of the ask is longer than ${TEMPLATE_LIMITS.item} characters.`;
+    if (items.length > limits.items) return `At most ${limits.items} items in the ask (one per line).`;
+    const long = items.findIndex((item) => text(item).length > limits.item);
+    if (long >= 0) return `Item ${long + 1} of the ask is longer than ${limits.item} characters.`;
   }
   return null;
 }

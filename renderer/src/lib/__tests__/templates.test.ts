@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { TemplateLimits } from '../../api/docs.ts';
 import {
   emptyMetric,
   emptySection,
@@ -105,24 +106,30 @@ describe('slotFormFromSlots', () => {
   });
 });
 
+/** The node's limits, as GET /v1/templates reports them. */
+const LIMITS: TemplateLimits = {
+  title: 240, subtitle: 2000, eyebrow: 240, sections: 40, heading: 240, sectionBody: 16000, metrics: 40,
+  label: 120, value: 120, caption: 240, headline: 240, askBody: 8000, items: 40, item: 240,
+};
+
 describe('slotsProblem', () => {
   it('accepts a complete object', () => {
-    expect(slotsProblem({ cover: { title: 'T' }, sections: [{ heading: 'H' }], metrics: [{ label: 'L', value: 'V' }], ask: { items: ['a'] } })).toBeNull();
+    expect(slotsProblem({ cover: { title: 'T' }, sections: [{ heading: 'H' }], metrics: [{ label: 'L', value: 'V' }], ask: { items: ['a'] } }, LIMITS)).toBeNull();
   });
 
   it('names the first missing required field', () => {
-    expect(slotsProblem({ cover: { title: ' ' } })).toBe('Give the cover a title.');
-    expect(slotsProblem({})).toBe('Give the cover a title.');
-    expect(slotsProblem({ cover: { title: 'T' }, sections: [{ heading: 'H' }, { heading: '', body: 'b' }] })).toBe('Section 2 needs a heading.');
-    expect(slotsProblem({ cover: { title: 'T' }, metrics: [{ label: '', value: '1' }] })).toBe('Metric 1 needs a label.');
-    expect(slotsProblem({ cover: { title: 'T' }, metrics: [{ label: 'L', value: '' }] })).toBe('Metric 1 needs a value.');
+    expect(slotsProblem({ cover: { title: ' ' } }, LIMITS)).toBe('Give the cover a title.');
+    expect(slotsProblem({}, LIMITS)).toBe('Give the cover a title.');
+    expect(slotsProblem({ cover: { title: 'T' }, sections: [{ heading: 'H' }, { heading: '', body: 'b' }] }, LIMITS)).toBe('Section 2 needs a heading.');
+    expect(slotsProblem({ cover: { title: 'T' }, metrics: [{ label: '', value: '1' }] }, LIMITS)).toBe('Metric 1 needs a label.');
+    expect(slotsProblem({ cover: { title: 'T' }, metrics: [{ label: 'L', value: '' }] }, LIMITS)).toBe('Metric 1 needs a value.');
   });
 
   it('checks the sizes the form cannot limit', () => {
     const many = Array.from({ length: 41 }, (_, i) => `item ${i}`);
-    expect(slotsProblem({ cover: { title: 'T' }, ask: { items: many } })).toMatch(/At most 40 items/);
-    expect(slotsProblem({ cover: { title: 'T' }, ask: { items: ['ok', 'x'.repeat(241)] } })).toMatch(/Item 2 of the ask/);
+    expect(slotsProblem({ cover: { title: 'T' }, ask: { items: many } }, LIMITS)).toMatch(/At most 40 items/);
+    expect(slotsProblem({ cover: { title: 'T' }, ask: { items: ['ok', 'x'.repeat(241)] } }, LIMITS)).toMatch(/Item 2 of the ask/);
     const sections = Array.from({ length: 41 }, () => ({ heading: 'H' }));
-    expect(slotsProblem({ cover: { title: 'T' }, sections })).toBe('At most 40 sections.');
+    expect(slotsProblem({ cover: { title: 'T' }, sections }, LIMITS)).toBe('At most 40 sections.');
   });
 });

@@ -2,14 +2,15 @@
 import type { FastifyInstance } from 'fastify';
 import { notFound } from '../../../errors.ts';
 import { parseWith } from '../../../http/validate.ts';
-import { describeTemplate, listTemplates, templateName } from '../domain/templates.ts';
+import { describeTemplate, LIMITS, listTemplates, templateName } from '../domain/templates.ts';
 import { TemplateParams } from '../schemas.ts';
 import { memberWith } from './options.ts';
 
 export async function templateRoutes(app: FastifyInstance): Promise<void> {
   app.get('/v1/templates', async (request) => {
     memberWith(request, 'docs:read');
-    return { templates: listTemplates() };
+    // Ours: the slot limits, so forms can say what the node would refuse without a copy of them.
+    return { templates: listTemplates(), limits: LIMITS };
   });
 
   app.get('/v1/templates/:name', async (request) => {
