@@ -86,6 +86,11 @@ describe('POST /v1/present/preview', () => {
     expect(cleared.html).not.toContain('class="logo"');
   });
 
+  it('needs docs:read (a write-only member is refused)', async () => {
+    const writeOnly = await addDocsMember(t, { teamId: alice.teamId, alias: 'scribe', scopes: ['docs:write'] });
+    expectRefusal(await preview(writeOnly, { body: 'x' }), 403, /docs:read/);
+  });
+
   it('refuses malformed requests and callers without a certificate', async () => {
     expectValidation(await preview(alice, {}), 'body');
     expectValidation(await preview(alice, { body: 1 }), 'body');

@@ -5,7 +5,8 @@
  * two more versions, and two versions compared in the history; typing survives a reload as a
  * local draft and an unreachable node (nothing is lost, the save goes through once it is back);
  * a document is made from a template with its slot form; a present link is made, opened in a
- * fresh browser context and checked, then revoked; the theme editor refuses text below WCAG AA and
+ * fresh browser context and checked, then revoked; a visitor edits through an editable link (its
+ * nonce-allowed script saving a version, then a stale save offered the latest); the theme editor refuses text below WCAG AA and
  * the saved theme dresses present pages. Screenshots (light, dark, 1024x700) go to
  * test/e2e/screenshots/.
  */
@@ -217,6 +218,41 @@ describe('Documents view (headless node, Chromium)', { timeout: 45_000 }, () => 
       await stranger.close();
     }
     await page.keyboard.press('Escape');
+  });
+
+  it('lets a visitor edit through an editable link, and offers the latest version after a stale save', async () => {
+    const link = await asOwnerMember('POST', '/v1/present', { slug: 'weekly-memo', editable: true });
+    const stranger = await browser.newContext({ viewport: { width: 1000, height: 700 } });
+    try {
+      const visitor = await stranger.newPage();
+      const errors: string[] = [];
+      visitor.on('pageerror', (error) => errors.push(error.message));
+      visitor.on('dialog', (dialog) => void dialog.accept());
+      await visitor.goto(link.url);
+      const body = visitor.locator('textarea#body');
+      expect(await body.inputValue()).toContain('# Week 47');
+      await body.fill('# Week 47\n\nEdited by a visitor.\n');
+      await visitor.locator('#name').fill('Visiting Editor');
+      await visitor.locator('#save').click();
+      await expect.poll(() => visitor.locator('#status').textContent(), { timeout: WAIT }).toBe('Saved as version 2.');
+      const saved = await asOwnerMember('GET', '/v1/documents/weekly-memo');
+      expect(saved).toMatchObject({ current_version: 2, body: '# Week 47\n\nEdited by a visitor.\n' });
+      expect(saved.latest).toMatchObject({ source: 'present-link', created_by_editor_name: 'Visiting Editor' });
+      // The owner's open list hears about it live.
+      await expect.poll(() => docRow('weekly-memo').textContent(), { timeout: WAIT }).toContain('v2');
+
+      // Someone saves meanwhile: the visitor's next save is stale and is offered the latest body.
+      await node.asTeamOwner(TEAM_ID, 'POST', '/v1/documents/weekly-memo/versions/template', { name: 'memo', slots: { cover: { title: 'Week 48' } } });
+      await body.fill('# Week 47\n\nA stale edit.\n');
+      await visitor.locator('#save').click();
+      await expect.poll(() => visitor.locator('#status').textContent(), { timeout: WAIT }).toContain('Someone saved version 3 first');
+      await visitor.locator('#reload').click();
+      expect(await body.inputValue()).toContain('# Week 48');
+      await visitor.screenshot({ path: join(SHOTS, 'documents-present-editor.png') });
+      expect(errors).toEqual([]);
+    } finally {
+      await stranger.close();
+    }
   });
 
   it('edits the theme with a live preview, refuses low contrast, and dresses present pages', async () => {
