@@ -11,7 +11,7 @@
 import { canonicalJsonBytes } from '../crypto/canonical-json.ts';
 import { publicKeyFromDidKey } from '../crypto/did-key.ts';
 import { verifyBytes } from '../crypto/ed25519.ts';
-import { fromBase64Url, sha256Hex } from '../crypto/encoding.ts';
+import { bodySha256Hex, fromBase64Url } from '../crypto/encoding.ts';
 import { parseCertificateHeader, verifyCertificateSignature, type CertificateLifetime, type TeamCertificate } from '../crypto/team-certificate.ts';
 import { forbidden, unauthorized } from '../errors.ts';
 import { MemoCache } from '../memo-cache.ts';
@@ -21,6 +21,8 @@ import { checkRequestTimestamp } from './timestamp.ts';
 import { CERTIFICATE_HEADER, SIGNED_PAYLOAD_HEADER } from './team-envelope-client.ts';
 
 const SCHEME = 'DIDKey';
+/** A bodiless request hashes as the empty body. */
+const EMPTY_BODY = new Uint8Array(0);
 const ENVELOPE_VERSION = 2;
 
 /** What the node knows about its teams; TeamService implements it. */
@@ -106,7 +108,7 @@ function checkEnvelope(fields: Record<string, unknown>, request: TeamRequest, ti
   if (fields.v !== ENVELOPE_VERSION) throw fail('Unsupported team-auth envelope version: v must be the integer 2');
   if (fields.method !== request.method.toUpperCase()) throw fail('Signed payload method does not match the request');
   if (fields.path !== request.url) throw fail('Signed payload path does not match the request target');
-  if (fields.body_sha256 !== sha256Hex(request.rawBody ?? '')) throw fail('Signed payload body_sha256 does not match the request body');
+  if (fields.body_sha256 !== bodySha256Hex(request.rawBody ?? EMPTY_BODY)) throw fail('Signed payload body_sha256 does not match the request body');
   if (fields.timestamp !== timestamp) throw fail('Signed payload timestamp does not match X-SVC-Timestamp');
   if (typeof fields.aud !== 'string' || ![...audiences].includes(fields.aud)) throw fail('Signed payload audience (aud) is not allowed here');
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fromBase64Padded, fromBase64Unpadded, fromBase64Url, sha256Hex, toBase64Padded, toBase64Unpadded, toBase64Url } from './encoding.ts';
+import { bodySha256Hex, fromBase64Padded, fromBase64Unpadded, fromBase64Url, sha256Hex, toBase64Padded, toBase64Unpadded, toBase64Url } from './encoding.ts';
 
 const bytes = Buffer.from([0xfb, 0xff, 0xbf, 0x00, 0x01]);
 
@@ -31,5 +31,17 @@ describe('encoding', () => {
     expect(text).toBe('+/+/AAE=');
     expect(fromBase64Padded(text)).toEqual(bytes);
     expect(fromBase64Padded('not base64!')).toBeNull();
+  });
+});
+
+describe('bodySha256Hex', () => {
+  it('is the sha256 of the bytes, remembered per buffer', () => {
+    const body = Buffer.from('# A body\n');
+    expect(bodySha256Hex(body)).toBe(sha256Hex(body));
+    expect(bodySha256Hex(body)).toBe(bodySha256Hex(body));
+    // Another buffer with the same bytes has the same digest; different bytes another.
+    expect(bodySha256Hex(Buffer.from('# A body\n'))).toBe(sha256Hex('# A body\n'));
+    expect(bodySha256Hex(Buffer.from('# Another\n'))).toBe(sha256Hex('# Another\n'));
+    expect(bodySha256Hex(new Uint8Array(0))).toBe(sha256Hex(''));
   });
 });

@@ -12,6 +12,22 @@ export function sha256Hex(data: string | Uint8Array): string {
   return createHash('sha256').update(data).digest('hex');
 }
 
+const bodyDigests = new WeakMap<Uint8Array, string>();
+
+/**
+ * sha256Hex of a request body, computed once per body buffer: team auth checks the envelope's
+ * body_sha256 and the document store records the same digest, and a megabyte body costs
+ * milliseconds to hash. Request bodies are never mutated once parsed.
+ */
+export function bodySha256Hex(body: Uint8Array): string {
+  let digest = bodyDigests.get(body);
+  if (digest === undefined) {
+    digest = sha256Hex(body);
+    bodyDigests.set(body, digest);
+  }
+  return digest;
+}
+
 export function sha256(data: string | Uint8Array): Buffer {
   return createHash('sha256').update(data).digest();
 }

@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import type { TeamMember } from '../../auth/team-envelope.ts';
 import type { NodeContext } from '../../context.ts';
 import { docsTopic } from '../../events/bus.ts';
-import { sha256Hex } from '../../crypto/encoding.ts';
+import { bodySha256Hex, sha256Hex } from '../../crypto/encoding.ts';
 import { conflict, notFound, paymentRequired } from '../../errors.ts';
 import type { CoreServices } from '../core/services.ts';
 import type { DocsBilling } from './billing.ts';
@@ -251,7 +251,7 @@ export class Documents {
         stored.payload,
         stored.compressed ? 1 : 0,
         body.length,
-        sha256Hex(body),
+        bodySha256Hex(body),
         source,
         member?.did_key ?? null,
         member?.did_aw ?? null,
