@@ -19,6 +19,7 @@ import { chooseBackend, recordedBackend } from './custody/select.ts';
 import type { BackendName } from './custody/types.ts';
 import { systemDnsResolver, type DnsResolver } from './dns/resolver.ts';
 import { EventBus } from './events/bus.ts';
+import type { OutboxOptions } from './federation/outbox.ts';
 import { buildLoopbackApp, buildPeerApp } from './http/app.ts';
 import { loopbackHosts } from './http/host-guard.ts';
 import { acquireNodeLock } from './node-lock.ts';
@@ -47,6 +48,8 @@ export interface StartNodeOptions {
   env?: Record<string, string | undefined>;
   dns?: DnsResolver;
   clock?: Clock;
+  /** Retry timing of the federation outbox (tests shorten it). */
+  outbox?: Partial<OutboxOptions>;
   warn?: (message: string) => void;
 }
 
@@ -114,7 +117,7 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
     };
     const id = nodeId(db);
     const owner = new OwnerAccess();
-    const services = createCoreServices(ctx, owner);
+    const services = createCoreServices(ctx, owner, options.outbox ? { outbox: options.outbox } : {});
     // A signed envelope names the origin it was meant for; only this surface's own origins count.
     const library: LibrarySurfaceOptions = {
       services: createLibraryServices(ctx),
@@ -160,6 +163,9 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
       urls.public_url = origin(host, typeof peerAddress === 'object' && peerAddress ? peerAddress.port : 0);
     }
     urls.ui_url = uiLink();
+    // Mail queued for other nodes (also what a previous run left) goes out once the node listens.
+    services.outbox.start();
+    cleanups.push(() => services.outbox.stop());
 
     const info: ReadyInfo = { ...urls, data_dir: dataDir, pid: process.pid };
     writeNodeFile(dataDir, { ...info, owner_token: owner.token });

@@ -1,7 +1,9 @@
 /**
- * The core surface (spec §4.1–§4.3) as one Fastify plugin.
+ * The core surface (spec §4.1–§4.3) as one Fastify plugin, with federation inbound (mail from
+ * other nodes arrives through the same listeners).
  */
 import type { FastifyInstance } from 'fastify';
+import { federationRoutes } from '../../federation/routes.ts';
 import { chatRoutes } from './chat/routes.ts';
 import { contactRoutes } from './contacts/routes.ts';
 import { controlRoutes } from './control/routes.ts';
@@ -32,4 +34,5 @@ export async function coreSurface(app: FastifyInstance, options: CoreSurfaceOpti
   await app.register(controlRoutes, options);
   await app.register(eventRoutes, options);
   await app.register(subscriptionRoutes, options);
+  await app.register(federationRoutes, options);
 }

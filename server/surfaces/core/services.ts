@@ -5,6 +5,9 @@
 import type { OwnerAccess } from '../../auth/owner.ts';
 import type { NodeContext } from '../../context.ts';
 import { AppEvents } from '../../events/app-events.ts';
+import { NodeDirectory } from '../../federation/directory.ts';
+import { FederationInbound } from '../../federation/inbound.ts';
+import { FederationOutbox, type OutboxOptions } from '../../federation/outbox.ts';
 import { ChatService } from './chat/service.ts';
 import { ContactService } from './contacts/service.ts';
 import { ControlService } from './control/service.ts';
@@ -45,9 +48,19 @@ export interface CoreServices {
   appEvents: AppEvents;
   /** Which app events reach an identity's stream. */
   subscriptions: EventSubscriptions;
+  /** Which node answers for a domain: the owner's peer table, then DNS. */
+  directory: NodeDirectory;
+  /** Mail on its way to other nodes; its worker is started and stopped with the node. */
+  outbox: FederationOutbox;
+  /** Mail arriving from other nodes. */
+  inbound: FederationInbound;
 }
 
-export function createCoreServices(ctx: NodeContext, owner: OwnerAccess): CoreServices {
+export interface CoreServiceOptions {
+  outbox?: Partial<OutboxOptions>;
+}
+
+export function createCoreServices(ctx: NodeContext, owner: OwnerAccess, options: CoreServiceOptions = {}): CoreServices {
   const did = new DidRegistry(ctx);
   const namespaces = new NamespaceService(ctx, did);
   const projects = new ProjectService(ctx, namespaces);
@@ -56,8 +69,11 @@ export function createCoreServices(ctx: NodeContext, owner: OwnerAccess): CoreSe
   const lifecycle = new IdentityLifecycle(ctx, deps, identities);
   const backups = new IdentityBackups(ctx, deps, identities);
   const recipients = new Recipients(ctx, identities, namespaces);
+  const directory = new NodeDirectory(ctx);
+  const outbox = new FederationOutbox(ctx, directory, options.outbox);
+  const inbound = new FederationInbound(ctx, directory, recipients);
   const chat = new ChatService(ctx, identities, recipients);
-  const mail = new MailService(ctx, identities, recipients);
+  const mail = new MailService(ctx, identities, recipients, outbox);
   const contacts = new ContactService(ctx);
   const control = new ControlService(ctx, identities, recipients);
   const teams = new TeamService(ctx);
@@ -85,5 +101,8 @@ export function createCoreServices(ctx: NodeContext, owner: OwnerAccess): CoreSe
     teams,
     appEvents,
     subscriptions,
+    directory,
+    outbox,
+    inbound,
   };
 }

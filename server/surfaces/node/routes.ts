@@ -19,6 +19,7 @@ import {
   SessionBody,
 } from './schemas.ts';
 import { docsOwnerRoutes } from './docs-routes.ts';
+import { peerRoutes } from './peer-routes.ts';
 import { teamRoutes } from './team-routes.ts';
 
 const TEAM_TOPIC_PREFIX = teamTopic('');
@@ -98,6 +99,7 @@ export async function ownerApi(app: FastifyInstance, { services, nodeInfo, uiLin
 
     await scoped.register(teamRoutes, { services });
     await scoped.register(docsOwnerRoutes, { services });
+    await scoped.register(peerRoutes, { services });
 
     scoped.get('/v1/node/namespaces', async () => ({ namespaces: namespaces.list() }));
 

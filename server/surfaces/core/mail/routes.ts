@@ -21,6 +21,12 @@ export async function mailRoutes(app: FastifyInstance, { services }: { services:
     return mail.inbox(agentId, parseWith(InboxQuery, request.query, 'query'));
   });
 
+  // Ours: the caller's mail to other nodes, newest first, with its delivery state.
+  app.get('/v1/messages/outbound', async (request) => {
+    const { agentId } = authenticateIdentity(ctx, request);
+    return { messages: services.outbox.sentBy(agentId) };
+  });
+
   app.post('/v1/messages/:message_id/ack', async (request) => {
     const { agentId } = authenticateIdentity(ctx, request);
     return mail.ack(agentId, parseWith(MessageIdParams, request.params, 'path').message_id);

@@ -1,23 +1,28 @@
 /**
  * Mail (spec §4.4; bodies as research/anchor-core.md §10.1): one signed, stored message per
  * recipient, the inbox, and acknowledgement. Each mail is signed in custody with the sender's
- * current key; the recipients' streams are nudged once the whole send has committed.
+ * current key; the recipients' streams are nudged once the whole send has committed. A recipient
+ * on another node gets its signed message through the federation outbox, written in the same
+ * transaction (federation/outbox.ts).
  */
 import type { NodeContext } from '../../../context.ts';
+import type { FederationOutbox } from '../../../federation/outbox.ts';
 import { conflict, invalid, notFound, tooLarge, type ValidationIssue } from '../../../errors.ts';
 import { identityTopic } from '../../../events/bus.ts';
 import type { AgentRow, IdentityService } from '../identities/service.ts';
 import type { Party, Recipient } from '../messaging/participants.ts';
 import { assertReachable, isContact } from '../messaging/reachability.ts';
-import type { RecipientSelector, Recipients } from '../messaging/recipients.ts';
+import type { RecipientSelector, Recipients, RemoteRecipient } from '../messaging/recipients.ts';
 import { signMessage } from '../messaging/signing.ts';
+import { FEDERATION_VERSION } from '../../../federation/wire.ts';
 import { conflictOnConstraint } from './db-errors.ts';
 import { MAX_BODY_BYTES, SINGLE_SELECTORS, type InboxInput, type Priority, type SendMailInput } from './schemas.ts';
 
 export interface MessageRow {
   id: number;
   message_id: string;
-  from_agent_id: string;
+  /** Null for mail from another node and for bounces. */
+  from_agent_id: string | null;
   from_alias: string;
   from_address: string | null;
   from_did: string;
@@ -35,6 +40,10 @@ export interface MessageRow {
   signed_payload: string;
   created_at: string;
   read_at: string | null;
+  /** local, remote (from another node, checked on arrival) or bounce (this node reporting a failed delivery). */
+  origin: 'local' | 'remote' | 'bounce';
+  /** The sending node's origin, for remote mail. */
+  from_node: string | null;
 }
 
 export interface Delivery {
@@ -46,12 +55,15 @@ export interface Delivery {
   to_address: string | null;
   to_did: string;
   to_stable_id: string | null;
+  /** Ours: delivered (in a local inbox) or queued (on its way to another node). */
+  status: 'delivered' | 'queued';
 }
 
 export interface SendResult {
   /** The first recipient's message (upstream's single-recipient shape); `messages` lists all. */
   message_id: string;
-  status: 'delivered';
+  /** `queued` when the first recipient is on another node. */
+  status: 'delivered' | 'queued';
   delivered_at: string;
   messages: Delivery[];
 }
@@ -78,15 +90,23 @@ function selectorOf(kind: 'did' | 'address' | 'alias', value: string): Recipient
 
 const issue = (loc: (string | number)[], msg: string): ValidationIssue => ({ loc: ['body', ...loc], msg, type: 'value_error' });
 
+type Target = Recipient | RemoteRecipient;
+
+const isRemote = (target: Target): target is RemoteRecipient => 'remote' in target;
+/** Who a target is, for "named twice" and "must match": the local identity, or the remote address. */
+const targetKey = (target: Target): string => (isRemote(target) ? `remote:${target.address}` : target.agent.agent_id);
+
 export class MailService {
   readonly #ctx: NodeContext;
   readonly #identities: IdentityService;
   readonly #recipients: Recipients;
+  readonly #outbox: FederationOutbox;
 
-  constructor(ctx: NodeContext, identities: IdentityService, recipients: Recipients) {
+  constructor(ctx: NodeContext, identities: IdentityService, recipients: Recipients, outbox: FederationOutbox) {
     this.#ctx = ctx;
     this.#identities = identities;
     this.#recipients = recipients;
+    this.#outbox = outbox;
   }
 
   send(agentId: string, input: SendMailInput): SendResult {
@@ -99,15 +119,16 @@ export class MailService {
 
     const deliveries = db.transaction(() => {
       const targets = this.#resolve(senderRow, input);
-      for (const recipient of targets) assertReachable(db, sender, recipient);
-      return targets.map((recipient) => this.#store(sender, recipient, input));
+      for (const target of targets) if (!isRemote(target)) assertReachable(db, sender, target);
+      return targets.map((target) => (isRemote(target) ? this.#queue(sender, target, input) : this.#store(sender, target, input)));
     })();
 
-    for (const agent of new Set(deliveries.map((d) => d.agentId))) bus.publish(identityTopic(agent));
+    for (const agent of new Set(deliveries.flatMap((d) => (d.agentId === null ? [] : [d.agentId])))) bus.publish(identityTopic(agent));
+    if (deliveries.some((d) => d.agentId === null)) this.#outbox.nudge();
     const first = deliveries[0] as (typeof deliveries)[number];
     return {
       message_id: first.delivery.message_id,
-      status: 'delivered',
+      status: first.delivery.status,
       delivered_at: first.deliveredAt,
       messages: deliveries.map((d) => d.delivery),
     };
@@ -117,31 +138,69 @@ export class MailService {
    * The singular selectors name one recipient (when several are given they must agree, as
    * upstream); each entry of the lists is one more. Nobody may be named twice.
    */
-  #resolve(sender: AgentRow, input: SendMailInput): Recipient[] {
-    const named: { loc: (string | number)[]; recipient: Recipient }[] = [];
+  #resolve(sender: AgentRow, input: SendMailInput): Target[] {
+    const named: { loc: (string | number)[]; target: Target }[] = [];
     const singles = SINGLE_SELECTORS.filter((field) => input[field] !== undefined);
-    let primary: { field: string; recipient: Recipient } | null = null;
+    let primary: { field: string; target: Target } | null = null;
     for (const field of singles) {
-      const recipient = this.#recipients.resolve(sender, selectorOf(SINGLE_KIND[field], input[field] as string));
+      const target = this.#recipients.resolveForMail(sender, selectorOf(SINGLE_KIND[field], input[field] as string));
       if (primary === null) {
-        primary = { field, recipient };
-        named.push({ loc: [field], recipient });
-      } else if (recipient.agent.agent_id !== primary.recipient.agent.agent_id) {
+        primary = { field, target };
+        named.push({ loc: [field], target });
+      } else if (targetKey(target) !== targetKey(primary.target)) {
         throw invalid([issue([field], `${field} must match the ${primary.field} recipient`)]);
       }
     }
     for (const [field, kind] of PLURAL_SELECTORS) {
       (input[field] ?? []).forEach((value, index) => {
-        named.push({ loc: [field, index], recipient: this.#recipients.resolve(sender, selectorOf(kind, value)) });
+        named.push({ loc: [field, index], target: this.#recipients.resolveForMail(sender, selectorOf(kind, value)) });
       });
     }
     const seen = new Map<string, string>();
-    for (const { loc, recipient } of named) {
-      const earlier = seen.get(recipient.agent.agent_id);
-      if (earlier !== undefined) throw invalid([issue(loc, `${recipient.to} is the same recipient as ${earlier}; name each recipient once`)]);
-      seen.set(recipient.agent.agent_id, recipient.to);
+    for (const { loc, target } of named) {
+      const earlier = seen.get(targetKey(target));
+      if (earlier !== undefined) throw invalid([issue(loc, `${target.to} is the same recipient as ${earlier}; name each recipient once`)]);
+      seen.set(targetKey(target), target.to);
     }
-    return named.map((n) => n.recipient);
+    return named.map((n) => n.target);
+  }
+
+  /** A recipient on another node: signed here, queued for delivery in this transaction. */
+  #queue(sender: Party, recipient: RemoteRecipient, input: SendMailInput) {
+    if (sender.address === null) {
+      throw invalid(`Mail to ${recipient.to} goes to another node, which can only check a sender with an address: give this identity an address first`);
+    }
+    const signed = signMessage(this.#ctx, sender, { to: recipient.address, didKey: '', stableId: null }, {
+      type: 'mail',
+      subject: input.subject,
+      body: input.body,
+      priority: input.priority,
+    });
+    this.#outbox.enqueue(sender.agent.agent_id, recipient.domain, {
+      v: FEDERATION_VERSION,
+      kind: 'mail',
+      message_id: signed.message_id,
+      from: signed.from,
+      from_did: signed.from_did,
+      from_stable_id: signed.from_stable_id,
+      to: recipient.address,
+      subject: input.subject,
+      body: input.body,
+      priority: input.priority,
+      timestamp: signed.timestamp,
+      signature: signed.signature,
+      signed_payload: signed.signed_payload,
+    });
+    const delivery: Delivery = {
+      message_id: signed.message_id,
+      to: recipient.to,
+      to_alias: null,
+      to_address: recipient.address,
+      to_did: '',
+      to_stable_id: null,
+      status: 'queued',
+    };
+    return { delivery, agentId: null, deliveredAt: signed.timestamp };
   }
 
   #store(sender: Party, recipient: Recipient, input: SendMailInput) {
@@ -186,8 +245,9 @@ export class MailService {
       to_address: recipient.address,
       to_did: recipient.didKey,
       to_stable_id: recipient.stableId,
+      status: 'delivered',
     };
-    return { delivery, agentId: recipient.agent.agent_id, deliveredAt: signed.timestamp };
+    return { delivery, agentId: recipient.agent.agent_id as string | null, deliveredAt: signed.timestamp };
   }
 
   /** The caller's mail, newest first (by arrival), with `before` paging. */
@@ -215,21 +275,15 @@ export class MailService {
       .all(...params, query.limit + 1) as MessageRow[];
     const hasMore = rows.length > query.limit;
     const page = rows.slice(0, query.limit);
-    const senders = new Map<string, AgentRow | null>();
-    const messages = page.map((row) => this.#item(agentId, row, senders));
+    const messages = page.map((row) => this.#item(agentId, row));
     return { messages, has_more: hasMore, next_before: hasMore ? (page.at(-1)?.message_id ?? null) : null };
   }
 
-  #item(agentId: string, row: MessageRow, senders: Map<string, AgentRow | null>): InboxItem {
+  #item(agentId: string, row: MessageRow): InboxItem {
     const { id: _id, to_agent_id: _to, to_text: _text, ...fields } = row;
-    let agent = senders.get(row.from_agent_id);
-    if (agent === undefined) {
-      agent = (this.#ctx.db.prepare(`SELECT * FROM agents WHERE agent_id = ?`).get(row.from_agent_id) as AgentRow | undefined) ?? null;
-      senders.set(row.from_agent_id, agent);
-    }
-    // The sender as it signed: its key, stable id and address at the time.
-    const sender: Party | null = agent && { agent, alias: row.from_alias, address: row.from_address, didKey: row.from_did, stableId: row.from_stable_id };
-    return { ...fields, is_contact: sender !== null && isContact(this.#ctx.db, agentId, sender) };
+    // The sender as it signed: its key, stable id and address at the time (a bounce is this node).
+    const sender = { didKey: row.from_did, stableId: row.from_stable_id, address: row.from_address };
+    return { ...fields, is_contact: row.origin !== 'bounce' && isContact(this.#ctx.db, agentId, sender) };
   }
 
   /** Marks one of the caller's messages read; acknowledging again keeps the first time. */

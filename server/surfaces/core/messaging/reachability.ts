@@ -7,15 +7,18 @@ import type { Db } from '../../../context.ts';
 import { forbidden } from '../../../errors.ts';
 import type { Party } from './participants.ts';
 
+/** What a contact entry can name a sender by (a sender on another node has no local identity). */
+export type SenderKeys = Pick<Party, 'didKey' | 'stableId' | 'address'>;
+
 /** Contact entries that would admit `sender`. */
-function contactKeys(sender: Party): string[] {
+function contactKeys(sender: SenderKeys): string[] {
   const keys = [sender.didKey];
   if (sender.stableId) keys.push(sender.stableId);
   if (sender.address) keys.push(sender.address, sender.address.slice(0, sender.address.indexOf('/')));
   return keys;
 }
 
-export function isContact(db: Db, ownerAgentId: string, sender: Party): boolean {
+export function isContact(db: Db, ownerAgentId: string, sender: SenderKeys): boolean {
   const keys = contactKeys(sender);
   const row = db
     .prepare(`SELECT 1 FROM contacts WHERE owner_agent_id = ? AND contact_address IN (${keys.map(() => '?').join(', ')}) LIMIT 1`)

@@ -1,19 +1,29 @@
 /**
  * Recipient resolution for mail and chat. An alias is looked up in the sender's project; an
- * address `<domain>/<name>` or a did reaches any identity on this node. A recipient on another
- * node is refused by name until federation exists.
+ * address `<domain>/<name>` or a did reaches any identity on this node. An address on a domain
+ * this node has no namespace for belongs to another node: mail goes there through the
+ * federation outbox (`resolveForMail`); chat refuses it by name until it federates too.
  */
 import type { NodeContext } from '../../../context.ts';
 import { isDidKey } from '../../../crypto/did-key.ts';
-import { normalizeDomain } from '../../../crypto/dns-txt.ts';
 import { isStableId } from '../../../crypto/stable-id.ts';
+import { splitAddress } from '../../../federation/addresses.ts';
 import { conflict, invalid, notFound } from '../../../errors.ts';
 import type { AgentRow, IdentityService } from '../identities/service.ts';
 import type { NamespaceService } from '../namespaces/service.ts';
-import { ADDRESS_NAME } from '../namespaces/schemas.ts';
 import type { Party, Recipient } from './participants.ts';
 
 export type RecipientSelector = { alias: string } | { address: string } | { did: string };
+
+/** A recipient on another node: known only by its address until that node answers. */
+export interface RemoteRecipient {
+  remote: true;
+  /** The address, as the sender wrote it. */
+  to: string;
+  /** The address normalised (`<domain>/<name>`, domain lowercase). */
+  address: string;
+  domain: string;
+}
 
 export class Recipients {
   readonly #ctx: NodeContext;
@@ -54,18 +64,32 @@ export class Recipients {
     return agent;
   }
 
-  #byAddress(address: string): AgentRow {
-    const slash = address.indexOf('/');
-    const domain = normalizeDomain(address.slice(0, slash));
-    const name = address.slice(slash + 1);
-    if (slash < 0 || domain === null || !ADDRESS_NAME.test(name)) throw invalid(`${address} is not an address of the form <domain>/<name>`);
-    if (!this.#hasNamespace(domain)) {
-      throw invalid(`Recipient ${address} is on another node; sending across nodes is not available yet`);
+  /** Mail may also go to another node: an address on a domain this node has no namespace for. */
+  resolveForMail(sender: AgentRow, selector: RecipientSelector): Recipient | RemoteRecipient {
+    if ('address' in selector) {
+      const parts = splitAddress(selector.address);
+      if (parts !== null && !this.#hasNamespace(parts.domain)) {
+        return { remote: true, to: selector.address, address: `${parts.domain}/${parts.name}`, domain: parts.domain };
+      }
     }
-    const bound = this.#namespaces.findAddress(domain, name);
+    return this.resolve(sender, selector);
+  }
+
+  /** The active identity behind an address this node hosts (mail arriving from another node). */
+  hosted(address: string): AgentRow & { address: string } {
+    const agent = this.#byAddress(address, 'not hosted on this node');
+    if (agent.status !== 'active') throw conflict(`Recipient ${address} is ${agent.status} and no longer receives messages`);
+    return { ...agent, address: this.#identities.address(agent) ?? address };
+  }
+
+  #byAddress(address: string, elsewhere = 'on another node; sending across nodes is not available for this yet'): AgentRow {
+    const parts = splitAddress(address);
+    if (parts === null) throw invalid(`${address} is not an address of the form <domain>/<name>`);
+    if (!this.#hasNamespace(parts.domain)) throw invalid(`Recipient ${address} is ${elsewhere}`);
+    const bound = this.#namespaces.findAddress(parts.domain, parts.name);
     if (!bound) throw notFound(`Recipient address not found: ${address}`);
     const agent = bound.did_aw === null ? this.#live('did_key = ?', bound.did_key) : this.#live('did_aw = ?', bound.did_aw);
-    if (!agent) throw invalid(`Recipient ${address} is not hosted on this node; sending across nodes is not available yet`);
+    if (!agent) throw invalid(`Recipient ${address} is not hosted on this node`);
     return agent;
   }
 

@@ -1,0 +1,144 @@
+/**
+ * Mail arriving from another node (`POST /v1/federation/messages`, DESIGN §8). It is stored only
+ * when every check passes, in this order:
+ *
+ * 1. the message is what its sender signed (wire.ts: rebuilt envelope, signature by from_did);
+ * 2. the recipient is an address this node hosts;
+ * 3. the sender's address is real: its domain is not one of ours, the node the directory names
+ *    for that domain (peer table or DNS, never the message) says the address holds from_did, and
+ *    when that node reports the namespace DNS-verified, DNS names the same controller here too;
+ * 4. the recipient accepts the sender (contacts-only identities need a matching contact).
+ *
+ * A refusal is a 4xx whose detail the sending node reports back to its sender as a bounce; a
+ * sender node that cannot be reached is a 503, so the message is retried rather than bounced.
+ * A message_id already stored from the same key is acknowledged again (retries are safe).
+ */
+import type { NodeContext } from '../context.ts';
+import { conflict, forbidden, invalid, unavailable } from '../errors.ts';
+import { identityTopic } from '../events/bus.ts';
+import { parseWith } from '../http/validate.ts';
+import type { AgentRow } from '../surfaces/core/identities/service.ts';
+import { isContact } from '../surfaces/core/messaging/reachability.ts';
+import type { Recipients } from '../surfaces/core/messaging/recipients.ts';
+import { checkNamespaceDns } from '../surfaces/core/namespaces/verification.ts';
+import { splitAddress } from './addresses.ts';
+import type { NodeDirectory } from './directory.ts';
+import { FederatedMail, signatureProblem } from './wire.ts';
+
+export interface InboundResult {
+  message_id: string;
+  status: 'delivered' | 'duplicate';
+}
+
+/** How long a check against the sender's node may take. */
+const LOOKUP_TIMEOUT_MS = 10_000;
+
+export class FederationInbound {
+  readonly #ctx: NodeContext;
+  readonly #directory: NodeDirectory;
+  readonly #recipients: Recipients;
+
+  constructor(ctx: NodeContext, directory: NodeDirectory, recipients: Recipients) {
+    this.#ctx = ctx;
+    this.#directory = directory;
+    this.#recipients = recipients;
+  }
+
+  async receive(input: unknown): Promise<InboundResult> {
+    const mail = parseWith(FederatedMail, input);
+    const forged = signatureProblem(mail);
+    if (forged) throw forbidden(`Refused: ${forged}`);
+    const duplicate = this.#duplicate(mail);
+    if (duplicate) return duplicate;
+
+    const recipient = this.#recipients.hosted(mail.to);
+    const senderNode = await this.#checkSender(mail);
+    if (recipient.address_reachability === 'contacts-only') {
+      const sender = { didKey: mail.from_did, stableId: mail.from_stable_id, address: mail.from };
+      if (!isContact(this.#ctx.db, recipient.agent_id, sender)) throw forbidden(`Refused: ${mail.to} only accepts messages from contacts`);
+    }
+    return this.#store(mail, recipient, senderNode);
+  }
+
+  /** The same message again (a retry after a lost answer) is fine; another one under its id is not. */
+  #duplicate(mail: FederatedMail): InboundResult | null {
+    const seen = this.#ctx.db.prepare(`SELECT from_did, origin FROM messages WHERE message_id = ?`).get(mail.message_id) as
+      | { from_did: string; origin: string }
+      | undefined;
+    if (!seen) return null;
+    if (seen.origin !== 'remote' || seen.from_did !== mail.from_did) throw conflict(`Refused: message_id ${mail.message_id} is already taken`);
+    return { message_id: mail.message_id, status: 'duplicate' };
+  }
+
+  /** Checks that the sender's address holds from_did on its own node; returns that node's origin. */
+  async #checkSender(mail: FederatedMail): Promise<string> {
+    const from = splitAddress(mail.from);
+    if (from === null) throw invalid([{ loc: ['body', 'from'], msg: 'must be an address <domain>/<name>', type: 'value_error' }]);
+    if (this.#ctx.db.prepare(`SELECT 1 FROM namespaces WHERE domain = ?`).get(from.domain) !== undefined) {
+      throw forbidden(`Refused: ${from.domain} is a namespace of this node, so ${mail.from} cannot send from another node`);
+    }
+    const node = await this.#directory.locate(from.domain);
+    if (node === null) throw forbidden(`Refused: no node is known for ${from.domain} (no peer entry and no node= in DNS), so ${mail.from} cannot be checked`);
+    const base = `${node.url}/v1/namespaces/${encodeURIComponent(from.domain)}`;
+    const address = await lookup(`${base}/addresses/${encodeURIComponent(from.name)}`, mail.from);
+    if (address === null) throw forbidden(`Refused: ${mail.from} does not exist on its node ${node.url}`);
+    if (address.current_did_key !== mail.from_did) throw forbidden(`Refused: ${mail.from} resolves to another key on its node ${node.url}`);
+    const namespace = await lookup(base, from.domain);
+    if (namespace?.verification_status === 'verified' && typeof namespace.controller_did === 'string') {
+      const dns = await checkNamespaceDns(this.#ctx.dns, from.domain, namespace.controller_did);
+      if (dns.status !== 'verified') throw forbidden(`Refused: ${from.domain} claims DNS verification, but DNS here does not name its controller`);
+    }
+    return node.url;
+  }
+
+  #store(mail: FederatedMail, recipient: AgentRow & { address: string }, senderNode: string): InboundResult {
+    const { db, clock, bus } = this.#ctx;
+    try {
+      db.prepare(
+        `INSERT INTO messages (message_id, from_agent_id, from_alias, from_address, from_did, from_stable_id, to_agent_id, to_text, to_alias,
+           to_address, to_did, to_stable_id, subject, body, priority, signature, signed_payload, created_at, origin, from_node)
+         VALUES (?, NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'remote', ?)`,
+      ).run(
+        mail.message_id,
+        splitAddress(mail.from)!.name,
+        mail.from,
+        mail.from_did,
+        mail.from_stable_id,
+        recipient.agent_id,
+        mail.to,
+        recipient.alias,
+        recipient.address,
+        recipient.did_key,
+        recipient.did_aw,
+        mail.subject,
+        mail.body,
+        mail.priority,
+        mail.signature,
+        mail.signed_payload,
+        clock.now().toISOString(),
+        senderNode,
+      );
+    } catch (error) {
+      // Two deliveries of one message raced: the other one stored it.
+      if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') return this.#duplicate(mail) ?? { message_id: mail.message_id, status: 'duplicate' };
+      throw error;
+    }
+    bus.publish(identityTopic(recipient.agent_id));
+    return { message_id: mail.message_id, status: 'delivered' };
+  }
+}
+
+/** GET a JSON object from the sender's node: null when it answers 404, 503 when it can't be asked. */
+async function lookup(url: string, what: string): Promise<Record<string, unknown> | null> {
+  let response: Response;
+  try {
+    response = await fetch(url, { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(LOOKUP_TIMEOUT_MS) });
+  } catch (error) {
+    throw unavailable(`Could not check ${what} with its node: ${(error as Error).message}`);
+  }
+  if (response.status === 404) return null;
+  if (!response.ok) throw unavailable(`Could not check ${what} with its node: it answered ${response.status}`);
+  const body: unknown = await response.json().catch(() => null);
+  if (typeof body !== 'object' || body === null) throw unavailable(`Could not check ${what} with its node: its answer is not JSON`);
+  return body as Record<string, unknown>;
+}

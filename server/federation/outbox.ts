@@ -1,0 +1,253 @@
+/**
+ * The durable outbox of mail to identities on other nodes (DESIGN §8). A send writes the signed
+ * message here in the same transaction as everything else it writes, so an acknowledged send is
+ * never lost; this worker then delivers it to `POST {node}/v1/federation/messages`.
+ *
+ * - Delivered (2xx): settled. The receiver deduplicates by message_id, so a retry after a lost
+ *   answer is harmless and delivery is exactly once as far as the recipient can see.
+ * - Refused (4xx other than 408/429): settled as bounced, and the sender finds a bounce in its
+ *   inbox with the receiving node's reason.
+ * - Anything else (no node known for the domain, unreachable, 5xx, 408, 429): retried with
+ *   exponential backoff; after `giveUpAfterMs` it bounces with the last error.
+ *
+ * Rows carry their next attempt time, so a restarted node simply picks up where it left off.
+ */
+import { randomUUID } from 'node:crypto';
+import type { NodeContext } from '../context.ts';
+import { identityTopic } from '../events/bus.ts';
+import type { NodeDirectory } from './directory.ts';
+import type { FederatedMail } from './wire.ts';
+
+export interface OutboxOptions {
+  /** The first retry's delay; each later one doubles, up to `retryMaxMs`. */
+  retryBaseMs: number;
+  retryMaxMs: number;
+  /** A message still undelivered this long after it was sent bounces. */
+  giveUpAfterMs: number;
+}
+
+export const DEFAULT_OUTBOX_OPTIONS: OutboxOptions = { retryBaseMs: 2_000, retryMaxMs: 10 * 60_000, giveUpAfterMs: 3 * 24 * 3600_000 };
+
+export type OutboxStatus = 'queued' | 'delivered' | 'bounced';
+
+interface OutboxRow {
+  id: number;
+  message_id: string;
+  from_agent_id: string;
+  to_address: string;
+  to_domain: string;
+  payload: string;
+  status: OutboxStatus;
+  attempts: number;
+  next_attempt_at: string;
+  last_error: string | null;
+  delivered_to: string | null;
+  created_at: string;
+  settled_at: string | null;
+}
+
+/** A remote send as its sender sees it. */
+export type OutboxEntry = Omit<OutboxRow, 'id' | 'payload' | 'from_agent_id'> & { subject: string };
+
+type Outcome = { kind: 'delivered'; url: string } | { kind: 'retry'; error: string } | { kind: 'bounce'; reason: string };
+
+/** Rows delivered at once; the rest follow in the next round. */
+const BATCH = 16;
+const DELIVERY_TIMEOUT_MS = 15_000;
+/** The worker re-checks at least this often, so a clock moved by tests or NTP is noticed. */
+const MAX_SLEEP_MS = 60_000;
+
+export class FederationOutbox {
+  readonly #ctx: NodeContext;
+  readonly #directory: NodeDirectory;
+  readonly #options: OutboxOptions;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #running: Promise<void> | null = null;
+  #again = false;
+  #stopped = true;
+
+  constructor(ctx: NodeContext, directory: NodeDirectory, options: Partial<OutboxOptions> = {}) {
+    this.#ctx = ctx;
+    this.#directory = directory;
+    this.#options = { ...DEFAULT_OUTBOX_OPTIONS, ...options };
+  }
+
+  /** Queues a signed message; call it inside the send's transaction, then `nudge()` after commit. */
+  enqueue(fromAgentId: string, toDomain: string, mail: FederatedMail): void {
+    const now = this.#ctx.clock.now().toISOString();
+    this.#ctx.db
+      .prepare(
+        `INSERT INTO federation_outbox (message_id, kind, from_agent_id, to_address, to_domain, payload, next_attempt_at, created_at)
+         VALUES (?, 'mail', ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(mail.message_id, fromAgentId, mail.to, toDomain, JSON.stringify(mail), now, now);
+  }
+
+  /** The identity's sends to other nodes, newest first. */
+  sentBy(agentId: string, limit = 100): OutboxEntry[] {
+    const rows = this.#ctx.db
+      .prepare(`SELECT * FROM federation_outbox WHERE from_agent_id = ? ORDER BY id DESC LIMIT ?`)
+      .all(agentId, limit) as OutboxRow[];
+    return rows.map(({ id: _id, payload, from_agent_id: _from, ...entry }) => ({ ...entry, subject: (JSON.parse(payload) as FederatedMail).subject }));
+  }
+
+  start(): void {
+    this.#stopped = false;
+    this.nudge();
+  }
+
+  /** Something was queued (or a peer added): deliver what is due now. */
+  nudge(): void {
+    if (this.#stopped) return;
+    clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => void this.#pump(), 0);
+  }
+
+  /** Mail waiting for `domain` is tried again now (its node was just added or changed). */
+  retryNow(domain: string): void {
+    this.#ctx.db
+      .prepare(`UPDATE federation_outbox SET next_attempt_at = ? WHERE status = 'queued' AND to_domain = ?`)
+      .run(this.#ctx.clock.now().toISOString(), domain);
+    this.nudge();
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    clearTimeout(this.#timer);
+    await this.#running;
+  }
+
+  #pump(): Promise<void> {
+    if (this.#running !== null) {
+      this.#again = true;
+      return this.#running;
+    }
+    this.#running = (async () => {
+      try {
+        do {
+          this.#again = false;
+          const due = this.#ctx.db
+            .prepare(`SELECT * FROM federation_outbox WHERE status = 'queued' AND next_attempt_at <= ? ORDER BY next_attempt_at, id LIMIT ?`)
+            .all(this.#ctx.clock.now().toISOString(), BATCH) as OutboxRow[];
+          await Promise.all(due.map((row) => this.#attempt(row)));
+          if (due.length === BATCH) this.#again = true;
+        } while (this.#again && !this.#stopped);
+      } finally {
+        this.#running = null;
+        this.#sleep();
+      }
+    })();
+    return this.#running;
+  }
+
+  /** Sleeps until the next queued row is due (or MAX_SLEEP_MS). */
+  #sleep(): void {
+    if (this.#stopped) return;
+    const next = this.#ctx.db.prepare(`SELECT min(next_attempt_at) FROM federation_outbox WHERE status = 'queued'`).pluck().get() as string | null;
+    if (next === null) return;
+    const delay = Math.min(Math.max(0, Date.parse(next) - this.#ctx.clock.now().getTime()), MAX_SLEEP_MS);
+    clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => void this.#pump(), delay);
+    this.#timer.unref?.();
+  }
+
+  async #attempt(row: OutboxRow): Promise<void> {
+    let outcome = await this.#deliver(row);
+    const age = this.#ctx.clock.now().getTime() - Date.parse(row.created_at);
+    if (outcome.kind === 'retry' && age >= this.#options.giveUpAfterMs) {
+      outcome = { kind: 'bounce', reason: `gave up after ${row.attempts + 1} attempts over ${Math.round(age / 3600_000)} h; the last error was: ${outcome.error}` };
+    }
+    this.#settle(row, outcome);
+  }
+
+  async #deliver(row: OutboxRow): Promise<Outcome> {
+    const node = await this.#directory.locate(row.to_domain);
+    if (node === null) return { kind: 'retry', error: `no node is known for ${row.to_domain} (no peer entry and no node= in its _svcid DNS record)` };
+    let response: Response;
+    try {
+      response = await fetch(`${node.url}/v1/federation/messages`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json' },
+        body: row.payload,
+        signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS),
+      });
+    } catch (error) {
+      return { kind: 'retry', error: `could not reach ${node.url}: ${(error as Error).message}` };
+    }
+    const detail = await responseDetail(response);
+    if (response.ok) return { kind: 'delivered', url: node.url };
+    const refused = response.status >= 400 && response.status < 500 && response.status !== 408 && response.status !== 429;
+    return refused ? { kind: 'bounce', reason: `${node.url} refused it (${response.status}): ${detail}` } : { kind: 'retry', error: `${node.url} answered ${response.status}: ${detail}` };
+  }
+
+  #settle(row: OutboxRow, outcome: Outcome): void {
+    const { db, clock, bus } = this.#ctx;
+    const now = clock.now();
+    const attempts = row.attempts + 1;
+    db.transaction(() => {
+      if (outcome.kind === 'delivered') {
+        db.prepare(`UPDATE federation_outbox SET status = 'delivered', attempts = ?, delivered_to = ?, last_error = NULL, settled_at = ? WHERE id = ?`).run(
+          attempts,
+          outcome.url,
+          now.toISOString(),
+          row.id,
+        );
+      } else if (outcome.kind === 'retry') {
+        const delay = Math.min(this.#options.retryMaxMs, this.#options.retryBaseMs * 2 ** (attempts - 1)) * (0.8 + 0.2 * Math.random());
+        db.prepare(`UPDATE federation_outbox SET attempts = ?, last_error = ?, next_attempt_at = ? WHERE id = ?`).run(
+          attempts,
+          outcome.error,
+          new Date(now.getTime() + delay).toISOString(),
+          row.id,
+        );
+      } else {
+        db.prepare(`UPDATE federation_outbox SET status = 'bounced', attempts = ?, last_error = ?, settled_at = ? WHERE id = ?`).run(
+          attempts,
+          outcome.reason,
+          now.toISOString(),
+          row.id,
+        );
+        this.#writeBounce(row, outcome.reason, now.toISOString());
+      }
+    }).immediate();
+    if (outcome.kind === 'bounce') bus.publish(identityTopic(row.from_agent_id));
+  }
+
+  /** The sender learns why: a message from this node in its own inbox. */
+  #writeBounce(row: OutboxRow, reason: string, now: string): void {
+    const sender = this.#ctx.db.prepare(`SELECT agent_id, alias, did_key, did_aw FROM agents WHERE agent_id = ?`).get(row.from_agent_id) as
+      | { agent_id: string; alias: string; did_key: string; did_aw: string | null }
+      | undefined;
+    if (!sender) return;
+    const mail = JSON.parse(row.payload) as FederatedMail;
+    const subject = `Undeliverable: ${mail.subject || '(no subject)'}`.slice(0, 256);
+    const body = [
+      `Your message to ${row.to_address} could not be delivered.`,
+      '',
+      `Reason: ${reason}`,
+      '',
+      `Message id: ${row.message_id}`,
+      `Sent: ${row.created_at}`,
+    ].join('\n');
+    this.#ctx.db
+      .prepare(
+        `INSERT INTO messages (message_id, from_agent_id, from_alias, from_address, from_did, from_stable_id, to_agent_id, to_text, to_alias,
+           to_address, to_did, to_stable_id, subject, body, priority, signature, signed_payload, created_at, origin)
+         VALUES (?, NULL, 'postmaster', NULL, '', NULL, ?, ?, ?, ?, ?, ?, ?, ?, 'normal', '', '', ?, 'bounce')`,
+      )
+      .run(randomUUID(), sender.agent_id, mail.from, sender.alias, mail.from, sender.did_key, sender.did_aw, subject, body, now);
+  }
+}
+
+/** The `detail` of an error answer in words (or the start of its text). */
+async function responseDetail(response: Response): Promise<string> {
+  const text = await response.text().catch(() => '');
+  try {
+    const detail = (JSON.parse(text) as { detail?: unknown }).detail;
+    if (typeof detail === 'string') return detail;
+    if (detail !== undefined) return JSON.stringify(detail).slice(0, 500);
+  } catch {
+    // Not JSON: say what it began with.
+  }
+  return text.slice(0, 200) || response.statusText;
+}

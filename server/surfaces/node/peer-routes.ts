@@ -1,0 +1,26 @@
+/**
+ * The owner's peer table (`/v1/node/peers`, DESIGN §8): which node answers for a namespace domain
+ * when DNS does not say (or should not be asked). Adding a peer retries mail waiting for it.
+ */
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { parseWith } from '../../http/validate.ts';
+import type { CoreServices } from '../core/services.ts';
+
+const PeerBody = z.strictObject({ domain: z.string().max(253), url: z.string().max(2048) });
+const PeerParams = z.strictObject({ domain: z.string().max(253) });
+
+export async function peerRoutes(app: FastifyInstance, { services }: { services: CoreServices }): Promise<void> {
+  const { directory, outbox } = services;
+
+  app.get('/v1/node/peers', async () => ({ peers: directory.list() }));
+
+  app.post('/v1/node/peers', async (request, reply) => {
+    const { domain, url } = parseWith(PeerBody, request.body);
+    const peer = directory.set(domain, url);
+    outbox.retryNow(peer.domain);
+    return reply.code(201).send(peer);
+  });
+
+  app.delete('/v1/node/peers/:domain', async (request) => directory.remove(parseWith(PeerParams, request.params, 'path').domain));
+}

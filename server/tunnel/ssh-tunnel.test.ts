@@ -1,0 +1,324 @@
+import { createHash, generateKeyPairSync, sign } from 'node:crypto';
+import http from 'node:http';
+import net from 'node:net';
+import ssh2 from 'ssh2';
+import type { Connection, ParsedKey } from 'ssh2';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Tunnel, TunnelStatus } from './provider.ts';
+import { sshEd25519PublicBlob, type SshSigner } from './ssh-key.ts';
+import { sshTunnelProvider, type SshTunnelConfig } from './ssh-tunnel.ts';
+
+const FAST_BACKOFF = { initialMs: 20, maxMs: 80 };
+
+/** A signer over a throwaway Ed25519 key, standing in for custody. */
+function testSigner(): SshSigner {
+  const { publicKey, privateKey } = generateKeyPairSync('ed25519');
+  const raw = Buffer.from(publicKey.export({ format: 'jwk' }).x ?? '', 'base64url');
+  return { publicKey: () => raw, sign: (data) => sign(null, data, privateKey) };
+}
+
+function parsed(key: Buffer | string): ParsedKey {
+  const result = ssh2.utils.parseKey(key);
+  if (result instanceof Error) throw result;
+  return result;
+}
+
+/**
+ * An Ed25519 host key from ssh2's keygen. ssh2 1.17's keygen strips leading zero bytes from the
+ * Ed25519 public key, so about one key in 256 comes out malformed; those are drawn again.
+ */
+function generateHostKey(): { private: string; public: string } {
+  for (;;) {
+    const key = ssh2.utils.generateKeyPairSync('ed25519');
+    if (!(ssh2.utils.parseKey(key.private) instanceof Error)) return key;
+  }
+}
+
+interface TestSshServer {
+  port: number;
+  /** The host key fingerprint as OpenSSH prints it. */
+  fingerprint: string;
+  /** How many SSH connections were made to it so far. */
+  connectionCount(): number;
+  /** The loopback port of the most recent remote forward, if any is listening. */
+  forwardedPort(): number | undefined;
+  /** Ends every client connection from the server side. */
+  dropClients(): void;
+  close(): Promise<void>;
+}
+
+/**
+ * An ssh2 server standing in for the user's SSH host: publickey auth for one key only, and
+ * `tcpip-forward` served by a loopback listener whose sockets go back to the client via forwardOut.
+ */
+async function startSshServer(allowedRawKey: Buffer): Promise<TestSshServer> {
+  const hostKey = generateHostKey();
+  const hostBlob = parsed(hostKey.public).getPublicSSH();
+  const fingerprint = `SHA256:${createHash('sha256').update(hostBlob).digest('base64').replace(/=+$/, '')}`;
+  const allowed = parsed(sshEd25519PublicBlob(allowedRawKey));
+  const connections = new Set<Connection>();
+  let connectionCount = 0;
+  let forwardedPort: number | undefined;
+
+  const server = new ssh2.Server({ hostKeys: [hostKey.private] }, (connection) => {
+    connectionCount += 1;
+    connections.add(connection);
+    // Without it Nagle and delayed ACKs add ~40 ms per round trip (missing from @types/ssh2).
+    (connection as Connection & { setNoDelay(noDelay: boolean): void }).setNoDelay(true);
+    const forwardListeners = new Set<net.Server>();
+    const forwardedSockets = new Set<net.Socket>();
+
+    connection.on('authentication', (ctx) => {
+      if (ctx.method !== 'publickey') return ctx.reject(['publickey']);
+      const sameKey = ctx.key.algo === allowed.type && ctx.key.data.equals(allowed.getPublicSSH());
+      if (!sameKey) return ctx.reject();
+      if (ctx.signature && allowed.verify(ctx.blob ?? Buffer.alloc(0), ctx.signature, ctx.hashAlgo) !== true) {
+        return ctx.reject();
+      }
+      ctx.accept();
+    });
+
+    connection.on('request', (accept, reject, name, info) => {
+      if (name !== 'tcpip-forward') return reject?.();
+      const listener = net.createServer((socket) => {
+        forwardedSockets.add(socket);
+        socket.on('close', () => forwardedSockets.delete(socket));
+        const address = listener.address() as net.AddressInfo;
+        connection.forwardOut(info.bindAddr, address.port, socket.remoteAddress ?? '127.0.0.1', socket.remotePort ?? 0, (error, channel) => {
+          if (error) return socket.destroy();
+          socket.pipe(channel).pipe(socket);
+          socket.on('error', () => channel.destroy());
+          channel.on('error', () => socket.destroy());
+        });
+      });
+      forwardListeners.add(listener);
+      listener.listen(info.bindPort, '127.0.0.1', () => {
+        forwardedPort = (listener.address() as net.AddressInfo).port;
+        accept?.(forwardedPort);
+      });
+    });
+
+    connection.on('error', () => {});
+    connection.on('close', () => {
+      connections.delete(connection);
+      for (const socket of forwardedSockets) socket.destroy();
+      for (const listener of forwardListeners) listener.close();
+      forwardedPort = undefined;
+    });
+  });
+
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as net.AddressInfo).port,
+    fingerprint,
+    connectionCount: () => connectionCount,
+    forwardedPort: () => forwardedPort,
+    dropClients: () => {
+      for (const connection of connections) connection.end();
+    },
+    close: async () => {
+      for (const connection of connections) connection.end();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** The stand-in for the node's peer listener. */
+async function startPeerListener(): Promise<{ port: number; close: () => Promise<void> }> {
+  const server = http.createServer((_request, response) => {
+    response.setHeader('connection', 'close');
+    response.end('hello from the peer listener');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as net.AddressInfo).port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** One GET with no connection reuse, so nothing lingers across a dropped tunnel. */
+function httpGet(port: number): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const request = http.get({ host: '127.0.0.1', port, path: '/', agent: false }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString() }));
+      response.on('error', reject);
+    });
+    request.on('error', reject);
+  });
+}
+
+/** True when something accepts TCP connections on the loopback port. */
+function isListening(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+const cleanups: Array<() => Promise<void>> = [];
+
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+type ConfigOverride = Partial<SshTunnelConfig> | ((sshServer: TestSshServer) => Partial<SshTunnelConfig>);
+
+async function setUp(options: { tunnelSigner?: SshSigner; config?: ConfigOverride } = {}) {
+  const signer = testSigner();
+  const sshServer = await startSshServer(signer.publicKey());
+  cleanups.push(() => sshServer.close());
+  const peer = await startPeerListener();
+  cleanups.push(() => peer.close());
+  const provider = sshTunnelProvider(
+    {
+      host: '127.0.0.1',
+      port: sshServer.port,
+      username: 'node',
+      remote_bind_host: '127.0.0.1',
+      remote_port: 0,
+      ...(typeof options.config === 'function' ? options.config(sshServer) : options.config),
+    },
+    { signer: options.tunnelSigner ?? signer, backoff: FAST_BACKOFF },
+  );
+  const tunnel = provider.start({ host: '127.0.0.1', port: peer.port });
+  cleanups.push(() => tunnel.stop());
+  const seen: TunnelStatus[] = [];
+  tunnel.onStatus((status) => seen.push(status));
+  return { sshServer, peer, provider, tunnel, seen };
+}
+
+async function waitUntilUp(tunnel: Tunnel): Promise<void> {
+  await expect.poll(() => tunnel.status().state).toBe('up');
+}
+
+describe('sshTunnelProvider', () => {
+  it('is the ssh provider and starts out connecting', async () => {
+    const { provider, tunnel } = await setUp();
+    expect(provider.kind).toBe('ssh');
+    expect(tunnel.status().state).toBe('connecting');
+    await waitUntilUp(tunnel);
+  });
+
+  it('serves the local peer listener on the forwarded port and reports up with http://host:port', async () => {
+    const { sshServer, tunnel } = await setUp();
+    await waitUntilUp(tunnel);
+    const forwardedPort = sshServer.forwardedPort();
+    expect(forwardedPort).toBeTypeOf('number');
+    const status = tunnel.status();
+    expect(status.public_url).toBe(`http://127.0.0.1:${forwardedPort}`);
+    expect(status.detail).toBe(`host key ${sshServer.fingerprint} (not pinned)`);
+    expect(Number.isNaN(Date.parse(status.since))).toBe(false);
+    await expect(httpGet(forwardedPort ?? 0)).resolves.toEqual({ status: 200, body: 'hello from the peer listener' });
+  });
+
+  it('drops a forwarded connection the local listener refuses, and the tunnel stays up', async () => {
+    const { sshServer, peer, tunnel } = await setUp();
+    await waitUntilUp(tunnel);
+    await peer.close();
+    await expect(httpGet(sshServer.forwardedPort() ?? 0)).rejects.toThrow();
+    expect(tunnel.status().state).toBe('up');
+  });
+
+  it('tells status listeners about each change until they unsubscribe', async () => {
+    const { sshServer, tunnel, seen } = await setUp();
+    const heard: string[] = [];
+    const unsubscribe = tunnel.onStatus((status) => heard.push(status.state));
+    await waitUntilUp(tunnel);
+    expect(heard).toEqual(['up']);
+    unsubscribe();
+    sshServer.dropClients();
+    await expect.poll(() => seen.map((status) => status.state)).toEqual(['up', 'reconnecting', 'up']);
+    expect(heard).toEqual(['up']);
+  });
+
+  it('reports the configured public_url instead of the server address', async () => {
+    const { tunnel } = await setUp({ config: { public_url: 'https://node.example.org' } });
+    await waitUntilUp(tunnel);
+    expect(tunnel.status().public_url).toBe('https://node.example.org');
+  });
+
+  it('comes up when the pinned host key fingerprint matches', async () => {
+    const { sshServer, tunnel } = await setUp({ config: (server) => ({ host_key_sha256: server.fingerprint }) });
+    await waitUntilUp(tunnel);
+    expect(tunnel.status().detail).toBe(`host key ${sshServer.fingerprint} (pinned)`);
+  });
+
+  it('accepts a pinned fingerprint without the SHA256: prefix', async () => {
+    const { tunnel } = await setUp({
+      config: (server) => ({ host_key_sha256: server.fingerprint.replace(/^SHA256:/, '') }),
+    });
+    await waitUntilUp(tunnel);
+  });
+
+  it('fails with an authentication detail when the server refuses the key, and keeps retrying', async () => {
+    const { sshServer, tunnel } = await setUp({ tunnelSigner: testSigner() });
+    await expect.poll(() => tunnel.status().state).toBe('failed');
+    expect(tunnel.status().detail).toMatch(/authentication refused by 127\.0\.0\.1:\d+ for user node/);
+    expect(tunnel.status().public_url).toBeNull();
+    await expect.poll(() => sshServer.connectionCount()).toBeGreaterThan(2);
+    expect(tunnel.status().state).toBe('failed');
+  });
+
+  it('refuses a server whose host key does not match the pinned fingerprint, naming both fingerprints', async () => {
+    const pinned = `SHA256:${Buffer.alloc(32).toString('base64').replace(/=+$/, '')}`;
+    const { sshServer, tunnel, seen } = await setUp({ config: { host_key_sha256: pinned } });
+    await expect.poll(() => tunnel.status().state).toBe('failed');
+    const detail = tunnel.status().detail ?? '';
+    expect(detail).toContain('host key mismatch');
+    expect(detail).toContain(sshServer.fingerprint);
+    expect(detail).toContain(pinned);
+    expect(seen.map((status) => status.state)).not.toContain('up');
+    expect(sshServer.forwardedPort()).toBeUndefined();
+  });
+
+  it('reconnects after the server drops the connection and serves the peer listener again', async () => {
+    const { sshServer, tunnel, seen } = await setUp();
+    await waitUntilUp(tunnel);
+    const firstPort = sshServer.forwardedPort() ?? 0;
+    await expect(httpGet(firstPort)).resolves.toMatchObject({ status: 200 });
+
+    sshServer.dropClients();
+    await expect.poll(() => seen.some((status) => status.state === 'reconnecting')).toBe(true);
+    await waitUntilUp(tunnel);
+    expect(sshServer.connectionCount()).toBe(2);
+    const secondPort = sshServer.forwardedPort() ?? 0;
+    expect(tunnel.status().public_url).toBe(`http://127.0.0.1:${secondPort}`);
+    await expect(httpGet(secondPort)).resolves.toEqual({ status: 200, body: 'hello from the peer listener' });
+  });
+
+  it('stop() closes the forward, reports stopped and never reconnects', async () => {
+    const { sshServer, tunnel } = await setUp();
+    await waitUntilUp(tunnel);
+    const forwardedPort = sshServer.forwardedPort() ?? 0;
+    await expect(httpGet(forwardedPort)).resolves.toMatchObject({ status: 200 });
+
+    await tunnel.stop();
+    expect(tunnel.status()).toMatchObject({ state: 'stopped', public_url: null, detail: null });
+    await expect.poll(() => isListening(forwardedPort)).toBe(false);
+    // Several backoff periods pass without a new connection.
+    await new Promise((resolve) => setTimeout(resolve, FAST_BACKOFF.maxMs * 3));
+    expect(sshServer.connectionCount()).toBe(1);
+    expect(tunnel.status().state).toBe('stopped');
+    await expect(tunnel.stop()).resolves.toBeUndefined();
+  });
+
+  it('stop() during backoff cancels the pending retry', async () => {
+    const { sshServer, tunnel } = await setUp({ tunnelSigner: testSigner() });
+    await expect.poll(() => tunnel.status().state).toBe('failed');
+    await tunnel.stop();
+    const attempts = sshServer.connectionCount();
+    await new Promise((resolve) => setTimeout(resolve, FAST_BACKOFF.maxMs * 3));
+    expect(sshServer.connectionCount()).toBe(attempts);
+    expect(tunnel.status().state).toBe('stopped');
+  });
+});

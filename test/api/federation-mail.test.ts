@@ -1,0 +1,230 @@
+/**
+ * Mail between two real nodes on loopback (separate data dirs, real HTTP; DESIGN §8): the peer
+ * table, delivery by address both ways, the outbox holding mail while the receiving node is down
+ * and delivering it exactly once when it is back, deduplication by message_id, and every refusal
+ * (forged signature, an address that resolves to another key, a contacts-only recipient, an
+ * unknown recipient) reported to the sender as a bounce or refused at the door.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildMessageEnvelope, messageSigningBytes, verifyMessageSignature } from '../../server/crypto/message-signing.ts';
+import { expectOk, expectRefusal, expectValidation } from '../support/expect.ts';
+import { createIdentity, createNodeNamespace, createProject, persistent } from '../support/identities.ts';
+import { testKey } from '../support/keys.ts';
+import { startTestNode, type TestNode } from '../support/node.ts';
+
+/** Retries come quickly here: a real node waits seconds to minutes. */
+const FAST_OUTBOX = { retryBaseMs: 40, retryMaxMs: 200 };
+const WAIT = { timeout: 10_000, interval: 25 };
+
+let a: TestNode;
+let b: TestNode;
+let bPort: number;
+let alice: { agent_id: string; api_key: string; did_key: string };
+let bob: { agent_id: string; api_key: string; did_key: string };
+let carol: { agent_id: string; api_key: string };
+let dave: { agent_id: string; api_key: string };
+
+async function startB(dataDir?: string): Promise<TestNode> {
+  return startTestNode({ outbox: FAST_OUTBOX, ...(dataDir ? { dataDir, port: bPort } : {}) });
+}
+
+beforeAll(async () => {
+  a = await startTestNode({ outbox: FAST_OUTBOX });
+  b = await startB();
+  bPort = Number(new URL(b.url).port);
+  await createNodeNamespace(a, 'a.test');
+  await createNodeNamespace(b, 'b.test');
+  const pa = await createProject(a, 'pa', 'a.test');
+  const pb = await createProject(b, 'pb', 'b.test');
+  alice = await createIdentity(a, pa.api_key, persistent('alice'));
+  dave = await createIdentity(a, pa.api_key, { alias: 'dave' });
+  bob = await createIdentity(b, pb.api_key, persistent('bob'));
+  carol = await createIdentity(b, pb.api_key, persistent('carol', { address_reachability: 'contacts-only' }));
+  expectOk(await a.owner('POST', '/v1/node/peers', { domain: 'b.test', url: b.url }), 201);
+  expectOk(await b.owner('POST', '/v1/node/peers', { domain: 'a.test', url: a.url }), 201);
+});
+
+afterAll(async () => {
+  await a?.stop();
+  await b?.stop();
+});
+
+const send = (from: TestNode, key: string, body: Record<string, unknown>) => from.request('POST', '/v1/messages', { token: key, body });
+const inbox = async (t: TestNode, key: string) => expectOk(await t.request('GET', '/v1/messages/inbox?limit=100', { token: key })).messages as any[];
+const outbound = async (t: TestNode, key: string) => expectOk(await t.request('GET', '/v1/messages/outbound', { token: key })).messages as any[];
+const outboundOf = async (t: TestNode, key: string, id: string) => (await outbound(t, key)).find((m) => m.message_id === id);
+
+/** A message as a node would deliver it, signed with `key` (whatever address it claims). */
+function signedMail(key: ReturnType<typeof testKey>, fields: { from: string; to: string; body?: string }) {
+  const mail = {
+    v: 1,
+    kind: 'mail',
+    message_id: randomUUID(),
+    from: fields.from,
+    from_did: key.didKey,
+    from_stable_id: null,
+    to: fields.to,
+    subject: 'hello',
+    body: fields.body ?? 'hi',
+    priority: 'normal',
+    timestamp: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+  };
+  const bytes = messageSigningBytes(buildMessageEnvelope({ ...mail, type: 'mail', to_did: '' } as any));
+  return { ...mail, signature: key.sign(bytes), signed_payload: bytes.toString('utf8') };
+}
+
+describe('the peer table (owner API)', () => {
+  it('adds, lists, replaces and removes peers; validates domain and url; owner only', async () => {
+    expectOk(await a.owner('POST', '/v1/node/peers', { domain: 'Other.TEST', url: 'https://node.other.test/' }), 201);
+    expect(expectOk(await a.owner('GET', '/v1/node/peers')).peers.map((p: any) => [p.domain, p.url])).toEqual([
+      ['b.test', b.url],
+      ['other.test', 'https://node.other.test'],
+    ]);
+    expectOk(await a.owner('POST', '/v1/node/peers', { domain: 'other.test', url: 'http://127.0.0.1:9' }), 201);
+    expect(expectOk(await a.owner('GET', '/v1/node/peers')).peers.find((p: any) => p.domain === 'other.test').url).toBe('http://127.0.0.1:9');
+    expectValidation(await a.owner('POST', '/v1/node/peers', { domain: 'x', url: 'https://n.test' }), 'domain');
+    expectValidation(await a.owner('POST', '/v1/node/peers', { domain: 'x.test', url: 'https://n.test/path' }), 'url');
+    expectValidation(await a.owner('POST', '/v1/node/peers', { domain: 'x.test', url: 'ftp://n.test' }), 'url');
+    expectValidation(await a.owner('POST', '/v1/node/peers', { domain: 'x.test' }), 'url');
+    expect((await a.request('GET', '/v1/node/peers')).status).toBe(401);
+    expectOk(await a.owner('DELETE', '/v1/node/peers/other.test'));
+    expectRefusal(await a.owner('DELETE', '/v1/node/peers/other.test'), 404);
+  });
+});
+
+describe('mail to another node', () => {
+  it('is queued by the sender, delivered by address, and read on the other node with a verifying signature', async () => {
+    const sent = expectOk(await send(a, alice.api_key, { to_address: 'b.test/bob', subject: 'Across', body: 'Hello from node A' }));
+    expect(sent).toMatchObject({ status: 'queued', messages: [{ to: 'b.test/bob', to_address: 'b.test/bob', to_did: '', status: 'queued' }] });
+    await expect.poll(async () => (await inbox(b, bob.api_key)).find((m) => m.message_id === sent.message_id), WAIT).toBeDefined();
+    const got = (await inbox(b, bob.api_key)).find((m) => m.message_id === sent.message_id);
+    expect(got).toMatchObject({
+      from_address: 'a.test/alice',
+      from_did: alice.did_key,
+      to_address: 'b.test/bob',
+      to_did: bob.did_key,
+      subject: 'Across',
+      body: 'Hello from node A',
+      origin: 'remote',
+      from_node: a.url,
+      from_agent_id: null,
+    });
+    expect(verifyMessageSignature(got)).toBe('verified');
+    await expect.poll(async () => (await outboundOf(a, alice.api_key, sent.message_id))?.status, WAIT).toBe('delivered');
+    expect(await outboundOf(a, alice.api_key, sent.message_id)).toMatchObject({ to_address: 'b.test/bob', delivered_to: b.url, attempts: 1, subject: 'Across' });
+  });
+
+  it('goes both ways', async () => {
+    const sent = expectOk(await send(b, bob.api_key, { to_address: 'a.test/alice', body: 'Hello back' }));
+    await expect.poll(async () => (await inbox(a, alice.api_key)).find((m) => m.message_id === sent.message_id)?.body, WAIT).toBe('Hello back');
+  });
+
+  it('mixes local and remote recipients in one send', async () => {
+    const sent = expectOk(await send(a, alice.api_key, { to_addresses: ['b.test/bob'], to_aliases: ['dave'], body: 'to both' }));
+    expect(sent.messages.map((m: any) => [m.to, m.status])).toEqual([
+      ['dave', 'delivered'],
+      ['b.test/bob', 'queued'],
+    ]);
+    await expect.poll(async () => (await inbox(b, bob.api_key)).some((m) => m.body === 'to both'), WAIT).toBe(true);
+    expect((await inbox(a, dave.api_key)).some((m) => m.body === 'to both')).toBe(true);
+  });
+
+  it('needs a sender address: a node can only check senders it can look up', async () => {
+    expectRefusal(await send(a, dave.api_key, { to_address: 'b.test/bob', body: 'x' }), 422, /address/);
+  });
+});
+
+describe('delivery while the receiving node is down', () => {
+  it('keeps retrying, then delivers exactly once when the node is back', async () => {
+    const dataDir = b.dataDir;
+    await b.stop({ keepData: true });
+    const sent = expectOk(await send(a, alice.api_key, { to_address: 'b.test/bob', subject: 'While you were out', body: 'queued' }));
+    await expect.poll(async () => (await outboundOf(a, alice.api_key, sent.message_id))?.attempts ?? 0, WAIT).toBeGreaterThanOrEqual(2);
+    const waiting = await outboundOf(a, alice.api_key, sent.message_id);
+    expect(waiting).toMatchObject({ status: 'queued' });
+    expect(waiting.last_error).toMatch(/could not reach/);
+
+    b = await startB(dataDir);
+    await expect.poll(async () => (await outboundOf(a, alice.api_key, sent.message_id))?.status, WAIT).toBe('delivered');
+    const copies = (await inbox(b, bob.api_key)).filter((m) => m.message_id === sent.message_id);
+    expect(copies).toHaveLength(1);
+  });
+
+  it('acknowledges a repeated delivery without storing it twice', async () => {
+    const got = (await inbox(b, bob.api_key)).find((m) => m.body === 'queued');
+    const signed = JSON.parse(got.signed_payload);
+    const again = {
+      v: 1,
+      kind: 'mail',
+      message_id: got.message_id,
+      from: got.from_address,
+      from_did: got.from_did,
+      from_stable_id: got.from_stable_id,
+      to: signed.to,
+      subject: got.subject,
+      body: got.body,
+      priority: got.priority,
+      timestamp: signed.timestamp,
+      signature: got.signature,
+      signed_payload: got.signed_payload,
+    };
+    expect(expectOk(await b.request('POST', '/v1/federation/messages', { body: again }))).toEqual({ message_id: got.message_id, status: 'duplicate' });
+    expect((await inbox(b, bob.api_key)).filter((m) => m.message_id === got.message_id)).toHaveLength(1);
+  });
+});
+
+describe('refusals', () => {
+  it('bounces mail to a contacts-only recipient back to the sender with the reason', async () => {
+    const sent = expectOk(await send(a, alice.api_key, { to_address: 'b.test/carol', subject: 'Cold call', body: 'hi' }));
+    await expect.poll(async () => (await outboundOf(a, alice.api_key, sent.message_id))?.status, WAIT).toBe('bounced');
+    expect((await outboundOf(a, alice.api_key, sent.message_id)).last_error).toMatch(/only accepts messages from contacts/);
+    const bounce = (await inbox(a, alice.api_key)).find((m) => m.origin === 'bounce' && m.body.includes(sent.message_id));
+    expect(bounce).toMatchObject({ from_alias: 'postmaster', subject: 'Undeliverable: Cold call', from_agent_id: null });
+    expect(bounce.body).toContain('b.test/carol');
+    expect(bounce.body).toMatch(/only accepts messages from contacts/);
+    expect((await inbox(b, carol.api_key)).some((m) => m.message_id === sent.message_id)).toBe(false);
+  });
+
+  it('delivers to a contacts-only recipient once the sender is a contact', async () => {
+    expectOk(await b.request('POST', '/v1/contacts', { token: carol.api_key, body: { contact_address: 'a.test/alice' } }));
+    const sent = expectOk(await send(a, alice.api_key, { to_address: 'b.test/carol', body: 'now we know each other' }));
+    await expect.poll(async () => (await inbox(b, carol.api_key)).some((m) => m.message_id === sent.message_id), WAIT).toBe(true);
+  });
+
+  it('bounces mail to an address the other node does not have', async () => {
+    const sent = expectOk(await send(a, alice.api_key, { to_address: 'b.test/nobody', body: 'hello?' }));
+    await expect.poll(async () => (await outboundOf(a, alice.api_key, sent.message_id))?.status, WAIT).toBe('bounced');
+    expect((await outboundOf(a, alice.api_key, sent.message_id)).last_error).toMatch(/not found/i);
+  });
+
+  it('refuses a message altered after signing', async () => {
+    const mail = signedMail(testKey(), { from: 'a.test/alice', to: 'b.test/bob' });
+    expectRefusal(await b.request('POST', '/v1/federation/messages', { body: { ...mail, body: 'changed' } }), 403, /canonical envelope/);
+  });
+
+  it('refuses a forged signature', async () => {
+    const mail = signedMail(testKey(), { from: 'a.test/alice', to: 'b.test/bob' });
+    expectRefusal(await b.request('POST', '/v1/federation/messages', { body: { ...mail, from_did: alice.did_key } }), 403);
+    const other = signedMail(testKey(), { from: 'a.test/alice', to: 'b.test/bob' });
+    expectRefusal(await b.request('POST', '/v1/federation/messages', { body: { ...mail, signature: other.signature } }), 403, /signature/);
+  });
+
+  it('refuses a sender whose address resolves to another key on its node', async () => {
+    const mail = signedMail(testKey(), { from: 'a.test/alice', to: 'b.test/bob', body: 'I am alice, honest' });
+    expectRefusal(await b.request('POST', '/v1/federation/messages', { body: mail }), 403, /resolves to another key/);
+    expect((await inbox(b, bob.api_key)).some((m) => m.body === 'I am alice, honest')).toBe(false);
+  });
+
+  it('refuses senders it cannot check: unknown domains, its own namespaces, addresses that do not exist', async () => {
+    const key = testKey();
+    expectRefusal(await b.request('POST', '/v1/federation/messages', { body: signedMail(key, { from: 'z.test/zed', to: 'b.test/bob' }) }), 403, /no node is known for z\.test/);
+    expectRefusal(await b.request('POST', '/v1/federation/messages', { body: signedMail(key, { from: 'b.test/bob', to: 'b.test/bob' }) }), 403, /namespace of this node/);
+    expectRefusal(await b.request('POST', '/v1/federation/messages', { body: signedMail(key, { from: 'a.test/ghost', to: 'b.test/bob' }) }), 403, /does not exist/);
+  });
+
+  it('refuses malformed messages with a validation error', async () => {
+    expectValidation(await b.request('POST', '/v1/federation/messages', { body: { v: 1, kind: 'mail' } }), 'message_id');
+    expectValidation(await b.request('POST', '/v1/federation/messages', { body: { ...signedMail(testKey(), { from: 'a.test/alice', to: 'b.test/bob' }), extra: 1 } }), 'extra');
+  });
+});
