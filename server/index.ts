@@ -18,7 +18,7 @@ import type { SafeStorageLike } from './custody/backends/safe-storage.ts';
 import { chooseBackend, recordedBackend } from './custody/select.ts';
 import type { BackendName } from './custody/types.ts';
 import { systemDnsResolver, type DnsResolver } from './dns/resolver.ts';
-import { EventBus } from './events/bus.ts';
+import { EventBus, TUNNEL_TOPIC } from './events/bus.ts';
 import type { OutboxOptions } from './federation/outbox.ts';
 import { buildLoopbackApp, buildPeerApp } from './http/app.ts';
 import { loopbackHosts } from './http/host-guard.ts';
@@ -31,6 +31,9 @@ import type { DocsSurfaceOptions } from './surfaces/docs/index.ts';
 import { createDocsServices } from './surfaces/docs/services.ts';
 import type { LibrarySurfaceOptions } from './surfaces/library/index.ts';
 import { createLibraryServices } from './surfaces/library/services.ts';
+import type { TunnelTarget } from './tunnel/provider.ts';
+import { TunnelService } from './tunnel/service.ts';
+import type { SshTunnelBackoff } from './tunnel/ssh-tunnel.ts';
 import { NODE_VERSION } from './version.ts';
 
 export interface StartNodeOptions {
@@ -50,6 +53,8 @@ export interface StartNodeOptions {
   clock?: Clock;
   /** Retry timing of the federation outbox (tests shorten it). */
   outbox?: Partial<OutboxOptions>;
+  /** Reconnect timing of the tunnel (tests shorten it). */
+  tunnelBackoff?: SshTunnelBackoff;
   warn?: (message: string) => void;
 }
 
@@ -133,12 +138,37 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
     const origins = new Set<string>(options.allowedOrigins ?? []);
     const uiLink = (): string => `${urls.core_url}/ui/#code=${owner.issueCode()}`;
 
+    // The peer listener: at start with --public-port, else when the tunnel first needs it.
+    let peer: { app: FastifyInstance; target: TunnelTarget } | null = null;
+    let listenerPublicUrl: string | null = null;
+    const peerListener = async (): Promise<TunnelTarget> => {
+      if (peer !== null) return peer.target;
+      const app = await buildPeerApp({ services, library, docs, log: options.log ?? false });
+      cleanups.push(() => app.close());
+      await app.listen({ host, port: options.publicPort ?? 0 });
+      const address = app.server.address();
+      peer = { app, target: { host, port: typeof address === 'object' && address ? address.port : 0 } };
+      return peer.target;
+    };
+    const tunnel = new TunnelService(
+      ctx,
+      {
+        peerListener,
+        setPublicUrl: (url) => {
+          urls.public_url = url ?? listenerPublicUrl;
+        },
+        changed: () => ctx.bus.publish(TUNNEL_TOPIC),
+      },
+      options.tunnelBackoff ? { backoff: options.tunnelBackoff } : {},
+    );
+
     const loopback: FastifyInstance = await buildLoopbackApp({
       services,
       library,
       docs,
       hostPolicy: { hosts: () => hosts, origins: () => origins },
       owner: {
+        tunnel,
         uiLink,
         nodeInfo: () => ({ node_id: id, version: NODE_VERSION, ...urls, data_dir: dataDir, custody_backend: custody.backend }),
       },
@@ -156,16 +186,16 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
     urls.core_url = urls.library_url = urls.docs_url = origin(host, port);
 
     if (options.publicPort !== undefined && options.publicPort !== null) {
-      const peer = await buildPeerApp({ services, library, docs, log: options.log ?? false });
-      cleanups.push(() => peer.close());
-      await peer.listen({ host, port: options.publicPort });
-      const peerAddress = peer.server.address();
-      urls.public_url = origin(host, typeof peerAddress === 'object' && peerAddress ? peerAddress.port : 0);
+      const target = await peerListener();
+      listenerPublicUrl = urls.public_url = origin(target.host, target.port);
     }
     urls.ui_url = uiLink();
     // Mail queued for other nodes (also what a previous run left) goes out once the node listens.
     services.outbox.start();
     cleanups.push(() => services.outbox.stop());
+    // A tunnel that was running when the node stopped comes back.
+    cleanups.push(() => tunnel.close());
+    await tunnel.resume();
 
     const info: ReadyInfo = { ...urls, data_dir: dataDir, pid: process.pid };
     writeNodeFile(dataDir, { ...info, owner_token: owner.token });

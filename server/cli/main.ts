@@ -7,8 +7,10 @@ import { NODE_VERSION } from '../version.ts';
 import { defaultDataDir } from './data-dir.ts';
 import { CliError, ownerRequest } from './owner-client.ts';
 import { print } from './output.ts';
+import { peer } from './peer.ts';
 import { serve } from './serve.ts';
 import { team } from './team.ts';
+import { tunnel } from './tunnel.ts';
 
 const USAGE = `usage: svc-node <command> [options]
 
@@ -26,6 +28,16 @@ const USAGE = `usage: svc-node <command> [options]
   team revoke <team_id> <certificate_id> [--json]
   team list [--json]
   team members <team_id> [--json]
+  peer add <domain> <url> [--json]
+        mail to <domain> goes to the node at <url> (before DNS is asked)
+  peer list [--json]
+  peer remove <domain> [--json]
+  tunnel set --host <ssh host> --user <account> --remote-port <port> [--port 22] [--public-url URL]
+        [--host-key SHA256:...] [--json]
+        expose this node through an SSH reverse tunnel to a host you control
+  tunnel key [--json]
+        the line to add to that account's ~/.ssh/authorized_keys (the private key stays here)
+  tunnel start|stop|status [--json]
   ui    print a fresh one-time link that opens the UI in a browser
   version
 
@@ -50,6 +62,10 @@ const OPTIONS = {
   'did-aw': { type: 'string' },
   address: { type: 'string' },
   scope: { type: 'string', multiple: true },
+  user: { type: 'string' },
+  'remote-port': { type: 'string' },
+  'public-url': { type: 'string' },
+  'host-key': { type: 'string' },
   json: { type: 'boolean' },
   log: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
@@ -104,6 +120,10 @@ async function run(argv: string[]): Promise<void> {
     }
     case 'team':
       return team(dataDir, json, values, sub, arg, arg2);
+    case 'peer':
+      return peer(dataDir, json, sub, arg, arg2);
+    case 'tunnel':
+      return tunnel(dataDir, json, values, sub);
     case 'ui': {
       const { ui_url } = await ownerRequest<{ ui_url: string }>(dataDir, 'POST', '/v1/node/ui-link');
       return print({ ui_url }, json, ui_url);

@@ -2,7 +2,7 @@
 import type { Database } from '../store/database.ts';
 import { CustodyError } from './custody-error.ts';
 
-export type KeyPurpose = 'identity' | 'namespace' | 'team';
+export type KeyPurpose = 'identity' | 'namespace' | 'team' | 'tunnel';
 
 export interface KeyRow {
   key_id: string;

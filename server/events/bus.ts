@@ -12,6 +12,8 @@ export const sessionTopic = (sessionId: string): string => `session:${sessionId}
 export const teamTopic = (teamId: string): string => `team:${teamId}`;
 /** A team's documents changed (a document created or given a version): the owner's UI refreshes. */
 export const docsTopic = (teamId: string): string => `docs:${teamId}`;
+/** The node's tunnel changed state (up, down, reconnecting, configured). */
+export const TUNNEL_TOPIC = 'tunnel';
 /** The public catalog changed (a blueprint published, retagged or deleted). */
 export const CATALOG_TOPIC = 'catalog';
 

@@ -5,9 +5,10 @@
 import type { FastifyInstance } from 'fastify';
 import { normalizeDomain } from '../../crypto/dns-txt.ts';
 import { invalid, unauthorized } from '../../errors.ts';
-import { CATALOG_TOPIC, docsTopic, teamTopic } from '../../events/bus.ts';
+import { CATALOG_TOPIC, docsTopic, teamTopic, TUNNEL_TOPIC } from '../../events/bus.ts';
 import { openSse, streamDeadline } from '../../http/sse.ts';
 import { parseWith } from '../../http/validate.ts';
+import type { TunnelService } from '../../tunnel/service.ts';
 import type { CoreServices } from '../core/services.ts';
 import {
   AgentIdParams,
@@ -21,17 +22,19 @@ import {
 import { docsOwnerRoutes } from './docs-routes.ts';
 import { peerRoutes } from './peer-routes.ts';
 import { teamRoutes } from './team-routes.ts';
+import { tunnelRoutes } from './tunnel-routes.ts';
 
 const TEAM_TOPIC_PREFIX = teamTopic('');
 const DOCS_TOPIC_PREFIX = docsTopic('');
 
 export interface OwnerApiOptions {
   services: CoreServices;
+  tunnel: TunnelService;
   nodeInfo: () => Record<string, unknown>;
   uiLink: () => string;
 }
 
-export async function ownerApi(app: FastifyInstance, { services, nodeInfo, uiLink }: OwnerApiOptions): Promise<void> {
+export async function ownerApi(app: FastifyInstance, { services, tunnel, nodeInfo, uiLink }: OwnerApiOptions): Promise<void> {
   const { owner, projects, identities, namespaces, backups, wakeFeed, ctx } = services;
 
   app.post('/v1/node/session', async (request) => {
@@ -81,6 +84,7 @@ export async function ownerApi(app: FastifyInstance, { services, nodeInfo, uiLin
           if (topic === CATALOG_TOPIC) stream.send('catalog_changed', {});
           else if (topic.startsWith(TEAM_TOPIC_PREFIX)) stream.send('library_changed', { team_id: topic.slice(TEAM_TOPIC_PREFIX.length) });
           else if (topic.startsWith(DOCS_TOPIC_PREFIX)) stream.send('docs_changed', { team_id: topic.slice(DOCS_TOPIC_PREFIX.length) });
+          else if (topic === TUNNEL_TOPIC) stream.send('tunnel_changed', {});
         }),
       );
       return reply;
@@ -100,6 +104,7 @@ export async function ownerApi(app: FastifyInstance, { services, nodeInfo, uiLin
     await scoped.register(teamRoutes, { services });
     await scoped.register(docsOwnerRoutes, { services });
     await scoped.register(peerRoutes, { services });
+    await scoped.register(tunnelRoutes, { tunnel });
 
     scoped.get('/v1/node/namespaces', async () => ({ namespaces: namespaces.list() }));
 

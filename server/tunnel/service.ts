@@ -1,0 +1,157 @@
+/**
+ * The node's tunnel (DESIGN §8): the owner configures an SSH account, the node makes (once) an
+ * Ed25519 key in custody for it and shows its public half as an authorized_keys line, and start
+ * exposes the peer listener through the SSH server. While the tunnel is up its public URL is the
+ * node's public origin (present links, allowed audiences, what peers are told); when it drops the
+ * provider reconnects on its own. The configuration and whether it should run are kept in
+ * node_settings, so a restarted node brings its tunnel back.
+ */
+import type { NodeContext } from '../context.ts';
+import { conflict } from '../errors.ts';
+import type { Tunnel, TunnelStatus, TunnelTarget } from './provider.ts';
+import { authorizedKeysLine, type SshSigner } from './ssh-key.ts';
+import { sshTunnelProvider, type SshTunnelBackoff, type SshTunnelConfig } from './ssh-tunnel.ts';
+
+/** What the node does for its tunnel: run the peer listener, and publish the public URL. */
+export interface TunnelHost {
+  /** The peer listener on loopback (started if it is not running): what the tunnel exposes. */
+  peerListener(): Promise<TunnelTarget>;
+  /** The tunnel's public URL while it is up, null otherwise. */
+  setPublicUrl(url: string | null): void;
+  /** Someone watching (the owner's UI) should re-read the tunnel. */
+  changed(): void;
+}
+
+export interface TunnelView {
+  provider: 'ssh';
+  config: Required<Omit<SshTunnelConfig, 'public_url' | 'host_key_sha256'>> & { public_url: string | null; host_key_sha256: string | null } | null;
+  /** The line to add to the SSH account's authorized_keys. */
+  public_key: string;
+  status: TunnelStatus;
+}
+
+interface Stored {
+  config: SshTunnelConfig | null;
+  key_id: string | null;
+  enabled: boolean;
+}
+
+const SETTING = 'tunnel';
+
+export class TunnelService {
+  readonly #ctx: NodeContext;
+  readonly #host: TunnelHost;
+  readonly #backoff: SshTunnelBackoff | undefined;
+  #tunnel: Tunnel | null = null;
+  #unsubscribe: (() => void) | null = null;
+
+  constructor(ctx: NodeContext, host: TunnelHost, options: { backoff?: SshTunnelBackoff } = {}) {
+    this.#ctx = ctx;
+    this.#host = host;
+    this.#backoff = options.backoff;
+  }
+
+  view(): TunnelView {
+    const stored = this.#stored();
+    const status = this.#tunnel?.status() ?? { state: 'stopped', public_url: null, detail: null, since: this.#ctx.clock.now().toISOString() };
+    return { provider: 'ssh', config: stored.config && configView(stored.config), public_key: this.#publicKeyLine(), status };
+  }
+
+  /** Saves the SSH account to use; a running tunnel restarts with it. */
+  async configure(config: SshTunnelConfig): Promise<TunnelView> {
+    const stored = this.#stored();
+    this.#save({ ...stored, config });
+    if (this.#tunnel) await this.#run(config);
+    this.#host.changed();
+    return this.view();
+  }
+
+  async start(): Promise<TunnelView> {
+    const stored = this.#stored();
+    if (!stored.config) throw conflict('Configure the tunnel first: the SSH host, account and remote port');
+    this.#save({ ...stored, enabled: true });
+    await this.#run(stored.config);
+    return this.view();
+  }
+
+  async stop(): Promise<TunnelView> {
+    this.#save({ ...this.#stored(), enabled: false });
+    await this.#halt();
+    this.#host.changed();
+    return this.view();
+  }
+
+  /** At node start: brings the tunnel back when it was running. */
+  async resume(): Promise<void> {
+    const stored = this.#stored();
+    if (stored.enabled && stored.config) await this.#run(stored.config);
+  }
+
+  /** At node shutdown: stops the tunnel but remembers that it should run. */
+  async close(): Promise<void> {
+    await this.#halt();
+  }
+
+  async #run(config: SshTunnelConfig): Promise<void> {
+    await this.#halt();
+    const target = await this.#host.peerListener();
+    const provider = sshTunnelProvider(config, { signer: this.#signer(), clock: this.#ctx.clock, ...(this.#backoff ? { backoff: this.#backoff } : {}) });
+    const tunnel = provider.start(target);
+    this.#tunnel = tunnel;
+    this.#unsubscribe = tunnel.onStatus((status) => {
+      this.#host.setPublicUrl(status.state === 'up' ? status.public_url : null);
+      this.#host.changed();
+    });
+    this.#host.changed();
+  }
+
+  async #halt(): Promise<void> {
+    const tunnel = this.#tunnel;
+    this.#tunnel = null;
+    this.#unsubscribe?.();
+    this.#unsubscribe = null;
+    this.#host.setPublicUrl(null);
+    await tunnel?.stop();
+  }
+
+  /** Signs SSH authentication inside custody; the key is made the first time it is needed. */
+  #signer(): SshSigner {
+    const keyId = this.#keyId();
+    return { publicKey: () => this.#ctx.custody.publicKey(keyId), sign: (data) => this.#ctx.custody.sign(keyId, data) };
+  }
+
+  #publicKeyLine(): string {
+    return authorizedKeysLine(this.#ctx.custody.publicKey(this.#keyId()), 'svc-node tunnel');
+  }
+
+  #keyId(): string {
+    const stored = this.#stored();
+    if (stored.key_id !== null && this.#ctx.custody.hasKey(stored.key_id)) return stored.key_id;
+    const key = this.#ctx.custody.createSigningKey('tunnel');
+    this.#save({ ...stored, key_id: key.keyId });
+    return key.keyId;
+  }
+
+  #stored(): Stored {
+    const value = this.#ctx.db.prepare(`SELECT value FROM node_settings WHERE key = ?`).pluck().get(SETTING) as string | undefined;
+    return value === undefined ? { config: null, key_id: null, enabled: false } : (JSON.parse(value) as Stored);
+  }
+
+  #save(stored: Stored): void {
+    this.#ctx.db
+      .prepare(`INSERT INTO node_settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`)
+      .run(SETTING, JSON.stringify(stored));
+  }
+}
+
+function configView(config: SshTunnelConfig): NonNullable<TunnelView['config']> {
+  return {
+    host: config.host,
+    port: config.port ?? 22,
+    username: config.username,
+    remote_port: config.remote_port,
+    remote_bind_host: config.remote_bind_host ?? '',
+    public_url: config.public_url ?? null,
+    host_key_sha256: config.host_key_sha256 ?? null,
+  };
+}
