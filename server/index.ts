@@ -22,6 +22,7 @@ import { EventBus, TUNNEL_TOPIC } from './events/bus.ts';
 import type { OutboxOptions } from './federation/outbox.ts';
 import { buildLoopbackApp, buildPeerApp } from './http/app.ts';
 import { loopbackHosts } from './http/host-guard.ts';
+import type { RateLimit } from './http/rate-limit.ts';
 import { acquireNodeLock } from './node-lock.ts';
 import { removeNodeFile, writeNodeFile, type ReadyInfo } from './node-file.ts';
 import { closeDatabase, openDatabase } from './store/database.ts';
@@ -55,6 +56,8 @@ export interface StartNodeOptions {
   outbox?: Partial<OutboxOptions>;
   /** Reconnect timing of the tunnel (tests shorten it). */
   tunnelBackoff?: SshTunnelBackoff;
+  /** The peer listener's rate limit (tests tighten it). */
+  peerRateLimit?: RateLimit;
   warn?: (message: string) => void;
 }
 
@@ -143,7 +146,7 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
     let listenerPublicUrl: string | null = null;
     const peerListener = async (): Promise<TunnelTarget> => {
       if (peer !== null) return peer.target;
-      const app = await buildPeerApp({ services, library, docs, log: options.log ?? false });
+      const app = await buildPeerApp({ services, library, docs, log: options.log ?? false, ...(options.peerRateLimit ? { rateLimit: options.peerRateLimit } : {}) });
       cleanups.push(() => app.close());
       await app.listen({ host, port: options.publicPort ?? 0 });
       const address = app.server.address();

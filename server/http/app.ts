@@ -1,7 +1,8 @@
 /**
  * Fastify application factories for the node's two kinds of listener:
  * - loopback: the three surfaces, MCP, the owner API and the built UI, behind the Host/Origin guard;
- * - peer: only the spec's own endpoints (authenticated or intentionally public), for a tunnel.
+ * - peer: only the spec's own endpoints (authenticated or intentionally public), for a tunnel and
+ *   for other nodes, rate-limited per client address.
  */
 import Fastify, { type FastifyInstance } from 'fastify';
 import { coreSurface } from '../surfaces/core/index.ts';
@@ -14,6 +15,7 @@ import { clientErrorHandler, frameworkErrorHandler, installErrorHandlers } from 
 import { installHostGuard, type HostPolicy } from './host-guard.ts';
 import { installJsonBody } from './json-body.ts';
 import { BODY_LIMIT_BYTES } from './limits.ts';
+import { installRateLimit, PEER_RATE_LIMIT, type RateLimit } from './rate-limit.ts';
 import { installSse } from './sse.ts';
 import { serveUi } from './static-ui.ts';
 
@@ -62,8 +64,10 @@ export async function buildPeerApp(options: {
   library: LibrarySurfaceOptions;
   docs: DocsSurfaceOptions;
   log: boolean;
+  rateLimit?: RateLimit;
 }): Promise<FastifyInstance> {
   const app = baseApp(options.log);
+  installRateLimit(app, options.rateLimit ?? PEER_RATE_LIMIT, options.services.ctx.clock);
   await app.register(coreSurface, { services: options.services, ownerListener: false });
   await app.register(librarySurface, options.library);
   await app.register(docsSurface, options.docs);

@@ -178,6 +178,26 @@ describe('peer listener', () => {
     expect(expectOk(await peerNode.owner('GET', '/v1/node/info')).public_url).toBe(peerUrl);
   });
 
+  it('takes federation inbound (mail from other nodes)', async () => {
+    expectRefusal(await rawRequest(peerUrl, 'POST', '/v1/federation/messages', { headers: { 'content-type': 'application/json' }, body: '{}' }), 422);
+  });
+
+  it('limits each client to a burst, then answers 429 with Retry-After, while loopback is never limited', async () => {
+    const limited = await startTestNode({ publicPort: 0, peerRateLimit: { burst: 5, perSecond: 0.2 } });
+    try {
+      const url = limited.node.info.public_url as string;
+      const statuses: number[] = [];
+      for (let i = 0; i < 6; i++) statuses.push((await rawRequest(url, 'GET', '/v1/namespaces/none.test')).status);
+      expect(statuses).toEqual([404, 404, 404, 404, 404, 429]);
+      const refused = await rawRequest(url, 'GET', '/v1/namespaces/none.test');
+      expectRefusal(refused, 429, /Too many requests/);
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+      for (let i = 0; i < 10; i++) expect((await limited.request('GET', '/v1/namespaces/none.test')).status).toBe(404);
+    } finally {
+      await limited.stop();
+    }
+  });
+
   it('does not honour the owner token for the owner-driven archive and replace', async () => {
     await createNodeNamespace(peerNode, 'owned-by-peer-node.test');
     const project = await createProject(peerNode, 'peer-project', 'owned-by-peer-node.test');
