@@ -6,7 +6,10 @@
  * 2. the recipient is an address this node hosts;
  * 3. the sender's address is real: its domain is not one of ours, the node the directory names
  *    for that domain (peer table or DNS, never the message) says the address holds from_did, and
- *    when that node reports the namespace DNS-verified, DNS names the same controller here too;
+ *    when that node reports the namespace DNS-verified, DNS names the same controller here too.
+ *    Mail signed before a key change still counts (it may have waited in an outbox): a key the
+ *    sender's did:svc log shows it held when it signed (rotation), or the address's key before a
+ *    replacement its namespace controller signed;
  * 4. the recipient accepts the sender (contacts-only identities need a matching contact).
  *
  * A refusal is a 4xx whose detail the sending node reports back to its sender as a bounce; a
@@ -14,6 +17,8 @@
  * A message_id already stored from the same key is acknowledged again (retries are safe).
  */
 import type { NodeContext } from '../context.ts';
+import { verifyReplacementAnnouncement, type ReplacementAnnouncement } from '../crypto/announcements.ts';
+import { verifyLog, type LogHead } from '../crypto/identity-log.ts';
 import { conflict, forbidden, invalid, unavailable } from '../errors.ts';
 import { identityTopic } from '../events/bus.ts';
 import { parseWith } from '../http/validate.ts';
@@ -82,13 +87,58 @@ export class FederationInbound {
     const base = `${node.url}/v1/namespaces/${encodeURIComponent(from.domain)}`;
     const address = await lookup(`${base}/addresses/${encodeURIComponent(from.name)}`, mail.from);
     if (address === null) throw forbidden(`Refused: ${mail.from} does not exist on its node ${node.url}`);
-    if (address.current_did_key !== mail.from_did) throw forbidden(`Refused: ${mail.from} resolves to another key on its node ${node.url}`);
     const namespace = await lookup(base, from.domain);
+    if (address.current_did_key !== mail.from_did) {
+      const earlier = await this.#earlierKey(mail, node.url, address, namespace, `${base}/addresses/${encodeURIComponent(from.name)}`);
+      if (earlier !== null) throw forbidden(`Refused: ${mail.from} resolves to another key on its node ${node.url} (${earlier})`);
+    }
     if (namespace?.verification_status === 'verified' && typeof namespace.controller_did === 'string') {
       const dns = await checkNamespaceDns(this.#ctx.dns, from.domain, namespace.controller_did);
       if (dns.status !== 'verified') throw forbidden(`Refused: ${from.domain} claims DNS verification, but DNS here does not name its controller`);
     }
     return node.url;
+  }
+
+  /**
+   * Null when from_did was the sender's key when it signed: an earlier key of its did:svc (the log
+   * verifies from genesis and ends at the address's key; the message predates the rotation), or the
+   * address's key before a replacement signed by the namespace controller. Else why not.
+   */
+  async #earlierKey(
+    mail: FederatedMail,
+    nodeUrl: string,
+    address: Record<string, unknown>,
+    namespace: Record<string, unknown> | null,
+    addressUrl: string,
+  ): Promise<string | null> {
+    const signedAt = Date.parse(mail.timestamp);
+    const stableId = mail.from_stable_id;
+    if (stableId !== null && address.did_aw === stableId) {
+      const log: unknown = await lookup(`${nodeUrl}/v1/did/${encodeURIComponent(stableId)}/log`, stableId);
+      const entries = Array.isArray(log) ? (log as LogHead[]) : [];
+      const verified = verifyLog(entries, { didAw: stableId });
+      if (!verified.ok) return `its did:svc log does not verify: ${verified.error}`;
+      if (verified.currentDidKey !== address.current_did_key) return 'its did:svc log ends at another key';
+      const held = entries.findIndex((entry) => entry.new_did_key === mail.from_did);
+      if (held < 0) return 'that key was never its key';
+      const retired = entries[held + 1];
+      if (retired !== undefined && signedAt > Date.parse(retired.timestamp)) return 'signed after that key was retired';
+      return null;
+    }
+    const controllerDid = typeof namespace?.controller_did === 'string' ? namespace.controller_did : '';
+    const replacements = await lookup(`${addressUrl}/replacements`, mail.from);
+    const listed = replacements?.replacement_announcements;
+    const announcements = Array.isArray(listed) ? (listed as ReplacementAnnouncement[]) : [];
+    const replaced = announcements.find((a) => a.old_did === mail.from_did && a.new_did === address.current_did_key);
+    if (replaced === undefined) return 'no rotation or replacement vouches for the key it was signed with';
+    const check = verifyReplacementAnnouncement(
+      replaced,
+      { controllerDid, address: mail.from, oldDid: mail.from_did, newDid: String(address.current_did_key) },
+      { now: this.#ctx.clock.now() },
+    );
+    if (!check.ok) return `its replacement announcement does not verify: ${check.error}`;
+    if (signedAt > Date.parse(replaced.timestamp)) return 'signed after the address was replaced';
+    return null;
   }
 
   #store(mail: FederatedMail, recipient: AgentRow & { address: string }, senderNode: string): InboundResult {

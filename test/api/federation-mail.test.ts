@@ -7,6 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { renderDnsRecord } from '../../server/crypto/dns-txt.ts';
 import { buildMessageEnvelope, messageSigningBytes, verifyMessageSignature } from '../../server/crypto/message-signing.ts';
 import { expectOk, expectRefusal, expectValidation } from '../support/expect.ts';
 import { createIdentity, createNodeNamespace, createProject, persistent } from '../support/identities.ts';
@@ -24,6 +25,8 @@ let alice: { agent_id: string; api_key: string; did_key: string };
 let bob: { agent_id: string; api_key: string; did_key: string };
 let carol: { agent_id: string; api_key: string };
 let dave: { agent_id: string; api_key: string };
+/** Node A's project: its key makes more identities there. */
+let projectKeyA: string;
 
 async function startB(dataDir?: string): Promise<TestNode> {
   return startTestNode({ outbox: FAST_OUTBOX, ...(dataDir ? { dataDir, port: bPort } : {}) });
@@ -36,6 +39,7 @@ beforeAll(async () => {
   await createNodeNamespace(a, 'a.test');
   await createNodeNamespace(b, 'b.test');
   const pa = await createProject(a, 'pa', 'a.test');
+  projectKeyA = pa.api_key;
   const pb = await createProject(b, 'pb', 'b.test');
   alice = await createIdentity(a, pa.api_key, persistent('alice'));
   dave = await createIdentity(a, pa.api_key, { alias: 'dave' });
@@ -135,6 +139,29 @@ describe('mail to another node', () => {
   });
 });
 
+describe('finding the node for a domain', () => {
+  it('asks DNS (_svcid node=) when the peer table has no entry, and the peer table again once it has one', async () => {
+    const controller = testKey().didKey;
+    a.dns.records['_svcid.c.test'] = [[renderDnsRecord({ controllerDid: controller, origin: 'https://node.c.test' })]];
+    const sent = expectOk(await send(a, alice.api_key, { to_address: 'c.test/cy', body: 'via DNS' }));
+    await expect.poll(async () => (await outboundOf(a, alice.api_key, sent.message_id))?.last_error ?? '', WAIT).toMatch(/could not reach https:\/\/node\.c\.test/);
+    expect((await outboundOf(a, alice.api_key, sent.message_id)).status).toBe('queued');
+
+    // The owner points c.test at node B by hand: the waiting mail is tried at once, and B refuses
+    // it by name (B hosts no c.test), which the sender gets back as a bounce.
+    expectOk(await a.owner('POST', '/v1/node/peers', { domain: 'c.test', url: b.url }), 201);
+    await expect.poll(async () => (await outboundOf(a, alice.api_key, sent.message_id))?.status, WAIT).toBe('bounced');
+    expect((await outboundOf(a, alice.api_key, sent.message_id)).last_error).toMatch(/c\.test\/cy is not hosted on this node/);
+    expectOk(await a.owner('DELETE', '/v1/node/peers/c.test'));
+  });
+
+  it('keeps waiting (and says why) while neither the peer table nor DNS names a node', async () => {
+    const sent = expectOk(await send(a, alice.api_key, { to_address: 'nowhere.test/x', body: 'lost?' }));
+    await expect.poll(async () => (await outboundOf(a, alice.api_key, sent.message_id))?.last_error ?? '', WAIT).toMatch(/no node is known for nowhere\.test/);
+    expect((await outboundOf(a, alice.api_key, sent.message_id)).status).toBe('queued');
+  });
+});
+
 describe('delivery while the receiving node is down', () => {
   it('keeps retrying, then delivers exactly once when the node is back', async () => {
     const dataDir = b.dataDir;
@@ -171,6 +198,43 @@ describe('delivery while the receiving node is down', () => {
     };
     expect(expectOk(await b.request('POST', '/v1/federation/messages', { body: again }))).toEqual({ message_id: got.message_id, status: 'duplicate' });
     expect((await inbox(b, bob.api_key)).filter((m) => m.message_id === got.message_id)).toHaveLength(1);
+  });
+});
+
+describe('key changes while mail waits in the outbox', () => {
+  /** Holds mail for b.test in A's outbox (its peer points nowhere), runs `change`, then lets it go. */
+  async function queuedAcross(from: { api_key: string }, change: () => Promise<void>): Promise<string> {
+    expectOk(await a.owner('POST', '/v1/node/peers', { domain: 'b.test', url: 'http://127.0.0.1:9' }), 201);
+    const sent = expectOk(await send(a, from.api_key, { to_address: 'b.test/bob', body: 'signed before the change' }));
+    await expect.poll(async () => (await outboundOf(a, from.api_key, sent.message_id))?.attempts ?? 0, WAIT).toBeGreaterThanOrEqual(1);
+    await change();
+    expectOk(await a.owner('POST', '/v1/node/peers', { domain: 'b.test', url: b.url }), 201);
+    return sent.message_id;
+  }
+
+  it('delivers mail signed with a key the sender has since rotated away from (its did:svc log vouches)', async () => {
+    const erin = await createIdentity(a, projectKeyA, persistent('erin'));
+    const id = await queuedAcross(erin, async () => {
+      expectOk(await a.request('PUT', '/v1/agents/me/rotate', { token: erin.api_key }));
+    });
+    await expect.poll(async () => (await outboundOf(a, erin.api_key, id))?.status, WAIT).toBe('delivered');
+    const got = (await inbox(b, bob.api_key)).find((m) => m.message_id === id);
+    expect(got).toMatchObject({ from_address: 'a.test/erin', from_did: erin.did_key });
+    expect(verifyMessageSignature(got)).toBe('verified');
+  });
+
+  it('delivers mail signed by an address\'s previous identity after a controller-signed replacement', async () => {
+    const frank = await createIdentity(a, projectKeyA, persistent('frank'));
+    let successor = '';
+    const id = await queuedAcross(frank, async () => {
+      successor = expectOk(await a.request('POST', `/api/v1/agents/${frank.agent_id}/replace`, { token: a.node.ownerToken })).did_key;
+    });
+    // The replaced identity's key no longer works, so the arrival is checked on the other side.
+    await expect.poll(async () => (await inbox(b, bob.api_key)).find((m) => m.message_id === id), WAIT).toMatchObject({
+      from_address: 'a.test/frank',
+      from_did: frank.did_key,
+    });
+    expect(successor).not.toBe(frank.did_key);
   });
 });
 
