@@ -58,6 +58,13 @@ describe('the tunnel', () => {
     expect((await tunnel()).config).toBeNull();
   });
 
+  it('replaces the whole configuration on PUT; null clears an optional field', async () => {
+    const set = { host: 'ssh.example.test', username: 'svc', remote_port: 8443, public_url: 'https://node.example.test', host_key_sha256: ssh.fingerprint };
+    expect(expectOk(await t.owner('PUT', '/v1/node/tunnel', set)).config).toMatchObject({ public_url: 'https://node.example.test', host_key_sha256: ssh.fingerprint, port: 22 });
+    const cleared = expectOk(await t.owner('PUT', '/v1/node/tunnel', { ...set, public_url: null, host_key_sha256: null }));
+    expect(cleared.config).toMatchObject({ public_url: null, host_key_sha256: null });
+  });
+
   it('exposes the peer listener through the SSH server, and its URL becomes the public URL', async () => {
     const feed = (await connectSse(`${t.url}/v1/node/events/stream?deadline=${encodeURIComponent(deadlineIn(10))}`, { token: t.node.ownerToken })).stream!;
     try {

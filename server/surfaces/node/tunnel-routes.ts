@@ -16,16 +16,21 @@ const TunnelConfigBody = z.strictObject({
   username: z.string().min(1).max(64).regex(/^[A-Za-z0-9._-]+$/, 'must be an account name (letters, digits, ".", "_" or "-")'),
   remote_port: z.number().int().min(0).max(65535),
   remote_bind_host: z.string().max(255).optional(),
-  public_url: z.url({ protocol: /^https?$/ }).max(2048).optional(),
+  public_url: z.url({ protocol: /^https?$/ }).max(2048).nullable().optional(),
   host_key_sha256: z
     .string()
     .regex(/^(SHA256:)?[A-Za-z0-9+/]{43}=?$/, 'must be a SHA256 host key fingerprint as ssh-keygen -lf prints it')
+    .nullable()
     .optional(),
 });
 
 export async function tunnelRoutes(app: FastifyInstance, { tunnel }: { tunnel: TunnelService }): Promise<void> {
   app.get('/v1/node/tunnel', async () => tunnel.view());
-  app.put('/v1/node/tunnel', async (request) => tunnel.configure(parseWith(TunnelConfigBody, request.body)));
+  // PUT replaces the whole configuration; null (or absent) clears the optional fields.
+  app.put('/v1/node/tunnel', async (request) => {
+    const { public_url, host_key_sha256, ...config } = parseWith(TunnelConfigBody, request.body);
+    return tunnel.configure({ ...config, ...(public_url ? { public_url } : {}), ...(host_key_sha256 ? { host_key_sha256 } : {}) });
+  });
   app.post('/v1/node/tunnel/start', async () => tunnel.start());
   app.post('/v1/node/tunnel/stop', async () => tunnel.stop());
 }
