@@ -136,6 +136,58 @@ export interface CreateTeamInput {
   domain: string;
 }
 
+/** A peer (`/v1/node/peers`): the node that answers for a domain, when DNS does not say. */
+export interface Peer {
+  domain: string;
+  /** The peer node's http(s) origin. */
+  url: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export type TunnelState = 'stopped' | 'connecting' | 'up' | 'reconnecting' | 'failed';
+
+/** What the tunnel is doing now. */
+export interface TunnelStatus {
+  state: TunnelState;
+  /** The URL other nodes reach this node at, while up. */
+  public_url: string | null;
+  /** Why it is in this state, in words (the last error, the host it is connecting to). */
+  detail: string | null;
+  since: string;
+}
+
+/** The saved SSH tunnel settings. */
+export interface TunnelConfig {
+  host: string;
+  port: number;
+  username: string;
+  remote_port: number;
+  remote_bind_host: string;
+  public_url: string | null;
+  host_key_sha256: string | null;
+}
+
+/** `GET /v1/node/tunnel`: the settings, the node's SSH public key, and the status. */
+export interface TunnelView {
+  provider: 'ssh';
+  config: TunnelConfig | null;
+  /** An authorized_keys line ("ssh-ed25519 AAAA... svc-node@..."); the private key stays on the node. */
+  public_key: string;
+  status: TunnelStatus;
+}
+
+/** `PUT /v1/node/tunnel`. */
+export interface TunnelConfigInput {
+  host: string;
+  port?: number;
+  username: string;
+  remote_port: number;
+  remote_bind_host?: string;
+  public_url?: string;
+  host_key_sha256?: string;
+}
+
 /** What the owner asks the node to sign: the exact method, request target and body to be sent. */
 export interface TeamRequestToSign {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';
@@ -178,18 +230,28 @@ export interface NodeWakeItem {
 
 /** A nudge on the owner feed: what changed (never the data itself). */
 export interface NodeChange {
-  kind: 'library_changed' | 'docs_changed' | 'catalog_changed';
-  /** The team, for library and documents changes. */
+  kind: 'library_changed' | 'docs_changed' | 'catalog_changed' | 'tunnel_changed';
+  /** The team, for library and documents changes (null for the catalog and the tunnel). */
   teamId: string | null;
 }
 
 export type Priority = 'low' | 'normal' | 'high' | 'urgent';
 export const PRIORITIES: readonly Priority[] = ['low', 'normal', 'high', 'urgent'];
 
+/**
+ * Where an inbox mail came from: an identity on this node, another node (checked on arrival), or
+ * this node itself telling that a delivery to another node failed.
+ */
+export type MailOrigin = 'local' | 'remote' | 'bounce';
+
 /** One mail in an inbox, as the node stored and signed it. */
 export interface MailMessage {
   message_id: string;
-  from_agent_id: string;
+  origin: MailOrigin;
+  /** The sending node's origin, for remote mail. */
+  from_node: string | null;
+  /** Null for mail from another node, and for bounces. */
+  from_agent_id: string | null;
   from_alias: string;
   from_address: string | null;
   /** The did:key the sender signed with. */
@@ -233,11 +295,41 @@ export interface SendMailInput {
   priority: Priority;
 }
 
+/** `delivered`: in the recipient's inbox on this node; `queued`: on its way to another node. */
+export type SendStatus = 'delivered' | 'queued';
+
 export interface SendMailResult {
   message_id: string;
-  status: 'delivered';
+  /** `queued` when any recipient is on another node. */
+  status: SendStatus;
   delivered_at: string;
-  messages: { message_id: string; to: string; to_alias: string | null; to_address: string | null; to_did: string }[];
+  messages: {
+    message_id: string;
+    to: string;
+    to_alias: string | null;
+    to_address: string | null;
+    to_did: string;
+    status: SendStatus;
+  }[];
+}
+
+export type OutboundStatus = 'queued' | 'delivered' | 'bounced';
+
+/** `GET /v1/messages/outbound`: one mail of the current identity to another node. */
+export interface OutboundMail {
+  message_id: string;
+  to_address: string;
+  to_domain: string;
+  status: OutboundStatus;
+  attempts: number;
+  next_attempt_at: string;
+  /** Why the last attempt failed (or why it bounced). */
+  last_error: string | null;
+  /** The node that took it. */
+  delivered_to: string | null;
+  created_at: string;
+  settled_at: string | null;
+  subject: string;
 }
 
 export interface Contact {
@@ -380,7 +472,7 @@ export async function fetchJson<T>(
 async function requestJson<T>(
   fetchImpl: FetchLike,
   url: string,
-  method: 'GET' | 'POST',
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE',
   token: string | null,
   body?: unknown,
 ): Promise<T> {
@@ -414,6 +506,14 @@ export class NodeClient {
 
   #post<T>(path: string, body: unknown = {}): Promise<T> {
     return requestJson<T>(this.#fetch, `${this.coreUrl}${path}`, 'POST', this.#token, body);
+  }
+
+  #put<T>(path: string, body: unknown): Promise<T> {
+    return requestJson<T>(this.#fetch, `${this.coreUrl}${path}`, 'PUT', this.#token, body);
+  }
+
+  #delete<T>(path: string): Promise<T> {
+    return requestJson<T>(this.#fetch, `${this.coreUrl}${path}`, 'DELETE', this.#token);
   }
 
   info(): Promise<NodeInfo> {
@@ -458,6 +558,37 @@ export class NodeClient {
     return this.#post<Team>('/v1/node/teams', input);
   }
 
+  async peers(): Promise<Peer[]> {
+    return (await this.#get<{ peers: Peer[] }>('/v1/node/peers')).peers;
+  }
+
+  /** Adds or replaces the peer for a domain; the node then retries mail waiting for it. */
+  setPeer(domain: string, url: string): Promise<Peer> {
+    return this.#post<Peer>('/v1/node/peers', { domain, url });
+  }
+
+  removePeer(domain: string): Promise<{ domain: string; removed: true }> {
+    return this.#delete(`/v1/node/peers/${encodeURIComponent(domain)}`);
+  }
+
+  tunnel(): Promise<TunnelView> {
+    return this.#get<TunnelView>('/v1/node/tunnel');
+  }
+
+  saveTunnel(input: TunnelConfigInput): Promise<TunnelView> {
+    return this.#put<TunnelView>('/v1/node/tunnel', input);
+  }
+
+  /** Starts the tunnel (answers at once, usually `connecting`); 409 without saved settings. */
+  startTunnel(): Promise<TunnelView> {
+    return this.#post<TunnelView>('/v1/node/tunnel/start');
+  }
+
+  /** Stops the tunnel, or cancels a connection under way. */
+  stopTunnel(): Promise<TunnelView> {
+    return this.#post<TunnelView>('/v1/node/tunnel/stop');
+  }
+
   /**
    * The four team-auth headers for one library or documents request made as the team's owner member (the key
    * stays in the node's custody), and the URL to send it to. Each signature works once.
@@ -477,7 +608,7 @@ export class NodeClient {
    */
   streamWake(handlers: {
     onItem: (item: NodeWakeItem) => void;
-    /** A team's library or documents changed, or the catalog did: views re-read what they show. */
+    /** A team's library or documents changed, the catalog did, or the tunnel's state: views re-read what they show. */
     onChange?: (change: NodeChange) => void;
     onState?: (state: StreamState, detail: string | null) => void;
   }): StreamHandle {
@@ -490,7 +621,12 @@ export class NodeClient {
         if (frame.event === 'mail_message' || frame.event === 'chat_message') {
           const item = frameJson<NodeWakeItem>(frame);
           if (item !== null && typeof item.agent_id === 'string') handlers.onItem(item);
-        } else if (frame.event === 'library_changed' || frame.event === 'docs_changed' || frame.event === 'catalog_changed') {
+        } else if (
+          frame.event === 'library_changed' ||
+          frame.event === 'docs_changed' ||
+          frame.event === 'catalog_changed' ||
+          frame.event === 'tunnel_changed'
+        ) {
           const data = frameJson<{ team_id?: unknown }>(frame);
           handlers.onChange?.({ kind: frame.event, teamId: typeof data?.team_id === 'string' ? data.team_id : null });
         }
@@ -623,6 +759,11 @@ export class IdentityClient {
 
   sendMail(input: SendMailInput): Promise<SendMailResult> {
     return this.#call<SendMailResult>('POST', '/v1/messages', input);
+  }
+
+  /** This identity's mail to other nodes with its delivery state, newest first. */
+  async outbound(): Promise<OutboundMail[]> {
+    return (await this.#call<{ messages: OutboundMail[] }>('GET', '/v1/messages/outbound')).messages;
   }
 
   ack(messageId: string): Promise<{ message_id: string; acknowledged_at: string }> {

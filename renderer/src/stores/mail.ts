@@ -1,13 +1,16 @@
 /**
  * Mail for the current identity: the inbox (or its unread part), paged from the node; the open
  * message; the outbox of sends in flight (optimistic: a send shows at once as "Sending…", then
- * goes, or stays with the node's reason and a retry). New mail arrives from the live feed and is
- * highlighted for a few seconds.
+ * goes, or stays with the node's reason and a retry; mail for another node says it is queued).
+ * New mail arrives from the live feed and is highlighted for a few seconds. The "Sent to other
+ * nodes" folder lists the identity's mail to other nodes with its delivery state; it is re-read
+ * when shown, by the view's timer, and when mail arrives (a bounce arrives as mail).
  */
 import { defineStore } from 'pinia';
 import { computed, ref } from 'vue';
-import type { MailMessage, NodeWakeItem, Priority } from '../api/client.ts';
+import type { MailMessage, NodeWakeItem, OutboundMail, Priority } from '../api/client.ts';
 import { errorMessage } from '../lib/format.ts';
+import { queuedRecipients } from '../lib/federation.ts';
 import { appendPage, mergeMessages } from '../lib/mail.ts';
 import { recipientFields } from '../lib/recipients.ts';
 import type { Recipient } from '../lib/recipients.ts';
@@ -15,7 +18,8 @@ import { useLiveStore } from './live.ts';
 import { useSessionStore } from './session.ts';
 import { useUnreadStore } from './unread.ts';
 
-export type Folder = 'inbox' | 'unread';
+/** `outbound`: this identity's mail to other nodes, with its delivery state. */
+export type Folder = 'inbox' | 'unread' | 'outbound';
 
 export interface MailDraft {
   to: Recipient[];
@@ -32,12 +36,16 @@ export interface OutboxItem {
   state: 'sending' | 'sent' | 'failed';
   /** The node's reason, when it failed. */
   error: string | null;
+  /** Recipients (as named in the draft) whose mail went to another node's queue, once sent. */
+  queued: string[];
 }
 
 const PAGE = 100;
 /** How long new mail stays highlighted, and a sent item stays in the outbox. */
 const FRESH_MS = 6000;
 const SENT_MS = 5000;
+/** A send queued for another node stays a little longer: it says something worth reading. */
+const QUEUED_MS = 9000;
 
 let outboxSeq = 0;
 
@@ -62,9 +70,16 @@ export const useMailStore = defineStore('mail', () => {
   /** Why the last "mark read" failed, for the reading pane. */
   const ackError = ref<string | null>(null);
   const outbox = ref<OutboxItem[]>([]);
+  /** The identity's mail to other nodes, newest first. */
+  const outbound = ref<OutboundMail[]>([]);
+  const outboundLoaded = ref(false);
+  const outboundError = ref<string | null>(null);
+  const selectedOutboundId = ref<string | null>(null);
 
   const selected = computed(() => messages.value.find((m) => m.message_id === selectedId.value) ?? null);
   const myOutbox = computed(() => outbox.value.filter((item) => item.agentId === agentId.value));
+  const selectedOutbound = computed(() => outbound.value.find((m) => m.message_id === selectedOutboundId.value) ?? null);
+  const queuedCount = computed(() => outbound.value.filter((m) => m.status === 'queued').length);
 
   let generation = 0;
 
@@ -81,7 +96,34 @@ export const useMailStore = defineStore('mail', () => {
     selectedId.value = null;
     fresh.value = {};
     loaded.value = false;
-    await load();
+    outbound.value = [];
+    outboundLoaded.value = false;
+    outboundError.value = null;
+    selectedOutboundId.value = null;
+    await Promise.all([load(), folder.value === 'outbound' ? loadOutbound() : Promise.resolve()]);
+  }
+
+  /** Re-reads the mail to other nodes (quietly: a failure keeps what is shown, with the reason). */
+  async function loadOutbound(): Promise<void> {
+    const owner = agentId.value;
+    if (owner === null) {
+      outboundLoaded.value = true;
+      return;
+    }
+    try {
+      const list = await api().outbound();
+      if (owner !== agentId.value) return;
+      outbound.value = list;
+      outboundError.value = null;
+    } catch (error) {
+      if (owner === agentId.value) outboundError.value = errorMessage(error);
+    } finally {
+      if (owner === agentId.value) outboundLoaded.value = true;
+    }
+  }
+
+  function selectOutbound(id: string | null): void {
+    selectedOutboundId.value = id;
   }
 
   async function load(): Promise<void> {
@@ -128,7 +170,8 @@ export const useMailStore = defineStore('mail', () => {
   async function setFolder(next: Folder): Promise<void> {
     if (folder.value === next) return;
     folder.value = next;
-    await load();
+    if (next === 'outbound') await loadOutbound();
+    else await load();
   }
 
   function select(id: string | null): void {
@@ -160,6 +203,8 @@ export const useMailStore = defineStore('mail', () => {
   /** A new mail for the identity shown: fetched by id, merged in, highlighted. */
   async function arrived(item: NodeWakeItem): Promise<void> {
     if (item.type !== 'mail_message' || item.agent_id !== agentId.value || !loaded.value) return;
+    // A bounce arrives as mail: the delivery states may have changed.
+    if (folder.value === 'outbound' || outboundLoaded.value) void loadOutbound();
     const mine = generation;
     try {
       const message = await api().message(item.message_id);
@@ -192,7 +237,7 @@ export const useMailStore = defineStore('mail', () => {
   function send(draft: MailDraft): OutboxItem {
     const owner = agentId.value;
     if (owner === null) throw new Error('No identity is selected.');
-    const item: OutboxItem = { id: `out-${++outboxSeq}`, agentId: owner, draft, state: 'sending', error: null };
+    const item: OutboxItem = { id: `out-${++outboxSeq}`, agentId: owner, draft, state: 'sending', error: null, queued: [] };
     outbox.value = [...outbox.value, item];
     void deliver(item.id);
     return item;
@@ -205,16 +250,18 @@ export const useMailStore = defineStore('mail', () => {
   async function deliver(id: string): Promise<void> {
     const item = outbox.value.find((entry) => entry.id === id);
     if (item === undefined) return;
-    patchOutbox(id, { state: 'sending', error: null });
+    patchOutbox(id, { state: 'sending', error: null, queued: [] });
     try {
-      await session.asIdentity(item.agentId).sendMail({
+      const result = await session.asIdentity(item.agentId).sendMail({
         ...recipientFields(item.draft.to),
         subject: item.draft.subject,
         body: item.draft.body,
         priority: item.draft.priority,
       });
-      patchOutbox(id, { state: 'sent' });
-      setTimeout(() => discard(id), SENT_MS);
+      const queued = queuedRecipients(result);
+      patchOutbox(id, { state: 'sent', queued });
+      setTimeout(() => discard(id), queued.length > 0 ? QUEUED_MS : SENT_MS);
+      if (queued.length > 0 && item.agentId === agentId.value && (folder.value === 'outbound' || outboundLoaded.value)) void loadOutbound();
     } catch (error) {
       patchOutbox(id, { state: 'failed', error: errorMessage(error) });
     }
@@ -230,6 +277,7 @@ export const useMailStore = defineStore('mail', () => {
 
   /** Selects a message by id, fetching it when it is not in the list (a notification's link). */
   async function reveal(id: string): Promise<void> {
+    if (folder.value === 'outbound') await setFolder('inbox');
     if (!messages.value.some((m) => m.message_id === id)) {
       try {
         const message = await api().message(id);
@@ -266,6 +314,14 @@ export const useMailStore = defineStore('mail', () => {
     ackError,
     outbox,
     myOutbox,
+    outbound,
+    outboundLoaded,
+    outboundError,
+    selectedOutboundId,
+    selectedOutbound,
+    queuedCount,
+    loadOutbound,
+    selectOutbound,
     show,
     load,
     loadMore,

@@ -127,6 +127,60 @@ describe('NodeClient', () => {
     expect(error.message).toBe('Could not reach the node at http://127.0.0.1:4100. Is it still running?');
   });
 
+  it('manages peers and the tunnel with the owner token (POST, PUT, DELETE)', async () => {
+    const tunnel = { provider: 'ssh', config: null, public_key: 'ssh-ed25519 AAAA svc-node@x', status: { state: 'stopped', public_url: null, detail: null, since: 't' } };
+    const { fetch, calls } = fakeFetch((call) => {
+      if (call.url.endsWith('/v1/node/peers') && call.method === 'GET') return { status: 200, body: { peers: [{ domain: 'acme.test' }] } };
+      if (call.url.endsWith('/v1/node/peers')) return { status: 201, body: { domain: 'acme.test', url: 'https://n.acme.test' } };
+      if (call.method === 'DELETE') return { status: 200, body: { domain: 'a b.test', removed: true } };
+      return { status: 200, body: tunnel };
+    });
+    const client = new NodeClient({ coreUrl: 'http://n', token: 'T', mode: 'browser', fetch });
+    expect(await client.peers()).toEqual([{ domain: 'acme.test' }]);
+    await client.setPeer('acme.test', 'https://n.acme.test');
+    expect(await client.removePeer('a b.test')).toEqual({ domain: 'a b.test', removed: true });
+    expect((await client.tunnel()).public_key).toBe('ssh-ed25519 AAAA svc-node@x');
+    await client.saveTunnel({ host: 'ssh.example.com', username: 'me', remote_port: 9000 });
+    await client.startTunnel();
+    await client.stopTunnel();
+    expect(calls.map((c) => `${c.method} ${c.url.replace('http://n', '')}`)).toEqual([
+      'GET /v1/node/peers',
+      'POST /v1/node/peers',
+      'DELETE /v1/node/peers/a%20b.test',
+      'GET /v1/node/tunnel',
+      'PUT /v1/node/tunnel',
+      'POST /v1/node/tunnel/start',
+      'POST /v1/node/tunnel/stop',
+    ]);
+    expect(calls.every((c) => c.headers['authorization'] === 'Bearer T')).toBe(true);
+    expect(calls[1]?.body).toEqual({ domain: 'acme.test', url: 'https://n.acme.test' });
+    expect(calls[2]?.body).toBeUndefined();
+    expect(calls[4]?.body).toEqual({ host: 'ssh.example.com', username: 'me', remote_port: 9000 });
+  });
+
+  it('passes tunnel_changed from the owner feed on as a change without a team', async () => {
+    const frames = 'event: tunnel_changed\ndata: {}\n\nevent: docs_changed\ndata: {"team_id":"w:d.test"}\n\n';
+    const fetch: FetchLike = async (_url, init) => {
+      const signal = init?.signal;
+      const body = new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(new TextEncoder().encode(frames));
+          signal?.addEventListener('abort', () => controller.close());
+        },
+      });
+      return new Response(body, { status: 200, headers: { 'content-type': 'text/event-stream' } });
+    };
+    const client = new NodeClient({ coreUrl: 'http://n', token: 'T', mode: 'browser', fetch });
+    const changes: unknown[] = [];
+    const handle = client.streamWake({ onItem: () => undefined, onChange: (change) => changes.push(change) });
+    await expect.poll(() => changes.length).toBe(2);
+    handle.close();
+    expect(changes).toEqual([
+      { kind: 'tunnel_changed', teamId: null },
+      { kind: 'docs_changed', teamId: 'w:d.test' },
+    ]);
+  });
+
   it('refuses unreadable success bodies', async () => {
     const { fetch } = fakeFetch(() => ({ status: 200, raw: '<html>' }));
     const client = new NodeClient({ coreUrl: 'http://x:1', token: 't', mode: 'browser', fetch });

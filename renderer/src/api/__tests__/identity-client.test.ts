@@ -74,6 +74,18 @@ describe('IdentityClient', () => {
     ]);
   });
 
+  it('reads the identity’s mail to other nodes', async () => {
+    const row = { message_id: 'm1', to_address: 'elsewhere.test/bob', status: 'queued' };
+    const { fetch, calls } = node((url) => {
+      if (url.endsWith('/session-key')) return { status: 201, body: minted('svc_sk_1', Date.now() + 24 * HOUR) };
+      return { status: 200, body: { messages: [row] } };
+    });
+    const owner = new NodeClient({ coreUrl: 'http://n/', token: 'owner', mode: 'desktop', fetch });
+    const alice = owner.asIdentity('agent-a', new SessionKeys((id) => owner.mintSessionKey(id)));
+    expect(await alice.outbound()).toEqual([row]);
+    expect(calls[1]).toEqual({ url: 'http://n/v1/messages/outbound', method: 'GET', auth: 'Bearer svc_sk_1', body: undefined });
+  });
+
   it('on a 401 mints a new key once and repeats the call', async () => {
     let minted401 = 0;
     const { fetch, calls } = node((url, auth) => {

@@ -15,6 +15,8 @@ import {
 function mail(id: string, createdAt: string, extra: Partial<MailMessage> = {}): MailMessage {
   return {
     message_id: id,
+    origin: 'local',
+    from_node: null,
     from_agent_id: 'a',
     from_alias: 'alice',
     from_address: 'acme.test/alice',

@@ -1,0 +1,149 @@
+import { describe, expect, it } from 'vitest';
+import type { OutboundMail, TunnelConfig } from '../../api/client.ts';
+import {
+  emptyTunnelForm,
+  mailOrigin,
+  nodeHost,
+  outboundBadge,
+  outboundDetail,
+  queuedRecipients,
+  sentSummary,
+  tunnelFormFrom,
+  tunnelInput,
+  tunnelIsBusy,
+  tunnelStateBadge,
+} from '../federation.ts';
+
+function outbound(extra: Partial<OutboundMail> = {}): OutboundMail {
+  return {
+    message_id: 'm1',
+    to_address: 'elsewhere.test/bob',
+    to_domain: 'elsewhere.test',
+    status: 'queued',
+    attempts: 0,
+    next_attempt_at: '2025-01-01T00:00:00Z',
+    last_error: null,
+    delivered_to: null,
+    created_at: '2025-01-01T00:00:00Z',
+    settled_at: null,
+    subject: 'Hello',
+    ...extra,
+  };
+}
+
+describe('tunnel state', () => {
+  it('names every state with a tone, and says which ones are work in progress', () => {
+    expect(['up', 'connecting', 'reconnecting', 'failed', 'stopped'].map((s) => [tunnelStateBadge(s).text, tunnelStateBadge(s).tone])).toEqual([
+      ['Up', 'ok'],
+      ['Connecting', 'accent'],
+      ['Reconnecting', 'warn'],
+      ['Failed', 'danger'],
+      ['Stopped', 'neutral'],
+    ]);
+    expect(tunnelStateBadge('weird')).toEqual({ text: 'weird', tone: 'neutral', hint: '' });
+    expect(tunnelIsBusy('connecting')).toBe(true);
+    expect(tunnelIsBusy('reconnecting')).toBe(true);
+    expect(tunnelIsBusy('up')).toBe(false);
+    expect(tunnelIsBusy('failed')).toBe(false);
+  });
+});
+
+describe('tunnel form', () => {
+  const config: TunnelConfig = {
+    host: 'ssh.example.com',
+    port: 2222,
+    username: 'tunnel',
+    remote_port: 8443,
+    remote_bind_host: '127.0.0.1',
+    public_url: null,
+    host_key_sha256: 'SHA256:abc',
+  };
+
+  it('fills from the saved settings, or defaults to port 22', () => {
+    expect(emptyTunnelForm().port).toBe('22');
+    expect(tunnelFormFrom(null)).toEqual(emptyTunnelForm());
+    expect(tunnelFormFrom(config)).toEqual({
+      host: 'ssh.example.com',
+      port: '2222',
+      username: 'tunnel',
+      remotePort: '8443',
+      publicUrl: '',
+      hostKey: 'SHA256:abc',
+    });
+  });
+
+  it('turns the form into the PUT body, trimmed, empty optionals left out', () => {
+    expect(tunnelInput({ host: ' ssh.example.com ', port: '', username: 'me', remotePort: '9000', publicUrl: ' ', hostKey: '' })).toEqual({
+      input: { host: 'ssh.example.com', port: 22, username: 'me', remote_port: 9000 },
+    });
+    const round = tunnelInput(tunnelFormFrom(config));
+    expect(round).toEqual({
+      input: { host: 'ssh.example.com', port: 2222, username: 'tunnel', remote_port: 8443, host_key_sha256: 'SHA256:abc' },
+    });
+    expect(tunnelInput({ ...tunnelFormFrom(config), publicUrl: 'https://node.example.com' })).toMatchObject({
+      input: { public_url: 'https://node.example.com' },
+    });
+  });
+
+  it('says what is missing or not a port, in words', () => {
+    const ok = tunnelFormFrom(config);
+    expect(tunnelInput({ ...ok, host: '' })).toEqual({ error: 'Enter the SSH host.' });
+    expect(tunnelInput({ ...ok, username: ' ' })).toEqual({ error: 'Enter the user name on the SSH host.' });
+    expect(tunnelInput({ ...ok, remotePort: '' })).toEqual({ error: 'Enter the remote port the SSH host should listen on.' });
+    expect(tunnelInput({ ...ok, remotePort: '70000' })).toEqual({ error: 'Remote port must be a whole number from 1 to 65535.' });
+    expect(tunnelInput({ ...ok, port: '2x' })).toEqual({ error: 'SSH port must be a whole number from 1 to 65535.' });
+    expect(tunnelInput({ ...ok, port: '0' })).toEqual({ error: 'SSH port must be a whole number from 1 to 65535.' });
+  });
+});
+
+describe('mail to other nodes', () => {
+  it('shows a node by its host', () => {
+    expect(nodeHost('https://node.example.com')).toBe('node.example.com');
+    expect(nodeHost('http://127.0.0.1:4100/')).toBe('127.0.0.1:4100');
+    expect(nodeHost('not a url')).toBe('not a url');
+    expect(nodeHost(null)).toBeNull();
+  });
+
+  it('badges a queued mail with its attempts and last error', () => {
+    expect(outboundBadge(outbound())).toMatchObject({ text: 'Queued', tone: 'warn' });
+    expect(outboundBadge(outbound()).hint).toContain('first attempt');
+    expect(outboundDetail(outbound())).toBe('Waiting for the first attempt');
+    const retried = outbound({ attempts: 3, last_error: 'no node is known for elsewhere.test' });
+    expect(outboundBadge(retried).hint).toBe('3 attempts so far; the node keeps trying. Last error: no node is known for elsewhere.test');
+    expect(outboundDetail(retried)).toBe('3 attempts · no node is known for elsewhere.test');
+    expect(outboundDetail(outbound({ attempts: 1 }))).toBe('1 attempt');
+  });
+
+  it('badges a delivered mail with the node that took it, a bounced one with the reason', () => {
+    const delivered = outbound({ status: 'delivered', attempts: 1, delivered_to: 'https://node.elsewhere.test' });
+    expect(outboundBadge(delivered)).toMatchObject({ text: 'Delivered', tone: 'ok', hint: 'Taken by the node at https://node.elsewhere.test.' });
+    expect(outboundDetail(delivered)).toBe('Delivered to node.elsewhere.test');
+    const bounced = outbound({ status: 'bounced', attempts: 2, last_error: 'Recipient address not found' });
+    expect(outboundBadge(bounced)).toMatchObject({ text: 'Bounced', tone: 'danger', hint: 'Not delivered: Recipient address not found' });
+    expect(outboundDetail(bounced)).toBe('Recipient address not found');
+  });
+
+  it('says where an inbox mail came from', () => {
+    expect(mailOrigin({ origin: 'local', from_node: null })).toBeNull();
+    const remote = mailOrigin({ origin: 'remote', from_node: 'https://node.acme.test' });
+    expect(remote?.text).toBe('via node.acme.test');
+    expect(remote?.hint).toContain('checked the sender’s address and signature');
+    expect(mailOrigin({ origin: 'remote', from_node: null })?.text).toBe('via another node');
+    expect(mailOrigin({ origin: 'bounce', from_node: null })).toMatchObject({ text: 'From this node (postmaster)', short: 'this node' });
+  });
+
+  it('tells queued recipients apart after a send', () => {
+    const result = {
+      messages: [
+        { message_id: 'a', to: 'acme.test/bob', to_alias: null, to_address: 'acme.test/bob', to_did: 'did:key:z', status: 'delivered' as const },
+        { message_id: 'b', to: 'elsewhere.test/bob', to_alias: null, to_address: 'elsewhere.test/bob', to_did: '', status: 'queued' as const },
+      ],
+    };
+    expect(queuedRecipients(result)).toEqual(['elsewhere.test/bob']);
+    expect(sentSummary(['acme.test/bob', 'elsewhere.test/bob'], ['elsewhere.test/bob'], (v) => (v === 'acme.test/bob' ? 'bob' : v))).toBe(
+      'Sent to bob; Queued for elsewhere.test/bob (another node)',
+    );
+    expect(sentSummary(['elsewhere.test/bob'], ['elsewhere.test/bob'])).toBe('Queued for elsewhere.test/bob (another node)');
+    expect(sentSummary(['acme.test/bob'], [])).toBe('Sent to acme.test/bob');
+  });
+});

@@ -1,0 +1,188 @@
+/**
+ * Words for mail between nodes, peers and the tunnel: the tunnel state badge, delivery states of
+ * mail sent to other nodes, where an inbox mail came from, what the outbox strip says after a
+ * send, and the tunnel form's fields to and from the node's shape. Pure; tested in
+ * __tests__/federation.test.ts.
+ */
+import type { MailMessage, OutboundMail, SendMailResult, TunnelConfig, TunnelConfigInput, TunnelState } from '../api/client.ts';
+import type { BadgeLabel } from './labels.ts';
+
+// ------------------------------------------------------------------ tunnel
+
+export function tunnelStateBadge(state: TunnelState | string): BadgeLabel {
+  switch (state) {
+    case 'up':
+      return { text: 'Up', tone: 'ok', hint: 'Other nodes can reach this node through the tunnel.' };
+    case 'connecting':
+      return { text: 'Connecting', tone: 'accent', hint: 'The node is opening the SSH connection.' };
+    case 'reconnecting':
+      return { text: 'Reconnecting', tone: 'warn', hint: 'The connection dropped; the node is trying again by itself.' };
+    case 'failed':
+      return { text: 'Failed', tone: 'danger', hint: 'The node gave up; fix the settings or the SSH host and start it again.' };
+    case 'stopped':
+      return { text: 'Stopped', tone: 'neutral', hint: 'No tunnel is running: other nodes cannot reach this one through it.' };
+    default:
+      return { text: state, tone: 'neutral', hint: '' };
+  }
+}
+
+/** The node is working on the connection: the panel polls, and Stop cancels. */
+export function tunnelIsBusy(state: TunnelState | string): boolean {
+  return state === 'connecting' || state === 'reconnecting';
+}
+
+/** The tunnel form as the inputs hold it (text, so half-typed numbers survive). */
+export interface TunnelForm {
+  host: string;
+  port: string;
+  username: string;
+  remotePort: string;
+  publicUrl: string;
+  hostKey: string;
+}
+
+export function emptyTunnelForm(): TunnelForm {
+  return { host: '', port: '22', username: '', remotePort: '', publicUrl: '', hostKey: '' };
+}
+
+export function tunnelFormFrom(config: TunnelConfig | null): TunnelForm {
+  if (config === null) return emptyTunnelForm();
+  return {
+    host: config.host,
+    port: String(config.port),
+    username: config.username,
+    remotePort: String(config.remote_port),
+    publicUrl: config.public_url ?? '',
+    hostKey: config.host_key_sha256 ?? '',
+  };
+}
+
+function portNumber(text: string, label: string): number | string {
+  const trimmed = text.trim();
+  if (!/^\d+$/.test(trimmed)) return `${label} must be a whole number from 1 to 65535.`;
+  const value = Number(trimmed);
+  return value >= 1 && value <= 65535 ? value : `${label} must be a whole number from 1 to 65535.`;
+}
+
+/**
+ * The PUT body for a form, or what is wrong with it in words. Only the obvious is checked here
+ * (required fields, numbers); the node checks the rest and says so. Empty optionals are left
+ * out (the PUT replaces the settings, so clearing a field clears it at the node).
+ */
+export function tunnelInput(form: TunnelForm): { input: TunnelConfigInput } | { error: string } {
+  const host = form.host.trim();
+  const username = form.username.trim();
+  if (host === '') return { error: 'Enter the SSH host.' };
+  if (username === '') return { error: 'Enter the user name on the SSH host.' };
+  const port = form.port.trim() === '' ? 22 : portNumber(form.port, 'SSH port');
+  if (typeof port === 'string') return { error: port };
+  if (form.remotePort.trim() === '') return { error: 'Enter the remote port the SSH host should listen on.' };
+  const remotePort = portNumber(form.remotePort, 'Remote port');
+  if (typeof remotePort === 'string') return { error: remotePort };
+  const publicUrl = form.publicUrl.trim();
+  const hostKey = form.hostKey.trim();
+  const input: TunnelConfigInput = { host, port, username, remote_port: remotePort };
+  if (publicUrl !== '') input.public_url = publicUrl;
+  if (hostKey !== '') input.host_key_sha256 = hostKey;
+  return { input };
+}
+
+// ------------------------------------------------------------------ mail to other nodes
+
+/** The host of a node origin ("https://node.example.com:8443" → "node.example.com:8443"); the text itself when it is no URL. */
+export function nodeHost(origin: string | null): string | null {
+  if (origin === null || origin === '') return null;
+  try {
+    return new URL(origin).host || origin;
+  } catch {
+    return origin;
+  }
+}
+
+/** "1 attempt", "3 attempts". */
+function attempts(count: number): string {
+  return `${count} ${count === 1 ? 'attempt' : 'attempts'}`;
+}
+
+/** The badge for one mail to another node, its tooltip the details behind the state. */
+export function outboundBadge(mail: Pick<OutboundMail, 'status' | 'attempts' | 'last_error' | 'delivered_to' | 'to_domain'>): BadgeLabel {
+  switch (mail.status) {
+    case 'delivered':
+      return {
+        text: 'Delivered',
+        tone: 'ok',
+        hint: mail.delivered_to ? `Taken by the node at ${mail.delivered_to}.` : 'Taken by the recipient’s node.',
+      };
+    case 'bounced':
+      return {
+        text: 'Bounced',
+        tone: 'danger',
+        hint: mail.last_error ? `Not delivered: ${mail.last_error}` : 'Not delivered: the recipient’s node refused it.',
+      };
+    default:
+      return {
+        text: 'Queued',
+        tone: 'warn',
+        hint:
+          mail.attempts === 0
+            ? `Waiting for its first attempt to reach the node for ${mail.to_domain}.`
+            : `${attempts(mail.attempts)} so far; the node keeps trying.${mail.last_error ? ` Last error: ${mail.last_error}` : ''}`,
+      };
+  }
+}
+
+/** The line under a row: what happened, in words. */
+export function outboundDetail(mail: Pick<OutboundMail, 'status' | 'attempts' | 'last_error' | 'delivered_to'>): string {
+  switch (mail.status) {
+    case 'delivered':
+      return mail.delivered_to ? `Delivered to ${nodeHost(mail.delivered_to)}` : 'Delivered';
+    case 'bounced':
+      return mail.last_error ?? 'The recipient’s node refused it.';
+    default:
+      if (mail.attempts === 0) return 'Waiting for the first attempt';
+      return `${attempts(mail.attempts)}${mail.last_error ? ` · ${mail.last_error}` : ''}`;
+  }
+}
+
+/** Where an inbox mail came from, for the list and the reading pane; null for mail from this node's identities. */
+export function mailOrigin(
+  message: Pick<MailMessage, 'origin' | 'from_node'>,
+): { text: string; short: string; hint: string } | null {
+  if (message.origin === 'bounce') {
+    return {
+      text: 'From this node (postmaster)',
+      short: 'this node',
+      hint: 'This node wrote this to tell you a delivery to another node failed.',
+    };
+  }
+  if (message.origin === 'remote') {
+    const host = nodeHost(message.from_node);
+    const via = host ? `via ${host}` : 'via another node';
+    return {
+      text: via,
+      short: via,
+      hint: `From ${message.from_node ?? 'another node'}. This node checked the sender’s address and signature when it arrived.`,
+    };
+  }
+  return null;
+}
+
+/** Which of a send's recipients (as the sender named them) went to another node's queue. */
+export function queuedRecipients(result: Pick<SendMailResult, 'messages'>): string[] {
+  return result.messages.filter((entry) => entry.status === 'queued').map((entry) => entry.to);
+}
+
+/**
+ * What the outbox strip says once the node took a send: "Sent to a, b" for mail delivered here,
+ * "Queued for x (another node)" for the rest (by address: that is what the other node is asked
+ * for). `names` maps a recipient delivered here to how it is shown.
+ */
+export function sentSummary(recipients: readonly string[], queued: readonly string[], names: (value: string) => string = (v) => v): string {
+  const waiting = new Set(queued);
+  const here = recipients.filter((r) => !waiting.has(r)).map(names);
+  const away = recipients.filter((r) => waiting.has(r));
+  const parts: string[] = [];
+  if (here.length > 0) parts.push(`Sent to ${here.join(', ')}`);
+  if (away.length > 0) parts.push(`Queued for ${away.join(', ')} (another node)`);
+  return parts.length > 0 ? parts.join('; ') : 'Sent';
+}

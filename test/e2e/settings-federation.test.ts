@@ -1,0 +1,213 @@
+/**
+ * Mail between nodes, as the owner sees it, driven in Debian's Chromium against a real headless
+ * node: Settings → Peers refuses a URL that is not an http(s) origin with the node's words, lists
+ * a good peer and removes it after a confirmation that says what changes; Settings → Tunnel shows
+ * the node's SSH public key, refuses an incomplete form, saves settings (Start becomes possible),
+ * starts against an SSH host that is not there (never "Up") and stops. Mail: an identity with an
+ * address writes to elsewhere.test/bob, a domain no node is known for; the outbox says the mail
+ * is queued for another node, and "Sent to other nodes" lists it as queued with the node's last
+ * error. Screenshots (light, dark, 1024x700) go to test/e2e/screenshots/.
+ */
+import { mkdirSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureUiBuilt, ROOT } from './build-ui.ts';
+import { launchChromium, openApp, unexpectedConsoleErrors, type TestChromium } from './browser.ts';
+import { startHeadlessNode, type HeadlessNode } from './headless-node.ts';
+
+const SHOTS = join(ROOT, 'test/e2e/screenshots');
+const DOMAIN = 'e2e-fed.test';
+const ALICE = `${DOMAIN}/alice`;
+const REMOTE = 'elsewhere.test/bob';
+const SUBJECT = 'Hello from another node';
+const WAIT = 15_000;
+
+let node: HeadlessNode;
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+let chrome: TestChromium | undefined;
+const consoleErrors: string[] = [];
+
+async function shot(name: string): Promise<void> {
+  await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: false });
+}
+
+/** A local TCP port nothing listens on (bound, then released). */
+function closedPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address !== null ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+const modal = () => page.locator('dialog[open]');
+const peerRow = (domain: string) => page.getByTestId('peer-row').and(page.locator(`[data-domain="${domain}"]`));
+const tunnel = () => page.getByTestId('tunnel-panel');
+const tunnelState = () => tunnel().getByTestId('tunnel-state').textContent();
+
+beforeAll(async () => {
+  ensureUiBuilt();
+  mkdirSync(SHOTS, { recursive: true });
+  node = await startHeadlessNode();
+  // An identity with an address (mail to another node is signed by its address): a namespace,
+  // a project bound to it, a persistent identity.
+  await node.owner('POST', '/v1/node/namespaces', { domain: DOMAIN });
+  const project = await node.owner('POST', '/v1/node/projects', { slug: 'fed', name: 'Federation', namespace: DOMAIN });
+  await node.owner('POST', '/v1/node/identities', { project_id: project.project_id, name: 'alice' });
+  chrome = await launchChromium();
+  browser = chrome.browser;
+  ({ context, page } = await openApp(browser, node, { section: 'nav-settings', sink: consoleErrors, timeout: WAIT }));
+}, 90_000);
+
+afterAll(async () => {
+  await context?.close();
+  await chrome?.close();
+  if (node !== undefined) {
+    await node.stop();
+    rmSync(node.dataDir, { recursive: true, force: true });
+  }
+});
+
+describe('Peers, tunnel and mail to other nodes (headless node, Chromium)', { timeout: 60_000 }, () => {
+  it('Peers: a bad URL gets the node’s words; a good peer is listed', async () => {
+    await page.getByTestId('nav-settings').click();
+    const panel = page.getByTestId('peers-panel');
+    await panel.waitFor({ timeout: WAIT });
+    expect(await panel.textContent()).toContain('the node that answers for a domain, when DNS does not say');
+    await panel.getByTestId('peers-empty').waitFor({ timeout: WAIT });
+
+    await panel.getByTestId('peer-domain').fill('acme.test');
+    await panel.getByTestId('peer-url').fill('ftp://node.acme.test');
+    await panel.getByTestId('peer-url').press('Enter');
+    const error = panel.getByRole('alert');
+    await error.waitFor({ timeout: WAIT });
+    expect(await error.textContent()).toContain('url: must be an http(s) origin');
+    expect(await page.getByTestId('peer-row').count()).toBe(0);
+
+    await panel.getByTestId('peer-url').fill('https://node.acme.test');
+    await panel.getByTestId('peer-add').click();
+    await peerRow('acme.test').waitFor({ timeout: WAIT });
+    expect(await peerRow('acme.test').textContent()).toContain('https://node.acme.test');
+    expect(await panel.getByRole('alert').count()).toBe(0);
+    expect(await panel.getByTestId('peer-domain').inputValue()).toBe('');
+    const stored = await node.owner('GET', '/v1/node/peers');
+    expect(stored.peers).toMatchObject([{ domain: 'acme.test', url: 'https://node.acme.test' }]);
+
+    // A second one, kept for the screenshot.
+    await panel.getByTestId('peer-domain').fill('partner.test');
+    await panel.getByTestId('peer-url').fill('https://mail.partner.test:8443');
+    await panel.getByTestId('peer-url').press('Enter');
+    await peerRow('partner.test').waitFor({ timeout: WAIT });
+  });
+
+  it('Peers: removing one says what happens and asks once', async () => {
+    const row = peerRow('acme.test');
+    await row.getByTestId('peer-remove').click();
+    expect(await row.textContent()).toContain('Mail to acme.test will wait until DNS names its node.');
+    await row.getByTestId('peer-remove-confirm').click();
+    await expect.poll(() => peerRow('acme.test').count(), { timeout: WAIT }).toBe(0);
+    const stored = await node.owner('GET', '/v1/node/peers');
+    expect(stored.peers.map((p: { domain: string }) => p.domain)).toEqual(['partner.test']);
+  });
+
+  it('Tunnel: shows the node’s SSH key; saves settings; start never claims "Up" without a host; stop', async () => {
+    const panel = tunnel();
+    await panel.waitFor({ timeout: WAIT });
+    const key = panel.getByTestId('tunnel-public-key');
+    await key.waitFor({ timeout: WAIT });
+    expect(await key.textContent()).toMatch(/^ssh-ed25519 AAAA\S+ svc-node\b/);
+    expect(await panel.textContent()).toContain('the private key never leaves this node');
+    expect(await tunnelState()).toBe('Stopped');
+    expect(await panel.getByTestId('tunnel-start').isDisabled()).toBe(true);
+    expect(await panel.getByTestId('tunnel-port').inputValue()).toBe('22');
+
+    // An incomplete form is refused next to it, before the node is asked.
+    await panel.getByTestId('tunnel-host').fill('127.0.0.1');
+    await panel.getByTestId('tunnel-username').fill('tunnel');
+    await panel.getByTestId('tunnel-save').click();
+    expect(await panel.getByTestId('tunnel-error').textContent()).toContain('Enter the remote port');
+
+    const port = await closedPort();
+    await panel.getByTestId('tunnel-port').fill(String(port));
+    await panel.getByTestId('tunnel-remote-port').fill('9000');
+    await panel.getByTestId('tunnel-public-url').fill('https://node.e2e-fed.test');
+    expect(await panel.textContent()).toContain('authorized_keys for tunnel on your SSH host');
+    await panel.getByTestId('tunnel-save').click();
+    await expect.poll(() => panel.getByTestId('tunnel-start').isDisabled(), { timeout: WAIT }).toBe(false);
+    expect(await panel.getByTestId('tunnel-error').count()).toBe(0);
+    const saved = await node.owner('GET', '/v1/node/tunnel');
+    expect(saved.config).toMatchObject({ host: '127.0.0.1', port, username: 'tunnel', remote_port: 9000, public_url: 'https://node.e2e-fed.test' });
+    await panel.scrollIntoViewIfNeeded();
+    await shot('settings-peers-tunnel');
+
+    // Nothing listens there: the node tries (connecting, reconnecting) or gives up (failed); never up.
+    await panel.getByTestId('tunnel-start').click();
+    await expect.poll(tunnelState, { timeout: WAIT }).toMatch(/^(Connecting|Reconnecting|Failed)$/);
+    const stateNow = await tunnelState();
+    if (stateNow !== 'Failed') await expect.poll(tunnelState, { timeout: WAIT }).not.toBe('Up');
+    await panel.getByTestId('tunnel-stop').click();
+    await expect.poll(tunnelState, { timeout: WAIT }).toBe('Stopped');
+    expect((await node.owner('GET', '/v1/node/tunnel')).status.state).toBe('stopped');
+  });
+
+  it('Settings in dark mode', async () => {
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await page.getByTestId('peers-panel').scrollIntoViewIfNeeded();
+    await shot('settings-peers-tunnel-dark');
+    await page.emulateMedia({ colorScheme: 'light' });
+  });
+
+  it('Mail to a domain no node is known for is queued, and listed as such with the node’s last error', async () => {
+    await page.getByTestId('nav-mail').click();
+    await page.getByTestId('identity-switcher').click();
+    await page.getByTestId('identity-switcher-menu').getByRole('option').filter({ hasText: ALICE }).click();
+    await page.getByTestId('identity-switcher').filter({ hasText: ALICE }).waitFor({ timeout: WAIT });
+    await page.getByTestId('mail-empty').waitFor({ timeout: WAIT });
+
+    await page.getByTestId('compose-button').click();
+    const dialog = modal();
+    await dialog.getByTestId('compose').waitFor({ timeout: WAIT });
+    await dialog.getByLabel('To', { exact: true }).fill(REMOTE);
+    await dialog.getByLabel('Subject').fill(SUBJECT);
+    await dialog.getByLabel('Message').fill('Hi Bob,\n\nThis one travels to your node.\n\nAlice');
+    await page.keyboard.press('Control+Enter');
+    await expect.poll(() => modal().count()).toBe(0);
+    const sent = page.getByTestId('outbox').locator('[data-state="sent"]');
+    await sent.waitFor({ timeout: WAIT });
+    expect(await sent.textContent()).toContain(`Queued for ${REMOTE} (another node)`);
+
+    await page.getByTestId('folder-outbound').click();
+    const row = page.getByTestId('outbound-row').filter({ hasText: SUBJECT });
+    await row.waitFor({ timeout: WAIT });
+    expect(await row.getAttribute('data-status')).toBe('queued');
+    expect(await row.getByTestId('outbound-status').textContent()).toBe('Queued');
+    expect(await row.textContent()).toContain(REMOTE);
+    // The first attempt finds no node for the domain; the list re-reads every 10 s.
+    await expect.poll(() => row.textContent(), { timeout: 30_000 }).toContain('no node is known for elsewhere.test');
+    expect(await row.getByTestId('outbound-status').getAttribute('title')).toContain('Last error: no node is known for elsewhere.test');
+    await row.click();
+    const pane = page.getByTestId('outbound-pane');
+    await pane.waitFor({ timeout: WAIT });
+    expect(await pane.textContent()).toContain('no node is known for elsewhere.test');
+    expect(await page.getByTestId('folder-outbound').getAttribute('aria-current')).toBe('page');
+    await shot('mail-outbound');
+
+    await page.setViewportSize({ width: 1024, height: 700 });
+    await page.getByTestId('outbound-row').first().waitFor({ timeout: WAIT });
+    expect(await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth')).toBe(0);
+    await shot('mail-outbound-1024x700');
+    await page.setViewportSize({ width: 1280, height: 820 });
+  });
+
+  it('left no unexpected console errors', () => {
+    expect(unexpectedConsoleErrors(consoleErrors)).toEqual([]);
+  });
+});
