@@ -1,6 +1,6 @@
 /**
- * Mail arriving from another node (`POST /v1/federation/messages`, DESIGN §8). It is stored only
- * when every check passes, in this order:
+ * Mail and chat arriving from another node (`POST /v1/federation/messages`, DESIGN §8). A message
+ * is stored only when every check passes, in this order:
  *
  * 1. the message is what its sender signed (wire.ts: rebuilt envelope, signature by from_did);
  * 2. the recipient is an address this node hosts;
@@ -10,7 +10,8 @@
  *    Mail signed before a key change still counts (it may have waited in an outbox): a key the
  *    sender's did:svc log shows it held when it signed (rotation), or the address's key before a
  *    replacement its namespace controller signed;
- * 4. the recipient accepts the sender (contacts-only identities need a matching contact).
+ * 4. the recipient accepts the sender (contacts-only identities need a matching contact, or, for
+ *    chat, to have answered the sender in their session before).
  *
  * A refusal is a 4xx whose detail the sending node reports back to its sender as a bounce; a
  * sender node that cannot be reached is a 503, so the message is retried rather than bounced.
@@ -24,11 +25,12 @@ import { identityTopic } from '../events/bus.ts';
 import { parseWith } from '../http/validate.ts';
 import type { AgentRow } from '../surfaces/core/identities/service.ts';
 import { isContact } from '../surfaces/core/messaging/reachability.ts';
+import type { ChatService } from '../surfaces/core/chat/service.ts';
 import type { Recipients } from '../surfaces/core/messaging/recipients.ts';
 import { checkNamespaceDns } from '../surfaces/core/namespaces/verification.ts';
 import { splitAddress } from './addresses.ts';
 import type { NodeDirectory } from './directory.ts';
-import { FederatedMail, signatureProblem } from './wire.ts';
+import { FederatedMessage, signatureProblem, type FederatedChat, type FederatedMail } from './wire.ts';
 
 export interface InboundResult {
   message_id: string;
@@ -42,27 +44,38 @@ export class FederationInbound {
   readonly #ctx: NodeContext;
   readonly #directory: NodeDirectory;
   readonly #recipients: Recipients;
+  readonly #chat: ChatService;
 
-  constructor(ctx: NodeContext, directory: NodeDirectory, recipients: Recipients) {
+  constructor(ctx: NodeContext, directory: NodeDirectory, recipients: Recipients, chat: ChatService) {
     this.#ctx = ctx;
     this.#directory = directory;
     this.#recipients = recipients;
+    this.#chat = chat;
   }
 
   async receive(input: unknown): Promise<InboundResult> {
-    const mail = parseWith(FederatedMail, input);
-    const forged = signatureProblem(mail);
+    const message = parseWith(FederatedMessage, input);
+    const forged = signatureProblem(message);
     if (forged) throw forbidden(`Refused: ${forged}`);
-    const duplicate = this.#duplicate(mail);
+    if (message.kind === 'chat') return this.#receiveChat(message);
+    const duplicate = this.#duplicate(message);
     if (duplicate) return duplicate;
 
-    const recipient = this.#recipients.hosted(mail.to);
-    const senderNode = await this.#checkSender(mail);
-    if (recipient.address_reachability === 'contacts-only') {
-      const sender = { didKey: mail.from_did, stableId: mail.from_stable_id, address: mail.from };
-      if (!isContact(this.#ctx.db, recipient.agent_id, sender)) throw forbidden(`Refused: ${mail.to} only accepts messages from contacts`);
+    const recipient = this.#recipients.hosted(message.to);
+    const senderNode = await this.#checkSender(message);
+    if (recipient.address_reachability === 'contacts-only' && !isContact(this.#ctx.db, recipient.agent_id, senderKeys(message))) {
+      throw forbidden(`Refused: ${message.to} only accepts messages from contacts`);
     }
-    return this.#store(mail, recipient, senderNode);
+    return this.#store(message, recipient, senderNode);
+  }
+
+  async #receiveChat(message: FederatedChat): Promise<InboundResult> {
+    if (this.#chat.hasMessage(message.message_id, message.from_did)) return { message_id: message.message_id, status: 'duplicate' };
+    const recipient = this.#recipients.hosted(message.to);
+    await this.#checkSender(message);
+    const contact = isContact(this.#ctx.db, recipient.agent_id, senderKeys(message));
+    this.#chat.receiveRemote(message, recipient, { contact });
+    return { message_id: message.message_id, status: 'delivered' };
   }
 
   /** The same message again (a retry after a lost answer) is fine; another one under its id is not. */
@@ -76,7 +89,7 @@ export class FederationInbound {
   }
 
   /** Checks that the sender's address holds from_did on its own node; returns that node's origin. */
-  async #checkSender(mail: FederatedMail): Promise<string> {
+  async #checkSender(mail: FederatedMessage): Promise<string> {
     const from = splitAddress(mail.from);
     if (from === null) throw invalid([{ loc: ['body', 'from'], msg: 'must be an address <domain>/<name>', type: 'value_error' }]);
     if (this.#ctx.db.prepare(`SELECT 1 FROM namespaces WHERE domain = ?`).get(from.domain) !== undefined) {
@@ -105,7 +118,7 @@ export class FederationInbound {
    * address's key before a replacement signed by the namespace controller. Else why not.
    */
   async #earlierKey(
-    mail: FederatedMail,
+    mail: FederatedMessage,
     nodeUrl: string,
     address: Record<string, unknown>,
     namespace: Record<string, unknown> | null,
@@ -176,6 +189,11 @@ export class FederationInbound {
     bus.publish(identityTopic(recipient.agent_id));
     return { message_id: mail.message_id, status: 'delivered' };
   }
+}
+
+/** What a contact entry can name the sender by. */
+function senderKeys(message: FederatedMessage) {
+  return { didKey: message.from_did, stableId: message.from_stable_id, address: message.from };
 }
 
 /** GET a JSON object from the sender's node: null when it answers 404, 503 when it can't be asked. */

@@ -1,5 +1,5 @@
 /**
- * The durable outbox of mail to identities on other nodes (DESIGN §8). A send writes the signed
+ * The durable outbox of mail and chat to identities on other nodes (DESIGN §8). A send writes the signed
  * message here in the same transaction as everything else it writes, so an acknowledged send is
  * never lost; this worker then delivers it to `POST {node}/v1/federation/messages`.
  *
@@ -16,7 +16,7 @@ import { randomUUID } from 'node:crypto';
 import type { NodeContext } from '../context.ts';
 import { identityTopic } from '../events/bus.ts';
 import type { NodeDirectory } from './directory.ts';
-import type { FederatedMail } from './wire.ts';
+import type { FederatedMessage } from './wire.ts';
 
 export interface OutboxOptions {
   /** The first retry's delay; each later one doubles, up to `retryMaxMs`. */
@@ -33,6 +33,7 @@ export type OutboxStatus = 'queued' | 'delivered' | 'bounced';
 interface OutboxRow {
   id: number;
   message_id: string;
+  kind: FederatedMessage['kind'];
   from_agent_id: string;
   to_address: string;
   to_domain: string;
@@ -47,6 +48,7 @@ interface OutboxRow {
 }
 
 /** A remote send as its sender sees it. */
+/** `subject` is mail's subject, or for chat the start of the message. */
 export type OutboxEntry = Omit<OutboxRow, 'id' | 'payload' | 'from_agent_id'> & { subject: string };
 
 type Outcome = { kind: 'delivered'; url: string } | { kind: 'retry'; error: string } | { kind: 'bounce'; reason: string };
@@ -73,14 +75,14 @@ export class FederationOutbox {
   }
 
   /** Queues a signed message; call it inside the send's transaction, then `nudge()` after commit. */
-  enqueue(fromAgentId: string, toDomain: string, mail: FederatedMail): void {
+  enqueue(fromAgentId: string, toDomain: string, message: FederatedMessage): void {
     const now = this.#ctx.clock.now().toISOString();
     this.#ctx.db
       .prepare(
         `INSERT INTO federation_outbox (message_id, kind, from_agent_id, to_address, to_domain, payload, next_attempt_at, created_at)
-         VALUES (?, 'mail', ?, ?, ?, ?, ?, ?)`,
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
       )
-      .run(mail.message_id, fromAgentId, mail.to, toDomain, JSON.stringify(mail), now, now);
+      .run(message.message_id, message.kind, fromAgentId, message.to, toDomain, JSON.stringify(message), now, now);
   }
 
   /** The identity's sends to other nodes, newest first. */
@@ -88,7 +90,7 @@ export class FederationOutbox {
     const rows = this.#ctx.db
       .prepare(`SELECT * FROM federation_outbox WHERE from_agent_id = ? ORDER BY id DESC LIMIT ?`)
       .all(agentId, limit) as OutboxRow[];
-    return rows.map(({ id: _id, payload, from_agent_id: _from, ...entry }) => ({ ...entry, subject: (JSON.parse(payload) as FederatedMail).subject }));
+    return rows.map(({ id: _id, payload, from_agent_id: _from, ...entry }) => ({ ...entry, subject: subjectOf(JSON.parse(payload) as FederatedMessage) }));
   }
 
   start(): void {
@@ -219,10 +221,10 @@ export class FederationOutbox {
       | { agent_id: string; alias: string; did_key: string; did_aw: string | null }
       | undefined;
     if (!sender) return;
-    const mail = JSON.parse(row.payload) as FederatedMail;
-    const subject = `Undeliverable: ${mail.subject || '(no subject)'}`.slice(0, 256);
+    const message = JSON.parse(row.payload) as FederatedMessage;
+    const subject = `Undeliverable: ${subjectOf(message) || '(no subject)'}`.slice(0, 256);
     const body = [
-      `Your message to ${row.to_address} could not be delivered.`,
+      `Your ${message.kind === 'chat' ? 'chat message' : 'message'} to ${row.to_address} could not be delivered.`,
       '',
       `Reason: ${reason}`,
       '',
@@ -235,8 +237,15 @@ export class FederationOutbox {
            to_address, to_did, to_stable_id, subject, body, priority, signature, signed_payload, created_at, origin)
          VALUES (?, NULL, 'postmaster', NULL, '', NULL, ?, ?, ?, ?, ?, ?, ?, ?, 'normal', '', '', ?, 'bounce')`,
       )
-      .run(randomUUID(), sender.agent_id, mail.from, sender.alias, mail.from, sender.did_key, sender.did_aw, subject, body, now);
+      .run(randomUUID(), sender.agent_id, message.from, sender.alias, message.from, sender.did_key, sender.did_aw, subject, body, now);
   }
+}
+
+/** What a sender calls the message: mail's subject, or the start of a chat message. */
+function subjectOf(message: FederatedMessage): string {
+  if (message.kind === 'mail') return message.subject;
+  const text = message.body.replace(/\s+/g, ' ').trim();
+  return `Chat: ${text.length > 60 ? `${text.slice(0, 60)}…` : text}`;
 }
 
 /** The `detail` of an error answer in words (or the start of its text). */

@@ -1,7 +1,8 @@
 /**
  * Federation between two `svc-node serve` processes (separate data dirs, real HTTP on loopback):
- * mail sent while the receiving node is down, the sending node then killed with SIGKILL with the
- * mail still in its outbox, both restarted: the mail arrives exactly once.
+ * mail and chat both ways; then mail sent while the receiving node is down, the sending node
+ * killed with SIGKILL with the mail still in its outbox, both restarted: the mail arrives exactly
+ * once.
  */
 import { readFileSync, mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
@@ -69,7 +70,7 @@ afterAll(async () => {
 });
 
 describe('two node processes', { timeout: 120_000 }, () => {
-  it('deliver mail exactly once across the receiver being down and the sender being killed', async () => {
+  it('exchange mail and chat, and deliver mail exactly once across the receiver being down and the sender being killed', async () => {
     const a = await newNode();
     const b = await newNode();
     const alice = await identityOn(a, 'a.test', 'alice');
@@ -80,6 +81,15 @@ describe('two node processes', { timeout: 120_000 }, () => {
     // Both ways while both are up.
     const hello = await call(b, 'POST', '/v1/messages', { token: bob.api_key, body: { to_address: 'a.test/alice', body: 'hello alice' } });
     await expect.poll(async () => (await call(a, 'GET', '/v1/messages/inbox', { token: alice.api_key })).messages.map((m: any) => m.message_id), WAIT).toContain(hello.message_id);
+
+    // Chat both ways: Alice starts it, Bob answers in his copy of the session.
+    const chat = await call(a, 'POST', '/v1/chat/sessions', { token: alice.api_key, body: { to_addresses: ['b.test/bob'], message: 'chat across nodes?' } });
+    const bobSession = async () => (await call(b, 'GET', '/v1/chat/sessions', { token: bob.api_key })).sessions.find((s: any) => s.participant_addresses.includes('a.test/alice'));
+    await expect.poll(bobSession, WAIT).toBeDefined();
+    const answer = await call(b, 'POST', `/v1/chat/sessions/${(await bobSession()).session_id}/messages`, { token: bob.api_key, body: { body: 'yes, across nodes' } });
+    await expect
+      .poll(async () => (await call(a, 'GET', `/v1/chat/sessions/${chat.session_id}/messages`, { token: alice.api_key })).messages.map((m: any) => m.message_id), WAIT)
+      .toContain(answer.message_id);
 
     // The receiver goes down; the mail waits in the sender's outbox.
     await b.process!.stop('SIGTERM');

@@ -71,8 +71,8 @@ export function createCoreServices(ctx: NodeContext, owner: OwnerAccess, options
   const recipients = new Recipients(ctx, identities, namespaces);
   const directory = new NodeDirectory(ctx);
   const outbox = new FederationOutbox(ctx, directory, options.outbox);
-  const inbound = new FederationInbound(ctx, directory, recipients);
-  const chat = new ChatService(ctx, identities, recipients);
+  const chat = new ChatService(ctx, identities, recipients, outbox);
+  const inbound = new FederationInbound(ctx, directory, recipients, chat);
   const mail = new MailService(ctx, identities, recipients, outbox);
   const contacts = new ContactService(ctx);
   const control = new ControlService(ctx, identities, recipients);

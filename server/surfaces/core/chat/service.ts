@@ -6,11 +6,17 @@
  * Every message is signed inside custody with the sender's current key (messaging/signing.ts).
  * Each write publishes on the bus after it commits: the session topic (message and read-receipt
  * frames) and the identity topic of every participant it concerns (wake items).
+ *
+ * A two-party session may have a participant on another node (`remote:<address>`): what the local
+ * participant sends is also queued in the federation outbox, and what the other sends arrives
+ * through federation (`receiveRemote`); each node keeps its own copy of the session.
  */
 import { randomUUID } from 'node:crypto';
 import type { NodeContext } from '../../../context.ts';
+import { conflict, forbidden, invalid, notFound, tooLarge } from '../../../errors.ts';
 import { identityTopic, sessionTopic } from '../../../events/bus.ts';
-import { forbidden, invalid, notFound, tooLarge } from '../../../errors.ts';
+import type { FederationOutbox } from '../../../federation/outbox.ts';
+import { FEDERATION_VERSION, type FederatedChat } from '../../../federation/wire.ts';
 import type { AgentRow, IdentityService } from '../identities/service.ts';
 import type { Party, Recipient } from '../messaging/participants.ts';
 import { assertReachable } from '../messaging/reachability.ts';
@@ -138,12 +144,46 @@ export type ChatWakeItem = {
   sender_waiting: boolean;
 };
 
-const MESSAGE_SELECT = `SELECT m.*, a.project_id AS from_project_id FROM chat_messages m JOIN agents a ON a.agent_id = m.from_agent_id`;
+const MESSAGE_SELECT = `SELECT m.*, a.project_id AS from_project_id FROM chat_messages m LEFT JOIN agents a ON a.agent_id = m.from_agent_id`;
 
-/** Sorted participant agent ids joined by ',': the session's participant_key. */
-function participantKey(parties: Party[]): string {
+/**
+ * A participant: an identity of this node (`agent` set, `id` its agent_id), or one on another node
+ * (`agent` null, `id` `remote:<address>`), which takes part through federation.
+ */
+export interface ChatParty extends Omit<Party, 'agent'> {
+  id: string;
+  agent: AgentRow | null;
+}
+
+type ChatContent = { body: string; reply_to: string | null; wait_seconds: number | null; hang_on: boolean; sender_leaving: boolean };
+
+/** A participant of this node as the shared rules (signing, reachability) take it. */
+function asParty(party: ChatParty): Party {
+  if (party.agent === null) throw new Error(`${party.id} is not an identity of this node`);
+  return { ...party, agent: party.agent };
+}
+
+/** How an identity on another node is named where an agent_id would be. */
+export const remoteParticipantId = (address: string): string => `remote:${address}`;
+
+const localParty = (party: Party): ChatParty => ({ ...party, id: party.agent.agent_id });
+
+/** An identity on another node, known by its address (and its key once it has written). */
+function remoteParty(address: string, did = ''): ChatParty {
+  return {
+    id: remoteParticipantId(address),
+    agent: null,
+    alias: address.slice(address.indexOf('/') + 1),
+    address,
+    didKey: did.startsWith('did:key:') ? did : '',
+    stableId: did.startsWith('did:key:') || did === '' ? null : did,
+  };
+}
+
+/** Sorted participant ids joined by ',': the session's participant_key. */
+function participantKey(parties: ChatParty[]): string {
   return parties
-    .map((p) => p.agent.agent_id)
+    .map((p) => p.id)
     .sort()
     .join(',');
 }
@@ -157,12 +197,14 @@ export class ChatService {
   readonly #ctx: NodeContext;
   readonly #identities: IdentityService;
   readonly #recipients: Recipients;
+  readonly #outbox: FederationOutbox;
   readonly presence = new ChatPresence();
 
-  constructor(ctx: NodeContext, identities: IdentityService, recipients: Recipients) {
+  constructor(ctx: NodeContext, identities: IdentityService, recipients: Recipients, outbox: FederationOutbox) {
     this.#ctx = ctx;
     this.#identities = identities;
     this.#recipients = recipients;
+    this.#outbox = outbox;
   }
 
   viewer(agentId: string): ChatViewer {
@@ -180,41 +222,41 @@ export class ChatService {
     const { db } = this.#ctx;
     assertMessageSize(input.message, 'message');
     const senderRow = this.#identities.row(agentId);
-    const sender = this.#recipients.party(senderRow);
+    const sender = localParty(this.#recipients.party(senderRow));
     const selectors: RecipientSelector[] = [
       ...input.to_aliases.map((alias) => ({ alias })),
       ...input.to_addresses.map((address) => ({ address })),
       ...input.to_dids.map((did) => ({ did })),
     ];
-    const targets = selectors.map((selector) => this.#recipients.resolve(senderRow, selector));
+    const resolved = selectors.map((selector) => this.#recipients.resolveAcrossNodes(senderRow, selector));
+    const targets = resolved.map((target) => ('remote' in target ? { ...remoteParty(target.address), to: target.to } : { ...localParty(target), to: target.to }));
+    if (targets.some((t) => t.agent === null)) this.#assertFederatable(sender, targets);
     const seen = new Map<string, string>();
     for (const target of targets) {
-      if (target.agent.agent_id === agentId) throw invalid(`${target.to} is you: a chat needs another participant`);
-      const earlier = seen.get(target.agent.agent_id);
+      if (target.id === agentId) throw invalid(`${target.to} is you: a chat needs another participant`);
+      const earlier = seen.get(target.id);
       if (earlier !== undefined) throw invalid(`${earlier} and ${target.to} are the same recipient`);
-      seen.set(target.agent.agent_id, target.to);
+      seen.set(target.id, target.to);
     }
     // As in a session: a target that already took part in this pair's session has answered the
-    // sender before, so its contacts-only rule does not stop the conversation continuing.
+    // sender before, so its contacts-only rule does not stop the conversation continuing. A target
+    // on another node applies its rule there.
     const pair = targets.length === 1 ? this.#pairSession(participantKey([sender, ...targets])) : undefined;
     for (const target of targets) {
-      if (!(pair && this.#hasEngaged(pair, target.agent.agent_id))) assertReachable(db, sender, target);
+      if (target.agent !== null && !(pair && this.#hasEngaged(pair, target.id))) assertReachable(db, asParty(sender), { ...target, agent: target.agent });
     }
 
     const now = this.#ctx.clock.now().toISOString();
     const { session, message } = db.transaction(() => {
       const session = this.#sessionFor(sender, targets, now);
       this.#assertReplyTo(session.session_id, input.reply_to);
-      const message = this.#insert(session, sender, this.#addressee(targets), now, {
-        body: input.message,
-        reply_to: input.reply_to ?? null,
-        wait_seconds: input.wait_seconds ?? null,
-        hang_on: input.hang_on,
-        sender_leaving: input.leaving,
-      });
+      const content = { body: input.message, reply_to: input.reply_to ?? null, wait_seconds: input.wait_seconds ?? null, hang_on: input.hang_on, sender_leaving: input.leaving };
+      const message = this.#insert(session, sender, this.#addressee(targets), now, content);
+      this.#forward(sender, targets, message, content);
       return { session, message };
     })();
-    this.#publish(session.session_id, targets.map((t) => t.agent.agent_id));
+    this.#publish(session.session_id, targets.map((t) => t.id));
+    if (targets.some((t) => t.agent === null)) this.#outbox.nudge();
 
     const viewer = { agentId, projectId: senderRow.project_id };
     return {
@@ -222,8 +264,8 @@ export class ChatService {
       message_id: message.message_id,
       participants: this.#parties(session.session_id).map((party) => this.#participantView(viewer, party)),
       sse_url: `/v1/chat/sessions/${session.session_id}/stream`,
-      targets_connected: targets.filter((t) => this.presence.isConnected(session.session_id, t.agent.agent_id)).map((t) => t.alias),
-      targets_left: targets.filter((t) => this.#hasLeft(session.session_id, t.agent.agent_id)).map((t) => t.alias),
+      targets_connected: targets.filter((t) => this.presence.isConnected(session.session_id, t.id)).map((t) => t.alias),
+      targets_left: targets.filter((t) => this.#hasLeft(session.session_id, t.id)).map((t) => t.alias),
     };
   }
 
@@ -233,33 +275,123 @@ export class ChatService {
     const session = this.#memberSession(agentId, sessionId);
     assertMessageSize(input.body, 'body');
     const parties = this.#parties(sessionId);
-    const sender = parties.find((p) => p.agent.agent_id === agentId) ?? this.#recipients.party(this.#identities.row(agentId));
-    const others = parties.filter((p) => p.agent.agent_id !== agentId);
+    const sender = parties.find((p) => p.id === agentId) ?? localParty(this.#recipients.party(this.#identities.row(agentId)));
+    const others = parties.filter((p) => p.id !== agentId).map((p) => ({ ...p, to: p.address ?? p.alias }));
     // Being in the session is permission to answer those who took part in it; a contacts-only
     // participant that has not spoken yet is still protected by its own rule.
     for (const other of others) {
-      if (!this.#hasEngaged(session, other.agent.agent_id)) assertReachable(db, sender, { ...other, to: other.address ?? other.alias });
+      if (other.agent !== null && !this.#hasEngaged(session, other.id)) assertReachable(db, asParty(sender), { ...other, agent: other.agent });
     }
     const now = this.#ctx.clock.now().toISOString();
     const message = db.transaction(() => {
       this.#assertReplyTo(sessionId, input.reply_to);
       const fresh = this.#session(sessionId) as SessionRow;
-      const addressee = this.#addressee(others.map((p) => ({ ...p, to: p.address ?? p.alias })));
-      return this.#insert(fresh, sender, addressee, now, {
-        body: input.body,
-        reply_to: input.reply_to ?? null,
-        wait_seconds: null,
-        hang_on: input.hang_on,
-        sender_leaving: input.leaving,
-      });
+      const content = { body: input.body, reply_to: input.reply_to ?? null, wait_seconds: null, hang_on: input.hang_on, sender_leaving: input.leaving };
+      const signed = this.#insert(fresh, sender, this.#addressee(others), now, content);
+      this.#forward(sender, others, signed, content);
+      return signed;
     })();
-    this.#publish(sessionId, others.map((p) => p.agent.agent_id));
+    this.#publish(sessionId, others.map((p) => p.id));
+    if (others.some((p) => p.agent === null)) this.#outbox.nudge();
     return {
       message_id: message.message_id,
       session_id: sessionId,
       delivered: true as const,
       extends_wait_seconds: input.hang_on ? HANG_ON_EXTENSION_SECONDS : 0,
     };
+  }
+
+  /** Whether this message from that key is already stored (a retried delivery); another message under its id is a conflict. */
+  hasMessage(messageId: string, fromDid: string): boolean {
+    const stored = this.#ctx.db.prepare(`SELECT from_did FROM chat_messages WHERE message_id = ?`).pluck().get(messageId) as string | undefined;
+    if (stored === undefined) return false;
+    if (stored !== fromDid) throw conflict(`Refused: message_id ${messageId} is already taken`);
+    return true;
+  }
+
+  /**
+   * A chat message from an identity on another node, whose signature and address federation has
+   * checked: stored in the two-party session of this pair (made by its first message). A
+   * contacts-only recipient takes it from a contact, or from someone it has answered there.
+   */
+  receiveRemote(message: FederatedChat, recipient: AgentRow & { address: string }, options: { contact: boolean }): void {
+    const { db } = this.#ctx;
+    const local = localParty(this.#recipients.party(recipient));
+    const remote = remoteParty(message.from, message.from_stable_id ?? message.from_did);
+    const now = this.#ctx.clock.now().toISOString();
+    const sessionId = db.transaction(() => {
+      const existing = this.#pairSession(participantKey([local, remote]));
+      const answered = existing !== undefined && this.#hasSpoken(existing.session_id, local.id);
+      if (recipient.address_reachability === 'contacts-only' && !options.contact && !answered) {
+        throw forbidden(`Refused: ${message.to} only accepts messages from contacts`);
+      }
+      // Made here by the first message, the session is recorded as the local participant's.
+      const session = existing ?? this.#sessionFor(local, [remote], now);
+      db.prepare(`UPDATE chat_participants SET alias = ?, did = ? WHERE session_id = ? AND agent_id = ?`).run(
+        remote.alias,
+        remote.stableId ?? message.from_did,
+        session.session_id,
+        remote.id,
+      );
+      db.prepare(
+        `INSERT INTO chat_messages (message_id, session_id, from_agent_id, from_alias, from_address, from_did, from_stable_id, to_text, to_did,
+           body, reply_to, sender_leaving, hang_on, wait_seconds, signature, signed_payload, timestamp, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, '', ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      ).run(
+        message.message_id,
+        session.session_id,
+        remote.id,
+        remote.alias,
+        message.from,
+        message.from_did,
+        message.from_stable_id,
+        message.to,
+        message.body,
+        message.reply_to,
+        message.sender_leaving ? 1 : 0,
+        message.hang_on ? 1 : 0,
+        message.wait_seconds,
+        message.signature,
+        message.signed_payload,
+        message.timestamp,
+        now,
+      );
+      // Its hang_on extends a local wait; its own wait window lives on its node.
+      this.#updateWaitWindow(session, remote.id, { wait_seconds: null, hang_on: message.hang_on, sender_leaving: message.sender_leaving }, now);
+      return session.session_id;
+    })();
+    this.#publish(sessionId, [local.id]);
+  }
+
+  /** A chat with someone on another node has exactly two participants, and the sender needs an address. */
+  #assertFederatable(sender: ChatParty, targets: (ChatParty & { to: string })[]): void {
+    const remote = targets.find((t) => t.agent === null) as ChatParty & { to: string };
+    if (targets.length > 1) throw invalid(`${remote.to} is on another node: a chat across nodes has two participants, so start it with that address alone`);
+    if (sender.address === null) throw invalid(`${remote.to} is on another node, which can only check a sender with an address: give this identity an address first`);
+  }
+
+  /** Queues the signed message for each participant on another node (inside the send's transaction). */
+  #forward(sender: ChatParty, recipients: ChatParty[], signed: SignedMessage, content: ChatContent): void {
+    for (const recipient of recipients) {
+      if (recipient.agent !== null || recipient.address === null) continue;
+      this.#outbox.enqueue(sender.id, recipient.address.slice(0, recipient.address.indexOf('/')), {
+        v: FEDERATION_VERSION,
+        kind: 'chat',
+        message_id: signed.message_id,
+        from: signed.from,
+        from_did: signed.from_did,
+        from_stable_id: signed.from_stable_id,
+        to: recipient.address,
+        body: content.body,
+        reply_to: content.reply_to,
+        wait_seconds: content.wait_seconds,
+        hang_on: content.hang_on,
+        sender_leaving: content.sender_leaving,
+        timestamp: signed.timestamp,
+        signature: signed.signature,
+        signed_payload: signed.signed_payload,
+      });
+    }
   }
 
   /**
@@ -294,7 +426,7 @@ export class ChatService {
   listSessions(agentId: string) {
     return {
       sessions: this.#summaries(agentId).map((s) => {
-        const others = this.#parties(s.session.session_id).filter((p) => p.agent.agent_id !== agentId);
+        const others = this.#parties(s.session.session_id).filter((p) => p.id !== agentId);
         return {
           session_id: s.session.session_id,
           ...this.#othersFields(others),
@@ -324,7 +456,7 @@ export class ChatService {
         session.wait_started_by !== agentId &&
         this.presence.isConnected(session.session_id, session.wait_started_by);
       if (s.unread_count === 0 && !waitedOn) continue;
-      const others = this.#parties(session.session_id).filter((p) => p.agent.agent_id !== agentId);
+      const others = this.#parties(session.session_id).filter((p) => p.id !== agentId);
       pending.push({
         session_id: session.session_id,
         ...this.#othersFields(others),
@@ -401,7 +533,7 @@ export class ChatService {
     const rows = this.#ctx.db
       .prepare(
         `SELECT m.*, cp.agent_id AS to_agent_id FROM chat_messages m
-         JOIN chat_participants cp ON cp.session_id = m.session_id AND cp.agent_id <> m.from_agent_id
+         JOIN chat_participants cp ON cp.session_id = m.session_id AND cp.agent_id <> m.from_agent_id AND cp.agent_id NOT LIKE 'remote:%'
          WHERE m.id IN (SELECT id FROM chat_messages WHERE id > ? ORDER BY id LIMIT ?) ORDER BY m.id`,
       )
       .all(afterId, limit) as (MessageRow & { to_agent_id: string })[];
@@ -512,27 +644,33 @@ export class ChatService {
     return this.#ctx.db.prepare(`SELECT agent_id FROM chat_participants WHERE session_id = ?`).pluck().all(sessionId) as string[];
   }
 
-  /** The participants as they are now (alias, address and keys), the creator first, then its targets in order. */
-  #parties(sessionId: string): Party[] {
+  /**
+   * The participants, the creator first, then its targets in order: identities of this node as they
+   * are now (alias, address and keys), identities on other nodes as they last wrote.
+   */
+  #parties(sessionId: string): ChatParty[] {
     const rows = this.#ctx.db
       .prepare(
-        `SELECT a.* FROM chat_participants cp JOIN agents a ON a.agent_id = cp.agent_id
+        `SELECT cp.agent_id AS participant_id, cp.address AS participant_address, cp.did AS participant_did, a.*
+         FROM chat_participants cp LEFT JOIN agents a ON a.agent_id = cp.agent_id
          WHERE cp.session_id = ? ORDER BY cp.rowid`,
       )
-      .all(sessionId) as AgentRow[];
-    return rows.map((row) => this.#recipients.party(row));
+      .all(sessionId) as (AgentRow & { participant_id: string; participant_address: string | null; participant_did: string })[];
+    return rows.map((row) =>
+      row.agent_id === null ? remoteParty(row.participant_address ?? '', row.participant_did) : localParty(this.#recipients.party(row)),
+    );
   }
 
-  #participantView(viewer: ChatViewer, party: Party): ChatParticipantView {
+  #participantView(viewer: ChatViewer, party: ChatParty): ChatParticipantView {
     return {
-      agent_id: party.agent.project_id === viewer.projectId ? party.agent.agent_id : null,
+      agent_id: party.agent?.project_id === viewer.projectId ? party.id : null,
       alias: party.alias,
       address: party.address,
       did: party.stableId ?? party.didKey,
     };
   }
 
-  #othersFields(others: Party[]) {
+  #othersFields(others: ChatParty[]) {
     return {
       participants: others.map((p) => p.alias),
       participant_addresses: others.map((p) => p.address ?? p.alias),
@@ -541,8 +679,8 @@ export class ChatService {
   }
 
   /** Someone else is waiting: connected to the session and not gone from it (a left chat waits for no one). */
-  #senderWaiting(sessionId: string, others: Party[]): boolean {
-    return others.some((p) => this.#waiting(sessionId, p.agent.agent_id));
+  #senderWaiting(sessionId: string, others: ChatParty[]): boolean {
+    return others.some((p) => this.#waiting(sessionId, p.id));
   }
 
   #waiting(sessionId: string, agentId: string): boolean {
@@ -550,7 +688,7 @@ export class ChatService {
   }
 
   /** The two-party session of this pair (reused), or a new session of exactly these participants. */
-  #sessionFor(sender: Party, targets: Recipient[], now: string): SessionRow {
+  #sessionFor(sender: ChatParty, targets: ChatParty[], now: string): SessionRow {
     const { db } = this.#ctx;
     const parties = [sender, ...targets];
     const key = participantKey(parties);
@@ -559,13 +697,13 @@ export class ChatService {
     const sessionId = randomUUID();
     db.prepare(`INSERT INTO chat_sessions (session_id, created_by, participant_key, participant_count, created_at) VALUES (?, ?, ?, ?, ?)`).run(
       sessionId,
-      sender.agent.agent_id,
+      sender.id,
       key,
       parties.length,
       now,
     );
     const join = db.prepare(`INSERT INTO chat_participants (session_id, agent_id, alias, address, did, joined_at) VALUES (?, ?, ?, ?, ?, ?)`);
-    for (const party of parties) join.run(sessionId, party.agent.agent_id, party.alias, party.address, party.stableId ?? party.didKey, now);
+    for (const party of parties) join.run(sessionId, party.id, party.alias, party.address, party.stableId ?? party.didKey, now);
     return this.#session(sessionId) as SessionRow;
   }
 
@@ -579,9 +717,13 @@ export class ChatService {
     if (!found) throw notFound(`reply_to message ${replyTo} not found in this session`);
   }
 
-  /** The signed `to`: one target as addressed, or the sorted comma-joined targets with no to_did. */
-  #addressee(targets: Pick<Recipient, 'to' | 'didKey' | 'stableId'>[]): Pick<Recipient, 'to' | 'didKey' | 'stableId'> {
-    if (targets.length === 1) return targets[0] as Recipient;
+  /**
+   * The signed `to`: one target as addressed (one on another node by its address alone, as
+   * federation signs it), or the sorted comma-joined targets with no to_did.
+   */
+  #addressee(targets: (Pick<Recipient, 'to' | 'didKey' | 'stableId'> & { agent?: AgentRow | null })[]): Pick<Recipient, 'to' | 'didKey' | 'stableId'> {
+    const [only] = targets;
+    if (targets.length === 1 && only !== undefined) return only.agent === null ? { to: only.to, didKey: '', stableId: null } : only;
     return {
       to: targets
         .map((t) => t.to)
@@ -592,15 +734,9 @@ export class ChatService {
     };
   }
 
-  #insert(
-    session: SessionRow,
-    sender: Party,
-    addressee: Pick<Recipient, 'to' | 'didKey' | 'stableId'>,
-    now: string,
-    content: { body: string; reply_to: string | null; wait_seconds: number | null; hang_on: boolean; sender_leaving: boolean },
-  ): SignedMessage {
+  #insert(session: SessionRow, sender: ChatParty, addressee: Pick<Recipient, 'to' | 'didKey' | 'stableId'>, now: string, content: ChatContent): SignedMessage {
     const { db } = this.#ctx;
-    const signed = signMessage(this.#ctx, sender, addressee, { type: 'chat', subject: '', ...content });
+    const signed = signMessage(this.#ctx, asParty(sender), addressee, { type: 'chat', subject: '', ...content });
     db.prepare(
       `INSERT INTO chat_messages (message_id, session_id, from_agent_id, from_alias, from_address, from_did, from_stable_id, to_text, to_did,
          body, reply_to, sender_leaving, hang_on, wait_seconds, signature, signed_payload, timestamp, created_at)
@@ -608,7 +744,7 @@ export class ChatService {
     ).run(
       signed.message_id,
       session.session_id,
-      sender.agent.agent_id,
+      sender.id,
       sender.alias,
       sender.address,
       signed.from_did,
@@ -625,7 +761,7 @@ export class ChatService {
       signed.timestamp,
       now,
     );
-    this.#updateWaitWindow(session, sender.agent.agent_id, content, now);
+    this.#updateWaitWindow(session, sender.id, content, now);
     return signed;
   }
 
@@ -679,8 +815,11 @@ export class ChatService {
 
   /** The participant started the session or has spoken in it. */
   #hasEngaged(session: SessionRow, agentId: string): boolean {
-    if (session.created_by === agentId) return true;
-    return this.#ctx.db.prepare(`SELECT 1 FROM chat_messages WHERE session_id = ? AND from_agent_id = ? LIMIT 1`).get(session.session_id, agentId) !== undefined;
+    return session.created_by === agentId || this.#hasSpoken(session.session_id, agentId);
+  }
+
+  #hasSpoken(sessionId: string, agentId: string): boolean {
+    return this.#ctx.db.prepare(`SELECT 1 FROM chat_messages WHERE session_id = ? AND from_agent_id = ? LIMIT 1`).get(sessionId, agentId) !== undefined;
   }
 
   /** Per session of the caller: the session row, its unread count and its latest message. */

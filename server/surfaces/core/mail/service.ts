@@ -143,7 +143,7 @@ export class MailService {
     const singles = SINGLE_SELECTORS.filter((field) => input[field] !== undefined);
     let primary: { field: string; target: Target } | null = null;
     for (const field of singles) {
-      const target = this.#recipients.resolveForMail(sender, selectorOf(SINGLE_KIND[field], input[field] as string));
+      const target = this.#recipients.resolveAcrossNodes(sender, selectorOf(SINGLE_KIND[field], input[field] as string));
       if (primary === null) {
         primary = { field, target };
         named.push({ loc: [field], target });
@@ -153,7 +153,7 @@ export class MailService {
     }
     for (const [field, kind] of PLURAL_SELECTORS) {
       (input[field] ?? []).forEach((value, index) => {
-        named.push({ loc: [field, index], target: this.#recipients.resolveForMail(sender, selectorOf(kind, value)) });
+        named.push({ loc: [field, index], target: this.#recipients.resolveAcrossNodes(sender, selectorOf(kind, value)) });
       });
     }
     const seen = new Map<string, string>();

@@ -1,8 +1,8 @@
 /**
  * Recipient resolution for mail and chat. An alias is looked up in the sender's project; an
  * address `<domain>/<name>` or a did reaches any identity on this node. An address on a domain
- * this node has no namespace for belongs to another node: mail goes there through the
- * federation outbox (`resolveForMail`); chat refuses it by name until it federates too.
+ * this node has no namespace for belongs to another node: mail and chat go there through the
+ * federation outbox (`resolveAcrossNodes`).
  */
 import type { NodeContext } from '../../../context.ts';
 import { isDidKey } from '../../../crypto/did-key.ts';
@@ -64,8 +64,8 @@ export class Recipients {
     return agent;
   }
 
-  /** Mail may also go to another node: an address on a domain this node has no namespace for. */
-  resolveForMail(sender: AgentRow, selector: RecipientSelector): Recipient | RemoteRecipient {
+  /** Mail and chat may also go to another node: an address on a domain this node has no namespace for. */
+  resolveAcrossNodes(sender: AgentRow, selector: RecipientSelector): Recipient | RemoteRecipient {
     if ('address' in selector) {
       const parts = splitAddress(selector.address);
       if (parts !== null && !this.#hasNamespace(parts.domain)) {

@@ -1,6 +1,6 @@
 /**
- * Mail between two real nodes on loopback (separate data dirs, real HTTP; DESIGN §8): the peer
- * table, delivery by address both ways, the outbox holding mail while the receiving node is down
+ * Mail and chat between two real nodes on loopback (separate data dirs, real HTTP; DESIGN §8): the
+ * peer table, delivery by address both ways, the outbox holding mail while the receiving node is down
  * and delivering it exactly once when it is back, deduplication by message_id, and every refusal
  * (forged signature, an address that resolves to another key, a contacts-only recipient, an
  * unknown recipient) reported to the sender as a bounce or refused at the door.
@@ -235,6 +235,88 @@ describe('key changes while mail waits in the outbox', () => {
       from_did: frank.did_key,
     });
     expect(successor).not.toBe(frank.did_key);
+  });
+});
+
+describe('chat with another node', () => {
+  const startChat = (from: TestNode, key: string, body: Record<string, unknown>) => from.request('POST', '/v1/chat/sessions', { token: key, body });
+  const sessions = async (t: TestNode, key: string) => expectOk(await t.request('GET', '/v1/chat/sessions', { token: key })).sessions as any[];
+  const history = async (t: TestNode, key: string, sessionId: string) =>
+    expectOk(await t.request('GET', `/v1/chat/sessions/${sessionId}/messages?limit=50`, { token: key })).messages as any[];
+
+  it('goes both ways by address, each node keeping its own copy of the two-party session', async () => {
+    const started = expectOk(await startChat(a, alice.api_key, { to_addresses: ['b.test/bob'], message: 'Hi Bob, quick question?' }));
+    expect(started.participants.map((p: any) => [p.address, p.agent_id === null])).toEqual([
+      ['a.test/alice', false],
+      ['b.test/bob', true],
+    ]);
+    await expect.poll(async () => (await sessions(b, bob.api_key)).find((s) => s.participant_addresses.includes('a.test/alice')), WAIT).toBeDefined();
+    const there = (await sessions(b, bob.api_key)).find((s) => s.participant_addresses.includes('a.test/alice'));
+    expect(there).toMatchObject({ participants: ['alice'], unread_count: 1 });
+    const [first] = await history(b, bob.api_key, there.session_id);
+    expect(first).toMatchObject({ message_id: started.message_id, from_address: 'a.test/alice', from_did: alice.did_key, body: 'Hi Bob, quick question?', from_agent_id: null });
+    expect(verifyMessageSignature(first)).toBe('verified');
+
+    // Bob answers in his copy of the session; it lands in Alice's.
+    const reply = expectOk(await b.request('POST', `/v1/chat/sessions/${there.session_id}/messages`, { token: bob.api_key, body: { body: 'Sure, go ahead.', reply_to: started.message_id } }));
+    await expect.poll(async () => (await history(a, alice.api_key, started.session_id)).map((m) => m.message_id), WAIT).toContain(reply.message_id);
+    const answered = (await history(a, alice.api_key, started.session_id)).find((m) => m.message_id === reply.message_id);
+    expect(answered).toMatchObject({ from_address: 'b.test/bob', from_did: bob.did_key, reply_to: started.message_id, body: 'Sure, go ahead.' });
+
+    // The same pair keeps one session on each side.
+    const again = expectOk(await startChat(a, alice.api_key, { to_addresses: ['b.test/bob'], message: 'Thanks!' }));
+    expect(again.session_id).toBe(started.session_id);
+    await expect.poll(async () => (await history(b, bob.api_key, there.session_id)).length, WAIT).toBe(3);
+    expect((await sessions(b, bob.api_key)).filter((s) => s.participant_addresses.includes('a.test/alice'))).toHaveLength(1);
+  });
+
+  it('is two-party across nodes, and needs a sender address', async () => {
+    expectRefusal(await startChat(a, alice.api_key, { to_addresses: ['b.test/bob'], to_aliases: ['dave'], message: 'group?' }), 422, /two participants/);
+    expectRefusal(await startChat(a, dave.api_key, { to_addresses: ['b.test/bob'], message: 'hi' }), 422, /address/);
+  });
+
+  it('bounces a chat to a contacts-only identity that does not know the sender, and delivers once it has answered', async () => {
+    const pb = await createProject(b, 'pb2', 'b.test');
+    const gina = await createIdentity(b, pb.api_key, persistent('gina', { address_reachability: 'contacts-only' }));
+    const cold = expectOk(await startChat(a, alice.api_key, { to_addresses: ['b.test/gina'], message: 'cold open' }));
+    await expect.poll(async () => (await outboundOf(a, alice.api_key, cold.message_id))?.status, WAIT).toBe('bounced');
+    expect((await outboundOf(a, alice.api_key, cold.message_id)).subject).toBe('Chat: cold open');
+    const bounce = (await inbox(a, alice.api_key)).find((m) => m.origin === 'bounce' && m.body.includes(cold.message_id));
+    expect(bounce.body).toMatch(/chat message to b\.test\/gina could not be delivered[\s\S]*only accepts messages from contacts/);
+
+    // Gina writes first: now her session with Alice exists and she has spoken in it.
+    const hers = expectOk(await startChat(b, gina.api_key, { to_addresses: ['a.test/alice'], message: 'hello Alice, it is Gina' }));
+    await expect.poll(async () => (await sessions(a, alice.api_key)).some((s) => s.participant_addresses.includes('b.test/gina')), WAIT).toBe(true);
+    const withGina = (await sessions(a, alice.api_key)).find((s) => s.participant_addresses.includes('b.test/gina'));
+    const answer = expectOk(await a.request('POST', `/v1/chat/sessions/${withGina.session_id}/messages`, { token: alice.api_key, body: { body: 'hi Gina' } }));
+    await expect.poll(async () => (await history(b, gina.api_key, hers.session_id)).map((m) => m.message_id), WAIT).toContain(answer.message_id);
+  });
+
+  it('acknowledges a repeated chat delivery without storing it twice', async () => {
+    const there = (await sessions(b, bob.api_key)).find((s) => s.participant_addresses.includes('a.test/alice'));
+    const [first] = await history(b, bob.api_key, there.session_id);
+    const signed = JSON.parse(first.signed_payload);
+    const again = {
+      v: 1,
+      kind: 'chat',
+      message_id: first.message_id,
+      from: first.from_address,
+      from_did: first.from_did,
+      from_stable_id: first.from_stable_id,
+      to: signed.to,
+      body: first.body,
+      reply_to: first.reply_to,
+      wait_seconds: first.wait_seconds,
+      hang_on: first.hang_on,
+      sender_leaving: first.sender_leaving,
+      timestamp: signed.timestamp,
+      signature: first.signature,
+      signed_payload: first.signed_payload,
+    };
+    const before = (await history(b, bob.api_key, there.session_id)).length;
+    expect(expectOk(await b.request('POST', '/v1/federation/messages', { body: again }))).toEqual({ message_id: first.message_id, status: 'duplicate' });
+    expect(await history(b, bob.api_key, there.session_id)).toHaveLength(before);
+    expectRefusal(await b.request('POST', '/v1/federation/messages', { body: { ...again, body: 'altered' } }), 403, /canonical envelope/);
   });
 });
 
