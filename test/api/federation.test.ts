@@ -13,6 +13,7 @@ import { expectOk, expectRefusal, expectValidation } from '../support/expect.ts'
 import { createIdentity, createNodeNamespace, createProject, persistent } from '../support/identities.ts';
 import { testKey } from '../support/keys.ts';
 import { startTestNode, type TestNode } from '../support/node.ts';
+import { connectSse, deadlineIn } from '../support/sse.ts';
 
 /** Retries come quickly here: a real node waits seconds to minutes. */
 const FAST_OUTBOX = { retryBaseMs: 40, retryMaxMs: 200 };
@@ -136,6 +137,40 @@ describe('mail to another node', () => {
 
   it('needs a sender address: a node can only check senders it can look up', async () => {
     expectRefusal(await send(a, dave.api_key, { to_address: 'b.test/bob', body: 'x' }), 422, /address/);
+  });
+});
+
+describe('arrival', () => {
+  it('wakes the recipient: its event stream shows the mail the moment it is stored', async () => {
+    const response = await connectSse(`${b.url}/v1/events/stream?deadline=${encodeURIComponent(deadlineIn(15))}`, { token: bob.api_key });
+    const stream = response.stream!;
+    try {
+      expect((await stream.next()).event).toBe('connected');
+      const sent = expectOk(await send(a, alice.api_key, { to_address: 'b.test/bob', subject: 'Wake up', body: 'ping' }));
+      let frame = await stream.next();
+      while (frame.event !== 'mail_message' || frame.data.message_id !== sent.message_id) frame = await stream.next();
+      expect(frame.data).toMatchObject({ from_address: 'a.test/alice', subject: 'Wake up' });
+    } finally {
+      stream.close();
+    }
+  });
+
+  it('checks DNS too when the sender\'s node reports its namespace DNS-verified', async () => {
+    const namespace = await createNodeNamespace(a, 'v.test');
+    a.dns.records['_svcid.v.test'] = [[renderDnsRecord({ controllerDid: namespace.controller_did })]];
+    expect(expectOk(await a.request('POST', '/v1/namespaces/v.test/verify')).verification_status).toBe('verified');
+    const vic = await createIdentity(a, (await createProject(a, 'pv', 'v.test')).api_key, persistent('vic'));
+    expectOk(await b.owner('POST', '/v1/node/peers', { domain: 'v.test', url: a.url }), 201);
+
+    // B's DNS does not know v.test: the claim cannot be checked there, so the mail is refused.
+    const refused = expectOk(await send(a, vic.api_key, { to_address: 'b.test/bob', body: 'from a verified namespace' }));
+    await expect.poll(async () => (await outboundOf(a, vic.api_key, refused.message_id))?.status, WAIT).toBe('bounced');
+    expect((await outboundOf(a, vic.api_key, refused.message_id)).last_error).toMatch(/claims DNS verification/);
+
+    // Once B's DNS names the same controller, it is delivered.
+    b.dns.records['_svcid.v.test'] = [[renderDnsRecord({ controllerDid: namespace.controller_did })]];
+    const sent = expectOk(await send(a, vic.api_key, { to_address: 'b.test/bob', body: 'and now?' }));
+    await expect.poll(async () => (await outboundOf(a, vic.api_key, sent.message_id))?.status, WAIT).toBe('delivered');
   });
 });
 
