@@ -170,6 +170,7 @@ describe('POST /v1/chat/sessions', () => {
       wait_seconds: null,
       signature: expect.any(String),
       signed_payload: expect.any(String),
+      signature_status: 'verified',
     });
     for (const m of messages) expectSigned(m);
     expect(signedFields(first)).toEqual({
@@ -584,6 +585,7 @@ describe('GET /v1/chat/sessions/{id}/stream', () => {
         wait_seconds: null,
         signature: expect.any(String),
         signed_payload: expect.any(String),
+        signature_status: 'verified',
       });
       expectSigned(frame.data);
     }

@@ -116,6 +116,7 @@ describe('mail to another node', () => {
       from_agent_id: null,
     });
     expect(verifyMessageSignature(got)).toBe('verified');
+    expect(got.signature_status).toBe('verified');
     await expect.poll(async () => (await outboundOf(a, alice.api_key, sent.message_id))?.status, WAIT).toBe('delivered');
     expect(await outboundOf(a, alice.api_key, sent.message_id)).toMatchObject({ to_address: 'b.test/bob', delivered_to: b.url, attempts: 1, subject: 'Across' });
   });
@@ -361,7 +362,7 @@ describe('refusals', () => {
     await expect.poll(async () => (await outboundOf(a, alice.api_key, sent.message_id))?.status, WAIT).toBe('bounced');
     expect((await outboundOf(a, alice.api_key, sent.message_id)).last_error).toMatch(/only accepts messages from contacts/);
     const bounce = (await inbox(a, alice.api_key)).find((m) => m.origin === 'bounce' && m.body.includes(sent.message_id));
-    expect(bounce).toMatchObject({ from_alias: 'postmaster', subject: 'Undeliverable: Cold call', from_agent_id: null });
+    expect(bounce).toMatchObject({ from_alias: 'postmaster', subject: 'Undeliverable: Cold call', from_agent_id: null, signature_status: 'unverified' });
     expect(bounce.body).toContain('b.test/carol');
     expect(bounce.body).toMatch(/only accepts messages from contacts/);
     expect((await inbox(b, carol.api_key)).some((m) => m.message_id === sent.message_id)).toBe(false);

@@ -71,6 +71,7 @@ describe('POST /v1/messages', () => {
       created_at: sent.delivered_at,
       signature: expect.any(String),
       signed_payload: expect.any(String),
+      signature_status: 'verified',
       origin: 'local',
       from_node: null,
       is_contact: false,

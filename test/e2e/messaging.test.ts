@@ -157,7 +157,7 @@ describe('Mail and Chat between two identities (headless node, Chromium)', { tim
     expect(bob.url()).not.toContain('code='); // no reload happened
   });
 
-  it('bob opens it: sender, address, signature by fingerprint; then acknowledges it', async () => {
+  it('bob opens it: sender, address, the node’s verdict on the signature by fingerprint; then acknowledges it', async () => {
     await use(bob);
     await mailRow(bob, SUBJECT).click();
     const pane = bob.getByTestId('reading-pane');
@@ -165,9 +165,9 @@ describe('Mail and Chat between two identities (headless node, Chromium)', { tim
     expect(await pane.getByRole('heading', { level: 2 }).textContent()).toBe(SUBJECT);
     expect(await pane.getByTestId('from-address').textContent()).toBe(ALICE);
     const badge = pane.getByTestId('signature-badge');
-    expect(await badge.textContent()).toMatch(/^Signed by z6Mk\w+…\w{4}$/);
+    expect(await badge.textContent()).toMatch(/^Verified · z6Mk\w+…\w{4}$/);
     expect(await badge.getAttribute('title')).toContain(identities['alice']?.did_key);
-    expect(await badge.getAttribute('title')).toContain('has not verified');
+    expect(await badge.getAttribute('title')).toContain('The node checked this signature');
     await shot(bob, 'mail-unread-open');
     // Explicit acknowledgement (the pane would also mark it read after a second).
     const markRead = pane.getByTestId('mark-read');

@@ -235,6 +235,9 @@ export interface NodeChange {
   teamId: string | null;
 }
 
+/** What the node found checking a message's signature over its signed_payload with from_did. */
+export type SignatureStatus = 'verified' | 'unverified' | 'failed';
+
 export type Priority = 'low' | 'normal' | 'high' | 'urgent';
 export const PRIORITIES: readonly Priority[] = ['low', 'normal', 'high', 'urgent'];
 
@@ -270,6 +273,8 @@ export interface MailMessage {
   /** When the recipient acknowledged it; null while unread. */
   read_at: string | null;
   is_contact: boolean;
+  /** The node's check of the signature against from_did (server-side Ed25519). */
+  signature_status?: SignatureStatus;
 }
 
 export interface InboxPage {
@@ -315,9 +320,11 @@ export interface SendMailResult {
 
 export type OutboundStatus = 'queued' | 'delivered' | 'bounced';
 
-/** `GET /v1/messages/outbound`: one mail of the current identity to another node. */
+/** `GET /v1/messages/outbound`: one mail or chat message of the current identity to another node. */
 export interface OutboundMail {
   message_id: string;
+  /** Mail, or a chat message (its `subject` is then "Chat: " and the start of the message). */
+  kind: 'mail' | 'chat';
   to_address: string;
   to_domain: string;
   status: OutboundStatus;
@@ -390,6 +397,8 @@ export interface ChatMessage {
   hang_on: boolean;
   reply_to: string | null;
   signature: string;
+  /** The node's check of the signature against from_did (server-side Ed25519). */
+  signature_status?: SignatureStatus;
 }
 
 export interface StartChatInput {

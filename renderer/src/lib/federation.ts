@@ -1,10 +1,19 @@
 /**
- * Words for mail between nodes, peers and the tunnel: the tunnel state badge, delivery states of
- * mail sent to other nodes, where an inbox mail came from, what the outbox strip says after a
- * send, and the tunnel form's fields to and from the node's shape. Pure; tested in
- * __tests__/federation.test.ts.
+ * Words for mail and chat between nodes, peers and the tunnel: the tunnel state badge, delivery
+ * states of mail and chat sent to other nodes, where an inbox mail came from, which chat
+ * participants are on another node, what the outbox strip says after a send, and the tunnel
+ * form's fields to and from the node's shape. Pure; tested in __tests__/federation.test.ts.
  */
-import type { MailMessage, OutboundMail, SendMailResult, TunnelConfig, TunnelConfigInput, TunnelState } from '../api/client.ts';
+import type {
+  ChatSession,
+  MailMessage,
+  OutboundMail,
+  OutboundStatus,
+  SendMailResult,
+  TunnelConfig,
+  TunnelConfigInput,
+  TunnelState,
+} from '../api/client.ts';
 import type { BadgeLabel } from './labels.ts';
 
 // ------------------------------------------------------------------ tunnel
@@ -185,4 +194,85 @@ export function sentSummary(recipients: readonly string[], queued: readonly stri
   if (here.length > 0) parts.push(`Sent to ${here.join(', ')}`);
   if (away.length > 0) parts.push(`Queued for ${away.join(', ')} (another node)`);
   return parts.length > 0 ? parts.join('; ') : 'Sent';
+}
+
+// ------------------------------------------------------------------ chat with other nodes
+
+/** What the remote-participant marker says on hover. */
+export const REMOTE_PARTICIPANT_HINT = 'Messages go through federation: queued until that node takes them';
+
+/** The domain of an address (`<domain>/<name>`), lowercase; null for an alias or anything else. */
+export function addressDomain(address: string): string | null {
+  const slash = address.indexOf('/');
+  if (slash <= 0 || slash === address.length - 1) return null;
+  return address.slice(0, slash).toLowerCase();
+}
+
+/** Whether `address` is on a domain this node does not host (`hosted`: the node's namespace domains). */
+export function isRemoteAddress(address: string, hosted: readonly string[]): boolean {
+  const domain = addressDomain(address);
+  if (domain === null) return false;
+  return !hosted.some((d) => d.toLowerCase() === domain);
+}
+
+/** The other participants of a session that are on another node, by address. */
+export function remoteParticipants(session: Pick<ChatSession, 'participant_addresses'>, hosted: readonly string[]): string[] {
+  return session.participant_addresses.filter((address) => isRemoteAddress(address, hosted));
+}
+
+/** The chat rows of `GET /v1/messages/outbound` by message_id (rows without a kind are taken too). */
+export function chatOutboundIndex(rows: readonly OutboundMail[]): Map<string, OutboundMail> {
+  return new Map(rows.filter((row) => row.kind !== 'mail').map((row) => [row.message_id, row]));
+}
+
+/** The delivery state shown under a chat message I sent to another node. */
+export interface ChatDeliveryLabel {
+  status: OutboundStatus;
+  text: string;
+  tone: 'ok' | 'warn' | 'danger';
+  /** The reason a bounced message was refused, shown next to it. */
+  reason: string | null;
+  hint: string;
+}
+
+/** The delivery state of one chat message to another node; null when the node has no row for it. */
+export function chatDelivery(
+  row: Pick<OutboundMail, 'status' | 'attempts' | 'last_error' | 'delivered_to' | 'to_domain'> | undefined,
+): ChatDeliveryLabel | null {
+  if (row === undefined) return null;
+  switch (row.status) {
+    case 'delivered': {
+      const host = nodeHost(row.delivered_to);
+      return {
+        status: 'delivered',
+        text: 'Delivered',
+        tone: 'ok',
+        reason: null,
+        hint: host ? `Taken by the node at ${host}.` : 'Taken by the other node.',
+      };
+    }
+    case 'bounced': {
+      const reason = row.last_error ?? 'the other node refused it.';
+      return { status: 'bounced', text: 'Not delivered', tone: 'danger', reason, hint: `Not delivered: ${reason}` };
+    }
+    default:
+      return {
+        status: 'queued',
+        text: 'Queued',
+        tone: 'warn',
+        reason: null,
+        hint:
+          row.attempts === 0
+            ? `Waiting for its first attempt to reach the node for ${row.to_domain}.`
+            : `${attempts(row.attempts)} so far; this node keeps trying.${row.last_error ? ` Last error: ${row.last_error}` : ''}`,
+      };
+  }
+}
+
+/**
+ * Whether the delivery states are worth looking at again: some message of mine (by id) is still
+ * queued. A message with no row says nothing (the node lists only its newest sends).
+ */
+export function chatDeliveryPending(myMessageIds: readonly string[], index: ReadonlyMap<string, Pick<OutboundMail, 'status'>>): boolean {
+  return myMessageIds.some((id) => index.get(id)?.status === 'queued');
 }

@@ -25,20 +25,25 @@ export function appendPage(list: readonly MailMessage[], page: readonly MailMess
 }
 
 /**
- * The signature badge. This app does no cryptography yet: it says the message carries a
- * signature by that key, never that it checked it.
+ * The signature badge: what the node found when it checked the signature over the signed bytes
+ * with the sender's did:key (the renderer does no cryptography itself). Without a verdict from the
+ * node it says only that the message carries a signature by that key.
  */
-export function signatureBadge(message: Pick<MailMessage, 'signature' | 'from_did'>): BadgeLabel & { fingerprint: string | null } {
+export function signatureBadge(message: Pick<MailMessage, 'signature' | 'from_did' | 'signature_status'>): BadgeLabel & { fingerprint: string | null } {
   if (!message.signature || !message.from_did) {
     return { text: 'Unsigned', tone: 'warn', hint: 'This message carries no signature.', fingerprint: null };
   }
   const fingerprint = keyFingerprint(message.from_did);
-  return {
-    text: `Signed by ${fingerprint}`,
-    tone: 'neutral',
-    hint: `Signed with ${message.from_did}. The node stored this signature; this app has not verified it itself.`,
-    fingerprint,
-  };
+  switch (message.signature_status) {
+    case 'verified':
+      return { text: `Verified · ${fingerprint}`, tone: 'ok', hint: `The node checked this signature: it was made with ${message.from_did}.`, fingerprint };
+    case 'failed':
+      return { text: 'Signature does not match', tone: 'danger', hint: `This signature does not verify with ${message.from_did}: the message may have been altered.`, fingerprint };
+    case 'unverified':
+      return { text: `Unverified · ${fingerprint}`, tone: 'warn', hint: `The node could not check this signature against ${message.from_did}.`, fingerprint };
+    default:
+      return { text: `Signed by ${fingerprint}`, tone: 'neutral', hint: `Signed with ${message.from_did}; the node did not say whether it checked it.`, fingerprint };
+  }
 }
 
 /**

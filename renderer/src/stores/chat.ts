@@ -2,13 +2,16 @@
  * Chat for the current identity: its sessions (with each one's last message), and the open
  * conversation over the session's live stream (messages and the others' read receipts). Sends
  * are optimistic: shown at once as "Sending…", then confirmed, or marked failed with the node's
- * reason and a retry.
+ * reason and a retry. In a session with someone on another node, what I sent also shows its
+ * delivery state from the node's outbound list (queued, delivered, bounced), read again while
+ * any of it is still queued.
  */
 import { defineStore } from 'pinia';
 import { computed, ref, shallowRef, watch } from 'vue';
-import type { ChatMessage, ChatSession, NodeWakeItem, StreamHandle, StreamState } from '../api/client.ts';
+import type { ChatMessage, ChatSession, NodeWakeItem, OutboundMail, StreamHandle, StreamState } from '../api/client.ts';
 import { confirmSend, failSend, isMine, mergeMessages, pendingEntry, sortSessions } from '../lib/chat.ts';
 import type { ConversationEntry, LastMessage } from '../lib/chat.ts';
+import { chatDeliveryPending, chatOutboundIndex, remoteParticipants } from '../lib/federation.ts';
 import { errorMessage } from '../lib/format.ts';
 import { recipientFields } from '../lib/recipients.ts';
 import type { Recipient } from '../lib/recipients.ts';
@@ -20,6 +23,8 @@ import { useUnreadStore } from './unread.ts';
 /** How many sessions get their last message fetched up front. */
 const LAST_PREFETCH = 40;
 const HISTORY = 200;
+/** How often the delivery states are read again while a message to another node is queued. */
+const OUTBOUND_POLL_MS = 5_000;
 
 let localSeq = 0;
 
@@ -53,6 +58,15 @@ export const useChatStore = defineStore('chat', () => {
 
   const me = computed(() => directory.identities.find((identity) => identity.agent_id === agentId.value) ?? null);
   const openSession = computed(() => sessions.value.find((s) => s.session_id === openId.value) ?? null);
+
+  /** The open session's participants on another node, by address (the node hosts the rest). */
+  const remoteAddresses = computed(() => {
+    const open = openSession.value;
+    return open === null ? [] : remoteParticipants(open, directory.namespaces.map((n) => n.domain));
+  });
+  /** My chat messages to other nodes, by message_id, as the node's outbound list last said. */
+  const outbound = shallowRef<ReadonlyMap<string, OutboundMail>>(new Map());
+  let outboundTimer: ReturnType<typeof setTimeout> | undefined;
 
   function api() {
     if (agentId.value === null) throw new Error('No identity is selected.');
@@ -120,6 +134,8 @@ export const useChatStore = defineStore('chat', () => {
   // ------------------------------------------------------------------ the open conversation
 
   function closeConversation(): void {
+    clearTimeout(outboundTimer);
+    outbound.value = new Map();
     handle.value?.close();
     handle.value = null;
     conversationGeneration += 1;
@@ -142,6 +158,7 @@ export const useChatStore = defineStore('chat', () => {
       const history = await client.chatHistory(sessionId, HISTORY);
       if (mine !== conversationGeneration) return;
       entries.value = mergeMessages(entries.value, history);
+      void loadOutbound();
     } catch (error) {
       if (mine === conversationGeneration) conversationError.value = errorMessage(error);
       return;
@@ -212,10 +229,48 @@ export const useChatStore = defineStore('chat', () => {
       if (mine !== conversationGeneration) return;
       entries.value = confirmSend(entries.value, key, answer.message_id);
       noteLast(sessionId, { ...entry.message, message_id: answer.message_id });
+      void loadOutbound();
     } catch (error) {
       if (mine === conversationGeneration) entries.value = failSend(entries.value, key, errorMessage(error));
     }
   }
+
+  // ------------------------------------------------------------------ delivery to other nodes
+
+  function myMessageIds(): string[] {
+    return entries.value.filter((e) => e.delivery === 'sent' && isMine(e.message, agentId.value)).map((e) => e.key);
+  }
+
+  /** Reads the delivery states again (only for a session with someone on another node). */
+  async function loadOutbound(): Promise<void> {
+    if (openId.value === null || remoteAddresses.value.length === 0) return;
+    const mine = conversationGeneration;
+    clearTimeout(outboundTimer);
+    try {
+      const rows = await api().outbound();
+      if (mine !== conversationGeneration) return;
+      outbound.value = chatOutboundIndex(rows);
+    } catch {
+      // The last states stay; the next send or arrival reads them again.
+      if (mine !== conversationGeneration) return;
+    }
+    clearTimeout(outboundTimer);
+    if (chatDeliveryPending(myMessageIds(), outbound.value)) {
+      outboundTimer = setTimeout(() => {
+        if (mine === conversationGeneration) void loadOutbound();
+      }, OUTBOUND_POLL_MS);
+    }
+  }
+
+  // Once the open session turns out to have someone on another node (the session list or the
+  // node's domains can arrive after the conversation opened).
+  watch(
+    () => `${openId.value ?? ''}|${remoteAddresses.value.length > 0}`,
+    () => {
+      // While the history loads, its end reads them (with my messages known, so polling can start).
+      if (!conversationLoading.value) void loadOutbound();
+    },
+  );
 
   function retry(key: string): void {
     void deliver(key);
@@ -282,8 +337,13 @@ export const useChatStore = defineStore('chat', () => {
   );
 
   live.onItem(arrived);
+  // A refused chat message comes back as mail (a bounce from this node): read the states again.
+  live.onItem((item) => {
+    if (item.type === 'mail_message' && item.agent_id === agentId.value) void loadOutbound();
+  });
   live.onOpen(() => {
     if (loaded.value) void loadSessions();
+    void loadOutbound();
   });
 
   return {
@@ -296,6 +356,8 @@ export const useChatStore = defineStore('chat', () => {
     fresh,
     openId,
     openSession,
+    remoteAddresses,
+    outbound,
     entries,
     receipts,
     conversationLoading,
@@ -311,5 +373,6 @@ export const useChatStore = defineStore('chat', () => {
     retry,
     discard,
     start,
+    loadOutbound,
   };
 });

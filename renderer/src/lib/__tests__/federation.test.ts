@@ -1,12 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import type { OutboundMail, TunnelConfig } from '../../api/client.ts';
 import {
+  addressDomain,
+  chatDelivery,
+  chatDeliveryPending,
+  chatOutboundIndex,
   emptyTunnelForm,
+  isRemoteAddress,
   mailOrigin,
   nodeHost,
   outboundBadge,
   outboundDetail,
   queuedRecipients,
+  remoteParticipants,
   sentSummary,
   tunnelFormFrom,
   tunnelInput,
@@ -17,6 +23,7 @@ import {
 function outbound(extra: Partial<OutboundMail> = {}): OutboundMail {
   return {
     message_id: 'm1',
+    kind: 'mail',
     to_address: 'elsewhere.test/bob',
     to_domain: 'elsewhere.test',
     status: 'queued',
@@ -145,5 +152,56 @@ describe('mail to other nodes', () => {
     );
     expect(sentSummary(['elsewhere.test/bob'], ['elsewhere.test/bob'])).toBe('Queued for elsewhere.test/bob (another node)');
     expect(sentSummary(['acme.test/bob'], [])).toBe('Sent to acme.test/bob');
+  });
+});
+
+describe('chat with other nodes', () => {
+  const hosted = ['a.test', 'Team.Example'];
+
+  it('tells addresses on other nodes from this node’s and from aliases', () => {
+    expect(addressDomain('B.test/bob')).toBe('b.test');
+    expect(addressDomain('bob')).toBeNull();
+    expect(addressDomain('/bob')).toBeNull();
+    expect(addressDomain('b.test/')).toBeNull();
+    expect(isRemoteAddress('b.test/bob', hosted)).toBe(true);
+    expect(isRemoteAddress('a.test/alice', hosted)).toBe(false);
+    expect(isRemoteAddress('team.example/carol', hosted)).toBe(false);
+    expect(isRemoteAddress('bob', hosted)).toBe(false);
+    expect(remoteParticipants({ participant_addresses: ['a.test/carol', 'b.test/bob', 'dave'] }, hosted)).toEqual(['b.test/bob']);
+    expect(remoteParticipants({ participant_addresses: ['a.test/carol'] }, hosted)).toEqual([]);
+  });
+
+  it('indexes the chat rows of the outbound list by message id', () => {
+    const index = chatOutboundIndex([
+      outbound({ message_id: 'mail-1', kind: 'mail' }),
+      outbound({ message_id: 'chat-1', kind: 'chat', status: 'delivered' }),
+    ]);
+    expect([...index.keys()]).toEqual(['chat-1']);
+    expect(index.get('chat-1')?.status).toBe('delivered');
+  });
+
+  it('says queued with attempts and the last error, delivered with the node, bounced with the reason', () => {
+    expect(chatDelivery(undefined)).toBeNull();
+    expect(chatDelivery(outbound({ kind: 'chat' }))).toMatchObject({ status: 'queued', text: 'Queued', tone: 'warn', reason: null });
+    expect(chatDelivery(outbound({ kind: 'chat' }))?.hint).toContain('first attempt to reach the node for elsewhere.test');
+    const retried = chatDelivery(outbound({ kind: 'chat', attempts: 2, last_error: 'could not reach http://127.0.0.1:9: refused' }));
+    expect(retried?.hint).toBe('2 attempts so far; this node keeps trying. Last error: could not reach http://127.0.0.1:9: refused');
+    const delivered = chatDelivery(outbound({ kind: 'chat', status: 'delivered', delivered_to: 'http://127.0.0.1:4100' }));
+    expect(delivered).toMatchObject({ status: 'delivered', text: 'Delivered', tone: 'ok' });
+    expect(delivered?.hint).toBe('Taken by the node at 127.0.0.1:4100.');
+    const bounced = chatDelivery(outbound({ kind: 'chat', status: 'bounced', last_error: 'Refused: b.test/carol only accepts messages from contacts' }));
+    expect(bounced).toMatchObject({ status: 'bounced', tone: 'danger', reason: 'Refused: b.test/carol only accepts messages from contacts' });
+    expect(chatDelivery(outbound({ kind: 'chat', status: 'bounced' }))?.reason).toBe('the other node refused it.');
+  });
+
+  it('looks again only while a message of mine is queued', () => {
+    const index = chatOutboundIndex([
+      outbound({ message_id: 'c1', kind: 'chat', status: 'delivered' }),
+      outbound({ message_id: 'c2', kind: 'chat', status: 'queued' }),
+    ]);
+    expect(chatDeliveryPending(['c1', 'c2'], index)).toBe(true);
+    expect(chatDeliveryPending(['c1'], index)).toBe(false);
+    expect(chatDeliveryPending(['old-message-without-a-row'], index)).toBe(false);
+    expect(chatDeliveryPending([], index)).toBe(false);
   });
 });

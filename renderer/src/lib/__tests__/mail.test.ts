@@ -53,11 +53,22 @@ describe('mergeMessages and appendPage', () => {
 });
 
 describe('signatureBadge', () => {
-  it('says signed, by which key, and never that it was verified', () => {
-    const badge = signatureBadge(mail('m', ''));
+  const did = 'did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK';
+
+  it('says verified, by which key, only when the node checked the signature', () => {
+    const badge = signatureBadge({ signature: 'c2ln', from_did: did, signature_status: 'verified' });
+    expect(badge).toMatchObject({ text: 'Verified · z6MkhaXg…2doK', tone: 'ok' });
+    expect(badge.hint).toContain(did);
+  });
+
+  it('says when a signature does not match, or could not be checked', () => {
+    expect(signatureBadge({ signature: 'c2ln', from_did: did, signature_status: 'failed' })).toMatchObject({ text: 'Signature does not match', tone: 'danger' });
+    expect(signatureBadge({ signature: 'c2ln', from_did: did, signature_status: 'unverified' })).toMatchObject({ text: 'Unverified · z6MkhaXg…2doK', tone: 'warn' });
+  });
+
+  it('claims nothing without the node\'s verdict', () => {
+    const badge = signatureBadge({ signature: 'c2ln', from_did: did });
     expect(badge.text).toBe('Signed by z6MkhaXg…2doK');
-    expect(badge.hint).toContain('did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK');
-    expect(badge.hint).toContain('has not verified');
     expect(badge.text.toLowerCase()).not.toContain('verified');
   });
 

@@ -13,6 +13,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { NodeContext } from '../../../context.ts';
+import { verifyMessageSignature, type MessageVerificationStatus } from '../../../crypto/message-signing.ts';
 import { conflict, forbidden, invalid, notFound, tooLarge } from '../../../errors.ts';
 import { identityTopic, sessionTopic } from '../../../events/bus.ts';
 import type { FederationOutbox } from '../../../federation/outbox.ts';
@@ -109,6 +110,8 @@ export interface ChatMessageView {
   wait_seconds: number | null;
   signature: string;
   signed_payload: string;
+  /** Ours: the node's check of `signature` over `signed_payload` with `from_did`, at read time. */
+  signature_status: MessageVerificationStatus;
 }
 
 /** A stored message with its row id: the cursor streams advance by. */
@@ -865,6 +868,7 @@ export class ChatService {
       wait_seconds: row.wait_seconds,
       signature: row.signature,
       signed_payload: row.signed_payload,
+      signature_status: verifyMessageSignature(row),
     };
   }
 

@@ -6,6 +6,7 @@
  * transaction (federation/outbox.ts).
  */
 import type { NodeContext } from '../../../context.ts';
+import { verifyMessageSignature, type MessageVerificationStatus } from '../../../crypto/message-signing.ts';
 import type { FederationOutbox } from '../../../federation/outbox.ts';
 import { conflict, invalid, notFound, tooLarge, type ValidationIssue } from '../../../errors.ts';
 import { identityTopic } from '../../../events/bus.ts';
@@ -68,7 +69,8 @@ export interface SendResult {
   messages: Delivery[];
 }
 
-export type InboxItem = Omit<MessageRow, 'id' | 'to_agent_id' | 'to_text'> & { is_contact: boolean };
+/** `signature_status` (ours): the node's check of `signature` over `signed_payload` with `from_did`, at read time. */
+export type InboxItem = Omit<MessageRow, 'id' | 'to_agent_id' | 'to_text'> & { is_contact: boolean; signature_status: MessageVerificationStatus };
 
 /** The lists, in the order their recipients are listed in the response. */
 const PLURAL_SELECTORS = [
@@ -283,7 +285,7 @@ export class MailService {
     const { id: _id, to_agent_id: _to, to_text: _text, ...fields } = row;
     // The sender as it signed: its key, stable id and address at the time (a bounce is this node).
     const sender = { didKey: row.from_did, stableId: row.from_stable_id, address: row.from_address };
-    return { ...fields, is_contact: row.origin !== 'bounce' && isContact(this.#ctx.db, agentId, sender) };
+    return { ...fields, is_contact: row.origin !== 'bounce' && isContact(this.#ctx.db, agentId, sender), signature_status: verifyMessageSignature(row) };
   }
 
   /** Marks one of the caller's messages read; acknowledging again keeps the first time. */
