@@ -179,7 +179,8 @@ export class FederationOutbox {
     const detail = await responseDetail(response);
     if (response.ok) return { kind: 'delivered', url: node.url };
     const refused = response.status >= 400 && response.status < 500 && response.status !== 408 && response.status !== 429;
-    return refused ? { kind: 'bounce', reason: `${node.url} refused it (${response.status}): ${detail}` } : { kind: 'retry', error: `${node.url} answered ${response.status}: ${detail}` };
+    if (refused) return { kind: 'bounce', reason: `the node for ${row.to_domain} (${node.url}) refused it: ${detail.replace(/^Refused: /, '')}` };
+    return { kind: 'retry', error: `${node.url} answered ${response.status}: ${detail}` };
   }
 
   #settle(row: OutboxRow, outcome: Outcome): void {

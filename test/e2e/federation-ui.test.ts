@@ -290,7 +290,7 @@ describe('Mail and chat between two nodes (two headless nodes, Chromium)', { tim
     const mine = conversation.getByTestId('chat-message').filter({ hasText: 'may I chat with you?' });
     const delivery = mine.getByTestId('chat-delivery');
     await expect.poll(() => delivery.getAttribute('data-status'), { timeout: DELIVERY_WAIT }).toBe('bounced');
-    expect(await delivery.textContent()).toContain(`Not delivered: ${nodeB.info.core_url} refused it (403): Refused: ${CAROL} only accepts messages from contacts`);
+    expect(await delivery.textContent()).toContain(`Not delivered: the node for b.test (${nodeB.info.core_url}) refused it: ${CAROL} only accepts messages from contacts`);
     await shot('federation-chat-bounced');
     // The bounce also came as mail from this node.
     await page.getByTestId('nav-mail').click();
