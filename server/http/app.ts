@@ -14,6 +14,7 @@ import { ownerApi, type OwnerApiOptions } from '../surfaces/node/routes.ts';
 import { clientErrorHandler, frameworkErrorHandler, installErrorHandlers } from './error-handler.ts';
 import { installHostGuard, type HostPolicy } from './host-guard.ts';
 import { installJsonBody } from './json-body.ts';
+import { requestLogFields } from './log-redact.ts';
 import { BODY_LIMIT_BYTES } from './limits.ts';
 import { installRateLimit, PEER_RATE_LIMIT, type RateLimit } from './rate-limit.ts';
 import { installSse } from './sse.ts';
@@ -22,7 +23,8 @@ import { serveUi } from './static-ui.ts';
 
 function baseApp(log: boolean): FastifyInstance {
   const app = Fastify({
-    logger: log ? { level: 'info', redact: ['req.headers.authorization'] } : false,
+    // URLs that carry a capability are redacted (log-redact.ts); credentials never reach the log.
+    logger: log ? { level: 'info', redact: ['req.headers.authorization'], serializers: { req: requestLogFields } } : false,
     bodyLimit: BODY_LIMIT_BYTES,
     // Paths are matched exactly as sent; signed envelopes cover the raw request target.
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 512 },
