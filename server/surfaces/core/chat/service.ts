@@ -56,7 +56,8 @@ interface MessageRow {
   message_id: string;
   session_id: string;
   from_agent_id: string;
-  from_project_id: string;
+  /** Null for a sender on another node. */
+  from_project_id: string | null;
   from_alias: string;
   from_address: string | null;
   from_did: string;
@@ -336,29 +337,26 @@ export class ChatService {
         session.session_id,
         remote.id,
       );
-      db.prepare(
-        `INSERT INTO chat_messages (message_id, session_id, from_agent_id, from_alias, from_address, from_did, from_stable_id, to_text, to_did,
-           body, reply_to, sender_leaving, hang_on, wait_seconds, signature, signed_payload, timestamp, created_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, '', ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      ).run(
-        message.message_id,
-        session.session_id,
-        remote.id,
-        remote.alias,
-        message.from,
-        message.from_did,
-        message.from_stable_id,
-        message.to,
-        message.body,
-        message.reply_to,
-        message.sender_leaving ? 1 : 0,
-        message.hang_on ? 1 : 0,
-        message.wait_seconds,
-        message.signature,
-        message.signed_payload,
-        message.timestamp,
-        now,
-      );
+      this.#store({
+        message_id: message.message_id,
+        session_id: session.session_id,
+        from_agent_id: remote.id,
+        from_alias: remote.alias,
+        from_address: message.from,
+        from_did: message.from_did,
+        from_stable_id: message.from_stable_id,
+        to_text: message.to,
+        to_did: '',
+        body: message.body,
+        reply_to: message.reply_to,
+        sender_leaving: message.sender_leaving,
+        hang_on: message.hang_on,
+        wait_seconds: message.wait_seconds,
+        signature: message.signature,
+        signed_payload: message.signed_payload,
+        timestamp: message.timestamp,
+        created_at: now,
+      });
       // Its hang_on extends a local wait; its own wait window lives on its node.
       this.#updateWaitWindow(session, remote.id, { wait_seconds: null, hang_on: message.hang_on, sender_leaving: message.sender_leaving }, now);
       return session.session_id;
@@ -738,34 +736,37 @@ export class ChatService {
   }
 
   #insert(session: SessionRow, sender: ChatParty, addressee: Pick<Recipient, 'to' | 'didKey' | 'stableId'>, now: string, content: ChatContent): SignedMessage {
-    const { db } = this.#ctx;
     const signed = signMessage(this.#ctx, asParty(sender), addressee, { type: 'chat', subject: '', ...content });
-    db.prepare(
-      `INSERT INTO chat_messages (message_id, session_id, from_agent_id, from_alias, from_address, from_did, from_stable_id, to_text, to_did,
-         body, reply_to, sender_leaving, hang_on, wait_seconds, signature, signed_payload, timestamp, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    ).run(
-      signed.message_id,
-      session.session_id,
-      sender.id,
-      sender.alias,
-      sender.address,
-      signed.from_did,
-      signed.from_stable_id,
-      addressee.to,
-      addressee.didKey,
-      content.body,
-      content.reply_to,
-      content.sender_leaving ? 1 : 0,
-      content.hang_on ? 1 : 0,
-      content.wait_seconds,
-      signed.signature,
-      signed.signed_payload,
-      signed.timestamp,
-      now,
-    );
+    this.#store({
+      message_id: signed.message_id,
+      session_id: session.session_id,
+      from_agent_id: sender.id,
+      from_alias: sender.alias,
+      from_address: sender.address,
+      from_did: signed.from_did,
+      from_stable_id: signed.from_stable_id,
+      to_text: addressee.to,
+      to_did: addressee.didKey,
+      ...content,
+      signature: signed.signature,
+      signed_payload: signed.signed_payload,
+      timestamp: signed.timestamp,
+      created_at: now,
+    });
     this.#updateWaitWindow(session, sender.id, content, now);
     return signed;
+  }
+
+  /** One chat message row, signed here or arrived from another node. */
+  #store(row: Omit<MessageRow, 'id' | 'from_project_id' | 'sender_leaving' | 'hang_on'> & { sender_leaving: boolean; hang_on: boolean }): void {
+    this.#ctx.db
+      .prepare(
+        `INSERT INTO chat_messages (message_id, session_id, from_agent_id, from_alias, from_address, from_did, from_stable_id, to_text, to_did,
+           body, reply_to, sender_leaving, hang_on, wait_seconds, signature, signed_payload, timestamp, created_at)
+         VALUES (@message_id, @session_id, @from_agent_id, @from_alias, @from_address, @from_did, @from_stable_id, @to_text, @to_did,
+           @body, @reply_to, @sender_leaving, @hang_on, @wait_seconds, @signature, @signed_payload, @timestamp, @created_at)`,
+      )
+      .run({ ...row, sender_leaving: row.sender_leaving ? 1 : 0, hang_on: row.hang_on ? 1 : 0 });
   }
 
   /**
