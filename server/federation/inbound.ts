@@ -23,9 +23,10 @@ import { verifyLog, type LogHead } from '../crypto/identity-log.ts';
 import { conflict, forbidden, invalid, unavailable } from '../errors.ts';
 import { identityTopic } from '../events/bus.ts';
 import { parseWith } from '../http/validate.ts';
-import type { AgentRow } from '../surfaces/core/identities/service.ts';
-import { isContact } from '../surfaces/core/messaging/reachability.ts';
 import type { ChatService } from '../surfaces/core/chat/service.ts';
+import type { AgentRow } from '../surfaces/core/identities/service.ts';
+import { insertMailRow } from '../surfaces/core/mail/rows.ts';
+import { isContact } from '../surfaces/core/messaging/reachability.ts';
 import type { Recipients } from '../surfaces/core/messaging/recipients.ts';
 import { checkNamespaceDns } from '../surfaces/core/namespaces/verification.ts';
 import { splitAddress } from './addresses.ts';
@@ -157,30 +158,28 @@ export class FederationInbound {
   #store(mail: FederatedMail, recipient: AgentRow & { address: string }, senderNode: string): InboundResult {
     const { db, clock, bus } = this.#ctx;
     try {
-      db.prepare(
-        `INSERT INTO messages (message_id, from_agent_id, from_alias, from_address, from_did, from_stable_id, to_agent_id, to_text, to_alias,
-           to_address, to_did, to_stable_id, subject, body, priority, signature, signed_payload, created_at, origin, from_node)
-         VALUES (?, NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'remote', ?)`,
-      ).run(
-        mail.message_id,
-        splitAddress(mail.from)!.name,
-        mail.from,
-        mail.from_did,
-        mail.from_stable_id,
-        recipient.agent_id,
-        mail.to,
-        recipient.alias,
-        recipient.address,
-        recipient.did_key,
-        recipient.did_aw,
-        mail.subject,
-        mail.body,
-        mail.priority,
-        mail.signature,
-        mail.signed_payload,
-        clock.now().toISOString(),
-        senderNode,
-      );
+      insertMailRow(db, {
+        message_id: mail.message_id,
+        from_agent_id: null,
+        from_alias: splitAddress(mail.from)!.name,
+        from_address: mail.from,
+        from_did: mail.from_did,
+        from_stable_id: mail.from_stable_id,
+        to_agent_id: recipient.agent_id,
+        to_text: mail.to,
+        to_alias: recipient.alias,
+        to_address: recipient.address,
+        to_did: recipient.did_key,
+        to_stable_id: recipient.did_aw,
+        subject: mail.subject,
+        body: mail.body,
+        priority: mail.priority,
+        signature: mail.signature,
+        signed_payload: mail.signed_payload,
+        created_at: clock.now().toISOString(),
+        origin: 'remote',
+        from_node: senderNode,
+      });
     } catch (error) {
       // Two deliveries of one message raced: the other one stored it.
       if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') return this.#duplicate(mail) ?? { message_id: mail.message_id, status: 'duplicate' };

@@ -15,6 +15,7 @@
 import { randomUUID } from 'node:crypto';
 import type { NodeContext } from '../context.ts';
 import { identityTopic } from '../events/bus.ts';
+import { insertMailRow } from '../surfaces/core/mail/rows.ts';
 import type { NodeDirectory } from './directory.ts';
 import type { FederatedMessage } from './wire.ts';
 
@@ -232,13 +233,28 @@ export class FederationOutbox {
       `Message id: ${row.message_id}`,
       `Sent: ${row.created_at}`,
     ].join('\n');
-    this.#ctx.db
-      .prepare(
-        `INSERT INTO messages (message_id, from_agent_id, from_alias, from_address, from_did, from_stable_id, to_agent_id, to_text, to_alias,
-           to_address, to_did, to_stable_id, subject, body, priority, signature, signed_payload, created_at, origin)
-         VALUES (?, NULL, 'postmaster', NULL, '', NULL, ?, ?, ?, ?, ?, ?, ?, ?, 'normal', '', '', ?, 'bounce')`,
-      )
-      .run(randomUUID(), sender.agent_id, message.from, sender.alias, message.from, sender.did_key, sender.did_aw, subject, body, now);
+    insertMailRow(this.#ctx.db, {
+      message_id: randomUUID(),
+      from_agent_id: null,
+      from_alias: 'postmaster',
+      from_address: null,
+      from_did: '',
+      from_stable_id: null,
+      to_agent_id: sender.agent_id,
+      to_text: message.from,
+      to_alias: sender.alias,
+      to_address: message.from,
+      to_did: sender.did_key,
+      to_stable_id: sender.did_aw,
+      subject,
+      body,
+      priority: 'normal',
+      signature: '',
+      signed_payload: '',
+      created_at: now,
+      origin: 'bounce',
+      from_node: null,
+    });
   }
 }
 

@@ -17,6 +17,7 @@ import type { RecipientSelector, Recipients, RemoteRecipient } from '../messagin
 import { signMessage } from '../messaging/signing.ts';
 import { FEDERATION_VERSION } from '../../../federation/wire.ts';
 import { conflictOnConstraint } from './db-errors.ts';
+import { insertMailRow } from './rows.ts';
 import { MAX_BODY_BYTES, SINGLE_SELECTORS, type InboxInput, type Priority, type SendMailInput } from './schemas.ts';
 
 export interface MessageRow {
@@ -213,32 +214,28 @@ export class MailService {
       priority: input.priority,
     });
     conflictOnConstraint('message_id already exists', () =>
-      this.#ctx.db
-        .prepare(
-          `INSERT INTO messages (message_id, from_agent_id, from_alias, from_address, from_did, from_stable_id, to_agent_id,
-             to_text, to_alias, to_address, to_did, to_stable_id, subject, body, priority, signature, signed_payload, created_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        )
-        .run(
-          signed.message_id,
-          sender.agent.agent_id,
-          sender.alias,
-          sender.address,
-          signed.from_did,
-          signed.from_stable_id,
-          recipient.agent.agent_id,
-          recipient.to,
-          recipient.alias,
-          recipient.address,
-          recipient.didKey,
-          recipient.stableId,
-          input.subject,
-          input.body,
-          input.priority,
-          signed.signature,
-          signed.signed_payload,
-          signed.timestamp,
-        ),
+      insertMailRow(this.#ctx.db, {
+        message_id: signed.message_id,
+        from_agent_id: sender.agent.agent_id,
+        from_alias: sender.alias,
+        from_address: sender.address,
+        from_did: signed.from_did,
+        from_stable_id: signed.from_stable_id,
+        to_agent_id: recipient.agent.agent_id,
+        to_text: recipient.to,
+        to_alias: recipient.alias,
+        to_address: recipient.address,
+        to_did: recipient.didKey,
+        to_stable_id: recipient.stableId,
+        subject: input.subject,
+        body: input.body,
+        priority: input.priority,
+        signature: signed.signature,
+        signed_payload: signed.signed_payload,
+        created_at: signed.timestamp,
+        origin: 'local',
+        from_node: null,
+      }),
     );
     const delivery: Delivery = {
       message_id: signed.message_id,
