@@ -13,7 +13,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { NodeContext } from '../../../context.ts';
-import { verifyMessageSignature, type MessageVerificationStatus } from '../../../crypto/message-signing.ts';
+import type { MessageVerificationStatus } from '../../../crypto/message-signing.ts';
 import { conflict, forbidden, invalid, notFound, tooLarge } from '../../../errors.ts';
 import { identityTopic, sessionTopic } from '../../../events/bus.ts';
 import type { FederationOutbox } from '../../../federation/outbox.ts';
@@ -22,7 +22,7 @@ import type { AgentRow, IdentityService } from '../identities/service.ts';
 import type { Party, Recipient } from '../messaging/participants.ts';
 import { assertReachable } from '../messaging/reachability.ts';
 import type { Recipients, RecipientSelector } from '../messaging/recipients.ts';
-import { signMessage, type SignedMessage } from '../messaging/signing.ts';
+import { signatureStatus, signMessage, type SignedMessage } from '../messaging/signing.ts';
 import { ChatPresence } from './presence.ts';
 import { MAX_CHAT_MESSAGE_BYTES, type CreateSessionInput, type HistoryInput, type SendMessageInput } from './schemas.ts';
 
@@ -869,7 +869,7 @@ export class ChatService {
       wait_seconds: row.wait_seconds,
       signature: row.signature,
       signed_payload: row.signed_payload,
-      signature_status: verifyMessageSignature(row),
+      signature_status: signatureStatus(row),
     };
   }
 

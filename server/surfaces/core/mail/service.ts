@@ -6,7 +6,7 @@
  * transaction (federation/outbox.ts).
  */
 import type { NodeContext } from '../../../context.ts';
-import { verifyMessageSignature, type MessageVerificationStatus } from '../../../crypto/message-signing.ts';
+import type { MessageVerificationStatus } from '../../../crypto/message-signing.ts';
 import type { FederationOutbox } from '../../../federation/outbox.ts';
 import { conflict, invalid, notFound, tooLarge, type ValidationIssue } from '../../../errors.ts';
 import { identityTopic } from '../../../events/bus.ts';
@@ -14,7 +14,7 @@ import type { AgentRow, IdentityService } from '../identities/service.ts';
 import type { Party, Recipient } from '../messaging/participants.ts';
 import { assertReachable, isContact } from '../messaging/reachability.ts';
 import type { RecipientSelector, Recipients, RemoteRecipient } from '../messaging/recipients.ts';
-import { signMessage } from '../messaging/signing.ts';
+import { signatureStatus, signMessage } from '../messaging/signing.ts';
 import { FEDERATION_VERSION } from '../../../federation/wire.ts';
 import { conflictOnConstraint } from './db-errors.ts';
 import { insertMailRow } from './rows.ts';
@@ -282,7 +282,7 @@ export class MailService {
     const { id: _id, to_agent_id: _to, to_text: _text, ...fields } = row;
     // The sender as it signed: its key, stable id and address at the time (a bounce is this node).
     const sender = { didKey: row.from_did, stableId: row.from_stable_id, address: row.from_address };
-    return { ...fields, is_contact: row.origin !== 'bounce' && isContact(this.#ctx.db, agentId, sender), signature_status: verifyMessageSignature(row) };
+    return { ...fields, is_contact: row.origin !== 'bounce' && isContact(this.#ctx.db, agentId, sender), signature_status: signatureStatus(row) };
   }
 
   /** Marks one of the caller's messages read; acknowledging again keeps the first time. */

@@ -6,8 +6,9 @@
 import { randomUUID } from 'node:crypto';
 import { signingTimestamp } from '../../../clock.ts';
 import type { NodeContext } from '../../../context.ts';
-import { toBase64Unpadded } from '../../../crypto/encoding.ts';
-import { buildMessageEnvelope, messageSigningBytes, type MessageFields } from '../../../crypto/message-signing.ts';
+import { sha256Hex, toBase64Unpadded } from '../../../crypto/encoding.ts';
+import { buildMessageEnvelope, messageSigningBytes, verifyMessageSignature, type MessageFields, type MessageVerificationStatus } from '../../../crypto/message-signing.ts';
+import { MemoCache } from '../../../memo-cache.ts';
 import type { Party, Recipient } from './participants.ts';
 
 export interface SignedMessage {
@@ -47,4 +48,15 @@ export function signMessage(ctx: NodeContext, sender: Party, recipient: Pick<Rec
     from_did: sender.didKey,
     from_stable_id: sender.stableId,
   };
+}
+
+const verdicts = new MemoCache<MessageVerificationStatus>(20_000);
+
+/**
+ * The node's verdict on a stored message's signature (inbox items and chat views carry it). Reads
+ * serve the same messages again and again, and an Ed25519 check costs far more than the hash that
+ * names its inputs, so verdicts are remembered by content.
+ */
+export function signatureStatus(m: { from_did: string; signature: string; signed_payload: string }): MessageVerificationStatus {
+  return verdicts.get(`${m.from_did}|${m.signature}|${sha256Hex(m.signed_payload)}`, () => verifyMessageSignature(m));
 }
