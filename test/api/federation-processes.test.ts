@@ -4,69 +4,35 @@
  * killed with SIGKILL with the mail still in its outbox, both restarted: the mail arrives exactly
  * once.
  */
-import { readFileSync, mkdtempSync, rmSync } from 'node:fs';
-import net from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { nodeFilePath } from '../../server/node-file.ts';
-import { startServe, type ServeProcess } from '../support/cli.ts';
+import { startServedNode, type ServedNode } from '../support/served-node.ts';
 
 const WAIT = { timeout: 40_000, interval: 100 };
 
-interface Node {
-  dataDir: string;
-  port: number;
-  url: string;
-  process: ServeProcess | null;
-}
+const nodes: ServedNode[] = [];
 
-const nodes: Node[] = [];
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
-async function newNode(): Promise<Node> {
-  const port = await freePort();
-  const node: Node = { dataDir: mkdtempSync(join(tmpdir(), 'svc-node-federation-')), port, url: `http://127.0.0.1:${port}`, process: null };
+async function newNode(): Promise<ServedNode> {
+  const node = await startServedNode({ prefix: 'svc-node-federation-' });
   nodes.push(node);
-  await start(node);
   return node;
 }
 
-async function start(node: Node): Promise<void> {
-  node.process = await startServe(['--data', node.dataDir, '--port', String(node.port)]);
-}
-
-async function call(node: Node, method: string, path: string, options: { token?: string; body?: unknown } = {}): Promise<any> {
-  const token = options.token ?? (JSON.parse(readFileSync(nodeFilePath(node.dataDir), 'utf8')) as { owner_token: string }).owner_token;
-  const response = await fetch(`${node.url}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, ...(options.body === undefined ? {} : { 'content-type': 'application/json' }) },
-    ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
-  });
-  const body = await response.json();
-  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(body)}`);
-  return body;
+/** A call that must succeed; the owner's token unless another is given. */
+async function call(node: ServedNode, method: string, path: string, options: { token?: string; body?: unknown } = {}): Promise<any> {
+  const response = await node.request(method, path, { token: options.token ?? node.ownerToken, body: options.body });
+  if (response.status < 200 || response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(response.body)}`);
+  return response.body;
 }
 
 /** A namespace, a project bound to it, and one persistent identity with an address there. */
-async function identityOn(node: Node, domain: string, name: string): Promise<{ api_key: string }> {
+async function identityOn(node: ServedNode, domain: string, name: string): Promise<{ api_key: string }> {
   await call(node, 'POST', '/v1/node/namespaces', { body: { domain } });
   const project = await call(node, 'POST', '/v1/node/projects', { body: { slug: name, namespace: domain } });
   return call(node, 'POST', '/v1/workspaces/init', { token: project.api_key, body: { lifetime: 'persistent', name } });
 }
 
 afterAll(async () => {
-  for (const node of nodes) {
-    await node.process?.stop();
-    rmSync(node.dataDir, { recursive: true, force: true });
-  }
+  for (const node of nodes) await node.dispose();
 });
 
 describe('two node processes', { timeout: 120_000 }, () => {
@@ -92,8 +58,7 @@ describe('two node processes', { timeout: 120_000 }, () => {
       .toContain(answer.message_id);
 
     // The receiver goes down; the mail waits in the sender's outbox.
-    await b.process!.stop('SIGTERM');
-    b.process = null;
+    await b.stop('SIGTERM');
     const sent = await call(a, 'POST', '/v1/messages', { token: alice.api_key, body: { to_address: 'b.test/bob', subject: 'Outage', body: 'sent while you were down' } });
     expect(sent.status).toBe('queued');
     const outbound = async () => (await call(a, 'GET', '/v1/messages/outbound', { token: alice.api_key })).messages.find((m: any) => m.message_id === sent.message_id);
@@ -101,10 +66,9 @@ describe('two node processes', { timeout: 120_000 }, () => {
     expect((await outbound()).status).toBe('queued');
 
     // The sender is killed outright with the mail still queued, then both come back.
-    await a.process!.stop('SIGKILL');
-    a.process = null;
-    await start(a);
-    await start(b);
+    await a.stop('SIGKILL');
+    await a.start();
+    await b.start();
 
     await expect.poll(async () => (await outbound())?.status, WAIT).toBe('delivered');
     const inbox = (await call(b, 'GET', '/v1/messages/inbox?limit=100', { token: bob.api_key })).messages;

@@ -12,20 +12,17 @@
  * CRASH_VERBOSE=1 prints one line per round.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
-import net from 'node:net';
-import { tmpdir } from 'node:os';
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import SQLite from 'better-sqlite3-multiple-ciphers';
 import { afterAll, describe, expect, it } from 'vitest';
-import { buildTeamHeaders } from '../../server/auth/team-envelope-client.ts';
 import { Custody } from '../../server/custody/custody.ts';
-import { privateKeyFromSeed, signBytes } from '../../server/crypto/ed25519.ts';
-import { nodeFilePath } from '../../server/node-file.ts';
 import { SNAPSHOT_LIMIT } from '../../server/surfaces/core/events/sources.ts';
-import { startServe, type ServeProcess } from '../support/cli.ts';
-import { testKey } from '../support/keys.ts';
+import { addDocsMember, type DocsClient } from '../support/docs.ts';
+import type { ApiResponse, RequestOptions } from '../support/node.ts';
+import { seeded } from '../support/seeded.ts';
+import { startServedNode, type ServedNode } from '../support/served-node.ts';
 import { connectSse, deadlineIn, type SseFrame } from '../support/sse.ts';
 
 const ROUNDS = Number.parseInt(process.env.CRASH_ROUNDS ?? '20', 10);
@@ -38,80 +35,27 @@ const LOOPS = { mail: 2, chat: 1, doc: 2 } as const;
 /** The most a chat history request returns (HistoryQuery's limit). */
 const CHAT_HISTORY_LIMIT = 2000;
 const SLUG = 'crash-log';
-const MARKDOWN = 'text/markdown; charset=utf-8';
 
-/** mulberry32: a seeded generator, so a failing run's timings can be replayed with CRASH_SEED. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const random = seeded(SEED);
 
 const sha256 = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
-interface Reply {
-  status: number;
-  body: any;
-}
-
-interface RequestOptions {
-  token?: string;
-  json?: unknown;
-  raw?: string;
-  contentType?: string;
-  headers?: Record<string, string>;
-}
-
 // --- The node under test -------------------------------------------------------------------
 
-const dataDir = mkdtempSync(join(tmpdir(), 'svc-node-crash-'));
-let port = 0;
-let url = '';
-let proc: ServeProcess | null = null;
+let node: ServedNode | null = null;
 let starts = 0;
 
+/** Starts the node; after the first time, again on the same data dir and port. */
 async function start(): Promise<void> {
-  proc = await startServe(['--data', dataDir, '--port', String(port)]);
+  if (node === null) node = await startServedNode({ prefix: 'svc-node-crash-' });
+  else await node.start();
   starts++;
-  expect(proc.ready).toMatchObject({ core_url: url, docs_url: url, data_dir: dataDir, pid: proc.child.pid });
+  expect(node.info).toMatchObject({ core_url: node.url, docs_url: node.url, data_dir: node.dataDir, pid: node.process!.child.pid });
 }
 
-async function request(method: string, path: string, options: RequestOptions = {}): Promise<Reply> {
-  const headers: Record<string, string> = { ...options.headers };
-  if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`;
-  let body: string | undefined;
-  if (options.json !== undefined) {
-    body = JSON.stringify(options.json);
-    headers['content-type'] = 'application/json';
-  } else if (options.raw !== undefined) {
-    body = options.raw;
-    headers['content-type'] = options.contentType ?? MARKDOWN;
-  }
-  const response = await fetch(`${url}${path}`, { method, headers, ...(body === undefined ? {} : { body }) });
-  const text = await response.text();
-  let parsed: unknown = text;
-  try {
-    parsed = text === '' ? null : JSON.parse(text);
-  } catch {
-    // Not JSON: kept as text.
-  }
-  return { status: response.status, body: parsed };
-}
+const served = (): ServedNode => node!;
+const request = (method: string, path: string, options?: RequestOptions): Promise<ApiResponse> => served().request(method, path, options);
 
 /** A call that must succeed (setup and verification). */
 async function ok(method: string, path: string, options: RequestOptions = {}): Promise<any> {
@@ -120,50 +64,25 @@ async function ok(method: string, path: string, options: RequestOptions = {}): P
   return reply.body;
 }
 
-const ownerToken = (): string => (JSON.parse(readFileSync(nodeFilePath(dataDir), 'utf8')) as { owner_token: string }).owner_token;
-
 // --- Clients -------------------------------------------------------------------------------
 
 interface Clients {
   sender: string;
   recipient: string;
   recipientAlias: string;
-  /** A docs request signed by the team member (aud: the docs surface's origin). */
-  docs(method: string, path: string, options?: { json?: unknown; raw?: string }): Promise<Reply>;
+  /** The team member that writes the document (its requests name the docs surface's origin). */
+  docs: DocsClient;
   chatSession: string | null;
 }
 
 async function setUp(): Promise<Clients> {
-  const owner = ownerToken();
-  await ok('POST', '/v1/node/namespaces', { token: owner, json: { domain: 'crash.test' } });
-  const project = await ok('POST', '/v1/node/projects', { token: owner, json: { slug: 'crash', namespace: 'crash.test' } });
-  const sender = await ok('POST', '/v1/workspaces/init', { token: project.api_key, json: { lifetime: 'persistent', name: 'sender' } });
-  const recipient = await ok('POST', '/v1/workspaces/init', { token: project.api_key, json: { lifetime: 'persistent', name: 'recipient' } });
-
-  const team = await ok('POST', '/v1/node/teams', { token: owner, json: { name: 'crash', domain: 'crash.test' } });
-  const key = testKey();
-  const member = await ok('POST', `/v1/node/teams/${encodeURIComponent(team.team_id)}/members`, {
-    token: owner,
-    json: { did_key: key.didKey, alias: 'writer' },
-  });
-  const privateKey = privateKeyFromSeed(key.seed);
-  const docs: Clients['docs'] = (method, path, options = {}) => {
-    const body = options.json !== undefined ? JSON.stringify(options.json) : options.raw;
-    const headers: Record<string, string> = buildTeamHeaders({
-      method,
-      path,
-      body,
-      aud: url,
-      teamId: team.team_id,
-      certificateB64: member.certificate_b64,
-      didKey: key.didKey,
-      sign: (bytes) => signBytes(privateKey, bytes),
-    });
-    if (options.json !== undefined) return request(method, path, { headers, json: options.json });
-    if (options.raw !== undefined) return request(method, path, { headers, raw: options.raw });
-    return request(method, path, { headers });
-  };
-  const created = await docs('POST', '/v1/documents', { json: { slug: SLUG, title: 'Crash log', body: '# Crash log\n' } });
+  const owner = served().ownerToken;
+  await ok('POST', '/v1/node/namespaces', { token: owner, body: { domain: 'crash.test' } });
+  const project = await ok('POST', '/v1/node/projects', { token: owner, body: { slug: 'crash', namespace: 'crash.test' } });
+  const sender = await ok('POST', '/v1/workspaces/init', { token: project.api_key, body: { lifetime: 'persistent', name: 'sender' } });
+  const recipient = await ok('POST', '/v1/workspaces/init', { token: project.api_key, body: { lifetime: 'persistent', name: 'recipient' } });
+  const docs = await addDocsMember(served(), { team: 'crash', domain: 'crash.test', alias: 'writer' });
+  const created = await docs.create(SLUG, '# Crash log\n', 'Crash log');
   expect(created.status, JSON.stringify(created.body)).toBe(201);
   return { sender: sender.api_key, recipient: recipient.api_key, recipientAlias: recipient.alias ?? 'recipient', docs, chatSession: null };
 }
@@ -190,7 +109,7 @@ let cutOff = 0;
 const unanswered = { mails: 0, versions: 0 };
 
 /** A write's answer with the text it sent. */
-interface Sent extends Reply {
+interface Sent extends ApiResponse {
   sent: string;
 }
 
@@ -222,7 +141,7 @@ async function loadAndKill(clients: Clients, round: number, ms: number): Promise
       isRunning,
       () => {
         const body = `round ${round} mail ${++seq} ${randomUUID()}`;
-        return request('POST', '/v1/messages', { token: clients.sender, json: { to_alias: clients.recipientAlias, subject: `round ${round}`, body } }).then(
+        return request('POST', '/v1/messages', { token: clients.sender, body: { to_alias: clients.recipientAlias, subject: `round ${round}`, body } }).then(
           (reply) => ({ ...reply, sent: body }),
         );
       },
@@ -236,8 +155,8 @@ async function loadAndKill(clients: Clients, round: number, ms: number): Promise
         const body = `round ${round} chat ${++seq} ${randomUUID()}`;
         const sent =
           clients.chatSession === null
-            ? request('POST', '/v1/chat/sessions', { token: clients.sender, json: { to_aliases: [clients.recipientAlias], message: body } })
-            : request('POST', `/v1/chat/sessions/${clients.chatSession}/messages`, { token: clients.sender, json: { body } });
+            ? request('POST', '/v1/chat/sessions', { token: clients.sender, body: { to_aliases: [clients.recipientAlias], message: body } })
+            : request('POST', `/v1/chat/sessions/${clients.chatSession}/messages`, { token: clients.sender, body: { body } });
         return sent.then((reply) => ({ ...reply, sent: body }));
       },
       (reply) => {
@@ -251,7 +170,7 @@ async function loadAndKill(clients: Clients, round: number, ms: number): Promise
       isRunning,
       () => {
         const body = `# Crash log\n\nround ${round} write ${++seq}\nmarker ${randomUUID()}\n`;
-        return clients.docs('POST', `/v1/documents/${SLUG}/versions`, { raw: body }).then((reply) => ({ ...reply, sent: body }));
+        return clients.docs.append(SLUG, body).then((reply) => ({ ...reply, sent: body }));
       },
       (reply) => acked.versions.push({ n: reply.body.current_version, body: reply.sent, round }),
       'document version',
@@ -263,12 +182,10 @@ async function loadAndKill(clients: Clients, round: number, ms: number): Promise
     ...Array.from({ length: LOOPS.doc }, docLoop),
   ];
   await sleep(ms);
-  const child = proc!;
   // The signal goes first, then the loops learn to stop: requests are still in flight when it lands.
-  const exit = child.stop('SIGKILL');
+  const exit = served().stop('SIGKILL');
   running = false;
   const result = await exit;
-  proc = null;
   expect(result.signal).toBe('SIGKILL');
   await Promise.all(loops);
 }
@@ -279,14 +196,14 @@ let databaseKey: Buffer | null = null;
 
 async function keyOf(): Promise<Buffer> {
   if (databaseKey === null) {
-    const custody = await Custody.open({ dataDir, backend: 'key-file', warn() {} });
+    const custody = await Custody.open({ dataDir: served().dataDir, backend: 'key-file', warn() {} });
     databaseKey = custody.databaseKey();
     custody.close();
   }
   return databaseKey;
 }
 
-const walFile = (): string => join(dataDir, 'node.db-wal');
+const walFile = (): string => join(served().dataDir, 'node.db-wal');
 const sizeOf = (file: string): number | null => {
   try {
     return statSync(file).size;
@@ -302,7 +219,7 @@ const sizeOf = (file: string): number | null => {
  */
 async function inspectDatabase(): Promise<{ walBytes: number | null }> {
   const walBefore = sizeOf(walFile());
-  const db = new SQLite(join(dataDir, 'node.db'), { readonly: true, fileMustExist: true });
+  const db = new SQLite(join(served().dataDir, 'node.db'), { readonly: true, fileMustExist: true });
   try {
     db.pragma("cipher='sqlcipher'");
     db.pragma('legacy=4');
@@ -333,7 +250,7 @@ async function inspectDatabase(): Promise<{ walBytes: number | null }> {
 
 /** The recipient's event stream right after a restart: `connected`, then the replayed snapshot. */
 async function replay(clients: Clients): Promise<SseFrame[]> {
-  const response = await connectSse(`${url}/v1/events/stream?deadline=${encodeURIComponent(deadlineIn(60))}`, { token: clients.recipient });
+  const response = await connectSse(`${served().url}/v1/events/stream?deadline=${encodeURIComponent(deadlineIn(60))}`, { token: clients.recipient });
   expect(response.status).toBe(200);
   const stream = response.stream!;
   try {
@@ -372,7 +289,7 @@ async function chatHistory(clients: Clients): Promise<{ message_id: string; body
 }
 
 async function versionBody(clients: Clients, n: number): Promise<string> {
-  const reply = await clients.docs('GET', `/v1/documents/${SLUG}/versions/${n}`);
+  const reply = await clients.docs.request('GET', `/v1/documents/${SLUG}/versions/${n}`);
   if (reply.status !== 200) throw new Error(`version ${n}: ${reply.status} ${JSON.stringify(reply.body)}`);
   return reply.body.body as string;
 }
@@ -432,10 +349,10 @@ async function verify(clients: Clients, round: number): Promise<void> {
   if (lastChat) expect(chatFrames).toContain(lastChat.id);
 
   // Documents: every acknowledged version, under its number, with its exact body.
-  const doc = (await clients.docs('GET', `/v1/documents/${SLUG}`)).body;
+  const doc = (await clients.docs.get(SLUG)).body;
   const highest = Math.max(1, ...acked.versions.map((v) => v.n));
   expect(doc.current_version).toBeGreaterThanOrEqual(highest);
-  const history2 = (await clients.docs('GET', `/v1/documents/${SLUG}/versions`)).body as { version_number: number; body_sha256: string }[];
+  const history2 = (await clients.docs.request('GET', `/v1/documents/${SLUG}/versions`)).body as { version_number: number; body_sha256: string }[];
   expect(history2.map((v) => v.version_number)).toEqual(Array.from({ length: doc.current_version }, (_, i) => doc.current_version - i));
   const shaOf = new Map(history2.map((v) => [v.version_number, v.body_sha256]));
   expect(new Set(acked.versions.map((v) => v.n)).size, 'no version number acknowledged twice').toBe(acked.versions.length);
@@ -455,16 +372,13 @@ async function verify(clients: Clients, round: number): Promise<void> {
 // --- The run -------------------------------------------------------------------------------
 
 afterAll(async () => {
-  await proc?.stop('SIGKILL');
-  rmSync(dataDir, { recursive: true, force: true });
+  await node?.dispose();
 });
 
 describe('crash safety', () => {
   it(`keeps every acknowledged write across ${ROUNDS} SIGKILLs under load`, async () => {
     expect(ROUNDS).toBeGreaterThanOrEqual(1);
     const began = performance.now();
-    port = await freePort();
-    url = `http://127.0.0.1:${port}`;
     await start();
     const clients = await setUp();
 
@@ -504,8 +418,7 @@ describe('crash safety', () => {
     expect(missingChats).toEqual([]);
 
     // A clean stop at the end; the database it leaves is whole too.
-    const stopped = await proc!.stop('SIGTERM');
-    proc = null;
+    const stopped = await served().stop('SIGTERM');
     expect(stopped.code).toBe(0);
     await inspectDatabase();
 

@@ -9,7 +9,6 @@
  * renderer reads, or in the files on disk; and the database file opens only with its key.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3-multiple-ciphers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -73,7 +72,7 @@ beforeAll(async () => {
   node = await startLoggedNode();
   const { t } = node;
   dataDir = node.dataDir;
-  ownerToken = t.node.ownerToken;
+  ownerToken = t.ownerToken;
   const read = async (what: string, token: string, path: string): Promise<unknown> => {
     const response = await fetch(`${t.url}${path}`, { headers: { authorization: `Bearer ${token}` } });
     const text = await response.text();
@@ -182,8 +181,7 @@ beforeAll(async () => {
 }, 90_000);
 
 afterAll(async () => {
-  await node?.process.stop();
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  await node?.t.dispose();
 });
 
 describe('what custody holds', () => {
@@ -251,7 +249,7 @@ describe('what the renderer receives', () => {
   });
 
   it('gets from the preload bridge only the owner token and the loopback URLs', () => {
-    const info = node.t.node.info;
+    const info = node.t.info;
     const arg = encodeBridgeArg({ ownerToken, coreUrl: info.core_url, libraryUrl: info.library_url, docsUrl: info.docs_url });
     const bridge = decodeBridgeArg(['--other', arg]);
     expect(bridge).toEqual({ ownerToken, coreUrl: info.core_url, libraryUrl: info.library_url, docsUrl: info.docs_url });

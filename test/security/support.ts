@@ -2,21 +2,15 @@
  * Helpers for the security suite: secrets as the byte patterns a leak would leave (a seed in raw
  * bytes, hex, and base64/base64url at any alignment; an API key as its text and its hex body), a
  * scan of any text or bytes for them, a dump of every value in a decrypted database, a stopped
- * node's signing seeds read back through custody's own code, and `svc-node serve --log` as a
- * TestNode whose logs the test can read.
+ * node's signing seeds read back through custody's own code, and `svc-node serve --log`, whose logs
+ * the test can read.
  */
-import { mkdtempSync, readFileSync, readdirSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { openKeyBackup } from '../../server/custody/backup.ts';
 import { Custody } from '../../server/custody/custody.ts';
-import { staticDnsResolver } from '../../server/dns/resolver.ts';
-import type { RunningNode } from '../../server/index.ts';
-import type { ReadyInfo } from '../../server/node-file.ts';
-import { readNodeFile } from '../../server/node-file.ts';
 import { closeDatabase, openDatabase, type Database } from '../../server/store/database.ts';
-import { startServe, type ServeProcess } from '../support/cli.ts';
-import type { ApiResponse, RequestOptions, TestNode } from '../support/node.ts';
+import { startServedNode, type ServedNode } from '../support/served-node.ts';
 
 /** One secret and every byte pattern that would betray it. */
 export interface Secret {
@@ -138,71 +132,24 @@ export async function openStoppedNode(dataDir: string): Promise<StoppedNode> {
 }
 
 export interface LoggedNode {
-  t: TestNode;
+  t: ServedNode;
   dataDir: string;
-  process: ServeProcess;
   /** Stops the process (SIGTERM, clean shutdown) and returns everything it wrote. */
   stop(): Promise<{ stdout: string; stderr: string }>;
 }
 
 /**
- * `svc-node serve --log` on a fresh data dir, wrapped as a TestNode so the usual helpers
- * (identities, teams, documents) drive it. Fastify's logger writes to the process's stdout, so a
- * process is the one place where every log line can be read without printing it.
+ * `svc-node serve --log` on a fresh data dir, driven by the usual helpers (identities, teams,
+ * documents). Fastify's logger writes to the process's stdout, so a process is the one place
+ * where every log line can be read without printing it.
  */
 export async function startLoggedNode(): Promise<LoggedNode> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'svc-node-security-'));
-  const serve = await startServe(['--data', dataDir, '--port', '0', '--log']);
-  const info = serve.ready as unknown as ReadyInfo;
-  const ownerToken = readNodeFile(dataDir)?.owner_token;
-  if (ownerToken === undefined) throw new Error(`no node.json in ${dataDir}`);
-  const url = info.core_url;
-
-  async function request<T>(method: string, path: string, opts: RequestOptions = {}): Promise<ApiResponse<T>> {
-    const headers: Record<string, string> = { ...opts.headers };
-    if (opts.token) headers.authorization = `Bearer ${opts.token}`;
-    const body = opts.raw ?? (opts.body === undefined ? undefined : JSON.stringify(opts.body));
-    if (body !== undefined && headers['content-type'] === undefined) headers['content-type'] = 'application/json';
-    const response = await fetch(`${url}${path}`, { method, headers, ...(body === undefined ? {} : { body }) });
-    const text = await response.text();
-    let parsed: unknown = text;
-    try {
-      parsed = text === '' ? null : JSON.parse(text);
-    } catch {
-      // Not JSON: the test sees the text.
-    }
-    return { status: response.status, body: parsed as T, headers: response.headers };
-  }
-
-  const unsupported = (): never => {
-    throw new Error('not available on a node in another process');
-  };
-  const node: RunningNode = {
-    info,
-    ownerToken,
-    nodeId: '',
-    uiLink: unsupported,
-    onWake: unsupported,
-    close: async () => {
-      await serve.stop();
-    },
-  };
-  const t: TestNode = {
-    node,
-    url,
-    dataDir,
-    dns: staticDnsResolver(),
-    request,
-    owner: (method, path, body) => request(method, path, { token: ownerToken, ...(body === undefined ? {} : { body }) }),
-    stop: node.close,
-    removeData: unsupported,
-  };
+  const t = await startServedNode({ args: ['--log'], prefix: 'svc-node-security-' });
   return {
     t,
-    dataDir,
-    process: serve,
+    dataDir: t.dataDir,
     async stop() {
-      const result = await serve.stop();
+      const result = await t.stop();
       return { stdout: result.stdout, stderr: result.stderr };
     },
   };

@@ -25,8 +25,16 @@ function cliEnv(): NodeJS.ProcessEnv {
   return env;
 }
 
-function spawnCli(args: string[]): ChildProcess {
-  return spawn(NODE_BIN, [SVC_NODE, ...args], { cwd: REPO_ROOT, env: cliEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+/**
+ * SVC_NODE_TEST_NODE_ARGS: extra flags for the Node that runs every command, to look inside a
+ * suite's node (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`, `--heapsnapshot-signal=SIGUSR2`).
+ */
+function extraNodeArgs(): string[] {
+  return (process.env.SVC_NODE_TEST_NODE_ARGS ?? '').split(' ').filter((arg) => arg !== '');
+}
+
+function spawnCli(args: string[], env: NodeJS.ProcessEnv = {}): ChildProcess {
+  return spawn(NODE_BIN, [...extraNodeArgs(), SVC_NODE, ...args], { cwd: REPO_ROOT, env: { ...cliEnv(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
 }
 
 function collect(child: ChildProcess): { output: () => { stdout: string; stderr: string }; exit: Promise<CliResult> } {
@@ -60,8 +68,9 @@ export interface ServeProcess {
 }
 
 /** Starts `svc-node serve` and waits for its ready line (or its early exit). */
-export async function startServe(args: string[], timeoutMs = 30_000): Promise<ServeProcess> {
-  const child = spawnCli(['serve', ...args]);
+export async function startServe(args: string[], options: { timeoutMs?: number; env?: NodeJS.ProcessEnv } = {}): Promise<ServeProcess> {
+  const { timeoutMs = 30_000, env } = options;
+  const child = spawnCli(['serve', ...args], env);
   const { output, exit } = collect(child);
   const ready = await new Promise<Record<string, unknown>>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no ready line after ${timeoutMs} ms; stderr: ${output().stderr}`)), timeoutMs);

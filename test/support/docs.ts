@@ -2,7 +2,7 @@
  * Document-surface clients for API tests: team members (test/support/teams.ts) whose signed
  * envelopes name the docs surface's origin, with shorthands for the common calls.
  */
-import type { ApiResponse, TestNode } from './node.ts';
+import type { ApiResponse, NodeEndpoint } from './node.ts';
 import { addTeamMember, type AddTeamMemberOptions, type TeamClient, type TeamRequestOptions } from './teams.ts';
 
 export const MARKDOWN = 'text/markdown; charset=utf-8';
@@ -21,9 +21,9 @@ export interface DocsClient {
   get(slug: string): Promise<ApiResponse>;
 }
 
-export async function addDocsMember(t: TestNode, options: AddTeamMemberOptions = {}): Promise<DocsClient> {
+export async function addDocsMember(t: NodeEndpoint, options: AddTeamMemberOptions = {}): Promise<DocsClient> {
   const member = await addTeamMember(t, options);
-  const aud = t.node.info.docs_url;
+  const aud = t.info.docs_url;
   const request: DocsClient['request'] = (method, path, opts = {}) => member.request(method, path, { aud, ...opts });
   const slugPath = (slug: string) => `/v1/documents/${encodeURIComponent(slug)}`;
   return {
@@ -39,6 +39,6 @@ export async function addDocsMember(t: TestNode, options: AddTeamMemberOptions =
 }
 
 /** Sets the node's document caps through the owner API (null, null: none). */
-export async function setDocCaps(t: TestNode, caps: { max_documents: number | null; max_versions_per_doc: number | null }): Promise<ApiResponse> {
+export async function setDocCaps(t: NodeEndpoint, caps: { max_documents: number | null; max_versions_per_doc: number | null }): Promise<ApiResponse> {
   return t.owner('PUT', '/v1/node/docs/billing', { caps });
 }

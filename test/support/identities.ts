@@ -8,7 +8,7 @@ import { verifyBytes } from '../../server/crypto/ed25519.ts';
 import { fromBase64Unpadded } from '../../server/crypto/encoding.ts';
 import { agentLogSigningBytes, type AgentLogEntry } from '../../server/surfaces/core/identities/agent-log.ts';
 import { expectOk } from './expect.ts';
-import type { ApiResponse, TestNode } from './node.ts';
+import type { ApiResponse, NodeEndpoint } from './node.ts';
 
 export const API_KEY = /^svc_sk_[0-9a-f]{64}$/;
 
@@ -20,26 +20,26 @@ export interface Project {
 }
 
 /** A namespace whose controller key the node creates and holds (owner API). */
-export async function createNodeNamespace(t: TestNode, domain: string): Promise<{ domain: string; controller_did: string }> {
+export async function createNodeNamespace(t: NodeEndpoint, domain: string): Promise<{ domain: string; controller_did: string }> {
   const namespace = expectOk(await t.owner('POST', '/v1/node/namespaces', { domain }), 201);
   expect(namespace).toMatchObject({ domain, node_controlled: true });
   return namespace;
 }
 
 /** A project (owner API) with its project-authority key. */
-export async function createProject(t: TestNode, slug: string, namespace?: string): Promise<Project> {
+export async function createProject(t: NodeEndpoint, slug: string, namespace?: string): Promise<Project> {
   const project = expectOk(await t.owner('POST', '/v1/node/projects', { slug, ...(namespace ? { namespace } : {}) }), 201);
   expect(project).toMatchObject({ slug, namespace: namespace ?? null });
   expect(project.api_key).toMatch(API_KEY);
   return project;
 }
 
-export function init(t: TestNode, projectKey: string, body: unknown = {}): Promise<ApiResponse> {
+export function init(t: NodeEndpoint, projectKey: string, body: unknown = {}): Promise<ApiResponse> {
   return t.request('POST', '/v1/workspaces/init', { token: projectKey, body });
 }
 
 /** A new identity created with the project's key; the response includes its one-time api_key. */
-export async function createIdentity(t: TestNode, projectKey: string, body: Record<string, unknown> = {}) {
+export async function createIdentity(t: NodeEndpoint, projectKey: string, body: Record<string, unknown> = {}) {
   const identity = expectOk(await init(t, projectKey, body), 201);
   expect(identity.api_key).toMatch(API_KEY);
   return identity;

@@ -17,19 +17,44 @@ export interface ApiResponse<T = any> {
 export interface RequestOptions {
   body?: unknown;
   /** Sent as-is instead of JSON-encoding `body`. */
-  raw?: string;
+  raw?: string | Buffer;
   token?: string;
   headers?: Record<string, string>;
 }
 
-export interface TestNode {
-  node: RunningNode;
+/** What the request helpers need of a node, whether it runs in process or as `svc-node serve`. */
+export interface NodeEndpoint {
   url: string;
-  dataDir: string;
-  dns: ReturnType<typeof staticDnsResolver>;
+  /** The surfaces' origins: signed team envelopes name them as `aud`. */
+  info: { library_url: string; docs_url: string };
   request<T = any>(method: string, path: string, options?: RequestOptions): Promise<ApiResponse<T>>;
   /** Calls the owner API with the owner token. */
   owner<T = any>(method: string, path: string, body?: unknown): Promise<ApiResponse<T>>;
+}
+
+/** One request over real HTTP: JSON in (unless `raw`), JSON out when the answer parses. */
+export async function requestJson<T = any>(baseUrl: string, method: string, path: string, opts: RequestOptions = {}): Promise<ApiResponse<T>> {
+  const headers: Record<string, string> = { ...opts.headers };
+  if (opts.token) headers.authorization = `Bearer ${opts.token}`;
+  let body: string | Buffer | undefined;
+  if (opts.raw !== undefined) body = opts.raw;
+  else if (opts.body !== undefined) body = JSON.stringify(opts.body);
+  if (body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
+  const response = await fetch(`${baseUrl}${path}`, { method, headers, ...(body === undefined ? {} : { body }) });
+  const text = await response.text();
+  let parsed: unknown = text;
+  try {
+    parsed = text === '' ? null : JSON.parse(text);
+  } catch {
+    // Not JSON: the test sees the text.
+  }
+  return { status: response.status, body: parsed as T, headers: response.headers };
+}
+
+export interface TestNode extends NodeEndpoint {
+  node: RunningNode;
+  dataDir: string;
+  dns: ReturnType<typeof staticDnsResolver>;
   /** Stops the node; the temp data dir is removed unless `keepData` (then call removeData()). */
   stop(options?: { keepData?: boolean }): Promise<void>;
   removeData(): void;
@@ -49,27 +74,12 @@ export async function startTestNode(options: Partial<StartNodeOptions> = {}): Pr
   });
   const url = node.info.core_url;
 
-  async function request<T>(method: string, path: string, opts: RequestOptions = {}): Promise<ApiResponse<T>> {
-    const headers: Record<string, string> = { ...opts.headers };
-    if (opts.token) headers.authorization = `Bearer ${opts.token}`;
-    let body: string | undefined;
-    if (opts.raw !== undefined) body = opts.raw;
-    else if (opts.body !== undefined) body = JSON.stringify(opts.body);
-    if (body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
-    const response = await fetch(`${url}${path}`, { method, headers, ...(body === undefined ? {} : { body }) });
-    const text = await response.text();
-    let parsed: unknown = text;
-    try {
-      parsed = text === '' ? null : JSON.parse(text);
-    } catch {
-      // Not JSON: the test sees the text.
-    }
-    return { status: response.status, body: parsed as T, headers: response.headers };
-  }
+  const request = <T>(method: string, path: string, opts: RequestOptions = {}): Promise<ApiResponse<T>> => requestJson<T>(url, method, path, opts);
 
   return {
     node,
     url,
+    info: node.info,
     dataDir,
     dns,
     request,

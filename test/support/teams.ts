@@ -8,7 +8,7 @@ import type { JsonValue } from '../../server/crypto/canonical-json.ts';
 import { privateKeyFromSeed, signBytes } from '../../server/crypto/ed25519.ts';
 import type { TeamCertificate } from '../../server/crypto/team-certificate.ts';
 import { testKey, type TestKey } from './keys.ts';
-import type { ApiResponse, TestNode } from './node.ts';
+import { requestJson, type ApiResponse, type NodeEndpoint } from './node.ts';
 
 export interface TeamRequestOptions {
   /** JSON-encoded and sent with Content-Type: application/json. */
@@ -56,7 +56,7 @@ let counter = 0;
 const unique = (prefix: string): string => `${prefix}${++counter}-${process.pid}`;
 
 /** Creates a team through the owner API (or finds it when it exists); returns its id and key. */
-export async function createTeam(t: TestNode, name = unique('team'), domain = 'teams.test'): Promise<{ teamId: string; teamDidKey: string }> {
+export async function createTeam(t: NodeEndpoint, name = unique('team'), domain = 'teams.test'): Promise<{ teamId: string; teamDidKey: string }> {
   const created = await t.owner('POST', '/v1/node/teams', { name, domain });
   if (created.status === 201) return { teamId: created.body.team_id, teamDidKey: created.body.team_did_key };
   const existing = await t.owner('GET', `/v1/node/teams/${encodeURIComponent(`${name}:${domain}`)}`);
@@ -65,7 +65,7 @@ export async function createTeam(t: TestNode, name = unique('team'), domain = 't
 }
 
 /** A fresh member key with a certificate in a (new or given) team, ready to sign requests. */
-export async function addTeamMember(t: TestNode, options: AddTeamMemberOptions = {}): Promise<TeamClient> {
+export async function addTeamMember(t: NodeEndpoint, options: AddTeamMemberOptions = {}): Promise<TeamClient> {
   const team = options.teamId
     ? { teamId: options.teamId, teamDidKey: (await t.owner('GET', `/v1/node/teams/${encodeURIComponent(options.teamId)}`)).body.team_did_key as string }
     : await createTeam(t, options.team, options.domain);
@@ -83,7 +83,7 @@ export async function addTeamMember(t: TestNode, options: AddTeamMemberOptions =
   const certificate = added.body.certificate as TeamCertificate;
   const certificateB64 = added.body.certificate_b64 as string;
   const privateKey = privateKeyFromSeed(key.seed);
-  const aud = t.node.info.library_url;
+  const aud = t.info.library_url;
 
   const sign: TeamClient['sign'] = (method, path, body, opts = {}) =>
     buildTeamHeaders({
@@ -106,15 +106,7 @@ export async function addTeamMember(t: TestNode, options: AddTeamMemberOptions =
     const headers: Record<string, string> = { ...sign(method, path, body, opts) };
     if (body !== undefined) headers['content-type'] = opts.contentType ?? 'application/json';
     Object.assign(headers, opts.headers);
-    const response = await fetch(`${t.url}${path}`, { method, headers, ...(body === undefined ? {} : { body }) });
-    const text = await response.text();
-    let parsed: unknown = text;
-    try {
-      parsed = text === '' ? null : JSON.parse(text);
-    } catch {
-      // Not JSON: the test sees the text.
-    }
-    return { status: response.status, body: parsed as T, headers: response.headers };
+    return requestJson<T>(t.url, method, path, { headers, ...(body === undefined ? {} : { raw: body }) });
   }
 
   return {
