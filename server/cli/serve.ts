@@ -2,6 +2,7 @@
  * `svc-node serve`: the headless node. Prints exactly one ready line on stdout (everything else
  * goes to stderr) and stops cleanly on SIGTERM/SIGINT with exit code 0.
  */
+import { flushCompileCache } from 'node:module';
 import { startNode } from '../index.ts';
 import type { BackendName } from '../custody/types.ts';
 import { chooseBackend, recordedBackend } from '../custody/select.ts';
@@ -26,8 +27,6 @@ export async function serve(args: ServeArgs): Promise<void> {
     log: args.log,
     warn: (message) => process.stderr.write(`${message}\n`),
   });
-  process.stdout.write(`svc-node ready ${JSON.stringify(node.info)}\n`);
-  process.stderr.write(`svc-node: open the UI at ${node.info.ui_url}\n`);
 
   let stopping = false;
   const stop = (signal: string): void => {
@@ -42,6 +41,14 @@ export async function serve(args: ServeArgs): Promise<void> {
       },
     );
   };
+  // Before the ready line: whoever reads it may stop the node at once, and until a handler is
+  // installed a SIGTERM kills the process without a clean shutdown.
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+  process.stdout.write(`svc-node ready ${JSON.stringify(node.info)}\n`);
+  process.stderr.write(`svc-node: open the UI at ${node.info.ui_url}\n`);
+  // Node writes the compile cache (bin/svc-node.js enables it) only at exit; a node that is
+  // killed or crashes would never save it, so save what the start compiled now. A no-op when the
+  // cache is off; a failed write only means a slower next start.
+  flushCompileCache();
 }

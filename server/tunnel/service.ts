@@ -9,8 +9,8 @@
 import type { NodeContext } from '../context.ts';
 import { conflict } from '../errors.ts';
 import type { Tunnel, TunnelStatus, TunnelTarget } from './provider.ts';
-import { authorizedKeysLine, type SshSigner } from './ssh-key.ts';
-import { sshTunnelProvider, type SshTunnelBackoff, type SshTunnelConfig } from './ssh-tunnel.ts';
+import { authorizedKeysLine, type SshSigner } from './ssh-public-key.ts';
+import type { SshTunnelBackoff, SshTunnelConfig } from './ssh-tunnel.ts';
 
 /** What the node does for its tunnel: run the peer listener, and publish the public URL. */
 export interface TunnelHost {
@@ -93,6 +93,8 @@ export class TunnelService {
   }
 
   async #run(config: SshTunnelConfig): Promise<void> {
+    // ssh2 (~50 ms to import) is loaded when a tunnel first starts, not at every node start.
+    const { sshTunnelProvider } = await import('./ssh-tunnel.ts');
     await this.#halt();
     const target = await this.#host.peerListener();
     const provider = sshTunnelProvider(config, { signer: this.#signer(), clock: this.#ctx.clock, ...(this.#backoff ? { backoff: this.#backoff } : {}) });

@@ -1,44 +1,15 @@
 /**
  * The node's Ed25519 identity as SSH sees it. Private keys never leave custody, so instead of
- * handing ssh2 a key file we give it an "agent" whose signing is delegated to an injected signer;
- * the public half is encoded here so the user can paste it into the server's authorized_keys.
+ * handing ssh2 a key file we give it an "agent" whose signing is delegated to an injected signer.
+ * The public half's encoding (for the server's authorized_keys) lives in ssh-public-key.ts, free of ssh2.
  */
 import ssh2 from 'ssh2';
 import type { BaseAgent, IdentityCallback, ParsedKey, SignCallback, SigningRequestOptions } from 'ssh2';
+import { sshEd25519PublicBlob, type SshSigner } from './ssh-public-key.ts';
 
-/** Signs with one Ed25519 key held elsewhere (custody); only public material crosses this line. */
-export interface SshSigner {
-  /** The raw 32-byte Ed25519 public key. */
-  publicKey(): Buffer;
-  /** The raw 64-byte Ed25519 signature of `data`. */
-  sign(data: Buffer): Buffer;
-}
+export { authorizedKeysLine, sshEd25519PublicBlob, type SshSigner } from './ssh-public-key.ts';
 
-const ED25519_KEY_TYPE = 'ssh-ed25519';
-const ED25519_PUBLIC_KEY_BYTES = 32;
 const ED25519_SIGNATURE_BYTES = 64;
-
-/** An SSH `string`: uint32 big-endian length, then the bytes (RFC 4251 §5). */
-function sshString(bytes: Buffer): Buffer {
-  const length = Buffer.alloc(4);
-  length.writeUInt32BE(bytes.length);
-  return Buffer.concat([length, bytes]);
-}
-
-/** The SSH public key blob for an Ed25519 key: string "ssh-ed25519", string key (RFC 8709 §4). */
-export function sshEd25519PublicBlob(raw32: Buffer): Buffer {
-  if (raw32.length !== ED25519_PUBLIC_KEY_BYTES) {
-    throw new Error(`An Ed25519 public key is ${ED25519_PUBLIC_KEY_BYTES} bytes, got ${raw32.length}`);
-  }
-  return Buffer.concat([sshString(Buffer.from(ED25519_KEY_TYPE)), sshString(raw32)]);
-}
-
-/** The `authorized_keys` line for an Ed25519 key: `ssh-ed25519 AAAA… comment`. */
-export function authorizedKeysLine(raw32: Buffer, comment: string): string {
-  const line = `${ED25519_KEY_TYPE} ${sshEd25519PublicBlob(raw32).toString('base64')}`;
-  const oneLineComment = comment.replace(/[\r\n]+/g, ' ').trim();
-  return oneLineComment ? `${line} ${oneLineComment}` : line;
-}
 
 /** The signer's public key as ssh2 parses it. */
 function parsedPublicKey(signer: SshSigner): ParsedKey {

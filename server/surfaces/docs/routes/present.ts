@@ -17,7 +17,7 @@ import { parseWith } from '../../../http/validate.ts';
 import { editorPage } from '../present-page/editor.ts';
 import { notFoundPage, readPage, type PresentTheme } from '../present-page/page.ts';
 import { EDITOR_NAME_MAX, type ResolvedLink } from '../present.ts';
-import { renderMarkdown } from '../render/markdown.ts';
+import { renderMarkdownLazily } from '../render/lazy.ts';
 import { SLUG_MAX, SLUG_PATTERN } from '../schemas.ts';
 import { memberWith, type DocsRouteOptions } from './options.ts';
 import { ThemeBody } from './theme.ts';
@@ -85,7 +85,7 @@ export async function presentApiRoutes(app: FastifyInstance, { services }: DocsR
     const input = parseWith(DraftPreviewBody, request.body);
     const { theme, contrast, base_palettes } = services.theme.preview(teamId, input.theme);
     const { assets } = services;
-    const html = renderMarkdown(input.body, { assetIds: assets.assetIdsOf(teamId), assetUrl: (id) => assets.urlOf(id) });
+    const html = await renderMarkdownLazily(input.body, { assetIds: assets.assetIdsOf(teamId), assetUrl: (id) => assets.urlOf(id) });
     return { html: readPage(html, theme, assets.origin), contrast, base_palettes };
   });
 }
@@ -110,7 +110,7 @@ export async function presentPageRoutes(app: FastifyInstance, { services }: Docs
       return reply.code(404).header('content-security-policy', READ_CSP).type('text/html; charset=utf-8').send(notFoundPage());
     }
     if (!link.editable) {
-      const html = renderMarkdown(present.pinnedBody(link), assetOptions(link.team_id));
+      const html = await renderMarkdownLazily(present.pinnedBody(link), assetOptions(link.team_id));
       return reply.header('content-security-policy', READ_CSP).type('text/html; charset=utf-8').send(readPage(html, themeOf(link)));
     }
     const latest = present.latest(link);
@@ -131,7 +131,7 @@ export async function presentPageRoutes(app: FastifyInstance, { services }: Docs
     privateHeaders(reply);
     const link = editable(request.params);
     const { body } = parseWith(PreviewBody, request.body);
-    return { html: renderMarkdown(body, assetOptions(link.team_id)) };
+    return { html: await renderMarkdownLazily(body, assetOptions(link.team_id)) };
   });
 
   app.post('/present/:token/edit', async (request, reply) => {

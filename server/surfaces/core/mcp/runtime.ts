@@ -1,0 +1,30 @@
+/**
+ * Everything /mcp/ needs from the MCP SDK, in one module that routes.ts imports only when the
+ * first /mcp request arrives: the SDK costs about 200 ms to import, and most runs of the node
+ * never see an MCP client.
+ */
+import { hostHeaderValidation, originValidation } from '@modelcontextprotocol/fastify';
+import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { ToolContext } from './tools/context.ts';
+import { createMcpServer } from './server.ts';
+
+const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'];
+
+/** The SDK's own Host check (on top of the listener's guard): an onRequest hook. */
+export const checkHost = hostHeaderValidation(LOOPBACK_NAMES);
+/** The SDK's own Origin check: an onRequest hook. */
+export const checkOrigin = originValidation(LOOPBACK_NAMES);
+
+/** Answers one request with a fresh server and transport (stateless Streamable HTTP). */
+export async function handleMcp(context: ToolContext, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  const server = createMcpServer(context);
+  const transport = new NodeStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  await server.connect(transport);
+  reply.raw.on('close', () => {
+    void transport.close();
+    void server.close();
+  });
+  reply.hijack();
+  await transport.handleRequest(request.raw, reply.raw, request.body);
+}
