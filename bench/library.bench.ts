@@ -9,56 +9,16 @@
  *   and the pin update, p99 over real HTTP; target ≤ 50 ms. Headers are signed before timing
  *   starts: signing is the client's cost, not the server's.
  */
-import { buildTeamHeaders, type TeamHeaders } from '../server/auth/team-envelope-client.ts';
-import { privateKeyFromSeed, signBytes } from '../server/crypto/ed25519.ts';
-import { testKey } from '../test/support/keys.ts';
+import type { TeamHeaders } from '../server/auth/team-envelope-client.ts';
 import { blueprintPayload, profileFiles } from '../test/support/library.ts';
 import { report, summarize } from './measure.ts';
 import { startWorkerServer, type WorkerServer } from './server-worker.ts';
+import { member } from './team.ts';
 
 const REQUESTS = Number(process.env.BENCH_SHELF_REQUESTS ?? 4000);
 const MERGES = Number(process.env.BENCH_MERGES ?? 200);
 const PROFILE_FILES = 200;
 const CLIENTS = 8;
-
-interface Member {
-  sign(method: string, path: string, body?: string): TeamHeaders;
-  send(method: string, path: string, headers: TeamHeaders, body?: string): Promise<Response>;
-}
-
-async function ownerPost<T>(node: WorkerServer, path: string, body: unknown): Promise<T> {
-  const response = await fetch(`${node.url}${path}`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${node.ownerToken}`, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  if (!response.ok) throw new Error(`${path}: ${response.status} ${await response.text()}`);
-  return (await response.json()) as T;
-}
-
-async function member(node: WorkerServer, name: string): Promise<Member> {
-  const { team_id } = await ownerPost<{ team_id: string }>(node, '/v1/node/teams', { name, domain: 'bench.test' });
-  const key = testKey();
-  const { certificate_b64 } = await ownerPost<{ certificate_b64: string }>(node, `/v1/node/teams/${encodeURIComponent(team_id)}/members`, {
-    did_key: key.didKey,
-    alias: `${name}-member`,
-  });
-  const privateKey = privateKeyFromSeed(key.seed);
-  const aud = node.url;
-  return {
-    sign: (method, path, body) =>
-      buildTeamHeaders({ method, path, body, aud, teamId: team_id, certificateB64: certificate_b64, didKey: key.didKey, sign: (b) => signBytes(privateKey, b) }),
-    async send(method, path, headers, body) {
-      const response = await fetch(`${node.url}${path}`, {
-        method,
-        headers: body === undefined ? headers : { ...headers, 'content-type': 'application/json' },
-        ...(body === undefined ? {} : { body }),
-      });
-      if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
-      return response;
-    },
-  };
-}
 
 async function throughput(headers: TeamHeaders[], fire: (h: TeamHeaders) => Promise<unknown>): Promise<number> {
   let next = 0;

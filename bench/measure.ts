@@ -33,6 +33,24 @@ export async function time(n: number, fn: (i: number) => Promise<unknown> | unkn
   return summarize(samples);
 }
 
+/**
+ * Times each of `fns` `n` times, taking turns call by call, so load from outside the run (other
+ * processes on the machine) falls on every side of a ratio alike.
+ */
+export async function timeInterleaved<K extends string>(n: number, fns: Record<K, () => Promise<unknown>>, warmup = Math.min(50, n)): Promise<Record<K, Timing>> {
+  const entries = Object.entries(fns) as [K, () => Promise<unknown>][];
+  for (let i = 0; i < warmup; i++) for (const [, fn] of entries) await fn();
+  const samples = new Map<K, number[]>(entries.map(([key]) => [key, []]));
+  for (let i = 0; i < n; i++) {
+    for (const [key, fn] of entries) {
+      const start = performance.now();
+      await fn();
+      samples.get(key)?.push(performance.now() - start);
+    }
+  }
+  return Object.fromEntries(entries.map(([key]) => [key, summarize(samples.get(key) ?? [])])) as Record<K, Timing>;
+}
+
 export function report(name: string, result: Record<string, unknown>): void {
   process.stdout.write(`${JSON.stringify({ bench: name, ...result })}\n`);
 }

@@ -3,21 +3,17 @@
  * - wake latency: POST /v1/messages returning → the mail_message frame on the recipient's open
  *   stream, with 200 other idle streams open (upstream polls every second);
  * - mail throughput: signed, persisted, authenticated sends/s with 8 concurrent clients, as a ratio
- *   to a bare Fastify route driven the same way;
- * - inbox at scale: p99 of GET /v1/messages/inbox?limit=50 with 1,000 and 1,000,000 stored
- *   messages (the large inbox is seeded straight into the database from one real signed row).
+ *   to a bare Fastify route driven the same way.
+ * Inbox at scale lives with issue 7's other scale benchmarks, in scale.bench.ts.
  */
-import { randomUUID } from 'node:crypto';
 import { connectSse, deadlineIn, type SseClient } from '../test/support/sse.ts';
-import { openNodeDatabase } from '../test/support/database.ts';
 import { startBareRoute } from './bare-route.ts';
 import { startBenchNode, type BenchNode } from './fixtures.ts';
-import { report, summarize, time } from './measure.ts';
+import { report, summarize } from './measure.ts';
 
 const SENDS = Number(process.env.BENCH_WAKE_SENDS ?? 1000);
 const IDLE_STREAMS = Number(process.env.BENCH_IDLE_STREAMS ?? 200);
 const THROUGHPUT_REQUESTS = Number(process.env.BENCH_THROUGHPUT_REQUESTS ?? 4000);
-const LARGE_INBOX = Number(process.env.BENCH_LARGE_INBOX ?? 1_000_000);
 const CLIENTS = 8;
 
 async function openStream(bench: BenchNode, apiKey: string): Promise<SseClient> {
@@ -88,50 +84,8 @@ async function mailThroughput(bench: BenchNode): Promise<void> {
   }
 }
 
-/** Copies one real signed message `count` times into `agentId`'s inbox. */
-async function seedInbox(bench: BenchNode, agentId: string, template: string, count: number): Promise<void> {
-  await bench.node.close();
-  const { db, close } = await openNodeDatabase(bench.dataDir);
-  try {
-    const row = db.prepare(`SELECT * FROM messages WHERE message_id = ?`).get(template) as Record<string, unknown>;
-    const columns = Object.keys(row).filter((c) => c !== 'id');
-    const insert = db.prepare(`INSERT INTO messages (${columns.join(', ')}) VALUES (${columns.map((c) => `@${c}`).join(', ')})`);
-    const batch = db.transaction((n: number) => {
-      for (let i = 0; i < n; i++) insert.run({ ...row, message_id: randomUUID(), to_agent_id: agentId, read_at: i % 3 === 0 ? row.created_at : null });
-    });
-    for (let done = 0; done < count; done += 50_000) batch(Math.min(50_000, count - done));
-  } finally {
-    close();
-  }
-  await bench.restart();
-}
-
-async function inboxAtScale(bench: BenchNode): Promise<void> {
-  const sender = await bench.identity('scale-sender');
-  const small = await bench.identity('scale-small');
-  const large = await bench.identity('scale-large');
-  const { message_id: template } = await bench.post<{ message_id: string }>('/v1/messages', sender.api_key, { to_alias: large.alias, subject: 'seed', body: 'x'.repeat(200) });
-  const seedStarted = performance.now();
-  await seedInbox(bench, large.agent_id, template, LARGE_INBOX - 1);
-  const seedSeconds = (performance.now() - seedStarted) / 1000;
-  for (let i = 0; i < 1000; i++) await bench.post('/v1/messages', sender.api_key, { to_alias: small.alias, subject: `s${i}`, body: 'x'.repeat(200) });
-  const inbox = (key: string) => fetch(`${bench.url}/v1/messages/inbox?limit=50`, { headers: { authorization: `Bearer ${key}` } }).then((r) => r.json());
-  const small1k = await time(500, () => inbox(small.api_key));
-  const large1m = await time(500, () => inbox(large.api_key));
-  const unreadLarge = await time(200, () =>
-    fetch(`${bench.url}/v1/messages/inbox?limit=50&unread_only=true`, { headers: { authorization: `Bearer ${large.api_key}` } }).then((r) => r.json()),
-  );
-  report('inbox-at-scale', {
-    inbox_1k: small1k,
-    [`inbox_${LARGE_INBOX}`]: large1m,
-    [`inbox_${LARGE_INBOX}_unread_only`]: unreadLarge,
-    ratio_p99: Math.round((large1m.p99_ms / small1k.p99_ms) * 100) / 100,
-    seed_seconds: Math.round(seedSeconds),
-  });
-}
-
 export async function run(): Promise<void> {
-  for (const bench of [wakeLatency, mailThroughput, inboxAtScale]) {
+  for (const bench of [wakeLatency, mailThroughput]) {
     const node = await startBenchNode();
     try {
       await bench(node);

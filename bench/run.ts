@@ -6,8 +6,9 @@ import { run as coreIdentity } from './core-identity.bench.ts';
 import { run as docs } from './docs.bench.ts';
 import { run as library } from './library.bench.ts';
 import { run as messaging } from './messaging.bench.ts';
+import { run as scale } from './scale.bench.ts';
 
 // BENCH_ONLY=messaging runs one file's benchmarks.
-const all = { 'core-identity': coreIdentity, messaging, library, docs };
+const all = { 'core-identity': coreIdentity, messaging, library, docs, scale };
 const only = process.env.BENCH_ONLY;
 for (const [name, bench] of Object.entries(all)) if (!only || only === name) await bench();

@@ -13,6 +13,8 @@ export interface WorkerServer {
   url: string;
   /** The node's owner token; empty for the bare route. */
   ownerToken: string;
+  /** The node's data dir, removed on stop; empty for the bare route. */
+  dataDir: string;
   stop(): Promise<void>;
 }
 
@@ -21,10 +23,11 @@ export function startWorkerServer(kind: 'bare' | 'node'): Promise<WorkerServer> 
   const worker = new Worker(new URL(import.meta.url), { workerData: { kind } });
   return new Promise((resolve, reject) => {
     worker.once('error', reject);
-    worker.once('message', ({ url, ownerToken }: { url: string; ownerToken: string }) =>
+    worker.once('message', ({ url, ownerToken, dataDir }: { url: string; ownerToken: string; dataDir: string }) =>
       resolve({
         url,
         ownerToken,
+        dataDir,
         stop: async () => {
           const exited = new Promise((done) => worker.once('exit', done));
           worker.postMessage('stop');
@@ -39,12 +42,12 @@ if (parentPort && (workerData as { kind?: string } | null)?.kind) {
   const port = parentPort;
   if ((workerData as { kind: string }).kind === 'bare') {
     const bare = await startBareRoute();
-    port.postMessage({ url: bare.url, ownerToken: '' });
+    port.postMessage({ url: bare.url, ownerToken: '', dataDir: '' });
     port.once('message', () => void bare.close().then(() => port.close()));
   } else {
     const dataDir = mkdtempSync(join(tmpdir(), 'svc-node-bench-'));
     const node = await startNode({ dataDir, port: 0, uiDir: null, custody: { backend: 'key-file' }, warn: () => {} });
-    port.postMessage({ url: node.info.core_url, ownerToken: node.ownerToken });
+    port.postMessage({ url: node.info.core_url, ownerToken: node.ownerToken, dataDir });
     port.once('message', () =>
       void node.close().then(() => {
         rmSync(dataDir, { recursive: true, force: true });

@@ -4,7 +4,7 @@
  * per-part 3-way merge, publish, tags and delete.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectOk, expectRefusal } from '../support/expect.ts';
+import { expectOk, expectRefusal, expectValidation } from '../support/expect.ts';
 import { blueprintPayload, file, profileFiles, type ProfileSpec } from '../support/library.ts';
 import { startTestNode, type TestNode } from '../support/node.ts';
 import { addTeamMember, type TeamClient } from '../support/teams.ts';
@@ -239,5 +239,51 @@ describe('delete', () => {
     expectRefusal(await team.request('GET', '/v1/agents/agent-temp/profile-binding'), 404);
     expectRefusal(await team.request('POST', `/v1/proposals/${submitted.proposal_id}/approve`), 404);
     expectRefusal(await team.request('DELETE', '/v1/profiles/temp'), 404);
+  });
+});
+
+describe('paging the shelf (ours: limit and after)', () => {
+  let pager: TeamClient;
+  const refs = ['alpha', 'bravo', 'charlie', 'delta', 'echo'];
+  const page = async (query: string) => expectOk(await pager.request('GET', `/v1/shelf?${query}`));
+
+  beforeAll(async () => {
+    pager = await addTeamMember(t, { team: 'pager', domain: 'pager.test' });
+    // Created out of order: the listing is in profile_ref order, not creation order.
+    for (const ref of [...refs].reverse()) expectOk(await pager.request('POST', '/v1/profiles', { body: { files: profileFiles({ ref }) } }), 201);
+  });
+
+  it('walks the shelf in profile_ref order with has_more and next_after', async () => {
+    const first = await page('limit=2');
+    expect(first.profiles.map((p: any) => p.profile_ref)).toEqual(['alpha', 'bravo']);
+    expect(first).toMatchObject({ has_more: true, next_after: 'bravo' });
+    const second = await page(`limit=2&after=${first.next_after}`);
+    expect(second.profiles.map((p: any) => p.profile_ref)).toEqual(['charlie', 'delta']);
+    expect(second).toMatchObject({ has_more: true, next_after: 'delta' });
+    const last = await page(`limit=2&after=${second.next_after}`);
+    expect(last.profiles.map((p: any) => p.profile_ref)).toEqual(['echo']);
+    expect(last).toMatchObject({ has_more: false, next_after: null });
+    // A page that exactly ends the shelf says so; it does not promise an empty one after it.
+    expect(await page('limit=5')).toMatchObject({ has_more: false, next_after: null });
+  });
+
+  it('takes any ref as the bound, held or not, with or without a limit', async () => {
+    expect((await page('limit=2&after=bz')).profiles.map((p: any) => p.profile_ref)).toEqual(['charlie', 'delta']);
+    expect((await page('after=delta')).profiles.map((p: any) => p.profile_ref)).toEqual(['echo']);
+    expect(await page('limit=2&after=zulu')).toEqual({ profiles: [], has_more: false, next_after: null });
+  });
+
+  it('without a limit lists the whole working set, the same entries the pages hold', async () => {
+    const all = expectOk(await pager.request('GET', '/v1/shelf'));
+    expect(Object.keys(all)).toEqual(['profiles', 'has_more', 'next_after']);
+    expect(all).toMatchObject({ has_more: false, next_after: null });
+    expect(all.profiles.map((p: any) => p.profile_ref)).toEqual(refs);
+    const paged = [...(await page('limit=3')).profiles, ...(await page('limit=3&after=charlie')).profiles];
+    expect(paged).toEqual(all.profiles);
+  });
+
+  it('refuses a limit outside 1..500 and an after that is not a profile_ref', async () => {
+    for (const limit of ['0', '501', '-1', '1.5', 'ten', '']) expectValidation(await pager.request('GET', `/v1/shelf?limit=${limit}`), 'limit');
+    for (const after of ['Alpha', '-x', '%2E%2E', '', 'a'.repeat(129)]) expectValidation(await pager.request('GET', `/v1/shelf?limit=2&after=${after}`), 'after');
   });
 });

@@ -188,7 +188,7 @@ export const ROUTES: readonly RouteSpec[] = [
   r('GET', '/v1/profile-bindings', 'team-library'),
   r('POST', '/v1/materialize', 'team-library', json('agent_id', 'runtime_kind', 'target', 'profile_ref'), { seed: { agent_id: 'agent-1', runtime_kind: 'claude-code', target: 'local' } }),
   r('POST', '/v1/team/register', 'team-library', json('owner', 'display_name'), { seed: { owner: 'fuzz', display_name: 'Fuzz' } }),
-  r('GET', '/v1/shelf', 'team-library'),
+  r('GET', '/v1/shelf', 'team-library', { query: ['limit', 'after'] }),
   r('POST', '/v1/shelf/import', 'team-library', json('blueprint_ref', 'blueprint_version', 'profile_ref', 'profiles')),
   r('POST', '/v1/profiles', 'team-library', json('schema', 'files', 'tags')),
   r('GET', '/v1/profiles/:profile_ref', 'team-library', { query: ['include', 'version'] }),

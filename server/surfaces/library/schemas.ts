@@ -104,6 +104,16 @@ export const AgentParams = z.object({ agent_id: agentId });
 export const VersionQuery = z.object({ version: version.optional() });
 export const ProfileQuery = z.object({ include: z.enum(['files']).optional(), version: version.optional() });
 
+/**
+ * Ours: keyset paging of GET /v1/shelf in profile_ref order. Without `limit` the whole working set,
+ * as the spec has it; `after` is a bound, not a lookup, so a cursor outlives its profile's deletion.
+ */
+export const ShelfQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(500).optional(),
+  after: ref.optional(),
+});
+export type ShelfQuery = z.output<typeof ShelfQuery>;
+
 /** `?tags=a&tags=b` or `?tags=a,b`. */
 export const CatalogQuery = z.object({
   tags: z

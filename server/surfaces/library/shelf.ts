@@ -12,6 +12,7 @@ import type { PayloadFile } from './domain/payload.ts';
 import { manifestOf } from './manifests.ts';
 import { compareVersions } from './domain/versions.ts';
 import { filesOf, fromJson, NO_SOURCE, pinsOf, tagsOf, toJson, type SourcePins } from './records.ts';
+import type { ShelfQuery } from './schemas.ts';
 
 export type VersionOrigin = 'created' | 'version' | 'import' | 'update-from-source' | 'proposal';
 
@@ -138,17 +139,24 @@ export class Shelf {
     return { profile_ref: ref, versions };
   }
 
-  /** The working set: each profile's latest version, its pins, and whether its source moved on. */
-  list(teamId: string) {
+  /**
+   * The working set: each profile's latest version, its pins, and whether its source moved on, in
+   * profile_ref order. Ours: `limit` and `after` page it by key, and only the page's rows cost
+   * a manifest and catalog lookups, so a page reads the same on a shelf of any size.
+   */
+  list(teamId: string, page: ShelfQuery = {}) {
+    // '' sorts before every ref and LIMIT -1 is SQLite's "no limit": one statement for both shapes.
     const rows = this.#ctx.db
       .prepare(
         `SELECT p.*, v.seq AS v_seq, v.version AS v_version, v.digest AS v_digest, v.origin AS v_origin, v.created_at AS v_created_at
          FROM shelf_profiles p JOIN shelf_versions v
            ON v.seq = (SELECT max(seq) FROM shelf_versions WHERE team_id = p.team_id AND profile_ref = p.profile_ref)
-         WHERE p.team_id = ? ORDER BY p.profile_ref`,
+         WHERE p.team_id = ? AND p.profile_ref > ? ORDER BY p.profile_ref LIMIT ?`,
       )
-      .all(teamId) as (ProfileRow & { v_seq: number; v_version: string; v_digest: string; v_origin: VersionOrigin; v_created_at: string })[];
-    const profiles = rows.map((row) => {
+      .all(teamId, page.after ?? '', page.limit === undefined ? -1 : page.limit + 1) as (ProfileRow & { v_seq: number; v_version: string; v_digest: string; v_origin: VersionOrigin; v_created_at: string })[];
+    const hasMore = page.limit !== undefined && rows.length > page.limit;
+    const shown = hasMore ? rows.slice(0, page.limit) : rows;
+    const profiles = shown.map((row) => {
       const version: VersionRow = { seq: row.v_seq, version: row.v_version, digest: row.v_digest, origin: row.v_origin, created_at: row.v_created_at };
       const summary = summaryOf(row, version, () => this.#files(version.seq));
       const source = summary.source_blueprint_ref;
@@ -174,7 +182,7 @@ export class Shelf {
         updated_at: summary.created_at,
       };
     });
-    return { profiles };
+    return { profiles, has_more: hasMore, next_after: hasMore ? (shown.at(-1)?.profile_ref ?? null) : null };
   }
 
   /**

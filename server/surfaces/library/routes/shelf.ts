@@ -14,6 +14,7 @@ import {
   PublishBody,
   RegisterBody,
   ShelfImportBody,
+  ShelfQuery,
   TagsBody,
   UpdateFromSourceBody,
 } from '../schemas.ts';
@@ -26,7 +27,7 @@ export async function shelfRoutes(app: FastifyInstance, { services }: LibraryRou
 
   app.post('/v1/team/register', async (request) => registrations.register(team(request), parseWith(RegisterBody, request.body)));
 
-  app.get('/v1/shelf', async (request) => shelf.list(team(request)));
+  app.get('/v1/shelf', async (request) => shelf.list(team(request), parseWith(ShelfQuery, request.query, 'query')));
 
   app.post('/v1/shelf/import', async (request, reply) => {
     const body = parseWith(ShelfImportBody, request.body);

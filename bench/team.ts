@@ -1,0 +1,52 @@
+/**
+ * A team member as a self-custodial client is one, for benchmarks against a worker-thread node:
+ * the owner API makes the team and the certificate, the member signs its own requests.
+ */
+import { buildTeamHeaders, type TeamHeaders } from '../server/auth/team-envelope-client.ts';
+import { privateKeyFromSeed, signBytes } from '../server/crypto/ed25519.ts';
+import { testKey } from '../test/support/keys.ts';
+import type { WorkerServer } from './server-worker.ts';
+
+export interface Member {
+  teamId: string;
+  /** Signs one request; sign before timing starts: signing is the client's cost, not the server's. */
+  sign(method: string, path: string, body?: string): TeamHeaders;
+  /** Sends a signed request; anything but a 2xx throws. */
+  send(method: string, path: string, headers: TeamHeaders, body?: string): Promise<Response>;
+}
+
+export async function ownerPost<T>(node: WorkerServer, path: string, body: unknown): Promise<T> {
+  const response = await fetch(`${node.url}${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${node.ownerToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  if (!response.ok) throw new Error(`${path}: ${response.status} ${await response.text()}`);
+  return (await response.json()) as T;
+}
+
+/** The one member of a new team `name`. */
+export async function member(node: WorkerServer, name: string): Promise<Member> {
+  const { team_id } = await ownerPost<{ team_id: string }>(node, '/v1/node/teams', { name, domain: 'bench.test' });
+  const key = testKey();
+  const { certificate_b64 } = await ownerPost<{ certificate_b64: string }>(node, `/v1/node/teams/${encodeURIComponent(team_id)}/members`, {
+    did_key: key.didKey,
+    alias: `${name}-member`,
+  });
+  const privateKey = privateKeyFromSeed(key.seed);
+  const aud = node.url;
+  return {
+    teamId: team_id,
+    sign: (method, path, body) =>
+      buildTeamHeaders({ method, path, body, aud, teamId: team_id, certificateB64: certificate_b64, didKey: key.didKey, sign: (b) => signBytes(privateKey, b) }),
+    async send(method, path, headers, body) {
+      const response = await fetch(`${node.url}${path}`, {
+        method,
+        headers: body === undefined ? headers : { ...headers, 'content-type': 'application/json' },
+        ...(body === undefined ? {} : { body }),
+      });
+      if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
+      return response;
+    },
+  };
+}
