@@ -34,7 +34,10 @@ export function openDatabase({ file, key, migrations }: OpenDatabaseOptions): Da
     if (mode !== 'wal') throw new Error(`could not put ${file} in WAL mode (got ${String(mode)})`);
     db.pragma('foreign_keys=ON');
     db.pragma('busy_timeout=5000');
-    db.pragma('synchronous=NORMAL');
+    // FULL: a commit is on disk before its request is answered, so a power cut cannot take back
+    // acknowledged data (mail another node was told it holds, above all). NORMAL would be about
+    // 8% faster on mail sends and lose only the last commits, and only to a power cut.
+    db.pragma('synchronous=FULL');
     migrate(db, dir);
     cacheStatements(db);
     return db;
