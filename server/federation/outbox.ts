@@ -89,7 +89,7 @@ export class FederationOutbox {
   /** The identity's sends to other nodes, newest first. */
   sentBy(agentId: string, limit = 100): OutboxEntry[] {
     const rows = this.#ctx.db
-      .prepare(`SELECT * FROM federation_outbox WHERE from_agent_id = ? ORDER BY id DESC LIMIT ?`)
+      .prepare(`SELECT * FROM federation_outbox WHERE from_agent_id = ? ORDER BY id DESC LIMIT +?`)
       .all(agentId, limit) as OutboxRow[];
     return rows.map(({ id: _id, payload, from_agent_id: _from, ...entry }) => ({ ...entry, subject: subjectOf(JSON.parse(payload) as FederatedMessage) }));
   }
@@ -130,7 +130,7 @@ export class FederationOutbox {
         do {
           this.#again = false;
           const due = this.#ctx.db
-            .prepare(`SELECT * FROM federation_outbox WHERE status = 'queued' AND next_attempt_at <= ? ORDER BY next_attempt_at, id LIMIT ?`)
+            .prepare(`SELECT * FROM federation_outbox WHERE status = 'queued' AND next_attempt_at <= ? ORDER BY next_attempt_at, id LIMIT +?`)
             .all(this.#ctx.clock.now().toISOString(), BATCH) as OutboxRow[];
           await Promise.all(due.map((row) => this.#attempt(row)));
           if (due.length === BATCH) this.#again = true;

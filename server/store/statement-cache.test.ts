@@ -24,6 +24,14 @@ describe('statement cache', () => {
     expect(d.prepare('SELECT a FROM t ORDER BY a').all()).toEqual([{ a: 1 }, { a: 2 }]);
   });
 
+  it('limits rows with a bound `LIMIT +?` as with a literal, -1 meaning no limit', () => {
+    const d = db();
+    const limited = (n: number) => d.prepare('SELECT a FROM t ORDER BY a LIMIT +?').pluck().all(n);
+    expect(limited(1)).toEqual([1]);
+    expect(limited(-1)).toEqual([1, 2]);
+    expect(limited(0)).toEqual([]);
+  });
+
   it('caches writes too', () => {
     const d = db();
     const insert = 'INSERT INTO t VALUES (?, ?)';

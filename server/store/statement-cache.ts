@@ -2,7 +2,8 @@
  * Prepared statements are reused: preparing costs about ten times what running a small query
  * does, and services prepare at every call. The cache sits under `db.prepare`, so call sites stay
  * plain SQL; each statement's result modes are reset on the way out so one caller's `.pluck()`
- * never leaks into another's.
+ * never leaks into another's. A cached statement keeps its plan only if SQLite does not prepare
+ * it again on its own: bound LIMITs are written `LIMIT +?` (lint enforces it in server/).
  */
 import type SQLite from 'better-sqlite3-multiple-ciphers';
 

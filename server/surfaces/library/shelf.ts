@@ -151,7 +151,7 @@ export class Shelf {
         `SELECT p.*, v.seq AS v_seq, v.version AS v_version, v.digest AS v_digest, v.origin AS v_origin, v.created_at AS v_created_at
          FROM shelf_profiles p JOIN shelf_versions v
            ON v.seq = (SELECT max(seq) FROM shelf_versions WHERE team_id = p.team_id AND profile_ref = p.profile_ref)
-         WHERE p.team_id = ? AND p.profile_ref > ? ORDER BY p.profile_ref LIMIT ?`,
+         WHERE p.team_id = ? AND p.profile_ref > ? ORDER BY p.profile_ref LIMIT +?`,
       )
       .all(teamId, page.after ?? '', page.limit === undefined ? -1 : page.limit + 1) as (ProfileRow & { v_seq: number; v_version: string; v_digest: string; v_origin: VersionOrigin; v_created_at: string })[];
     const hasMore = page.limit !== undefined && rows.length > page.limit;

@@ -493,7 +493,7 @@ export class ChatService {
       params.push(query.message_id);
     }
     const rows = this.#ctx.db
-      .prepare(`SELECT * FROM (${MESSAGE_SELECT} WHERE ${where.join(' AND ')} ORDER BY m.id DESC LIMIT ?) ORDER BY id`)
+      .prepare(`SELECT * FROM (${MESSAGE_SELECT} WHERE ${where.join(' AND ')} ORDER BY m.id DESC LIMIT +?) ORDER BY id`)
       .all(...params, query.limit) as MessageRow[];
     return { messages: rows.map((row) => this.#messageView(viewer, row)) };
   }
@@ -507,7 +507,7 @@ export class ChatService {
       .prepare(
         `SELECT m.* FROM chat_participants cp JOIN chat_messages m ON m.session_id = cp.session_id
          WHERE cp.agent_id = ? AND m.id > cp.last_read_id AND m.id > ? AND m.from_agent_id <> cp.agent_id
-         ORDER BY m.id LIMIT ?`,
+         ORDER BY m.id LIMIT +?`,
       )
       .all(agentId, afterId, limit) as MessageRow[];
     return rows.map((row) => this.#wakeItem(row));
@@ -535,7 +535,7 @@ export class ChatService {
       .prepare(
         `SELECT m.*, cp.agent_id AS to_agent_id FROM chat_messages m
          JOIN chat_participants cp ON cp.session_id = m.session_id AND cp.agent_id <> m.from_agent_id AND cp.agent_id NOT LIKE 'remote:%'
-         WHERE m.id IN (SELECT id FROM chat_messages WHERE id > ? ORDER BY id LIMIT ?) ORDER BY m.id`,
+         WHERE m.id IN (SELECT id FROM chat_messages WHERE id > ? ORDER BY id LIMIT +?) ORDER BY m.id`,
       )
       .all(afterId, limit) as (MessageRow & { to_agent_id: string })[];
     return rows.map((row) => ({ ...this.#wakeItem(row), to_agent_id: row.to_agent_id }));
@@ -580,7 +580,7 @@ export class ChatService {
   /** The newest `limit` messages stored after `afterIso`, oldest first (the stream's replay). */
   replay(viewer: ChatViewer, sessionId: string, afterIso: string, limit = STREAM_REPLAY_LIMIT): StreamMessage[] {
     const rows = this.#ctx.db
-      .prepare(`SELECT * FROM (${MESSAGE_SELECT} WHERE m.session_id = ? AND m.created_at > ? ORDER BY m.id DESC LIMIT ?) ORDER BY id`)
+      .prepare(`SELECT * FROM (${MESSAGE_SELECT} WHERE m.session_id = ? AND m.created_at > ? ORDER BY m.id DESC LIMIT +?) ORDER BY id`)
       .all(sessionId, afterIso, limit) as MessageRow[];
     return rows.map((row) => ({ id: row.id, view: this.#messageView(viewer, row) }));
   }
@@ -588,7 +588,7 @@ export class ChatService {
   /** Messages with a row id above `afterId`, oldest first. */
   messagesAfter(viewer: ChatViewer, sessionId: string, afterId: number, limit = 500): StreamMessage[] {
     const rows = this.#ctx.db
-      .prepare(`${MESSAGE_SELECT} WHERE m.session_id = ? AND m.id > ? ORDER BY m.id LIMIT ?`)
+      .prepare(`${MESSAGE_SELECT} WHERE m.session_id = ? AND m.id > ? ORDER BY m.id LIMIT +?`)
       .all(sessionId, afterId, limit) as MessageRow[];
     return rows.map((row) => ({ id: row.id, view: this.#messageView(viewer, row) }));
   }

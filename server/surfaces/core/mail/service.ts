@@ -270,7 +270,7 @@ export class MailService {
       params.push(cursor);
     }
     const rows = db
-      .prepare(`SELECT * FROM messages WHERE ${where.join(' AND ')} ORDER BY id DESC LIMIT ?`)
+      .prepare(`SELECT * FROM messages WHERE ${where.join(' AND ')} ORDER BY id DESC LIMIT +?`)
       .all(...params, query.limit + 1) as MessageRow[];
     const hasMore = rows.length > query.limit;
     const page = rows.slice(0, query.limit);
@@ -309,7 +309,7 @@ export class MailService {
    */
   /** Mail stored after row `afterId`, every recipient: the node-wide wake feed's source. */
   deliveredSince(afterId: number, limit: number): MessageRow[] {
-    return this.#ctx.db.prepare(`SELECT * FROM messages WHERE id > ? ORDER BY id LIMIT ?`).all(afterId, limit) as MessageRow[];
+    return this.#ctx.db.prepare(`SELECT * FROM messages WHERE id > ? ORDER BY id LIMIT +?`).all(afterId, limit) as MessageRow[];
   }
 
   lastId(): number {
@@ -320,7 +320,7 @@ export class MailService {
     const { db } = this.#ctx;
     if (afterId === null) {
       const rows = db
-        .prepare(`SELECT * FROM messages WHERE to_agent_id = ? AND read_at IS NULL ORDER BY id DESC LIMIT ?`)
+        .prepare(`SELECT * FROM messages WHERE to_agent_id = ? AND read_at IS NULL ORDER BY id DESC LIMIT +?`)
         .all(agentId, snapshotLimit) as MessageRow[];
       return rows.reverse();
     }
