@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { seeded } from '../../../../test/support/seeded.ts';
 import {
   applyStored,
   commonPrefix,
@@ -14,18 +15,6 @@ import {
 } from './delta.ts';
 
 const b = (text: string): Buffer => Buffer.from(text, 'utf8');
-
-/** A small deterministic PRNG so a failing run can be replayed. */
-function prng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 describe('snapshot cadence', () => {
   it('snapshots version 1 and every 64th after it', () => {
@@ -106,7 +95,7 @@ describe('deltas', () => {
 
 describe('random edits (property)', () => {
   it('reconstructs every version of a long random history exactly', () => {
-    const random = prng(42);
+    const random = seeded(42);
     const alphabet = ['a', 'b', ' ', '\n', 'é', '🙂', '|', '#'];
     const piece = (n: number): string => Array.from({ length: n }, () => alphabet[Math.floor(random() * alphabet.length)]).join('');
     const bodies: Buffer[] = [b(piece(2000))];
