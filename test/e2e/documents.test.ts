@@ -10,7 +10,7 @@
  * the saved theme dresses present pages. Screenshots (light, dark, 1024x700) go to
  * test/e2e/screenshots/.
  */
-import { mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, FrameLocator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -62,10 +62,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await chrome?.close();
-  if (node !== undefined) {
-    await node.stop();
-    rmSync(node.dataDir, { recursive: true, force: true });
-  }
+  await node?.dispose();
 });
 
 describe('Documents view (headless node, Chromium)', { timeout: 45_000 }, () => {

@@ -11,7 +11,7 @@
  * delivered and why (and the bounce is in the inbox); one to a domain no node is known for stays
  * queued with the last error. Screenshots (light, dark, 1024x700) go to test/e2e/screenshots/.
  */
-import { mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -108,11 +108,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await context?.close();
   await chrome?.close();
-  for (const node of [nodeA, nodeB]) {
-    if (node === undefined) continue;
-    await node.stop();
-    rmSync(node.dataDir, { recursive: true, force: true });
-  }
+  for (const node of [nodeA, nodeB]) await node?.dispose();
 });
 
 describe('Mail and chat between two nodes (two headless nodes, Chromium)', { timeout: 60_000 }, () => {

@@ -2,22 +2,12 @@
  * Runs the real headless node (`svc-node serve`) as a child process for browser tests, the way a
  * user would: fresh data dir, free port, key-file custody; waits for its `svc-node ready` line.
  */
-import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ROOT } from './build-ui.ts';
-
-export interface ReadyInfo {
-  core_url: string;
-  library_url: string;
-  docs_url: string;
-  ui_url: string;
-  public_url: string | null;
-  data_dir: string;
-  pid: number;
-}
+import { readNodeFile, type ReadyInfo } from '../../server/node-file.ts';
+import { startServe } from '../support/cli.ts';
 
 export interface HeadlessNode {
   info: ReadyInfo;
@@ -33,6 +23,8 @@ export interface HeadlessNode {
   asTeamOwner(teamId: string, method: string, path: string, body?: unknown): Promise<any>;
   /** SIGTERM, then the exit code (null when killed by a signal). */
   stop(timeoutMs?: number): Promise<number | null>;
+  /** Stops the node, then deletes its data dir. */
+  dispose(): Promise<void>;
 }
 
 /** The JSON answer of `response`; a non-2xx answer throws with its status and text. */
@@ -42,30 +34,28 @@ async function jsonAnswer(response: Response, what: string): Promise<any> {
   return JSON.parse(text);
 }
 
-const READY_PREFIX = 'svc-node ready ';
-
-export function startHeadlessNode(timeoutMs = 30_000): Promise<HeadlessNode> {
+export async function startHeadlessNode(timeoutMs = 30_000): Promise<HeadlessNode> {
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-node-e2e-'));
-  const child = spawn(
-    join(ROOT, 'node_modules/.bin/node'),
-    [join(ROOT, 'bin/svc-node.js'), 'serve', '--data', dataDir, '--port', '0'],
-    { cwd: ROOT, env: { ...process.env, SVC_NODE_CUSTODY: 'key-file' }, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  let stdout = '';
-  let stderr = '';
-  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-
+  const serve = await startServe(['--data', dataDir, '--port', '0'], { timeoutMs });
+  const info = serve.ready as unknown as ReadyInfo;
   const ownerToken = (): string => {
-    const file = JSON.parse(readFileSync(join(dataDir, 'node.json'), 'utf8')) as { owner_token?: unknown };
-    if (typeof file.owner_token !== 'string') throw new Error('node.json has no owner_token');
-    return file.owner_token;
+    const token = readNodeFile(dataDir)?.owner_token;
+    if (token === undefined) throw new Error('node.json has no owner_token');
+    return token;
   };
-  const node = (info: ReadyInfo): HeadlessNode => ({
+  const stop = async (stopTimeoutMs = 10_000): Promise<number | null> => {
+    const timer = setTimeout(() => serve.child.kill('SIGKILL'), stopTimeoutMs);
+    try {
+      return (await serve.stop('SIGTERM')).code;
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+  return {
     info,
     dataDir,
-    child,
-    stderr: () => stderr,
+    child: serve.child,
+    stderr: () => serve.output().stderr,
     ownerToken,
     owner: async (method, path, body) => {
       const response = await fetch(`${info.core_url}${path}`, {
@@ -90,38 +80,10 @@ export function startHeadlessNode(timeoutMs = 30_000): Promise<HeadlessNode> {
       });
       return jsonAnswer(response, `${method} ${path}`);
     },
-    stop: async (stopTimeoutMs = 10_000) => {
-      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), stopTimeoutMs);
-      try {
-        return await exited;
-      } finally {
-        clearTimeout(timer);
-      }
+    stop,
+    dispose: async () => {
+      await stop();
+      rmSync(dataDir, { recursive: true, force: true });
     },
-  });
-
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`svc-node did not print "${READY_PREFIX}" within ${timeoutMs} ms\nstdout: ${stdout}\nstderr: ${stderr}`));
-    }, timeoutMs);
-    child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
-      stdout += chunk;
-      const complete = stdout.split('\n').slice(0, -1); // only whole lines
-      const line = complete.find((l) => l.startsWith(READY_PREFIX));
-      if (line === undefined) return;
-      clearTimeout(timer);
-      try {
-        resolve(node(JSON.parse(line.slice(READY_PREFIX.length)) as ReadyInfo));
-      } catch (error) {
-        reject(error instanceof Error ? error : new Error(String(error)));
-      }
-    });
-    void exited.then((code) => {
-      clearTimeout(timer);
-      reject(new Error(`svc-node exited (${code}) before it was ready\nstdout: ${stdout}\nstderr: ${stderr}`));
-    });
-  });
+  };
 }

@@ -4,7 +4,7 @@
  * API key once and the identity in the list with its address, then confirm over HTTP.
  * Screenshots (light, dark, 1024x700) go to test/e2e/screenshots/.
  */
-import { mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -47,10 +47,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await chrome?.close();
-  if (node !== undefined) {
-    await node.stop();
-    rmSync(node.dataDir, { recursive: true, force: true });
-  }
+  await node?.dispose();
 });
 
 describe('Identities view (headless node, Chromium)', { timeout: 40_000 }, () => {

@@ -6,7 +6,7 @@
  * alice sees the answer and bob's read receipt, and leaves. Screenshots (light, dark, 1024x700)
  * of Mail, Compose and Chat go to test/e2e/screenshots/.
  */
-import { mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -95,10 +95,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await chrome?.close();
-  if (node !== undefined) {
-    await node.stop();
-    rmSync(node.dataDir, { recursive: true, force: true });
-  }
+  await node?.dispose();
 });
 
 describe('Mail and Chat between two identities (headless node, Chromium)', { timeout: 40_000 }, () => {

@@ -8,7 +8,7 @@
  * is queued for another node, and "Sent to other nodes" lists it as queued with the node's last
  * error. Screenshots (light, dark, 1024x700) go to test/e2e/screenshots/.
  */
-import { mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -70,10 +70,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await context?.close();
   await chrome?.close();
-  if (node !== undefined) {
-    await node.stop();
-    rmSync(node.dataDir, { recursive: true, force: true });
-  }
+  await node?.dispose();
 });
 
 describe('Peers, tunnel and mail to other nodes (headless node, Chromium)', { timeout: 60_000 }, () => {

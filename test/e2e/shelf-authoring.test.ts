@@ -96,10 +96,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await chrome?.close();
-  if (node !== undefined) {
-    await node.stop();
-    rmSync(node.dataDir, { recursive: true, force: true });
-  }
+  await node?.dispose();
   if (folders !== undefined) rmSync(folders, { recursive: true, force: true });
 });
 

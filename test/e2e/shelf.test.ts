@@ -8,7 +8,7 @@
  * claude-code, a second team picked, a profile deleted. Screenshots (light, dark, 1024x700) go
  * to test/e2e/screenshots/.
  */
-import { mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -110,10 +110,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await chrome?.close();
-  if (node !== undefined) {
-    await node.stop();
-    rmSync(node.dataDir, { recursive: true, force: true });
-  }
+  await node?.dispose();
 });
 
 describe('Shelf view (headless node, Chromium)', { timeout: 40_000 }, () => {
