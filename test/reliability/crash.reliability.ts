@@ -20,7 +20,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { Custody } from '../../server/custody/custody.ts';
 import { SNAPSHOT_LIMIT } from '../../server/surfaces/core/events/sources.ts';
 import { addDocsMember, type DocsClient } from '../support/docs.ts';
+import { createIdentity, createNodeNamespace, createProject, persistent } from '../support/identities.ts';
 import type { ApiResponse, RequestOptions } from '../support/node.ts';
+import { pool } from '../support/pool.ts';
 import { seeded } from '../support/seeded.ts';
 import { startServedNode, type ServedNode } from '../support/served-node.ts';
 import { connectSse, deadlineIn, type SseFrame } from '../support/sse.ts';
@@ -76,11 +78,10 @@ interface Clients {
 }
 
 async function setUp(): Promise<Clients> {
-  const owner = served().ownerToken;
-  await ok('POST', '/v1/node/namespaces', { token: owner, body: { domain: 'crash.test' } });
-  const project = await ok('POST', '/v1/node/projects', { token: owner, body: { slug: 'crash', namespace: 'crash.test' } });
-  const sender = await ok('POST', '/v1/workspaces/init', { token: project.api_key, body: { lifetime: 'persistent', name: 'sender' } });
-  const recipient = await ok('POST', '/v1/workspaces/init', { token: project.api_key, body: { lifetime: 'persistent', name: 'recipient' } });
+  await createNodeNamespace(served(), 'crash.test');
+  const project = await createProject(served(), 'crash', 'crash.test');
+  const sender = await createIdentity(served(), project.api_key, persistent('sender'));
+  const recipient = await createIdentity(served(), project.api_key, persistent('recipient'));
   const docs = await addDocsMember(served(), { team: 'crash', domain: 'crash.test', alias: 'writer' });
   const created = await docs.create(SLUG, '# Crash log\n', 'Crash log');
   expect(created.status, JSON.stringify(created.body)).toBe(201);
@@ -292,16 +293,6 @@ async function versionBody(clients: Clients, n: number): Promise<string> {
   const reply = await clients.docs.request('GET', `/v1/documents/${SLUG}/versions/${n}`);
   if (reply.status !== 200) throw new Error(`version ${n}: ${reply.status} ${JSON.stringify(reply.body)}`);
   return reply.body.body as string;
-}
-
-/** Runs `task` over `items` with at most `width` at a time. */
-async function pool<T>(items: T[], width: number, task: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: width }, async () => {
-      while (next < items.length) await task(items[next++]!);
-    }),
-  );
 }
 
 const ids = (items: { message_id: string }[]): string[] => items.map((item) => item.message_id);

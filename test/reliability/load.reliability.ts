@@ -22,7 +22,9 @@ import { performance } from 'node:perf_hooks';
 import { afterAll, describe, expect, it } from 'vitest';
 import { summarize, type Timing } from '../../bench/measure.ts';
 import { addDocsMember, type DocsClient } from '../support/docs.ts';
+import { createIdentity, createNodeNamespace, createProject, persistent } from '../support/identities.ts';
 import { profileFiles } from '../support/library.ts';
+import { pool } from '../support/pool.ts';
 import { seeded } from '../support/seeded.ts';
 import { startServedNode, type ServedNode } from '../support/served-node.ts';
 import { connectSse, deadlineIn, type SseClient } from '../support/sse.ts';
@@ -76,16 +78,6 @@ afterAll(async () => {
   await node?.dispose();
 });
 
-/** Runs `task` over `items`, `width` at a time. */
-async function pool<T>(items: readonly T[], width: number, task: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: width }, async () => {
-      while (next < items.length) await task(items[next++]!);
-    }),
-  );
-}
-
 /** The node's resident set in bytes: /proc on Linux, `ps` elsewhere. */
 function residentBytes(pid: number): number {
   const status = `/proc/${pid}/status`;
@@ -119,14 +111,14 @@ interface World {
 }
 
 async function setUp(): Promise<World> {
-  await ok('namespace', node.owner('POST', '/v1/node/namespaces', { domain: 'load.test' }));
-  const project = await ok('project', node.owner('POST', '/v1/node/projects', { slug: 'load', namespace: 'load.test' }));
+  await createNodeNamespace(node, 'load.test');
+  const project = await createProject(node, 'load', 'load.test');
   const identities: Identity[] = [];
   await pool(
     Array.from({ length: STREAMS }, (_, i) => i),
     8,
     async (i) => {
-      const made = await ok('identity', node.request('POST', '/v1/workspaces/init', { token: project.api_key, body: { lifetime: 'persistent', name: `load-${i}` } }));
+      const made = await createIdentity(node, project.api_key, persistent(`load-${i}`));
       identities[i] = { agent_id: made.agent_id, api_key: made.api_key, alias: made.alias, stream: null };
     },
   );
