@@ -28,4 +28,10 @@ export interface NodeContext {
   bus: EventBus;
   /** Filled in once the listeners are up; services read it lazily (for `server_url`). */
   urls: NodeUrls;
+  /**
+   * Every origin at which peers may reach this node: the listeners' URLs and the tunnel's public
+   * URL, configured even while the tunnel is down. A `_svcid` record whose `node=` is one of them
+   * says a namespace lives here.
+   */
+  ownOrigins(): string[];
 }

@@ -114,6 +114,8 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
     custody.attach(db);
 
     const urls: NodeUrls = { core_url: '', library_url: '', docs_url: '', ui_url: '', public_url: null };
+    // The tunnel service is made after the services; until then it has no configured URL.
+    let tunnelPublicUrl = (): string | null => null;
     const ctx: NodeContext = {
       db,
       custody,
@@ -122,6 +124,10 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
       replay: new ReplayCache(REPLAY_WINDOW_SECONDS * 1000),
       bus: new EventBus(),
       urls,
+      ownOrigins: () => {
+        const listed = [urls.core_url, urls.public_url, tunnelPublicUrl()];
+        return listed.filter((url): url is string => url !== null && url !== '');
+      },
     };
     const id = nodeId(db);
     const owner = new OwnerAccess();
@@ -164,6 +170,7 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
       },
       options.tunnelBackoff ? { backoff: options.tunnelBackoff } : {},
     );
+    tunnelPublicUrl = () => tunnel.configuredPublicUrl();
 
     const loopback: FastifyInstance = await buildLoopbackApp({
       services,

@@ -18,8 +18,9 @@ const USAGE = `usage: svc-node <command> [options]
         run the headless node; prints one "svc-node ready {...}" line when it listens
   project create <slug> [--name NAME] [--namespace DOMAIN] [--json]
         create a project; prints its project-authority key (shown once)
-  namespace create <domain> [--json]
-        create a namespace whose controller key the node holds
+  namespace create <domain> [--controller <did:key>] [--json]
+        consent to a namespace on this node: controlled by <did:key> (which signs its address
+        writes), or without --controller by a key the node creates and holds
   team create <name> --domain <domain> [--json]
         create the team <name>:<domain>; the node holds its key
   team add-member <team_id> --did-key <did:key> --alias <alias> [--lifetime persistent|ephemeral]
@@ -56,6 +57,7 @@ const OPTIONS = {
   name: { type: 'string' },
   namespace: { type: 'string' },
   domain: { type: 'string' },
+  controller: { type: 'string' },
   'did-key': { type: 'string' },
   alias: { type: 'string' },
   lifetime: { type: 'string' },
@@ -109,12 +111,12 @@ async function run(argv: string[]): Promise<void> {
       return print({ project_id, slug, api_key, namespace }, json, `project ${slug} (${project_id})\napi key (shown once): ${api_key}`);
     }
     case 'namespace': {
-      if (sub !== 'create' || !arg) throw new CliError('usage: svc-node namespace create <domain> [--json]');
+      if (sub !== 'create' || !arg) throw new CliError('usage: svc-node namespace create <domain> [--controller <did:key>] [--json]');
       const namespace = await ownerRequest<{ domain: string; controller_did: string; verification_status: string }>(
         dataDir,
         'POST',
         '/v1/node/namespaces',
-        { domain: arg },
+        { domain: arg, ...(values.controller ? { controller_did: values.controller } : {}) },
       );
       return print(namespace, json, `namespace ${namespace.domain} (${namespace.verification_status}), controller ${namespace.controller_did}`);
     }

@@ -69,6 +69,11 @@ export class NodeDirectory {
     return { domain, removed: true };
   }
 
+  /** The owner's peer-table entry for `domain`, if any. */
+  peerUrl(domain: string): string | null {
+    return (this.#ctx.db.prepare(`SELECT url FROM peers WHERE domain = ?`).pluck().get(domain) as string | undefined) ?? null;
+  }
+
   /** The node for `domain`, or null when neither the peer table nor DNS names one. */
   async locate(domain: string): Promise<NodeLocation | null> {
     const peer = this.#ctx.db.prepare(`SELECT url FROM peers WHERE domain = ?`).pluck().get(domain) as string | undefined;

@@ -57,6 +57,11 @@ export class TunnelService {
     return { provider: 'ssh', config: stored.config && configView(stored.config), public_key: this.#publicKeyLine(), status };
   }
 
+  /** The public URL the owner configured for the tunnel (where DNS may point), whether or not it is up. */
+  configuredPublicUrl(): string | null {
+    return this.#stored().config?.public_url ?? null;
+  }
+
   /** Saves the SSH account to use; a running tunnel restarts with it. */
   async configure(config: SshTunnelConfig): Promise<TunnelView> {
     const stored = this.#stored();

@@ -171,6 +171,8 @@ describe('POST /v1/chat/sessions', () => {
       signature: expect.any(String),
       signed_payload: expect.any(String),
       signature_status: 'verified',
+      // An ephemeral sender has no address, so there is no namespace to vouch for.
+      from_namespace_trust: null,
     });
     for (const m of messages) expectSigned(m);
     expect(signedFields(first)).toEqual({
@@ -586,6 +588,7 @@ describe('GET /v1/chat/sessions/{id}/stream', () => {
         signature: expect.any(String),
         signed_payload: expect.any(String),
         signature_status: 'verified',
+        from_namespace_trust: null,
       });
       expectSigned(frame.data);
     }

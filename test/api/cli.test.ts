@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lines, READY_PREFIX, runCli, startServe, type ServeProcess } from '../support/cli.ts';
 import { expectOneLineFailure, jsonOutput } from '../support/cli-expect.ts';
 import { API_KEY } from '../support/identities.ts';
+import { didKeyHeaders, testKey } from '../support/keys.ts';
 
 const READY_KEYS = ['core_url', 'data_dir', 'docs_url', 'library_url', 'pid', 'public_url', 'ui_url'];
 
@@ -127,6 +128,21 @@ describe('owner commands', { timeout: 60_000 }, () => {
     expect((await api('GET', '/v1/namespaces/cli.test/addresses/agent')).body.did_key).toBe(identity.body.did_key);
 
     expectOneLineFailure(await runCli(['namespace', 'create', 'not a domain', '--data', dataDir, '--json']), /422/);
+  });
+
+  it('namespace create --controller consents to a namespace an outside key controls', async () => {
+    const controller = testKey();
+    const args = ['namespace', 'create', 'outside.cli.test', '--controller', controller.didKey, '--data', dataDir, '--json'];
+    const namespace = jsonOutput(await runCli(args));
+    expect(namespace).toMatchObject({ domain: 'outside.cli.test', controller_did: controller.didKey, authority: 'owner', node_controlled: false });
+    // The outside key, not the node, assigns its addresses.
+    const assign = await fetch(`${coreUrl}/v1/namespaces/outside.cli.test/addresses`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...didKeyHeaders(controller, { domain: 'outside.cli.test', name: 'desk', operation: 'register_address' }) },
+      body: JSON.stringify({ name: 'desk', did_key: controller.didKey }),
+    });
+    expect(assign.status).toBe(201);
+    expectOneLineFailure(await runCli(['namespace', 'create', 'bad.cli.test', '--controller', 'did:key:zNope', '--data', dataDir, '--json']), /422/);
   });
 
   it('ui --json prints a fresh one-time UI link', async () => {

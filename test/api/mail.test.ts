@@ -72,6 +72,8 @@ describe('POST /v1/messages', () => {
       signature: expect.any(String),
       signed_payload: expect.any(String),
       signature_status: 'verified',
+      // The sender's namespace was made by the owner (createNodeNamespace) and DNS does not name it.
+      from_namespace_trust: 'owner',
       origin: 'local',
       from_node: null,
       is_contact: false,

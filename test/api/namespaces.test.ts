@@ -1,12 +1,14 @@
 /**
  * Namespaces and addresses (spec §4.1, §5 mode 2; DESIGN §5): DIDKey-signed writes by the
  * controller, public reads, DNS verification, and every refusal leaving stored data as it was.
+ * A namespace exists only with DNS proof (`POST /v1/namespaces`) or the owner's consent; the
+ * attacks on that rule are in test/security/namespace-authority.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { didKeyHeaders, testKey, timestamp, type TestKey } from '../support/keys.ts';
 import { startTestNode, type TestNode } from '../support/node.ts';
 import { expectOk, expectRefusal, expectValidation } from '../support/expect.ts';
-import { addressCall, assignAddress, registerNamespace, setDnsController } from '../support/namespaces.ts';
+import { addressCall, assignAddress, registerByOwner, registerNamespace, setDnsController, setPublicOrigin } from '../support/namespaces.ts';
 import { registerBody, rotateBody, stableIdOf } from '../support/did.ts';
 
 let t: TestNode;
@@ -16,9 +18,16 @@ let counter = 0;
 /** A fresh two-label domain (no DNS ancestors to inherit from). */
 const newDomain = (): string => `ns${++counter}-${process.pid}.test`;
 
+/** The node's public origin, which `node=` in a proving record names. */
+const NODE_ORIGIN = 'https://namespaces-node.test';
+
 beforeAll(async () => {
   t = await startTestNode();
+  await setPublicOrigin(t, NODE_ORIGIN);
 });
+
+/** The record that proves `domain` lives on this node under `key`. */
+const prove = (domain: string, key: TestKey = controller): void => setDnsController(t, domain, key.didKey, NODE_ORIGIN);
 afterAll(async () => {
   await t.stop();
 });
@@ -27,21 +36,22 @@ async function namespaceOf(domain: string) {
   return t.request('GET', `/v1/namespaces/${domain}`);
 }
 
-/** Registers `domain` to `key` and returns the stored namespace. */
+/** Registers `domain` to `key` with the owner's consent and returns the stored namespace. */
 async function registered(domain: string, key: TestKey = controller) {
-  return expectOk(await registerNamespace(t, key, domain), 201);
+  return expectOk(await registerByOwner(t, domain, key.didKey), 201);
 }
 
 describe('POST /v1/namespaces', () => {
-  it('registers an unverified namespace for the signer, then answers the same controller with 200', async () => {
+  it('registers a DNS-proven namespace for the signer, then answers the same controller with 200', async () => {
     const domain = newDomain();
+    prove(domain);
     const created = expectOk(await registerNamespace(t, controller, domain, { controller_did: controller.didKey }), 201);
     expect(created).toMatchObject({
       domain,
       controller_did: controller.didKey,
-      verification_status: 'unverified',
-      last_verified_at: null,
+      verification_status: 'verified',
       node_controlled: false,
+      authority: 'dns',
       address_count: 0,
     });
     const again = expectOk(await registerNamespace(t, controller, domain), 200);
@@ -51,6 +61,7 @@ describe('POST /v1/namespaces', () => {
 
   it('normalises the domain (case, trailing dot)', async () => {
     const domain = newDomain();
+    prove(domain);
     const created = expectOk(
       await t.request('POST', '/v1/namespaces', {
         body: { domain: `${domain.toUpperCase()}.` },
@@ -64,6 +75,7 @@ describe('POST /v1/namespaces', () => {
   it('refuses another controller with 409 and keeps the first', async () => {
     const domain = newDomain();
     const created = await registered(domain);
+    prove(domain, stranger);
     expectRefusal(await registerNamespace(t, stranger, domain), 409, /already registered/);
     expect(expectOk(await namespaceOf(domain))).toEqual(created);
   });
@@ -118,6 +130,7 @@ describe('POST /v1/namespaces', () => {
 
   it('accepts a signed request once: the identical request again is a 401', async () => {
     const domain = newDomain();
+    prove(domain);
     const headers = didKeyHeaders(controller, { domain, operation: 'register' });
     const created = expectOk(await registerNamespace(t, controller, domain, {}, { headers }), 201);
     expectRefusal(await registerNamespace(t, controller, domain, {}, { headers }), 401, /already used/);
@@ -147,9 +160,9 @@ describe('POST /v1/namespaces', () => {
   });
 
   describe('DNS verification', () => {
-    it('is verified when _svcid.<domain> names the signer', async () => {
+    it('is verified when _svcid.<domain> names the signer and this node', async () => {
       const domain = newDomain();
-      setDnsController(t, domain, controller.didKey);
+      prove(domain);
       const created = expectOk(await registerNamespace(t, controller, domain), 201);
       expect(created.verification_status).toBe('verified');
       expect(Date.parse(created.last_verified_at)).not.toBeNaN();
@@ -157,24 +170,24 @@ describe('POST /v1/namespaces', () => {
 
     it('is inherited from a parent domain record', async () => {
       const parent = newDomain();
-      setDnsController(t, parent, controller.didKey);
+      prove(parent);
       const created = expectOk(await registerNamespace(t, controller, `team.${parent}`), 201);
       expect(created.verification_status).toBe('verified');
     });
 
     it('refuses with 403 when DNS names another controller', async () => {
       const domain = newDomain();
-      setDnsController(t, domain, stranger.didKey);
+      prove(domain, stranger);
       expectRefusal(await registerNamespace(t, controller, domain), 403, /DNS/);
       expectRefusal(await namespaceOf(domain), 404);
       // The controller DNS names may register it.
       expect(expectOk(await registerNamespace(t, stranger, domain), 201).verification_status).toBe('verified');
     });
 
-    it('leaves a namespace without a record unverified', async () => {
+    it('leaves an owner-registered namespace without a record unverified', async () => {
       const domain = newDomain();
       t.dns.records[`_svcid.${domain}`] = [['v=spf1 -all']];
-      expect(expectOk(await registerNamespace(t, controller, domain), 201).verification_status).toBe('unverified');
+      expect(await registered(domain)).toMatchObject({ verification_status: 'unverified', authority: 'owner', node_controlled: false });
     });
   });
 });

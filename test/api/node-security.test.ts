@@ -9,7 +9,7 @@ import { expectOk, expectRefusal, expectValidation } from '../support/expect.ts'
 import { rawExchange, rawRequest } from '../support/http.ts';
 import { createIdentity, createNodeNamespace, createProject, persistent } from '../support/identities.ts';
 import { didKeyHeaders, testKey } from '../support/keys.ts';
-import { registerNamespace } from '../support/namespaces.ts';
+import { registerByOwner, setDnsController, setPublicOrigin } from '../support/namespaces.ts';
 import { startTestNode, type ApiResponse, type TestNode } from '../support/node.ts';
 
 let t: TestNode;
@@ -18,7 +18,7 @@ const DOMAIN = 'guarded.test';
 
 beforeAll(async () => {
   t = await startTestNode({ allowedOrigins: ['app://svc-node'] });
-  expectOk(await registerNamespace(t, controller, DOMAIN), 201);
+  expectOk(await registerByOwner(t, DOMAIN, controller.didKey), 201);
 });
 afterAll(async () => {
   await t.stop();
@@ -141,7 +141,9 @@ describe('peer listener', () => {
   beforeAll(async () => {
     peerNode = await startTestNode({ publicPort: 0 });
     peerUrl = peerNode.node.info.public_url as string;
-    expectOk(await registerNamespace(peerNode, controller, 'peer.test'), 201);
+    expectOk(await registerByOwner(peerNode, 'peer.test', controller.didKey), 201);
+    // The tunnel's public URL, which DNS names for namespaces registered through the peer listener.
+    await setPublicOrigin(peerNode, 'https://peer-node.test');
   });
   afterAll(async () => {
     await peerNode.stop();
@@ -158,6 +160,7 @@ describe('peer listener', () => {
     for (const host of ['evil.example', 'node.example.com', new URL(peerUrl).host]) {
       expect(expectOk(await rawRequest(peerUrl, 'GET', '/v1/namespaces/peer.test', { headers: { host } }))).toEqual(loopbackView);
     }
+    setDnsController(peerNode, 'via-peer.test', controller.didKey, 'https://peer-node.test');
     const body = JSON.stringify({ domain: 'via-peer.test' });
     const headers = { host: 'tunnel.example', 'content-type': 'application/json', ...didKeyHeaders(controller, { domain: 'via-peer.test', operation: 'register' }) };
     expect(expectOk(await rawRequest(peerUrl, 'POST', '/v1/namespaces', { headers, body }), 201).domain).toBe('via-peer.test');

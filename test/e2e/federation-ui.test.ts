@@ -163,6 +163,8 @@ describe('Mail and chat between two nodes (two headless nodes, Chromium)', { tim
     const badge = pane.getByTestId('signature-badge');
     expect(await badge.textContent()).toMatch(/^Verified · z6Mk\w+…\w{4}$/);
     expect(await badge.getAttribute('title')).toContain(bob.did);
+    // A valid signature from another node, but nobody checked that node's domain in DNS.
+    expect(await pane.getByTestId('sender-trust').textContent()).toBe('Domain unverified');
     await shot('federation-mail');
   });
 

@@ -165,6 +165,10 @@ describe('Mail and Chat between two identities (headless node, Chromium)', { tim
     expect(await badge.textContent()).toMatch(/^Verified · z6Mk\w+…\w{4}$/);
     expect(await badge.getAttribute('title')).toContain(identities['alice']?.did_key);
     expect(await badge.getAttribute('title')).toContain('The node checked this signature');
+    // Beside it, who vouches for alice's domain: the owner registered it here; DNS does not name it.
+    const trust = pane.getByTestId('sender-trust');
+    expect(await trust.textContent()).toBe('Registered by you');
+    expect(await trust.getAttribute('title')).toContain('DNS has not confirmed');
     await shot(bob, 'mail-unread-open');
     // Explicit acknowledgement (the pane would also mark it read after a second).
     const markRead = pane.getByTestId('mark-read');

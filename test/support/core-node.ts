@@ -44,6 +44,7 @@ export async function startCoreNode(): Promise<CoreNode> {
     replay: new ReplayCache(300_000),
     bus: new EventBus(),
     urls: { core_url: '', library_url: '', docs_url: '', ui_url: '', public_url: null },
+    ownOrigins: () => [],
   };
   const services = createCoreServices(ctx, new OwnerAccess());
   const app = Fastify({ logger: false, forceCloseConnections: true });

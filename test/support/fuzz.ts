@@ -119,7 +119,7 @@ export const ROUTES: readonly RouteSpec[] = [
   r('POST', '/v1/node/tunnel/start', 'owner', { body: 'none', refuseOnly: true }),
   r('POST', '/v1/node/tunnel/stop', 'owner', { body: 'none' }),
   r('GET', '/v1/node/namespaces', 'owner'),
-  r('POST', '/v1/node/namespaces', 'owner', json('domain')),
+  r('POST', '/v1/node/namespaces', 'owner', json('domain', 'controller_did')),
 
   // --- core: identities, namespaces, DID registry ----------------------------------------------
   r('POST', '/v1/workspaces/init', 'project', json('alias', 'name', 'lifetime', 'human_name', 'role', 'program', 'address_reachability', 'namespace')),

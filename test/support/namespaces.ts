@@ -3,7 +3,8 @@
  * over `{domain, name?, operation, timestamp}` (DESIGN §5).
  */
 import { didKeyHeaders, type TestKey } from './keys.ts';
-import type { ApiResponse, TestNode } from './node.ts';
+import { expectOk } from './expect.ts';
+import type { ApiResponse, NodeEndpoint, TestNode } from './node.ts';
 
 export type AddressOperation = 'register_address' | 'update_address' | 'reassign_address' | 'delete_address';
 
@@ -55,8 +56,24 @@ export function addressCall(
 export const assignAddress = (t: TestNode, key: TestKey, domain: string, body: { name: string } & Record<string, unknown>, options?: SignOptions) =>
   addressCall(t, key, 'register_address', domain, body.name, body, options);
 
-/** The DNS record that makes `controllerDid` the verified controller of `domain`. */
-export function setDnsController(t: TestNode, domain: string, controllerDid: string | null): void {
+/**
+ * The `_svcid` record of `domain`: it names `controllerDid` (null removes the record) and, with
+ * `node`, the origin of the node the namespace lives on.
+ */
+export function setDnsController(t: TestNode, domain: string, controllerDid: string | null, node?: string): void {
   if (controllerDid === null) delete t.dns.records[`_svcid.${domain}`];
-  else t.dns.records[`_svcid.${domain}`] = [[`svcid=v1; controller=${controllerDid};`]];
+  else t.dns.records[`_svcid.${domain}`] = [[`svcid=v1; controller=${controllerDid};${node === undefined ? '' : ` node=${node};`}`]];
+}
+
+/**
+ * Gives the node a public origin that DNS can name: the tunnel's public URL, configured (owner
+ * API) but never started, as a node whose tunnel is down still has it.
+ */
+export async function setPublicOrigin(t: NodeEndpoint, origin: string): Promise<void> {
+  expectOk(await t.owner('PUT', '/v1/node/tunnel', { host: 'tunnel.invalid', username: 'svc', remote_port: 8080, public_url: origin }));
+}
+
+/** The owner consents to `domain` with an outside controller (`svc-node namespace create --controller`). */
+export function registerByOwner(t: NodeEndpoint, domain: string, controllerDid: string): Promise<ApiResponse> {
+  return t.owner('POST', '/v1/node/namespaces', { domain, controller_did: controllerDid });
 }

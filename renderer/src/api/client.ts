@@ -99,11 +99,15 @@ export interface CreatedIdentity {
   server_url: string;
 }
 
+/** Why a namespace exists on this node: the owner's consent, DNS proof, or neither (registered before that rule). */
+export type NamespaceAuthority = 'owner' | 'dns' | 'unproven';
+
 export interface Namespace {
   domain: string;
   controller_did: string;
   verification_status: VerificationStatus;
   node_controlled: boolean;
+  authority: NamespaceAuthority;
   address_count: number;
   created_at: string;
 }
@@ -238,6 +242,12 @@ export interface NodeChange {
 /** What the node found checking a message's signature over its signed_payload with from_did. */
 export type SignatureStatus = 'verified' | 'unverified' | 'failed';
 
+/**
+ * What the sender's address can be trusted as: DNS names its namespace's controller (`verified`),
+ * this node's owner registered the namespace (`owner`), or nobody checked (`unverified`).
+ */
+export type NamespaceTrust = 'verified' | 'owner' | 'unverified';
+
 export type Priority = 'low' | 'normal' | 'high' | 'urgent';
 export const PRIORITIES: readonly Priority[] = ['low', 'normal', 'high', 'urgent'];
 
@@ -275,6 +285,8 @@ export interface MailMessage {
   is_contact: boolean;
   /** The node's check of the signature against from_did (server-side Ed25519). */
   signature_status?: SignatureStatus;
+  /** Null when the sender has no address (or for a bounce). */
+  from_namespace_trust?: NamespaceTrust | null;
 }
 
 export interface InboxPage {
@@ -399,6 +411,8 @@ export interface ChatMessage {
   signature: string;
   /** The node's check of the signature against from_did (server-side Ed25519). */
   signature_status?: SignatureStatus;
+  /** Null when the sender has no address. */
+  from_namespace_trust?: NamespaceTrust | null;
 }
 
 export interface StartChatInput {
@@ -554,8 +568,9 @@ export class NodeClient {
     return (await this.#get<{ namespaces: Namespace[] }>('/v1/node/namespaces')).namespaces;
   }
 
-  createNamespace(domain: string): Promise<Namespace> {
-    return this.#post<Namespace>('/v1/node/namespaces', { domain });
+  /** The owner's consent to a namespace, controlled by `controllerDid` or, without it, by a key the node holds. */
+  createNamespace(domain: string, controllerDid?: string): Promise<Namespace> {
+    return this.#post<Namespace>('/v1/node/namespaces', { domain, ...(controllerDid ? { controller_did: controllerDid } : {}) });
   }
 
   async teams(): Promise<Team[]> {

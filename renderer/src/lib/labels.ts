@@ -3,6 +3,8 @@
  * Pure and tested in __tests__/labels.test.ts.
  */
 
+import type { NamespaceAuthority, NamespaceTrust } from '../api/client.ts';
+
 export type Tone = 'ok' | 'warn' | 'danger' | 'accent' | 'neutral';
 
 export interface BadgeLabel {
@@ -26,6 +28,39 @@ export function verificationBadge(status: string): BadgeLabel {
       };
     default:
       return { text: status, tone: 'neutral', hint: '' };
+  }
+}
+
+/**
+ * Beside the signature badge: a valid signature proves which key signed, not that the key speaks
+ * for the address, so say who vouches for the sender's domain. Null when the sender has no address.
+ */
+export function senderTrustBadge(trust: NamespaceTrust | null | undefined, address: string | null): BadgeLabel | null {
+  if (!trust || !address) return null;
+  const domain = address.split('/')[0] ?? address;
+  switch (trust) {
+    case 'verified':
+      return { text: 'Domain verified', tone: 'ok', hint: `DNS for ${domain} names the key that assigns its addresses.` };
+    case 'owner':
+      return { text: 'Registered by you', tone: 'neutral', hint: `You registered ${domain} on this node; DNS has not confirmed who controls it.` };
+    case 'unverified':
+      return {
+        text: 'Domain unverified',
+        tone: 'warn',
+        hint: `Nobody has checked that ${domain} belongs to whoever assigned ${address}: the signature proves the key, not the address.`,
+      };
+  }
+}
+
+/** Why a namespace exists on this node. */
+export function authorityLabel(authority: NamespaceAuthority): string {
+  switch (authority) {
+    case 'owner':
+      return 'Registered by you';
+    case 'dns':
+      return 'Proven by DNS';
+    case 'unproven':
+      return 'Registered without proof';
   }
 }
 

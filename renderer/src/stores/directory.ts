@@ -83,8 +83,8 @@ export const useDirectoryStore = defineStore('directory', () => {
     return created;
   }
 
-  async function createNamespace(domain: string): Promise<Namespace> {
-    const created = await session.api().createNamespace(domain);
+  async function createNamespace(domain: string, controllerDid?: string): Promise<Namespace> {
+    const created = await session.api().createNamespace(domain, controllerDid);
     await load();
     return created;
   }

@@ -62,18 +62,18 @@ export interface CoreServiceOptions {
 
 export function createCoreServices(ctx: NodeContext, owner: OwnerAccess, options: CoreServiceOptions = {}): CoreServices {
   const did = new DidRegistry(ctx);
-  const namespaces = new NamespaceService(ctx, did);
+  const directory = new NodeDirectory(ctx);
+  const namespaces = new NamespaceService(ctx, did, directory);
   const projects = new ProjectService(ctx, namespaces);
   const deps = { did, namespaces, projects };
   const identities = new IdentityService(ctx, deps);
   const lifecycle = new IdentityLifecycle(ctx, deps, identities);
   const backups = new IdentityBackups(ctx, deps, identities);
   const recipients = new Recipients(ctx, identities, namespaces);
-  const directory = new NodeDirectory(ctx);
   const outbox = new FederationOutbox(ctx, directory, options.outbox);
-  const chat = new ChatService(ctx, identities, recipients, outbox);
+  const chat = new ChatService(ctx, identities, recipients, outbox, namespaces);
   const inbound = new FederationInbound(ctx, directory, recipients, chat);
-  const mail = new MailService(ctx, identities, recipients, outbox);
+  const mail = new MailService(ctx, identities, recipients, outbox, namespaces);
   const contacts = new ContactService(ctx);
   const control = new ControlService(ctx, identities, recipients);
   const teams = new TeamService(ctx);

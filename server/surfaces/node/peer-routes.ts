@@ -4,6 +4,8 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
+import { normalizeDomain } from '../../crypto/dns-txt.ts';
+import { conflict } from '../../errors.ts';
 import { parseWith } from '../../http/validate.ts';
 import type { CoreServices } from '../core/services.ts';
 
@@ -11,12 +13,15 @@ const PeerBody = z.strictObject({ domain: z.string().max(253), url: z.string().m
 const PeerParams = z.strictObject({ domain: z.string().max(253) });
 
 export async function peerRoutes(app: FastifyInstance, { services }: { services: CoreServices }): Promise<void> {
-  const { directory, outbox } = services;
+  const { directory, outbox, namespaces } = services;
 
   app.get('/v1/node/peers', async () => ({ peers: directory.list() }));
 
   app.post('/v1/node/peers', async (request, reply) => {
     const { domain, url } = parseWith(PeerBody, request.body);
+    // One place per domain: a namespace of this node is answered here, never by a peer.
+    const local = normalizeDomain(domain);
+    if (local !== null && namespaces.isLocal(local)) throw conflict(`${local} is a namespace of this node; its mail is delivered here, not to a peer`);
     const peer = directory.set(domain, url);
     outbox.retryNow(peer.domain);
     return reply.code(201).send(peer);

@@ -108,13 +108,19 @@ export async function ownerApi(app: FastifyInstance, { services, tunnel, nodeInf
 
     scoped.get('/v1/node/namespaces', async () => ({ namespaces: namespaces.list() }));
 
-    // A namespace whose controller key this node creates and holds in custody.
+    // The owner's consent to a namespace: controlled by an outside key (`controller_did`, which then
+    // signs its address writes), or by one this node creates and holds in custody.
     scoped.post('/v1/node/namespaces', async (request, reply) => {
-      const domain = normalizeDomain(parseWith(CreateNamespaceBody, request.body).domain);
+      const body = parseWith(CreateNamespaceBody, request.body);
+      const domain = normalizeDomain(body.domain);
       if (domain === null) throw invalid([{ loc: ['body', 'domain'], msg: 'not a valid domain name', type: 'value_error' }]);
+      if (body.controller_did !== undefined) {
+        const { namespace, created } = await namespaces.registerByOwner(domain, body.controller_did);
+        return reply.code(created ? 201 : 200).send(namespace);
+      }
       const key = ctx.custody.createSigningKey('namespace');
       try {
-        const { namespace } = await namespaces.register(domain, key.didKey, key.keyId);
+        const { namespace } = await namespaces.registerByOwner(domain, key.didKey, key.keyId);
         return reply.code(201).send(namespace);
       } catch (error) {
         ctx.custody.destroyKey(key.keyId);

@@ -17,7 +17,11 @@ export const CreateIdentityBody = z.strictObject({
   human_name: z.string().max(64).optional(),
 });
 
-export const CreateNamespaceBody = z.strictObject({ domain: z.string().min(1).max(253) });
+export const CreateNamespaceBody = z.strictObject({
+  domain: z.string().min(1).max(253),
+  /** An outside controller's did:key; absent: the node creates one in custody. */
+  controller_did: z.string().min(1).max(128).optional(),
+});
 
 const passphrase = z.string().min(10, 'use a passphrase of at least 10 characters').max(1024);
 

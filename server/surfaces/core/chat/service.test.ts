@@ -37,6 +37,7 @@ beforeAll(async () => {
     replay: new ReplayCache(300_000),
     bus: new EventBus(),
     urls: { core_url: '', library_url: '', docs_url: '', ui_url: '', public_url: null },
+    ownOrigins: () => [],
   };
   services = createCoreServices(ctx, new OwnerAccess());
   projectId = services.projects.create({ slug: 'chat-unit' }).project_id;

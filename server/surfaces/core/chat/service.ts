@@ -22,6 +22,9 @@ import type { AgentRow, IdentityService } from '../identities/service.ts';
 import type { Party, Recipient } from '../messaging/participants.ts';
 import { assertReachable } from '../messaging/reachability.ts';
 import type { Recipients, RecipientSelector } from '../messaging/recipients.ts';
+import { senderNamespaceTrust } from '../messaging/sender-trust.ts';
+import type { NamespaceTrust } from '../namespaces/authority.ts';
+import type { NamespaceService } from '../namespaces/service.ts';
 import { signatureStatus, signMessage, type SignedMessage } from '../messaging/signing.ts';
 import { ChatPresence } from './presence.ts';
 import { MAX_CHAT_MESSAGE_BYTES, type CreateSessionInput, type HistoryInput, type SendMessageInput } from './schemas.ts';
@@ -73,6 +76,8 @@ interface MessageRow {
   signed_payload: string;
   timestamp: string;
   created_at: string;
+  /** For a message from another node: whether its sender's namespace was found DNS-verified. */
+  from_namespace_trust: string | null;
 }
 
 /** Who is reading: agent ids are shown only within the reader's own project (as resolve does). */
@@ -113,6 +118,8 @@ export interface ChatMessageView {
   signed_payload: string;
   /** Ours: the node's check of `signature` over `signed_payload` with `from_did`, at read time. */
   signature_status: MessageVerificationStatus;
+  /** Ours: what the sender's address can be trusted as (messaging/sender-trust.ts). */
+  from_namespace_trust: NamespaceTrust | null;
 }
 
 /** A stored message with its row id: the cursor streams advance by. */
@@ -168,7 +175,8 @@ function asParty(party: ChatParty): Party {
 }
 
 /** How an identity on another node is named where an agent_id would be. */
-export const remoteParticipantId = (address: string): string => `remote:${address}`;
+const REMOTE_PREFIX = 'remote:';
+export const remoteParticipantId = (address: string): string => `${REMOTE_PREFIX}${address}`;
 
 const localParty = (party: Party): ChatParty => ({ ...party, id: party.agent.agent_id });
 
@@ -202,13 +210,15 @@ export class ChatService {
   readonly #identities: IdentityService;
   readonly #recipients: Recipients;
   readonly #outbox: FederationOutbox;
+  readonly #namespaces: NamespaceService;
   readonly presence = new ChatPresence();
 
-  constructor(ctx: NodeContext, identities: IdentityService, recipients: Recipients, outbox: FederationOutbox) {
+  constructor(ctx: NodeContext, identities: IdentityService, recipients: Recipients, outbox: FederationOutbox, namespaces: NamespaceService) {
     this.#ctx = ctx;
     this.#identities = identities;
     this.#recipients = recipients;
     this.#outbox = outbox;
+    this.#namespaces = namespaces;
   }
 
   viewer(agentId: string): ChatViewer {
@@ -758,15 +768,21 @@ export class ChatService {
   }
 
   /** One chat message row, signed here or arrived from another node. */
-  #store(row: Omit<MessageRow, 'id' | 'from_project_id' | 'sender_leaving' | 'hang_on'> & { sender_leaving: boolean; hang_on: boolean }): void {
+  #store(
+    row: Omit<MessageRow, 'id' | 'from_project_id' | 'sender_leaving' | 'hang_on' | 'from_namespace_trust'> & {
+      sender_leaving: boolean;
+      hang_on: boolean;
+      from_namespace_trust?: NamespaceTrust;
+    },
+  ): void {
     this.#ctx.db
       .prepare(
         `INSERT INTO chat_messages (message_id, session_id, from_agent_id, from_alias, from_address, from_did, from_stable_id, to_text, to_did,
-           body, reply_to, sender_leaving, hang_on, wait_seconds, signature, signed_payload, timestamp, created_at)
+           body, reply_to, sender_leaving, hang_on, wait_seconds, signature, signed_payload, timestamp, created_at, from_namespace_trust)
          VALUES (@message_id, @session_id, @from_agent_id, @from_alias, @from_address, @from_did, @from_stable_id, @to_text, @to_did,
-           @body, @reply_to, @sender_leaving, @hang_on, @wait_seconds, @signature, @signed_payload, @timestamp, @created_at)`,
+           @body, @reply_to, @sender_leaving, @hang_on, @wait_seconds, @signature, @signed_payload, @timestamp, @created_at, @from_namespace_trust)`,
       )
-      .run({ ...row, sender_leaving: row.sender_leaving ? 1 : 0, hang_on: row.hang_on ? 1 : 0 });
+      .run({ ...row, sender_leaving: row.sender_leaving ? 1 : 0, hang_on: row.hang_on ? 1 : 0, from_namespace_trust: row.from_namespace_trust ?? null });
   }
 
   /**
@@ -870,6 +886,7 @@ export class ChatService {
       signature: row.signature,
       signed_payload: row.signed_payload,
       signature_status: signatureStatus(row),
+      from_namespace_trust: senderNamespaceTrust(this.#namespaces, { ...row, remote: row.from_agent_id.startsWith(REMOTE_PREFIX) }),
     };
   }
 

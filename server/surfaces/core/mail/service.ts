@@ -14,7 +14,10 @@ import type { AgentRow, IdentityService } from '../identities/service.ts';
 import type { Party, Recipient } from '../messaging/participants.ts';
 import { assertReachable, isContact } from '../messaging/reachability.ts';
 import type { RecipientSelector, Recipients, RemoteRecipient } from '../messaging/recipients.ts';
+import { senderNamespaceTrust } from '../messaging/sender-trust.ts';
 import { signatureStatus, signMessage } from '../messaging/signing.ts';
+import type { NamespaceTrust } from '../namespaces/authority.ts';
+import type { NamespaceService } from '../namespaces/service.ts';
 import { FEDERATION_VERSION } from '../../../federation/wire.ts';
 import { conflictOnConstraint } from './db-errors.ts';
 import { insertMailRow } from './rows.ts';
@@ -46,6 +49,8 @@ export interface MessageRow {
   origin: 'local' | 'remote' | 'bounce';
   /** The sending node's origin, for remote mail. */
   from_node: string | null;
+  /** For remote mail: whether the sender's namespace was found DNS-verified on arrival. */
+  from_namespace_trust: 'verified' | 'unverified' | null;
 }
 
 export interface Delivery {
@@ -70,8 +75,15 @@ export interface SendResult {
   messages: Delivery[];
 }
 
-/** `signature_status` (ours): the node's check of `signature` over `signed_payload` with `from_did`, at read time. */
-export type InboxItem = Omit<MessageRow, 'id' | 'to_agent_id' | 'to_text'> & { is_contact: boolean; signature_status: MessageVerificationStatus };
+/**
+ * Ours: `signature_status`, the node's check of `signature` over `signed_payload` with `from_did`,
+ * at read time; `from_namespace_trust`, what the sender's address can be trusted as (sender-trust.ts).
+ */
+export type InboxItem = Omit<MessageRow, 'id' | 'to_agent_id' | 'to_text' | 'from_namespace_trust'> & {
+  is_contact: boolean;
+  signature_status: MessageVerificationStatus;
+  from_namespace_trust: NamespaceTrust | null;
+};
 
 /** The lists, in the order their recipients are listed in the response. */
 const PLURAL_SELECTORS = [
@@ -104,12 +116,14 @@ export class MailService {
   readonly #identities: IdentityService;
   readonly #recipients: Recipients;
   readonly #outbox: FederationOutbox;
+  readonly #namespaces: NamespaceService;
 
-  constructor(ctx: NodeContext, identities: IdentityService, recipients: Recipients, outbox: FederationOutbox) {
+  constructor(ctx: NodeContext, identities: IdentityService, recipients: Recipients, outbox: FederationOutbox, namespaces: NamespaceService) {
     this.#ctx = ctx;
     this.#identities = identities;
     this.#recipients = recipients;
     this.#outbox = outbox;
+    this.#namespaces = namespaces;
   }
 
   send(agentId: string, input: SendMailInput): SendResult {
@@ -282,7 +296,12 @@ export class MailService {
     const { id: _id, to_agent_id: _to, to_text: _text, ...fields } = row;
     // The sender as it signed: its key, stable id and address at the time (a bounce is this node).
     const sender = { didKey: row.from_did, stableId: row.from_stable_id, address: row.from_address };
-    return { ...fields, is_contact: row.origin !== 'bounce' && isContact(this.#ctx.db, agentId, sender), signature_status: signatureStatus(row) };
+    return {
+      ...fields,
+      is_contact: row.origin !== 'bounce' && isContact(this.#ctx.db, agentId, sender),
+      signature_status: signatureStatus(row),
+      from_namespace_trust: senderNamespaceTrust(this.#namespaces, { ...row, remote: row.origin === 'remote' }),
+    };
   }
 
   /** Marks one of the caller's messages read; acknowledging again keeps the first time. */

@@ -68,7 +68,7 @@ export class Recipients {
   resolveAcrossNodes(sender: AgentRow, selector: RecipientSelector): Recipient | RemoteRecipient {
     if ('address' in selector) {
       const parts = splitAddress(selector.address);
-      if (parts !== null && !this.#hasNamespace(parts.domain)) {
+      if (parts !== null && !this.#namespaces.isLocal(parts.domain)) {
         return { remote: true, to: selector.address, address: `${parts.domain}/${parts.name}`, domain: parts.domain };
       }
     }
@@ -85,16 +85,12 @@ export class Recipients {
   #byAddress(address: string, elsewhere = 'on another node; sending across nodes is not available for this yet'): AgentRow {
     const parts = splitAddress(address);
     if (parts === null) throw invalid(`${address} is not an address of the form <domain>/<name>`);
-    if (!this.#hasNamespace(parts.domain)) throw invalid(`Recipient ${address} is ${elsewhere}`);
+    if (!this.#namespaces.isLocal(parts.domain)) throw invalid(`Recipient ${address} is ${elsewhere}`);
     const bound = this.#namespaces.findAddress(parts.domain, parts.name);
     if (!bound) throw notFound(`Recipient address not found: ${address}`);
     const agent = bound.did_aw === null ? this.#live('did_key = ?', bound.did_key) : this.#live('did_aw = ?', bound.did_aw);
     if (!agent) throw invalid(`Recipient ${address} is not hosted on this node`);
     return agent;
-  }
-
-  #hasNamespace(domain: string): boolean {
-    return this.#ctx.db.prepare(`SELECT 1 FROM namespaces WHERE domain = ?`).get(domain) !== undefined;
   }
 
   #byDid(did: string): AgentRow {

@@ -1,6 +1,7 @@
 /**
  * Namespace and address routes (spec §4.1). Reads are public; every write carries a DIDKey
- * signature by the namespace controller over `{domain, name, operation, timestamp}`.
+ * signature by the namespace controller over `{domain, name, operation, timestamp}`. Registering
+ * a namespace here also needs DNS proof (authority.ts); the owner registers through /v1/node/.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { verifySignedOperation } from '../../../auth/didkey.ts';
@@ -41,7 +42,7 @@ export async function namespaceRoutes(app: FastifyInstance, { services }: { serv
     if (body.controller_did !== undefined && body.controller_did !== controller) {
       throw forbidden('controller_did must be the key that signed the request');
     }
-    const { namespace, created } = await namespaces.register(domain, controller);
+    const { namespace, created } = await namespaces.registerByDnsProof(domain, controller);
     return reply.code(created ? 201 : 200).send(namespace);
   });
 

@@ -1,12 +1,16 @@
 /**
- * Namespaces and their addresses. A namespace is controlled by one did:key; only that key
- * assigns, reassigns, rotates and removes addresses under it. DNS (`_svcid.<domain>` TXT) decides
- * the verification state; removal never depends on it.
+ * Namespaces and their addresses. A namespace exists here only with the owner's consent or with
+ * DNS proof (authority.ts), and is controlled by one did:key; only that key assigns, reassigns,
+ * rotates and removes addresses under it. DNS (`_svcid.<domain>` TXT) decides the verification
+ * state; removal never depends on it.
  */
 import type { NodeContext } from '../../../context.ts';
 import { isDidKey } from '../../../crypto/did-key.ts';
 import { conflict, forbidden, invalid, notFound, unavailable } from '../../../errors.ts';
 import type { DidRegistry } from '../did/registry.ts';
+import type { NodeDirectory } from '../../../federation/directory.ts';
+import { splitAddress } from '../../../federation/addresses.ts';
+import { isOwnOrigin, namespaceTrust, proofRecordHint, type Authority, type NamespaceTrust } from './authority.ts';
 import { checkNamespaceDns, type VerificationStatus } from './verification.ts';
 
 export interface NamespaceView {
@@ -15,6 +19,8 @@ export interface NamespaceView {
   verification_status: VerificationStatus;
   last_verified_at: string | null;
   node_controlled: boolean;
+  /** Ours: why the namespace exists here (owner consent, DNS proof, or neither: from before the rule). */
+  authority: Authority;
   address_count: number;
   created_at: string;
   updated_at: string;
@@ -35,6 +41,7 @@ interface NamespaceRow {
   domain: string;
   controller_did: string;
   controller_key_id: string | null;
+  authority: Authority;
   verification_status: VerificationStatus;
   last_verified_at: string | null;
   created_at: string;
@@ -54,6 +61,7 @@ function namespaceView(row: NamespaceRow): NamespaceView {
     verification_status: row.verification_status,
     last_verified_at: row.last_verified_at,
     node_controlled: row.controller_key_id !== null,
+    authority: row.authority,
     address_count: row.address_count,
     created_at: row.created_at,
     updated_at: row.updated_at,
@@ -67,10 +75,12 @@ function addressView(row: Omit<AddressView, 'address' | 'current_did_key'>): Add
 export class NamespaceService {
   readonly #ctx: NodeContext;
   readonly #did: DidRegistry;
+  readonly #directory: NodeDirectory;
 
-  constructor(ctx: NodeContext, did: DidRegistry) {
+  constructor(ctx: NodeContext, did: DidRegistry, directory: NodeDirectory) {
     this.#ctx = ctx;
     this.#did = did;
+    this.#directory = directory;
   }
 
   #row(domain: string): NamespaceRow | null {
@@ -107,36 +117,98 @@ export class NamespaceService {
     return rows.map(namespaceView);
   }
 
+  /** True when `domain` is a namespace of this node (its addresses live here). */
+  isLocal(domain: string): boolean {
+    return this.#ctx.db.prepare(`SELECT 1 FROM namespaces WHERE domain = ?`).get(domain) !== undefined;
+  }
+
+  /** What an address on one of this node's namespaces can be trusted as; null for no such namespace. */
+  trustOfAddress(address: string): NamespaceTrust | null {
+    const domain = splitAddress(address)?.domain;
+    if (domain === undefined) return null;
+    const row = this.#ctx.db.prepare(`SELECT authority, verification_status FROM namespaces WHERE domain = ?`).get(domain) as
+      | Pick<NamespaceRow, 'authority' | 'verification_status'>
+      | undefined;
+    return row === undefined ? null : namespaceTrust(row.authority, row.verification_status);
+  }
+
   /** The custody key id of the controller, when this node holds it. */
   controllerKeyId(domain: string): string | null {
     return this.#row(domain)?.controller_key_id ?? null;
   }
 
   /**
-   * Registers a namespace for `controllerDid`. Idempotent for the same controller; DNS naming
-   * another controller is refused; no record leaves the namespace unverified.
+   * The owner consents to a namespace (owner API, `svc-node namespace create`): controlled by a
+   * key custody holds (`controllerKeyId`) or by an outside `controllerDid`. Consent is enough where
+   * DNS is silent or unreachable (a node offline still works), never where the peer table or DNS
+   * places the domain on another node, and never against a record naming another controller.
    */
-  async register(
-    domain: string,
-    controllerDid: string,
-    controllerKeyId: string | null = null,
-  ): Promise<{ namespace: NamespaceView; created: boolean }> {
-    if (!isDidKey(controllerDid)) throw invalid('controller_did is not an Ed25519 did:key');
-    const existing = this.#row(domain);
-    if (existing) {
-      if (existing.controller_did !== controllerDid) throw conflict(`Namespace ${domain} is already registered to another controller`);
-      return { namespace: namespaceView(existing), created: false };
-    }
+  async registerByOwner(domain: string, controllerDid: string, controllerKeyId: string | null = null): Promise<{ namespace: NamespaceView; created: boolean }> {
+    const existing = this.#existing(domain, controllerDid);
+    if (existing) return { namespace: existing, created: false };
+    this.#refusePeer(domain);
     const dns = await checkNamespaceDns(this.#ctx.dns, domain, controllerDid);
+    if (dns.status !== 'unverified') this.#refuseElsewhere(domain, dns.origin);
+    if (dns.status === 'mismatch') {
+      throw forbidden(`DNS for ${domain} names another controller (${dns.controllerDid}); register it with that key as --controller, or fix the _svcid record`);
+    }
+    return { namespace: this.#insert(domain, controllerDid, controllerKeyId, 'owner', dns.status), created: true };
+  }
+
+  /**
+   * Anyone else (`POST /v1/namespaces`) needs DNS proof: a `_svcid` record naming `controllerDid`
+   * and this node. A lookup that fails proves nothing, so it is a 503, never a registration.
+   */
+  async registerByDnsProof(domain: string, controllerDid: string): Promise<{ namespace: NamespaceView; created: boolean }> {
+    const existing = this.#existing(domain, controllerDid);
+    if (existing) return { namespace: existing, created: false };
+    this.#refusePeer(domain);
+    const dns = await checkNamespaceDns(this.#ctx.dns, domain, controllerDid);
+    if (dns.status === 'unverified') {
+      if (dns.lookupFailed) throw unavailable(`Could not look up _svcid.${domain} in DNS, so nothing proves this registration; try again later`);
+      throw forbidden(`${domain} can only be registered here with DNS proof: publish ${proofRecordHint(controllerDid, this.#ctx.ownOrigins())} at _svcid.${domain}, or ask this node's owner`);
+    }
+    this.#refuseElsewhere(domain, dns.origin);
     if (dns.status === 'mismatch') throw forbidden(`DNS for ${domain} names another controller (${dns.controllerDid})`);
+    if (dns.origin === null) {
+      throw forbidden(`The _svcid record of ${domain} names no node; add node=<this node's public origin> to prove the namespace lives here`);
+    }
+    return { namespace: this.#insert(domain, controllerDid, null, 'dns', 'verified'), created: true };
+  }
+
+  /** The namespace when it is already registered to `controllerDid` (idempotent); 409 for another controller. */
+  #existing(domain: string, controllerDid: string): NamespaceView | null {
+    if (!isDidKey(controllerDid)) throw invalid('controller_did is not an Ed25519 did:key');
+    const row = this.#row(domain);
+    if (!row) return null;
+    if (row.controller_did !== controllerDid) throw conflict(`Namespace ${domain} is already registered to another controller`);
+    return namespaceView(row);
+  }
+
+  /** The owner's peer table sends this domain's mail to another node: it cannot also live here. */
+  #refusePeer(domain: string): void {
+    const peer = this.#directory.peerUrl(domain);
+    if (peer !== null) {
+      throw conflict(`The peer table sends ${domain} to the node at ${peer}; remove that peer (svc-node peer remove ${domain}) before registering it here`);
+    }
+  }
+
+  /** DNS says the namespace is served by a node that is not this one. */
+  #refuseElsewhere(domain: string, origin: string | null): void {
+    if (origin !== null && !isOwnOrigin(origin, this.#ctx.ownOrigins())) {
+      throw conflict(`DNS says ${domain} lives on the node at ${origin}, not on this node`);
+    }
+  }
+
+  #insert(domain: string, controllerDid: string, controllerKeyId: string | null, authority: Authority, status: VerificationStatus): NamespaceView {
     const now = this.#ctx.clock.now().toISOString();
     this.#ctx.db
       .prepare(
-        `INSERT INTO namespaces (domain, controller_did, controller_key_id, verification_status, last_verified_at, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO namespaces (domain, controller_did, controller_key_id, authority, verification_status, last_verified_at, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
       )
-      .run(domain, controllerDid, controllerKeyId, dns.status, dns.status === 'verified' ? now : null, now, now);
-    return { namespace: this.get(domain), created: true };
+      .run(domain, controllerDid, controllerKeyId, authority, status, status === 'verified' ? now : null, now, now);
+    return this.get(domain);
   }
 
   /**

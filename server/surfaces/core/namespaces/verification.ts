@@ -11,8 +11,8 @@ import type { DnsResolver } from '../../../dns/resolver.ts';
 export type VerificationStatus = 'unverified' | 'verified' | 'revoked';
 
 export type DnsCheck =
-  | { status: 'verified'; controllerDid: string; inherited: boolean }
-  | { status: 'mismatch'; controllerDid: string; inherited: boolean }
+  | { status: 'verified'; controllerDid: string; origin: string | null; inherited: boolean }
+  | { status: 'mismatch'; controllerDid: string; origin: string | null; inherited: boolean }
   | { status: 'unverified'; reason: string; lookupFailed?: true };
 
 /** The domain, then each parent down to two labels. */
@@ -34,9 +34,8 @@ export async function checkNamespaceDns(resolver: DnsResolver, domain: string, c
     if (!parsed.ok && parsed.reason === 'absent') continue;
     if (!parsed.ok) return { status: 'unverified', reason: parsed.error };
     const inherited = index > 0;
-    return parsed.controllerDid === controllerDid
-      ? { status: 'verified', controllerDid: parsed.controllerDid, inherited }
-      : { status: 'mismatch', controllerDid: parsed.controllerDid, inherited };
+    const found = { controllerDid: parsed.controllerDid, origin: parsed.origin, inherited };
+    return parsed.controllerDid === controllerDid ? { status: 'verified', ...found } : { status: 'mismatch', ...found };
   }
   return { status: 'unverified', reason: 'no _svcid record' };
 }
