@@ -32,6 +32,8 @@ export async function member(node: WorkerServer, name: string): Promise<Member> 
   const { certificate_b64 } = await ownerPost<{ certificate_b64: string }>(node, `/v1/node/teams/${encodeURIComponent(team_id)}/members`, {
     did_key: key.didKey,
     alias: `${name}-member`,
+    // The library benchmarks publish blueprints to import from (library:publish).
+    scopes: ['library:read', 'library:write', 'library:publish'],
   });
   const privateKey = privateKeyFromSeed(key.seed);
   const aud = node.url;

@@ -25,10 +25,13 @@ const USAGE = `usage: svc-node <command> [options]
         create the team <name>:<domain>; the node holds its key
   team add-member <team_id> --did-key <did:key> --alias <alias> [--lifetime persistent|ephemeral]
         [--did-aw <did:svc:...>] [--address <domain/name>] [--scope S ...] [--json]
-        issue a certificate for a member who keeps its own key (scopes: docs:read, docs:write; default both)
+        issue a certificate for a member who keeps its own key; scopes: docs:read, docs:write,
+        library:read, library:write (these four by default), library:publish, library:approve, team:admin
   team revoke <team_id> <certificate_id> [--json]
+        revoke a certificate and the editable present links it minted
   team list [--json]
   team members <team_id> [--json]
+        the team's certificates with their scopes, and what each scope grants
   peer add <domain> <url> [--json]
         mail to <domain> goes to the node at <url> (before DNS is asked)
   peer list [--json]

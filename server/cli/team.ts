@@ -22,6 +22,12 @@ interface TeamView {
   member_count: number;
 }
 
+interface ScopeView {
+  scope: string;
+  grants: string;
+  default: boolean;
+}
+
 interface MemberView {
   certificate_id: string;
   alias: string;
@@ -70,12 +76,12 @@ export async function team(dataDir: string, json: boolean, flags: TeamFlags, sub
     }
     case 'revoke': {
       if (!arg || !arg2) throw new CliError(USAGE.revoke);
-      const result = await ownerRequest<{ certificate_id: string; revoked_at: string }>(
+      const result = await ownerRequest<{ certificate_id: string; revoked_at: string; closed_present_links: number }>(
         dataDir,
         'POST',
         `${teamPath(arg)}/members/${encodeURIComponent(arg2)}/revoke`,
       );
-      return print(result, json, `revoked ${result.certificate_id} at ${result.revoked_at}`);
+      return print(result, json, `revoked ${result.certificate_id} at ${result.revoked_at}; closed ${result.closed_present_links} editable present link(s)`);
     }
     case 'list': {
       const result = await ownerRequest<{ teams: TeamView[] }>(dataDir, 'GET', '/v1/node/teams');
@@ -84,10 +90,13 @@ export async function team(dataDir: string, json: boolean, flags: TeamFlags, sub
     }
     case 'members': {
       if (!arg) throw new CliError(USAGE.members);
-      const result = await ownerRequest<{ members: MemberView[] }>(dataDir, 'GET', `${teamPath(arg)}/members`);
+      const result = await ownerRequest<{ members: MemberView[]; available_scopes: ScopeView[] }>(dataDir, 'GET', `${teamPath(arg)}/members`);
       const line = (m: MemberView) =>
         `${m.certificate_id}  ${m.alias}  ${m.lifetime}  [${m.scopes.join(',')}]  ${m.revoked_at ? `revoked ${m.revoked_at}` : 'active'}  ${m.member_did_key}`;
-      return print(result, json, result.members.map(line).join('\n') || 'no members');
+      const width = Math.max(...result.available_scopes.map((s) => s.scope.length));
+      const scopes = result.available_scopes.map((s) => `  ${s.scope.padEnd(width)}  ${s.default ? '(default) ' : ''}${s.grants}`);
+      const text = [result.members.map(line).join('\n') || 'no members', '', 'scopes (add-member --scope S, repeatable):', ...scopes].join('\n');
+      return print(result, json, text);
     }
     default:
       throw new CliError(USAGE.any);

@@ -8,6 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { NodeContext } from '../context.ts';
+import { APP_EVENT_SCOPES } from '../teams/scopes.ts';
 import { identityTopic } from './bus.ts';
 
 /** The app event types a subscription may name. */
@@ -65,7 +66,10 @@ function metadata(event: AppEventInput): Record<string, unknown> {
 /*
  * The events an identity may see: it subscribed to the event's (team, type) for that resource or
  * for all, and it is still a member of the team (an unrevoked certificate for its current
- * did:key or its did:svc: the rule of TeamService.teamsOf).
+ * did:key or its did:svc: the rule of TeamService.teamsOf) whose certificate holds the scope the
+ * type needs (APP_EVENT_SCOPES: docs:read for docs/doc.changed). Checked at every delivery, so a
+ * subscription outlives neither the certificate nor the scope it was made with; a type without
+ * a scope reaches nobody.
  */
 const VISIBLE = `
   FROM app_events e JOIN agents a ON a.agent_id = @agent
@@ -75,7 +79,10 @@ const VISIBLE = `
                   AND (s.resource_ref IS NULL OR s.resource_ref = e.resource_ref))
     AND EXISTS (SELECT 1 FROM team_certificates c
                 WHERE c.team_id = e.team_id AND c.revoked_at IS NULL
-                  AND (c.member_did_key = a.did_key OR c.member_did_aw = a.did_aw))`;
+                  AND (c.member_did_key = a.did_key OR c.member_did_aw = a.did_aw)
+                  AND EXISTS (SELECT 1 FROM json_each(c.scopes) g
+                              WHERE g.value = (SELECT t.value FROM json_each(@scopes) t WHERE t.key = e.type)))`;
+const EVENT_SCOPES_JSON = JSON.stringify(APP_EVENT_SCOPES);
 
 export class AppEvents {
   readonly #ctx: NodeContext;
@@ -124,7 +131,7 @@ export class AppEvents {
    */
   pending(agentId: string, afterId: number | null): StoredAppEvent[] {
     const since = new Date(this.#ctx.clock.now().getTime() - APP_EVENT_LOOKBACK_MS).toISOString();
-    const params = { agent: agentId, after: afterId ?? 0, since };
+    const params = { agent: agentId, after: afterId ?? 0, since, scopes: EVENT_SCOPES_JSON };
     const rows =
       afterId === null
         ? (this.#ctx.db.prepare(`SELECT e.* ${VISIBLE} ORDER BY e.id DESC LIMIT ${APP_EVENT_SNAPSHOT_LIMIT}`).all(params) as AppEventRow[]).reverse()

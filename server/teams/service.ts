@@ -14,10 +14,8 @@ import { normalizeDomain } from '../crypto/dns-txt.ts';
 import { encodeCertificate, issueCertificate, type CertificateLifetime, type TeamCertificate } from '../crypto/team-certificate.ts';
 import { conflict, forbidden, invalid, notFound } from '../errors.ts';
 import { ADDRESS_NAME } from '../surfaces/core/namespaces/schemas.ts';
-
-/** The document surface's scopes (DESIGN §4), recorded per certificate by the node. */
-export const TEAM_SCOPES = ['docs:read', 'docs:write'] as const;
-export type TeamScope = (typeof TEAM_SCOPES)[number];
+import { closeEditableLinks } from './revocation.ts';
+import { DEFAULT_MEMBER_SCOPES, isTeamScope, TEAM_SCOPES, type TeamScope } from './scopes.ts';
 
 export const OWNER_ALIAS = 'owner';
 const ALIAS = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
@@ -54,7 +52,8 @@ export interface AddMemberInput {
   lifetime?: CertificateLifetime | undefined;
   did_aw?: string | undefined;
   address?: string | undefined;
-  scopes?: string[] | undefined;
+  /** Absent: DEFAULT_MEMBER_SCOPES. The owner member holds every scope (the UI acts through it). */
+  scopes?: readonly string[] | undefined;
 }
 
 export interface IssuedCertificate {
@@ -198,7 +197,7 @@ export class TeamService implements TeamKeyring {
     if (input.did_aw !== undefined && !DID_SVC.test(input.did_aw)) throw issue('did_aw', 'not a did:svc stable id');
     if (input.address !== undefined && !validAddress(input.address)) throw issue('address', 'must be <domain>/<name>');
     for (const scope of input.scopes ?? []) {
-      if (!(TEAM_SCOPES as readonly string[]).includes(scope)) throw issue('scopes', `unknown scope ${scope} (allowed: ${TEAM_SCOPES.join(', ')})`);
+      if (!isTeamScope(scope)) throw issue('scopes', `unknown scope ${scope} (allowed: ${TEAM_SCOPES.join(', ')})`);
     }
     return this.#ctx.db.transaction(() => this.#issue(team, { certificateId: randomUUID(), input, memberKeyId: null }))();
   }
@@ -224,7 +223,7 @@ export class TeamService implements TeamKeyring {
       (bytes) => this.#ctx.custody.sign(team.key_id, bytes),
     );
     const json = JSON.stringify(certificate);
-    const scopes = [...new Set(input.scopes ?? TEAM_SCOPES)].sort();
+    const scopes = [...new Set(input.scopes ?? DEFAULT_MEMBER_SCOPES)].sort();
     db.prepare(
       `INSERT INTO team_certificates (certificate_id, team_id, member_did_key, member_did_aw, member_address, alias, lifetime, issued_at, certificate, scopes, member_key_id)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -254,28 +253,38 @@ export class TeamService implements TeamKeyring {
 
   /**
    * The teams an identity is a member of: those with an unrevoked certificate for its current
-   * did:key, or for its did:svc stable id.
+   * did:key, or for its did:svc stable id; with `scope`, only those where such a certificate
+   * holds it.
    */
-  teamsOf(identity: { did_key: string; did_aw: string | null }): string[] {
+  teamsOf(identity: { did_key: string; did_aw: string | null }, scope?: TeamScope): string[] {
     return this.#ctx.db
       .prepare(
-        `SELECT DISTINCT team_id FROM team_certificates
-         WHERE revoked_at IS NULL AND (member_did_key = ? OR member_did_aw = ?) ORDER BY team_id`,
+        `SELECT DISTINCT team_id FROM team_certificates c
+         WHERE revoked_at IS NULL AND (member_did_key = ? OR member_did_aw = ?)
+           AND (? IS NULL OR EXISTS (SELECT 1 FROM json_each(c.scopes) WHERE value = ?)) ORDER BY team_id`,
       )
       .pluck()
-      .all(identity.did_key, identity.did_aw) as string[];
+      .all(identity.did_key, identity.did_aw, scope ?? null, scope ?? null) as string[];
   }
 
-  revoke(teamId: string, certificateId: string): { revoked: true; certificate_id: string; revoked_at: string } {
+  /**
+   * Revokes the certificate and, in the same transaction, the editable present links it minted
+   * (revocation.ts); requests carrying it are refused from the next one on.
+   */
+  revoke(teamId: string, certificateId: string): { revoked: true; certificate_id: string; revoked_at: string; closed_present_links: number } {
     const team = this.#require(teamId);
     const row = this.#certificateRow(certificateId);
     if (!row || row.team_id !== teamId) throw notFound(`Certificate ${certificateId} not found in team ${teamId}`);
     if (certificateId === team.owner_certificate_id) throw forbidden('The owner member cannot be revoked; the node acts for its owner through it');
     if (row.revoked_at !== null) throw conflict(`Certificate ${certificateId} is already revoked`);
     const revokedAt = this.#ctx.clock.now().toISOString();
-    this.#ctx.db.prepare(`UPDATE team_certificates SET revoked_at = ? WHERE certificate_id = ? AND revoked_at IS NULL`).run(revokedAt, certificateId);
+    const { db } = this.#ctx;
+    const closed = db.transaction(() => {
+      db.prepare(`UPDATE team_certificates SET revoked_at = ? WHERE certificate_id = ? AND revoked_at IS NULL`).run(revokedAt, certificateId);
+      return closeEditableLinks(db, certificateId, revokedAt);
+    })();
     this.#issued.delete(certificateId);
-    return { revoked: true, certificate_id: certificateId, revoked_at: revokedAt };
+    return { revoked: true, certificate_id: certificateId, revoked_at: revokedAt, closed_present_links: closed };
   }
 
   /** The four team-auth headers for a request made as the team's owner member (key in custody). */

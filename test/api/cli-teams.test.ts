@@ -73,8 +73,19 @@ describe('team commands', { timeout: 60_000 }, () => {
     );
     const { members } = jsonOutput(await cli('team', 'members', teamId, '--json'));
     const byAlias = Object.fromEntries(members.map((m: { alias: string; scopes: string[] }) => [m.alias, m.scopes]));
-    expect(byAlias).toMatchObject({ reader: ['docs:read'], writer: ['docs:read', 'docs:write'], alice: ['docs:read', 'docs:write'] });
+    // alice was issued without --scope: the member default.
+    expect(byAlias).toMatchObject({
+      reader: ['docs:read'],
+      writer: ['docs:read', 'docs:write'],
+      alice: ['docs:read', 'docs:write', 'library:read', 'library:write'],
+    });
     expect(both.certificate.alias).toBe('writer');
+    // Without --json the listing ends with every scope, what it grants and which are the default.
+    const text = await cli('team', 'members', teamId);
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toMatch(/\[docs:read,docs:write\]/);
+    for (const scope of ['docs:read', 'docs:write', 'library:read', 'library:write']) expect(text.stdout).toMatch(new RegExp(`^  ${scope} +\\(default\\) \\S`, 'm'));
+    for (const scope of ['library:publish', 'library:approve', 'team:admin']) expect(text.stdout).toMatch(new RegExp(`^  ${scope} +[a-z]`, 'm'));
     expectOneLineFailure(await cli('team', 'add-member', teamId, '--did-key', testKey().didKey, '--alias', 'x', '--scope', 'docs:admin', '--json'), /422/);
     expectOneLineFailure(await cli('team', 'add-member', teamId, '--did-key', testKey().didKey, '--alias', 'alice', '--json'), /409.*Alias already active/);
     expectOneLineFailure(await cli('team', 'add-member', teamId, '--alias', 'x'), /usage: svc-node team add-member/);
@@ -85,7 +96,7 @@ describe('team commands', { timeout: 60_000 }, () => {
     const id = issued.certificate.certificate_id as string;
     const revoked = await cli('team', 'revoke', teamId, id);
     expect(revoked.code, revoked.stderr).toBe(0);
-    expect(revoked.stdout).toMatch(new RegExp(`revoked ${id}`));
+    expect(revoked.stdout).toMatch(new RegExp(`revoked ${id} at .*; closed 0 editable present link`));
     expectOneLineFailure(await cli('team', 'revoke', teamId, id), /409.*already revoked/);
     const { members } = jsonOutput(await cli('team', 'members', teamId, '--json'));
     expect(members.find((m: { certificate_id: string }) => m.certificate_id === id).revoked_at).not.toBeNull();

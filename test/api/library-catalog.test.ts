@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectRefusal } from '../support/expect.ts';
 import { blueprintPayload, file } from '../support/library.ts';
 import { startTestNode, type TestNode } from '../support/node.ts';
-import { addTeamMember, type TeamClient } from '../support/teams.ts';
+import { addTeamMember, PUBLISHER_SCOPES, type TeamClient } from '../support/teams.ts';
 
 let t: TestNode;
 let alice: TeamClient;
@@ -15,8 +15,9 @@ let bob: TeamClient;
 
 beforeAll(async () => {
   t = await startTestNode();
-  alice = await addTeamMember(t, { team: 'alpha', domain: 'alpha.test' });
-  bob = await addTeamMember(t, { team: 'beta', domain: 'beta.test' });
+  alice = await addTeamMember(t, { team: 'alpha', domain: 'alpha.test', scopes: PUBLISHER_SCOPES });
+  // Bob also registers his team's public name.
+  bob = await addTeamMember(t, { team: 'beta', domain: 'beta.test', scopes: [...PUBLISHER_SCOPES, 'team:admin'] });
 });
 afterAll(async () => {
   await t.stop();

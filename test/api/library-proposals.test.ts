@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectOk, expectRefusal } from '../support/expect.ts';
 import { CHANGESET_SCHEMA, profileFiles } from '../support/library.ts';
 import { startTestNode, type TestNode } from '../support/node.ts';
-import { addTeamMember, type TeamClient } from '../support/teams.ts';
+import { addTeamMember, MEMBER_SCOPES, type TeamClient } from '../support/teams.ts';
 
 let t: TestNode;
 let team: TeamClient;
@@ -17,7 +17,7 @@ let counter = 0;
 beforeAll(async () => {
   t = await startTestNode();
   team = await addTeamMember(t, { team: 'props', domain: 'props.test', alias: 'author' });
-  reviewer = await addTeamMember(t, { teamId: team.teamId, alias: 'coordinator' });
+  reviewer = await addTeamMember(t, { teamId: team.teamId, alias: 'coordinator', scopes: [...MEMBER_SCOPES, 'library:approve'] });
 });
 afterAll(async () => {
   await t.stop();
@@ -144,7 +144,7 @@ describe('approval and rejection', () => {
   it('hides proposals from other teams', async () => {
     const { ref } = await freshProfile();
     const submitted = expectOk(await propose(team, ref, [{ path: 'notes.md', content_utf8: 'n' }]), 201);
-    const outsider = await addTeamMember(t, { team: 'elsewhere', domain: 'elsewhere.test' });
+    const outsider = await addTeamMember(t, { team: 'elsewhere', domain: 'elsewhere.test', scopes: [...MEMBER_SCOPES, 'library:approve'] });
     expectRefusal(await outsider.request('POST', `/v1/proposals/${submitted.proposal_id}/approve`), 404);
     expect(expectOk(await outsider.request('GET', '/v1/proposals'))).toEqual([]);
   });

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectOk, expectRefusal, expectValidation } from '../support/expect.ts';
 import { blueprintPayload, file, profileFiles, type ProfileSpec } from '../support/library.ts';
 import { startTestNode, type TestNode } from '../support/node.ts';
-import { addTeamMember, type TeamClient } from '../support/teams.ts';
+import { addTeamMember, PUBLISHER_SCOPES, type TeamClient } from '../support/teams.ts';
 
 let t: TestNode;
 let team: TeamClient;
@@ -15,7 +15,8 @@ let other: TeamClient;
 
 beforeAll(async () => {
   t = await startTestNode();
-  team = await addTeamMember(t, { team: 'shelf', domain: 'shelf.test' });
+  // Publishes blueprints to import from, and approves (a deleted profile's proposal is gone: 404).
+  team = await addTeamMember(t, { team: 'shelf', domain: 'shelf.test', scopes: [...PUBLISHER_SCOPES, 'library:approve'] });
   other = await addTeamMember(t, { team: 'outsiders', domain: 'outsiders.test' });
 });
 afterAll(async () => {

@@ -9,7 +9,7 @@ import { createIdentity, createNodeNamespace, createProject, persistent } from '
 import { startTestNode, type TestNode } from '../support/node.ts';
 import { blueprintPayload, profileFiles } from '../support/library.ts';
 import { connectSse, deadlineIn } from '../support/sse.ts';
-import { addTeamMember } from '../support/teams.ts';
+import { addTeamMember, PUBLISHER_SCOPES } from '../support/teams.ts';
 
 /** A clock the test can move: session keys expire in node time. */
 let offsetMs = 0;
@@ -94,7 +94,7 @@ describe('the node-wide wake feed', () => {
 
 describe('library changes on the owner feed', () => {
   it('nudges the owner when a team writes to its shelf or the catalog changes, not on reads', async () => {
-    const member = await addTeamMember(t, { team: 'feed', domain: 'feed.test' });
+    const member = await addTeamMember(t, { team: 'feed', domain: 'feed.test', scopes: PUBLISHER_SCOPES });
     const response = await connectSse(`${t.url}/v1/node/events/stream?deadline=${encodeURIComponent(deadlineIn(10))}`, { token: t.node.ownerToken });
     const stream = response.stream!;
     try {

@@ -40,18 +40,28 @@ describe('POST /v1/node/teams', () => {
     expect(team).toMatchObject({ team_id: 'backend:acme.test', name: 'backend', domain: 'acme.test', member_count: 1 });
     expect(publicKeyFromDidKey(team.team_did_key)).not.toBeNull();
     expect(team).not.toHaveProperty('key_id');
-    const { members } = expectOk(await t.owner('GET', teamUrl(team.team_id, '/members')));
+    const { members, available_scopes } = expectOk(await t.owner('GET', teamUrl(team.team_id, '/members')));
+    // The owner member holds every scope: the UI acts through it on the library and documents.
     expect(members).toEqual([
       expect.objectContaining({
         certificate_id: team.owner_certificate_id,
         alias: 'owner',
         lifetime: 'persistent',
-        scopes: ['docs:read', 'docs:write'],
+        scopes: ['docs:read', 'docs:write', 'library:approve', 'library:publish', 'library:read', 'library:write', 'team:admin'],
         revoked_at: null,
         owner: true,
       }),
     ]);
     expect(members[0].member_did_key).not.toBe(team.team_did_key);
+    // The listing names every scope there is, what it grants, and the four a member gets by default.
+    expect(available_scopes.map((s: { scope: string }) => s.scope).sort()).toEqual(['docs:read', 'docs:write', 'library:approve', 'library:publish', 'library:read', 'library:write', 'team:admin']);
+    for (const s of available_scopes) expect(s.grants).toEqual(expect.any(String));
+    expect(available_scopes.filter((s: { default: boolean }) => s.default).map((s: { scope: string }) => s.scope)).toEqual([
+      'docs:read',
+      'docs:write',
+      'library:read',
+      'library:write',
+    ]);
     const listed = expectOk(await t.owner('GET', '/v1/node/teams'));
     expect(listed.teams.map((x: { team_id: string }) => x.team_id)).toContain('backend:acme.test');
     expect(expectOk(await t.owner('GET', teamUrl(team.team_id)))).toEqual(team);
@@ -195,7 +205,7 @@ describe('POST /v1/node/teams/:team_id/sign', () => {
       { method: 'POST', url: '/v1/shelf?x=1', headers: signed.headers, rawBody: Buffer.from(body) },
       { teams, audiences: () => [t.node.info.library_url], now: new Date(), replay: new ReplayCache(300_000) },
     );
-    expect(member).toMatchObject({ team_id: team.team_id, alias: 'owner', certificate_id: team.owner_certificate_id, scopes: ['docs:read', 'docs:write'] });
+    expect(member).toMatchObject({ team_id: team.team_id, alias: 'owner', certificate_id: team.owner_certificate_id, scopes: ['docs:read', 'docs:write', 'library:approve', 'library:publish', 'library:read', 'library:write', 'team:admin'] });
   });
 
   it('refuses an unknown team with 404 and a bad request with 422', async () => {

@@ -29,7 +29,7 @@ import { createIdentity, createNodeNamespace, createProject } from './identities
 import { testKey } from './keys.ts';
 import { blueprintPayload, CHANGESET_SCHEMA, profileFiles } from './library.ts';
 import type { TestNode } from './node.ts';
-import { addTeamMember, type TeamClient } from './teams.ts';
+import { addTeamMember, ALL_SCOPES, type TeamClient } from './teams.ts';
 
 // ---------------------------------------------------------------------------------------------
 // The route table
@@ -333,7 +333,8 @@ export async function setupFuzzFixtures(t: TestNode): Promise<FuzzFixtures> {
   const contact = await t.request('POST', '/v1/contacts', { ...bearer(alice.api_key), body: { contact_address: `${DOMAIN}/bob`, label: 'Bob' } });
   const subscription = await t.request('POST', '/v1/events/subscriptions', { ...bearer(alice.api_key), body: { type: 'docs/doc.changed' } });
 
-  const member = await addTeamMember(t, { team: 'fuzz', domain: DOMAIN, alias: 'fuzzer', scopes: ['docs:read', 'docs:write'] });
+  // Every scope, so each library and document route gets past its scope check to the input.
+  const member = await addTeamMember(t, { team: 'fuzz', domain: DOMAIN, alias: 'fuzzer', scopes: ALL_SCOPES });
   ok('doc', await member.request('POST', '/v1/documents', { aud: docs, body: { slug: 'fuzz-doc', title: 'Fuzz', body: '# Fuzz\n' } }), 201);
   const link = ok('link', await member.request('POST', '/v1/present', { aud: docs, body: { slug: 'fuzz-doc', editable: true } }), 201);
   const image = ok('image', await member.request('POST', '/v1/assets', { aud: docs, body: { content_type: 'image/png', data_base64: PNG.toString('base64') } }), 201);

@@ -38,6 +38,16 @@ export interface TeamClient {
   request<T = any>(method: string, path: string, options?: TeamRequestOptions): Promise<ApiResponse<T>>;
 }
 
+/**
+ * Scope sets, spelled out here rather than taken from the server, so a test states what it needs.
+ * MEMBER_SCOPES is what a certificate issued without scopes gets (server/teams/scopes.ts).
+ */
+export const MEMBER_SCOPES = ['docs:read', 'docs:write', 'library:read', 'library:write'];
+/** Publishing to the public catalog: import, publish a profile, blueprint tags and delete. */
+export const PUBLISHER_SCOPES = [...MEMBER_SCOPES, 'library:publish'];
+/** Every scope there is, as the team's owner member holds them. */
+export const ALL_SCOPES = [...MEMBER_SCOPES, 'library:publish', 'library:approve', 'team:admin'];
+
 export interface AddTeamMemberOptions {
   /** Use this existing team... */
   teamId?: string;
@@ -45,6 +55,7 @@ export interface AddTeamMemberOptions {
   team?: string;
   domain?: string;
   alias?: string;
+  /** The certificate's scopes; absent: the node's default for a member (MEMBER_SCOPES). */
   scopes?: string[];
   lifetime?: 'persistent' | 'ephemeral';
   didAw?: string;

@@ -5,6 +5,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { parseWith } from '../../http/validate.ts';
+import { describeScopes } from '../../teams/scopes.ts';
 import type { CoreServices } from '../core/services.ts';
 import { AddMemberBody, CertificateParams, CreateTeamBody, SignBody, TeamParams } from './team-schemas.ts';
 
@@ -22,7 +23,8 @@ export async function teamRoutes(app: FastifyInstance, { services }: { services:
 
   app.get('/v1/node/teams/:team_id/members', async (request) => {
     const { team_id } = parseWith(TeamParams, request.params, 'path');
-    return { team_id, members: teams.members(team_id) };
+    // Ours: the scopes a certificate may hold, so whoever issues one sees the choices.
+    return { team_id, members: teams.members(team_id), available_scopes: describeScopes() };
   });
 
   app.post('/v1/node/teams/:team_id/members', async (request, reply) => {

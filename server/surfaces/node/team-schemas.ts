@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { BODY_LIMIT_BYTES } from '../../http/limits.ts';
 import { addressName } from '../core/namespaces/schemas.ts';
-import { TEAM_SCOPES } from '../../teams/service.ts';
+import { TEAM_SCOPES } from '../../teams/scopes.ts';
 
 export const CreateTeamBody = z.strictObject({
   name: addressName,

@@ -2,11 +2,14 @@
  * An identity's app event subscriptions (DESIGN §5; research anchor-library-docs B9): which
  * team's events of a type, for one resource or (resource_ref null) all of them, reach its event
  * stream. Documents are team-scoped and identities are not, so an identity may subscribe only in
- * a team it is a member of (TeamService.teamsOf); delivery checks membership again.
+ * a team it is a member of (TeamService.teamsOf), with a certificate holding the type's scope
+ * (docs:read for docs/doc.changed); delivery checks both again.
  */
 import { randomUUID } from 'node:crypto';
 import type { NodeContext } from '../../../context.ts';
 import { forbidden, invalid, notFound } from '../../../errors.ts';
+import type { AppEventType } from '../../../events/app-events.ts';
+import { APP_EVENT_SCOPES } from '../../../teams/scopes.ts';
 import type { TeamService } from '../../../teams/service.ts';
 import type { IdentityService } from '../identities/service.ts';
 import type { SubscriptionInput } from './subscriptions-schemas.ts';
@@ -33,21 +36,33 @@ export class EventSubscriptions {
     this.#teams = teams;
   }
 
-  /** The team the subscription is for: the one named (if a member), else the only one. */
-  #team(agentId: string, teamId: string | undefined): string {
-    const teams = this.#teams.teamsOf(this.#identities.row(agentId));
+  /**
+   * The team the subscription is for: the one named (if a member), else the only one; the
+   * identity's certificate there must hold the scope the event type needs (checked again at
+   * delivery, events/app-events.ts).
+   */
+  #team(agentId: string, teamId: string | undefined, type: AppEventType): string {
+    const identity = this.#identities.row(agentId);
+    const teams = this.#teams.teamsOf(identity);
+    let chosen: string;
     if (teamId !== undefined) {
       if (!teams.includes(teamId)) throw forbidden(`This identity is not a member of team ${teamId}`);
-      return teamId;
+      chosen = teamId;
+    } else if (teams.length === 1) {
+      chosen = teams[0] as string;
+    } else if (teams.length === 0) {
+      throw forbidden('This identity is not a member of any team');
+    } else {
+      throw invalid([{ loc: ['body', 'team_id'], msg: `required: this identity is a member of ${teams.join(', ')}`, type: 'missing' }]);
     }
-    if (teams.length === 1) return teams[0] as string;
-    if (teams.length === 0) throw forbidden('This identity is not a member of any team');
-    throw invalid([{ loc: ['body', 'team_id'], msg: `required: this identity is a member of ${teams.join(', ')}`, type: 'missing' }]);
+    const scope = APP_EVENT_SCOPES[type];
+    if (!this.#teams.teamsOf(identity, scope).includes(chosen)) throw forbidden(`This identity's certificate in team ${chosen} lacks the ${scope} scope`);
+    return chosen;
   }
 
   /** Creates the subscription, or returns the one that already exists (`created` false). */
   subscribe(agentId: string, input: SubscriptionInput): { subscription: SubscriptionView; created: boolean } {
-    const teamId = this.#team(agentId, input.team_id);
+    const teamId = this.#team(agentId, input.team_id, input.type);
     const { db, clock } = this.#ctx;
     return db.transaction(() => {
       const existing = db

@@ -23,6 +23,7 @@ import { memberWith, type DocsRouteOptions } from './options.ts';
 import { ThemeBody } from './theme.ts';
 
 export const PREVIEW_MAX_CHARS = 200_000;
+export const EDIT_REFUSED = 'This link no longer accepts edits (it expired or was revoked); nothing was saved';
 
 const MintBody = z.strictObject({
   slug: z.string().max(SLUG_MAX).regex(SLUG_PATTERN, 'must be a document slug'),
@@ -97,9 +98,9 @@ export async function presentPageRoutes(app: FastifyInstance, { services }: Docs
   const assetOptions = (teamId: string) => ({ assetIds: services.assets.assetIdsOf(teamId), assetUrl: (id: string) => `/assets/${id}` });
 
   /** The valid editable link behind the path's token, else a plain 404 (read links included). */
-  const editable = (params: unknown): ResolvedLink => {
+  const editable = (params: unknown, detail = 'Not found'): ResolvedLink => {
     const link = present.resolve(tokenOf(params));
-    if (!link || !link.editable) throw notFound('Not found');
+    if (!link || !link.editable) throw notFound(detail);
     return link;
   };
 
@@ -136,7 +137,9 @@ export async function presentPageRoutes(app: FastifyInstance, { services }: Docs
 
   app.post('/present/:token/edit', async (request, reply) => {
     privateHeaders(reply);
-    const link = editable(request.params);
+    // An open editor shows this on save once the link expired or was revoked (also when its
+    // minter's certificate was); the same words for every token, so it tells a guesser nothing.
+    const link = editable(request.params, EDIT_REFUSED);
     const input = parseWith(EditBody, request.body);
     return present.edit(link, input.body, input.base_version, input.editor_name);
   });
