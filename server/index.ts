@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import { OwnerAccess } from './auth/owner.ts';
 import { ReplayCache } from './auth/replay-cache.ts';
+import { SqliteSignatureStore } from './auth/replay-store.ts';
 import { REPLAY_WINDOW_SECONDS } from './auth/timestamp.ts';
 import { systemClock, type Clock } from './clock.ts';
 import type { NodeContext, NodeUrls } from './context.ts';
@@ -121,7 +122,8 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
       custody,
       clock: options.clock ?? systemClock,
       dns: options.dns ?? systemDnsResolver,
-      replay: new ReplayCache(REPLAY_WINDOW_SECONDS * 1000),
+      // Signed writes are remembered in the database too, so a restart does not reopen the window.
+      replay: new ReplayCache(REPLAY_WINDOW_SECONDS * 1000, new SqliteSignatureStore(db, REPLAY_WINDOW_SECONDS * 1000, (options.clock ?? systemClock).now().getTime())),
       bus: new EventBus(),
       urls,
       ownOrigins: () => {
@@ -130,7 +132,7 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
       },
     };
     const id = nodeId(db);
-    const owner = new OwnerAccess();
+    const owner = new OwnerAccess({ clock: ctx.clock });
     const services = createCoreServices(ctx, owner, options.outbox ? { outbox: options.outbox } : {});
     // A signed envelope names the origin it was meant for; only this surface's own origins count.
     const library: LibrarySurfaceOptions = {

@@ -1,7 +1,7 @@
 /**
  * DIDKey request signatures (spec §5 mode 2): `Authorization: DIDKey <did:key> <signature>` plus
  * `X-SVC-Timestamp`. The signer signs the canonical JSON of structured fields (domain, name,
- * operation, timestamp), not the body. Each signature is accepted once.
+ * operation, timestamp), not the body. Each signature is accepted once, across restarts too.
  */
 import { canonicalJsonBytes } from '../crypto/canonical-json.ts';
 import { publicKeyFromDidKey } from '../crypto/did-key.ts';
@@ -61,7 +61,9 @@ export function verifySignedOperation(
   const message = canonicalJsonBytes({ ...fields, timestamp });
   const publicKey = publicKeyFromDidKey(auth.didKey) as Uint8Array;
   if (!verifyBytes(publicKey, message, auth.signature)) throw unauthorized('Invalid signature', SCHEME);
-  if (!options.replay.remember(`didkey:${auth.signatureText}`, options.now.getTime())) {
+  // Every DIDKey-signed operation is a write, so it is remembered durably: a restart must not
+  // make a captured one usable again.
+  if (!options.replay.remember(`didkey:${auth.signatureText}`, options.now.getTime(), { durable: true })) {
     throw unauthorized('This signed request was already used', SCHEME);
   }
   return auth.didKey;

@@ -24,6 +24,8 @@ const SCHEME = 'DIDKey';
 /** A bodiless request hashes as the empty body. */
 const EMPTY_BODY = new Uint8Array(0);
 const ENVELOPE_VERSION = 2;
+/** Requests that change nothing; every other method is a write. */
+const READ_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD']);
 
 /** What the node knows about its teams; TeamService implements it. */
 export interface TeamKeyring {
@@ -149,8 +151,10 @@ export function verifyTeamRequest(request: TeamRequest, deps: TeamAuthDeps): Tea
   }
   if (issued.revoked_at !== null) throw fail(`Certificate ${cert.certificate_id} has been revoked`);
 
-  // 5. Single use, remembered only now that the request is otherwise good.
-  if (!deps.replay.remember(`team:${auth.signatureText}`, deps.now.getTime())) throw fail('This signed request was already used');
+  // 5. Single use, remembered only now that the request is otherwise good; writes durably, so a
+  // restart does not make a captured write usable again (reads may repeat: memory only).
+  const durable = !READ_METHODS.has(request.method.toUpperCase());
+  if (!deps.replay.remember(`team:${auth.signatureText}`, deps.now.getTime(), { durable })) throw fail('This signed request was already used');
 
   return {
     team_id: cert.team_id,

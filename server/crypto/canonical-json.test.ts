@@ -23,6 +23,13 @@ describe('canonicalJson', () => {
     expect(canonicalJson({ a: undefined, b: null })).toBe('{"b":null}');
   });
 
+  it('encodes 64 levels of nesting and refuses a 65th instead of recursing on', () => {
+    const nest = (depth: number): unknown => (depth === 0 ? 1 : [nest(depth - 1)]);
+    expect(canonicalJson(nest(64))).toBe(`${'['.repeat(64)}1${']'.repeat(64)}`);
+    expect(() => canonicalJson(nest(65))).toThrow(/deeper than 64/);
+    expect(() => canonicalJson({ a: nest(64) })).toThrow(/deeper than 64/);
+  });
+
   it('refuses values with no single canonical form', () => {
     expect(() => canonicalJson({ n: 1.5 })).toThrow(/safe integers/);
     expect(() => canonicalJson({ n: 2 ** 60 })).toThrow(/safe integers/);

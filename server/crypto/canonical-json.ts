@@ -6,6 +6,7 @@
  * escaping, control characters as lowercase `\u00xx`. RFC 8785 libraries sort by UTF-16 code units
  * and reformat numbers, so they would not reproduce upstream's bytes.
  */
+import { MAX_JSON_DEPTH } from '../http/limits.ts';
 
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 
@@ -42,7 +43,12 @@ function compareCodePoints(a: string, b: string): number {
   }
 }
 
-function encode(value: unknown): string {
+/**
+ * `depth` counts the arrays and objects around `value`. Inputs are bounded where they enter (JSON
+ * bodies, YAML, changeset values), so this is the backstop: a deeper value is refused with the
+ * same TypeError as any other unencodable value instead of overflowing the stack.
+ */
+function encode(value: unknown, depth: number): string {
   if (value === null) return 'null';
   switch (typeof value) {
     case 'boolean':
@@ -53,11 +59,12 @@ function encode(value: unknown): string {
     case 'string':
       return encodeString(value);
     case 'object': {
-      if (Array.isArray(value)) return `[${value.map(encode).join(',')}]`;
+      if (depth >= MAX_JSON_DEPTH) throw new TypeError(`canonical JSON: nested deeper than ${MAX_JSON_DEPTH} levels`);
+      if (Array.isArray(value)) return `[${value.map((item) => encode(item, depth + 1)).join(',')}]`;
       const entries = Object.entries(value as Record<string, unknown>)
         .filter(([, v]) => v !== undefined)
         .sort(([a], [b]) => compareCodePoints(a, b));
-      return `{${entries.map(([k, v]) => `${encodeString(k)}:${encode(v)}`).join(',')}}`;
+      return `{${entries.map(([k, v]) => `${encodeString(k)}:${encode(v, depth + 1)}`).join(',')}}`;
     }
     default:
       throw new TypeError(`canonical JSON: cannot encode a ${typeof value}`);
@@ -66,10 +73,10 @@ function encode(value: unknown): string {
 
 /** The canonical text of a JSON value. `undefined` object members are omitted. */
 export function canonicalJson(value: unknown): string {
-  return encode(value);
+  return encode(value, 0);
 }
 
 /** The canonical UTF-8 bytes of a JSON value: what gets signed and hashed. */
 export function canonicalJsonBytes(value: unknown): Buffer {
-  return Buffer.from(encode(value), 'utf8');
+  return Buffer.from(encode(value, 0), 'utf8');
 }

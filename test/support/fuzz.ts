@@ -987,6 +987,12 @@ const VOLATILE_COLUMNS: Record<string, readonly string[]> = {
   api_keys: ['last_used_at'],
 };
 
+/**
+ * Whole tables of such bookkeeping: a signed write that authenticates spends its signature even
+ * when the handler then refuses it (the replay cache, made durable for writes).
+ */
+const VOLATILE_TABLES: readonly string[] = ['replay_signatures'];
+
 export class DataWatch {
   readonly #db: InstanceType<typeof SQLite>;
   readonly #custody: Custody;
@@ -1005,7 +1011,9 @@ export class DataWatch {
     db.pragma(`key="x'${custody.databaseKey().toString('hex')}'"`);
     db.pragma('busy_timeout=5000');
     const watch = new DataWatch(db, custody);
-    watch.#tables = (db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`).all() as { name: string }[]).map((row) => row.name);
+    watch.#tables = (db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`).all() as { name: string }[])
+      .map((row) => row.name)
+      .filter((name) => !VOLATILE_TABLES.includes(name));
     return watch;
   }
 

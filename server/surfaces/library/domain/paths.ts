@@ -5,7 +5,11 @@
  *
  * Refused, fail closed:
  * - anything but a plain relative path: empty, longer than MAX_PATH_LENGTH, a leading `/`, a `\`,
- *   control characters, `.`/`..`/empty segments, a scheme, host or drive (`:` in the first segment);
+ *   `.`/`..`/empty segments, a scheme, host or drive (`:` in the first segment);
+ * - characters that change how a path reads without being seen (invisibleProblem below): control
+ *   and format characters, bidirectional overrides (`notes\u202Etxt.md` displays as `notesdm.txt`),
+ *   zero-width and other default-ignorable characters, line and paragraph separators, and spaces
+ *   other than U+0020. A reviewer must see the path a file will really be written to;
  * - the directories upstream excludes when collecting files (EXCLUDED_DIRS) at any depth;
  * - secrets: any `.aw`/`.svc` segment (node and agent state), `.ssh`/`.gnupg` directories, and files
  *   whose name looks like a key, certificate, token or secret (secretNameProblem below). Only the
@@ -23,8 +27,32 @@ const KEY_PREFIXES: readonly string[] = ['id_rsa', 'id_dsa', 'id_ecdsa', 'id_ed2
 const CREDENTIAL_FILES: readonly string[] = ['.netrc', '.pgpass', '.npmrc', '.pypirc'];
 const SECRET_WORDS: readonly string[] = ['secret', 'token'];
 
-// eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u001f\u007f]/;
+/**
+ * Cc and Cf (C0/C1 controls, bidi embeddings, overrides and isolates, U+200B-U+200F, U+061C,
+ * U+FEFF...), Zl/Zp (U+2028/U+2029), lone surrogates (Cs: no UTF-8 form), every Unicode
+ * default-ignorable code point (variation selectors, Hangul fillers, tags...), and Zs but the
+ * ASCII space (`[^\P{Zs} ]`: a space separator that is not U+0020).
+ */
+const INVISIBLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\p{Default_Ignorable_Code_Point}]|[^\P{Zs} ]/u;
+const INVISIBLE_ALL = new RegExp(INVISIBLE.source, 'gu');
+/** What to call a refused character, most specific first. */
+const INVISIBLE_KINDS: readonly [RegExp, string][] = [
+  [/\p{Cc}/u, 'a control character'],
+  [/[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/u, 'a bidirectional-text control'],
+  [/\p{Cs}/u, 'a lone surrogate (not valid Unicode)'],
+  [/\p{Zs}/u, 'a space other than U+0020'],
+];
+
+const codePoint = (char: string): string => `U+${(char.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}`;
+
+/** Names the first invisible character of `path` by code point, and shows the path with each one spelled out. */
+function invisibleProblem(path: string): string | null {
+  const char = INVISIBLE.exec(path)?.[0];
+  if (char === undefined) return null;
+  const kind = INVISIBLE_KINDS.find(([pattern]) => pattern.test(char))?.[1] ?? 'an invisible or formatting character';
+  const shown = path.replace(INVISIBLE_ALL, (c) => `<${codePoint(c)}>`);
+  return `path "${shown}" contains ${codePoint(char)}, ${kind}; paths must read as they are`;
+}
 
 function secretNameProblem(name: string): string | null {
   const lower = name.toLowerCase();
@@ -42,7 +70,8 @@ export function pathProblem(path: string): string | null {
   if (path.length > MAX_PATH_LENGTH) return `path must be at most ${MAX_PATH_LENGTH} characters`;
   if (path.startsWith('/')) return 'path must be relative (no leading /)';
   if (path.includes('\\')) return 'path must use / as separator (no \\)';
-  if (CONTROL.test(path)) return 'path must not contain control characters';
+  const invisible = invisibleProblem(path);
+  if (invisible) return invisible;
   const segments = path.split('/');
   if (segments[0]?.includes(':')) return 'path must not carry a scheme, host or drive (":" in the first segment)';
   if (segments.some((s) => s === '')) return 'path must not have empty segments (// or a trailing /)';
