@@ -24,6 +24,7 @@ import type { OutboxOptions } from './federation/outbox.ts';
 import { buildLoopbackApp, buildPeerApp } from './http/app.ts';
 import { loopbackHosts } from './http/host-guard.ts';
 import type { RateLimit } from './http/rate-limit.ts';
+import type { RemoteClientOptions } from './net/remote-client.ts';
 import { acquireNodeLock } from './node-lock.ts';
 import { removeNodeFile, writeNodeFile, type ReadyInfo } from './node-file.ts';
 import { closeDatabase, openDatabase } from './store/database.ts';
@@ -55,6 +56,8 @@ export interface StartNodeOptions {
   clock?: Clock;
   /** Retry timing of the federation outbox (tests shorten it). */
   outbox?: Partial<OutboxOptions>;
+  /** Timeouts and concurrency caps of the outbound client to other nodes (tests tighten them). */
+  remote?: Partial<RemoteClientOptions>;
   /** Reconnect timing of the tunnel (tests shorten it). */
   tunnelBackoff?: SshTunnelBackoff;
   /** The peer listener's rate limit (tests tighten it). */
@@ -133,7 +136,7 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
     };
     const id = nodeId(db);
     const owner = new OwnerAccess({ clock: ctx.clock });
-    const services = createCoreServices(ctx, owner, options.outbox ? { outbox: options.outbox } : {});
+    const services = createCoreServices(ctx, owner, { outbox: options.outbox, remote: options.remote });
     // A signed envelope names the origin it was meant for; only this surface's own origins count.
     const library: LibrarySurfaceOptions = {
       services: createLibraryServices(ctx),

@@ -16,7 +16,11 @@ export interface Peer {
   updated_at: string;
 }
 
-/** Where a domain's node was found. */
+/**
+ * Where a domain's node was found. `via` is what the outbound client (server/net/remote-client.ts)
+ * goes by: a peer the owner set may be at any address (a LAN, loopback in tests); a node named by
+ * DNS, which whoever controls the domain can point anywhere, is only reached at public addresses.
+ */
 export interface NodeLocation {
   url: string;
   via: 'peer' | 'dns';

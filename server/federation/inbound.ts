@@ -16,6 +16,12 @@
  * A refusal is a 4xx whose detail the sending node reports back to its sender as a bounce; a
  * sender node that cannot be reached is a 503, so the message is retried rather than bounced.
  * A message_id already stored from the same key is acknowledged again (retries are safe).
+ *
+ * The caller is unauthenticated, and it chooses which node gets asked (the sender domain's), so
+ * those questions go through the outbound client (server/net/remote-client.ts: public addresses
+ * only for DNS-found nodes, no redirects, capped answers, timeouts), and what the caller hears
+ * back about them is in our words only: never the other node's status, body or socket error,
+ * which would make this endpoint a port and status scanner.
  */
 import type { NodeContext } from '../context.ts';
 import { verifyReplacementAnnouncement, type ReplacementAnnouncement } from '../crypto/announcements.ts';
@@ -23,6 +29,8 @@ import { verifyLog, type LogHead } from '../crypto/identity-log.ts';
 import { conflict, forbidden, invalid, unavailable } from '../errors.ts';
 import { identityTopic } from '../events/bus.ts';
 import { parseWith } from '../http/validate.ts';
+import { RemoteError } from '../net/remote-error.ts';
+import type { RemoteClient } from '../net/remote-client.ts';
 import type { ChatService } from '../surfaces/core/chat/service.ts';
 import type { AgentRow } from '../surfaces/core/identities/service.ts';
 import { insertMailRow } from '../surfaces/core/mail/rows.ts';
@@ -30,7 +38,7 @@ import { isContact } from '../surfaces/core/messaging/reachability.ts';
 import type { Recipients } from '../surfaces/core/messaging/recipients.ts';
 import { checkNamespaceDns } from '../surfaces/core/namespaces/verification.ts';
 import { splitAddress } from './addresses.ts';
-import type { NodeDirectory } from './directory.ts';
+import type { NodeDirectory, NodeLocation } from './directory.ts';
 import { FederatedMessage, signatureProblem, type FederatedChat, type FederatedMail } from './wire.ts';
 
 export interface InboundResult {
@@ -38,18 +46,36 @@ export interface InboundResult {
   status: 'delivered' | 'duplicate';
 }
 
-/** How long a check against the sender's node may take. */
-const LOOKUP_TIMEOUT_MS = 10_000;
+/**
+ * The largest answer the sender's node may give to an address, namespace or replacements lookup:
+ * each is one small JSON object (under 2 KiB for a real node), so 64 KiB leaves room for long
+ * replacement lists while a hostile node can cost us no more than that per question.
+ */
+export const CHECK_ANSWER_MAX_BYTES = 64 * 1024;
+/**
+ * A did:svc log grows by one entry (about 700 bytes) per key rotation: 256 KiB holds some 350
+ * rotations, far more than an identity makes, and is still small.
+ */
+export const DID_LOG_MAX_BYTES = 256 * 1024;
+
+/** What the sender check established about the sender. */
+interface CheckedSender {
+  nodeUrl: string;
+  /** `verified` only when the sender's node reports its namespace DNS-verified and DNS here agrees. */
+  namespaceTrust: 'verified' | 'unverified';
+}
 
 export class FederationInbound {
   readonly #ctx: NodeContext;
   readonly #directory: NodeDirectory;
   readonly #recipients: Recipients;
   readonly #chat: ChatService;
+  readonly #remote: RemoteClient;
 
-  constructor(ctx: NodeContext, directory: NodeDirectory, recipients: Recipients, chat: ChatService) {
+  constructor(ctx: NodeContext, directory: NodeDirectory, remote: RemoteClient, recipients: Recipients, chat: ChatService) {
     this.#ctx = ctx;
     this.#directory = directory;
+    this.#remote = remote;
     this.#recipients = recipients;
     this.#chat = chat;
   }
@@ -63,19 +89,19 @@ export class FederationInbound {
     if (duplicate) return duplicate;
 
     const recipient = this.#recipients.hosted(message.to);
-    const senderNode = await this.#checkSender(message);
+    const sender = await this.#checkSender(message);
     if (recipient.address_reachability === 'contacts-only' && !isContact(this.#ctx.db, recipient.agent_id, senderKeys(message))) {
       throw forbidden(`Refused: ${message.to} only accepts messages from contacts`);
     }
-    return this.#store(message, recipient, senderNode);
+    return this.#store(message, recipient, sender);
   }
 
   async #receiveChat(message: FederatedChat): Promise<InboundResult> {
     if (this.#chat.hasMessage(message.message_id, message.from_did)) return { message_id: message.message_id, status: 'duplicate' };
     const recipient = this.#recipients.hosted(message.to);
-    await this.#checkSender(message);
+    const sender = await this.#checkSender(message);
     const contact = isContact(this.#ctx.db, recipient.agent_id, senderKeys(message));
-    this.#chat.receiveRemote(message, recipient, { contact });
+    this.#chat.receiveRemote(message, recipient, { contact, namespaceTrust: sender.namespaceTrust });
     return { message_id: message.message_id, status: 'delivered' };
   }
 
@@ -89,8 +115,11 @@ export class FederationInbound {
     return { message_id: mail.message_id, status: 'duplicate' };
   }
 
-  /** Checks that the sender's address holds from_did on its own node; returns that node's origin. */
-  async #checkSender(mail: FederatedMessage): Promise<string> {
+  /**
+   * Checks that the sender's address holds from_did on its own node. Returns that node's origin,
+   * and whether the sender's namespace is DNS-verified as checked here (the reader's badge).
+   */
+  async #checkSender(mail: FederatedMessage): Promise<CheckedSender> {
     const from = splitAddress(mail.from);
     if (from === null) throw invalid([{ loc: ['body', 'from'], msg: 'must be an address <domain>/<name>', type: 'value_error' }]);
     if (this.#ctx.db.prepare(`SELECT 1 FROM namespaces WHERE domain = ?`).get(from.domain) !== undefined) {
@@ -98,19 +127,22 @@ export class FederationInbound {
     }
     const node = await this.#directory.locate(from.domain);
     if (node === null) throw forbidden(`Refused: no node is known for ${from.domain} (no peer entry and no node= in DNS), so ${mail.from} cannot be checked`);
-    const base = `${node.url}/v1/namespaces/${encodeURIComponent(from.domain)}`;
-    const address = await lookup(`${base}/addresses/${encodeURIComponent(from.name)}`, mail.from);
-    if (address === null) throw forbidden(`Refused: ${mail.from} does not exist on its node ${node.url}`);
-    const namespace = await lookup(base, from.domain);
+    const base = `/v1/namespaces/${encodeURIComponent(from.domain)}`;
+    const addressPath = `${base}/addresses/${encodeURIComponent(from.name)}`;
+    const address = await this.#lookupObject(node, addressPath, mail.from);
+    // The node's URL stays out of these details: the caller need not learn the owner's peer table.
+    if (address === null) throw forbidden(`Refused: ${mail.from} does not exist on its node`);
+    const namespace = await this.#lookupObject(node, base, from.domain);
     if (address.current_did_key !== mail.from_did) {
-      const earlier = await this.#earlierKey(mail, node.url, address, namespace, `${base}/addresses/${encodeURIComponent(from.name)}`);
-      if (earlier !== null) throw forbidden(`Refused: ${mail.from} resolves to another key on its node ${node.url} (${earlier})`);
+      const earlier = await this.#earlierKey(mail, node, address, namespace, addressPath);
+      if (earlier !== null) throw forbidden(`Refused: ${mail.from} resolves to another key on its node (${earlier})`);
     }
     if (namespace?.verification_status === 'verified' && typeof namespace.controller_did === 'string') {
       const dns = await checkNamespaceDns(this.#ctx.dns, from.domain, namespace.controller_did);
       if (dns.status !== 'verified') throw forbidden(`Refused: ${from.domain} claims DNS verification, but DNS here does not name its controller`);
+      return { nodeUrl: node.url, namespaceTrust: 'verified' };
     }
-    return node.url;
+    return { nodeUrl: node.url, namespaceTrust: 'unverified' };
   }
 
   /**
@@ -120,15 +152,15 @@ export class FederationInbound {
    */
   async #earlierKey(
     mail: FederatedMessage,
-    nodeUrl: string,
+    node: NodeLocation,
     address: Record<string, unknown>,
     namespace: Record<string, unknown> | null,
-    addressUrl: string,
+    addressPath: string,
   ): Promise<string | null> {
     const signedAt = Date.parse(mail.timestamp);
     const stableId = mail.from_stable_id;
     if (stableId !== null && address.did_aw === stableId) {
-      const log: unknown = await lookup(`${nodeUrl}/v1/did/${encodeURIComponent(stableId)}/log`, stableId);
+      const log = await this.#ask(node, `/v1/did/${encodeURIComponent(stableId)}/log`, stableId, DID_LOG_MAX_BYTES);
       const entries = Array.isArray(log) ? (log as LogHead[]) : [];
       const verified = verifyLog(entries, { didAw: stableId });
       if (!verified.ok) return `its did:svc log does not verify: ${verified.error}`;
@@ -140,7 +172,7 @@ export class FederationInbound {
       return null;
     }
     const controllerDid = typeof namespace?.controller_did === 'string' ? namespace.controller_did : '';
-    const replacements = await lookup(`${addressUrl}/replacements`, mail.from);
+    const replacements = await this.#lookupObject(node, `${addressPath}/replacements`, mail.from);
     const listed = replacements?.replacement_announcements;
     const announcements = Array.isArray(listed) ? (listed as ReplacementAnnouncement[]) : [];
     const replaced = announcements.find((a) => a.old_did === mail.from_did && a.new_did === address.current_did_key);
@@ -155,7 +187,28 @@ export class FederationInbound {
     return null;
   }
 
-  #store(mail: FederatedMail, recipient: AgentRow & { address: string }, senderNode: string): InboundResult {
+  /**
+   * GET a JSON value from the sender's node through the outbound client: null when it answers 404,
+   * a 503 in our words when it cannot be asked (so the sending node retries rather than bounces).
+   */
+  async #ask(node: NodeLocation, path: string, what: string, maxBytes = CHECK_ANSWER_MAX_BYTES): Promise<unknown> {
+    try {
+      return await this.#remote.getJson(node, path, maxBytes);
+    } catch (error) {
+      if (error instanceof RemoteError) throw unavailable(`Could not check ${what} with its node (${error.message})`);
+      throw error;
+    }
+  }
+
+  /** `#ask` for a JSON object (an address, a namespace, a replacements listing). */
+  async #lookupObject(node: NodeLocation, path: string, what: string): Promise<Record<string, unknown> | null> {
+    const value = await this.#ask(node, path, what);
+    if (value === null) return null;
+    if (typeof value !== 'object' || Array.isArray(value)) throw unavailable(`Could not check ${what} with its node (answer not a JSON object)`);
+    return value as Record<string, unknown>;
+  }
+
+  #store(mail: FederatedMail, recipient: AgentRow & { address: string }, sender: CheckedSender): InboundResult {
     const { db, clock, bus } = this.#ctx;
     try {
       insertMailRow(db, {
@@ -178,7 +231,8 @@ export class FederationInbound {
         signed_payload: mail.signed_payload,
         created_at: clock.now().toISOString(),
         origin: 'remote',
-        from_node: senderNode,
+        from_node: sender.nodeUrl,
+        from_namespace_trust: sender.namespaceTrust,
       });
     } catch (error) {
       // Two deliveries of one message raced: the other one stored it.
@@ -193,19 +247,4 @@ export class FederationInbound {
 /** What a contact entry can name the sender by. */
 function senderKeys(message: FederatedMessage) {
   return { didKey: message.from_did, stableId: message.from_stable_id, address: message.from };
-}
-
-/** GET a JSON object from the sender's node: null when it answers 404, 503 when it can't be asked. */
-async function lookup(url: string, what: string): Promise<Record<string, unknown> | null> {
-  let response: Response;
-  try {
-    response = await fetch(url, { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(LOOKUP_TIMEOUT_MS) });
-  } catch (error) {
-    throw unavailable(`Could not check ${what} with its node: ${(error as Error).message}`);
-  }
-  if (response.status === 404) return null;
-  if (!response.ok) throw unavailable(`Could not check ${what} with its node: it answered ${response.status}`);
-  const body: unknown = await response.json().catch(() => null);
-  if (typeof body !== 'object' || body === null) throw unavailable(`Could not check ${what} with its node: its answer is not JSON`);
-  return body as Record<string, unknown>;
 }

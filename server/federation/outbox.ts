@@ -6,17 +6,25 @@
  * - Delivered (2xx): settled. The receiver deduplicates by message_id, so a retry after a lost
  *   answer is harmless and delivery is exactly once as far as the recipient can see.
  * - Refused (4xx other than 408/429): settled as bounced, and the sender finds a bounce in its
- *   inbox with the receiving node's reason.
- * - Anything else (no node known for the domain, unreachable, 5xx, 408, 429): retried with
- *   exponential backoff; after `giveUpAfterMs` it bounces with the last error.
+ *   inbox with the receiving node's reason (refusal-reason.ts: its JSON `detail` only, cleaned).
+ * - Anything else (no node known for the domain, unreachable, timed out, an answer too large or
+ *   a redirect, 5xx, 408, 429): retried with exponential backoff; after `giveUpAfterMs` it
+ *   bounces with the last error.
+ *
+ * Delivery goes through the outbound client (server/net/remote-client.ts), and `last_error` and
+ * bounces say what failed in our words: a remote body other than a well-formed refusal detail is
+ * never stored or shown.
  *
  * Rows carry their next attempt time, so a restarted node simply picks up where it left off.
  */
 import { randomUUID } from 'node:crypto';
 import type { NodeContext } from '../context.ts';
 import { identityTopic } from '../events/bus.ts';
+import type { RemoteAnswer, RemoteClient } from '../net/remote-client.ts';
+import { RemoteError, type RemoteErrorKind } from '../net/remote-error.ts';
 import { insertMailRow } from '../surfaces/core/mail/rows.ts';
 import type { NodeDirectory } from './directory.ts';
+import { refusalReason } from './refusal-reason.ts';
 import type { FederatedMessage } from './wire.ts';
 
 export interface OutboxOptions {
@@ -25,9 +33,16 @@ export interface OutboxOptions {
   retryMaxMs: number;
   /** A message still undelivered this long after it was sent bounces. */
   giveUpAfterMs: number;
+  /** One delivery attempt, connecting to reading the answer (the receiver checks the sender first). */
+  deliveryTimeoutMs: number;
 }
 
-export const DEFAULT_OUTBOX_OPTIONS: OutboxOptions = { retryBaseMs: 2_000, retryMaxMs: 10 * 60_000, giveUpAfterMs: 3 * 24 * 3600_000 };
+export const DEFAULT_OUTBOX_OPTIONS: OutboxOptions = {
+  retryBaseMs: 2_000,
+  retryMaxMs: 10 * 60_000,
+  giveUpAfterMs: 3 * 24 * 3600_000,
+  deliveryTimeoutMs: 15_000,
+};
 
 export type OutboxStatus = 'queued' | 'delivered' | 'bounced';
 
@@ -56,22 +71,30 @@ type Outcome = { kind: 'delivered'; url: string } | { kind: 'retry'; error: stri
 
 /** Rows delivered at once; the rest follow in the next round. */
 const BATCH = 16;
-const DELIVERY_TIMEOUT_MS = 15_000;
+/**
+ * The largest answer a receiving node may give to a delivery: `{message_id, status}` or a
+ * `{detail}` refusal, a few hundred bytes (a full validation list is under 4 KiB).
+ */
+export const DELIVERY_ANSWER_MAX_BYTES = 16 * 1024;
+/** Failures that mean the receiving node was not reached at all (the rest are bad answers). */
+const NOT_REACHED: ReadonlySet<RemoteErrorKind> = new Set(['unreachable', 'timed-out', 'refused-address', 'busy']);
 /** The worker re-checks at least this often, so a clock moved by tests or NTP is noticed. */
 const MAX_SLEEP_MS = 60_000;
 
 export class FederationOutbox {
   readonly #ctx: NodeContext;
   readonly #directory: NodeDirectory;
+  readonly #remote: RemoteClient;
   readonly #options: OutboxOptions;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #running: Promise<void> | null = null;
   #again = false;
   #stopped = true;
 
-  constructor(ctx: NodeContext, directory: NodeDirectory, options: Partial<OutboxOptions> = {}) {
+  constructor(ctx: NodeContext, directory: NodeDirectory, remote: RemoteClient, options: Partial<OutboxOptions> = {}) {
     this.#ctx = ctx;
     this.#directory = directory;
+    this.#remote = remote;
     this.#options = { ...DEFAULT_OUTBOX_OPTIONS, ...options };
   }
 
@@ -166,22 +189,24 @@ export class FederationOutbox {
   async #deliver(row: OutboxRow): Promise<Outcome> {
     const node = await this.#directory.locate(row.to_domain);
     if (node === null) return { kind: 'retry', error: `no node is known for ${row.to_domain} (no peer entry and no node= in its _svcid DNS record)` };
-    let response: Response;
+    let answer: RemoteAnswer;
     try {
-      response = await fetch(`${node.url}/v1/federation/messages`, {
+      answer = await this.#remote.request(node, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json' },
-        body: row.payload,
-        signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS),
+        path: '/v1/federation/messages',
+        json: row.payload,
+        maxBytes: DELIVERY_ANSWER_MAX_BYTES,
+        timeoutMs: this.#options.deliveryTimeoutMs,
       });
     } catch (error) {
-      return { kind: 'retry', error: `could not reach ${node.url}: ${(error as Error).message}` };
+      if (!(error instanceof RemoteError)) throw error;
+      return { kind: 'retry', error: NOT_REACHED.has(error.kind) ? `could not reach ${node.url} (${error.message})` : `${node.url} gave no usable answer (${error.message})` };
     }
-    const detail = await responseDetail(response);
-    if (response.ok) return { kind: 'delivered', url: node.url };
-    const refused = response.status >= 400 && response.status < 500 && response.status !== 408 && response.status !== 429;
-    if (refused) return { kind: 'bounce', reason: `the node for ${row.to_domain} (${node.url}) refused it: ${detail.replace(/^Refused: /, '')}` };
-    return { kind: 'retry', error: `${node.url} answered ${response.status}: ${detail}` };
+    const { status } = answer;
+    if (status >= 200 && status < 300) return { kind: 'delivered', url: node.url };
+    const refused = status >= 400 && status < 500 && status !== 408 && status !== 429;
+    if (refused) return { kind: 'bounce', reason: `the node for ${row.to_domain} (${node.url}) refused it: ${refusalReason(answer) ?? `it answered ${status}`}` };
+    return { kind: 'retry', error: `${node.url} answered ${status}` };
   }
 
   #settle(row: OutboxRow, outcome: Outcome): void {
@@ -263,17 +288,4 @@ function subjectOf(message: FederatedMessage): string {
   if (message.kind === 'mail') return message.subject;
   const text = message.body.replace(/\s+/g, ' ').trim();
   return `Chat: ${text.length > 60 ? `${text.slice(0, 60)}…` : text}`;
-}
-
-/** The `detail` of an error answer in words (or the start of its text). */
-async function responseDetail(response: Response): Promise<string> {
-  const text = await response.text().catch(() => '');
-  try {
-    const detail = (JSON.parse(text) as { detail?: unknown }).detail;
-    if (typeof detail === 'string') return detail;
-    if (detail !== undefined) return JSON.stringify(detail).slice(0, 500);
-  } catch {
-    // Not JSON: say what it began with.
-  }
-  return text.slice(0, 200) || response.statusText;
 }

@@ -5,11 +5,11 @@
  * (forged signature, an address that resolves to another key, a contacts-only recipient, an
  * unknown recipient) reported to the sender as a bounce or refused at the door.
  */
-import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderDnsRecord } from '../../server/crypto/dns-txt.ts';
-import { buildMessageEnvelope, messageSigningBytes, verifyMessageSignature } from '../../server/crypto/message-signing.ts';
+import { verifyMessageSignature } from '../../server/crypto/message-signing.ts';
 import { expectOk, expectRefusal, expectValidation } from '../support/expect.ts';
+import { signedMail } from '../support/federation.ts';
 import { createIdentity, createNodeNamespace, createProject, persistent } from '../support/identities.ts';
 import { testKey } from '../support/keys.ts';
 import { startTestNode, type TestNode } from '../support/node.ts';
@@ -59,25 +59,6 @@ const send = (from: TestNode, key: string, body: Record<string, unknown>) => fro
 const inbox = async (t: TestNode, key: string) => expectOk(await t.request('GET', '/v1/messages/inbox?limit=100', { token: key })).messages as any[];
 const outbound = async (t: TestNode, key: string) => expectOk(await t.request('GET', '/v1/messages/outbound', { token: key })).messages as any[];
 const outboundOf = async (t: TestNode, key: string, id: string) => (await outbound(t, key)).find((m) => m.message_id === id);
-
-/** A message as a node would deliver it, signed with `key` (whatever address it claims). */
-function signedMail(key: ReturnType<typeof testKey>, fields: { from: string; to: string; body?: string }) {
-  const mail = {
-    v: 1,
-    kind: 'mail',
-    message_id: randomUUID(),
-    from: fields.from,
-    from_did: key.didKey,
-    from_stable_id: null,
-    to: fields.to,
-    subject: 'hello',
-    body: fields.body ?? 'hi',
-    priority: 'normal',
-    timestamp: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
-  };
-  const bytes = messageSigningBytes(buildMessageEnvelope({ ...mail, type: 'mail', to_did: '' } as any));
-  return { ...mail, signature: key.sign(bytes), signed_payload: bytes.toString('utf8') };
-}
 
 describe('the peer table (owner API)', () => {
   it('adds, lists, replaces and removes peers; validates domain and url; owner only', async () => {

@@ -197,4 +197,33 @@ describe('the sender badge', () => {
     expect(mail.find((m) => m.message_id === fromVerified.message_id)).toMatchObject({ from_address: 'verified-sender.example/vs', from_namespace_trust: 'verified' });
     expect(mail.find((m) => m.message_id === fromOwner.message_id)).toMatchObject({ from_address: 'victim.test/alice', from_namespace_trust: 'owner' });
   });
+
+  it('calls a sender on another node verified only when its node says so and DNS here agrees', async () => {
+    const domain = 'verified-corp.example';
+    const controller = testKey();
+    // DNS, as both nodes see it, names the controller of verified-corp.example.
+    setDnsController(real, domain, controller.didKey);
+    setDnsController(victim, domain, controller.didKey);
+    expect(expectOk(await registerByOwner(real, domain, controller.didKey), 201).verification_status).toBe('verified');
+    const project = await createProject(real, 'verified-corp');
+    const cfo = await createIdentity(real, project.api_key, persistent('cfo'));
+    expectOk(await assignAddress(real, controller, domain, { name: 'cfo', did_key: cfo.did_key, did_aw: cfo.did_aw }), 201);
+    expectOk(await victim.owner('POST', '/v1/node/peers', { domain, url: real.url }), 201);
+
+    const mailed = expectOk(await real.request('POST', '/v1/messages', { token: cfo.api_key, body: { to_address: 'victim.test/alice', subject: 'v', body: 'b' } }));
+    await expect.poll(async () => (await inbox(victim, alice.api_key)).find((m) => m.message_id === mailed.message_id), WAIT).toMatchObject({
+      from_address: `${domain}/cfo`,
+      from_namespace_trust: 'verified',
+    });
+    const chatted = expectOk(await real.request('POST', '/v1/chat/sessions', { token: cfo.api_key, body: { to_addresses: ['victim.test/alice'], message: 'hi' } }));
+    await expect
+      .poll(async () => {
+        const sessions = expectOk(await victim.request('GET', '/v1/chat/sessions', { token: alice.api_key })).sessions as any[];
+        const session = sessions.find((one) => one.participant_addresses.includes(`${domain}/cfo`));
+        if (!session) return undefined;
+        const messages = expectOk(await victim.request('GET', `/v1/chat/sessions/${session.session_id}/messages`, { token: alice.api_key })).messages as any[];
+        return messages.find((m) => m.message_id === chatted.message_id);
+      }, WAIT)
+      .toMatchObject({ from_address: `${domain}/cfo`, from_namespace_trust: 'verified' });
+  });
 });

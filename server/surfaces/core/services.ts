@@ -8,6 +8,7 @@ import { AppEvents } from '../../events/app-events.ts';
 import { NodeDirectory } from '../../federation/directory.ts';
 import { FederationInbound } from '../../federation/inbound.ts';
 import { FederationOutbox, type OutboxOptions } from '../../federation/outbox.ts';
+import { RemoteClient, type RemoteClientOptions } from '../../net/remote-client.ts';
 import { ChatService } from './chat/service.ts';
 import { ContactService } from './contacts/service.ts';
 import { ControlService } from './control/service.ts';
@@ -54,10 +55,14 @@ export interface CoreServices {
   outbox: FederationOutbox;
   /** Mail arriving from other nodes. */
   inbound: FederationInbound;
+  /** The one outbound HTTP client: every request this node makes to another node goes through it. */
+  remote: RemoteClient;
 }
 
 export interface CoreServiceOptions {
   outbox?: Partial<OutboxOptions>;
+  /** Timeouts and concurrency caps of the outbound client (tests tighten them). */
+  remote?: Partial<RemoteClientOptions>;
 }
 
 export function createCoreServices(ctx: NodeContext, owner: OwnerAccess, options: CoreServiceOptions = {}): CoreServices {
@@ -70,9 +75,10 @@ export function createCoreServices(ctx: NodeContext, owner: OwnerAccess, options
   const lifecycle = new IdentityLifecycle(ctx, deps, identities);
   const backups = new IdentityBackups(ctx, deps, identities);
   const recipients = new Recipients(ctx, identities, namespaces);
-  const outbox = new FederationOutbox(ctx, directory, options.outbox);
+  const remote = new RemoteClient(ctx.dns, options.remote);
+  const outbox = new FederationOutbox(ctx, directory, remote, options.outbox);
   const chat = new ChatService(ctx, identities, recipients, outbox, namespaces);
-  const inbound = new FederationInbound(ctx, directory, recipients, chat);
+  const inbound = new FederationInbound(ctx, directory, remote, recipients, chat);
   const mail = new MailService(ctx, identities, recipients, outbox, namespaces);
   const contacts = new ContactService(ctx);
   const control = new ControlService(ctx, identities, recipients);
@@ -104,5 +110,6 @@ export function createCoreServices(ctx: NodeContext, owner: OwnerAccess, options
     directory,
     outbox,
     inbound,
+    remote,
   };
 }

@@ -328,7 +328,11 @@ export class ChatService {
    * checked: stored in the two-party session of this pair (made by its first message). A
    * contacts-only recipient takes it from a contact, or from someone it has answered there.
    */
-  receiveRemote(message: FederatedChat, recipient: AgentRow & { address: string }, options: { contact: boolean }): void {
+  receiveRemote(
+    message: FederatedChat,
+    recipient: AgentRow & { address: string },
+    options: { contact: boolean; namespaceTrust: 'verified' | 'unverified' },
+  ): void {
     const { db } = this.#ctx;
     const local = localParty(this.#recipients.party(recipient));
     const remote = remoteParty(message.from, message.from_stable_id ?? message.from_did);
@@ -366,6 +370,7 @@ export class ChatService {
         signed_payload: message.signed_payload,
         timestamp: message.timestamp,
         created_at: now,
+        from_namespace_trust: options.namespaceTrust,
       });
       // Its hang_on extends a local wait; its own wait window lives on its node.
       this.#updateWaitWindow(session, remote.id, { wait_seconds: null, hang_on: message.hang_on, sender_leaving: message.sender_leaving }, now);
@@ -772,7 +777,7 @@ export class ChatService {
     row: Omit<MessageRow, 'id' | 'from_project_id' | 'sender_leaving' | 'hang_on' | 'from_namespace_trust'> & {
       sender_leaving: boolean;
       hang_on: boolean;
-      from_namespace_trust?: NamespaceTrust;
+      from_namespace_trust?: 'verified' | 'unverified';
     },
   ): void {
     this.#ctx.db
