@@ -23,6 +23,8 @@ import { EventBus, TUNNEL_TOPIC } from './events/bus.ts';
 import type { OutboxOptions } from './federation/outbox.ts';
 import { buildLoopbackApp, buildPeerApp } from './http/app.ts';
 import { loopbackHosts } from './http/host-guard.ts';
+import type { ConnectionCaps } from './http/connection-limits.ts';
+import type { PeerTimeouts } from './http/peer-timeouts.ts';
 import type { RateLimit } from './http/rate-limit.ts';
 import type { RemoteClientOptions } from './net/remote-client.ts';
 import { acquireNodeLock } from './node-lock.ts';
@@ -62,6 +64,10 @@ export interface StartNodeOptions {
   tunnelBackoff?: SshTunnelBackoff;
   /** The peer listener's rate limit (tests tighten it). */
   peerRateLimit?: RateLimit;
+  /** The peer listener's connection caps (tests lower them; by default they follow the descriptor limit). */
+  peerConnections?: Partial<ConnectionCaps>;
+  /** The peer listener's timeouts (tests shorten them). */
+  peerTimeouts?: Partial<PeerTimeouts>;
   warn?: (message: string) => void;
 }
 
@@ -157,11 +163,19 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
     let listenerPublicUrl: string | null = null;
     const peerListener = async (): Promise<TunnelTarget> => {
       if (peer !== null) return peer.target;
-      const app = await buildPeerApp({ services, library, docs, log: options.log ?? false, ...(options.peerRateLimit ? { rateLimit: options.peerRateLimit } : {}) });
+      const { app, connections } = await buildPeerApp({
+        services,
+        library,
+        docs,
+        log: options.log ?? false,
+        ...(options.peerRateLimit ? { rateLimit: options.peerRateLimit } : {}),
+        ...(options.peerConnections ? { connectionCaps: options.peerConnections } : {}),
+        ...(options.peerTimeouts ? { timeouts: options.peerTimeouts } : {}),
+      });
       cleanups.push(() => app.close());
       await app.listen({ host, port: options.publicPort ?? 0 });
       const address = app.server.address();
-      peer = { app, target: { host, port: typeof address === 'object' && address ? address.port : 0 } };
+      peer = { app, target: { host, port: typeof address === 'object' && address ? address.port : 0, forward: connections.forward } };
       return peer.target;
     };
     const tunnel = new TunnelService(

@@ -2,27 +2,33 @@
  * Fastify application factories for the node's two kinds of listener:
  * - loopback: the three surfaces, MCP, the owner API and the built UI, behind the Host/Origin guard;
  * - peer: only the spec's own endpoints (authenticated or intentionally public), for a tunnel and
- *   for other nodes, rate-limited per client address.
+ *   for other nodes, rate-limited and connection-capped per client, with short timeouts.
+ * The loopback listener is capped too, generously, so a local flood cannot take the descriptors
+ * the database and outbound fetches need (connection-limits.ts has the budget).
  */
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyHttpOptions, type FastifyInstance } from 'fastify';
+import type { Server } from 'node:http';
 import { coreSurface } from '../surfaces/core/index.ts';
 import { docsSurface, type DocsSurfaceOptions } from '../surfaces/docs/index.ts';
 import { librarySurface, type LibrarySurfaceOptions } from '../surfaces/library/index.ts';
 import type { CoreServices } from '../surfaces/core/services.ts';
 import { mcpRoutes } from '../surfaces/core/mcp/routes.ts';
 import { ownerApi, type OwnerApiOptions } from '../surfaces/node/routes.ts';
+import { limitConnections, processConnectionBudget, type ConnectionCaps, type PeerConnections } from './connection-limits.ts';
 import { clientErrorHandler, frameworkErrorHandler, installErrorHandlers } from './error-handler.ts';
 import { installHostGuard, type HostPolicy } from './host-guard.ts';
 import { installJsonBody } from './json-body.ts';
 import { requestLogFields } from './log-redact.ts';
 import { BODY_LIMIT_BYTES } from './limits.ts';
+import { installIdleRule, PEER_TIMEOUTS, peerServerOptions, type PeerTimeouts } from './peer-timeouts.ts';
 import { installRateLimit, PEER_RATE_LIMIT, type RateLimit } from './rate-limit.ts';
 import { installSse } from './sse.ts';
 import { serveUi } from './static-ui.ts';
 
 
-function baseApp(log: boolean): FastifyInstance {
+function baseApp(log: boolean, serverOptions: FastifyHttpOptions<Server> = {}): FastifyInstance {
   const app = Fastify({
+    ...serverOptions,
     // URLs that carry a capability are redacted (log-redact.ts); credentials never reach the log.
     logger: log ? { level: 'info', redact: ['req.headers.authorization'], serializers: { req: requestLogFields } } : false,
     bodyLimit: BODY_LIMIT_BYTES,
@@ -51,6 +57,8 @@ export interface LoopbackAppOptions {
 
 export async function buildLoopbackApp(options: LoopbackAppOptions): Promise<FastifyInstance> {
   const app = baseApp(options.log);
+  const { loopback } = processConnectionBudget();
+  if (loopback !== null) app.server.maxConnections = loopback;
   installHostGuard(app, options.hostPolicy);
   await app.register(coreSurface, { services: options.services, ownerListener: true });
   await app.register(librarySurface, options.library);
@@ -61,17 +69,28 @@ export async function buildLoopbackApp(options: LoopbackAppOptions): Promise<Fas
   return app;
 }
 
+export interface PeerApp {
+  app: FastifyInstance;
+  /** Where a tunnel hands its connections, attributed to their originators. */
+  connections: PeerConnections;
+}
+
 export async function buildPeerApp(options: {
   services: CoreServices;
   library: LibrarySurfaceOptions;
   docs: DocsSurfaceOptions;
   log: boolean;
   rateLimit?: RateLimit;
-}): Promise<FastifyInstance> {
-  const app = baseApp(options.log);
+  /** Tests lower them; the defaults follow the process's descriptor limit. */
+  connectionCaps?: Partial<ConnectionCaps>;
+  timeouts?: Partial<PeerTimeouts>;
+}): Promise<PeerApp> {
+  const app = baseApp(options.log, peerServerOptions({ ...PEER_TIMEOUTS, ...options.timeouts }));
+  const connections = limitConnections(app.server, { ...processConnectionBudget().peer, ...options.connectionCaps });
+  installIdleRule(app.server);
   installRateLimit(app, options.rateLimit ?? PEER_RATE_LIMIT, options.services.ctx.clock);
   await app.register(coreSurface, { services: options.services, ownerListener: false });
   await app.register(librarySurface, options.library);
   await app.register(docsSurface, options.docs);
-  return app;
+  return { app, connections };
 }

@@ -1,11 +1,13 @@
 /**
- * The peer listener's rate limit (DESIGN §7): a token bucket per remote address, so one peer (or
- * one abusive client behind the tunnel's SSH host) cannot starve the node. Loopback clients never
- * meet it: they use the loopback listener. Refusals are a 429 with Retry-After.
+ * The peer listener's rate limit (DESIGN §7): a token bucket per client (client-key.ts: the remote
+ * address, or behind the tunnel the originator the SSH server reported), so one peer cannot starve
+ * the node or the other peers. Loopback clients never meet it: they use the loopback listener.
+ * Refusals are a 429 with Retry-After.
  */
 import type { FastifyInstance } from 'fastify';
 import type { Clock } from '../clock.ts';
 import { rateLimited } from '../errors.ts';
+import { clientKey } from './client-key.ts';
 
 export interface RateLimit {
   /** Requests a client may make at once (the bucket's size). */
@@ -57,7 +59,7 @@ export class TokenBuckets {
 export function installRateLimit(app: FastifyInstance, limit: RateLimit, clock: Clock): void {
   const buckets = new TokenBuckets(limit, clock);
   app.addHook('onRequest', async (request) => {
-    const wait = buckets.take(request.ip);
+    const wait = buckets.take(clientKey(request.raw.socket));
     if (wait > 0) throw rateLimited(`Too many requests from ${request.ip}; try again in ${wait} s`, wait);
   });
 }

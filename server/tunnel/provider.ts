@@ -3,6 +3,8 @@
  * not (home NAT, laptop). Providers differ (SSH reverse forward built in, others later), so the
  * node only ever sees this small contract.
  */
+import type { Duplex } from 'node:stream';
+import type { Originator } from '../http/forwarded-connection.ts';
 
 /** Where a tunnel is in its life. */
 export type TunnelState =
@@ -39,8 +41,16 @@ export interface Tunnel {
 
 /** The local listener a tunnel exposes: the node's peer listener on loopback. */
 export interface TunnelTarget {
+  /** Where a provider that runs outside this process connects. */
   host: string;
   port: number;
+  /**
+   * How an in-process provider hands over one forwarded connection, with the client address it
+   * reports for it (the SSH `forwarded-tcpip` originator): the peer listener rate-limits and caps
+   * connections by that address. `open` accepts the connection and returns its stream; it is never
+   * called, and the result is false, when a connection cap refuses it.
+   */
+  forward(origin: Originator, open: () => Duplex): boolean;
 }
 
 export interface TunnelProvider {

@@ -1,8 +1,11 @@
 import { generateKeyPairSync, sign } from 'node:crypto';
 import http from 'node:http';
 import net from 'node:net';
+import { once } from 'node:events';
+import type { Duplex } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Tunnel, TunnelStatus } from './provider.ts';
+import { ForwardedConnection, type Originator } from '../http/forwarded-connection.ts';
+import type { Tunnel, TunnelStatus, TunnelTarget } from './provider.ts';
 import { startSshServer, type TestSshServer } from '../../test/support/ssh-server.ts';
 import type { SshSigner } from './ssh-key.ts';
 import { sshTunnelProvider, type SshTunnelConfig } from './ssh-tunnel.ts';
@@ -16,20 +19,32 @@ function testSigner(): SshSigner {
   return { publicKey: () => raw, sign: (data) => sign(null, data, privateKey) };
 }
 
-/** The stand-in for the node's peer listener. */
-async function startPeerListener(): Promise<{ port: number; close: () => Promise<void> }> {
-  const server = http.createServer((_request, response) => {
+/**
+ * The stand-in for the node's peer listener: an HTTP server that takes forwarded connections in
+ * process, as the node's does, and says whom it saw each one come from. `refuse()` makes it turn
+ * connections away, as its connection caps would.
+ */
+function startPeerListener(): { target: TunnelTarget; opened: () => number; refuse: () => void; close: () => Promise<void> } {
+  const server = http.createServer((request, response) => {
     response.setHeader('connection', 'close');
+    response.setHeader('x-client', `${request.socket.remoteAddress}:${request.socket.remotePort}`);
     response.end('hello from the peer listener');
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  let refusing = false;
+  let opened = 0;
+  const forward = (origin: Originator, open: () => Duplex): boolean => {
+    if (refusing) return false;
+    opened += 1;
+    server.emit('connection', new ForwardedConnection(open(), origin));
+    return true;
+  };
   return {
-    port: (server.address() as net.AddressInfo).port,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    target: { host: '127.0.0.1', port: 0, forward },
+    opened: () => opened,
+    refuse: () => {
+      refusing = true;
+    },
+    close: async () => server.closeAllConnections(),
   };
 }
 
@@ -70,7 +85,7 @@ async function setUp(options: { tunnelSigner?: SshSigner; config?: ConfigOverrid
   const signer = testSigner();
   const sshServer = await startSshServer(signer.publicKey());
   cleanups.push(() => sshServer.close());
-  const peer = await startPeerListener();
+  const peer = startPeerListener();
   cleanups.push(() => peer.close());
   const provider = sshTunnelProvider(
     {
@@ -83,7 +98,7 @@ async function setUp(options: { tunnelSigner?: SshSigner; config?: ConfigOverrid
     },
     { signer: options.tunnelSigner ?? signer, backoff: FAST_BACKOFF },
   );
-  const tunnel = provider.start({ host: '127.0.0.1', port: peer.port });
+  const tunnel = provider.start(peer.target);
   cleanups.push(() => tunnel.stop());
   const seen: TunnelStatus[] = [];
   tunnel.onStatus((status) => seen.push(status));
@@ -114,11 +129,26 @@ describe('sshTunnelProvider', () => {
     await expect(httpGet(forwardedPort ?? 0)).resolves.toEqual({ status: 200, body: 'hello from the peer listener' });
   });
 
-  it('drops a forwarded connection the local listener refuses, and the tunnel stays up', async () => {
+  it('hands each connection over with the originator address and port the SSH server reports', async () => {
+    const { sshServer, tunnel } = await setUp();
+    await waitUntilUp(tunnel);
+    const client = net.connect(sshServer.forwardedPort() ?? 0, '127.0.0.1');
+    await once(client, 'connect');
+    const localPort = client.localPort;
+    const chunks: Buffer[] = [];
+    client.on('data', (chunk: Buffer) => chunks.push(chunk));
+    // Not half-closed: ssh2's server closes a channel outright when its socket ends.
+    client.write('GET / HTTP/1.1\r\nHost: node.example\r\nConnection: close\r\n\r\n');
+    await once(client, 'close');
+    expect(Buffer.concat(chunks).toString()).toMatch(new RegExp(`\r\nx-client: 127\\.0\\.0\\.1:${localPort}\r\n`, 'i'));
+  });
+
+  it('refuses a connection the peer listener turns away without opening it, and the tunnel stays up', async () => {
     const { sshServer, peer, tunnel } = await setUp();
     await waitUntilUp(tunnel);
-    await peer.close();
+    peer.refuse();
     await expect(httpGet(sshServer.forwardedPort() ?? 0)).rejects.toThrow();
+    expect(peer.opened()).toBe(0);
     expect(tunnel.status().state).toBe('up');
   });
 

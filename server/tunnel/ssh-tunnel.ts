@@ -1,10 +1,11 @@
 /**
  * The built-in tunnel: an SSH reverse forward (`ssh -R`) to a server the user controls. It needs
  * nothing but an SSH account, and authenticates with the node's own key through a custody-backed
- * agent, so no key file is ever written or read here.
+ * agent, so no key file is ever written or read here. Each forwarded connection is handed to the
+ * peer listener in process, with the originator address the SSH server reports for it
+ * (http/forwarded-connection.ts), never through a loopback socket that would make every peer 127.0.0.1.
  */
 import { createHash } from 'node:crypto';
-import net from 'node:net';
 import type { Duplex } from 'node:stream';
 import ssh2 from 'ssh2';
 import type { Client } from 'ssh2';
@@ -140,9 +141,12 @@ function startSshTunnel(config: SshTunnelConfig, deps: SshTunnelDeps, target: Tu
     const connection = new ssh2.Client();
     client = connection;
     connection.on('ready', () => requestForward(connection, attempt));
-    connection.on('tcp connection', (_details, accept, reject) => {
+    connection.on('tcp connection', (details, accept, reject) => {
       if (stopping) return reject();
-      pipeToTarget(accept());
+      // The SSH server names each connection's originator: the peer listener counts it by that
+      // address, and a connection over its caps is refused before its channel is opened.
+      const served = target.forward({ address: details.srcIP, port: details.srcPort }, () => track(accept()));
+      if (!served) reject();
     });
     connection.on('error', (error) => {
       attempt.error = error;
@@ -200,26 +204,11 @@ function startSshTunnel(config: SshTunnelConfig, deps: SshTunnelDeps, target: Tu
     return `host key ${attempt.hostFingerprint ?? 'unknown'} (${pinned})`;
   }
 
-  /** Carries one forwarded connection to the local listener, both ways. */
-  function pipeToTarget(channel: Duplex): void {
-    const socket = net.connect(target.port, target.host);
+  /** Remembers a forwarded channel until it closes, so stop() can close it. */
+  function track(channel: Duplex): Duplex {
     openStreams.add(channel);
-    openStreams.add(socket);
-    channel.pipe(socket);
-    socket.pipe(channel);
-    const destroyBoth = (): void => {
-      channel.destroy();
-      socket.destroy();
-    };
-    // On close, end (not destroy) the other side so bytes it still buffers get delivered.
-    channel.on('error', destroyBoth).on('close', () => {
-      openStreams.delete(channel);
-      socket.end();
-    });
-    socket.on('error', destroyBoth).on('close', () => {
-      openStreams.delete(socket);
-      channel.end();
-    });
+    channel.on('close', () => openStreams.delete(channel));
+    return channel;
   }
 
   function onClosed(connection: Client, attempt: Attempt): void {

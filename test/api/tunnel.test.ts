@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectOk, expectRefusal, expectValidation } from '../support/expect.ts';
 import { startTestNode, type TestNode } from '../support/node.ts';
 import { connectSse, deadlineIn } from '../support/sse.ts';
-import { startSshServer, type TestSshServer } from '../support/ssh-server.ts';
+import { rawKeyOf, startSshServer, type TestSshServer } from '../support/ssh-server.ts';
 
 const FAST = { initialMs: 20, maxMs: 80 };
 const WAIT = { timeout: 10_000, interval: 25 };
@@ -18,12 +18,6 @@ const WAIT = { timeout: 10_000, interval: 25 };
 let t: TestNode;
 let ssh: TestSshServer;
 let dataDir: string;
-
-/** The raw Ed25519 key in an authorized_keys line (the last 32 bytes of its ssh-ed25519 blob). */
-function rawKeyOf(line: string): Buffer {
-  const blob = Buffer.from(line.split(' ')[1] ?? '', 'base64');
-  return blob.subarray(blob.length - 32);
-}
 
 const tunnel = async () => expectOk(await t.owner('GET', '/v1/node/tunnel'));
 const state = async () => (await tunnel()).status.state as string;

@@ -26,6 +26,12 @@ function generateHostKey(): { private: string; public: string } {
   }
 }
 
+/** The raw Ed25519 key in an authorized_keys line (the last 32 bytes of its ssh-ed25519 blob). */
+export function rawKeyOf(authorizedKeysLine: string): Buffer {
+  const blob = Buffer.from(authorizedKeysLine.split(' ')[1] ?? '', 'base64');
+  return blob.subarray(blob.length - 32);
+}
+
 export interface TestSshServer {
   port: number;
   /** The host key fingerprint as OpenSSH prints it. */
@@ -41,7 +47,9 @@ export interface TestSshServer {
 
 /**
  * An ssh2 server standing in for the user's SSH host: publickey auth for one key only, and
- * `tcpip-forward` served by a loopback listener whose sockets go back to the client via forwardOut.
+ * `tcpip-forward` served by a loopback listener whose sockets go back to the client via forwardOut,
+ * each reported with its own source address and port as the originator, as OpenSSH reports them
+ * (so a test connecting from 127.0.0.2 is a different peer from one connecting from 127.0.0.3).
  */
 export async function startSshServer(allowedRawKey: Buffer): Promise<TestSshServer> {
   const hostKey = generateHostKey();
