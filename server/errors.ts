@@ -82,5 +82,6 @@ export const invalid = (detail: ErrorDetail) => new ServiceError(422, 'SVC_ERR_I
 export const rateLimited = (detail: string, retryAfterSeconds: number) =>
   new ServiceError(429, 'SVC_ERR_RATE_LIMITED', detail, { 'retry-after': String(retryAfterSeconds) });
 
-/** 503: a dependency (DNS, a peer node) is down. */
-export const unavailable = (detail: string) => new ServiceError(503, 'SVC_ERR_UNAVAILABLE', detail);
+/** 503: a dependency (DNS, a peer node) is down, or busy (then with a Retry-After). */
+export const unavailable = (detail: string, retryAfterSeconds?: number) =>
+  new ServiceError(503, 'SVC_ERR_UNAVAILABLE', detail, retryAfterSeconds === undefined ? {} : { 'retry-after': String(retryAfterSeconds) });

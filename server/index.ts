@@ -150,7 +150,7 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
       bus: ctx.bus,
     };
     const docs: DocsSurfaceOptions = {
-      services: createDocsServices(ctx, services),
+      services: createDocsServices(ctx, services, { assetsDir: join(dataDir, 'assets') }),
       auth: { teams: services.teams, audiences: () => surfaceOrigins(urls.docs_url, urls.public_url), clock: ctx.clock, replay: ctx.replay },
     };
     let port = 0;
@@ -222,6 +222,9 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
     // Mail queued for other nodes (also what a previous run left) goes out once the node listens.
     services.outbox.start();
     cleanups.push(() => services.outbox.stop());
+    // Unfinished video uploads (a crash, an expired URL) are cleaned up now and periodically.
+    docs.services.uploads.startSweeping();
+    cleanups.push(() => docs.services.uploads.stopSweeping());
     // A tunnel that was running when the node stopped comes back.
     cleanups.push(() => tunnel.close());
     await tunnel.resume();

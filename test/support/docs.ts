@@ -38,7 +38,10 @@ export async function addDocsMember(t: NodeEndpoint, options: AddTeamMemberOptio
   };
 }
 
-/** Sets the node's document caps through the owner API (null, null: none). */
-export async function setDocCaps(t: NodeEndpoint, caps: { max_documents: number | null; max_versions_per_doc: number | null }): Promise<ApiResponse> {
+/** Sets the node's document caps through the owner API (null, null: none), and the asset quota when given (else the default). */
+export async function setDocCaps(
+  t: NodeEndpoint,
+  caps: { max_documents: number | null; max_versions_per_doc: number | null; max_asset_bytes?: number },
+): Promise<ApiResponse> {
   return t.owner('PUT', '/v1/node/docs/billing', { caps });
 }

@@ -170,8 +170,10 @@ export interface Asset {
 export interface Billing {
   team_id: string;
   tier: string;
-  caps: { max_documents: number | null; max_versions_per_doc: number | null };
-  usage: { documents: number; max_versions_per_doc: number };
+  /** `max_asset_bytes` is the team's asset storage quota (always set; 2 GiB unless the owner changes it). */
+  caps: { max_documents: number | null; max_versions_per_doc: number | null; max_asset_bytes: number };
+  /** `asset_bytes`: images, videos and uploads in progress. */
+  usage: { documents: number; max_versions_per_doc: number; asset_bytes: number };
 }
 
 // ---------------------------------------------------------------------------------------------

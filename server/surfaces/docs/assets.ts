@@ -1,22 +1,24 @@
 /**
  * Team assets (research B7, C4): images stored in the database (png/jpeg/gif/webp, at most
  * 256 KiB, magic bytes must agree with the declared type) and videos uploaded straight to this
- * node through a one-time URL (TTL 1 h). Served publicly by id at `/assets/{asset_id}`.
+ * node through a one-time URL (video-uploads.ts) and kept as files (asset-files.ts). Served
+ * publicly by id at `/assets/{asset_id}`. Every stored byte counts against the team's storage
+ * quota (storage-quota.ts).
  */
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { NodeContext } from '../../context.ts';
 import { isoNow } from '../../clock.ts';
-import { sha256Hex } from '../../crypto/encoding.ts';
-import { invalid, malformed, notFound, ServiceError, tooLarge, unsupportedMediaType } from '../../errors.ts';
-import { IMAGE_TYPES, isImageType, looksLikeVideo, sniffImage, type ImageType, type VideoType } from './domain/image-magic.ts';
+import { invalid, malformed, notFound, tooLarge } from '../../errors.ts';
+import type { AssetFiles } from './asset-files.ts';
+import { IMAGE_TYPES, isImageType, sniffImage, type ImageType } from './domain/image-magic.ts';
+import type { StorageQuota } from './storage-quota.ts';
 
 export const IMAGE_MAX_BYTES = 256 * 1024;
-/** The direct-upload route's own body limit (the listener's default is 2 MiB). */
-export const VIDEO_MAX_BYTES = 200 * 1024 * 1024;
-export const UPLOAD_TTL_MS = 60 * 60 * 1000;
-export const MAX_VIDEO_DURATION_SECONDS = 600;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** Asset ids are lower-case UUIDs; anything else names no asset (and no file). */
+export const isAssetId = (value: string): boolean => UUID.test(value);
 
 export type AssetStatus = 'pending_upload' | 'ready' | 'error';
 
@@ -33,15 +35,6 @@ export interface AssetView {
   upload_expires_at?: string | null;
 }
 
-export interface DirectUpload {
-  asset_id: string;
-  kind: 'video';
-  upload_url: string;
-  upload_expires_at: string;
-  status: 'pending_upload';
-  content_type: VideoType;
-}
-
 interface AssetRow {
   asset_id: string;
   team_id: string;
@@ -56,7 +49,11 @@ interface AssetRow {
   created_at: string;
 }
 
-const gone = (detail: string) => new ServiceError(410, 'SVC_ERR_GONE', detail);
+/**
+ * The bytes behind `/assets/{id}`: images, and videos stored before videos moved to disk, from the
+ * database; every other video from its file.
+ */
+export type AssetContent = { content_type: string; data: Buffer } | { content_type: string; file: string; bytes: number };
 
 /**
  * Strict standard base64 (padded, canonical) of an image of at most IMAGE_MAX_BYTES: 400 for
@@ -81,16 +78,15 @@ export function checkImage(contentType: string, bytes: Buffer, field: string): I
   return sniffed;
 }
 
-/** The content type without parameters, lower-cased. */
-function bareType(header: string | undefined): string {
-  return (header ?? '').split(';')[0]!.trim().toLowerCase();
-}
-
 export class Assets {
   readonly #ctx: NodeContext;
+  readonly #files: AssetFiles;
+  readonly #quota: StorageQuota;
 
-  constructor(ctx: NodeContext) {
+  constructor(ctx: NodeContext, files: AssetFiles, quota: StorageQuota) {
     this.#ctx = ctx;
+    this.#files = files;
+    this.#quota = quota;
   }
 
   /** The docs surface's origin, which serves `/assets/{id}` publicly. */
@@ -102,8 +98,9 @@ export class Assets {
     return `${this.origin}/assets/${assetId}`;
   }
 
-  /** Stores an already checked image; returns its id. Runs inside a caller's transaction too. */
+  /** Stores an already checked image within the quota (402); returns its id. Runs inside a caller's transaction too. */
   insertImage(teamId: string, contentType: ImageType, bytes: Buffer): string {
+    this.#quota.check(teamId, bytes.length);
     const assetId = randomUUID();
     const now = isoNow(this.#ctx.clock);
     this.#ctx.db
@@ -112,6 +109,7 @@ export class Assets {
          VALUES (?, ?, 'image', ?, 'ready', ?, ?, ?, ?)`,
       )
       .run(assetId, teamId, contentType, bytes, bytes.length, now, now);
+    this.#quota.changed(teamId);
     return assetId;
   }
 
@@ -121,30 +119,6 @@ export class Assets {
     const bytes = decodeImageBase64(dataBase64, 'data_base64');
     const type = checkImage(contentType, bytes, 'data_base64');
     return this.get(teamId, this.insertImage(teamId, type, bytes));
-  }
-
-  /** POST /v1/assets/video/direct-upload: a pending video and its one-time upload URL. */
-  startVideo(teamId: string, input: { content_type: VideoType; filename?: string | undefined; max_duration_seconds?: number | undefined }): DirectUpload {
-    const assetId = randomUUID();
-    const token = randomBytes(32).toString('base64url');
-    const now = this.#ctx.clock.now();
-    const expiresAt = new Date(now.getTime() + UPLOAD_TTL_MS).toISOString();
-    const duration = Math.min(input.max_duration_seconds ?? MAX_VIDEO_DURATION_SECONDS, MAX_VIDEO_DURATION_SECONDS);
-    this.#ctx.db
-      .prepare(
-        `INSERT INTO docs_assets (asset_id, team_id, kind, content_type, status, filename, max_duration_seconds,
-           upload_token_sha256, upload_expires_at, created_at, updated_at)
-         VALUES (?, ?, 'video', ?, 'pending_upload', ?, ?, ?, ?, ?, ?)`,
-      )
-      .run(assetId, teamId, input.content_type, input.filename ?? null, duration, sha256Hex(token), expiresAt, now.toISOString(), now.toISOString());
-    return {
-      asset_id: assetId,
-      kind: 'video',
-      upload_url: `${this.#ctx.urls.docs_url}/v1/assets/${assetId}/upload?token=${token}`,
-      upload_expires_at: expiresAt,
-      status: 'pending_upload',
-      content_type: input.content_type,
-    };
   }
 
   #row(assetId: string): AssetRow | undefined {
@@ -182,44 +156,15 @@ export class Assets {
     );
   }
 
-  /** GET /assets/{asset_id} (public by id): the stored bytes of a ready asset, or null. */
-  content(assetId: string): { content_type: string; data: Buffer } | null {
+  /** GET /assets/{asset_id} (public by id): the bytes of a ready asset, or null. */
+  content(assetId: string): AssetContent | null {
     if (!UUID.test(assetId)) return null;
     const row = this.#ctx.db
-      .prepare(`SELECT content_type, data FROM docs_assets WHERE asset_id = ? AND status = 'ready' AND data IS NOT NULL`)
-      .get(assetId) as { content_type: string; data: Buffer } | undefined;
-    return row ?? null;
-  }
-
-  /**
-   * Checks a direct upload before its body is read: the token must be this pending video's
-   * (404 otherwise, also once used), unexpired (410) and the content type the declared one (415).
-   */
-  checkUpload(assetId: string, token: unknown, contentType: string | undefined): void {
-    const row = this.#row(assetId);
-    const hash = typeof token === 'string' && token.length > 0 && token.length <= 128 ? sha256Hex(token) : null;
-    if (!row || row.kind !== 'video' || row.status !== 'pending_upload' || hash === null || row.upload_token_sha256 !== hash) {
-      throw notFound('No pending upload for this URL (it may have been used already)');
-    }
-    if (this.#expired(row)) throw gone(`This upload URL expired at ${row.upload_expires_at}; request a new one`);
-    if (bareType(contentType) !== row.content_type) {
-      throw unsupportedMediaType(`This upload takes Content-Type: ${row.content_type}, not ${contentType ?? '(none)'}`);
-    }
-  }
-
-  /** PUT {upload_url}: stores the bytes once; the token is spent in the same statement. */
-  completeUpload(assetId: string, token: string, contentType: string | undefined, bytes: Buffer): AssetView {
-    this.checkUpload(assetId, token, contentType);
-    if (bytes.length === 0) throw malformed('The upload is empty');
-    if (!looksLikeVideo(bytes, bareType(contentType) as VideoType)) throw invalid(`The bytes are not a ${bareType(contentType)} video`);
-    const result = this.#ctx.db
-      .prepare(
-        `UPDATE docs_assets SET status = 'ready', data = ?, bytes = ?, upload_token_sha256 = NULL, updated_at = ?
-         WHERE asset_id = ? AND status = 'pending_upload' AND upload_token_sha256 = ?`,
-      )
-      .run(bytes, bytes.length, isoNow(this.#ctx.clock), assetId, sha256Hex(token));
-    if (result.changes !== 1) throw notFound('No pending upload for this URL (it may have been used already)');
-    const row = this.#row(assetId)!;
-    return this.#view(row);
+      .prepare(`SELECT content_type, data FROM docs_assets WHERE asset_id = ? AND status = 'ready'`)
+      .get(assetId) as { content_type: string; data: Buffer | null } | undefined;
+    if (!row) return null;
+    if (row.data !== null) return { content_type: row.content_type, data: row.data };
+    const bytes = this.#files.sizeOf(assetId);
+    return bytes === null ? null : { content_type: row.content_type, file: this.#files.pathOf(assetId), bytes };
   }
 }

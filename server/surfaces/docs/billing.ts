@@ -1,7 +1,8 @@
 /**
  * The node's document caps (research B8, C5): none by default; the owner can set them
  * (`PUT /v1/node/docs/billing`), and they are kept in node_settings. Read on every capped write
- * (one primary-key lookup), so every service instance sees the owner's change at once.
+ * (one primary-key lookup), so every service instance sees the owner's change at once. The same
+ * setting holds the per-team asset storage quota (domain/caps.ts), 2 GiB unless set.
  */
 import type { Db } from '../../context.ts';
 import { NO_CAPS, tierOf, type Caps, type Tier } from './domain/caps.ts';
@@ -12,7 +13,8 @@ export interface BillingView {
   team_id: string;
   tier: Tier;
   caps: Caps;
-  usage: { documents: number; max_versions_per_doc: number };
+  /** `asset_bytes`: what the team's ready images and videos take (the quota counts it). */
+  usage: { documents: number; max_versions_per_doc: number; asset_bytes: number };
 }
 
 export class DocsBilling {
@@ -26,11 +28,20 @@ export class DocsBilling {
     const value = this.#db.prepare(`SELECT value FROM node_settings WHERE key = ?`).pluck().get(SETTING) as string | undefined;
     if (value === undefined) return { ...NO_CAPS };
     const parsed = JSON.parse(value) as Partial<Caps>;
-    return { max_documents: parsed.max_documents ?? null, max_versions_per_doc: parsed.max_versions_per_doc ?? null };
+    return {
+      max_documents: parsed.max_documents ?? null,
+      max_versions_per_doc: parsed.max_versions_per_doc ?? null,
+      max_asset_bytes: parsed.max_asset_bytes ?? NO_CAPS.max_asset_bytes,
+    };
   }
 
-  setCaps(caps: Caps): { tier: Tier; caps: Caps } {
-    const value = JSON.stringify({ max_documents: caps.max_documents, max_versions_per_doc: caps.max_versions_per_doc });
+  /** Replaces the caps; a quota left out is the default one. */
+  setCaps(caps: Omit<Caps, 'max_asset_bytes'> & { max_asset_bytes?: number | undefined }): { tier: Tier; caps: Caps } {
+    const value = JSON.stringify({
+      max_documents: caps.max_documents,
+      max_versions_per_doc: caps.max_versions_per_doc,
+      max_asset_bytes: caps.max_asset_bytes ?? NO_CAPS.max_asset_bytes,
+    });
     this.#db.prepare(`INSERT INTO node_settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`).run(SETTING, value);
     return this.settings();
   }
@@ -43,9 +54,14 @@ export class DocsBilling {
   /** GET /v1/billing: the tier, the caps and the team's usage. */
   report(teamId: string): BillingView {
     const caps = this.caps();
-    const usage = this.#db
+    const documents = this.#db
       .prepare(`SELECT count(*) AS documents, coalesce(max(current_version), 0) AS max_versions_per_doc FROM documents WHERE team_id = ?`)
-      .get(teamId) as BillingView['usage'];
-    return { team_id: teamId, tier: tierOf(caps), caps, usage };
+      .get(teamId) as { documents: number; max_versions_per_doc: number };
+    return { team_id: teamId, tier: tierOf(caps), caps, usage: { ...documents, asset_bytes: storedAssetBytes(this.#db, teamId) } };
   }
+}
+
+/** Bytes of the team's ready assets (pending uploads are not stored yet). */
+export function storedAssetBytes(db: Db, teamId: string): number {
+  return db.prepare(`SELECT coalesce(sum(bytes), 0) FROM docs_assets WHERE team_id = ? AND status = 'ready'`).pluck().get(teamId) as number;
 }

@@ -1,7 +1,7 @@
 /**
  * The document surface (spec §4.7) as one Fastify plugin, every route behind team-certificate
- * auth (spec §5 mode 3): `docs:read` for reads, `docs:write` for writes (DESIGN §4).
- * Present links, theme and assets come in a later increment.
+ * auth (spec §5 mode 3): `docs:read` for reads, `docs:write` for writes (DESIGN §4), except
+ * what is public by design: present pages, assets by id, and the one-time video upload URL.
  */
 import type { FastifyInstance } from 'fastify';
 import { teamAuth, type TeamAuthOptions } from '../../http/team-auth.ts';

@@ -53,6 +53,7 @@ export interface PresentLinkSummary {
 /** A valid link, resolved from its token. */
 export interface ResolvedLink {
   team_id: string;
+  document_id: string;
   slug: string;
   version: number;
   editable: boolean;
@@ -62,6 +63,7 @@ export interface ResolvedLink {
 interface LinkRow {
   link_id: string;
   team_id: string;
+  document_id: string;
   slug: string;
   version_number: number;
   editable: number;
@@ -75,7 +77,7 @@ interface LinkRow {
   created_at: string;
 }
 
-const LINK_COLUMNS = `l.link_id, l.team_id, d.slug, l.version_number, l.editable, l.expires_at, l.revoked_at, l.created_by_did_key,
+const LINK_COLUMNS = `l.link_id, l.team_id, l.document_id, d.slug, l.version_number, l.editable, l.expires_at, l.revoked_at, l.created_by_did_key,
   l.created_by_did_aw, l.created_by_address, l.created_by_alias, l.certificate_id, l.created_at`;
 
 const tokenKey = (token: string): string => sha256Hex(token);
@@ -182,6 +184,7 @@ export class PresentLinks {
     if (Date.parse(row.expires_at) <= this.#ctx.clock.now().getTime()) return null;
     return {
       team_id: row.team_id,
+      document_id: row.document_id,
       slug: row.slug,
       version: row.version_number,
       editable: row.editable === 1,

@@ -4,28 +4,54 @@
  */
 import type { NodeContext } from '../../context.ts';
 import type { CoreServices } from '../core/services.ts';
+import { AssetFiles } from './asset-files.ts';
 import { Assets } from './assets.ts';
 import { DocsBilling } from './billing.ts';
 import { Documents } from './documents.ts';
 import { Themes } from './theme.ts';
 import type { ThemeFor } from './present-page/page.ts';
 import { PresentLinks } from './present.ts';
+import { PresentPages } from './present-pages.ts';
+import { StorageQuota } from './storage-quota.ts';
+import { VideoUploads } from './video-uploads.ts';
 
 export interface DocsServices {
   documents: Documents;
   billing: DocsBilling;
   assets: Assets;
+  /** Video direct uploads; the node starts and stops their cleanup. */
+  uploads: VideoUploads;
   theme: Themes;
   present: PresentLinks;
+  /** Read links' pages, built once per pinned version, theme and image set. */
+  pages: PresentPages;
   /** The team's presentation theme, as present pages apply it. */
   themeFor: ThemeFor;
 }
 
+export interface DocsServicesOptions {
+  /** Where uploaded videos are kept: DIR/assets. */
+  assetsDir: string;
+}
+
 /** `core` supplies the app-event emitter that announces `docs/doc.changed`. */
-export function createDocsServices(ctx: NodeContext, core: Pick<CoreServices, 'appEvents'>): DocsServices {
+export function createDocsServices(ctx: NodeContext, core: Pick<CoreServices, 'appEvents'>, options: DocsServicesOptions): DocsServices {
   const billing = new DocsBilling(ctx.db);
-  const assets = new Assets(ctx);
+  const files = new AssetFiles(options.assetsDir);
+  const quota = new StorageQuota(ctx.db, billing);
+  const assets = new Assets(ctx, files, quota);
   const documents = new Documents(ctx, billing, core.appEvents);
   const theme = new Themes(ctx, assets);
-  return { billing, documents, present: new PresentLinks(ctx, documents), assets, theme, themeFor: (teamId) => theme.themeFor(teamId) };
+  const themeFor: ThemeFor = (teamId) => theme.themeFor(teamId);
+  const present = new PresentLinks(ctx, documents);
+  return {
+    billing,
+    documents,
+    present,
+    pages: new PresentPages(present, assets, themeFor),
+    assets,
+    uploads: new VideoUploads(ctx, assets, files, quota),
+    theme,
+    themeFor,
+  };
 }

@@ -111,8 +111,7 @@ export async function presentPageRoutes(app: FastifyInstance, { services }: Docs
       return reply.code(404).header('content-security-policy', READ_CSP).type('text/html; charset=utf-8').send(notFoundPage());
     }
     if (!link.editable) {
-      const html = await renderMarkdownLazily(present.pinnedBody(link), assetOptions(link.team_id));
-      return reply.header('content-security-policy', READ_CSP).type('text/html; charset=utf-8').send(readPage(html, themeOf(link)));
+      return reply.header('content-security-policy', READ_CSP).type('text/html; charset=utf-8').send(await services.pages.readPage(link));
     }
     const latest = present.latest(link);
     const nonce = randomBytes(16).toString('base64');
