@@ -18,6 +18,7 @@ import { limitConnections, processConnectionBudget, type ConnectionCaps, type Pe
 import { clientErrorHandler, frameworkErrorHandler, installErrorHandlers } from './error-handler.ts';
 import { installHostGuard, type HostPolicy } from './host-guard.ts';
 import { installJsonBody } from './json-body.ts';
+import { markListener } from './listener.ts';
 import { requestLogFields } from './log-redact.ts';
 import { BODY_LIMIT_BYTES } from './limits.ts';
 import { installIdleRule, PEER_TIMEOUTS, peerServerOptions, type PeerTimeouts } from './peer-timeouts.ts';
@@ -57,6 +58,7 @@ export interface LoopbackAppOptions {
 
 export async function buildLoopbackApp(options: LoopbackAppOptions): Promise<FastifyInstance> {
   const app = baseApp(options.log);
+  markListener(app, 'loopback');
   const { loopback } = processConnectionBudget();
   if (loopback !== null) app.server.maxConnections = loopback;
   installHostGuard(app, options.hostPolicy);
@@ -86,6 +88,7 @@ export async function buildPeerApp(options: {
   timeouts?: Partial<PeerTimeouts>;
 }): Promise<PeerApp> {
   const app = baseApp(options.log, peerServerOptions({ ...PEER_TIMEOUTS, ...options.timeouts }));
+  markListener(app, 'peer');
   const connections = limitConnections(app.server, { ...processConnectionBudget().peer, ...options.connectionCaps });
   installIdleRule(app.server);
   installRateLimit(app, options.rateLimit ?? PEER_RATE_LIMIT, options.services.ctx.clock);

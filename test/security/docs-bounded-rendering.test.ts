@@ -4,7 +4,8 @@
  * 9.3 s, rendered again on every GET).
  * - While hostile tables render, through the team preview on the peer listener and through an
  *   editable link's preview, the loopback listener answers at once: rendering runs in a worker
- *   thread, never on the event loop (a real `svc-node serve` with a peer listener).
+ *   thread, never on the event loop (a real `svc-node serve` with a peer listener); and the
+ *   owner's own previews are served before the peers' waiting renders, never refused as busy.
  * - A read link's page is built once and then served from memory, however many read it (also all
  *   at once); a 2 MB document saved through an editable link is over the render cap, so it is
  *   never rendered at all: its page shows the text plain, built once. A theme change or a new
@@ -68,12 +69,18 @@ describe('hostile rendering on the peer listener', () => {
     const link = expectOk(await alice.request('POST', '/v1/present', { body: { slug: 'pitch', editable: true } }), 201);
     expect(link.url.startsWith(peerUrl)).toBe(true);
 
+    // More than the renderer takes from peers at once (one running, eight waiting): some are refused.
     const hostile = [
-      ...Array.from({ length: 3 }, () => mallory.request('POST', '/v1/present/preview', { body: { body: TABLE } })),
-      ...Array.from({ length: 3 }, () => post(`${link.url}/preview`, { body: TABLE })),
+      ...Array.from({ length: 6 }, () => mallory.request('POST', '/v1/present/preview', { body: { body: TABLE } })),
+      ...Array.from({ length: 6 }, () => post(`${link.url}/preview`, { body: TABLE })),
     ];
     let running = true;
     const settled = Promise.allSettled(hostile).finally(() => (running = false));
+
+    // The owner's app previews through the loopback listener meanwhile: never refused as busy, and
+    // answered after at most the render already running, long before the peers' queue drains.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const own = alice.request('POST', '/v1/present/preview', { body: { body: '# Our pitch\n\nFine.' } }).then((answer) => ({ answer, whilePeersWait: running }));
 
     // The owner's own listener, sampled the whole time the renders run.
     const latencies: number[] = [];
@@ -85,11 +92,16 @@ describe('hostile rendering on the peer listener', () => {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     const results = await settled;
+    const mine = await own;
+    expect(mine.answer.status, JSON.stringify(mine.answer.body)).toBe(200);
+    expect(mine.answer.body.html).toContain('Our pitch');
+    expect(mine.whilePeersWait).toBe(true);
 
     // Each one rendered, or was refused in our words (too complex: 422; renderer busy: 503); never a 5xx of another kind.
     const statuses = results.map((result) => (result.status === 'fulfilled' ? result.value.status : -1));
     for (const [i, status] of statuses.entries()) expect([200, 422, 503], `request ${i}`).toContain(status);
     expect(statuses.filter((status) => status === 200 || status === 422).length).toBeGreaterThan(0);
+    expect(statuses.filter((status) => status === 503).length).toBeGreaterThan(0);
     for (const result of results) {
       if (result.status === 'fulfilled' && result.value.status !== 200) expect(result.value.body.detail).toMatch(/too complex to render|renderer is busy/);
     }

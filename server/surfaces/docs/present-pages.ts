@@ -9,6 +9,7 @@
  */
 import { sha256Hex } from '../../crypto/encoding.ts';
 import { ServiceError } from '../../errors.ts';
+import type { Listener } from '../../http/listener.ts';
 import type { Assets } from './assets.ts';
 import { PageCache } from './present-page/page-cache.ts';
 import { readPage, type ThemeFor } from './present-page/page.ts';
@@ -35,14 +36,14 @@ export class PresentPages {
     this.#themeFor = themeFor;
   }
 
-  /** The whole HTML page of a read link, as UTF-8 bytes. */
-  async readPage(link: ResolvedLink): Promise<Buffer> {
+  /** The whole HTML page of a read link, as UTF-8 bytes, built (once) for a request on `listener`. */
+  async readPage(link: ResolvedLink, listener: Listener): Promise<Buffer> {
     const theme = this.#themeFor(link.team_id);
     const assetIds = [...this.#assets.assetIdsOf(link.team_id)].sort();
     const key = `${link.document_id}:${link.version}:${sha256Hex(JSON.stringify([theme, assetIds]))}`;
     return this.#cache.get(key, async () => {
       const markdown = this.#present.pinnedBody(link);
-      const html = await bodyHtml(markdown, new Set(assetIds));
+      const html = await bodyHtml(markdown, new Set(assetIds), listener);
       built++;
       return Buffer.from(readPage(html, theme), 'utf8');
     });
@@ -50,9 +51,9 @@ export class PresentPages {
 }
 
 /** The rendered body, or its plain text when the renderer refuses it as too complex (422). */
-async function bodyHtml(markdown: string, assetIds: Set<string>): Promise<string> {
+async function bodyHtml(markdown: string, assetIds: Set<string>, listener: Listener): Promise<string> {
   try {
-    return await renderMarkdownLazily(markdown, { assetIds, assetUrl: (id) => `/assets/${id}` });
+    return await renderMarkdownLazily(markdown, { assetIds, assetUrl: (id) => `/assets/${id}` }, listener);
   } catch (error) {
     if (error instanceof ServiceError && error.statusCode === 422) return plainTextFragment(markdown, 'too_complex');
     throw error;

@@ -4,6 +4,7 @@
  * load at the node's start, nor on its main thread); larger ones are never rendered and come back
  * as plain text under a notice (plain.ts). Documents may be larger than that to store.
  */
+import type { Listener } from '../../../http/listener.ts';
 import type { RenderMarkdownOptions } from './markdown.ts';
 import { plainTextFragment } from './plain.ts';
 import { renderPool } from './pool.ts';
@@ -18,10 +19,11 @@ export function overRenderCap(markdown: string): boolean {
 
 /**
  * Sanitised HTML for `markdown` (markdown.ts's renderMarkdown, in the worker), or the plain-text
- * fragment when it is over the cap. Refusals: 422 too complex, 503 renderer busy.
+ * fragment when it is over the cap, for a request that came in on `listener` (the loopback
+ * listener's renders go first). Refusals: 422 too complex, 503 renderer busy.
  */
-export async function renderMarkdownLazily(markdown: string, options: RenderMarkdownOptions): Promise<string> {
+export async function renderMarkdownLazily(markdown: string, options: RenderMarkdownOptions, listener: Listener): Promise<string> {
   if (overRenderCap(markdown)) return plainTextFragment(markdown, 'too_large');
   const assets = [...options.assetIds].map((id): [string, string] => [id, options.assetUrl(id)]);
-  return renderPool.render(markdown, assets);
+  return renderPool.render(markdown, assets, listener);
 }

@@ -1,8 +1,8 @@
 /**
  * The render pool with real worker threads and budgets small enough to reach: a render over its
  * time budget is refused (422) and its worker replaced; the queue is bounded (503 with
- * Retry-After); a render that outgrows the worker's heap is refused; the event loop is free
- * while a render runs.
+ * Retry-After), per listener, and the loopback listener's renders go first; a render that
+ * outgrows the worker's heap is refused; the event loop is free while a render runs.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { ServiceError } from '../../../errors.ts';
@@ -83,6 +83,21 @@ describe('RenderPool', () => {
     expect(renderer.stats.refused_busy).toBe(1);
     // Room again once the queue drained.
     expect(await renderer.render('four', [])).toBe('<p>four</p>\n');
+  });
+
+  it('serves the loopback listener first: a full peer queue neither refuses nor delays the owner', async () => {
+    const renderer = pool({ queueMax: 2 });
+    await renderer.render('warm up', [], 'peer');
+    const finished: string[] = [];
+    const track = (name: string, promise: Promise<string>) => promise.then(() => finished.push(name));
+    // A peer keeps the worker busy and its own queue full.
+    const peers = [track('peer-running', renderer.render(slowTable(50_000), [], 'peer'))];
+    peers.push(track('peer-1', renderer.render('one', [], 'peer')), track('peer-2', renderer.render('two', [], 'peer')));
+    expect((await refusal(renderer.render('three', [], 'peer'))).statusCode).toBe(503);
+    // The owner's render is accepted, and runs before the peers' waiting ones.
+    const owner = track('owner', renderer.render('mine', [], 'loopback'));
+    await Promise.all([...peers, owner]);
+    expect(finished).toEqual(['peer-running', 'owner', 'peer-1', 'peer-2']);
   });
 
   it('refuses a render that outgrows the worker heap, and carries on', { timeout: 60_000 }, async () => {

@@ -8,21 +8,26 @@
  *   document) and the caller gets a 422 "too complex to render"; so is a render that outgrows the
  *   worker's heap limit;
  * - one worker (the machine the node targets has two cores: one stays for the listeners) and a
- *   bounded queue: beyond it a 503 with Retry-After, so a flood of previews cannot pile up work;
+ *   bounded queue per listener: beyond it a 503 with Retry-After, so a flood of previews cannot
+ *   pile up work; renders for the loopback listener (the owner's app) go first and have their
+ *   own queue, so peers keeping theirs full never make the owner wait behind them;
  * - an idle worker is unref'd, so it never keeps a process alive.
  *
  * The pool is shared by every node in the process (CPU is per process, not per node).
  */
 import { Worker } from 'node:worker_threads';
 import { invalid, unavailable, type ServiceError } from '../../../errors.ts';
+import type { Listener } from '../../../http/listener.ts';
 import { lazily } from '../../../lazy.ts';
 // Types only: a value imported from worker.ts would bundle it into the main chunk (see worker.ts).
 import type { RenderRequest, WorkerMessage } from './worker.ts';
 
 /** The longest one render may take before it is stopped and refused. */
 export const RENDER_BUDGET_MS = 5_000;
-/** Renders that may wait behind the running one. */
+/** Renders that may wait behind the running one, per listener. */
 export const RENDER_QUEUE_MAX = 8;
+/** Whose renders run first when both wait. */
+const LANES: readonly Listener[] = ['loopback', 'peer'];
 /** The worker's old-generation heap: a render that needs more is refused as too complex. */
 export const RENDER_HEAP_MB = 256;
 /** How long a new worker may take to load the renderer (a cold start on a loaded machine). */
@@ -68,7 +73,7 @@ export class RenderPool {
   readonly #budgetMs: number;
   readonly #queueMax: number;
   readonly #heapMb: number;
-  readonly #queue: Job[] = [];
+  readonly #queues: Record<Listener, Job[]> = { loopback: [], peer: [] };
   #worker: Worker | null = null;
   #spawning = false;
   #ready = false;
@@ -87,16 +92,33 @@ export class RenderPool {
     return { ...this.#stats };
   }
 
-  /** The sanitised HTML of `markdown`; 422 when it is too complex, 503 when the queue is full. */
-  render(markdown: string, assets: RenderRequest['assets']): Promise<string> {
-    if (this.#queue.length >= this.#queueMax) {
+  /**
+   * The sanitised HTML of `markdown`, rendered for a request on `listener`; 422 when it is too
+   * complex, 503 when that listener's queue is full.
+   */
+  render(markdown: string, assets: RenderRequest['assets'], listener: Listener = 'peer'): Promise<string> {
+    const queue = this.#queues[listener];
+    if (queue.length >= this.#queueMax) {
       this.#stats.refused_busy++;
       return Promise.reject(unavailable('The document renderer is busy; try again in a few seconds', BUSY_RETRY_AFTER_SECONDS));
     }
     return new Promise<string>((resolve, reject) => {
-      this.#queue.push({ id: this.#nextId++, markdown, assets, resolve, reject });
+      queue.push({ id: this.#nextId++, markdown, assets, resolve, reject });
       this.#pump();
     });
+  }
+
+  #waiting(): number {
+    return this.#queues.loopback.length + this.#queues.peer.length;
+  }
+
+  /** The next job: the loopback listener's first. */
+  #next(): Job | undefined {
+    for (const lane of LANES) {
+      const job = this.#queues[lane].shift();
+      if (job !== undefined) return job;
+    }
+    return undefined;
   }
 
   /** Stops the worker (queued renders are refused); the next render starts a new one. */
@@ -107,10 +129,10 @@ export class RenderPool {
   }
 
   #pump(): void {
-    if (this.#running !== null || this.#queue.length === 0) return;
+    if (this.#running !== null || this.#waiting() === 0) return;
     if (this.#worker === null) return this.#spawn();
     if (!this.#ready) return;
-    const job = this.#queue.shift()!;
+    const job = this.#next()!;
     const timer = setTimeout(() => this.#expire(job), this.#budgetMs);
     this.#running = { job, timer };
     this.#worker.ref();
@@ -156,7 +178,7 @@ export class RenderPool {
         running.job.reject(invalid(`This document could not be rendered: ${message.message}`));
       }
     }
-    if (this.#running === null && this.#queue.length === 0) worker.unref();
+    if (this.#running === null && this.#waiting() === 0) worker.unref();
     this.#pump();
   }
 
@@ -210,7 +232,7 @@ export class RenderPool {
   }
 
   #failQueued(error: ServiceError): void {
-    for (const job of this.#queue.splice(0)) job.reject(error);
+    for (const lane of LANES) for (const job of this.#queues[lane].splice(0)) job.reject(error);
   }
 
   #drop(error: ServiceError): void {

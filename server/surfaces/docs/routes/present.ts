@@ -86,7 +86,7 @@ export async function presentApiRoutes(app: FastifyInstance, { services }: DocsR
     const input = parseWith(DraftPreviewBody, request.body);
     const { theme, contrast, base_palettes } = services.theme.preview(teamId, input.theme);
     const { assets } = services;
-    const html = await renderMarkdownLazily(input.body, { assetIds: assets.assetIdsOf(teamId), assetUrl: (id) => assets.urlOf(id) });
+    const html = await renderMarkdownLazily(input.body, { assetIds: assets.assetIdsOf(teamId), assetUrl: (id) => assets.urlOf(id) }, request.listener);
     return { html: readPage(html, theme, assets.origin), contrast, base_palettes };
   });
 }
@@ -111,7 +111,7 @@ export async function presentPageRoutes(app: FastifyInstance, { services }: Docs
       return reply.code(404).header('content-security-policy', READ_CSP).type('text/html; charset=utf-8').send(notFoundPage());
     }
     if (!link.editable) {
-      return reply.header('content-security-policy', READ_CSP).type('text/html; charset=utf-8').send(await services.pages.readPage(link));
+      return reply.header('content-security-policy', READ_CSP).type('text/html; charset=utf-8').send(await services.pages.readPage(link, request.listener));
     }
     const latest = present.latest(link);
     const nonce = randomBytes(16).toString('base64');
@@ -131,7 +131,7 @@ export async function presentPageRoutes(app: FastifyInstance, { services }: Docs
     privateHeaders(reply);
     const link = editable(request.params);
     const { body } = parseWith(PreviewBody, request.body);
-    return { html: await renderMarkdownLazily(body, assetOptions(link.team_id)) };
+    return { html: await renderMarkdownLazily(body, assetOptions(link.team_id), request.listener) };
   });
 
   app.post('/present/:token/edit', async (request, reply) => {
