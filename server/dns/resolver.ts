@@ -22,20 +22,48 @@ export interface DnsResolver {
 
 const NO_RECORD = new Set(['ENOTFOUND', 'ENODATA', 'ENONAME']);
 
-export const systemDnsResolver: DnsResolver = {
-  async resolveTxt(name) {
-    try {
-      return await dns.resolveTxt(name);
-    } catch (error) {
-      if (NO_RECORD.has((error as NodeJS.ErrnoException).code ?? '')) return [];
-      throw error;
-    }
-  },
-  async lookup(hostname) {
-    const found = await dns.lookup(hostname, { all: true, order: 'verbatim' });
-    return found.map(({ address, family }) => ({ address, family: family === 6 ? 6 : 4 }));
-  },
-};
+/**
+ * How long a TXT lookup may take in all. Registration and verification wait on it inside a
+ * request, and a resolver that never answers must not hold that request (nor a federation check)
+ * for the minute c-ares would otherwise spend retrying: past this the lookup fails (ETIMEOUT),
+ * which callers treat as "DNS proved nothing" (a 503), never as "no record".
+ */
+export const TXT_LOOKUP_TIMEOUT_MS = 5_000;
+
+export interface SystemDnsOptions {
+  /** Name servers to ask instead of the system's (`host:port`); for tests. */
+  servers?: string[];
+  timeoutMs?: number;
+}
+
+export function createSystemDnsResolver(options: SystemDnsOptions = {}): DnsResolver {
+  const timeoutMs = options.timeoutMs ?? TXT_LOOKUP_TIMEOUT_MS;
+  return {
+    async resolveTxt(name) {
+      // A resolver per lookup: cancel() ends every query of its resolver, not only this one.
+      // Each try waits a third of the budget, so two tries fit inside it and the cancel is a backstop.
+      const resolver = new dns.Resolver({ timeout: Math.max(1, Math.floor(timeoutMs / 3)), tries: 2 });
+      if (options.servers) resolver.setServers(options.servers);
+      const timer = setTimeout(() => resolver.cancel(), timeoutMs);
+      try {
+        return await resolver.resolveTxt(name);
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code ?? '';
+        if (NO_RECORD.has(code)) return [];
+        if (code === 'ECANCELLED') throw Object.assign(new Error(`queryTxt ETIMEOUT ${name}`), { code: 'ETIMEOUT', hostname: name });
+        throw error;
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+    async lookup(hostname) {
+      const found = await dns.lookup(hostname, { all: true, order: 'verbatim' });
+      return found.map(({ address, family }) => ({ address, family: family === 6 ? 6 : 4 }));
+    },
+  };
+}
+
+export const systemDnsResolver: DnsResolver = createSystemDnsResolver();
 
 /** What getaddrinfo's failure looks like, for a name the table does not know. */
 function notFound(hostname: string): NodeJS.ErrnoException {
