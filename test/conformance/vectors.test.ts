@@ -1,5 +1,5 @@
 /**
- * Upstream conformance vectors (shared/vectors, README there) run against the functions the node
+ * Upstream conformance vectors (fixtures/, README there) run against the functions the node
  * uses. Upstream says `did:aw` and `_awid`; running the same code with method 'aw' and the upstream
  * DNS profile proves the bytes, and the 'svc' runs show only the names change.
  */
@@ -30,7 +30,7 @@ import { buildMessageEnvelope, messageSignedPayload, verifyMessageSignature, typ
 import { rotationPayloadBytes, verifyRotationAnnouncement, verifyRotationChain, type RotationAnnouncement } from '../../server/crypto/announcements.ts';
 import { SVC_DNS, UPSTREAM_DNS, dnsRecordName, parseDnsRecords, renderDnsRecord } from '../../server/crypto/dns-txt.ts';
 
-const VECTORS_DIR = new URL('../../../shared/vectors/', import.meta.url);
+// Kept in the repository as data: the suite reads nothing outside it.
 const FIXTURES_DIR = new URL('./fixtures/', import.meta.url);
 
 function load<T>(dir: URL, name: string): T {
@@ -69,25 +69,26 @@ interface RotationLink { old_seed_hex: string; old_did_key: string; new_did_key:
 interface RotationVector { name: string; links: RotationLink[]; pinned_did_key: string; envelope_from_did_key: string }
 interface DnsVector { name: string; domain: string; controller_did: string; registry_url: string | null; dns_name: string; dns_value: string }
 
-describe('vector directory', () => {
+describe('fixture directory', () => {
   it('holds exactly the files this suite checks', () => {
-    expect(readdirSync(VECTORS_DIR).sort()).toEqual([
+    expect(readdirSync(FIXTURES_DIR).sort()).toEqual([
       'README.md',
       'dns-txt-v1.json',
+      'identity-log-negative-v1.json',
       'identity-log-v1.json',
       'message-signing-v1.json',
       'rotation-announcements-v1.json',
       'stable-id-v1.json',
     ]);
     for (const name of ['dns-txt-v1.json', 'message-signing-v1.json', 'rotation-announcements-v1.json', 'stable-id-v1.json']) {
-      expect(load<unknown[]>(VECTORS_DIR, name).length, name).toBeGreaterThan(0);
+      expect(load<unknown[]>(FIXTURES_DIR, name).length, name).toBeGreaterThan(0);
     }
-    expect(load<IdentityLogVectors>(VECTORS_DIR, 'identity-log-v1.json').entries).toHaveLength(2);
+    expect(load<IdentityLogVectors>(FIXTURES_DIR, 'identity-log-v1.json').entries).toHaveLength(2);
   });
 });
 
 describe('stable-id-v1', () => {
-  const vectors = load<StableIdVector[]>(VECTORS_DIR, 'stable-id-v1.json');
+  const vectors = load<StableIdVector[]>(FIXTURES_DIR, 'stable-id-v1.json');
 
   for (const v of vectors) {
     it(`${v.name}: seed -> public key -> did:key -> stable id`, () => {
@@ -111,7 +112,7 @@ describe('stable-id-v1', () => {
 });
 
 describe('identity-log-v1', () => {
-  const vectors = load<IdentityLogVectors>(VECTORS_DIR, 'identity-log-v1.json');
+  const vectors = load<IdentityLogVectors>(FIXTURES_DIR, 'identity-log-v1.json');
   const initial = keyFromSeedHex(vectors.key_seeds.initial_seed_hex);
   const rotated = keyFromSeedHex(vectors.key_seeds.rotated_seed_hex);
   const signers = new Map([[initial.did, initial.priv], [rotated.did, rotated.priv]]);
@@ -181,7 +182,7 @@ describe('identity-log-v1', () => {
 });
 
 describe('message-signing-v1', () => {
-  const vectors = load<MessageVector[]>(VECTORS_DIR, 'message-signing-v1.json');
+  const vectors = load<MessageVector[]>(FIXTURES_DIR, 'message-signing-v1.json');
 
   for (const v of vectors) {
     it(`${v.name}: canonical payload and signature`, () => {
@@ -206,7 +207,7 @@ describe('message-signing-v1', () => {
 });
 
 describe('rotation-announcements-v1', () => {
-  const vectors = load<RotationVector[]>(VECTORS_DIR, 'rotation-announcements-v1.json');
+  const vectors = load<RotationVector[]>(FIXTURES_DIR, 'rotation-announcements-v1.json');
   const wire = (l: RotationLink): RotationAnnouncement => ({ old_did: l.old_did_key, new_did: l.new_did_key, timestamp: l.timestamp, old_key_signature: l.signature_b64 });
 
   for (const v of vectors) {
@@ -238,7 +239,7 @@ describe('rotation-announcements-v1', () => {
 });
 
 describe('dns-txt-v1', () => {
-  const vectors = load<DnsVector[]>(VECTORS_DIR, 'dns-txt-v1.json');
+  const vectors = load<DnsVector[]>(FIXTURES_DIR, 'dns-txt-v1.json');
 
   for (const v of vectors) {
     it(`${v.name}: record name, value and parse round trip (upstream profile)`, () => {
