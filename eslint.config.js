@@ -56,6 +56,23 @@ export default tseslint.config(
     },
   },
   {
+    // Rules shared by the node and the renderer: plain TypeScript that both builds can take.
+    files: ['contract/**/*.ts'],
+    ignores: ['contract/**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['node:*', 'fs', 'path', 'crypto', 'electron', 'electron/*', 'vue', 'pinia'], message: 'contract/ is pure: no Node, Electron or DOM code.' },
+            { group: ['**/server/**', '**/main/**', '**/preload/**', '**/renderer/**'], message: 'server/ and renderer/ import contract/, never the other way.' },
+          ],
+        },
+      ],
+      'no-restricted-globals': ['error', ...DOM_GLOBALS.map((name) => ({ name, message: 'contract/ runs in the node too.' })), 'process', 'Buffer'],
+    },
+  },
+  {
     files: ['renderer/**/*.{ts,vue}'],
     languageOptions: { globals: { ...globals.browser } },
     rules: {

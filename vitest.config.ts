@@ -5,7 +5,7 @@ const jsonReport = process.env.VITEST_JSON_REPORT;
 
 export default defineConfig({
   test: {
-    include: ['server/**/*.test.ts', 'main/**/*.test.ts', 'renderer/**/*.test.ts', 'test/**/*.test.ts'],
+    include: ['contract/**/*.test.ts', 'server/**/*.test.ts', 'main/**/*.test.ts', 'renderer/**/*.test.ts', 'test/**/*.test.ts'],
     environment: 'node',
     // Builds the UI once when it is missing or older than its sources, for the e2e tests.
     globalSetup: ['test/e2e/global-setup.ts'],

@@ -4,11 +4,12 @@
  */
 import { run as coreIdentity } from './core-identity.bench.ts';
 import { run as docs } from './docs.bench.ts';
+import { run as inboxUi } from './inbox-ui.bench.ts';
 import { run as library } from './library.bench.ts';
 import { run as messaging } from './messaging.bench.ts';
 import { run as scale } from './scale.bench.ts';
 
 // BENCH_ONLY=messaging runs one file's benchmarks.
-const all = { 'core-identity': coreIdentity, messaging, library, docs, scale };
+const all = { 'core-identity': coreIdentity, messaging, library, docs, scale, 'inbox-ui': inboxUi };
 const only = process.env.BENCH_ONLY;
 for (const [name, bench] of Object.entries(all)) if (!only || only === name) await bench();

@@ -5,7 +5,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { NODE_VERSION } from '../version.ts';
 import { defaultDataDir } from './data-dir.ts';
-import { CliError, ownerRequest } from './owner-client.ts';
+import { CliError, ownerCall, ownerRequest } from './owner-client.ts';
 import { print } from './output.ts';
 import { peer } from './peer.ts';
 import { serve } from './serve.ts';
@@ -115,13 +115,15 @@ async function run(argv: string[]): Promise<void> {
     }
     case 'namespace': {
       if (sub !== 'create' || !arg) throw new CliError('usage: svc-node namespace create <domain> [--controller <did:key>] [--json]');
-      const namespace = await ownerRequest<{ domain: string; controller_did: string; verification_status: string }>(
+      const { status, body: namespace } = await ownerCall<{ domain: string; controller_did: string; verification_status: string }>(
         dataDir,
         'POST',
         '/v1/node/namespaces',
         { domain: arg, ...(values.controller ? { controller_did: values.controller } : {}) },
       );
-      return print(namespace, json, `namespace ${namespace.domain} (${namespace.verification_status}), controller ${namespace.controller_did}`);
+      // 200: the node already had it with this controller; nothing changed.
+      const already = status === 200 ? ' is already on this node, unchanged:' : '';
+      return print(namespace, json, `namespace ${namespace.domain}${already} (${namespace.verification_status}), controller ${namespace.controller_did}`);
     }
     case 'team':
       return team(dataDir, json, values, sub, arg, arg2);

@@ -16,6 +16,8 @@ export const docsTopic = (teamId: string): string => `docs:${teamId}`;
 export const TUNNEL_TOPIC = 'tunnel';
 /** The public catalog changed (a blueprint published, retagged or deleted). */
 export const CATALOG_TOPIC = 'catalog';
+/** The node's teams changed (one created, a member added or revoked): pickers re-read them. */
+export const TEAMS_TOPIC = 'teams';
 
 /** Every publish is also announced here, with its topic: for node-wide feeds. */
 const ANY = Symbol('any topic');

@@ -1,5 +1,6 @@
 /**
- * Headless, the node serves the built renderer at /ui/ so a browser can be the desktop window.
+ * Headless, the node serves the built renderer at /ui/ so a browser can be the desktop window;
+ * `/` sends a browser there.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -12,6 +13,9 @@ const UI_CSP =
   "object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'";
 
 export async function serveUi(app: FastifyInstance, { uiDir }: { uiDir: string | null }): Promise<void> {
+  // Someone opening the node's address in a browser wants the app, not `{"detail":"No route GET /"}`.
+  // Only the loopback listener mounts this plugin: the peer listener keeps answering 404 at `/`.
+  app.get('/', async (_request, reply) => reply.redirect('/ui/', 302));
   if (uiDir === null || !existsSync(join(uiDir, 'index.html'))) {
     app.get('/ui/', async (_request, reply) =>
       reply.code(503).type('text/plain').send('The UI is not built. Run `npm run build`, then reload.'),

@@ -9,10 +9,12 @@ import { buildTeamHeaders, type TeamHeaders } from '../auth/team-envelope-client
 import type { TeamKeyring } from '../auth/team-envelope.ts';
 import { signingTimestamp } from '../clock.ts';
 import type { NodeContext } from '../context.ts';
+import type { JsonValue } from '../crypto/canonical-json.ts';
 import { isDidKey } from '../crypto/did-key.ts';
 import { normalizeDomain } from '../crypto/dns-txt.ts';
 import { encodeCertificate, issueCertificate, type CertificateLifetime, type TeamCertificate } from '../crypto/team-certificate.ts';
 import { conflict, forbidden, invalid, notFound } from '../errors.ts';
+import { TEAMS_TOPIC } from '../events/bus.ts';
 import { ADDRESS_NAME } from '../surfaces/core/namespaces/schemas.ts';
 import { closeEditableLinks } from './revocation.ts';
 import { DEFAULT_MEMBER_SCOPES, isTeamScope, TEAM_SCOPES, type TeamScope } from './scopes.ts';
@@ -186,6 +188,8 @@ export class TeamService implements TeamKeyring {
       custody.destroyKey(ownerKey.keyId);
       throw error;
     }
+    // Committed: an owner's UI open elsewhere shows the team without a reload (CLI, owner API).
+    this.#ctx.bus.publish(TEAMS_TOPIC);
     return this.get(teamId);
   }
 
@@ -199,7 +203,9 @@ export class TeamService implements TeamKeyring {
     for (const scope of input.scopes ?? []) {
       if (!isTeamScope(scope)) throw issue('scopes', `unknown scope ${scope} (allowed: ${TEAM_SCOPES.join(', ')})`);
     }
-    return this.#ctx.db.transaction(() => this.#issue(team, { certificateId: randomUUID(), input, memberKeyId: null }))();
+    const issued = this.#ctx.db.transaction(() => this.#issue(team, { certificateId: randomUUID(), input, memberKeyId: null }))();
+    this.#ctx.bus.publish(TEAMS_TOPIC);
+    return issued;
   }
 
   #issue(team: TeamRow, { certificateId, input, memberKeyId }: { certificateId: string; input: AddMemberInput; memberKeyId: string | null }): IssuedCertificate {
@@ -284,11 +290,12 @@ export class TeamService implements TeamKeyring {
       return closeEditableLinks(db, certificateId, revokedAt);
     })();
     this.#issued.delete(certificateId);
+    this.#ctx.bus.publish(TEAMS_TOPIC);
     return { revoked: true, certificate_id: certificateId, revoked_at: revokedAt, closed_present_links: closed };
   }
 
   /** The four team-auth headers for a request made as the team's owner member (key in custody). */
-  signAsOwner(teamId: string, request: { method: string; path: string; body?: string | undefined; aud: string }): TeamHeaders {
+  signAsOwner(teamId: string, request: { method: string; path: string; body?: string | undefined; aud: string; extra?: Record<string, JsonValue> | undefined }): TeamHeaders {
     const team = this.#require(teamId);
     const owner = this.#certificateRow(team.owner_certificate_id);
     if (!owner || owner.member_key_id === null) throw notFound(`Team ${teamId} has no owner member`);

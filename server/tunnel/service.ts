@@ -44,16 +44,19 @@ export class TunnelService {
   readonly #backoff: SshTunnelBackoff | undefined;
   #tunnel: Tunnel | null = null;
   #unsubscribe: (() => void) | null = null;
+  /** When the tunnel last stopped (or the node started without one): "stopped since" is that, not the moment of asking. */
+  #stoppedSince: string;
 
   constructor(ctx: NodeContext, host: TunnelHost, options: { backoff?: SshTunnelBackoff } = {}) {
     this.#ctx = ctx;
     this.#host = host;
     this.#backoff = options.backoff;
+    this.#stoppedSince = ctx.clock.now().toISOString();
   }
 
   view(): TunnelView {
     const stored = this.#stored();
-    const status = this.#tunnel?.status() ?? { state: 'stopped', public_url: null, detail: null, since: this.#ctx.clock.now().toISOString() };
+    const status = this.#tunnel?.status() ?? { state: 'stopped', public_url: null, detail: null, since: this.#stoppedSince };
     return { provider: 'ssh', config: stored.config && configView(stored.config), public_key: this.#publicKeyLine(), status };
   }
 
@@ -118,6 +121,7 @@ export class TunnelService {
     this.#unsubscribe?.();
     this.#unsubscribe = null;
     this.#host.setPublicUrl(null);
+    if (tunnel !== null) this.#stoppedSince = this.#ctx.clock.now().toISOString();
     await tunnel?.stop();
   }
 

@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { verifyMessageSignature } from '../../server/crypto/message-signing.ts';
+import { MAX_CHAT_MESSAGE_BYTES } from '../../server/surfaces/core/chat/schemas.ts';
 import { expectOk, expectRefusal, expectValidation } from '../support/expect.ts';
 import { createIdentity, createNodeNamespace, createProject, persistent, type Project } from '../support/identities.ts';
 import { testKey } from '../support/keys.ts';
@@ -164,6 +165,7 @@ describe('POST /v1/chat/sessions', () => {
       timestamp: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/),
       created_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
       sender_leaving: false,
+      sender_rejoining: false,
       hang_on: false,
       extends_wait_seconds: 0,
       reply_to: null,
@@ -291,6 +293,15 @@ describe('POST /v1/chat/sessions', () => {
     expect(expectOk(await history(b, exact.session_id)).messages[0].body).toHaveLength(64 * 1024);
   });
 
+  it('counts the limit in UTF-8 bytes, the 64 KiB the UI says before sending', async () => {
+    // renderer/src/lib/chat.ts pins the same number (its test says so): change both together.
+    expect(MAX_CHAT_MESSAGE_BYTES).toBe(64 * 1024);
+    const [a, b] = await people();
+    const under = '€'.repeat(Math.floor(MAX_CHAT_MESSAGE_BYTES / 3)); // 65,535 bytes
+    expectOk(await create(a, { to_aliases: [b.alias], message: under }));
+    expectRefusal(await create(a, { to_aliases: [b.alias], message: `${under}€€` }), 413, /64 KiB/);
+  });
+
   it('refuses a contacts-only recipient from another project (403) until it has spoken in the session', async () => {
     const vault = await createIdentity(t, alpha.api_key, persistent('vault', { address_reachability: 'contacts-only' }));
     const [outsider, stranger] = await people(() => beta);
@@ -378,6 +389,18 @@ describe('GET /v1/chat/sessions and /v1/chat/sessions/{id}/messages', () => {
         last_activity: expect.any(String),
         sender_waiting: false,
         unread_count: 2,
+        last_message: {
+          message_id: expect.any(String),
+          from_agent_id: b.agent_id,
+          from_alias: b.alias,
+          from_address: null,
+          preview: 'from b 2',
+          created_at: list[0].last_activity,
+          sender_leaving: false,
+          sender_rejoining: false,
+        },
+        participants_left: [],
+        you_left: false,
       },
       expect.objectContaining({ session_id: ac.session_id, participants: [c.alias], unread_count: 0 }),
     ]);
@@ -555,6 +578,112 @@ describe('GET /v1/chat/pending and send-and-wait', () => {
   });
 });
 
+describe('read positions and membership after a reload (ours)', () => {
+  const members = async (who: Who, sessionId: string) => expectOk(await history(who, sessionId)).participants;
+
+  it('history carries how far each participant has read, so read receipts survive a reload', async () => {
+    const [a, b] = await people();
+    const { session_id, message_id: m1 } = await chat(a, b, 'one');
+    const m2 = expectOk(await send(a, session_id, { body: 'two' })).message_id;
+    expect(await members(a, session_id)).toEqual([
+      { agent_id: a.agent_id, alias: a.alias, address: null, did: a.did_key, last_read_message_id: null, read_at: null, left_at: null },
+      { agent_id: b.agent_id, alias: b.alias, address: null, did: b.did_key, last_read_message_id: null, read_at: null, left_at: null },
+    ]);
+
+    expectOk(await read(b, session_id, m1));
+    const [, reader] = await members(a, session_id);
+    expect(reader).toMatchObject({ alias: b.alias, last_read_message_id: m1, read_at: expect.stringMatching(/Z$/) });
+    // Monotonic, and the same for every participant asking (the reader itself included).
+    expectOk(await read(b, session_id, m2));
+    expectOk(await read(b, session_id, m1));
+    expect((await members(a, session_id))[1].last_read_message_id).toBe(m2);
+    expect((await members(b, session_id))[1].last_read_message_id).toBe(m2);
+    // Only within the caller's own project do agent ids show, as everywhere in chat.
+    const outsider = (await people(() => beta))[0];
+    const cross = expectOk(await create(outsider, { to_dids: [a.did_key], message: 'hi' })).session_id;
+    expect((await members(outsider, cross)).map((m: { agent_id: string | null }) => m.agent_id)).toEqual([outsider.agent_id, null]);
+  });
+
+  it('leaving is shown in the list and in history until an explicit rejoin, which is refused when there is nothing to rejoin', async () => {
+    const [a, b] = await people();
+    const { session_id } = await chat(a, b, 'hello');
+    const bye = expectOk(await send(b, session_id, { body: 'Left the chat.', leaving: true }));
+    const left = expectOk(await history(a, session_id));
+    const leaving = left.messages.find((m: { message_id: string }) => m.message_id === bye.message_id);
+    expect(leaving).toMatchObject({ sender_leaving: true, sender_rejoining: false });
+    expect(left.participants[1]).toMatchObject({ alias: b.alias, left_at: leaving.created_at });
+    expect((await sessions(a))[0]).toMatchObject({ participants_left: [b.alias], you_left: false, last_message: { sender_leaving: true } });
+    expect((await sessions(b))[0]).toMatchObject({ participants_left: [], you_left: true });
+    expect((await chat(a, b, 'still there?')).targets_left).toEqual([b.alias]);
+
+    // Rejoining says so on the message (outside the signed envelope, which upstream defines).
+    const back = expectOk(await send(b, session_id, { body: 'Rejoined the chat.', rejoining: true }));
+    const rejoin = expectOk(await history(a, session_id, `?message_id=${back.message_id}`)).messages[0];
+    expect(rejoin).toMatchObject({ sender_leaving: false, sender_rejoining: true, signature_status: 'verified' });
+    expect(signedFields(rejoin)).not.toHaveProperty('sender_rejoining');
+    expect((await members(a, session_id))[1].left_at).toBeNull();
+    expect((await sessions(b))[0]).toMatchObject({ you_left: false, last_message: { sender_rejoining: true } });
+    expect((await sessions(a))[0].participants_left).toEqual([]);
+
+    // Nothing to rejoin (409), and no message that both leaves and rejoins (422): nothing is stored.
+    const count = async () => expectOk(await history(a, session_id)).messages.length;
+    const before = await count();
+    expectRefusal(await send(b, session_id, { body: 'again', rejoining: true }), 409, /nothing to rejoin/);
+    expectValidation(await send(b, session_id, { body: 'both', leaving: true, rejoining: true }), 'rejoining');
+    expectValidation(await send(b, session_id, { body: 'x', rejoining: 'yes' }), 'rejoining');
+    expect(await count()).toBe(before);
+
+    // Upstream clients rejoin by simply writing again: that still works, and clears the mark too.
+    expectOk(await send(a, session_id, { body: 'bye', leaving: true }));
+    expect((await sessions(a))[0].you_left).toBe(true);
+    expectOk(await send(a, session_id, { body: 'actually, one more thing' }));
+    expect((await sessions(a))[0].you_left).toBe(false);
+    expect((await sessions(b))[0].participants_left).toEqual([]);
+  });
+});
+
+describe('GET /v1/chat/sessions paged (ours)', () => {
+  const page = async (who: Who, query: string) => expectOk(await t.request('GET', `/v1/chat/sessions?${query}`, { token: who.api_key }));
+  const ids = (p: { sessions: { session_id: string }[] }) => p.sessions.map((s) => s.session_id);
+
+  it('pages newest first with limit and before, and a session that moves does not shift the pages', async () => {
+    const [me] = await people();
+    const others = [...(await people()), ...(await people())];
+    const started: string[] = [];
+    for (const other of others) started.push((await chat(me, other, `to ${other.alias}`)).session_id);
+    const newestFirst = [...started].reverse();
+
+    // Without limit: everything, as upstream; the paging fields say there is no more.
+    const whole = await page(me, '');
+    expect(ids(whole)).toEqual(newestFirst);
+    expect(whole).toMatchObject({ has_more: false, next_before: null });
+
+    const first = await page(me, 'limit=2');
+    expect(ids(first)).toEqual(newestFirst.slice(0, 2));
+    expect(first.has_more).toBe(true);
+    expect(first.next_before).toBe(first.sessions[1].last_message.message_id);
+
+    // The oldest session gets a message: it moves to the top, yet the next page goes on from where
+    // the first one ended, and the moved session is not shown twice.
+    expectOk(await send(others[0] as Who, started[0] as string, { body: 'news' }));
+    const second = await page(me, `limit=2&before=${first.next_before}`);
+    expect(ids(second)).toEqual(newestFirst.slice(2, 4));
+    const third = await page(me, `limit=2&before=${second.next_before}`);
+    expect(ids(third)).toEqual([newestFirst[4]]);
+    expect(third).toMatchObject({ has_more: false, next_before: null });
+    expect(ids(await page(me, 'limit=500'))[0]).toBe(started[0]);
+  });
+
+  it('refuses a bad limit and a cursor outside the caller’s chats (422)', async () => {
+    const [a, b, c] = await people();
+    await chat(a, b);
+    const foreign = await chat(b, c);
+    for (const query of ['limit=0', 'limit=501', 'limit=two']) expectValidation(await t.request('GET', `/v1/chat/sessions?${query}`, { token: a.api_key }), 'limit');
+    expectValidation(await t.request('GET', `/v1/chat/sessions?limit=5&before=${randomUUID()}`, { token: a.api_key }), 'before');
+    expectValidation(await t.request('GET', `/v1/chat/sessions?limit=5&before=${foreign.message_id}`, { token: a.api_key }), 'before');
+  });
+});
+
 describe('GET /v1/chat/sessions/{id}/stream', () => {
   it('pushes message frames the moment they are sent, signed and well under 1 s', async () => {
     const [a, b] = await people();
@@ -581,6 +710,7 @@ describe('GET /v1/chat/sessions/{id}/stream', () => {
         timestamp: expect.any(String),
         created_at: expect.any(String),
         sender_leaving: false,
+        sender_rejoining: false,
         hang_on: body === 'two',
         extends_wait_seconds: body === 'two' ? 300 : 0,
         reply_to: null,

@@ -130,6 +130,34 @@ describe('owner commands', { timeout: 60_000 }, () => {
     expectOneLineFailure(await runCli(['namespace', 'create', 'not a domain', '--data', dataDir, '--json']), /422/);
   });
 
+  it('namespace create again for a namespace the node holds says so and changes nothing', async () => {
+    const first = jsonOutput(await runCli(['namespace', 'create', 'again.cli.test', '--data', dataDir, '--json']));
+    const second = await runCli(['namespace', 'create', 'Again.CLI.test.', '--data', dataDir]);
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stdout).toContain('again.cli.test is already on this node, unchanged');
+    expect(second.stdout).toContain(first.controller_did);
+    expect(second.stdout).not.toMatch(/another controller/);
+    expect((await api('GET', '/v1/namespaces/again.cli.test')).body.controller_did).toBe(first.controller_did);
+  });
+
+  it('prints a refusal with several problems as one line per problem, never as JSON', async () => {
+    const one = await runCli(['project', 'create', 'Bad Name', '--data', dataDir]);
+    expectOneLineFailure(one, /422\): slug: use 1-64 letters, digits, "\.", "-" or "_"/);
+    const several = await runCli(['project', 'create', 'Bad Name', '--namespace', 'not a domain', '--data', dataDir]);
+    expect(several.code).toBe(1);
+    expect(several.stdout).toBe('');
+    const err = lines(several.stderr);
+    expect(err).toEqual([
+      'svc-node: POST /v1/node/projects failed (422):',
+      '  slug: use 1-64 letters, digits, ".", "-" or "_", starting with a letter or digit',
+      '  namespace: enter a domain name such as example.com: letters, digits and hyphens, with dots between the parts',
+    ]);
+    expect(several.stderr).not.toMatch(/[[{]"/);
+    // The issue's own example: a team name with a space.
+    const team = await runCli(['team', 'create', 'Bad Name', '--domain', 'teams.cli.test', '--data', dataDir]);
+    expectOneLineFailure(team, /^svc-node: POST \/v1\/node\/teams failed \(422\): name: must be 1-64 letters, digits, "-" or "_"/);
+  });
+
   it('namespace create --controller consents to a namespace an outside key controls', async () => {
     const controller = testKey();
     const args = ['namespace', 'create', 'outside.cli.test', '--controller', controller.didKey, '--data', dataDir, '--json'];

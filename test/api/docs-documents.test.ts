@@ -57,6 +57,8 @@ describe('create', () => {
         certificate_id: alice.member.certificateId,
         created_by_editor_name: null,
         created_at: doc.created_at,
+        acting_as: null,
+        author: { kind: 'member', name: 'alice', address: 'docs.test/alice' },
       },
     });
   });
@@ -247,6 +249,44 @@ describe('listing and isolation', () => {
     expectRefusal(await outsider.append('plan', 'hijack'), 404);
     expectRefusal(await outsider.appendTemplate('plan', { name: 'memo', slots: { cover } }), 404);
     expect(await snapshot(alice, 'plan')).toEqual(before);
+  });
+
+  it('pages the list by key, newest first, with a total, and filters by title or slug (issue 14)', async () => {
+    const pam = await addDocsMember(t, { team: 'pages', domain: 'pages.test', alias: 'pam' });
+    for (let i = 0; i < 12; i++) expectOk(await pam.create(`p-${i}`, `body ${i}`, i === 7 ? 'Quarterly 100% plan' : `Page ${i}`), 201);
+    const all: string[] = expectOk(await pam.request('GET', '/v1/documents')).map((d: any) => d.slug);
+    const seen: string[] = [];
+    let after: string | null = null;
+    for (let round = 0; round < 3; round++) {
+      const query: string = `?limit=5${after === null ? '' : `&after=${encodeURIComponent(after)}`}`;
+      const page = expectOk(await pam.request('GET', `/v1/documents${query}`));
+      expect(page.total).toBe(12);
+      expect(page.has_more).toBe(round < 2);
+      expect(Object.keys(page.documents[0]).sort()).toEqual(['created_at', 'current_version', 'document_id', 'slug', 'title', 'updated_at']);
+      seen.push(...page.documents.map((d: any) => d.slug));
+      after = page.next_after;
+    }
+    expect(after).toBeNull();
+    expect(seen).toEqual(all);
+    // A document saved between pages moves to the top; the cursor is a bound, so the rest follows on.
+    const first = expectOk(await pam.request('GET', '/v1/documents?limit=4'));
+    expectOk(await pam.append(first.documents[3].slug, 'moved'), 201);
+    const next = expectOk(await pam.request('GET', `/v1/documents?limit=4&after=${encodeURIComponent(first.next_after)}`));
+    expect(next.documents.map((d: any) => d.slug)).toEqual(all.slice(4, 8));
+
+    const matching = expectOk(await pam.request('GET', '/v1/documents?limit=50&q=P-1'));
+    expect(matching.documents.map((d: any) => d.slug).sort()).toEqual(['p-1', 'p-10', 'p-11']);
+    expect(matching.total).toBe(3);
+    // LIKE's wildcards are plain characters in q.
+    expect(expectOk(await pam.request('GET', '/v1/documents?limit=50&q=100%25')).documents.map((d: any) => d.slug)).toEqual(['p-7']);
+    expect(expectOk(await pam.request('GET', '/v1/documents?limit=50&q=_')).total).toBe(0);
+    expect(expectOk(await pam.request('GET', '/v1/documents?q=quarterly')).map((d: any) => d.slug)).toEqual(['p-7']);
+
+    expectValidation(await pam.request('GET', '/v1/documents?limit=0'), 'limit');
+    expectValidation(await pam.request('GET', '/v1/documents?limit=501'), 'limit');
+    expectValidation(await pam.request('GET', '/v1/documents?limit=5&after=p-3'), 'after');
+    expectValidation(await pam.request('GET', `/v1/documents?after=${encodeURIComponent(first.next_after)}`), 'after');
+    expectValidation(await pam.request('GET', `/v1/documents?limit=5&q=${'x'.repeat(201)}`), 'q');
   });
 
   it('refuses unsigned requests', async () => {

@@ -56,11 +56,20 @@ async function publicGet(url: string): Promise<{ status: number; body: any }> {
 
 const mint = (client: DocsClient, body: Record<string, unknown>) => client.request('POST', '/v1/present', { body });
 
+/** The 404 page, byte for byte the same for every token; the first one seen is the reference. */
+let notFoundText: string | null = null;
+
 function expectNotFoundPage(p: Page): void {
   expect(p.status).toBe(404);
   expect(p.headers.get('content-type')).toMatch(/^text\/html/);
-  expect(p.text).toContain('Not found');
+  expect(p.text).toContain('<h1>Not found</h1>');
   expect(p.text).not.toMatch(/present|alice|slug|version/i);
+  // A small styled page (issue 14), still with nothing a guesser could learn, and no script.
+  expect(p.text).toContain('<title>Link not found</title>');
+  expect(p.text).toMatch(/<style>[\s\S]*prefers-color-scheme:dark[\s\S]*<\/style>/);
+  expect(p.text).not.toContain('<script');
+  notFoundText ??= p.text;
+  expect(p.text).toBe(notFoundText);
 }
 
 describe('mint', () => {
@@ -114,8 +123,8 @@ describe('the read page', () => {
     const p = await page(link.url);
     expect(p.status).toBe(200);
     expect(p.headers.get('content-type')).toMatch(/^text\/html; charset=utf-8/);
-    expect(p.text).toContain('<title>Presented document</title>');
-    expect(p.text).not.toContain('Secret title');
+    // The tab says what the document is (issue 14).
+    expect(p.text).toContain('<title>Secret title</title>');
     expect(p.text).toContain('<meta name="robots" content="noindex, nofollow, noarchive">');
     expect(p.text).toMatch(/<main class="page"><article class="surface">/);
     expect(p.text).toContain('First version');
@@ -144,7 +153,7 @@ describe('the read page', () => {
     expect(p.text).toContain('&lt;script&gt;');
   });
 
-  it('is the same bare 404 for unknown and malformed tokens', async () => {
+  it('is the same small 404 page for unknown and malformed tokens', async () => {
     expectNotFoundPage(await page(`${t.node.info.docs_url}/present/${'A'.repeat(43)}`));
     expectNotFoundPage(await page(`${t.node.info.docs_url}/present/short`));
   });
@@ -175,6 +184,24 @@ describe('revoke and expiry', () => {
     expectRefusal(await alice.request('POST', '/v1/present/00000000-0000-4000-8000-000000000000/revoke'), 404);
   });
 
+  it('nudges the owner\'s feed on mint and revoke, so an open list of links follows (issue 14)', async () => {
+    const response = await connectSse(`${t.url}/v1/node/events/stream?deadline=${encodeURIComponent(deadlineIn(10))}`, { token: t.node.ownerToken });
+    const stream = response.stream!;
+    try {
+      expect((await stream.next()).event).toBe('connected');
+      const link = expectOk(await mint(alice, { slug: 'deck' }), 201);
+      expect(await stream.next()).toMatchObject({ event: 'docs_changed', data: { team_id: alice.teamId } });
+      expectOk(await alice.request('POST', `/v1/present/${link.link_id}/revoke`));
+      expect(await stream.next()).toMatchObject({ event: 'docs_changed', data: { team_id: alice.teamId } });
+      // Revoking again changes nothing, and says nothing; nor does a refused mint.
+      expectOk(await alice.request('POST', `/v1/present/${link.link_id}/revoke`));
+      expectRefusal(await mint(reader, { slug: 'deck' }), 403);
+      expect(await stream.maybeNext(300)).toBeNull();
+    } finally {
+      stream.close();
+    }
+  });
+
   it('refuses another team, unknown tokens (404) and readers (403)', async () => {
     const link = expectOk(await mint(alice, { slug: 'deck' }), 201);
     expectRefusal(await outsider.request('POST', `/v1/present/${link.token}/revoke`), 404);
@@ -200,7 +227,7 @@ describe('editable links', () => {
     expectOk(await alice.append('shared', '# Draft two & more\n'), 201);
     const p = await page(link.url);
     expect(p.status).toBe(200);
-    expect(p.text).toContain('<title>Presented document</title>');
+    expect(p.text).toContain('<title>Title of shared</title>');
     expect(p.text).toContain('# Draft two &#38; more');
     expect(p.text).toContain('data-version="2"');
     const csp = p.headers.get('content-security-policy') ?? '';

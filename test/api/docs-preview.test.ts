@@ -43,7 +43,22 @@ describe('POST /v1/present/preview', () => {
     expect(shown.html).toContain('--accent:#8a1c7c;');
     expect(shown.html).not.toContain('<script');
     expect(shown.html).not.toContain('javascript:');
-    expect(shown.contrast).toEqual([{ palette: 'light', text: '#1f2328', surface: '#ffffff', ratio: expect.any(Number), passes: true }]);
+    expect(shown.contrast).toEqual([
+      {
+        palette: 'light',
+        text: '#1f2328',
+        surface: '#ffffff',
+        ratio: expect.any(Number),
+        passes: true,
+        // Every text colour the page paints, each on what it is painted on.
+        checks: [
+          { role: 'text', label: 'text', foreground: '#1f2328', on: 'surface', background: '#ffffff', ratio: expect.any(Number), passes: true },
+          { role: 'muted', label: 'muted text', foreground: '#57606a', on: 'surface', background: '#ffffff', ratio: expect.any(Number), passes: true },
+          { role: 'link', label: 'link colour (accent)', foreground: '#8a1c7c', on: 'surface', background: '#ffffff', ratio: expect.any(Number), passes: true },
+          { role: 'code', label: 'text', foreground: '#1f2328', on: 'code block background', background: '#f5f5f5', ratio: expect.any(Number), passes: true },
+        ],
+      },
+    ]);
     // What unset colours fall back to, for an editor's swatches.
     expect(shown.base_palettes.light).toMatchObject({ surface: '#ffffff', text: '#1f2328' });
     expect(shown.base_palettes.dark).toMatchObject({ background: '#0d1117' });
@@ -67,7 +82,13 @@ describe('POST /v1/present/preview', () => {
 
   it('reports alpha colours as uncheckable, and drops invalid tokens as PUT would', async () => {
     const shown = expectOk(await preview(alice, { body: '', theme: { tokens: { colors: { text: 'rgba(0,0,0,0.5)', accent: 'url(evil)' } } } }));
-    expect(shown.contrast).toEqual([{ palette: 'light', text: 'rgba(0,0,0,0.5)', surface: '#ffffff', ratio: null, passes: false }]);
+    expect(shown.contrast).toMatchObject([{ palette: 'light', text: 'rgba(0,0,0,0.5)', surface: '#ffffff', ratio: null, passes: false }]);
+    expect(shown.contrast[0].checks.map((c: any) => [c.role, c.ratio === null, c.passes])).toEqual([
+      ['text', true, false],
+      ['muted', false, true],
+      ['link', false, true],
+      ['code', true, false],
+    ]);
     expect(shown.html).not.toContain('evil');
   });
 

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDocsMember, type DocsClient } from '../support/docs.ts';
 import { expectOk, expectRefusal, expectValidation } from '../support/expect.ts';
 import { startTestNode, type TestNode } from '../support/node.ts';
+import { connectSse, deadlineIn } from '../support/sse.ts';
 
 /** A clock the test can move: upload URLs expire in node time (team envelopes are not used then). */
 let offsetMs = 0;
@@ -108,15 +109,54 @@ describe('theme', () => {
     // ...and fails on the dark one.
     expectRefusal(await putTheme({ tokens: { colors: { text: '#333' }, layout: { color_scheme: 'dark' } } }), 422, /dark palette/);
     expectRefusal(await putTheme({ tokens: { colors: { text: '#333' }, layout: { color_scheme: 'auto' } } }), 422, /contrast ratio of \d+\.\d\d:1/);
-    // A surface set for both palettes lets one text colour pass in both.
-    expectOk(await putTheme({ tokens: { colors: { text: '#333', surface: '#fff' }, layout: { color_scheme: 'auto' } } }));
+    // A surface set for both palettes lets one set of text colours pass in both; the dark
+    // palette's own muted text and links would be too faint on a white surface.
+    expectRefusal(await putTheme({ tokens: { colors: { text: '#333', surface: '#fff' }, layout: { color_scheme: 'auto' } } }), 422, /muted text #9da7b3 on surface #fff has a contrast ratio of 2\.43:1 \(dark palette\)/);
+    expectOk(await putTheme({ tokens: { colors: { text: '#333', surface: '#fff', muted: '#595959', accent: '#0a5dbd' }, layout: { color_scheme: 'auto' } } }));
     expectOk(await putTheme({ tokens: { layout: { color_scheme: 'auto' } }, preset: 'svc' }));
+  });
+
+  it('checks every text colour the page paints: muted text, links and code blocks too (issue 14)', async () => {
+    expectOk(await putTheme({ header: 'kept' }));
+    const before = expectOk(await getTheme());
+    // The issue's theme: a dark scheme whose plum accent made links 2.1:1 on the dark surface.
+    expectRefusal(
+      await putTheme({ tokens: { colors: { accent: '#8a1c7c' }, layout: { color_scheme: 'dark' } } }),
+      422,
+      /^Theme link colour \(accent\) #8a1c7c on surface #161b22 has a contrast ratio of 2\.\d\d:1 \(dark palette\); WCAG AA needs at least 4\.5:1$/,
+    );
+    expectRefusal(await putTheme({ tokens: { colors: { muted: '#aaaaaa' } } }), 422, /muted text #aaaaaa on surface #ffffff has a contrast ratio of 2\.32:1 \(light palette\)/);
+    // Passes on the surface (4.54:1), not on the code block's tint over it.
+    expectRefusal(await putTheme({ tokens: { colors: { text: '#767676' } } }), 422, /^Theme text #767676 on code block background #f5f5f5 has a contrast ratio of 4\.1\d:1 \(light palette\)/);
+    // Every failing colour is named at once.
+    const both = await putTheme({ tokens: { colors: { muted: '#aaaaaa', accent: '#9ecbff' } } });
+    expectRefusal(both, 422, /muted text #aaaaaa.*; Theme link colour \(accent\) #9ecbff/);
+    expectRefusal(await putTheme({ tokens: { colors: { accent: 'rgba(10, 93, 189, 0.5)' } } }), 422, /link colour \(accent\) and surface colours must be opaque/);
+    expect(expectOk(await getTheme())).toEqual(before);
+    // The same plum is fine as a light theme's links (7.8:1 on white).
+    expectOk(await putTheme({ tokens: { colors: { accent: '#8a1c7c' } } }));
   });
 
   it('fails closed on alpha-bearing or transparent text and surface colours', async () => {
     expectRefusal(await putTheme({ tokens: { colors: { text: 'rgba(0, 0, 0, 0.9)' } } }), 422, /opaque/);
     expectRefusal(await putTheme({ tokens: { colors: { text: '#00000080' } } }), 422, /opaque/);
     expectRefusal(await putTheme({ tokens: { colors: { surface: 'transparent' } } }), 422, /opaque/);
+  });
+
+  it('nudges the owner\'s feed when the theme is saved, so open previews repaint (issue 14)', async () => {
+    const response = await connectSse(`${t.url}/v1/node/events/stream?deadline=${encodeURIComponent(deadlineIn(10))}`, { token: t.node.ownerToken });
+    const stream = response.stream!;
+    try {
+      expect((await stream.next()).event).toBe('connected');
+      expectOk(await putTheme({ header: 'Live' }));
+      const frame = await stream.next();
+      expect(frame).toMatchObject({ event: 'docs_changed', data: { team_id: alice.teamId } });
+      // A refused save changes nothing, and says nothing.
+      expectRefusal(await putTheme({ tokens: { colors: { text: '#eeeeee' } } }), 422);
+      expect(await stream.maybeNext(300)).toBeNull();
+    } finally {
+      stream.close();
+    }
   });
 
   it('refuses a preset inside tokens', async () => {

@@ -68,6 +68,8 @@ describe('POST /v1/messages', () => {
       body: 'The build is green.',
       priority: 'high',
       read_at: null,
+      // Ours (issue 14): in the inbox, not archived.
+      archived_at: null,
       created_at: sent.delivered_at,
       signature: expect.any(String),
       signed_payload: expect.any(String),

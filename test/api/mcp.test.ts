@@ -18,6 +18,12 @@ const TOOLS = [
   'send_mail',
   'check_inbox',
   'ack_message',
+  // Mail folders (issue 14).
+  'list_sent',
+  'archive_message',
+  'unarchive_message',
+  'mark_unread',
+  'delete_message',
   'chat_send',
   'chat_pending',
   'chat_history',

@@ -175,6 +175,7 @@ describe('peer listener', () => {
       ['POST', '/v1/node/ui-link'],
       ['POST', '/v1/node/session'],
       ['GET', '/ui/'],
+      ['GET', '/'],
     ] as const) {
       expectRefusal(await rawRequest(peerUrl, method, path, { headers: { authorization } }), 404);
     }
@@ -222,10 +223,18 @@ describe('error contract', () => {
       ['GET', '/v1/nothing-here'],
       ['POST', '/v2/namespaces'],
       ['DELETE', '/v1/namespaces'],
-      ['GET', '/'],
+      ['POST', '/'],
     ] as const) {
       expectRefusal(await t.request(method, path), 404, /No route/);
     }
+  });
+
+  it('sends a browser at the loopback root to the UI', async () => {
+    const response = await rawRequest(t.url, 'GET', '/');
+    expect(response.status).toBe(302);
+    expect(response.headers.get('location')).toBe('/ui/');
+    // The Host guard still applies to it.
+    expectRefusal(await rawRequest(t.url, 'GET', '/', { headers: { host: 'evil.example' } }), 403, /Host/);
   });
 
   it('answers a body over the limit with a JSON 413', async () => {

@@ -61,3 +61,15 @@ export async function openApp(
   await page.getByTestId(options.section).waitFor({ timeout: options.timeout });
   return { context, page };
 }
+
+/**
+ * Emulates the OS colour scheme and waits until the app wears it: the app applies its theme on
+ * the media query's change event, so a style read at once may still be the old one.
+ */
+export async function emulateColorScheme(page: Page, scheme: 'light' | 'dark'): Promise<void> {
+  await page.emulateMedia({ colorScheme: scheme });
+  // The page's background is dark or light (by its mean channel). An expression string: this side
+  // is compiled without the DOM's types.
+  const mean = `(getComputedStyle(document.body).backgroundColor.match(/\\d+/g) ?? []).slice(0, 3).reduce((sum, c) => sum + Number(c), 0) / 3`;
+  await page.waitForFunction(`${mean} ${scheme === 'dark' ? '<' : '>='} 128`, undefined, { timeout: 10_000 });
+}

@@ -10,7 +10,8 @@ import { join, resolve } from 'node:path';
 export const ROOT = resolve(import.meta.dirname, '../..');
 export const UI_INDEX = join(ROOT, 'out/renderer/index.html');
 
-const SOURCES = ['renderer', 'preload/api.d.ts', 'electron.vite.config.ts'];
+// contract/: rules the renderer bundles too (contract/core-rules.ts, contract/library-rules.ts).
+const SOURCES = ['renderer', 'contract', 'preload/api.d.ts', 'electron.vite.config.ts'];
 
 function newestMtime(path: string): number {
   const stat = statSync(path);

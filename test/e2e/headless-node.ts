@@ -34,8 +34,9 @@ async function jsonAnswer(response: Response, what: string): Promise<any> {
   return JSON.parse(text);
 }
 
-export async function startHeadlessNode(timeoutMs = 30_000): Promise<HeadlessNode> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'svc-node-e2e-'));
+/** `dataDir`: start on an existing data dir (a node stopped earlier, its database seeded meanwhile). */
+export async function startHeadlessNode(timeoutMs = 30_000, options: { dataDir?: string } = {}): Promise<HeadlessNode> {
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'svc-node-e2e-'));
   const serve = await startServe(['--data', dataDir, '--port', '0'], { timeoutMs });
   const info = serve.ready as unknown as ReadyInfo;
   const ownerToken = (): string => {

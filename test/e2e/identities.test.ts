@@ -51,12 +51,16 @@ afterAll(async () => {
 });
 
 describe('Identities view (headless node, Chromium)', { timeout: 40_000 }, () => {
-  it('signs in with the one-time link and teaches on an empty node', async () => {
+  it('signs in with the one-time link, offers the one-step setup, and teaches step by step on an empty node', async () => {
     expect(node.info.ui_url).toMatch(/\/ui\/#code=/);
     await page.goto(node.info.ui_url);
-    await page.getByRole('heading', { name: 'Identities', level: 1 }).waitFor({ timeout: WAIT });
+    // A node without identities opens on "Set up your node"; the three forms stay, step by step.
+    await page.getByRole('heading', { name: 'Set up your node', level: 1 }).waitFor({ timeout: WAIT });
     // The code left the address bar; the router took over the fragment.
     expect(page.url()).not.toContain('code=');
+    expect(page.url()).toMatch(/\/ui\/#\/setup$/);
+    await page.getByRole('link', { name: 'Set up step by step' }).click();
+    await page.getByRole('heading', { name: 'Identities', level: 1 }).waitFor({ timeout: WAIT });
     expect(page.url()).toMatch(/\/ui\/#\/identities$/);
     await page.getByText('No identities yet').waitFor({ timeout: WAIT });
     await page.getByText('No namespaces yet').waitFor({ timeout: WAIT });
@@ -71,6 +75,7 @@ describe('Identities view (headless node, Chromium)', { timeout: 40_000 }, () =>
       const signIn = second.getByTestId('sign-in');
       await signIn.waitFor({ timeout: WAIT });
       expect(await signIn.textContent()).toContain('already used');
+      expect(await second.getByTestId('sign-in-reason').textContent()).toMatch(/already used: each link works once\. For a fresh one, run svc-node ui/);
       expect(await signIn.textContent()).toContain('svc-node ui --data DIR');
       await second.screenshot({ path: join(SHOTS, 'sign-in.png') });
     } finally {
@@ -96,16 +101,20 @@ describe('Identities view (headless node, Chromium)', { timeout: 40_000 }, () =>
     await modal().getByRole('button', { name: 'New identity in acme' }).click();
   });
 
-  it('shows a server error in plain words next to the form', async () => {
+  it('says what is wrong with a field in words, with its label, and clears it once fixed', async () => {
     await page.getByRole('heading', { name: 'New persistent identity' }).waitFor({ timeout: WAIT });
     await modal().getByLabel('Name', { exact: true }).fill('Not A Valid Name!');
     await modal().getByRole('button', { name: 'Create identity' }).click();
-    const alert = modal().getByRole('alert');
-    await alert.waitFor({ timeout: WAIT });
-    const text = (await alert.textContent()) ?? '';
-    expect(text.trim().length).toBeGreaterThan(0);
-    expect(text).not.toMatch(/\bat \S+:\d+:\d+|Error:|stack/);
+    const fieldError = modal().getByTestId('field-error');
+    await fieldError.waitFor({ timeout: WAIT });
+    // The node's own rule, checked before sending, in words after the field's label.
+    expect(await fieldError.textContent()).toBe('Name: use 1-64 letters, digits, "-" or "_", starting with a letter or digit (no spaces or dots)');
+    expect(await modal().getByLabel('Name', { exact: true }).getAttribute('aria-invalid')).toBe('true');
     await shot('identity-error');
+    await modal().getByLabel('Name', { exact: true }).fill('still bad');
+    expect(await fieldError.textContent()).toMatch(/^Name: use 1-64 letters/);
+    await modal().getByLabel('Name', { exact: true }).fill('alice');
+    await expect.poll(() => modal().getByTestId('field-error').count()).toBe(0);
   });
 
   it('creates a persistent identity and shows its API key once', async () => {
@@ -143,6 +152,12 @@ describe('Identities view (headless node, Chromium)', { timeout: 40_000 }, () =>
     await expect.poll(() => modal().count()).toBe(1);
     expect(await modal().textContent()).toContain(`${DOMAIN}/alice`);
     await shot('identity-detail');
+    await page.keyboard.press('Escape');
+    await expect.poll(() => modal().count()).toBe(0);
+    // D opens "New namespace", as its tooltip says; Esc closes it.
+    expect(await page.getByRole('button', { name: 'New namespace' }).first().getAttribute('title')).toMatch(/\(D\)$/);
+    await page.keyboard.press('d');
+    await page.getByRole('heading', { name: 'New namespace' }).waitFor({ timeout: WAIT });
     await page.keyboard.press('Escape');
     await expect.poll(() => modal().count()).toBe(0);
   });

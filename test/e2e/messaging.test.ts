@@ -3,7 +3,7 @@
  * identities (alice and bob) on one node, each in its own window of the same browser session.
  * Alice mails bob by address; bob's window shows it live, he opens it, acknowledges it and
  * replies; alice sees the reply live. Then alice starts a chat, bob sees it live and answers,
- * alice sees the answer and bob's read receipt, and leaves. Screenshots (light, dark, 1024x700)
+ * alice sees the answer and bob's read receipt, and leaves (after confirming). Screenshots (light, dark, 1024x700)
  * of Mail, Compose and Chat go to test/e2e/screenshots/.
  */
 import { mkdirSync } from 'node:fs';
@@ -294,12 +294,16 @@ describe('Mail and Chat between two identities (headless node, Chromium)', { tim
     await shot(alice, 'chat-light');
   });
 
-  it('alice leaves; bob sees that she left', async () => {
+  it('alice leaves, after confirming; bob sees that she left', async () => {
     await use(alice);
     await alice.getByTestId('leave').click();
-    await alice.getByTestId('left-note').filter({ hasText: 'You left the chat' }).waitFor({ timeout: WAIT });
-    await bob.getByTestId('left-note').filter({ hasText: 'alice left the chat' }).waitFor({ timeout: WAIT });
-    expect(await alice.getByTestId('leave').isDisabled()).toBe(true);
+    await modal(alice).getByTestId('confirm-leave').click();
+    await alice.getByTestId('system-line').filter({ hasText: 'You left the chat' }).waitFor({ timeout: WAIT });
+    await bob.getByTestId('system-line').filter({ hasText: 'alice left the chat' }).waitFor({ timeout: WAIT });
+    // Writing there again is an explicit Rejoin, not the composer.
+    expect(await alice.getByTestId('leave').count()).toBe(0);
+    expect(await alice.getByTestId('composer').count()).toBe(0);
+    await alice.getByTestId('rejoin').waitFor({ timeout: WAIT });
     await use(bob);
     await shot(bob, 'chat-bob');
   });

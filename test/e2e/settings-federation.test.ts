@@ -1,8 +1,10 @@
 /**
  * Mail between nodes, as the owner sees it, driven in Debian's Chromium against a real headless
- * node: Settings → Peers refuses a URL that is not an http(s) origin with the node's words, lists
- * a good peer and removes it after a confirmation that says what changes; Settings → Tunnel shows
- * the node's SSH public key, refuses an incomplete form, saves settings (Start becomes possible),
+ * node: Settings → Peers checks its fields by the node's own rules next to each (an empty "Add
+ * peer" says what is missing; a URL that is not an http(s) origin is refused before sending), shows
+ * what only the node can refuse in its words until the form changes, lists a good peer and removes
+ * it after a confirmation that says what changes; Settings → Tunnel shows the node's SSH public
+ * key, refuses an incomplete form field by field, saves settings (Start becomes possible),
  * starts against an SSH host that is not there (never "Up") and stops. Mail: an identity with an
  * address writes to elsewhere.test/bob, a domain no node is known for; the outbox says the mail
  * is queued for another node, and "Sent to other nodes" lists it as queued with the node's last
@@ -74,22 +76,37 @@ afterAll(async () => {
 });
 
 describe('Peers, tunnel and mail to other nodes (headless node, Chromium)', { timeout: 60_000 }, () => {
-  it('Peers: a bad URL gets the node’s words; a good peer is listed', async () => {
+  it('Peers: fields checked by the node’s rules, the node’s words for the rest; a good peer is listed', async () => {
     await page.getByTestId('nav-settings').click();
     const panel = page.getByTestId('peers-panel');
     await panel.waitFor({ timeout: WAIT });
     expect(await panel.textContent()).toContain('the node that answers for a domain, when DNS does not say');
     await panel.getByTestId('peers-empty').waitFor({ timeout: WAIT });
 
+    // "Add peer" with nothing typed says what is missing, next to each field.
+    await panel.getByTestId('peer-add').click();
+    const fieldErrors = panel.getByTestId('field-error');
+    await expect.poll(() => fieldErrors.allTextContents(), { timeout: WAIT }).toEqual([
+      'Domain: enter a domain, for example example.com',
+      'Node URL: enter the node’s URL, for example https://node.example.com',
+    ]);
+    // Checked by the node's own rules before sending; each problem goes as soon as it is fixed.
     await panel.getByTestId('peer-domain').fill('acme.test');
     await panel.getByTestId('peer-url').fill('ftp://node.acme.test');
     await panel.getByTestId('peer-url').press('Enter');
-    const error = panel.getByRole('alert');
-    await error.waitFor({ timeout: WAIT });
-    expect(await error.textContent()).toContain('url: must be an http(s) origin');
+    await expect.poll(() => fieldErrors.allTextContents()).toEqual(['Node URL: enter the node’s http(s) origin, such as https://node.example.com, without a path']);
     expect(await page.getByTestId('peer-row').count()).toBe(0);
 
+    // What only the node can know comes back in its words, and clears once the form changes.
+    await panel.getByTestId('peer-domain').fill(DOMAIN);
     await panel.getByTestId('peer-url').fill('https://node.acme.test');
+    await panel.getByTestId('peer-add').click();
+    const error = panel.getByRole('alert');
+    await error.waitFor({ timeout: WAIT });
+    expect(await error.textContent()).toContain(`${DOMAIN} is a namespace of this node`);
+    await panel.getByTestId('peer-domain').fill('acme.test');
+    await expect.poll(() => panel.getByRole('alert').count()).toBe(0);
+
     await panel.getByTestId('peer-add').click();
     await peerRow('acme.test').waitFor({ timeout: WAIT });
     expect(await peerRow('acme.test').textContent()).toContain('https://node.acme.test');
@@ -103,6 +120,23 @@ describe('Peers, tunnel and mail to other nodes (headless node, Chromium)', { ti
     await panel.getByTestId('peer-url').fill('https://mail.partner.test:8443');
     await panel.getByTestId('peer-url').press('Enter');
     await peerRow('partner.test').waitFor({ timeout: WAIT });
+  });
+
+  it('Peers: the rows take the keyboard: j/k move, Enter puts a peer in the form, Delete asks to remove', async () => {
+    const panel = page.getByTestId('peers-panel');
+    await peerRow('acme.test').focus();
+    await page.keyboard.press('j');
+    expect(await page.evaluate('document.activeElement?.dataset.domain')).toBe('partner.test');
+    await page.keyboard.press('Enter');
+    expect(await panel.getByTestId('peer-domain').inputValue()).toBe('partner.test');
+    expect(await panel.getByTestId('peer-url').inputValue()).toBe('https://mail.partner.test:8443');
+    await panel.getByTestId('peer-domain').fill('');
+    await panel.getByTestId('peer-url').fill('');
+    await peerRow('partner.test').focus();
+    await page.keyboard.press('k');
+    await page.keyboard.press('Delete');
+    expect(await peerRow('acme.test').textContent()).toContain('Mail to acme.test will wait until DNS names its node.');
+    await peerRow('acme.test').getByRole('button', { name: 'Keep it' }).click();
   });
 
   it('Peers: removing one says what happens and asks once', async () => {
@@ -126,11 +160,16 @@ describe('Peers, tunnel and mail to other nodes (headless node, Chromium)', { ti
     expect(await panel.getByTestId('tunnel-start').isDisabled()).toBe(true);
     expect(await panel.getByTestId('tunnel-port').inputValue()).toBe('22');
 
-    // An incomplete form is refused next to it, before the node is asked.
+    // An incomplete form is refused next to the field, by the node's own rules, before the node is asked.
     await panel.getByTestId('tunnel-host').fill('127.0.0.1');
-    await panel.getByTestId('tunnel-username').fill('tunnel');
+    await panel.getByTestId('tunnel-username').fill('tunnel user');
     await panel.getByTestId('tunnel-save').click();
-    expect(await panel.getByTestId('tunnel-error').textContent()).toContain('Enter the remote port');
+    await expect.poll(() => panel.getByTestId('field-error').allTextContents(), { timeout: WAIT }).toEqual([
+      'User name: use an account name of 1-64 letters, digits, ".", "_" or "-"',
+      'Remote port: enter a port number',
+    ]);
+    await panel.getByTestId('tunnel-username').fill('tunnel');
+    await expect.poll(() => panel.getByTestId('field-error').allTextContents()).toEqual(['Remote port: enter a port number']);
 
     const port = await closedPort();
     await panel.getByTestId('tunnel-port').fill(String(port));

@@ -6,7 +6,12 @@
  * both), a blueprint folder imported through the directory picker (created, then "already
  * published", a changed file refused by the node, a binary file refused before sending), files
  * dropped on the catalog, and a blueprint deleted, detaching the shelf copy that tracked it.
- * Screenshots (light, dark, 1024x700) go to test/e2e/screenshots/shelf-authoring-*.png.
+ * The forms check as they are typed with the node's rules: the blueprint id follows the name,
+ * tags show what they become ("Code Review" is one refused tag, with code-review offered), a
+ * version such as "banana" is explained and never named on a button, and every message clears
+ * once fixed. A skill added as skills/<n>/SKILL.md is declared by the node, so materialize links
+ * it for claude-code. Screenshots (light, dark, 1440/1200/900 px, 1024x700) go to
+ * test/e2e/screenshots/shelf-authoring-*.png.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,7 +20,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { blueprintPayload } from '../support/library.ts';
 import { ensureUiBuilt, ROOT } from './build-ui.ts';
-import { launchChromium, openApp, unexpectedConsoleErrors, type TestChromium } from './browser.ts';
+import { emulateColorScheme, launchChromium, openApp, unexpectedConsoleErrors, type TestChromium } from './browser.ts';
 import { startHeadlessNode } from './headless-node.ts';
 import type { HeadlessNode } from './headless-node.ts';
 
@@ -84,6 +89,9 @@ beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
   folders = mkdtempSync(join(tmpdir(), 'svc-node-e2e-folders-'));
   node = await startHeadlessNode();
+  // A node in use has an identity (one without goes to its first-run setup instead).
+  const project = await owner('POST', '/v1/node/projects', { slug: 'authoring', name: 'Authoring' });
+  await owner('POST', '/v1/node/identities', { project_id: project.project_id, name: 'author' });
   await owner('POST', '/v1/node/teams', TEAM);
   // Another team of this node publishes a blueprint: ours may import it, never delete it.
   await owner('POST', '/v1/node/teams', { name: 'others', domain: TEAM.domain });
@@ -172,10 +180,33 @@ describe('Shelf authoring (headless node, Chromium)', { timeout: 40_000 }, () =>
     expect(await form.getByTestId('publish-version').inputValue()).toBe('1.0.0');
     expect(await form.getByTestId('publish-profile-version').inputValue()).toBe('0.1.1');
 
+    // The id follows the name until it is typed, as a profile's does.
     await form.getByLabel('Blueprint name').fill('Review crew');
+    expect(await form.getByTestId('publish-ref').inputValue()).toBe('review-crew');
     await form.getByLabel('Blueprint id').fill('review.team');
+    await form.getByLabel('Blueprint name').fill('Review crew (v2)');
+    expect(await form.getByTestId('publish-ref').inputValue()).toBe('review.team');
+    await form.getByLabel('Blueprint name').fill('Review crew');
     await form.getByLabel('Summary').fill('Agents that review changes before they land.');
+    // Tags show what they become as they are typed: "Code Review" is one tag, refused, with the one that would do.
+    await form.getByLabel('Tags').fill('code, Code Review');
+    expect(await form.getByTestId('tag-preview').locator('[data-tag]').evaluateAll((chips) => chips.map((c) => [c.getAttribute('data-tag'), c.getAttribute('data-refused')]))).toEqual([
+      ['code', null],
+      ['code review', 'true'],
+    ]);
+    expect(await form.getByTestId('publish-tags-hint').textContent()).toContain('Tag "code review" may only use a-z, 0-9, ".", "_" and "-"; perhaps code-review.');
+    await shot('publish-tags');
     await form.getByLabel('Tags').fill('code, Review');
+    expect(await form.getByTestId('tag-preview').locator('[data-tag]').evaluateAll((chips) => chips.map((c) => c.getAttribute('data-tag')))).toEqual(['code', 'review']);
+    expect(await form.getByTestId('publish-tags-hint').textContent()).not.toContain('may only use');
+    // A version that is not one is explained, and the button never names it.
+    await form.getByTestId('publish-version').fill('banana');
+    expect(await form.getByTestId('publish-version-hint').textContent()).toContain('"banana" is not a version');
+    expect(await form.getByTestId('publish-submit').textContent()).toBe('Publish');
+    expect(await form.getByTestId('publish-submit').isDisabled()).toBe(true);
+    await form.getByTestId('publish-version').fill('1.0.0');
+    expect(await form.getByTestId('publish-submit').textContent()).toBe('Publish v1.0.0');
+    expect(await form.getByTestId('publish-version-hint').textContent()).not.toContain('not a version');
     await form.getByLabel('README').fill('# Review crew\n\nReviewers for every pull request.\n');
     await shot('publish');
     await form.getByTestId('publish-submit').click();
@@ -212,7 +243,9 @@ describe('Shelf authoring (headless node, Chromium)', { timeout: 40_000 }, () =>
   });
 
   it('publishes a second profile into that blueprint as its next version', async () => {
-    await page.getByTestId('new-profile').click();
+    // N starts a new profile (the + button's tooltip says so).
+    expect(await page.getByTestId('new-profile').getAttribute('title')).toBe('New profile (N)');
+    await page.keyboard.press('n');
     const dialog = modal().getByTestId('new-profile-dialog');
     await dialog.waitFor({ timeout: WAIT });
     await dialog.getByLabel('Name').fill('Test writer');
@@ -382,10 +415,112 @@ describe('Shelf authoring (headless node, Chromium)', { timeout: 40_000 }, () =>
     expect(await pane().getByTestId('source-pin').count()).toBe(0);
   });
 
+  it('adds a skill as a file: the node declares it and materialize links it; the version is checked as typed', async () => {
+    await shelfRow('tester').click();
+    await expect.poll(() => pane().locator('h1').textContent(), { timeout: WAIT }).toBe('Test writer');
+    await pane().getByTestId('edit-version').click();
+    const editor = page.getByTestId('version-editor');
+    await editor.waitFor({ timeout: WAIT });
+
+    const version = editor.getByTestId('new-version');
+    const save = editor.getByTestId('save-version');
+    expect(await version.inputValue()).toBe('0.1.1');
+    expect(await save.textContent()).toBe('Save as v0.1.1');
+    await version.fill('banana');
+    expect(await editor.getByTestId('new-version-hint').textContent()).toBe(
+      '"banana" is not a version: use 1-64 characters of 0-9, A-Z, a-z, ".", "+" or "-", starting with a digit, for example 0.2.0.',
+    );
+    expect(await version.getAttribute('aria-invalid')).toBe('true');
+    expect(await save.textContent()).toBe('Save version');
+    expect(await save.isDisabled()).toBe(true);
+    await shot('version-invalid');
+    await version.fill('0.0.1');
+    expect(await editor.getByTestId('new-version-hint').textContent()).toBe('Version 0.0.1 must be newer than the latest version 0.1.0.');
+    await version.fill('0.2.0');
+    expect(await editor.getByTestId('new-version-hint').textContent()).toContain('newer than 0.1.0');
+    expect(await version.getAttribute('aria-invalid')).toBe('false');
+    expect(await save.textContent()).toBe('Save as v0.2.0');
+
+    await editor.getByTestId('new-file-path').fill('skills/edge-cases/SKILL.md');
+    await editor.getByRole('button', { name: 'Add file' }).click();
+    await page.getByTestId('file-editor').fill('# Edge cases\n\nList the inputs the change forgot.\n');
+    await save.click();
+    await expect.poll(() => pane().getByTestId('profile-version').textContent(), { timeout: WAIT }).toBe('v0.2.0');
+    expect(await pane().getByTestId('profile-note').textContent()).toBe('Saved as version 0.2.0. 1 skill (edge-cases) declared in profile.yaml.');
+    await shot('skill-declared');
+    const stored = await asTeam(TEAM_ID, 'GET', '/v1/profiles/tester?include=files');
+    expect(stored.files.find((f: any) => f.path === 'profile.yaml').content_utf8).toContain('skills:\n  - path: skills/edge-cases/SKILL.md\n    kind: skill\n');
+
+    await pane().getByTestId('materialize').click();
+    const tree = modal().getByTestId('home-tree');
+    await tree.waitFor({ timeout: WAIT });
+    const link = tree.locator('[data-path=".claude/skills/edge-cases"]');
+    await link.waitFor({ timeout: WAIT });
+    expect(await link.getAttribute('data-kind')).toBe('symlink');
+    expect(await link.getByTestId('symlink-target').textContent()).toBe('→ ../../skills/edge-cases');
+    expect(await tree.locator('[data-path="skills/edge-cases/SKILL.md"]').count()).toBe(1);
+    await shot('skill-materialized');
+    await page.keyboard.press('Escape');
+    await expect.poll(() => modal().count()).toBe(0);
+    // The success note does not stay for minutes: it goes by itself.
+    await expect.poll(() => pane().getByTestId('profile-note').count(), { timeout: 15_000 }).toBe(0);
+  });
+
+  it('shows what a typed tag becomes, and clears a refusal once it is fixed', async () => {
+    const input = pane().getByTestId('tag-input');
+    await input.fill('Code Review');
+    expect(await pane().getByTestId('tag-preview').locator('[data-tag]').getAttribute('data-tag')).toBe('code review');
+    expect(await pane().getByTestId('tag-problem').textContent()).toBe('Tag "code review" may only use a-z, 0-9, ".", "_" and "-"; perhaps code-review.');
+    expect(await input.getAttribute('aria-invalid')).toBe('true');
+    await input.press('Enter');
+    expect(await pane().getByTestId('profile-tags').locator('.chip').count()).toBe(0);
+    await shot('tag-refused');
+    await input.fill('Code-Review');
+    expect(await pane().getByTestId('tag-problem').count()).toBe(0);
+    expect(await pane().getByTestId('tag-preview').locator('[data-tag]').getAttribute('data-tag')).toBe('code-review');
+    await input.press('Enter');
+    await expect.poll(() => pane().getByTestId('profile-tags').locator('.chip').allTextContents(), { timeout: WAIT }).toEqual([expect.stringContaining('code-review')]);
+    expect(await input.inputValue()).toBe('');
+    expect((await asTeam(TEAM_ID, 'GET', '/v1/profiles/tester')).tags).toEqual(['code-review']);
+  });
+
+  it('fits the editor and the publish form at 1440, 1200 and 900 px in light and dark', async () => {
+    await shelfRow('tester').click();
+    await expect.poll(() => pane().locator('h1').textContent(), { timeout: WAIT }).toBe('Test writer');
+    for (const width of [1440, 1200, 900]) {
+      await page.setViewportSize({ width, height: 860 });
+      for (const scheme of ['light', 'dark'] as const) {
+        await emulateColorScheme(page, scheme);
+        await pane().getByTestId('edit-version').click();
+        const editor = page.getByTestId('version-editor');
+        await editor.waitFor({ timeout: WAIT });
+        await editor.getByTestId('new-version').fill('0.1.9');
+        await editor.getByTestId('new-version-hint').waitFor({ timeout: WAIT });
+        expect(await noSideScroll()).toBe(0);
+        const bar = (await editor.boundingBox())!;
+        const save = (await editor.getByTestId('save-version').boundingBox())!;
+        expect(save.x + save.width).toBeLessThanOrEqual(bar.x + bar.width);
+        await shot(`editor-${width}-${scheme}`);
+        await editor.getByRole('button', { name: 'Cancel' }).click();
+        await pane().getByTestId('publish').click();
+        const form = modal().getByTestId('publish-form');
+        await form.waitFor({ timeout: WAIT });
+        await form.getByLabel('Blueprint name').fill('Edge crew');
+        await form.getByLabel('Tags').fill('testing, Code Review');
+        expect(await noSideScroll()).toBe(0);
+        await shot(`publish-${width}-${scheme}`);
+        await page.keyboard.press('Escape');
+        await expect.poll(() => modal().count()).toBe(0);
+      }
+    }
+    await emulateColorScheme(page, 'light');
+    await page.setViewportSize({ width: 1280, height: 820 });
+  });
+
   it('renders in dark mode and in a 1024x700 window', async () => {
     await shelfRow('reviewer').click();
     await expect.poll(() => pane().locator('h1').textContent(), { timeout: WAIT }).toBe('Code reviewer');
-    await page.emulateMedia({ colorScheme: 'dark' });
+    await emulateColorScheme(page, 'dark');
     await pane().getByTestId('publish').click();
     const form = modal().getByTestId('publish-form');
     await form.waitFor({ timeout: WAIT });
@@ -396,7 +531,7 @@ describe('Shelf authoring (headless node, Chromium)', { timeout: 40_000 }, () =>
     await page.keyboard.press('Escape');
     await expect.poll(() => modal().count()).toBe(0);
 
-    await page.emulateMedia({ colorScheme: 'light' });
+    await emulateColorScheme(page, 'light');
     await page.setViewportSize({ width: 1024, height: 700 });
     await page.getByTestId('catalog-entry').click();
     await blueprintCard('review.team').waitFor({ timeout: WAIT });

@@ -4,9 +4,12 @@
  * signing as the team's owner member) is browsed and filtered by tag, a profile imported, a newer
  * blueprint version flagged, the profile edited as a new version and updated from source (the
  * updated field and the kept local edit listed), proposals from a member reviewed side by side,
- * approved, refused as stale and rejected, the profile bound to an identity and materialized for
- * claude-code, a second team picked, a profile deleted. Screenshots (light, dark, 1024x700) go
- * to test/e2e/screenshots/.
+ * approved, refused as stale and rejected, the profile bound to an identity (a confirmation in
+ * place, no dialog to dismiss) and materialized for claude-code, a second team picked, a profile
+ * deleted. It is live: a newer blueprint version, a member's proposals and a team created with
+ * `svc-node team create` appear without Refresh or reload. The keyboard drives the list (j/k,
+ * Enter, Esc back from a profile). Screenshots (light and dark at 1440, 1200 and 900 px wide, and
+ * 1024x700) go to test/e2e/screenshots/.
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -14,10 +17,11 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTeamHeaders } from '../../server/auth/team-envelope-client.ts';
 import { privateKeyFromSeed, signBytes } from '../../server/crypto/ed25519.ts';
+import { runCli } from '../support/cli.ts';
 import { testKey } from '../support/keys.ts';
 import { blueprintPayload, CHANGESET_SCHEMA, type ProfileSpec } from '../support/library.ts';
 import { ensureUiBuilt, ROOT } from './build-ui.ts';
-import { launchChromium, openApp, unexpectedConsoleErrors, type TestChromium } from './browser.ts';
+import { emulateColorScheme, launchChromium, openApp, unexpectedConsoleErrors, type TestChromium } from './browser.ts';
 import { startHeadlessNode } from './headless-node.ts';
 import type { HeadlessNode } from './headless-node.ts';
 
@@ -177,7 +181,7 @@ describe('Shelf view (headless node, Chromium)', { timeout: 40_000 }, () => {
       [{ ...TRIAGER_V1, mission: 'Sort incoming support requests by urgency and product, then route them.', instructions: '# Triage\n\nUpstream rewrote these.\n' }, WRITER],
       ['support', 'email'],
     );
-    await page.getByTestId('shelf-refresh').click();
+    // Live: the catalog's nudge re-reads the shelf's markers, no Refresh.
     await shelfRow('triager').getByTestId('update-available').waitFor({ timeout: WAIT });
     await shelfRow('triager').click();
     const pane = page.getByTestId('profile-pane');
@@ -201,6 +205,9 @@ describe('Shelf view (headless node, Chromium)', { timeout: 40_000 }, () => {
     await expect.poll(() => page.getByTestId('profile-version').textContent(), { timeout: WAIT }).toBe('v0.1.1');
     expect(await page.getByTestId('profile-note').textContent()).toContain('Saved as version 0.1.1');
     expect(await page.getByTestId('file-content').textContent()).toContain('Escalate anything about billing.');
+    // A success note does not stay: it fades on its own (or at ×).
+    await page.getByTestId('profile-note').getByRole('button', { name: 'Dismiss' }).click();
+    await expect.poll(() => page.getByTestId('profile-note').count(), { timeout: WAIT }).toBe(0);
 
     await page.getByTestId('tab-versions').click();
     const versions = page.getByTestId('version-list').getByRole('option');
@@ -209,13 +216,13 @@ describe('Shelf view (headless node, Chromium)', { timeout: 40_000 }, () => {
     expect(await versions.last().textContent()).toContain('Imported');
   });
 
-  it('shows a refusal from the node next to the editor', async () => {
+  it('checks the version as it is typed, with the node\'s rules', async () => {
     await page.getByTestId('edit-version').click();
     await page.getByTestId('new-version').fill('0.0.9');
-    await page.getByTestId('save-version').click();
-    const alert = page.getByTestId('version-editor').getByRole('alert');
-    await alert.waitFor({ timeout: WAIT });
-    expect(await alert.textContent()).toContain('must be newer than the latest version 0.1.1');
+    // Refused before anything is sent, in the node's words; the button names no version.
+    expect(await page.getByTestId('new-version-hint').textContent()).toContain('must be newer than the latest version 0.1.1');
+    expect(await page.getByTestId('save-version').isDisabled()).toBe(true);
+    expect(await page.getByTestId('save-version').textContent()).toBe('Save version');
     await page.getByRole('button', { name: 'Cancel' }).click();
     await page.getByTestId('profile-pane').getByTestId('tab-files').waitFor({ timeout: WAIT });
   });
@@ -260,8 +267,9 @@ describe('Shelf view (headless node, Chromium)', { timeout: 40_000 }, () => {
     proposals['stale'] = await propose('Shorter mission', [{ path: 'profile.yaml#mission', content: 'Sort requests.', base_asset_digest: bases['profile.yaml#mission'] }]);
     proposals['note'] = await propose('Add a style note', [{ path: 'notes/style.md', content_utf8: 'Be brief.\n' }]);
 
-    await page.getByTestId('shelf-refresh').click();
+    // Live: proposals an agent submits through the API appear without Refresh.
     await expect.poll(() => shelfBadge().textContent(), { timeout: WAIT }).toBe('3');
+    await expect.poll(() => shelfRow('triager').locator('.waiting').textContent(), { timeout: WAIT }).toBe('3');
     await page.getByTestId('tab-proposals').click();
     await expect.poll(() => page.getByTestId('proposal-list').getByRole('option').count(), { timeout: WAIT }).toBe(3);
     await proposalRow('Sharpen the mission').click();
@@ -330,10 +338,12 @@ describe('Shelf view (headless node, Chromium)', { timeout: 40_000 }, () => {
     await modal().getByLabel('Identity').selectOption(aliceAgentId);
     expect(await modal().getByLabel('Version').inputValue()).toBe('0.1.3');
     await modal().getByTestId('bind-submit').click();
-    await modal().getByTestId('bind-result').waitFor({ timeout: WAIT });
-    expect(await modal().getByTestId('bind-result').textContent()).toContain('alice now wears triager v0.1.3');
-    await modal().getByRole('button', { name: 'Done' }).click();
+    // A confirmation in place, not another dialog to dismiss.
+    await expect.poll(() => modal().count(), { timeout: WAIT }).toBe(0);
+    expect(await page.getByTestId('profile-note').textContent()).toContain('alice now wears triager v0.1.3.');
+    expect(await page.getByTestId('profile-note').getAttribute('role')).toBe('status');
     await expect.poll(() => page.getByTestId('worn-by').textContent(), { timeout: WAIT }).toContain('alice (v0.1.3)');
+    await shot('shelf-bound');
     const bindings = await asOwnerMember('GET', '/v1/profile-bindings');
     expect(bindings.bindings).toEqual([expect.objectContaining({ agent_id: aliceAgentId, profile_ref: 'triager', profile_version: '0.1.3' })]);
   });
@@ -367,22 +377,40 @@ describe('Shelf view (headless node, Chromium)', { timeout: 40_000 }, () => {
     await expect.poll(() => modal().count()).toBe(0);
   });
 
-  it('picks between teams when the node holds several, and navigates the shelf by keyboard', async () => {
-    await owner('POST', '/v1/node/teams', { name: 'research', domain: TEAM.domain });
-    await page.getByTestId('nav-mail').click();
-    await page.getByTestId('nav-shelf').click();
+  it('shows a team created with `svc-node team create` at once, and picks between teams', async () => {
+    const made = await runCli(['team', 'create', 'research', '--domain', TEAM.domain, '--data', node.dataDir, '--json']);
+    expect(made.code, made.stderr).toBe(0);
+    expect(JSON.parse(made.stdout).team_id).toBe(`research:${TEAM.domain}`);
+    // No reload, no Refresh: the owner feed's teams_changed brings the picker.
     const picker = page.getByTestId('team-picker');
     await picker.waitFor({ timeout: WAIT });
-    expect(await picker.locator('option').allTextContents()).toEqual([expect.stringContaining('agents'), expect.stringContaining('research')]);
+    await expect.poll(() => picker.locator('option').allTextContents(), { timeout: WAIT }).toEqual([expect.stringContaining('agents'), expect.stringContaining('research')]);
     await picker.selectOption(`research:${TEAM.domain}`);
     await page.getByTestId('shelf-empty').waitFor({ timeout: WAIT });
     await picker.selectOption(TEAM_ID);
     await shelfRow('triager').waitFor({ timeout: WAIT });
+  });
 
-    // Alphabetical by name: Reply writer, then Triager.
-    await page.getByTestId('shelf-list').focus();
-    await page.keyboard.press('End');
+  it('navigates the shelf by keyboard, with the shortcuts in tooltips', async () => {
+    // In id order (the node's paging key): triager, then writer.
+    const list = page.getByTestId('shelf-list');
+    expect(await list.locator('[data-ref]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-ref')))).toEqual(['triager', 'writer']);
+    expect(await shelfRow('writer').getAttribute('title')).toContain('open (Enter)');
+    expect(await list.getAttribute('title')).toContain('j/k to move, Enter to open');
+    expect(await page.getByTestId('edit-version').getAttribute('title')).toContain('(E)');
+    await list.focus();
+    await page.keyboard.press('j');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.getByTestId('profile-pane').locator('h1').textContent(), { timeout: WAIT }).toBe('Reply writer');
+    expect(await list.getByRole('option', { selected: true }).locator('[data-ref]').getAttribute('data-ref')).toBe('writer');
+    // Esc from the profile comes back to the list, where k and Enter open the other one.
+    await page.getByTestId('profile-pane').locator('h1').click();
+    await page.keyboard.press('Escape');
+    await expect.poll(() => page.evaluate('document.activeElement?.dataset?.testid')).toBe('shelf-list');
     await page.keyboard.press('k');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.getByTestId('profile-pane').locator('h1').textContent(), { timeout: WAIT }).toBe('Triager');
+    await page.keyboard.press('End');
     await page.keyboard.press('Enter');
     await expect.poll(() => page.getByTestId('profile-pane').locator('h1').textContent(), { timeout: WAIT }).toBe('Reply writer');
   });
@@ -397,15 +425,41 @@ describe('Shelf view (headless node, Chromium)', { timeout: 40_000 }, () => {
     await expect.poll(() => page.getByTestId('profile-pane').locator('h1').textContent(), { timeout: WAIT }).toBe('Triager');
   });
 
+  it('fits 1440, 1200 and 900 px wide windows in light and dark', async () => {
+    await page.getByTestId('tab-files').click();
+    for (const width of [1440, 1200, 900]) {
+      await page.setViewportSize({ width, height: 860 });
+      for (const scheme of ['light', 'dark'] as const) {
+        await emulateColorScheme(page, scheme);
+        await page.getByTestId('file-content').waitFor({ timeout: WAIT });
+        expect(await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth')).toBe(0);
+        // The actions stay inside the pane.
+        const pane = (await page.getByTestId('profile-pane').boundingBox())!;
+        const publish = (await page.getByTestId('publish').boundingBox())!;
+        expect(publish.x + publish.width).toBeLessThanOrEqual(pane.x + pane.width);
+        await shot(`shelf-${width}-${scheme}`);
+      }
+      // The catalog at the same width.
+      await page.getByTestId('catalog-entry').click();
+      await page.getByTestId('blueprint-list').waitFor({ timeout: WAIT });
+      expect(await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth')).toBe(0);
+      await shot(`shelf-catalog-${width}-dark`);
+      await shelfRow('triager').click();
+      await page.getByTestId('tab-files').click();
+    }
+    await emulateColorScheme(page, 'light');
+    await page.setViewportSize({ width: 1280, height: 820 });
+  });
+
   it('renders in dark mode and in a 1024x700 window', async () => {
     await page.getByTestId('tab-proposals').click();
     await proposalRow('Sharpen the mission').click();
     await page.getByTestId('proposal-review').waitFor({ timeout: WAIT });
-    await page.emulateMedia({ colorScheme: 'dark' });
+    await emulateColorScheme(page, 'dark');
     expect(await page.evaluate('getComputedStyle(document.body).backgroundColor')).toBe('rgb(24, 25, 28)');
     await shot('shelf-dark');
 
-    await page.emulateMedia({ colorScheme: 'light' });
+    await emulateColorScheme(page, 'light');
     await page.setViewportSize({ width: 1024, height: 700 });
     // Narrow: the review falls back to a unified diff; nothing overflows sideways.
     await page.locator('[data-testid="diff"].unified').first().waitFor({ timeout: WAIT });

@@ -120,6 +120,8 @@ export const ROUTES: readonly RouteSpec[] = [
   r('POST', '/v1/node/tunnel/stop', 'owner', { body: 'none' }),
   r('GET', '/v1/node/namespaces', 'owner'),
   r('POST', '/v1/node/namespaces', 'owner', json('domain', 'controller_did')),
+  // The first-run flow (issue 14): once set up, other names are refused (409), the same one answered again.
+  r('POST', '/v1/node/setup', 'owner', json('name', 'domain'), { seed: { name: 'fuzz-setup' } }),
 
   // --- core: identities, namespaces, DID registry ----------------------------------------------
   r('POST', '/v1/workspaces/init', 'project', json('alias', 'name', 'lifetime', 'human_name', 'role', 'program', 'address_reachability', 'namespace')),
@@ -150,9 +152,16 @@ export const ROUTES: readonly RouteSpec[] = [
 
   // --- core: mail, chat, contacts, control, events, federation, MCP ----------------------------
   r('POST', '/v1/messages', 'identity', json('to_alias', 'to_address', 'to_did', 'to_stable_id', 'to_aliases', 'subject', 'body', 'priority', 'signature', 'signed_payload', 'message_id')),
-  r('GET', '/v1/messages/inbox', 'identity', { query: ['limit', 'unread_only', 'message_id', 'before'] }),
+  r('GET', '/v1/messages/inbox', 'identity', { query: ['limit', 'unread_only', 'message_id', 'before', 'folder'] }),
   r('GET', '/v1/messages/outbound', 'identity', { query: ['limit'] }),
   r('POST', '/v1/messages/:message_id/ack', 'identity', { body: 'none' }),
+  // Mail folders (issue 14).
+  r('GET', '/v1/messages/sent', 'identity', { query: ['limit', 'before'] }),
+  r('POST', '/v1/messages/:message_id/archive', 'identity', { body: 'none' }),
+  r('POST', '/v1/messages/:message_id/unarchive', 'identity', { body: 'none' }),
+  r('POST', '/v1/messages/:message_id/unread', 'identity', { body: 'none' }),
+  r('DELETE', '/v1/messages/:message_id', 'identity'),
+  r('GET', '/v1/messages/:message_id/rendered', 'identity'),
   r('POST', '/v1/chat/sessions', 'identity', { ...json('to_aliases', 'to_addresses', 'to_dids', 'message', 'wait_seconds', 'hang_on', 'leaving', 'reply_to'), longPoll: true }),
   r('GET', '/v1/chat/sessions', 'identity'),
   r('GET', '/v1/chat/pending', 'identity'),
@@ -234,6 +243,8 @@ export const ROUTES: readonly RouteSpec[] = [
   // --- the built UI (not an API surface) -----------------------------------------------------------
   r('GET', '/ui/', 'none', { exempt: 'static UI: a 503 text placeholder by design when the UI is not built (test nodes run with uiDir null)' }),
   r('GET', '/ui', 'none', { exempt: 'static UI redirect, registered only when the UI is built' }),
+  // The loopback root sends a browser to the UI (issue 14).
+  r('GET', '/', 'none'),
 ];
 
 export const routeKey = (route: { method: string; path: string }): string => `${route.method} ${route.path}`;
@@ -379,6 +390,7 @@ export async function setupFuzzFixtures(t: TestNode): Promise<FuzzFixtures> {
     status: ['open', 'approved', 'rejected'],
     limit: ['1', '50'],
     unread_only: ['true', '0'],
+    folder: ['inbox', 'archive'],
     before: ['2020-01-01T00:00:00Z'],
     controller_did: [testKey().didKey],
     tags: ['a', 'a,b'],

@@ -18,7 +18,7 @@
  * `ApiError` whose `message` is that detail in plain words, ready to show next to the action.
  */
 import type { SvcBridge } from '../../../preload/api.d.ts';
-import { ApiError, errorMessage } from './errors.ts';
+import { ApiError, errorIssues, errorMessage } from './errors.ts';
 import { frameJson, openStream } from './sse.ts';
 import type { FetchLike, SseFrame, StreamHandle, StreamState } from './sse.ts';
 
@@ -124,6 +124,24 @@ export interface CreateIdentityInput {
   address_reachability?: Reachability;
 }
 
+/** `POST /v1/node/setup`: a person's first identity, in one step (see SetupView). */
+export interface SetupInput {
+  name: string;
+  /** A domain of their own; without one the address is under the node's own `.local` namespace. */
+  domain?: string;
+}
+
+export interface SetupResult {
+  /** False when the node was already set up with this very name and domain. */
+  created: boolean;
+  identity: Identity;
+  /** `<domain>/<name>`: the address to share. */
+  address: string;
+  project: { project_id: string; slug: string };
+  /** `local`: the node's own `.local` namespace. */
+  namespace: { domain: string; local: boolean };
+}
+
 /** A team whose key this node holds (`GET /v1/node/teams`); `team_id` is `<name>:<domain>`. */
 export interface Team {
   team_id: string;
@@ -199,6 +217,8 @@ export interface TeamRequestToSign {
   path: string;
   /** The exact body text that will be sent, if any. */
   body?: string;
+  /** Documents: the agent_id of the identity the app acts as, signed into the envelope and recorded on versions. */
+  acting_as?: string;
 }
 
 /** `POST /v1/node/teams/{team_id}/sign`: headers for one request, and where to send it. */
@@ -234,7 +254,7 @@ export interface NodeWakeItem {
 
 /** A nudge on the owner feed: what changed (never the data itself). */
 export interface NodeChange {
-  kind: 'library_changed' | 'docs_changed' | 'catalog_changed' | 'tunnel_changed';
+  kind: 'library_changed' | 'docs_changed' | 'catalog_changed' | 'tunnel_changed' | 'teams_changed';
   /** The team, for library and documents changes (null for the catalog and the tunnel). */
   teamId: string | null;
 }
@@ -287,6 +307,8 @@ export interface MailMessage {
   signature_status?: SignatureStatus;
   /** Null when the sender has no address (or for a bounce). */
   from_namespace_trust?: NamespaceTrust | null;
+  /** Ours: when the recipient archived it; null while it is in the inbox. */
+  archived_at?: string | null;
 }
 
 export interface InboxPage {
@@ -300,6 +322,47 @@ export interface InboxQuery {
   unreadOnly?: boolean;
   before?: string;
   messageId?: string;
+  /** Ours: `archive` lists what was archived; the default is the inbox. */
+  folder?: 'inbox' | 'archive';
+}
+
+/** Ours: `GET /v1/messages/sent`: one mail this identity sent to one recipient, with its delivery state. */
+export interface SentMail {
+  message_id: string;
+  /** `local`: to an identity on this node; `remote`: to another node. */
+  destination: 'local' | 'remote';
+  /** The recipient as it was addressed. */
+  to: string;
+  to_alias: string | null;
+  to_address: string | null;
+  to_did: string | null;
+  to_stable_id: string | null;
+  subject: string;
+  body: string;
+  priority: Priority;
+  signature: string;
+  signed_payload: string;
+  created_at: string;
+  status: OutboundStatus;
+  attempts: number | null;
+  next_attempt_at: string | null;
+  last_error: string | null;
+  delivered_to: string | null;
+  settled_at: string | null;
+}
+
+export interface SentPage {
+  messages: SentMail[];
+  has_more: boolean;
+  next_before: string | null;
+}
+
+/** Ours: where a message of the inbox is after archive, unarchive or mark unread. */
+export interface MailFolderState {
+  message_id: string;
+  folder: 'inbox' | 'archive';
+  archived_at: string | null;
+  read_at: string | null;
 }
 
 /** A send: recipients go in the list for their kind (address, alias in my project, did). */
@@ -369,6 +432,50 @@ export interface ChatSession {
   /** Another participant has the session open right now. */
   sender_waiting: boolean;
   unread_count: number;
+  /** Ours: the newest message, for the row's preview (null for a session without one). */
+  last_message?: ChatLastMessage | null;
+  /** Ours: the other participants (aliases) whose latest message said they were leaving. */
+  participants_left?: string[];
+  /** Ours: my latest message here said I was leaving. */
+  you_left?: boolean;
+}
+
+/** `GET /v1/chat/sessions?limit&before`: one page of sessions, newest activity first. */
+export interface ChatSessionsPage {
+  sessions: ChatSession[];
+  has_more: boolean;
+  /** Pass as `before` for the next page; null on the last one. */
+  next_before: string | null;
+}
+
+/** A session's newest message, as the session list shows it. */
+export interface ChatLastMessage {
+  message_id: string;
+  from_agent_id: string | null;
+  from_alias: string;
+  from_address: string | null;
+  /** The first 200 characters of the body. */
+  preview: string;
+  created_at: string;
+  sender_leaving: boolean;
+  sender_rejoining: boolean;
+}
+
+/** A participant in a session's history: how far it has read and whether it left. */
+export interface ChatMember {
+  agent_id: string | null;
+  alias: string;
+  address: string | null;
+  did: string;
+  last_read_message_id: string | null;
+  read_at: string | null;
+  left_at: string | null;
+}
+
+/** `GET /v1/chat/sessions/{id}/messages`: the messages, and (ours) each participant's state. */
+export interface ChatHistory {
+  messages: ChatMessage[];
+  participants?: ChatMember[];
 }
 
 export interface PendingChat {
@@ -406,6 +513,8 @@ export interface ChatMessage {
   timestamp: string;
   created_at: string;
   sender_leaving: boolean;
+  /** Ours: the sender came back to a chat it had left with this message. */
+  sender_rejoining?: boolean;
   hang_on: boolean;
   reply_to: string | null;
   signature: string;
@@ -449,6 +558,7 @@ export type SessionEvent = { kind: 'message'; message: ChatMessage } | { kind: '
 
 // Errors live in errors.ts (shared with sse.ts); re-exported here for callers.
 export { ApiError, errorMessage, formatDetail } from './errors.ts';
+export type { FieldIssue } from './errors.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Transport
@@ -487,7 +597,7 @@ export async function fetchJson<T>(
     throw new ApiError(0, `Could not reach the node at ${new URL(url).origin}. Is it still running?`);
   }
   const data = await readJson(response);
-  if (!response.ok) throw new ApiError(response.status, errorMessage(response.status, data));
+  if (!response.ok) throw new ApiError(response.status, errorMessage(response.status, data), errorIssues(data));
   if (data === null) throw new ApiError(response.status, 'The node sent an empty or unreadable answer.');
   return data as T;
 }
@@ -573,6 +683,11 @@ export class NodeClient {
     return this.#post<Namespace>('/v1/node/namespaces', { domain, ...(controllerDid ? { controller_did: controllerDid } : {}) });
   }
 
+  /** Sets the node up for a person in one step: a namespace, a project and a persistent identity. */
+  setup(input: SetupInput): Promise<SetupResult> {
+    return this.#post<SetupResult>('/v1/node/setup', input);
+  }
+
   async teams(): Promise<Team[]> {
     return (await this.#get<{ teams: Team[] }>('/v1/node/teams')).teams;
   }
@@ -649,7 +764,8 @@ export class NodeClient {
           frame.event === 'library_changed' ||
           frame.event === 'docs_changed' ||
           frame.event === 'catalog_changed' ||
-          frame.event === 'tunnel_changed'
+          frame.event === 'tunnel_changed' ||
+          frame.event === 'teams_changed'
         ) {
           const data = frameJson<{ team_id?: unknown }>(frame);
           handlers.onChange?.({ kind: frame.event, teamId: typeof data?.team_id === 'string' ? data.team_id : null });
@@ -753,7 +869,7 @@ export class IdentityClient {
   }
 
   /** One call; on a 401 a fresh key is minted and the call made once more. */
-  async #call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+  async #call<T>(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<T> {
     const url = `${this.coreUrl}${path}`;
     const key = await this.#keys.current();
     try {
@@ -772,6 +888,7 @@ export class IdentityClient {
         unread_only: options.unreadOnly ? 'true' : undefined,
         before: options.before,
         message_id: options.messageId,
+        folder: options.folder,
       })}`,
     );
   }
@@ -794,6 +911,28 @@ export class IdentityClient {
     return this.#call('POST', `/v1/messages/${encodeURIComponent(messageId)}/ack`, {});
   }
 
+  // Mail folders (issue 14).
+
+  /** Everything this identity sent, newest first, one item per recipient. */
+  sent(options: { limit?: number; before?: string } = {}): Promise<SentPage> {
+    return this.#call<SentPage>('GET', `/v1/messages/sent${query({ limit: options.limit, before: options.before })}`);
+  }
+
+  /** Archive (marks it read), back to the inbox, or unread again (back in the inbox). */
+  moveMail(messageId: string, action: 'archive' | 'unarchive' | 'unread'): Promise<MailFolderState> {
+    return this.#call<MailFolderState>('POST', `/v1/messages/${encodeURIComponent(messageId)}/${action}`, {});
+  }
+
+  /** Deletes it from this inbox for good (the sender keeps its copy). */
+  deleteMail(messageId: string): Promise<{ message_id: string; deleted_at: string }> {
+    return this.#call('DELETE', `/v1/messages/${encodeURIComponent(messageId)}`);
+  }
+
+  /** The body as HTML, rendered and sanitised by the node (links kept, outside images dropped). */
+  async renderedBody(messageId: string): Promise<string> {
+    return (await this.#call<{ body_html: string }>('GET', `/v1/messages/${encodeURIComponent(messageId)}/rendered`)).body_html;
+  }
+
   async contacts(): Promise<Contact[]> {
     return (await this.#call<{ contacts: Contact[] }>('GET', '/v1/contacts')).contacts;
   }
@@ -806,24 +945,35 @@ export class IdentityClient {
     return (await this.#call<{ sessions: ChatSession[] }>('GET', '/v1/chat/sessions')).sessions;
   }
 
+  /** One page of sessions, newest activity first; `before` is the previous page's `next_before`. */
+  chatSessionsPage(options: { limit: number; before?: string | null }): Promise<ChatSessionsPage> {
+    return this.#call<ChatSessionsPage>('GET', `/v1/chat/sessions${query({ limit: options.limit, before: options.before ?? undefined })}`);
+  }
+
   pending(): Promise<Pending> {
     return this.#call<Pending>('GET', '/v1/chat/pending');
   }
 
   /** The newest `limit` messages of a session, oldest first. */
   async chatHistory(sessionId: string, limit = 200): Promise<ChatMessage[]> {
-    const path = `/v1/chat/sessions/${encodeURIComponent(sessionId)}/messages${query({ limit })}`;
-    return (await this.#call<{ messages: ChatMessage[] }>('GET', path)).messages;
+    return (await this.chatConversation(sessionId, limit)).messages;
+  }
+
+  /** The newest `limit` messages, oldest first, with each participant's read position and membership. */
+  chatConversation(sessionId: string, limit = 200): Promise<ChatHistory> {
+    return this.#call<ChatHistory>('GET', `/v1/chat/sessions/${encodeURIComponent(sessionId)}/messages${query({ limit })}`);
   }
 
   startChat(input: StartChatInput): Promise<StartChatResult> {
     return this.#call<StartChatResult>('POST', '/v1/chat/sessions', input);
   }
 
-  sendChat(sessionId: string, body: string, options: { leaving?: boolean } = {}): Promise<SendChatResult> {
+  /** `rejoining` (ours) takes me back into a chat I left; it is only sent when set. */
+  sendChat(sessionId: string, body: string, options: { leaving?: boolean; rejoining?: boolean } = {}): Promise<SendChatResult> {
     return this.#call<SendChatResult>('POST', `/v1/chat/sessions/${encodeURIComponent(sessionId)}/messages`, {
       body,
       leaving: options.leaving ?? false,
+      ...(options.rejoining === true ? { rejoining: true } : {}),
     });
   }
 
@@ -908,8 +1058,21 @@ export function takeCodeFromFragment(env: Pick<BrowserEnv, 'location' | 'history
 }
 
 export type Connection =
-  | { kind: 'connected'; client: NodeClient }
+  /** `linkProblem`: a sign-in link that did not work, while a saved session may still (it is checked next). */
+  | { kind: 'connected'; client: NodeClient; linkProblem?: string | null }
   | { kind: 'signed-out'; reason: string | null };
+
+/**
+ * Why a sign-in link did not work, in words that say how to get a fresh one. The node answers
+ * 401 for a used (or unknown) code and for an expired one, and says which (server/auth/owner.ts).
+ */
+export function linkRefusal(error: unknown): string {
+  if (!(error instanceof ApiError) || error.status !== 401) return error instanceof Error ? error.message : String(error);
+  const fresh = 'For a fresh one, run `svc-node ui` where the node runs (or use Settings → Open in a browser in a window already signed in).';
+  return /expired/i.test(error.message)
+    ? `That sign-in link has expired: links work for a few minutes after they are made. ${fresh}`
+    : `That sign-in link was already used: each link works once. ${fresh}`;
+}
 
 /** Exchanges a one-time code for the owner token (`POST /v1/node/session`). */
 export async function exchangeCode(fetchImpl: FetchLike, origin: string, code: string): Promise<string> {
@@ -941,17 +1104,12 @@ export async function connect(env: BrowserEnv, code: string | null): Promise<Con
     try {
       env.storage.setItem(key, await exchangeCode(env.fetch, origin, code));
     } catch (error) {
-      reason =
-        error instanceof ApiError && error.status === 401
-          ? 'That sign-in link was already used or has expired. Each link works once.'
-          : error instanceof Error
-            ? error.message
-            : String(error);
+      reason = linkRefusal(error);
     }
   }
   const token = env.storage.getItem(key);
   if (token === null || token === '') return { kind: 'signed-out', reason };
-  return { kind: 'connected', client: new NodeClient({ coreUrl: origin, token, mode: 'browser', fetch: env.fetch }) };
+  return { kind: 'connected', client: new NodeClient({ coreUrl: origin, token, mode: 'browser', fetch: env.fetch }), linkProblem: reason };
 }
 
 /** Drops the saved browser session for this origin (sign out, or a token the node no longer knows). */

@@ -4,7 +4,7 @@
  * (team-request.ts) addressed to the docs origin; appends send raw `text/markdown`, not JSON.
  */
 import type { FetchLike } from './client.ts';
-import { sendSigned, trimSlash, type Method, type RequestBody, type TeamSigner } from './team-request.ts';
+import { query, sendSigned, trimSlash, type Method, type RequestBody, type TeamSigner } from './team-request.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Wire types
@@ -21,6 +21,32 @@ export interface DocumentSummary {
   created_at: string;
 }
 
+/** The identity of this node the app acted as when it saved (recorded by the node). */
+export interface ActingAs {
+  agent_id: string;
+  alias: string;
+  name: string;
+  address: string | null;
+}
+
+/**
+ * Who made a version: an identity the app acted as, a team member (an agent, by its certificate),
+ * or a visitor through an editable link (`name` null when they typed none).
+ */
+export interface VersionAuthor {
+  kind: 'identity' | 'member' | 'link-editor';
+  name: string | null;
+  address: string | null;
+}
+
+/** `GET /v1/documents?limit&after&q`: one page, newest first, and how many match in all. */
+export interface DocumentPage {
+  documents: DocumentSummary[];
+  has_more: boolean;
+  next_after: string | null;
+  total: number;
+}
+
 /** One version's metadata; `body` only when a single version is read. */
 export interface DocumentVersion {
   version_id: string;
@@ -32,6 +58,9 @@ export interface DocumentVersion {
   created_by_address: string | null;
   created_by_editor_name: string | null;
   created_at: string;
+  /** Absent from nodes older than issue 14. */
+  acting_as?: ActingAs | null;
+  author?: VersionAuthor;
 }
 
 export interface DocumentDetail extends DocumentSummary {
@@ -139,13 +168,30 @@ export interface ThemeInput {
   clear_logo?: boolean;
 }
 
-/** Text on surface in one palette; `ratio` null when a colour has alpha (it cannot be checked). */
+export type TextRole = 'text' | 'muted' | 'link' | 'code';
+
+/** One text colour the page paints, on what it is painted on; `ratio` null when either has alpha. */
+export interface ContrastCheck {
+  role: TextRole;
+  label: string;
+  foreground: string;
+  on: string;
+  background: string;
+  ratio: number | null;
+  passes: boolean;
+}
+
+/**
+ * One palette's contrast: `text`/`surface`/`ratio`/`passes` are text on surface; `checks` every
+ * text colour the page paints (absent from nodes older than issue 14).
+ */
 export interface PaletteContrast {
   palette: 'light' | 'dark';
   text: string;
   surface: string;
   ratio: number | null;
   passes: boolean;
+  checks?: ContrastCheck[];
 }
 
 export type Palette = Record<ColorToken, string>;
@@ -206,6 +252,12 @@ export class DocsClient {
   /** Most recently changed first. */
   list(): Promise<DocumentSummary[]> {
     return this.#call('GET', '/v1/documents');
+  }
+
+  /** One page of the list, after the previous page's `next_after`; `q` matches title or slug. */
+  page(input: { limit: number; after?: string | null; q?: string }): Promise<DocumentPage> {
+    const q = input.q?.trim() || undefined;
+    return this.#call('GET', `/v1/documents${query({ limit: String(input.limit), after: input.after ?? undefined, q })}`);
   }
 
   get(slug: string): Promise<DocumentDetail> {

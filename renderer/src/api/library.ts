@@ -91,6 +91,20 @@ export interface ProfileSummary extends SourcePins {
   created_at: string;
 }
 
+/** A profile created or saved as a new version: the node also says which skills it declared in profile.yaml. */
+export interface AuthoredProfile extends ProfileSummary {
+  /** The `skills/<n>/SKILL.md` files that had no `skills:` entry; the node added one for each. */
+  registered_skills: string[];
+}
+
+/** One page of `GET /v1/shelf?limit&after`, in profile_ref order. */
+export interface ShelfPage {
+  profiles: ShelfProfile[];
+  has_more: boolean;
+  /** The `after` of the next page; null on the last one. */
+  next_after: string | null;
+}
+
 /** `GET /v1/profiles/{ref}?include=files`: the files, and the digest a proposal quotes per asset. */
 export interface ProfileWithFiles extends ProfileSummary {
   files: LibraryFile[];
@@ -309,8 +323,9 @@ export class LibraryClient {
 
   // -------------------------------------------------------------- the team's shelf
 
-  async shelf(): Promise<ShelfProfile[]> {
-    return (await this.#signed<{ profiles: ShelfProfile[] }>('GET', '/v1/shelf')).profiles;
+  /** One page of the shelf in profile_ref order, starting after `after` (the node allows 1-500 a page). */
+  shelfPage(page: { limit: number; after?: string | null }): Promise<ShelfPage> {
+    return this.#signed<ShelfPage>('GET', `/v1/shelf${query({ limit: String(page.limit), after: page.after ?? undefined })}`);
   }
 
   importProfile(input: ImportInput): Promise<ImportResult> {
@@ -318,8 +333,8 @@ export class LibraryClient {
   }
 
   /** A new profile made on the shelf (409 when the team already has one with that id). */
-  createProfile(input: CreateProfileInput): Promise<ProfileSummary> {
-    return this.#signed<ProfileSummary>('POST', '/v1/profiles', input);
+  createProfile(input: CreateProfileInput): Promise<AuthoredProfile> {
+    return this.#signed<AuthoredProfile>('POST', '/v1/profiles', input);
   }
 
   /** A profile at its latest (or the given) version, with its files and proposal digests. */
@@ -333,8 +348,8 @@ export class LibraryClient {
   }
 
   /** A new version from whole files; profile.yaml's `version` must be new and higher. */
-  addVersion(profileRef: string, files: { path: string; content_utf8: string }[]): Promise<ProfileSummary> {
-    return this.#signed<ProfileSummary>('POST', `/v1/profiles/${ref(profileRef)}/versions`, { files });
+  addVersion(profileRef: string, files: { path: string; content_utf8: string }[]): Promise<AuthoredProfile> {
+    return this.#signed<AuthoredProfile>('POST', `/v1/profiles/${ref(profileRef)}/versions`, { files });
   }
 
   updateFromSource(profileRef: string, input: UpdateFromSourceInput): Promise<UpdateFromSourceResult> {

@@ -1,9 +1,9 @@
 /**
  * A conversation as the chat view keeps it: the node's messages plus my sends in flight, merged
- * as the stream and the send answers arrive in any order, and who has read what. Pure; tested in
- * __tests__/chat.test.ts.
+ * as the stream and the send answers arrive in any order, who has read what, and who has left.
+ * Pure; tested in __tests__/chat.test.ts.
  */
-import type { ChatMessage, ChatSession } from '../api/client.ts';
+import type { ChatLastMessage, ChatMember, ChatMessage, ChatSession } from '../api/client.ts';
 
 export type Delivery = 'sent' | 'sending' | 'failed';
 
@@ -14,6 +14,8 @@ export interface ConversationEntry {
   delivery: Delivery;
   /** Why it was not sent, in the node's words. */
   error: string | null;
+  /** Whether sending it again could work (not for a refusal such as "too large"). */
+  retryable: boolean;
 }
 
 /** The summary a session row shows under its participants. */
@@ -24,11 +26,17 @@ export interface LastMessage {
   mine: boolean;
   /** The message said its sender was leaving. */
   leaving: boolean;
+  /** The message took its sender back into the chat. */
+  rejoining?: boolean;
 }
 
 export function sent(message: ChatMessage): ConversationEntry {
-  return { key: message.message_id, message, delivery: 'sent', error: null };
+  return { key: message.message_id, message, delivery: 'sent', error: null, retryable: true };
 }
+
+/** What leaving or rejoining says in words for readers that show messages as they are (agents, older apps). */
+export const LEFT_BODY = 'Left the chat.';
+export const REJOINED_BODY = 'Rejoined the chat.';
 
 /** A message of mine before the node has answered. */
 export function pendingEntry(
@@ -36,7 +44,7 @@ export function pendingEntry(
   me: { agent_id: string; alias: string; address: string | null; did_key: string },
   sessionId: string,
   body: string,
-  leaving: boolean,
+  flags: { leaving?: boolean; rejoining?: boolean },
   now: Date,
 ): ConversationEntry {
   const at = now.toISOString();
@@ -44,6 +52,7 @@ export function pendingEntry(
     key: localKey,
     delivery: 'sending',
     error: null,
+    retryable: true,
     message: {
       message_id: localKey,
       session_id: sessionId,
@@ -57,7 +66,8 @@ export function pendingEntry(
       body,
       timestamp: at,
       created_at: at,
-      sender_leaving: leaving,
+      sender_leaving: flags.leaving === true,
+      sender_rejoining: flags.rejoining === true,
       hang_on: false,
       reply_to: null,
       signature: '',
@@ -87,8 +97,17 @@ export function confirmSend(entries: readonly ConversationEntry[], localKey: str
   );
 }
 
-export function failSend(entries: readonly ConversationEntry[], localKey: string, error: string): ConversationEntry[] {
-  return entries.map((e) => (e.key === localKey ? { ...e, delivery: 'failed', error } : e));
+export function failSend(entries: readonly ConversationEntry[], localKey: string, error: string, retryable = true): ConversationEntry[] {
+  return entries.map((e) => (e.key === localKey ? { ...e, delivery: 'failed', error, retryable } : e));
+}
+
+/**
+ * Whether a failed call could succeed if made again unchanged: the node unreachable (0), busy or
+ * broken (5xx), timed out or rate limited. Any other refusal (too large, not allowed, unknown)
+ * would only fail again, so it is not offered a Retry.
+ */
+export function isRetryable(status: number): boolean {
+  return status === 0 || status === 408 || status === 429 || status >= 500;
 }
 
 export function isMine(message: Pick<ChatMessage, 'from_agent_id'>, myAgentId: string | null | undefined): boolean {
@@ -147,22 +166,215 @@ export function sortSessions(sessions: readonly ChatSession[]): ChatSession[] {
   return [...sessions].sort((a, b) => Date.parse(b.last_activity) - Date.parse(a.last_activity));
 }
 
-/** Whether the newest message from someone else said they were leaving. */
-export function othersLeft(entries: readonly ConversationEntry[], myAgentId: string | null | undefined): boolean {
-  for (let index = entries.length - 1; index >= 0; index -= 1) {
-    const entry = entries[index] as ConversationEntry;
-    if (entry.delivery === 'sent' && !isMine(entry.message, myAgentId)) return entry.message.sender_leaving;
-  }
-  return false;
+/**
+ * The node's first page read again, over the list as far as it was read: the page's sessions
+ * (newest first) replace their old rows, the rest keep their order below. Anything with new
+ * activity is on the fresh page, so nothing needs sorting however long the list is.
+ */
+export function mergeFirstPage(current: readonly ChatSession[], page: readonly ChatSession[]): ChatSession[] {
+  const fresh = new Set(page.map((s) => s.session_id));
+  return [...page, ...current.filter((s) => !fresh.has(s.session_id))];
+}
+
+/** The session with new activity goes to the top, changed by `update`; the others keep their order. */
+export function moveToFront(sessions: readonly ChatSession[], sessionId: string, update: (session: ChatSession) => ChatSession): ChatSession[] {
+  const index = sessions.findIndex((s) => s.session_id === sessionId);
+  if (index < 0) return [...sessions];
+  return [update(sessions[index] as ChatSession), ...sessions.slice(0, index), ...sessions.slice(index + 1)];
 }
 
 /**
  * What a session row says about the others: waiting for my answer (someone is in the chat and
  * the last word was theirs), present, or nothing.
  */
-export function presence(session: Pick<ChatSession, 'sender_waiting' | 'unread_count'>, last: LastMessage | null): 'waiting' | 'present' | null {
-  // Someone who said goodbye is not waiting, even with the chat still open on their screen.
-  if (!session.sender_waiting || last?.leaving === true) return null;
+export function presence(
+  session: Pick<ChatSession, 'sender_waiting' | 'unread_count' | 'you_left'>,
+  last: LastMessage | null,
+): 'waiting' | 'present' | null {
+  // Someone who said goodbye is not waiting, even with the chat still open on their screen; and
+  // nobody waits for me in a chat I left.
+  if (!session.sender_waiting || last?.leaving === true || session.you_left === true) return null;
   const theirTurn = session.unread_count > 0 || (last !== null && !last.mine);
   return theirTurn ? 'waiting' : 'present';
+}
+
+/** A session row's summary from the node's `last_message`. */
+export function lastFromSummary(last: ChatLastMessage, myAgentId: string | null | undefined): LastMessage {
+  return {
+    body: last.preview,
+    from_alias: last.from_alias,
+    created_at: last.created_at,
+    mine: isMine(last, myAgentId),
+    leaving: last.sender_leaving,
+    rejoining: last.sender_rejoining,
+  };
+}
+
+/** The row's preview line: a goodbye or a return in words, else the message itself. */
+export function lastPreview(last: LastMessage): string {
+  const who = last.mine ? 'You' : last.from_alias;
+  if (last.leaving) return `${who} left the chat`;
+  if (last.rejoining === true) return `${who} rejoined the chat`;
+  return last.mine ? `You: ${last.body}` : last.body;
+}
+
+// ------------------------------------------------------------------ membership
+
+/** A participant as the conversation shows it: whether it is me, and since when it is gone (null: here). */
+export interface MemberState {
+  alias: string;
+  mine: boolean;
+  leftAt: string | null;
+}
+
+const memberKey = (member: Pick<ChatMember, 'address' | 'alias'>): string => member.address ?? member.alias;
+const senderKey = (message: Pick<ChatMessage, 'from_address' | 'from_alias'>): string => message.from_address ?? message.from_alias;
+
+/**
+ * Who is in the chat now. The node's history says it as of the read (`left_at`); the entries are
+ * the conversation's newest messages without a gap, so a participant's latest message among them
+ * is its latest of all and says whether it is gone (leaving) or back (anything else).
+ */
+export function memberStates(members: readonly ChatMember[], entries: readonly ConversationEntry[], myAgentId: string | null | undefined): MemberState[] {
+  return members.map((member) => {
+    const mine = myAgentId != null && member.agent_id === myAgentId;
+    for (let index = entries.length - 1; index >= 0; index -= 1) {
+      const { message, delivery } = entries[index] as ConversationEntry;
+      if (delivery !== 'sent') continue;
+      if (mine ? isMine(message, myAgentId) : !isMine(message, myAgentId) && senderKey(message) === memberKey(member)) {
+        return { alias: member.alias, mine, leftAt: message.sender_leaving ? message.created_at : null };
+      }
+    }
+    return { alias: member.alias, mine, leftAt: member.left_at };
+  });
+}
+
+/** The other participants of a conversation (alias and address): from its session row, else from its history. */
+export function conversationOthers(
+  session: Pick<ChatSession, 'participants' | 'participant_addresses'> | null,
+  members: readonly ChatMember[],
+  myAgentId: string | null | undefined,
+): { alias: string; address: string }[] {
+  if (session !== null) return session.participants.map((alias, index) => ({ alias, address: session.participant_addresses[index] ?? alias }));
+  return members.filter((m) => !(myAgentId != null && m.agent_id === myAgentId)).map((m) => ({ alias: m.alias, address: m.address ?? m.alias }));
+}
+
+/** The others' read positions as the node last said them (reader alias → message id). */
+export function receiptsFrom(members: readonly ChatMember[], myAgentId: string | null | undefined): Record<string, string> {
+  const receipts: Record<string, string> = {};
+  for (const member of members) {
+    if (member.last_read_message_id !== null && !(myAgentId != null && member.agent_id === myAgentId)) receipts[member.alias] = member.last_read_message_id;
+  }
+  return receipts;
+}
+
+/** "bob", "bob and carol", "bob, carol and dave". */
+function names(list: readonly string[]): string {
+  if (list.length <= 1) return list.join('');
+  return `${list.slice(0, -1).join(', ')} and ${list.at(-1) as string}`;
+}
+
+export type ConversationStatus = { kind: 'you-left' | 'they-left' | 'present'; text: string } | null;
+
+/**
+ * What the conversation's header says: that I left (then nothing else matters), who of the others
+ * left, or that someone is in the chat right now (the node's `sender_waiting`).
+ */
+export function conversationStatus(states: readonly MemberState[], someoneHere: boolean): ConversationStatus {
+  if (states.some((s) => s.mine && s.leftAt !== null)) return { kind: 'you-left', text: 'You left this chat' };
+  const others = states.filter((s) => !s.mine);
+  const gone = others.filter((s) => s.leftAt !== null).map((s) => s.alias);
+  if (gone.length > 0 && gone.length === others.length) return { kind: 'they-left', text: others.length === 1 ? 'left the chat' : `${names(gone)} left the chat` };
+  if (someoneHere) return { kind: 'present', text: 'in the chat' };
+  if (gone.length > 0) return { kind: 'they-left', text: `${names(gone)} left the chat` };
+  return null;
+}
+
+// ------------------------------------------------------------------ the timeline
+
+export type TimelineRow =
+  | { kind: 'message'; key: string; entry: ConversationEntry; first: boolean; last: boolean }
+  | { kind: 'system'; key: string; text: string; note: string | null; mine: boolean };
+
+/**
+ * The conversation as rows: a goodbye or a return is a line across the conversation ("You left
+ * the chat"), not a bubble; its words show only when they say more than the standard ones. A
+ * message from someone whose previous message was a goodbye (an app that rejoins by writing
+ * again, as upstream's do) gets the "rejoined" line before it. Consecutive messages from one
+ * sender form a group (`first`, `last`), broken by any line.
+ */
+export function timeline(entries: readonly ConversationEntry[], myAgentId: string | null | undefined): TimelineRow[] {
+  const rows: TimelineRow[] = [];
+  const leftBy = new Set<string>();
+  for (const entry of entries) {
+    const { message } = entry;
+    const mine = isMine(message, myAgentId);
+    const who = mine ? 'You' : message.from_alias;
+    const sender = mine ? '' : senderKey(message); // '' is no one's address or alias
+    if (entry.delivery === 'sent' && message.sender_leaving) {
+      leftBy.add(sender);
+      rows.push({ kind: 'system', key: entry.key, text: `${who} left the chat`, note: message.body.trim() === LEFT_BODY ? null : message.body, mine });
+      continue;
+    }
+    if (entry.delivery === 'sent' && (message.sender_rejoining === true || leftBy.has(sender))) {
+      leftBy.delete(sender);
+      const explicit = message.sender_rejoining === true;
+      rows.push({
+        kind: 'system',
+        key: explicit ? entry.key : `${entry.key}:rejoined`,
+        text: `${who} rejoined the chat`,
+        note: explicit && message.body.trim() !== REJOINED_BODY ? message.body : null,
+        mine,
+      });
+      if (explicit) continue;
+    }
+    const previous = rows.at(-1);
+    const first = previous?.kind !== 'message' || previous.entry.message.from_alias !== message.from_alias || isMine(previous.entry.message, myAgentId) !== mine;
+    if (!first && previous?.kind === 'message') previous.last = false;
+    rows.push({ kind: 'message', key: entry.key, entry, first, last: true });
+  }
+  return rows;
+}
+
+// ------------------------------------------------------------------ size
+
+/** The node's limit on a chat message (server/surfaces/core/chat/schemas.ts; a test keeps them equal). */
+export const MAX_CHAT_MESSAGE_BYTES = 64 * 1024;
+/** From this share of the limit on, the composer shows how much is left. */
+const NEAR_SHARE = 0.8;
+
+/** Bytes of `text` in UTF-8, as the node counts them (a lone surrogate becomes U+FFFD, 3 bytes). */
+export function utf8Length(text: string): number {
+  let bytes = 0;
+  for (let index = 0; index < text.length; index += 1) {
+    const code = text.charCodeAt(index);
+    if (code < 0x80) bytes += 1;
+    else if (code < 0x800) bytes += 2;
+    else if (code >= 0xd800 && code <= 0xdbff && index + 1 < text.length && (text.charCodeAt(index + 1) & 0xfc00) === 0xdc00) {
+      bytes += 4;
+      index += 1;
+    } else bytes += 3;
+  }
+  return bytes;
+}
+
+/** "64 KiB", "48.5 KiB". */
+export function formatKiB(bytes: number): string {
+  const kib = bytes / 1024;
+  return `${Number.isInteger(kib) ? kib : kib.toFixed(1)} KiB`;
+}
+
+export interface MessageSize {
+  bytes: number;
+  state: 'ok' | 'near' | 'over';
+  /** What to show beside the composer (null while far from the limit). */
+  text: string | null;
+}
+
+/** How a draft stands against the limit, said before anything is sent. */
+export function messageSize(text: string, limit = MAX_CHAT_MESSAGE_BYTES): MessageSize {
+  const bytes = utf8Length(text);
+  if (bytes > limit) return { bytes, state: 'over', text: `Too long to send: ${formatKiB(bytes)}, and a chat message holds at most ${formatKiB(limit)}.` };
+  if (bytes >= limit * NEAR_SHARE) return { bytes, state: 'near', text: `${formatKiB(bytes)} of ${formatKiB(limit)}` };
+  return { bytes, state: 'ok', text: null };
 }

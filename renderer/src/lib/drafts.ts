@@ -88,12 +88,38 @@ export class DraftStore {
   }
 }
 
-/** A slug from a title: lowercase words joined by `-`, as the node accepts them (≤ 160 chars). */
+/**
+ * Letters that Unicode does not decompose into a base letter and marks, spelled the way they are
+ * usually transliterated (issue 14: "Ünïcødé" became `unic-de`).
+ */
+const TRANSLITERATE: Readonly<Record<string, string>> = {
+  ß: 'ss',
+  ẞ: 'ss',
+  æ: 'ae',
+  œ: 'oe',
+  ø: 'o',
+  đ: 'd',
+  ð: 'd',
+  þ: 'th',
+  ł: 'l',
+  ı: 'i',
+  ŋ: 'ng',
+  ħ: 'h',
+  ŧ: 't',
+  ĸ: 'k',
+};
+
+/**
+ * A slug from a title: lowercase ASCII words joined by `-`, as the node accepts them (≤ 160 chars,
+ * SLUG_PATTERN): accents dropped (NFKD, then the combining marks removed), the letters above
+ * spelled out, anything else a separator.
+ */
 export function slugFromTitle(title: string): string {
   const slug = title
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
     .toLowerCase()
+    .replace(/[^ -~]/gu, (c) => TRANSLITERATE[c] ?? c)
+    .normalize('NFKD')
+    .replace(/\p{M}/gu, '')
     .replace(/[^a-z0-9]+/g, '-')
     .replace(/^-+|-+$/g, '')
     .slice(0, 160)
@@ -101,4 +127,5 @@ export function slugFromTitle(title: string): string {
   return slug;
 }
 
+/** The node's slug rule (server/surfaces/docs/schemas.ts): a letter or digit, then letters, digits, ".", "_" or "-". */
 export const SLUG_PATTERN = /^[a-zA-Z0-9][a-zA-Z0-9_.-]{0,159}$/;

@@ -14,6 +14,7 @@ import type {
   TunnelConfigInput,
   TunnelState,
 } from '../api/client.ts';
+import { hostKeyProblem, portProblem, publicUrlProblem, tunnelHostProblem, tunnelUserProblem } from '../../../contract/core-rules.ts';
 import type { BadgeLabel } from './labels.ts';
 
 // ------------------------------------------------------------------ tunnel
@@ -66,31 +67,49 @@ export function tunnelFormFrom(config: TunnelConfig | null): TunnelForm {
   };
 }
 
-function portNumber(text: string, label: string): number | string {
-  const trimmed = text.trim();
-  if (!/^\d+$/.test(trimmed)) return `${label} must be a whole number from 1 to 65535.`;
-  const value = Number(trimmed);
-  return value >= 1 && value <= 65535 ? value : `${label} must be a whole number from 1 to 65535.`;
-}
+/** The tunnel settings' wire fields, by the labels the form shows. */
+export const TUNNEL_LABELS = {
+  host: 'SSH host',
+  port: 'Port',
+  username: 'User name',
+  remote_port: 'Remote port',
+  public_url: 'Public URL',
+  host_key_sha256: 'Host key fingerprint',
+} as const;
+export type TunnelField = keyof typeof TUNNEL_LABELS;
 
 /**
- * The PUT body for a form, or what is wrong with it in words. Only the obvious is checked here
- * (required fields, numbers); the node checks the rest and says so. Empty optionals are left
- * out (the PUT replaces the settings, so clearing a field clears it at the node).
+ * Each wire field's value in the form and the node's own rule for it (contract/core-rules.ts):
+ * the SSH port may be left empty (22); the remote port may be 0 (the SSH host picks one).
+ */
+export const TUNNEL_RULES: Record<TunnelField, { value: (form: TunnelForm) => string; check: (value: string) => string | null }> = {
+  host: { value: (form) => form.host, check: tunnelHostProblem },
+  port: { value: (form) => form.port, check: (value) => (value.trim() === '' ? null : portProblem(value, 1)) },
+  username: { value: (form) => form.username, check: tunnelUserProblem },
+  remote_port: { value: (form) => form.remotePort, check: (value) => portProblem(value, 0) },
+  public_url: { value: (form) => form.publicUrl, check: publicUrlProblem },
+  host_key_sha256: { value: (form) => form.hostKey, check: hostKeyProblem },
+};
+
+/**
+ * The PUT body for a form, or its first problem in words ("Remote port: use a whole number from
+ * 0 to 65535"), by the node's rules. Empty optionals are left out (the PUT replaces the settings,
+ * so clearing a field clears it at the node).
  */
 export function tunnelInput(form: TunnelForm): { input: TunnelConfigInput } | { error: string } {
-  const host = form.host.trim();
-  const username = form.username.trim();
-  if (host === '') return { error: 'Enter the SSH host.' };
-  if (username === '') return { error: 'Enter the user name on the SSH host.' };
-  const port = form.port.trim() === '' ? 22 : portNumber(form.port, 'SSH port');
-  if (typeof port === 'string') return { error: port };
-  if (form.remotePort.trim() === '') return { error: 'Enter the remote port the SSH host should listen on.' };
-  const remotePort = portNumber(form.remotePort, 'Remote port');
-  if (typeof remotePort === 'string') return { error: remotePort };
+  for (const field of Object.keys(TUNNEL_RULES) as TunnelField[]) {
+    const rule = TUNNEL_RULES[field];
+    const problem = rule.check(rule.value(form));
+    if (problem !== null) return { error: `${TUNNEL_LABELS[field]}: ${problem}` };
+  }
   const publicUrl = form.publicUrl.trim();
   const hostKey = form.hostKey.trim();
-  const input: TunnelConfigInput = { host, port, username, remote_port: remotePort };
+  const input: TunnelConfigInput = {
+    host: form.host.trim(),
+    port: form.port.trim() === '' ? 22 : Number(form.port.trim()),
+    username: form.username.trim(),
+    remote_port: Number(form.remotePort.trim()),
+  };
   if (publicUrl !== '') input.public_url = publicUrl;
   if (hostKey !== '') input.host_key_sha256 = hostKey;
   return { input };

@@ -38,6 +38,21 @@ export function relativeTime(date: Date, now: Date = new Date()): string {
   return shortDate(date, now);
 }
 
+/**
+ * How soon the label of `date` may change, so a clock showing it ticks then: every second while
+ * it is under a minute old ("just now" turns into "1 min ago" on time), every 10 s under an hour,
+ * else every minute (the most a label lags then). A future time: once a minute; no particular
+ * time (a clock used for countdowns): every 30 s.
+ */
+export function refreshDelayMs(date: Date | null, now: Date): number {
+  if (date === null) return 30_000;
+  const age = now.getTime() - date.getTime();
+  if (age < -60_000) return 60_000;
+  if (age < 60_000) return 1_000;
+  if (age < 3_600_000) return 10_000;
+  return 60_000;
+}
+
 function calendarDaysBetween(earlier: Date, later: Date): number {
   const a = Date.UTC(earlier.getFullYear(), earlier.getMonth(), earlier.getDate());
   const b = Date.UTC(later.getFullYear(), later.getMonth(), later.getDate());

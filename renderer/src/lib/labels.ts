@@ -116,3 +116,25 @@ export function custodyLabel(backend: string): { text: string; hint: string } {
 export function namespaceDnsRecord(domain: string, controllerDid: string): { name: string; value: string } {
   return { name: `_svcid.${domain}`, value: `svcid=v1; controller=${controllerDid};` };
 }
+
+// ------------------------------------------------------------------ the node's status (sidebar footer)
+
+/**
+ * What the sidebar footer says of the node, from the live feed's state (the one connection that
+ * is always open). It used to say "Running" whatever happened, so a node that had stopped read
+ * "Running · reconnecting…".
+ */
+export function nodeStatusLabel(state: string, host: string, detail: string | null): { text: string; tone: 'ok' | 'warn'; hint: string } {
+  switch (state) {
+    case 'open':
+      return { text: `Running · ${host}`, tone: 'ok', hint: `The node at ${host} is running; new mail and chat appear as they arrive.` };
+    case 'retrying':
+      return {
+        text: 'Not answering · reconnecting…',
+        tone: 'warn',
+        hint: `The node at ${host} does not answer${detail ? ` (${detail})` : ''}; trying again by itself.`,
+      };
+    default:
+      return { text: `Connecting · ${host}`, tone: 'warn', hint: `Connecting to the node at ${host}.` };
+  }
+}

@@ -1,8 +1,11 @@
 /**
  * Mail helpers for the views and the mail store: list merging, the signature badge, priority
- * words, reply drafts. Pure; tested in __tests__/mail.test.ts.
+ * words, reply drafts; folders (issue 14): list updates after archive and delete, what a delete
+ * says it does, Sent's delivery words, which links of a rendered body may open. Pure; tested in
+ * __tests__/mail.test.ts.
  */
-import type { Identity, MailMessage, Priority } from '../api/client.ts';
+import type { Identity, MailMessage, Priority, SentMail } from '../api/client.ts';
+import { addressDomain, outboundBadge, outboundDetail } from './federation.ts';
 import { keyFingerprint } from './format.ts';
 import type { BadgeLabel } from './labels.ts';
 import type { Recipient } from './recipients.ts';
@@ -19,7 +22,7 @@ export function mergeMessages(list: readonly MailMessage[], incoming: readonly M
 }
 
 /** Older pages go at the end, without duplicates. */
-export function appendPage(list: readonly MailMessage[], page: readonly MailMessage[]): MailMessage[] {
+export function appendPage<T extends { message_id: string }>(list: readonly T[], page: readonly T[]): T[] {
   const known = new Set(list.map((m) => m.message_id));
   return [...list, ...page.filter((m) => !known.has(m.message_id))];
 }
@@ -92,13 +95,96 @@ export function replyBody(message: Pick<MailMessage, 'body' | 'from_alias' | 'cr
   return `\n\nOn ${when}, ${message.from_alias} wrote:\n${quoted}`;
 }
 
-/** One line of the body for the list: whitespace collapsed, cut at `max` characters. */
+/** Markdown's marks a one-line preview leaves out: fences, line-start markers, emphasis, link targets. */
+const MARKDOWN_MARKS: readonly [RegExp, string][] = [
+  [/^\s*(```|~~~).*$/gm, ''],
+  [/^\s{0,3}(?:#{1,6}|>+|[-*+]|\d{1,9}[.)])\s+/gm, ''],
+  [/!?\[([^\]\n]*)\]\([^)\n]*\)/g, '$1'],
+  [/(\*\*|__|~~|`)/g, ''],
+  [/\*(\S(?:[^*\n]*\S)?)\*/g, '$1'],
+];
+
+/** One line of the body for the list: Markdown's marks left out, whitespace collapsed, cut at `max` characters. */
 export function preview(body: string, max = 140): string {
-  const flat = body.replace(/\s+/g, ' ').trim();
+  const text = MARKDOWN_MARKS.reduce((out, [mark, keep]) => out.replace(mark, keep), body);
+  const flat = text.replace(/\s+/g, ' ').trim();
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
 /** The sender as the list shows it. */
 export function senderName(message: Pick<MailMessage, 'from_alias' | 'from_address'>): string {
   return message.from_alias || message.from_address || 'Unknown sender';
+}
+
+// ------------------------------------------------------------------ folders (issue 14)
+
+/**
+ * Mail's folders: the inbox, its unread part, everything sent, what was archived, and mail and
+ * chat to other nodes with its delivery state (`outbound`).
+ */
+export type MailFolder = 'inbox' | 'unread' | 'sent' | 'archive' | 'outbound';
+
+export const MAIL_FOLDERS: readonly { id: MailFolder; label: string; short: string; icon: 'inbox' | 'unread' | 'send' | 'package' | 'globe' }[] = [
+  { id: 'inbox', label: 'Inbox', short: 'Inbox', icon: 'inbox' },
+  { id: 'unread', label: 'Unread', short: 'Unread', icon: 'unread' },
+  { id: 'sent', label: 'Sent', short: 'Sent', icon: 'send' },
+  { id: 'archive', label: 'Archive', short: 'Archive', icon: 'package' },
+  { id: 'outbound', label: 'Sent to other nodes', short: 'Other nodes', icon: 'globe' },
+];
+
+export function folderTitle(folder: MailFolder): string {
+  return MAIL_FOLDERS.find((f) => f.id === folder)?.label ?? 'Inbox';
+}
+
+/** The list without `id`. */
+export function withoutMessage<T extends { message_id: string }>(list: readonly T[], id: string): T[] {
+  return list.filter((m) => m.message_id !== id);
+}
+
+/** The list with `patch` applied to `id`. */
+export function patchMessage<T extends { message_id: string }>(list: readonly T[], id: string, patch: Partial<T>): T[] {
+  return list.map((m) => (m.message_id === id ? { ...m, ...patch } : m));
+}
+
+/**
+ * Which message to show once `id` leaves the list (archived, deleted): the one after it, or the
+ * one before when it was the last, as mail apps do; null when the list is then empty.
+ */
+export function nextAfterRemoval(list: readonly { message_id: string }[], id: string): string | null {
+  const index = list.findIndex((m) => m.message_id === id);
+  if (index < 0) return null;
+  return list[index + 1]?.message_id ?? list[index - 1]?.message_id ?? null;
+}
+
+/** What deleting a message does, in words, for the confirmation. */
+export function deleteConsequence(message: Pick<MailMessage, 'subject' | 'origin' | 'from_alias'>): string {
+  const what = message.subject.trim() === '' ? 'This message' : `“${message.subject.trim()}”`;
+  const keeps = message.origin === 'bounce' ? '' : ` ${message.from_alias || 'The sender'} keeps their copy.`;
+  return `${what} is removed from your mail for good, from the inbox and the archive; this cannot be undone.${keeps}`;
+}
+
+/** The delivery badge of a sent item: local mail is delivered as it is sent; mail to another node has the outbox's state. */
+export function sentBadge(item: SentMail): BadgeLabel {
+  if (item.destination === 'local') return { text: 'Delivered', tone: 'ok', hint: `In ${item.to}’s inbox on this node.` };
+  return outboundBadge({ ...item, attempts: item.attempts ?? 0, to_domain: addressDomain(item.to) ?? item.to });
+}
+
+/** The line under a sent row: to whom it went, and for another node what happened. */
+export function sentDetail(item: SentMail): string {
+  if (item.destination === 'local') return 'On this node';
+  return outboundDetail({ ...item, attempts: item.attempts ?? 0 });
+}
+
+/**
+ * Whether a link in a rendered body may open (in the system browser or mail client): http(s) and
+ * mailto only. The node's sanitiser already keeps no others but same-page `#` links, which in
+ * the app would move its own router.
+ */
+export function opensExternally(href: string | null): boolean {
+  if (href === null) return false;
+  try {
+    return ['http:', 'https:', 'mailto:'].includes(new URL(href).protocol);
+  } catch {
+    return false;
+  }
 }

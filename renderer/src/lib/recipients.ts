@@ -3,6 +3,7 @@
  * did), the autocomplete list (identities on this node and my contacts), and the request fields
  * a list of recipients becomes. Pure; tested in __tests__/recipients.test.ts.
  */
+import { ADDRESS_NAME, normalizeDomainName } from '../../../contract/core-rules.ts';
 import type { Contact, Identity } from '../api/client.ts';
 
 export type RecipientKind = 'address' | 'alias' | 'did';
@@ -23,15 +24,22 @@ export interface Suggestion extends Recipient {
   source: 'identity' | 'contact';
 }
 
-const ALIAS = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
-const ADDRESS = /^[A-Za-z0-9.-]+\.[A-Za-z0-9-]+\/[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+// An alias and an address's name follow the same rule as the node's address names.
+const ALIAS = ADDRESS_NAME;
 const DID = /^did:(key|svc):[A-Za-z0-9._:-]+$/;
+
+/** `<domain>/<name>` by the node's own rules (contract/core-rules.ts), `local/bob` included. */
+function isAddress(value: string): boolean {
+  const slash = value.indexOf('/');
+  if (slash <= 0) return false;
+  return normalizeDomainName(value.slice(0, slash)) !== null && ADDRESS_NAME.test(value.slice(slash + 1));
+}
 
 /** The kind of a typed recipient, or null when it cannot be one. */
 export function recipientKind(text: string): RecipientKind | null {
   const value = text.trim();
   if (DID.test(value)) return 'did';
-  if (ADDRESS.test(value)) return 'address';
+  if (isAddress(value)) return 'address';
   if (ALIAS.test(value)) return 'alias';
   return null;
 }

@@ -3,8 +3,12 @@
  * changesets, and the materialized home as a tree. No DOM, no requests; tested in
  * __tests__/shelf.test.ts.
  */
-import type { Binding, BlueprintSummary, HomeFile, Proposal, ProposalAsset, ShelfProfile } from '../api/library.ts';
+import { isRef, nextPatchVersion, notNewerProblem, readTags, tagCountProblem, versionProblem, type TagReading } from '../../../contract/library-rules.ts';
+import type { Binding, BlueprintSummary, HomeFile, Proposal, ProposalAsset } from '../api/library.ts';
 import type { BadgeLabel } from './labels.ts';
+
+// The node's own rules (contract/), so a form never accepts what the node refuses.
+export { nextPatchVersion, versionProblem } from '../../../contract/library-rules.ts';
 
 export const PROFILE_YAML = 'profile.yaml';
 const FIELD_PREFIX = `${PROFILE_YAML}#`;
@@ -21,18 +25,12 @@ export const MATERIALIZE_TARGETS = [
   { id: 'custodial-mcp', label: 'Custodial (MCP)', hint: 'The node keeps the home for an agent that reaches it over MCP.' },
 ] as const;
 
+/** The node's words as a sentence: `tag must be…` → `Tag must be….` */
+const sentence = (words: string, tail = ''): string => `${words.charAt(0).toUpperCase()}${words.slice(1)}${tail}.`;
+
 // ------------------------------------------------------------------ versions
 
 const DIGITS = /^[0-9]+$/;
-
-/** The next patch version, as the node mints it: `0.1.0`→`0.1.1`, `1.0.0-rc`→`1.0.0-rc.1`. */
-export function nextPatchVersion(version: string): string {
-  const segments = version.split('.');
-  const last = segments[segments.length - 1] ?? '';
-  if (!DIGITS.test(last)) return `${version}.1`;
-  segments[segments.length - 1] = (BigInt(last) + 1n).toString();
-  return segments.join('.');
-}
 
 /** A new blueprint's first version. */
 export const FIRST_BLUEPRINT_VERSION = '1.0.0';
@@ -50,25 +48,25 @@ export function nextMinorVersion(version: string): string {
   return segments.map((s, i) => (i === 1 ? (BigInt(s) + 1n).toString() : i > 1 ? '0' : s)).join('.');
 }
 
-const VERSION = /^[0-9][0-9A-Za-z.+-]{0,63}$/;
-
-/** Why a version string cannot be one, or null. */
-export function versionProblem(version: string): string | null {
-  if (version.trim() === '') return 'Enter a version, for example 0.2.0.';
-  return VERSION.test(version.trim()) ? null : 'A version starts with a digit and uses digits, letters, ".", "+" or "-" (for example 0.2.0).';
+/**
+ * Why a typed version cannot be the next one after `latest` (null: it can), in words: the node's
+ * shape rule, then its "newer than the latest" rule. `latest` null: there is none yet.
+ */
+export function nextVersionProblem(typed: string, latest: string | null): string | null {
+  const shape = versionProblem(typed);
+  if (shape !== null || latest === null) return shape;
+  const order = notNewerProblem(typed.trim(), latest);
+  return order === null ? null : sentence(order);
 }
 
 // ------------------------------------------------------------------ refs
 
-/** Blueprint and profile refs, as the node checks them (`support.team`, `code-reviewer`). */
-const REF = /^[a-z0-9][a-z0-9._-]{0,127}$/;
-
-/** Why `ref` cannot name a profile or blueprint, or null. `example` goes into the messages. */
+/** Why `ref` cannot name a profile or blueprint (the node's rule), or null. `example` goes into the messages. */
 export function refProblem(ref: string, example: string): string | null {
   const value = ref.trim();
   if (value === '') return `Enter an id, for example ${example}.`;
-  if (REF.test(value)) return null;
-  const hint = REF.test(value.toLowerCase()) ? ` (perhaps ${value.toLowerCase()})` : '';
+  if (isRef(value)) return null;
+  const hint = isRef(value.toLowerCase()) ? ` (perhaps ${value.toLowerCase()})` : '';
   return `"${value}" cannot be an id${hint}: use lower-case letters, digits, ".", "-" and "_", starting with a letter or digit (at most 128).`;
 }
 
@@ -136,25 +134,28 @@ export function profileTitle(profile: { name: string | null; profile_ref: string
 
 // ------------------------------------------------------------------ tags
 
-const TAG = /^[a-z0-9._-]{1,64}$/;
-
-/** A tag as the node stores it (trimmed, lower-case), or why it cannot be one. */
-export function parseTag(input: string): { tag: string } | { problem: string } {
-  const tag = input.trim().toLowerCase();
-  if (tag === '') return { problem: 'Type a tag first.' };
-  if (!TAG.test(tag)) return { problem: `"${tag}" is not a tag: use a-z, 0-9, ".", "_" and "-" (at most 64).` };
-  return { tag };
+/** A refused tag in words, with the close tag that would do: `Tag "code review" may only use …; perhaps code-review.` */
+export function tagReadingProblem(reading: TagReading): string | null {
+  if (reading.problem === null) return null;
+  return sentence(reading.problem, reading.suggestion === null ? '' : `; perhaps ${reading.suggestion}`);
 }
 
-/** Tags typed in one field, separated by commas or spaces: each parsed as parseTag, duplicates dropped. */
-export function parseTagList(input: string): { tags: string[] } | { problem: string } {
-  const tags: string[] = [];
-  for (const word of input.split(/[\s,]+/).filter((w) => w !== '')) {
-    const parsed = parseTag(word);
-    if ('problem' in parsed) return parsed;
-    if (!tags.includes(parsed.tag)) tags.push(parsed.tag);
-  }
-  return tags.length > 32 ? { problem: 'A blueprint carries at most 32 tags.' } : { tags };
+/** What a tags field holds as the node will read it: only commas (or new lines) separate tags, so "Code Review" stays one. */
+export interface TagListPreview {
+  readings: TagReading[];
+  /** The tags to send: accepted, each once, in the order typed. */
+  tags: string[];
+  /** The first reason the list cannot be sent, in words; null when it can. */
+  problem: string | null;
+}
+
+export function previewTagList(text: string): TagListPreview {
+  const readings = readTags(text.split(/[,\n]/));
+  const tags = [...new Set(readings.filter((r) => r.problem === null).map((r) => r.tag))];
+  const refused = readings.find((r) => r.problem !== null);
+  const tooMany = tagCountProblem(tags.length);
+  const problem = refused !== undefined ? tagReadingProblem(refused) : tooMany === null ? null : sentence(tooMany);
+  return { readings, tags, problem };
 }
 
 /** The blueprints a team owns (it may publish new versions of them and delete them), by name. */
@@ -169,11 +170,6 @@ export function catalogTags(blueprints: readonly BlueprintSummary[]): string[] {
 }
 
 // ------------------------------------------------------------------ shelf
-
-/** The shelf in alphabetical order of what the list shows (name, then ref). */
-export function sortShelf(profiles: readonly ShelfProfile[]): ShelfProfile[] {
-  return [...profiles].sort((a, b) => profileTitle(a).localeCompare(profileTitle(b)) || a.profile_ref.localeCompare(b.profile_ref));
-}
 
 export function bindingsOf(profileRef: string, bindings: readonly Binding[]): Binding[] {
   return bindings.filter((binding) => binding.profile_ref === profileRef);

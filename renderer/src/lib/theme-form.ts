@@ -3,7 +3,19 @@
  * team's saved theme, turned back into `PUT /v1/theme` input and the preview's draft, and the
  * words for the contrast check. Pure (no DOM), unit tested in __tests__/theme-form.test.ts.
  */
-import { COLOR_TOKENS, type ColorToken, type FontName, type Palette, type PaletteContrast, type Preview, type Theme, type ThemeInput, type ThemeTokens } from '../api/docs.ts';
+import {
+  COLOR_TOKENS,
+  type ColorToken,
+  type ContrastCheck,
+  type FontName,
+  type Palette,
+  type PaletteContrast,
+  type Preview,
+  type TextRole,
+  type Theme,
+  type ThemeInput,
+  type ThemeTokens,
+} from '../api/docs.ts';
 
 export type Measure = NonNullable<NonNullable<ThemeTokens['layout']>['measure']>;
 export type ColorScheme = NonNullable<NonNullable<ThemeTokens['layout']>['color_scheme']>;
@@ -185,30 +197,67 @@ export function formatRatio(ratio: number): string {
   return (Math.floor(ratio * 100) / 100).toFixed(2);
 }
 
-const PALETTE_NAMES = { light: 'Light', dark: 'Dark' } as const;
+/** The text colours a present page paints (issue 14), as the editor names them. */
+export const ROLE_LABELS: Readonly<Record<TextRole, string>> = { text: 'Text', muted: 'Muted text', link: 'Links', code: 'Code blocks' };
+const ROLES: readonly TextRole[] = ['text', 'muted', 'link', 'code'];
 
-/** One palette's line of the contrast check, e.g. "Light: 15.80:1 ✓ AA". */
-export function contrastLine(contrast: PaletteContrast): { text: string; ok: boolean; hint: string } {
-  const name = PALETTE_NAMES[contrast.palette];
-  const pair = `Text ${contrast.text} on surface ${contrast.surface}.`;
-  if (contrast.ratio === null) return { text: `${name}: has transparency; can't be checked`, ok: false, hint: `${pair} Use opaque colours.` };
-  const ratio = `${formatRatio(contrast.ratio)}:1`;
-  if (contrast.passes) return { text: `${name}: ${ratio} ✓ AA`, ok: true, hint: pair };
-  return { text: `${name}: ${ratio} — below AA ${AA_RATIO}:1`, ok: false, hint: `${pair} WCAG AA needs at least ${AA_RATIO}:1.` };
+/** One text colour in one palette, in words: "15.80:1", ok, and what was measured. */
+export interface ContrastCell {
+  palette: PaletteContrast['palette'];
+  role: TextRole;
+  text: string;
+  ok: boolean;
+  /** Null when a colour has transparency (it can't be checked). */
+  ratio: number | null;
+  hint: string;
 }
 
-/** Why Save is off because of contrast, or null when every palette passes. */
+/** A palette's checks; a node older than issue 14 reports text on surface only. */
+function checksOf(contrast: PaletteContrast): ContrastCheck[] {
+  return (
+    contrast.checks ?? [
+      { role: 'text', label: 'text', foreground: contrast.text, on: 'surface', background: contrast.surface, ratio: contrast.ratio, passes: contrast.passes },
+    ]
+  );
+}
+
+function cellOf(palette: PaletteContrast['palette'], check: ContrastCheck): ContrastCell {
+  const pair = `${ROLE_LABELS[check.role]}: ${check.foreground} on ${check.on} ${check.background} (${palette} palette).`;
+  if (check.ratio === null) return { palette, role: check.role, text: 'transparent', ok: false, ratio: null, hint: `${pair} Use opaque colours so it can be checked.` };
+  const ratio = `${formatRatio(check.ratio)}:1`;
+  if (check.passes) return { palette, role: check.role, text: `${ratio} ✓`, ok: true, ratio: check.ratio, hint: `${pair} Meets WCAG AA.` };
+  return { palette, role: check.role, text: `${ratio} ✗`, ok: false, ratio: check.ratio, hint: `${pair} WCAG AA needs at least ${AA_RATIO}:1.` };
+}
+
+/**
+ * The contrast check as a table: a row per text colour the page paints, a column per palette the
+ * scheme shows, each cell the node's measured ratio.
+ */
+export function contrastTable(contrast: readonly PaletteContrast[]): { palettes: PaletteContrast['palette'][]; rows: { role: TextRole; label: string; cells: ContrastCell[] }[] } {
+  const cells = contrast.flatMap((c) => checksOf(c).map((check) => cellOf(c.palette, check)));
+  const rows = ROLES.map((role) => ({ role, label: ROLE_LABELS[role], cells: cells.filter((cell) => cell.role === role) })).filter((row) => row.cells.length > 0);
+  return { palettes: contrast.map((c) => c.palette), rows };
+}
+
+/** "a, b and c". */
+function listed(items: readonly string[]): string {
+  return items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`;
+}
+
+/** Why Save is off because of contrast, naming each colour and palette; null when every one passes. */
 export function contrastBlock(contrast: readonly PaletteContrast[]): string | null {
-  const palettes = (list: readonly PaletteContrast[]) =>
-    `the ${list.map((c) => PALETTE_NAMES[c.palette].toLowerCase()).join(' and ')} palette${list.length > 1 ? 's' : ''}`;
-  const low = contrast.filter((c) => !c.passes && c.ratio !== null);
-  const unknown = contrast.filter((c) => !c.passes && c.ratio === null);
+  const cells = contrast.flatMap((c) => checksOf(c).map((check) => cellOf(c.palette, check)));
+  const where = (cell: ContrastCell) => `${ROLE_LABELS[cell.role].toLowerCase()} in the ${cell.palette} palette`;
+  const low = cells.filter((c) => !c.ok && c.ratio !== null);
+  const unknown = cells.filter((c) => !c.ok && c.ratio === null);
   const reasons: string[] = [];
-  if (low.length > 0) reasons.push(`text on surface is below WCAG AA (${AA_RATIO}:1) in ${palettes(low)}, too faint to read comfortably`);
-  if (unknown.length > 0) reasons.push(`text and surface must be opaque in ${palettes(unknown)} so their contrast can be checked`);
+  if (low.length > 0) {
+    const items = low.map((c) => `${where(c)} (${formatRatio(c.ratio!)}:1)`);
+    reasons.push(`the contrast of ${listed(items)} is below WCAG AA (${AA_RATIO}:1), too faint to read comfortably`);
+  }
+  if (unknown.length > 0) reasons.push(`${listed(unknown.map(where))} must be opaque so the contrast can be checked`);
   if (reasons.length === 0) return null;
-  const sentence = reasons.join('; and ');
-  return `Can’t save yet: ${sentence}. Change the text or surface colour.`;
+  return `Can’t save yet: ${reasons.join('; and ')}. Change those colours or the surface.`;
 }
 
 /** What the preview shows when no document with text is open: one of each block a theme styles. */

@@ -1,15 +1,38 @@
 /**
- * Chat for the current identity: its sessions (with each one's last message), and the open
- * conversation over the session's live stream (messages and the others' read receipts). Sends
- * are optimistic: shown at once as "Sending…", then confirmed, or marked failed with the node's
- * reason and a retry. In a session with someone on another node, what I sent also shows its
- * delivery state from the node's outbound list (queued, delivered, bounced), read again while
- * any of it is still queued.
+ * Chat for the current identity: its sessions, read from the node a page at a time (newest
+ * first, more as the list scrolls; a refresh reads the first page again and keeps the rest), and
+ * the open conversation over the session's live stream (messages and the others' read receipts).
+ * The history says how far each participant has read and who left, so receipts and membership
+ * are the same after a reload. Leaving and rejoining are explicit acts: while I am out of a chat
+ * nothing is sent there. Sends are optimistic: shown at once as "Sending…", then confirmed, or
+ * marked failed with the node's reason (and a retry only when trying again could help); a draft
+ * over the node's size limit is never sent. In a session with someone on another node, what I
+ * sent also shows its delivery state from the node's outbound list (queued, delivered,
+ * bounced), read again while any of it is still queued.
  */
 import { defineStore } from 'pinia';
 import { computed, ref, shallowRef, watch } from 'vue';
-import type { ChatMessage, ChatSession, NodeWakeItem, OutboundMail, StreamHandle, StreamState } from '../api/client.ts';
-import { confirmSend, failSend, isMine, mergeMessages, pendingEntry, sortSessions } from '../lib/chat.ts';
+import { ApiError } from '../api/client.ts';
+import type { ChatMember, ChatMessage, ChatSession, NodeWakeItem, OutboundMail, StreamHandle, StreamState } from '../api/client.ts';
+import {
+  confirmSend,
+  conversationOthers,
+  conversationStatus,
+  failSend,
+  isMine,
+  isRetryable,
+  lastFromSummary,
+  LEFT_BODY,
+  memberStates,
+  mergeFirstPage,
+  mergeMessages,
+  messageSize,
+  moveToFront,
+  pendingEntry,
+  receiptsFrom,
+  REJOINED_BODY,
+  sessionTitle,
+} from '../lib/chat.ts';
 import type { ConversationEntry, LastMessage } from '../lib/chat.ts';
 import { chatDeliveryPending, chatOutboundIndex, remoteParticipants } from '../lib/federation.ts';
 import { errorMessage } from '../lib/format.ts';
@@ -20,8 +43,8 @@ import { useLiveStore } from './live.ts';
 import { useSessionStore } from './session.ts';
 import { useUnreadStore } from './unread.ts';
 
-/** How many sessions get their last message fetched up front. */
-const LAST_PREFETCH = 40;
+/** Sessions per page from the node (the list asks for the next page as it nears the end). */
+const PAGE = 100;
 const HISTORY = 200;
 /** How often the delivery states are read again while a message to another node is queued. */
 const OUTBOUND_POLL_MS = 5_000;
@@ -35,15 +58,21 @@ export const useChatStore = defineStore('chat', () => {
   const unread = useUnreadStore();
 
   const agentId = ref<string | null>(null);
-  const sessions = ref<ChatSession[]>([]);
-  const last = ref<Record<string, LastMessage>>({});
+  // Shallow: a list of 100,000 sessions is replaced, never changed in place, so it needs no deep proxies.
+  const sessions = shallowRef<ChatSession[]>([]);
+  const last = shallowRef<Record<string, LastMessage>>({});
   const loaded = ref(false);
   const loadError = ref<string | null>(null);
+  /** Where the next page starts (null: the list is complete). */
+  const nextBefore = ref<string | null>(null);
+  const loadingMore = ref(false);
 
   const openId = ref<string | null>(null);
   const entries = ref<ConversationEntry[]>([]);
-  /** reader alias → the message they have read up to (from read_receipt frames). */
+  /** reader alias → the message they have read up to (the history's positions, then read_receipt frames). */
   const receipts = ref<Record<string, string>>({});
+  /** The open session's participants as its history said (read positions, who had left). */
+  const members = ref<ChatMember[]>([]);
   const conversationLoading = ref(false);
   const conversationError = ref<string | null>(null);
   const streamState = ref<StreamState>('stopped');
@@ -58,6 +87,13 @@ export const useChatStore = defineStore('chat', () => {
 
   const me = computed(() => directory.identities.find((identity) => identity.agent_id === agentId.value) ?? null);
   const openSession = computed(() => sessions.value.find((s) => s.session_id === openId.value) ?? null);
+  /** Who is in the open chat now: the history's word, overtaken by the newer messages. */
+  const membership = computed(() => memberStates(members.value, entries.value, agentId.value));
+  const youLeft = computed(() => membership.value.some((m) => m.mine && m.leftAt !== null));
+  /** The open chat's other participants: from its list row, or its history when the row is not read yet. */
+  const openOthers = computed(() => conversationOthers(openSession.value, members.value, agentId.value));
+  const openTitle = computed(() => (openOthers.value.length > 0 ? sessionTitle({ participants: openOthers.value.map((o) => o.alias) }) : 'Chat'));
+  const status = computed(() => conversationStatus(membership.value, openSession.value?.sender_waiting === true));
 
   /** The open session's participants on another node, by address (the node hosts the rest). */
   const remoteAddresses = computed(() => {
@@ -80,7 +116,20 @@ export const useChatStore = defineStore('chat', () => {
       created_at: message.created_at,
       mine: isMine(message, agentId.value),
       leaving: message.sender_leaving,
+      rejoining: message.sender_rejoining === true,
     };
+  }
+
+  /** The rows' summaries from the node's `last_message` of each session in `page`. */
+  function noteSummaries(page: readonly ChatSession[]): void {
+    const next = { ...last.value };
+    for (const s of page) {
+      const current = next[s.session_id];
+      if (s.last_message != null && (current === undefined || current.created_at <= s.last_message.created_at)) {
+        next[s.session_id] = lastFromSummary(s.last_message, agentId.value);
+      }
+    }
+    last.value = next;
   }
 
   /** Shows `id`'s chats (a different identity closes the open conversation). */
@@ -91,10 +140,16 @@ export const useChatStore = defineStore('chat', () => {
     sessions.value = [];
     last.value = {};
     fresh.value = {};
+    nextBefore.value = null;
     loaded.value = false;
     await loadSessions();
   }
 
+  /**
+   * Reads the first page again: its sessions take their place at the top, the ones read further
+   * down stay below (anything that moved is on the fresh page), so a refresh costs one page
+   * however far the list was scrolled.
+   */
   async function loadSessions(): Promise<void> {
     const mine = ++generation;
     if (agentId.value === null) {
@@ -102,32 +157,37 @@ export const useChatStore = defineStore('chat', () => {
       return;
     }
     try {
-      const list = await api().chatSessions();
+      const page = await api().chatSessionsPage({ limit: PAGE });
       if (mine !== generation) return;
-      const previous = new Map(sessions.value.map((s) => [s.session_id, s]));
-      sessions.value = sortSessions(list);
+      const first = !loaded.value || sessions.value.length === 0;
+      sessions.value = first ? page.sessions : mergeFirstPage(sessions.value, page.sessions);
+      if (first || !page.has_more) nextBefore.value = page.next_before;
+      noteSummaries(page.sessions);
       loadError.value = null;
-      // Last messages: fetched for sessions that are new or moved since we last looked.
-      const stale = list
-        .filter((s) => {
-          const before = previous.get(s.session_id);
-          return last.value[s.session_id] === undefined || before === undefined || before.last_activity !== s.last_activity;
-        })
-        .slice(0, LAST_PREFETCH);
-      await Promise.all(
-        stale.map(async (s) => {
-          try {
-            const [message] = await api().chatHistory(s.session_id, 1);
-            if (message !== undefined && mine === generation) last.value = { ...last.value, [s.session_id]: lastOf(message) };
-          } catch {
-            // The row shows without a preview.
-          }
-        }),
-      );
     } catch (error) {
       if (mine === generation) loadError.value = errorMessage(error);
     } finally {
       if (mine === generation) loaded.value = true;
+    }
+  }
+
+  /** The next page, when the list has more (asked for as the list nears its end). */
+  async function loadMore(): Promise<void> {
+    const before = nextBefore.value;
+    if (before === null || loadingMore.value || agentId.value === null) return;
+    const mine = generation;
+    loadingMore.value = true;
+    try {
+      const page = await api().chatSessionsPage({ limit: PAGE, before });
+      if (mine !== generation || before !== nextBefore.value) return;
+      const known = new Set(sessions.value.map((s) => s.session_id));
+      sessions.value = [...sessions.value, ...page.sessions.filter((s) => !known.has(s.session_id))];
+      nextBefore.value = page.next_before;
+      noteSummaries(page.sessions);
+    } catch (error) {
+      if (mine === generation) loadError.value = errorMessage(error);
+    } finally {
+      loadingMore.value = false;
     }
   }
 
@@ -142,6 +202,7 @@ export const useChatStore = defineStore('chat', () => {
     openId.value = null;
     entries.value = [];
     receipts.value = {};
+    members.value = [];
     conversationError.value = null;
     streamState.value = 'stopped';
     markedUpTo = null;
@@ -155,9 +216,12 @@ export const useChatStore = defineStore('chat', () => {
     conversationLoading.value = true;
     const client = api();
     try {
-      const history = await client.chatHistory(sessionId, HISTORY);
+      const history = await client.chatConversation(sessionId, HISTORY);
       if (mine !== conversationGeneration) return;
-      entries.value = mergeMessages(entries.value, history);
+      entries.value = mergeMessages(entries.value, history.messages);
+      members.value = history.participants ?? [];
+      // Receipts that arrived live while the history loaded are newer than its positions.
+      receipts.value = { ...receiptsFrom(members.value, agentId.value), ...receipts.value };
       void loadOutbound();
     } catch (error) {
       if (mine === conversationGeneration) conversationError.value = errorMessage(error);
@@ -189,9 +253,13 @@ export const useChatStore = defineStore('chat', () => {
     const current = last.value[sessionId];
     if (current !== undefined && current.created_at > message.created_at) return;
     last.value = { ...last.value, [sessionId]: lastOf(message) };
-    sessions.value = sortSessions(
-      sessions.value.map((s) => (s.session_id === sessionId ? { ...s, last_activity: message.created_at } : s)),
-    );
+    const mine = isMine(message, agentId.value);
+    sessions.value = moveToFront(sessions.value, sessionId, (s) => ({
+      ...s,
+      last_activity: message.created_at,
+      // My own goodbye or return changes what the row says about me at once.
+      you_left: mine ? message.sender_leaving : s.you_left,
+    }));
   }
 
   /** Marks the open conversation read up to its newest message from someone else. */
@@ -208,14 +276,43 @@ export const useChatStore = defineStore('chat', () => {
     }
   }
 
-  /** Sends into the open conversation (optimistic). */
-  async function send(body: string, options: { leaving?: boolean } = {}): Promise<void> {
+  /**
+   * Sends into the open conversation (optimistic). Nothing goes out while I am out of the chat
+   * (rejoining is its own act) or when the node would refuse the size anyway.
+   */
+  async function send(body: string): Promise<void> {
+    const sessionId = openId.value;
+    const identity = me.value;
+    if (sessionId === null || identity === null || youLeft.value || messageSize(body).state === 'over') return;
+    const key = `local-${++localSeq}`;
+    entries.value = [...entries.value, pendingEntry(key, identity, sessionId, body, {}, new Date())];
+    await deliver(key);
+  }
+
+  /**
+   * Leaving or rejoining: not optimistic, since the caller (a confirmation, a button) shows the
+   * outcome; the message joins the conversation once the node has it. Throws with its reason.
+   */
+  async function changeMembership(flags: { leaving?: boolean; rejoining?: boolean }, body: string): Promise<void> {
     const sessionId = openId.value;
     const identity = me.value;
     if (sessionId === null || identity === null) return;
+    const mine = conversationGeneration;
+    const answer = await api().sendChat(sessionId, body, flags);
+    if (mine !== conversationGeneration) return;
     const key = `local-${++localSeq}`;
-    entries.value = [...entries.value, pendingEntry(key, identity, sessionId, body, options.leaving ?? false, new Date())];
-    await deliver(key);
+    const entry = pendingEntry(key, identity, sessionId, body, flags, new Date());
+    entries.value = confirmSend([...entries.value, entry], key, answer.message_id);
+    noteLast(sessionId, { ...entry.message, message_id: answer.message_id });
+  }
+
+  /** Leaves the open chat, with a parting note or the standard words. */
+  function leave(note = ''): Promise<void> {
+    return changeMembership({ leaving: true }, note.trim() || LEFT_BODY);
+  }
+
+  function rejoin(): Promise<void> {
+    return changeMembership({ rejoining: true }, REJOINED_BODY);
   }
 
   async function deliver(key: string): Promise<void> {
@@ -231,7 +328,8 @@ export const useChatStore = defineStore('chat', () => {
       noteLast(sessionId, { ...entry.message, message_id: answer.message_id });
       void loadOutbound();
     } catch (error) {
-      if (mine === conversationGeneration) entries.value = failSend(entries.value, key, errorMessage(error));
+      const retryable = !(error instanceof ApiError) || isRetryable(error.status);
+      if (mine === conversationGeneration) entries.value = failSend(entries.value, key, errorMessage(error), retryable);
     }
   }
 
@@ -280,6 +378,14 @@ export const useChatStore = defineStore('chat', () => {
     entries.value = entries.value.filter((e) => e.key !== key || e.delivery === 'sent');
   }
 
+  /** Takes a failed send back out of the conversation; its text, to put in the composer. */
+  function takeBack(key: string): string | null {
+    const entry = entries.value.find((e) => e.key === key && e.delivery === 'failed');
+    if (entry === undefined) return null;
+    discard(key);
+    return entry.message.body;
+  }
+
   /** Starts (or continues) a chat with `to`; opens it. Throws with the node's reason. */
   async function start(to: Recipient[], message: string): Promise<string> {
     const result = await api().startChat({ ...recipientFields(to), message });
@@ -298,11 +404,11 @@ export const useChatStore = defineStore('chat', () => {
       void loadSessions();
     } else {
       const open = sessionId === openId.value;
-      sessions.value = sortSessions(
-        sessions.value.map((s) =>
-          s.session_id === sessionId ? { ...s, last_activity: item.created_at, unread_count: open ? s.unread_count : s.unread_count + 1 } : s,
-        ),
-      );
+      sessions.value = moveToFront(sessions.value, sessionId, (s) => ({
+        ...s,
+        last_activity: item.created_at,
+        unread_count: open ? s.unread_count : s.unread_count + 1,
+      }));
       const current = last.value[sessionId];
       if (current === undefined || current.created_at <= item.created_at) {
         last.value = {
@@ -353,6 +459,8 @@ export const useChatStore = defineStore('chat', () => {
     last,
     loaded,
     loadError,
+    nextBefore,
+    loadingMore,
     fresh,
     openId,
     openSession,
@@ -360,18 +468,28 @@ export const useChatStore = defineStore('chat', () => {
     outbound,
     entries,
     receipts,
+    members,
+    membership,
+    youLeft,
+    status,
+    openOthers,
+    openTitle,
     conversationLoading,
     conversationError,
     streamState,
     streamDetail,
     show,
     loadSessions,
+    loadMore,
     openConversation,
     closeConversation,
     markRead,
     send,
+    leave,
+    rejoin,
     retry,
     discard,
+    takeBack,
     start,
     loadOutbound,
   };

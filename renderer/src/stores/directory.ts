@@ -12,12 +12,30 @@ import type {
   Identity,
   Namespace,
   Project,
+  SetupInput,
+  SetupResult,
 } from '../api/client.ts';
 import { errorMessage } from '../lib/format.ts';
 import { useSessionStore } from './session.ts';
 
 function currentIdentityKey(): string {
   return `svc-node.current-identity@${window.location.origin}`;
+}
+
+/**
+ * Who this tab acts as. Each tab keeps its own choice (sessionStorage: it survives a reload of
+ * that tab, and no other tab sees it), so reloading a tab no longer switches it to whatever was
+ * last chosen in another one; the last choice anywhere (localStorage) only starts a new tab.
+ */
+function storedIdentity(): string | null {
+  return window.sessionStorage.getItem(currentIdentityKey()) ?? window.localStorage.getItem(currentIdentityKey());
+}
+
+function storeIdentity(id: string | null): void {
+  for (const storage of [window.sessionStorage, window.localStorage]) {
+    if (id === null) storage.removeItem(currentIdentityKey());
+    else storage.setItem(currentIdentityKey(), id);
+  }
 }
 
 export const useDirectoryStore = defineStore('directory', () => {
@@ -31,12 +49,9 @@ export const useDirectoryStore = defineStore('directory', () => {
   const loading = ref(false);
   /** The last load failure, in words. */
   const loadError = ref<string | null>(null);
-  const currentIdentityId = ref<string | null>(window.localStorage.getItem(currentIdentityKey()));
+  const currentIdentityId = ref<string | null>(storedIdentity());
 
-  watch(currentIdentityId, (id) => {
-    if (id === null) window.localStorage.removeItem(currentIdentityKey());
-    else window.localStorage.setItem(currentIdentityKey(), id);
-  });
+  watch(currentIdentityId, storeIdentity);
 
   /** Identities that can act (the switcher offers only these). */
   const activeIdentities = computed(() => identities.value.filter((identity) => identity.status === 'active'));
@@ -93,6 +108,14 @@ export const useDirectoryStore = defineStore('directory', () => {
     currentIdentityId.value = id;
   }
 
+  /** The first-run flow's one step (SetupView): then this tab acts as the new identity. */
+  async function setUp(input: SetupInput): Promise<SetupResult> {
+    const result = await session.api().setup(input);
+    await load();
+    currentIdentityId.value = result.identity.identity_id;
+    return result;
+  }
+
   return {
     identities,
     projects,
@@ -108,5 +131,6 @@ export const useDirectoryStore = defineStore('directory', () => {
     createIdentity,
     createNamespace,
     selectIdentity,
+    setUp,
   };
 });

@@ -4,7 +4,9 @@
  * (lib/drafts.ts) until it is saved as a new version, so closing the window, a failed save or an
  * unreachable node loses nothing; a document can even be started while the node is unreachable
  * and is created on the node by its first save. Every call goes through DocsClient, signed by the
- * node as the team's owner member. Documents changed elsewhere arrive as `docs_changed` nudges.
+ * node as the team's owner member; writes name the identity chosen in the switcher (`acting_as`),
+ * which the node records on the version. The list is read a page at a time (100,000 documents
+ * stay smooth), filtered on the node. Documents changed elsewhere arrive as `docs_changed` nudges.
  */
 import { defineStore } from 'pinia';
 import { computed, ref, shallowRef } from 'vue';
@@ -13,12 +15,18 @@ import { DocsClient } from '../api/docs.ts';
 import type { DocumentDetail, DocumentSummary, DocumentVersion, TemplateRequest } from '../api/docs.ts';
 import { DraftStore, type DocumentDraft } from '../lib/drafts.ts';
 import { errorMessage } from '../lib/format.ts';
+import { readPages } from '../lib/paged-list.ts';
+import { useDirectoryStore } from './directory.ts';
+import { useDocsThemeStore } from './docs-theme.ts';
 import { useLiveStore } from './live.ts';
 import { useSessionStore } from './session.ts';
 import { useTeamsStore } from './teams.ts';
 
 /** How long typing may pause before the draft is written (also written on window close). */
 const DRAFT_DELAY_MS = 250;
+/** Documents read per page as the list scrolls; a refresh reads up to 500 at a time. */
+const PAGE_SIZE = 100;
+const REFRESH_PAGE_SIZE = 500;
 
 export type SaveState = 'saved' | 'unsaved' | 'saving' | 'offline' | 'failed';
 
@@ -35,10 +43,18 @@ export interface DocumentRow {
 export const useDocumentsStore = defineStore('documents', () => {
   const session = useSessionStore();
   const teams = useTeamsStore();
+  const directory = useDirectoryStore();
 
+  /** The pages of the list read so far, newest first. */
   const documents = ref<DocumentSummary[]>([]);
   const loaded = ref(false);
   const listError = ref<string | null>(null);
+  /** How many documents match the filter on the node (more than `documents` until every page is read). */
+  const total = ref(0);
+  /** The list's filter (title or slug), applied by the node. */
+  const query = ref('');
+  let nextAfter: string | null = null;
+  let loadingMore: Promise<void> | null = null;
   const drafts = ref<DocumentDraft[]>([]);
 
   const selectedSlug = ref<string | null>(null);
@@ -57,6 +73,13 @@ export const useDocumentsStore = defineStore('documents', () => {
   const draftWarning = ref<string | null>(null);
   /** The history of the open document, newest first. */
   const versions = ref<DocumentVersion[]>([]);
+  /**
+   * The editor's text is the open document's (its draft, or the node's version): until then there
+   * is nothing of the person's to keep, and an empty editor must never be kept as a draft.
+   */
+  let ready = false;
+  /** Bumped by every change made elsewhere to the shown team's documents, links or theme (views re-read). */
+  const changes = ref(0);
 
   let shownTeam: string | null = null;
   let generation = 0;
@@ -69,24 +92,35 @@ export const useDocumentsStore = defineStore('documents', () => {
   /** Something typed is not in the node's current version (or the document is not on the node yet). */
   const dirty = computed(() => baseVersion.value === null || current.value === null || text.value !== current.value.body);
 
+  /** More of the list is on the node than has been read. */
+  const hasMore = computed(() => nextAfter !== null && documents.value.length < total.value);
+
   const rows = computed<DocumentRow[]>(() => {
     const draftSlugs = new Set(drafts.value.map((d) => d.slug));
     const onNode = new Set(documents.value.map((d) => d.slug));
+    const needle = query.value.trim().toLowerCase();
+    // Drafts first: of documents not yet on the node, and of ones on pages not read yet (they
+    // would otherwise hide until scrolled to).
     const local = drafts.value
       .filter((d) => !onNode.has(d.slug))
-      .map((d) => ({ slug: d.slug, title: d.title, version: null, updatedAt: d.updatedAt, hasDraft: true }));
+      .filter((d) => needle === '' || d.title.toLowerCase().includes(needle) || d.slug.toLowerCase().includes(needle))
+      .map((d) => ({ slug: d.slug, title: d.title, version: d.baseVersion, updatedAt: d.updatedAt, hasDraft: true }));
     const remote = documents.value.map((d) => ({ slug: d.slug, title: d.title, version: d.current_version, updatedAt: d.updated_at, hasDraft: draftSlugs.has(d.slug) }));
     return [...local, ...remote];
   });
 
-  /** The documents as the chosen team. */
+  /** The documents as the chosen team; writes name the identity the app acts as. */
   function docs(id: string | null = teams.teamId): DocsClient {
     const api = session.api();
     return new DocsClient({
       docsUrl: session.info?.docs_url || api.coreUrl,
       teamId: id ?? '',
       fetch: (input, init) => window.fetch(input, init),
-      sign: (request) => (id === null ? Promise.reject(new ApiError(0, 'No team is chosen: create one first.')) : api.signAsTeam(id, request, 'docs')),
+      sign: (request) => {
+        if (id === null) return Promise.reject(new ApiError(0, 'No team is chosen: create one first.'));
+        const actingAs = request.method === 'GET' ? undefined : directory.currentIdentity?.agent_id;
+        return api.signAsTeam(id, actingAs === undefined ? request : { ...request, acting_as: actingAs }, 'docs');
+      },
     });
   }
 
@@ -103,6 +137,8 @@ export const useDocumentsStore = defineStore('documents', () => {
       shownTeam = id;
       generation++;
       documents.value = [];
+      total.value = 0;
+      nextAfter = null;
       loaded.value = false;
       clearSelection();
     }
@@ -119,12 +155,29 @@ export const useDocumentsStore = defineStore('documents', () => {
     drafts.value = shownTeam === null ? [] : draftStore.value.list(shownTeam);
   }
 
+  /**
+   * Reads the list again from the top, as far as it had been read (at least a page), so a refresh
+   * keeps what was on screen; another team or filter meanwhile makes the answer moot.
+   */
   async function loadList(): Promise<void> {
     const mine = generation;
+    const client = docs(shownTeam);
+    const q = query.value;
+    let counted = total.value;
     try {
-      const list = await docs(shownTeam).list();
+      const page = await readPages(
+        async (after, limit) => {
+          const read = await client.page({ limit, after, q });
+          counted = read.total;
+          return { items: read.documents, hasMore: read.has_more, next: read.next_after };
+        },
+        Math.max(documents.value.length, PAGE_SIZE),
+        documents.value.length > PAGE_SIZE ? REFRESH_PAGE_SIZE : PAGE_SIZE,
+      );
       if (mine !== generation) return;
-      documents.value = list;
+      documents.value = page.items;
+      nextAfter = page.next;
+      total.value = counted;
       listError.value = null;
     } catch (error) {
       if (mine === generation) listError.value = errorMessage(error);
@@ -133,9 +186,42 @@ export const useDocumentsStore = defineStore('documents', () => {
     }
   }
 
+  /** The next page, when the list is scrolled near its end; one read at a time. */
+  function loadMore(): Promise<void> {
+    if (!hasMore.value || loadingMore !== null) return loadingMore ?? Promise.resolve();
+    const mine = generation;
+    const after = nextAfter;
+    loadingMore = (async () => {
+      try {
+        const page = await docs(shownTeam).page({ limit: PAGE_SIZE, after, q: query.value });
+        if (mine !== generation || after !== nextAfter) return;
+        const known = new Set(documents.value.map((d) => d.slug));
+        documents.value = [...documents.value, ...page.documents.filter((d) => !known.has(d.slug))];
+        nextAfter = page.next_after;
+        total.value = page.total;
+      } catch (error) {
+        if (mine === generation) listError.value = errorMessage(error);
+      } finally {
+        loadingMore = null;
+      }
+    })();
+    return loadingMore;
+  }
+
+  /** Filters the list on the node by title or slug (the component debounces typing). */
+  async function search(text: string): Promise<void> {
+    if (text === query.value) return;
+    query.value = text;
+    generation++;
+    documents.value = [];
+    nextAfter = null;
+    await loadList();
+  }
+
   // ------------------------------------------------------------------ the open document
 
   function clearSelection(): void {
+    ready = false;
     selectedSlug.value = null;
     current.value = null;
     text.value = '';
@@ -159,6 +245,7 @@ export const useDocumentsStore = defineStore('documents', () => {
       title.value = draft.title;
       baseVersion.value = draft.baseVersion;
       saveState.value = 'unsaved';
+      ready = true;
     }
     if (draft?.baseVersion === null) return;
     loading.value = true;
@@ -170,6 +257,7 @@ export const useDocumentsStore = defineStore('documents', () => {
         text.value = detail.body;
         title.value = detail.title;
         baseVersion.value = detail.current_version;
+        ready = true;
       }
       void loadVersions();
     } catch (error) {
@@ -222,7 +310,7 @@ export const useDocumentsStore = defineStore('documents', () => {
     clearTimeout(draftTimer);
     draftTimer = undefined;
     const slug = selectedSlug.value;
-    if (shownTeam === null || slug === null) return;
+    if (shownTeam === null || slug === null || !ready) return;
     if (!dirty.value) {
       draftStore.value.remove(shownTeam, slug);
     } else {
@@ -257,7 +345,7 @@ export const useDocumentsStore = defineStore('documents', () => {
   async function save(): Promise<DocumentDetail | null> {
     const slug = selectedSlug.value;
     const team = shownTeam;
-    if (slug === null || team === null || saveState.value === 'saving') return null;
+    if (slug === null || team === null || saveState.value === 'saving' || !ready) return null;
     flushDraft();
     const body = text.value;
     saveState.value = 'saving';
@@ -323,21 +411,32 @@ export const useDocumentsStore = defineStore('documents', () => {
 
   // ------------------------------------------------------------------ live
 
-  /** Someone else changed the team's documents: the list, and the open one unless it has local edits. */
+  /**
+   * Someone else changed the team's documents or theme: the list, the theme's previews, and the
+   * open document unless it has local edits.
+   */
   async function onChanged(teamId: string | null): Promise<void> {
     if (teamId !== shownTeam || shownTeam === null) return;
+    changes.value++;
+    void useDocsThemeStore().check(docs(shownTeam), shownTeam);
     await loadList();
     const slug = selectedSlug.value;
     if (slug === null || current.value === null) return;
-    const listed = documents.value.find((d) => d.slug === slug);
+    // The open document may sit on a page not read again: ask for it then.
+    const listed = documents.value.find((d) => d.slug === slug) ?? (await docs(shownTeam).get(slug).catch(() => undefined));
+    if (selectedSlug.value !== slug || current.value === null) return;
     if (listed === undefined || listed.current_version === current.value.current_version) return;
+    // In place, not re-opened: the history and preview stay on screen while the new version loads.
+    const detail = await docs(shownTeam).get(slug);
+    if (selectedSlug.value !== slug) return;
+    current.value = detail;
     if (saveState.value === 'saved') {
-      await select(slug);
-    } else {
-      // Keep the typing; `behind` tells the editor a newer version exists.
-      current.value = await docs(shownTeam).get(slug);
-      void loadVersions();
+      text.value = detail.body;
+      title.value = detail.title;
+      baseVersion.value = detail.current_version;
     }
+    // Otherwise the typing stays; `behind` tells the editor a newer version exists.
+    void loadVersions();
   }
 
   let stopLive: (() => void) | null = null;
@@ -353,6 +452,9 @@ export const useDocumentsStore = defineStore('documents', () => {
     documents,
     loaded,
     listError,
+    total,
+    query,
+    hasMore,
     drafts,
     rows,
     selectedSlug,
@@ -366,12 +468,15 @@ export const useDocumentsStore = defineStore('documents', () => {
     saveError,
     draftWarning,
     versions,
+    changes,
     behind,
     dirty,
     docs,
     open,
     showTeam,
     loadList,
+    loadMore,
+    search,
     select,
     versionBody,
     edit,

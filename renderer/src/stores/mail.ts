@@ -1,25 +1,37 @@
 /**
- * Mail for the current identity: the inbox (or its unread part), paged from the node; the open
- * message; the outbox of sends in flight (optimistic: a send shows at once as "Sending…", then
- * goes, or stays with the node's reason and a retry; mail for another node says it is queued).
- * New mail arrives from the live feed and is highlighted for a few seconds. The "Sent to other
- * nodes" folder lists the identity's mail to other nodes with its delivery state; it is re-read
+ * Mail for the current identity: the inbox (or its unread part, or the archive), paged from the
+ * node; the open message and what can be done to it (mark read or unread, archive, delete:
+ * optimistic, put back with the node's reason when it refuses); the outbox of sends in flight
+ * (optimistic: a send shows at once as "Sending…", then goes, or stays with the node's reason and
+ * a retry; mail for another node says it is queued). New mail arrives from the live feed and is
+ * highlighted for a few seconds. Sent is its own store (mail-sent.ts). The "Sent to other nodes"
+ * folder lists the identity's mail and chat to other nodes with its delivery state; it is re-read
  * when shown, by the view's timer, and when mail arrives (a bounce arrives as mail).
  */
 import { defineStore } from 'pinia';
-import { computed, ref } from 'vue';
+import { computed, ref, shallowRef } from 'vue';
 import type { MailMessage, NodeWakeItem, OutboundMail, Priority } from '../api/client.ts';
 import { errorMessage } from '../lib/format.ts';
 import { queuedRecipients } from '../lib/federation.ts';
-import { appendPage, mergeMessages } from '../lib/mail.ts';
+import { appendPage, mergeMessages, nextAfterRemoval, patchMessage, withoutMessage, type MailFolder } from '../lib/mail.ts';
 import { recipientFields } from '../lib/recipients.ts';
 import type { Recipient } from '../lib/recipients.ts';
 import { useLiveStore } from './live.ts';
+import { useSentStore } from './mail-sent.ts';
 import { useSessionStore } from './session.ts';
 import { useUnreadStore } from './unread.ts';
 
-/** `outbound`: this identity's mail to other nodes, with its delivery state. */
-export type Folder = 'inbox' | 'unread' | 'outbound';
+/** lib/mail.ts says what each is; Sent has its own store (mail-sent.ts). */
+export type Folder = MailFolder;
+
+/** Folders listed from the inbox route (`messages`). */
+const INBOX_FOLDERS: readonly Folder[] = ['inbox', 'unread', 'archive'];
+
+/** Said above the list after an archive, with a way back. */
+export interface MailNotice {
+  text: string;
+  undo: (() => void) | null;
+}
 
 export interface MailDraft {
   to: Recipient[];
@@ -41,6 +53,8 @@ export interface OutboxItem {
 }
 
 const PAGE = 100;
+/** How long the "Archived. Undo" notice stays. */
+const NOTICE_MS = 8000;
 /** How long new mail stays highlighted, and a sent item stays in the outbox. */
 const FRESH_MS = 6000;
 const SENT_MS = 5000;
@@ -53,11 +67,13 @@ export const useMailStore = defineStore('mail', () => {
   const session = useSessionStore();
   const live = useLiveStore();
   const unread = useUnreadStore();
+  const sent = useSentStore();
 
   /** Whose mail is loaded. */
   const agentId = ref<string | null>(null);
   const folder = ref<Folder>('inbox');
-  const messages = ref<MailMessage[]>([]);
+  // Replaced whole on every change (never mutated): no deep reactivity over thousands of messages.
+  const messages = shallowRef<MailMessage[]>([]);
   const hasMore = ref(false);
   const nextBefore = ref<string | null>(null);
   const loaded = ref(false);
@@ -69,6 +85,9 @@ export const useMailStore = defineStore('mail', () => {
   const fresh = ref<Record<string, true>>({});
   /** Why the last "mark read" failed, for the reading pane. */
   const ackError = ref<string | null>(null);
+  /** Why the last archive, delete or mark unread failed, above the list. */
+  const actionError = ref<string | null>(null);
+  const notice = ref<MailNotice | null>(null);
   const outbox = ref<OutboxItem[]>([]);
   /** The identity's mail to other nodes, newest first. */
   const outbound = ref<OutboundMail[]>([]);
@@ -100,7 +119,15 @@ export const useMailStore = defineStore('mail', () => {
     outboundLoaded.value = false;
     outboundError.value = null;
     selectedOutboundId.value = null;
-    await Promise.all([load(), folder.value === 'outbound' ? loadOutbound() : Promise.resolve()]);
+    actionError.value = null;
+    notice.value = null;
+    sent.reset(id);
+    await Promise.all([load(), folder.value === 'outbound' ? loadOutbound() : folder.value === 'sent' ? sent.load() : Promise.resolve()]);
+  }
+
+  /** The inbox route's query for the folder shown. */
+  function listQuery(): { unreadOnly: boolean; folder?: 'archive' } {
+    return folder.value === 'archive' ? { unreadOnly: false, folder: 'archive' } : { unreadOnly: folder.value === 'unread' };
   }
 
   /** Re-reads the mail to other nodes (quietly: a failure keeps what is shown, with the reason). */
@@ -135,7 +162,7 @@ export const useMailStore = defineStore('mail', () => {
     }
     loading.value = true;
     try {
-      const page = await api().inbox({ limit: PAGE, unreadOnly: folder.value === 'unread' });
+      const page = await api().inbox({ limit: PAGE, ...listQuery() });
       if (mine !== generation) return;
       messages.value = page.messages;
       hasMore.value = page.has_more;
@@ -155,7 +182,7 @@ export const useMailStore = defineStore('mail', () => {
     const mine = generation;
     loadingMore.value = true;
     try {
-      const page = await api().inbox({ limit: PAGE, unreadOnly: folder.value === 'unread', before: nextBefore.value });
+      const page = await api().inbox({ limit: PAGE, ...listQuery(), before: nextBefore.value });
       if (mine !== generation) return;
       messages.value = appendPage(messages.value, page.messages);
       hasMore.value = page.has_more;
@@ -170,8 +197,16 @@ export const useMailStore = defineStore('mail', () => {
   async function setFolder(next: Folder): Promise<void> {
     if (folder.value === next) return;
     folder.value = next;
+    actionError.value = null;
+    // An Undo belongs to the list it was said over.
+    notice.value = null;
     if (next === 'outbound') await loadOutbound();
-    else await load();
+    else if (next === 'sent') await (sent.loaded ? sent.refresh() : sent.load());
+    else {
+      messages.value = [];
+      selectedId.value = null;
+      await load();
+    }
   }
 
   function select(id: string | null): void {
@@ -200,11 +235,119 @@ export const useMailStore = defineStore('mail', () => {
     }
   }
 
-  /** A new mail for the identity shown: fetched by id, merged in, highlighted. */
+  // ------------------------------------------------------------------ archive, delete, unread
+
+  /**
+   * Takes `id` out of the list shown (it left this folder) and shows the next one; returns how to
+   * put it back if the node refuses.
+   */
+  function takeOut(id: string): () => void {
+    const message = messages.value.find((m) => m.message_id === id);
+    const wasSelected = selectedId.value === id;
+    const next = nextAfterRemoval(messages.value, id);
+    messages.value = withoutMessage(messages.value, id);
+    if (wasSelected) select(next);
+    return () => {
+      if (message === undefined) return;
+      messages.value = mergeMessages(messages.value, [message]);
+      if (wasSelected) select(id);
+    };
+  }
+
+  /** Runs a change at the node; on a refusal puts things back and says why. */
+  async function change(work: () => Promise<unknown>, putBack: () => void, what: string): Promise<boolean> {
+    const owner = agentId.value;
+    actionError.value = null;
+    try {
+      await work();
+      return true;
+    } catch (error) {
+      if (owner === agentId.value) {
+        putBack();
+        actionError.value = `Could not ${what}: ${errorMessage(error)}`;
+      }
+      unread.schedule(0);
+      return false;
+    }
+  }
+
+  function say(text: string, undo: (() => void) | null): void {
+    const shown: MailNotice = { text, undo };
+    notice.value = shown;
+    setTimeout(() => {
+      if (notice.value === shown) notice.value = null;
+    }, NOTICE_MS);
+  }
+
+  /** Archives (the node marks it read); "Undo" puts it back as it was, unread included. */
+  async function archive(id: string): Promise<void> {
+    const message = messages.value.find((m) => m.message_id === id);
+    if (message === undefined || folder.value === 'archive') return;
+    const wasUnread = message.read_at === null;
+    const putBack = takeOut(id);
+    if (wasUnread) unread.mailRead();
+    const done = await change(() => api().moveMail(id, 'archive'), putBack, 'archive it');
+    if (done) say(`Archived “${message.subject || '(no subject)'}”.`, () => void restore(message, wasUnread));
+  }
+
+  /** Undo of an archive: back in the inbox, unread again if it was. */
+  async function restore(message: MailMessage, wasUnread: boolean): Promise<void> {
+    notice.value = null;
+    const owner = agentId.value;
+    try {
+      const state = await api().moveMail(message.message_id, wasUnread ? 'unread' : 'unarchive');
+      if (owner !== agentId.value) return;
+      if (folder.value !== 'archive' && (folder.value !== 'unread' || state.read_at === null)) {
+        // Back in its place, not opened: opening it would mark it read again.
+        messages.value = mergeMessages(messages.value, [{ ...message, archived_at: null, read_at: state.read_at }]);
+      }
+      if (wasUnread) unread.schedule(0);
+    } catch (error) {
+      actionError.value = `Could not undo: ${errorMessage(error)}`;
+    }
+  }
+
+  /** From the Archive back to the inbox, as it is. */
+  async function unarchive(id: string): Promise<void> {
+    if (folder.value !== 'archive' || !messages.value.some((m) => m.message_id === id)) return;
+    const putBack = takeOut(id);
+    if (await change(() => api().moveMail(id, 'unarchive'), putBack, 'move it to the inbox')) say('Moved to the inbox.', null);
+  }
+
+  /** Unread again (and, from the Archive, back in the inbox). */
+  async function markUnread(id: string): Promise<void> {
+    const message = messages.value.find((m) => m.message_id === id);
+    if (message === undefined || message.read_at === null) return;
+    const putBack =
+      folder.value === 'archive'
+        ? takeOut(id)
+        : (() => {
+            messages.value = patchMessage(messages.value, id, { read_at: null });
+            return () => (messages.value = patchMessage(messages.value, id, { read_at: message.read_at }));
+          })();
+    if (await change(() => api().moveMail(id, 'unread'), putBack, 'mark it unread')) unread.schedule(0);
+  }
+
+  /** Deletes it from this identity's mail for good (the view asked first). */
+  async function remove(id: string): Promise<void> {
+    const message = messages.value.find((m) => m.message_id === id);
+    if (message === undefined) return;
+    const putBack = takeOut(id);
+    if (message.read_at === null) unread.mailRead();
+    if (await change(() => api().deleteMail(id), putBack, 'delete it')) say(`Deleted “${message.subject || '(no subject)'}”.`, null);
+  }
+
+  function dismissNotice(): void {
+    notice.value = null;
+  }
+
+  /** A new mail for the identity shown: fetched by id, merged in (inbox and unread), highlighted. */
   async function arrived(item: NodeWakeItem): Promise<void> {
     if (item.type !== 'mail_message' || item.agent_id !== agentId.value || !loaded.value) return;
     // A bounce arrives as mail: the delivery states may have changed.
     if (folder.value === 'outbound' || outboundLoaded.value) void loadOutbound();
+    if (sent.loaded) void sent.refresh();
+    if (folder.value !== 'inbox' && folder.value !== 'unread') return;
     const mine = generation;
     try {
       const message = await api().message(item.message_id);
@@ -223,10 +366,10 @@ export const useMailStore = defineStore('mail', () => {
 
   /** After a reconnect nothing is replayed: merge the newest page in. */
   async function catchUp(): Promise<void> {
-    if (agentId.value === null || !loaded.value) return;
+    if (agentId.value === null || !loaded.value || !INBOX_FOLDERS.includes(folder.value)) return;
     const mine = generation;
     try {
-      const page = await api().inbox({ limit: 50, unreadOnly: folder.value === 'unread' });
+      const page = await api().inbox({ limit: 50, ...listQuery() });
       if (mine === generation) messages.value = mergeMessages(messages.value, page.messages);
     } catch {
       // Keep what is shown.
@@ -261,6 +404,7 @@ export const useMailStore = defineStore('mail', () => {
       const queued = queuedRecipients(result);
       patchOutbox(id, { state: 'sent', queued });
       setTimeout(() => discard(id), queued.length > 0 ? QUEUED_MS : SENT_MS);
+      if (item.agentId === agentId.value) void sent.refresh();
       if (queued.length > 0 && item.agentId === agentId.value && (folder.value === 'outbound' || outboundLoaded.value)) void loadOutbound();
     } catch (error) {
       patchOutbox(id, { state: 'failed', error: errorMessage(error) });
@@ -277,11 +421,14 @@ export const useMailStore = defineStore('mail', () => {
 
   /** Selects a message by id, fetching it when it is not in the list (a notification's link). */
   async function reveal(id: string): Promise<void> {
-    if (folder.value === 'outbound') await setFolder('inbox');
+    if (!INBOX_FOLDERS.includes(folder.value)) await setFolder('inbox');
     if (!messages.value.some((m) => m.message_id === id)) {
       try {
         const message = await api().message(id);
         if (message === null) return;
+        // It may have been archived meanwhile: show it where it is.
+        const where: Folder = message.archived_at ? 'archive' : folder.value === 'archive' ? 'inbox' : folder.value;
+        if (where !== folder.value) await setFolder(where);
         messages.value = mergeMessages(messages.value, [message]);
       } catch (error) {
         loadError.value = errorMessage(error);
@@ -312,6 +459,8 @@ export const useMailStore = defineStore('mail', () => {
     selected,
     fresh,
     ackError,
+    actionError,
+    notice,
     outbox,
     myOutbox,
     outbound,
@@ -329,6 +478,11 @@ export const useMailStore = defineStore('mail', () => {
     select,
     reveal,
     markRead,
+    markUnread,
+    archive,
+    unarchive,
+    remove,
+    dismissNotice,
     send,
     retry,
     discard,

@@ -37,11 +37,15 @@ export const useSessionStore = defineStore('session', () => {
     }
     client.value = connection.client;
     resetKeys();
-    await refreshInfo();
+    await refreshInfo(connection.linkProblem ?? null);
   }
 
-  /** Loads /v1/node/info, which also proves the token is still good. */
-  async function refreshInfo(): Promise<void> {
+  /**
+   * Loads /v1/node/info, which also proves the token is still good. `linkProblem`: a sign-in link
+   * that did not work just now; when the saved session is gone too, that is what the person needs
+   * to hear (they followed a link), not that an older session ended.
+   */
+  async function refreshInfo(linkProblem: string | null = null): Promise<void> {
     const current = client.value;
     if (current === null) return;
     try {
@@ -53,7 +57,7 @@ export const useSessionStore = defineStore('session', () => {
         forgetSession(browserEnv());
         client.value = null;
         status.value = 'signed-out';
-        reason.value = 'This browser’s session has ended (the node was restarted, or the session was signed out).';
+        reason.value = linkProblem ?? 'This browser’s session has ended (the node was restarted, or the session was signed out).';
         return;
       }
       status.value = 'unreachable';

@@ -4,8 +4,14 @@
  * catalog, importing a blueprint folder, deleting a blueprint the team owns. Every library call
  * goes through LibraryClient, signed by the node as the team's owner member.
  *
+ * The shelf is read in pages (profile_ref order, the node's key), more as the list scrolls, so a
+ * shelf of 100,000 profiles opens as fast as one of ten. It is live: the owner feed's nudges
+ * (stores/live.ts) re-read what changed, whoever changed it (an agent's proposal or version,
+ * another window, a publish).
+ *
  * It also keeps the sidebar badge: open proposals across all teams, refreshed when the app
- * connects, when the window comes back into view, every minute, and after each decision.
+ * connects, when the window comes back into view, every minute, after each decision and on
+ * every nudge about a team's library.
  */
 import { defineStore } from 'pinia';
 import { computed, ref, shallowRef } from 'vue';
@@ -13,6 +19,7 @@ import { ApiError } from '../api/client.ts';
 import type { CreateTeamInput, Team } from '../api/client.ts';
 import { LibraryClient } from '../api/library.ts';
 import type {
+  AuthoredProfile,
   BindInput,
   Binding,
   BlueprintDeleted,
@@ -26,7 +33,6 @@ import type {
   MaterializeInput,
   Proposal,
   ProfileVersion,
-  ProfileSummary,
   ProfileWithFiles,
   PublishInput,
   PublishResult,
@@ -35,13 +41,20 @@ import type {
   UpdateFromSourceResult,
 } from '../api/library.ts';
 import { errorMessage } from '../lib/format.ts';
-import { catalogTags, ownedBlueprints, sortProposals, sortShelf } from '../lib/shelf.ts';
+import { readPages, type KeysetPage } from '../lib/paged-list.ts';
+import { catalogTags, ownedBlueprints, sortProposals } from '../lib/shelf.ts';
+import { useLiveStore } from './live.ts';
 import { useSessionStore } from './session.ts';
 import { useTeamsStore } from './teams.ts';
 
 export type ShelfSelection = { kind: 'catalog' } | { kind: 'profile'; ref: string };
 
 const BADGE_POLL_MS = 60_000;
+/** Shelf rows read at first, and per further page (the node allows up to 500). */
+const FIRST_PAGE = 200;
+const PAGE = 500;
+/** Nudges closer together than this are one refresh (a publish nudges twice, a burst of agents many times). */
+const LIVE_COALESCE_MS = 150;
 
 export const useShelfStore = defineStore('shelf', () => {
   const session = useSessionStore();
@@ -62,7 +75,12 @@ export const useShelfStore = defineStore('shelf', () => {
 
   // ------------------------------------------------------------------ the chosen team's shelf
 
-  const profiles = ref<ShelfProfile[]>([]);
+  // Shallow: a shelf can hold 100,000 rows, which are replaced, never changed in place.
+  const profiles = shallowRef<ShelfProfile[]>([]);
+  /** More rows after the last one read: the list asks for them as it scrolls (loadMore). */
+  const hasMore = ref(false);
+  const loadingMore = ref(false);
+  let nextAfter: string | null = null;
   const profilesLoaded = ref(false);
   const profilesError = ref<string | null>(null);
   const bindings = ref<Binding[]>([]);
@@ -93,6 +111,8 @@ export const useShelfStore = defineStore('shelf', () => {
 
   let shownTeam: string | null = null;
   let teamGeneration = 0;
+  /** Bumped by every whole re-read of the list, so a page that was asked for before it is dropped. */
+  let listGeneration = 0;
   let profileGeneration = 0;
   let catalogGeneration = 0;
 
@@ -137,6 +157,8 @@ export const useShelfStore = defineStore('shelf', () => {
       shownTeam = id;
       teamGeneration++;
       profiles.value = [];
+      hasMore.value = false;
+      nextAfter = null;
       profilesLoaded.value = false;
       profilesError.value = null;
       bindings.value = [];
@@ -155,17 +177,48 @@ export const useShelfStore = defineStore('shelf', () => {
     }
   }
 
+  function readShelf(client: LibraryClient) {
+    return async (after: string | null, limit: number): Promise<KeysetPage<ShelfProfile>> => {
+      const page = await client.shelfPage({ limit, after });
+      return { items: page.profiles, hasMore: page.has_more, next: page.next_after };
+    };
+  }
+
+  /** The list read again from the start, as far as it had been read (at least the first page). */
   async function loadShelf(): Promise<void> {
     const mine = teamGeneration;
+    const list = ++listGeneration;
     try {
-      const list = await library().shelf();
-      if (mine !== teamGeneration) return;
-      profiles.value = sortShelf(list);
+      const wanted = Math.max(FIRST_PAGE, profiles.value.length);
+      const page = await readPages(readShelf(library()), wanted, Math.min(wanted, PAGE));
+      if (mine !== teamGeneration || list !== listGeneration) return;
+      profiles.value = page.items;
+      hasMore.value = page.hasMore;
+      nextAfter = page.next;
       profilesError.value = null;
     } catch (error) {
       if (mine === teamGeneration) profilesError.value = errorMessage(error);
     } finally {
       if (mine === teamGeneration) profilesLoaded.value = true;
+    }
+  }
+
+  /** The next page of the list, when there is one and none is on its way. */
+  async function loadMore(): Promise<void> {
+    if (!hasMore.value || loadingMore.value || nextAfter === null) return;
+    const mine = teamGeneration;
+    const list = listGeneration;
+    loadingMore.value = true;
+    try {
+      const page = await readShelf(library())(nextAfter, PAGE);
+      if (mine !== teamGeneration || list !== listGeneration) return;
+      profiles.value = [...profiles.value, ...page.items];
+      hasMore.value = page.hasMore;
+      nextAfter = page.next;
+    } catch (error) {
+      if (mine === teamGeneration) profilesError.value = errorMessage(error);
+    } finally {
+      loadingMore.value = false;
     }
   }
 
@@ -179,13 +232,71 @@ export const useShelfStore = defineStore('shelf', () => {
     }
   }
 
-  /** Reloads what is shown (the list's refresh button, and the window coming back). */
+  /** Reloads what is shown (the list's refresh button, and the window coming back): the teams too. */
   async function refresh(): Promise<void> {
+    await loadTeams();
+    if (teamId.value !== shownTeam) {
+      await showTeam(teamId.value);
+      return;
+    }
+    await reloadShown();
+  }
+
+  /** The shown team's shelf, bindings and proposals, the open profile and the catalog, read again. */
+  async function reloadShown(): Promise<void> {
     if (shownTeam === null) return;
     await Promise.all([loadShelf(), loadBindings(), refreshOpen(shownTeam)]);
     if (selectedRef.value !== null) await loadProfile(selectedRef.value, true);
     if (selection.value?.kind === 'catalog') await loadCatalog();
   }
+
+  // ------------------------------------------------------------------ live
+
+  let liveTimer: ReturnType<typeof setTimeout> | undefined;
+  let liveRunning: Promise<void> | null = null;
+  let livePending = false;
+
+  /** A nudge about the shown team's library: one re-read per burst, never two at once. */
+  function scheduleLive(): void {
+    clearTimeout(liveTimer);
+    liveTimer = setTimeout(() => {
+      if (liveRunning !== null) {
+        livePending = true;
+        return;
+      }
+      liveRunning = reloadShown().finally(() => {
+        liveRunning = null;
+        if (livePending) {
+          livePending = false;
+          scheduleLive();
+        }
+      });
+    }, LIVE_COALESCE_MS);
+  }
+
+  /** The catalog changed: the catalog as shown, the blueprints opened in it, and the shelf's update markers. */
+  async function onCatalogChanged(): Promise<void> {
+    const opened = Object.keys(blueprintDetails.value);
+    await Promise.all([
+      catalogLoaded.value ? loadCatalog() : null,
+      shownTeam === null ? null : loadShelf(),
+      ...opened.map((blueprintRef) => loadBlueprint(blueprintRef).catch(() => forgetBlueprint(blueprintRef))),
+    ]);
+  }
+
+  const live = useLiveStore();
+  live.onChange((change) => {
+    if (change.kind === 'library_changed' && change.teamId !== null) {
+      if (change.teamId === shownTeam) scheduleLive();
+      else if (teams.value.some((t) => t.team_id === change.teamId)) void refreshOpen(change.teamId);
+    } else if (change.kind === 'catalog_changed') {
+      void onCatalogChanged();
+    }
+  });
+  // Nothing is replayed across a reconnect: what changed meanwhile is read again.
+  live.onOpen(() => {
+    if (shownTeam !== null) scheduleLive();
+  });
 
   // ------------------------------------------------------------------ badge
 
@@ -383,10 +494,10 @@ export const useShelfStore = defineStore('shelf', () => {
     await Promise.all([loadProfile(profileRef, true), loadShelf(), id === null ? null : refreshOpen(id)]);
   }
 
-  async function addVersion(profileRef: string, files: { path: string; content_utf8: string }[]): Promise<string> {
+  async function addVersion(profileRef: string, files: { path: string; content_utf8: string }[]): Promise<AuthoredProfile> {
     const saved = await library().addVersion(profileRef, files);
     await afterChange(profileRef);
-    return saved.version;
+    return saved;
   }
 
   async function updateFromSource(profileRef: string, input: UpdateFromSourceInput): Promise<UpdateFromSourceResult> {
@@ -396,7 +507,7 @@ export const useShelfStore = defineStore('shelf', () => {
   }
 
   /** A profile made on the shelf (a starter profile.yaml and instructions.md), then opened. */
-  async function createProfile(input: CreateProfileInput): Promise<ProfileSummary> {
+  async function createProfile(input: CreateProfileInput): Promise<AuthoredProfile> {
     const created = await library().createProfile(input);
     await loadShelf();
     await selectProfile(created.profile_ref);
@@ -469,6 +580,9 @@ export const useShelfStore = defineStore('shelf', () => {
     openTotal,
     openProposals,
     profiles,
+    hasMore,
+    loadingMore,
+    loadMore,
     profilesLoaded,
     profilesError,
     bindings,

@@ -6,6 +6,7 @@ import { defineStore } from 'pinia';
 import { computed, ref, watch } from 'vue';
 import type { CreateTeamInput, Team } from '../api/client.ts';
 import { errorMessage } from '../lib/format.ts';
+import { useLiveStore } from './live.ts';
 import { useSessionStore } from './session.ts';
 
 function teamStorageKey(): string {
@@ -48,6 +49,16 @@ export const useTeamsStore = defineStore('teams', () => {
   function choose(id: string): void {
     chosenTeamId.value = id;
   }
+
+  // Teams made or changed elsewhere (`svc-node team create`, another window) show up live; after a
+  // reconnect nothing is replayed, so the list is read again then too.
+  const live = useLiveStore();
+  live.onChange((change) => {
+    if (change.kind === 'teams_changed') void load();
+  });
+  live.onOpen(() => {
+    if (loaded.value) void load();
+  });
 
   return { teams, loaded, error, team, teamId, load, create, choose };
 });

@@ -12,12 +12,24 @@ import { docsTopic } from '../../events/bus.ts';
 import { bodySha256Hex, sha256Hex } from '../../crypto/encoding.ts';
 import { conflict, notFound, paymentRequired } from '../../errors.ts';
 import type { CoreServices } from '../core/services.ts';
+import type { ActingAs } from './acting-as.ts';
 import type { DocsBilling } from './billing.ts';
 import { checkAppend, checkCreate } from './domain/caps.ts';
 import { encodeVersion, reconstruct, snapshotVersionFor, type StoredVersion } from './domain/delta.ts';
 import { HeadBodies } from './head-bodies.ts';
 
 export type VersionSource = 'api' | 'template' | 'present-link';
+
+/**
+ * Who made a version, as history names it (issue 14): an identity of this node the app acted as,
+ * a team member (an agent, by its certificate's alias and address), or a visitor through an
+ * editable present link (by the name they typed; null when they typed none).
+ */
+export interface VersionAuthorView {
+  kind: 'identity' | 'member' | 'link-editor';
+  name: string | null;
+  address: string | null;
+}
 
 export interface DocumentVersion {
   version_id: string;
@@ -33,6 +45,10 @@ export interface DocumentVersion {
   certificate_id: string | null;
   created_by_editor_name: string | null;
   created_at: string;
+  /** Ours: the identity the app acted as, when the team's owner member signed for it. */
+  acting_as: ActingAs | null;
+  /** Ours: who made it, in one shape (derived from the fields above). */
+  author: VersionAuthorView;
 }
 
 export interface DocumentSummary {
@@ -72,21 +88,41 @@ interface VersionRow {
   certificate_id: string | null;
   created_by_editor_name: string | null;
   created_at: string;
+  acting_as_agent_id: string | null;
+  acting_as_alias: string | null;
+  acting_as_name: string | null;
+  acting_as_address: string | null;
 }
 
-/** Who made a version: a team member (API) or, later, a human through an editable link. */
+/** Who made a version: a team member (API), possibly acting for an identity, or a human through an editable link. */
 export interface VersionAuthor {
   member: TeamMember | null;
   editor_name?: string | null;
+  acting_as?: ActingAs | null;
 }
 
 const SUMMARY_COLUMNS = 'document_id, slug, title, current_version, updated_at, created_at';
 const METADATA_COLUMNS = `version_id, version_number, body_sha256, source, created_by_did_key, created_by_did_aw, created_by_address,
-  created_by_alias, certificate_id, created_by_editor_name, created_at`;
+  created_by_alias, certificate_id, created_by_editor_name, created_at, acting_as_agent_id, acting_as_alias, acting_as_name, acting_as_address`;
 
 const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
-function versionView(row: Omit<VersionRow, 'kind' | 'prefix_len' | 'suffix_len' | 'payload' | 'compressed' | 'body_bytes'>, body: string | null): DocumentVersion {
+type MetadataRow = Omit<VersionRow, 'kind' | 'prefix_len' | 'suffix_len' | 'payload' | 'compressed' | 'body_bytes'>;
+
+function actingAsOfRow(row: MetadataRow): ActingAs | null {
+  if (row.acting_as_agent_id === null) return null;
+  return { agent_id: row.acting_as_agent_id, alias: row.acting_as_alias ?? '', name: row.acting_as_name ?? row.acting_as_alias ?? '', address: row.acting_as_address };
+}
+
+/** A link edit is the visitor's (never the minter's); an app save is the identity's; else the member's. */
+function authorOf(row: MetadataRow, actingAs: ActingAs | null): VersionAuthorView {
+  if (row.source === 'present-link') return { kind: 'link-editor', name: row.created_by_editor_name, address: null };
+  if (actingAs !== null) return { kind: 'identity', name: actingAs.name, address: actingAs.address };
+  return { kind: 'member', name: row.created_by_alias, address: row.created_by_address };
+}
+
+function versionView(row: MetadataRow, body: string | null): DocumentVersion {
+  const actingAs = actingAsOfRow(row);
   return {
     version_id: row.version_id,
     version_number: row.version_number,
@@ -100,6 +136,8 @@ function versionView(row: Omit<VersionRow, 'kind' | 'prefix_len' | 'suffix_len' 
     certificate_id: row.certificate_id,
     created_by_editor_name: row.created_by_editor_name,
     created_at: row.created_at,
+    acting_as: actingAs,
+    author: authorOf(row, actingAs),
   };
 }
 
@@ -111,6 +149,35 @@ const summaryOf = (row: DocumentSummary): DocumentSummary => ({
   updated_at: row.updated_at,
   created_at: row.created_at,
 });
+
+export interface DocumentPageQuery {
+  limit: number;
+  after?: string | undefined;
+  q?: string | undefined;
+}
+
+export interface DocumentPage {
+  documents: DocumentSummary[];
+  has_more: boolean;
+  next_after: string | null;
+  total: number;
+}
+
+/** `<updated_at>/<slug>`: slugs never hold "/", so the last one splits it. */
+export const CURSOR_PATTERN = /^\d{4}-\d{2}-\d{2}T[0-9:.]+Z\/[a-zA-Z0-9][a-zA-Z0-9_.-]*$/;
+
+function parseCursor(after: string): { updatedAt: string; slug: string } {
+  const cut = after.lastIndexOf('/');
+  return { updatedAt: after.slice(0, cut), slug: after.slice(cut + 1) };
+}
+
+/** A case-insensitive substring match on title or slug (LIKE with its wildcards escaped). */
+function matchClause(q: string | undefined): { sql: string; args: string[] } {
+  const needle = q?.trim() ?? '';
+  if (needle === '') return { sql: '', args: [] };
+  const pattern = `%${needle.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  return { sql: `AND (title LIKE ? ESCAPE '\\' OR slug LIKE ? ESCAPE '\\')`, args: [pattern, pattern] };
+}
 
 /** Current bodies held in memory: a few dozen large documents, or many small ones. */
 const HEAD_CACHE_BYTES = 64 * 1024 * 1024;
@@ -127,10 +194,34 @@ export class Documents {
     this.#events = events;
   }
 
-  list(teamId: string): DocumentSummary[] {
+  /** Every document, most recently changed first; `q` keeps those whose title or slug contains it. */
+  list(teamId: string, q?: string): DocumentSummary[] {
+    const match = matchClause(q);
     return this.#ctx.db
-      .prepare(`SELECT ${SUMMARY_COLUMNS} FROM documents WHERE team_id = ? ORDER BY updated_at DESC, slug`)
-      .all(teamId) as DocumentSummary[];
+      .prepare(`SELECT ${SUMMARY_COLUMNS} FROM documents WHERE team_id = ? ${match.sql} ORDER BY updated_at DESC, slug`)
+      .all(teamId, ...match.args) as DocumentSummary[];
+  }
+
+  /**
+   * Ours (issue 14): one page of the same order, by key from the (team_id, updated_at, slug)
+   * index, so the app never reads 100,000 rows to show twenty. `after` is the previous page's
+   * `next_after` (`<updated_at>/<slug>`), a bound rather than a lookup, so it outlives its
+   * document. `total` counts every match (an index count; with `q`, a scan of titles and slugs).
+   */
+  page(teamId: string, page: DocumentPageQuery): DocumentPage {
+    const { db } = this.#ctx;
+    const match = matchClause(page.q);
+    const cursor = page.after === undefined ? null : parseCursor(page.after);
+    const bound = cursor === null ? '' : `AND updated_at <= ? AND (updated_at < ? OR slug > ?)`;
+    const boundArgs = cursor === null ? [] : [cursor.updatedAt, cursor.updatedAt, cursor.slug];
+    const rows = db
+      .prepare(`SELECT ${SUMMARY_COLUMNS} FROM documents WHERE team_id = ? ${match.sql} ${bound} ORDER BY updated_at DESC, slug LIMIT +?`)
+      .all(teamId, ...match.args, ...boundArgs, page.limit + 1) as DocumentSummary[];
+    const hasMore = rows.length > page.limit;
+    const shown = hasMore ? rows.slice(0, page.limit) : rows;
+    const total = db.prepare(`SELECT count(*) FROM documents WHERE team_id = ? ${match.sql}`).pluck().get(teamId, ...match.args) as number;
+    const last = shown.at(-1);
+    return { documents: shown.map(summaryOf), has_more: hasMore, next_after: hasMore && last ? `${last.updated_at}/${last.slug}` : null, total };
   }
 
   get(teamId: string, slug: string): DocumentResponse {
@@ -238,8 +329,8 @@ export class Documents {
       .prepare(
         `INSERT INTO document_versions (document_id, version_number, version_id, kind, prefix_len, suffix_len, payload, compressed, body_bytes,
            body_sha256, source, created_by_did_key, created_by_did_aw, created_by_address, created_by_alias, certificate_id,
-           created_by_editor_name, created_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+           created_by_editor_name, created_at, acting_as_agent_id, acting_as_alias, acting_as_name, acting_as_address)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
       .run(
         documentId,
@@ -260,6 +351,10 @@ export class Documents {
         member?.certificate_id ?? null,
         author.editor_name ?? null,
         now,
+        author.acting_as?.agent_id ?? null,
+        author.acting_as?.alias ?? null,
+        author.acting_as?.name ?? null,
+        author.acting_as?.address ?? null,
       );
   }
 

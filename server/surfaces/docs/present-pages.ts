@@ -40,12 +40,12 @@ export class PresentPages {
   async readPage(link: ResolvedLink, listener: Listener): Promise<Buffer> {
     const theme = this.#themeFor(link.team_id);
     const assetIds = [...this.#assets.assetIdsOf(link.team_id)].sort();
-    const key = `${link.document_id}:${link.version}:${sha256Hex(JSON.stringify([theme, assetIds]))}`;
+    const key = `${link.document_id}:${link.version}:${sha256Hex(JSON.stringify([theme, assetIds, link.title]))}`;
     return this.#cache.get(key, async () => {
       const markdown = this.#present.pinnedBody(link);
       const html = await bodyHtml(markdown, new Set(assetIds), listener);
       built++;
-      return Buffer.from(readPage(html, theme), 'utf8');
+      return Buffer.from(readPage(html, theme, link.title), 'utf8');
     });
   }
 }

@@ -8,6 +8,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { TeamMember } from '../../auth/team-envelope.ts';
 import type { NodeContext } from '../../context.ts';
 import { sha256Hex } from '../../crypto/encoding.ts';
+import { docsTopic } from '../../events/bus.ts';
 import { DetailedServiceError, notFound } from '../../errors.ts';
 import type { DocumentResponse, Documents } from './documents.ts';
 
@@ -55,6 +56,8 @@ export interface ResolvedLink {
   team_id: string;
   document_id: string;
   slug: string;
+  /** The document's title: the page's `<title>`. */
+  title: string;
   version: number;
   editable: boolean;
   minter: TeamMember;
@@ -65,6 +68,7 @@ interface LinkRow {
   team_id: string;
   document_id: string;
   slug: string;
+  title: string;
   version_number: number;
   editable: number;
   expires_at: string;
@@ -77,7 +81,7 @@ interface LinkRow {
   created_at: string;
 }
 
-const LINK_COLUMNS = `l.link_id, l.team_id, l.document_id, d.slug, l.version_number, l.editable, l.expires_at, l.revoked_at, l.created_by_did_key,
+const LINK_COLUMNS = `l.link_id, l.team_id, l.document_id, d.slug, d.title, l.version_number, l.editable, l.expires_at, l.revoked_at, l.created_by_did_key,
   l.created_by_did_aw, l.created_by_address, l.created_by_alias, l.certificate_id, l.created_at`;
 
 const tokenKey = (token: string): string => sha256Hex(token);
@@ -129,6 +133,8 @@ export class PresentLinks {
         member.certificate_id,
         now.toISOString(),
       );
+    // The owner's open list of links hears about it (a `docs_changed` nudge on the owner feed).
+    this.#ctx.bus.publish(docsTopic(member.team_id));
     const base = (this.#ctx.urls.public_url ?? this.#ctx.urls.docs_url).replace(/\/+$/, '');
     return { token, url: `${base}/present/${token}`, link_id: linkId, slug: doc.slug, version, editable, ttl_seconds: ttl, expires_at: expiresAt };
   }
@@ -151,6 +157,7 @@ export class PresentLinks {
       this.#ctx.db
         .prepare(`UPDATE present_links SET revoked_at = ? WHERE link_id = ? AND revoked_at IS NULL`)
         .run(this.#ctx.clock.now().toISOString(), row.link_id);
+      this.#ctx.bus.publish(docsTopic(teamId));
     }
     return { revoked: true };
   }
@@ -186,6 +193,7 @@ export class PresentLinks {
       team_id: row.team_id,
       document_id: row.document_id,
       slug: row.slug,
+      title: row.title,
       version: row.version_number,
       editable: row.editable === 1,
       minter: {

@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { TemplateRequest } from './domain/templates.ts';
+import { CURSOR_PATTERN } from './documents.ts';
 
 export const SLUG_PATTERN = /^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/;
 export const SLUG_MAX = 160;
@@ -22,6 +23,13 @@ export const CreateDocumentBody = z.strictObject({
 });
 
 export const SlugParams = z.strictObject({ slug });
+
+/** Ours: `GET /v1/documents?limit&after&q` (documents.ts `page`); unknown parameters are ignored. */
+export const DocumentListQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(500).optional(),
+  after: z.string().max(SLUG_MAX + 40).regex(CURSOR_PATTERN, 'must be a next_after from the previous page').optional(),
+  q: z.string().max(200).optional(),
+});
 
 export const VersionParams = z.strictObject({
   slug,

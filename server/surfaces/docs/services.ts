@@ -27,6 +27,8 @@ export interface DocsServices {
   pages: PresentPages;
   /** The team's presentation theme, as present pages apply it. */
   themeFor: ThemeFor;
+  /** The certificate the node's owner acts through (the only one whose `acting_as` is believed). */
+  ownerCertificateOf: (teamId: string) => string | null;
 }
 
 export interface DocsServicesOptions {
@@ -34,8 +36,8 @@ export interface DocsServicesOptions {
   assetsDir: string;
 }
 
-/** `core` supplies the app-event emitter that announces `docs/doc.changed`. */
-export function createDocsServices(ctx: NodeContext, core: Pick<CoreServices, 'appEvents'>, options: DocsServicesOptions): DocsServices {
+/** `core` supplies the app-event emitter that announces `docs/doc.changed`, and the teams. */
+export function createDocsServices(ctx: NodeContext, core: Pick<CoreServices, 'appEvents' | 'teams'>, options: DocsServicesOptions): DocsServices {
   const billing = new DocsBilling(ctx.db);
   const files = new AssetFiles(options.assetsDir);
   const quota = new StorageQuota(ctx.db, billing);
@@ -53,5 +55,12 @@ export function createDocsServices(ctx: NodeContext, core: Pick<CoreServices, 'a
     uploads: new VideoUploads(ctx, assets, files, quota),
     theme,
     themeFor,
+    ownerCertificateOf: (teamId) => {
+      try {
+        return core.teams.get(teamId).owner_certificate_id;
+      } catch {
+        return null;
+      }
+    },
   };
 }

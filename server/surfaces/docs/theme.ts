@@ -6,6 +6,7 @@
  */
 import type { NodeContext } from '../../context.ts';
 import { isoNow } from '../../clock.ts';
+import { docsTopic } from '../../events/bus.ts';
 import { invalid } from '../../errors.ts';
 import type { Assets } from './assets.ts';
 import { checkImage, decodeImageBase64 } from './assets.ts';
@@ -43,16 +44,23 @@ export interface ThemeInput {
   footer?: string | null | undefined;
 }
 
-/** 422 unless text on surface reaches AA in every palette; alpha-bearing colours fail closed. */
+/**
+ * 422 unless every text colour the page paints reaches AA on its background in every palette
+ * (theme-tokens.ts); alpha-bearing colours fail closed. The message names each failing colour,
+ * its background, the ratio and the palette.
+ */
 export function checkContrast(tokens: ThemeTokens, preset: Preset | null): void {
-  for (const { palette, text, surface, ratio, passes } of contrastReport(tokens, preset)) {
-    if (ratio === null) {
-      throw invalid(`Theme text and surface colours must be opaque (${palette} palette: text ${text} on surface ${surface}); transparent or alpha colours cannot be checked for contrast`);
-    }
-    if (!passes) {
-      throw invalid(`Theme text ${text} on surface ${surface} has a contrast ratio of ${formatRatio(ratio)}:1 (${palette} palette); WCAG AA needs at least 4.5:1`);
+  const problems: string[] = [];
+  for (const { palette, checks } of contrastReport(tokens, preset)) {
+    for (const { label, foreground, on, background, ratio, passes } of checks) {
+      if (ratio === null) {
+        problems.push(`Theme ${label} and ${on} colours must be opaque (${palette} palette: ${label} ${foreground} on ${on} ${background}); transparent or alpha colours cannot be checked for contrast`);
+      } else if (!passes) {
+        problems.push(`Theme ${label} ${foreground} on ${on} ${background} has a contrast ratio of ${formatRatio(ratio)}:1 (${palette} palette); WCAG AA needs at least 4.5:1`);
+      }
     }
   }
+  if (problems.length > 0) throw invalid(problems.join('; '));
 }
 
 interface ThemeRow {
@@ -152,6 +160,8 @@ export class Themes {
            header = excluded.header, footer = excluded.footer, updated_at = excluded.updated_at`,
       ).run(teamId, JSON.stringify({ ...tokens, preset }), logoAssetId, input.header ?? null, input.footer ?? null, isoNow(this.#ctx.clock));
     }).immediate();
+    // The owner's feed says `docs_changed`, so open previews in the app repaint with the new theme.
+    this.#ctx.bus.publish(docsTopic(teamId));
     return this.get(teamId);
   }
 }

@@ -13,7 +13,7 @@ import { blueprintDigest, profileDigest } from './domain/digest.ts';
 import type { PayloadFile } from './domain/payload.ts';
 import { readProfile } from './domain/profile-yaml.ts';
 import { manifestOf } from './manifests.ts';
-import { compareVersions } from './domain/versions.ts';
+import { compareVersions } from '../../../contract/library-rules.ts';
 import { filesOf, fromJson, tagsOf, toJson } from './records.ts';
 
 interface VersionRow {

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { NodeContext } from '../../context.ts';
 import { conflict, notFound, ServiceError } from '../../errors.ts';
 import { applyChangeset, parseChangeset } from './domain/changeset.ts';
-import { nextPatchVersion } from './domain/versions.ts';
+import { nextPatchVersion } from '../../../contract/library-rules.ts';
 import { fromJson, toJson } from './records.ts';
 import type { ProposalBody } from './schemas.ts';
 import type { Shelf } from './shelf.ts';

@@ -3,12 +3,12 @@
  * (paths, sha256, profile.yaml, changesets) live in domain/, shared by every route that needs them.
  */
 import { z } from 'zod';
+import { REF_PATTERN, REF_RULE, VERSION_PATTERN } from '../../../contract/library-rules.ts';
 import { IMPORT_PAYLOAD_SCHEMA, PROFILE_PAYLOAD_SCHEMA } from './domain/digest.ts';
 
 /** Blueprint and profile refs: `aweb.team`, `coordinator`, `reviewer-2`. */
-export const REF_PATTERN = /^[a-z0-9][a-z0-9._-]{0,127}$/;
-const ref = z.string().regex(REF_PATTERN, 'must be 1-128 lower-case letters, digits, ".", "-" or "_", starting with a letter or digit');
-const version = z.string().regex(/^[0-9][0-9A-Za-z.+-]{0,63}$/, 'must be a version string such as 1.2.0');
+const ref = z.string().regex(REF_PATTERN, `must be ${REF_RULE}`);
+const version = z.string().regex(VERSION_PATTERN, 'must be a version string such as 1.2.0');
 const digest = z.string().regex(/^sha256:[0-9a-f]{64}$/, 'must be "sha256:" and 64 lower-case hex digits');
 const tags = z.array(z.string()).max(32);
 const agentId = z.string().min(1).max(128);

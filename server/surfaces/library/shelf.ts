@@ -3,14 +3,15 @@
  * series of versions. Tags, source pins and merge baselines are record metadata of the profile,
  * so a new version keeps them and none of them enters a digest.
  */
+import { notNewerProblem } from '../../../contract/library-rules.ts';
 import type { NodeContext } from '../../context.ts';
 import { conflict, invalid, notFound } from '../../errors.ts';
 import type { BlueprintCatalog } from './catalog.ts';
 import { partDigests, profileDigest, proposalAssetDigests } from './domain/digest.ts';
 import { mergeFromSource } from './domain/merge.ts';
+import { registerSkills } from './domain/skills.ts';
 import type { PayloadFile } from './domain/payload.ts';
 import { manifestOf } from './manifests.ts';
-import { compareVersions } from './domain/versions.ts';
 import { filesOf, fromJson, NO_SOURCE, pinsOf, tagsOf, toJson, type SourcePins } from './records.ts';
 import type { ShelfQuery } from './schemas.ts';
 
@@ -65,6 +66,9 @@ export type ShelfSummary = ReturnType<typeof summaryOf>;
 
 const summaryOfEntry = ({ profile, version, files }: ShelfEntry): ShelfSummary => summaryOf(profile, version, () => files);
 
+/** Ours: a version authored on the shelf also says which skills the node declared for it. */
+export type AuthoredSummary = ShelfSummary & { registered_skills: string[] };
+
 export class Shelf {
   readonly #ctx: NodeContext;
   readonly #catalog: BlueprintCatalog;
@@ -74,24 +78,29 @@ export class Shelf {
     this.#catalog = catalog;
   }
 
-  /** A new profile made on the shelf; its ref is profile.yaml's `id`. */
-  create(teamId: string, files: PayloadFile[], tags: string[]): ShelfSummary {
+  /**
+   * A new profile made on the shelf; its ref is profile.yaml's `id`. Skills found in the files are
+   * declared (domain/skills.ts); `registered_skills` names the SKILL.md files that were.
+   */
+  create(teamId: string, sent: PayloadFile[], tags: string[]): AuthoredSummary {
+    const { files, registered } = registerSkills(sent, ['body', 'files']);
     const ref = manifestOf(profileDigest(files), () => files, ['body', 'files']).id;
     const { db } = this.#ctx;
     return db.transaction(() => {
       if (this.#profile(teamId, ref)) throw conflict(`Profile ${ref} is already on the shelf; add a version to it instead`);
       this.#insertProfile(teamId, ref, tags, NO_SOURCE, null);
-      return summaryOfEntry(this.insertVersion(teamId, ref, files, 'created'));
+      return { ...summaryOfEntry(this.insertVersion(teamId, ref, files, 'created')), registered_skills: registered };
     })();
   }
 
-  /** A new content version of an owned profile. */
-  addVersion(teamId: string, ref: string, files: PayloadFile[]): ShelfSummary {
+  /** A new content version of an owned profile, its skills declared as create() does. */
+  addVersion(teamId: string, ref: string, sent: PayloadFile[]): AuthoredSummary {
+    const { files, registered } = registerSkills(sent, ['body', 'files']);
     const manifest = manifestOf(profileDigest(files), () => files, ['body', 'files']);
     if (manifest.id !== ref) throw invalid(`profile.yaml id "${manifest.id}" must equal the profile_ref ${ref}`);
     return this.#ctx.db.transaction(() => {
       this.#head(teamId, ref);
-      return summaryOfEntry(this.insertVersion(teamId, ref, files, 'version'));
+      return { ...summaryOfEntry(this.insertVersion(teamId, ref, files, 'version')), registered_skills: registered };
     })();
   }
 
@@ -107,9 +116,8 @@ export class Shelf {
     if (latest?.version === version || this.#version(teamId, ref, version)) {
       throw conflict(`Profile ${ref} version ${version} already exists; versions are immutable`);
     }
-    if (latest && compareVersions(version, latest.version) <= 0) {
-      throw invalid(`Profile ${ref} version ${version} must be newer than the latest version ${latest.version}`);
-    }
+    const notNewer = latest ? notNewerProblem(version, latest.version) : null;
+    if (notNewer !== null) throw invalid(`Profile ${ref} ${notNewer}`);
     db.prepare(
       `INSERT INTO shelf_versions (team_id, profile_ref, version, digest, files, origin, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
     ).run(teamId, ref, version, digest, toJson(files), origin, this.#ctx.clock.now().toISOString());

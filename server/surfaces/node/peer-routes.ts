@@ -4,12 +4,15 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
+import { peerUrlProblem } from '../../../contract/core-rules.ts';
 import { normalizeDomain } from '../../crypto/dns-txt.ts';
 import { conflict } from '../../errors.ts';
 import { parseWith } from '../../http/validate.ts';
 import type { CoreServices } from '../core/services.ts';
+import { domainName, ruled } from './schemas.ts';
 
-const PeerBody = z.strictObject({ domain: z.string().max(253), url: z.string().max(2048) });
+// The contract's rules (contract/core-rules.ts), as Settings checks them before sending.
+const PeerBody = z.strictObject({ domain: domainName, url: ruled(peerUrlProblem) });
 const PeerParams = z.strictObject({ domain: z.string().max(253) });
 
 export async function peerRoutes(app: FastifyInstance, { services }: { services: CoreServices }): Promise<void> {

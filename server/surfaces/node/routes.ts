@@ -4,8 +4,8 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { normalizeDomain } from '../../crypto/dns-txt.ts';
-import { invalid, unauthorized } from '../../errors.ts';
-import { CATALOG_TOPIC, docsTopic, teamTopic, TUNNEL_TOPIC } from '../../events/bus.ts';
+import { conflict, invalid, unauthorized } from '../../errors.ts';
+import { CATALOG_TOPIC, docsTopic, TEAMS_TOPIC, teamTopic, TUNNEL_TOPIC } from '../../events/bus.ts';
 import { openSse, streamDeadline } from '../../http/sse.ts';
 import { parseWith } from '../../http/validate.ts';
 import type { TunnelService } from '../../tunnel/service.ts';
@@ -21,6 +21,7 @@ import {
 } from './schemas.ts';
 import { docsOwnerRoutes } from './docs-routes.ts';
 import { peerRoutes } from './peer-routes.ts';
+import { setupRoutes } from './setup-routes.ts';
 import { teamRoutes } from './team-routes.ts';
 import { tunnelRoutes } from './tunnel-routes.ts';
 
@@ -85,6 +86,7 @@ export async function ownerApi(app: FastifyInstance, { services, tunnel, nodeInf
           else if (topic.startsWith(TEAM_TOPIC_PREFIX)) stream.send('library_changed', { team_id: topic.slice(TEAM_TOPIC_PREFIX.length) });
           else if (topic.startsWith(DOCS_TOPIC_PREFIX)) stream.send('docs_changed', { team_id: topic.slice(DOCS_TOPIC_PREFIX.length) });
           else if (topic === TUNNEL_TOPIC) stream.send('tunnel_changed', {});
+          else if (topic === TEAMS_TOPIC) stream.send('teams_changed', {});
         }),
       );
       return reply;
@@ -105,6 +107,7 @@ export async function ownerApi(app: FastifyInstance, { services, tunnel, nodeInf
     await scoped.register(docsOwnerRoutes, { services });
     await scoped.register(peerRoutes, { services });
     await scoped.register(tunnelRoutes, { tunnel });
+    await scoped.register(setupRoutes, { services, nodeId: String(nodeInfo().node_id) });
 
     scoped.get('/v1/node/namespaces', async () => ({ namespaces: namespaces.list() }));
 
@@ -117,6 +120,13 @@ export async function ownerApi(app: FastifyInstance, { services, tunnel, nodeInf
       if (body.controller_did !== undefined) {
         const { namespace, created } = await namespaces.registerByOwner(domain, body.controller_did);
         return reply.code(created ? 201 : 200).send(namespace);
+      }
+      // Asked again for a namespace whose key this node already holds: the same namespace (200), not
+      // a new key that would then be "another controller".
+      if (namespaces.isLocal(domain)) {
+        const held = namespaces.get(domain);
+        if (held.node_controlled) return reply.code(200).send(held);
+        throw conflict(`${domain} is already on this node, controlled by the outside key ${held.controller_did}; only that key assigns its addresses`);
       }
       const key = ctx.custody.createSigningKey('namespace');
       try {

@@ -1,13 +1,33 @@
 import { z } from 'zod';
-import { addressName } from '../core/namespaces/schemas.ts';
+import { addressNameProblem, domainProblem, slugProblem } from '../../../contract/core-rules.ts';
 import { reachability } from '../core/identities/schemas.ts';
+
+/**
+ * A string field checked by a contract rule (contract/core-rules.ts), trimmed as the UI trims it:
+ * the UI checks its forms with the same function, and the node's 422 carries the same words.
+ * The rule checks lengths itself, so one bad value is one issue.
+ */
+export function ruled(problem: (value: string) => string | null) {
+  return z
+    .string()
+    .trim()
+    .superRefine((value, context) => {
+      const text = problem(value);
+      if (text !== null) context.addIssue({ code: 'custom', message: text });
+    });
+}
+
+/** A project slug, an address name and a namespace domain, by the contract's rules. */
+export const projectSlug = ruled(slugProblem);
+export const addressName = ruled(addressNameProblem);
+export const domainName = ruled(domainProblem);
 
 export const SessionBody = z.strictObject({ code: z.string().min(1).max(128) });
 
 export const CreateProjectBody = z.strictObject({
-  slug: z.string().min(1).max(64),
+  slug: projectSlug,
   name: z.string().min(1).max(128).optional(),
-  namespace: z.string().min(1).max(253).optional(),
+  namespace: domainName.optional(),
 });
 
 export const CreateIdentityBody = z.strictObject({
@@ -18,7 +38,7 @@ export const CreateIdentityBody = z.strictObject({
 });
 
 export const CreateNamespaceBody = z.strictObject({
-  domain: z.string().min(1).max(253),
+  domain: domainName,
   /** An outside controller's did:key; absent: the node creates one in custody. */
   controller_did: z.string().min(1).max(128).optional(),
 });
@@ -34,3 +54,12 @@ export const ImportIdentityBody = z.strictObject({
 });
 
 export const AgentIdParams = z.object({ agent_id: z.uuid() });
+
+/**
+ * `POST /v1/node/setup`: a person's first identity in one step. `domain` is optional: without
+ * one the identity gets an address under this node's own `.local` namespace (setup.ts).
+ */
+export const SetupBody = z.strictObject({
+  name: addressName,
+  domain: domainName.optional(),
+});

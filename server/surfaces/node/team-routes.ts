@@ -7,6 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { parseWith } from '../../http/validate.ts';
 import { describeScopes } from '../../teams/scopes.ts';
 import type { CoreServices } from '../core/services.ts';
+import { actingAsClaim } from '../docs/acting-as.ts';
 import { AddMemberBody, CertificateParams, CreateTeamBody, SignBody, TeamParams } from './team-schemas.ts';
 
 export async function teamRoutes(app: FastifyInstance, { services }: { services: CoreServices }): Promise<void> {
@@ -40,8 +41,10 @@ export async function teamRoutes(app: FastifyInstance, { services }: { services:
   // The envelope names the surface's origin as `aud`; the UI sends the request itself.
   app.post('/v1/node/teams/:team_id/sign', async (request) => {
     const { team_id } = parseWith(TeamParams, request.params, 'path');
-    const { method, path, body, surface = 'library' } = parseWith(SignBody, request.body);
+    const { method, path, body, surface = 'library', acting_as } = parseWith(SignBody, request.body);
     const aud = surface === 'docs' ? ctx.urls.docs_url : ctx.urls.library_url;
-    return { headers: teams.signAsOwner(team_id, { method, path, body, aud }), url: `${aud}${path}` };
+    // Who the app acts as, inside what the owner member signs: document versions record it.
+    const extra = acting_as === undefined ? undefined : { acting_as: { ...actingAsClaim(services.identities, acting_as) } };
+    return { headers: teams.signAsOwner(team_id, { method, path, body, aud, extra }), url: `${aud}${path}` };
   });
 }

@@ -25,6 +25,8 @@ export const SignBody = z.strictObject({
   // A body the listener would refuse with a 413 is refused here, before it is signed.
   body: z.string().max(BODY_LIMIT_BYTES).optional(),
   surface: z.enum(['library', 'docs']).optional(),
+  /** Ours (issue 14): the agent_id of the identity the app acts as; signed into the envelope. */
+  acting_as: z.string().min(1).max(128).optional(),
 });
 
 export const TeamParams = z.object({ team_id: z.string().min(3).max(320) });

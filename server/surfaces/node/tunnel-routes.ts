@@ -5,23 +5,23 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
+import { HOST_KEY_RULE, HOST_KEY_SHA256, publicUrlProblem, TUNNEL_HOST, TUNNEL_HOST_RULE, TUNNEL_USER, TUNNEL_USER_RULE } from '../../../contract/core-rules.ts';
 import { parseWith } from '../../http/validate.ts';
 import type { TunnelService } from '../../tunnel/service.ts';
+import { ruled } from './schemas.ts';
 
-const HOST = /^[A-Za-z0-9.-]{1,253}$|^\[?[0-9A-Fa-f:.]{2,45}\]?$/;
+// The rules and their words are the contract's (contract/core-rules.ts): Settings checks the form with them.
+const portRule = (min: number) => `use a whole number from ${min} to 65535`;
+const port = (min: number) => z.number().int(portRule(min)).min(min, portRule(min)).max(65535, portRule(min));
 
 const TunnelConfigBody = z.strictObject({
-  host: z.string().regex(HOST, 'must be a host name or IP address'),
-  port: z.number().int().min(1).max(65535).optional(),
-  username: z.string().min(1).max(64).regex(/^[A-Za-z0-9._-]+$/, 'must be an account name (letters, digits, ".", "_" or "-")'),
-  remote_port: z.number().int().min(0).max(65535),
+  host: z.string().regex(TUNNEL_HOST, TUNNEL_HOST_RULE),
+  port: port(1).optional(),
+  username: z.string().regex(TUNNEL_USER, TUNNEL_USER_RULE),
+  remote_port: port(0),
   remote_bind_host: z.string().max(255).optional(),
-  public_url: z.url({ protocol: /^https?$/ }).max(2048).nullable().optional(),
-  host_key_sha256: z
-    .string()
-    .regex(/^(SHA256:)?[A-Za-z0-9+/]{43}=?$/, 'must be a SHA256 host key fingerprint as ssh-keygen -lf prints it')
-    .nullable()
-    .optional(),
+  public_url: ruled(publicUrlProblem).nullable().optional(),
+  host_key_sha256: z.string().regex(HOST_KEY_SHA256, HOST_KEY_RULE).nullable().optional(),
 });
 
 export async function tunnelRoutes(app: FastifyInstance, { tunnel }: { tunnel: TunnelService }): Promise<void> {

@@ -77,7 +77,7 @@ describe('formatDetail and errorMessage', () => {
       { loc: ['body', 'slug'], msg: 'String should have at most 63 characters', type: 'string_too_long' },
       { loc: [], msg: 'Something general', type: 'x' },
     ];
-    expect(formatDetail(detail)).toBe('name: Field required; slug: String should have at most 63 characters; Something general');
+    expect(formatDetail(detail)).toBe('Name: Field required; Slug: String should have at most 63 characters; Something general');
   });
 
   it('falls back to plain words by status, never to raw bodies', () => {
@@ -158,8 +158,8 @@ describe('NodeClient', () => {
     expect(calls[4]?.body).toEqual({ host: 'ssh.example.com', username: 'me', remote_port: 9000 });
   });
 
-  it('passes tunnel_changed from the owner feed on as a change without a team', async () => {
-    const frames = 'event: tunnel_changed\ndata: {}\n\nevent: docs_changed\ndata: {"team_id":"w:d.test"}\n\n';
+  it('passes tunnel_changed and teams_changed from the owner feed on as changes without a team', async () => {
+    const frames = 'event: tunnel_changed\ndata: {}\n\nevent: docs_changed\ndata: {"team_id":"w:d.test"}\n\nevent: teams_changed\ndata: {}\n\n';
     const fetch: FetchLike = async (_url, init) => {
       const signal = init?.signal;
       const body = new ReadableStream<Uint8Array>({
@@ -173,11 +173,12 @@ describe('NodeClient', () => {
     const client = new NodeClient({ coreUrl: 'http://n', token: 'T', mode: 'browser', fetch });
     const changes: unknown[] = [];
     const handle = client.streamWake({ onItem: () => undefined, onChange: (change) => changes.push(change) });
-    await expect.poll(() => changes.length).toBe(2);
+    await expect.poll(() => changes.length).toBe(3);
     handle.close();
     expect(changes).toEqual([
       { kind: 'tunnel_changed', teamId: null },
       { kind: 'docs_changed', teamId: 'w:d.test' },
+      { kind: 'teams_changed', teamId: null },
     ]);
   });
 
@@ -235,13 +236,23 @@ describe('connect', () => {
   });
 
   it('reports a used code, and signs out when nothing is saved', async () => {
-    const { fetch } = fakeFetch(() => ({ status: 401, body: { detail: 'Unknown or used code' } }));
+    const { fetch } = fakeFetch(() => ({ status: 401, body: { detail: 'This link was already used or is unknown; run `svc-node ui` for a new one' } }));
     const result = await connect(browser('', fetch), 'old');
-    expect(result).toEqual({
-      kind: 'signed-out',
-      reason: 'That sign-in link was already used or has expired. Each link works once.',
-    });
+    expect(result.kind).toBe('signed-out');
+    const reason = result.kind === 'signed-out' ? result.reason : null;
+    expect(reason).toMatch(/^That sign-in link was already used: each link works once\. For a fresh one, run `svc-node ui`/);
     expect(await connect(browser('', fetch), null)).toEqual({ kind: 'signed-out', reason: null });
+  });
+
+  it('says when a link expired, and keeps the link problem when a saved session exists', async () => {
+    const { fetch } = fakeFetch(() => ({ status: 401, body: { detail: 'This link expired (links work for 5 minutes); run `svc-node ui` for a fresh one' } }));
+    const expired = await connect(browser('', fetch), 'late');
+    expect(expired.kind === 'signed-out' && expired.reason).toMatch(/^That sign-in link has expired.*`svc-node ui`/);
+    const env = browser('', fetch);
+    env.storage.setItem(tokenStorageKey('http://127.0.0.1:4100'), 'saved');
+    const saved = await connect(env, 'late');
+    expect(saved.kind).toBe('connected');
+    expect(saved.kind === 'connected' && saved.linkProblem).toMatch(/has expired/);
   });
 
   it('forgets the saved session', () => {

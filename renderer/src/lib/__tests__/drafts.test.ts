@@ -85,4 +85,13 @@ describe('slugFromTitle', () => {
     expect(long).toMatch(SLUG_PATTERN);
     expect(long.endsWith('-')).toBe(false);
   });
+
+  it('transliterates letters that carry no separate accent (issue 14)', () => {
+    expect(slugFromTitle('Ünïcødé')).toBe('unicode');
+    expect(slugFromTitle('Straße nach Ærø')).toBe('strasse-nach-aero');
+    expect(slugFromTitle('Łódź Œuvre Þór ıstanbul')).toBe('lodz-oeuvre-thor-istanbul');
+    expect(slugFromTitle('ＡＢＣ ½ café')).toBe('abc-1-2-cafe');
+    expect(slugFromTitle('日本語')).toBe('');
+    for (const title of ['Ünïcødé', 'ẞ-Großbuchstabe', 'Ørsted Ħal']) expect(slugFromTitle(title)).toMatch(SLUG_PATTERN);
+  });
 });

@@ -56,6 +56,7 @@ describe('tunnel state', () => {
 });
 
 describe('tunnel form', () => {
+  const HOST_KEY = `SHA256:${'k'.repeat(43)}`;
   const config: TunnelConfig = {
     host: 'ssh.example.com',
     port: 2222,
@@ -63,7 +64,7 @@ describe('tunnel form', () => {
     remote_port: 8443,
     remote_bind_host: '127.0.0.1',
     public_url: null,
-    host_key_sha256: 'SHA256:abc',
+    host_key_sha256: HOST_KEY,
   };
 
   it('fills from the saved settings, or defaults to port 22', () => {
@@ -75,7 +76,7 @@ describe('tunnel form', () => {
       username: 'tunnel',
       remotePort: '8443',
       publicUrl: '',
-      hostKey: 'SHA256:abc',
+      hostKey: HOST_KEY,
     });
   });
 
@@ -85,21 +86,26 @@ describe('tunnel form', () => {
     });
     const round = tunnelInput(tunnelFormFrom(config));
     expect(round).toEqual({
-      input: { host: 'ssh.example.com', port: 2222, username: 'tunnel', remote_port: 8443, host_key_sha256: 'SHA256:abc' },
+      input: { host: 'ssh.example.com', port: 2222, username: 'tunnel', remote_port: 8443, host_key_sha256: HOST_KEY },
     });
     expect(tunnelInput({ ...tunnelFormFrom(config), publicUrl: 'https://node.example.com' })).toMatchObject({
       input: { public_url: 'https://node.example.com' },
     });
   });
 
-  it('says what is missing or not a port, in words', () => {
-    const ok = tunnelFormFrom(config);
-    expect(tunnelInput({ ...ok, host: '' })).toEqual({ error: 'Enter the SSH host.' });
-    expect(tunnelInput({ ...ok, username: ' ' })).toEqual({ error: 'Enter the user name on the SSH host.' });
-    expect(tunnelInput({ ...ok, remotePort: '' })).toEqual({ error: 'Enter the remote port the SSH host should listen on.' });
-    expect(tunnelInput({ ...ok, remotePort: '70000' })).toEqual({ error: 'Remote port must be a whole number from 1 to 65535.' });
-    expect(tunnelInput({ ...ok, port: '2x' })).toEqual({ error: 'SSH port must be a whole number from 1 to 65535.' });
-    expect(tunnelInput({ ...ok, port: '0' })).toEqual({ error: 'SSH port must be a whole number from 1 to 65535.' });
+  it('says what is wrong by the node’s own rules, with the field’s label', () => {
+    const ok = tunnelFormFrom({ ...config, host_key_sha256: null });
+    expect(tunnelInput({ ...ok, host: '' })).toEqual({ error: 'SSH host: enter the SSH host' });
+    expect(tunnelInput({ ...ok, host: 'ssh example' })).toEqual({ error: 'SSH host: enter a host name or IP address, such as ssh.example.com' });
+    expect(tunnelInput({ ...ok, username: ' ' })).toEqual({ error: 'User name: enter the user name on the SSH host' });
+    expect(tunnelInput({ ...ok, remotePort: '' })).toEqual({ error: 'Remote port: enter a port number' });
+    expect(tunnelInput({ ...ok, remotePort: '70000' })).toEqual({ error: 'Remote port: use a whole number from 0 to 65535' });
+    // The node lets the SSH host pick the remote port.
+    expect(tunnelInput({ ...ok, remotePort: '0' })).toMatchObject({ input: { remote_port: 0 } });
+    expect(tunnelInput({ ...ok, port: '2x' })).toEqual({ error: 'Port: use a whole number from 1 to 65535' });
+    expect(tunnelInput({ ...ok, port: '0' })).toEqual({ error: 'Port: use a whole number from 1 to 65535' });
+    expect(tunnelInput({ ...ok, publicUrl: 'node.example.com' })).toEqual({ error: 'Public URL: enter an http(s) URL, such as https://node.example.com' });
+    expect(tunnelInput({ ...ok, hostKey: 'SHA256:abc' })).toMatchObject({ error: expect.stringMatching(/^Host key fingerprint: paste the SHA256 fingerprint/) });
   });
 });
 

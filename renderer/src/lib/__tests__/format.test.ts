@@ -9,6 +9,7 @@ import {
   middleTruncate,
   parseTimestamp,
   plural,
+  refreshDelayMs,
   relativeTime,
   shortenDid,
 } from '../format.ts';
@@ -143,5 +144,20 @@ describe('errorMessage', () => {
     expect(errorMessage(new Error('namespace exists'))).toBe('namespace exists');
     expect(errorMessage('offline')).toBe('offline');
     expect(errorMessage(404)).toBe('404');
+  });
+});
+
+describe('refreshDelayMs', () => {
+  const now = new Date('2026-11-25T10:00:00Z');
+  const ago = (ms: number): Date => new Date(now.getTime() - ms);
+
+  it('asks for a tick every second under a minute, every 10 s under an hour, else every minute', () => {
+    expect(refreshDelayMs(ago(0), now)).toBe(1_000);
+    expect(refreshDelayMs(ago(59_000), now)).toBe(1_000);
+    expect(refreshDelayMs(ago(60_000), now)).toBe(10_000);
+    expect(refreshDelayMs(ago(59 * 60_000), now)).toBe(10_000);
+    expect(refreshDelayMs(ago(2 * 3_600_000), now)).toBe(60_000);
+    expect(refreshDelayMs(null, now)).toBe(30_000);
+    expect(refreshDelayMs(ago(-5 * 60_000), now)).toBe(60_000);
   });
 });

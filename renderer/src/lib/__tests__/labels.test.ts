@@ -4,6 +4,7 @@ import {
   custodyLabel,
   identityStatusBadge,
   lifetimeLabel,
+  nodeStatusLabel,
   namespaceDnsRecord,
   reachabilityLabel,
   senderTrustBadge,
@@ -48,5 +49,16 @@ describe('labels', () => {
       name: '_svcid.acme.test',
       value: 'svcid=v1; controller=did:key:z6Mk1;',
     });
+  });
+});
+
+describe('nodeStatusLabel', () => {
+  it('says Running only while the node answers', () => {
+    expect(nodeStatusLabel('open', '127.0.0.1:7420', null)).toMatchObject({ text: 'Running · 127.0.0.1:7420', tone: 'ok' });
+    const down = nodeStatusLabel('retrying', '127.0.0.1:7420', 'Could not reach the node.');
+    expect(down).toMatchObject({ text: 'Not answering · reconnecting…', tone: 'warn' });
+    expect(down.text).not.toContain('Running');
+    expect(down.hint).toContain('Could not reach the node.');
+    expect(nodeStatusLabel('connecting', 'h', null).text).toBe('Connecting · h');
   });
 });

@@ -1,8 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import type { Identity, MailMessage } from '../../api/client.ts';
+import type { Identity, MailMessage, SentMail } from '../../api/client.ts';
 import {
   appendPage,
+  deleteConsequence,
+  folderTitle,
   keyChangeNote,
+  nextAfterRemoval,
+  opensExternally,
+  patchMessage,
+  sentBadge,
+  sentDetail,
+  withoutMessage,
   mergeMessages,
   preview,
   priorityBadge,
@@ -116,5 +124,80 @@ describe('priorityBadge and preview', () => {
   it('flattens and cuts the body', () => {
     expect(preview('a\n\n b   c')).toBe('a b c');
     expect(preview('x'.repeat(200), 10)).toBe(`${'x'.repeat(9)}…`);
+  });
+
+  it('leaves Markdown’s marks out of the preview, keeping the words', () => {
+    expect(preview('# Launch plan\n\nThe **numbers** are in; see [the dashboard](https://x.example/d).\n\n- ship on *Friday*\n> quoted\n```\nnpm run `release`\n```')).toBe(
+      'Launch plan The numbers are in; see the dashboard. ship on Friday quoted npm run release',
+    );
+    expect(preview('2 * 3 = 6, a_b_c')).toBe('2 * 3 = 6, a_b_c');
+  });
+});
+
+describe('folders (issue 14)', () => {
+  const list = [mail('c', '2026-01-03T00:00:00Z'), mail('b', '2026-01-02T00:00:00Z'), mail('a', '2026-01-01T00:00:00Z')];
+
+  it('takes a message out, patches one, and picks the next to show as mail apps do', () => {
+    expect(withoutMessage(list, 'b').map((m) => m.message_id)).toEqual(['c', 'a']);
+    expect(patchMessage(list, 'b', { read_at: 'now' }).map((m) => m.read_at)).toEqual([null, 'now', null]);
+    expect(nextAfterRemoval(list, 'b')).toBe('a');
+    expect(nextAfterRemoval(list, 'c')).toBe('b');
+    expect(nextAfterRemoval(list, 'a')).toBe('b'); // the last one: the one before
+    expect(nextAfterRemoval([list[0] as MailMessage], 'c')).toBeNull();
+    expect(nextAfterRemoval(list, 'x')).toBeNull();
+  });
+
+  it('says what a delete does, and who keeps a copy', () => {
+    expect(deleteConsequence(mail('m', '', { subject: ' Plans ' }))).toBe(
+      '“Plans” is removed from your mail for good, from the inbox and the archive; this cannot be undone. alice keeps their copy.',
+    );
+    expect(deleteConsequence(mail('m', '', { subject: '', origin: 'bounce' }))).toBe(
+      'This message is removed from your mail for good, from the inbox and the archive; this cannot be undone.',
+    );
+  });
+
+  it('names the folders', () => {
+    expect(folderTitle('archive')).toBe('Archive');
+    expect(folderTitle('outbound')).toBe('Sent to other nodes');
+  });
+
+  const sentItem = (extra: Partial<SentMail>): SentMail => ({
+    message_id: 's',
+    destination: 'local',
+    to: 'bob',
+    to_alias: 'bob',
+    to_address: 'acme.test/bob',
+    to_did: 'did:key:z6Mkbob',
+    to_stable_id: null,
+    subject: 'Hi',
+    body: 'hello',
+    priority: 'normal',
+    signature: 'c2ln',
+    signed_payload: '{}',
+    created_at: '2026-01-01T00:00:00Z',
+    status: 'delivered',
+    attempts: null,
+    next_attempt_at: null,
+    last_error: null,
+    delivered_to: null,
+    settled_at: '2026-01-01T00:00:00Z',
+    ...extra,
+  });
+
+  it('words the delivery of sent mail: local is delivered; another node has its outbox state', () => {
+    expect(sentBadge(sentItem({}))).toEqual({ text: 'Delivered', tone: 'ok', hint: 'In bob’s inbox on this node.' });
+    expect(sentDetail(sentItem({}))).toBe('On this node');
+    const queued = sentItem({ destination: 'remote', to: 'far.example/zed', status: 'queued', attempts: 0 });
+    expect(sentBadge(queued)).toMatchObject({ text: 'Queued', tone: 'warn', hint: expect.stringContaining('far.example') });
+    expect(sentDetail(queued)).toBe('Waiting for the first attempt');
+    const bounced = sentItem({ destination: 'remote', to: 'far.example/zed', status: 'bounced', attempts: 1, last_error: 'no such identity' });
+    expect(sentBadge(bounced)).toMatchObject({ text: 'Bounced', tone: 'danger' });
+    expect(sentDetail(bounced)).toBe('no such identity');
+    expect(sentDetail(sentItem({ destination: 'remote', status: 'delivered', attempts: 1, delivered_to: 'https://far.example' }))).toBe('Delivered to far.example');
+  });
+
+  it('opens only http(s) and mailto links of a rendered body', () => {
+    for (const href of ['https://example.com/x', 'http://example.com', 'mailto:a@example.com']) expect(opensExternally(href)).toBe(true);
+    for (const href of [null, '#section', '#/settings', '/ui/#/mail', 'javascript:alert(1)', 'file:///etc/passwd', 'not a url']) expect(opensExternally(href)).toBe(false);
   });
 });

@@ -42,6 +42,13 @@ describe('recipientKind', () => {
     expect(recipientKind('acme.test/')).toBeNull();
     expect(recipientKind('/bob')).toBeNull();
     expect(recipientKind('did:web:x')).toBeNull();
+    // By the node's own rules: `local` is a namespace, a setup's `.local` one too; bad names are not.
+    expect(recipientKind('local/bob')).toBe('address');
+    expect(recipientKind('node-1f2e3d4c.local/alice')).toBe('address');
+    expect(recipientKind('Acme.Test/bob')).toBe('address');
+    expect(recipientKind('acme/bob')).toBeNull();
+    expect(recipientKind('acme.test/bob.smith')).toBeNull();
+    expect(recipientKind('-acme.test/bob')).toBeNull();
   });
 });
 

@@ -10,8 +10,9 @@ import {
   nextMinorVersion,
   nextPatchVersion,
   ownedBlueprints,
-  parseTag,
-  parseTagList,
+  nextVersionProblem,
+  previewTagList,
+  tagReadingProblem,
   partLabel,
   refProblem,
   rejectedByRecheck,
@@ -53,7 +54,17 @@ describe('versions', () => {
   it('explains a version that cannot be one', () => {
     expect(versionProblem('0.2.0')).toBeNull();
     expect(versionProblem('')).toMatch(/Enter a version/);
-    expect(versionProblem('v1')).toMatch(/starts with a digit/);
+    expect(versionProblem('v1')).toMatch(/^"v1" is not a version: .*starting with a digit/);
+    expect(versionProblem('banana')).toMatch(/^"banana" is not a version/);
+  });
+
+  it('checks a next version as the node does: its shape, then that it is newer than the latest', () => {
+    expect(nextVersionProblem('0.2.0', '0.1.1')).toBeNull();
+    expect(nextVersionProblem(' 0.1.10 ', '0.1.9')).toBeNull();
+    expect(nextVersionProblem('banana', '0.1.1')).toMatch(/^"banana" is not a version/);
+    expect(nextVersionProblem('0.0.9', '0.1.1')).toBe('Version 0.0.9 must be newer than the latest version 0.1.1.');
+    expect(nextVersionProblem('0.1.1', '0.1.1')).toBe('Version 0.1.1 must be newer than the latest version 0.1.1.');
+    expect(nextVersionProblem('0.0.1', null)).toBeNull();
   });
 });
 
@@ -106,16 +117,25 @@ describe('refs', () => {
 });
 
 describe('tags', () => {
-  it('normalises like the node and explains refusals', () => {
-    expect(parseTag('  Support ')).toEqual({ tag: 'support' });
-    expect(parseTag('')).toEqual({ problem: 'Type a tag first.' });
-    expect(parseTag('two words')).toHaveProperty('problem');
+  it('reads a tags field as the node will: commas separate, "Code Review" stays one tag and is refused with a suggestion', () => {
+    expect(previewTagList('')).toEqual({ readings: [], tags: [], problem: null });
+    const preview = previewTagList(' Support, Email,,support\nops ');
+    expect(preview.tags).toEqual(['support', 'email', 'ops']);
+    expect(preview.problem).toBeNull();
+    expect(preview.readings.map((r) => r.tag)).toEqual(['support', 'email', 'support', 'ops']);
+    const refused = previewTagList('email, Code Review');
+    expect(refused.tags).toEqual(['email']);
+    expect(refused.readings.map((r) => r.tag)).toEqual(['email', 'code review']);
+    expect(refused.problem).toBe('Tag "code review" may only use a-z, 0-9, ".", "_" and "-"; perhaps code-review.');
+    expect(previewTagList('no/slash').problem).toBe('Tag "no/slash" may only use a-z, 0-9, ".", "_" and "-"; perhaps no-slash.');
+    expect(previewTagList(Array.from({ length: 33 }, (_, i) => `t${i}`).join(',')).problem).toBe('At most 32 tags are allowed (got 33).');
   });
 
-  it('reads a list of tags typed in one field', () => {
-    expect(parseTagList('')).toEqual({ tags: [] });
-    expect(parseTagList(' Code, review  code,,ops ')).toEqual({ tags: ['code', 'review', 'ops'] });
-    expect(parseTagList('ok, no/slash')).toEqual({ problem: expect.stringContaining('"no/slash" is not a tag') });
+  it('words a refused tag without a suggestion when none is close', () => {
+    expect(tagReadingProblem({ typed: '✨', tag: '✨', problem: 'tag "✨" may only use a-z, 0-9, ".", "_" and "-"', suggestion: null })).toBe(
+      'Tag "✨" may only use a-z, 0-9, ".", "_" and "-".',
+    );
+    expect(tagReadingProblem({ typed: 'ok', tag: 'ok', problem: null, suggestion: null })).toBeNull();
   });
 
   it('collects the catalog tags', () => {

@@ -4,7 +4,7 @@ import {
   base64OfDataUrl,
   colorProblem,
   contrastBlock,
-  contrastLine,
+  contrastTable,
   draftFromForm,
   emptyForm,
   formatRatio,
@@ -95,21 +95,48 @@ describe('theme form', () => {
   });
 
   it('words the contrast check', () => {
-    expect(contrastLine(pass('light', 15.8)).text).toBe('Light: 15.80:1 ✓ AA');
-    expect(contrastLine(pass('dark', 3.2))).toMatchObject({ text: 'Dark: 3.20:1 — below AA 4.5:1', ok: false });
-    expect(contrastLine({ palette: 'light', text: '#0008', surface: '#fff', ratio: null, passes: false })).toMatchObject({
-      text: "Light: has transparency; can't be checked",
+    const table = contrastTable([pass('light', 15.8), pass('dark', 3.2)]);
+    expect(table.palettes).toEqual(['light', 'dark']);
+    expect(table.rows.map((r) => [r.label, r.cells.map((c) => c.text)])).toEqual([['Text', ['15.80:1 ✓', '3.20:1 ✗']]]);
+    expect(table.rows[0]!.cells[1]).toMatchObject({ ok: false, hint: expect.stringMatching(/WCAG AA needs at least 4.5:1/) });
+    expect(contrastTable([{ palette: 'light', text: '#0008', surface: '#fff', ratio: null, passes: false }]).rows[0]!.cells[0]).toMatchObject({
+      text: 'transparent',
       ok: false,
     });
     expect(contrastBlock([pass('light', 15.8), pass('dark', 12)])).toBeNull();
-    expect(contrastBlock([pass('light', 15.8), pass('dark', 3.2)])).toMatch(/below WCAG AA \(4.5:1\) in the dark palette,/);
-    expect(contrastBlock([pass('light', 4.49), pass('dark', 3.2)])).toMatch(/light and dark palettes/);
+    expect(contrastBlock([pass('light', 15.8), pass('dark', 3.2)])).toBe(
+      'Can’t save yet: the contrast of text in the dark palette (3.20:1) is below WCAG AA (4.5:1), too faint to read comfortably. Change those colours or the surface.',
+    );
+    expect(contrastBlock([pass('light', 4.49), pass('dark', 3.2)])).toMatch(/text in the light palette \(4\.49:1\) and text in the dark palette \(3\.20:1\) is below/);
     const clear = { palette: 'dark' as const, text: '#0008', surface: '#fff', ratio: null, passes: false };
-    expect(contrastBlock([clear])).toMatch(/opaque in the dark palette/);
+    expect(contrastBlock([clear])).toMatch(/text in the dark palette must be opaque/);
     const both = contrastBlock([pass('light', 3), clear]);
-    expect(both).toMatch(/below WCAG AA \(4.5:1\) in the light palette/);
-    expect(both).toMatch(/opaque in the dark palette/);
+    expect(both).toMatch(/text in the light palette \(3\.00:1\) is below WCAG AA/);
+    expect(both).toMatch(/; and text in the dark palette must be opaque/);
     expect(contrastBlock([])).toBeNull();
+  });
+
+  it('shows and blocks on every text colour the page paints, not only text (issue 14)', () => {
+    const check = (role: 'text' | 'muted' | 'link' | 'code', ratio: number) => ({
+      role,
+      label: role,
+      foreground: '#8a1c7c',
+      on: role === 'code' ? 'code block background' : 'surface',
+      background: '#161b22',
+      ratio,
+      passes: ratio >= 4.5,
+    });
+    const dark = { ...pass('dark', 15.8), checks: [check('text', 15.8), check('muted', 7), check('link', 2.1), check('code', 15)] };
+    const table = contrastTable([dark]);
+    expect(table.rows.map((r) => [r.label, r.cells[0]!.text])).toEqual([
+      ['Text', '15.80:1 ✓'],
+      ['Muted text', '7.00:1 ✓'],
+      ['Links', '2.10:1 ✗'],
+      ['Code blocks', '15.00:1 ✓'],
+    ]);
+    expect(table.rows[2]!.cells[0]!.hint).toBe('Links: #8a1c7c on surface #161b22 (dark palette). WCAG AA needs at least 4.5:1.');
+    // Text on surface passes, and still Save stays off: the links are too faint.
+    expect(contrastBlock([dark])).toMatch(/^Can’t save yet: the contrast of links in the dark palette \(2\.10:1\) is below WCAG AA/);
   });
 
   it('previews the open document, else a sample with every block', () => {

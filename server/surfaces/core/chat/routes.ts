@@ -10,7 +10,7 @@ import { invalid } from '../../../errors.ts';
 import { streamDeadline } from '../../../http/sse.ts';
 import { parseWith } from '../../../http/validate.ts';
 import type { CoreServices } from '../services.ts';
-import { CreateSessionBody, HistoryQuery, MarkReadBody, SendMessageBody, SessionParams, StreamQuery } from './schemas.ts';
+import { CreateSessionBody, HistoryQuery, MarkReadBody, SendMessageBody, SessionParams, SessionsQuery, StreamQuery } from './schemas.ts';
 import { streamSession } from './stream.ts';
 
 export async function chatRoutes(app: FastifyInstance, { services }: { services: CoreServices }): Promise<void> {
@@ -21,7 +21,10 @@ export async function chatRoutes(app: FastifyInstance, { services }: { services:
     return chat.createOrSend(agentId, parseWith(CreateSessionBody, request.body));
   });
 
-  app.get('/v1/chat/sessions', async (request) => chat.listSessions(authenticateIdentity(ctx, request).agentId));
+  app.get('/v1/chat/sessions', async (request) => {
+    const { agentId } = authenticateIdentity(ctx, request);
+    return chat.listSessions(agentId, parseWith(SessionsQuery, request.query, 'query'));
+  });
 
   app.get('/v1/chat/pending', async (request) => chat.pending(authenticateIdentity(ctx, request).agentId));
 

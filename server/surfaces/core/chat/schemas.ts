@@ -47,7 +47,13 @@ export const CreateSessionBody = z
   });
 export type CreateSessionInput = z.output<typeof CreateSessionBody>;
 
-export const SendMessageBody = z.strictObject({ body: z.string().min(1), ...flags });
+/**
+ * `rejoining` is ours: the send takes its sender back into a chat it left (any send does, as
+ * upstream has it; this one says so, and is refused when there is nothing to rejoin).
+ */
+export const SendMessageBody = z
+  .strictObject({ body: z.string().min(1), ...flags, rejoining: z.boolean().default(false) })
+  .refine((body) => !(body.leaving && body.rejoining), { path: ['rejoining'], message: 'a message cannot both leave and rejoin' });
 export type SendMessageInput = z.output<typeof SendMessageBody>;
 
 export const MarkReadBody = z.strictObject({ up_to_message_id: z.uuid() });
@@ -65,6 +71,16 @@ export const HistoryQuery = z.object({
   message_id: z.uuid().optional(),
 });
 export type HistoryInput = z.output<typeof HistoryQuery>;
+
+/** Sessions per page when the caller pages the list (without `limit`, the whole list, as upstream). */
+export const MAX_SESSIONS_PAGE = 500;
+
+/** `before`: the previous page's `next_before` (the message_id that ended it). */
+export const SessionsQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(MAX_SESSIONS_PAGE).optional(),
+  before: z.string().min(1).max(256).optional(),
+});
+export type SessionsInput = z.output<typeof SessionsQuery>;
 
 /** `deadline` is checked by streamDeadline; `after` here. */
 export const StreamQuery = z.object({

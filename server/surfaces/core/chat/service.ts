@@ -27,7 +27,7 @@ import type { NamespaceTrust } from '../namespaces/authority.ts';
 import type { NamespaceService } from '../namespaces/service.ts';
 import { signatureStatus, signMessage, type SignedMessage } from '../messaging/signing.ts';
 import { ChatPresence } from './presence.ts';
-import { MAX_CHAT_MESSAGE_BYTES, type CreateSessionInput, type HistoryInput, type SendMessageInput } from './schemas.ts';
+import { MAX_CHAT_MESSAGE_BYTES, type CreateSessionInput, type HistoryInput, type SendMessageInput, type SessionsInput } from './schemas.ts';
 
 /** What a hang_on message adds to the wait window, and what a read receipt asks a waiter to add. */
 export const HANG_ON_EXTENSION_SECONDS = 300;
@@ -52,6 +52,10 @@ interface ParticipantRow {
   agent_id: string;
   last_read_id: number;
   last_read_at: string | null;
+  /** When its latest message said it was leaving; null while it takes part. */
+  left_at: string | null;
+  /** The session's newest message row id (the list's order). */
+  last_message_id: number;
 }
 
 interface MessageRow {
@@ -70,6 +74,8 @@ interface MessageRow {
   body: string;
   reply_to: string | null;
   sender_leaving: number;
+  /** Ours: the message took its sender back into a chat it had left. */
+  sender_rejoining: number;
   hang_on: number;
   wait_seconds: number | null;
   signature: string;
@@ -94,6 +100,31 @@ export interface ChatParticipantView {
   did: string;
 }
 
+/**
+ * A participant with how far it has read and whether it left: what a client rebuilds read
+ * receipts and membership from after a reload (the stream only pushes changes).
+ */
+export interface ChatMemberView extends ChatParticipantView {
+  /** The newest message it has read, or null (nothing yet, or a participant on another node). */
+  last_read_message_id: string | null;
+  read_at: string | null;
+  /** When it left (its latest message said so); null while it takes part. */
+  left_at: string | null;
+}
+
+/** A session's newest message as the session list shows it. */
+export interface ChatLastMessageView {
+  message_id: string;
+  from_agent_id: string | null;
+  from_alias: string;
+  from_address: string | null;
+  /** The first 200 characters of the body. */
+  preview: string;
+  created_at: string;
+  sender_leaving: boolean;
+  sender_rejoining: boolean;
+}
+
 export interface ChatMessageView {
   message_id: string;
   session_id: string;
@@ -110,6 +141,8 @@ export interface ChatMessageView {
   /** When the node stored the message (millisecond precision); `after` compares against it. */
   created_at: string;
   sender_leaving: boolean;
+  /** Ours: the sender came back to the chat with this message (sent with `rejoining: true`). */
+  sender_rejoining: boolean;
   hang_on: boolean;
   extends_wait_seconds: number;
   reply_to: string | null;
@@ -298,10 +331,11 @@ export class ChatService {
     }
     const now = this.#ctx.clock.now().toISOString();
     const message = db.transaction(() => {
+      if (input.rejoining && !this.#hasLeft(sessionId, agentId)) throw conflict('You are in this chat: there is nothing to rejoin');
       this.#assertReplyTo(sessionId, input.reply_to);
       const fresh = this.#session(sessionId) as SessionRow;
       const content = { body: input.body, reply_to: input.reply_to ?? null, wait_seconds: null, hang_on: input.hang_on, sender_leaving: input.leaving };
-      const signed = this.#insert(fresh, sender, this.#addressee(others), now, content);
+      const signed = this.#insert(fresh, sender, this.#addressee(others), now, content, input.rejoining);
       this.#forward(sender, others, signed, content);
       return signed;
     })();
@@ -438,11 +472,22 @@ export class ChatService {
 
   // ---------------------------------------------------------------- reads
 
-  /** GET /v1/chat/sessions: every session of the caller, most recent activity first. */
-  listSessions(agentId: string) {
+  /**
+   * GET /v1/chat/sessions: the caller's sessions, most recent activity first; every one without
+   * `limit` (as upstream), else a page with `has_more` and `next_before` (the message_id that
+   * ended it, which stays a fixed place in the order however the list moves). Ours beside
+   * upstream's fields: `last_message`, `participants_left` (the others who left) and `you_left`.
+   */
+  listSessions(agentId: string, query: SessionsInput = {}) {
+    const viewer = this.viewer(agentId);
+    const before = query.before === undefined ? undefined : this.#sessionCursor(agentId, query.before);
+    const rows = this.#summaries(agentId, { before, limit: query.limit === undefined ? undefined : query.limit + 1 });
+    const hasMore = query.limit !== undefined && rows.length > query.limit;
+    const page = hasMore ? rows.slice(0, query.limit) : rows;
     return {
-      sessions: this.#summaries(agentId).map((s) => {
+      sessions: page.map((s) => {
         const others = this.#parties(s.session.session_id).filter((p) => p.id !== agentId);
+        const members = this.#memberships(s.session.session_id);
         return {
           session_id: s.session.session_id,
           ...this.#othersFields(others),
@@ -450,9 +495,24 @@ export class ChatService {
           last_activity: s.last?.created_at ?? s.session.created_at,
           sender_waiting: this.#senderWaiting(s.session.session_id, others),
           unread_count: s.unread_count,
+          last_message: s.last === undefined ? null : this.#lastMessageView(viewer, s.last),
+          participants_left: others.filter((p) => (members.get(p.id)?.left_at ?? null) !== null).map((p) => p.alias),
+          you_left: s.left_at !== null,
         };
       }),
+      has_more: hasMore,
+      next_before: hasMore ? (page.at(-1)?.last?.message_id ?? null) : null,
     };
+  }
+
+  /** Where `before` (a message_id in one of the caller's sessions) sits in the list's order. */
+  #sessionCursor(agentId: string, messageId: string): number {
+    const id = this.#ctx.db
+      .prepare(`SELECT m.id FROM chat_messages m JOIN chat_participants cp ON cp.session_id = m.session_id AND cp.agent_id = ? WHERE m.message_id = ?`)
+      .pluck()
+      .get(agentId, messageId) as number | undefined;
+    if (id === undefined) throw invalid([{ loc: ['query', 'before'], msg: `no message ${messageId} in your chats`, type: 'value_error' }]);
+    return id;
   }
 
   /**
@@ -462,7 +522,7 @@ export class ChatService {
   pending(agentId: string) {
     const now = this.#ctx.clock.now().getTime();
     const pending = [];
-    for (const s of this.#summaries(agentId)) {
+    for (const s of this.#summaries(agentId, { pendingOnly: true })) {
       const { session } = s;
       const remaining = this.#timeRemaining(session, now);
       const waitedOn =
@@ -510,7 +570,20 @@ export class ChatService {
     const rows = this.#ctx.db
       .prepare(`SELECT * FROM (${MESSAGE_SELECT} WHERE ${where.join(' AND ')} ORDER BY m.id DESC LIMIT +?) ORDER BY id`)
       .all(...params, query.limit) as MessageRow[];
-    return { messages: rows.map((row) => this.#messageView(viewer, row)) };
+    const members = this.#memberships(sessionId);
+    return {
+      messages: rows.map((row) => this.#messageView(viewer, row)),
+      // Ours: who has read how far and who left, so a client shows receipts and membership after a reload.
+      participants: this.#parties(sessionId).map((party): ChatMemberView => {
+        const member = members.get(party.id);
+        return {
+          ...this.#participantView(viewer, party),
+          last_read_message_id: member?.last_read_message_id ?? null,
+          read_at: member?.read_at ?? null,
+          left_at: member?.left_at ?? null,
+        };
+      }),
+    };
   }
 
   /**
@@ -750,7 +823,15 @@ export class ChatService {
     };
   }
 
-  #insert(session: SessionRow, sender: ChatParty, addressee: Pick<Recipient, 'to' | 'didKey' | 'stableId'>, now: string, content: ChatContent): SignedMessage {
+  /** `rejoining` is the node's note beside the message, outside the signed envelope (upstream has no such field). */
+  #insert(
+    session: SessionRow,
+    sender: ChatParty,
+    addressee: Pick<Recipient, 'to' | 'didKey' | 'stableId'>,
+    now: string,
+    content: ChatContent,
+    rejoining = false,
+  ): SignedMessage {
     const signed = signMessage(this.#ctx, asParty(sender), addressee, { type: 'chat', subject: '', ...content });
     this.#store({
       message_id: signed.message_id,
@@ -763,6 +844,7 @@ export class ChatService {
       to_text: addressee.to,
       to_did: addressee.didKey,
       ...content,
+      sender_rejoining: rejoining,
       signature: signed.signature,
       signed_payload: signed.signed_payload,
       timestamp: signed.timestamp,
@@ -772,22 +854,40 @@ export class ChatService {
     return signed;
   }
 
-  /** One chat message row, signed here or arrived from another node. */
+  /**
+   * One chat message row, signed here or arrived from another node (inside the write's
+   * transaction). It becomes every participant's newest message (the list's order), and its
+   * sender's membership follows it: a leaving message marks it gone, any other brings it back.
+   */
   #store(
-    row: Omit<MessageRow, 'id' | 'from_project_id' | 'sender_leaving' | 'hang_on' | 'from_namespace_trust'> & {
+    row: Omit<MessageRow, 'id' | 'from_project_id' | 'sender_leaving' | 'sender_rejoining' | 'hang_on' | 'from_namespace_trust'> & {
       sender_leaving: boolean;
+      sender_rejoining?: boolean;
       hang_on: boolean;
       from_namespace_trust?: 'verified' | 'unverified';
     },
   ): void {
-    this.#ctx.db
+    const { db } = this.#ctx;
+    const { lastInsertRowid } = db
       .prepare(
         `INSERT INTO chat_messages (message_id, session_id, from_agent_id, from_alias, from_address, from_did, from_stable_id, to_text, to_did,
-           body, reply_to, sender_leaving, hang_on, wait_seconds, signature, signed_payload, timestamp, created_at, from_namespace_trust)
+           body, reply_to, sender_leaving, sender_rejoining, hang_on, wait_seconds, signature, signed_payload, timestamp, created_at, from_namespace_trust)
          VALUES (@message_id, @session_id, @from_agent_id, @from_alias, @from_address, @from_did, @from_stable_id, @to_text, @to_did,
-           @body, @reply_to, @sender_leaving, @hang_on, @wait_seconds, @signature, @signed_payload, @timestamp, @created_at, @from_namespace_trust)`,
+           @body, @reply_to, @sender_leaving, @sender_rejoining, @hang_on, @wait_seconds, @signature, @signed_payload, @timestamp, @created_at, @from_namespace_trust)`,
       )
-      .run({ ...row, sender_leaving: row.sender_leaving ? 1 : 0, hang_on: row.hang_on ? 1 : 0, from_namespace_trust: row.from_namespace_trust ?? null });
+      .run({
+        ...row,
+        sender_leaving: row.sender_leaving ? 1 : 0,
+        sender_rejoining: row.sender_rejoining === true ? 1 : 0,
+        hang_on: row.hang_on ? 1 : 0,
+        from_namespace_trust: row.from_namespace_trust ?? null,
+      });
+    db.prepare(`UPDATE chat_participants SET last_message_id = ? WHERE session_id = ?`).run(lastInsertRowid, row.session_id);
+    db.prepare(`UPDATE chat_participants SET left_at = ? WHERE session_id = ? AND agent_id = ?`).run(
+      row.sender_leaving ? row.created_at : null,
+      row.session_id,
+      row.from_agent_id,
+    );
   }
 
   /**
@@ -829,13 +929,9 @@ export class ChatService {
     return Math.max(0, Math.ceil((end - nowMs) / 1000));
   }
 
-  /** Whether the participant's latest message in the session said it was leaving. */
+  /** Whether the participant's latest message in the session said it was leaving (kept in left_at by #store). */
   #hasLeft(sessionId: string, agentId: string): boolean {
-    const last = this.#ctx.db
-      .prepare(`SELECT sender_leaving FROM chat_messages WHERE session_id = ? AND from_agent_id = ? ORDER BY id DESC LIMIT 1`)
-      .pluck()
-      .get(sessionId, agentId) as number | undefined;
-    return last === 1;
+    return (this.#participant(sessionId, agentId)?.left_at ?? null) !== null;
   }
 
   /** The participant started the session or has spoken in it. */
@@ -847,25 +943,71 @@ export class ChatService {
     return this.#ctx.db.prepare(`SELECT 1 FROM chat_messages WHERE session_id = ? AND from_agent_id = ? LIMIT 1`).get(sessionId, agentId) !== undefined;
   }
 
-  /** Per session of the caller: the session row, its unread count and its latest message. */
-  #summaries(agentId: string): { session: SessionRow; unread_count: number; last: MessageRow | undefined }[] {
+  /**
+   * Per session of the caller, most recent activity first: the session row, its unread count and
+   * its latest message. Walks the caller's (agent_id, last_message_id) index, so a page costs the
+   * same with ten sessions or a hundred thousand: `before` (a row id) and `limit` page it, and
+   * `pendingOnly` keeps the sessions that can be pending (something unread, or a wait window).
+   */
+  #summaries(
+    agentId: string,
+    options: { before?: number; limit?: number; pendingOnly?: boolean } = {},
+  ): { session: SessionRow; unread_count: number; last: MessageRow | undefined; left_at: string | null }[] {
     const { db } = this.#ctx;
+    const where = ['cp.agent_id = ?'];
+    const params: (string | number)[] = [agentId];
+    if (options.before !== undefined) {
+      where.push('cp.last_message_id < ?');
+      params.push(options.before);
+    }
+    if (options.pendingOnly === true) where.push('(cp.last_message_id > cp.last_read_id OR s.wait_started_by IS NOT NULL)');
+    if (options.limit !== undefined) params.push(options.limit);
     const rows = db
       .prepare(
-        `SELECT s.*,
-           (SELECT COUNT(*) FROM chat_messages m WHERE m.session_id = s.session_id AND m.id > cp.last_read_id AND m.from_agent_id <> cp.agent_id) AS unread_count,
-           (SELECT MAX(id) FROM chat_messages m WHERE m.session_id = s.session_id) AS last_id
+        `SELECT s.*, cp.last_message_id AS last_id, cp.left_at AS my_left_at,
+           (SELECT COUNT(*) FROM chat_messages m WHERE m.session_id = s.session_id AND m.id > cp.last_read_id AND m.from_agent_id <> cp.agent_id) AS unread_count
          FROM chat_participants cp JOIN chat_sessions s ON s.session_id = cp.session_id
-         WHERE cp.agent_id = ?
-         ORDER BY COALESCE(last_id, 0) DESC, s.created_at DESC`,
+         WHERE ${where.join(' AND ')}
+         ORDER BY cp.last_message_id DESC, cp.rowid DESC${options.limit === undefined ? '' : ' LIMIT +?'}`,
       )
-      .all(agentId) as (SessionRow & { unread_count: number; last_id: number | null })[];
+      .all(...params) as (SessionRow & { unread_count: number; last_id: number; my_left_at: string | null })[];
     const lastMessage = db.prepare(`${MESSAGE_SELECT} WHERE m.id = ?`);
-    return rows.map(({ unread_count, last_id, ...session }) => ({
+    return rows.map(({ unread_count, last_id, my_left_at, ...session }) => ({
       session,
       unread_count,
-      last: last_id === null ? undefined : (lastMessage.get(last_id) as MessageRow | undefined),
+      last: last_id === 0 ? undefined : (lastMessage.get(last_id) as MessageRow | undefined),
+      left_at: my_left_at,
     }));
+  }
+
+  /** Each participant's read position and membership, by participant id. */
+  #memberships(sessionId: string): Map<string, { last_read_message_id: string | null; read_at: string | null; left_at: string | null }> {
+    const rows = this.#ctx.db
+      .prepare(
+        `SELECT cp.agent_id, cp.last_read_at, cp.left_at, m.message_id AS last_read_message_id
+         FROM chat_participants cp LEFT JOIN chat_messages m ON m.id = cp.last_read_id AND cp.last_read_id > 0
+         WHERE cp.session_id = ?`,
+      )
+      .all(sessionId) as { agent_id: string; last_read_at: string | null; left_at: string | null; last_read_message_id: string | null }[];
+    return new Map(
+      rows.map((row) => [
+        row.agent_id,
+        { last_read_message_id: row.last_read_message_id, read_at: row.last_read_message_id === null ? null : row.last_read_at, left_at: row.left_at },
+      ]),
+    );
+  }
+
+  #lastMessageView(viewer: ChatViewer, row: MessageRow): ChatLastMessageView {
+    return {
+      message_id: row.message_id,
+      from_agent_id: row.from_project_id === viewer.projectId ? row.from_agent_id : null,
+      from_alias: row.from_alias,
+      from_address: row.from_address,
+      preview: row.body.length > PREVIEW_CHARS ? row.body.slice(0, PREVIEW_CHARS) : row.body,
+      created_at: row.created_at,
+      sender_leaving: row.sender_leaving === 1,
+      sender_rejoining: row.sender_rejoining === 1,
+    };
   }
 
   #messageView(viewer: ChatViewer, row: MessageRow): ChatMessageView {
@@ -884,6 +1026,7 @@ export class ChatService {
       timestamp: row.timestamp,
       created_at: row.created_at,
       sender_leaving: row.sender_leaving === 1,
+      sender_rejoining: row.sender_rejoining === 1,
       hang_on: hangOn,
       extends_wait_seconds: hangOn ? HANG_ON_EXTENSION_SECONDS : 0,
       reply_to: row.reply_to,

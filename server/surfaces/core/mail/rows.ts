@@ -6,7 +6,8 @@ import type { Db } from '../../../context.ts';
 import type { MessageRow } from './service.ts';
 
 /** `from_namespace_trust` is only known for mail from another node (federation/inbound.ts). */
-export type MailRowInput = Omit<MessageRow, 'id' | 'read_at' | 'from_namespace_trust'> & Partial<Pick<MessageRow, 'from_namespace_trust'>>;
+export type MailRowInput = Omit<MessageRow, 'id' | 'read_at' | 'from_namespace_trust' | 'archived_at' | 'deleted_at'> &
+  Partial<Pick<MessageRow, 'from_namespace_trust'>>;
 
 export function insertMailRow(db: Db, row: MailRowInput): void {
   db.prepare(

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_RECIPIENTS, SendMailBody, InboxQuery } from './schemas.ts';
+import { MAX_RECIPIENTS, SendMailBody, InboxQuery, SentQuery } from './schemas.ts';
 
 const issues = (value: unknown) => SendMailBody.safeParse(value).error?.issues.map((i) => ({ path: i.path.join('.'), message: i.message })) ?? [];
 
@@ -35,5 +35,20 @@ describe('InboxQuery', () => {
     expect(InboxQuery.parse({ unread_only: '0' }).unread_only).toBe(false);
     expect(InboxQuery.safeParse({ unread_only: 'yes' }).success).toBe(false);
     expect(InboxQuery.safeParse({ limit: '1.5' }).success).toBe(false);
+  });
+
+  it('takes a folder (ours): inbox or archive, nothing else', () => {
+    expect(InboxQuery.parse({ folder: 'archive' }).folder).toBe('archive');
+    expect(InboxQuery.parse({}).folder).toBeUndefined();
+    for (const folder of ['trash', 'sent', '', 'ARCHIVE']) expect(InboxQuery.safeParse({ folder }).success).toBe(false);
+  });
+});
+
+describe('SentQuery', () => {
+  it('pages with limit and before', () => {
+    expect(SentQuery.parse({})).toEqual({ limit: 50 });
+    expect(SentQuery.parse({ limit: '3', before: 'm-1' })).toEqual({ limit: 3, before: 'm-1' });
+    expect(SentQuery.safeParse({ limit: '0' }).success).toBe(false);
+    expect(SentQuery.safeParse({ before: '' }).success).toBe(false);
   });
 });

@@ -70,14 +70,30 @@ export type SendMailInput = z.output<typeof SendMailBody>;
 
 const flag = z.union([z.boolean(), z.enum(['true', 'false', '1', '0'])]).transform((value) => value === true || value === 'true' || value === '1');
 
+/**
+ * Ours: which of the recipient's folders the inbox lists. `inbox` (the default) is everything
+ * neither archived nor deleted; `archive` what the recipient archived. Deleted mail is in neither.
+ */
+export const MAIL_FOLDERS = ['inbox', 'archive'] as const;
+export type MailFolder = (typeof MAIL_FOLDERS)[number];
+
+const limit = z.coerce.number().int().min(1).max(200).default(50);
+/** Paging cursor: items older than this message of the list. */
+const before = z.string().min(1).max(256).optional();
+
 /** Query parameters not named here are ignored, as upstream does. */
 export const InboxQuery = z.object({
-  limit: z.coerce.number().int().min(1).max(200).default(50),
+  limit,
   unread_only: flag.default(false),
   message_id: z.string().min(1).max(256).optional(),
-  /** Paging cursor: items older than this message of the caller's inbox. */
-  before: z.string().min(1).max(256).optional(),
+  before,
+  /** Without it, a `message_id` lookup finds the message in either folder; a list is the inbox. */
+  folder: z.enum(MAIL_FOLDERS).optional(),
 });
 export type InboxInput = z.output<typeof InboxQuery>;
+
+/** Ours: `GET /v1/messages/sent`, newest first. */
+export const SentQuery = z.object({ limit, before });
+export type SentInput = z.output<typeof SentQuery>;
 
 export const MessageIdParams = z.object({ message_id: z.string().min(1).max(256) });

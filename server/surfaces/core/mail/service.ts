@@ -20,8 +20,10 @@ import type { NamespaceTrust } from '../namespaces/authority.ts';
 import type { NamespaceService } from '../namespaces/service.ts';
 import { FEDERATION_VERSION } from '../../../federation/wire.ts';
 import { conflictOnConstraint } from './db-errors.ts';
+import { MailFolders } from './folders.ts';
 import { insertMailRow } from './rows.ts';
 import { MAX_BODY_BYTES, SINGLE_SELECTORS, type InboxInput, type Priority, type SendMailInput } from './schemas.ts';
+import { SentMail } from './sent.ts';
 
 export interface MessageRow {
   id: number;
@@ -51,6 +53,9 @@ export interface MessageRow {
   from_node: string | null;
   /** For remote mail: whether the sender's namespace was found DNS-verified on arrival. */
   from_namespace_trust: 'verified' | 'unverified' | null;
+  /** Ours (folders.ts): when the recipient archived it, or deleted it from its inbox. */
+  archived_at: string | null;
+  deleted_at: string | null;
 }
 
 export interface Delivery {
@@ -79,7 +84,7 @@ export interface SendResult {
  * Ours: `signature_status`, the node's check of `signature` over `signed_payload` with `from_did`,
  * at read time; `from_namespace_trust`, what the sender's address can be trusted as (sender-trust.ts).
  */
-export type InboxItem = Omit<MessageRow, 'id' | 'to_agent_id' | 'to_text' | 'from_namespace_trust'> & {
+export type InboxItem = Omit<MessageRow, 'id' | 'to_agent_id' | 'to_text' | 'from_namespace_trust' | 'deleted_at'> & {
   is_contact: boolean;
   signature_status: MessageVerificationStatus;
   from_namespace_trust: NamespaceTrust | null;
@@ -117,6 +122,10 @@ export class MailService {
   readonly #recipients: Recipients;
   readonly #outbox: FederationOutbox;
   readonly #namespaces: NamespaceService;
+  /** Ours: archive, delete, mark unread (the recipient's side of a message). */
+  readonly folders: MailFolders;
+  /** Ours: everything the identity sent, here and to other nodes. */
+  readonly sent: SentMail;
 
   constructor(ctx: NodeContext, identities: IdentityService, recipients: Recipients, outbox: FederationOutbox, namespaces: NamespaceService) {
     this.#ctx = ctx;
@@ -124,6 +133,8 @@ export class MailService {
     this.#recipients = recipients;
     this.#outbox = outbox;
     this.#namespaces = namespaces;
+    this.folders = new MailFolders(ctx);
+    this.sent = new SentMail(ctx);
   }
 
   send(agentId: string, input: SendMailInput): SendResult {
@@ -263,11 +274,18 @@ export class MailService {
     return { delivery, agentId: recipient.agent.agent_id as string | null, deliveredAt: signed.timestamp };
   }
 
-  /** The caller's mail, newest first (by arrival), with `before` paging. */
+  /**
+   * The caller's mail, newest first (by arrival), with `before` paging: the inbox folder (neither
+   * archived nor deleted) unless `folder` says otherwise; a `message_id` lookup without a folder
+   * finds the message in either. Deleted mail is never listed.
+   */
   inbox(agentId: string, query: InboxInput): { messages: InboxItem[]; has_more: boolean; next_before: string | null } {
     const { db } = this.#ctx;
-    const where = ['to_agent_id = ?'];
+    const where = ['to_agent_id = ?', 'deleted_at IS NULL'];
     const params: (string | number)[] = [agentId];
+    const folder = query.folder ?? (query.message_id === undefined ? 'inbox' : null);
+    if (folder === 'inbox') where.push('archived_at IS NULL');
+    else if (folder === 'archive') where.push('archived_at IS NOT NULL');
     if (query.unread_only) where.push('read_at IS NULL');
     if (query.message_id !== undefined) {
       where.push('message_id = ?');
@@ -293,7 +311,7 @@ export class MailService {
   }
 
   #item(agentId: string, row: MessageRow): InboxItem {
-    const { id: _id, to_agent_id: _to, to_text: _text, ...fields } = row;
+    const { id: _id, to_agent_id: _to, to_text: _text, deleted_at: _deleted, ...fields } = row;
     // The sender as it signed: its key, stable id and address at the time (a bounce is this node).
     const sender = { didKey: row.from_did, stableId: row.from_stable_id, address: row.from_address };
     return {
@@ -304,28 +322,28 @@ export class MailService {
     };
   }
 
-  /** Marks one of the caller's messages read; acknowledging again keeps the first time. */
+  /**
+   * Marks one of the caller's messages read; acknowledging again keeps the first time. A message
+   * the caller deleted is no longer in its inbox (404).
+   */
   ack(agentId: string, messageId: string): { message_id: string; acknowledged_at: string } {
     const { db, clock, bus } = this.#ctx;
     const readAt = db.transaction(() => {
-      db.prepare(`UPDATE messages SET read_at = ? WHERE message_id = ? AND to_agent_id = ? AND read_at IS NULL`).run(
+      db.prepare(`UPDATE messages SET read_at = ? WHERE message_id = ? AND to_agent_id = ? AND read_at IS NULL AND deleted_at IS NULL`).run(
         clock.now().toISOString(),
         messageId,
         agentId,
       );
-      return db.prepare(`SELECT read_at FROM messages WHERE message_id = ? AND to_agent_id = ?`).pluck().get(messageId, agentId) as
-        | string
-        | undefined;
+      return db
+        .prepare(`SELECT read_at FROM messages WHERE message_id = ? AND to_agent_id = ? AND deleted_at IS NULL`)
+        .pluck()
+        .get(messageId, agentId) as string | undefined;
     })();
     if (readAt === undefined) throw notFound('Message not found');
     bus.publish(identityTopic(agentId));
     return { message_id: messageId, acknowledged_at: readAt };
   }
 
-  /**
-   * Unread mail for the event stream, oldest first: with `afterId` null the newest
-   * `snapshotLimit`, otherwise everything that arrived after the message with id `afterId`.
-   */
   /** Mail stored after row `afterId`, every recipient: the node-wide wake feed's source. */
   deliveredSince(afterId: number, limit: number): MessageRow[] {
     return this.#ctx.db.prepare(`SELECT * FROM messages WHERE id > ? ORDER BY id LIMIT +?`).all(afterId, limit) as MessageRow[];
@@ -335,14 +353,19 @@ export class MailService {
     return this.#ctx.db.prepare(`SELECT COALESCE(MAX(id), 0) FROM messages`).pluck().get() as number;
   }
 
+  /**
+   * Unread mail for the event stream, oldest first: with `afterId` null the newest
+   * `snapshotLimit`, otherwise everything that arrived after the message with id `afterId`.
+   * Archived and deleted mail is never pending (folders.ts marks it read as well; this holds even
+   * for a message archived between its arrival and the stream reading it).
+   */
   unread(agentId: string, afterId: number | null, snapshotLimit: number): MessageRow[] {
     const { db } = this.#ctx;
+    const pending = `to_agent_id = ? AND read_at IS NULL AND archived_at IS NULL AND deleted_at IS NULL`;
     if (afterId === null) {
-      const rows = db
-        .prepare(`SELECT * FROM messages WHERE to_agent_id = ? AND read_at IS NULL ORDER BY id DESC LIMIT +?`)
-        .all(agentId, snapshotLimit) as MessageRow[];
+      const rows = db.prepare(`SELECT * FROM messages WHERE ${pending} ORDER BY id DESC LIMIT +?`).all(agentId, snapshotLimit) as MessageRow[];
       return rows.reverse();
     }
-    return db.prepare(`SELECT * FROM messages WHERE to_agent_id = ? AND read_at IS NULL AND id > ? ORDER BY id`).all(agentId, afterId) as MessageRow[];
+    return db.prepare(`SELECT * FROM messages WHERE ${pending} AND id > ? ORDER BY id`).all(agentId, afterId) as MessageRow[];
   }
 }

@@ -4,7 +4,7 @@
  * their contrast. The theme service stores and checks tokens with it, and present pages paint
  * exactly the palettes it returns, so what the contrast check passed is what a reader sees.
  */
-import { COLOR_KEYS, palettesOf, parseColor, type ColorKey, type Palette, type Preset } from './colors.ts';
+import { COLOR_KEYS, palettesOf, parseColor, type ColorKey, type Palette, type Preset, type Rgba } from './colors.ts';
 import { AA_RATIO, contrastRatio } from './contrast.ts';
 
 export const FONT_STACKS = {
@@ -70,21 +70,75 @@ export function effectivePalettes(tokens: ThemeTokens, preset: Preset | null): {
   return names.map((name) => ({ name, palette: { ...base[name], ...tokens.colors } }));
 }
 
-/** Text on surface in one palette; `ratio` is null when either colour has alpha (it cannot be checked). */
+/**
+ * The text colours a present page paints, each on what it is painted on (page.ts): body text,
+ * muted text (quotes, header, footer, status lines) and links (the accent) on the surface, and
+ * body text on a code block, whose background is the surface under CODE_TINT. An editable link's
+ * primary button is the surface colour on the accent, the same pair as links.
+ */
+export const TEXT_ROLES = ['text', 'muted', 'link', 'code'] as const;
+export type TextRole = (typeof TEXT_ROLES)[number];
+
+/** What a code block lays over the surface; page.ts paints exactly this. */
+export const CODE_TINT = { r: 0, g: 0, b: 0, a: 0.04 } as const;
+
+const ROLE_PAIRS: Readonly<Record<TextRole, { foreground: ColorKey; label: string; on: string }>> = {
+  text: { foreground: 'text', label: 'text', on: 'surface' },
+  muted: { foreground: 'muted', label: 'muted text', on: 'surface' },
+  link: { foreground: 'accent', label: 'link colour (accent)', on: 'surface' },
+  code: { foreground: 'text', label: 'text', on: 'code block background' },
+};
+
+/** One text colour on its background in one palette; `ratio` is null when either has alpha (it cannot be checked). */
+export interface ContrastCheck {
+  role: TextRole;
+  /** In words, for messages: "muted text", "link colour (accent)". */
+  label: string;
+  foreground: string;
+  /** What it is painted on, in words: "surface", "code block background". */
+  on: string;
+  background: string;
+  ratio: number | null;
+  passes: boolean;
+}
+
+/**
+ * One palette's contrast. `text`, `surface`, `ratio` and `passes` are text on surface (as first
+ * published); `checks` holds every text colour the page paints, text on surface first.
+ */
 export interface PaletteContrast {
   palette: PaletteName;
   text: string;
   surface: string;
   ratio: number | null;
   passes: boolean;
+  checks: ContrastCheck[];
 }
 
-/** Text-on-surface contrast of every palette the theme can show, against WCAG AA. */
+const hex2 = (n: number): string => Math.round(n).toString(16).padStart(2, '0');
+
+/** `top` laid over an opaque `bottom`, as the browser composites it. */
+function over(top: Rgba, bottom: Rgba): Rgba {
+  const mix = (a: number, b: number) => a * top.a + b * (1 - top.a);
+  return { r: mix(top.r, bottom.r), g: mix(top.g, bottom.g), b: mix(top.b, bottom.b), a: 1 };
+}
+
+function check(role: TextRole, palette: Palette): ContrastCheck {
+  const pair = ROLE_PAIRS[role];
+  const foreground = parseColor(palette[pair.foreground])!;
+  const surface = parseColor(palette.surface)!;
+  const opaque = foreground.a === 1 && surface.a === 1;
+  const ground = role === 'code' && opaque ? over(CODE_TINT, surface) : surface;
+  const background = role === 'code' && opaque ? `#${hex2(ground.r)}${hex2(ground.g)}${hex2(ground.b)}` : palette.surface;
+  const ratio = opaque ? contrastRatio(foreground, ground) : null;
+  return { role, label: pair.label, foreground: palette[pair.foreground], on: pair.on, background, ratio, passes: ratio !== null && ratio >= AA_RATIO };
+}
+
+/** The contrast of every text colour in every palette the theme can show, against WCAG AA. */
 export function contrastReport(tokens: ThemeTokens, preset: Preset | null): PaletteContrast[] {
   return effectivePalettes(tokens, preset).map(({ name, palette }) => {
-    const text = parseColor(palette.text)!;
-    const surface = parseColor(palette.surface)!;
-    const ratio = text.a < 1 || surface.a < 1 ? null : contrastRatio(text, surface);
-    return { palette: name, text: palette.text, surface: palette.surface, ratio, passes: ratio !== null && ratio >= AA_RATIO };
+    const checks = TEXT_ROLES.map((role) => check(role, palette));
+    const text = checks[0]!;
+    return { palette: name, text: palette.text, surface: palette.surface, ratio: text.ratio, passes: text.passes, checks };
   });
 }

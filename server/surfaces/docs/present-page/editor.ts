@@ -7,10 +7,11 @@
  */
 import { escapeHtml, presentDocument, type PresentTheme } from './page.ts';
 
+// The primary button is the surface colour on the accent: the pair the link check measures (theme-tokens.ts).
 const EDITOR_CSS = `
 .editor-bar{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center;margin-bottom:1rem}
 .editor-bar button{font:inherit;padding:.35rem .9rem;border:1px solid var(--border);border-radius:6px;background:var(--surface);color:var(--text);cursor:pointer}
-.editor-bar button[aria-pressed="true"],.editor-bar button.primary{background:var(--accent);border-color:var(--accent);color:#fff}
+.editor-bar button[aria-pressed="true"],.editor-bar button.primary{background:var(--accent);border-color:var(--accent);color:var(--surface)}
 .editor-bar input{font:inherit;padding:.35rem .5rem;border:1px solid var(--border);border-radius:6px;min-width:10rem}
 .editor-bar .spacer{flex:1}
 textarea#body{width:100%;min-height:60vh;padding:1rem;font:15px/1.5 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;border:1px solid var(--border);border-radius:6px;resize:vertical;background:var(--surface);color:var(--text)}
@@ -56,7 +57,7 @@ setInterval(function(){
 })();`;
 
 /** The editor over `body` (the latest version, `version`). */
-export function editorPage(options: { body: string; version: number; theme: PresentTheme | null; nonce: string }): string {
+export function editorPage(options: { body: string; version: number; title: string; theme: PresentTheme | null; nonce: string }): string {
   const inner = `<div id="editor" data-version="${options.version}">
 <div class="editor-bar no-print">
 <button type="button" id="write" aria-pressed="true">Write</button>
@@ -70,5 +71,5 @@ export function editorPage(options: { body: string; version: number; theme: Pres
 <textarea id="body" aria-label="Document (Markdown)" spellcheck="true">${escapeHtml(options.body)}</textarea>
 <div id="preview" class="doc" hidden></div>
 </div>`;
-  return presentDocument({ theme: options.theme, inner, extraCss: EDITOR_CSS, script: { nonce: options.nonce, source: EDITOR_SCRIPT } });
+  return presentDocument({ theme: options.theme, title: options.title, inner, extraCss: EDITOR_CSS, script: { nonce: options.nonce, source: EDITOR_SCRIPT } });
 }

@@ -1,13 +1,17 @@
 /**
- * The HTML of the public present pages (research B4): a full document titled "Presented
- * document" (never the document's own title), noindex, a `main.page > article.surface` card with
+ * The HTML of the public present pages (research B4): a full document titled with the document's
+ * own title (issue 14: a reader's tab and bookmarks should say what it is; whoever holds the link
+ * sees the title on the page anyway), noindex, a `main.page > article.surface` card with
  * the optional theme logo, header, sanitised body and footer, a clean default look and a print
  * stylesheet. Pure string builders: every value is escaped here, and the body is already sanitised
  * HTML from render/markdown.ts.
  */
 
-import { COLOR_KEYS, type Palette, type Preset } from '../domain/colors.ts';
-import { effectivePalettes, FONT_STACKS, MEASURES, type ThemeTokens } from '../domain/theme-tokens.ts';
+import { COLOR_KEYS, SVC_PALETTES, type Palette, type Preset } from '../domain/colors.ts';
+import { CODE_TINT, effectivePalettes, FONT_STACKS, MEASURES, type ThemeTokens } from '../domain/theme-tokens.ts';
+
+// The contrast check measures text on exactly this tint (theme-tokens.ts).
+const CODE_TINT_CSS = `rgba(${CODE_TINT.r},${CODE_TINT.g},${CODE_TINT.b},${CODE_TINT.a})`;
 
 /** A team's presentation theme as a page paints it (the theme service's view of it). */
 export interface PresentTheme {
@@ -61,7 +65,7 @@ article.surface{max-width:var(--measure);margin:0 auto;padding:2.5rem 3rem;backg
 .surface>.doc>:first-child{margin-top:0}
 .surface a{color:var(--accent)}
 .surface img{max-width:100%;height:auto}
-.surface pre{overflow:auto;padding:1rem;background:rgba(0,0,0,.04);border-radius:6px}
+.surface pre{overflow:auto;padding:1rem;background:${CODE_TINT_CSS};border-radius:6px}
 .surface code{font-family:${FONT_STACKS.mono};font-size:.9em}
 .surface blockquote{margin:1em 0;padding-left:1em;border-left:3px solid var(--border);color:var(--muted)}
 .surface table{border-collapse:collapse;width:100%}
@@ -71,7 +75,7 @@ article.surface{max-width:var(--measure);margin:0 auto;padding:2.5rem 3rem;backg
 .theme-header,.theme-footer{white-space:pre-wrap;color:var(--muted);font-size:.9em}
 .theme-header{margin-bottom:1.5rem}
 .theme-footer{margin-top:2rem;padding-top:1rem;border-top:1px solid var(--border)}
-@media (max-width:640px){main.page{padding:0}article.surface{border:0;border-radius:0;padding:1.5rem 1.25rem}}
+@media (max-width:640px){body{background:var(--surface)}main.page{padding:0}article.surface{border:0;border-radius:0;padding:1.5rem 1.25rem}}
 @media print{
   body{background:#fff;color:#000;font-size:11pt}
   main.page{padding:0}
@@ -85,6 +89,8 @@ article.surface{max-width:var(--measure);margin:0 auto;padding:2.5rem 3rem;backg
 /** The whole page around `inner` (already safe HTML), with the theme's logo, header and footer. */
 export function presentDocument(options: {
   theme: PresentTheme | null;
+  /** The document's title, for the tab (escaped here). */
+  title: string;
   inner: string;
   extraCss?: string;
   script?: { nonce: string; source: string };
@@ -104,7 +110,7 @@ export function presentDocument(options: {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex, nofollow, noarchive">
 <meta name="referrer" content="no-referrer">
-<title>Presented document</title>
+<title>${escapeHtml(options.title)}</title>
 <style>${themeCss(theme)}${BASE_CSS}${options.extraCss ?? ''}</style>
 </head>
 <body>
@@ -115,16 +121,41 @@ ${script}</body>
 }
 
 /** A read link's page: the pinned version's sanitised HTML, and no script at all. */
-export function readPage(html: string, theme: PresentTheme | null, assetOrigin?: string): string {
-  return presentDocument({ theme, inner: `<div class="doc">${html}</div>`, ...(assetOrigin === undefined ? {} : { assetOrigin }) });
+export function readPage(html: string, theme: PresentTheme | null, title: string, assetOrigin?: string): string {
+  return presentDocument({ theme, title, inner: `<div class="doc">${html}</div>`, ...(assetOrigin === undefined ? {} : { assetOrigin }) });
 }
 
-/** Unknown, expired and revoked links alike: nothing about the team, document or link. */
+/**
+ * Unknown, expired and revoked links alike: a small page in the default look, light or dark by
+ * the reader's system, with the same words for every token, so it tells a guesser nothing about
+ * the team, the document or the link. No script, no images.
+ */
 export function notFoundPage(): string {
+  const { light, dark } = SVC_PALETTES;
   return `<!doctype html>
 <html lang="en">
-<head><meta charset="utf-8"><meta name="robots" content="noindex, nofollow, noarchive"><title>Not found</title></head>
-<body><p>Not found.</p></body>
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex, nofollow, noarchive">
+<meta name="referrer" content="no-referrer">
+<title>Link not found</title>
+<style>
+:root{color-scheme:light dark;${paletteVars(light)}}
+@media (prefers-color-scheme:dark){:root{${paletteVars(dark)}}}
+*{box-sizing:border-box}
+body{margin:0;min-height:100vh;display:flex;align-items:center;justify-content:center;padding:1rem;background:var(--background);color:var(--text);font:17px/1.6 ${FONT_STACKS.system}}
+main.not-found{max-width:28rem;padding:2rem 2.25rem;background:var(--surface);border:1px solid var(--border);border-radius:10px}
+h1{margin:0 0 .5rem;font-size:1.35rem;line-height:1.3}
+p{margin:0;color:var(--muted)}
+</style>
+</head>
+<body>
+<main class="not-found">
+<h1>Not found</h1>
+<p>This link doesn’t open a document. It may have expired or been revoked, or the address may be incomplete. Ask whoever shared it for a new one.</p>
+</main>
+</body>
 </html>
 `;
 }

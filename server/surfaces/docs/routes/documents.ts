@@ -6,8 +6,8 @@ import type { FastifyInstance } from 'fastify';
 import { invalid } from '../../../errors.ts';
 import { parseWith } from '../../../http/validate.ts';
 import { renderTemplate } from '../domain/templates.ts';
-import { CreateDocumentBody, TemplateRequest, VersionParams } from '../schemas.ts';
-import { memberWith, slugOf, type DocsRouteOptions } from './options.ts';
+import { CreateDocumentBody, DocumentListQuery, TemplateRequest, VersionParams } from '../schemas.ts';
+import { authorOf, memberWith, slugOf, type DocsRouteOptions } from './options.ts';
 
 export async function documentRoutes(app: FastifyInstance, { services }: DocsRouteOptions): Promise<void> {
   const { documents } = services;
@@ -25,12 +25,21 @@ export async function documentRoutes(app: FastifyInstance, { services }: DocsRou
     const created = documents.create(
       member.team_id,
       { slug: input.slug, title: input.title, body: Buffer.from(markdown, 'utf8'), source: fromTemplate ? 'template' : 'api' },
-      { member },
+      authorOf(request, member, services),
     );
     return reply.code(201).send(created);
   });
 
-  app.get('/v1/documents', async (request) => documents.list(memberWith(request, 'docs:read').team_id));
+  // Without `limit`, every document (the spec's array); with it, a page (ours).
+  app.get('/v1/documents', async (request) => {
+    const teamId = memberWith(request, 'docs:read').team_id;
+    const query = parseWith(DocumentListQuery, request.query, 'query');
+    if (query.limit === undefined) {
+      if (query.after !== undefined) throw invalid([{ loc: ['query', 'after'], msg: 'after pages a listing: give limit too', type: 'value_error' }]);
+      return documents.list(teamId, query.q);
+    }
+    return documents.page(teamId, { limit: query.limit, after: query.after, q: query.q });
+  });
 
   app.get('/v1/documents/:slug', async (request) => documents.get(memberWith(request, 'docs:read').team_id, slugOf(request.params)));
 
@@ -48,6 +57,6 @@ export async function documentRoutes(app: FastifyInstance, { services }: DocsRou
     const member = memberWith(request, 'docs:write');
     const slug = slugOf(request.params);
     const markdown = renderTemplate(parseWith(TemplateRequest, request.body), ['body']);
-    return reply.code(201).send(documents.append(member.team_id, slug, Buffer.from(markdown, 'utf8'), 'template', { member }));
+    return reply.code(201).send(documents.append(member.team_id, slug, Buffer.from(markdown, 'utf8'), 'template', authorOf(request, member, services)));
   });
 }

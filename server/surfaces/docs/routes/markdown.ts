@@ -7,7 +7,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { malformed, unsupportedMediaType } from '../../../errors.ts';
 import { decodeUtf8 } from '../documents.ts';
-import { memberWith, slugOf, type DocsRouteOptions } from './options.ts';
+import { authorOf, memberWith, slugOf, type DocsRouteOptions } from './options.ts';
 
 const WANTED = 'this route takes the raw Markdown body with Content-Type: text/markdown; charset=utf-8';
 
@@ -40,6 +40,6 @@ export async function markdownRoutes(app: FastifyInstance, { services }: DocsRou
     if (!isMarkdownContentType(type)) throw unsupportedMediaType(`Unsupported content type ${type ?? '(none)'}: ${WANTED}`);
     const bytes = request.rawBody ?? Buffer.alloc(0);
     if (decodeUtf8(bytes) === null) throw malformed('The request body is not valid UTF-8');
-    return reply.code(201).send(services.documents.append(member.team_id, slug, bytes, 'api', { member }));
+    return reply.code(201).send(services.documents.append(member.team_id, slug, bytes, 'api', authorOf(request, member, services)));
   });
 }

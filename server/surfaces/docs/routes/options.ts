@@ -4,6 +4,8 @@ import { notFound, unauthorized } from '../../../errors.ts';
 import { parseWith } from '../../../http/validate.ts';
 import { SlugParams, SLUG_MAX, SLUG_PATTERN } from '../schemas.ts';
 import type { DocsServices } from '../services.ts';
+import { actingAsOf } from '../acting-as.ts';
+import type { VersionAuthor } from '../documents.ts';
 
 export interface DocsRouteOptions {
   services: DocsServices;
@@ -16,6 +18,11 @@ export function memberWith(request: FastifyRequest, scope: DocsScope): TeamMembe
   if (!request.teamMember) throw unauthorized('This route needs a team certificate', 'DIDKey');
   requireScope(request.teamMember, scope);
   return request.teamMember;
+}
+
+/** Who is saving: the member, and the identity the app acts as when the owner member signed (acting-as.ts). */
+export function authorOf(request: FastifyRequest, member: TeamMember, services: DocsServices): VersionAuthor {
+  return { member, acting_as: actingAsOf(request, member, services.ownerCertificateOf) };
 }
 
 /** The path's slug; one that could never name a document is simply not found. */

@@ -7,7 +7,7 @@
  *
  * `presentPageRoutes` (public: the token is the capability): `GET /present/{token}`, the page,
  * and for editable links `GET .../state`, `POST .../preview` and `POST .../edit`. Unknown,
- * expired and revoked tokens are a bare 404 that says nothing about the link.
+ * expired and revoked tokens get the same small 404 page, which says nothing about the link.
  */
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply } from 'fastify';
@@ -87,7 +87,7 @@ export async function presentApiRoutes(app: FastifyInstance, { services }: DocsR
     const { theme, contrast, base_palettes } = services.theme.preview(teamId, input.theme);
     const { assets } = services;
     const html = await renderMarkdownLazily(input.body, { assetIds: assets.assetIdsOf(teamId), assetUrl: (id) => assets.urlOf(id) }, request.listener);
-    return { html: readPage(html, theme, assets.origin), contrast, base_palettes };
+    return { html: readPage(html, theme, 'Preview', assets.origin), contrast, base_palettes };
   });
 }
 
@@ -118,7 +118,7 @@ export async function presentPageRoutes(app: FastifyInstance, { services }: Docs
     return reply
       .header('content-security-policy', editorCsp(nonce))
       .type('text/html; charset=utf-8')
-      .send(editorPage({ body: latest.body, version: latest.current_version, theme: themeOf(link), nonce }));
+      .send(editorPage({ body: latest.body, version: latest.current_version, title: latest.title, theme: themeOf(link), nonce }));
   });
 
   app.get('/present/:token/state', async (request, reply) => {

@@ -2,10 +2,9 @@
  * Typed reads of the fields of a parsed YAML mapping, collecting one issue per wrong field (located
  * at `[...loc, field]`) instead of stopping at the first, so a 422 lists everything to fix.
  */
+import { isRef, isVersionString, REF_RULE, VERSION_RULE } from '../../../../contract/library-rules.ts';
 import type { JsonValue } from '../../../crypto/canonical-json.ts';
 import type { ValidationIssue } from '../../../errors.ts';
-import { isRef } from './refs.ts';
-import { isVersionString } from './versions.ts';
 import type { YamlMapping } from './yaml-doc.ts';
 
 export class FieldReader {
@@ -45,9 +44,7 @@ export class FieldReader {
 
   /** A required ref (blueprint or profile id). */
   ref(field: string): string {
-    return this.required(field, (v) =>
-      isRef(v) ? null : `${field} must be 1-128 lowercase letters, digits, ".", "-" or "_", starting with a letter or digit`,
-    );
+    return this.required(field, (v) => (isRef(v) ? null : `${field} must be ${REF_RULE}`));
   }
 
   /** A required version string. A bare YAML number is refused: `1.0` would read back as 1. */
@@ -56,9 +53,7 @@ export class FieldReader {
       this.fail([field], `${field} must be a string; quote it (for example ${field}: "1.0"), since a bare YAML number like 1.0 reads back as 1`, 'string_type');
       return '';
     }
-    return this.required(field, (v) =>
-      isVersionString(v) ? null : `${field} must be 1-64 characters of 0-9, A-Z, a-z, ".", "+" or "-", starting with a digit`,
-    );
+    return this.required(field, (v) => (isVersionString(v) ? null : `${field} must be ${VERSION_RULE}`));
   }
 
   /** A string, or null when absent or null. */

@@ -17,6 +17,7 @@
 import { canonicalJson, type JsonValue } from '../../../crypto/canonical-json.ts';
 import { comparePaths, type PayloadFile } from './payload.ts';
 import { readProfile, type ProfileManifest } from './profile-yaml.ts';
+import { skillDir } from './skills.ts';
 
 export type HomeFile = { path: string; kind: 'file'; content_utf8: string } | { path: string; kind: 'symlink'; target: string };
 
@@ -41,12 +42,6 @@ const SKILLS_NOTE = 'These skills are installed where your runtime discovers the
 
 function isClaudeCode(runtimeKind: string): boolean {
   return runtimeKind === '' || runtimeKind === 'claude-code';
-}
-
-/** `skills/<n>/...` → `<n>`; null for a path that is not inside a skill directory. */
-function skillDir(path: string): string | null {
-  const segments = path.split('/');
-  return segments[0] === 'skills' && segments.length >= 3 ? (segments[1] as string) : null;
 }
 
 function text(item: JsonValue): string {

@@ -1,11 +1,12 @@
 /**
- * Mail for agents: send, read the inbox, acknowledge. Arguments go through the HTTP API's own
- * schemas, so both surfaces refuse the same inputs with the same words.
+ * Mail for agents: send, read the inbox (or the archive), acknowledge; list what was sent;
+ * archive, unarchive, delete and mark unread (issue 14). Arguments go through the HTTP API's own
+ * schemas and services, so both surfaces refuse the same inputs with the same words.
  */
 import type { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { parseWith } from '../../../../http/validate.ts';
-import { InboxQuery, PRIORITIES, SendMailBody } from '../../mail/schemas.ts';
+import { InboxQuery, MAIL_FOLDERS, PRIORITIES, SendMailBody, SentQuery } from '../../mail/schemas.ts';
 import { toolResult } from '../result.ts';
 import type { ToolContext } from './context.ts';
 import { selectorKind } from './selector.ts';
@@ -37,16 +38,17 @@ export function registerMailTools(server: McpServer, { services, principal }: To
     'check_inbox',
     {
       title: 'Check inbox',
-      description: 'Your mail, newest first.',
+      description: 'Your mail, newest first: the inbox, or with folder "archive" what you archived.',
       inputSchema: z.object({
         unread_only: z.boolean().default(true),
         limit: z.number().int().min(1).max(200).default(50),
         include_bodies: z.boolean().default(true),
+        folder: z.enum(MAIL_FOLDERS).default('inbox'),
       }),
     },
-    ({ unread_only, limit, include_bodies }) =>
+    ({ unread_only, limit, include_bodies, folder }) =>
       toolResult(() => {
-        const inbox = services.mail.inbox(principal.agentId, parseWith(InboxQuery, { unread_only, limit }, 'query'));
+        const inbox = services.mail.inbox(principal.agentId, parseWith(InboxQuery, { unread_only, limit, folder }, 'query'));
         return include_bodies ? inbox : { ...inbox, messages: inbox.messages.map(({ body: _body, ...rest }) => rest) };
       }),
   );
@@ -56,4 +58,30 @@ export function registerMailTools(server: McpServer, { services, principal }: To
     { title: 'Acknowledge mail', description: 'Mark one of your messages read.', inputSchema: z.object({ message_id: z.string().min(1).max(256) }) },
     ({ message_id }) => toolResult(() => services.mail.ack(principal.agentId, message_id)),
   );
+
+  server.registerTool(
+    'list_sent',
+    {
+      title: 'Sent mail',
+      description:
+        'Mail you sent, newest first, one item per recipient, with its delivery state: delivered (on this node, or taken by the other node), queued (on its way to another node) or bounced (with the reason).',
+      inputSchema: z.object({
+        limit: z.number().int().min(1).max(200).default(50),
+        before: z.string().min(1).max(256).optional().describe('next_before of the previous page'),
+      }),
+    },
+    ({ limit, before }) => toolResult(() => services.mail.sent.list(principal.agentId, parseWith(SentQuery, { limit, before }, 'query'))),
+  );
+
+  const messageId = z.object({ message_id: z.string().min(1).max(256) });
+  const folders = services.mail.folders;
+  const actions: [name: string, title: string, description: string, act: (messageId: string) => unknown][] = [
+    ['archive_message', 'Archive mail', 'Move one of your messages out of the inbox into the archive (it is marked read).', (id) => folders.archive(principal.agentId, id)],
+    ['unarchive_message', 'Unarchive mail', 'Move an archived message back to your inbox.', (id) => folders.unarchive(principal.agentId, id)],
+    ['mark_unread', 'Mark mail unread', 'Mark one of your messages unread again (an archived one goes back to the inbox).', (id) => folders.markUnread(principal.agentId, id)],
+    ['delete_message', 'Delete mail', 'Delete one of your messages from your inbox or archive for good; the sender keeps its copy.', (id) => folders.remove(principal.agentId, id)],
+  ];
+  for (const [name, title, description, act] of actions) {
+    server.registerTool(name, { title, description, inputSchema: messageId }, ({ message_id }) => toolResult(() => act(message_id)));
+  }
 }

@@ -1,0 +1,151 @@
+/**
+ * The core's rules that the node and the UI must apply alike (DESIGN §3: `contract/` is where a
+ * rule both sides need is written once): a project slug, an address name, a namespace domain, a
+ * peer's URL and the tunnel's fields. The owner API's schemas are built from them
+ * (server/surfaces/node/), and the UI checks its forms with the very same functions, so it never
+ * accepts what the node refuses, nor words it differently. contract/core-rules.test.ts pins them
+ * to the deeper checks the node's services make.
+ *
+ * Each `…Problem` function says, in words that fit after the field's label ("Slug: use …"), why a
+ * value cannot be used, or null when it can. Values are checked as typed, trimmed.
+ *
+ * Pure: no imports, no Node or DOM APIs (lint keeps it so), so both builds can take it.
+ */
+
+// ------------------------------------------------------------------ projects and addresses
+
+/** A project slug (server/surfaces/core/projects/service.ts). */
+export const PROJECT_SLUG = /^[a-zA-Z0-9][a-zA-Z0-9._-]{0,63}$/;
+export const PROJECT_SLUG_RULE = 'use 1-64 letters, digits, ".", "-" or "_", starting with a letter or digit';
+
+/** An address name: what fits in `<domain>/<name>` without ambiguity (no `/`, `.`, `~`). */
+export const ADDRESS_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+export const ADDRESS_NAME_RULE = 'use 1-64 letters, digits, "-" or "_", starting with a letter or digit (no spaces or dots)';
+
+/** Why `value` cannot be a project slug; null when it can. */
+export function slugProblem(value: string): string | null {
+  const slug = value.trim();
+  if (slug === '') return 'enter a slug, for example acme';
+  if (slug.length > 64) return `use at most 64 characters (this one has ${slug.length})`;
+  return PROJECT_SLUG.test(slug) ? null : PROJECT_SLUG_RULE;
+}
+
+/** Why `value` cannot be an address name (an identity's name); null when it can. */
+export function addressNameProblem(value: string): string | null {
+  const name = value.trim();
+  if (name === '') return 'enter a name, for example alice';
+  if (name.length > 64) return `use at most 64 characters (this one has ${name.length})`;
+  return ADDRESS_NAME.test(name) ? null : ADDRESS_NAME_RULE;
+}
+
+// ------------------------------------------------------------------ domains
+
+const DOMAIN_LABEL = /^[a-z0-9]([a-z0-9-]*[a-z0-9])?$/;
+export const DOMAIN_RULE = 'enter a domain name such as example.com: letters, digits and hyphens, with dots between the parts';
+
+/**
+ * A namespace domain as the node stores it: lower-cased, a trailing dot removed, at most 253
+ * characters of labels (1-63 letters, digits or inner hyphens) with at least two labels, except
+ * `local`, the one single-label namespace. Null when it is not one (server/crypto/dns-txt.ts).
+ */
+export function normalizeDomainName(value: string): string | null {
+  const name = value.trim().toLowerCase().replace(/\.$/, '');
+  if (name.length < 1 || name.length > 253) return null;
+  const labels = name.split('.');
+  if (!labels.every((label) => label.length <= 63 && DOMAIN_LABEL.test(label))) return null;
+  if (labels.length < 2 && name !== 'local') return null;
+  return name;
+}
+
+/** Why `value` cannot be a domain; null when it can. */
+export function domainProblem(value: string): string | null {
+  const domain = value.trim();
+  if (domain === '') return 'enter a domain, for example example.com';
+  if (domain.includes('/') || domain.includes(':')) return 'enter just the domain, such as example.com, without https:// or a path';
+  return normalizeDomainName(domain) === null ? DOMAIN_RULE : null;
+}
+
+/**
+ * The namespace a node gives identities when their owner has no domain (server/surfaces/node/
+ * setup.ts says why this shape): `node-<first 8 hex digits of the node id>.local`. The setup form
+ * shows the address it will make before it is made.
+ */
+export function localNamespace(nodeId: string): string {
+  return `node-${nodeId.replace(/[^0-9a-f]/gi, '').slice(0, 8).toLowerCase()}.local`;
+}
+
+// ------------------------------------------------------------------ peers
+
+export const PEER_URL_RULE = 'enter the node’s http(s) origin, such as https://node.example.com, without a path';
+
+/** A peer's URL as the node stores it (its origin), or null when it is not an http(s) origin. */
+export function peerOrigin(value: string): string | null {
+  let url: URL;
+  try {
+    url = new URL(value.trim());
+  } catch {
+    return null;
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return null;
+  if (url.username || url.password || url.search || url.hash || (url.pathname !== '/' && url.pathname !== '')) return null;
+  return url.origin;
+}
+
+/** Why `value` cannot be a peer's URL; null when it can. */
+export function peerUrlProblem(value: string): string | null {
+  if (value.trim() === '') return 'enter the node’s URL, for example https://node.example.com';
+  return peerOrigin(value) === null ? PEER_URL_RULE : null;
+}
+
+// ------------------------------------------------------------------ the tunnel
+
+/** The SSH host: a host name or an IP address. */
+export const TUNNEL_HOST = /^[A-Za-z0-9.-]{1,253}$|^\[?[0-9A-Fa-f:.]{2,45}\]?$/;
+export const TUNNEL_HOST_RULE = 'enter a host name or IP address, such as ssh.example.com';
+/** The account on the SSH host. */
+export const TUNNEL_USER = /^[A-Za-z0-9._-]{1,64}$/;
+export const TUNNEL_USER_RULE = 'use an account name of 1-64 letters, digits, ".", "_" or "-"';
+/** A host key fingerprint as `ssh-keygen -lf` prints it. */
+export const HOST_KEY_SHA256 = /^(SHA256:)?[A-Za-z0-9+/]{43}=?$/;
+export const HOST_KEY_RULE = 'paste the SHA256 fingerprint as ssh-keygen -lf prints it (SHA256: and 43 characters)';
+
+export function tunnelHostProblem(value: string): string | null {
+  const host = value.trim();
+  if (host === '') return 'enter the SSH host';
+  return TUNNEL_HOST.test(host) ? null : TUNNEL_HOST_RULE;
+}
+
+export function tunnelUserProblem(value: string): string | null {
+  const user = value.trim();
+  if (user === '') return 'enter the user name on the SSH host';
+  return TUNNEL_USER.test(user) ? null : TUNNEL_USER_RULE;
+}
+
+/** A port typed as text: a whole number from `min` (1 for the SSH port; 0 lets the SSH host pick the remote one) to 65535. */
+export function portProblem(value: string, min = 1): string | null {
+  const text = value.trim();
+  if (text === '') return 'enter a port number';
+  const port = Number(text);
+  return /^\d+$/.test(text) && port >= min && port <= 65535 ? null : `use a whole number from ${min} to 65535`;
+}
+
+/** An optional public URL: http(s), at most 2048 characters. */
+export function publicUrlProblem(value: string): string | null {
+  const text = value.trim();
+  if (text === '') return null;
+  if (text.length > 2048) return 'use at most 2048 characters';
+  try {
+    const url = new URL(text);
+    if (url.protocol === 'http:' || url.protocol === 'https:') return null;
+  } catch {
+    // not a URL at all: the same words
+  }
+  return 'enter an http(s) URL, such as https://node.example.com';
+}
+
+/** An optional host key fingerprint. */
+export function hostKeyProblem(value: string): string | null {
+  const text = value.trim();
+  if (text === '') return null;
+  return HOST_KEY_SHA256.test(text) ? null : HOST_KEY_RULE;
+}

@@ -1,0 +1,94 @@
+/**
+ * A form's problems, each shown next to its field as "Label: what is wrong", in words:
+ * - the client's own checks (the node's exact rules, from contract/core-rules.ts), shown once
+ *   the person tried to submit, and gone the moment the value is fixed;
+ * - the node's 422 problems for a field (an ApiError's `issues`), gone as soon as that field is
+ *   edited: an error never outlives the fix.
+ * Fields are keyed by their wire names (`slug`, `remote_port`), the names the node's issues carry.
+ */
+import { computed, ref, watch } from 'vue';
+import { ApiError, issueSentence } from '../api/errors.ts';
+import { errorMessage } from '../lib/format.ts';
+
+export interface FieldSpec {
+  label: string;
+  /** The value as typed. */
+  value: () => string;
+  /** Why the value cannot be sent, in words that follow the label; null when it can. */
+  check?: (value: string) => string | null;
+}
+
+export type FieldErrors<K extends string> = ReturnType<typeof useFieldErrors<K>>;
+
+/** `idPrefix` keeps the error lines' ids apart when two forms share a page. */
+export function useFieldErrors<K extends string>(fields: Record<K, FieldSpec>, idPrefix = 'form') {
+  const keys = Object.keys(fields) as K[];
+  const labels = Object.fromEntries(keys.map((key) => [key, fields[key].label])) as Record<string, string>;
+  /** True once a submit was tried: the client's checks show from then on. */
+  const attempted = ref(false);
+  const fromNode = ref<Partial<Record<K, string>>>({});
+
+  for (const key of keys) {
+    watch(fields[key].value, () => {
+      if (fromNode.value[key] === undefined) return;
+      const rest = { ...fromNode.value };
+      delete rest[key];
+      fromNode.value = rest;
+    });
+  }
+
+  /** Field → "Label: problem", for the fields that have one now. */
+  const errors = computed(() => {
+    const found: Partial<Record<K, string>> = {};
+    for (const key of keys) {
+      const node = fromNode.value[key];
+      if (node !== undefined) {
+        found[key] = node;
+        continue;
+      }
+      const problem = attempted.value ? (fields[key].check?.(fields[key].value()) ?? null) : null;
+      if (problem !== null) found[key] = issueSentence({ field: key, message: problem }, labels);
+    }
+    return found;
+  });
+
+  /** Before sending: shows the client's checks; true when nothing stands in the way. */
+  function validate(): boolean {
+    attempted.value = true;
+    return Object.keys(errors.value).length === 0;
+  }
+
+  /**
+   * A failed send: the node's problems about this form's fields go next to them; what is left
+   * (another field, the request as a whole, a sentence) comes back in words for the form's
+   * ErrorNote, or null when every problem has its field.
+   */
+  function take(error: unknown): string | null {
+    if (!(error instanceof ApiError) || error.issues.length === 0) return errorMessage(error);
+    const mine: Partial<Record<K, string>> = {};
+    const rest: string[] = [];
+    for (const issue of error.issues) {
+      const sentence = issueSentence(issue, labels);
+      if (issue.field !== null && issue.field in fields) mine[issue.field as K] ??= sentence;
+      else rest.push(sentence);
+    }
+    fromNode.value = mine;
+    return rest.length > 0 ? rest.join('; ') : null;
+  }
+
+  function reset(): void {
+    attempted.value = false;
+    fromNode.value = {};
+  }
+
+  /** The id of a field's error line, for its input's aria-describedby. */
+  const errorId = (key: K): string => `${idPrefix}-error-${key}`;
+
+  /** What an input needs to say it is invalid and where the words are. */
+  function describe(key: K): { 'aria-invalid': 'true' | undefined; 'aria-errormessage': string | undefined } {
+    const invalid = errors.value[key] !== undefined;
+    return { 'aria-invalid': invalid ? 'true' : undefined, 'aria-errormessage': invalid ? errorId(key) : undefined };
+  }
+
+  return { errors, validate, take, reset, errorId, describe, values: () => keys.map((key) => fields[key].value()) };
+}

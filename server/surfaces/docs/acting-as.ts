@@ -1,0 +1,63 @@
+/**
+ * Who the app is acting as when it saves (issue 14). The UI holds no team key: the node's owner
+ * sign route signs each request as the team's owner member, so every save would read "owner".
+ * The sign route therefore accepts the identity chosen in the app's switcher and puts it, as
+ * `acting_as`, inside the envelope it signs; the document routes record it on the version.
+ *
+ * Trust: the claim is believed only inside an envelope signed by the team's owner member, whose
+ * key custody holds and only the owner sign route uses (behind the owner token). An outside
+ * member can write any field into its own envelope, and it is ignored: its certificate names it.
+ */
+import type { FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import type { TeamMember } from '../../auth/team-envelope.ts';
+import { SIGNED_PAYLOAD_HEADER } from '../../auth/team-envelope-client.ts';
+import { fromBase64Url } from '../../crypto/encoding.ts';
+import { invalid } from '../../errors.ts';
+import type { IdentityService } from '../core/identities/service.ts';
+
+/** The identity the app acted as, as it was when the request was signed. */
+export interface ActingAs {
+  agent_id: string;
+  alias: string;
+  /** The identity's display name (its alias when it has none). */
+  name: string;
+  address: string | null;
+}
+
+const ActingAsClaim = z.strictObject({
+  agent_id: z.string().min(1).max(128),
+  alias: z.string().min(1).max(128),
+  name: z.string().min(1).max(256),
+  address: z.string().max(320).nullable(),
+});
+
+/**
+ * The claim for `agentId`, for the owner sign route to sign: one of this node's identities that
+ * can act (404 for an unknown or deleted one, 422 for an archived or replaced one).
+ */
+export function actingAsClaim(identities: Pick<IdentityService, 'row' | 'address'>, agentId: string): ActingAs {
+  const row = identities.row(agentId);
+  if (row.status !== 'active') {
+    throw invalid([{ loc: ['body', 'acting_as'], msg: `identity ${agentId} is ${row.status}; only an active identity can act`, type: 'value_error' }]);
+  }
+  return { agent_id: row.agent_id, alias: row.alias, name: row.name ?? row.alias, address: identities.address(row) };
+}
+
+/** The signed envelope's `acting_as`, when the owner member signed it; null otherwise or when absent. */
+export function actingAsOf(request: FastifyRequest, member: TeamMember, ownerCertificateId: (teamId: string) => string | null): ActingAs | null {
+  if (member.certificate_id !== ownerCertificateId(member.team_id)) return null;
+  const header = request.headers[SIGNED_PAYLOAD_HEADER];
+  const text = Array.isArray(header) ? header[0] : header;
+  if (text === undefined) return null;
+  // Team auth already verified these exact bytes (signature, canonical form): only read here.
+  const bytes = fromBase64Url(text);
+  if (!bytes) return null;
+  try {
+    const fields = JSON.parse(bytes.toString('utf8')) as Record<string, unknown>;
+    const claim = ActingAsClaim.safeParse(fields.acting_as);
+    return claim.success ? claim.data : null;
+  } catch {
+    return null;
+  }
+}

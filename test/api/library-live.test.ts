@@ -1,0 +1,89 @@
+/**
+ * What the owner's UI hears on its feed (`GET /v1/node/events/stream`) when something else
+ * changes the teams or a team's library: a team created, a member added or revoked (the owner
+ * API, which the CLI uses too) nudges `teams_changed`; a proposal submitted by a member through
+ * the library API nudges `library_changed` for its team, so the Shelf shows it without a Refresh.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectOk, expectRefusal } from '../support/expect.ts';
+import { CHANGESET_SCHEMA, profileFiles } from '../support/library.ts';
+import { startTestNode, type TestNode } from '../support/node.ts';
+import { connectSse, deadlineIn, type SseClient } from '../support/sse.ts';
+import { addTeamMember } from '../support/teams.ts';
+import { testKey } from '../support/keys.ts';
+
+let t: TestNode;
+
+beforeAll(async () => {
+  t = await startTestNode();
+});
+afterAll(async () => {
+  await t?.stop();
+});
+
+/** The owner feed, past its `connected` frame. */
+async function ownerFeed(): Promise<SseClient> {
+  const response = await connectSse(`${t.url}/v1/node/events/stream?deadline=${encodeURIComponent(deadlineIn(15))}`, { token: t.node.ownerToken });
+  const stream = response.stream!;
+  expect((await stream.next()).event).toBe('connected');
+  return stream;
+}
+
+describe('teams on the owner feed', () => {
+  it('nudges teams_changed when a team is created, a member added and a member revoked; not on reads or refusals', async () => {
+    const stream = await ownerFeed();
+    try {
+      expectOk(await t.owner('GET', '/v1/node/teams'));
+      expectRefusal(await t.owner('POST', '/v1/node/teams', { name: 'bad name!', domain: 'live.test' }), 422);
+      expect(await stream.maybeNext(200)).toBeNull();
+
+      const team = expectOk(await t.owner('POST', '/v1/node/teams', { name: 'live', domain: 'live.test' }), 201);
+      expect(await stream.next()).toMatchObject({ event: 'teams_changed', data: {} });
+
+      const key = testKey();
+      const path = `/v1/node/teams/${encodeURIComponent(team.team_id)}/members`;
+      const added = expectOk(await t.owner('POST', path, { did_key: key.didKey, alias: 'helper' }), 201);
+      expect((await stream.next()).event).toBe('teams_changed');
+      // The member count the picker shows moved with it.
+      expect(expectOk(await t.owner('GET', `/v1/node/teams/${encodeURIComponent(team.team_id)}`)).member_count).toBe(2);
+
+      expectOk(await t.owner('POST', `${path}/${added.certificate.certificate_id}/revoke`));
+      expect((await stream.next()).event).toBe('teams_changed');
+      expectRefusal(await t.owner('POST', `${path}/${added.certificate.certificate_id}/revoke`), 409);
+      expect(await stream.maybeNext(200)).toBeNull();
+    } finally {
+      stream.close();
+    }
+  });
+});
+
+describe('proposals on the owner feed', () => {
+  it('nudges library_changed for the team when a member submits a proposal through the API, and when it is decided', async () => {
+    const author = await addTeamMember(t, { team: 'props', domain: 'live.test', alias: 'author' });
+    const reviewer = await addTeamMember(t, { teamId: author.teamId, alias: 'reviewer', scopes: ['library:read', 'library:write', 'library:approve'] });
+    expectOk(await author.request('POST', '/v1/profiles', { body: { files: profileFiles({ ref: 'drafter' }) } }), 201);
+    const { proposal_asset_digests: bases } = expectOk(await author.request('GET', '/v1/profiles/drafter?include=files'));
+    const stream = await ownerFeed();
+    try {
+      const proposal = expectOk(
+        await author.request('POST', '/v1/proposals', {
+          body: {
+            target: 'profile',
+            profile_ref: 'drafter',
+            summary: 'Sharper mission',
+            content: { schema: CHANGESET_SCHEMA, assets: [{ path: 'profile.yaml#mission', content: 'Draft less, ship more.', base_asset_digest: bases['profile.yaml#mission'] }] },
+          },
+        }),
+        201,
+      );
+      expect(await stream.next()).toMatchObject({ event: 'library_changed', data: { team_id: author.teamId } });
+      // Reading the proposals is not a change.
+      expectOk(await reviewer.request('GET', '/v1/proposals?status=open'));
+      expect(await stream.maybeNext(200)).toBeNull();
+      expectOk(await reviewer.request('POST', `/v1/proposals/${proposal.proposal_id}/approve`));
+      expect(await stream.next()).toMatchObject({ event: 'library_changed', data: { team_id: author.teamId } });
+    } finally {
+      stream.close();
+    }
+  });
+});

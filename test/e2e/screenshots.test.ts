@@ -1,0 +1,134 @@
+/**
+ * Every view as a person sees it, in Debian's Chromium against a real headless node with a little
+ * of everything in it: the setup flow (on the empty node), then Mail, Chat, Documents, Shelf,
+ * Identities and Settings, each at 1440x900, 1200x800 and 900x700, light and dark. Each is saved
+ * as test/e2e/screenshots/view-<name>-<width>-<theme>.png (look at them), and nothing may scroll
+ * sideways: neither the page nor the main pane is wider than the window.
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureUiBuilt, ROOT } from './build-ui.ts';
+import { launchChromium, openApp, unexpectedConsoleErrors, type TestChromium } from './browser.ts';
+import { startHeadlessNode, type HeadlessNode } from './headless-node.ts';
+
+const SHOTS = join(ROOT, 'test/e2e/screenshots');
+const WAIT = 15_000;
+const SIZES = [
+  { width: 1440, height: 900 },
+  { width: 1200, height: 800 },
+  { width: 900, height: 700 },
+] as const;
+const THEMES = ['light', 'dark'] as const;
+const SUBJECT = 'Notes from Tuesday';
+
+let node: HeadlessNode;
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+let chrome: TestChromium | undefined;
+const consoleErrors: string[] = [];
+
+/** Two animation frames: the layout after a resize or a theme change has been painted. */
+const settled = () => page.evaluate('new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))');
+
+/** How far the page, and the main pane, reach past the window's width (strings: no DOM types here). */
+const overflow = async () => ({
+  page: await page.evaluate('document.documentElement.scrollWidth - window.innerWidth'),
+  main: await page.evaluate("(() => { const main = document.querySelector('main'); return main ? main.scrollWidth - main.clientWidth : 0; })()"),
+});
+
+/** The view at every size and theme: screenshot, and no sideways scrolling. */
+async function everySizeAndTheme(name: string, ready: () => Locator): Promise<void> {
+  for (const size of SIZES) {
+    await page.setViewportSize(size);
+    for (const theme of THEMES) {
+      await page.emulateMedia({ colorScheme: theme });
+      await ready().waitFor({ timeout: WAIT });
+      await settled();
+      expect(await page.evaluate('document.documentElement.dataset.theme'), `${name} ${theme}`).toBe(theme);
+      expect(await overflow(), `${name} at ${size.width}px, ${theme}`).toEqual({ page: 0, main: 0 });
+      await page.screenshot({ path: join(SHOTS, `view-${name}-${size.width}-${theme}.png`) });
+    }
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+  await page.setViewportSize(SIZES[0]);
+}
+
+beforeAll(async () => {
+  ensureUiBuilt();
+  mkdirSync(SHOTS, { recursive: true });
+  node = await startHeadlessNode();
+  chrome = await launchChromium();
+  browser = chrome.browser;
+  ({ context, page } = await openApp(browser, node, { section: 'setup', sink: consoleErrors, timeout: WAIT }));
+}, 90_000);
+
+afterAll(async () => {
+  await context?.close();
+  await chrome?.close();
+  await node?.dispose();
+});
+
+describe('Every view at three widths, light and dark (headless node, Chromium)', { timeout: 120_000 }, () => {
+  it('the setup flow', async () => {
+    await page.getByTestId('setup-name').fill('alice');
+    await everySizeAndTheme('setup', () => page.getByTestId('setup'));
+    await page.getByTestId('setup-submit').click();
+    await page.waitForURL(/#\/mail$/, { timeout: WAIT });
+  });
+
+  it('has something in every view', async () => {
+    const setUp = (await node.owner('GET', '/v1/node/identities')).identities[0];
+    const bob = await node.owner('POST', '/v1/node/identities', { project_id: setUp.project_id, name: 'bob' });
+    const asBob = async (path: string, body: unknown) => {
+      const response = await fetch(`${node.info.core_url}${path}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${bob.api_key}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      expect(response.status, await response.clone().text()).toBeLessThan(300);
+    };
+    await asBob('/v1/messages', { to_address: setUp.address, subject: SUBJECT, body: 'The tunnel works; next, the shelf.', priority: 'normal' });
+    await asBob('/v1/chat/sessions', { to_addresses: [setUp.address], message: 'Are you free to look at the memo?' });
+    const team = await node.owner('POST', '/v1/node/teams', { name: 'acme', domain: 'acme.test' });
+    await node.asTeamOwner(team.team_id, 'POST', '/v1/documents', { slug: 'launch-plan', title: 'Launch plan', body: '# Launch plan\n\nWhat ships first, and why.\n' });
+    await page.reload();
+    await page.getByTestId('nav-mail').waitFor({ timeout: WAIT });
+  });
+
+  it('Mail', async () => {
+    await page.getByTestId('nav-mail').click();
+    await everySizeAndTheme('mail', () => page.getByText(SUBJECT).first());
+  });
+
+  it('Chat', async () => {
+    await page.getByTestId('nav-chat').click();
+    await everySizeAndTheme('chat', () => page.getByTestId('session-list'));
+  });
+
+  it('Documents', async () => {
+    await page.getByTestId('nav-documents').click();
+    await everySizeAndTheme('documents', () => page.getByTestId('document-list'));
+  });
+
+  it('Shelf', async () => {
+    await page.getByTestId('nav-shelf').click();
+    await everySizeAndTheme('shelf', () => page.getByTestId('shelf-list').or(page.getByTestId('shelf-empty')).first());
+  });
+
+  it('Identities', async () => {
+    await page.getByTestId('nav-identities').click();
+    await everySizeAndTheme('identities', () => page.getByTestId('identity-list'));
+  });
+
+  it('Settings', async () => {
+    await page.getByTestId('nav-settings').click();
+    await everySizeAndTheme('settings', () => page.getByTestId('data-dir'));
+  });
+
+  it('left no unexpected console errors', () => {
+    expect(unexpectedConsoleErrors(consoleErrors)).toEqual([]);
+  });
+});
