@@ -10,6 +10,17 @@ export const identityTopic = (agentId: string): string => `identity:${agentId}`;
 export const sessionTopic = (sessionId: string): string => `session:${sessionId}`;
 /** A team's library state changed (its shelf, proposals, bindings): the owner's UI refreshes. */
 export const teamTopic = (teamId: string): string => `team:${teamId}`;
+/**
+ * One of an identity's messages changed in place (read, unread, archived, unarchived, deleted),
+ * by whoever did it (an agent, another window): the owner's UI shows it as it is now. New mail
+ * has its own wake item, not this.
+ */
+export const mailTopic = (agentId: string, messageId: string): string => `mail:${agentId}:${messageId}`;
+/** The identity and message of a `mailTopic`; null for any other topic. */
+export function mailTopicParts(topic: string): { agentId: string; messageId: string } | null {
+  const match = /^mail:([^:]+):(.+)$/.exec(topic);
+  return match === null ? null : { agentId: match[1]!, messageId: match[2]! };
+}
 /** A team's documents changed (a document created or given a version): the owner's UI refreshes. */
 export const docsTopic = (teamId: string): string => `docs:${teamId}`;
 /** The node's tunnel changed state (up, down, reconnecting, configured). */

@@ -3,39 +3,21 @@
  * certificate keeps its scopes plus library:read and library:write (the shelf work it could do
  * before), and editable links minted by certificates revoked earlier are closed.
  */
-import { copyFileSync, mkdtempSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import SQLite from 'better-sqlite3-multiple-ciphers';
+import type SQLite from 'better-sqlite3-multiple-ciphers';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { migrate, migrationsDir } from '../store/migrate.ts';
+import { databaseBefore, type DatabaseBefore } from '../../test/support/migrations.ts';
 import { TEAM_SCOPES } from './scopes.ts';
 
 const VERSION = 18;
 
-let dir: string;
+let before: DatabaseBefore;
 let db: SQLite.Database;
 
-/** A migrations folder holding the real files, up to `last` (inclusive). */
-function migrationsUpTo(last: number): string {
-  const out = join(dir, `upto-${last}`);
-  mkdirSync(out);
-  for (const file of readdirSync(migrationsDir())) {
-    if (file.endsWith('.sql') && Number(file.slice(0, 4)) <= last) copyFileSync(join(migrationsDir(), file), join(out, file));
-  }
-  return out;
-}
-
 beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'svc-scopes-migration-'));
-  db = new SQLite(':memory:');
-  db.pragma('foreign_keys = ON');
-  migrate(db, migrationsUpTo(VERSION - 1));
+  before = databaseBefore(VERSION, { foreignKeys: true });
+  db = before.db;
 });
-afterEach(() => {
-  db.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterEach(() => before.close());
 
 function certificate(id: string, scopes: string[], revokedAt: string | null = null): void {
   db.prepare(
@@ -74,7 +56,7 @@ describe(`migration ${VERSION}`, () => {
     link('gone-read', 'gone', false);
     link('writer-edit', 'writer', true);
 
-    expect(migrate(db, migrationsUpTo(VERSION)).applied).toEqual([VERSION]);
+    expect(before.upgrade().applied).toEqual([VERSION]);
 
     // Sorted and without duplicates, as TeamService writes them.
     expect(scopesOf('owner')).toEqual([...TEAM_SCOPES].sort());

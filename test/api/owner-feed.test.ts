@@ -92,6 +92,60 @@ describe('the node-wide wake feed', () => {
   });
 });
 
+describe('mail changes on the owner feed', () => {
+  it('nudges mail_changed {agent_id, message_id} after a read, unread, archive, unarchive or delete through the API, not on reads', async () => {
+    const response = await connectSse(`${t.url}/v1/node/events/stream?deadline=${encodeURIComponent(deadlineIn(10))}`, { token: t.node.ownerToken });
+    const stream = response.stream!;
+    try {
+      expect((await stream.next()).event).toBe('connected');
+      const sent = expectOk(await t.request('POST', '/v1/messages', { token: alice.api_key, body: { to_alias: 'bob', subject: 'changes', body: 'x' } }));
+      expect((await stream.next()).event).toBe('mail_message');
+      const changed = { event: 'mail_changed', data: { agent_id: bob.agent_id, message_id: sent.message_id } };
+      const as = (path: string, method = 'POST') => t.request(method, path, { token: bob.api_key, ...(method === 'POST' ? { body: {} } : {}) });
+
+      // Reading the inbox changes nothing.
+      expectOk(await as('/v1/messages/inbox', 'GET'));
+      expect(await stream.maybeNext(200)).toBeNull();
+
+      for (const action of ['ack', 'unread', 'archive', 'unarchive']) {
+        expectOk(await as(`/v1/messages/${sent.message_id}/${action}`));
+        expect(await stream.next(), action).toMatchObject(changed);
+      }
+      // Acknowledging a message already read (archiving read it) changes nothing shown.
+      expectOk(await as(`/v1/messages/${sent.message_id}/ack`));
+      expect(await stream.maybeNext(200)).toBeNull();
+
+      expectOk(await as(`/v1/messages/${sent.message_id}`, 'DELETE'));
+      expect(await stream.next()).toMatchObject(changed);
+      // A refused change (already deleted) nudges nothing.
+      expectRefusal(await as(`/v1/messages/${sent.message_id}/archive`), 404);
+      expect(await stream.maybeNext(200)).toBeNull();
+    } finally {
+      stream.close();
+    }
+  });
+
+  it('says when a chat message arriving is a goodbye or a return', async () => {
+    const response = await connectSse(`${t.url}/v1/node/events/stream?deadline=${encodeURIComponent(deadlineIn(10))}`, { token: t.node.ownerToken });
+    const stream = response.stream!;
+    try {
+      expect((await stream.next()).event).toBe('connected');
+      const chat = expectOk(await t.request('POST', '/v1/chat/sessions', { token: bob.api_key, body: { to_aliases: ['alice'], message: 'hello again' } }));
+      expect((await stream.next()).data).toMatchObject({ agent_id: alice.agent_id, sender_leaving: false, sender_rejoining: false });
+      const say = (body: Record<string, unknown>) => t.request('POST', `/v1/chat/sessions/${chat.session_id}/messages`, { token: bob.api_key, body });
+      expectOk(await say({ body: 'Off for the weekend, bye', leaving: true }));
+      expect(await stream.next()).toMatchObject({
+        event: 'chat_message',
+        data: { agent_id: alice.agent_id, session_id: chat.session_id, preview: 'Off for the weekend, bye', sender_leaving: true, sender_rejoining: false },
+      });
+      expectOk(await say({ body: 'Rejoined the chat.', rejoining: true }));
+      expect(await stream.next()).toMatchObject({ event: 'chat_message', data: { agent_id: alice.agent_id, sender_leaving: false, sender_rejoining: true } });
+    } finally {
+      stream.close();
+    }
+  });
+});
+
 describe('library changes on the owner feed', () => {
   it('nudges the owner when a team writes to its shelf or the catalog changes, not on reads', async () => {
     const member = await addTeamMember(t, { team: 'feed', domain: 'feed.test', scopes: PUBLISHER_SCOPES });

@@ -55,11 +55,19 @@ export async function openApp(
 ): Promise<{ context: BrowserContext; page: Page }> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 820 }, colorScheme: 'light', reducedMotion: 'reduce' });
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: node.info.core_url });
+  return { context, page: await openWindow(context, node.info.ui_url, options) };
+}
+
+/**
+ * A new window of `context` at `url` (the sign-in link, or the UI of a session already signed
+ * in), once `section` shows in the sidebar; its console errors go to `sink`.
+ */
+export async function openWindow(context: BrowserContext, url: string, options: { section: string; sink: string[]; timeout: number }): Promise<Page> {
   const page = await context.newPage();
   watchConsole(page, options.sink);
-  await page.goto(node.info.ui_url);
+  await page.goto(url);
   await page.getByTestId(options.section).waitFor({ timeout: options.timeout });
-  return { context, page };
+  return page;
 }
 
 /**

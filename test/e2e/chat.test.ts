@@ -9,16 +9,13 @@
  * from the node as it scrolls. Screenshots at 1440, 1200 and 900 px in both themes go to
  * test/e2e/screenshots/ (chat-*).
  */
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
-import type { Browser, BrowserContext, Page, Request } from 'playwright-core';
+import type { BrowserContext, Page, Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openNodeDatabase } from '../support/database.ts';
-import { launchChromium, unexpectedConsoleErrors, watchConsole, type TestChromium } from './browser.ts';
-import { ensureUiBuilt, ROOT } from './build-ui.ts';
-import { startHeadlessNode, type HeadlessNode } from './headless-node.ts';
+import { openWindow, unexpectedConsoleErrors } from './browser.ts';
+import type { HeadlessNode } from './headless-node.ts';
+import { startRig, shot, stopRig, type Rig } from './steps.ts';
 
-const SHOTS = join(ROOT, 'test/e2e/screenshots');
 const DOMAIN = 'e2e-chat.test';
 /** How long to wait for something to appear (live updates arrive in well under a second). */
 const WAIT = 15_000;
@@ -26,9 +23,8 @@ const WAIT = 15_000;
 const MANY = 100_000;
 const NOTE = 'Off to lunch, back at two.';
 
+let rig: Rig | undefined;
 let node: HeadlessNode;
-let chrome: TestChromium | undefined;
-let browser: Browser;
 let context: BrowserContext;
 let alice: Page;
 let bob: Page;
@@ -40,10 +36,6 @@ let sessionId = '';
 function brightness(color: string): number {
   const channels = (color.match(/\d+(\.\d+)?/g) ?? []).slice(0, 3).map(Number);
   return channels.length === 3 ? channels.reduce((sum, value) => sum + value, 0) / 3 : Number.NaN;
-}
-
-async function shot(page: Page, name: string): Promise<void> {
-  await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: false });
 }
 
 /** Whether the page shows the theme asked for (its background, as the eye would judge it). */
@@ -152,9 +144,8 @@ async function seedChats(agentId: string, count: number): Promise<void> {
 }
 
 beforeAll(async () => {
-  ensureUiBuilt();
-  mkdirSync(SHOTS, { recursive: true });
-  node = await startHeadlessNode();
+  rig = await startRig();
+  node = rig.node;
   await node.owner('POST', '/v1/node/namespaces', { domain: DOMAIN });
   const project = await node.owner('POST', '/v1/node/projects', { slug: 'chatters', name: 'Chatters', namespace: DOMAIN });
   for (const name of ['alice', 'bob', 'carol']) ids[name] = (await node.owner('POST', '/v1/node/identities', { project_id: project.project_id, name })).agent_id;
@@ -168,25 +159,15 @@ beforeAll(async () => {
   await as('alice', 'POST', `/v1/chat/sessions/${sessionId}/messages`, { body: 'Take your time; the numbers on page 3 are the ones that changed.' });
   await as('alice', 'POST', '/v1/chat/sessions', { to_addresses: [`${DOMAIN}/carol`], message: 'Carol, lunch on Friday?' });
 
-  chrome = await launchChromium();
-  browser = chrome.browser;
-  context = await browser.newContext({ viewport: { width: 1440, height: 900 }, colorScheme: 'light', reducedMotion: 'reduce' });
-  alice = await context.newPage();
-  watchConsole(alice, consoleErrors);
-  await alice.goto(node.info.ui_url);
-  await alice.getByTestId('nav-chat').waitFor({ timeout: WAIT });
+  context = await rig.browser.newContext({ viewport: { width: 1440, height: 900 }, colorScheme: 'light', reducedMotion: 'reduce' });
+  const windowOptions = { section: 'nav-chat', sink: consoleErrors, timeout: WAIT };
+  alice = await openWindow(context, node.info.ui_url, windowOptions);
   await actAs(alice, 'alice');
-  bob = await context.newPage();
-  watchConsole(bob, consoleErrors);
-  await bob.goto(`${node.info.core_url}/ui/`);
-  await bob.getByTestId('nav-chat').waitFor({ timeout: WAIT });
+  bob = await openWindow(context, `${node.info.core_url}/ui/`, windowOptions);
   await actAs(bob, 'bob');
 }, 180_000);
 
-afterAll(async () => {
-  await chrome?.close();
-  await node?.dispose();
-});
+afterAll(() => stopRig(rig));
 
 describe('Chat that behaves (headless node, Chromium)', { timeout: 60_000 }, () => {
   it('shows read receipts live, and still after a reload', async () => {
@@ -379,6 +360,19 @@ describe('Chat that behaves (headless node, Chromium)', { timeout: 60_000 }, () 
     await modal(page).getByTestId('start-chat').waitFor({ timeout: WAIT });
     await page.keyboard.press('Escape');
     await expect.poll(() => modal(page).count()).toBe(0);
+  });
+
+  it('a goodbye or a return in a chat that is not open says so in its row at once, not its text', async () => {
+    await openChat(await use(alice), 'bob');
+    const row = () => sessionRow(alice, 'carol').first();
+    await row().waitFor({ timeout: WAIT });
+    // Well inside the list's 20 s refresh: the live arrival itself says what it was.
+    const bye = await as('carol', 'POST', '/v1/chat/sessions', { to_addresses: [`${DOMAIN}/alice`], message: 'Off for the weekend, see you Monday.', leaving: true });
+    await expect.poll(() => row().textContent(), { timeout: 5_000 }).toContain('carol left the chat');
+    expect(await row().textContent()).not.toContain('Off for the weekend');
+    await shot(alice, 'chat-row-goodbye');
+    await as('carol', 'POST', `/v1/chat/sessions/${bye.session_id}/messages`, { body: 'Back after all.', rejoining: true });
+    await expect.poll(() => row().textContent(), { timeout: 5_000 }).toContain('carol rejoined the chat');
   });
 
   it(`lists ${MANY.toLocaleString('en')} chats smoothly: a page at a time from the node, only the visible rows in the page`, async () => {

@@ -5,27 +5,22 @@
  * document with Enter, and the filter finds one document among them on the node. The seeding
  * writes rows the way the node stores them (a snapshot version each) while the node is stopped.
  */
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bodySha256Hex, sha256Hex } from '../../server/crypto/encoding.ts';
 import { encodeVersion } from '../../server/surfaces/docs/domain/delta.ts';
 import { openNodeDatabase } from '../support/database.ts';
-import { ensureUiBuilt, ROOT } from './build-ui.ts';
-import { launchChromium, openApp, unexpectedConsoleErrors, type TestChromium } from './browser.ts';
-import { startHeadlessNode, type HeadlessNode } from './headless-node.ts';
+import { unexpectedConsoleErrors } from './browser.ts';
+import { startHeadlessNode } from './headless-node.ts';
+import { openAppOnNode, shot, stopRig, type AppRig } from './steps.ts';
 
-const SHOTS = join(ROOT, 'test/e2e/screenshots');
 const COUNT = 100_000;
 const TEAM = { name: 'archive', domain: 'e2e-scale.test' };
 const TEAM_ID = `${TEAM.name}:${TEAM.domain}`;
 const WAIT = 20_000;
 
-let node: HeadlessNode;
-let browser: Browser;
+let rig: AppRig | undefined;
 let page: Page;
-let chrome: TestChromium | undefined;
 const consoleErrors: string[] = [];
 
 const slugOf = (i: number): string => `doc-${String(i).padStart(6, '0')}`;
@@ -61,25 +56,28 @@ const rowsInDom = () => page.getByTestId('document-row').count();
 const setSize = async () => Number(await page.getByTestId('document-list').locator('[role="option"]').first().getAttribute('aria-setsize'));
 
 beforeAll(async () => {
-  ensureUiBuilt();
-  mkdirSync(SHOTS, { recursive: true });
-  const first = await startHeadlessNode();
-  await first.owner('POST', '/v1/node/teams', TEAM);
-  await first.stop();
-  await seed(first.dataDir);
-  node = await startHeadlessNode(30_000, { dataDir: first.dataDir });
-  // Someone who uses the app: an identity, so it opens on its sections rather than on setup.
-  const project = await node.owner('POST', '/v1/node/projects', { slug: 'archivists', name: 'Archivists' });
-  await node.owner('POST', '/v1/node/identities', { project_id: project.project_id, name: 'ada' });
-  chrome = await launchChromium();
-  browser = chrome.browser;
-  ({ page } = await openApp(browser, node, { section: 'nav-documents', sink: consoleErrors, timeout: WAIT }));
+  rig = await openAppOnNode({
+    section: 'nav-documents',
+    sink: consoleErrors,
+    timeout: WAIT,
+    // A node stopped after making its team, its database seeded meanwhile, started again.
+    start: async () => {
+      const first = await startHeadlessNode();
+      await first.owner('POST', '/v1/node/teams', TEAM);
+      await first.stop();
+      await seed(first.dataDir);
+      return startHeadlessNode(30_000, { dataDir: first.dataDir });
+    },
+    // Someone who uses the app: an identity, so it opens on its sections rather than on setup.
+    prepare: async (started) => {
+      const project = await started.owner('POST', '/v1/node/projects', { slug: 'archivists', name: 'Archivists' });
+      await started.owner('POST', '/v1/node/identities', { project_id: project.project_id, name: 'ada' });
+    },
+  });
+  ({ page } = rig);
 }, 180_000);
 
-afterAll(async () => {
-  await chrome?.close();
-  await node?.dispose();
-});
+afterAll(() => stopRig(rig));
 
 describe('Documents with 100,000 of them (headless node, Chromium)', { timeout: 60_000 }, () => {
   it('shows the count and only the rows in view', async () => {
@@ -90,7 +88,7 @@ describe('Documents with 100,000 of them (headless node, Chromium)', { timeout: 
     expect(await rowsInDom()).toBeLessThanOrEqual(40);
     await expect.poll(() => page.getByTestId('doc-title').textContent(), { timeout: WAIT }).toBe('Document 0');
     await expect.poll(() => page.frameLocator('.preview-pane [data-testid="preview-frame"]').locator('h1').textContent(), { timeout: WAIT }).toBe('Document 0');
-    await page.screenshot({ path: join(SHOTS, 'documents-100k.png') });
+    await shot(page, 'documents-100k');
   });
 
   it('reads further pages as the keyboard reaches the end, keeping the DOM small', async () => {
@@ -107,7 +105,7 @@ describe('Documents with 100,000 of them (headless node, Chromium)', { timeout: 
     const opened = await page.getByTestId('document-list').locator('[aria-selected="true"]').getAttribute('aria-posinset');
     await expect.poll(() => page.getByTestId('doc-title').textContent(), { timeout: WAIT }).toBe(`Document ${Number(opened) - 1}`);
     expect(Number(opened)).toBeGreaterThanOrEqual(size);
-    await page.screenshot({ path: join(SHOTS, 'documents-100k-paged.png') });
+    await shot(page, 'documents-100k-paged');
   });
 
   it('finds one document among them with the node\'s filter', async () => {

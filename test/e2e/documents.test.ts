@@ -10,32 +10,27 @@
  * the saved theme dresses present pages. Screenshots (light, dark, 1024x700) go to
  * test/e2e/screenshots/.
  */
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Browser, BrowserContext, FrameLocator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureUiBuilt, ROOT } from './build-ui.ts';
-import { launchChromium, openApp, unexpectedConsoleErrors, type TestChromium } from './browser.ts';
-import { startHeadlessNode, type HeadlessNode } from './headless-node.ts';
+import { unexpectedConsoleErrors } from './browser.ts';
+import type { HeadlessNode } from './headless-node.ts';
+import { openAppOnNode, shot as saveShot, stopRig, type AppRig } from './steps.ts';
 
-const SHOTS = join(ROOT, 'test/e2e/screenshots');
 const TEAM = { name: 'writers', domain: 'e2e-docs.test' };
 const TEAM_ID = `${TEAM.name}:${TEAM.domain}`;
 const WAIT = 15_000;
 
+let rig: AppRig | undefined;
 let node: HeadlessNode;
 let browser: Browser;
 let context: BrowserContext;
 let page: Page;
-let chrome: TestChromium | undefined;
 const consoleErrors: string[] = [];
 let presentUrl = '';
 
 const asOwnerMember = (method: string, path: string, body?: unknown): Promise<any> => node.asTeamOwner(TEAM_ID, method, path, body);
 
-async function shot(name: string): Promise<void> {
-  await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: false });
-}
+const shot = (name: string): Promise<void> => saveShot(page, name);
 
 const modal = () => page.locator('dialog[open]');
 const docRow = (slug: string) => page.getByTestId('document-list').locator(`[data-slug="${slug}"]`);
@@ -88,21 +83,20 @@ async function typeInEditor(text: string): Promise<void> {
 }
 
 beforeAll(async () => {
-  ensureUiBuilt();
-  mkdirSync(SHOTS, { recursive: true });
-  node = await startHeadlessNode();
-  // Someone who uses the app: an identity, so it opens on its sections rather than on setup.
-  const project = await node.owner('POST', '/v1/node/projects', { slug: 'writers-people', name: 'Writers' });
-  await node.owner('POST', '/v1/node/identities', { project_id: project.project_id, name: 'wren' });
-  chrome = await launchChromium();
-  browser = chrome.browser;
-  ({ context, page } = await openApp(browser, node, { section: 'nav-documents', sink: consoleErrors, timeout: WAIT }));
+  rig = await openAppOnNode({
+    section: 'nav-documents',
+    sink: consoleErrors,
+    timeout: WAIT,
+    // Someone who uses the app: an identity, so it opens on its sections rather than on setup.
+    prepare: async (started) => {
+      const project = await started.owner('POST', '/v1/node/projects', { slug: 'writers-people', name: 'Writers' });
+      await started.owner('POST', '/v1/node/identities', { project_id: project.project_id, name: 'wren' });
+    },
+  });
+  ({ node, browser, context, page } = rig);
 }, 90_000);
 
-afterAll(async () => {
-  await chrome?.close();
-  await node?.dispose();
-});
+afterAll(() => stopRig(rig));
 
 describe('Documents view (headless node, Chromium)', { timeout: 45_000 }, () => {
   it('teaches what a team is and creates one', async () => {
@@ -257,7 +251,7 @@ describe('Documents view (headless node, Chromium)', { timeout: 45_000 }, () => 
       // The tab names the document (issue 14).
       expect(await visitor.title()).toBe('Launch plan');
       expect(await visitor.locator('script').count()).toBe(0);
-      await visitor.screenshot({ path: join(SHOTS, 'documents-present-page.png') });
+      await saveShot(visitor, 'documents-present-page');
 
       await dialog.getByTestId('present-link-row').first().getByTestId('present-revoke').click();
       await dialog.getByTestId('present-revoke-confirm').click();
@@ -267,13 +261,13 @@ describe('Documents view (headless node, Chromium)', { timeout: 45_000 }, () => 
       // A small styled page, the same for every dead or unknown token.
       expect(await visitor.locator('main.not-found h1').textContent()).toBe('Not found');
       expect(await visitor.title()).toBe('Link not found');
-      await visitor.screenshot({ path: join(SHOTS, 'documents-present-not-found.png') });
+      await saveShot(visitor, 'documents-present-not-found');
       const night = await browser.newContext({ viewport: { width: 1000, height: 700 }, colorScheme: 'dark' });
       try {
         const guesser = await night.newPage();
         await guesser.goto(`${new URL(presentUrl).origin}/present/${'x'.repeat(43)}`);
         expect(await guesser.locator('main.not-found h1').textContent()).toBe('Not found');
-        await guesser.screenshot({ path: join(SHOTS, 'documents-present-not-found-dark.png') });
+        await saveShot(guesser, 'documents-present-not-found-dark');
       } finally {
         await night.close();
       }
@@ -311,7 +305,7 @@ describe('Documents view (headless node, Chromium)', { timeout: 45_000 }, () => 
       await expect.poll(() => visitor.locator('#status').textContent(), { timeout: WAIT }).toContain('Someone saved version 3 first');
       await visitor.locator('#reload').click();
       expect(await body.inputValue()).toContain('# Week 48');
-      await visitor.screenshot({ path: join(SHOTS, 'documents-present-editor.png') });
+      await saveShot(visitor, 'documents-present-editor');
       expect(errors).toEqual([]);
     } finally {
       await stranger.close();
@@ -562,6 +556,62 @@ describe('Documents view (headless node, Chromium)', { timeout: 45_000 }, () => 
     expect(await dialog.getByTestId('present-link-version').first().textContent()).toMatch(/v2/);
     await shot('documents-present-editable');
     await page.keyboard.press('Escape');
+  });
+
+  it('moves through the present links with the keyboard: copy, open, revoke, and Esc closes', async () => {
+    await page.getByTestId('present').click();
+    const dialog = modal().getByTestId('present-dialog');
+    await dialog.getByTestId('present-create').click();
+    await expect.poll(() => dialog.getByTestId('present-url').inputValue(), { timeout: WAIT }).toMatch(/\/present\//);
+    const url = await dialog.getByTestId('present-url').inputValue();
+    const list = dialog.getByTestId('present-link-list');
+    const rows = list.getByRole('option');
+    // The one made now is the row whose address this dialog knows.
+    await expect.poll(() => list.getByTestId('present-link-copy').count(), { timeout: WAIT }).toBe(1);
+    const count = await rows.count();
+    let made = -1;
+    for (let i = 0; i < count; i++) if ((await rows.nth(i).getByTestId('present-link-copy').count()) === 1) made = i;
+    expect(count).toBeGreaterThan(1);
+    // The tooltips say the keys.
+    expect(await list.getAttribute('title')).toMatch(/j\/k to move, Enter copies the address and O opens it .* Delete revokes, Esc closes/);
+    expect(await list.getByTestId('present-link-copy').getAttribute('title')).toBe('Copy to clipboard (Enter)');
+    expect(await rows.nth(made).getByTestId('present-revoke').getAttribute('title')).toBe('Revoke this link (Delete)');
+
+    const active = () => list.getAttribute('aria-activedescendant');
+    await list.focus();
+    expect(await active()).toBe('present-link-0');
+    await page.keyboard.press('j');
+    expect(await active()).toBe('present-link-1');
+    await page.keyboard.press('ArrowUp');
+    expect(await active()).toBe('present-link-0');
+    for (let i = 0; i < made; i++) await page.keyboard.press('ArrowDown');
+    expect(await active()).toBe(`present-link-${made}`);
+
+    // Enter copies the address; O opens the page.
+    await page.evaluate(`navigator.clipboard.writeText('')`);
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.evaluate('navigator.clipboard.readText()')).toBe(url);
+    expect(await rows.nth(made).getByTestId('present-link-copy').textContent()).toContain('Copied');
+    const [opened] = await Promise.all([page.waitForEvent('popup'), page.keyboard.press('o')]);
+    await opened.waitForLoadState();
+    expect(opened.url()).toBe(url);
+    await opened.close();
+    await page.bringToFront();
+    await list.focus();
+
+    // Delete asks, inline, with the confirmation focused; Enter there revokes, and the list has the keys again.
+    await page.keyboard.press('Delete');
+    await expect.poll(() => page.evaluate('document.activeElement?.dataset?.testid')).toBe('present-revoke-confirm');
+    await shot('documents-present-keyboard');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => rows.nth(made).getByTestId('present-link-state').textContent(), { timeout: WAIT }).toMatch(/revoked/);
+    await expect.poll(() => page.evaluate('document.activeElement?.dataset?.testid')).toBe('present-link-list');
+    // A revoked link has nothing left to revoke.
+    await page.keyboard.press('Delete');
+    expect(await dialog.getByTestId('present-revoke-confirm').count()).toBe(0);
+
+    await page.keyboard.press('Escape');
+    await expect.poll(() => modal().count(), { timeout: WAIT }).toBe(0);
   });
 
   it('fits its dialogs and history in the narrowest window, dark', async () => {

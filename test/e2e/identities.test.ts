@@ -4,51 +4,39 @@
  * API key once and the identity in the list with its address, then confirm over HTTP.
  * Screenshots (light, dark, 1024x700) go to test/e2e/screenshots/.
  */
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureUiBuilt, ROOT } from './build-ui.ts';
-import { launchChromium, unexpectedConsoleErrors, watchConsole, type TestChromium } from './browser.ts';
-import { startHeadlessNode } from './headless-node.ts';
+import { unexpectedConsoleErrors, watchConsole } from './browser.ts';
 import type { HeadlessNode } from './headless-node.ts';
+import { startRig, shot as saveShot, stopRig, type Rig } from './steps.ts';
 
-const SHOTS = join(ROOT, 'test/e2e/screenshots');
 const API_KEY = /^svc_sk_[0-9a-f]{64}$/;
 const DOMAIN = 'e2e-acme.test';
 /** How long to wait for something to appear (namespace creation includes a DNS lookup). */
 const WAIT = 15_000;
 
+let rig: Rig | undefined;
 let node: HeadlessNode;
 let browser: Browser;
 let context: BrowserContext;
 let page: Page;
-let chrome: TestChromium | undefined;
 const consoleErrors: string[] = [];
 
 /** The open modal dialog: form lookups are scoped to it. */
 const modal = () => page.locator('dialog[open]');
 
-async function shot(name: string): Promise<void> {
-  await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: false });
-}
+const shot = (name: string): Promise<void> => saveShot(page, name);
 
 beforeAll(async () => {
-  ensureUiBuilt(); // no-op when the globalSetup already built it
-  mkdirSync(SHOTS, { recursive: true });
-  node = await startHeadlessNode();
-  chrome = await launchChromium();
-  browser = chrome.browser;
+  rig = await startRig();
+  ({ node, browser } = rig);
   // reducedMotion: no colour transitions half-way through a screenshot after a theme switch.
   context = await browser.newContext({ viewport: { width: 1280, height: 820 }, colorScheme: 'light', reducedMotion: 'reduce' });
   page = await context.newPage();
   watchConsole(page, consoleErrors);
 }, 90_000);
 
-afterAll(async () => {
-  await chrome?.close();
-  await node?.dispose();
-});
+afterAll(() => stopRig(rig));
 
 describe('Identities view (headless node, Chromium)', { timeout: 40_000 }, () => {
   it('signs in with the one-time link, offers the one-step setup, and teaches step by step on an empty node', async () => {
@@ -77,7 +65,7 @@ describe('Identities view (headless node, Chromium)', { timeout: 40_000 }, () =>
       expect(await signIn.textContent()).toContain('already used');
       expect(await second.getByTestId('sign-in-reason').textContent()).toMatch(/already used: each link works once\. For a fresh one, run svc-node ui/);
       expect(await signIn.textContent()).toContain('svc-node ui --data DIR');
-      await second.screenshot({ path: join(SHOTS, 'sign-in.png') });
+      await saveShot(second, 'sign-in');
     } finally {
       await other.close();
     }

@@ -7,22 +7,18 @@
  * naming the shortcuts, and a virtual list that keeps the DOM small while 1,200 messages page in
  * from the node as it scrolls. Screenshots at 1440, 1200 and 900 px in light and dark.
  */
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureUiBuilt, ROOT } from './build-ui.ts';
-import { launchChromium, unexpectedConsoleErrors, watchConsole, type TestChromium } from './browser.ts';
-import { startHeadlessNode, type HeadlessNode } from './headless-node.ts';
+import { openWindow, unexpectedConsoleErrors } from './browser.ts';
+import type { HeadlessNode } from './headless-node.ts';
+import { startRig, shot as saveShot, stopRig, type Rig } from './steps.ts';
 
-const SHOTS = join(ROOT, 'test/e2e/screenshots');
 const DOMAIN = 'e2e-folders.test';
 const WAIT = 15_000;
 const BULK = 1200;
 
+let rig: Rig | undefined;
 let node: HeadlessNode;
-let chrome: TestChromium | undefined;
-let browser: Browser;
 let context: BrowserContext;
 let page: Page;
 const consoleErrors: string[] = [];
@@ -63,9 +59,7 @@ async function api(who: string, method: 'GET' | 'POST' | 'DELETE', path: string,
 const mailTo = (from: string, to: string, subject: string, body: string): Promise<any> =>
   api(from, 'POST', '/v1/messages', { to_address: `${DOMAIN}/${to}`, subject, body });
 
-async function shot(name: string): Promise<void> {
-  await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: false });
-}
+const shot = (name: string): Promise<void> => saveShot(page, name);
 
 async function actAs(name: string): Promise<void> {
   await page.getByTestId('identity-switcher').click();
@@ -81,9 +75,8 @@ const modal = () => page.locator('dialog[open]');
 const heading = () => pane().getByRole('heading', { level: 2 });
 
 beforeAll(async () => {
-  ensureUiBuilt();
-  mkdirSync(SHOTS, { recursive: true });
-  node = await startHeadlessNode();
+  rig = await startRig();
+  node = rig.node;
   await node.owner('POST', '/v1/node/namespaces', { domain: DOMAIN });
   const project = await node.owner('POST', '/v1/node/projects', { slug: 'folders', name: 'Folders', namespace: DOMAIN });
   for (const name of ['alice', 'bob', 'bulk', 'robot']) {
@@ -99,19 +92,11 @@ beforeAll(async () => {
     await Promise.all(Array.from({ length: Math.min(8, BULK - start) }, (_, i) => mailTo('robot', 'bulk', `Bulk #${String(start + i).padStart(4, '0')}`, 'x')));
   }
 
-  chrome = await launchChromium();
-  browser = chrome.browser;
-  context = await browser.newContext({ viewport: { width: 1440, height: 900 }, colorScheme: 'light', reducedMotion: 'reduce' });
-  page = await context.newPage();
-  watchConsole(page, consoleErrors);
-  await page.goto(node.info.ui_url);
-  await page.getByTestId('nav-mail').waitFor({ timeout: WAIT });
+  context = await rig.browser.newContext({ viewport: { width: 1440, height: 900 }, colorScheme: 'light', reducedMotion: 'reduce' });
+  page = await openWindow(context, node.info.ui_url, { section: 'nav-mail', sink: consoleErrors, timeout: WAIT });
 }, 180_000);
 
-afterAll(async () => {
-  await chrome?.close();
-  await node?.dispose();
-});
+afterAll(() => stopRig(rig));
 
 describe('Mail folders, Markdown and keyboard (headless node, Chromium)', { timeout: 60_000 }, () => {
   it('renders a Markdown body sanitised by the node: formatting, outside links that open elsewhere, no images, no script', async () => {
@@ -171,7 +156,7 @@ describe('Mail folders, Markdown and keyboard (headless node, Chromium)', { time
     // Read by now (open for a second); U makes it unread again, at the node too.
     await pane().getByTestId('read-state').waitFor({ timeout: WAIT });
     await page.keyboard.press('u');
-    await expect.poll(() => row('Launch plan').getAttribute('class')).toContain('unread');
+    await expect.poll(() => row('Launch plan').locator('.unread').count()).toBe(1);
     const inbox = async () => (await api('bob', 'GET', '/v1/messages/inbox?limit=200')).messages as any[];
     await expect.poll(async () => (await inbox()).find((m) => m.subject === 'Launch plan')?.read_at, { timeout: WAIT }).toBeNull();
 
@@ -186,7 +171,7 @@ describe('Mail folders, Markdown and keyboard (headless node, Chromium)', { time
     await row('Launch plan').waitFor({ timeout: WAIT });
     // Undo puts it back as it was: unread.
     await expect.poll(async () => (await inbox()).find((m) => m.subject === 'Launch plan')?.read_at, { timeout: WAIT }).toBeNull();
-    await expect.poll(() => row('Launch plan').getAttribute('class')).toContain('unread');
+    await expect.poll(() => row('Launch plan').locator('.unread').count()).toBe(1);
   });
 
   it('the Archive folder lists archived mail, and E moves it back to the inbox', async () => {
@@ -225,6 +210,37 @@ describe('Mail folders, Markdown and keyboard (headless node, Chromium)', { time
     await expect.poll(() => row('Lunch on Thursday?').count()).toBe(0);
     await expect.poll(async () => (await api('bob', 'GET', '/v1/messages/inbox?limit=200')).messages.map((m: any) => m.subject)).not.toContain('Lunch on Thursday?');
     expect((await api('alice', 'GET', '/v1/messages/sent?limit=200')).messages.map((m: any) => m.subject)).toContain('Lunch on Thursday?');
+  });
+
+  it('shows changes made elsewhere at once: archived, unread, read or deleted through the API, no reload', async () => {
+    await page.getByTestId('folder-inbox').click();
+    await row('Launch plan').click();
+    // Read by now (open for a second), so the badge counts only what happens below.
+    await pane().getByTestId('read-state').waitFor({ timeout: WAIT });
+    const subject = 'Minutes of the review';
+    await row(subject).waitFor({ timeout: WAIT });
+    const inbox = async () => (await api('bob', 'GET', '/v1/messages/inbox?limit=200')).messages as any[];
+    const id = (await inbox()).find((m) => m.subject === subject).message_id as string;
+    const badge = () => page.getByTestId('nav-mail').getByTestId('unread-badge');
+    const waiting = async () => String((await api('bob', 'GET', '/v1/chat/pending')).messages_waiting);
+
+    // An agent archives it: the open inbox drops it; the message being read stays open.
+    await api('bob', 'POST', `/v1/messages/${id}/archive`, {});
+    await expect.poll(() => row(subject).count(), { timeout: WAIT }).toBe(0);
+    expect(await heading().textContent()).toBe('Launch plan');
+    // It puts it back unread: back in its place, unread, and the badge counts it.
+    await api('bob', 'POST', `/v1/messages/${id}/unread`, {});
+    await expect.poll(() => row(subject).locator('.unread').count(), { timeout: WAIT }).toBe(1);
+    await expect.poll(() => badge().textContent(), { timeout: WAIT }).toBe(await waiting());
+    await shot('mail-changed-elsewhere');
+    // Read in another window: no longer unread here either.
+    await api('bob', 'POST', `/v1/messages/${id}/ack`, {});
+    await expect.poll(() => row(subject).locator('.unread').count(), { timeout: WAIT }).toBe(0);
+    expect(await row(subject).count()).toBe(1);
+    // Deleted elsewhere: gone.
+    await api('bob', 'DELETE', `/v1/messages/${id}`);
+    await expect.poll(() => row(subject).count(), { timeout: WAIT }).toBe(0);
+    expect((await inbox()).map((m) => m.subject)).not.toContain(subject);
   });
 
   it('Sent lists mail to this node (delivered) and to another node (queued), with the body and the delivery state', async () => {

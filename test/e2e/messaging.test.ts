@@ -6,16 +6,12 @@
  * alice sees the answer and bob's read receipt, and leaves (after confirming). Screenshots (light, dark, 1024x700)
  * of Mail, Compose and Chat go to test/e2e/screenshots/.
  */
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureUiBuilt, ROOT } from './build-ui.ts';
-import { launchChromium, unexpectedConsoleErrors, watchConsole, type TestChromium } from './browser.ts';
-import { startHeadlessNode } from './headless-node.ts';
+import { openWindow, unexpectedConsoleErrors } from './browser.ts';
 import type { HeadlessNode } from './headless-node.ts';
+import { startRig, shot, stopRig, type Rig } from './steps.ts';
 
-const SHOTS = join(ROOT, 'test/e2e/screenshots');
 const DOMAIN = 'e2e-mail.test';
 const ALICE = `${DOMAIN}/alice`;
 const BOB = `${DOMAIN}/bob`;
@@ -23,21 +19,16 @@ const SUBJECT = 'Quarterly numbers';
 /** How long to wait for something to appear (live updates arrive in well under a second). */
 const WAIT = 15_000;
 
+let rig: Rig | undefined;
 let node: HeadlessNode;
-let browser: Browser;
 let context: BrowserContext;
 /** Two windows of one browser session, one acting as each identity. */
 let alice: Page;
 let bob: Page;
-let chrome: TestChromium | undefined;
 const identities: Record<string, { agent_id: string; did_key: string }> = {};
 const consoleErrors: string[] = [];
 
 const owner = (method: 'GET' | 'POST', path: string, body?: unknown): Promise<any> => node.owner(method, path, body);
-
-async function shot(page: Page, name: string): Promise<void> {
-  await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: false });
-}
 
 
 /** Picks the identity this window acts as, with the sidebar switcher. */
@@ -64,9 +55,8 @@ const mailRow = (page: Page, subject: string) => page.getByTestId('mail-list').g
 const unreadBadge = (page: Page, section: 'mail' | 'chat') => page.getByTestId(`nav-${section}`).getByTestId('unread-badge');
 
 beforeAll(async () => {
-  ensureUiBuilt();
-  mkdirSync(SHOTS, { recursive: true });
-  node = await startHeadlessNode();
+  rig = await startRig();
+  node = rig.node;
 
   // The node: a namespace, a project bound to it, two persistent identities (owner API).
   await owner('POST', '/v1/node/namespaces', { domain: DOMAIN });
@@ -76,27 +66,17 @@ beforeAll(async () => {
     identities[name] = { agent_id: created.agent_id, did_key: created.did };
   }
 
-  chrome = await launchChromium();
-  browser = chrome.browser;
-  context = await browser.newContext({ viewport: { width: 1280, height: 820 }, colorScheme: 'light', reducedMotion: 'reduce' });
+  context = await rig.browser.newContext({ viewport: { width: 1280, height: 820 }, colorScheme: 'light', reducedMotion: 'reduce' });
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: node.info.core_url });
-  alice = await context.newPage();
-  watchConsole(alice, consoleErrors);
   // The one-time link signs this browser session in; the second window reuses the session.
-  await alice.goto(node.info.ui_url);
-  await alice.getByTestId('nav-mail').waitFor({ timeout: WAIT });
+  const windowOptions = { section: 'nav-mail', sink: consoleErrors, timeout: WAIT };
+  alice = await openWindow(context, node.info.ui_url, windowOptions);
   await actAs(alice, 'alice');
-  bob = await context.newPage();
-  watchConsole(bob, consoleErrors);
-  await bob.goto(`${node.info.core_url}/ui/`);
-  await bob.getByTestId('nav-mail').waitFor({ timeout: WAIT });
+  bob = await openWindow(context, `${node.info.core_url}/ui/`, windowOptions);
   await actAs(bob, 'bob');
 }, 90_000);
 
-afterAll(async () => {
-  await chrome?.close();
-  await node?.dispose();
-});
+afterAll(() => stopRig(rig));
 
 describe('Mail and Chat between two identities (headless node, Chromium)', { timeout: 40_000 }, () => {
   it('opens on Mail, and an empty inbox teaches how to share the address', async () => {
@@ -147,7 +127,7 @@ describe('Mail and Chat between two identities (headless node, Chromium)', { tim
   it('bob sees the mail arrive live, unread and flagged, with a badge', async () => {
     const row = mailRow(bob, SUBJECT);
     await row.waitFor({ timeout: WAIT });
-    expect(await row.getAttribute('class')).toContain('unread');
+    expect(await row.locator('.unread').count()).toBe(1);
     expect(await row.textContent()).toContain('alice');
     expect(await row.getByRole('img', { name: 'High priority' }).count()).toBe(1);
     await expect.poll(() => unreadBadge(bob, 'mail').textContent(), { timeout: WAIT }).toBe('1');
@@ -175,7 +155,7 @@ describe('Mail and Chat between two identities (headless node, Chromium)', { tim
     if ((await markRead.count()) > 0) await markRead.click().catch(() => undefined);
     await pane.getByTestId('read-state').waitFor({ timeout: WAIT });
     await expect.poll(() => unreadBadge(bob, 'mail').count(), { timeout: WAIT }).toBe(0);
-    expect(await mailRow(bob, SUBJECT).getAttribute('class')).not.toContain('unread');
+    expect(await mailRow(bob, SUBJECT).locator('.unread').count()).toBe(0);
 
     // The node has it acknowledged (read_at set), as bob.
     const key = await owner('POST', `/v1/node/identities/${identities['bob']?.agent_id}/session-key`);
@@ -203,7 +183,7 @@ describe('Mail and Chat between two identities (headless node, Chromium)', { tim
 
     const row = mailRow(alice, `Re: ${SUBJECT}`);
     await row.waitFor({ timeout: WAIT });
-    expect(await row.getAttribute('class')).toContain('unread');
+    expect(await row.locator('.unread').count()).toBe(1);
     await expect.poll(() => unreadBadge(alice, 'mail').textContent(), { timeout: WAIT }).toBe('1');
   });
 
@@ -230,7 +210,7 @@ describe('Mail and Chat between two identities (headless node, Chromium)', { tim
   it('the switcher changes who Mail acts as, in the same window', async () => {
     await actAs(alice, 'bob');
     await mailRow(alice, SUBJECT).waitFor({ timeout: WAIT });
-    expect(await mailRow(alice, SUBJECT).getAttribute('class')).not.toContain('unread');
+    expect(await mailRow(alice, SUBJECT).locator('.unread').count()).toBe(0);
     expect(await mailRow(alice, `Re: ${SUBJECT}`).count()).toBe(0);
     await actAs(alice, 'alice');
     await mailRow(alice, `Re: ${SUBJECT}`).waitFor({ timeout: WAIT });

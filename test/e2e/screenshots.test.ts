@@ -5,15 +5,12 @@
  * as test/e2e/screenshots/view-<name>-<width>-<theme>.png (look at them), and nothing may scroll
  * sideways: neither the page nor the main pane is wider than the window.
  */
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
-import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureUiBuilt, ROOT } from './build-ui.ts';
-import { launchChromium, openApp, unexpectedConsoleErrors, type TestChromium } from './browser.ts';
-import { startHeadlessNode, type HeadlessNode } from './headless-node.ts';
+import { unexpectedConsoleErrors } from './browser.ts';
+import type { HeadlessNode } from './headless-node.ts';
+import { openAppOnNode, shot, stopRig, type AppRig } from './steps.ts';
 
-const SHOTS = join(ROOT, 'test/e2e/screenshots');
 const WAIT = 15_000;
 const SIZES = [
   { width: 1440, height: 900 },
@@ -23,11 +20,9 @@ const SIZES = [
 const THEMES = ['light', 'dark'] as const;
 const SUBJECT = 'Notes from Tuesday';
 
+let rig: AppRig | undefined;
 let node: HeadlessNode;
-let browser: Browser;
-let context: BrowserContext;
 let page: Page;
-let chrome: TestChromium | undefined;
 const consoleErrors: string[] = [];
 
 /** Two animation frames: the layout after a resize or a theme change has been painted. */
@@ -49,7 +44,7 @@ async function everySizeAndTheme(name: string, ready: () => Locator): Promise<vo
       await settled();
       expect(await page.evaluate('document.documentElement.dataset.theme'), `${name} ${theme}`).toBe(theme);
       expect(await overflow(), `${name} at ${size.width}px, ${theme}`).toEqual({ page: 0, main: 0 });
-      await page.screenshot({ path: join(SHOTS, `view-${name}-${size.width}-${theme}.png`) });
+      await shot(page, `view-${name}-${size.width}-${theme}`);
     }
   }
   await page.emulateMedia({ colorScheme: 'light' });
@@ -57,19 +52,11 @@ async function everySizeAndTheme(name: string, ready: () => Locator): Promise<vo
 }
 
 beforeAll(async () => {
-  ensureUiBuilt();
-  mkdirSync(SHOTS, { recursive: true });
-  node = await startHeadlessNode();
-  chrome = await launchChromium();
-  browser = chrome.browser;
-  ({ context, page } = await openApp(browser, node, { section: 'setup', sink: consoleErrors, timeout: WAIT }));
+  rig = await openAppOnNode({ section: 'setup', sink: consoleErrors, timeout: WAIT });
+  ({ node, page } = rig);
 }, 90_000);
 
-afterAll(async () => {
-  await context?.close();
-  await chrome?.close();
-  await node?.dispose();
-});
+afterAll(() => stopRig(rig));
 
 describe('Every view at three widths, light and dark (headless node, Chromium)', { timeout: 120_000 }, () => {
   it('the setup flow', async () => {

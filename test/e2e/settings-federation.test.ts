@@ -10,32 +10,25 @@
  * is queued for another node, and "Sent to other nodes" lists it as queued with the node's last
  * error. Screenshots (light, dark, 1024x700) go to test/e2e/screenshots/.
  */
-import { mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { join } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureUiBuilt, ROOT } from './build-ui.ts';
-import { launchChromium, openApp, unexpectedConsoleErrors, type TestChromium } from './browser.ts';
-import { startHeadlessNode, type HeadlessNode } from './headless-node.ts';
+import { unexpectedConsoleErrors } from './browser.ts';
+import type { HeadlessNode } from './headless-node.ts';
+import { openAppOnNode, shot as saveShot, stopRig, type AppRig } from './steps.ts';
 
-const SHOTS = join(ROOT, 'test/e2e/screenshots');
 const DOMAIN = 'e2e-fed.test';
 const ALICE = `${DOMAIN}/alice`;
 const REMOTE = 'elsewhere.test/bob';
 const SUBJECT = 'Hello from another node';
 const WAIT = 15_000;
 
+let rig: AppRig | undefined;
 let node: HeadlessNode;
-let browser: Browser;
-let context: BrowserContext;
 let page: Page;
-let chrome: TestChromium | undefined;
 const consoleErrors: string[] = [];
 
-async function shot(name: string): Promise<void> {
-  await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: false });
-}
+const shot = (name: string): Promise<void> => saveShot(page, name);
 
 /** A local TCP port nothing listens on (bound, then released). */
 function closedPort(): Promise<number> {
@@ -56,24 +49,22 @@ const tunnel = () => page.getByTestId('tunnel-panel');
 const tunnelState = () => tunnel().getByTestId('tunnel-state').textContent();
 
 beforeAll(async () => {
-  ensureUiBuilt();
-  mkdirSync(SHOTS, { recursive: true });
-  node = await startHeadlessNode();
-  // An identity with an address (mail to another node is signed by its address): a namespace,
-  // a project bound to it, a persistent identity.
-  await node.owner('POST', '/v1/node/namespaces', { domain: DOMAIN });
-  const project = await node.owner('POST', '/v1/node/projects', { slug: 'fed', name: 'Federation', namespace: DOMAIN });
-  await node.owner('POST', '/v1/node/identities', { project_id: project.project_id, name: 'alice' });
-  chrome = await launchChromium();
-  browser = chrome.browser;
-  ({ context, page } = await openApp(browser, node, { section: 'nav-settings', sink: consoleErrors, timeout: WAIT }));
+  rig = await openAppOnNode({
+    section: 'nav-settings',
+    sink: consoleErrors,
+    timeout: WAIT,
+    // An identity with an address (mail to another node is signed by its address): a namespace,
+    // a project bound to it, a persistent identity.
+    prepare: async (started) => {
+      await started.owner('POST', '/v1/node/namespaces', { domain: DOMAIN });
+      const project = await started.owner('POST', '/v1/node/projects', { slug: 'fed', name: 'Federation', namespace: DOMAIN });
+      await started.owner('POST', '/v1/node/identities', { project_id: project.project_id, name: 'alice' });
+    },
+  });
+  ({ node, page } = rig);
 }, 90_000);
 
-afterAll(async () => {
-  await context?.close();
-  await chrome?.close();
-  await node?.dispose();
-});
+afterAll(() => stopRig(rig));
 
 describe('Peers, tunnel and mail to other nodes (headless node, Chromium)', { timeout: 60_000 }, () => {
   it('Peers: fields checked by the node’s rules, the node’s words for the rest; a good peer is listed', async () => {

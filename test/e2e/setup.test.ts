@@ -9,28 +9,21 @@
  * Compose's error goes once the form is fixed.
  * Screenshots go to test/e2e/screenshots/.
  */
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureUiBuilt, ROOT } from './build-ui.ts';
-import { launchChromium, openApp, unexpectedConsoleErrors, watchConsole, type TestChromium } from './browser.ts';
-import { startHeadlessNode, type HeadlessNode } from './headless-node.ts';
+import { unexpectedConsoleErrors, watchConsole } from './browser.ts';
+import type { HeadlessNode } from './headless-node.ts';
+import { openAppOnNode, shot, stopRig, type AppRig } from './steps.ts';
 
-const SHOTS = join(ROOT, 'test/e2e/screenshots');
 const WAIT = 15_000;
 
+let rig: AppRig | undefined;
 let node: HeadlessNode;
 let browser: Browser;
 let context: BrowserContext;
 let page: Page;
-let chrome: TestChromium | undefined;
 let localAddress: string;
 const consoleErrors: string[] = [];
-
-async function shot(target: Page, name: string): Promise<void> {
-  await target.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: false });
-}
 
 /** The name shown on the identity switcher: who this tab acts as. */
 const actingAs = (target: Page) => target.getByTestId('identity-switcher').textContent();
@@ -41,21 +34,13 @@ const DARK_BG = 'rgb(24, 25, 28)';
 const LIGHT_BG = 'rgb(247, 247, 245)';
 
 beforeAll(async () => {
-  ensureUiBuilt();
-  mkdirSync(SHOTS, { recursive: true });
-  node = await startHeadlessNode();
+  rig = await openAppOnNode({ section: 'setup', sink: consoleErrors, timeout: WAIT });
+  ({ node, browser, context, page } = rig);
   const info = await node.owner('GET', '/v1/node/info');
   localAddress = `node-${String(info.node_id).replace(/-/g, '').slice(0, 8)}.local/alice`;
-  chrome = await launchChromium();
-  browser = chrome.browser;
-  ({ context, page } = await openApp(browser, node, { section: 'setup', sink: consoleErrors, timeout: WAIT }));
 }, 90_000);
 
-afterAll(async () => {
-  await context?.close();
-  await chrome?.close();
-  await node?.dispose();
-});
+afterAll(() => stopRig(rig));
 
 describe('First run and the shell (headless node, Chromium)', { timeout: 60_000 }, () => {
   it('opens on "Set up your node" on a node without identities', async () => {

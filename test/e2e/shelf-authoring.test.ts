@@ -19,12 +19,10 @@ import { dirname, join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { blueprintPayload } from '../support/library.ts';
-import { ensureUiBuilt, ROOT } from './build-ui.ts';
-import { emulateColorScheme, launchChromium, openApp, unexpectedConsoleErrors, type TestChromium } from './browser.ts';
-import { startHeadlessNode } from './headless-node.ts';
+import { emulateColorScheme, unexpectedConsoleErrors } from './browser.ts';
 import type { HeadlessNode } from './headless-node.ts';
+import { openAppOnNode, shot as saveShot, stopRig, type AppRig } from './steps.ts';
 
-const SHOTS = join(ROOT, 'test/e2e/screenshots');
 const TEAM = { name: 'authors', domain: 'e2e-authoring.test' };
 const TEAM_ID = `${TEAM.name}:${TEAM.domain}`;
 const OTHER_TEAM_ID = `others:${TEAM.domain}`;
@@ -32,10 +30,10 @@ const OTHER_TEAM_ID = `others:${TEAM.domain}`;
 const WAIT = 15_000;
 const REVIEWER_INSTRUCTIONS = '# Code reviewer\n\nRead the whole change before commenting.\nSay what is wrong and why, once.\n';
 
+let rig: AppRig | undefined;
 let node: HeadlessNode;
 let browser: Browser;
 let page: Page;
-let chrome: TestChromium | undefined;
 let folders: string;
 const consoleErrors: string[] = [];
 
@@ -70,9 +68,7 @@ const DOCS_FILES: Record<string, string> = {
   'node_modules/left-pad/index.js': 'module.exports = (s) => s;\n',
 };
 
-async function shot(name: string): Promise<void> {
-  await page.screenshot({ path: join(SHOTS, `shelf-authoring-${name}.png`), fullPage: false });
-}
+const shot = (name: string): Promise<void> => saveShot(page, `shelf-authoring-${name}`);
 
 const modal = () => page.locator('dialog[open]');
 const pane = () => page.getByTestId('profile-pane');
@@ -85,26 +81,27 @@ async function chooseFolder(path: string): Promise<void> {
 }
 
 beforeAll(async () => {
-  ensureUiBuilt();
-  mkdirSync(SHOTS, { recursive: true });
   folders = mkdtempSync(join(tmpdir(), 'svc-node-e2e-folders-'));
-  node = await startHeadlessNode();
-  // A node in use has an identity (one without goes to its first-run setup instead).
-  const project = await owner('POST', '/v1/node/projects', { slug: 'authoring', name: 'Authoring' });
-  await owner('POST', '/v1/node/identities', { project_id: project.project_id, name: 'author' });
-  await owner('POST', '/v1/node/teams', TEAM);
-  // Another team of this node publishes a blueprint: ours may import it, never delete it.
-  await owner('POST', '/v1/node/teams', { name: 'others', domain: TEAM.domain });
-  await asTeam(OTHER_TEAM_ID, 'POST', '/v1/blueprints/import', blueprintPayload({ ref: 'shared.team', name: 'Shared desk', profiles: [{ ref: 'helper', name: 'Helper' }] }));
-
-  chrome = await launchChromium();
-  browser = chrome.browser;
-  ({ page } = await openApp(browser, node, { section: 'nav-shelf', sink: consoleErrors, timeout: WAIT }));
+  rig = await openAppOnNode({
+    section: 'nav-shelf',
+    sink: consoleErrors,
+    timeout: WAIT,
+    prepare: async (started) => {
+      node = started;
+      // A node in use has an identity (one without goes to its first-run setup instead).
+      const project = await owner('POST', '/v1/node/projects', { slug: 'authoring', name: 'Authoring' });
+      await owner('POST', '/v1/node/identities', { project_id: project.project_id, name: 'author' });
+      await owner('POST', '/v1/node/teams', TEAM);
+      // Another team of this node publishes a blueprint: ours may import it, never delete it.
+      await owner('POST', '/v1/node/teams', { name: 'others', domain: TEAM.domain });
+      await asTeam(OTHER_TEAM_ID, 'POST', '/v1/blueprints/import', blueprintPayload({ ref: 'shared.team', name: 'Shared desk', profiles: [{ ref: 'helper', name: 'Helper' }] }));
+    },
+  });
+  ({ browser, page } = rig);
 }, 90_000);
 
 afterAll(async () => {
-  await chrome?.close();
-  await node?.dispose();
+  await stopRig(rig);
   if (folders !== undefined) rmSync(folders, { recursive: true, force: true });
 });
 

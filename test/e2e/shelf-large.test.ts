@@ -7,27 +7,23 @@
  * digest), since 100,000 signed requests would take minutes. Screenshots:
  * test/e2e/screenshots/shelf-large-*.png.
  */
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { profileDigest } from '../../server/surfaces/library/domain/digest.ts';
 import { payloadFile } from '../../server/surfaces/library/domain/payload.ts';
 import { openNodeDatabase } from '../support/database.ts';
 import { profileFiles } from '../support/library.ts';
-import { ensureUiBuilt, ROOT } from './build-ui.ts';
-import { emulateColorScheme, launchChromium, openApp, unexpectedConsoleErrors, type TestChromium } from './browser.ts';
-import { startHeadlessNode, type HeadlessNode } from './headless-node.ts';
+import { emulateColorScheme, unexpectedConsoleErrors } from './browser.ts';
+import type { HeadlessNode } from './headless-node.ts';
+import { openAppOnNode, shot as saveShot, stopRig, type AppRig } from './steps.ts';
 
-const SHOTS = join(ROOT, 'test/e2e/screenshots');
 const TEAM_ID = 'many:e2e-large.test';
 const PROFILES = 100_000;
 const WAIT = 15_000;
 
+let rig: AppRig | undefined;
 let node: HeadlessNode;
-let browser: Browser;
 let page: Page;
-let chrome: TestChromium | undefined;
 const consoleErrors: string[] = [];
 /** Every GET /v1/shelf the page sent, as its query string. */
 const shelfReads: string[] = [];
@@ -66,9 +62,7 @@ async function seedShelf(): Promise<void> {
   }
 }
 
-async function shot(name: string): Promise<void> {
-  await page.screenshot({ path: join(SHOTS, `shelf-large-${name}.png`), fullPage: false });
-}
+const shot = (name: string): Promise<void> => saveShot(page, `shelf-large-${name}`);
 
 const list = () => page.getByTestId('shelf-list');
 const rowsInPage = () => list().getByRole('option').count();
@@ -79,28 +73,27 @@ const title = () => page.getByTestId('profile-pane').locator('h1').textContent()
 const scrollToEnd = () => page.evaluate(`(() => { const s = document.querySelector('[data-testid="shelf-list"]'); s.scrollTop = s.scrollHeight; })()`);
 
 beforeAll(async () => {
-  ensureUiBuilt();
-  mkdirSync(SHOTS, { recursive: true });
-  node = await startHeadlessNode();
-  await node.owner('POST', '/v1/node/teams', { name: 'many', domain: 'e2e-large.test' });
-  // A node in use has an identity (one without goes to its first-run setup instead).
-  const project = await node.owner('POST', '/v1/node/projects', { slug: 'fleet', name: 'Fleet' });
-  await node.owner('POST', '/v1/node/identities', { project_id: project.project_id, name: 'operator' });
-  await seedShelf();
-
-  chrome = await launchChromium();
-  browser = chrome.browser;
-  ({ page } = await openApp(browser, node, { section: 'nav-shelf', sink: consoleErrors, timeout: WAIT }));
+  rig = await openAppOnNode({
+    section: 'nav-shelf',
+    sink: consoleErrors,
+    timeout: WAIT,
+    prepare: async (started) => {
+      node = started;
+      await node.owner('POST', '/v1/node/teams', { name: 'many', domain: 'e2e-large.test' });
+      // A node in use has an identity (one without goes to its first-run setup instead).
+      const project = await node.owner('POST', '/v1/node/projects', { slug: 'fleet', name: 'Fleet' });
+      await node.owner('POST', '/v1/node/identities', { project_id: project.project_id, name: 'operator' });
+      await seedShelf();
+    },
+  });
+  ({ page } = rig);
   page.on('request', (request) => {
     const url = new URL(request.url());
     if (request.method() === 'GET' && url.pathname === '/v1/shelf') shelfReads.push(url.search);
   });
 }, 240_000);
 
-afterAll(async () => {
-  await chrome?.close();
-  await node?.dispose();
-});
+afterAll(() => stopRig(rig));
 
 describe('A shelf of 100,000 profiles (headless node, Chromium)', { timeout: 60_000 }, () => {
   it('opens on its first page, with only the rows in view in the page', async () => {

@@ -11,8 +11,6 @@
  * Enter, Esc back from a profile). Screenshots (light and dark at 1440, 1200 and 900 px wide, and
  * 1024x700) go to test/e2e/screenshots/.
  */
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTeamHeaders } from '../../server/auth/team-envelope-client.ts';
@@ -20,12 +18,10 @@ import { privateKeyFromSeed, signBytes } from '../../server/crypto/ed25519.ts';
 import { runCli } from '../support/cli.ts';
 import { testKey } from '../support/keys.ts';
 import { blueprintPayload, CHANGESET_SCHEMA, type ProfileSpec } from '../support/library.ts';
-import { ensureUiBuilt, ROOT } from './build-ui.ts';
-import { emulateColorScheme, launchChromium, openApp, unexpectedConsoleErrors, type TestChromium } from './browser.ts';
-import { startHeadlessNode } from './headless-node.ts';
+import { emulateColorScheme, unexpectedConsoleErrors } from './browser.ts';
 import type { HeadlessNode } from './headless-node.ts';
+import { openAppOnNode, shot as saveShot, stopRig, type AppRig } from './steps.ts';
 
-const SHOTS = join(ROOT, 'test/e2e/screenshots');
 const TEAM = { name: 'agents', domain: 'e2e-shelf.test' };
 const TEAM_ID = `${TEAM.name}:${TEAM.domain}`;
 /** How long to wait for something to appear. */
@@ -41,10 +37,10 @@ const TRIAGER_V1: ProfileSpec = {
 const WRITER: ProfileSpec = { ref: 'writer', name: 'Reply writer', mission: 'Draft friendly, exact replies to customers.' };
 const LOCAL_INSTRUCTIONS = '# Triage\n\nRead each request twice.\nTag it with a priority and a product area.\nRoute it to the right queue.\nEscalate anything about billing.\n';
 
+let rig: AppRig | undefined;
 let node: HeadlessNode;
 let browser: Browser;
 let page: Page;
-let chrome: TestChromium | undefined;
 let aliceAgentId: string;
 const consoleErrors: string[] = [];
 const proposals: Record<string, string> = {};
@@ -88,9 +84,7 @@ async function publish(ref: string, version: string, name: string, summary: stri
   await asOwnerMember('PUT', `/v1/blueprints/${ref}/tags`, { tags });
 }
 
-async function shot(name: string): Promise<void> {
-  await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: false });
-}
+const shot = (name: string): Promise<void> => saveShot(page, name);
 
 const modal = () => page.locator('dialog[open]');
 const shelfRow = (ref: string) => page.getByTestId('shelf-list').locator(`[data-ref="${ref}"]`);
@@ -99,23 +93,20 @@ const proposalRow = (summary: string) => page.getByTestId('proposal-list').getBy
 const shelfBadge = () => page.getByTestId('nav-shelf').getByTestId('unread-badge');
 
 beforeAll(async () => {
-  ensureUiBuilt();
-  mkdirSync(SHOTS, { recursive: true });
-  node = await startHeadlessNode();
-
-  // An identity to bind a profile to (a project without a namespace is enough).
-  const project = await owner('POST', '/v1/node/projects', { slug: 'support', name: 'Support' });
-  aliceAgentId = (await owner('POST', '/v1/node/identities', { project_id: project.project_id, name: 'alice' })).agent_id;
-
-  chrome = await launchChromium();
-  browser = chrome.browser;
-  ({ page } = await openApp(browser, node, { section: 'nav-shelf', sink: consoleErrors, timeout: WAIT }));
+  rig = await openAppOnNode({
+    section: 'nav-shelf',
+    sink: consoleErrors,
+    timeout: WAIT,
+    // An identity to bind a profile to (a project without a namespace is enough).
+    prepare: async (started) => {
+      const project = await started.owner('POST', '/v1/node/projects', { slug: 'support', name: 'Support' });
+      aliceAgentId = (await started.owner('POST', '/v1/node/identities', { project_id: project.project_id, name: 'alice' })).agent_id;
+    },
+  });
+  ({ node, browser, page } = rig);
 }, 90_000);
 
-afterAll(async () => {
-  await chrome?.close();
-  await node?.dispose();
-});
+afterAll(() => stopRig(rig));
 
 describe('Shelf view (headless node, Chromium)', { timeout: 40_000 }, () => {
   it('teaches what a team is and creates one', async () => {

@@ -245,6 +245,9 @@ export interface NodeWakeItem {
   priority?: string;
   session_id?: string;
   preview?: string;
+  /** Chat: the message said its sender was leaving, or took its sender back into the chat. */
+  sender_leaving?: boolean;
+  sender_rejoining?: boolean;
   created_at: string;
 }
 
@@ -254,10 +257,17 @@ export interface NodeWakeItem {
 
 /** A nudge on the owner feed: what changed (never the data itself). */
 export interface NodeChange {
-  kind: 'library_changed' | 'docs_changed' | 'catalog_changed' | 'tunnel_changed' | 'teams_changed';
+  kind: (typeof NODE_CHANGES)[number];
   /** The team, for library and documents changes (null for the catalog and the tunnel). */
   teamId: string | null;
+  /** For mail changes: whose message, and which (archived, unarchived, deleted, marked read or unread). */
+  agentId?: string;
+  messageId?: string;
 }
+
+/** The owner feed's nudges (what changed, never the data itself). */
+const NODE_CHANGES = ['library_changed', 'docs_changed', 'catalog_changed', 'tunnel_changed', 'teams_changed', 'mail_changed'] as const;
+const isNodeChange = (event: string): event is NodeChange['kind'] => (NODE_CHANGES as readonly string[]).includes(event);
 
 /** What the node found checking a message's signature over its signed_payload with from_did. */
 export type SignatureStatus = 'verified' | 'unverified' | 'failed';
@@ -747,7 +757,7 @@ export class NodeClient {
    */
   streamWake(handlers: {
     onItem: (item: NodeWakeItem) => void;
-    /** A team's library or documents changed, the catalog did, or the tunnel's state: views re-read what they show. */
+    /** A team's library or documents changed, the catalog did, an identity's mail, or the tunnel's state: views re-read what they show. */
     onChange?: (change: NodeChange) => void;
     onState?: (state: StreamState, detail: string | null) => void;
   }): StreamHandle {
@@ -760,15 +770,14 @@ export class NodeClient {
         if (frame.event === 'mail_message' || frame.event === 'chat_message') {
           const item = frameJson<NodeWakeItem>(frame);
           if (item !== null && typeof item.agent_id === 'string') handlers.onItem(item);
-        } else if (
-          frame.event === 'library_changed' ||
-          frame.event === 'docs_changed' ||
-          frame.event === 'catalog_changed' ||
-          frame.event === 'tunnel_changed' ||
-          frame.event === 'teams_changed'
-        ) {
-          const data = frameJson<{ team_id?: unknown }>(frame);
-          handlers.onChange?.({ kind: frame.event, teamId: typeof data?.team_id === 'string' ? data.team_id : null });
+        } else if (isNodeChange(frame.event)) {
+          const data = frameJson<{ team_id?: unknown; agent_id?: unknown; message_id?: unknown }>(frame);
+          handlers.onChange?.({
+            kind: frame.event,
+            teamId: typeof data?.team_id === 'string' ? data.team_id : null,
+            ...(typeof data?.agent_id === 'string' ? { agentId: data.agent_id } : {}),
+            ...(typeof data?.message_id === 'string' ? { messageId: data.message_id } : {}),
+          });
         }
       },
     });

@@ -3,7 +3,7 @@
  * as the stream and the send answers arrive in any order, who has read what, and who has left.
  * Pure; tested in __tests__/chat.test.ts.
  */
-import type { ChatLastMessage, ChatMember, ChatMessage, ChatSession } from '../api/client.ts';
+import type { ChatLastMessage, ChatMember, ChatMessage, ChatSession, NodeWakeItem } from '../api/client.ts';
 
 export type Delivery = 'sent' | 'sending' | 'failed';
 
@@ -166,16 +166,6 @@ export function sortSessions(sessions: readonly ChatSession[]): ChatSession[] {
   return [...sessions].sort((a, b) => Date.parse(b.last_activity) - Date.parse(a.last_activity));
 }
 
-/**
- * The node's first page read again, over the list as far as it was read: the page's sessions
- * (newest first) replace their old rows, the rest keep their order below. Anything with new
- * activity is on the fresh page, so nothing needs sorting however long the list is.
- */
-export function mergeFirstPage(current: readonly ChatSession[], page: readonly ChatSession[]): ChatSession[] {
-  const fresh = new Set(page.map((s) => s.session_id));
-  return [...page, ...current.filter((s) => !fresh.has(s.session_id))];
-}
-
 /** The session with new activity goes to the top, changed by `update`; the others keep their order. */
 export function moveToFront(sessions: readonly ChatSession[], sessionId: string, update: (session: ChatSession) => ChatSession): ChatSession[] {
   const index = sessions.findIndex((s) => s.session_id === sessionId);
@@ -207,6 +197,18 @@ export function lastFromSummary(last: ChatLastMessage, myAgentId: string | null 
     mine: isMine(last, myAgentId),
     leaving: last.sender_leaving,
     rejoining: last.sender_rejoining,
+  };
+}
+
+/** A session row's summary from a chat message arriving live for me (so never mine). */
+export function lastFromWake(item: Pick<NodeWakeItem, 'preview' | 'from_alias' | 'created_at' | 'sender_leaving' | 'sender_rejoining'>): LastMessage {
+  return {
+    body: item.preview ?? '',
+    from_alias: item.from_alias,
+    created_at: item.created_at,
+    mine: false,
+    leaving: item.sender_leaving === true,
+    rejoining: item.sender_rejoining === true,
   };
 }
 

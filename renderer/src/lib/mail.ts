@@ -4,7 +4,7 @@
  * says it does, Sent's delivery words, which links of a rendered body may open. Pure; tested in
  * __tests__/mail.test.ts.
  */
-import type { Identity, MailMessage, Priority, SentMail } from '../api/client.ts';
+import type { Identity, MailMessage, OutboundMail, Priority, SentMail } from '../api/client.ts';
 import { addressDomain, outboundBadge, outboundDetail } from './federation.ts';
 import { keyFingerprint } from './format.ts';
 import type { BadgeLabel } from './labels.ts';
@@ -19,12 +19,6 @@ export function mergeMessages(list: readonly MailMessage[], incoming: readonly M
   const byId = new Map(list.map((m) => [m.message_id, m]));
   for (const message of incoming) byId.set(message.message_id, message);
   return [...byId.values()].sort((a, b) => Date.parse(b.created_at) - Date.parse(a.created_at));
-}
-
-/** Older pages go at the end, without duplicates. */
-export function appendPage<T extends { message_id: string }>(list: readonly T[], page: readonly T[]): T[] {
-  const known = new Set(list.map((m) => m.message_id));
-  return [...list, ...page.filter((m) => !known.has(m.message_id))];
 }
 
 /**
@@ -156,6 +150,21 @@ export function nextAfterRemoval(list: readonly { message_id: string }[], id: st
   return list[index + 1]?.message_id ?? list[index - 1]?.message_id ?? null;
 }
 
+/**
+ * A message changed elsewhere (archived, unarchived, read, unread, deleted by an agent or another
+ * window), in the list of the folder shown, as the node now has it (null: deleted): out of a
+ * folder it left, updated where it is, or back in its place in one it came (back) to. Unread
+ * keeps a message read elsewhere in view, as it does one read here, until it is read again.
+ */
+export function placeChanged(list: readonly MailMessage[], id: string, message: MailMessage | null, folder: 'inbox' | 'unread' | 'archive'): MailMessage[] {
+  const shown = list.some((m) => m.message_id === id);
+  const archived = Boolean(message?.archived_at);
+  const belongs =
+    message !== null && (folder === 'archive' ? archived : !archived && (folder === 'inbox' || message.read_at === null || shown));
+  if (!belongs) return withoutMessage(list, id);
+  return shown ? list.map((m) => (m.message_id === id ? message : m)) : mergeMessages(list, [message]);
+}
+
 /** What deleting a message does, in words, for the confirmation. */
 export function deleteConsequence(message: Pick<MailMessage, 'subject' | 'origin' | 'from_alias'>): string {
   const what = message.subject.trim() === '' ? 'This message' : `“${message.subject.trim()}”`;
@@ -173,6 +182,14 @@ export function sentBadge(item: SentMail): BadgeLabel {
 export function sentDetail(item: SentMail): string {
   if (item.destination === 'local') return 'On this node';
   return outboundDetail({ ...item, attempts: item.attempts ?? 0 });
+}
+
+/** What a row of Sent or "Sent to other nodes" says: to whom, the delivery badge and the line beside it. */
+export function deliveryRow(mail: SentMail | OutboundMail): { to: string; toTitle: string; badge: BadgeLabel; note: string } {
+  if (!('destination' in mail)) return { to: `To ${mail.to_address}`, toTitle: mail.to_address, badge: outboundBadge(mail), note: outboundDetail(mail) };
+  // Mail to this node was delivered as it was sent: the row has room for what it said.
+  const note = mail.destination === 'local' ? preview(mail.body) : sentDetail(mail);
+  return { to: `To ${mail.to_alias ?? mail.to}`, toTitle: mail.to_address ?? mail.to, badge: sentBadge(mail), note };
 }
 
 /**

@@ -1,7 +1,6 @@
 /** Present links as the UI shows them: whether a link still opens, and how long it has left. */
 import type { PresentLinkSummary } from '../api/docs.ts';
 
-
 export type LinkState = 'live' | 'expired' | 'revoked';
 
 /** Whether a present link still opens: revoked wins over expired. */
@@ -21,4 +20,28 @@ export function timeUntil(date: Date, now: Date): string {
   if (hours < 24) return `in ${hours} h`;
   const days = Math.round(hours / 24);
   return days === 1 ? 'in 1 day' : `in ${days} days`;
+}
+
+/** What a key does to the active row of the links list (moving is the list's own: lib/list-nav.ts). */
+export type LinkRowAction = 'copy' | 'open' | 'revoke';
+
+/**
+ * The links list's row keys: Enter (or C) copies the address and O opens it, when this dialog
+ * knows it (the node keeps only a hash: an address is shown only where it was made); Delete or #
+ * asks to revoke a link that still opens. Null: not a row key, or nothing it could do here.
+ */
+export function linkRowAction(key: string, row: { known: boolean; state: LinkState }): LinkRowAction | null {
+  switch (key) {
+    case 'Enter':
+    case ' ':
+    case 'c':
+      return row.known ? 'copy' : null;
+    case 'o':
+      return row.known ? 'open' : null;
+    case 'Delete':
+    case '#':
+      return row.state === 'live' ? 'revoke' : null;
+    default:
+      return null;
+  }
 }

@@ -14,6 +14,7 @@ import { defineStore } from 'pinia';
 import { computed, ref, shallowRef, watch } from 'vue';
 import { ApiError } from '../api/client.ts';
 import type { ChatMember, ChatMessage, ChatSession, NodeWakeItem, OutboundMail, StreamHandle, StreamState } from '../api/client.ts';
+import { usePagedList } from '../composables/usePagedList.ts';
 import {
   confirmSend,
   conversationOthers,
@@ -22,9 +23,9 @@ import {
   isMine,
   isRetryable,
   lastFromSummary,
+  lastFromWake,
   LEFT_BODY,
   memberStates,
-  mergeFirstPage,
   mergeMessages,
   messageSize,
   moveToFront,
@@ -58,14 +59,21 @@ export const useChatStore = defineStore('chat', () => {
   const unread = useUnreadStore();
 
   const agentId = ref<string | null>(null);
+  const list = usePagedList<ChatSession>({
+    read: async (before, limit) => {
+      const owner = agentId.value;
+      if (owner === null) return { items: [], hasMore: false, next: null };
+      const page = await api().chatSessionsPage({ limit, before });
+      // Every page read says what its rows' last messages were (newer ones already known stay).
+      if (owner === agentId.value) noteSummaries(page.sessions);
+      return { items: page.sessions, hasMore: page.has_more, next: page.next_before };
+    },
+    key: (s) => s.session_id,
+    pageSize: PAGE,
+  });
   // Shallow: a list of 100,000 sessions is replaced, never changed in place, so it needs no deep proxies.
-  const sessions = shallowRef<ChatSession[]>([]);
+  const { items: sessions, loaded, loadingMore, error: loadError } = list;
   const last = shallowRef<Record<string, LastMessage>>({});
-  const loaded = ref(false);
-  const loadError = ref<string | null>(null);
-  /** Where the next page starts (null: the list is complete). */
-  const nextBefore = ref<string | null>(null);
-  const loadingMore = ref(false);
 
   const openId = ref<string | null>(null);
   const entries = ref<ConversationEntry[]>([]);
@@ -82,7 +90,6 @@ export const useChatStore = defineStore('chat', () => {
 
   const handle = shallowRef<StreamHandle | null>(null);
   let markedUpTo: string | null = null;
-  let generation = 0;
   let conversationGeneration = 0;
 
   const me = computed(() => directory.identities.find((identity) => identity.agent_id === agentId.value) ?? null);
@@ -137,11 +144,9 @@ export const useChatStore = defineStore('chat', () => {
     if (id === agentId.value && loaded.value) return;
     closeConversation();
     agentId.value = id;
-    sessions.value = [];
+    list.reset();
     last.value = {};
     fresh.value = {};
-    nextBefore.value = null;
-    loaded.value = false;
     await loadSessions();
   }
 
@@ -151,44 +156,12 @@ export const useChatStore = defineStore('chat', () => {
    * however far the list was scrolled.
    */
   async function loadSessions(): Promise<void> {
-    const mine = ++generation;
-    if (agentId.value === null) {
-      loaded.value = true;
-      return;
-    }
-    try {
-      const page = await api().chatSessionsPage({ limit: PAGE });
-      if (mine !== generation) return;
-      const first = !loaded.value || sessions.value.length === 0;
-      sessions.value = first ? page.sessions : mergeFirstPage(sessions.value, page.sessions);
-      if (first || !page.has_more) nextBefore.value = page.next_before;
-      noteSummaries(page.sessions);
-      loadError.value = null;
-    } catch (error) {
-      if (mine === generation) loadError.value = errorMessage(error);
-    } finally {
-      if (mine === generation) loaded.value = true;
-    }
+    await list.refreshTop();
   }
 
   /** The next page, when the list has more (asked for as the list nears its end). */
   async function loadMore(): Promise<void> {
-    const before = nextBefore.value;
-    if (before === null || loadingMore.value || agentId.value === null) return;
-    const mine = generation;
-    loadingMore.value = true;
-    try {
-      const page = await api().chatSessionsPage({ limit: PAGE, before });
-      if (mine !== generation || before !== nextBefore.value) return;
-      const known = new Set(sessions.value.map((s) => s.session_id));
-      sessions.value = [...sessions.value, ...page.sessions.filter((s) => !known.has(s.session_id))];
-      nextBefore.value = page.next_before;
-      noteSummaries(page.sessions);
-    } catch (error) {
-      if (mine === generation) loadError.value = errorMessage(error);
-    } finally {
-      loadingMore.value = false;
-    }
+    await list.loadMore();
   }
 
   // ------------------------------------------------------------------ the open conversation
@@ -410,12 +383,8 @@ export const useChatStore = defineStore('chat', () => {
         unread_count: open ? s.unread_count : s.unread_count + 1,
       }));
       const current = last.value[sessionId];
-      if (current === undefined || current.created_at <= item.created_at) {
-        last.value = {
-          ...last.value,
-          [sessionId]: { body: item.preview ?? '', from_alias: item.from_alias, created_at: item.created_at, mine: false, leaving: false },
-        };
-      }
+      // A goodbye or a return says so in the row at once, as the node's summary will.
+      if (current === undefined || current.created_at <= item.created_at) last.value = { ...last.value, [sessionId]: lastFromWake(item) };
     }
     if (sessionId !== openId.value) {
       fresh.value = { ...fresh.value, [sessionId]: true };
@@ -459,7 +428,6 @@ export const useChatStore = defineStore('chat', () => {
     last,
     loaded,
     loadError,
-    nextBefore,
     loadingMore,
     fresh,
     openId,

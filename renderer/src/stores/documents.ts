@@ -13,9 +13,9 @@ import { computed, ref, shallowRef } from 'vue';
 import { ApiError } from '../api/client.ts';
 import { DocsClient } from '../api/docs.ts';
 import type { DocumentDetail, DocumentSummary, DocumentVersion, TemplateRequest } from '../api/docs.ts';
+import { usePagedList } from '../composables/usePagedList.ts';
 import { DraftStore, type DocumentDraft } from '../lib/drafts.ts';
 import { errorMessage } from '../lib/format.ts';
-import { readPages } from '../lib/paged-list.ts';
 import { useDirectoryStore } from './directory.ts';
 import { useDocsThemeStore } from './docs-theme.ts';
 import { useLiveStore } from './live.ts';
@@ -45,16 +45,21 @@ export const useDocumentsStore = defineStore('documents', () => {
   const teams = useTeamsStore();
   const directory = useDirectoryStore();
 
-  /** The pages of the list read so far, newest first. */
-  const documents = ref<DocumentSummary[]>([]);
-  const loaded = ref(false);
-  const listError = ref<string | null>(null);
-  /** How many documents match the filter on the node (more than `documents` until every page is read). */
-  const total = ref(0);
   /** The list's filter (title or slug), applied by the node. */
   const query = ref('');
-  let nextAfter: string | null = null;
-  let loadingMore: Promise<void> | null = null;
+  /** The pages of the list read so far, newest first (composables/usePagedList.ts). */
+  const list = usePagedList<DocumentSummary>({
+    read: async (after, limit) => {
+      const page = await docs(shownTeam).page({ limit, after, q: query.value });
+      return { items: page.documents, hasMore: page.has_more, next: page.next_after, total: page.total };
+    },
+    key: (d) => d.slug,
+    pageSize: PAGE_SIZE,
+    reloadPageSize: REFRESH_PAGE_SIZE,
+  });
+  const { items: documents, loaded, error: listError, hasMore } = list;
+  /** How many documents match the filter on the node (more than `documents` until every page is read). */
+  const total = computed(() => list.total.value ?? 0);
   const drafts = ref<DocumentDraft[]>([]);
 
   const selectedSlug = ref<string | null>(null);
@@ -82,7 +87,6 @@ export const useDocumentsStore = defineStore('documents', () => {
   const changes = ref(0);
 
   let shownTeam: string | null = null;
-  let generation = 0;
   let draftTimer: ReturnType<typeof setTimeout> | undefined;
 
   const draftStore = computed(() => new DraftStore(window.localStorage, session.info?.docs_url ?? window.location.origin));
@@ -91,9 +95,6 @@ export const useDocumentsStore = defineStore('documents', () => {
   const behind = computed(() => current.value !== null && baseVersion.value !== null && current.value.current_version > baseVersion.value);
   /** Something typed is not in the node's current version (or the document is not on the node yet). */
   const dirty = computed(() => baseVersion.value === null || current.value === null || text.value !== current.value.body);
-
-  /** More of the list is on the node than has been read. */
-  const hasMore = computed(() => nextAfter !== null && documents.value.length < total.value);
 
   const rows = computed<DocumentRow[]>(() => {
     const draftSlugs = new Set(drafts.value.map((d) => d.slug));
@@ -135,11 +136,7 @@ export const useDocumentsStore = defineStore('documents', () => {
     if (id !== shownTeam) {
       flushDraft();
       shownTeam = id;
-      generation++;
-      documents.value = [];
-      total.value = 0;
-      nextAfter = null;
-      loaded.value = false;
+      list.reset();
       clearSelection();
     }
     if (id === null) return;
@@ -160,61 +157,19 @@ export const useDocumentsStore = defineStore('documents', () => {
    * keeps what was on screen; another team or filter meanwhile makes the answer moot.
    */
   async function loadList(): Promise<void> {
-    const mine = generation;
-    const client = docs(shownTeam);
-    const q = query.value;
-    let counted = total.value;
-    try {
-      const page = await readPages(
-        async (after, limit) => {
-          const read = await client.page({ limit, after, q });
-          counted = read.total;
-          return { items: read.documents, hasMore: read.has_more, next: read.next_after };
-        },
-        Math.max(documents.value.length, PAGE_SIZE),
-        documents.value.length > PAGE_SIZE ? REFRESH_PAGE_SIZE : PAGE_SIZE,
-      );
-      if (mine !== generation) return;
-      documents.value = page.items;
-      nextAfter = page.next;
-      total.value = counted;
-      listError.value = null;
-    } catch (error) {
-      if (mine === generation) listError.value = errorMessage(error);
-    } finally {
-      if (mine === generation) loaded.value = true;
-    }
+    await list.load();
   }
 
   /** The next page, when the list is scrolled near its end; one read at a time. */
   function loadMore(): Promise<void> {
-    if (!hasMore.value || loadingMore !== null) return loadingMore ?? Promise.resolve();
-    const mine = generation;
-    const after = nextAfter;
-    loadingMore = (async () => {
-      try {
-        const page = await docs(shownTeam).page({ limit: PAGE_SIZE, after, q: query.value });
-        if (mine !== generation || after !== nextAfter) return;
-        const known = new Set(documents.value.map((d) => d.slug));
-        documents.value = [...documents.value, ...page.documents.filter((d) => !known.has(d.slug))];
-        nextAfter = page.next_after;
-        total.value = page.total;
-      } catch (error) {
-        if (mine === generation) listError.value = errorMessage(error);
-      } finally {
-        loadingMore = null;
-      }
-    })();
-    return loadingMore;
+    return list.loadMore();
   }
 
   /** Filters the list on the node by title or slug (the component debounces typing). */
   async function search(text: string): Promise<void> {
     if (text === query.value) return;
     query.value = text;
-    generation++;
-    documents.value = [];
-    nextAfter = null;
+    list.clear();
     await loadList();
   }
 

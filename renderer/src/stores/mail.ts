@@ -4,16 +4,19 @@
  * optimistic, put back with the node's reason when it refuses); the outbox of sends in flight
  * (optimistic: a send shows at once as "Sending…", then goes, or stays with the node's reason and
  * a retry; mail for another node says it is queued). New mail arrives from the live feed and is
- * highlighted for a few seconds. Sent is its own store (mail-sent.ts). The "Sent to other nodes"
- * folder lists the identity's mail and chat to other nodes with its delivery state; it is re-read
- * when shown, by the view's timer, and when mail arrives (a bounce arrives as mail).
+ * highlighted for a few seconds; a change made elsewhere (an agent or another window archiving,
+ * deleting, marking read or unread) arrives as a `mail_changed` nudge and the list is read again.
+ * Sent is its own store (mail-sent.ts). The "Sent to other nodes" folder lists the identity's
+ * mail and chat to other nodes with its delivery state; it is re-read when shown, by the view's
+ * timer, and when mail arrives (a bounce arrives as mail).
  */
 import { defineStore } from 'pinia';
-import { computed, ref, shallowRef } from 'vue';
-import type { MailMessage, NodeWakeItem, OutboundMail, Priority } from '../api/client.ts';
+import { computed, ref } from 'vue';
+import type { MailMessage, NodeChange, NodeWakeItem, OutboundMail, Priority } from '../api/client.ts';
+import { usePagedList } from '../composables/usePagedList.ts';
 import { errorMessage } from '../lib/format.ts';
 import { queuedRecipients } from '../lib/federation.ts';
-import { appendPage, mergeMessages, nextAfterRemoval, patchMessage, withoutMessage, type MailFolder } from '../lib/mail.ts';
+import { mergeMessages, nextAfterRemoval, patchMessage, placeChanged, withoutMessage, type MailFolder } from '../lib/mail.ts';
 import { recipientFields } from '../lib/recipients.ts';
 import type { Recipient } from '../lib/recipients.ts';
 import { useLiveStore } from './live.ts';
@@ -53,6 +56,10 @@ export interface OutboxItem {
 }
 
 const PAGE = 100;
+/** A long inbox is read again in pages this size (the node's most). */
+const RELOAD_PAGE = 200;
+/** Changes made elsewhere close together (an agent archiving twenty messages) are read back together. */
+const CHANGED_DEBOUNCE_MS = 250;
 /** How long the "Archived. Undo" notice stays. */
 const NOTICE_MS = 8000;
 /** How long new mail stays highlighted, and a sent item stays in the outbox. */
@@ -72,14 +79,18 @@ export const useMailStore = defineStore('mail', () => {
   /** Whose mail is loaded. */
   const agentId = ref<string | null>(null);
   const folder = ref<Folder>('inbox');
+  const list = usePagedList<MailMessage>({
+    read: async (before, limit) => {
+      if (agentId.value === null) return { items: [], hasMore: false, next: null };
+      const page = await api().inbox({ limit, ...listQuery(), before: before ?? undefined });
+      return { items: page.messages, hasMore: page.has_more, next: page.next_before };
+    },
+    key: (m) => m.message_id,
+    pageSize: PAGE,
+    reloadPageSize: RELOAD_PAGE,
+  });
   // Replaced whole on every change (never mutated): no deep reactivity over thousands of messages.
-  const messages = shallowRef<MailMessage[]>([]);
-  const hasMore = ref(false);
-  const nextBefore = ref<string | null>(null);
-  const loaded = ref(false);
-  const loading = ref(false);
-  const loadingMore = ref(false);
-  const loadError = ref<string | null>(null);
+  const { items: messages, hasMore, loaded, loading, loadingMore, error: loadError } = list;
   const selectedId = ref<string | null>(null);
   /** Ids of messages that just arrived live (highlighted). */
   const fresh = ref<Record<string, true>>({});
@@ -100,8 +111,6 @@ export const useMailStore = defineStore('mail', () => {
   const selectedOutbound = computed(() => outbound.value.find((m) => m.message_id === selectedOutboundId.value) ?? null);
   const queuedCount = computed(() => outbound.value.filter((m) => m.status === 'queued').length);
 
-  let generation = 0;
-
   function api() {
     if (agentId.value === null) throw new Error('No identity is selected.');
     return session.asIdentity(agentId.value);
@@ -111,10 +120,9 @@ export const useMailStore = defineStore('mail', () => {
   async function show(id: string | null): Promise<void> {
     if (id === agentId.value && loaded.value) return;
     agentId.value = id;
-    messages.value = [];
+    list.reset();
     selectedId.value = null;
     fresh.value = {};
-    loaded.value = false;
     outbound.value = [];
     outboundLoaded.value = false;
     outboundError.value = null;
@@ -153,45 +161,13 @@ export const useMailStore = defineStore('mail', () => {
     selectedOutboundId.value = id;
   }
 
+  /** The folder shown, read again from the start as far as it had been read. */
   async function load(): Promise<void> {
-    const mine = ++generation;
-    loadError.value = null;
-    if (agentId.value === null) {
-      loaded.value = true;
-      return;
-    }
-    loading.value = true;
-    try {
-      const page = await api().inbox({ limit: PAGE, ...listQuery() });
-      if (mine !== generation) return;
-      messages.value = page.messages;
-      hasMore.value = page.has_more;
-      nextBefore.value = page.next_before;
-    } catch (error) {
-      if (mine === generation) loadError.value = errorMessage(error);
-    } finally {
-      if (mine === generation) {
-        loading.value = false;
-        loaded.value = true;
-      }
-    }
+    await list.load();
   }
 
   async function loadMore(): Promise<void> {
-    if (!hasMore.value || loadingMore.value || nextBefore.value === null) return;
-    const mine = generation;
-    loadingMore.value = true;
-    try {
-      const page = await api().inbox({ limit: PAGE, ...listQuery(), before: nextBefore.value });
-      if (mine !== generation) return;
-      messages.value = appendPage(messages.value, page.messages);
-      hasMore.value = page.has_more;
-      nextBefore.value = page.next_before;
-    } catch (error) {
-      if (mine === generation) loadError.value = errorMessage(error);
-    } finally {
-      loadingMore.value = false;
-    }
+    await list.loadMore();
   }
 
   async function setFolder(next: Folder): Promise<void> {
@@ -203,7 +179,7 @@ export const useMailStore = defineStore('mail', () => {
     if (next === 'outbound') await loadOutbound();
     else if (next === 'sent') await (sent.loaded ? sent.refresh() : sent.load());
     else {
-      messages.value = [];
+      list.reset();
       selectedId.value = null;
       await load();
     }
@@ -225,7 +201,7 @@ export const useMailStore = defineStore('mail', () => {
     unread.mailRead();
     ackError.value = null;
     try {
-      const answer = await api().ack(id);
+      const answer = await ours(() => api().ack(id));
       if (owner === agentId.value) patch(answer.acknowledged_at);
     } catch (error) {
       if (owner !== agentId.value) return;
@@ -259,7 +235,7 @@ export const useMailStore = defineStore('mail', () => {
     const owner = agentId.value;
     actionError.value = null;
     try {
-      await work();
+      await ours(work);
       return true;
     } catch (error) {
       if (owner === agentId.value) {
@@ -295,7 +271,7 @@ export const useMailStore = defineStore('mail', () => {
     notice.value = null;
     const owner = agentId.value;
     try {
-      const state = await api().moveMail(message.message_id, wasUnread ? 'unread' : 'unarchive');
+      const state = await ours(() => api().moveMail(message.message_id, wasUnread ? 'unread' : 'unarchive'));
       if (owner !== agentId.value) return;
       if (folder.value !== 'archive' && (folder.value !== 'unread' || state.read_at === null)) {
         // Back in its place, not opened: opening it would mark it read again.
@@ -348,10 +324,10 @@ export const useMailStore = defineStore('mail', () => {
     if (folder.value === 'outbound' || outboundLoaded.value) void loadOutbound();
     if (sent.loaded) void sent.refresh();
     if (folder.value !== 'inbox' && folder.value !== 'unread') return;
-    const mine = generation;
+    const current = list.ticket();
     try {
       const message = await api().message(item.message_id);
-      if (message === null || mine !== generation) return;
+      if (message === null || !current()) return;
       messages.value = mergeMessages(messages.value, [message]);
       fresh.value = { ...fresh.value, [message.message_id]: true };
       setTimeout(() => {
@@ -364,16 +340,65 @@ export const useMailStore = defineStore('mail', () => {
     }
   }
 
-  /** After a reconnect nothing is replayed: merge the newest page in. */
-  async function catchUp(): Promise<void> {
-    if (agentId.value === null || !loaded.value || !INBOX_FOLDERS.includes(folder.value)) return;
-    const mine = generation;
+  // ------------------------------------------------------------------ changes made elsewhere
+
+  /** Our own changes on their way to the node, and how many were ever made here. */
+  let changing = 0;
+  let changesMade = 0;
+  /** Messages the node said changed, not yet read again. */
+  const changed = new Set<string>();
+  let changedTimer: ReturnType<typeof setTimeout> | undefined;
+
+  /** One of our own changes: what is read back meanwhile is read again after it (it would undo it on screen). */
+  async function ours<T>(work: () => Promise<T>): Promise<T> {
+    changing++;
+    changesMade++;
     try {
-      const page = await api().inbox({ limit: 50, ...listQuery() });
-      if (mine === generation) messages.value = mergeMessages(messages.value, page.messages);
-    } catch {
-      // Keep what is shown.
+      return await work();
+    } finally {
+      changing--;
     }
+  }
+
+  function scheduleChanged(): void {
+    clearTimeout(changedTimer);
+    changedTimer = setTimeout(() => void showChanged(), CHANGED_DEBOUNCE_MS);
+  }
+
+  /**
+   * Messages changed elsewhere (an agent or another window archived, deleted, marked read or
+   * unread them; our own changes come back too): each read again and shown as the node now has
+   * it, in or out of the folder shown. A burst larger than a page is one re-read of the folder.
+   */
+  async function showChanged(): Promise<void> {
+    const ids = [...changed];
+    changed.clear();
+    if (ids.length === 0 || agentId.value === null || !loaded.value || !INBOX_FOLDERS.includes(folder.value)) return;
+    const again = (): void => {
+      for (const id of ids) changed.add(id);
+      scheduleChanged();
+    };
+    // Our own change still on its way: its answer, then this.
+    if (changing > 0) return again();
+    if (ids.length > PAGE) {
+      await list.load();
+      return;
+    }
+    const current = list.ticket();
+    const shownFolder = folder.value as 'inbox' | 'unread' | 'archive';
+    const at = changesMade;
+    const read = await Promise.all(ids.map((id) => api().message(id).then((m) => [id, m] as const, () => null)));
+    if (!current() || folder.value !== shownFolder) return;
+    if (changesMade !== at) return again();
+    let next = messages.value;
+    for (const entry of read) if (entry !== null) next = placeChanged(next, entry[0], entry[1], shownFolder);
+    messages.value = next;
+  }
+
+  function changedElsewhere(change: NodeChange): void {
+    if (change.kind !== 'mail_changed' || change.agentId === undefined || change.agentId !== agentId.value || change.messageId === undefined) return;
+    changed.add(change.messageId);
+    scheduleChanged();
   }
 
   /** Sends as the identity shown. Returns at once; the outbox item tells how it went. */
@@ -444,7 +469,11 @@ export const useMailStore = defineStore('mail', () => {
   }
 
   live.onItem((item) => void arrived(item));
-  live.onOpen(() => void catchUp());
+  live.onChange(changedElsewhere);
+  // Nothing is replayed across a reconnect: what arrived or changed meanwhile is read again.
+  live.onOpen(() => {
+    if (agentId.value !== null && loaded.value && INBOX_FOLDERS.includes(folder.value)) void list.load();
+  });
 
   return {
     agentId,

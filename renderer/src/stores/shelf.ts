@@ -40,8 +40,8 @@ import type {
   UpdateFromSourceInput,
   UpdateFromSourceResult,
 } from '../api/library.ts';
+import { usePagedList } from '../composables/usePagedList.ts';
 import { errorMessage } from '../lib/format.ts';
-import { readPages, type KeysetPage } from '../lib/paged-list.ts';
 import { catalogTags, ownedBlueprints, sortProposals } from '../lib/shelf.ts';
 import { useLiveStore } from './live.ts';
 import { useSessionStore } from './session.ts';
@@ -75,14 +75,17 @@ export const useShelfStore = defineStore('shelf', () => {
 
   // ------------------------------------------------------------------ the chosen team's shelf
 
-  // Shallow: a shelf can hold 100,000 rows, which are replaced, never changed in place.
-  const profiles = shallowRef<ShelfProfile[]>([]);
-  /** More rows after the last one read: the list asks for them as it scrolls (loadMore). */
-  const hasMore = ref(false);
-  const loadingMore = ref(false);
-  let nextAfter: string | null = null;
-  const profilesLoaded = ref(false);
-  const profilesError = ref<string | null>(null);
+  // Paged in profile_ref order, more as the list scrolls (loadMore); a shelf can hold 100,000 rows.
+  const list = usePagedList<ShelfProfile>({
+    read: async (after, limit) => {
+      const page = await library().shelfPage({ limit, after });
+      return { items: page.profiles, hasMore: page.has_more, next: page.next_after };
+    },
+    key: (p) => p.profile_ref,
+    pageSize: PAGE,
+    firstPage: FIRST_PAGE,
+  });
+  const { items: profiles, hasMore, loadingMore, loaded: profilesLoaded, error: profilesError } = list;
   const bindings = ref<Binding[]>([]);
   const selection = ref<ShelfSelection | null>(null);
 
@@ -111,8 +114,6 @@ export const useShelfStore = defineStore('shelf', () => {
 
   let shownTeam: string | null = null;
   let teamGeneration = 0;
-  /** Bumped by every whole re-read of the list, so a page that was asked for before it is dropped. */
-  let listGeneration = 0;
   let profileGeneration = 0;
   let catalogGeneration = 0;
 
@@ -156,11 +157,7 @@ export const useShelfStore = defineStore('shelf', () => {
     if (id !== shownTeam) {
       shownTeam = id;
       teamGeneration++;
-      profiles.value = [];
-      hasMore.value = false;
-      nextAfter = null;
-      profilesLoaded.value = false;
-      profilesError.value = null;
+      list.reset();
       bindings.value = [];
       openProposals.value = [];
       selection.value = null;
@@ -177,49 +174,14 @@ export const useShelfStore = defineStore('shelf', () => {
     }
   }
 
-  function readShelf(client: LibraryClient) {
-    return async (after: string | null, limit: number): Promise<KeysetPage<ShelfProfile>> => {
-      const page = await client.shelfPage({ limit, after });
-      return { items: page.profiles, hasMore: page.has_more, next: page.next_after };
-    };
-  }
-
   /** The list read again from the start, as far as it had been read (at least the first page). */
   async function loadShelf(): Promise<void> {
-    const mine = teamGeneration;
-    const list = ++listGeneration;
-    try {
-      const wanted = Math.max(FIRST_PAGE, profiles.value.length);
-      const page = await readPages(readShelf(library()), wanted, Math.min(wanted, PAGE));
-      if (mine !== teamGeneration || list !== listGeneration) return;
-      profiles.value = page.items;
-      hasMore.value = page.hasMore;
-      nextAfter = page.next;
-      profilesError.value = null;
-    } catch (error) {
-      if (mine === teamGeneration) profilesError.value = errorMessage(error);
-    } finally {
-      if (mine === teamGeneration) profilesLoaded.value = true;
-    }
+    await list.load();
   }
 
   /** The next page of the list, when there is one and none is on its way. */
-  async function loadMore(): Promise<void> {
-    if (!hasMore.value || loadingMore.value || nextAfter === null) return;
-    const mine = teamGeneration;
-    const list = listGeneration;
-    loadingMore.value = true;
-    try {
-      const page = await readShelf(library())(nextAfter, PAGE);
-      if (mine !== teamGeneration || list !== listGeneration) return;
-      profiles.value = [...profiles.value, ...page.items];
-      hasMore.value = page.hasMore;
-      nextAfter = page.next;
-    } catch (error) {
-      if (mine === teamGeneration) profilesError.value = errorMessage(error);
-    } finally {
-      loadingMore.value = false;
-    }
+  function loadMore(): Promise<void> {
+    return list.loadMore();
   }
 
   async function loadBindings(): Promise<void> {

@@ -1,7 +1,8 @@
 /**
  * The sidebar's unread badges for the current identity: unread mail and unread chat messages,
  * from `GET /v1/chat/pending` (one call gives both). Refreshed when the identity changes, when
- * something arrives for it, when the live stream reconnects, and after the user reads.
+ * something arrives for it or its mail changes elsewhere (read, archived, deleted by an agent or
+ * another window), when the live stream reconnects, and after the user reads.
  */
 import { defineStore } from 'pinia';
 import { computed, ref, watch } from 'vue';
@@ -72,6 +73,9 @@ export const useUnreadStore = defineStore('unread', () => {
   );
   live.onItem((item) => {
     if (item.agent_id === agentId.value) schedule();
+  });
+  live.onChange((change) => {
+    if (change.kind === 'mail_changed' && change.agentId === agentId.value) schedule();
   });
   live.onOpen(() => schedule());
 

@@ -5,7 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import { normalizeDomain } from '../../crypto/dns-txt.ts';
 import { conflict, invalid, unauthorized } from '../../errors.ts';
-import { CATALOG_TOPIC, docsTopic, TEAMS_TOPIC, teamTopic, TUNNEL_TOPIC } from '../../events/bus.ts';
+import { CATALOG_TOPIC, docsTopic, mailTopicParts, TEAMS_TOPIC, teamTopic, TUNNEL_TOPIC } from '../../events/bus.ts';
 import { openSse, streamDeadline } from '../../http/sse.ts';
 import { parseWith } from '../../http/validate.ts';
 import type { TunnelService } from '../../tunnel/service.ts';
@@ -73,16 +73,18 @@ export async function ownerApi(app: FastifyInstance, { services, tunnel, nodeInf
       return reply.code(201).send(identities.issueSessionKey(agent_id));
     });
 
-    // New mail and chat for every identity, live: the UI's badges and highlights.
+    // New mail and chat for every identity, live: the UI's badges and highlights; and nudges that
+    // something the UI shows changed (whoever changed it), so it re-reads it.
     scoped.get('/v1/node/events/stream', async (request, reply) => {
       const deadline = streamDeadline((request.query as Record<string, unknown>).deadline, ctx.clock.now());
       const stream = openSse(request, reply, deadline);
       stream.send('connected', { node_id: nodeInfo().node_id });
       stream.onClose(wakeFeed.subscribe((item) => stream.send(item.type, item)));
-      // Library changes, as nudges: the UI re-reads what it shows.
       stream.onClose(
         ctx.bus.subscribeAll((topic) => {
-          if (topic === CATALOG_TOPIC) stream.send('catalog_changed', {});
+          const mail = mailTopicParts(topic);
+          if (mail !== null) stream.send('mail_changed', { agent_id: mail.agentId, message_id: mail.messageId });
+          else if (topic === CATALOG_TOPIC) stream.send('catalog_changed', {});
           else if (topic.startsWith(TEAM_TOPIC_PREFIX)) stream.send('library_changed', { team_id: topic.slice(TEAM_TOPIC_PREFIX.length) });
           else if (topic.startsWith(DOCS_TOPIC_PREFIX)) stream.send('docs_changed', { team_id: topic.slice(DOCS_TOPIC_PREFIX.length) });
           else if (topic === TUNNEL_TOPIC) stream.send('tunnel_changed', {});

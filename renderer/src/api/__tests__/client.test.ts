@@ -158,8 +158,10 @@ describe('NodeClient', () => {
     expect(calls[4]?.body).toEqual({ host: 'ssh.example.com', username: 'me', remote_port: 9000 });
   });
 
-  it('passes tunnel_changed and teams_changed from the owner feed on as changes without a team', async () => {
-    const frames = 'event: tunnel_changed\ndata: {}\n\nevent: docs_changed\ndata: {"team_id":"w:d.test"}\n\nevent: teams_changed\ndata: {}\n\n';
+  it('passes the owner feed’s nudges on as changes: with their team, or the identity whose mail changed', async () => {
+    const frames =
+      'event: tunnel_changed\ndata: {}\n\nevent: docs_changed\ndata: {"team_id":"w:d.test"}\n\nevent: teams_changed\ndata: {}\n\n' +
+      'event: mail_changed\ndata: {"agent_id":"a-1","message_id":"m-1"}\n\n';
     const fetch: FetchLike = async (_url, init) => {
       const signal = init?.signal;
       const body = new ReadableStream<Uint8Array>({
@@ -173,12 +175,13 @@ describe('NodeClient', () => {
     const client = new NodeClient({ coreUrl: 'http://n', token: 'T', mode: 'browser', fetch });
     const changes: unknown[] = [];
     const handle = client.streamWake({ onItem: () => undefined, onChange: (change) => changes.push(change) });
-    await expect.poll(() => changes.length).toBe(3);
+    await expect.poll(() => changes.length).toBe(4);
     handle.close();
     expect(changes).toEqual([
       { kind: 'tunnel_changed', teamId: null },
       { kind: 'docs_changed', teamId: 'w:d.test' },
       { kind: 'teams_changed', teamId: null },
+      { kind: 'mail_changed', teamId: null, agentId: 'a-1', messageId: 'm-1' },
     ]);
   });
 

@@ -8,10 +8,10 @@ import {
   formatKiB,
   isRetryable,
   lastFromSummary,
+  lastFromWake,
   lastPreview,
   MAX_CHAT_MESSAGE_BYTES,
   memberStates,
-  mergeFirstPage,
   mergeMessages,
   messageSize,
   moveToFront,
@@ -251,10 +251,8 @@ describe('sessions', () => {
     ]);
   });
 
-  it('merges a fresh first page over the list as far as it was read, and moves a busy session to the top', () => {
+  it('moves a busy session to the top', () => {
     const list = [session('a', '2026-01-05T00:00:00Z'), session('b', '2026-01-04T00:00:00Z'), session('c', '2026-01-03T00:00:00Z'), session('d', '2026-01-02T00:00:00Z')];
-    const page = [session('c', '2026-01-06T00:00:00Z'), session('a', '2026-01-05T00:00:00Z')];
-    expect(mergeFirstPage(list, page).map((s) => s.session_id)).toEqual(['c', 'a', 'b', 'd']);
     const moved = moveToFront(list, 'd', (s) => ({ ...s, unread_count: 1 }));
     expect(moved.map((s) => [s.session_id, s.unread_count])).toEqual([
       ['d', 1],
@@ -271,6 +269,15 @@ describe('sessions', () => {
     expect(lastPreview(lastFromSummary({ ...summary, from_agent_id: null, from_alias: 'bob', sender_leaving: false, sender_rejoining: true }, 'me'))).toBe('bob rejoined the chat');
     expect(lastPreview(lastFromSummary({ ...summary, sender_leaving: false, preview: 'hi' }, 'me'))).toBe('You: hi');
     expect(lastPreview(lastFromSummary({ ...summary, from_agent_id: 'bob', sender_leaving: false, preview: 'hi' }, 'me'))).toBe('hi');
+  });
+
+  it('previews a message arriving live for a chat not open: a goodbye or a return in words at once', () => {
+    const item = { from_alias: 'bob', preview: 'Off for the weekend, bye', created_at: 'T' };
+    expect(lastPreview(lastFromWake({ ...item, sender_leaving: true, sender_rejoining: false }))).toBe('bob left the chat');
+    expect(lastPreview(lastFromWake({ ...item, preview: 'Rejoined the chat.', sender_leaving: false, sender_rejoining: true }))).toBe('bob rejoined the chat');
+    expect(lastPreview(lastFromWake({ ...item, sender_leaving: false, sender_rejoining: false }))).toBe('Off for the weekend, bye');
+    // An item from an older node says neither: its text, as before.
+    expect(lastFromWake(item)).toEqual({ body: 'Off for the weekend, bye', from_alias: 'bob', created_at: 'T', mine: false, leaving: false, rejoining: false });
   });
 
   it('says waiting when someone is in the chat and it is my turn', () => {

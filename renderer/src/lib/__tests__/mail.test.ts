@@ -1,13 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import type { Identity, MailMessage, SentMail } from '../../api/client.ts';
 import {
-  appendPage,
   deleteConsequence,
   folderTitle,
   keyChangeNote,
   nextAfterRemoval,
   opensExternally,
   patchMessage,
+  placeChanged,
+  deliveryRow,
   sentBadge,
   sentDetail,
   withoutMessage,
@@ -46,17 +47,12 @@ function mail(id: string, createdAt: string, extra: Partial<MailMessage> = {}): 
   };
 }
 
-describe('mergeMessages and appendPage', () => {
+describe('mergeMessages', () => {
   it('adds new mail in date order and replaces known ids', () => {
     const list = [mail('b', '2026-01-02T00:00:00Z'), mail('a', '2026-01-01T00:00:00Z')];
     const merged = mergeMessages(list, [mail('c', '2026-01-03T00:00:00Z'), mail('a', '2026-01-01T00:00:00Z', { read_at: 'x' })]);
     expect(merged.map((m) => m.message_id)).toEqual(['c', 'b', 'a']);
     expect(merged[2]?.read_at).toBe('x');
-  });
-
-  it('appends older pages without duplicates', () => {
-    const list = [mail('b', '2026-01-02T00:00:00Z')];
-    expect(appendPage(list, [mail('b', '2026-01-02T00:00:00Z'), mail('a', '2026-01-01T00:00:00Z')]).map((m) => m.message_id)).toEqual(['b', 'a']);
   });
 });
 
@@ -156,6 +152,27 @@ describe('folders (issue 14)', () => {
     );
   });
 
+  it('places a message changed elsewhere in the folder shown, as the node now has it', () => {
+    const a = mail('a', '2026-01-03T00:00:00Z', { read_at: 'T' });
+    const b = mail('b', '2026-01-02T00:00:00Z');
+    const c = mail('c', '2026-01-01T00:00:00Z', { read_at: 'T' });
+    const ids = (list: MailMessage[]) => list.map((m) => [m.message_id, m.read_at === null ? 'unread' : 'read', m.archived_at ? 'archived' : '']);
+    const inbox = [a, b, c];
+    // Archived or deleted elsewhere: it leaves the inbox; the archive takes it in, in its place.
+    expect(ids(placeChanged(inbox, 'b', { ...b, archived_at: 'T', read_at: 'T' }, 'inbox'))).toEqual([['a', 'read', ''], ['c', 'read', '']]);
+    expect(ids(placeChanged(inbox, 'b', null, 'inbox'))).toEqual([['a', 'read', ''], ['c', 'read', '']]);
+    expect(ids(placeChanged([a, c], 'b', { ...b, archived_at: 'T' }, 'archive'))).toEqual([['a', 'read', ''], ['b', 'unread', 'archived'], ['c', 'read', '']]);
+    // Read or unread elsewhere: changed where it is.
+    expect(ids(placeChanged(inbox, 'b', { ...b, read_at: 'T' }, 'inbox'))).toEqual([['a', 'read', ''], ['b', 'read', ''], ['c', 'read', '']]);
+    // Unarchived or marked unread elsewhere: back in the inbox, and in Unread when unread; out of the archive.
+    expect(ids(placeChanged([a, c], 'b', b, 'inbox'))).toEqual([['a', 'read', ''], ['b', 'unread', ''], ['c', 'read', '']]);
+    expect(ids(placeChanged([a], 'b', b, 'unread'))).toEqual([['a', 'read', ''], ['b', 'unread', '']]);
+    expect(ids(placeChanged([b], 'b', b, 'archive'))).toEqual([]);
+    // Unread keeps one read elsewhere in view (as one read here), and does not take in a read one.
+    expect(ids(placeChanged([b], 'b', { ...b, read_at: 'T' }, 'unread'))).toEqual([['b', 'read', '']]);
+    expect(ids(placeChanged([], 'c', c, 'unread'))).toEqual([]);
+  });
+
   it('names the folders', () => {
     expect(folderTitle('archive')).toBe('Archive');
     expect(folderTitle('outbound')).toBe('Sent to other nodes');
@@ -194,6 +211,32 @@ describe('folders (issue 14)', () => {
     expect(sentBadge(bounced)).toMatchObject({ text: 'Bounced', tone: 'danger' });
     expect(sentDetail(bounced)).toBe('no such identity');
     expect(sentDetail(sentItem({ destination: 'remote', status: 'delivered', attempts: 1, delivered_to: 'https://far.example' }))).toBe('Delivered to far.example');
+  });
+
+  it('says in a delivery row to whom, how it went and, for this node, what it said', () => {
+    expect(deliveryRow(sentItem({ to_alias: 'bob', to_address: 'acme.test/bob', body: '**Hi** there' }))).toEqual({
+      to: 'To bob',
+      toTitle: 'acme.test/bob',
+      badge: { text: 'Delivered', tone: 'ok', hint: 'In bob’s inbox on this node.' },
+      note: 'Hi there',
+    });
+    const queued = sentItem({ destination: 'remote', to: 'far.example/zed', to_alias: null, to_address: null, status: 'queued', attempts: 2, last_error: 'timed out' });
+    expect(deliveryRow(queued)).toMatchObject({ to: 'To far.example/zed', toTitle: 'far.example/zed', badge: { text: 'Queued' }, note: '2 attempts · timed out' });
+    const outbound = {
+      message_id: 'o',
+      kind: 'mail' as const,
+      to_address: 'far.example/zed',
+      to_domain: 'far.example',
+      status: 'bounced' as const,
+      attempts: 1,
+      next_attempt_at: '2026-01-01T00:00:00Z',
+      last_error: 'no such identity',
+      delivered_to: null,
+      created_at: '2026-01-01T00:00:00Z',
+      settled_at: '2026-01-01T00:01:00Z',
+      subject: 'Hello',
+    };
+    expect(deliveryRow(outbound)).toMatchObject({ to: 'To far.example/zed', toTitle: 'far.example/zed', badge: { text: 'Bounced' }, note: 'no such identity' });
   });
 
   it('opens only http(s) and mailto links of a rendered body', () => {

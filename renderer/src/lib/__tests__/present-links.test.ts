@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { linkState, timeUntil } from '../present-links.ts';
+import { linkRowAction, linkState, timeUntil } from '../present-links.ts';
 
 describe('linkState', () => {
   const now = new Date('2026-03-01T12:00:00Z');
@@ -22,5 +22,16 @@ describe('timeUntil', () => {
     expect(timeUntil(later(86_400_000 - 60_000), now)).toBe('in 1 day');
     expect(timeUntil(later(7 * 86_400_000 - 60_000), now)).toBe('in 7 days');
     expect(timeUntil(later(3 * 86_400_000), now)).toBe('in 3 days');
+  });
+});
+
+describe('linkRowAction', () => {
+  it('copies or opens an address this dialog knows, and revokes only a live link', () => {
+    const made = { known: true, state: 'live' as const };
+    expect(['Enter', ' ', 'c', 'o', 'Delete', '#', 'x', 'j'].map((key) => linkRowAction(key, made))).toEqual(['copy', 'copy', 'copy', 'open', 'revoke', 'revoke', null, null]);
+    // Made before this sitting: the node has only a hash of its address.
+    expect(['Enter', 'o', 'Delete'].map((key) => linkRowAction(key, { known: false, state: 'live' }))).toEqual([null, null, 'revoke']);
+    expect(linkRowAction('Delete', { known: true, state: 'revoked' })).toBeNull();
+    expect(linkRowAction('#', { known: false, state: 'expired' })).toBeNull();
   });
 });

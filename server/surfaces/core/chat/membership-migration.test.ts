@@ -3,37 +3,20 @@
  * "left" mark are filled in from the messages already stored, so chats left before the upgrade
  * still show who left, and the session list keeps its order.
  */
-import { copyFileSync, mkdtempSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import SQLite from 'better-sqlite3-multiple-ciphers';
+import type SQLite from 'better-sqlite3-multiple-ciphers';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { migrate, migrationsDir } from '../../../store/migrate.ts';
+import { databaseBefore, type DatabaseBefore } from '../../../../test/support/migrations.ts';
 
 const VERSION = 20;
 
-let dir: string;
+let before: DatabaseBefore;
 let db: SQLite.Database;
 
-/** A migrations folder holding the real files up to `last` (inclusive). */
-function migrationsUpTo(last: number): string {
-  const out = join(dir, `upto-${last}`);
-  mkdirSync(out);
-  for (const file of readdirSync(migrationsDir())) {
-    if (file.endsWith('.sql') && Number(file.slice(0, 4)) <= last) copyFileSync(join(migrationsDir(), file), join(out, file));
-  }
-  return out;
-}
-
 beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'svc-chat-migration-'));
-  db = new SQLite(':memory:');
-  migrate(db, migrationsUpTo(VERSION - 1));
+  before = databaseBefore(VERSION);
+  db = before.db;
 });
-afterEach(() => {
-  db.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterEach(() => before.close());
 
 // Only the chat tables matter here; foreign keys to identities stay off while the rows are made up.
 function session(id: string, participants: string[]): void {
@@ -82,7 +65,7 @@ describe(`migration ${VERSION}`, () => {
     message('s2', 'c'); // left, then wrote again: back in
     const dLeft = message('s2', 'remote:far.test/d', true);
 
-    expect(migrate(db, migrationsUpTo(VERSION)).applied).toEqual([VERSION]);
+    expect(before.upgrade().applied).toEqual([VERSION]);
 
     expect(participant('s1', 'a')).toEqual({ left_at: null, last_message_id: s1Last });
     expect(participant('s1', 'b')).toEqual({ left_at: createdAt(bLeft), last_message_id: s1Last });

@@ -617,8 +617,12 @@ export class ChatService {
     };
   }
 
-  /** Up to `limit` chat messages stored after row `afterId`, once per recipient: the node-wide wake feed's source. */
-  postedSince(afterId: number, limit: number): (ChatWakeItem & { to_agent_id: string })[] {
+  /**
+   * Up to `limit` chat messages stored after row `afterId`, once per recipient: the node-wide wake
+   * feed's source. It also says whether each was a goodbye or a return, so the owner's session
+   * list can say so at once.
+   */
+  postedSince(afterId: number, limit: number): (ChatWakeItem & { to_agent_id: string; sender_leaving: boolean; sender_rejoining: boolean })[] {
     const rows = this.#ctx.db
       .prepare(
         `SELECT m.*, cp.agent_id AS to_agent_id FROM chat_messages m
@@ -626,7 +630,12 @@ export class ChatService {
          WHERE m.id IN (SELECT id FROM chat_messages WHERE id > ? ORDER BY id LIMIT +?) ORDER BY m.id`,
       )
       .all(afterId, limit) as (MessageRow & { to_agent_id: string })[];
-    return rows.map((row) => ({ ...this.#wakeItem(row), to_agent_id: row.to_agent_id }));
+    return rows.map((row) => ({
+      ...this.#wakeItem(row),
+      to_agent_id: row.to_agent_id,
+      sender_leaving: row.sender_leaving === 1,
+      sender_rejoining: row.sender_rejoining === 1,
+    }));
   }
 
   lastMessageRowId(): number {

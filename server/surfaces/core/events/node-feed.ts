@@ -17,6 +17,9 @@ export interface NodeWakeItem {
   priority?: string;
   session_id?: string;
   preview?: string;
+  /** Chat: the message said its sender was leaving, or took its sender back into the chat. */
+  sender_leaving?: boolean;
+  sender_rejoining?: boolean;
   created_at: string;
 }
 
@@ -93,6 +96,8 @@ export class NodeWakeFeed {
           from_address: c.from_address,
           session_id: c.session_id,
           preview: c.preview,
+          sender_leaving: c.sender_leaving,
+          sender_rejoining: c.sender_rejoining,
           created_at: c.created_at,
         });
       }

@@ -8,8 +8,9 @@
  * no longer waiting), and marking an archived message unread puts it back in the inbox.
  */
 import type { NodeContext } from '../../../context.ts';
+import type { EventBus } from '../../../events/bus.ts';
 import { notFound } from '../../../errors.ts';
-import { identityTopic } from '../../../events/bus.ts';
+import { identityTopic, mailTopic } from '../../../events/bus.ts';
 
 /** A message of the caller's inbox as these actions leave it. */
 export interface FolderState {
@@ -26,6 +27,12 @@ const MINE = `message_id = @messageId AND to_agent_id = @agentId AND deleted_at 
 interface StateRow {
   archived_at: string | null;
   read_at: string | null;
+}
+
+/** After a change commits: the identity's streams re-read what is waiting; the owner's UI shows the message as it is now. */
+export function publishMailChange(bus: EventBus, agentId: string, messageId: string): void {
+  bus.publish(identityTopic(agentId));
+  bus.publish(mailTopic(agentId, messageId));
 }
 
 export class MailFolders {
@@ -64,7 +71,7 @@ export class MailFolders {
       .prepare(`UPDATE messages SET deleted_at = @now, read_at = COALESCE(read_at, @now) WHERE ${MINE}`)
       .run({ now, agentId, messageId }).changes;
     if (changed === 0) throw notFound('Message not found');
-    bus.publish(identityTopic(agentId));
+    publishMailChange(bus, agentId, messageId);
     return { message_id: messageId, deleted_at: now };
   }
 
@@ -76,7 +83,7 @@ export class MailFolders {
       return db.prepare(`SELECT archived_at, read_at FROM messages WHERE ${MINE}`).get({ agentId, messageId }) as StateRow | undefined;
     })();
     if (row === undefined) throw notFound('Message not found');
-    bus.publish(identityTopic(agentId));
+    publishMailChange(bus, agentId, messageId);
     return { message_id: messageId, folder: row.archived_at === null ? 'inbox' : 'archive', archived_at: row.archived_at, read_at: row.read_at };
   }
 }

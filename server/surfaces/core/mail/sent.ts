@@ -17,10 +17,10 @@ import type { NodeContext } from '../../../context.ts';
 import { invalid } from '../../../errors.ts';
 import type { FederatedMessage } from '../../../federation/wire.ts';
 import type { MessageRow } from './service.ts';
-import type { Priority, SentInput } from './schemas.ts';
+import type { SentInput } from './schemas.ts';
 
-export interface SentItem {
-  message_id: string;
+/** The sender's view of a message: what it wrote and signed (the stored row's), to whom, how delivery went. */
+export interface SentItem extends Pick<MessageRow, 'message_id' | 'subject' | 'body' | 'priority' | 'signature' | 'signed_payload'> {
   /** `local`: to an identity on this node; `remote`: to another node, through the outbox. */
   destination: 'local' | 'remote';
   /** The recipient as the sender addressed it. */
@@ -31,11 +31,6 @@ export interface SentItem {
   /** The recipient's did:key; null for another node's identity (that node checks it). */
   to_did: string | null;
   to_stable_id: string | null;
-  subject: string;
-  body: string;
-  priority: Priority;
-  signature: string;
-  signed_payload: string;
   /** When it was sent (second precision). */
   created_at: string;
   status: 'delivered' | 'queued' | 'bounced';

@@ -20,7 +20,7 @@ import type { NamespaceTrust } from '../namespaces/authority.ts';
 import type { NamespaceService } from '../namespaces/service.ts';
 import { FEDERATION_VERSION } from '../../../federation/wire.ts';
 import { conflictOnConstraint } from './db-errors.ts';
-import { MailFolders } from './folders.ts';
+import { MailFolders, publishMailChange } from './folders.ts';
 import { insertMailRow } from './rows.ts';
 import { MAX_BODY_BYTES, SINGLE_SELECTORS, type InboxInput, type Priority, type SendMailInput } from './schemas.ts';
 import { SentMail } from './sent.ts';
@@ -328,19 +328,17 @@ export class MailService {
    */
   ack(agentId: string, messageId: string): { message_id: string; acknowledged_at: string } {
     const { db, clock, bus } = this.#ctx;
-    const readAt = db.transaction(() => {
-      db.prepare(`UPDATE messages SET read_at = ? WHERE message_id = ? AND to_agent_id = ? AND read_at IS NULL AND deleted_at IS NULL`).run(
-        clock.now().toISOString(),
-        messageId,
-        agentId,
-      );
-      return db
-        .prepare(`SELECT read_at FROM messages WHERE message_id = ? AND to_agent_id = ? AND deleted_at IS NULL`)
-        .pluck()
-        .get(messageId, agentId) as string | undefined;
+    const { readAt, changed } = db.transaction(() => {
+      const { changes } = db
+        .prepare(`UPDATE messages SET read_at = ? WHERE message_id = ? AND to_agent_id = ? AND read_at IS NULL AND deleted_at IS NULL`)
+        .run(clock.now().toISOString(), messageId, agentId);
+      const at = db.prepare(`SELECT read_at FROM messages WHERE message_id = ? AND to_agent_id = ? AND deleted_at IS NULL`).pluck().get(messageId, agentId);
+      return { readAt: at as string | undefined, changed: changes > 0 };
     })();
     if (readAt === undefined) throw notFound('Message not found');
-    bus.publish(identityTopic(agentId));
+    // Acknowledging again changes nothing the owner's UI shows.
+    if (changed) publishMailChange(bus, agentId, messageId);
+    else bus.publish(identityTopic(agentId));
     return { message_id: messageId, acknowledged_at: readAt };
   }
 
