@@ -62,6 +62,13 @@ export interface StartNodeOptions {
   remote?: Partial<RemoteClientOptions>;
   /** Reconnect timing of the tunnel (tests shorten it). */
   tunnelBackoff?: SshTunnelBackoff;
+  /**
+   * Check every response against its declared schema (test suites: a route that drifts from its
+   * contract fails). Defaults to SVC_NODE_VALIDATE_RESPONSES=1 in the environment.
+   */
+  validateResponses?: boolean;
+  /** Told of every route each listener registers (tests read the route table from here). */
+  onRoute?: (listener: 'loopback' | 'peer', route: { method: string; url: string }) => void;
   /** The peer listener's rate limit (tests tighten it). */
   peerRateLimit?: RateLimit;
   /** The peer listener's connection caps (tests lower them; by default they follow the descriptor limit). */
@@ -141,6 +148,7 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
       },
     };
     const id = nodeId(db);
+    const validateResponses = options.validateResponses ?? env.SVC_NODE_VALIDATE_RESPONSES === '1';
     const owner = new OwnerAccess({ clock: ctx.clock });
     const services = createCoreServices(ctx, owner, { outbox: options.outbox, remote: options.remote });
     // A signed envelope names the origin it was meant for; only this surface's own origins count.
@@ -168,6 +176,8 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
         library,
         docs,
         log: options.log ?? false,
+        validateResponses,
+        ...(options.onRoute ? { onRoute: (route: { method: string; url: string }) => options.onRoute?.('peer', route) } : {}),
         ...(options.peerRateLimit ? { rateLimit: options.peerRateLimit } : {}),
         ...(options.peerConnections ? { connectionCaps: options.peerConnections } : {}),
         ...(options.peerTimeouts ? { timeouts: options.peerTimeouts } : {}),
@@ -193,6 +203,8 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
 
     const loopback: FastifyInstance = await buildLoopbackApp({
       services,
+      validateResponses,
+      ...(options.onRoute ? { onRoute: (route: { method: string; url: string }) => options.onRoute?.('loopback', route) } : {}),
       library,
       docs,
       hostPolicy: { hosts: () => hosts, origins: () => origins },

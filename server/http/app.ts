@@ -24,10 +24,28 @@ import { BODY_LIMIT_BYTES } from './limits.ts';
 import { installIdleRule, PEER_TIMEOUTS, peerServerOptions, type PeerTimeouts } from './peer-timeouts.ts';
 import { installRateLimit, PEER_RATE_LIMIT, type RateLimit } from './rate-limit.ts';
 import { installSse } from './sse.ts';
+import { installApiDescription } from './api-description.ts';
+import { installRouteAuth } from './route-auth.ts';
+import { installRouteSchemas } from './route-schemas.ts';
 import { serveUi } from './static-ui.ts';
 
 
-function baseApp(log: boolean, serverOptions: FastifyHttpOptions<Server> = {}): FastifyInstance {
+/** What every listener's app is built with. */
+export interface BaseOptions {
+  services: CoreServices;
+  log: boolean;
+  /** Check every response against its declared schema (the test suites); off in production. */
+  validateResponses?: boolean | undefined;
+  /** Told of every route as it is registered (tests read the route table from here). */
+  onRoute?: ((route: { method: string; url: string }) => void) | undefined;
+}
+
+/**
+ * A Fastify app with everything every listener shares (errors, JSON bodies, SSE, declared schemas
+ * and auth); the factories below add what each listener serves. Tests that mount one surface on
+ * its own start from this too, so they run it as the node does.
+ */
+export function baseApp({ services, log, validateResponses, onRoute }: BaseOptions, serverOptions: FastifyHttpOptions<Server> = {}): FastifyInstance {
   const app = Fastify({
     ...serverOptions,
     // URLs that carry a capability are redacted (log-redact.ts); credentials never reach the log.
@@ -43,22 +61,28 @@ function baseApp(log: boolean, serverOptions: FastifyHttpOptions<Server> = {}): 
   installErrorHandlers(app);
   installJsonBody(app);
   installSse(app);
+  installRouteSchemas(app, { validateResponses });
+  installRouteAuth(app, services.ctx);
+  if (onRoute) {
+    app.addHook('onRoute', (route) => {
+      for (const method of [route.method].flat()) onRoute({ method, url: route.url });
+    });
+  }
   return app;
 }
 
-export interface LoopbackAppOptions {
-  services: CoreServices;
+export interface LoopbackAppOptions extends BaseOptions {
   library: LibrarySurfaceOptions;
   docs: DocsSurfaceOptions;
   hostPolicy: HostPolicy;
   owner: Omit<OwnerApiOptions, 'services'>;
   uiDir: string | null;
-  log: boolean;
 }
 
 export async function buildLoopbackApp(options: LoopbackAppOptions): Promise<FastifyInstance> {
-  const app = baseApp(options.log);
+  const app = baseApp(options);
   markListener(app, 'loopback');
+  await installApiDescription(app, { reference: true });
   const { loopback } = processConnectionBudget();
   if (loopback !== null) app.server.maxConnections = loopback;
   installHostGuard(app, options.hostPolicy);
@@ -77,18 +101,17 @@ export interface PeerApp {
   connections: PeerConnections;
 }
 
-export async function buildPeerApp(options: {
-  services: CoreServices;
+export async function buildPeerApp(options: BaseOptions & {
   library: LibrarySurfaceOptions;
   docs: DocsSurfaceOptions;
-  log: boolean;
   rateLimit?: RateLimit;
   /** Tests lower them; the defaults follow the process's descriptor limit. */
   connectionCaps?: Partial<ConnectionCaps>;
   timeouts?: Partial<PeerTimeouts>;
 }): Promise<PeerApp> {
-  const app = baseApp(options.log, peerServerOptions({ ...PEER_TIMEOUTS, ...options.timeouts }));
+  const app = baseApp(options, peerServerOptions({ ...PEER_TIMEOUTS, ...options.timeouts }));
   markListener(app, 'peer');
+  await installApiDescription(app, { reference: false });
   const connections = limitConnections(app.server, { ...processConnectionBudget().peer, ...options.connectionCaps });
   installIdleRule(app.server);
   installRateLimit(app, options.rateLimit ?? PEER_RATE_LIMIT, options.services.ctx.clock);

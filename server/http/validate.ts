@@ -3,15 +3,12 @@
  * breaks the schema is a 422 with the list of issues, FastAPI-style.
  */
 import type { z } from 'zod';
-import { invalid, type ValidationIssue } from '../errors.ts';
+import { invalid } from '../errors.ts';
+import { issuesOf } from './route-schemas.ts';
 
+/** For input a route cannot declare (MCP tool arguments, a body read in two steps); routes declare theirs. */
 export function parseWith<S extends z.ZodType>(schema: S, value: unknown, where: 'body' | 'query' | 'path' = 'body'): z.output<S> {
   const result = schema.safeParse(value ?? (where === 'body' ? {} : value));
   if (result.success) return result.data;
-  const issues: ValidationIssue[] = result.error.issues.map((issue) => ({
-    loc: [where, ...issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p))],
-    msg: issue.message,
-    type: issue.code,
-  }));
-  throw invalid(issues);
+  throw invalid(issuesOf(result.error, where));
 }

@@ -6,16 +6,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Fastify from 'fastify';
 import { OwnerAccess } from '../../server/auth/owner.ts';
 import { ReplayCache } from '../../server/auth/replay-cache.ts';
 import type { NodeContext } from '../../server/context.ts';
 import { Custody } from '../../server/custody/custody.ts';
 import { staticDnsResolver } from '../../server/dns/resolver.ts';
 import { EventBus } from '../../server/events/bus.ts';
-import { installErrorHandlers } from '../../server/http/error-handler.ts';
-import { installJsonBody } from '../../server/http/json-body.ts';
-import { installSse } from '../../server/http/sse.ts';
+import { baseApp } from '../../server/http/app.ts';
 import { closeDatabase, openDatabase } from '../../server/store/database.ts';
 import { coreSurface } from '../../server/surfaces/core/index.ts';
 import { createCoreServices, type CoreServices } from '../../server/surfaces/core/services.ts';
@@ -47,10 +44,7 @@ export async function startCoreNode(): Promise<CoreNode> {
     ownOrigins: () => [],
   };
   const services = createCoreServices(ctx, new OwnerAccess());
-  const app = Fastify({ logger: false, forceCloseConnections: true });
-  installErrorHandlers(app);
-  installJsonBody(app);
-  installSse(app);
+  const app = baseApp({ services, log: false, validateResponses: true });
   await app.register(coreSurface, { services, ownerListener: false });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();

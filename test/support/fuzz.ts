@@ -16,7 +16,6 @@
  * and the team envelope signs the exact request target.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { Agent, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3-multiple-ciphers';
@@ -87,7 +86,7 @@ const PNG_B64 = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 
 
 const json = (...fields: string[]): Partial<RouteSpec> => ({ body: 'json', fields });
 
-/** Every route the node registers (test/api/fuzz.test.ts checks this against the server's source). */
+/** Every route the node registers (test/api/fuzz.test.ts checks this against Fastify's own route table). */
 export const ROUTES: readonly RouteSpec[] = [
   // --- owner API (/v1/node/...) -------------------------------------------------------------
   r('POST', '/v1/node/session', 'none', json('code')),
@@ -243,45 +242,18 @@ export const ROUTES: readonly RouteSpec[] = [
   // --- the built UI (not an API surface) -----------------------------------------------------------
   r('GET', '/ui/', 'none', { exempt: 'static UI: a 503 text placeholder by design when the UI is not built (test nodes run with uiDir null)' }),
   r('GET', '/ui', 'none', { exempt: 'static UI redirect, registered only when the UI is built' }),
+  r('GET', '/ui/*', 'none', { exempt: "the built UI's files (@fastify/static), registered only when the UI is built" }),
   // The loopback root sends a browser to the UI (issue 14).
   r('GET', '/', 'none'),
+
+  // --- the API's description (issue 15) ----------------------------------------------------------
+  r('GET', '/openapi.json', 'none'),
+  ...['/docs/api', '/docs/api/static/index.html', '/docs/api/static/swagger-initializer.js', '/docs/api/json', '/docs/api/yaml', '/docs/api/static/*'].map((path) =>
+    r('GET', path, 'none', { exempt: 'the API reference (Swagger UI): static files and the same document as /openapi.json' }),
+  ),
 ];
 
 export const routeKey = (route: { method: string; path: string }): string => `${route.method} ${route.path}`;
-
-/**
- * The routes the server's source registers: every `x.get('/…'` / `.post(` / `.put(` / `.patch(` /
- * `.delete(` call with a literal path, and MCP's `for (const url of [...]) app.route({ method: [...] })`.
- * `unparsed` lists any other `.route(` call, so a new registration style cannot slip past.
- */
-export function registeredRoutesFromSource(serverDir: string): { routes: string[]; unparsed: string[] } {
-  const routes = new Set<string>();
-  const unparsed: string[] = [];
-  const files: string[] = [];
-  const walk = (dir: string): void => {
-    for (const name of readdirSync(dir)) {
-      const full = join(dir, name);
-      if (statSync(full).isDirectory()) walk(full);
-      else if (name.endsWith('.ts') && !name.endsWith('.test.ts')) files.push(full);
-    }
-  };
-  walk(serverDir);
-  for (const file of files) {
-    const text = readFileSync(file, 'utf8');
-    for (const m of text.matchAll(/\b[A-Za-z_$][\w$]*\.(get|post|put|patch|delete)\(\s*'(\/[^']*)'/g)) {
-      routes.add(`${m[1]!.toUpperCase()} ${m[2]!}`);
-    }
-    const routeCalls = [...text.matchAll(/\.route\(/g)].length;
-    const loops = [...text.matchAll(/for \(const url of \[([^\]]*)\]\)\s*[A-Za-z_$][\w$]*\.route\(\{\s*method:\s*\[([^\]]*)\],\s*url\b/g)];
-    for (const m of loops) {
-      const urls = [...m[1]!.matchAll(/'([^']*)'/g)].map((u) => u[1]!);
-      const methods = [...m[2]!.matchAll(/'([^']*)'/g)].map((u) => u[1]!);
-      for (const url of urls) for (const method of methods) routes.add(`${method} ${url}`);
-    }
-    if (routeCalls > loops.length) unparsed.push(file);
-  }
-  return { routes: [...routes].sort(), unparsed };
-}
 
 // ---------------------------------------------------------------------------------------------
 // Fixtures: real credentials and ids, so that fuzzed requests also get past auth

@@ -17,6 +17,8 @@
  * Errors: the node answers `{"detail": string | [{loc, msg, type}]}`. Every failure becomes an
  * `ApiError` whose `message` is that detail in plain words, ready to show next to the action.
  */
+// The wire contract (contract/) is written once, for the node and for this client (issue 15).
+import type { Contact } from '../../../contract/core/contacts.ts';
 import type { SvcBridge } from '../../../preload/api.d.ts';
 import { ApiError, errorIssues, errorMessage } from './errors.ts';
 import { frameJson, openStream } from './sse.ts';
@@ -424,12 +426,7 @@ export interface OutboundMail {
   subject: string;
 }
 
-export interface Contact {
-  contact_id: string;
-  contact_address: string;
-  label: string;
-  created_at: string;
-}
+export type { Contact };
 
 export interface ChatSession {
   session_id: string;

@@ -1,24 +1,34 @@
 /**
- * Contacts routes (research/anchor-core.md §10.4), with a key bound to an identity.
+ * Contacts routes (research/anchor-core.md §10.4), with a key bound to an identity. Schemas and
+ * auth are declared; the contract (contract/core/contacts.ts) is the one definition.
  */
 import type { FastifyInstance } from 'fastify';
-import { authenticateIdentity } from '../../../auth/bearer.ts';
-import { parseWith } from '../../../http/validate.ts';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { Contact, ContactBody, ContactIdParams, ContactList, ContactRemoved } from '../../../../contract/core/contacts.ts';
+import { identityOf } from '../../../http/route-auth.ts';
 import type { CoreServices } from '../services.ts';
-import { ContactBody, ContactIdParams } from './schemas.ts';
+
+const tags = ['contacts'];
 
 export async function contactRoutes(app: FastifyInstance, { services }: { services: CoreServices }): Promise<void> {
-  const { ctx, contacts } = services;
+  const { contacts } = services;
+  const api = app.withTypeProvider<ZodTypeProvider>();
 
-  app.get('/v1/contacts', async (request) => contacts.list(authenticateIdentity(ctx, request).agentId));
+  api.get(
+    '/v1/contacts',
+    { config: { auth: 'identity' }, schema: { tags, summary: "The caller's contacts, oldest first", response: { 200: ContactList } } },
+    async (request) => contacts.list(identityOf(request).agentId),
+  );
 
-  app.post('/v1/contacts', async (request) => {
-    const { agentId } = authenticateIdentity(ctx, request);
-    return contacts.add(agentId, parseWith(ContactBody, request.body));
-  });
+  api.post(
+    '/v1/contacts',
+    { config: { auth: 'identity' }, schema: { tags, summary: 'Adds a contact (409 when it is one already)', body: ContactBody, response: { 200: Contact } } },
+    async (request) => contacts.add(identityOf(request).agentId, request.body),
+  );
 
-  app.delete('/v1/contacts/:contact_id', async (request) => {
-    const { agentId } = authenticateIdentity(ctx, request);
-    return contacts.remove(agentId, parseWith(ContactIdParams, request.params, 'path').contact_id);
-  });
+  api.delete(
+    '/v1/contacts/:contact_id',
+    { config: { auth: 'identity' }, schema: { tags, summary: 'Removes a contact; idempotent', params: ContactIdParams, response: { 200: ContactRemoved } } },
+    async (request) => contacts.remove(identityOf(request).agentId, request.params.contact_id),
+  );
 }

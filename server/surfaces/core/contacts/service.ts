@@ -8,14 +8,7 @@ import type { NodeContext } from '../../../context.ts';
 import { normalizeDomain } from '../../../crypto/dns-txt.ts';
 import { conflict } from '../../../errors.ts';
 import { conflictOnConstraint } from '../mail/db-errors.ts';
-import type { ContactInput } from './schemas.ts';
-
-export interface Contact {
-  contact_id: string;
-  contact_address: string;
-  label: string;
-  created_at: string;
-}
+import type { Contact, ContactInput } from '../../../../contract/core/contacts.ts';
 
 /**
  * Domains are case-insensitive, so an address's domain part (or a bare domain) is stored lower

@@ -4,7 +4,7 @@
 import type { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { parseWith } from '../../../../http/validate.ts';
-import { ContactBody } from '../../contacts/schemas.ts';
+import { ContactBody } from '../../../../../contract/core/contacts.ts';
 import { toolResult } from '../result.ts';
 import type { ToolContext } from './context.ts';
 
