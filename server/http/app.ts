@@ -62,7 +62,7 @@ export function baseApp({ services, log, validateResponses, onRoute }: BaseOptio
   installJsonBody(app);
   installSse(app);
   installRouteSchemas(app, { validateResponses });
-  installRouteAuth(app, services.ctx);
+  installRouteAuth(app, services);
   if (onRoute) {
     app.addHook('onRoute', (route) => {
       for (const method of [route.method].flat()) onRoute({ method, url: route.url });

@@ -1,8 +1,9 @@
 /**
- * Fastify glue for team-certificate auth: a preHandler (after body parsing, so the raw body bytes
- * exist to hash) that verifies the envelope and leaves the member on `request.teamMember`.
+ * Fastify glue for team-certificate auth: a preValidation hook (after body parsing, so the raw body
+ * bytes exist to hash; before validation, so a request without a good envelope is a 401 before any
+ * 422) that verifies the envelope and leaves the member on `request.teamMember`.
  */
-import type { preHandlerAsyncHookHandler } from 'fastify';
+import type { preValidationAsyncHookHandler } from 'fastify';
 import type { ReplayCache } from '../auth/replay-cache.ts';
 import { verifyTeamRequest, type TeamKeyring, type TeamMember } from '../auth/team-envelope.ts';
 import type { Clock } from '../clock.ts';
@@ -22,7 +23,7 @@ export interface TeamAuthOptions {
   replay: ReplayCache;
 }
 
-export function teamAuth(options: TeamAuthOptions): preHandlerAsyncHookHandler {
+export function teamAuth(options: TeamAuthOptions): preValidationAsyncHookHandler {
   return async (request) => {
     request.teamMember = verifyTeamRequest(
       // raw.url: the request target exactly as received (percent-encoding and query intact).

@@ -46,6 +46,9 @@ describe('GET /openapi.json', () => {
     });
     expect(add.responses['200'].content['application/json'].schema.required).toEqual(['contact_id', 'contact_address', 'label', 'created_at']);
     expect(doc.paths['/v1/contacts/{contact_id}'].delete.parameters).toContainEqual(expect.objectContaining({ name: 'contact_id', in: 'path', required: true }));
+    // The declared auth mode is the operation's security requirement.
+    expect(add.security).toEqual([{ apiKey: [] }]);
+    expect(doc.components.securitySchemes.apiKey).toMatchObject({ type: 'http', scheme: 'bearer' });
   });
 
   it('on the peer listener, describes only what the peer listener serves', async () => {

@@ -21,7 +21,7 @@ export interface DocsSurfaceOptions {
 
 export async function docsSurface(app: FastifyInstance, options: DocsSurfaceOptions): Promise<void> {
   await app.register(async (scoped) => {
-    scoped.addHook('preHandler', teamAuth(options.auth));
+    scoped.addHook('preValidation', teamAuth(options.auth));
     await scoped.register(documentRoutes, options);
     // Its own context: the raw Markdown body parser must not leak to the JSON routes.
     await scoped.register(markdownRoutes, options);

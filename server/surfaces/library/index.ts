@@ -22,7 +22,7 @@ export interface LibrarySurfaceOptions {
 export async function librarySurface(app: FastifyInstance, options: LibrarySurfaceOptions): Promise<void> {
   await app.register(publicCatalogRoutes, options);
   await app.register(async (scoped) => {
-    scoped.addHook('preHandler', teamAuth(options.auth));
+    scoped.addHook('preValidation', teamAuth(options.auth));
     // After auth: each route's scope from the one table (teams/scopes.ts); 403 without it.
     enforceRouteScopes(scoped);
     // Every successful write is announced once it has committed, so the owner's UI (and any

@@ -2,8 +2,8 @@
  * Scopes on every team-authenticated library route, from the one table in teams/scopes.ts.
  *
  * Installed in the team-auth context before any route: registering a route the table does not
- * name fails at start-up (a new route cannot ship unscoped), and a preHandler after team auth
- * refuses a certificate without the route's scope with a 403 before the route parses its input,
+ * name fails at start-up (a new route cannot ship unscoped), and a preValidation hook after team auth
+ * refuses a certificate without the route's scope with a 403 before validation reads its input,
  * so a refused request never touches stored data.
  */
 import type { FastifyInstance } from 'fastify';
@@ -19,7 +19,7 @@ export function enforceRouteScopes(app: FastifyInstance): void {
       }
     }
   });
-  app.addHook('preHandler', async (request) => {
+  app.addHook('preValidation', async (request) => {
     if (!request.teamMember) throw unauthorized('This route needs a team certificate', 'DIDKey');
     const scope = libraryRouteScope(request.method, request.routeOptions.url ?? '');
     // Unreachable after the onRoute check; refusing is the safe answer all the same.
