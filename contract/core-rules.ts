@@ -149,3 +149,30 @@ export function hostKeyProblem(value: string): string | null {
   if (text === '') return null;
   return HOST_KEY_SHA256.test(text) ? null : HOST_KEY_RULE;
 }
+
+// ------------------------------------------------------------------ mail and chat
+
+/** A mail's priority, lowest first (contract/core/mail.ts takes them into its schemas). */
+export const PRIORITIES = ['low', 'normal', 'high', 'urgent'] as const;
+export type Priority = (typeof PRIORITIES)[number];
+
+/** A chat message body holds at most 64 KiB of UTF-8 (a larger one is a 413). */
+export const MAX_CHAT_MESSAGE_BYTES = 64 * 1024;
+
+/**
+ * Bytes of `text` in UTF-8, as the node counts its limits (Buffer.byteLength's count, where a
+ * lone surrogate becomes U+FFFD, 3 bytes), without Node's Buffer, so both builds can take it.
+ */
+export function utf8Length(text: string): number {
+  let bytes = 0;
+  for (let index = 0; index < text.length; index += 1) {
+    const code = text.charCodeAt(index);
+    if (code < 0x80) bytes += 1;
+    else if (code < 0x800) bytes += 2;
+    else if (code >= 0xd800 && code <= 0xdbff && index + 1 < text.length && (text.charCodeAt(index + 1) & 0xfc00) === 0xdc00) {
+      bytes += 4;
+      index += 1;
+    } else bytes += 3;
+  }
+  return bytes;
+}

@@ -2,11 +2,24 @@
  * The library's rules that the node and the UI must apply alike (DESIGN §3: `contract/` is where
  * a rule both sides need is written once): what a blueprint or profile ref may look like, what a
  * version string may look like, the next patch version and the "newer than" order, and how a tag
- * is spelled. The node enforces them (server/surfaces/library/); the UI checks a form with the
- * very same functions, so it never accepts what the node refuses, nor words it differently.
+ * is spelled, and the schema strings of the canonical payloads. The node enforces them
+ * (server/surfaces/library/); the UI checks a form with the very same functions, so it never
+ * accepts what the node refuses, nor words it differently. (The wire shapes themselves are zod
+ * schemas in contract/library/; the UI takes only their types.)
  *
  * Pure: no imports, no Node or DOM APIs (lint keeps it so), so both builds can take it.
  */
+
+// ------------------------------------------------------------------ canonical payloads
+
+/**
+ * The `schema` of each canonical payload (research A2, A3, A7). They are ours (`svc.*`, DESIGN §5)
+ * and enter every digest, so digests deliberately differ from upstream aweb catalogs. Constants
+ * here, not in contract/library/, so the UI can send them without bundling zod.
+ */
+export const IMPORT_PAYLOAD_SCHEMA = 'svc.blueprint.import-payload.v1';
+export const PROFILE_PAYLOAD_SCHEMA = 'svc.blueprint.profile-payload.v1';
+export const CHANGESET_SCHEMA = 'svc.library.profile-asset-changeset.v1';
 
 // ------------------------------------------------------------------ refs
 

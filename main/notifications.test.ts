@@ -7,16 +7,23 @@ const mail = (from: string, subject: string, agent = 'agent-bob'): WakeItem => (
   agent_id: agent,
   type: 'mail_message',
   from_alias: from,
+  from_address: null,
   subject,
+  priority: 'normal',
   message_id: `m-${from}-${subject.length}`,
+  created_at: '2026-01-01T00:00:00Z',
 });
 const chat = (from: string, preview: string, session = 's1', agent = 'agent-bob'): WakeItem => ({
   agent_id: agent,
   type: 'chat_message',
   from_alias: from,
+  from_address: null,
   preview,
   session_id: session,
+  sender_leaving: false,
+  sender_rejoining: false,
   message_id: `c-${from}-${preview.length}`,
+  created_at: '2026-01-01T00:00:00Z',
 });
 
 /** Timers the test advances by hand. */

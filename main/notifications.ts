@@ -5,6 +5,7 @@
  * becoming a wall of popups: the first item shows at once, and whatever arrives in the next few
  * seconds is gathered into one summary note. Tested in notifications.test.ts.
  */
+import type { NodeWakeItem } from '../contract/core/events.ts';
 import { listRoute, routeFor } from './navigate.ts';
 
 export interface Note {
@@ -17,16 +18,8 @@ export interface Notifier {
   show(note: Note): void;
 }
 
-/** What RunningNode.onWake delivers. */
-export interface WakeItem {
-  agent_id: string;
-  type: 'mail_message' | 'chat_message';
-  from_alias: string;
-  subject?: string;
-  session_id?: string;
-  message_id: string;
-  preview?: string;
-}
+/** What RunningNode.onWake delivers: the owner feed's new mail and chat (contract/core/events.ts). */
+export type WakeItem = NodeWakeItem;
 
 const MAX_BODY = 160;
 
@@ -38,9 +31,9 @@ function clip(text: string, max = MAX_BODY): string {
 /** One item's words: mail → "Mail from alice" / subject; chat → "alice" / the message. */
 export function noteFor(item: WakeItem): { title: string; body: string } {
   if (item.type === 'mail_message') {
-    return { title: `Mail from ${item.from_alias}`, body: clip(item.subject ?? '') || '(no subject)' };
+    return { title: `Mail from ${item.from_alias}`, body: clip(item.subject) || '(no subject)' };
   }
-  return { title: item.from_alias, body: clip(item.preview ?? '') || 'New message' };
+  return { title: item.from_alias, body: clip(item.preview) || 'New message' };
 }
 
 function describe(count: number, type: WakeItem['type']): string {
@@ -81,7 +74,7 @@ export function routeForItems(items: readonly WakeItem[]): string {
   if (items.length === 1) return routeFor(last);
   const sameAgent = items.every((item) => item.agent_id === last.agent_id);
   const sameType = items.every((item) => item.type === last.type);
-  if (sameAgent && last.type === 'chat_message' && items.every((item) => item.session_id === last.session_id)) return routeFor(last);
+  if (sameAgent && last.type === 'chat_message' && items.every((item) => item.type === 'chat_message' && item.session_id === last.session_id)) return routeFor(last);
   if (sameAgent && sameType) return listRoute(last.type, last.agent_id);
   return routeFor(last);
 }

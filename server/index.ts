@@ -30,7 +30,7 @@ import type { RemoteClientOptions } from './net/remote-client.ts';
 import { acquireNodeLock } from './node-lock.ts';
 import { removeNodeFile, writeNodeFile, type ReadyInfo } from './node-file.ts';
 import { closeDatabase, openDatabase } from './store/database.ts';
-import type { NodeWakeItem } from './surfaces/core/events/node-feed.ts';
+import type { NodeWakeItem } from '../contract/core/events.ts';
 import { createCoreServices } from './surfaces/core/services.ts';
 import type { DocsSurfaceOptions } from './surfaces/docs/index.ts';
 import { createDocsServices } from './surfaces/docs/services.ts';

@@ -11,6 +11,8 @@ import { peer } from './peer.ts';
 import { serve } from './serve.ts';
 import { team } from './team.ts';
 import { tunnel } from './tunnel.ts';
+import type { Namespace } from '../../contract/core/namespaces.ts';
+import type { CreatedProject, UiLink } from '../../contract/node/owner.ts';
 
 const USAGE = `usage: svc-node <command> [options]
 
@@ -104,7 +106,7 @@ async function run(argv: string[]): Promise<void> {
       });
     case 'project': {
       if (sub !== 'create' || !arg) throw new CliError('usage: svc-node project create <slug> [--name NAME] [--namespace DOMAIN] [--json]');
-      const project = await ownerRequest<{ project_id: string; slug: string; api_key: string; namespace: string | null }>(
+      const project = await ownerRequest<CreatedProject>(
         dataDir,
         'POST',
         '/v1/node/projects',
@@ -115,7 +117,7 @@ async function run(argv: string[]): Promise<void> {
     }
     case 'namespace': {
       if (sub !== 'create' || !arg) throw new CliError('usage: svc-node namespace create <domain> [--controller <did:key>] [--json]');
-      const { status, body: namespace } = await ownerCall<{ domain: string; controller_did: string; verification_status: string }>(
+      const { status, body: namespace } = await ownerCall<Namespace>(
         dataDir,
         'POST',
         '/v1/node/namespaces',
@@ -132,7 +134,7 @@ async function run(argv: string[]): Promise<void> {
     case 'tunnel':
       return tunnel(dataDir, json, values, sub);
     case 'ui': {
-      const { ui_url } = await ownerRequest<{ ui_url: string }>(dataDir, 'POST', '/v1/node/ui-link');
+      const { ui_url } = await ownerRequest<UiLink>(dataDir, 'POST', '/v1/node/ui-link');
       return print({ ui_url }, json, ui_url);
     }
     case 'version':

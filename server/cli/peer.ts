@@ -1,12 +1,7 @@
 /** `svc-node peer ...` (DESIGN §8): the owner's peer table, thin over `/v1/node/peers`. */
 import { CliError, ownerRequest } from './owner-client.ts';
 import { print } from './output.ts';
-
-interface Peer {
-  domain: string;
-  url: string;
-  updated_at: string;
-}
+import type { Peer, PeerRemoved } from '../../contract/node/peers.ts';
 
 const USAGE = {
   add: 'usage: svc-node peer add <domain> <url> [--json]',
@@ -27,7 +22,7 @@ export async function peer(dataDir: string, json: boolean, sub?: string, arg?: s
     }
     case 'remove': {
       if (!arg) throw new CliError(USAGE.remove);
-      const removed = await ownerRequest<{ domain: string; removed: true }>(dataDir, 'DELETE', `/v1/node/peers/${encodeURIComponent(arg)}`);
+      const removed = await ownerRequest<PeerRemoved>(dataDir, 'DELETE', `/v1/node/peers/${encodeURIComponent(arg)}`);
       return print(removed, json, `removed the peer for ${removed.domain}`);
     }
     default:

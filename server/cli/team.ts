@@ -5,6 +5,7 @@
  */
 import { CliError, ownerRequest } from './owner-client.ts';
 import { print } from './output.ts';
+import type { IssuedCertificate, Member, MemberList, Revoked, Team } from '../../contract/node/teams.ts';
 
 export interface TeamFlags {
   domain?: string | undefined;
@@ -14,27 +15,6 @@ export interface TeamFlags {
   'did-aw'?: string | undefined;
   address?: string | undefined;
   scope?: string[] | undefined;
-}
-
-interface TeamView {
-  team_id: string;
-  team_did_key: string;
-  member_count: number;
-}
-
-interface ScopeView {
-  scope: string;
-  grants: string;
-  default: boolean;
-}
-
-interface MemberView {
-  certificate_id: string;
-  alias: string;
-  member_did_key: string;
-  lifetime: string;
-  scopes: string[];
-  revoked_at: string | null;
 }
 
 const USAGE = {
@@ -52,7 +32,7 @@ export async function team(dataDir: string, json: boolean, flags: TeamFlags, sub
   switch (sub) {
     case 'create': {
       if (!arg || !flags.domain) throw new CliError(USAGE.create);
-      const { team_id, team_did_key } = await ownerRequest<TeamView>(dataDir, 'POST', '/v1/node/teams', { name: arg, domain: flags.domain });
+      const { team_id, team_did_key } = await ownerRequest<Team>(dataDir, 'POST', '/v1/node/teams', { name: arg, domain: flags.domain });
       return print({ team_id, team_did_key }, json, `team ${team_id}, team key ${team_did_key}`);
     }
     case 'add-member': {
@@ -65,7 +45,7 @@ export async function team(dataDir: string, json: boolean, flags: TeamFlags, sub
         ...(flags.address ? { address: flags.address } : {}),
         ...(flags.scope ? { scopes: flags.scope } : {}),
       };
-      const { certificate, certificate_b64 } = await ownerRequest<{ certificate: { certificate_id: string; alias: string }; certificate_b64: string }>(
+      const { certificate, certificate_b64 } = await ownerRequest<IssuedCertificate>(
         dataDir,
         'POST',
         `${teamPath(arg)}/members`,
@@ -76,7 +56,7 @@ export async function team(dataDir: string, json: boolean, flags: TeamFlags, sub
     }
     case 'revoke': {
       if (!arg || !arg2) throw new CliError(USAGE.revoke);
-      const result = await ownerRequest<{ certificate_id: string; revoked_at: string; closed_present_links: number }>(
+      const result = await ownerRequest<Revoked>(
         dataDir,
         'POST',
         `${teamPath(arg)}/members/${encodeURIComponent(arg2)}/revoke`,
@@ -84,14 +64,14 @@ export async function team(dataDir: string, json: boolean, flags: TeamFlags, sub
       return print(result, json, `revoked ${result.certificate_id} at ${result.revoked_at}; closed ${result.closed_present_links} editable present link(s)`);
     }
     case 'list': {
-      const result = await ownerRequest<{ teams: TeamView[] }>(dataDir, 'GET', '/v1/node/teams');
+      const result = await ownerRequest<{ teams: Team[] }>(dataDir, 'GET', '/v1/node/teams');
       const text = result.teams.map((t) => `${t.team_id}  ${t.team_did_key}  ${t.member_count} active`).join('\n') || 'no teams';
       return print(result, json, text);
     }
     case 'members': {
       if (!arg) throw new CliError(USAGE.members);
-      const result = await ownerRequest<{ members: MemberView[]; available_scopes: ScopeView[] }>(dataDir, 'GET', `${teamPath(arg)}/members`);
-      const line = (m: MemberView) =>
+      const result = await ownerRequest<MemberList>(dataDir, 'GET', `${teamPath(arg)}/members`);
+      const line = (m: Member) =>
         `${m.certificate_id}  ${m.alias}  ${m.lifetime}  [${m.scopes.join(',')}]  ${m.revoked_at ? `revoked ${m.revoked_at}` : 'active'}  ${m.member_did_key}`;
       const width = Math.max(...result.available_scopes.map((s) => s.scope.length));
       const scopes = result.available_scopes.map((s) => `  ${s.scope.padEnd(width)}  ${s.default ? '(default) ' : ''}${s.grants}`);

@@ -4,6 +4,7 @@
  */
 import { CliError, ownerRequest } from './owner-client.ts';
 import { print } from './output.ts';
+import type { TunnelView } from '../../contract/node/tunnel.ts';
 
 export interface TunnelFlags {
   host?: string | undefined;
@@ -12,12 +13,6 @@ export interface TunnelFlags {
   'remote-port'?: string | undefined;
   'public-url'?: string | undefined;
   'host-key'?: string | undefined;
-}
-
-interface TunnelView {
-  config: { host: string; port: number; username: string; remote_port: number; public_url: string | null } | null;
-  public_key: string;
-  status: { state: string; public_url: string | null; detail: string | null };
 }
 
 const USAGE = {

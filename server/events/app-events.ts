@@ -7,16 +7,13 @@
  * `event_id`. Subscriptions are written by the core surface (surfaces/core/events/subscriptions.ts).
  */
 import { randomUUID } from 'node:crypto';
+import { APP_EVENT_TYPES, type AppEventType, type DocChangeSource } from '../../contract/core/events.ts';
 import type { NodeContext } from '../context.ts';
 import { APP_EVENT_SCOPES } from '../teams/scopes.ts';
 import { identityTopic } from './bus.ts';
 
-/** The app event types a subscription may name. */
-export const APP_EVENT_TYPES = ['docs/doc.changed'] as const;
-export type AppEventType = (typeof APP_EVENT_TYPES)[number];
-
-/** How a document's new version was written. */
-export type DocChangeSource = 'api' | 'template' | 'present-link';
+// The app event types a subscription may name, and their frames: contract/core/events.ts.
+export type { AppEventType };
 
 export interface DocChangedEvent {
   type: 'docs/doc.changed';

@@ -8,13 +8,10 @@ import type { NodeContext } from '../context.ts';
 import { isoNow } from '../clock.ts';
 import { dnsRecordName, normalizeDomain, parseDnsRecords, SVC_DNS } from '../crypto/dns-txt.ts';
 import { invalid, notFound } from '../errors.ts';
+import type { Peer, PeerRemoved } from '../../contract/node/peers.ts';
 
-export interface Peer {
-  domain: string;
-  url: string;
-  created_at: string;
-  updated_at: string;
-}
+// A peer is on the owner API's wire: the contract defines it (contract/node/peers.ts).
+export type { Peer };
 
 /**
  * Where a domain's node was found. `via` is what the outbound client (server/net/remote-client.ts)
@@ -66,7 +63,7 @@ export class NodeDirectory {
     return this.#ctx.db.prepare(`SELECT domain, url, created_at, updated_at FROM peers WHERE domain = ?`).get(domain) as Peer;
   }
 
-  remove(domainInput: string): { domain: string; removed: true } {
+  remove(domainInput: string): PeerRemoved {
     const domain = normalizeDomain(domainInput) ?? domainInput;
     const { changes } = this.#ctx.db.prepare(`DELETE FROM peers WHERE domain = ?`).run(domain);
     if (changes === 0) throw notFound(`No peer for ${domain}`);

@@ -28,7 +28,6 @@ import { verifyReplacementAnnouncement, type ReplacementAnnouncement } from '../
 import { verifyLog, type LogHead } from '../crypto/identity-log.ts';
 import { conflict, forbidden, invalid, unavailable } from '../errors.ts';
 import { identityTopic } from '../events/bus.ts';
-import { parseWith } from '../http/validate.ts';
 import { RemoteError } from '../net/remote-error.ts';
 import type { RemoteClient } from '../net/remote-client.ts';
 import type { ChatService } from '../surfaces/core/chat/service.ts';
@@ -39,12 +38,8 @@ import type { Recipients } from '../surfaces/core/messaging/recipients.ts';
 import { checkNamespaceDns } from '../surfaces/core/namespaces/verification.ts';
 import { splitAddress } from './addresses.ts';
 import type { NodeDirectory, NodeLocation } from './directory.ts';
-import { FederatedMessage, signatureProblem, type FederatedChat, type FederatedMail } from './wire.ts';
-
-export interface InboundResult {
-  message_id: string;
-  status: 'delivered' | 'duplicate';
-}
+import type { FederatedChat, FederatedMail, FederatedMessage, InboundResult } from '../../contract/core/federation.ts';
+import { signatureProblem } from './wire.ts';
 
 /**
  * The largest answer the sender's node may give to an address, namespace or replacements lookup:
@@ -80,8 +75,8 @@ export class FederationInbound {
     this.#chat = chat;
   }
 
-  async receive(input: unknown): Promise<InboundResult> {
-    const message = parseWith(FederatedMessage, input);
+  /** `message` as the route's schema parsed it (contract/core/federation.ts). */
+  async receive(message: FederatedMessage): Promise<InboundResult> {
     const forged = signatureProblem(message);
     if (forged) throw forbidden(`Refused: ${forged}`);
     if (message.kind === 'chat') return this.#receiveChat(message);

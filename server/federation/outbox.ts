@@ -25,7 +25,8 @@ import { RemoteError, type RemoteErrorKind } from '../net/remote-error.ts';
 import { insertMailRow } from '../surfaces/core/mail/rows.ts';
 import type { NodeDirectory } from './directory.ts';
 import { refusalReason } from './refusal-reason.ts';
-import type { FederatedMessage } from './wire.ts';
+import type { FederatedMessage } from '../../contract/core/federation.ts';
+import type { OutboundMail, OutboundStatus } from '../../contract/core/mail.ts';
 
 export interface OutboxOptions {
   /** The first retry's delay; each later one doubles, up to `retryMaxMs`. */
@@ -44,8 +45,6 @@ export const DEFAULT_OUTBOX_OPTIONS: OutboxOptions = {
   deliveryTimeoutMs: 15_000,
 };
 
-export type OutboxStatus = 'queued' | 'delivered' | 'bounced';
-
 interface OutboxRow {
   id: number;
   message_id: string;
@@ -54,7 +53,7 @@ interface OutboxRow {
   to_address: string;
   to_domain: string;
   payload: string;
-  status: OutboxStatus;
+  status: OutboundStatus;
   attempts: number;
   next_attempt_at: string;
   last_error: string | null;
@@ -63,9 +62,6 @@ interface OutboxRow {
   settled_at: string | null;
 }
 
-/** A remote send as its sender sees it. */
-/** `subject` is mail's subject, or for chat the start of the message. */
-export type OutboxEntry = Omit<OutboxRow, 'id' | 'payload' | 'from_agent_id'> & { subject: string };
 
 type Outcome = { kind: 'delivered'; url: string } | { kind: 'retry'; error: string } | { kind: 'bounce'; reason: string };
 
@@ -110,7 +106,7 @@ export class FederationOutbox {
   }
 
   /** The identity's sends to other nodes, newest first. */
-  sentBy(agentId: string, limit = 100): OutboxEntry[] {
+  sentBy(agentId: string, limit = 100): OutboundMail[] {
     const rows = this.#ctx.db
       .prepare(`SELECT * FROM federation_outbox WHERE from_agent_id = ? ORDER BY id DESC LIMIT +?`)
       .all(agentId, limit) as OutboxRow[];

@@ -1,11 +1,26 @@
 /**
  * Federation inbound (DESIGN §8): `POST /v1/federation/messages`, served on the loopback and peer
  * listeners alike. No credential: the message carries its sender's signature, and inbound.ts
- * checks it and the sender's address before anything is stored.
+ * checks it and the sender's address before anything is stored. Its wire schemas are
+ * contract/core/federation.ts.
  */
 import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { FederatedMessage, InboundResult } from '../../contract/core/federation.ts';
 import type { CoreServices } from '../surfaces/core/services.ts';
 
 export async function federationRoutes(app: FastifyInstance, { services }: { services: CoreServices }): Promise<void> {
-  app.post('/v1/federation/messages', async (request) => services.inbound.receive(request.body));
+  app.withTypeProvider<ZodTypeProvider>().post(
+    '/v1/federation/messages',
+    {
+      config: { auth: 'public' },
+      schema: {
+        tags: ['federation'],
+        summary: "Mail or a chat message from another node, signed by its sender (checked before it is stored)",
+        body: FederatedMessage,
+        response: { 200: InboundResult },
+      },
+    },
+    async (request) => services.inbound.receive(request.body),
+  );
 }

@@ -22,6 +22,12 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** How the route authenticates its caller. */
     auth?: AuthMode;
+    /**
+     * A `key` route that also takes the node owner's token (archive and replace of an identity):
+     * with that token the hook leaves `principal` null and the route decides (it honours the
+     * token on the loopback listener only).
+     */
+    ownerToo?: boolean;
   }
   interface FastifyRequest {
     /** The API key's principal, for `key`, `identity` and `project` routes. */
@@ -34,6 +40,7 @@ export function installRouteAuth(app: FastifyInstance, { ctx, owner }: Pick<Core
   app.addHook('preValidation', async (request) => {
     switch (request.routeOptions.config.auth) {
       case 'key':
+        if (request.routeOptions.config.ownerToo === true && owner.isOwner(request)) break;
         request.principal = authenticate(ctx, request);
         break;
       case 'identity':

@@ -8,17 +8,10 @@
  * and refuses to start with a route the table does not name, so no route is ever left unscoped.
  */
 import type { AppEventType } from '../events/app-events.ts';
+import { TEAM_SCOPES, type ScopeDescription, type TeamScope } from '../../contract/node/teams.ts';
 
-export const TEAM_SCOPES = [
-  'docs:read',
-  'docs:write',
-  'library:read',
-  'library:write',
-  'library:publish',
-  'library:approve',
-  'team:admin',
-] as const;
-export type TeamScope = (typeof TEAM_SCOPES)[number];
+// The scopes themselves are the contract's (contract/node/teams.ts): certificates are issued with them over the owner API.
+export { TEAM_SCOPES, type ScopeDescription, type TeamScope };
 
 /** What each scope grants, as `svc-node team members` and the owner API present it. */
 export const SCOPE_GRANTS: Readonly<Record<TeamScope, string>> = {
@@ -89,13 +82,6 @@ export function libraryRouteScope(method: string, pattern: string): TeamScope | 
 export const APP_EVENT_SCOPES: Readonly<Record<AppEventType, TeamScope>> = {
   'docs/doc.changed': 'docs:read',
 };
-
-export interface ScopeDescription {
-  scope: TeamScope;
-  grants: string;
-  /** Given to a member issued without explicit scopes. */
-  default: boolean;
-}
 
 /** Every scope, what it grants and whether members get it by default: for listings. */
 export function describeScopes(): ScopeDescription[] {

@@ -12,56 +12,17 @@ import type { NodeContext } from '../context.ts';
 import type { JsonValue } from '../crypto/canonical-json.ts';
 import { isDidKey } from '../crypto/did-key.ts';
 import { normalizeDomain } from '../crypto/dns-txt.ts';
-import { encodeCertificate, issueCertificate, type CertificateLifetime, type TeamCertificate } from '../crypto/team-certificate.ts';
+import { encodeCertificate, issueCertificate, type CertificateLifetime } from '../crypto/team-certificate.ts';
 import { conflict, forbidden, invalid, notFound } from '../errors.ts';
 import { TEAMS_TOPIC } from '../events/bus.ts';
-import { ADDRESS_NAME } from '../surfaces/core/namespaces/schemas.ts';
+import { ADDRESS_NAME } from '../../contract/core/namespaces.ts';
 import { closeEditableLinks } from './revocation.ts';
 import { DEFAULT_MEMBER_SCOPES, isTeamScope, TEAM_SCOPES, type TeamScope } from './scopes.ts';
+import type { AddMemberInput, IssuedCertificate, Member, Revoked, Team } from '../../contract/node/teams.ts';
 
 export const OWNER_ALIAS = 'owner';
 const ALIAS = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 const DID_SVC = /^did:(svc|aw):[1-9A-HJ-NP-Za-km-z]{1,64}$/;
-
-export interface TeamView {
-  team_id: string;
-  name: string;
-  domain: string;
-  team_did_key: string;
-  owner_certificate_id: string;
-  member_count: number;
-  created_at: string;
-}
-
-export interface MemberView {
-  certificate_id: string;
-  team_id: string;
-  alias: string;
-  member_did_key: string;
-  member_did_aw: string | null;
-  member_address: string | null;
-  lifetime: CertificateLifetime;
-  issued_at: string;
-  revoked_at: string | null;
-  scopes: string[];
-  /** The member the node's owner acts through. */
-  owner: boolean;
-}
-
-export interface AddMemberInput {
-  did_key: string;
-  alias: string;
-  lifetime?: CertificateLifetime | undefined;
-  did_aw?: string | undefined;
-  address?: string | undefined;
-  /** Absent: DEFAULT_MEMBER_SCOPES. The owner member holds every scope (the UI acts through it). */
-  scopes?: readonly string[] | undefined;
-}
-
-export interface IssuedCertificate {
-  certificate: TeamCertificate;
-  certificate_b64: string;
-}
 
 interface TeamRow {
   team_id: string;
@@ -90,7 +51,7 @@ interface CertificateRow {
 
 const issue = (field: string, msg: string) => invalid([{ loc: ['body', field], msg, type: 'value_error' }]);
 
-function memberView(row: CertificateRow, ownerCertificateId: string): MemberView {
+function memberView(row: CertificateRow, ownerCertificateId: string): Member {
   return {
     certificate_id: row.certificate_id,
     team_id: row.team_id,
@@ -141,7 +102,7 @@ export class TeamService implements TeamKeyring {
     return row;
   }
 
-  #view(row: TeamRow): TeamView {
+  #view(row: TeamRow): Team {
     const count = this.#ctx.db
       .prepare(`SELECT COUNT(*) FROM team_certificates WHERE team_id = ? AND revoked_at IS NULL`)
       .pluck()
@@ -150,16 +111,16 @@ export class TeamService implements TeamKeyring {
     return { ...rest, member_count: count };
   }
 
-  list(): TeamView[] {
+  list(): Team[] {
     return (this.#ctx.db.prepare(`SELECT * FROM teams ORDER BY created_at, team_id`).all() as TeamRow[]).map((row) => this.#view(row));
   }
 
-  get(teamId: string): TeamView {
+  get(teamId: string): Team {
     return this.#view(this.#require(teamId));
   }
 
   /** Creates the team key and the owner member in custody; `team_id` is `<name>:<domain>`. */
-  create(name: string, domainInput: string): TeamView {
+  create(name: string, domainInput: string): Team {
     if (!ADDRESS_NAME.test(name)) throw issue('name', 'must be 1-64 letters, digits, "-" or "_", starting with a letter or digit');
     const domain = normalizeDomain(domainInput);
     if (domain === null) throw issue('domain', 'not a valid domain name');
@@ -249,7 +210,7 @@ export class TeamService implements TeamKeyring {
     return { certificate, certificate_b64: encodeCertificate(json) };
   }
 
-  members(teamId: string): MemberView[] {
+  members(teamId: string): Member[] {
     const team = this.#require(teamId);
     const rows = this.#ctx.db
       .prepare(`SELECT * FROM team_certificates WHERE team_id = ? ORDER BY issued_at, rowid`)
@@ -277,7 +238,7 @@ export class TeamService implements TeamKeyring {
    * Revokes the certificate and, in the same transaction, the editable present links it minted
    * (revocation.ts); requests carrying it are refused from the next one on.
    */
-  revoke(teamId: string, certificateId: string): { revoked: true; certificate_id: string; revoked_at: string; closed_present_links: number } {
+  revoke(teamId: string, certificateId: string): Revoked {
     const team = this.#require(teamId);
     const row = this.#certificateRow(certificateId);
     if (!row || row.team_id !== teamId) throw notFound(`Certificate ${certificateId} not found in team ${teamId}`);

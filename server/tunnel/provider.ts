@@ -5,30 +5,10 @@
  */
 import type { Duplex } from 'node:stream';
 import type { Originator } from '../http/forwarded-connection.ts';
+import type { TunnelState, TunnelStatus } from '../../contract/node/tunnel.ts';
 
-/** Where a tunnel is in its life. */
-export type TunnelState =
-  /** Not running: never started, or `stop()` was called. */
-  | 'stopped'
-  /** First attempt to bring the tunnel up is under way. */
-  | 'connecting'
-  /** The public endpoint forwards to the local listener. */
-  | 'up'
-  /** It was up (or trying) and dropped; the provider is retrying on its own. */
-  | 'reconnecting'
-  /** It cannot come up for a reason the user must fix (auth, host key); the provider keeps retrying. */
-  | 'failed';
-
-export interface TunnelStatus {
-  /** Where the tunnel is in its life. */
-  state: TunnelState;
-  /** The URL peers reach the node at while `up`; null when not known. */
-  public_url: string | null;
-  /** A human-readable reason or note for the state (never key material); null when none. */
-  detail: string | null;
-  /** ISO 8601 time the state or detail last changed. */
-  since: string;
-}
+// A tunnel's state and status are on the owner API's wire: the contract defines them (contract/node/tunnel.ts).
+export type { TunnelState, TunnelStatus };
 
 export interface Tunnel {
   /** The current status. */

@@ -8,7 +8,8 @@
  */
 import type { NodeContext } from '../context.ts';
 import { conflict } from '../errors.ts';
-import type { Tunnel, TunnelStatus, TunnelTarget } from './provider.ts';
+import type { Tunnel, TunnelTarget } from './provider.ts';
+import type { TunnelConfig, TunnelView } from '../../contract/node/tunnel.ts';
 import { authorizedKeysLine, type SshSigner } from './ssh-public-key.ts';
 import type { SshTunnelBackoff, SshTunnelConfig } from './ssh-tunnel.ts';
 
@@ -20,14 +21,6 @@ export interface TunnelHost {
   setPublicUrl(url: string | null): void;
   /** Someone watching (the owner's UI) should re-read the tunnel. */
   changed(): void;
-}
-
-export interface TunnelView {
-  provider: 'ssh';
-  config: Required<Omit<SshTunnelConfig, 'public_url' | 'host_key_sha256'>> & { public_url: string | null; host_key_sha256: string | null } | null;
-  /** The line to add to the SSH account's authorized_keys. */
-  public_key: string;
-  status: TunnelStatus;
 }
 
 interface Stored {
@@ -56,7 +49,7 @@ export class TunnelService {
 
   view(): TunnelView {
     const stored = this.#stored();
-    const status = this.#tunnel?.status() ?? { state: 'stopped', public_url: null, detail: null, since: this.#stoppedSince };
+    const status = this.#tunnel?.status() ?? { state: 'stopped' as const, public_url: null, detail: null, since: this.#stoppedSince };
     return { provider: 'ssh', config: stored.config && configView(stored.config), public_key: this.#publicKeyLine(), status };
   }
 
@@ -155,7 +148,7 @@ export class TunnelService {
   }
 }
 
-function configView(config: SshTunnelConfig): NonNullable<TunnelView['config']> {
+function configView(config: SshTunnelConfig): TunnelConfig {
   return {
     host: config.host,
     port: config.port ?? 22,

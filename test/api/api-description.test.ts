@@ -51,6 +51,194 @@ describe('GET /openapi.json', () => {
     expect(doc.components.securitySchemes.apiKey).toMatchObject({ type: 'http', scheme: 'bearer' });
   });
 
+  it('carries the library routes\' declared schemas and auth (public catalog reads, team certificate for the rest)', async () => {
+    const doc = expectOk(await t.request('GET', '/openapi.json'));
+    const LIBRARY = /^\/v1\/(blueprints|shelf|profiles|proposals|profile-bindings|materialize|team\/register|agents\/\{agent_id\}\/profile-binding)/;
+    const PUBLIC = ['GET /v1/blueprints', 'GET /v1/blueprints/{blueprint_ref}', 'GET /v1/blueprints/{blueprint_ref}/profiles/{profile_ref}'];
+    // The decision is the whole request: approve and reject take no body.
+    const BODILESS = ['POST /v1/proposals/{proposal_id}/approve', 'POST /v1/proposals/{proposal_id}/reject'];
+    const operations = Object.entries(doc.paths as Record<string, Record<string, any>>)
+      .filter(([path]) => LIBRARY.test(path))
+      .flatMap(([path, methods]) => Object.entries(methods).map(([method, op]) => ({ route: `${method.toUpperCase()} ${path}`, path, method, op })));
+    expect(operations).toHaveLength(26);
+    for (const { route, path, method, op } of operations) {
+      const success = Object.keys(op.responses ?? {}).filter((status) => /^2\d\d$/.test(status));
+      expect(success, route).not.toEqual([]);
+      for (const status of success) expect(op.responses[status].content['application/json'].schema, `${route} ${status}`).toBeDefined();
+      for (const [, name] of path.matchAll(/\{(\w+)\}/g)) {
+        expect(op.parameters, route).toContainEqual(expect.objectContaining({ name, in: 'path', required: true }));
+      }
+      if ((method === 'post' || method === 'put') && !BODILESS.includes(route)) expect(op.requestBody?.content['application/json'].schema, route).toBeDefined();
+      expect(op.security, route).toEqual(PUBLIC.includes(route) ? undefined : [{ teamCertificate: [] }]);
+    }
+    const shelfImport = doc.paths['/v1/shelf/import'].post;
+    expect(Object.keys(shelfImport.responses)).toEqual(expect.arrayContaining(['200', '201']));
+    expect(shelfImport.requestBody.content['application/json'].schema.required).toEqual(['source_blueprint_ref', 'profile_ref']);
+    expect(doc.paths['/v1/blueprints'].get.parameters).toContainEqual(expect.objectContaining({ name: 'tags', in: 'query' }));
+    expect(doc.paths['/v1/blueprints/import'].post.requestBody.content['application/json'].schema.properties.schema).toMatchObject({ enum: ['svc.blueprint.import-payload.v1'] });
+    expect(doc.paths['/v1/shelf'].get.responses['200'].content['application/json'].schema.required).toEqual(['profiles', 'has_more', 'next_after']);
+  });
+
+  it('carries the messaging routes\' declared schemas and auth (mail, chat, control, events, federation)', async () => {
+    const doc = expectOk(await t.request('GET', '/openapi.json'));
+    // [route, query parameters, success statuses with a JSON answer (none for a server-sent event stream)]
+    const MESSAGING: [string, string[], string[]][] = [
+      ['POST /v1/messages', [], ['200']],
+      ['GET /v1/messages/inbox', ['limit', 'unread_only', 'message_id', 'before', 'folder'], ['200']],
+      ['GET /v1/messages/outbound', [], ['200']],
+      ['POST /v1/messages/{message_id}/ack', [], ['200']],
+      ['GET /v1/messages/sent', ['limit', 'before'], ['200']],
+      ['POST /v1/messages/{message_id}/archive', [], ['200']],
+      ['POST /v1/messages/{message_id}/unarchive', [], ['200']],
+      ['POST /v1/messages/{message_id}/unread', [], ['200']],
+      ['DELETE /v1/messages/{message_id}', [], ['200']],
+      ['GET /v1/messages/{message_id}/rendered', [], ['200']],
+      ['POST /v1/chat/sessions', [], ['200']],
+      ['GET /v1/chat/sessions', ['limit', 'before'], ['200']],
+      ['GET /v1/chat/pending', [], ['200']],
+      ['GET /v1/chat/sessions/{session_id}/messages', ['unread_only', 'limit', 'message_id'], ['200']],
+      ['POST /v1/chat/sessions/{session_id}/messages', [], ['200']],
+      ['POST /v1/chat/sessions/{session_id}/read', [], ['200']],
+      ['GET /v1/chat/sessions/{session_id}/stream', ['deadline', 'after'], []],
+      ['POST /v1/agents/{alias}/control', [], ['200']],
+      ['GET /v1/events/stream', ['deadline'], []],
+      ['POST /v1/events/subscriptions', [], ['200', '201']],
+      ['GET /v1/events/subscriptions', [], ['200']],
+      ['DELETE /v1/events/subscriptions/{subscription_id}', [], ['200']],
+      ['POST /v1/federation/messages', [], ['200']],
+    ];
+    for (const [route, query, statuses] of MESSAGING) {
+      const [method, path] = route.split(' ') as [string, string];
+      const op = doc.paths[path]?.[method.toLowerCase()];
+      expect(op, route).toBeDefined();
+      const json = Object.keys(op.responses ?? {}).filter((status) => /^2\d\d$/.test(status) && op.responses[status].content?.['application/json']);
+      expect(json, route).toEqual(statuses);
+      for (const status of statuses) expect(op.responses[status].content['application/json'].schema, `${route} ${status}`).toBeDefined();
+      for (const [, name] of path.matchAll(/\{(\w+)\}/g)) {
+        expect(op.parameters, route).toContainEqual(expect.objectContaining({ name, in: 'path', required: true }));
+      }
+      for (const name of query) expect(op.parameters, route).toContainEqual(expect.objectContaining({ name, in: 'query' }));
+      if (method === 'POST' && !/\/(ack|archive|unarchive|unread)$/.test(path)) expect(op.requestBody?.content['application/json'].schema, route).toBeDefined();
+      expect(op.security, route).toEqual(path === '/v1/federation/messages' ? undefined : [{ apiKey: [] }]);
+    }
+    const inbox = doc.paths['/v1/messages/inbox'].get.responses['200'].content['application/json'].schema;
+    expect(inbox.required).toEqual(['messages', 'has_more', 'next_before']);
+    const federated = doc.paths['/v1/federation/messages'].post.requestBody.content['application/json'].schema;
+    expect(federated.oneOf ?? federated.anyOf).toHaveLength(2);
+  });
+
+  it('carries the identity, namespace, did:svc and owner routes\' declared schemas and auth', async () => {
+    const doc = expectOk(await t.request('GET', '/openapi.json'));
+    const AREA = /^\/(v1\/(node|namespaces|did|workspaces|auth)\b|v1\/agents\/(me|resolve)\b|api\/v1\/agents\/)/;
+    // Writes whose whole request is the path (and the credential).
+    const BODILESS = [
+      'POST /v1/namespaces/{domain}/verify',
+      'POST /api/v1/agents/{agent_id}/archive',
+      'POST /api/v1/agents/{agent_id}/replace',
+      'PUT /v1/agents/me/rotate',
+      'POST /v1/node/ui-link',
+      'POST /v1/node/identities/{agent_id}/session-key',
+      'POST /v1/node/teams/{team_id}/members/{certificate_id}/revoke',
+      'POST /v1/node/tunnel/start',
+      'POST /v1/node/tunnel/stop',
+    ];
+    const SSE = ['GET /v1/node/events/stream'];
+    const security = (route: string): unknown => {
+      if (route === 'POST /v1/node/session') return undefined;
+      if (route.includes(' /v1/node/')) return [{ ownerToken: [] }];
+      if (/^(POST|PUT|DELETE) \/v1\/namespaces/.test(route) && !route.endsWith('/verify')) return [{ didKey: [] }];
+      if (/ \/v1\/(did|namespaces)/.test(route)) return undefined;
+      return [{ apiKey: [] }];
+    };
+    const operations = Object.entries(doc.paths as Record<string, Record<string, any>>)
+      .filter(([path]) => AREA.test(path))
+      .flatMap(([path, methods]) => Object.entries(methods).map(([method, op]) => ({ route: `${method.toUpperCase()} ${path}`, path, method, op })));
+    expect(operations).toHaveLength(55);
+    for (const { route, path, method, op } of operations) {
+      expect(op.security, route).toEqual(security(route));
+      for (const [, name] of path.matchAll(/\{(\w+)\}/g)) {
+        expect(op.parameters, route).toContainEqual(expect.objectContaining({ name, in: 'path', required: true }));
+      }
+      if (SSE.includes(route)) continue;
+      const success = Object.keys(op.responses ?? {}).filter((status) => /^2\d\d$/.test(status));
+      expect(success, route).not.toEqual([]);
+      for (const status of success) expect(op.responses[status].content['application/json'].schema, `${route} ${status}`).toBeDefined();
+      if (['post', 'put', 'patch'].includes(method) && !BODILESS.includes(route)) expect(op.requestBody?.content['application/json'].schema, route).toBeDefined();
+    }
+    expect(doc.paths['/v1/node/events/stream'].get.parameters).toContainEqual(expect.objectContaining({ name: 'deadline', in: 'query' }));
+    const init = doc.paths['/v1/workspaces/init'].post;
+    expect(Object.keys(init.requestBody.content['application/json'].schema.properties)).toEqual(expect.arrayContaining(['alias', 'name', 'lifetime', 'address_reachability']));
+    expect(init.responses['201'].content['application/json'].schema.required).toEqual(expect.arrayContaining(['agent_id', 'api_key', 'did_key', 'address']));
+    expect(Object.keys(doc.paths['/v1/namespaces/{domain}/addresses'].post.responses)).toEqual(expect.arrayContaining(['200', '201']));
+    expect(doc.paths['/v1/namespaces'].get.parameters).toContainEqual(expect.objectContaining({ name: 'controller_did', in: 'query', required: true }));
+    expect(doc.paths['/v1/node/setup'].post.requestBody.content['application/json'].schema.required).toEqual(['name']);
+    expect(doc.paths['/v1/did/{did_aw}/log'].get.responses['200'].content['application/json'].schema.type).toBe('array');
+    // Archive and replace also take the owner token on the loopback listener; the route checks it.
+    expect(doc.paths['/api/v1/agents/{agent_id}/archive'].post.summary).toMatch(/owner token/);
+  });
+
+  it('carries the document routes\' declared schemas and auth (team certificate; present pages, assets by id and the upload URL public)', async () => {
+    const doc = expectOk(await t.request('GET', '/openapi.json'));
+    // [route, query parameters, JSON success statuses (none for HTML pages and asset bytes), body: JSON, raw bytes or none, public]
+    const DOCS: [string, string[], string[], 'json' | 'raw' | 'none', boolean][] = [
+      ['POST /v1/documents', [], ['201'], 'json', false],
+      ['GET /v1/documents', ['limit', 'after', 'q'], ['200'], 'none', false],
+      ['GET /v1/documents/{slug}', [], ['200'], 'none', false],
+      ['GET /v1/documents/{slug}/versions', [], ['200'], 'none', false],
+      ['GET /v1/documents/{slug}/versions/{n}', [], ['200'], 'none', false],
+      ['POST /v1/documents/{slug}/versions/template', [], ['201'], 'json', false],
+      // Raw text/markdown: the envelope hashes the bytes, so no JSON body is declared.
+      ['POST /v1/documents/{slug}/versions', [], ['201'], 'raw', false],
+      ['GET /v1/templates', [], ['200'], 'none', false],
+      ['GET /v1/templates/{name}', [], ['200'], 'none', false],
+      ['GET /v1/billing', [], ['200'], 'none', false],
+      ['GET /v1/theme', [], ['200'], 'none', false],
+      ['PUT /v1/theme', [], ['200'], 'json', false],
+      ['POST /v1/assets', [], ['201'], 'json', false],
+      ['POST /v1/assets/video/direct-upload', [], ['201'], 'json', false],
+      ['GET /v1/assets/{asset_id}', [], ['200'], 'none', false],
+      ['POST /v1/present', [], ['201'], 'json', false],
+      ['POST /v1/present/{token}/revoke', [], ['200'], 'none', false],
+      ['GET /v1/present', [], ['200'], 'none', false],
+      ['POST /v1/present/preview', [], ['200'], 'json', false],
+      ['GET /assets/{asset_id}', [], [], 'none', true],
+      // The video's bytes, streamed to disk: not JSON.
+      ['PUT /v1/assets/{asset_id}/upload', ['token'], ['200'], 'raw', true],
+      ['GET /present/{token}', [], [], 'none', true],
+      ['GET /present/{token}/state', [], ['200'], 'none', true],
+      ['POST /present/{token}/preview', [], ['200'], 'json', true],
+      ['POST /present/{token}/edit', [], ['200'], 'json', true],
+    ];
+    const described = Object.entries(doc.paths as Record<string, Record<string, any>>)
+      .filter(([path]) => /^\/(v1\/(documents|templates|billing|theme|assets|present)|assets|present)(\/|$)/.test(path))
+      .flatMap(([path, methods]) => Object.keys(methods).map((method) => `${method.toUpperCase()} ${path}`));
+    expect(described.sort()).toEqual(DOCS.map(([route]) => route).sort());
+    for (const [route, query, statuses, body, isPublic] of DOCS) {
+      const [method, path] = route.split(' ') as [string, string];
+      const op = doc.paths[path][method.toLowerCase()];
+      const json = Object.entries(op.responses ?? {}).filter(([, response]: [string, any]) => response.content?.['application/json'] !== undefined);
+      expect(json.map(([status]) => status), route).toEqual(statuses);
+      for (const [status, response] of json as [string, any][]) expect(response.content['application/json'].schema, `${route} ${status}`).toBeDefined();
+      for (const [, name] of path.matchAll(/\{(\w+)\}/g)) {
+        expect(op.parameters, route).toContainEqual(expect.objectContaining({ name, in: 'path', required: true }));
+      }
+      for (const name of query) expect(op.parameters, route).toContainEqual(expect.objectContaining({ name, in: 'query' }));
+      if (body === 'json') expect(op.requestBody?.content['application/json'].schema, route).toBeDefined();
+      else expect(op.requestBody, route).toBeUndefined();
+      expect(op.security, route).toEqual(isPublic ? undefined : [{ teamCertificate: [] }]);
+      expect(op.tags?.length, route).toBe(1);
+    }
+    const create = doc.paths['/v1/documents'].post.requestBody.content['application/json'].schema;
+    expect(create.required).toEqual(['slug', 'title']);
+    expect(create.properties.template.required).toEqual(['name']);
+    const version = doc.paths['/v1/documents/{slug}/versions/{n}'].get.responses['200'].content['application/json'].schema;
+    expect(version.properties.author.required).toEqual(['kind', 'name', 'address']);
+    const listing = doc.paths['/v1/documents'].get.responses['200'].content['application/json'].schema;
+    expect((listing.anyOf ?? listing.oneOf).map((s: { type: string }) => s.type).sort()).toEqual(['array', 'object']);
+    const preview = doc.paths['/v1/present/preview'].post.responses['200'].content['application/json'].schema;
+    expect(preview.required).toEqual(['html', 'contrast', 'base_palettes']);
+  });
+
   it('on the peer listener, describes only what the peer listener serves', async () => {
     const peerUrl = t.node.info.public_url as string;
     const response = await fetch(`${peerUrl}/openapi.json`);

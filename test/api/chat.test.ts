@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { verifyMessageSignature } from '../../server/crypto/message-signing.ts';
-import { MAX_CHAT_MESSAGE_BYTES } from '../../server/surfaces/core/chat/schemas.ts';
+import { MAX_CHAT_MESSAGE_BYTES } from '../../contract/core/chat.ts';
 import { expectOk, expectRefusal, expectValidation } from '../support/expect.ts';
 import { createIdentity, createNodeNamespace, createProject, persistent, type Project } from '../support/identities.ts';
 import { testKey } from '../support/keys.ts';

@@ -3,7 +3,7 @@
  * and chat: per-identity session keys, the node-wide wake stream, and RunningNode.onWake.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { NodeWakeItem } from '../../server/surfaces/core/events/node-feed.ts';
+import type { NodeWakeItem } from '../../contract/core/events.ts';
 import { expectOk, expectRefusal } from '../support/expect.ts';
 import { createIdentity, createNodeNamespace, createProject, persistent } from '../support/identities.ts';
 import { startTestNode, type TestNode } from '../support/node.ts';

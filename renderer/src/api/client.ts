@@ -19,6 +19,41 @@
  */
 // The wire contract (contract/) is written once, for the node and for this client (issue 15).
 import type { Contact } from '../../../contract/core/contacts.ts';
+import type {
+  ChatHistory,
+  ChatMessage,
+  ChatReadMarked,
+  ChatSessionsPage,
+  CreateSessionRequest,
+  Pending,
+  ReadReceipt,
+  SendChatResult,
+  StartChatResult,
+} from '../../../contract/core/chat.ts';
+import type { NodeChangeKind, NodeWakeItem } from '../../../contract/core/events.ts';
+import type {
+  InboxPage,
+  MailAcknowledged,
+  MailDeleted,
+  MailFolder,
+  MailFolderState,
+  MailMessage,
+  OutboundList,
+  OutboundMail,
+  RenderedMail,
+  SendMailRequest,
+  SendMailResult,
+  SentPage,
+} from '../../../contract/core/mail.ts';
+import { PRIORITIES } from '../../../contract/core-rules.ts';
+import type { CreatedIdentity, Identity, IdentityStatus, Lifetime, Reachability } from '../../../contract/core/identities.ts';
+import type { Namespace, NamespaceAuthority, VerificationStatus } from '../../../contract/core/namespaces.ts';
+import type { CreateIdentityInput, SessionKey } from '../../../contract/node/identities.ts';
+import type { CreatedProject, CreateNamespaceInput, CreateProjectInput, NodeInfo, OwnerSession, ProjectListItem, UiLink } from '../../../contract/node/owner.ts';
+import type { Peer, PeerInput, PeerRemoved } from '../../../contract/node/peers.ts';
+import type { SetupInput, SetupResult } from '../../../contract/node/setup.ts';
+import type { CreateTeamInput, SignedRequest, SignInput, Team } from '../../../contract/node/teams.ts';
+import type { TunnelConfig, TunnelConfigInput, TunnelState, TunnelStatus, TunnelView } from '../../../contract/node/tunnel.ts';
 import type { SvcBridge } from '../../../preload/api.d.ts';
 import { ApiError, errorIssues, errorMessage } from './errors.ts';
 import { frameJson, openStream } from './sse.ts';
@@ -27,239 +62,60 @@ import type { FetchLike, SseFrame, StreamHandle, StreamState } from './sse.ts';
 export type { FetchLike, StreamHandle, StreamState };
 
 // ---------------------------------------------------------------------------------------------
-// Wire types (owner API, /v1/node/...)
+// Wire types (owner API, /v1/node/...; identities, namespaces): the contract's, contract/core/ and contract/node/
 // ---------------------------------------------------------------------------------------------
 
-export type Lifetime = 'ephemeral' | 'persistent';
-export type IdentityStatus = 'active' | 'archived' | 'replaced' | 'deleted';
-export type Reachability = 'public' | 'contacts-only';
-export type VerificationStatus = 'unverified' | 'verified' | 'revoked';
-export type CustodyBackend = 'safe-storage' | 'keyring' | 'passphrase' | 'key-file';
+export type { Identity, CreatedIdentity, IdentityStatus, Lifetime, Reachability };
+export type { Namespace, NamespaceAuthority, VerificationStatus };
+export type { NodeInfo, ProjectListItem, CreatedProject, CreateProjectInput, CreateIdentityInput, SessionKey, SetupInput, SetupResult };
+export type { Team, CreateTeamInput, SignedRequest as SignedTeamRequest, Peer, PeerRemoved };
+export type { TunnelState, TunnelStatus, TunnelConfig, TunnelView, TunnelConfigInput };
 
-export interface NodeInfo {
-  node_id: string;
-  version: string;
-  core_url: string;
-  library_url: string;
-  docs_url: string;
-  ui_url: string | null;
-  public_url: string | null;
-  data_dir: string;
-  custody_backend: CustodyBackend | string;
-}
-
-export interface Project {
-  project_id: string;
-  slug: string;
-  name: string | null;
-  namespace: string | null;
-  identity_count: number;
-  created_at: string;
-}
-
-export interface CreatedProject {
-  project_id: string;
-  slug: string;
-  api_key: string;
-  namespace: string | null;
-}
-
-export interface Identity {
-  identity_id: string;
-  agent_id: string;
-  project_id: string;
-  project_slug: string;
-  alias: string;
-  name: string;
-  lifetime: Lifetime;
-  status: IdentityStatus;
-  custody: string;
-  did_key: string;
-  did_aw: string | null;
-  address: string | null;
-  address_reachability: Reachability;
-  created_at: string;
-}
-
-export interface CreatedIdentity {
-  status: 'ok';
-  identity_id: string;
-  agent_id: string;
-  project_id: string;
-  project_slug: string;
-  alias: string;
-  name: string;
-  lifetime: 'persistent';
-  did: string;
-  stable_id: string;
-  custody: string;
-  address: string | null;
-  address_reachability: Reachability;
-  namespace: string | null;
-  api_key: string;
-  created_at: string;
-  server_url: string;
-}
-
-/** Why a namespace exists on this node: the owner's consent, DNS proof, or neither (registered before that rule). */
-export type NamespaceAuthority = 'owner' | 'dns' | 'unproven';
-
-export interface Namespace {
-  domain: string;
-  controller_did: string;
-  verification_status: VerificationStatus;
-  node_controlled: boolean;
-  authority: NamespaceAuthority;
-  address_count: number;
-  created_at: string;
-}
-
-export interface CreateProjectInput {
-  slug: string;
-  name?: string;
-  namespace?: string;
-}
-
-export interface CreateIdentityInput {
-  project_id: string;
-  name: string;
-  address_reachability?: Reachability;
-}
-
-/** `POST /v1/node/setup`: a person's first identity, in one step (see SetupView). */
-export interface SetupInput {
-  name: string;
-  /** A domain of their own; without one the address is under the node's own `.local` namespace. */
-  domain?: string;
-}
-
-export interface SetupResult {
-  /** False when the node was already set up with this very name and domain. */
-  created: boolean;
-  identity: Identity;
-  /** `<domain>/<name>`: the address to share. */
-  address: string;
-  project: { project_id: string; slug: string };
-  /** `local`: the node's own `.local` namespace. */
-  namespace: { domain: string; local: boolean };
-}
-
-/** A team whose key this node holds (`GET /v1/node/teams`); `team_id` is `<name>:<domain>`. */
-export interface Team {
-  team_id: string;
-  name: string;
-  domain: string;
-  team_did_key: string;
-  owner_certificate_id: string;
-  member_count: number;
-  created_at: string;
-}
-
-export interface CreateTeamInput {
-  name: string;
-  domain: string;
-}
-
-/** A peer (`/v1/node/peers`): the node that answers for a domain, when DNS does not say. */
-export interface Peer {
-  domain: string;
-  /** The peer node's http(s) origin. */
-  url: string;
-  created_at: string;
-  updated_at: string;
-}
-
-export type TunnelState = 'stopped' | 'connecting' | 'up' | 'reconnecting' | 'failed';
-
-/** What the tunnel is doing now. */
-export interface TunnelStatus {
-  state: TunnelState;
-  /** The URL other nodes reach this node at, while up. */
-  public_url: string | null;
-  /** Why it is in this state, in words (the last error, the host it is connecting to). */
-  detail: string | null;
-  since: string;
-}
-
-/** The saved SSH tunnel settings. */
-export interface TunnelConfig {
-  host: string;
-  port: number;
-  username: string;
-  remote_port: number;
-  remote_bind_host: string;
-  public_url: string | null;
-  host_key_sha256: string | null;
-}
-
-/** `GET /v1/node/tunnel`: the settings, the node's SSH public key, and the status. */
-export interface TunnelView {
-  provider: 'ssh';
-  config: TunnelConfig | null;
-  /** An authorized_keys line ("ssh-ed25519 AAAA... svc-node@..."); the private key stays on the node. */
-  public_key: string;
-  status: TunnelStatus;
-}
-
-/** `PUT /v1/node/tunnel`. */
-export interface TunnelConfigInput {
-  host: string;
-  port?: number;
-  username: string;
-  remote_port: number;
-  remote_bind_host?: string;
-  public_url?: string;
-  host_key_sha256?: string;
-}
-
-/** What the owner asks the node to sign: the exact method, request target and body to be sent. */
-export interface TeamRequestToSign {
-  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
-  /** The request target as it will be sent, query string included. */
-  path: string;
-  /** The exact body text that will be sent, if any. */
-  body?: string;
-  /** Documents: the agent_id of the identity the app acts as, signed into the envelope and recorded on versions. */
-  acting_as?: string;
-}
-
-/** `POST /v1/node/teams/{team_id}/sign`: headers for one request, and where to send it. */
-export interface SignedTeamRequest {
-  headers: Record<string, string>;
-  url: string;
-}
-
-/** `POST /v1/node/identities/{agent_id}/session-key`: a key acting as one identity for 24 h. */
-export interface SessionKey {
-  api_key: string;
-  api_key_id: string;
-  expires_at: string;
-}
-
-/** One frame of the owner's node-wide stream: new mail or chat for one identity on this node. */
-export interface NodeWakeItem {
-  agent_id: string;
-  type: 'mail_message' | 'chat_message';
-  message_id: string;
-  from_alias: string;
-  from_address: string | null;
-  subject?: string;
-  priority?: string;
-  session_id?: string;
-  preview?: string;
-  /** Chat: the message said its sender was leaving, or took its sender back into the chat. */
-  sender_leaving?: boolean;
-  sender_rejoining?: boolean;
-  created_at: string;
-}
+/** What the owner asks the node to sign: the exact method, request target and body to be sent (and, for documents, who the app acts as). */
+export type TeamRequestToSign = Omit<SignInput, 'surface'>;
 
 // ---------------------------------------------------------------------------------------------
-// Wire types (identity API: /v1/messages, /v1/contacts, /v1/chat)
+// Wire types (identity API: /v1/messages, /v1/contacts, /v1/chat; the event streams): the
+// contract's, contract/core/{mail,chat,events}.ts, re-exported for the views and stores
 // ---------------------------------------------------------------------------------------------
 
-/** A nudge on the owner feed: what changed (never the data itself). */
+export type {
+  InboxPage,
+  MailFolderState,
+  MailMessage,
+  MailOrigin,
+  OutboundMail,
+  OutboundStatus,
+  Priority,
+  SendMailResult,
+  SendStatus,
+  SentMail,
+  SentPage,
+  SignatureStatus,
+} from '../../../contract/core/mail.ts';
+export type {
+  ChatHistory,
+  ChatLastMessage,
+  ChatMember,
+  ChatMessage,
+  ChatSession,
+  ChatSessionsPage,
+  Pending,
+  PendingChat,
+  ReadReceipt,
+  SendChatResult,
+  StartChatResult,
+} from '../../../contract/core/chat.ts';
+/** The owner feed's new mail and chat for one identity on this node. */
+export type { NodeChatWake, NodeMailWake, NodeWakeItem } from '../../../contract/core/events.ts';
+/** What a sender's address can be trusted as (a mail's or chat message's `from_namespace_trust`). */
+export type { NamespaceTrust } from '../../../contract/core/namespaces.ts';
+export type { Contact };
+export { PRIORITIES };
+
+/** A nudge on the owner feed, as the views take it: what changed (never the data itself). */
 export interface NodeChange {
-  kind: (typeof NODE_CHANGES)[number];
+  kind: NodeChangeKind;
   /** The team, for library and documents changes (null for the catalog and the tunnel). */
   teamId: string | null;
   /** For mail changes: whose message, and which (archived, unarchived, deleted, marked read or unread). */
@@ -267,298 +123,32 @@ export interface NodeChange {
   messageId?: string;
 }
 
-/** The owner feed's nudges (what changed, never the data itself). */
-const NODE_CHANGES = ['library_changed', 'docs_changed', 'catalog_changed', 'tunnel_changed', 'teams_changed', 'mail_changed'] as const;
-const isNodeChange = (event: string): event is NodeChange['kind'] => (NODE_CHANGES as readonly string[]).includes(event);
+/** Every nudge the feed sends (contract/core/events.ts, NodeFeedChanges): a new one fails to compile here until it is named. */
+const NODE_CHANGES: Record<NodeChangeKind, true> = {
+  library_changed: true,
+  docs_changed: true,
+  catalog_changed: true,
+  tunnel_changed: true,
+  teams_changed: true,
+  mail_changed: true,
+};
+const isNodeChange = (event: string): event is NodeChangeKind => Object.hasOwn(NODE_CHANGES, event);
 
-/** What the node found checking a message's signature over its signed_payload with from_did. */
-export type SignatureStatus = 'verified' | 'unverified' | 'failed';
-
-/**
- * What the sender's address can be trusted as: DNS names its namespace's controller (`verified`),
- * this node's owner registered the namespace (`owner`), or nobody checked (`unverified`).
- */
-export type NamespaceTrust = 'verified' | 'owner' | 'unverified';
-
-export type Priority = 'low' | 'normal' | 'high' | 'urgent';
-export const PRIORITIES: readonly Priority[] = ['low', 'normal', 'high', 'urgent'];
-
-/**
- * Where an inbox mail came from: an identity on this node, another node (checked on arrival), or
- * this node itself telling that a delivery to another node failed.
- */
-export type MailOrigin = 'local' | 'remote' | 'bounce';
-
-/** One mail in an inbox, as the node stored and signed it. */
-export interface MailMessage {
-  message_id: string;
-  origin: MailOrigin;
-  /** The sending node's origin, for remote mail. */
-  from_node: string | null;
-  /** Null for mail from another node, and for bounces. */
-  from_agent_id: string | null;
-  from_alias: string;
-  from_address: string | null;
-  /** The did:key the sender signed with. */
-  from_did: string;
-  from_stable_id: string | null;
-  to_alias: string;
-  to_address: string | null;
-  to_did: string;
-  to_stable_id: string | null;
-  subject: string;
-  body: string;
-  priority: Priority;
-  signature: string;
-  signed_payload: string;
-  created_at: string;
-  /** When the recipient acknowledged it; null while unread. */
-  read_at: string | null;
-  is_contact: boolean;
-  /** The node's check of the signature against from_did (server-side Ed25519). */
-  signature_status?: SignatureStatus;
-  /** Null when the sender has no address (or for a bounce). */
-  from_namespace_trust?: NamespaceTrust | null;
-  /** Ours: when the recipient archived it; null while it is in the inbox. */
-  archived_at?: string | null;
-}
-
-export interface InboxPage {
-  messages: MailMessage[];
-  has_more: boolean;
-  next_before: string | null;
-}
-
+/** The inbox as `IdentityClient.inbox` asks for it (the query string is built from these). */
 export interface InboxQuery {
   limit?: number;
   unreadOnly?: boolean;
   before?: string;
   messageId?: string;
   /** Ours: `archive` lists what was archived; the default is the inbox. */
-  folder?: 'inbox' | 'archive';
-}
-
-/** Ours: `GET /v1/messages/sent`: one mail this identity sent to one recipient, with its delivery state. */
-export interface SentMail {
-  message_id: string;
-  /** `local`: to an identity on this node; `remote`: to another node. */
-  destination: 'local' | 'remote';
-  /** The recipient as it was addressed. */
-  to: string;
-  to_alias: string | null;
-  to_address: string | null;
-  to_did: string | null;
-  to_stable_id: string | null;
-  subject: string;
-  body: string;
-  priority: Priority;
-  signature: string;
-  signed_payload: string;
-  created_at: string;
-  status: OutboundStatus;
-  attempts: number | null;
-  next_attempt_at: string | null;
-  last_error: string | null;
-  delivered_to: string | null;
-  settled_at: string | null;
-}
-
-export interface SentPage {
-  messages: SentMail[];
-  has_more: boolean;
-  next_before: string | null;
-}
-
-/** Ours: where a message of the inbox is after archive, unarchive or mark unread. */
-export interface MailFolderState {
-  message_id: string;
-  folder: 'inbox' | 'archive';
-  archived_at: string | null;
-  read_at: string | null;
+  folder?: MailFolder;
 }
 
 /** A send: recipients go in the list for their kind (address, alias in my project, did). */
-export interface SendMailInput {
-  to_addresses?: string[];
-  to_aliases?: string[];
-  to_dids?: string[];
-  subject: string;
-  body: string;
-  priority: Priority;
-}
+export type SendMailInput = Pick<SendMailRequest, 'to_addresses' | 'to_aliases' | 'to_dids' | 'subject' | 'body' | 'priority'>;
 
-/** `delivered`: in the recipient's inbox on this node; `queued`: on its way to another node. */
-export type SendStatus = 'delivered' | 'queued';
-
-export interface SendMailResult {
-  message_id: string;
-  /** `queued` when any recipient is on another node. */
-  status: SendStatus;
-  delivered_at: string;
-  messages: {
-    message_id: string;
-    to: string;
-    to_alias: string | null;
-    to_address: string | null;
-    to_did: string;
-    status: SendStatus;
-  }[];
-}
-
-export type OutboundStatus = 'queued' | 'delivered' | 'bounced';
-
-/** `GET /v1/messages/outbound`: one mail or chat message of the current identity to another node. */
-export interface OutboundMail {
-  message_id: string;
-  /** Mail, or a chat message (its `subject` is then "Chat: " and the start of the message). */
-  kind: 'mail' | 'chat';
-  to_address: string;
-  to_domain: string;
-  status: OutboundStatus;
-  attempts: number;
-  next_attempt_at: string;
-  /** Why the last attempt failed (or why it bounced). */
-  last_error: string | null;
-  /** The node that took it. */
-  delivered_to: string | null;
-  created_at: string;
-  settled_at: string | null;
-  subject: string;
-}
-
-export type { Contact };
-
-export interface ChatSession {
-  session_id: string;
-  /** The other participants' aliases, addresses (or aliases) and dids, in the same order. */
-  participants: string[];
-  participant_addresses: string[];
-  participant_dids: string[];
-  created_at: string;
-  last_activity: string;
-  /** Another participant has the session open right now. */
-  sender_waiting: boolean;
-  unread_count: number;
-  /** Ours: the newest message, for the row's preview (null for a session without one). */
-  last_message?: ChatLastMessage | null;
-  /** Ours: the other participants (aliases) whose latest message said they were leaving. */
-  participants_left?: string[];
-  /** Ours: my latest message here said I was leaving. */
-  you_left?: boolean;
-}
-
-/** `GET /v1/chat/sessions?limit&before`: one page of sessions, newest activity first. */
-export interface ChatSessionsPage {
-  sessions: ChatSession[];
-  has_more: boolean;
-  /** Pass as `before` for the next page; null on the last one. */
-  next_before: string | null;
-}
-
-/** A session's newest message, as the session list shows it. */
-export interface ChatLastMessage {
-  message_id: string;
-  from_agent_id: string | null;
-  from_alias: string;
-  from_address: string | null;
-  /** The first 200 characters of the body. */
-  preview: string;
-  created_at: string;
-  sender_leaving: boolean;
-  sender_rejoining: boolean;
-}
-
-/** A participant in a session's history: how far it has read and whether it left. */
-export interface ChatMember {
-  agent_id: string | null;
-  alias: string;
-  address: string | null;
-  did: string;
-  last_read_message_id: string | null;
-  read_at: string | null;
-  left_at: string | null;
-}
-
-/** `GET /v1/chat/sessions/{id}/messages`: the messages, and (ours) each participant's state. */
-export interface ChatHistory {
-  messages: ChatMessage[];
-  participants?: ChatMember[];
-}
-
-export interface PendingChat {
-  session_id: string;
-  participants: string[];
-  participant_addresses: string[];
-  participant_dids: string[];
-  last_message: string | null;
-  last_message_id: string | null;
-  last_from: string | null;
-  unread_count: number;
-  last_activity: string;
-  sender_waiting: boolean;
-  time_remaining_seconds: number | null;
-}
-
-export interface Pending {
-  pending: PendingChat[];
-  /** Unread mail. */
-  messages_waiting: number;
-}
-
-export interface ChatMessage {
-  message_id: string;
-  session_id: string;
-  /** Null when the sender is in another project. */
-  from_agent_id: string | null;
-  from_alias: string;
-  from_address: string | null;
-  from_did: string;
-  from_stable_id: string | null;
-  to: string;
-  to_did: string;
-  body: string;
-  timestamp: string;
-  created_at: string;
-  sender_leaving: boolean;
-  /** Ours: the sender came back to a chat it had left with this message. */
-  sender_rejoining?: boolean;
-  hang_on: boolean;
-  reply_to: string | null;
-  signature: string;
-  /** The node's check of the signature against from_did (server-side Ed25519). */
-  signature_status?: SignatureStatus;
-  /** Null when the sender has no address. */
-  from_namespace_trust?: NamespaceTrust | null;
-}
-
-export interface StartChatInput {
-  to_addresses: string[];
-  to_aliases: string[];
-  to_dids: string[];
-  message: string;
-}
-
-export interface StartChatResult {
-  session_id: string;
-  message_id: string;
-  participants: { agent_id: string | null; alias: string; address: string | null; did: string }[];
-  targets_connected: string[];
-  targets_left: string[];
-}
-
-export interface SendChatResult {
-  message_id: string;
-  session_id: string;
-  delivered: true;
-}
-
-export interface ReadReceipt {
-  type: 'read_receipt';
-  session_id: string;
-  reader_alias: string;
-  up_to_message_id: string;
-  timestamp: string;
-}
+/** A new chat: its targets, by kind, and the first message. */
+export type StartChatInput = Pick<CreateSessionRequest, 'to_addresses' | 'to_aliases' | 'to_dids' | 'message'>;
 
 /** What a chat session stream delivers. */
 export type SessionEvent = { kind: 'message'; message: ChatMessage } | { kind: 'read_receipt'; receipt: ReadReceipt };
@@ -662,11 +252,11 @@ export class NodeClient {
 
   /** A fresh one-time sign-in link for a browser. */
   async uiLink(): Promise<string> {
-    return (await this.#post<{ ui_url: string }>('/v1/node/ui-link')).ui_url;
+    return (await this.#post<UiLink>('/v1/node/ui-link')).ui_url;
   }
 
-  async projects(): Promise<Project[]> {
-    return (await this.#get<{ projects: Project[] }>('/v1/node/projects')).projects;
+  async projects(): Promise<ProjectListItem[]> {
+    return (await this.#get<{ projects: ProjectListItem[] }>('/v1/node/projects')).projects;
   }
 
   createProject(input: CreateProjectInput): Promise<CreatedProject> {
@@ -687,7 +277,8 @@ export class NodeClient {
 
   /** The owner's consent to a namespace, controlled by `controllerDid` or, without it, by a key the node holds. */
   createNamespace(domain: string, controllerDid?: string): Promise<Namespace> {
-    return this.#post<Namespace>('/v1/node/namespaces', { domain, ...(controllerDid ? { controller_did: controllerDid } : {}) });
+    const input: CreateNamespaceInput = { domain, ...(controllerDid ? { controller_did: controllerDid } : {}) };
+    return this.#post<Namespace>('/v1/node/namespaces', input);
   }
 
   /** Sets the node up for a person in one step: a namespace, a project and a persistent identity. */
@@ -710,10 +301,11 @@ export class NodeClient {
 
   /** Adds or replaces the peer for a domain; the node then retries mail waiting for it. */
   setPeer(domain: string, url: string): Promise<Peer> {
-    return this.#post<Peer>('/v1/node/peers', { domain, url });
+    const input: PeerInput = { domain, url };
+    return this.#post<Peer>('/v1/node/peers', input);
   }
 
-  removePeer(domain: string): Promise<{ domain: string; removed: true }> {
+  removePeer(domain: string): Promise<PeerRemoved> {
     return this.#delete(`/v1/node/peers/${encodeURIComponent(domain)}`);
   }
 
@@ -739,8 +331,9 @@ export class NodeClient {
    * The four team-auth headers for one library or documents request made as the team's owner member (the key
    * stays in the node's custody), and the URL to send it to. Each signature works once.
    */
-  signAsTeam(teamId: string, request: TeamRequestToSign, surface: 'library' | 'docs' = 'library'): Promise<SignedTeamRequest> {
-    return this.#post<SignedTeamRequest>(`/v1/node/teams/${encodeURIComponent(teamId)}/sign`, { ...request, surface });
+  signAsTeam(teamId: string, request: TeamRequestToSign, surface: 'library' | 'docs' = 'library'): Promise<SignedRequest> {
+    const input: SignInput = { ...request, surface };
+    return this.#post<SignedRequest>(`/v1/node/teams/${encodeURIComponent(teamId)}/sign`, input);
   }
 
   /** A fresh key acting as the identity for 24 h; the UI keeps it in memory only. */
@@ -910,10 +503,10 @@ export class IdentityClient {
 
   /** This identity's mail to other nodes with its delivery state, newest first. */
   async outbound(): Promise<OutboundMail[]> {
-    return (await this.#call<{ messages: OutboundMail[] }>('GET', '/v1/messages/outbound')).messages;
+    return (await this.#call<OutboundList>('GET', '/v1/messages/outbound')).messages;
   }
 
-  ack(messageId: string): Promise<{ message_id: string; acknowledged_at: string }> {
+  ack(messageId: string): Promise<MailAcknowledged> {
     return this.#call('POST', `/v1/messages/${encodeURIComponent(messageId)}/ack`, {});
   }
 
@@ -930,13 +523,13 @@ export class IdentityClient {
   }
 
   /** Deletes it from this inbox for good (the sender keeps its copy). */
-  deleteMail(messageId: string): Promise<{ message_id: string; deleted_at: string }> {
+  deleteMail(messageId: string): Promise<MailDeleted> {
     return this.#call('DELETE', `/v1/messages/${encodeURIComponent(messageId)}`);
   }
 
   /** The body as HTML, rendered and sanitised by the node (links kept, outside images dropped). */
   async renderedBody(messageId: string): Promise<string> {
-    return (await this.#call<{ body_html: string }>('GET', `/v1/messages/${encodeURIComponent(messageId)}/rendered`)).body_html;
+    return (await this.#call<RenderedMail>('GET', `/v1/messages/${encodeURIComponent(messageId)}/rendered`)).body_html;
   }
 
   async contacts(): Promise<Contact[]> {
@@ -947,8 +540,8 @@ export class IdentityClient {
     return this.#call<Contact>('POST', '/v1/contacts', { contact_address: address, label });
   }
 
-  async chatSessions(): Promise<ChatSession[]> {
-    return (await this.#call<{ sessions: ChatSession[] }>('GET', '/v1/chat/sessions')).sessions;
+  async chatSessions(): Promise<ChatSessionsPage['sessions']> {
+    return (await this.#call<ChatSessionsPage>('GET', '/v1/chat/sessions')).sessions;
   }
 
   /** One page of sessions, newest activity first; `before` is the previous page's `next_before`. */
@@ -983,7 +576,7 @@ export class IdentityClient {
     });
   }
 
-  markChatRead(sessionId: string, upToMessageId: string): Promise<{ success: true; messages_marked: number }> {
+  markChatRead(sessionId: string, upToMessageId: string): Promise<ChatReadMarked> {
     return this.#call('POST', `/v1/chat/sessions/${encodeURIComponent(sessionId)}/read`, { up_to_message_id: upToMessageId });
   }
 
@@ -1082,7 +675,7 @@ export function linkRefusal(error: unknown): string {
 
 /** Exchanges a one-time code for the owner token (`POST /v1/node/session`). */
 export async function exchangeCode(fetchImpl: FetchLike, origin: string, code: string): Promise<string> {
-  const body = await requestJson<{ owner_token?: unknown }>(fetchImpl, `${origin}/v1/node/session`, 'POST', null, {
+  const body = await requestJson<Partial<OwnerSession>>(fetchImpl, `${origin}/v1/node/session`, 'POST', null, {
     code,
   });
   if (typeof body.owner_token !== 'string' || body.owner_token === '') {

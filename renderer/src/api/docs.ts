@@ -3,224 +3,28 @@
  * templates, present links, the theme, assets and billing. Every call is a team-signed request
  * (team-request.ts) addressed to the docs origin; appends send raw `text/markdown`, not JSON.
  */
+import type { Asset } from '../../../contract/docs/assets.ts';
+import type { Billing } from '../../../contract/docs/billing.ts';
+import type { CreateDocumentInput, DocumentDetail, DocumentPage, DocumentSummary, DocumentVersion } from '../../../contract/docs/documents.ts';
+import type { MintedLink, MintInput, PresentLinkSummary, Preview } from '../../../contract/docs/present.ts';
+import type { TemplateDetail, TemplateList, TemplateRequest } from '../../../contract/docs/templates.ts';
+import type { Theme, ThemeDraft, ThemeInput } from '../../../contract/docs/theme.ts';
 import type { FetchLike } from './client.ts';
 import { query, sendSigned, trimSlash, type Method, type RequestBody, type TeamSigner } from './team-request.ts';
 
 // ---------------------------------------------------------------------------------------------
-// Wire types
+// Wire types: the contract's (contract/docs/), imported as types only so zod stays out of the
+// bundle; re-exported here for the stores, components and lib/ that read them.
 // ---------------------------------------------------------------------------------------------
 
-export type VersionSource = 'api' | 'template' | 'present-link';
-
-export interface DocumentSummary {
-  document_id: string;
-  slug: string;
-  title: string;
-  current_version: number;
-  updated_at: string;
-  created_at: string;
-}
-
-/** The identity of this node the app acted as when it saved (recorded by the node). */
-export interface ActingAs {
-  agent_id: string;
-  alias: string;
-  name: string;
-  address: string | null;
-}
-
-/**
- * Who made a version: an identity the app acted as, a team member (an agent, by its certificate),
- * or a visitor through an editable link (`name` null when they typed none).
- */
-export interface VersionAuthor {
-  kind: 'identity' | 'member' | 'link-editor';
-  name: string | null;
-  address: string | null;
-}
-
-/** `GET /v1/documents?limit&after&q`: one page, newest first, and how many match in all. */
-export interface DocumentPage {
-  documents: DocumentSummary[];
-  has_more: boolean;
-  next_after: string | null;
-  total: number;
-}
-
-/** One version's metadata; `body` only when a single version is read. */
-export interface DocumentVersion {
-  version_id: string;
-  version_number: number;
-  body: string | null;
-  source: VersionSource;
-  body_sha256: string;
-  created_by_alias: string | null;
-  created_by_address: string | null;
-  created_by_editor_name: string | null;
-  created_at: string;
-  /** Absent from nodes older than issue 14. */
-  acting_as?: ActingAs | null;
-  author?: VersionAuthor;
-}
-
-export interface DocumentDetail extends DocumentSummary {
-  body: string;
-  latest: DocumentVersion;
-}
-
-export type SlotName = 'cover' | 'metrics' | 'sections' | 'ask';
-
-export interface TemplateSummary {
-  name: string;
-  description: string;
-  slots: SlotName[];
-  required_slots: SlotName[];
-}
-
-/** The node's slot limits: maximum characters per field and entries per list. */
-export interface TemplateLimits {
-  title: number;
-  subtitle: number;
-  eyebrow: number;
-  sections: number;
-  heading: number;
-  sectionBody: number;
-  metrics: number;
-  label: number;
-  value: number;
-  caption: number;
-  headline: number;
-  askBody: number;
-  items: number;
-  item: number;
-}
-
-export interface TemplateDetail extends TemplateSummary {
-  example: { name: string; slots: Record<string, unknown> };
-  example_markdown: string;
-}
-
-export interface TemplateRequest {
-  name: string;
-  slots: Record<string, unknown>;
-}
-
-export type CreateDocumentInput = { slug: string; title: string } & ({ body: string } | { template: TemplateRequest });
-
-export interface MintInput {
-  slug: string;
-  /** Pins the link to this version; the latest when absent. */
-  version?: number;
-  ttl_seconds?: number;
-  editable?: boolean;
-}
-
-export interface MintedLink {
-  token: string;
-  url: string;
-  link_id: string;
-  slug: string;
-  version: number;
-  editable: boolean;
-  ttl_seconds: number;
-  expires_at: string;
-}
-
-/** A link as listed: never its token (its address is shown once, when made). */
-export interface PresentLinkSummary {
-  link_id: string;
-  slug: string;
-  version: number;
-  editable: boolean;
-  expires_at: string;
-  revoked_at: string | null;
-  created_by_alias: string;
-  created_at: string;
-}
-
-export const COLOR_TOKENS = ['background', 'surface', 'text', 'muted', 'border', 'accent'] as const;
-export type ColorToken = (typeof COLOR_TOKENS)[number];
-export type FontName = 'system' | 'serif' | 'mono';
-
-export interface ThemeTokens {
-  colors?: Partial<Record<ColorToken, string>>;
-  fonts?: { body?: FontName; heading?: FontName };
-  layout?: { mode?: 'document' | 'presentation'; measure?: 'narrow' | 'default' | 'wide'; color_scheme?: 'light' | 'dark' | 'auto' };
-}
-
-export interface Theme {
-  tokens: ThemeTokens;
-  preset: string | null;
-  logo_asset_id: string | null;
-  logo_url: string | null;
-  header: string | null;
-  footer: string | null;
-  updated_at: string | null;
-}
-
-/** `PUT /v1/theme`: tokens, preset, header and footer are replaced; the logo stays unless changed. */
-export interface ThemeInput {
-  tokens?: ThemeTokens;
-  preset?: string | null;
-  header?: string | null;
-  footer?: string | null;
-  logo?: { content_type: string; data_base64: string };
-  clear_logo?: boolean;
-}
-
-export type TextRole = 'text' | 'muted' | 'link' | 'code';
-
-/** One text colour the page paints, on what it is painted on; `ratio` null when either has alpha. */
-export interface ContrastCheck {
-  role: TextRole;
-  label: string;
-  foreground: string;
-  on: string;
-  background: string;
-  ratio: number | null;
-  passes: boolean;
-}
-
-/**
- * One palette's contrast: `text`/`surface`/`ratio`/`passes` are text on surface; `checks` every
- * text colour the page paints (absent from nodes older than issue 14).
- */
-export interface PaletteContrast {
-  palette: 'light' | 'dark';
-  text: string;
-  surface: string;
-  ratio: number | null;
-  passes: boolean;
-  checks?: ContrastCheck[];
-}
-
-export type Palette = Record<ColorToken, string>;
-
-/** `POST /v1/present/preview`: the whole present page, its contrast against WCAG AA, and the palettes unset colours fall back to. */
-export interface Preview {
-  html: string;
-  contrast: PaletteContrast[];
-  base_palettes: { light: Palette; dark: Palette };
-}
-
-export interface Asset {
-  asset_id: string;
-  kind: 'image' | 'video';
-  url: string;
-  content_type: string;
-  bytes: number;
-  status: string;
-  created_at: string;
-}
-
-export interface Billing {
-  team_id: string;
-  tier: string;
-  /** `max_asset_bytes` is the team's asset storage quota (always set; 2 GiB unless the owner changes it). */
-  caps: { max_documents: number | null; max_versions_per_doc: number | null; max_asset_bytes: number };
-  /** `asset_bytes`: images, videos and uploads in progress. */
-  usage: { documents: number; max_versions_per_doc: number; asset_bytes: number };
-}
+export type { Asset, Billing, CreateDocumentInput, DocumentDetail, DocumentPage, DocumentSummary, DocumentVersion };
+export type { ActingAs, VersionAuthorView, VersionSource } from '../../../contract/docs/documents.ts';
+export type { MintedLink, MintInput, PresentLinkSummary, Preview };
+export type { TemplateDetail, TemplateLimits, TemplateList, TemplateRequest, TemplateSummary } from '../../../contract/docs/templates.ts';
+export type { ContrastCheck, Palette, PaletteContrast, Theme, ThemeDraft, ThemeInput, ThemeTokens } from '../../../contract/docs/theme.ts';
+export type { FontName, SlotName, TextRole } from '../../../contract/docs/rules.ts';
+/** The theme's colour tokens (the contract's COLOR_KEYS; rules.ts has no zod, so the value may be bundled). */
+export { COLOR_KEYS as COLOR_TOKENS, type ColorKey as ColorToken } from '../../../contract/docs/rules.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Client
@@ -290,7 +94,7 @@ export class DocsClient {
   // -------------------------------------------------------------- templates
 
   /** The built-in templates and the limits their slots share. */
-  templates(): Promise<{ templates: TemplateSummary[]; limits: TemplateLimits }> {
+  templates(): Promise<TemplateList> {
     return this.#call('GET', '/v1/templates');
   }
 
@@ -315,7 +119,7 @@ export class DocsClient {
   }
 
   /** A body as its present page would show it, with the saved theme or `theme` (unsaved). */
-  preview(body: string, theme?: Omit<ThemeInput, 'logo'>): Promise<Preview> {
+  preview(body: string, theme?: ThemeDraft): Promise<Preview> {
     return this.#call('POST', '/v1/present/preview', { json: theme === undefined ? { body } : { body, theme } });
   }
 

@@ -7,8 +7,11 @@
  * directory-entry shapes it is given; tested in __tests__/blueprint-folder.test.ts.
  */
 import { isMap, isSeq, parseDocument } from 'yaml';
+import type { BlueprintImportPayload } from '../../../contract/library/catalog.ts';
+import { IMPORT_PAYLOAD_SCHEMA } from '../../../contract/library-rules.ts';
 
-export const IMPORT_PAYLOAD_SCHEMA = 'svc.blueprint.import-payload.v1';
+// The payload's schema string and shape are the wire contract's (contract/).
+export { IMPORT_PAYLOAD_SCHEMA };
 export const BLUEPRINT_YAML = 'blueprint.yaml';
 
 /** The directories the library never takes into a payload, at any depth. */
@@ -17,10 +20,7 @@ export const EXCLUDED_DIRS: readonly string[] = ['.git', '.hg', '.svn', 'node_mo
 /** Files an operating system leaves in folders (binary, never part of a blueprint). */
 const OS_FILES: readonly string[] = ['.DS_Store', 'Thumbs.db', 'desktop.ini'];
 
-export interface ImportPayload {
-  schema: typeof IMPORT_PAYLOAD_SCHEMA;
-  files: { path: string; content_utf8: string }[];
-}
+export type ImportPayload = BlueprintImportPayload;
 
 /** One file of the folder: its path including the folder's own name (`team/blueprint.yaml`). */
 export interface FolderFile {

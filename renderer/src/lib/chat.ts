@@ -3,7 +3,8 @@
  * as the stream and the send answers arrive in any order, who has read what, and who has left.
  * Pure; tested in __tests__/chat.test.ts.
  */
-import type { ChatLastMessage, ChatMember, ChatMessage, ChatSession, NodeWakeItem } from '../api/client.ts';
+import { MAX_CHAT_MESSAGE_BYTES, utf8Length } from '../../../contract/core-rules.ts';
+import type { ChatLastMessage, ChatMember, ChatMessage, ChatSession, NodeChatWake } from '../api/client.ts';
 
 export type Delivery = 'sent' | 'sending' | 'failed';
 
@@ -69,8 +70,14 @@ export function pendingEntry(
       sender_leaving: flags.leaving === true,
       sender_rejoining: flags.rejoining === true,
       hang_on: false,
+      extends_wait_seconds: 0,
       reply_to: null,
+      wait_seconds: null,
+      // Not signed yet: the node signs it when it takes it (the badge says "Unsigned" meanwhile).
       signature: '',
+      signed_payload: '',
+      signature_status: 'unverified',
+      from_namespace_trust: null,
     },
   };
 }
@@ -178,7 +185,8 @@ export function moveToFront(sessions: readonly ChatSession[], sessionId: string,
  * the last word was theirs), present, or nothing.
  */
 export function presence(
-  session: Pick<ChatSession, 'sender_waiting' | 'unread_count' | 'you_left'>,
+  // `you_left` is ours: a session from an older node does not say.
+  session: Pick<ChatSession, 'sender_waiting' | 'unread_count'> & Partial<Pick<ChatSession, 'you_left'>>,
   last: LastMessage | null,
 ): 'waiting' | 'present' | null {
   // Someone who said goodbye is not waiting, even with the chat still open on their screen; and
@@ -201,9 +209,12 @@ export function lastFromSummary(last: ChatLastMessage, myAgentId: string | null 
 }
 
 /** A session row's summary from a chat message arriving live for me (so never mine). */
-export function lastFromWake(item: Pick<NodeWakeItem, 'preview' | 'from_alias' | 'created_at' | 'sender_leaving' | 'sender_rejoining'>): LastMessage {
+export function lastFromWake(
+  // An item from an older node may say neither whether its sender left nor whether it came back.
+  item: Pick<NodeChatWake, 'preview' | 'from_alias' | 'created_at'> & Partial<Pick<NodeChatWake, 'sender_leaving' | 'sender_rejoining'>>,
+): LastMessage {
   return {
-    body: item.preview ?? '',
+    body: item.preview,
     from_alias: item.from_alias,
     created_at: item.created_at,
     mine: false,
@@ -340,25 +351,10 @@ export function timeline(entries: readonly ConversationEntry[], myAgentId: strin
 
 // ------------------------------------------------------------------ size
 
-/** The node's limit on a chat message (server/surfaces/core/chat/schemas.ts; a test keeps them equal). */
-export const MAX_CHAT_MESSAGE_BYTES = 64 * 1024;
+/** The node's limit on a chat message, and how it counts bytes: the contract's (contract/core-rules.ts). */
+export { MAX_CHAT_MESSAGE_BYTES, utf8Length };
 /** From this share of the limit on, the composer shows how much is left. */
 const NEAR_SHARE = 0.8;
-
-/** Bytes of `text` in UTF-8, as the node counts them (a lone surrogate becomes U+FFFD, 3 bytes). */
-export function utf8Length(text: string): number {
-  let bytes = 0;
-  for (let index = 0; index < text.length; index += 1) {
-    const code = text.charCodeAt(index);
-    if (code < 0x80) bytes += 1;
-    else if (code < 0x800) bytes += 2;
-    else if (code >= 0xd800 && code <= 0xdbff && index + 1 < text.length && (text.charCodeAt(index + 1) & 0xfc00) === 0xdc00) {
-      bytes += 4;
-      index += 1;
-    } else bytes += 3;
-  }
-  return bytes;
-}
 
 /** "64 KiB", "48.5 KiB". */
 export function formatKiB(bytes: number): string {

@@ -7,6 +7,7 @@
  *
  * Keys: `svc-node.draft@<node origin>|<team id>|<slug>`; one JSON value each.
  */
+import { DOCUMENT_SLUG } from '../../../contract/docs/rules.ts';
 
 export interface DocumentDraft {
   teamId: string;
@@ -127,5 +128,5 @@ export function slugFromTitle(title: string): string {
   return slug;
 }
 
-/** The node's slug rule (server/surfaces/docs/schemas.ts): a letter or digit, then letters, digits, ".", "_" or "-". */
-export const SLUG_PATTERN = /^[a-zA-Z0-9][a-zA-Z0-9_.-]{0,159}$/;
+/** The node's slug rule (contract/docs/rules.ts): a letter or digit, then letters, digits, ".", "_" or "-"; at most 160. */
+export const SLUG_PATTERN = DOCUMENT_SLUG;

@@ -196,7 +196,7 @@ export function mailOrigin(
 }
 
 /** Which of a send's recipients (as the sender named them) went to another node's queue. */
-export function queuedRecipients(result: Pick<SendMailResult, 'messages'>): string[] {
+export function queuedRecipients(result: { messages: readonly Pick<SendMailResult['messages'][number], 'status' | 'to'>[] }): string[] {
   return result.messages.filter((entry) => entry.status === 'queued').map((entry) => entry.to);
 }
 

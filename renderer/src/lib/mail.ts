@@ -4,7 +4,7 @@
  * says it does, Sent's delivery words, which links of a rendered body may open. Pure; tested in
  * __tests__/mail.test.ts.
  */
-import type { Identity, MailMessage, OutboundMail, Priority, SentMail } from '../api/client.ts';
+import type { Identity, MailMessage, OutboundMail, Priority, SentMail, SignatureStatus } from '../api/client.ts';
 import { addressDomain, outboundBadge, outboundDetail } from './federation.ts';
 import { keyFingerprint } from './format.ts';
 import type { BadgeLabel } from './labels.ts';
@@ -26,7 +26,9 @@ export function mergeMessages(list: readonly MailMessage[], incoming: readonly M
  * with the sender's did:key (the renderer does no cryptography itself). Without a verdict from the
  * node it says only that the message carries a signature by that key.
  */
-export function signatureBadge(message: Pick<MailMessage, 'signature' | 'from_did' | 'signature_status'>): BadgeLabel & { fingerprint: string | null } {
+export function signatureBadge(
+  message: Pick<MailMessage, 'signature' | 'from_did'> & { signature_status?: SignatureStatus | undefined },
+): BadgeLabel & { fingerprint: string | null } {
   if (!message.signature || !message.from_did) {
     return { text: 'Unsigned', tone: 'warn', hint: 'This message carries no signature.', fingerprint: null };
   }

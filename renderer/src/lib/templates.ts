@@ -1,9 +1,10 @@
 /**
  * Document templates in the editor: the form a template's slots are typed into, and the `slots`
- * object the node receives (POST /v1/documents with `template`). The node's rules are in
- * server/surfaces/docs/domain/templates.ts (the renderer may not import it): strings are trimmed,
- * `cover.title`, a section's `heading` and a metric's `label` and `value` must not be empty, and
- * unknown keys are refused, so empty optional strings and empty lists are left out here.
+ * object the node receives (POST /v1/documents with `template`). The node's rules are the
+ * contract's slot schemas (contract/docs/templates.ts, zod: the UI reads the limits from
+ * GET /v1/templates instead of bundling them): strings are trimmed, `cover.title`, a section's
+ * `heading` and a metric's `label` and `value` must not be empty, and unknown keys are refused,
+ * so empty optional strings and empty lists are left out here.
  * Pure; tested in __tests__/templates.test.ts.
  */
 import type { SlotName, TemplateLimits } from '../api/docs.ts';

@@ -3,6 +3,7 @@
  * team's saved theme, turned back into `PUT /v1/theme` input and the preview's draft, and the
  * words for the contrast check. Pure (no DOM), unit tested in __tests__/theme-form.test.ts.
  */
+import { AA_RATIO, formatRatio, IMAGE_MAX_BYTES, IMAGE_TYPES, PRESETS, TEXT_ROLES, THEME_TEXT_MAX } from '../../../contract/docs/rules.ts';
 import {
   COLOR_TOKENS,
   type ColorToken,
@@ -13,9 +14,18 @@ import {
   type Preview,
   type TextRole,
   type Theme,
+  type ThemeDraft,
   type ThemeInput,
   type ThemeTokens,
 } from '../api/docs.ts';
+
+/** The node's own rules (contract/docs/rules.ts), under the names the editor uses. */
+export { AA_RATIO, formatRatio, PRESETS };
+/** Header and footer: the node's limit. */
+export const TEXT_MAX = THEME_TEXT_MAX;
+/** Logos: the node's image limit and types. */
+export const LOGO_MAX_BYTES = IMAGE_MAX_BYTES;
+export const LOGO_TYPES = IMAGE_TYPES;
 
 export type Measure = NonNullable<NonNullable<ThemeTokens['layout']>['measure']>;
 export type ColorScheme = NonNullable<NonNullable<ThemeTokens['layout']>['color_scheme']>;
@@ -35,8 +45,6 @@ export const SCHEME_OPTIONS: readonly { value: ColorScheme; label: string }[] = 
   { value: 'dark', label: 'Dark' },
   { value: 'auto', label: 'Follow the reader’s system' },
 ];
-/** The presets the node knows; anything else is ignored by it. */
-export const PRESETS = ['svc'] as const;
 
 export const COLOR_LABELS: Readonly<Record<ColorToken, string>> = {
   background: 'Background',
@@ -46,15 +54,6 @@ export const COLOR_LABELS: Readonly<Record<ColorToken, string>> = {
   border: 'Border',
   accent: 'Accent',
 };
-
-
-/** WCAG AA for normal text, as the node checks it. */
-export const AA_RATIO = 4.5;
-/** Header and footer: the node's limit. */
-export const TEXT_MAX = 2000;
-/** Logos: the node's image limit and types. */
-export const LOGO_MAX_BYTES = 256 * 1024;
-export const LOGO_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'] as const;
 
 /** The editor's fields; '' means unset (the node's default). */
 export interface ThemeForm {
@@ -155,7 +154,7 @@ export function tokensFromForm(form: ThemeForm): ThemeTokens {
 }
 
 /** The preview's draft: PUT's fields without a new logo (the preview shows the saved one unless cleared). */
-export function draftFromForm(form: ThemeForm): Omit<ThemeInput, 'logo'> {
+export function draftFromForm(form: ThemeForm): ThemeDraft {
   return {
     tokens: tokensFromForm(form),
     preset: form.preset === '' ? null : form.preset,
@@ -192,14 +191,12 @@ export function base64OfDataUrl(dataUrl: string): string {
   return comma === -1 ? '' : dataUrl.slice(comma + 1);
 }
 
-/** A ratio as the node words it: two decimals, rounded down so 4.499 never reads as 4.50. */
-export function formatRatio(ratio: number): string {
-  return (Math.floor(ratio * 100) / 100).toFixed(2);
-}
-
 /** The text colours a present page paints (issue 14), as the editor names them. */
 export const ROLE_LABELS: Readonly<Record<TextRole, string>> = { text: 'Text', muted: 'Muted text', link: 'Links', code: 'Code blocks' };
-const ROLES: readonly TextRole[] = ['text', 'muted', 'link', 'code'];
+const ROLES: readonly TextRole[] = TEXT_ROLES;
+
+/** A palette's contrast as a node reports it: one older than issue 14 sends no `checks` (text on surface only). */
+export type ContrastReport = Omit<PaletteContrast, 'checks'> & Partial<Pick<PaletteContrast, 'checks'>>;
 
 /** One text colour in one palette, in words: "15.80:1", ok, and what was measured. */
 export interface ContrastCell {
@@ -213,7 +210,7 @@ export interface ContrastCell {
 }
 
 /** A palette's checks; a node older than issue 14 reports text on surface only. */
-function checksOf(contrast: PaletteContrast): ContrastCheck[] {
+function checksOf(contrast: ContrastReport): ContrastCheck[] {
   return (
     contrast.checks ?? [
       { role: 'text', label: 'text', foreground: contrast.text, on: 'surface', background: contrast.surface, ratio: contrast.ratio, passes: contrast.passes },
@@ -233,7 +230,7 @@ function cellOf(palette: PaletteContrast['palette'], check: ContrastCheck): Cont
  * The contrast check as a table: a row per text colour the page paints, a column per palette the
  * scheme shows, each cell the node's measured ratio.
  */
-export function contrastTable(contrast: readonly PaletteContrast[]): { palettes: PaletteContrast['palette'][]; rows: { role: TextRole; label: string; cells: ContrastCell[] }[] } {
+export function contrastTable(contrast: readonly ContrastReport[]): { palettes: PaletteContrast['palette'][]; rows: { role: TextRole; label: string; cells: ContrastCell[] }[] } {
   const cells = contrast.flatMap((c) => checksOf(c).map((check) => cellOf(c.palette, check)));
   const rows = ROLES.map((role) => ({ role, label: ROLE_LABELS[role], cells: cells.filter((cell) => cell.role === role) })).filter((row) => row.cells.length > 0);
   return { palettes: contrast.map((c) => c.palette), rows };
@@ -245,7 +242,7 @@ function listed(items: readonly string[]): string {
 }
 
 /** Why Save is off because of contrast, naming each colour and palette; null when every one passes. */
-export function contrastBlock(contrast: readonly PaletteContrast[]): string | null {
+export function contrastBlock(contrast: readonly ContrastReport[]): string | null {
   const cells = contrast.flatMap((c) => checksOf(c).map((check) => cellOf(c.palette, check)));
   const where = (cell: ContrastCell) => `${ROLE_LABELS[cell.role].toLowerCase()} in the ${cell.palette} palette`;
   const low = cells.filter((c) => !c.ok && c.ratio !== null);

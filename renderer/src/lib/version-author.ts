@@ -16,7 +16,10 @@ export interface AuthorLine {
 
 const HOW: Record<VersionSource, string> = { api: 'saved', template: 'from a template', 'present-link': 'through an editable link' };
 
-export function authorLine(version: Pick<DocumentVersion, 'source' | 'author' | 'created_by_alias' | 'created_by_address' | 'created_by_editor_name'>): AuthorLine {
+/** A version as a node reports it: one older than issue 14 sends no `author`. */
+export type ReportedVersion = Pick<DocumentVersion, 'source' | 'created_by_alias' | 'created_by_address' | 'created_by_editor_name'> & Partial<Pick<DocumentVersion, 'author'>>;
+
+export function authorLine(version: ReportedVersion): AuthorLine {
   const how = HOW[version.source] ?? version.source;
   // A node older than issue 14 sends no `author`: the certificate's fields, as before.
   const author = version.author ?? {

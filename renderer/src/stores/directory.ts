@@ -11,7 +11,7 @@ import type {
   CreateProjectInput,
   Identity,
   Namespace,
-  Project,
+  ProjectListItem,
   SetupInput,
   SetupResult,
 } from '../api/client.ts';
@@ -42,7 +42,7 @@ export const useDirectoryStore = defineStore('directory', () => {
   const session = useSessionStore();
 
   const identities = ref<Identity[]>([]);
-  const projects = ref<Project[]>([]);
+  const projects = ref<ProjectListItem[]>([]);
   const namespaces = ref<Namespace[]>([]);
   /** False until the first load finished (so empty states do not flash before data arrives). */
   const loaded = ref(false);

@@ -19,6 +19,7 @@ import { ApiError } from '../api/client.ts';
 import type { CreateTeamInput, Team } from '../api/client.ts';
 import { LibraryClient } from '../api/library.ts';
 import type {
+  AddVersionInput,
   AuthoredProfile,
   BindInput,
   Binding,
@@ -28,7 +29,6 @@ import type {
   BlueprintImportResult,
   BlueprintSummary,
   CreateProfileInput,
-  ImportResult,
   Materialized,
   MaterializeInput,
   Proposal,
@@ -36,6 +36,7 @@ import type {
   ProfileWithFiles,
   PublishInput,
   PublishResult,
+  ShelfImportResult,
   ShelfProfile,
   UpdateFromSourceInput,
   UpdateFromSourceResult,
@@ -378,7 +379,7 @@ export const useShelfStore = defineStore('shelf', () => {
     return result;
   }
 
-  async function importProfile(blueprintRef: string, profileRef: string): Promise<ImportResult> {
+  async function importProfile(blueprintRef: string, profileRef: string): Promise<ShelfImportResult> {
     const result = await library().importProfile({ source_blueprint_ref: blueprintRef, profile_ref: profileRef });
     await loadShelf();
     return result;
@@ -456,7 +457,7 @@ export const useShelfStore = defineStore('shelf', () => {
     await Promise.all([loadProfile(profileRef, true), loadShelf(), id === null ? null : refreshOpen(id)]);
   }
 
-  async function addVersion(profileRef: string, files: { path: string; content_utf8: string }[]): Promise<AuthoredProfile> {
+  async function addVersion(profileRef: string, files: AddVersionInput['files']): Promise<AuthoredProfile> {
     const saved = await library().addVersion(profileRef, files);
     await afterChange(profileRef);
     return saved;

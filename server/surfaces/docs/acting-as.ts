@@ -14,16 +14,11 @@ import type { TeamMember } from '../../auth/team-envelope.ts';
 import { SIGNED_PAYLOAD_HEADER } from '../../auth/team-envelope-client.ts';
 import { fromBase64Url } from '../../crypto/encoding.ts';
 import { invalid } from '../../errors.ts';
+import type { ActingAs } from '../../../contract/docs/documents.ts';
 import type { IdentityService } from '../core/identities/service.ts';
 
-/** The identity the app acted as, as it was when the request was signed. */
-export interface ActingAs {
-  agent_id: string;
-  alias: string;
-  /** The identity's display name (its alias when it has none). */
-  name: string;
-  address: string | null;
-}
+/** The identity the app acted as, as it was when the request was signed (`name`: its display name, else its alias). */
+export type { ActingAs };
 
 const ActingAsClaim = z.strictObject({
   agent_id: z.string().min(1).max(128),

@@ -6,6 +6,8 @@
  * quota (storage-quota.ts).
  */
 import { randomUUID } from 'node:crypto';
+import type { Asset } from '../../../contract/docs/assets.ts';
+import { IMAGE_MAX_BYTES } from '../../../contract/docs/rules.ts';
 import type { NodeContext } from '../../context.ts';
 import { isoNow } from '../../clock.ts';
 import { invalid, malformed, notFound, tooLarge } from '../../errors.ts';
@@ -13,27 +15,10 @@ import type { AssetFiles } from './asset-files.ts';
 import { IMAGE_TYPES, isImageType, sniffImage, type ImageType } from './domain/image-magic.ts';
 import type { StorageQuota } from './storage-quota.ts';
 
-export const IMAGE_MAX_BYTES = 256 * 1024;
-
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** Asset ids are lower-case UUIDs; anything else names no asset (and no file). */
 export const isAssetId = (value: string): boolean => UUID.test(value);
-
-export type AssetStatus = 'pending_upload' | 'ready' | 'error';
-
-export interface AssetView {
-  asset_id: string;
-  kind: 'image' | 'video';
-  url: string;
-  content_type: string;
-  bytes: number | null;
-  status: AssetStatus;
-  created_at: string;
-  filename?: string | null;
-  max_duration_seconds?: number | null;
-  upload_expires_at?: string | null;
-}
 
 interface AssetRow {
   asset_id: string;
@@ -114,7 +99,7 @@ export class Assets {
   }
 
   /** POST /v1/assets. */
-  createImage(teamId: string, contentType: string, dataBase64: string): AssetView {
+  createImage(teamId: string, contentType: string, dataBase64: string): Asset {
     if (!isImageType(contentType)) throw invalid(`content_type ${contentType} is not allowed; use one of ${IMAGE_TYPES.join(', ')}`);
     const bytes = decodeImageBase64(dataBase64, 'data_base64');
     const type = checkImage(contentType, bytes, 'data_base64');
@@ -135,15 +120,15 @@ export class Assets {
     return row.upload_expires_at !== null && Date.parse(row.upload_expires_at) <= this.#ctx.clock.now().getTime();
   }
 
-  #view(row: AssetRow): AssetView {
-    const status: AssetStatus = row.status === 'pending_upload' && this.#expired(row) ? 'error' : row.status;
+  #view(row: AssetRow): Asset {
+    const status: Asset['status'] = row.status === 'pending_upload' && this.#expired(row) ? 'error' : row.status;
     const base = { asset_id: row.asset_id, kind: row.kind, url: this.urlOf(row.asset_id), content_type: row.content_type, bytes: row.bytes, status, created_at: row.created_at };
     if (row.kind === 'image') return base;
     return { ...base, filename: row.filename, max_duration_seconds: row.max_duration_seconds, upload_expires_at: row.status === 'ready' ? null : row.upload_expires_at };
   }
 
   /** GET /v1/assets/{asset_id}: another team's asset is simply not found. */
-  get(teamId: string, assetId: string): AssetView {
+  get(teamId: string, assetId: string): Asset {
     const row = this.#row(assetId);
     if (!row || row.team_id !== teamId) throw notFound(`No asset ${assetId}`);
     return this.#view(row);

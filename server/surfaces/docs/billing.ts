@@ -4,18 +4,11 @@
  * (one primary-key lookup), so every service instance sees the owner's change at once. The same
  * setting holds the per-team asset storage quota (domain/caps.ts), 2 GiB unless set.
  */
+import type { Billing, BillingSettings, CapsInput } from '../../../contract/docs/billing.ts';
 import type { Db } from '../../context.ts';
-import { NO_CAPS, tierOf, type Caps, type Tier } from './domain/caps.ts';
+import { NO_CAPS, tierOf, type Caps } from './domain/caps.ts';
 
 const SETTING = 'docs.billing_caps';
-
-export interface BillingView {
-  team_id: string;
-  tier: Tier;
-  caps: Caps;
-  /** `asset_bytes`: what the team's ready images and videos take (the quota counts it). */
-  usage: { documents: number; max_versions_per_doc: number; asset_bytes: number };
-}
 
 export class DocsBilling {
   readonly #db: Db;
@@ -36,7 +29,7 @@ export class DocsBilling {
   }
 
   /** Replaces the caps; a quota left out is the default one. */
-  setCaps(caps: Omit<Caps, 'max_asset_bytes'> & { max_asset_bytes?: number | undefined }): { tier: Tier; caps: Caps } {
+  setCaps(caps: CapsInput['caps']): BillingSettings {
     const value = JSON.stringify({
       max_documents: caps.max_documents,
       max_versions_per_doc: caps.max_versions_per_doc,
@@ -46,13 +39,13 @@ export class DocsBilling {
     return this.settings();
   }
 
-  settings(): { tier: Tier; caps: Caps } {
+  settings(): BillingSettings {
     const caps = this.caps();
     return { tier: tierOf(caps), caps };
   }
 
   /** GET /v1/billing: the tier, the caps and the team's usage. */
-  report(teamId: string): BillingView {
+  report(teamId: string): Billing {
     const caps = this.caps();
     const documents = this.#db
       .prepare(`SELECT count(*) AS documents, coalesce(max(current_version), 0) AS max_versions_per_doc FROM documents WHERE team_id = ?`)

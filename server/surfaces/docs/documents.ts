@@ -6,65 +6,29 @@
  * committed version is announced as `docs/doc.changed`.
  */
 import { randomUUID } from 'node:crypto';
+import type {
+  ActingAs,
+  DocumentDetail,
+  DocumentListInput,
+  DocumentPage,
+  DocumentSummary,
+  DocumentVersion,
+  VersionAuthorView,
+  VersionSource,
+} from '../../../contract/docs/documents.ts';
 import type { TeamMember } from '../../auth/team-envelope.ts';
 import type { NodeContext } from '../../context.ts';
 import { docsTopic } from '../../events/bus.ts';
 import { bodySha256Hex, sha256Hex } from '../../crypto/encoding.ts';
 import { conflict, notFound, paymentRequired } from '../../errors.ts';
 import type { CoreServices } from '../core/services.ts';
-import type { ActingAs } from './acting-as.ts';
 import type { DocsBilling } from './billing.ts';
 import { checkAppend, checkCreate } from './domain/caps.ts';
 import { encodeVersion, reconstruct, snapshotVersionFor, type StoredVersion } from './domain/delta.ts';
 import { HeadBodies } from './head-bodies.ts';
 
-export type VersionSource = 'api' | 'template' | 'present-link';
-
-/**
- * Who made a version, as history names it (issue 14): an identity of this node the app acted as,
- * a team member (an agent, by its certificate's alias and address), or a visitor through an
- * editable present link (by the name they typed; null when they typed none).
- */
-export interface VersionAuthorView {
-  kind: 'identity' | 'member' | 'link-editor';
-  name: string | null;
-  address: string | null;
-}
-
-export interface DocumentVersion {
-  version_id: string;
-  version_number: number;
-  body: string | null;
-  /** Ours: how the version was made, and the sha256 (hex) of its UTF-8 body. */
-  source: VersionSource;
-  body_sha256: string;
-  created_by_did_key: string | null;
-  created_by_did_aw: string | null;
-  created_by_address: string | null;
-  created_by_alias: string | null;
-  certificate_id: string | null;
-  created_by_editor_name: string | null;
-  created_at: string;
-  /** Ours: the identity the app acted as, when the team's owner member signed for it. */
-  acting_as: ActingAs | null;
-  /** Ours: who made it, in one shape (derived from the fields above). */
-  author: VersionAuthorView;
-}
-
-export interface DocumentSummary {
-  document_id: string;
-  slug: string;
-  title: string;
-  current_version: number;
-  updated_at: string;
-  created_at: string;
-}
-
-export interface DocumentResponse extends DocumentSummary {
-  body: string;
-  /** The current version's metadata; its body is the document's `body`. */
-  latest: DocumentVersion;
-}
+// What the routes answer (documents, versions, pages) is the contract's: contract/docs/documents.ts.
+export type { VersionSource };
 
 interface DocumentRow extends DocumentSummary {
   team_id: string;
@@ -150,22 +114,10 @@ const summaryOf = (row: DocumentSummary): DocumentSummary => ({
   created_at: row.created_at,
 });
 
-export interface DocumentPageQuery {
-  limit: number;
-  after?: string | undefined;
-  q?: string | undefined;
-}
-
-export interface DocumentPage {
-  documents: DocumentSummary[];
-  has_more: boolean;
-  next_after: string | null;
-  total: number;
-}
+/** A page's query: `limit` given, `after` a previous page's `next_after` (CURSOR_PATTERN, checked by the route). */
+export type DocumentPageQuery = DocumentListInput & { limit: number };
 
 /** `<updated_at>/<slug>`: slugs never hold "/", so the last one splits it. */
-export const CURSOR_PATTERN = /^\d{4}-\d{2}-\d{2}T[0-9:.]+Z\/[a-zA-Z0-9][a-zA-Z0-9_.-]*$/;
-
 function parseCursor(after: string): { updatedAt: string; slug: string } {
   const cut = after.lastIndexOf('/');
   return { updatedAt: after.slice(0, cut), slug: after.slice(cut + 1) };
@@ -224,7 +176,7 @@ export class Documents {
     return { documents: shown.map(summaryOf), has_more: hasMore, next_after: hasMore && last ? `${last.updated_at}/${last.slug}` : null, total };
   }
 
-  get(teamId: string, slug: string): DocumentResponse {
+  get(teamId: string, slug: string): DocumentDetail {
     return this.#response(this.#document(teamId, slug));
   }
 
@@ -245,7 +197,7 @@ export class Documents {
     return versionView(this.#metadata(doc.document_id, n), decoder.decode(body));
   }
 
-  create(teamId: string, input: { slug: string; title: string; body: Buffer; source: VersionSource }, author: VersionAuthor): DocumentResponse {
+  create(teamId: string, input: { slug: string; title: string; body: Buffer; source: VersionSource }, author: VersionAuthor): DocumentDetail {
     const { db, clock } = this.#ctx;
     const now = clock.now().toISOString();
     const documentId = randomUUID();
@@ -266,7 +218,7 @@ export class Documents {
   }
 
   /** A new version; needs only the current body, never the history. */
-  append(teamId: string, slug: string, body: Buffer, source: VersionSource, author: VersionAuthor): DocumentResponse {
+  append(teamId: string, slug: string, body: Buffer, source: VersionSource, author: VersionAuthor): DocumentDetail {
     const { db, clock } = this.#ctx;
     const now = clock.now().toISOString();
     const doc = db.transaction(() => {
@@ -372,7 +324,7 @@ export class Documents {
     return row;
   }
 
-  #response(doc: DocumentRow): DocumentResponse {
+  #response(doc: DocumentRow): DocumentDetail {
     const latest = this.#metadata(doc.document_id, doc.current_version);
     return { ...summaryOf(doc), body: decoder.decode(this.#head(doc)), latest: versionView(latest, null) };
   }

@@ -1,7 +1,8 @@
 /**
  * The document surface (spec §4.7) as one Fastify plugin, every route behind team-certificate
- * auth (spec §5 mode 3): `docs:read` for reads, `docs:write` for writes (DESIGN §4), except
- * what is public by design: present pages, assets by id, and the one-time video upload URL.
+ * auth (spec §5 mode 3): `docs:read` for reads, `docs:write` for writes (DESIGN §4), each declared
+ * in the route's config, except what is public by design (`auth: 'public'`): present pages,
+ * assets by id, and the one-time video upload URL. Schemas are the contract's (contract/docs/).
  */
 import type { FastifyInstance } from 'fastify';
 import { teamAuth, type TeamAuthOptions } from '../../http/team-auth.ts';
@@ -10,6 +11,7 @@ import { billingRoutes } from './routes/billing.ts';
 import { documentRoutes } from './routes/documents.ts';
 import { markdownRoutes } from './routes/markdown.ts';
 import { presentApiRoutes, presentPageRoutes } from './routes/present.ts';
+import { enforceDocsScopes } from './routes/options.ts';
 import { templateRoutes } from './routes/templates.ts';
 import { themeRoutes } from './routes/theme.ts';
 import type { DocsServices } from './services.ts';
@@ -22,6 +24,8 @@ export interface DocsSurfaceOptions {
 export async function docsSurface(app: FastifyInstance, options: DocsSurfaceOptions): Promise<void> {
   await app.register(async (scoped) => {
     scoped.addHook('preValidation', teamAuth(options.auth));
+    // After auth, before validation: the scope each route declares (403 without it).
+    enforceDocsScopes(scoped);
     await scoped.register(documentRoutes, options);
     // Its own context: the raw Markdown body parser must not leak to the JSON routes.
     await scoped.register(markdownRoutes, options);

@@ -5,51 +5,22 @@
  * resolves to nothing, and the public pages say no more than "not found".
  */
 import { randomBytes, randomUUID } from 'node:crypto';
+import type { DocumentDetail } from '../../../contract/docs/documents.ts';
+import type { MintedLink, MintInput, PresentLinkSummary } from '../../../contract/docs/present.ts';
+import { EDITOR_NAME_MAX } from '../../../contract/docs/rules.ts';
 import type { TeamMember } from '../../auth/team-envelope.ts';
 import type { NodeContext } from '../../context.ts';
 import { sha256Hex } from '../../crypto/encoding.ts';
 import { docsTopic } from '../../events/bus.ts';
 import { DetailedServiceError, notFound } from '../../errors.ts';
-import type { DocumentResponse, Documents } from './documents.ts';
+import type { Documents } from './documents.ts';
 
 /** Default and maximum lifetime of a link (research B4: 1 day, 7 days). */
 export const PRESENT_TTL_DEFAULT_SECONDS = 86_400;
 export const PRESENT_TTL_MAX_SECONDS = 604_800;
-export const EDITOR_NAME_MAX = 120;
 
 const TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 const LINK_ID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-export interface MintInput {
-  slug: string;
-  version?: number | undefined;
-  ttl_seconds?: number | undefined;
-  editable?: boolean | undefined;
-}
-
-export interface MintedLink {
-  token: string;
-  url: string;
-  link_id: string;
-  slug: string;
-  version: number;
-  editable: boolean;
-  /** The lifetime actually granted: the requested one clamped to the maximum. */
-  ttl_seconds: number;
-  expires_at: string;
-}
-
-/** A link as listed: never its token. */
-export interface PresentLinkSummary {
-  link_id: string;
-  slug: string;
-  version: number;
-  editable: boolean;
-  expires_at: string;
-  revoked_at: string | null;
-  created_by_alias: string;
-  created_at: string;
-}
 
 /** A valid link, resolved from its token. */
 export interface ResolvedLink {
@@ -216,7 +187,7 @@ export class PresentLinks {
   }
 
   /** The latest version of the link's document (editable links work over it). */
-  latest(link: ResolvedLink): DocumentResponse {
+  latest(link: ResolvedLink): DocumentDetail {
     return this.#documents.get(link.team_id, link.slug);
   }
 

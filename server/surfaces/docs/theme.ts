@@ -4,44 +4,23 @@
  * footer wholesale; the logo stays unless `clear_logo` or a new logo is sent. Text on surface
  * must reach WCAG AA (4.5:1) in every palette the colour scheme can show.
  */
+import type { BasePalettes, Theme, ThemeDraft, ThemeInput } from '../../../contract/docs/theme.ts';
 import type { NodeContext } from '../../context.ts';
 import { isoNow } from '../../clock.ts';
 import { docsTopic } from '../../events/bus.ts';
 import { invalid } from '../../errors.ts';
 import type { Assets } from './assets.ts';
 import { checkImage, decodeImageBase64 } from './assets.ts';
-import { palettesOf, presetOf, type Palette, type Preset } from './domain/colors.ts';
+import { palettesOf, presetOf, type Preset } from './domain/colors.ts';
 import { formatRatio } from './domain/contrast.ts';
 import { contrastReport, sanitizeTokens, type PaletteContrast, type ThemeTokens } from './domain/theme-tokens.ts';
 import type { PresentTheme } from './present-page/page.ts';
-
-export interface ThemeView {
-  tokens: ThemeTokens;
-  preset: Preset | null;
-  logo_asset_id: string | null;
-  logo_url: string | null;
-  header: string | null;
-  footer: string | null;
-  updated_at: string | null;
-}
 
 /** A theme as a page would paint it, its contrast, and the palettes unset colours fall back to. */
 export interface ThemePreview {
   theme: PresentTheme | null;
   contrast: PaletteContrast[];
-  base_palettes: { light: Palette; dark: Palette };
-}
-
-/** A theme being edited, as the preview takes it: PUT's fields without a new logo. */
-export type ThemeDraft = Omit<ThemeInput, 'logo'>;
-
-export interface ThemeInput {
-  tokens?: Record<string, unknown> | undefined;
-  preset?: string | null | undefined;
-  logo?: { content_type: string; data_base64: string } | undefined;
-  clear_logo?: boolean | undefined;
-  header?: string | null | undefined;
-  footer?: string | null | undefined;
+  base_palettes: BasePalettes;
 }
 
 /**
@@ -86,7 +65,7 @@ export class Themes {
       | undefined;
   }
 
-  #view(row: ThemeRow | undefined): ThemeView {
+  #view(row: ThemeRow | undefined): Theme {
     if (!row) return { tokens: {}, preset: null, logo_asset_id: null, logo_url: null, header: null, footer: null, updated_at: null };
     const { preset, ...tokens } = JSON.parse(row.tokens) as ThemeTokens & { preset?: Preset | null };
     return {
@@ -101,7 +80,7 @@ export class Themes {
   }
 
   /** GET /v1/theme. */
-  get(teamId: string): ThemeView {
+  get(teamId: string): Theme {
     return this.#view(this.#row(teamId));
   }
 
@@ -137,7 +116,7 @@ export class Themes {
   }
 
   /** PUT /v1/theme: everything is checked before anything is written. */
-  put(teamId: string, input: ThemeInput): ThemeView {
+  put(teamId: string, input: ThemeInput): Theme {
     if (input.tokens !== undefined && Object.hasOwn(input.tokens, 'preset')) {
       throw invalid([{ loc: ['body', 'tokens', 'preset'], msg: 'Name the preset with the top-level "preset" field, not inside tokens', type: 'value_error' }]);
     }

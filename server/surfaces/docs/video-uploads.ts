@@ -12,12 +12,13 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
+import type { Asset, DirectUpload, VideoInput } from '../../../contract/docs/assets.ts';
 import type { NodeContext } from '../../context.ts';
 import { isoNow } from '../../clock.ts';
 import { sha256Hex } from '../../crypto/encoding.ts';
 import { conflict, invalid, malformed, notFound, ServiceError, tooLarge, unavailable, unsupportedMediaType } from '../../errors.ts';
 import type { AssetFiles } from './asset-files.ts';
-import { isAssetId, type Assets, type AssetView } from './assets.ts';
+import { isAssetId, type Assets } from './assets.ts';
 import { looksLikeVideo, type VideoType } from './domain/image-magic.ts';
 import type { StorageQuota } from './storage-quota.ts';
 
@@ -32,15 +33,6 @@ export const MAX_VIDEO_DURATION_SECONDS = 600;
 
 /** Bytes enough for the container checks of domain/image-magic.ts. */
 const MAGIC_BYTES = 12;
-
-export interface DirectUpload {
-  asset_id: string;
-  kind: 'video';
-  upload_url: string;
-  upload_expires_at: string;
-  status: 'pending_upload';
-  content_type: VideoType;
-}
 
 interface PendingRow {
   team_id: string;
@@ -81,7 +73,7 @@ export class VideoUploads {
   }
 
   /** POST /v1/assets/video/direct-upload: a pending video and its one-time upload URL. */
-  start(teamId: string, input: { content_type: VideoType; filename?: string | undefined; max_duration_seconds?: number | undefined }): DirectUpload {
+  start(teamId: string, input: VideoInput): DirectUpload {
     const assetId = randomUUID();
     const token = randomBytes(32).toString('base64url');
     const now = this.#ctx.clock.now();
@@ -127,7 +119,7 @@ export class VideoUploads {
   }
 
   /** PUT {upload_url}: streams `body` to disk within the caps, then marks the video ready and spends the token. */
-  async receive(assetId: string, token: string, contentType: string | undefined, contentLength: string | undefined, body: Readable): Promise<AssetView> {
+  async receive(assetId: string, token: string, contentType: string | undefined, contentLength: string | undefined, body: Readable): Promise<Asset> {
     const { teamId, expiresAt } = this.check(assetId, token, contentType, contentLength);
     if (this.#receiving.has(assetId)) throw conflict('An upload to this URL is already in progress');
     this.#receiving.add(assetId);

@@ -3,22 +3,14 @@
  * version (checked to exist, digest included), and materialize turns a bound or named version
  * into the home files a runtime writes.
  */
+import type { BindInput, Binding } from '../../../contract/library/bindings.ts';
+import type { Materialized, MaterializeInput } from '../../../contract/library/materialize.ts';
 import type { NodeContext } from '../../context.ts';
 import { conflict, invalid, notFound } from '../../errors.ts';
 import { materializeHome } from './domain/materialize.ts';
 import { readProfile } from './domain/profile-yaml.ts';
 import { pinsOf } from './records.ts';
-import type { BindBody, MaterializeBody } from './schemas.ts';
 import type { Shelf } from './shelf.ts';
-
-interface BindingRow {
-  agent_id: string;
-  profile_ref: string;
-  profile_version: string;
-  profile_digest: string;
-  source_blueprint_ref: string | null;
-  bound_at: string;
-}
 
 export class Bindings {
   readonly #ctx: NodeContext;
@@ -30,12 +22,12 @@ export class Bindings {
   }
 
   /** One binding per agent: binding again replaces it. The version defaults to the latest. */
-  bind(teamId: string, agentId: string, body: BindBody): BindingRow {
+  bind(teamId: string, agentId: string, body: BindInput): Binding {
     const entry = this.#shelf.entry(teamId, body.profile_ref, body.profile_version);
     if (body.profile_digest !== undefined && body.profile_digest !== entry.version.digest) {
       throw conflict(`profile_digest does not match ${body.profile_ref} version ${entry.version.version} (${entry.version.digest})`);
     }
-    const row: BindingRow = {
+    const row: Binding = {
       agent_id: agentId,
       profile_ref: body.profile_ref,
       profile_version: entry.version.version,
@@ -54,28 +46,28 @@ export class Bindings {
     return row;
   }
 
-  get(teamId: string, agentId: string): BindingRow {
+  get(teamId: string, agentId: string): Binding {
     const row = this.#ctx.db
       .prepare(
         `SELECT agent_id, profile_ref, profile_version, profile_digest, source_blueprint_ref, bound_at FROM profile_bindings
          WHERE team_id = ? AND agent_id = ?`,
       )
-      .get(teamId, agentId) as BindingRow | undefined;
+      .get(teamId, agentId) as Binding | undefined;
     if (!row) throw notFound(`No profile binding for agent ${agentId}`);
     return row;
   }
 
   /** Every binding of the team (the UI shows which identity wears which profile). */
-  list(teamId: string): BindingRow[] {
+  list(teamId: string): Binding[] {
     return this.#ctx.db
       .prepare(
         `SELECT agent_id, profile_ref, profile_version, profile_digest, source_blueprint_ref, bound_at FROM profile_bindings
          WHERE team_id = ? ORDER BY agent_id`,
       )
-      .all(teamId) as BindingRow[];
+      .all(teamId) as Binding[];
   }
 
-  materialize(teamId: string, body: MaterializeBody) {
+  materialize(teamId: string, body: MaterializeInput): Materialized {
     let ref: string;
     let version: string | undefined;
     if (body.agent_id !== undefined) {

@@ -4,6 +4,15 @@
  * or delete. A published (ref, version) never changes: re-importing identical content is a no-op,
  * different content a 409.
  */
+import type {
+  BlueprintDeleted,
+  BlueprintDetail,
+  BlueprintImportResult,
+  BlueprintSummary,
+  BlueprintTags,
+  BlueprintVersion,
+  PublicProfile,
+} from '../../../contract/library/catalog.ts';
 import type { NodeContext } from '../../context.ts';
 import type { JsonValue } from '../../crypto/canonical-json.ts';
 import { CATALOG_TOPIC } from '../../events/bus.ts';
@@ -14,7 +23,7 @@ import type { PayloadFile } from './domain/payload.ts';
 import { readProfile } from './domain/profile-yaml.ts';
 import { manifestOf } from './manifests.ts';
 import { compareVersions } from '../../../contract/library-rules.ts';
-import { filesOf, fromJson, tagsOf, toJson } from './records.ts';
+import { filesOf, fromJson, listOf, tagsOf, toJson } from './records.ts';
 
 interface VersionRow {
   seq: number;
@@ -41,14 +50,6 @@ interface ProfileRow {
   files: string;
 }
 
-export interface ImportResult {
-  digest: string;
-  blueprint_ref: string;
-  version: string;
-  profiles: { profile_ref: string; version: string; digest: string }[];
-  created: boolean;
-}
-
 /** One published profile, as the shelf and the public profile read need it. */
 export interface BlueprintProfile {
   blueprint_ref: string;
@@ -65,7 +66,7 @@ const VERSION_COLUMNS = `v.seq, v.blueprint_ref, v.version, v.digest, v.name, v.
   v.runtime_hints, v.expected_apps, v.first_mission_examples, v.created_at, b.owner_team, b.tags, t.display_name`;
 const VERSION_FROM = `blueprint_versions v JOIN blueprints b USING (blueprint_ref) LEFT JOIN library_teams t ON t.team_id = b.owner_team`;
 
-function summaryOf(row: VersionRow) {
+function summaryOf(row: VersionRow): BlueprintSummary {
   return {
     blueprint_ref: row.blueprint_ref,
     version: row.version,
@@ -74,10 +75,10 @@ function summaryOf(row: VersionRow) {
     name: row.name,
     summary: row.summary,
     description: row.description,
-    recommendations: fromJson(row.recommendations),
-    runtime_hints: fromJson(row.runtime_hints),
-    expected_apps: fromJson(row.expected_apps),
-    first_mission_examples: fromJson(row.first_mission_examples),
+    recommendations: listOf(row.recommendations),
+    runtime_hints: listOf(row.runtime_hints),
+    expected_apps: listOf(row.expected_apps),
+    first_mission_examples: listOf(row.first_mission_examples),
     owner: row.owner_team,
     display_name: row.display_name,
     published_at: row.created_at,
@@ -92,15 +93,15 @@ export class BlueprintCatalog {
   }
 
   /** Publishes a checked import payload as a new version of `blueprint.yaml`'s ref. */
-  publish(teamId: string, files: PayloadFile[]): ImportResult {
+  publish(teamId: string, files: PayloadFile[]): BlueprintImportResult {
     const { manifest, profiles } = readBlueprintPayload(files);
     const digest = blueprintDigest(files);
     const ref = manifest.blueprint_ref;
     const { db } = this.#ctx;
-    const published = db.transaction((): ImportResult => {
+    const published = db.transaction((): BlueprintImportResult => {
       const owner = db.prepare(`SELECT owner_team FROM blueprints WHERE blueprint_ref = ?`).pluck().get(ref) as string | undefined;
       if (owner !== undefined && owner !== teamId) throw forbidden(`Blueprint ${ref} is owned by team ${owner}`);
-      const result = (created: boolean): ImportResult => ({
+      const result = (created: boolean): BlueprintImportResult => ({
         digest,
         blueprint_ref: ref,
         version: manifest.version,
@@ -153,7 +154,7 @@ export class BlueprintCatalog {
   }
 
   /** The latest version of every blueprint, newest first; `tags` matches any overlap. */
-  list(tags: readonly string[]) {
+  list(tags: readonly string[]): BlueprintSummary[] {
     const rows = this.#ctx.db
       .prepare(`SELECT ${VERSION_COLUMNS} FROM ${VERSION_FROM} WHERE v.seq IN (SELECT max(seq) FROM blueprint_versions GROUP BY blueprint_ref) ORDER BY v.seq DESC`)
       .all() as VersionRow[];
@@ -162,14 +163,14 @@ export class BlueprintCatalog {
   }
 
   /** One blueprint at `version` (default latest) with its profiles, its files and every version. */
-  get(ref: string, version?: string) {
+  get(ref: string, version?: string): BlueprintDetail {
     const row = this.#resolve(ref, version);
     const profiles = this.#ctx.db
       .prepare(`SELECT profile_ref, version, digest, files FROM blueprint_profiles WHERE version_seq = ? ORDER BY profile_ref`)
       .all(row.seq) as ProfileRow[];
     const versions = this.#ctx.db
       .prepare(`SELECT version, digest, created_at AS published_at FROM blueprint_versions WHERE blueprint_ref = ? ORDER BY seq DESC`)
-      .all(ref);
+      .all(ref) as BlueprintVersion[];
     return {
       ...summaryOf(row),
       profiles: profiles.map((p) => {
@@ -200,7 +201,7 @@ export class BlueprintCatalog {
   }
 
   /** The public profile read (research A4 get-profile): the profile's manifest fields and files. */
-  publicProfile(ref: string, profileRef: string, version?: string) {
+  publicProfile(ref: string, profileRef: string, version?: string): PublicProfile {
     const profile = this.profile(ref, profileRef, version);
     const { manifest, document } = readProfile(profile.files);
     const recommendation = this.#recommendation(ref, profile.blueprint_version, profileRef);
@@ -247,7 +248,7 @@ export class BlueprintCatalog {
     return row ? { ...summaryOf(row), files: this.#files(row.seq), seq: row.seq } : null;
   }
 
-  setTags(teamId: string, ref: string, tags: string[]) {
+  setTags(teamId: string, ref: string, tags: string[]): BlueprintTags {
     this.#owned(teamId, ref);
     this.#ctx.db.prepare(`UPDATE blueprints SET tags = ? WHERE blueprint_ref = ?`).run(toJson(tags), ref);
     this.#changed();
@@ -255,7 +256,7 @@ export class BlueprintCatalog {
   }
 
   /** Hard-deletes every version and detaches the shelf profiles (of every team) that track it. */
-  delete(teamId: string, ref: string) {
+  delete(teamId: string, ref: string): BlueprintDeleted {
     this.#owned(teamId, ref);
     const { db } = this.#ctx;
     const deleted = db.transaction(() => {

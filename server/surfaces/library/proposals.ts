@@ -4,20 +4,20 @@
  * A stale base found at approval rejects the proposal: its bases can never become current again.
  */
 import { randomUUID } from 'node:crypto';
+import type { MintedVersion, Proposal, ProposalFilter, ProposalInput, ProposalStatus, ProposalTarget } from '../../../contract/library/proposals.ts';
 import type { NodeContext } from '../../context.ts';
 import { conflict, notFound, ServiceError } from '../../errors.ts';
 import { applyChangeset, parseChangeset } from './domain/changeset.ts';
 import { nextPatchVersion } from '../../../contract/library-rules.ts';
 import { fromJson, toJson } from './records.ts';
-import type { ProposalBody } from './schemas.ts';
 import type { Shelf } from './shelf.ts';
 
 interface ProposalRow {
   proposal_id: string;
   team_id: string;
-  target: string;
+  target: ProposalTarget;
   profile_ref: string;
-  status: 'open' | 'approved' | 'rejected';
+  status: ProposalStatus;
   content: string;
   summary: string | null;
   rationale: string | null;
@@ -30,9 +30,9 @@ interface ProposalRow {
   minted: string | null;
 }
 
-function recordOf(row: ProposalRow) {
+function recordOf(row: ProposalRow): Proposal {
   const { team_id: _team, content, minted, ...rest } = row;
-  return { ...rest, content: fromJson(content), ...(minted === null ? {} : { minted: fromJson(minted) }) };
+  return { ...rest, content: fromJson(content), ...(minted === null ? {} : { minted: JSON.parse(minted) as MintedVersion }) };
 }
 
 export interface Reviewer {
@@ -50,7 +50,7 @@ export class Proposals {
   }
 
   /** Stores a proposal only if its changeset would apply to the current version right now. */
-  submit(author: Reviewer, body: ProposalBody) {
+  submit(author: Reviewer, body: ProposalInput): Proposal {
     const current = this.#shelf.entry(author.team_id, body.profile_ref);
     if (body.target === 'profile') {
       const changeset = parseChangeset(body.content);
@@ -84,7 +84,7 @@ export class Proposals {
     return recordOf(row);
   }
 
-  list(teamId: string, filter: { status?: string | undefined; profile_ref?: string | undefined }) {
+  list(teamId: string, filter: ProposalFilter): Proposal[] {
     const rows = this.#ctx.db
       .prepare(
         `SELECT * FROM proposals WHERE team_id = ? AND (? IS NULL OR status = ?) AND (? IS NULL OR profile_ref = ?)
@@ -94,17 +94,17 @@ export class Proposals {
     return rows.map(recordOf);
   }
 
-  get(teamId: string, proposalId: string) {
+  get(teamId: string, proposalId: string): Proposal {
     return recordOf(this.#row(teamId, proposalId));
   }
 
   /** Rechecks every base against the current version and mints the next patch version. */
-  approve(reviewer: Reviewer, proposalId: string) {
+  approve(reviewer: Reviewer, proposalId: string): Proposal {
     const { db } = this.#ctx;
     try {
       return db.transaction(() => {
         const row = this.#open(reviewer.team_id, proposalId);
-        let minted: Record<string, string> | null = null;
+        let minted: MintedVersion | null = null;
         if (row.target === 'profile') {
           const current = this.#shelf.entry(reviewer.team_id, row.profile_ref);
           const version = nextPatchVersion(current.version.version);
@@ -130,13 +130,13 @@ export class Proposals {
     }
   }
 
-  reject(reviewer: Reviewer, proposalId: string) {
+  reject(reviewer: Reviewer, proposalId: string): Proposal {
     const row = this.#open(reviewer.team_id, proposalId);
     this.#decide(row, 'rejected', reviewer.alias, null, null);
     return recordOf(this.#row(reviewer.team_id, proposalId));
   }
 
-  #decide(row: ProposalRow, status: 'approved' | 'rejected', alias: string, reason: string | null, minted: Record<string, string> | null): void {
+  #decide(row: ProposalRow, status: Exclude<ProposalStatus, 'open'>, alias: string, reason: string | null, minted: MintedVersion | null): void {
     this.#ctx.db
       .prepare(
         `UPDATE proposals SET status = ?, decided_by_alias = ?, decided_at = ?, decision_reason = ?, minted = ? WHERE proposal_id = ?`,

@@ -4,12 +4,12 @@
  * version keeps every profile of the previous one (the profile set accumulates), its README and
  * its manifest; the library writes blueprint.yaml itself.
  */
+import type { NewBlueprintInput, PublishInput, PublishResult } from '../../../contract/library/profiles.ts';
 import type { JsonValue } from '../../crypto/canonical-json.ts';
 import { conflict, invalid, notFound } from '../../errors.ts';
 import type { BlueprintCatalog } from './catalog.ts';
 import { buildBlueprintFiles, readBlueprintPayload } from './domain/blueprint-yaml.ts';
 import type { PayloadFile } from './domain/payload.ts';
-import type { PublishBody } from './schemas.ts';
 import type { Shelf } from './shelf.ts';
 
 export class ProfilePublisher {
@@ -21,7 +21,7 @@ export class ProfilePublisher {
     this.#shelf = shelf;
   }
 
-  publish(teamId: string, ref: string, body: PublishBody) {
+  publish(teamId: string, ref: string, body: PublishInput): PublishResult {
     if ((body.target_blueprint_ref === undefined) === (body.new_blueprint === undefined)) {
       throw invalid('Give exactly one of target_blueprint_ref (a new version of a blueprint you own) or new_blueprint');
     }
@@ -46,7 +46,7 @@ export class ProfilePublisher {
     };
   }
 
-  #newBlueprint(version: string, spec: NonNullable<PublishBody['new_blueprint']>, profile: { profile_ref: string; files: PayloadFile[] }): PayloadFile[] {
+  #newBlueprint(version: string, spec: NewBlueprintInput, profile: { profile_ref: string; files: PayloadFile[] }): PayloadFile[] {
     if (this.#catalog.latestVersion(spec.blueprint_ref) !== null) {
       throw conflict(`Blueprint ${spec.blueprint_ref} already exists; publish into it with target_blueprint_ref`);
     }

@@ -2,6 +2,7 @@
  * The library's stored JSON columns and the small helpers every library service shares, so the
  * encode/decode rules for payloads, tags and pins live in one place.
  */
+import type { SourcePins } from '../../../contract/library/common.ts';
 import type { JsonValue } from '../../crypto/canonical-json.ts';
 import type { PayloadFile } from './domain/payload.ts';
 
@@ -15,15 +16,10 @@ export const filesOf = (text: string): PayloadFile[] => JSON.parse(text) as Payl
 
 export const tagsOf = (text: string): string[] => JSON.parse(text) as string[];
 
-/** Where a shelf profile was copied from; all null for a profile created on the shelf. */
-export interface SourcePins {
-  source_blueprint_ref: string | null;
-  source_blueprint_version: string | null;
-  source_blueprint_digest: string | null;
-  source_profile_ref: string | null;
-  source_profile_version: string | null;
-  source_profile_digest: string | null;
-}
+export type { SourcePins };
+
+/** A stored JSON list (a NOT NULL column). */
+export const listOf = (text: string): JsonValue[] => JSON.parse(text) as JsonValue[];
 
 export const NO_SOURCE: SourcePins = {
   source_blueprint_ref: null,

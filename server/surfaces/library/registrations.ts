@@ -3,14 +3,8 @@
  * Idempotent and first-write-wins per field, so registering again never rewrites what others
  * already see. Publishing registers a team implicitly, with neither field set.
  */
+import type { RegisterInput, Registration } from '../../../contract/library/shelf.ts';
 import type { NodeContext } from '../../context.ts';
-
-export interface Registration {
-  team_id: string;
-  owner: string | null;
-  display_name: string | null;
-  registered_at: string;
-}
 
 export class TeamRegistrations {
   readonly #ctx: NodeContext;
@@ -19,7 +13,7 @@ export class TeamRegistrations {
     this.#ctx = ctx;
   }
 
-  register(teamId: string, input: { owner?: string | undefined; display_name?: string | undefined }): Registration {
+  register(teamId: string, input: RegisterInput): Registration {
     const { db, clock } = this.#ctx;
     db.prepare(`INSERT INTO library_teams (team_id, owner, display_name, registered_at) VALUES (?, ?, ?, ?) 
        ON CONFLICT (team_id) DO UPDATE SET owner = coalesce(owner, excluded.owner), display_name = coalesce(display_name, excluded.display_name)`).run(

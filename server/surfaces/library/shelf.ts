@@ -4,6 +4,19 @@
  * so a new version keeps them and none of them enters a digest.
  */
 import { notNewerProblem } from '../../../contract/library-rules.ts';
+import type {
+  AuthoredProfile,
+  ProfileDeleted,
+  ProfileSummary,
+  ProfileTags,
+  ProfileVersion,
+  ProfileVersions,
+  ProfileWithFiles,
+  UpdateFromSourceInput,
+  UpdateFromSourceResult,
+  VersionOrigin,
+} from '../../../contract/library/profiles.ts';
+import type { ShelfImportInput, ShelfImportResult, ShelfPage, ShelfQuery } from '../../../contract/library/shelf.ts';
 import type { NodeContext } from '../../context.ts';
 import { conflict, invalid, notFound } from '../../errors.ts';
 import type { BlueprintCatalog } from './catalog.ts';
@@ -13,9 +26,6 @@ import { registerSkills } from './domain/skills.ts';
 import type { PayloadFile } from './domain/payload.ts';
 import { manifestOf } from './manifests.ts';
 import { filesOf, fromJson, NO_SOURCE, pinsOf, tagsOf, toJson, type SourcePins } from './records.ts';
-import type { ShelfQuery } from './schemas.ts';
-
-export type VersionOrigin = 'created' | 'version' | 'import' | 'update-from-source' | 'proposal';
 
 interface ProfileRow extends SourcePins {
   team_id: string;
@@ -43,7 +53,7 @@ export interface ShelfEntry {
   files: PayloadFile[];
 }
 
-function summaryOf(profile: ProfileRow, version: VersionRow, files: () => readonly PayloadFile[]) {
+function summaryOf(profile: ProfileRow, version: VersionRow, files: () => readonly PayloadFile[]): ProfileSummary {
   const manifest = manifestOf(version.digest, files);
   return {
     profile_ref: profile.profile_ref,
@@ -62,12 +72,7 @@ function summaryOf(profile: ProfileRow, version: VersionRow, files: () => readon
   };
 }
 
-export type ShelfSummary = ReturnType<typeof summaryOf>;
-
-const summaryOfEntry = ({ profile, version, files }: ShelfEntry): ShelfSummary => summaryOf(profile, version, () => files);
-
-/** Ours: a version authored on the shelf also says which skills the node declared for it. */
-export type AuthoredSummary = ShelfSummary & { registered_skills: string[] };
+const summaryOfEntry = ({ profile, version, files }: ShelfEntry): ProfileSummary => summaryOf(profile, version, () => files);
 
 export class Shelf {
   readonly #ctx: NodeContext;
@@ -82,7 +87,7 @@ export class Shelf {
    * A new profile made on the shelf; its ref is profile.yaml's `id`. Skills found in the files are
    * declared (domain/skills.ts); `registered_skills` names the SKILL.md files that were.
    */
-  create(teamId: string, sent: PayloadFile[], tags: string[]): AuthoredSummary {
+  create(teamId: string, sent: PayloadFile[], tags: string[]): AuthoredProfile {
     const { files, registered } = registerSkills(sent, ['body', 'files']);
     const ref = manifestOf(profileDigest(files), () => files, ['body', 'files']).id;
     const { db } = this.#ctx;
@@ -94,7 +99,7 @@ export class Shelf {
   }
 
   /** A new content version of an owned profile, its skills declared as create() does. */
-  addVersion(teamId: string, ref: string, sent: PayloadFile[]): AuthoredSummary {
+  addVersion(teamId: string, ref: string, sent: PayloadFile[]): AuthoredProfile {
     const { files, registered } = registerSkills(sent, ['body', 'files']);
     const manifest = manifestOf(profileDigest(files), () => files, ['body', 'files']);
     if (manifest.id !== ref) throw invalid(`profile.yaml id "${manifest.id}" must equal the profile_ref ${ref}`);
@@ -130,7 +135,7 @@ export class Shelf {
     return { profile, version: row, files: this.#files(row.seq) };
   }
 
-  get(teamId: string, ref: string, options: { files: boolean; version?: string }) {
+  get(teamId: string, ref: string, options: { files: boolean; version?: string | undefined }): ProfileWithFiles | ProfileSummary {
     if (options.files) {
       const entry = this.entry(teamId, ref, options.version);
       return { ...summaryOfEntry(entry), files: entry.files, proposal_asset_digests: proposalAssetDigests(entry.files) };
@@ -139,11 +144,11 @@ export class Shelf {
     return summaryOf(profile, version, () => this.#files(version.seq));
   }
 
-  versions(teamId: string, ref: string) {
+  versions(teamId: string, ref: string): ProfileVersions {
     this.#head(teamId, ref);
     const versions = this.#ctx.db
       .prepare(`SELECT version, digest, origin, created_at FROM shelf_versions WHERE team_id = ? AND profile_ref = ? ORDER BY seq DESC`)
-      .all(teamId, ref);
+      .all(teamId, ref) as ProfileVersion[];
     return { profile_ref: ref, versions };
   }
 
@@ -152,7 +157,7 @@ export class Shelf {
    * profile_ref order. Ours: `limit` and `after` page it by key, and only the page's rows cost
    * a manifest and catalog lookups, so a page reads the same on a shelf of any size.
    */
-  list(teamId: string, page: ShelfQuery = {}) {
+  list(teamId: string, page: ShelfQuery = {}): ShelfPage {
     // '' sorts before every ref and LIMIT -1 is SQLite's "no limit": one statement for both shapes.
     const rows = this.#ctx.db
       .prepare(
@@ -197,7 +202,7 @@ export class Shelf {
    * Copies a public blueprint's profile to the shelf, byte for byte (so the digests agree).
    * Idempotent per source profile: a re-import returns the copy as it is now.
    */
-  importFromBlueprint(teamId: string, input: { source_blueprint_ref: string; source_blueprint_version?: string | undefined; profile_ref: string; tags: string[] }) {
+  importFromBlueprint(teamId: string, input: ShelfImportInput & { tags: string[] }): ShelfImportResult {
     const source = this.#catalog.profile(input.source_blueprint_ref, input.profile_ref, input.source_blueprint_version);
     const { db } = this.#ctx;
     return db.transaction(() => {
@@ -225,9 +230,9 @@ export class Shelf {
    * Pulls the source blueprint's newer profile in, part by part (domain/merge.ts): un-evolved
    * parts take the upstream change, locally evolved ones are kept. Nothing pullable is a no-op.
    */
-  updateFromSource(teamId: string, ref: string, input: { target_version: string; source_blueprint_version?: string | undefined; dry_run?: boolean | undefined }) {
+  updateFromSource(teamId: string, ref: string, input: UpdateFromSourceInput): UpdateFromSourceResult {
     const { db } = this.#ctx;
-    return db.transaction(() => {
+    return db.transaction((): UpdateFromSourceResult => {
       const current = this.entry(teamId, ref);
       const { profile } = current;
       if (profile.source_blueprint_ref === null || profile.source_profile_ref === null) {
@@ -280,14 +285,14 @@ export class Shelf {
     })();
   }
 
-  setTags(teamId: string, ref: string, tags: string[]) {
+  setTags(teamId: string, ref: string, tags: string[]): ProfileTags {
     this.#head(teamId, ref);
     this.#ctx.db.prepare(`UPDATE shelf_profiles SET tags = ? WHERE team_id = ? AND profile_ref = ?`).run(toJson(tags), teamId, ref);
     return { profile_ref: ref, tags };
   }
 
   /** Hard-deletes every version; bindings and proposals go with it (foreign-key cascade). */
-  delete(teamId: string, ref: string) {
+  delete(teamId: string, ref: string): ProfileDeleted {
     const { db } = this.#ctx;
     return db.transaction(() => {
       this.#head(teamId, ref);
@@ -312,7 +317,7 @@ export class Shelf {
     return filesOf(this.#ctx.db.prepare(`SELECT files FROM shelf_versions WHERE seq = ?`).pluck().get(seq) as string);
   }
 
-  #importResult(entry: ShelfEntry, created: boolean) {
+  #importResult(entry: ShelfEntry, created: boolean): ShelfImportResult {
     return {
       profile_ref: entry.profile.profile_ref,
       version: entry.version.version,

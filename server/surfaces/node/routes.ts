@@ -1,24 +1,40 @@
 /**
  * The owner API (`/v1/node/...`): what the node's owner does through the UI and the CLI. Only the
- * loopback listener mounts it, and every route but the code exchange needs the owner token.
+ * loopback listener mounts it. Every route but the code exchange declares `auth: 'owner'` (the
+ * owner token, checked by the auth hook before validation); schemas are the contract's
+ * (contract/node/).
  */
 import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { EventStreamQuery } from '../../../contract/core/events.ts';
+import { CreatedIdentity } from '../../../contract/core/identities.ts';
+import { Namespace, NamespaceList } from '../../../contract/core/namespaces.ts';
+import {
+  AgentIdParams,
+  CreateIdentityBody,
+  ExportIdentityBody,
+  IdentityBackup,
+  IdentityList,
+  ImportedIdentity,
+  ImportIdentityBody,
+  SessionKey,
+} from '../../../contract/node/identities.ts';
+import {
+  CreatedProject,
+  CreateNamespaceBody,
+  CreateProjectBody,
+  NodeInfo,
+  OwnerSession,
+  ProjectList,
+  SessionBody,
+  UiLink,
+} from '../../../contract/node/owner.ts';
 import { normalizeDomain } from '../../crypto/dns-txt.ts';
 import { conflict, invalid, unauthorized } from '../../errors.ts';
 import { CATALOG_TOPIC, docsTopic, mailTopicParts, TEAMS_TOPIC, teamTopic, TUNNEL_TOPIC } from '../../events/bus.ts';
 import { openSse, streamDeadline } from '../../http/sse.ts';
-import { parseWith } from '../../http/validate.ts';
 import type { TunnelService } from '../../tunnel/service.ts';
 import type { CoreServices } from '../core/services.ts';
-import {
-  AgentIdParams,
-  CreateIdentityBody,
-  CreateNamespaceBody,
-  CreateProjectBody,
-  ExportIdentityBody,
-  ImportIdentityBody,
-  SessionBody,
-} from './schemas.ts';
 import { docsOwnerRoutes } from './docs-routes.ts';
 import { peerRoutes } from './peer-routes.ts';
 import { setupRoutes } from './setup-routes.ts';
@@ -28,55 +44,102 @@ import { tunnelRoutes } from './tunnel-routes.ts';
 const TEAM_TOPIC_PREFIX = teamTopic('');
 const DOCS_TOPIC_PREFIX = docsTopic('');
 
+const tags = ['owner'];
+
 export interface OwnerApiOptions {
   services: CoreServices;
   tunnel: TunnelService;
-  nodeInfo: () => Record<string, unknown>;
+  nodeInfo: () => NodeInfo;
   uiLink: () => string;
 }
 
 export async function ownerApi(app: FastifyInstance, { services, tunnel, nodeInfo, uiLink }: OwnerApiOptions): Promise<void> {
   const { owner, projects, identities, namespaces, backups, wakeFeed, ctx } = services;
+  const api = app.withTypeProvider<ZodTypeProvider>();
 
-  app.post('/v1/node/session', async (request) => {
-    const { code } = parseWith(SessionBody, request.body);
-    const token = owner.redeem(code);
-    if (token === null) throw unauthorized('This link was already used or is unknown; run `svc-node ui` for a new one');
-    return { owner_token: token };
-  });
+  // The one owner route without the owner token: it is how a browser gets it.
+  api.post(
+    '/v1/node/session',
+    {
+      config: { auth: 'public' },
+      schema: { tags, summary: "Exchanges a sign-in link's one-time code for the owner token", body: SessionBody, response: { 200: OwnerSession } },
+    },
+    async (request) => {
+      const token = owner.redeem(request.body.code);
+      if (token === null) throw unauthorized('This link was already used or is unknown; run `svc-node ui` for a new one');
+      return { owner_token: token };
+    },
+  );
 
-  // Everything registered after this hook needs the owner token.
-  app.register(async (scoped) => {
-    scoped.addHook('onRequest', async (request) => owner.require(request));
+  api.post(
+    '/v1/node/ui-link',
+    { config: { auth: 'owner' }, schema: { tags, summary: 'A fresh one-time link that opens the UI in a browser', response: { 200: UiLink } } },
+    async () => ({ ui_url: uiLink() }),
+  );
 
-    scoped.post('/v1/node/ui-link', async () => ({ ui_url: uiLink() }));
+  api.get(
+    '/v1/node/info',
+    { config: { auth: 'owner' }, schema: { tags, summary: "The node's id, version, URLs, data folder and custody backend", response: { 200: NodeInfo } } },
+    async () => nodeInfo(),
+  );
 
-    scoped.get('/v1/node/info', async () => nodeInfo());
+  api.get(
+    '/v1/node/projects',
+    { config: { auth: 'owner' }, schema: { tags, summary: "The node's projects, oldest first", response: { 200: ProjectList } } },
+    async () => ({ projects: projects.list() }),
+  );
 
-    scoped.get('/v1/node/projects', async () => ({ projects: projects.list() }));
-
-    scoped.post('/v1/node/projects', async (request, reply) => {
-      const body = parseWith(CreateProjectBody, request.body);
+  api.post(
+    '/v1/node/projects',
+    {
+      config: { auth: 'owner' },
+      schema: { tags, summary: 'Creates a project; its authority key is shown once', body: CreateProjectBody, response: { 201: CreatedProject } },
+    },
+    async (request, reply) => {
+      const body = request.body;
       const namespace = body.namespace === undefined ? undefined : (normalizeDomain(body.namespace) ?? body.namespace);
       return reply.code(201).send(projects.create({ ...body, namespace }));
-    });
+    },
+  );
 
-    scoped.get('/v1/node/identities', async () => ({ identities: identities.list() }));
+  api.get(
+    '/v1/node/identities',
+    { config: { auth: 'owner' }, schema: { tags, summary: 'Every identity of the node, oldest first', response: { 200: IdentityList } } },
+    async () => ({ identities: identities.list() }),
+  );
 
-    scoped.post('/v1/node/identities', async (request, reply) => {
-      const { project_id, ...rest } = parseWith(CreateIdentityBody, request.body);
+  api.post(
+    '/v1/node/identities',
+    {
+      config: { auth: 'owner' },
+      schema: { tags, summary: 'Creates a persistent identity in a project; its API key is shown once', body: CreateIdentityBody, response: { 201: CreatedIdentity } },
+    },
+    async (request, reply) => {
+      const { project_id, ...rest } = request.body;
       return reply.code(201).send(identities.create(project_id, { ...rest, lifetime: 'persistent' }));
-    });
+    },
+  );
 
-    scoped.post('/v1/node/identities/:agent_id/session-key', async (request, reply) => {
-      const { agent_id } = parseWith(AgentIdParams, request.params, 'path');
-      return reply.code(201).send(identities.issueSessionKey(agent_id));
-    });
+  api.post(
+    '/v1/node/identities/:agent_id/session-key',
+    {
+      config: { auth: 'owner' },
+      schema: { tags, summary: 'A key acting as the identity for 24 h (the UI holds it in memory only)', params: AgentIdParams, response: { 201: SessionKey } },
+    },
+    async (request, reply) => reply.code(201).send(identities.issueSessionKey(request.params.agent_id)),
+  );
 
-    // New mail and chat for every identity, live: the UI's badges and highlights; and nudges that
-    // something the UI shows changed (whoever changed it), so it re-reads it.
-    scoped.get('/v1/node/events/stream', async (request, reply) => {
-      const deadline = streamDeadline((request.query as Record<string, unknown>).deadline, ctx.clock.now());
+  // New mail and chat for every identity, live: the UI's badges and highlights; and nudges that
+  // something the UI shows changed (whoever changed it), so it re-reads it. An SSE stream: its
+  // `deadline` is checked as every stream's is (http/sse.ts); its frames are NodeFeedFrames.
+  api.get(
+    '/v1/node/events/stream',
+    {
+      config: { auth: 'owner' },
+      schema: { tags, summary: 'The owner feed (SSE): new mail and chat for every identity, and what changed (contract/core/events.ts)', querystring: EventStreamQuery },
+    },
+    async (request, reply) => {
+      const deadline = streamDeadline(request.query.deadline, ctx.clock.now());
       const stream = openSse(request, reply, deadline);
       stream.send('connected', { node_id: nodeInfo().node_id });
       stream.onClose(wakeFeed.subscribe((item) => stream.send(item.type, item)));
@@ -92,31 +155,58 @@ export async function ownerApi(app: FastifyInstance, { services, tunnel, nodeInf
         }),
       );
       return reply;
-    });
+    },
+  );
 
-    // Identity backup: the seed sealed under the owner's passphrase, with both logs.
-    scoped.post('/v1/node/identities/:agent_id/export', async (request) => {
-      const { agent_id } = parseWith(AgentIdParams, request.params, 'path');
-      return backups.export(agent_id, parseWith(ExportIdentityBody, request.body).passphrase);
-    });
+  // Identity backup: the seed sealed under the owner's passphrase, with both logs.
+  api.post(
+    '/v1/node/identities/:agent_id/export',
+    {
+      config: { auth: 'owner' },
+      schema: { tags, summary: "A persistent identity's backup, its seed sealed under the passphrase", params: AgentIdParams, body: ExportIdentityBody, response: { 200: IdentityBackup } },
+    },
+    async (request) => backups.export(request.params.agent_id, request.body.passphrase),
+  );
 
-    scoped.post('/v1/node/identities/import', async (request, reply) => {
-      const { project_id, passphrase, backup } = parseWith(ImportIdentityBody, request.body);
+  api.post(
+    '/v1/node/identities/import',
+    {
+      config: { auth: 'owner' },
+      schema: { tags, summary: 'Restores an identity from its backup into a project (with a fresh API key)', body: ImportIdentityBody, response: { 201: ImportedIdentity } },
+    },
+    async (request, reply) => {
+      const { project_id, passphrase, backup } = request.body;
       return reply.code(201).send(backups.import(project_id, backup, passphrase));
-    });
+    },
+  );
 
-    await scoped.register(teamRoutes, { services });
-    await scoped.register(docsOwnerRoutes, { services });
-    await scoped.register(peerRoutes, { services });
-    await scoped.register(tunnelRoutes, { tunnel });
-    await scoped.register(setupRoutes, { services, nodeId: String(nodeInfo().node_id) });
+  await app.register(teamRoutes, { services });
+  await app.register(docsOwnerRoutes, { services });
+  await app.register(peerRoutes, { services });
+  await app.register(tunnelRoutes, { tunnel });
+  await app.register(setupRoutes, { services, nodeId: nodeInfo().node_id });
 
-    scoped.get('/v1/node/namespaces', async () => ({ namespaces: namespaces.list() }));
+  api.get(
+    '/v1/node/namespaces',
+    { config: { auth: 'owner' }, schema: { tags, summary: "The node's namespaces, by domain", response: { 200: NamespaceList } } },
+    async () => ({ namespaces: namespaces.list() }),
+  );
 
-    // The owner's consent to a namespace: controlled by an outside key (`controller_did`, which then
-    // signs its address writes), or by one this node creates and holds in custody.
-    scoped.post('/v1/node/namespaces', async (request, reply) => {
-      const body = parseWith(CreateNamespaceBody, request.body);
+  // The owner's consent to a namespace: controlled by an outside key (`controller_did`, which then
+  // signs its address writes), or by one this node creates and holds in custody.
+  api.post(
+    '/v1/node/namespaces',
+    {
+      config: { auth: 'owner' },
+      schema: {
+        tags,
+        summary: "The owner's consent to a namespace, controlled by an outside key or one the node holds (201; 200 when it already is)",
+        body: CreateNamespaceBody,
+        response: { 200: Namespace, 201: Namespace },
+      },
+    },
+    async (request, reply) => {
+      const body = request.body;
       const domain = normalizeDomain(body.domain);
       if (domain === null) throw invalid([{ loc: ['body', 'domain'], msg: 'not a valid domain name', type: 'value_error' }]);
       if (body.controller_did !== undefined) {
@@ -138,6 +228,6 @@ export async function ownerApi(app: FastifyInstance, { services, tunnel, nodeInf
         ctx.custody.destroyKey(key.keyId);
         throw error;
       }
-    });
-  });
+    },
+  );
 }

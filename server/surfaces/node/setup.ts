@@ -23,7 +23,7 @@ import { localNamespace } from '../../../contract/core-rules.ts';
 import type { NodeContext } from '../../context.ts';
 import { conflict } from '../../errors.ts';
 import type { CoreServices } from '../core/services.ts';
-import type { IdentityView } from '../core/identities/service.ts';
+import type { SetupResult } from '../../../contract/node/setup.ts';
 
 /** node_settings key of the record of a finished setup. */
 const SETUP_SETTING = 'setup';
@@ -32,22 +32,6 @@ interface SetupRecord {
   agent_id: string;
   project_id: string;
   domain: string;
-}
-
-export interface SetupInput {
-  name: string;
-  domain?: string | undefined;
-}
-
-export interface SetupResult {
-  /** False when the node was already set up with this very name and domain. */
-  created: boolean;
-  identity: IdentityView;
-  /** `<domain>/<name>`: what to share. */
-  address: string;
-  project: { project_id: string; slug: string };
-  /** `local`: the node's own `.local` namespace (no domain was given). */
-  namespace: { domain: string; local: boolean };
 }
 
 export class NodeSetup {
@@ -61,7 +45,7 @@ export class NodeSetup {
     this.#localDomain = localNamespace(nodeId);
   }
 
-  async run(input: SetupInput): Promise<SetupResult> {
+  async run(input: { name: string; domain?: string | undefined }): Promise<SetupResult> {
     const domain = input.domain ?? this.#localDomain;
     const done = this.#finished();
     if (done !== null) return this.#again(done, input.name, domain);

@@ -1,50 +1,93 @@
 /**
  * The owner's team routes (`/v1/node/teams...`, DESIGN §4): create teams whose key the node holds,
  * issue and revoke member certificates, and sign requests as the owner member so the UI can call
- * the library and document surfaces without ever holding a key.
+ * the library and document surfaces without ever holding a key. Schemas: contract/node/teams.ts.
  */
 import type { FastifyInstance } from 'fastify';
-import { parseWith } from '../../http/validate.ts';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import {
+  AddMemberBody,
+  CertificateParams,
+  CreateTeamBody,
+  IssuedCertificate,
+  MemberList,
+  Revoked,
+  SignBody,
+  SignedRequest,
+  Team,
+  TeamList,
+  TeamParams,
+} from '../../../contract/node/teams.ts';
 import { describeScopes } from '../../teams/scopes.ts';
 import type { CoreServices } from '../core/services.ts';
 import { actingAsClaim } from '../docs/acting-as.ts';
-import { AddMemberBody, CertificateParams, CreateTeamBody, SignBody, TeamParams } from './team-schemas.ts';
+
+const tags = ['owner'];
 
 export async function teamRoutes(app: FastifyInstance, { services }: { services: CoreServices }): Promise<void> {
   const { teams, ctx } = services;
+  const api = app.withTypeProvider<ZodTypeProvider>();
 
-  app.get('/v1/node/teams', async () => ({ teams: teams.list() }));
+  api.get(
+    '/v1/node/teams',
+    { config: { auth: 'owner' }, schema: { tags, summary: 'The teams whose key this node holds', response: { 200: TeamList } } },
+    async () => ({ teams: teams.list() }),
+  );
 
-  app.post('/v1/node/teams', async (request, reply) => {
-    const { name, domain } = parseWith(CreateTeamBody, request.body);
-    return reply.code(201).send(teams.create(name, domain));
-  });
+  api.post(
+    '/v1/node/teams',
+    { config: { auth: 'owner' }, schema: { tags, summary: 'Creates a team, its key and its owner member in custody', body: CreateTeamBody, response: { 201: Team } } },
+    async (request, reply) => reply.code(201).send(teams.create(request.body.name, request.body.domain)),
+  );
 
-  app.get('/v1/node/teams/:team_id', async (request) => teams.get(parseWith(TeamParams, request.params, 'path').team_id));
+  api.get(
+    '/v1/node/teams/:team_id',
+    { config: { auth: 'owner' }, schema: { tags, summary: 'A team', params: TeamParams, response: { 200: Team } } },
+    async (request) => teams.get(request.params.team_id),
+  );
 
-  app.get('/v1/node/teams/:team_id/members', async (request) => {
-    const { team_id } = parseWith(TeamParams, request.params, 'path');
+  api.get(
+    '/v1/node/teams/:team_id/members',
+    {
+      config: { auth: 'owner' },
+      schema: { tags, summary: "A team's certificates, and the scopes a certificate may hold", params: TeamParams, response: { 200: MemberList } },
+    },
     // Ours: the scopes a certificate may hold, so whoever issues one sees the choices.
-    return { team_id, members: teams.members(team_id), available_scopes: describeScopes() };
-  });
+    async (request) => ({ team_id: request.params.team_id, members: teams.members(request.params.team_id), available_scopes: describeScopes() }),
+  );
 
-  app.post('/v1/node/teams/:team_id/members', async (request, reply) => {
-    const { team_id } = parseWith(TeamParams, request.params, 'path');
-    return reply.code(201).send(teams.addMember(team_id, parseWith(AddMemberBody, request.body)));
-  });
+  api.post(
+    '/v1/node/teams/:team_id/members',
+    {
+      config: { auth: 'owner' },
+      schema: { tags, summary: 'Issues a member certificate signed by the team key', params: TeamParams, body: AddMemberBody, response: { 201: IssuedCertificate } },
+    },
+    async (request, reply) => reply.code(201).send(teams.addMember(request.params.team_id, request.body)),
+  );
 
-  app.post('/v1/node/teams/:team_id/members/:certificate_id/revoke', async (request) => {
-    const { team_id, certificate_id } = parseWith(CertificateParams, request.params, 'path');
-    return teams.revoke(team_id, certificate_id);
-  });
+  api.post(
+    '/v1/node/teams/:team_id/members/:certificate_id/revoke',
+    {
+      config: { auth: 'owner' },
+      schema: { tags, summary: 'Revokes a certificate and closes the editable present links it minted', params: CertificateParams, response: { 200: Revoked } },
+    },
+    async (request) => teams.revoke(request.params.team_id, request.params.certificate_id),
+  );
 
   // The envelope names the surface's origin as `aud`; the UI sends the request itself.
-  app.post('/v1/node/teams/:team_id/sign', async (request) => {
-    const { team_id } = parseWith(TeamParams, request.params, 'path');
-    const { method, path, body, surface = 'library', acting_as } = parseWith(SignBody, request.body);
-    const aud = surface === 'docs' ? ctx.urls.docs_url : ctx.urls.library_url;
-    // Who the app acts as, inside what the owner member signs: document versions record it.
-    const extra = acting_as === undefined ? undefined : { acting_as: { ...actingAsClaim(services.identities, acting_as) } };
-    return { headers: teams.signAsOwner(team_id, { method, path, body, aud, extra }), url: `${aud}${path}` };
-  });
+  api.post(
+    '/v1/node/teams/:team_id/sign',
+    {
+      config: { auth: 'owner' },
+      schema: { tags, summary: 'Signs one library or documents request as the owner member', params: TeamParams, body: SignBody, response: { 200: SignedRequest } },
+    },
+    async (request) => {
+      const { team_id } = request.params;
+      const { method, path, body, surface = 'library', acting_as } = request.body;
+      const aud = surface === 'docs' ? ctx.urls.docs_url : ctx.urls.library_url;
+      // Who the app acts as, inside what the owner member signs: document versions record it.
+      const extra = acting_as === undefined ? undefined : { acting_as: { ...actingAsClaim(services.identities, acting_as) } };
+      return { headers: teams.signAsOwner(team_id, { method, path, body, aud, extra }), url: `${aud}${path}` };
+    },
+  );
 }

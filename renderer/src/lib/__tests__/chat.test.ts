@@ -44,9 +44,15 @@ function message(id: string, from: 'me' | 'bob', at: string, extra: Partial<Chat
     timestamp: at,
     created_at: at,
     sender_leaving: false,
+    sender_rejoining: false,
     hang_on: false,
+    extends_wait_seconds: 0,
     reply_to: null,
+    wait_seconds: null,
     signature: 'sig',
+    signed_payload: '{}',
+    signature_status: 'verified',
+    from_namespace_trust: null,
     ...extra,
   };
 }
@@ -200,7 +206,7 @@ describe('the timeline', () => {
 
 describe('size', () => {
   it('is the node’s limit', () => {
-    // server/surfaces/core/chat/schemas.ts pins the same number (test/api/chat.test.ts): change both together.
+    // One number for the node and the UI (contract/core-rules.ts); test/api/chat.test.ts checks the node refuses one byte more.
     expect(MAX_CHAT_MESSAGE_BYTES).toBe(64 * 1024);
   });
 
@@ -235,6 +241,9 @@ describe('sessions', () => {
     last_activity: at,
     sender_waiting: false,
     unread_count: 0,
+    last_message: null,
+    participants_left: [],
+    you_left: false,
   });
 
   it('titles by the other participants', () => {

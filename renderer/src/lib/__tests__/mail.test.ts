@@ -42,7 +42,10 @@ function mail(id: string, createdAt: string, extra: Partial<MailMessage> = {}): 
     signed_payload: '{}',
     created_at: createdAt,
     read_at: null,
+    archived_at: null,
     is_contact: false,
+    signature_status: 'verified',
+    from_namespace_trust: null,
     ...extra,
   };
 }

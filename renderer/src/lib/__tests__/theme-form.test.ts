@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { PaletteContrast, Theme } from '../../api/docs.ts';
+import type { Theme } from '../../api/docs.ts';
 import {
   base64OfDataUrl,
   colorProblem,
@@ -17,6 +17,7 @@ import {
   swatchValue,
   themeInputFromForm,
   tokensFromForm,
+  type ContrastReport,
 } from '../theme-form.ts';
 
 const saved: Theme = {
@@ -29,7 +30,7 @@ const saved: Theme = {
   updated_at: '2026-01-01T00:00:00Z',
 };
 
-const pass = (palette: 'light' | 'dark', ratio: number): PaletteContrast => ({ palette, text: '#000000', surface: '#ffffff', ratio, passes: ratio >= 4.5 });
+const pass = (palette: 'light' | 'dark', ratio: number): ContrastReport => ({ palette, text: '#000000', surface: '#ffffff', ratio, passes: ratio >= 4.5 });
 
 describe('theme form', () => {
   it('reads a saved theme and writes the same tokens back', () => {

@@ -1,64 +1,99 @@
 /**
  * Chat routes (spec §4.4): every one takes a Bearer key bound to an identity. A session the
  * caller does not take part in does not exist for it (404), except on the stream, which answers
- * 403 as upstream does.
+ * 403 as upstream does. Schemas and auth are declared; the contract (contract/core/chat.ts) is
+ * the one definition, the stream's frames included.
  */
 import type { FastifyInstance } from 'fastify';
-import { authenticateIdentity } from '../../../auth/bearer.ts';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import {
+  ChatHistory,
+  ChatReadMarked,
+  ChatSessionsPage,
+  CreateSessionBody,
+  HistoryQuery,
+  MarkReadBody,
+  Pending,
+  SendChatResult,
+  SendMessageBody,
+  SessionParams,
+  SessionsQuery,
+  StartChatResult,
+  StreamQuery,
+} from '../../../../contract/core/chat.ts';
 import { parseRfc3339 } from '../../../crypto/timestamp.ts';
 import { invalid } from '../../../errors.ts';
+import { identityOf } from '../../../http/route-auth.ts';
 import { streamDeadline } from '../../../http/sse.ts';
-import { parseWith } from '../../../http/validate.ts';
 import type { CoreServices } from '../services.ts';
-import { CreateSessionBody, HistoryQuery, MarkReadBody, SendMessageBody, SessionParams, SessionsQuery, StreamQuery } from './schemas.ts';
 import { streamSession } from './stream.ts';
+
+const tags = ['chat'];
+const auth = 'identity';
 
 export async function chatRoutes(app: FastifyInstance, { services }: { services: CoreServices }): Promise<void> {
   const { ctx, chat } = services;
+  const api = app.withTypeProvider<ZodTypeProvider>();
 
-  app.post('/v1/chat/sessions', async (request) => {
-    const { agentId } = authenticateIdentity(ctx, request);
-    return chat.createOrSend(agentId, parseWith(CreateSessionBody, request.body));
-  });
+  api.post(
+    '/v1/chat/sessions',
+    {
+      config: { auth },
+      schema: { tags, summary: 'Create-or-send: a message to these participants (a two-party session is reused)', body: CreateSessionBody, response: { 200: StartChatResult } },
+    },
+    async (request) => chat.createOrSend(identityOf(request).agentId, request.body),
+  );
 
-  app.get('/v1/chat/sessions', async (request) => {
-    const { agentId } = authenticateIdentity(ctx, request);
-    return chat.listSessions(agentId, parseWith(SessionsQuery, request.query, 'query'));
-  });
+  api.get(
+    '/v1/chat/sessions',
+    { config: { auth }, schema: { tags, summary: "The caller's sessions, newest activity first (ours: paged)", querystring: SessionsQuery, response: { 200: ChatSessionsPage } } },
+    async (request) => chat.listSessions(identityOf(request).agentId, request.query),
+  );
 
-  app.get('/v1/chat/pending', async (request) => chat.pending(authenticateIdentity(ctx, request).agentId));
+  api.get(
+    '/v1/chat/pending',
+    { config: { auth }, schema: { tags, summary: 'Sessions with unread messages or someone waiting, and the unread mail count', response: { 200: Pending } } },
+    async (request) => chat.pending(identityOf(request).agentId),
+  );
 
-  app.get('/v1/chat/sessions/:session_id/messages', async (request) => {
-    const { agentId } = authenticateIdentity(ctx, request);
-    const { session_id } = parseWith(SessionParams, request.params, 'path');
-    return chat.history(agentId, session_id, parseWith(HistoryQuery, request.query, 'query'));
-  });
+  api.get(
+    '/v1/chat/sessions/:session_id/messages',
+    {
+      config: { auth },
+      schema: { tags, summary: "A session's newest messages, oldest first, and each participant's state", params: SessionParams, querystring: HistoryQuery, response: { 200: ChatHistory } },
+    },
+    async (request) => chat.history(identityOf(request).agentId, request.params.session_id, request.query),
+  );
 
-  app.post('/v1/chat/sessions/:session_id/messages', async (request) => {
-    const { agentId } = authenticateIdentity(ctx, request);
-    const { session_id } = parseWith(SessionParams, request.params, 'path');
-    return chat.send(agentId, session_id, parseWith(SendMessageBody, request.body));
-  });
+  api.post(
+    '/v1/chat/sessions/:session_id/messages',
+    { config: { auth }, schema: { tags, summary: 'A message to every other participant', params: SessionParams, body: SendMessageBody, response: { 200: SendChatResult } } },
+    async (request) => chat.send(identityOf(request).agentId, request.params.session_id, request.body),
+  );
 
-  app.post('/v1/chat/sessions/:session_id/read', async (request) => {
-    const { agentId } = authenticateIdentity(ctx, request);
-    const { session_id } = parseWith(SessionParams, request.params, 'path');
-    return chat.markRead(agentId, session_id, parseWith(MarkReadBody, request.body).up_to_message_id);
-  });
+  api.post(
+    '/v1/chat/sessions/:session_id/read',
+    { config: { auth }, schema: { tags, summary: 'Marks the session read up to a message (monotonic)', params: SessionParams, body: MarkReadBody, response: { 200: ChatReadMarked } } },
+    async (request) => chat.markRead(identityOf(request).agentId, request.params.session_id, request.body.up_to_message_id),
+  );
 
-  app.get('/v1/chat/sessions/:session_id/stream', async (request, reply) => {
-    const { agentId } = authenticateIdentity(ctx, request);
-    const { session_id } = parseWith(SessionParams, request.params, 'path');
-    const query = parseWith(StreamQuery, request.query, 'query');
-    const deadline = streamDeadline(query.deadline, ctx.clock.now());
-    let after: string | null = null;
-    if (query.after !== undefined) {
-      const ms = parseRfc3339(query.after);
-      if (ms === null) throw invalid([{ loc: ['query', 'after'], msg: 'after must be an RFC 3339 timestamp with a timezone', type: 'value_error' }]);
-      after = new Date(ms).toISOString();
-    }
-    const viewer = chat.assertStreamable(agentId, session_id);
-    streamSession(ctx, chat, request, reply, { viewer, sessionId: session_id, deadline, after });
-    return reply;
-  });
+  // Server-sent events (frames: ChatMessageFrame, ReadReceipt, StreamError in the contract): no JSON response to declare.
+  api.get(
+    '/v1/chat/sessions/:session_id/stream',
+    { config: { auth }, schema: { tags, summary: "The session's live stream (SSE): message and read_receipt frames", params: SessionParams, querystring: StreamQuery } },
+    async (request, reply) => {
+      const { agentId } = identityOf(request);
+      const { session_id } = request.params;
+      const deadline = streamDeadline(request.query.deadline, ctx.clock.now());
+      let after: string | null = null;
+      if (request.query.after !== undefined) {
+        const ms = parseRfc3339(request.query.after);
+        if (ms === null) throw invalid([{ loc: ['query', 'after'], msg: 'after must be an RFC 3339 timestamp with a timezone', type: 'value_error' }]);
+        after = new Date(ms).toISOString();
+      }
+      const viewer = chat.assertStreamable(agentId, session_id);
+      streamSession(ctx, chat, request, reply, { viewer, sessionId: session_id, deadline, after });
+      return reply;
+    },
+  );
 }

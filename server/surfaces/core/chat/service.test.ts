@@ -16,7 +16,7 @@ import { EventBus, identityTopic, sessionTopic } from '../../../events/bus.ts';
 import { closeDatabase, openDatabase } from '../../../store/database.ts';
 import { createCoreServices, type CoreServices } from '../services.ts';
 import { ChatPresence } from './presence.ts';
-import { CreateSessionBody, SendMessageBody } from './schemas.ts';
+import { CreateSessionBody, SendMessageBody } from '../../../../contract/core/chat.ts';
 
 let dir: string;
 let custody: Custody;

@@ -12,22 +12,39 @@
  * through federation (`receiveRemote`); each node keeps its own copy of the session.
  */
 import { randomUUID } from 'node:crypto';
+import {
+  MAX_CHAT_MESSAGE_BYTES,
+  type ChatHistory,
+  type ChatLastMessage,
+  type ChatMember,
+  type ChatMessage,
+  type ChatParticipant,
+  type ChatReadMarked,
+  type ChatSessionsPage,
+  type CreateSessionInput,
+  type HistoryInput,
+  type Pending,
+  type PendingChat,
+  type ReadReceipt,
+  type SendChatResult,
+  type SendMessageInput,
+  type SessionsInput,
+  type StartChatResult,
+} from '../../../../contract/core/chat.ts';
+import type { ChatWakeFrame } from '../../../../contract/core/events.ts';
+import { FEDERATION_VERSION, type FederatedChat } from '../../../../contract/core/federation.ts';
 import type { NodeContext } from '../../../context.ts';
-import type { MessageVerificationStatus } from '../../../crypto/message-signing.ts';
 import { conflict, forbidden, invalid, notFound, tooLarge } from '../../../errors.ts';
 import { identityTopic, sessionTopic } from '../../../events/bus.ts';
 import type { FederationOutbox } from '../../../federation/outbox.ts';
-import { FEDERATION_VERSION, type FederatedChat } from '../../../federation/wire.ts';
 import type { AgentRow, IdentityService } from '../identities/service.ts';
 import type { Party, Recipient } from '../messaging/participants.ts';
 import { assertReachable } from '../messaging/reachability.ts';
 import type { Recipients, RecipientSelector } from '../messaging/recipients.ts';
 import { senderNamespaceTrust } from '../messaging/sender-trust.ts';
-import type { NamespaceTrust } from '../namespaces/authority.ts';
 import type { NamespaceService } from '../namespaces/service.ts';
 import { signatureStatus, signMessage, type SignedMessage } from '../messaging/signing.ts';
 import { ChatPresence } from './presence.ts';
-import { MAX_CHAT_MESSAGE_BYTES, type CreateSessionInput, type HistoryInput, type SendMessageInput, type SessionsInput } from './schemas.ts';
 
 /** What a hang_on message adds to the wait window, and what a read receipt asks a waiter to add. */
 export const HANG_ON_EXTENSION_SECONDS = 300;
@@ -92,100 +109,16 @@ export interface ChatViewer {
   projectId: string;
 }
 
-export interface ChatParticipantView {
-  agent_id: string | null;
-  alias: string;
-  address: string | null;
-  /** The did:svc when the identity has one, else its did:key. */
-  did: string;
-}
-
-/**
- * A participant with how far it has read and whether it left: what a client rebuilds read
- * receipts and membership from after a reload (the stream only pushes changes).
- */
-export interface ChatMemberView extends ChatParticipantView {
-  /** The newest message it has read, or null (nothing yet, or a participant on another node). */
-  last_read_message_id: string | null;
-  read_at: string | null;
-  /** When it left (its latest message said so); null while it takes part. */
-  left_at: string | null;
-}
-
-/** A session's newest message as the session list shows it. */
-export interface ChatLastMessageView {
-  message_id: string;
-  from_agent_id: string | null;
-  from_alias: string;
-  from_address: string | null;
-  /** The first 200 characters of the body. */
-  preview: string;
-  created_at: string;
-  sender_leaving: boolean;
-  sender_rejoining: boolean;
-}
-
-export interface ChatMessageView {
-  message_id: string;
-  session_id: string;
-  from_agent_id: string | null;
-  from_alias: string;
-  from_address: string | null;
-  from_did: string;
-  from_stable_id: string | null;
-  to: string;
-  to_did: string;
-  body: string;
-  /** The signed timestamp (second precision). */
-  timestamp: string;
-  /** When the node stored the message (millisecond precision); `after` compares against it. */
-  created_at: string;
-  sender_leaving: boolean;
-  /** Ours: the sender came back to the chat with this message (sent with `rejoining: true`). */
-  sender_rejoining: boolean;
-  hang_on: boolean;
-  extends_wait_seconds: number;
-  reply_to: string | null;
-  wait_seconds: number | null;
-  signature: string;
-  signed_payload: string;
-  /** Ours: the node's check of `signature` over `signed_payload` with `from_did`, at read time. */
-  signature_status: MessageVerificationStatus;
-  /** Ours: what the sender's address can be trusted as (messaging/sender-trust.ts). */
-  from_namespace_trust: NamespaceTrust | null;
-}
-
 /** A stored message with its row id: the cursor streams advance by. */
 export interface StreamMessage {
   id: number;
-  view: ChatMessageView;
+  view: ChatMessage;
 }
 
-export interface ReadReceipt {
-  type: 'read_receipt';
-  session_id: string;
-  reader_alias: string;
-  up_to_message_id: string;
-  extends_wait_seconds: number;
-  timestamp: string;
-}
-
-/** One unread chat message for the identity event stream (`chat_message` wake item). */
-export type ChatWakeItem = {
+/** One unread chat message for the identity event stream (the `chat_message` frame, contract/core/events.ts). */
+export type ChatWakeItem = Omit<ChatWakeFrame, 'type'> & {
   /** chat_messages.id: the event stream's cursor. */
   id: number;
-  message_id: string;
-  session_id: string;
-  from_alias: string;
-  from_address: string | null;
-  from_did: string;
-  from_stable_id: string | null;
-  body: string;
-  /** The first 200 characters of the body. */
-  preview: string;
-  created_at: string;
-  /** The sender has the session's stream open: it is waiting for an answer. */
-  sender_waiting: boolean;
 };
 
 const MESSAGE_SELECT = `SELECT m.*, a.project_id AS from_project_id FROM chat_messages m LEFT JOIN agents a ON a.agent_id = m.from_agent_id`;
@@ -265,7 +198,7 @@ export class ChatService {
    * that do not accept the sender, then sends into the session of exactly these participants
    * (reused for two, new for a group) and records a send-and-wait window.
    */
-  createOrSend(agentId: string, input: CreateSessionInput) {
+  createOrSend(agentId: string, input: CreateSessionInput): StartChatResult {
     const { db } = this.#ctx;
     assertMessageSize(input.message, 'message');
     const senderRow = this.#identities.row(agentId);
@@ -317,7 +250,7 @@ export class ChatService {
   }
 
   /** POST /v1/chat/sessions/{id}/messages: a message to every other participant. */
-  send(agentId: string, sessionId: string, input: SendMessageInput) {
+  send(agentId: string, sessionId: string, input: SendMessageInput): SendChatResult {
     const { db } = this.#ctx;
     const session = this.#memberSession(agentId, sessionId);
     assertMessageSize(input.body, 'body');
@@ -448,7 +381,7 @@ export class ChatService {
    * POST /v1/chat/sessions/{id}/read: moves the caller's watermark up to that message. Monotonic:
    * an older message never moves it back; `messages_marked` counts others' messages newly read.
    */
-  markRead(agentId: string, sessionId: string, upToMessageId: string) {
+  markRead(agentId: string, sessionId: string, upToMessageId: string): ChatReadMarked {
     const { db } = this.#ctx;
     this.#memberSession(agentId, sessionId);
     const target = db.prepare(`SELECT id FROM chat_messages WHERE session_id = ? AND message_id = ?`).get(sessionId, upToMessageId) as
@@ -478,7 +411,7 @@ export class ChatService {
    * ended it, which stays a fixed place in the order however the list moves). Ours beside
    * upstream's fields: `last_message`, `participants_left` (the others who left) and `you_left`.
    */
-  listSessions(agentId: string, query: SessionsInput = {}) {
+  listSessions(agentId: string, query: SessionsInput = {}): ChatSessionsPage {
     const viewer = this.viewer(agentId);
     const before = query.before === undefined ? undefined : this.#sessionCursor(agentId, query.before);
     const rows = this.#summaries(agentId, { before, limit: query.limit === undefined ? undefined : query.limit + 1 });
@@ -519,9 +452,9 @@ export class ChatService {
    * GET /v1/chat/pending: sessions with unread messages, or with a live wait window that someone
    * else started and is still connected to; plus the caller's unread mail count.
    */
-  pending(agentId: string) {
+  pending(agentId: string): Pending {
     const now = this.#ctx.clock.now().getTime();
-    const pending = [];
+    const pending: PendingChat[] = [];
     for (const s of this.#summaries(agentId, { pendingOnly: true })) {
       const { session } = s;
       const remaining = this.#timeRemaining(session, now);
@@ -553,7 +486,7 @@ export class ChatService {
   }
 
   /** GET /v1/chat/sessions/{id}/messages: the newest `limit` messages, oldest first. */
-  history(agentId: string, sessionId: string, query: HistoryInput) {
+  history(agentId: string, sessionId: string, query: HistoryInput): ChatHistory {
     const viewer = this.viewer(agentId);
     const member = this.#participant(sessionId, agentId);
     if (!member) throw notFound('Session not found');
@@ -574,7 +507,7 @@ export class ChatService {
     return {
       messages: rows.map((row) => this.#messageView(viewer, row)),
       // Ours: who has read how far and who left, so a client shows receipts and membership after a reload.
-      participants: this.#parties(sessionId).map((party): ChatMemberView => {
+      participants: this.#parties(sessionId).map((party): ChatMember => {
         const member = members.get(party.id);
         return {
           ...this.#participantView(viewer, party),
@@ -759,7 +692,7 @@ export class ChatService {
     );
   }
 
-  #participantView(viewer: ChatViewer, party: ChatParty): ChatParticipantView {
+  #participantView(viewer: ChatViewer, party: ChatParty): ChatParticipant {
     return {
       agent_id: party.agent?.project_id === viewer.projectId ? party.id : null,
       alias: party.alias,
@@ -1006,7 +939,7 @@ export class ChatService {
     );
   }
 
-  #lastMessageView(viewer: ChatViewer, row: MessageRow): ChatLastMessageView {
+  #lastMessageView(viewer: ChatViewer, row: MessageRow): ChatLastMessage {
     return {
       message_id: row.message_id,
       from_agent_id: row.from_project_id === viewer.projectId ? row.from_agent_id : null,
@@ -1019,7 +952,7 @@ export class ChatService {
     };
   }
 
-  #messageView(viewer: ChatViewer, row: MessageRow): ChatMessageView {
+  #messageView(viewer: ChatViewer, row: MessageRow): ChatMessage {
     const hangOn = row.hang_on === 1;
     return {
       message_id: row.message_id,

@@ -6,6 +6,7 @@
  * and a `: keepalive` comment every 30 s. The stream closes at its deadline.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { ChatMessageFrame, StreamError } from '../../../../contract/core/chat.ts';
 import type { NodeContext } from '../../../context.ts';
 import { sessionTopic } from '../../../events/bus.ts';
 import { openSse } from '../../../http/sse.ts';
@@ -32,7 +33,7 @@ export function streamSession(ctx: NodeContext, chat: ChatService, request: Fast
   // replay, the cursor and the watermarks it starts from.
   if (options.after !== null) {
     for (const message of chat.replay(viewer, sessionId, options.after)) {
-      if (!sse.send('message', { type: 'message', ...message.view })) break;
+      if (!sse.send('message', { type: 'message', ...message.view } satisfies ChatMessageFrame)) break;
     }
   }
   let cursor = chat.lastMessageId(sessionId);
@@ -40,7 +41,7 @@ export function streamSession(ctx: NodeContext, chat: ChatService, request: Fast
 
   const deliver = (): void => {
     for (const message of chat.messagesAfter(viewer, sessionId, cursor)) {
-      if (!sse.send('message', { type: 'message', ...message.view })) return;
+      if (!sse.send('message', { type: 'message', ...message.view } satisfies ChatMessageFrame)) return;
       cursor = message.id;
     }
     const current = chat.readWatermarks(sessionId, viewer.agentId);
@@ -58,7 +59,7 @@ export function streamSession(ctx: NodeContext, chat: ChatService, request: Fast
       deliver();
     } catch (error) {
       request.log.error({ err: error }, 'chat session stream failed');
-      sse.send('error', { type: 'error', detail: 'poll failure' });
+      sse.send('error', { type: 'error', detail: 'poll failure' } satisfies StreamError);
       sse.close();
     }
   };

@@ -1,18 +1,28 @@
 /**
  * `POST /v1/agents/{alias}/control` (spec §4.5): `{alias}` is an identity of the caller's project.
+ * Schemas and auth are declared (contract/core/control.ts).
  */
 import type { FastifyInstance } from 'fastify';
-import { authenticateIdentity } from '../../../auth/bearer.ts';
-import { parseWith } from '../../../http/validate.ts';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { ControlBody, ControlParams, ControlSent } from '../../../../contract/core/control.ts';
+import { identityOf } from '../../../http/route-auth.ts';
 import type { CoreServices } from '../services.ts';
-import { ControlBody, ControlParams } from './schemas.ts';
 
 export async function controlRoutes(app: FastifyInstance, { services }: { services: CoreServices }): Promise<void> {
-  const { ctx, control } = services;
+  const { control } = services;
 
-  app.post('/v1/agents/:alias/control', async (request) => {
-    const { agentId } = authenticateIdentity(ctx, request);
-    const { alias } = parseWith(ControlParams, request.params, 'path');
-    return control.send(agentId, alias, parseWith(ControlBody, request.body).signal);
-  });
+  app.withTypeProvider<ZodTypeProvider>().post(
+    '/v1/agents/:alias/control',
+    {
+      config: { auth: 'identity' },
+      schema: {
+        tags: ['control'],
+        summary: "Queues pause, resume or interrupt for an identity of the caller's project (delivered once, on its event stream)",
+        params: ControlParams,
+        body: ControlBody,
+        response: { 200: ControlSent },
+      },
+    },
+    async (request) => control.send(identityOf(request).agentId, request.params.alias, request.body.signal),
+  );
 }

@@ -3,11 +3,11 @@
  * sender's project and delivered at most once over the target's event stream.
  */
 import { randomUUID } from 'node:crypto';
+import type { ControlSent, Signal } from '../../../../contract/core/control.ts';
 import type { NodeContext } from '../../../context.ts';
 import { identityTopic } from '../../../events/bus.ts';
 import type { IdentityService } from '../identities/service.ts';
 import type { Recipients } from '../messaging/recipients.ts';
-import type { Signal } from './schemas.ts';
 
 export interface ControlSignalRow {
   id: number;
@@ -31,7 +31,7 @@ export class ControlService {
   }
 
   /** Queues `signal` for the identity called `alias` in the sender's project. */
-  send(agentId: string, alias: string, signal: Signal): { signal_id: string; signal: Signal; target_alias: string; created_at: string } {
+  send(agentId: string, alias: string, signal: Signal): ControlSent {
     const { db, clock, bus } = this.#ctx;
     const target = this.#recipients.resolve(this.#identities.row(agentId), { alias }).agent;
     const signalId = randomUUID();

@@ -23,12 +23,7 @@ import { isSecondPrecisionTimestamp, parseRfc3339 } from '../../../crypto/timest
 import { signingTimestamp } from '../../../clock.ts';
 import { checkRequestTimestamp } from '../../../auth/timestamp.ts';
 import { conflict, invalid, notFound, unauthorized } from '../../../errors.ts';
-
-export interface DidKeyView {
-  did_aw: string;
-  current_did_key: string;
-  log_head: LogEntry;
-}
+import type { DidKey, DidRegistered } from '../../../../contract/core/did.ts';
 
 const LOG_COLUMNS =
   'did_aw, seq, operation, previous_did_key, new_did_key, prev_entry_hash, entry_hash, state_hash, authorized_by, signature, timestamp';
@@ -54,7 +49,7 @@ export class DidRegistry {
     );
   }
 
-  key(didAw: string): DidKeyView {
+  key(didAw: string): DidKey {
     const head = this.head(didAw);
     if (!head) throw notFound('did:svc not found');
     return { did_aw: didAw, current_did_key: head.new_did_key, log_head: head };
@@ -73,7 +68,7 @@ export class DidRegistry {
    * while the id is still bound to that key; once it has rotated away, the genesis key asking
    * again is a conflict.
    */
-  register(payload: LogEntryPayload, signature: string): { registered: true; did_aw: string; current_did_key: string } {
+  register(payload: LogEntryPayload, signature: string): DidRegistered {
     const genesisKey = publicKeyFromDidKey(payload.new_did_key);
     if (!genesisKey) throw invalid('new_did_key is not an Ed25519 did:key');
     if (payload.seq !== 1 || payload.previous_did_key !== null || payload.prev_entry_hash !== null) {

@@ -1,42 +1,74 @@
 /**
  * did:svc registry routes: public reads, plus registration and rotation for self-custodial
  * clients who sign their own log entries (upstream awid's POST /v1/did and PUT /v1/did/{did_aw}).
+ * Those two are `public` as far as headers go: the signature is in the body (the entry's proof),
+ * and the registry checks it before anything is stored. Schemas are the contract's
+ * (contract/core/did.ts).
  */
 import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { DidHead, DidKey, DidLog, DidParams, DidRegistered, DidUpdated, RegisterDidBody, RotateDidBody } from '../../../../contract/core/did.ts';
 import { isStableId, DID_METHOD } from '../../../crypto/stable-id.ts';
 import { notFound } from '../../../errors.ts';
-import { parseWith } from '../../../http/validate.ts';
 import type { CoreServices } from '../services.ts';
-import { DidParams, RegisterDidBody, RotateDidBody } from './schemas.ts';
 
-function didParam(params: unknown): string {
-  const { did_aw } = parseWith(DidParams, params, 'path');
+const tags = ['did'];
+
+/** A did:svc from the path; one that cannot exist is simply not found. */
+function didParam({ did_aw }: { did_aw: string }): string {
   if (!isStableId(did_aw, DID_METHOD)) throw notFound('did:svc not found');
   return did_aw;
 }
 
 export async function didRoutes(app: FastifyInstance, { services }: { services: CoreServices }): Promise<void> {
   const registry = services.did;
+  const api = app.withTypeProvider<ZodTypeProvider>();
 
-  app.post('/v1/did', async (request) => {
-    const { proof, ...payload } = parseWith(RegisterDidBody, request.body);
-    return registry.register(payload, proof);
-  });
+  api.post(
+    '/v1/did',
+    {
+      config: { auth: 'public' },
+      schema: { tags, summary: 'Registers a did:svc from its client-signed genesis entry; idempotent', body: RegisterDidBody, response: { 200: DidRegistered } },
+    },
+    async (request) => {
+      const { proof, ...payload } = request.body;
+      return registry.register(payload, proof);
+    },
+  );
 
-  app.put('/v1/did/:did_aw', async (request) => {
-    const didAw = didParam(request.params);
-    const { signature, ...body } = parseWith(RotateDidBody, request.body);
-    const head = registry.key(didAw).log_head;
-    registry.rotate({ ...body, did_aw: didAw, previous_did_key: body.previous_did_key ?? head.new_did_key }, signature);
-    return { updated: true, did_aw: didAw, current_did_key: body.new_did_key };
-  });
+  api.put(
+    '/v1/did/:did_aw',
+    {
+      config: { auth: 'public' },
+      schema: { tags, summary: 'Appends a rotate_key entry signed by the retiring key', params: DidParams, body: RotateDidBody, response: { 200: DidUpdated } },
+    },
+    async (request) => {
+      const didAw = didParam(request.params);
+      const { signature, ...body } = request.body;
+      const head = registry.key(didAw).log_head;
+      registry.rotate({ ...body, did_aw: didAw, previous_did_key: body.previous_did_key ?? head.new_did_key }, signature);
+      return { updated: true as const, did_aw: didAw, current_did_key: body.new_did_key };
+    },
+  );
 
-  app.get('/v1/did/:did_aw/key', async (request) => registry.key(didParam(request.params)));
+  api.get(
+    '/v1/did/:did_aw/key',
+    { config: { auth: 'public' }, schema: { tags, summary: "A did:svc's current did:key and log head", params: DidParams, response: { 200: DidKey } } },
+    async (request) => registry.key(didParam(request.params)),
+  );
 
-  app.get('/v1/did/:did_aw/head', async (request) => {
-    const { did_aw, current_did_key, log_head } = registry.key(didParam(request.params));
-    return { did_aw, current_did_key, seq: log_head.seq, entry_hash: log_head.entry_hash, state_hash: log_head.state_hash, timestamp: log_head.timestamp };
-  });
+  api.get(
+    '/v1/did/:did_aw/head',
+    { config: { auth: 'public' }, schema: { tags, summary: "A did:svc's log head, without its signature", params: DidParams, response: { 200: DidHead } } },
+    async (request) => {
+      const { did_aw, current_did_key, log_head } = registry.key(didParam(request.params));
+      return { did_aw, current_did_key, seq: log_head.seq, entry_hash: log_head.entry_hash, state_hash: log_head.state_hash, timestamp: log_head.timestamp };
+    },
+  );
 
-  app.get('/v1/did/:did_aw/log', async (request) => registry.log(didParam(request.params)));
+  api.get(
+    '/v1/did/:did_aw/log',
+    { config: { auth: 'public' }, schema: { tags, summary: "A did:svc's whole log, oldest first", params: DidParams, response: { 200: DidLog } } },
+    async (request) => registry.log(didParam(request.params)),
+  );
 }

@@ -1,27 +1,13 @@
 /**
  * The node-wide wake feed: new mail and chat for every identity on the node, for the owner
  * (desktop notifications in main/, unread badges in the UI). It reads the same rows the identity
- * streams read, from global row cursors, whenever the bus says something was written.
+ * streams read, from global row cursors, whenever the bus says something was written. Its items
+ * are the owner feed's `mail_message` and `chat_message` frames (contract/core/events.ts).
  */
+import type { NodeWakeItem } from '../../../../contract/core/events.ts';
 import type { EventBus } from '../../../events/bus.ts';
 import type { ChatService } from '../chat/service.ts';
 import type { MailService } from '../mail/service.ts';
-
-export interface NodeWakeItem {
-  agent_id: string;
-  type: 'mail_message' | 'chat_message';
-  message_id: string;
-  from_alias: string;
-  from_address: string | null;
-  subject?: string;
-  priority?: string;
-  session_id?: string;
-  preview?: string;
-  /** Chat: the message said its sender was leaving, or took its sender back into the chat. */
-  sender_leaving?: boolean;
-  sender_rejoining?: boolean;
-  created_at: string;
-}
 
 const BATCH = 500;
 

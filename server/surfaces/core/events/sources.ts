@@ -2,7 +2,9 @@
  * Wake sources of the identity event stream (spec §6): each turns one kind of pending item into
  * frames. A source keeps no state; the stream keeps one cursor per source (the highest row id it
  * has seen) and asks for what came after it. Adding a kind of wake item is adding a source.
+ * The frames' payloads are declared in contract/core/events.ts.
  */
+import type { ControlFrame, MailWakeFrame } from '../../../../contract/core/events.ts';
 import type { AppEvents } from '../../../events/app-events.ts';
 import type { ControlService } from '../control/service.ts';
 import type { MailService } from '../mail/service.ts';
@@ -61,7 +63,7 @@ export function mailWakeSource(mail: MailService): WakeSource {
           priority: m.priority,
           wake_mode: m.priority === 'high' || m.priority === 'urgent' ? 'prompt' : 'idle',
           created_at: m.created_at,
-        },
+        } satisfies MailWakeFrame,
       })),
   };
 }
@@ -109,7 +111,7 @@ export function controlWakeSource(control: ControlService): WakeSource {
         id: s.id,
         event: `control_${s.signal}`,
         at: time(s.created_at),
-        data: { type: `control_${s.signal}`, signal_id: s.signal_id, signal: s.signal, created_at: s.created_at },
+        data: { type: `control_${s.signal}`, signal_id: s.signal_id, signal: s.signal, created_at: s.created_at } satisfies ControlFrame,
         claim: () => control.claim(s.id),
       })),
   };

@@ -4,6 +4,7 @@
  * every second is only the fallback for a missed nudge. A failure while polling is an `error`
  * frame, and the stream ends.
  */
+import type { IdentityConnected, StreamError } from '../../../../contract/core/events.ts';
 import { ServiceError } from '../../../errors.ts';
 import { identityTopic, type EventBus } from '../../../events/bus.ts';
 import type { SseStream } from '../../../http/sse.ts';
@@ -41,7 +42,7 @@ export function runIdentityStream({ bus, agent, sources, stream, check, pollMs =
 
   const fail = (error: unknown): void => {
     const detail = error instanceof ServiceError ? error.message : `poll failure: ${error instanceof Error ? error.message : String(error)}`;
-    stream.send('error', { type: 'error', detail });
+    stream.send('error', { type: 'error', detail } satisfies StreamError);
     stream.close();
   };
 
@@ -70,7 +71,7 @@ export function runIdentityStream({ bus, agent, sources, stream, check, pollMs =
     });
   };
 
-  if (!stream.send('connected', { agent_id: agent.agent_id, project_id: agent.project_id })) return;
+  if (!stream.send('connected', { agent_id: agent.agent_id, project_id: agent.project_id } satisfies IdentityConnected)) return;
   const unsubscribe = bus.subscribe(identityTopic(agent.agent_id), nudge);
   const timer = setInterval(pump, pollMs);
   stream.onClose(() => {

@@ -1,26 +1,46 @@
 /**
  * `POST/GET /v1/events/subscriptions` and `DELETE /v1/events/subscriptions/{subscription_id}`
- * (DESIGN §5), with a key bound to an identity: what app events reach its event stream.
+ * (DESIGN §5), with a key bound to an identity: what app events reach its event stream. Schemas
+ * and auth are declared (contract/core/events.ts).
  */
 import type { FastifyInstance } from 'fastify';
-import { authenticateIdentity } from '../../../auth/bearer.ts';
-import { parseWith } from '../../../http/validate.ts';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { EventSubscription, SubscriptionBody, SubscriptionIdParams, SubscriptionList, SubscriptionRemoved } from '../../../../contract/core/events.ts';
+import { identityOf } from '../../../http/route-auth.ts';
 import type { CoreServices } from '../services.ts';
-import { SubscriptionBody, SubscriptionIdParams } from './subscriptions-schemas.ts';
+
+const tags = ['events'];
 
 export async function subscriptionRoutes(app: FastifyInstance, { services }: { services: CoreServices }): Promise<void> {
-  const { ctx, subscriptions } = services;
+  const { subscriptions } = services;
+  const api = app.withTypeProvider<ZodTypeProvider>();
 
-  app.post('/v1/events/subscriptions', async (request, reply) => {
-    const { agentId } = authenticateIdentity(ctx, request);
-    const { subscription, created } = subscriptions.subscribe(agentId, parseWith(SubscriptionBody, request.body));
-    return reply.code(created ? 201 : 200).send(subscription);
-  });
+  api.post(
+    '/v1/events/subscriptions',
+    {
+      config: { auth: 'identity' },
+      schema: {
+        tags,
+        summary: 'Subscribes to an app event type in a team (201; 200 with the one that already exists)',
+        body: SubscriptionBody,
+        response: { 200: EventSubscription, 201: EventSubscription },
+      },
+    },
+    async (request, reply) => {
+      const { subscription, created } = subscriptions.subscribe(identityOf(request).agentId, request.body);
+      return reply.code(created ? 201 : 200).send(subscription);
+    },
+  );
 
-  app.get('/v1/events/subscriptions', async (request) => subscriptions.list(authenticateIdentity(ctx, request).agentId));
+  api.get(
+    '/v1/events/subscriptions',
+    { config: { auth: 'identity' }, schema: { tags, summary: "The caller's app event subscriptions", response: { 200: SubscriptionList } } },
+    async (request) => subscriptions.list(identityOf(request).agentId),
+  );
 
-  app.delete('/v1/events/subscriptions/:subscription_id', async (request) => {
-    const { agentId } = authenticateIdentity(ctx, request);
-    return subscriptions.remove(agentId, parseWith(SubscriptionIdParams, request.params, 'path').subscription_id);
-  });
+  api.delete(
+    '/v1/events/subscriptions/:subscription_id',
+    { config: { auth: 'identity' }, schema: { tags, summary: 'Removes a subscription (404 when it is not the caller’s)', params: SubscriptionIdParams, response: { 200: SubscriptionRemoved } } },
+    async (request) => subscriptions.remove(identityOf(request).agentId, request.params.subscription_id),
+  );
 }

@@ -6,22 +6,12 @@
  * (docs:read for docs/doc.changed); delivery checks both again.
  */
 import { randomUUID } from 'node:crypto';
+import type { EventSubscription, SubscriptionInput, SubscriptionList } from '../../../../contract/core/events.ts';
 import type { NodeContext } from '../../../context.ts';
 import { forbidden, invalid, notFound } from '../../../errors.ts';
-import type { AppEventType } from '../../../events/app-events.ts';
 import { APP_EVENT_SCOPES } from '../../../teams/scopes.ts';
 import type { TeamService } from '../../../teams/service.ts';
 import type { IdentityService } from '../identities/service.ts';
-import type { SubscriptionInput } from './subscriptions-schemas.ts';
-
-export interface SubscriptionView {
-  subscription_id: string;
-  type: string;
-  team_id: string;
-  /** null: every resource of the type. */
-  resource_ref: string | null;
-  created_at: string;
-}
 
 const COLUMNS = `subscription_id, type, team_id, resource_ref, created_at`;
 
@@ -41,7 +31,7 @@ export class EventSubscriptions {
    * identity's certificate there must hold the scope the event type needs (checked again at
    * delivery, events/app-events.ts).
    */
-  #team(agentId: string, teamId: string | undefined, type: AppEventType): string {
+  #team(agentId: string, teamId: string | undefined, type: SubscriptionInput['type']): string {
     const identity = this.#identities.row(agentId);
     const teams = this.#teams.teamsOf(identity);
     let chosen: string;
@@ -61,15 +51,15 @@ export class EventSubscriptions {
   }
 
   /** Creates the subscription, or returns the one that already exists (`created` false). */
-  subscribe(agentId: string, input: SubscriptionInput): { subscription: SubscriptionView; created: boolean } {
+  subscribe(agentId: string, input: SubscriptionInput): { subscription: EventSubscription; created: boolean } {
     const teamId = this.#team(agentId, input.team_id, input.type);
     const { db, clock } = this.#ctx;
     return db.transaction(() => {
       const existing = db
         .prepare(`SELECT ${COLUMNS} FROM event_subscriptions WHERE agent_id = ? AND team_id = ? AND type = ? AND ifnull(resource_ref, '') = ifnull(?, '')`)
-        .get(agentId, teamId, input.type, input.resource_ref) as SubscriptionView | undefined;
+        .get(agentId, teamId, input.type, input.resource_ref) as EventSubscription | undefined;
       if (existing) return { subscription: existing, created: false };
-      const subscription: SubscriptionView = {
+      const subscription: EventSubscription = {
         subscription_id: randomUUID(),
         type: input.type,
         team_id: teamId,
@@ -88,10 +78,10 @@ export class EventSubscriptions {
     })();
   }
 
-  list(agentId: string): { subscriptions: SubscriptionView[] } {
+  list(agentId: string): SubscriptionList {
     const subscriptions = this.#ctx.db
       .prepare(`SELECT ${COLUMNS} FROM event_subscriptions WHERE agent_id = ? ORDER BY created_at, rowid`)
-      .all(agentId) as SubscriptionView[];
+      .all(agentId) as EventSubscription[];
     return { subscriptions };
   }
 

@@ -6,20 +6,9 @@ import { randomUUID } from 'node:crypto';
 import type { NodeContext } from '../../../context.ts';
 import { canonicalJsonBytes } from '../../../crypto/canonical-json.ts';
 import { toBase64Unpadded } from '../../../crypto/encoding.ts';
+import type { AgentLogEntry, AgentLogOperation } from '../../../../contract/core/identities.ts';
 
-export type AgentLogOperation = 'create' | 'rotate' | 'update_settings' | 'archive' | 'replaced_by' | 'delete' | 'export' | 'import';
-
-export interface AgentLogEntry {
-  log_id: string;
-  seq: number;
-  operation: AgentLogOperation;
-  old_did: string | null;
-  new_did: string | null;
-  signed_by: string;
-  entry_signature: string;
-  metadata: Record<string, unknown>;
-  created_at: string;
-}
+export type { AgentLogEntry, AgentLogOperation };
 
 /** The bytes an agent log entry's signature covers. */
 export function agentLogSigningBytes(agentId: string, entry: Omit<AgentLogEntry, 'log_id' | 'signed_by' | 'entry_signature'>): Buffer {

@@ -3,7 +3,6 @@
  * custody), its did:svc log and its own signed audit log, so it can be restored on this node or
  * another. Key loss is identity loss; this is the way out.
  */
-import { z } from 'zod';
 import { issueApiKey } from '../../../auth/api-keys.ts';
 import type { NodeContext } from '../../../context.ts';
 import type { LogEntry } from '../../../crypto/identity-log.ts';
@@ -12,55 +11,7 @@ import { parseWith } from '../../../http/validate.ts';
 import { aliasTaken } from './aliases.ts';
 import { appendAgentLog, readAgentLog, restoreAgentLog, type AgentLogEntry } from './agent-log.ts';
 import type { AgentRow, CoreDeps, IdentityService } from './service.ts';
-
-export const BACKUP_FORMAT = 'svc-node.identity-backup';
-
-const LogEntrySchema = z.object({
-  did_aw: z.string(),
-  seq: z.number().int(),
-  operation: z.enum(['register_did', 'rotate_key']),
-  previous_did_key: z.string().nullable(),
-  new_did_key: z.string(),
-  prev_entry_hash: z.string().nullable(),
-  entry_hash: z.string(),
-  state_hash: z.string(),
-  authorized_by: z.string(),
-  signature: z.string(),
-  timestamp: z.string(),
-});
-
-const AgentLogSchema = z.object({
-  log_id: z.uuid(),
-  seq: z.number().int(),
-  operation: z.string(),
-  old_did: z.string().nullable(),
-  new_did: z.string().nullable(),
-  signed_by: z.string(),
-  entry_signature: z.string(),
-  metadata: z.record(z.string(), z.unknown()),
-  created_at: z.string(),
-});
-
-export const IdentityBackupSchema = z.object({
-  format: z.literal(BACKUP_FORMAT),
-  v: z.literal(1),
-  identity: z.object({
-    agent_id: z.uuid(),
-    name: z.string().min(1).max(64),
-    did_aw: z.string(),
-    address_reachability: z.enum(['public', 'contacts-only']),
-    human_name: z.string().max(64),
-    role: z.string().max(50).nullable(),
-    program: z.string().max(256).nullable(),
-    context: z.record(z.string(), z.unknown()).nullable(),
-    created_at: z.string(),
-  }),
-  did_log: z.array(LogEntrySchema).min(1).max(10_000),
-  agent_log: z.array(AgentLogSchema).max(100_000),
-  key: z.string().min(1).max(8192),
-});
-
-export type IdentityBackup = z.output<typeof IdentityBackupSchema>;
+import { BACKUP_FORMAT, IdentityBackup, type ImportedIdentity } from '../../../../contract/node/identities.ts';
 
 /** The did:key a sealed key blob names in the clear; null when the blob is not one. */
 function backedUpDidKey(blob: string): unknown {
@@ -114,8 +65,8 @@ export class IdentityBackups {
    * identity keeps its agent id (its audit log is signed over it), and it gets the project's
    * address when the project has a namespace and the name is free.
    */
-  import(projectId: string, input: unknown, passphrase: string) {
-    const backup = parseWith(IdentityBackupSchema, input, 'body');
+  import(projectId: string, input: unknown, passphrase: string): ImportedIdentity {
+    const backup = parseWith(IdentityBackup, input, 'body');
     const { db, custody, clock } = this.#ctx;
     const project = this.#deps.projects.get(projectId);
     const { identity } = backup;

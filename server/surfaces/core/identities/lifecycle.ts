@@ -13,6 +13,7 @@ import { conflict } from '../../../errors.ts';
 import { appendAgentLog } from './agent-log.ts';
 import { successorAlias } from './aliases.ts';
 import type { AgentRow, CoreDeps, IdentityService } from './service.ts';
+import type { Archived, Deleted, Replaced, Rotated } from '../../../../contract/core/identities.ts';
 
 export class IdentityLifecycle {
   readonly #ctx: NodeContext;
@@ -35,7 +36,7 @@ export class IdentityLifecycle {
    * New key in custody; the retiring key signs the did:svc log entry and the rotation
    * announcement, then is destroyed. Addresses follow because they are bound to the did:svc.
    */
-  rotate(agentId: string) {
+  rotate(agentId: string): Rotated {
     const row = this.#identities.row(agentId);
     this.#persistent(row, 'rotate the key of');
     if (row.status !== 'active') throw conflict(`Identity is ${row.status}`);
@@ -74,7 +75,7 @@ export class IdentityLifecycle {
   }
 
   /** Deletes an ephemeral identity; a persistent one has archive and replace instead. */
-  remove(agentId: string) {
+  remove(agentId: string): Deleted {
     const row = this.#identities.row(agentId);
     if (row.lifetime === 'persistent') {
       throw conflict('Cannot delete a persistent identity. Use archive or replace instead.');
@@ -90,7 +91,7 @@ export class IdentityLifecycle {
   }
 
   /** Stops a persistent identity taking part; history stays, no successor is claimed. */
-  archive(agentId: string) {
+  archive(agentId: string): Archived {
     const row = this.#identities.row(agentId);
     this.#persistent(row, 'archive');
     if (row.status !== 'active') throw conflict(`Identity is already ${row.status}`);
@@ -108,7 +109,7 @@ export class IdentityLifecycle {
    * one's addresses, each reassignment vouched for by a controller-signed replacement
    * announcement. Continuity is by address, not alias.
    */
-  replace(agentId: string) {
+  replace(agentId: string): Replaced {
     const old = this.#identities.row(agentId);
     this.#persistent(old, 'replace');
     if (old.status === 'replaced') throw conflict('Identity was already replaced');

@@ -1,66 +1,133 @@
 /**
  * Identity routes (spec §4.3): creation with a project-authority key, the self operations of an
  * identity's own key, address resolution, and the hosted archive/replace transitions, which the
- * owner or the project's authority drive.
+ * owner or the project's authority drive. Schemas and auth are declared; the contract
+ * (contract/core/identities.ts) is the one definition.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { authenticate, authenticateIdentity, authenticateProjectAuthority } from '../../../auth/bearer.ts';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import {
+  AgentIdParams,
+  AgentLog,
+  Archived,
+  CreatedIdentity,
+  Deleted,
+  InitBody,
+  Introspection,
+  Replaced,
+  ResolveParams,
+  Resolved,
+  Rotated,
+  Settings,
+  SettingsBody,
+} from '../../../../contract/core/identities.ts';
+import { authenticate } from '../../../auth/bearer.ts';
 import { normalizeDomain } from '../../../crypto/dns-txt.ts';
 import { forbidden, notFound } from '../../../errors.ts';
-import { parseWith } from '../../../http/validate.ts';
+import { identityOf, principalOf } from '../../../http/route-auth.ts';
 import type { CoreServices } from '../services.ts';
-import { AgentIdParams, InitBody, ResolveParams, SettingsBody } from './schemas.ts';
+
+const tags = ['identities'];
 
 export async function identityRoutes(
   app: FastifyInstance,
   { services, ownerListener }: { services: CoreServices; ownerListener: boolean },
 ): Promise<void> {
   const { ctx, identities, lifecycle, owner } = services;
+  const api = app.withTypeProvider<ZodTypeProvider>();
 
   /**
    * Archive and replace are owner-driven: the node owner (on the loopback listener only), or the
-   * project's authority key.
+   * project's authority key. They declare `auth: 'key'` with `ownerToo`, so the auth hook leaves a
+   * request carrying the owner token to this check: honoured here on the loopback listener; on the
+   * peer listener the token is no API key, and authenticating it refuses it (401) as it always has.
    */
-  const ownerDriven = (request: FastifyRequest): string => {
-    const { agent_id } = parseWith(AgentIdParams, request.params, 'path');
+  const ownerDriven = (request: FastifyRequest, agentId: string): string => {
     if (ownerListener && owner.isOwner(request)) {
-      identities.row(agent_id);
-      return agent_id;
+      identities.row(agentId);
+      return agentId;
     }
-    const principal = authenticate(ctx, request);
+    const principal = request.principal ?? authenticate(ctx, request);
     if (principal.agentId !== null) throw forbidden('Archive and replace need the project-authority key or the node owner');
-    if (identities.row(agent_id).project_id !== principal.projectId) throw notFound('Identity not found');
-    return agent_id;
+    if (identities.row(agentId).project_id !== principal.projectId) throw notFound('Identity not found');
+    return agentId;
   };
 
-  app.post('/v1/workspaces/init', async (request, reply) => {
-    const principal = authenticateProjectAuthority(ctx, request);
-    const body = parseWith(InitBody, request.body);
-    return reply.code(201).send(identities.create(principal.projectId, body));
-  });
+  api.post(
+    '/v1/workspaces/init',
+    {
+      config: { auth: 'project' },
+      schema: { tags, summary: "Creates an identity in the key's project; its API key is shown once", body: InitBody, response: { 201: CreatedIdentity } },
+    },
+    async (request, reply) => reply.code(201).send(identities.create(principalOf(request).projectId, request.body)),
+  );
 
-  app.get('/v1/auth/introspect', async (request) => identities.introspect(authenticate(ctx, request)));
+  api.get(
+    '/v1/auth/introspect',
+    { config: { auth: 'key' }, schema: { tags, summary: 'What the API key is: a project authority, or an identity and its state', response: { 200: Introspection } } },
+    async (request) => identities.introspect(principalOf(request)),
+  );
 
-  app.get('/v1/agents/me/log', async (request) => identities.log(authenticateIdentity(ctx, request).agentId));
+  api.get(
+    '/v1/agents/me/log',
+    { config: { auth: 'identity' }, schema: { tags, summary: "The identity's signed audit log and its did:svc log", response: { 200: AgentLog } } },
+    async (request) => identities.log(identityOf(request).agentId),
+  );
 
-  app.put('/v1/agents/me/rotate', async (request) => lifecycle.rotate(authenticateIdentity(ctx, request).agentId));
+  api.put(
+    '/v1/agents/me/rotate',
+    { config: { auth: 'identity' }, schema: { tags, summary: "Rotates a persistent identity's key; the retiring key signs the change", response: { 200: Rotated } } },
+    async (request) => lifecycle.rotate(identityOf(request).agentId),
+  );
 
-  app.delete('/v1/agents/me', async (request) => lifecycle.remove(authenticateIdentity(ctx, request).agentId));
+  api.delete(
+    '/v1/agents/me',
+    { config: { auth: 'identity' }, schema: { tags, summary: 'Deletes an ephemeral identity', response: { 200: Deleted } } },
+    async (request) => lifecycle.remove(identityOf(request).agentId),
+  );
 
-  app.patch('/v1/agents/me', async (request) => {
-    const { agentId } = authenticateIdentity(ctx, request);
-    return identities.updateSettings(agentId, parseWith(SettingsBody, request.body));
-  });
+  api.patch(
+    '/v1/agents/me',
+    { config: { auth: 'identity' }, schema: { tags, summary: "Changes the identity's settings", body: SettingsBody, response: { 200: Settings } } },
+    async (request) => identities.updateSettings(identityOf(request).agentId, request.body),
+  );
 
-  app.get('/v1/agents/resolve/:namespace/:name', async (request) => {
-    const principal = authenticate(ctx, request);
-    const params = parseWith(ResolveParams, request.params, 'path');
-    const domain = normalizeDomain(params.namespace);
-    if (domain === null) throw notFound('Namespace not found');
-    return identities.resolve(principal, domain, params.name);
-  });
+  api.get(
+    '/v1/agents/resolve/:namespace/:name',
+    { config: { auth: 'key' }, schema: { tags, summary: 'The identity behind an address', params: ResolveParams, response: { 200: Resolved } } },
+    async (request) => {
+      const principal = principalOf(request);
+      const domain = normalizeDomain(request.params.namespace);
+      if (domain === null) throw notFound('Namespace not found');
+      return identities.resolve(principal, domain, request.params.name);
+    },
+  );
 
-  app.post('/api/v1/agents/:agent_id/archive', async (request) => lifecycle.archive(ownerDriven(request)));
+  api.post(
+    '/api/v1/agents/:agent_id/archive',
+    {
+      config: { auth: 'key', ownerToo: true },
+      schema: {
+        tags,
+        summary: "Archives a persistent identity (the project's authority key, or the owner token on the loopback listener)",
+        params: AgentIdParams,
+        response: { 200: Archived },
+      },
+    },
+    async (request) => lifecycle.archive(ownerDriven(request, request.params.agent_id)),
+  );
 
-  app.post('/api/v1/agents/:agent_id/replace', async (request) => lifecycle.replace(ownerDriven(request)));
+  api.post(
+    '/api/v1/agents/:agent_id/replace',
+    {
+      config: { auth: 'key', ownerToo: true },
+      schema: {
+        tags,
+        summary: "Replaces a persistent identity with a fresh one that takes its addresses (the project's authority key, or the owner token on the loopback listener)",
+        params: AgentIdParams,
+        response: { 200: Replaced },
+      },
+    },
+    async (request) => lifecycle.replace(ownerDriven(request, request.params.agent_id)),
+  );
 }

@@ -12,10 +12,20 @@ import type { NamespaceService } from '../namespaces/service.ts';
 import type { ProjectService } from '../projects/service.ts';
 import { appendAgentLog, readAgentLog } from './agent-log.ts';
 import { aliasTaken, allocateAlias } from './aliases.ts';
-import type { InitInput, SettingsInput } from './schemas.ts';
-
-export type Lifetime = 'ephemeral' | 'persistent';
-export type IdentityStatus = 'active' | 'archived' | 'replaced' | 'deleted';
+import type {
+  AgentLog,
+  CreatedIdentity,
+  Identity,
+  IdentityStatus,
+  InitInput,
+  Introspection,
+  Lifetime,
+  Reachability,
+  Resolved,
+  Settings,
+  SettingsInput,
+} from '../../../../contract/core/identities.ts';
+import type { SessionKey } from '../../../../contract/node/identities.ts';
 
 export interface AgentRow {
   agent_id: string;
@@ -27,7 +37,7 @@ export interface AgentRow {
   key_id: string;
   did_key: string;
   did_aw: string | null;
-  address_reachability: 'public' | 'contacts-only';
+  address_reachability: Reachability;
   human_name: string;
   role: string | null;
   program: string | null;
@@ -35,28 +45,6 @@ export interface AgentRow {
   successor_agent_id: string | null;
   created_at: string;
   updated_at: string;
-}
-
-export interface IdentityView {
-  identity_id: string;
-  agent_id: string;
-  project_id: string;
-  project_slug: string;
-  alias: string;
-  name: string | null;
-  lifetime: Lifetime;
-  status: IdentityStatus;
-  custody: 'custodial';
-  did_key: string;
-  did_aw: string | null;
-  address: string | null;
-  address_reachability: 'public' | 'contacts-only';
-  human_name: string;
-  role: string | null;
-  program: string | null;
-  context: Record<string, unknown> | null;
-  successor_agent_id: string | null;
-  created_at: string;
 }
 
 const SESSION_KEY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -88,7 +76,7 @@ export class IdentityService {
     return this.#deps.namespaces.addressesOf(row.did_aw)[0]?.address ?? null;
   }
 
-  view(row: AgentRow): IdentityView {
+  view(row: AgentRow): Identity {
     return {
       identity_id: row.agent_id,
       agent_id: row.agent_id,
@@ -112,7 +100,7 @@ export class IdentityService {
     };
   }
 
-  list(): IdentityView[] {
+  list(): Identity[] {
     const rows = this.#ctx.db.prepare(`SELECT * FROM agents WHERE status <> 'deleted' ORDER BY created_at`).all() as AgentRow[];
     return rows.map((row) => this.view(row));
   }
@@ -122,7 +110,7 @@ export class IdentityService {
    * registered did:svc and, when the project has a namespace, the address `<namespace>/<name>`.
    * Everything happens in one transaction; the API key is returned once.
    */
-  create(projectId: string, input: InitInput) {
+  create(projectId: string, input: InitInput): CreatedIdentity {
     const { db, custody, clock } = this.#ctx;
     const project = this.#deps.projects.get(projectId);
     const lifetime: Lifetime = input.lifetime ?? 'ephemeral';
@@ -164,7 +152,7 @@ export class IdentityService {
         ...view,
         status: 'ok' as const,
         identity_status: view.status,
-        created: true,
+        created: true as const,
         api_key: apiKey,
         did: view.did_key,
         stable_id: view.did_aw,
@@ -184,7 +172,7 @@ export class IdentityService {
    * A key the owner's UI uses to act as an identity for a day: the UI never sees the identity's
    * own keys (they are shown once), and every rule stays in the identity API it then calls.
    */
-  issueSessionKey(agentId: string): { api_key: string; api_key_id: string; expires_at: string } {
+  issueSessionKey(agentId: string): SessionKey {
     const row = this.row(agentId);
     if (row.status !== 'active') throw conflict(`Identity is ${row.status}`);
     const now = this.#ctx.clock.now();
@@ -193,14 +181,14 @@ export class IdentityService {
     return { api_key: apiKey, api_key_id: apiKeyId, expires_at: expiresAt };
   }
 
-  introspect(principal: Principal) {
+  introspect(principal: Principal): Introspection {
     const project = this.#deps.projects.get(principal.projectId);
     const base = { project_id: project.project_id, project_slug: project.slug, api_key_id: principal.apiKeyId };
     if (principal.agentId === null) return { ...base, key_type: 'project' as const, agent_id: null };
     return { ...base, key_type: 'identity' as const, ...this.view(this.row(principal.agentId)) };
   }
 
-  log(agentId: string) {
+  log(agentId: string): AgentLog {
     const row = this.row(agentId);
     return {
       agent_id: row.agent_id,
@@ -212,7 +200,7 @@ export class IdentityService {
     };
   }
 
-  updateSettings(agentId: string, patch: SettingsInput) {
+  updateSettings(agentId: string, patch: SettingsInput): Settings {
     const row = this.row(agentId);
     const { db } = this.#ctx;
     db.transaction(() => {
@@ -246,7 +234,7 @@ export class IdentityService {
   }
 
   /** Resolves `<namespace>/<name>` to the identity behind it, local or not. */
-  resolve(principal: Principal, namespace: string, name: string) {
+  resolve(principal: Principal, namespace: string, name: string): Resolved {
     const ns = this.#deps.namespaces.get(namespace);
     const address = this.#deps.namespaces.getAddress(namespace, name);
     const local =
@@ -270,7 +258,7 @@ export class IdentityService {
       alias: sameProject ? local.alias : null,
       human_name: local?.human_name ?? null,
       lifetime: local?.lifetime ?? null,
-      custody: local ? 'custodial' : null,
+      custody: local ? ('custodial' as const) : null,
       status: local?.status ?? null,
     };
   }

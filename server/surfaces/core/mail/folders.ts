@@ -7,19 +7,11 @@
  * always in the inbox. So archiving and deleting also mark the message read (it is dealt with,
  * no longer waiting), and marking an archived message unread puts it back in the inbox.
  */
+import type { MailDeleted, MailFolderState } from '../../../../contract/core/mail.ts';
 import type { NodeContext } from '../../../context.ts';
 import type { EventBus } from '../../../events/bus.ts';
 import { notFound } from '../../../errors.ts';
 import { identityTopic, mailTopic } from '../../../events/bus.ts';
-
-/** A message of the caller's inbox as these actions leave it. */
-export interface FolderState {
-  message_id: string;
-  /** `archive` when archived; deleted messages are in no folder. */
-  folder: 'inbox' | 'archive';
-  archived_at: string | null;
-  read_at: string | null;
-}
 
 /** The caller's own, undeleted copy. */
 const MINE = `message_id = @messageId AND to_agent_id = @agentId AND deleted_at IS NULL`;
@@ -43,7 +35,7 @@ export class MailFolders {
   }
 
   /** Moves it to the Archive (and marks it read); archiving again keeps the first time. */
-  archive(agentId: string, messageId: string): FolderState {
+  archive(agentId: string, messageId: string): MailFolderState {
     return this.#change(agentId, messageId, (now) => [
       `UPDATE messages SET archived_at = COALESCE(archived_at, @now), read_at = COALESCE(read_at, @now) WHERE ${MINE}`,
       { now },
@@ -51,12 +43,12 @@ export class MailFolders {
   }
 
   /** Back to the inbox, as it is (read or not). */
-  unarchive(agentId: string, messageId: string): FolderState {
+  unarchive(agentId: string, messageId: string): MailFolderState {
     return this.#change(agentId, messageId, () => [`UPDATE messages SET archived_at = NULL WHERE ${MINE}`, {}]);
   }
 
   /** Unread again, and in the inbox (see the rule above). */
-  markUnread(agentId: string, messageId: string): FolderState {
+  markUnread(agentId: string, messageId: string): MailFolderState {
     return this.#change(agentId, messageId, () => [`UPDATE messages SET read_at = NULL, archived_at = NULL WHERE ${MINE}`, {}]);
   }
 
@@ -64,7 +56,7 @@ export class MailFolders {
    * Deletes it from the caller's inbox: it is listed nowhere for the caller again, and every
    * action on it is a 404 (so is deleting it twice). The sender's Sent keeps it.
    */
-  remove(agentId: string, messageId: string): { message_id: string; deleted_at: string } {
+  remove(agentId: string, messageId: string): MailDeleted {
     const { db, clock, bus } = this.#ctx;
     const now = clock.now().toISOString();
     const changed = db
@@ -75,7 +67,7 @@ export class MailFolders {
     return { message_id: messageId, deleted_at: now };
   }
 
-  #change(agentId: string, messageId: string, statement: (now: string) => [string, Record<string, string>]): FolderState {
+  #change(agentId: string, messageId: string, statement: (now: string) => [string, Record<string, string>]): MailFolderState {
     const { db, clock, bus } = this.#ctx;
     const [sql, extra] = statement(clock.now().toISOString());
     const row = db.transaction(() => {

@@ -8,6 +8,7 @@
  * Who may read it: the recipient while the message is in its inbox or archive (not after deleting
  * it), and the sender, from Sent (local mail, or mail it queued for another node).
  */
+import type { RenderedMail } from '../../../../contract/core/mail.ts';
 import type { Db } from '../../../context.ts';
 import { notFound } from '../../../errors.ts';
 import type { Listener } from '../../../http/listener.ts';
@@ -33,7 +34,7 @@ export function readableBody(db: Db, agentId: string, messageId: string): string
   throw notFound('Message not found');
 }
 
-export async function renderedBody(db: Db, agentId: string, messageId: string, listener: Listener): Promise<{ message_id: string; body_html: string }> {
+export async function renderedBody(db: Db, agentId: string, messageId: string, listener: Listener): Promise<RenderedMail> {
   const body = readableBody(db, agentId, messageId);
   return { message_id: messageId, body_html: await renderMarkdownLazily(body, NO_ASSETS, listener) };
 }

@@ -15,41 +15,9 @@
  */
 import type { NodeContext } from '../../../context.ts';
 import { invalid } from '../../../errors.ts';
-import type { FederatedMessage } from '../../../federation/wire.ts';
+import type { FederatedMail } from '../../../../contract/core/federation.ts';
+import type { SentMail as SentItem, SentInput, SentPage } from '../../../../contract/core/mail.ts';
 import type { MessageRow } from './service.ts';
-import type { SentInput } from './schemas.ts';
-
-/** The sender's view of a message: what it wrote and signed (the stored row's), to whom, how delivery went. */
-export interface SentItem extends Pick<MessageRow, 'message_id' | 'subject' | 'body' | 'priority' | 'signature' | 'signed_payload'> {
-  /** `local`: to an identity on this node; `remote`: to another node, through the outbox. */
-  destination: 'local' | 'remote';
-  /** The recipient as the sender addressed it. */
-  to: string;
-  /** The recipient's alias, when it is in the sender's project (aliases are project-scoped). */
-  to_alias: string | null;
-  to_address: string | null;
-  /** The recipient's did:key; null for another node's identity (that node checks it). */
-  to_did: string | null;
-  to_stable_id: string | null;
-  /** When it was sent (second precision). */
-  created_at: string;
-  status: 'delivered' | 'queued' | 'bounced';
-  /** Delivery attempts to the other node; null for local mail (delivered as it was sent). */
-  attempts: number | null;
-  next_attempt_at: string | null;
-  /** Why the last attempt failed, or why it bounced. */
-  last_error: string | null;
-  /** The origin of the node that took it (remote mail). */
-  delivered_to: string | null;
-  /** When it was delivered or bounced; null while queued. */
-  settled_at: string | null;
-}
-
-export interface SentPage {
-  messages: SentItem[];
-  has_more: boolean;
-  next_before: string | null;
-}
 
 /** A position in the merged order: the second, local (0) or remote (1), the row id. */
 interface Key {
@@ -171,7 +139,7 @@ function localItem(row: LocalRow, senderProject: string | undefined): SentItem {
 }
 
 function remoteItem(row: OutboxMailRow): SentItem {
-  const message = JSON.parse(row.payload) as Extract<FederatedMessage, { kind: 'mail' }>;
+  const message = JSON.parse(row.payload) as FederatedMail;
   return {
     message_id: row.message_id,
     destination: 'remote',

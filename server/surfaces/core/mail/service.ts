@@ -6,7 +6,18 @@
  * transaction (federation/outbox.ts).
  */
 import type { NodeContext } from '../../../context.ts';
-import type { MessageVerificationStatus } from '../../../crypto/message-signing.ts';
+import {
+  MAX_BODY_BYTES,
+  SINGLE_SELECTORS,
+  type Delivery,
+  type InboxInput,
+  type InboxPage,
+  type MailAcknowledged,
+  type MailMessage,
+  type SendMailInput,
+  type SendMailResult,
+} from '../../../../contract/core/mail.ts';
+import { FEDERATION_VERSION } from '../../../../contract/core/federation.ts';
 import type { FederationOutbox } from '../../../federation/outbox.ts';
 import { conflict, invalid, notFound, tooLarge, type ValidationIssue } from '../../../errors.ts';
 import { identityTopic } from '../../../events/bus.ts';
@@ -16,78 +27,24 @@ import { assertReachable, isContact } from '../messaging/reachability.ts';
 import type { RecipientSelector, Recipients, RemoteRecipient } from '../messaging/recipients.ts';
 import { senderNamespaceTrust } from '../messaging/sender-trust.ts';
 import { signatureStatus, signMessage } from '../messaging/signing.ts';
-import type { NamespaceTrust } from '../namespaces/authority.ts';
 import type { NamespaceService } from '../namespaces/service.ts';
-import { FEDERATION_VERSION } from '../../../federation/wire.ts';
 import { conflictOnConstraint } from './db-errors.ts';
 import { MailFolders, publishMailChange } from './folders.ts';
 import { insertMailRow } from './rows.ts';
-import { MAX_BODY_BYTES, SINGLE_SELECTORS, type InboxInput, type Priority, type SendMailInput } from './schemas.ts';
 import { SentMail } from './sent.ts';
 
-export interface MessageRow {
+/**
+ * A stored mail row: the inbox item's stored fields (contract/core/mail.ts), plus who it was
+ * stored for, as whom it was addressed, and the recipient's side of it.
+ */
+export type MessageRow = Omit<MailMessage, 'is_contact' | 'signature_status' | 'from_namespace_trust'> & {
   id: number;
-  message_id: string;
-  /** Null for mail from another node and for bounces. */
-  from_agent_id: string | null;
-  from_alias: string;
-  from_address: string | null;
-  from_did: string;
-  from_stable_id: string | null;
   to_agent_id: string;
   to_text: string;
-  to_alias: string;
-  to_address: string | null;
-  to_did: string;
-  to_stable_id: string | null;
-  subject: string;
-  body: string;
-  priority: Priority;
-  signature: string;
-  signed_payload: string;
-  created_at: string;
-  read_at: string | null;
-  /** local, remote (from another node, checked on arrival) or bounce (this node reporting a failed delivery). */
-  origin: 'local' | 'remote' | 'bounce';
-  /** The sending node's origin, for remote mail. */
-  from_node: string | null;
   /** For remote mail: whether the sender's namespace was found DNS-verified on arrival. */
   from_namespace_trust: 'verified' | 'unverified' | null;
-  /** Ours (folders.ts): when the recipient archived it, or deleted it from its inbox. */
-  archived_at: string | null;
+  /** Ours (folders.ts): when the recipient deleted it from its inbox. */
   deleted_at: string | null;
-}
-
-export interface Delivery {
-  message_id: string;
-  /** The recipient as the sender addressed it. */
-  to: string;
-  /** The recipient's alias, when it is in the sender's project (aliases are project-scoped). */
-  to_alias: string | null;
-  to_address: string | null;
-  to_did: string;
-  to_stable_id: string | null;
-  /** Ours: delivered (in a local inbox) or queued (on its way to another node). */
-  status: 'delivered' | 'queued';
-}
-
-export interface SendResult {
-  /** The first recipient's message (upstream's single-recipient shape); `messages` lists all. */
-  message_id: string;
-  /** `queued` when the first recipient is on another node. */
-  status: 'delivered' | 'queued';
-  delivered_at: string;
-  messages: Delivery[];
-}
-
-/**
- * Ours: `signature_status`, the node's check of `signature` over `signed_payload` with `from_did`,
- * at read time; `from_namespace_trust`, what the sender's address can be trusted as (sender-trust.ts).
- */
-export type InboxItem = Omit<MessageRow, 'id' | 'to_agent_id' | 'to_text' | 'from_namespace_trust' | 'deleted_at'> & {
-  is_contact: boolean;
-  signature_status: MessageVerificationStatus;
-  from_namespace_trust: NamespaceTrust | null;
 };
 
 /** The lists, in the order their recipients are listed in the response. */
@@ -137,7 +94,7 @@ export class MailService {
     this.sent = new SentMail(ctx);
   }
 
-  send(agentId: string, input: SendMailInput): SendResult {
+  send(agentId: string, input: SendMailInput): SendMailResult {
     const bytes = Buffer.byteLength(input.body, 'utf8');
     if (bytes > MAX_BODY_BYTES) throw tooLarge(`Mail body is ${bytes} bytes; the limit is ${MAX_BODY_BYTES} bytes (64 KiB)`);
     const { db, bus } = this.#ctx;
@@ -279,7 +236,7 @@ export class MailService {
    * archived nor deleted) unless `folder` says otherwise; a `message_id` lookup without a folder
    * finds the message in either. Deleted mail is never listed.
    */
-  inbox(agentId: string, query: InboxInput): { messages: InboxItem[]; has_more: boolean; next_before: string | null } {
+  inbox(agentId: string, query: InboxInput): InboxPage {
     const { db } = this.#ctx;
     const where = ['to_agent_id = ?', 'deleted_at IS NULL'];
     const params: (string | number)[] = [agentId];
@@ -310,7 +267,7 @@ export class MailService {
     return { messages, has_more: hasMore, next_before: hasMore ? (page.at(-1)?.message_id ?? null) : null };
   }
 
-  #item(agentId: string, row: MessageRow): InboxItem {
+  #item(agentId: string, row: MessageRow): MailMessage {
     const { id: _id, to_agent_id: _to, to_text: _text, deleted_at: _deleted, ...fields } = row;
     // The sender as it signed: its key, stable id and address at the time (a bounce is this node).
     const sender = { didKey: row.from_did, stableId: row.from_stable_id, address: row.from_address };
@@ -326,7 +283,7 @@ export class MailService {
    * Marks one of the caller's messages read; acknowledging again keeps the first time. A message
    * the caller deleted is no longer in its inbox (404).
    */
-  ack(agentId: string, messageId: string): { message_id: string; acknowledged_at: string } {
+  ack(agentId: string, messageId: string): MailAcknowledged {
     const { db, clock, bus } = this.#ctx;
     const { readAt, changed } = db.transaction(() => {
       const { changes } = db

@@ -5,16 +5,16 @@
  * node could claim `bigcorp.example` and receive the mail local identities send there.
  */
 import { originError } from '../../../crypto/dns-txt.ts';
-import type { VerificationStatus } from './verification.ts';
+import type { NamespaceAuthority, NamespaceTrust, VerificationStatus } from '../../../../contract/core/namespaces.ts';
 
 /** Why a namespace exists here: `unproven` only for namespaces registered before the rule. */
-export type Authority = 'owner' | 'dns' | 'unproven';
+export type Authority = NamespaceAuthority;
 
 /**
  * What a reader may believe of an address on a namespace, strongest first: DNS names its
  * controller (`verified`), this node's owner registered it (`owner`), or nobody checked.
  */
-export type NamespaceTrust = 'verified' | 'owner' | 'unverified';
+export type { NamespaceTrust };
 
 export function namespaceTrust(authority: Authority, status: VerificationStatus): NamespaceTrust {
   if (status === 'verified') return 'verified';

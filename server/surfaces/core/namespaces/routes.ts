@@ -1,20 +1,47 @@
 /**
  * Namespace and address routes (spec §4.1). Reads are public; every write carries a DIDKey
- * signature by the namespace controller over `{domain, name, operation, timestamp}`. Registering
- * a namespace here also needs DNS proof (authority.ts); the owner registers through /v1/node/.
+ * signature by the namespace controller over `{domain, name, operation, timestamp}`, declared as
+ * `auth: 'didkey'` and checked here, since what is signed depends on the request. Registering a
+ * namespace here also needs DNS proof (authority.ts); the owner registers through /v1/node/.
+ * Schemas are the contract's (contract/core/namespaces.ts).
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import {
+  Address,
+  AddressList,
+  AddressParams,
+  AddressRemoved,
+  AssignAddressBody,
+  ControllerQuery,
+  DomainParams,
+  Namespace,
+  NamespaceList,
+  RebindAddressBody,
+  RegisterNamespaceBody,
+  ReplacementList,
+} from '../../../../contract/core/namespaces.ts';
 import { verifySignedOperation } from '../../../auth/didkey.ts';
 import { normalizeDomain } from '../../../crypto/dns-txt.ts';
 import { forbidden, invalid, notFound } from '../../../errors.ts';
-import { parseWith } from '../../../http/validate.ts';
 import type { CoreServices } from '../services.ts';
-import { AddressParams, AssignAddressBody, ControllerQuery, DomainParams, RebindAddressBody, RegisterNamespaceBody } from './schemas.ts';
 
 type Operation = 'register' | 'register_address' | 'update_address' | 'reassign_address' | 'delete_address';
 
+const tags = ['namespaces'];
+
+/** A domain from the path; one that cannot exist is simply not found. */
+function domainParam({ domain }: { domain: string }): string {
+  const normalized = normalizeDomain(domain);
+  if (normalized === null) throw notFound('Namespace not found');
+  return normalized;
+}
+
+const addressParams = (params: { domain: string; name: string }): { domain: string; name: string } => ({ domain: domainParam(params), name: params.name });
+
 export async function namespaceRoutes(app: FastifyInstance, { services }: { services: CoreServices }): Promise<void> {
   const { ctx, namespaces } = services;
+  const api = app.withTypeProvider<ZodTypeProvider>();
 
   const signer = (request: FastifyRequest, domain: string, operation: Operation, name?: string): string =>
     verifySignedOperation(request, name === undefined ? { domain, operation } : { domain, name, operation }, {
@@ -22,79 +49,131 @@ export async function namespaceRoutes(app: FastifyInstance, { services }: { serv
       replay: ctx.replay,
     });
 
-  /** A domain from the path; one that cannot exist is simply not found. */
-  const domainParam = (params: unknown): string => {
-    const domain = normalizeDomain(parseWith(DomainParams, params, 'path').domain);
-    if (domain === null) throw notFound('Namespace not found');
-    return domain;
-  };
+  api.post(
+    '/v1/namespaces',
+    {
+      config: { auth: 'didkey' },
+      schema: {
+        tags,
+        summary: 'Registers a namespace with DNS proof, signed by its controller (201; 200 when it already is)',
+        body: RegisterNamespaceBody,
+        response: { 200: Namespace, 201: Namespace },
+      },
+    },
+    async (request, reply) => {
+      const body = request.body;
+      const domain = normalizeDomain(body.domain);
+      if (domain === null) throw invalid([{ loc: ['body', 'domain'], msg: 'not a valid domain name', type: 'value_error' }]);
+      const controller = signer(request, domain, 'register');
+      if (body.controller_did !== undefined && body.controller_did !== controller) {
+        throw forbidden('controller_did must be the key that signed the request');
+      }
+      const { namespace, created } = await namespaces.registerByDnsProof(domain, controller);
+      return reply.code(created ? 201 : 200).send(namespace);
+    },
+  );
 
-  const addressParams = (params: unknown): { domain: string; name: string } => {
-    const { name } = parseWith(AddressParams, params, 'path');
-    return { domain: domainParam(params), name };
-  };
+  api.get(
+    '/v1/namespaces',
+    { config: { auth: 'public' }, schema: { tags, summary: 'The namespaces a controller holds here', querystring: ControllerQuery, response: { 200: NamespaceList } } },
+    async (request) => ({ namespaces: namespaces.listByController(request.query.controller_did) }),
+  );
 
-  app.post('/v1/namespaces', async (request, reply) => {
-    const body = parseWith(RegisterNamespaceBody, request.body);
-    const domain = normalizeDomain(body.domain);
-    if (domain === null) throw invalid([{ loc: ['body', 'domain'], msg: 'not a valid domain name', type: 'value_error' }]);
-    const controller = signer(request, domain, 'register');
-    if (body.controller_did !== undefined && body.controller_did !== controller) {
-      throw forbidden('controller_did must be the key that signed the request');
-    }
-    const { namespace, created } = await namespaces.registerByDnsProof(domain, controller);
-    return reply.code(created ? 201 : 200).send(namespace);
-  });
+  api.get(
+    '/v1/namespaces/:domain',
+    { config: { auth: 'public' }, schema: { tags, summary: 'A namespace and its verification state', params: DomainParams, response: { 200: Namespace } } },
+    async (request) => namespaces.get(domainParam(request.params)),
+  );
 
-  app.get('/v1/namespaces', async (request) => {
-    const { controller_did } = parseWith(ControllerQuery, request.query, 'query');
-    return { namespaces: namespaces.listByController(controller_did) };
-  });
+  api.post(
+    '/v1/namespaces/:domain/verify',
+    { config: { auth: 'public' }, schema: { tags, summary: "Re-reads the namespace's _svcid DNS record", params: DomainParams, response: { 200: Namespace } } },
+    async (request) => namespaces.reverify(domainParam(request.params)),
+  );
 
-  app.get('/v1/namespaces/:domain', async (request) => namespaces.get(domainParam(request.params)));
+  api.get(
+    '/v1/namespaces/:domain/addresses',
+    { config: { auth: 'public' }, schema: { tags, summary: "A namespace's addresses, by name", params: DomainParams, response: { 200: AddressList } } },
+    async (request) => ({ addresses: namespaces.listAddresses(domainParam(request.params)) }),
+  );
 
-  app.post('/v1/namespaces/:domain/verify', async (request) => namespaces.reverify(domainParam(request.params)));
-
-  app.get('/v1/namespaces/:domain/addresses', async (request) => ({
-    addresses: namespaces.listAddresses(domainParam(request.params)),
-  }));
-
-  app.get('/v1/namespaces/:domain/addresses/:name', async (request) => {
-    const { domain, name } = addressParams(request.params);
-    return namespaces.getAddress(domain, name);
-  });
+  api.get(
+    '/v1/namespaces/:domain/addresses/:name',
+    { config: { auth: 'public' }, schema: { tags, summary: 'An address and the key it names', params: AddressParams, response: { 200: Address } } },
+    async (request) => {
+      const { domain, name } = addressParams(request.params);
+      return namespaces.getAddress(domain, name);
+    },
+  );
 
   // Address continuity after a replace: verifiable with the controller's key alone.
-  app.get('/v1/namespaces/:domain/addresses/:name/replacements', async (request) => {
-    const { domain, name } = addressParams(request.params);
-    return { replacement_announcements: namespaces.replacements(domain, name) };
-  });
+  api.get(
+    '/v1/namespaces/:domain/addresses/:name/replacements',
+    {
+      config: { auth: 'public' },
+      schema: { tags, summary: "The controller's replacement announcements for an address, oldest first", params: AddressParams, response: { 200: ReplacementList } },
+    },
+    async (request) => {
+      const { domain, name } = addressParams(request.params);
+      return { replacement_announcements: namespaces.replacements(domain, name) };
+    },
+  );
 
-  app.post('/v1/namespaces/:domain/addresses', async (request, reply) => {
-    const domain = domainParam(request.params);
-    const body = parseWith(AssignAddressBody, request.body);
-    const by = signer(request, domain, 'register_address', body.name);
-    const { address, created } = namespaces.assignAddress(domain, body.name, by, body.did_key, body.did_aw);
-    return reply.code(created ? 201 : 200).send(address);
-  });
+  api.post(
+    '/v1/namespaces/:domain/addresses',
+    {
+      config: { auth: 'didkey' },
+      schema: {
+        tags,
+        summary: 'Assigns an address, signed by the controller (201; 200 when it already names that key)',
+        params: DomainParams,
+        body: AssignAddressBody,
+        response: { 200: Address, 201: Address },
+      },
+    },
+    async (request, reply) => {
+      const domain = domainParam(request.params);
+      const body = request.body;
+      const by = signer(request, domain, 'register_address', body.name);
+      const { address, created } = namespaces.assignAddress(domain, body.name, by, body.did_key, body.did_aw);
+      return reply.code(created ? 201 : 200).send(address);
+    },
+  );
 
-  app.put('/v1/namespaces/:domain/addresses/:name', async (request) => {
-    const { domain, name } = addressParams(request.params);
-    const body = parseWith(RebindAddressBody, request.body);
-    const by = signer(request, domain, 'update_address', name);
-    return namespaces.rebindAddress(domain, name, by, body.did_key, body.did_aw, 'update_address');
-  });
+  /** Rotate (`update_address`, PUT) and reassign: the same request, signed for a different operation. */
+  const rebind =
+    (operation: 'update_address' | 'reassign_address') =>
+    async (request: FastifyRequest<{ Params: { domain: string; name: string }; Body: { did_key: string; did_aw?: string | undefined } }>) => {
+      const { domain, name } = addressParams(request.params);
+      const by = signer(request, domain, operation, name);
+      return namespaces.rebindAddress(domain, name, by, request.body.did_key, request.body.did_aw, operation);
+    };
 
-  app.post('/v1/namespaces/:domain/addresses/:name/reassign', async (request) => {
-    const { domain, name } = addressParams(request.params);
-    const body = parseWith(RebindAddressBody, request.body);
-    const by = signer(request, domain, 'reassign_address', name);
-    return namespaces.rebindAddress(domain, name, by, body.did_key, body.did_aw, 'reassign_address');
-  });
+  api.put(
+    '/v1/namespaces/:domain/addresses/:name',
+    {
+      config: { auth: 'didkey' },
+      schema: { tags, summary: "Rotates an address's key, signed by the controller", params: AddressParams, body: RebindAddressBody, response: { 200: Address } },
+    },
+    rebind('update_address'),
+  );
 
-  app.delete('/v1/namespaces/:domain/addresses/:name', async (request) => {
-    const { domain, name } = addressParams(request.params);
-    const by = signer(request, domain, 'delete_address', name);
-    return namespaces.removeAddress(domain, name, by);
-  });
+  api.post(
+    '/v1/namespaces/:domain/addresses/:name/reassign',
+    {
+      config: { auth: 'didkey' },
+      schema: { tags, summary: 'Points an address at another identity, signed by the controller', params: AddressParams, body: RebindAddressBody, response: { 200: Address } },
+    },
+    rebind('reassign_address'),
+  );
+
+  api.delete(
+    '/v1/namespaces/:domain/addresses/:name',
+    { config: { auth: 'didkey' }, schema: { tags, summary: 'Removes an address, signed by the controller', params: AddressParams, response: { 200: AddressRemoved } } },
+    async (request) => {
+      const { domain, name } = addressParams(request.params);
+      const by = signer(request, domain, 'delete_address', name);
+      return namespaces.removeAddress(domain, name, by);
+    },
+  );
 }

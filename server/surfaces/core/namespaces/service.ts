@@ -12,30 +12,7 @@ import type { NodeDirectory } from '../../../federation/directory.ts';
 import { splitAddress } from '../../../federation/addresses.ts';
 import { isOwnOrigin, namespaceTrust, proofRecordHint, type Authority, type NamespaceTrust } from './authority.ts';
 import { checkNamespaceDns, type VerificationStatus } from './verification.ts';
-
-export interface NamespaceView {
-  domain: string;
-  controller_did: string;
-  verification_status: VerificationStatus;
-  last_verified_at: string | null;
-  node_controlled: boolean;
-  /** Ours: why the namespace exists here (owner consent, DNS proof, or neither: from before the rule). */
-  authority: Authority;
-  address_count: number;
-  created_at: string;
-  updated_at: string;
-}
-
-export interface AddressView {
-  domain: string;
-  name: string;
-  address: string;
-  did_key: string;
-  current_did_key: string;
-  did_aw: string | null;
-  created_at: string;
-  updated_at: string;
-}
+import type { Address, AddressRemoved, Namespace, ReplacementAnnouncement } from '../../../../contract/core/namespaces.ts';
 
 interface NamespaceRow {
   domain: string;
@@ -54,7 +31,7 @@ const NAMESPACE_SELECT = `SELECT n.*, (SELECT COUNT(*) FROM addresses a WHERE a.
 const ADDRESS_SELECT = `SELECT a.domain, a.name, COALESCE(m.current_did_key, a.did_key) AS did_key, a.did_aw, a.created_at, a.updated_at
   FROM addresses a LEFT JOIN did_mappings m ON m.did_aw = a.did_aw`;
 
-function namespaceView(row: NamespaceRow): NamespaceView {
+function namespaceView(row: NamespaceRow): Namespace {
   return {
     domain: row.domain,
     controller_did: row.controller_did,
@@ -68,7 +45,7 @@ function namespaceView(row: NamespaceRow): NamespaceView {
   };
 }
 
-function addressView(row: Omit<AddressView, 'address' | 'current_did_key'>): AddressView {
+function addressView(row: Omit<Address, 'address' | 'current_did_key'>): Address {
   return { ...row, address: `${row.domain}/${row.name}`, current_did_key: row.did_key };
 }
 
@@ -104,15 +81,15 @@ export class NamespaceService {
     }
   }
 
-  get(domain: string): NamespaceView {
+  get(domain: string): Namespace {
     return namespaceView(this.#require(domain));
   }
 
-  list(): NamespaceView[] {
+  list(): Namespace[] {
     return (this.#ctx.db.prepare(`${NAMESPACE_SELECT} ORDER BY n.domain`).all() as NamespaceRow[]).map(namespaceView);
   }
 
-  listByController(controllerDid: string): NamespaceView[] {
+  listByController(controllerDid: string): Namespace[] {
     const rows = this.#ctx.db.prepare(`${NAMESPACE_SELECT} WHERE n.controller_did = ? ORDER BY n.domain`).all(controllerDid) as NamespaceRow[];
     return rows.map(namespaceView);
   }
@@ -143,7 +120,7 @@ export class NamespaceService {
    * DNS is silent or unreachable (a node offline still works), never where the peer table or DNS
    * places the domain on another node, and never against a record naming another controller.
    */
-  async registerByOwner(domain: string, controllerDid: string, controllerKeyId: string | null = null): Promise<{ namespace: NamespaceView; created: boolean }> {
+  async registerByOwner(domain: string, controllerDid: string, controllerKeyId: string | null = null): Promise<{ namespace: Namespace; created: boolean }> {
     const existing = this.#existing(domain, controllerDid);
     if (existing) return { namespace: existing, created: false };
     this.#refusePeer(domain);
@@ -159,7 +136,7 @@ export class NamespaceService {
    * Anyone else (`POST /v1/namespaces`) needs DNS proof: a `_svcid` record naming `controllerDid`
    * and this node. A lookup that fails proves nothing, so it is a 503, never a registration.
    */
-  async registerByDnsProof(domain: string, controllerDid: string): Promise<{ namespace: NamespaceView; created: boolean }> {
+  async registerByDnsProof(domain: string, controllerDid: string): Promise<{ namespace: Namespace; created: boolean }> {
     const existing = this.#existing(domain, controllerDid);
     if (existing) return { namespace: existing, created: false };
     this.#refusePeer(domain);
@@ -177,7 +154,7 @@ export class NamespaceService {
   }
 
   /** The namespace when it is already registered to `controllerDid` (idempotent); 409 for another controller. */
-  #existing(domain: string, controllerDid: string): NamespaceView | null {
+  #existing(domain: string, controllerDid: string): Namespace | null {
     if (!isDidKey(controllerDid)) throw invalid('controller_did is not an Ed25519 did:key');
     const row = this.#row(domain);
     if (!row) return null;
@@ -200,7 +177,7 @@ export class NamespaceService {
     }
   }
 
-  #insert(domain: string, controllerDid: string, controllerKeyId: string | null, authority: Authority, status: VerificationStatus): NamespaceView {
+  #insert(domain: string, controllerDid: string, controllerKeyId: string | null, authority: Authority, status: VerificationStatus): Namespace {
     const now = this.#ctx.clock.now().toISOString();
     this.#ctx.db
       .prepare(
@@ -215,7 +192,7 @@ export class NamespaceService {
    * Re-reads DNS: a verified namespace whose record vanished or changed becomes revoked. A lookup
    * that fails (resolver down, timeout) proves nothing: 503, and the state stays as it was.
    */
-  async reverify(domain: string): Promise<NamespaceView> {
+  async reverify(domain: string): Promise<Namespace> {
     const row = this.#require(domain);
     const dns = await checkNamespaceDns(this.#ctx.dns, domain, row.controller_did);
     if (dns.status === 'unverified' && dns.lookupFailed) {
@@ -230,18 +207,18 @@ export class NamespaceService {
     return this.get(domain);
   }
 
-  listAddresses(domain: string): AddressView[] {
+  listAddresses(domain: string): Address[] {
     this.#require(domain);
-    const rows = this.#ctx.db.prepare(`${ADDRESS_SELECT} WHERE a.domain = ? ORDER BY a.name`).all(domain) as AddressView[];
+    const rows = this.#ctx.db.prepare(`${ADDRESS_SELECT} WHERE a.domain = ? ORDER BY a.name`).all(domain) as Address[];
     return rows.map(addressView);
   }
 
-  findAddress(domain: string, name: string): AddressView | null {
-    const row = this.#ctx.db.prepare(`${ADDRESS_SELECT} WHERE a.domain = ? AND a.name = ?`).get(domain, name) as AddressView | undefined;
+  findAddress(domain: string, name: string): Address | null {
+    const row = this.#ctx.db.prepare(`${ADDRESS_SELECT} WHERE a.domain = ? AND a.name = ?`).get(domain, name) as Address | undefined;
     return row ? addressView(row) : null;
   }
 
-  getAddress(domain: string, name: string): AddressView {
+  getAddress(domain: string, name: string): Address {
     this.#require(domain);
     const address = this.findAddress(domain, name);
     if (!address) throw notFound('Address not found');
@@ -249,19 +226,19 @@ export class NamespaceService {
   }
 
   /** Controller-signed replacement announcements recorded for an address, oldest first. */
-  replacements(domain: string, name: string) {
+  replacements(domain: string, name: string): ReplacementAnnouncement[] {
     this.getAddress(domain, name);
     return this.#ctx.db
       .prepare(
         `SELECT domain || '/' || address_name AS address, controller_did, new_did, old_did, timestamp, controller_signature
          FROM replacement_announcements WHERE domain = ? AND address_name = ? ORDER BY created_at`,
       )
-      .all(domain, name);
+      .all(domain, name) as ReplacementAnnouncement[];
   }
 
   /** Addresses bound to a did:svc, oldest first: the first is the identity's sender address. */
-  addressesOf(didAw: string): AddressView[] {
-    const rows = this.#ctx.db.prepare(`${ADDRESS_SELECT} WHERE a.did_aw = ? ORDER BY a.created_at, a.domain, a.name`).all(didAw) as AddressView[];
+  addressesOf(didAw: string): Address[] {
+    const rows = this.#ctx.db.prepare(`${ADDRESS_SELECT} WHERE a.did_aw = ? ORDER BY a.created_at, a.domain, a.name`).all(didAw) as Address[];
     return rows.map(addressView);
   }
 
@@ -275,7 +252,7 @@ export class NamespaceService {
     return { didKey, didAw };
   }
 
-  assignAddress(domain: string, name: string, signer: string, didKey: string, didAw?: string): { address: AddressView; created: boolean } {
+  assignAddress(domain: string, name: string, signer: string, didKey: string, didAw?: string): { address: Address; created: boolean } {
     const namespace = this.#require(domain);
     this.#requireController(namespace, signer);
     this.#requireNotRevoked(namespace);
@@ -300,7 +277,7 @@ export class NamespaceService {
     didKey: string,
     didAw: string | undefined,
     operation: 'reassign_address' | 'update_address',
-  ): AddressView {
+  ): Address {
     const namespace = this.#require(domain);
     this.#requireController(namespace, signer);
     this.#requireNotRevoked(namespace);
@@ -321,7 +298,7 @@ export class NamespaceService {
   }
 
   /** Removes an address; allowed whatever the namespace's DNS state. */
-  removeAddress(domain: string, name: string, signer: string): { deleted: true; domain: string; name: string } {
+  removeAddress(domain: string, name: string, signer: string): AddressRemoved {
     this.#requireController(this.#require(domain), signer);
     this.getAddress(domain, name);
     this.#ctx.db.prepare(`DELETE FROM addresses WHERE domain = ? AND name = ?`).run(domain, name);

@@ -7,8 +7,9 @@
  */
 import { dnsRecordName, parseDnsRecords, SVC_DNS } from '../../../crypto/dns-txt.ts';
 import type { DnsResolver } from '../../../dns/resolver.ts';
+import type { VerificationStatus } from '../../../../contract/core/namespaces.ts';
 
-export type VerificationStatus = 'unverified' | 'verified' | 'revoked';
+export type { VerificationStatus };
 
 export type DnsCheck =
   | { status: 'verified'; controllerDid: string; origin: string | null; inherited: boolean }

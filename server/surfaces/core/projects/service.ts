@@ -8,20 +8,8 @@ import { issueApiKey } from '../../../auth/api-keys.ts';
 import type { NodeContext } from '../../../context.ts';
 import { conflict, invalid, notFound } from '../../../errors.ts';
 import type { NamespaceService } from '../namespaces/service.ts';
-
-export const PROJECT_SLUG = /^[a-zA-Z0-9][a-zA-Z0-9._-]{0,63}$/;
-
-export interface ProjectRow {
-  project_id: string;
-  slug: string;
-  name: string;
-  namespace: string | null;
-  created_at: string;
-}
-
-export interface ProjectView extends ProjectRow {
-  identity_count: number;
-}
+import { PROJECT_SLUG } from '../../../../contract/core-rules.ts';
+import type { CreatedProject, Project, ProjectListItem } from '../../../../contract/node/owner.ts';
 
 export class ProjectService {
   readonly #ctx: NodeContext;
@@ -32,23 +20,23 @@ export class ProjectService {
     this.#namespaces = namespaces;
   }
 
-  get(projectId: string): ProjectRow {
-    const row = this.#ctx.db.prepare(`SELECT * FROM projects WHERE project_id = ?`).get(projectId) as ProjectRow | undefined;
+  get(projectId: string): Project {
+    const row = this.#ctx.db.prepare(`SELECT * FROM projects WHERE project_id = ?`).get(projectId) as Project | undefined;
     if (!row) throw notFound('Project not found');
     return row;
   }
 
-  list(): ProjectView[] {
+  list(): ProjectListItem[] {
     return this.#ctx.db
       .prepare(
         `SELECT p.*, (SELECT COUNT(*) FROM agents a WHERE a.project_id = p.project_id AND a.status <> 'deleted') AS identity_count
          FROM projects p ORDER BY p.created_at`,
       )
-      .all() as ProjectView[];
+      .all() as ProjectListItem[];
   }
 
   /** Creates a project and its first project-authority key (returned once). */
-  create(input: { slug: string; name?: string | undefined; namespace?: string | undefined }): ProjectRow & { api_key: string } {
+  create(input: { slug: string; name?: string | undefined; namespace?: string | undefined }): CreatedProject {
     if (!PROJECT_SLUG.test(input.slug)) throw invalid('slug must be 1-64 letters, digits, ".", "-" or "_"');
     if (input.namespace !== undefined && this.#namespaces.controllerKeyId(input.namespace) === null) {
       throw invalid(`namespace ${input.namespace} is not controlled by this node`);

@@ -7,18 +7,13 @@
  * videos take, 2 GiB unless the owner sets another, whatever the tier, because a node's disk is
  * finite and uploads arrive from outside. It does not make the tier `free`.
  */
+import type { Caps, Tier } from '../../../../contract/docs/billing.ts';
 import type { DetailObject } from '../../../errors.ts';
 
-export interface Caps {
-  max_documents: number | null;
-  max_versions_per_doc: number | null;
-  /** Bytes a team's assets may take; always a number (never unlimited). */
-  max_asset_bytes: number;
-}
+/** `max_asset_bytes` is always a number (never unlimited). */
+export type { Caps, Tier };
 
 export const DEFAULT_MAX_ASSET_BYTES = 2 * 1024 * 1024 * 1024;
-
-export type Tier = 'active' | 'free';
 
 export const NO_CAPS: Readonly<Caps> = Object.freeze({ max_documents: null, max_versions_per_doc: null, max_asset_bytes: DEFAULT_MAX_ASSET_BYTES });
 

@@ -3,6 +3,10 @@
  * Accepted: `#rgb`, `#rrggbb`, `#rrggbbaa`, `rgb(r, g, b)` / `rgba(r, g, b, a)` with integer
  * channels 0-255 and alpha 0-1, and a short list of names. Anything else is null (dropped).
  */
+import { COLOR_KEYS, PRESETS, type ColorKey, type Preset } from '../../../../contract/docs/rules.ts';
+import type { Palette } from '../../../../contract/docs/theme.ts';
+
+export { COLOR_KEYS, PRESETS, type ColorKey, type Palette, type Preset };
 
 export interface Rgba {
   r: number;
@@ -56,10 +60,6 @@ export function parseColor(value: unknown): Rgba | null {
   return { r, g, b, a };
 }
 
-export const COLOR_KEYS = ['background', 'surface', 'text', 'muted', 'border', 'accent'] as const;
-export type ColorKey = (typeof COLOR_KEYS)[number];
-export type Palette = Record<ColorKey, string>;
-
 /**
  * The `svc` base palettes: calm, neutral, every text colour AA on its surface and background.
  * Used when no preset (or an unknown one) is named; custom colours override them.
@@ -82,9 +82,6 @@ export const SVC_PALETTES: Readonly<{ light: Palette; dark: Palette }> = {
     accent: '#6cb6ff',
   },
 };
-
-export const PRESETS = ['svc'] as const;
-export type Preset = (typeof PRESETS)[number];
 
 /** A known preset, or null for anything else (an unknown preset is ignored, not refused). */
 export function presetOf(value: unknown): Preset | null {

@@ -1,8 +1,8 @@
 /** WCAG 2.x relative luminance and contrast ratio (research B6: text on surface must reach AA). */
 import type { Rgba } from './colors.ts';
 
-/** WCAG AA for normal text. */
-export const AA_RATIO = 4.5;
+/** WCAG AA for normal text, and the ratio as messages show it: the UI's rules too. */
+export { AA_RATIO, formatRatio } from '../../../../contract/docs/rules.ts';
 
 function linear(channel: number): number {
   const c = channel / 255;
@@ -18,9 +18,4 @@ export function relativeLuminance(color: Pick<Rgba, 'r' | 'g' | 'b'>): number {
 export function contrastRatio(a: Pick<Rgba, 'r' | 'g' | 'b'>, b: Pick<Rgba, 'r' | 'g' | 'b'>): number {
   const [hi, lo] = [relativeLuminance(a), relativeLuminance(b)].sort((x, y) => y - x) as [number, number];
   return (hi + 0.05) / (lo + 0.05);
-}
-
-/** The ratio as shown in messages: two decimals, rounded down so 4.499 never reads as 4.50. */
-export function formatRatio(ratio: number): string {
-  return (Math.floor(ratio * 100) / 100).toFixed(2);
 }

@@ -3,12 +3,9 @@
  * (RIFF....WEBP). SVG is never an image here (it can carry script). Video containers get a
  * lighter check: an ISO BMFF box (mp4, quicktime) or the EBML header (webm).
  */
+import { IMAGE_TYPES, VIDEO_TYPES, type ImageType, type VideoType } from '../../../../contract/docs/rules.ts';
 
-export const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'] as const;
-export type ImageType = (typeof IMAGE_TYPES)[number];
-
-export const VIDEO_TYPES = ['video/mp4', 'video/quicktime', 'video/webm'] as const;
-export type VideoType = (typeof VIDEO_TYPES)[number];
+export { IMAGE_TYPES, VIDEO_TYPES, type ImageType, type VideoType };
 
 const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 const JPEG = Buffer.from([0xff, 0xd8, 0xff]);

@@ -11,12 +11,14 @@
  * Our choices where upstream is silent: required strings must be non-empty after trimming; line
  * breaks in one-line fields (titles, headings, items) become spaces; empty lists render nothing.
  */
-import { z } from 'zod';
+import type { z } from 'zod';
+import { Ask, Cover, SLOT_SCHEMAS, TemplateRequest, type TemplateDetail, type TemplateSummary } from '../../../../contract/docs/templates.ts';
+import { TEMPLATE_LIMITS as LIMITS, TEMPLATE_NAMES, type SlotName, type TemplateName } from '../../../../contract/docs/rules.ts';
 import { invalid, type ValidationIssue } from '../../../errors.ts';
 
-export const TEMPLATE_NAMES = ['pitch', 'memo', 'metrics'] as const;
-export type TemplateName = (typeof TEMPLATE_NAMES)[number];
-type SlotName = 'cover' | 'metrics' | 'sections' | 'ask';
+// The template object, its slots' schemas and limits are the contract's (contract/docs/templates.ts).
+export { LIMITS, TEMPLATE_NAMES, TemplateRequest, type TemplateDetail, type TemplateName, type TemplateSummary };
+export type TemplateRequestInput = z.output<typeof TemplateRequest>;
 
 const ALLOWED_SLOTS: Record<TemplateName, readonly SlotName[]> = {
   pitch: ['cover', 'metrics', 'sections', 'ask'],
@@ -29,46 +31,6 @@ const DESCRIPTIONS: Record<TemplateName, string> = {
   memo: 'A memo: cover and sections.',
   metrics: 'A metrics sheet: cover and a metrics table.',
 };
-
-export const LIMITS = {
-  title: 240,
-  subtitle: 2000,
-  eyebrow: 240,
-  sections: 40,
-  heading: 240,
-  sectionBody: 16000,
-  metrics: 40,
-  label: 120,
-  value: 120,
-  caption: 240,
-  headline: 240,
-  askBody: 8000,
-  items: 40,
-  item: 240,
-} as const;
-
-const required = (max: number) => z.string().trim().min(1, 'must not be empty').max(max);
-const optional = (max: number) => z.string().trim().max(max).optional();
-
-const Cover = z.strictObject({ title: required(LIMITS.title), subtitle: optional(LIMITS.subtitle), eyebrow: optional(LIMITS.eyebrow) });
-const Section = z.strictObject({ heading: required(LIMITS.heading), body: optional(LIMITS.sectionBody) });
-const Metric = z.strictObject({ label: required(LIMITS.label), value: required(LIMITS.value), caption: optional(LIMITS.caption) });
-const Ask = z.strictObject({
-  headline: optional(LIMITS.headline),
-  body: optional(LIMITS.askBody),
-  items: z.array(required(LIMITS.item)).max(LIMITS.items).optional(),
-});
-
-const SLOT_SCHEMAS = {
-  cover: Cover,
-  sections: z.array(Section).max(LIMITS.sections),
-  metrics: z.array(Metric).max(LIMITS.metrics),
-  ask: Ask,
-} as const;
-
-/** The template object of POST /v1/documents and the body of POST …/versions/template. */
-export const TemplateRequest = z.strictObject({ name: z.string().max(64), slots: z.record(z.string(), z.unknown()).optional() });
-export type TemplateRequestInput = z.output<typeof TemplateRequest>;
 
 interface Slots {
   cover: z.output<typeof Cover>;
@@ -209,21 +171,8 @@ const EXAMPLE_SLOTS: Record<SlotName, unknown> = {
   ask: { headline: 'Ask', body: 'Two things would unblock us:', items: ['A design review', 'Budget for Q4'] },
 };
 
-export interface TemplateSummary {
-  name: TemplateName;
-  description: string;
-  slots: readonly SlotName[];
-  required_slots: readonly SlotName[];
-}
-
-export interface TemplateDetail extends TemplateSummary {
-  schema: Record<string, unknown>;
-  example: { name: TemplateName; slots: Record<string, unknown> };
-  example_markdown: string;
-}
-
 export function listTemplates(): TemplateSummary[] {
-  return TEMPLATE_NAMES.map((name) => ({ name, description: DESCRIPTIONS[name], slots: ALLOWED_SLOTS[name], required_slots: ['cover'] }));
+  return TEMPLATE_NAMES.map((name) => ({ name, description: DESCRIPTIONS[name], slots: [...ALLOWED_SLOTS[name]], required_slots: ['cover'] }));
 }
 
 export function describeTemplate(name: TemplateName): TemplateDetail {
@@ -232,7 +181,7 @@ export function describeTemplate(name: TemplateName): TemplateDetail {
   return {
     name,
     description: DESCRIPTIONS[name],
-    slots,
+    slots: [...slots],
     required_slots: ['cover'],
     schema: {
       type: 'object',

@@ -4,31 +4,21 @@
  * their contrast. The theme service stores and checks tokens with it, and present pages paint
  * exactly the palettes it returns, so what the contrast check passed is what a reader sees.
  */
+import { LAYOUT, TEXT_ROLES, type FontName, type PaletteName, type TextRole } from '../../../../contract/docs/rules.ts';
+import type { ContrastCheck, PaletteContrast, ThemeTokens } from '../../../../contract/docs/theme.ts';
 import { COLOR_KEYS, palettesOf, parseColor, type ColorKey, type Palette, type Preset, type Rgba } from './colors.ts';
 import { AA_RATIO, contrastRatio } from './contrast.ts';
 
-export const FONT_STACKS = {
+// What a token may be, and the contrast report's shape, are the contract's (the UI's editor uses them too).
+export { LAYOUT, TEXT_ROLES, type ContrastCheck, type FontName, type PaletteContrast, type PaletteName, type TextRole, type ThemeTokens };
+
+export const FONT_STACKS: Readonly<Record<FontName, string>> = {
   system: 'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif',
   serif: 'Georgia, Cambria, "Times New Roman", Times, serif',
   mono: 'ui-monospace, SFMono-Regular, Menlo, Consolas, "Liberation Mono", monospace',
-} as const;
-export type FontName = keyof typeof FONT_STACKS;
-
-export const LAYOUT = {
-  mode: ['document', 'presentation'],
-  measure: ['narrow', 'default', 'wide'],
-  color_scheme: ['light', 'dark', 'auto'],
-} as const;
+};
 
 export const MEASURES: Readonly<Record<(typeof LAYOUT.measure)[number], string>> = { narrow: '58ch', default: '68ch', wide: '82ch' };
-
-export interface ThemeTokens {
-  colors?: Partial<Record<ColorKey, string>>;
-  fonts?: { body?: FontName; heading?: FontName };
-  layout?: { mode?: 'document' | 'presentation'; measure?: 'narrow' | 'default' | 'wide'; color_scheme?: 'light' | 'dark' | 'auto' };
-}
-
-export type PaletteName = 'light' | 'dark';
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
@@ -70,50 +60,21 @@ export function effectivePalettes(tokens: ThemeTokens, preset: Preset | null): {
   return names.map((name) => ({ name, palette: { ...base[name], ...tokens.colors } }));
 }
 
-/**
- * The text colours a present page paints, each on what it is painted on (page.ts): body text,
- * muted text (quotes, header, footer, status lines) and links (the accent) on the surface, and
- * body text on a code block, whose background is the surface under CODE_TINT. An editable link's
- * primary button is the surface colour on the accent, the same pair as links.
- */
-export const TEXT_ROLES = ['text', 'muted', 'link', 'code'] as const;
-export type TextRole = (typeof TEXT_ROLES)[number];
-
 /** What a code block lays over the surface; page.ts paints exactly this. */
 export const CODE_TINT = { r: 0, g: 0, b: 0, a: 0.04 } as const;
 
+/**
+ * The text colours a present page paints (TEXT_ROLES), each on what it is painted on (page.ts):
+ * body text, muted text (quotes, header, footer, status lines) and links (the accent) on the
+ * surface, and body text on a code block, whose background is the surface under CODE_TINT. An
+ * editable link's primary button is the surface colour on the accent, the same pair as links.
+ */
 const ROLE_PAIRS: Readonly<Record<TextRole, { foreground: ColorKey; label: string; on: string }>> = {
   text: { foreground: 'text', label: 'text', on: 'surface' },
   muted: { foreground: 'muted', label: 'muted text', on: 'surface' },
   link: { foreground: 'accent', label: 'link colour (accent)', on: 'surface' },
   code: { foreground: 'text', label: 'text', on: 'code block background' },
 };
-
-/** One text colour on its background in one palette; `ratio` is null when either has alpha (it cannot be checked). */
-export interface ContrastCheck {
-  role: TextRole;
-  /** In words, for messages: "muted text", "link colour (accent)". */
-  label: string;
-  foreground: string;
-  /** What it is painted on, in words: "surface", "code block background". */
-  on: string;
-  background: string;
-  ratio: number | null;
-  passes: boolean;
-}
-
-/**
- * One palette's contrast. `text`, `surface`, `ratio` and `passes` are text on surface (as first
- * published); `checks` holds every text colour the page paints, text on surface first.
- */
-export interface PaletteContrast {
-  palette: PaletteName;
-  text: string;
-  surface: string;
-  ratio: number | null;
-  passes: boolean;
-  checks: ContrastCheck[];
-}
 
 const hex2 = (n: number): string => Math.round(n).toString(16).padStart(2, '0');
 

@@ -1,7 +1,13 @@
 /** GET /v1/billing (research B8): tier, caps and the team's usage. Never blocked. */
 import type { FastifyInstance } from 'fastify';
-import { memberWith, type DocsRouteOptions } from './options.ts';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { Billing } from '../../../../contract/docs/billing.ts';
+import { memberOf, team, type DocsRouteOptions } from './options.ts';
 
 export async function billingRoutes(app: FastifyInstance, { services }: DocsRouteOptions): Promise<void> {
-  app.get('/v1/billing', async (request) => services.billing.report(memberWith(request, 'docs:read').team_id));
+  app.withTypeProvider<ZodTypeProvider>().get(
+    '/v1/billing',
+    { config: team('docs:read'), schema: { tags: ['billing'], summary: 'The tier, the caps and the team’s usage', response: { 200: Billing } } },
+    async (request) => services.billing.report(memberOf(request).team_id),
+  );
 }

@@ -1,62 +1,113 @@
 /**
  * Documents over JSON (research B2): create (raw Markdown or a template), list, read, history,
- * one older version (ours, C7) and template appends.
+ * one older version (ours, C7) and template appends. Schemas and scopes are declared; the
+ * contract (contract/docs/documents.ts, templates.ts) is the one definition.
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import {
+  CreateDocumentBody,
+  DocumentDetail,
+  DocumentListing,
+  DocumentListQuery,
+  DocumentVersion,
+  SlugParams,
+  VersionList,
+  VersionParams,
+} from '../../../../contract/docs/documents.ts';
+import { TemplateRequest } from '../../../../contract/docs/templates.ts';
 import { invalid } from '../../../errors.ts';
-import { parseWith } from '../../../http/validate.ts';
 import { renderTemplate } from '../domain/templates.ts';
-import { CreateDocumentBody, DocumentListQuery, TemplateRequest, VersionParams } from '../schemas.ts';
-import { authorOf, memberWith, slugOf, type DocsRouteOptions } from './options.ts';
+import { authorOf, knownSlug, memberOf, team, type DocsRouteOptions } from './options.ts';
+
+const tags = ['documents'];
+
+/** Key presence decides, so `body: ""` next to a template is refused too; before the schema, as it always was. */
+async function bodyOrTemplate(request: FastifyRequest): Promise<void> {
+  const raw = request.body;
+  if (raw !== null && typeof raw === 'object' && !Array.isArray(raw) && Object.hasOwn(raw, 'body') === Object.hasOwn(raw, 'template')) {
+    throw invalid([{ loc: ['body'], msg: 'Provide exactly one of body or template', type: 'value_error' }]);
+  }
+}
 
 export async function documentRoutes(app: FastifyInstance, { services }: DocsRouteOptions): Promise<void> {
   const { documents } = services;
+  const api = app.withTypeProvider<ZodTypeProvider>();
 
-  app.post('/v1/documents', async (request, reply) => {
-    const member = memberWith(request, 'docs:write');
-    // Key presence decides, so `body: ""` next to a template is refused too.
-    const raw = request.body;
-    if (raw !== null && typeof raw === 'object' && !Array.isArray(raw) && Object.hasOwn(raw, 'body') === Object.hasOwn(raw, 'template')) {
-      throw invalid([{ loc: ['body'], msg: 'Provide exactly one of body or template', type: 'value_error' }]);
-    }
-    const input = parseWith(CreateDocumentBody, request.body);
-    const fromTemplate = input.template !== undefined;
-    const markdown = fromTemplate ? renderTemplate(input.template!, ['body', 'template']) : input.body!;
-    const created = documents.create(
-      member.team_id,
-      { slug: input.slug, title: input.title, body: Buffer.from(markdown, 'utf8'), source: fromTemplate ? 'template' : 'api' },
-      authorOf(request, member, services),
-    );
-    return reply.code(201).send(created);
-  });
-
-  // Without `limit`, every document (the spec's array); with it, a page (ours).
-  app.get('/v1/documents', async (request) => {
-    const teamId = memberWith(request, 'docs:read').team_id;
-    const query = parseWith(DocumentListQuery, request.query, 'query');
-    if (query.limit === undefined) {
-      if (query.after !== undefined) throw invalid([{ loc: ['query', 'after'], msg: 'after pages a listing: give limit too', type: 'value_error' }]);
-      return documents.list(teamId, query.q);
-    }
-    return documents.page(teamId, { limit: query.limit, after: query.after, q: query.q });
-  });
-
-  app.get('/v1/documents/:slug', async (request) => documents.get(memberWith(request, 'docs:read').team_id, slugOf(request.params)));
-
-  app.get('/v1/documents/:slug/versions', async (request) =>
-    documents.versions(memberWith(request, 'docs:read').team_id, slugOf(request.params)),
+  api.post(
+    '/v1/documents',
+    {
+      config: team('docs:write'),
+      preValidation: bodyOrTemplate,
+      schema: { tags, summary: 'Creates a document from raw Markdown or a template (exactly one)', body: CreateDocumentBody, response: { 201: DocumentDetail } },
+    },
+    async (request, reply) => {
+      const member = memberOf(request);
+      const input = request.body;
+      const fromTemplate = input.template !== undefined;
+      const markdown = fromTemplate ? renderTemplate(input.template!, ['body', 'template']) : input.body!;
+      const created = documents.create(
+        member.team_id,
+        { slug: input.slug, title: input.title, body: Buffer.from(markdown, 'utf8'), source: fromTemplate ? 'template' : 'api' },
+        authorOf(request, member, services),
+      );
+      return reply.code(201).send(created);
+    },
   );
 
-  app.get('/v1/documents/:slug/versions/:n', async (request) => {
-    const member = memberWith(request, 'docs:read');
-    const slug = slugOf(request.params);
-    return documents.version(member.team_id, slug, parseWith(VersionParams, request.params, 'path').n);
-  });
+  // Without `limit`, every document (the spec's array); with it, a page (ours).
+  api.get(
+    '/v1/documents',
+    {
+      config: team('docs:read'),
+      schema: {
+        tags,
+        summary: 'The team’s documents, most recently changed first: all of them, or a page with `limit`',
+        querystring: DocumentListQuery,
+        response: { 200: DocumentListing },
+      },
+    },
+    async (request) => {
+      const teamId = memberOf(request).team_id;
+      const query = request.query;
+      if (query.limit === undefined) {
+        if (query.after !== undefined) throw invalid([{ loc: ['query', 'after'], msg: 'after pages a listing: give limit too', type: 'value_error' }]);
+        return documents.list(teamId, query.q);
+      }
+      return documents.page(teamId, { limit: query.limit, after: query.after, q: query.q });
+    },
+  );
 
-  app.post('/v1/documents/:slug/versions/template', async (request, reply) => {
-    const member = memberWith(request, 'docs:write');
-    const slug = slugOf(request.params);
-    const markdown = renderTemplate(parseWith(TemplateRequest, request.body), ['body']);
-    return reply.code(201).send(documents.append(member.team_id, slug, Buffer.from(markdown, 'utf8'), 'template', authorOf(request, member, services)));
-  });
+  api.get(
+    '/v1/documents/:slug',
+    { config: team('docs:read'), preValidation: knownSlug, schema: { tags, summary: 'A document with its current body', params: SlugParams, response: { 200: DocumentDetail } } },
+    async (request) => documents.get(memberOf(request).team_id, request.params.slug),
+  );
+
+  api.get(
+    '/v1/documents/:slug/versions',
+    { config: team('docs:read'), preValidation: knownSlug, schema: { tags, summary: 'The history, newest first, without bodies', params: SlugParams, response: { 200: VersionList } } },
+    async (request) => documents.versions(memberOf(request).team_id, request.params.slug),
+  );
+
+  api.get(
+    '/v1/documents/:slug/versions/:n',
+    { config: team('docs:read'), preValidation: knownSlug, schema: { tags, summary: 'One version with its body', params: VersionParams, response: { 200: DocumentVersion } } },
+    async (request) => documents.version(memberOf(request).team_id, request.params.slug, request.params.n),
+  );
+
+  api.post(
+    '/v1/documents/:slug/versions/template',
+    {
+      config: team('docs:write'),
+      preValidation: knownSlug,
+      schema: { tags, summary: 'Appends a version rendered from a template', params: SlugParams, body: TemplateRequest, response: { 201: DocumentDetail } },
+    },
+    async (request, reply) => {
+      const member = memberOf(request);
+      const markdown = renderTemplate(request.body, ['body']);
+      const appended = documents.append(member.team_id, request.params.slug, Buffer.from(markdown, 'utf8'), 'template', authorOf(request, member, services));
+      return reply.code(201).send(appended);
+    },
+  );
 }

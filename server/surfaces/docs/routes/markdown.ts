@@ -3,11 +3,15 @@
  * Markdown itself (`Content-Type: text/markdown`, charset utf-8 if one is named). This context
  * replaces the JSON parser with one that keeps every body's exact bytes in `request.rawBody`,
  * so the team-auth envelope can check body_sha256 before the handler refuses a wrong type (415).
+ * The body is therefore not declared as a schema: it is bytes, not JSON, and its checks (type
+ * 415, UTF-8 400) come after the envelope's; the path and the answer are declared.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { DocumentDetail, SlugParams } from '../../../../contract/docs/documents.ts';
 import { malformed, unsupportedMediaType } from '../../../errors.ts';
 import { decodeUtf8 } from '../documents.ts';
-import { authorOf, memberWith, slugOf, type DocsRouteOptions } from './options.ts';
+import { authorOf, knownSlug, memberOf, team, type DocsRouteOptions } from './options.ts';
 
 const WANTED = 'this route takes the raw Markdown body with Content-Type: text/markdown; charset=utf-8';
 
@@ -33,13 +37,25 @@ export async function markdownRoutes(app: FastifyInstance, { services }: DocsRou
     done(null, bytes);
   });
 
-  app.post('/v1/documents/:slug/versions', async (request, reply) => {
-    const member = memberWith(request, 'docs:write');
-    const slug = slugOf(request.params);
-    const type = request.headers['content-type'];
-    if (!isMarkdownContentType(type)) throw unsupportedMediaType(`Unsupported content type ${type ?? '(none)'}: ${WANTED}`);
-    const bytes = request.rawBody ?? Buffer.alloc(0);
-    if (decodeUtf8(bytes) === null) throw malformed('The request body is not valid UTF-8');
-    return reply.code(201).send(services.documents.append(member.team_id, slug, bytes, 'api', authorOf(request, member, services)));
-  });
+  app.withTypeProvider<ZodTypeProvider>().post(
+    '/v1/documents/:slug/versions',
+    {
+      config: team('docs:write'),
+      preValidation: knownSlug,
+      schema: {
+        tags: ['documents'],
+        summary: 'Appends a version: the raw UTF-8 Markdown body (Content-Type: text/markdown)',
+        params: SlugParams,
+        response: { 201: DocumentDetail },
+      },
+    },
+    async (request, reply) => {
+      const member = memberOf(request);
+      const type = request.headers['content-type'];
+      if (!isMarkdownContentType(type)) throw unsupportedMediaType(`Unsupported content type ${type ?? '(none)'}: ${WANTED}`);
+      const bytes = request.rawBody ?? Buffer.alloc(0);
+      if (decodeUtf8(bytes) === null) throw malformed('The request body is not valid UTF-8');
+      return reply.code(201).send(services.documents.append(member.team_id, request.params.slug, bytes, 'api', authorOf(request, member, services)));
+    },
+  );
 }

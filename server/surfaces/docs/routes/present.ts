@@ -10,38 +10,31 @@
  * expired and revoked tokens get the same small 404 page, which says nothing about the link.
  */
 import { randomBytes } from 'node:crypto';
-import type { FastifyInstance, FastifyReply } from 'fastify';
-import { z } from 'zod';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import {
+  DraftPreviewBody,
+  LinkEditBody,
+  LinkPreview,
+  LinkPreviewBody,
+  LinkRevoked,
+  LinkVersion,
+  MintBody,
+  MintedLink,
+  PresentLinkList,
+  Preview,
+  TokenParams,
+} from '../../../../contract/docs/present.ts';
 import { notFound } from '../../../errors.ts';
-import { parseWith } from '../../../http/validate.ts';
 import { editorPage } from '../present-page/editor.ts';
 import { notFoundPage, readPage, type PresentTheme } from '../present-page/page.ts';
-import { EDITOR_NAME_MAX, type ResolvedLink } from '../present.ts';
+import type { ResolvedLink } from '../present.ts';
 import { renderMarkdownLazily } from '../render/lazy.ts';
-import { SLUG_MAX, SLUG_PATTERN } from '../schemas.ts';
-import { memberWith, type DocsRouteOptions } from './options.ts';
-import { ThemeBody } from './theme.ts';
+import { memberOf, team, type DocsRouteOptions } from './options.ts';
 
-export const PREVIEW_MAX_CHARS = 200_000;
 export const EDIT_REFUSED = 'This link no longer accepts edits (it expired or was revoked); nothing was saved';
 
-const MintBody = z.strictObject({
-  slug: z.string().max(SLUG_MAX).regex(SLUG_PATTERN, 'must be a document slug'),
-  version: z.number().int().min(1).max(1_000_000_000).optional(),
-  ttl_seconds: z.number().int().min(1).max(1_000_000_000).optional(),
-  editable: z.boolean().optional(),
-});
-
-const EditBody = z.strictObject({
-  body: z.string(),
-  base_version: z.number().int().min(1).max(1_000_000_000),
-  editor_name: z.string().max(EDITOR_NAME_MAX).optional(),
-});
-
-const PreviewBody = z.strictObject({ body: z.string().max(PREVIEW_MAX_CHARS) });
-
-/** The owner's editor preview: any document size, and optionally a theme being edited. */
-const DraftPreviewBody = z.strictObject({ body: z.string(), theme: z.strictObject(ThemeBody.omit({ logo: true }).shape).optional() });
+const tags = ['present'];
 
 const READ_CSP = "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; script-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 const editorCsp = (nonce: string) =>
@@ -56,90 +49,133 @@ function privateHeaders(reply: FastifyReply): FastifyReply {
     .header('cache-control', 'no-store');
 }
 
-
 const tokenOf = (params: unknown): string => {
   const token = (params as { token?: unknown }).token;
   return typeof token === 'string' ? token : '';
 };
 
 export async function presentApiRoutes(app: FastifyInstance, { services }: DocsRouteOptions): Promise<void> {
-  app.post('/v1/present', async (request, reply) => {
-    const member = memberWith(request, 'docs:write');
-    const input = parseWith(MintBody, request.body);
-    return reply.code(201).send(services.present.mint(member, input));
-  });
+  const api = app.withTypeProvider<ZodTypeProvider>();
 
-  app.post('/v1/present/:token/revoke', async (request) => {
-    const member = memberWith(request, 'docs:write');
-    return services.present.revoke(member.team_id, tokenOf(request.params));
-  });
+  api.post(
+    '/v1/present',
+    { config: team('docs:write'), schema: { tags, summary: 'Mints a present link (its token is shown this once)', body: MintBody, response: { 201: MintedLink } } },
+    async (request, reply) => reply.code(201).send(services.present.mint(memberOf(request), request.body)),
+  );
 
-  app.get('/v1/present', async (request) => services.present.list(memberWith(request, 'docs:read').team_id));
+  api.post(
+    '/v1/present/:token/revoke',
+    {
+      config: team('docs:write'),
+      schema: { tags, summary: 'Revokes a link, by its token or its link_id; idempotent', params: TokenParams, response: { 200: LinkRevoked } },
+    },
+    async (request) => services.present.revoke(memberOf(request).team_id, request.params.token),
+  );
+
+  api.get(
+    '/v1/present',
+    { config: team('docs:read'), schema: { tags, summary: 'The team’s present links, newest first, never their tokens', response: { 200: PresentLinkList } } },
+    async (request) => services.present.list(memberOf(request).team_id),
+  );
 
   /*
    * Ours: a document (saved or not) as its present page would show it, for editors' live preview,
    * with a theme being edited, its contrast against AA and the base palettes unset colours use. The page is the same HTML a link serves;
    * image URLs are absolute on the docs origin because the preview is shown away from this origin.
    */
-  app.post('/v1/present/preview', async (request) => {
-    const teamId = memberWith(request, 'docs:read').team_id;
-    const input = parseWith(DraftPreviewBody, request.body);
-    const { theme, contrast, base_palettes } = services.theme.preview(teamId, input.theme);
-    const { assets } = services;
-    const html = await renderMarkdownLazily(input.body, { assetIds: assets.assetIdsOf(teamId), assetUrl: (id) => assets.urlOf(id) }, request.listener);
-    return { html: readPage(html, theme, 'Preview', assets.origin), contrast, base_palettes };
-  });
+  api.post(
+    '/v1/present/preview',
+    {
+      config: team('docs:read'),
+      schema: { tags, summary: 'A body as its present page would show it, with the saved theme or one being edited', body: DraftPreviewBody, response: { 200: Preview } },
+    },
+    async (request) => {
+      const teamId = memberOf(request).team_id;
+      const input = request.body;
+      const { theme, contrast, base_palettes } = services.theme.preview(teamId, input.theme);
+      const { assets } = services;
+      const html = await renderMarkdownLazily(input.body, { assetIds: assets.assetIdsOf(teamId), assetUrl: (id) => assets.urlOf(id) }, request.listener);
+      return { html: readPage(html, theme, 'Preview', assets.origin), contrast, base_palettes };
+    },
+  );
 }
 
+/**
+ * Public: the token is the capability. The page answers HTML (no JSON schema); the editable
+ * link's JSON routes resolve their link in preValidation, before their body is validated, so an
+ * unknown, expired or revoked token is the same 404 whatever was sent, with the private headers.
+ */
 export async function presentPageRoutes(app: FastifyInstance, { services }: DocsRouteOptions): Promise<void> {
   const { present } = services;
+  const api = app.withTypeProvider<ZodTypeProvider>();
   const themeOf = (link: ResolvedLink): PresentTheme | null => services.themeFor(link.team_id);
   // Only the team's own images resolve on its pages, served same-origin from /assets/.
   const assetOptions = (teamId: string) => ({ assetIds: services.assets.assetIdsOf(teamId), assetUrl: (id: string) => `/assets/${id}` });
 
+  /** The editable link each request resolved in its preValidation hook. */
+  const links = new WeakMap<FastifyRequest, ResolvedLink>();
+
   /** The valid editable link behind the path's token, else a plain 404 (read links included). */
-  const editable = (params: unknown, detail = 'Not found'): ResolvedLink => {
-    const link = present.resolve(tokenOf(params));
-    if (!link || !link.editable) throw notFound(detail);
+  const editable =
+    (detail = 'Not found') =>
+    async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+      privateHeaders(reply);
+      const link = present.resolve(tokenOf(request.params));
+      if (!link || !link.editable) throw notFound(detail);
+      links.set(request, link);
+    };
+  const linkOf = (request: FastifyRequest): ResolvedLink => {
+    const link = links.get(request);
+    if (!link) throw notFound('Not found');
     return link;
   };
 
-  app.get('/present/:token', async (request, reply) => {
-    privateHeaders(reply);
-    const link = present.resolve(tokenOf(request.params));
-    if (!link) {
-      return reply.code(404).header('content-security-policy', READ_CSP).type('text/html; charset=utf-8').send(notFoundPage());
-    }
-    if (!link.editable) {
-      return reply.header('content-security-policy', READ_CSP).type('text/html; charset=utf-8').send(await services.pages.readPage(link, request.listener));
-    }
-    const latest = present.latest(link);
-    const nonce = randomBytes(16).toString('base64');
-    return reply
-      .header('content-security-policy', editorCsp(nonce))
-      .type('text/html; charset=utf-8')
-      .send(editorPage({ body: latest.body, version: latest.current_version, title: latest.title, theme: themeOf(link), nonce }));
-  });
+  api.get(
+    '/present/:token',
+    { config: { auth: 'public' }, schema: { tags, summary: 'The present page (HTML): read-only, or the editor of an editable link', params: TokenParams } },
+    async (request, reply) => {
+      privateHeaders(reply);
+      const link = present.resolve(request.params.token);
+      if (!link) {
+        return reply.code(404).header('content-security-policy', READ_CSP).type('text/html; charset=utf-8').send(notFoundPage());
+      }
+      if (!link.editable) {
+        return reply.header('content-security-policy', READ_CSP).type('text/html; charset=utf-8').send(await services.pages.readPage(link, request.listener));
+      }
+      const latest = present.latest(link);
+      const nonce = randomBytes(16).toString('base64');
+      return reply
+        .header('content-security-policy', editorCsp(nonce))
+        .type('text/html; charset=utf-8')
+        .send(editorPage({ body: latest.body, version: latest.current_version, title: latest.title, theme: themeOf(link), nonce }));
+    },
+  );
 
-  app.get('/present/:token/state', async (request, reply) => {
-    privateHeaders(reply);
-    const link = editable(request.params);
-    return { version_number: present.latest(link).current_version };
-  });
+  api.get(
+    '/present/:token/state',
+    { config: { auth: 'public' }, preValidation: editable(), schema: { tags, summary: 'An editable link’s latest version', params: TokenParams, response: { 200: LinkVersion } } },
+    async (request) => ({ version_number: present.latest(linkOf(request)).current_version }),
+  );
 
-  app.post('/present/:token/preview', async (request, reply) => {
-    privateHeaders(reply);
-    const link = editable(request.params);
-    const { body } = parseWith(PreviewBody, request.body);
-    return { html: await renderMarkdownLazily(body, assetOptions(link.team_id), request.listener) };
-  });
+  api.post(
+    '/present/:token/preview',
+    {
+      config: { auth: 'public' },
+      preValidation: editable(),
+      schema: { tags, summary: 'An editable link’s preview of what its visitor types', params: TokenParams, body: LinkPreviewBody, response: { 200: LinkPreview } },
+    },
+    async (request) => ({ html: await renderMarkdownLazily(request.body.body, assetOptions(linkOf(request).team_id), request.listener) }),
+  );
 
-  app.post('/present/:token/edit', async (request, reply) => {
-    privateHeaders(reply);
-    // An open editor shows this on save once the link expired or was revoked (also when its
-    // minter's certificate was); the same words for every token, so it tells a guesser nothing.
-    const link = editable(request.params, EDIT_REFUSED);
-    const input = parseWith(EditBody, request.body);
-    return present.edit(link, input.body, input.base_version, input.editor_name);
-  });
+  api.post(
+    '/present/:token/edit',
+    {
+      config: { auth: 'public' },
+      // An open editor shows this on save once the link expired or was revoked (also when its
+      // minter's certificate was); the same words for every token, so it tells a guesser nothing.
+      preValidation: editable(EDIT_REFUSED),
+      schema: { tags, summary: 'Saves a version through an editable link, over base_version (409 with the latest otherwise)', params: TokenParams, body: LinkEditBody, response: { 200: LinkVersion } },
+    },
+    async (request) => present.edit(linkOf(request), request.body.body, request.body.base_version, request.body.editor_name),
+  );
 }

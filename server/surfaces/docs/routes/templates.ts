@@ -1,23 +1,34 @@
 /** Template discovery (ours, research C8): the built-in templates, their slots and an example. */
 import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { TemplateDetail, TemplateList, TemplateParams } from '../../../../contract/docs/templates.ts';
 import { notFound } from '../../../errors.ts';
-import { parseWith } from '../../../http/validate.ts';
 import { describeTemplate, LIMITS, listTemplates, templateName } from '../domain/templates.ts';
-import { TemplateParams } from '../schemas.ts';
-import { memberWith } from './options.ts';
+import { team } from './options.ts';
+
+const tags = ['templates'];
 
 export async function templateRoutes(app: FastifyInstance): Promise<void> {
-  app.get('/v1/templates', async (request) => {
-    memberWith(request, 'docs:read');
-    // Ours: the slot limits, so forms can say what the node would refuse without a copy of them.
-    return { templates: listTemplates(), limits: LIMITS };
-  });
+  const api = app.withTypeProvider<ZodTypeProvider>();
 
-  app.get('/v1/templates/:name', async (request) => {
-    memberWith(request, 'docs:read');
-    const { name } = parseWith(TemplateParams, request.params, 'path');
-    const known = templateName(name);
-    if (known === null) throw notFound(`Unknown template: ${name}`);
-    return describeTemplate(known);
-  });
+  api.get(
+    '/v1/templates',
+    { config: team('docs:read'), schema: { tags, summary: 'The built-in templates and the limits their slots share', response: { 200: TemplateList } } },
+    // Ours: the slot limits, so forms can say what the node would refuse without a copy of them.
+    async () => ({ templates: listTemplates(), limits: LIMITS }),
+  );
+
+  api.get(
+    '/v1/templates/:name',
+    {
+      config: team('docs:read'),
+      schema: { tags, summary: 'A template: its slots, JSON Schema, an example and its Markdown', params: TemplateParams, response: { 200: TemplateDetail } },
+    },
+    async (request) => {
+      const { name } = request.params;
+      const known = templateName(name);
+      if (known === null) throw notFound(`Unknown template: ${name}`);
+      return describeTemplate(known);
+    },
+  );
 }

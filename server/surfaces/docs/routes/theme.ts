@@ -1,26 +1,26 @@
 /** GET /v1/theme (docs:read) and PUT /v1/theme (docs:write), research B6. */
 import type { FastifyInstance } from 'fastify';
-import { z } from 'zod';
-import { parseWith } from '../../../http/validate.ts';
-import { memberWith, type DocsRouteOptions } from './options.ts';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { Theme, ThemeBody } from '../../../../contract/docs/theme.ts';
+import { memberOf, team, type DocsRouteOptions } from './options.ts';
 
-const TEXT_MAX = 2000;
-
-/** Unknown top-level keys are ignored (upstream); token entries are sanitised by the service. */
-export const ThemeBody = z.object({
-  tokens: z.record(z.string(), z.unknown()).optional(),
-  preset: z.string().max(64).nullable().optional(),
-  logo: z.strictObject({ content_type: z.string().max(100), data_base64: z.string() }).optional(),
-  clear_logo: z.boolean().optional(),
-  header: z.string().max(TEXT_MAX).nullable().optional(),
-  footer: z.string().max(TEXT_MAX).nullable().optional(),
-});
+const tags = ['theme'];
 
 export async function themeRoutes(app: FastifyInstance, { services }: DocsRouteOptions): Promise<void> {
-  app.get('/v1/theme', async (request) => services.theme.get(memberWith(request, 'docs:read').team_id));
+  const api = app.withTypeProvider<ZodTypeProvider>();
 
-  app.put('/v1/theme', async (request) => {
-    const member = memberWith(request, 'docs:write');
-    return services.theme.put(member.team_id, parseWith(ThemeBody, request.body));
-  });
+  api.get(
+    '/v1/theme',
+    { config: team('docs:read'), schema: { tags, summary: 'The team’s document theme', response: { 200: Theme } } },
+    async (request) => services.theme.get(memberOf(request).team_id),
+  );
+
+  api.put(
+    '/v1/theme',
+    {
+      config: team('docs:write'),
+      schema: { tags, summary: 'Replaces the theme (the logo stays unless changed); refused below WCAG AA', body: ThemeBody, response: { 200: Theme } },
+    },
+    async (request) => services.theme.put(memberOf(request).team_id, request.body),
+  );
 }

@@ -8,6 +8,7 @@
  * invalid or colliding changes never reach review), and again at approve, where the bases are
  * rechecked. Shape errors are 422; collisions and stale or missing bases are 409.
  */
+import type { Changeset as WireChangeset, ProposalAsset } from '../../../../contract/library/proposals.ts';
 import type { JsonValue } from '../../../crypto/canonical-json.ts';
 import { conflict, invalid, type ValidationIssue } from '../../../errors.ts';
 import { CHANGESET_SCHEMA, proposalAssetDigests } from './digest.ts';
@@ -17,18 +18,11 @@ import { checkPayloadFiles, contentProblem, type PayloadFile } from './payload.t
 import { DEFAULT_INSTRUCTIONS, FIELD_ASSETS, isFieldAsset, PROFILE_YAML, readProfile, writeProfileYaml } from './profile-yaml.ts';
 import type { YamlMapping } from './yaml-doc.ts';
 
-export interface ChangeAsset {
-  path: string;
-  content_utf8?: string;
-  content?: JsonValue;
-  delete?: boolean;
-  base_asset_digest?: string;
-}
+/** A checked asset (contract/library/proposals.ts): its content is JSON canonical JSON can hash. */
+export type ChangeAsset = Omit<ProposalAsset, 'content'> & { content?: JsonValue };
 
-export interface Changeset {
-  schema: string;
-  assets: ChangeAsset[];
-}
+/** A checked changeset, the `content` of a profile proposal. */
+export type Changeset = Omit<WireChangeset, 'assets'> & { assets: ChangeAsset[] };
 
 export const MAX_ASSETS = 200;
 const FIELD_PREFIX = `${PROFILE_YAML}#`;

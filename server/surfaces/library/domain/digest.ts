@@ -1,17 +1,17 @@
 /**
  * Content digests (research A3): of a whole payload, and of each part of a profile. Schema strings
- * are ours (`svc.*`, DESIGN §5), so digests deliberately differ from upstream aweb catalogs. Tags
- * and other record metadata never enter a digest, and file order does not matter (files are
- * sorted by path first).
+ * are ours (`svc.*`, DESIGN §5, contract/library-rules.ts), so digests deliberately differ from
+ * upstream aweb catalogs. Tags and other record metadata never enter a digest, and file order
+ * does not matter (files are sorted by path first).
  */
+import { IMPORT_PAYLOAD_SCHEMA, PROFILE_PAYLOAD_SCHEMA } from '../../../../contract/library-rules.ts';
 import { canonicalJson, type JsonValue } from '../../../crypto/canonical-json.ts';
 import { sha256Hex } from '../../../crypto/encoding.ts';
 import { sortFiles, type PayloadFile } from './payload.ts';
 import { FIELD_ASSETS, fieldValue, PROFILE_YAML, readProfile } from './profile-yaml.ts';
 
-export const IMPORT_PAYLOAD_SCHEMA = 'svc.blueprint.import-payload.v1';
-export const PROFILE_PAYLOAD_SCHEMA = 'svc.blueprint.profile-payload.v1';
-export const CHANGESET_SCHEMA = 'svc.library.profile-asset-changeset.v1';
+// The schema strings are the wire contract's (contract/library-rules.ts): the UI sends them too.
+export { CHANGESET_SCHEMA, IMPORT_PAYLOAD_SCHEMA, PROFILE_PAYLOAD_SCHEMA } from '../../../../contract/library-rules.ts';
 
 function digestOf(value: JsonValue): string {
   return `sha256:${sha256Hex(canonicalJson(value))}`;

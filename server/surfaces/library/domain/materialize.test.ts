@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { materializeHome, type HomeFile, type MaterializeInput } from './materialize.ts';
+import type { HomeFile } from '../../../../contract/library/materialize.ts';
+import { materializeHome, type MaterializeInput } from './materialize.ts';
 import { checkPayloadFiles, type PayloadFile } from './payload.ts';
 
 const PROFILE_YAML = `id: coder

@@ -14,12 +14,11 @@
  * a declared path that would land on a generated entry (AGENTS.md, CLAUDE.md, `.claude/...`). A
  * payload file named `ref.json` at the profile root is not copied: that path is the pin's.
  */
+import type { HomeFile, MaterializeTarget } from '../../../../contract/library/materialize.ts';
 import { canonicalJson, type JsonValue } from '../../../crypto/canonical-json.ts';
 import { comparePaths, type PayloadFile } from './payload.ts';
 import { readProfile, type ProfileManifest } from './profile-yaml.ts';
 import { skillDir } from './skills.ts';
-
-export type HomeFile = { path: string; kind: 'file'; content_utf8: string } | { path: string; kind: 'symlink'; target: string };
 
 export interface MaterializeInput {
   files: readonly PayloadFile[];
@@ -28,7 +27,7 @@ export interface MaterializeInput {
   profile_digest: string;
   source: { blueprint_ref: string; blueprint_version: string; blueprint_digest: string } | null;
   runtime_kind: string;
-  target: 'local' | 'custodial-mcp';
+  target: MaterializeTarget;
   library_url: string;
 }
 

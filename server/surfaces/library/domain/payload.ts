@@ -6,15 +6,13 @@
  * (U+2028/U+2029, lone surrogates) or that is not text (NUL). Every problem in a payload is reported
  * in one 422 so a client can fix them all at once.
  */
+import type { LibraryFile } from '../../../../contract/library/common.ts';
 import { sha256Hex } from '../../../crypto/encoding.ts';
 import { invalid, type ValidationIssue } from '../../../errors.ts';
 import { pathProblem } from './paths.ts';
 
-export interface PayloadFile {
-  path: string;
-  content_utf8: string;
-  sha256: string;
-}
+/** A checked entry, its sha256 computed: the wire's LibraryFile (contract/library/common.ts). */
+export type PayloadFile = LibraryFile;
 
 export const MAX_FILES = 1000;
 export const MAX_FILE_BYTES = 1024 * 1024;

@@ -52,7 +52,7 @@ export interface ProfileManifest {
   mission: string | null;
   accepted_work: JsonValue[];
   runtime_assumptions: JsonValue[];
-  memory_policy: JsonValue | null;
+  memory_policy: { [key: string]: JsonValue } | null;
   expected_apps: JsonValue[];
   event_subscriptions: JsonValue[];
   approval_required: JsonValue[];

@@ -1,52 +1,95 @@
 /**
  * The catalog: three public reads anyone may make without a certificate (research A9), and the
- * owner team's writes (import, tags, delete).
+ * owner team's writes (import, tags, delete). Schemas and auth are declared; the contract
+ * (contract/library/catalog.ts) is the one definition.
  */
 import type { FastifyInstance } from 'fastify';
-import { parseWith } from '../../../http/validate.ts';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import {
+  BlueprintDeleted,
+  BlueprintDetail,
+  BlueprintImportResult,
+  BlueprintList,
+  BlueprintParams,
+  BlueprintProfileParams,
+  BlueprintTags,
+  CatalogQuery,
+  ImportBody,
+  PublicProfile,
+  VersionQuery,
+} from '../../../../contract/library/catalog.ts';
+import { TagsBody } from '../../../../contract/library/common.ts';
 import { checkPayloadFiles } from '../domain/payload.ts';
 import { normalizeTags } from '../domain/tags.ts';
-import { BlueprintParams, BlueprintProfileParams, CatalogQuery, ImportBody, TagsBody, VersionQuery } from '../schemas.ts';
 import { memberOf, type LibraryRouteOptions } from './options.ts';
+
+const tags = ['catalog'];
 
 export async function publicCatalogRoutes(app: FastifyInstance, { services }: LibraryRouteOptions): Promise<void> {
   const { catalog } = services;
+  const api = app.withTypeProvider<ZodTypeProvider>();
 
-  app.get('/v1/blueprints', async (request) => {
-    const { tags } = parseWith(CatalogQuery, request.query, 'query');
-    return catalog.list(normalizeTags(tags));
-  });
+  api.get(
+    '/v1/blueprints',
+    { config: { auth: 'public' }, schema: { tags, summary: 'The latest version of every blueprint, newest first; tags match any', querystring: CatalogQuery, response: { 200: BlueprintList } } },
+    async (request) => catalog.list(normalizeTags(request.query.tags)),
+  );
 
-  app.get('/v1/blueprints/:blueprint_ref', async (request) => {
-    const { blueprint_ref } = parseWith(BlueprintParams, request.params, 'path');
-    return catalog.get(blueprint_ref, parseWith(VersionQuery, request.query, 'query').version);
-  });
+  api.get(
+    '/v1/blueprints/:blueprint_ref',
+    {
+      config: { auth: 'public' },
+      schema: { tags, summary: 'A blueprint at a version (default latest): profiles, files and every version', params: BlueprintParams, querystring: VersionQuery, response: { 200: BlueprintDetail } },
+    },
+    async (request) => catalog.get(request.params.blueprint_ref, request.query.version),
+  );
 
-  app.get('/v1/blueprints/:blueprint_ref/profiles/:profile_ref', async (request) => {
-    const { blueprint_ref, profile_ref } = parseWith(BlueprintProfileParams, request.params, 'path');
-    return catalog.publicProfile(blueprint_ref, profile_ref, parseWith(VersionQuery, request.query, 'query').version);
-  });
+  api.get(
+    '/v1/blueprints/:blueprint_ref/profiles/:profile_ref',
+    {
+      config: { auth: 'public' },
+      schema: { tags, summary: "One profile of a blueprint version: its manifest fields and files", params: BlueprintProfileParams, querystring: VersionQuery, response: { 200: PublicProfile } },
+    },
+    async (request) => catalog.publicProfile(request.params.blueprint_ref, request.params.profile_ref, request.query.version),
+  );
 }
 
 export async function catalogWriteRoutes(app: FastifyInstance, { services }: LibraryRouteOptions): Promise<void> {
   const { catalog, registrations } = services;
+  const api = app.withTypeProvider<ZodTypeProvider>();
 
-  app.post('/v1/blueprints/import', async (request, reply) => {
-    const member = memberOf(request);
-    const body = parseWith(ImportBody, request.body);
-    const files = checkPayloadFiles(body.files, ['body', 'files']);
-    registrations.register(member.team_id, {});
-    const result = catalog.publish(member.team_id, files);
-    return reply.code(result.created ? 201 : 200).send(result);
-  });
+  api.post(
+    '/v1/blueprints/import',
+    {
+      config: { auth: 'team' },
+      schema: {
+        tags,
+        summary: 'Publishes a blueprint payload as the team (201; 200 when identical content is already published)',
+        body: ImportBody,
+        response: { 200: BlueprintImportResult, 201: BlueprintImportResult },
+      },
+    },
+    async (request, reply) => {
+      const member = memberOf(request);
+      const files = checkPayloadFiles(request.body.files, ['body', 'files']);
+      registrations.register(member.team_id, {});
+      const result = catalog.publish(member.team_id, files);
+      return reply.code(result.created ? 201 : 200).send(result);
+    },
+  );
 
-  app.put('/v1/blueprints/:blueprint_ref/tags', async (request) => {
-    const { blueprint_ref } = parseWith(BlueprintParams, request.params, 'path');
-    return catalog.setTags(memberOf(request).team_id, blueprint_ref, normalizeTags(parseWith(TagsBody, request.body).tags));
-  });
+  api.put(
+    '/v1/blueprints/:blueprint_ref/tags',
+    { config: { auth: 'team' }, schema: { tags, summary: "Replaces the tags of a blueprint the team owns", params: BlueprintParams, body: TagsBody, response: { 200: BlueprintTags } } },
+    async (request) => catalog.setTags(memberOf(request).team_id, request.params.blueprint_ref, normalizeTags(request.body.tags)),
+  );
 
-  app.delete('/v1/blueprints/:blueprint_ref', async (request) => {
-    const { blueprint_ref } = parseWith(BlueprintParams, request.params, 'path');
-    return catalog.delete(memberOf(request).team_id, blueprint_ref);
-  });
+  api.delete(
+    '/v1/blueprints/:blueprint_ref',
+    {
+      config: { auth: 'team' },
+      schema: { tags, summary: 'Deletes every version of a blueprint the team owns; shelf copies tracking it are detached', params: BlueprintParams, response: { 200: BlueprintDeleted } },
+    },
+    async (request) => catalog.delete(memberOf(request).team_id, request.params.blueprint_ref),
+  );
 }

@@ -1,28 +1,50 @@
 /**
  * Proposals: submit a changeset for review, list them, approve (mints the next patch version) or
- * reject. The reviewer's alias comes from the certificate, for the audit trail.
+ * reject. The reviewer's alias comes from the certificate, for the audit trail. Schemas and auth
+ * are declared; the contract (contract/library/proposals.ts) is the one definition.
  */
 import type { FastifyInstance } from 'fastify';
-import { parseWith } from '../../../http/validate.ts';
-import { ProposalBody, ProposalParams, ProposalQuery } from '../schemas.ts';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { Proposal, ProposalBody, ProposalList, ProposalParams, ProposalQuery } from '../../../../contract/library/proposals.ts';
 import { memberOf, type LibraryRouteOptions } from './options.ts';
+
+const tags = ['proposals'];
 
 export async function proposalRoutes(app: FastifyInstance, { services }: LibraryRouteOptions): Promise<void> {
   const { proposals } = services;
-  const idOf = (params: unknown): string => parseWith(ProposalParams, params, 'path').proposal_id;
+  const api = app.withTypeProvider<ZodTypeProvider>();
 
-  app.post('/v1/proposals', async (request, reply) =>
-    reply.code(201).send(proposals.submit(memberOf(request), parseWith(ProposalBody, request.body))),
+  api.post(
+    '/v1/proposals',
+    { config: { auth: 'team' }, schema: { tags, summary: 'Submits a proposal; a profile changeset must apply to the current version now', body: ProposalBody, response: { 201: Proposal } } },
+    async (request, reply) => reply.code(201).send(proposals.submit(memberOf(request), request.body)),
   );
 
-  app.get('/v1/proposals', async (request) =>
-    proposals.list(memberOf(request).team_id, parseWith(ProposalQuery, request.query, 'query')),
+  api.get(
+    '/v1/proposals',
+    { config: { auth: 'team' }, schema: { tags, summary: "The team's proposals, newest first", querystring: ProposalQuery, response: { 200: ProposalList } } },
+    async (request) => proposals.list(memberOf(request).team_id, request.query),
   );
 
-  app.get('/v1/proposals/:proposal_id', async (request) => proposals.get(memberOf(request).team_id, idOf(request.params)));
+  api.get(
+    '/v1/proposals/:proposal_id',
+    { config: { auth: 'team' }, schema: { tags, summary: 'One proposal', params: ProposalParams, response: { 200: Proposal } } },
+    async (request) => proposals.get(memberOf(request).team_id, request.params.proposal_id),
+  );
 
   // A body, if any, is ignored: the decision is the whole request.
-  app.post('/v1/proposals/:proposal_id/approve', async (request) => proposals.approve(memberOf(request), idOf(request.params)));
+  api.post(
+    '/v1/proposals/:proposal_id/approve',
+    {
+      config: { auth: 'team' },
+      schema: { tags, summary: 'Approves an open proposal: rechecks its bases and mints the next patch version (409 and rejected when stale)', params: ProposalParams, response: { 200: Proposal } },
+    },
+    async (request) => proposals.approve(memberOf(request), request.params.proposal_id),
+  );
 
-  app.post('/v1/proposals/:proposal_id/reject', async (request) => proposals.reject(memberOf(request), idOf(request.params)));
+  api.post(
+    '/v1/proposals/:proposal_id/reject',
+    { config: { auth: 'team' }, schema: { tags, summary: 'Rejects an open proposal', params: ProposalParams, response: { 200: Proposal } } },
+    async (request) => proposals.reject(memberOf(request), request.params.proposal_id),
+  );
 }

@@ -3,16 +3,15 @@
  * participant, pushed by the session's bus topic. The wait ends with the reply, when the other
  * side leaves, or at the deadline.
  */
+import type { ChatMessage } from '../../../../../contract/core/chat.ts';
 import { sessionTopic, type EventBus } from '../../../../events/bus.ts';
 import type { ChatService, ChatViewer } from '../../chat/service.ts';
 
 export const MAX_TOOL_WAIT_SECONDS = 300;
 
-type Reply = ReturnType<ChatService['messagesAfter']>[number]['view'];
-
 export type WaitOutcome =
-  | { status: 'replied'; reply: Reply }
-  | { status: 'sender_left'; reply: Reply }
+  | { status: 'replied'; reply: ChatMessage }
+  | { status: 'sender_left'; reply: ChatMessage }
   | { status: 'timeout' };
 
 export function waitForReply(

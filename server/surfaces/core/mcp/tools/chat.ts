@@ -1,12 +1,12 @@
 /**
  * Chat for agents: send (optionally waiting for the answer), pending conversations, history,
- * read marks. Arguments go through the HTTP API's own schemas.
+ * read marks. Arguments go through the HTTP API's own schemas (contract/core/chat.ts).
  */
 import type { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
+import { CreateSessionBody, HistoryQuery, MAX_WAIT_SECONDS, SendMessageBody, SessionParams } from '../../../../../contract/core/chat.ts';
 import { invalid } from '../../../../errors.ts';
 import { parseWith } from '../../../../http/validate.ts';
-import { CreateSessionBody, HistoryQuery, MAX_WAIT_SECONDS, SendMessageBody } from '../../chat/schemas.ts';
 import { toolResult } from '../result.ts';
 import { MAX_TOOL_WAIT_SECONDS, waitForReply } from './chat-wait.ts';
 import type { ToolContext } from './context.ts';
@@ -78,7 +78,7 @@ export function registerChatTools(server: McpServer, { services, principal }: To
     {
       title: 'Chat history',
       description: 'Messages of one of your sessions, oldest first.',
-      inputSchema: z.object({ session_id: z.string().min(1).max(128), unread_only: z.boolean().default(false), limit: z.number().int().min(1).max(2000).default(50) }),
+      inputSchema: SessionParams.extend({ unread_only: z.boolean().default(false), limit: z.number().int().min(1).max(2000).default(50) }),
     },
     ({ session_id, unread_only, limit }) =>
       toolResult(() => chat.history(me, session_id, parseWith(HistoryQuery, { unread_only: String(unread_only), limit }, 'query'))),
@@ -89,7 +89,7 @@ export function registerChatTools(server: McpServer, { services, principal }: To
     {
       title: 'Mark chat read',
       description: 'Mark a session read up to a message; it never moves back.',
-      inputSchema: z.object({ session_id: z.string().min(1).max(128), up_to_message_id: z.string().min(1).max(128) }),
+      inputSchema: SessionParams.extend({ up_to_message_id: z.string().min(1).max(128) }),
     },
     ({ session_id, up_to_message_id }) => toolResult(() => chat.markRead(me, session_id, up_to_message_id)),
   );

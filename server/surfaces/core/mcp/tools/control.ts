@@ -3,7 +3,7 @@
  */
 import type { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import { SIGNALS } from '../../control/schemas.ts';
+import { Signal } from '../../../../../contract/core/control.ts';
 import { toolResult } from '../result.ts';
 import type { ToolContext } from './context.ts';
 
@@ -13,7 +13,7 @@ export function registerControlTools(server: McpServer, { services, principal }:
     {
       title: 'Send a control signal',
       description: "Pause, resume or interrupt an identity of your project; it arrives once, on the target's event stream.",
-      inputSchema: z.object({ alias: z.string().min(1).max(64), signal: z.enum(SIGNALS) }),
+      inputSchema: z.object({ alias: z.string().min(1).max(64), signal: Signal }),
     },
     ({ alias, signal }) => toolResult(() => services.control.send(principal.agentId, alias, signal)),
   );

@@ -1,12 +1,22 @@
 /**
  * Mail for agents: send, read the inbox (or the archive), acknowledge; list what was sent;
  * archive, unarchive, delete and mark unread (issue 14). Arguments go through the HTTP API's own
- * schemas and services, so both surfaces refuse the same inputs with the same words.
+ * schemas (contract/core/mail.ts) and services, so both surfaces refuse the same inputs with the
+ * same words.
  */
 import type { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
+import {
+  DEFAULT_MAIL_PAGE,
+  InboxQuery,
+  MailFolder,
+  MAX_MAIL_PAGE,
+  MessageIdParams,
+  Priority,
+  SendMailBody,
+  SentQuery,
+} from '../../../../../contract/core/mail.ts';
 import { parseWith } from '../../../../http/validate.ts';
-import { InboxQuery, MAIL_FOLDERS, PRIORITIES, SendMailBody, SentQuery } from '../../mail/schemas.ts';
 import { toolResult } from '../result.ts';
 import type { ToolContext } from './context.ts';
 import { selectorKind } from './selector.ts';
@@ -23,7 +33,7 @@ export function registerMailTools(server: McpServer, { services, principal }: To
         to: z.union([z.string(), z.array(z.string()).min(1)]).describe('Recipient, or a list of recipients'),
         body: z.string().describe('Message text'),
         subject: z.string().default(''),
-        priority: z.enum(PRIORITIES).default('normal'),
+        priority: Priority.default('normal'),
       }),
     },
     ({ to, body, subject, priority }) =>
@@ -41,9 +51,9 @@ export function registerMailTools(server: McpServer, { services, principal }: To
       description: 'Your mail, newest first: the inbox, or with folder "archive" what you archived.',
       inputSchema: z.object({
         unread_only: z.boolean().default(true),
-        limit: z.number().int().min(1).max(200).default(50),
+        limit: z.number().int().min(1).max(MAX_MAIL_PAGE).default(DEFAULT_MAIL_PAGE),
         include_bodies: z.boolean().default(true),
-        folder: z.enum(MAIL_FOLDERS).default('inbox'),
+        folder: MailFolder.default('inbox'),
       }),
     },
     ({ unread_only, limit, include_bodies, folder }) =>
@@ -55,7 +65,7 @@ export function registerMailTools(server: McpServer, { services, principal }: To
 
   server.registerTool(
     'ack_message',
-    { title: 'Acknowledge mail', description: 'Mark one of your messages read.', inputSchema: z.object({ message_id: z.string().min(1).max(256) }) },
+    { title: 'Acknowledge mail', description: 'Mark one of your messages read.', inputSchema: MessageIdParams },
     ({ message_id }) => toolResult(() => services.mail.ack(principal.agentId, message_id)),
   );
 
@@ -66,14 +76,13 @@ export function registerMailTools(server: McpServer, { services, principal }: To
       description:
         'Mail you sent, newest first, one item per recipient, with its delivery state: delivered (on this node, or taken by the other node), queued (on its way to another node) or bounced (with the reason).',
       inputSchema: z.object({
-        limit: z.number().int().min(1).max(200).default(50),
-        before: z.string().min(1).max(256).optional().describe('next_before of the previous page'),
+        limit: z.number().int().min(1).max(MAX_MAIL_PAGE).default(DEFAULT_MAIL_PAGE),
+        before: SentQuery.shape.before.describe('next_before of the previous page'),
       }),
     },
     ({ limit, before }) => toolResult(() => services.mail.sent.list(principal.agentId, parseWith(SentQuery, { limit, before }, 'query'))),
   );
 
-  const messageId = z.object({ message_id: z.string().min(1).max(256) });
   const folders = services.mail.folders;
   const actions: [name: string, title: string, description: string, act: (messageId: string) => unknown][] = [
     ['archive_message', 'Archive mail', 'Move one of your messages out of the inbox into the archive (it is marked read).', (id) => folders.archive(principal.agentId, id)],
@@ -82,6 +91,6 @@ export function registerMailTools(server: McpServer, { services, principal }: To
     ['delete_message', 'Delete mail', 'Delete one of your messages from your inbox or archive for good; the sender keeps its copy.', (id) => folders.remove(principal.agentId, id)],
   ];
   for (const [name, title, description, act] of actions) {
-    server.registerTool(name, { title, description, inputSchema: messageId }, ({ message_id }) => toolResult(() => act(message_id)));
+    server.registerTool(name, { title, description, inputSchema: MessageIdParams }, ({ message_id }) => toolResult(() => act(message_id)));
   }
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_RECIPIENTS, SendMailBody, InboxQuery, SentQuery } from './schemas.ts';
+import { InboxQuery, MAX_RECIPIENTS, SendMailBody, SentQuery } from './mail.ts';
 
 const issues = (value: unknown) => SendMailBody.safeParse(value).error?.issues.map((i) => ({ path: i.path.join('.'), message: i.message })) ?? [];
 

@@ -1,0 +1,205 @@
+/**
+ * Events (spec §4.5, §6; DESIGN §5): app-event subscriptions (`/v1/events/subscriptions`), and the
+ * frames of the two event streams, declared here although an SSE route has no JSON response
+ * schema, so the node writes them and the UI and the desktop shell read them from one definition:
+ *
+ * - an identity's stream, `GET /v1/events/stream` (`connected`, `mail_message`, `chat_message`,
+ *   `control_pause|resume|interrupt`, app events such as `docs/doc.changed`, `error`);
+ * - the owner's node-wide feed, `GET /v1/node/events/stream` (`connected`, new mail and chat for
+ *   every identity as `NodeWakeItem`s, and nudges that something the UI shows changed).
+ *
+ * A chat session's own stream is in contract/core/chat.ts.
+ */
+import { z } from 'zod';
+import { Signal } from './control.ts';
+import { Priority } from './mail.ts';
+
+/** Every stream takes `deadline` (required: RFC 3339, at most 300 s ahead), which the route checks itself so its refusals keep their words. */
+export const EventStreamQuery = z.object({
+  deadline: z.unknown().optional().describe('RFC 3339 timestamp with a timezone, at most 300 s ahead (required): the stream closes then'),
+});
+
+/** `error`: the stream failed, and closes (an identity's stream and a chat session's). */
+export const StreamError = z.object({ type: z.literal('error'), detail: z.string() });
+export type StreamError = z.output<typeof StreamError>;
+
+// ------------------------------------------------------------------ app events and subscriptions
+
+/** The app event types a subscription may name. */
+export const APP_EVENT_TYPES = ['docs/doc.changed'] as const;
+export const AppEventType = z.enum(APP_EVENT_TYPES, { error: `must be a known app event type (${APP_EVENT_TYPES.join(', ')})` });
+export type AppEventType = z.output<typeof AppEventType>;
+
+/**
+ * `POST /v1/events/subscriptions`: an app event type, optionally one resource (a document slug;
+ * null or absent = every resource), optionally the team (required when the identity is in several).
+ */
+export const SubscriptionBody = z.strictObject({
+  type: AppEventType,
+  resource_ref: z.string().min(1).max(256).nullable().default(null),
+  team_id: z.string().min(1).max(256).optional(),
+});
+export type SubscriptionInput = z.output<typeof SubscriptionBody>;
+
+export const SubscriptionIdParams = z.object({ subscription_id: z.string().min(1).max(256) });
+
+/** A subscription (201 when made, 200 when it already existed). */
+export const EventSubscription = z.object({
+  subscription_id: z.string(),
+  type: z.string(),
+  team_id: z.string(),
+  /** null: every resource of the type. */
+  resource_ref: z.string().nullable(),
+  created_at: z.string(),
+});
+export type EventSubscription = z.output<typeof EventSubscription>;
+
+export const SubscriptionList = z.object({ subscriptions: z.array(EventSubscription) });
+export type SubscriptionList = z.output<typeof SubscriptionList>;
+
+export const SubscriptionRemoved = z.object({ deleted: z.literal(true) });
+
+/** How a document's new version was written. */
+export const DOC_CHANGE_SOURCES = ['api', 'template', 'present-link'] as const;
+export type DocChangeSource = (typeof DOC_CHANGE_SOURCES)[number];
+
+/** `docs/doc.changed`: a document of the team gained a version (metadata only; clients deduplicate by `event_id`). */
+export const DocChangedFrame = z.object({
+  type: z.literal('docs/doc.changed'),
+  event_id: z.string(),
+  team_id: z.string(),
+  /** The document's slug. */
+  resource_ref: z.string(),
+  slug: z.string(),
+  version: z.number().int(),
+  source: z.enum(DOC_CHANGE_SOURCES),
+  created_at: z.string(),
+});
+export type DocChangedFrame = z.output<typeof DocChangedFrame>;
+
+// ------------------------------------------------------------------ an identity's stream
+
+/** `connected`: the stream is open for this identity. */
+export const IdentityConnected = z.object({ agent_id: z.string(), project_id: z.string() });
+export type IdentityConnected = z.output<typeof IdentityConnected>;
+
+/** `mail_message`: unread mail (reading the stream marks nothing read). */
+export const MailWakeFrame = z.object({
+  type: z.literal('mail_message'),
+  message_id: z.string(),
+  from_alias: z.string(),
+  from_address: z.string().nullable(),
+  from_did: z.string(),
+  from_stable_id: z.string().nullable(),
+  subject: z.string(),
+  priority: Priority,
+  /** `prompt` for high and urgent mail: worth waking an idle agent for. */
+  wake_mode: z.enum(['prompt', 'idle']),
+  created_at: z.string(),
+});
+export type MailWakeFrame = z.output<typeof MailWakeFrame>;
+
+/** `chat_message`: an unread chat message from someone else. */
+export const ChatWakeFrame = z.object({
+  type: z.literal('chat_message'),
+  message_id: z.string(),
+  session_id: z.string(),
+  from_alias: z.string(),
+  from_address: z.string().nullable(),
+  from_did: z.string(),
+  from_stable_id: z.string().nullable(),
+  body: z.string(),
+  /** The first 200 characters of the body. */
+  preview: z.string(),
+  created_at: z.string(),
+  /** The sender has the session's stream open: it is waiting for an answer. */
+  sender_waiting: z.boolean(),
+});
+export type ChatWakeFrame = z.output<typeof ChatWakeFrame>;
+
+/** `control_pause`, `control_resume`, `control_interrupt`: delivered to one stream, once. */
+export const CONTROL_FRAMES = ['control_pause', 'control_resume', 'control_interrupt'] as const satisfies readonly `control_${Signal}`[];
+export const ControlFrame = z.object({
+  type: z.enum(CONTROL_FRAMES),
+  signal_id: z.string(),
+  signal: Signal,
+  created_at: z.string(),
+});
+export type ControlFrame = z.output<typeof ControlFrame>;
+
+/** Each frame of an identity's stream, by its SSE event name. */
+export const IdentityStreamFrames = {
+  connected: IdentityConnected,
+  mail_message: MailWakeFrame,
+  chat_message: ChatWakeFrame,
+  control_pause: ControlFrame,
+  control_resume: ControlFrame,
+  control_interrupt: ControlFrame,
+  'docs/doc.changed': DocChangedFrame,
+  error: StreamError,
+} as const;
+
+// ------------------------------------------------------------------ the owner's node-wide feed
+
+/** `connected`: the owner's feed is open. */
+export const NodeConnected = z.object({ node_id: z.string() });
+
+/** `mail_message` on the owner's feed: new mail for one identity of this node. */
+export const NodeMailWake = z.object({
+  agent_id: z.string(),
+  type: z.literal('mail_message'),
+  message_id: z.string(),
+  from_alias: z.string(),
+  from_address: z.string().nullable(),
+  subject: z.string(),
+  priority: Priority,
+  created_at: z.string(),
+});
+export type NodeMailWake = z.output<typeof NodeMailWake>;
+
+/** `chat_message` on the owner's feed: a new chat message for one identity of this node. */
+export const NodeChatWake = z.object({
+  agent_id: z.string(),
+  type: z.literal('chat_message'),
+  message_id: z.string(),
+  from_alias: z.string(),
+  from_address: z.string().nullable(),
+  session_id: z.string(),
+  /** The first 200 characters of the body. */
+  preview: z.string(),
+  /** The message said its sender was leaving, or took its sender back into the chat. */
+  sender_leaving: z.boolean(),
+  sender_rejoining: z.boolean(),
+  created_at: z.string(),
+});
+export type NodeChatWake = z.output<typeof NodeChatWake>;
+
+/** New mail or chat for an identity of this node: the UI's badges, the desktop's notifications. */
+export const NodeWakeItem = z.discriminatedUnion('type', [NodeMailWake, NodeChatWake]);
+export type NodeWakeItem = z.output<typeof NodeWakeItem>;
+
+/** `mail_changed`: an identity's message was archived, unarchived, deleted, or marked read or unread. */
+export const MailChanged = z.object({ agent_id: z.string(), message_id: z.string() });
+/** `library_changed`, `docs_changed`: a team's shelf or documents changed. */
+export const TeamChanged = z.object({ team_id: z.string() });
+/** `catalog_changed`, `tunnel_changed`, `teams_changed`: re-read it. */
+export const Changed = z.object({});
+
+/** The feed's nudges, by SSE event name: what changed, never the data itself. */
+export const NodeFeedChanges = {
+  mail_changed: MailChanged,
+  library_changed: TeamChanged,
+  docs_changed: TeamChanged,
+  catalog_changed: Changed,
+  tunnel_changed: Changed,
+  teams_changed: Changed,
+} as const;
+export type NodeChangeKind = keyof typeof NodeFeedChanges;
+
+/** Each frame of the owner's feed, by its SSE event name. */
+export const NodeFeedFrames = {
+  connected: NodeConnected,
+  mail_message: NodeMailWake,
+  chat_message: NodeChatWake,
+  ...NodeFeedChanges,
+} as const;

@@ -1,0 +1,213 @@
+/**
+ * Identities (the spec's agents and workspaces; spec §4.3): creation with a project-authority key,
+ * the self operations of an identity's own key, address resolution, and the owner-driven archive
+ * and replace. The node validates requests and describes its API with these schemas; the UI and
+ * the CLI take the inferred types.
+ */
+import { z } from 'zod';
+import { DidLogEntry } from './did.ts';
+import { addressName, ReplacementAnnouncement, VerificationStatus } from './namespaces.ts';
+
+export const ALIAS = /^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$/;
+export const alias = z.string().regex(ALIAS, 'must be 1-64 letters, digits, "-" or "_", starting with a letter or digit');
+
+export const Lifetime = z.enum(['ephemeral', 'persistent']);
+export type Lifetime = z.output<typeof Lifetime>;
+
+export const IdentityStatus = z.enum(['active', 'archived', 'replaced', 'deleted']);
+export type IdentityStatus = z.output<typeof IdentityStatus>;
+
+/** Who may reach an identity: anyone, or its own project and its contacts. */
+export const Reachability = z.enum(['public', 'contacts-only']);
+export type Reachability = z.output<typeof Reachability>;
+
+/** `contacts_only` is accepted as a spelling of the spec's `contacts-only`. */
+export const reachability = z
+  .enum(['public', 'contacts-only', 'contacts_only'])
+  .transform((value): Reachability => (value === 'contacts_only' ? 'contacts-only' : value));
+
+const context = z
+  .record(z.string(), z.unknown())
+  .refine((value) => JSON.stringify(value).length <= 16_384, 'context must serialise to at most 16 KiB');
+
+const settings = {
+  human_name: z.string().max(64).optional(),
+  role: z.string().max(50).optional(),
+  program: z.string().max(256).optional(),
+  context: context.optional(),
+};
+
+/** `POST /v1/workspaces/init`: an ephemeral identity takes an alias, a persistent one a name. */
+export const InitBody = z
+  .strictObject({
+    alias: alias.optional(),
+    name: addressName.optional(),
+    lifetime: Lifetime.optional(),
+    address_reachability: reachability.optional(),
+    ...settings,
+  })
+  .superRefine((body, issue) => {
+    const persistent = body.lifetime === 'persistent';
+    if (persistent && body.name === undefined) issue.addIssue({ code: 'custom', path: ['name'], message: 'a persistent identity needs a name' });
+    if (persistent && body.alias !== undefined) issue.addIssue({ code: 'custom', path: ['alias'], message: 'a persistent identity takes a name, not an alias' });
+    if (!persistent && body.name !== undefined) issue.addIssue({ code: 'custom', path: ['name'], message: 'name is only for persistent identities; use alias' });
+  });
+export type InitInput = z.output<typeof InitBody>;
+
+/** `PATCH /v1/agents/me`. */
+export const SettingsBody = z.strictObject({ ...settings, address_reachability: reachability.optional() });
+export type SettingsInput = z.output<typeof SettingsBody>;
+
+export const ResolveParams = z.object({ namespace: z.string().min(1).max(253), name: z.string().min(1).max(64) });
+export const AgentIdParams = z.object({ agent_id: z.uuid() });
+
+/** An identity as the node shows it (`identity_id` and `agent_id` are the same id). */
+export const Identity = z.object({
+  identity_id: z.string(),
+  agent_id: z.string(),
+  project_id: z.string(),
+  project_slug: z.string(),
+  alias: z.string(),
+  /** The address name of a persistent identity; null for an ephemeral one. */
+  name: z.string().nullable(),
+  lifetime: Lifetime,
+  status: IdentityStatus,
+  custody: z.literal('custodial'),
+  did_key: z.string(),
+  /** The stable did:svc of a persistent identity. */
+  did_aw: z.string().nullable(),
+  /** Its sender address: the oldest address bound to its did:svc. */
+  address: z.string().nullable(),
+  address_reachability: Reachability,
+  human_name: z.string(),
+  role: z.string().nullable(),
+  program: z.string().nullable(),
+  context: z.record(z.string(), z.unknown()).nullable(),
+  successor_agent_id: z.string().nullable(),
+  created_at: z.string(),
+});
+export type Identity = z.output<typeof Identity>;
+
+/** `POST /v1/workspaces/init` (and the owner's `POST /v1/node/identities`): the API key is shown once. */
+export const CreatedIdentity = Identity.extend({
+  status: z.literal('ok'),
+  identity_status: IdentityStatus,
+  created: z.literal(true),
+  api_key: z.string(),
+  did: z.string(),
+  stable_id: z.string().nullable(),
+  namespace: z.string().nullable(),
+  server_url: z.string(),
+});
+export type CreatedIdentity = z.output<typeof CreatedIdentity>;
+
+/** `GET /v1/auth/introspect`: a project-authority key, or a key bound to an identity. */
+const introspectionBase = { project_id: z.string(), project_slug: z.string(), api_key_id: z.string() };
+export const Introspection = z.union([
+  z.object({ ...introspectionBase, key_type: z.literal('project'), agent_id: z.null() }),
+  Identity.extend({ ...introspectionBase, key_type: z.literal('identity') }),
+]);
+export type Introspection = z.output<typeof Introspection>;
+
+export const AgentLogOperation = z.enum(['create', 'rotate', 'update_settings', 'archive', 'replaced_by', 'delete', 'export', 'import']);
+export type AgentLogOperation = z.output<typeof AgentLogOperation>;
+
+/** One entry of an identity's own audit log, signed inside custody by the key current then. */
+export const AgentLogEntry = z.object({
+  log_id: z.string(),
+  seq: z.number().int(),
+  operation: AgentLogOperation,
+  old_did: z.string().nullable(),
+  new_did: z.string().nullable(),
+  signed_by: z.string(),
+  entry_signature: z.string(),
+  metadata: z.record(z.string(), z.unknown()),
+  created_at: z.string(),
+});
+export type AgentLogEntry = z.output<typeof AgentLogEntry>;
+
+/** `GET /v1/agents/me/log`: the audit log and, for a persistent identity, its did:svc log. */
+export const AgentLog = z.object({
+  agent_id: z.string(),
+  alias: z.string(),
+  address: z.string(),
+  did_aw: z.string().nullable(),
+  log: z.array(AgentLogEntry),
+  did_log: z.array(DidLogEntry),
+});
+export type AgentLog = z.output<typeof AgentLog>;
+
+/** What the retiring key signs when an identity rotates: its successor. */
+export const RotationAnnouncement = z.object({ old_did: z.string(), new_did: z.string(), timestamp: z.string(), old_key_signature: z.string() });
+
+/** `PUT /v1/agents/me/rotate`. */
+export const Rotated = z.object({
+  status: z.literal('rotated'),
+  agent_id: z.string(),
+  did_aw: z.string(),
+  old_did: z.string(),
+  new_did: z.string(),
+  new_public_key: z.string(),
+  custody: z.literal('custodial'),
+  log_head: DidLogEntry,
+  rotation_announcement: RotationAnnouncement,
+  address: z.string().nullable(),
+});
+export type Rotated = z.output<typeof Rotated>;
+
+/** `DELETE /v1/agents/me`: ephemeral identities only. */
+export const Deleted = z.object({ agent_id: z.string(), status: z.literal('deleted') });
+export type Deleted = z.output<typeof Deleted>;
+
+/** `PATCH /v1/agents/me`: the settings as they now are. */
+export const Settings = z.object({
+  agent_id: z.string(),
+  human_name: z.string(),
+  role: z.string().nullable(),
+  program: z.string().nullable(),
+  context: z.record(z.string(), z.unknown()).nullable(),
+  address_reachability: Reachability,
+});
+export type Settings = z.output<typeof Settings>;
+
+/**
+ * `GET /v1/agents/resolve/{namespace}/{name}`: the identity behind an address. Who it is on this
+ * node (`agent_id`, `alias`) is said only to callers in its own project.
+ */
+export const Resolved = z.object({
+  address: z.string(),
+  did: z.string(),
+  did_key: z.string(),
+  stable_id: z.string().nullable(),
+  did_aw: z.string().nullable(),
+  controller_did: z.string(),
+  namespace_verification: VerificationStatus,
+  server: z.string(),
+  local: z.boolean(),
+  agent_id: z.string().nullable(),
+  alias: z.string().nullable(),
+  human_name: z.string().nullable(),
+  lifetime: Lifetime.nullable(),
+  custody: z.literal('custodial').nullable(),
+  status: IdentityStatus.nullable(),
+});
+export type Resolved = z.output<typeof Resolved>;
+
+/** `POST /api/v1/agents/{agent_id}/archive`. */
+export const Archived = z.object({ agent_id: z.string(), status: z.literal('archived'), did_aw: z.string() });
+export type Archived = z.output<typeof Archived>;
+
+/**
+ * `POST /api/v1/agents/{agent_id}/replace`: the successor (its API key shown once), and the
+ * controller's announcement for each address it took over.
+ */
+export const Replaced = Identity.extend({
+  status: z.literal('replaced'),
+  old_agent_id: z.string(),
+  identity_status: IdentityStatus,
+  api_key: z.string(),
+  did: z.string(),
+  stable_id: z.string().nullable(),
+  replacement_announcements: z.array(ReplacementAnnouncement),
+});
+export type Replaced = z.output<typeof Replaced>;

@@ -1,0 +1,287 @@
+/**
+ * Mail (`/v1/messages`, spec §4.4; bodies as research/anchor-core.md §10.1; ours: Sent, folders,
+ * the rendered body, mail to other nodes): the requests the node validates and the answers it
+ * gives, as zod schemas that also describe the API. The node's routes, services and MCP tools and
+ * the UI's client take these (the UI their inferred types only, so zod stays out of its bundle).
+ */
+import { z } from 'zod';
+import { PRIORITIES } from '../core-rules.ts';
+import { NamespaceTrust } from './namespaces.ts';
+
+export { PRIORITIES } from '../core-rules.ts';
+
+/** Recipients of one mail, over every selector together. */
+export const MAX_RECIPIENTS = 50;
+/** Mail bodies are measured in UTF-8 bytes (a larger one is a 413). */
+export const MAX_BODY_BYTES = 64 * 1024;
+export const MAX_SUBJECT = 256;
+/** Mail per page of the inbox and of Sent: `limit` defaults to this, and may be at most the max. */
+export const DEFAULT_MAIL_PAGE = 50;
+export const MAX_MAIL_PAGE = 200;
+
+export const Priority = z.enum(PRIORITIES);
+export type Priority = z.output<typeof Priority>;
+
+// ------------------------------------------------------------------ requests
+
+const selector = z.string().min(1).max(256);
+const selectors = z.array(selector).max(MAX_RECIPIENTS);
+
+/**
+ * Fields of a client-signed send (research/anchor-core.md §10.1). This node holds its identities'
+ * keys and signs every mail itself, so they are refused by name rather than as unknown fields.
+ */
+const CLIENT_SIGNING_FIELDS = ['signature', 'signed_payload', 'signing_key_id', 'from_did', 'message_id', 'timestamp'] as const;
+
+/** The singular selectors, strongest first: when several are given they must name one identity. */
+export const SINGLE_SELECTORS = ['to_stable_id', 'to_did', 'to_address', 'to_alias'] as const;
+export type SingleSelector = (typeof SINGLE_SELECTORS)[number];
+
+export const SendMailBody = z
+  .strictObject({
+    to_alias: selector.optional(),
+    to_address: selector.optional(),
+    to_did: selector.optional(),
+    to_stable_id: selector.optional(),
+    to_aliases: selectors.optional(),
+    to_addresses: selectors.optional(),
+    to_dids: selectors.optional(),
+    subject: z.string().max(MAX_SUBJECT).default(''),
+    body: z.string(),
+    priority: Priority.default('normal'),
+    // Present only to be refused with a clear message below.
+    signature: z.unknown().optional(),
+    signed_payload: z.unknown().optional(),
+    signing_key_id: z.unknown().optional(),
+    from_did: z.unknown().optional(),
+    message_id: z.unknown().optional(),
+    timestamp: z.unknown().optional(),
+  })
+  .superRefine((mail, ctx) => {
+    for (const field of CLIENT_SIGNING_FIELDS) {
+      if (mail[field] !== undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          path: [field],
+          message: `"${field}" is not accepted: this node signs mail for its identities in custody and mints message_id and timestamp itself`,
+        });
+      }
+    }
+    const singles = SINGLE_SELECTORS.some((field) => mail[field] !== undefined) ? 1 : 0;
+    const total = singles + (mail.to_aliases?.length ?? 0) + (mail.to_addresses?.length ?? 0) + (mail.to_dids?.length ?? 0);
+    if (total === 0) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [],
+        message: 'Must provide a recipient: to_alias, to_address or to_did (or the lists to_aliases, to_addresses, to_dids)',
+      });
+    }
+    if (total > MAX_RECIPIENTS) {
+      ctx.addIssue({ code: 'custom', path: [], message: `At most ${MAX_RECIPIENTS} recipients per mail (got ${total})` });
+    }
+  });
+/** A send as the node takes it (defaults applied). */
+export type SendMailInput = z.output<typeof SendMailBody>;
+/** A send as a client writes it (subject and priority may be left out). */
+export type SendMailRequest = z.input<typeof SendMailBody>;
+
+const flag = z.union([z.boolean(), z.enum(['true', 'false', '1', '0'])]).transform((value) => value === true || value === 'true' || value === '1');
+
+/**
+ * Ours: which of the recipient's folders the inbox lists. `inbox` (the default) is everything
+ * neither archived nor deleted; `archive` what the recipient archived. Deleted mail is in neither.
+ */
+export const MAIL_FOLDERS = ['inbox', 'archive'] as const;
+export const MailFolder = z.enum(MAIL_FOLDERS);
+export type MailFolder = z.output<typeof MailFolder>;
+
+const limit = z.coerce.number().int().min(1).max(MAX_MAIL_PAGE).default(DEFAULT_MAIL_PAGE);
+/** Paging cursor: items older than this message of the list. */
+const before = z.string().min(1).max(256).optional();
+
+/** Query parameters not named here are ignored, as upstream does. */
+export const InboxQuery = z.object({
+  limit,
+  unread_only: flag.default(false),
+  message_id: z.string().min(1).max(256).optional(),
+  before,
+  /** Without it, a `message_id` lookup finds the message in either folder; a list is the inbox. */
+  folder: MailFolder.optional(),
+});
+export type InboxInput = z.output<typeof InboxQuery>;
+
+/** Ours: `GET /v1/messages/sent`, newest first. */
+export const SentQuery = z.object({ limit, before });
+export type SentInput = z.output<typeof SentQuery>;
+
+export const MessageIdParams = z.object({ message_id: z.string().min(1).max(256) });
+
+// ------------------------------------------------------------------ answers
+
+/** What the node found checking a message's `signature` over its `signed_payload` with `from_did`. */
+export const SignatureStatus = z.enum(['verified', 'unverified', 'failed']);
+export type SignatureStatus = z.output<typeof SignatureStatus>;
+
+/** `delivered`: in the recipient's inbox on this node; `queued`: on its way to another node. */
+export const SendStatus = z.enum(['delivered', 'queued']);
+export type SendStatus = z.output<typeof SendStatus>;
+
+/** One recipient of a send: each gets its own signed message. */
+export const Delivery = z.object({
+  message_id: z.string(),
+  /** The recipient as the sender addressed it. */
+  to: z.string(),
+  /** The recipient's alias, when it is in the sender's project (aliases are project-scoped). */
+  to_alias: z.string().nullable(),
+  to_address: z.string().nullable(),
+  /** Empty for a recipient on another node (that node checks its key). */
+  to_did: z.string(),
+  to_stable_id: z.string().nullable(),
+  status: SendStatus,
+});
+export type Delivery = z.output<typeof Delivery>;
+
+/** `POST /v1/messages`. */
+export const SendMailResult = z.object({
+  /** The first recipient's message (upstream's single-recipient shape); `messages` lists all. */
+  message_id: z.string(),
+  /** `queued` when the first recipient is on another node. */
+  status: SendStatus,
+  delivered_at: z.string(),
+  messages: z.array(Delivery),
+});
+export type SendMailResult = z.output<typeof SendMailResult>;
+
+/**
+ * Where an inbox mail came from: an identity on this node, another node (checked on arrival), or
+ * this node itself telling that a delivery to another node failed.
+ */
+export const MailOrigin = z.enum(['local', 'remote', 'bounce']);
+export type MailOrigin = z.output<typeof MailOrigin>;
+
+/** One mail in an inbox, as the node stored and signed it. */
+export const MailMessage = z.object({
+  message_id: z.string(),
+  /** Null for mail from another node and for bounces. */
+  from_agent_id: z.string().nullable(),
+  from_alias: z.string(),
+  from_address: z.string().nullable(),
+  /** The did:key the sender signed with. */
+  from_did: z.string(),
+  from_stable_id: z.string().nullable(),
+  to_alias: z.string(),
+  to_address: z.string().nullable(),
+  to_did: z.string(),
+  to_stable_id: z.string().nullable(),
+  subject: z.string(),
+  body: z.string(),
+  priority: Priority,
+  signature: z.string(),
+  signed_payload: z.string(),
+  created_at: z.string(),
+  /** When the recipient acknowledged it; null while unread. */
+  read_at: z.string().nullable(),
+  origin: MailOrigin,
+  /** The sending node's origin, for remote mail. */
+  from_node: z.string().nullable(),
+  /** Ours: when the recipient archived it; null while it is in the inbox. */
+  archived_at: z.string().nullable(),
+  is_contact: z.boolean(),
+  /** Ours: the node's check of the signature, at read time. */
+  signature_status: SignatureStatus,
+  /** Ours: what the sender's address can be trusted as; null without an address (or for a bounce). */
+  from_namespace_trust: NamespaceTrust.nullable(),
+});
+export type MailMessage = z.output<typeof MailMessage>;
+
+/** A page of mail, newest first: `next_before` is what to pass as `before` for the next page (null on the last one). */
+const mailPage = <T extends z.ZodType>(item: T) => z.object({ messages: z.array(item), has_more: z.boolean(), next_before: z.string().nullable() });
+
+/** `GET /v1/messages/inbox`. */
+export const InboxPage = mailPage(MailMessage);
+export type InboxPage = z.output<typeof InboxPage>;
+
+/** `POST /v1/messages/{id}/ack`: acknowledging again keeps the first time. */
+export const MailAcknowledged = z.object({ message_id: z.string(), acknowledged_at: z.string() });
+export type MailAcknowledged = z.output<typeof MailAcknowledged>;
+
+/** Ours: a mail's delivery to another node, and Sent's state for it. */
+export const OutboundStatus = z.enum(['queued', 'delivered', 'bounced']);
+export type OutboundStatus = z.output<typeof OutboundStatus>;
+
+/** Ours, `GET /v1/messages/sent`: one mail this identity sent to one recipient, with its delivery state. */
+export const SentMail = z.object({
+  message_id: z.string(),
+  /** `local`: to an identity on this node; `remote`: to another node, through the outbox. */
+  destination: z.enum(['local', 'remote']),
+  /** The recipient as the sender addressed it. */
+  to: z.string(),
+  /** The recipient's alias, when it is in the sender's project (aliases are project-scoped). */
+  to_alias: z.string().nullable(),
+  to_address: z.string().nullable(),
+  /** The recipient's did:key; null for another node's identity (that node checks it). */
+  to_did: z.string().nullable(),
+  to_stable_id: z.string().nullable(),
+  subject: z.string(),
+  body: z.string(),
+  priority: Priority,
+  signature: z.string(),
+  signed_payload: z.string(),
+  /** When it was sent (second precision). */
+  created_at: z.string(),
+  status: OutboundStatus,
+  /** Delivery attempts to the other node; null for local mail (delivered as it was sent). */
+  attempts: z.number().int().nullable(),
+  next_attempt_at: z.string().nullable(),
+  /** Why the last attempt failed, or why it bounced. */
+  last_error: z.string().nullable(),
+  /** The origin of the node that took it (remote mail). */
+  delivered_to: z.string().nullable(),
+  /** When it was delivered or bounced; null while queued. */
+  settled_at: z.string().nullable(),
+});
+export type SentMail = z.output<typeof SentMail>;
+
+export const SentPage = mailPage(SentMail);
+export type SentPage = z.output<typeof SentPage>;
+
+/** Ours: a message of the caller's inbox after archive, unarchive or mark unread. */
+export const MailFolderState = z.object({
+  message_id: z.string(),
+  /** `archive` when archived; deleted messages are in no folder. */
+  folder: MailFolder,
+  archived_at: z.string().nullable(),
+  read_at: z.string().nullable(),
+});
+export type MailFolderState = z.output<typeof MailFolderState>;
+
+/** Ours, `DELETE /v1/messages/{id}`: gone from the caller's inbox (the sender's Sent keeps it). */
+export const MailDeleted = z.object({ message_id: z.string(), deleted_at: z.string() });
+export type MailDeleted = z.output<typeof MailDeleted>;
+
+/** Ours, `GET /v1/messages/{id}/rendered`: the body as sanitised HTML. */
+export const RenderedMail = z.object({ message_id: z.string(), body_html: z.string() });
+export type RenderedMail = z.output<typeof RenderedMail>;
+
+/** Ours, `GET /v1/messages/outbound`: one mail or chat message of the caller to another node. */
+export const OutboundMail = z.object({
+  message_id: z.string(),
+  /** Mail, or a chat message (its `subject` is then "Chat: " and the start of the message). */
+  kind: z.enum(['mail', 'chat']),
+  to_address: z.string(),
+  to_domain: z.string(),
+  status: OutboundStatus,
+  attempts: z.number().int(),
+  next_attempt_at: z.string(),
+  /** Why the last attempt failed (or why it bounced). */
+  last_error: z.string().nullable(),
+  /** The node that took it. */
+  delivered_to: z.string().nullable(),
+  created_at: z.string(),
+  settled_at: z.string().nullable(),
+  subject: z.string(),
+});
+export type OutboundMail = z.output<typeof OutboundMail>;
+
+export const OutboundList = z.object({ messages: z.array(OutboundMail) });
+export type OutboundList = z.output<typeof OutboundList>;

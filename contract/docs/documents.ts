@@ -1,0 +1,118 @@
+/**
+ * Documents and their versions (spec §4.7; research B1, B2, C7): the requests of `/v1/documents`
+ * and what the node answers. The node validates requests and describes its API with these
+ * schemas; the UI takes the inferred types.
+ */
+import { z } from 'zod';
+import { SLUG_MAX, SLUG_PATTERN, SLUG_RULE, TITLE_MAX } from './rules.ts';
+import { TemplateRequest } from './templates.ts';
+
+const slug = z.string().max(SLUG_MAX).regex(SLUG_PATTERN, SLUG_RULE);
+
+/** Exactly one of `body` (raw Markdown) or `template` (checked by the route before this schema). */
+export const CreateDocumentBody = z.strictObject({
+  slug,
+  title: z.string().min(1).max(TITLE_MAX),
+  body: z.string().optional(),
+  template: TemplateRequest.optional(),
+});
+export type CreateDocumentInput = z.input<typeof CreateDocumentBody>;
+
+export const SlugParams = z.strictObject({ slug });
+
+/** `<updated_at>/<slug>`: slugs never hold "/", so the last one splits it. */
+export const CURSOR_PATTERN = /^\d{4}-\d{2}-\d{2}T[0-9:.]+Z\/[a-zA-Z0-9][a-zA-Z0-9_.-]*$/;
+
+/** Ours: `GET /v1/documents?limit&after&q`; without `limit` every document; unknown parameters are ignored. */
+export const DocumentListQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(500).optional(),
+  after: z.string().max(SLUG_MAX + 40).regex(CURSOR_PATTERN, 'must be a next_after from the previous page').optional(),
+  q: z.string().max(200).optional(),
+});
+export type DocumentListInput = z.output<typeof DocumentListQuery>;
+
+export const VersionParams = z.strictObject({
+  slug,
+  n: z.string().regex(/^[1-9][0-9]{0,9}$/, 'must be a version number (1, 2, 3, ...)').transform(Number),
+});
+
+// ---------------------------------------------------------------------------------- responses
+
+/** How a version was made: raw Markdown, a template, or a save through an editable present link. */
+export const VersionSource = z.enum(['api', 'template', 'present-link']);
+export type VersionSource = z.output<typeof VersionSource>;
+
+/** The identity of this node the app acted as when the team's owner member signed (recorded by the node). */
+export const ActingAs = z.object({
+  agent_id: z.string(),
+  alias: z.string(),
+  name: z.string(),
+  address: z.string().nullable(),
+});
+export type ActingAs = z.output<typeof ActingAs>;
+
+/**
+ * Who made a version, as history names it (issue 14): an identity the app acted as, a team member
+ * (an agent, by its certificate's alias and address), or a visitor through an editable link (by
+ * the name they typed; null when they typed none).
+ */
+export const VersionAuthorView = z.object({
+  kind: z.enum(['identity', 'member', 'link-editor']),
+  name: z.string().nullable(),
+  address: z.string().nullable(),
+});
+export type VersionAuthorView = z.output<typeof VersionAuthorView>;
+
+/** One version's metadata; `body` only when a single version is read (null in a history). */
+export const DocumentVersion = z.object({
+  version_id: z.string(),
+  version_number: z.number().int(),
+  body: z.string().nullable(),
+  /** Ours: how the version was made, and the sha256 (hex) of its UTF-8 body. */
+  source: VersionSource,
+  body_sha256: z.string(),
+  created_by_did_key: z.string().nullable(),
+  created_by_did_aw: z.string().nullable(),
+  created_by_address: z.string().nullable(),
+  created_by_alias: z.string().nullable(),
+  certificate_id: z.string().nullable(),
+  created_by_editor_name: z.string().nullable(),
+  created_at: z.string(),
+  /** Ours: the identity the app acted as, when the team's owner member signed for it. */
+  acting_as: ActingAs.nullable(),
+  /** Ours: who made it, in one shape (derived from the fields above). */
+  author: VersionAuthorView,
+});
+export type DocumentVersion = z.output<typeof DocumentVersion>;
+
+/** The history, newest first, metadata only. */
+export const VersionList = z.array(DocumentVersion);
+
+export const DocumentSummary = z.object({
+  document_id: z.string(),
+  slug: z.string(),
+  title: z.string(),
+  current_version: z.number().int(),
+  updated_at: z.string(),
+  created_at: z.string(),
+});
+export type DocumentSummary = z.output<typeof DocumentSummary>;
+
+/** A document with its current body; `latest` is the current version's metadata (its body is `body`). */
+export const DocumentDetail = DocumentSummary.extend({
+  body: z.string(),
+  latest: DocumentVersion,
+});
+export type DocumentDetail = z.output<typeof DocumentDetail>;
+
+/** Ours (issue 14): one page, most recently changed first, and how many match in all. */
+export const DocumentPage = z.object({
+  documents: z.array(DocumentSummary),
+  has_more: z.boolean(),
+  next_after: z.string().nullable(),
+  total: z.number().int(),
+});
+export type DocumentPage = z.output<typeof DocumentPage>;
+
+/** `GET /v1/documents`: every document (the spec's array) without `limit`, a page with it. */
+export const DocumentListing = z.union([z.array(DocumentSummary), DocumentPage]);

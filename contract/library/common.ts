@@ -1,0 +1,54 @@
+/**
+ * What every part of the library surface (spec §4.6, research A4) shares on the wire: refs,
+ * versions, digests and tags as requests spell them, payload files, where a shelf profile was
+ * copied from, and profile.yaml's free-form values. Content rules beyond shape (paths, sha256,
+ * profile.yaml, changesets) are the node's (server/surfaces/library/domain/), checked after these.
+ */
+import { z } from 'zod';
+import { MAX_TAGS, REF_PATTERN, REF_RULE, VERSION_PATTERN } from '../library-rules.ts';
+
+// ------------------------------------------------------------------ request fields
+
+/** Blueprint and profile refs: `aweb.team`, `coordinator`, `reviewer-2`. */
+export const Ref = z.string().regex(REF_PATTERN, `must be ${REF_RULE}`);
+export const Version = z.string().regex(VERSION_PATTERN, 'must be a version string such as 1.2.0');
+export const Digest = z.string().regex(/^sha256:[0-9a-f]{64}$/, 'must be "sha256:" and 64 lower-case hex digits');
+/** As sent; the node spells, checks, deduplicates and sorts them (contract/library-rules.ts). */
+export const Tags = z.array(z.string()).max(MAX_TAGS);
+export const AgentId = z.string().min(1).max(128);
+
+/** A payload file as a client sends it; the node computes (or checks) each sha256 itself. */
+export const PayloadFileInput = z.strictObject({
+  path: z.string().max(512),
+  content_utf8: z.string(),
+  sha256: z.string().optional(),
+});
+export const PayloadFiles = z.array(PayloadFileInput).min(1).max(1000);
+
+export const TagsBody = z.strictObject({ tags: Tags });
+export type TagsInput = z.output<typeof TagsBody>;
+
+// ------------------------------------------------------------------ response fields
+
+/** One file of a blueprint or profile payload, as stored: its sha256 is always there. */
+export const LibraryFile = z.object({ path: z.string(), content_utf8: z.string(), sha256: z.string() });
+export type LibraryFile = z.output<typeof LibraryFile>;
+
+/** A free-form value of profile.yaml or blueprint.yaml (any JSON). */
+export const JsonValue = z.unknown();
+/** A profile.yaml list (`accepted_work`, `expected_apps`, …); absent reads as []. */
+export const JsonList = z.array(JsonValue);
+/** A profile.yaml mapping (`memory_policy`); absent reads as null. */
+export const JsonMapping = z.record(z.string(), JsonValue).nullable();
+
+/** Where a shelf profile was copied from; all null for a profile created on the shelf (or detached). */
+export const SourcePins = z.object({
+  source_blueprint_ref: z.string().nullable(),
+  source_blueprint_version: z.string().nullable(),
+  source_blueprint_digest: z.string().nullable(),
+  source_profile_ref: z.string().nullable(),
+  source_profile_version: z.string().nullable(),
+  source_profile_digest: z.string().nullable(),
+});
+export type SourcePins = z.output<typeof SourcePins>;
+

@@ -1,0 +1,121 @@
+/**
+ * The owner's team routes (`/v1/node/teams...`, DESIGN §4): teams whose key the node holds, member
+ * certificates it issues and revokes, and requests it signs as the owner member so the UI can call
+ * the library and document surfaces without ever holding a key.
+ */
+import { z } from 'zod';
+import { addressName } from '../core/namespaces.ts';
+
+/** Every scope a team certificate may hold (server/teams/scopes.ts says what each grants). */
+export const TEAM_SCOPES = ['docs:read', 'docs:write', 'library:read', 'library:write', 'library:publish', 'library:approve', 'team:admin'] as const;
+export const TeamScope = z.enum(TEAM_SCOPES);
+export type TeamScope = z.output<typeof TeamScope>;
+
+/**
+ * The largest body the owner asks the node to sign: the listeners' body limit
+ * (server/http/limits.ts BODY_LIMIT_BYTES, which a test holds equal), so a body a listener would
+ * refuse with a 413 is refused before it is signed.
+ */
+export const SIGNED_BODY_MAX_BYTES = 2 * 1024 * 1024;
+
+export const CreateTeamBody = z.strictObject({
+  name: addressName,
+  domain: z.string().min(1).max(253),
+});
+export type CreateTeamInput = z.input<typeof CreateTeamBody>;
+
+export const CertificateLifetime = z.enum(['persistent', 'ephemeral']);
+
+export const AddMemberBody = z.strictObject({
+  did_key: z.string().min(1).max(256),
+  alias: z.string().min(1).max(128),
+  lifetime: CertificateLifetime.optional(),
+  did_aw: z.string().min(1).max(256).optional(),
+  address: z.string().min(3).max(320).optional(),
+  scopes: z.array(TeamScope).max(TEAM_SCOPES.length * 2).optional(),
+});
+export type AddMemberInput = z.output<typeof AddMemberBody>;
+
+/** `POST /v1/node/teams/{team_id}/sign`: what the owner asks the node to sign, exactly as it will be sent. */
+export const SignBody = z.strictObject({
+  method: z.enum(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE']),
+  /** The exact request target to be sent, query included. */
+  path: z.string().regex(/^\/\S*$/, 'must be a request target starting with "/"').max(4096),
+  /** The exact body text that will be sent, if any. */
+  body: z.string().max(SIGNED_BODY_MAX_BYTES).optional(),
+  surface: z.enum(['library', 'docs']).optional(),
+  /** Ours (issue 14): the agent_id of the identity the app acts as; signed into the envelope and recorded on document versions. */
+  acting_as: z.string().min(1).max(128).optional(),
+});
+export type SignInput = z.input<typeof SignBody>;
+
+/** The team-auth headers for one request, and where to send it. Each signature works once. */
+export const SignedRequest = z.object({ headers: z.record(z.string(), z.string()), url: z.string() });
+export type SignedRequest = z.output<typeof SignedRequest>;
+
+export const TeamParams = z.object({ team_id: z.string().min(3).max(320) });
+export const CertificateParams = z.object({ team_id: z.string().min(3).max(320), certificate_id: z.string().min(1).max(64) });
+
+/** A team whose key this node holds; `team_id` is `<name>:<domain>`. */
+export const Team = z.object({
+  team_id: z.string(),
+  name: z.string(),
+  domain: z.string(),
+  team_did_key: z.string(),
+  /** The member the node's owner acts through. */
+  owner_certificate_id: z.string(),
+  /** Members whose certificate is not revoked. */
+  member_count: z.number().int(),
+  created_at: z.string(),
+});
+export type Team = z.output<typeof Team>;
+
+export const TeamList = z.object({ teams: z.array(Team) });
+
+/** A member certificate as the node records it. */
+export const Member = z.object({
+  certificate_id: z.string(),
+  team_id: z.string(),
+  alias: z.string(),
+  member_did_key: z.string(),
+  member_did_aw: z.string().nullable(),
+  member_address: z.string().nullable(),
+  lifetime: CertificateLifetime,
+  issued_at: z.string(),
+  revoked_at: z.string().nullable(),
+  scopes: z.array(z.string()),
+  /** The member the node's owner acts through. */
+  owner: z.boolean(),
+});
+export type Member = z.output<typeof Member>;
+
+/** A scope, what it grants, and whether members get it by default. */
+export const ScopeDescription = z.object({ scope: TeamScope, grants: z.string(), default: z.boolean() });
+export type ScopeDescription = z.output<typeof ScopeDescription>;
+
+/** `GET /v1/node/teams/{team_id}/members`: ours adds the scopes a certificate may hold, so whoever issues one sees the choices. */
+export const MemberList = z.object({ team_id: z.string(), members: z.array(Member), available_scopes: z.array(ScopeDescription) });
+export type MemberList = z.output<typeof MemberList>;
+
+/** A member certificate, signed by the team key (upstream's format). */
+export const TeamCertificate = z.object({
+  version: z.literal(1),
+  certificate_id: z.string(),
+  team_id: z.string(),
+  team_did_key: z.string(),
+  member_did_key: z.string(),
+  member_did_aw: z.string().optional(),
+  member_address: z.string().optional(),
+  alias: z.string(),
+  lifetime: CertificateLifetime,
+  issued_at: z.string(),
+  signature: z.string(),
+});
+
+/** `POST /v1/node/teams/{team_id}/members`: the certificate, and the same base64 for a header. */
+export const IssuedCertificate = z.object({ certificate: TeamCertificate, certificate_b64: z.string() });
+export type IssuedCertificate = z.output<typeof IssuedCertificate>;
+
+/** Revoking also closes the editable present links the certificate minted. */
+export const Revoked = z.object({ revoked: z.literal(true), certificate_id: z.string(), revoked_at: z.string(), closed_present_links: z.number().int() });
+export type Revoked = z.output<typeof Revoked>;
