@@ -4,7 +4,6 @@
  * database, then the listeners.
  */
 import { mkdirSync } from 'node:fs';
-import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
@@ -21,14 +20,15 @@ import type { BackendName } from './custody/types.ts';
 import { systemDnsResolver, type DnsResolver } from './dns/resolver.ts';
 import { EventBus, TUNNEL_TOPIC } from './events/bus.ts';
 import type { OutboxOptions } from './federation/outbox.ts';
-import { buildLoopbackApp, buildPeerApp } from './http/app.ts';
+import { buildLoopbackApp, buildPeerApp, type RegisteredRoute } from './http/app.ts';
 import { loopbackHosts } from './http/host-guard.ts';
 import type { ConnectionCaps } from './http/connection-limits.ts';
 import type { PeerTimeouts } from './http/peer-timeouts.ts';
 import type { RateLimit } from './http/rate-limit.ts';
 import type { RemoteClientOptions } from './net/remote-client.ts';
-import { acquireNodeLock } from './node-lock.ts';
+import { acquireNodeLock } from './store/node-lock.ts';
 import { removeNodeFile, writeNodeFile, type ReadyInfo } from './node-file.ts';
+import { nodeIdOf } from './node-id-store.ts';
 import { closeDatabase, openDatabase } from './store/database.ts';
 import type { NodeWakeItem } from '../contract/core/events.ts';
 import { createCoreServices } from './surfaces/core/services.ts';
@@ -68,7 +68,7 @@ export interface StartNodeOptions {
    */
   validateResponses?: boolean;
   /** Told of every route each listener registers (tests read the route table from here). */
-  onRoute?: (listener: 'loopback' | 'peer', route: { method: string; url: string }) => void;
+  onRoute?: (listener: 'loopback' | 'peer', route: RegisteredRoute) => void;
   /** The peer listener's rate limit (tests tighten it). */
   peerRateLimit?: RateLimit;
   /** The peer listener's connection caps (tests lower them; by default they follow the descriptor limit). */
@@ -90,14 +90,6 @@ export interface RunningNode {
 }
 
 export const DEFAULT_UI_DIR = fileURLToPath(new URL('../out/renderer/', import.meta.url));
-
-function nodeId(db: NodeContext['db']): string {
-  const row = db.prepare(`SELECT value FROM node_settings WHERE key = 'node_id'`).get() as { value: string } | undefined;
-  if (row) return row.value;
-  const id = randomUUID();
-  db.prepare(`INSERT INTO node_settings (key, value) VALUES ('node_id', ?)`).run(id);
-  return id;
-}
 
 /** A surface's audiences: its loopback origin (also spelled `localhost`) and the public one. */
 function surfaceOrigins(loopbackUrl: string, publicUrl: string | null): string[] {
@@ -147,7 +139,7 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
         return listed.filter((url): url is string => url !== null && url !== '');
       },
     };
-    const id = nodeId(db);
+    const id = nodeIdOf(db);
     const validateResponses = options.validateResponses ?? env.SVC_NODE_VALIDATE_RESPONSES === '1';
     const owner = new OwnerAccess({ clock: ctx.clock });
     const services = createCoreServices(ctx, owner, { outbox: options.outbox, remote: options.remote });
@@ -177,7 +169,7 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
         docs,
         log: options.log ?? false,
         validateResponses,
-        ...(options.onRoute ? { onRoute: (route: { method: string; url: string }) => options.onRoute?.('peer', route) } : {}),
+        ...(options.onRoute ? { onRoute: (route: RegisteredRoute) => options.onRoute?.('peer', route) } : {}),
         ...(options.peerRateLimit ? { rateLimit: options.peerRateLimit } : {}),
         ...(options.peerConnections ? { connectionCaps: options.peerConnections } : {}),
         ...(options.peerTimeouts ? { timeouts: options.peerTimeouts } : {}),
@@ -204,7 +196,7 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
     const loopback: FastifyInstance = await buildLoopbackApp({
       services,
       validateResponses,
-      ...(options.onRoute ? { onRoute: (route: { method: string; url: string }) => options.onRoute?.('loopback', route) } : {}),
+      ...(options.onRoute ? { onRoute: (route: RegisteredRoute) => options.onRoute?.('loopback', route) } : {}),
       library,
       docs,
       hostPolicy: { hosts: () => hosts, origins: () => origins },

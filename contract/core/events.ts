@@ -202,4 +202,6 @@ export const NodeFeedFrames = {
   mail_message: NodeMailWake,
   chat_message: NodeChatWake,
   ...NodeFeedChanges,
+  // A failed read ends the feed with this frame (the stream pump's rule for every stream).
+  error: StreamError,
 } as const;

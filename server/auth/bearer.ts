@@ -5,6 +5,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { NodeContext } from '../context.ts';
 import { forbidden, unauthorized } from '../errors.ts';
+import { touchApiKey } from './api-key-store.ts';
 import { findApiKey } from './api-keys.ts';
 
 export interface Principal {
@@ -23,7 +24,7 @@ export function bearerToken(request: FastifyRequest): string | null {
   const header = request.headers.authorization;
   if (header === undefined) return null;
   const match = /^Bearer ([^\s]+)$/.exec(header);
-  if (!match) throw unauthorized('Invalid Authorization header. Expected: Bearer <token>');
+  if (!match) throw unauthorized('SVC_ERR_AUTH_INVALID', 'Invalid Authorization header. Expected: Bearer <token>');
   return match[1] as string;
 }
 
@@ -36,15 +37,15 @@ function touch(ctx: NodeContext, apiKeyId: string, now: Date): void {
   if (!written) lastUsedWrites.set(ctx, (written = new Map()));
   if (now.getTime() - (written.get(apiKeyId) ?? 0) < LAST_USED_PRECISION_MS) return;
   written.set(apiKeyId, now.getTime());
-  ctx.db.prepare(`UPDATE api_keys SET last_used_at = ? WHERE api_key_id = ?`).run(now.toISOString(), apiKeyId);
+  touchApiKey(ctx.db, apiKeyId, now.toISOString());
 }
 
 export function authenticate(ctx: NodeContext, request: FastifyRequest): Principal {
   const token = bearerToken(request);
-  if (token === null) throw unauthorized('Authentication required');
+  if (token === null) throw unauthorized('SVC_ERR_AUTH_MISSING', 'Authentication required');
   const now = ctx.clock.now();
   const row = findApiKey(ctx.db, token, now.toISOString());
-  if (!row) throw unauthorized('Invalid API key');
+  if (!row) throw unauthorized('SVC_ERR_AUTH_INVALID', 'Invalid API key');
   touch(ctx, row.api_key_id, now);
   return { apiKeyId: row.api_key_id, projectId: row.project_id, agentId: row.agent_id };
 }
@@ -52,13 +53,13 @@ export function authenticate(ctx: NodeContext, request: FastifyRequest): Princip
 /** A key bound to an identity: what every self, mail and chat operation needs. */
 export function authenticateIdentity(ctx: NodeContext, request: FastifyRequest): IdentityPrincipal {
   const principal = authenticate(ctx, request);
-  if (principal.agentId === null) throw forbidden('This API key is not bound to an identity');
+  if (principal.agentId === null) throw forbidden('SVC_ERR_API_KEY_WRONG_KIND', 'This API key is not bound to an identity');
   return principal as IdentityPrincipal;
 }
 
 /** A project-authority key: the only kind that may create identities. */
 export function authenticateProjectAuthority(ctx: NodeContext, request: FastifyRequest): Principal {
   const principal = authenticate(ctx, request);
-  if (principal.agentId !== null) throw forbidden('Only a project-authority key may create identities');
+  if (principal.agentId !== null) throw forbidden('SVC_ERR_API_KEY_WRONG_KIND', 'Only a project-authority key may create identities');
   return principal;
 }

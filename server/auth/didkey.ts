@@ -25,13 +25,13 @@ export function parseDidKeyAuthorization(header: string | undefined): DidKeyAuth
   if (header === undefined) return null;
   const parts = header.split(' ');
   if (parts.length !== 3 || parts[0] !== SCHEME) {
-    throw unauthorized('Authorization must be: DIDKey <did:key> <signature>', SCHEME);
+    throw unauthorized('SVC_ERR_AUTH_INVALID', 'Authorization must be: DIDKey <did:key> <signature>', SCHEME);
   }
   const [, didKey = '', signatureText = ''] = parts;
-  if (!publicKeyFromDidKey(didKey)) throw unauthorized('Authorization did:key is not an Ed25519 did:key', SCHEME);
+  if (!publicKeyFromDidKey(didKey)) throw unauthorized('SVC_ERR_AUTH_INVALID', 'Authorization did:key is not an Ed25519 did:key', SCHEME);
   const signature = fromBase64Unpadded(signatureText);
   if (!signature || signature.length !== 64) {
-    throw unauthorized('Authorization signature must be 64 bytes of unpadded standard base64', SCHEME);
+    throw unauthorized('SVC_ERR_AUTH_INVALID', 'Authorization signature must be 64 bytes of unpadded standard base64', SCHEME);
   }
   return { didKey, signature, signatureText };
 }
@@ -55,16 +55,16 @@ export function verifySignedOperation(
   options: { now: Date; replay: ReplayCache },
 ): string {
   const auth = parseDidKeyAuthorization(header(request, 'authorization'));
-  if (!auth) throw unauthorized('Missing Authorization header', SCHEME);
+  if (!auth) throw unauthorized('SVC_ERR_AUTH_MISSING', 'Missing Authorization header', SCHEME);
   const timestamp = header(request, TIMESTAMP_HEADER);
   checkRequestTimestamp(timestamp, 'X-SVC-Timestamp', options.now, SCHEME);
   const message = canonicalJsonBytes({ ...fields, timestamp });
   const publicKey = publicKeyFromDidKey(auth.didKey) as Uint8Array;
-  if (!verifyBytes(publicKey, message, auth.signature)) throw unauthorized('Invalid signature', SCHEME);
+  if (!verifyBytes(publicKey, message, auth.signature)) throw unauthorized('SVC_ERR_SIGNATURE_INVALID', 'Invalid signature', SCHEME);
   // Every DIDKey-signed operation is a write, so it is remembered durably: a restart must not
   // make a captured one usable again.
   if (!options.replay.remember(`didkey:${auth.signatureText}`, options.now.getTime(), { durable: true })) {
-    throw unauthorized('This signed request was already used', SCHEME);
+    throw unauthorized('SVC_ERR_REPLAYED', 'This signed request was already used', SCHEME);
   }
   return auth.didKey;
 }

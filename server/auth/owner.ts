@@ -53,7 +53,7 @@ export class OwnerAccess {
     if (expires === undefined) return null;
     this.#codes.delete(code);
     if (this.#clock.now().getTime() >= expires) {
-      throw unauthorized(`This link expired (links work for ${UI_CODE_TTL_MS / 60_000} minutes); run \`svc-node ui\` for a fresh one`);
+      throw unauthorized('SVC_ERR_UI_LINK_EXPIRED', `This link expired (links work for ${UI_CODE_TTL_MS / 60_000} minutes); run \`svc-node ui\` for a fresh one`);
     }
     return this.token;
   }
@@ -68,6 +68,6 @@ export class OwnerAccess {
   }
 
   require(request: FastifyRequest): void {
-    if (!this.isOwner(request)) throw unauthorized('The owner token is required');
+    if (!this.isOwner(request)) throw unauthorized('SVC_ERR_OWNER_TOKEN_REQUIRED', 'The owner token is required');
   }
 }

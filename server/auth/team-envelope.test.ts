@@ -4,7 +4,7 @@ import { didKeyFromPublicKey } from '../crypto/did-key.ts';
 import { privateKeyFromSeed, rawPublicKey, signBytes } from '../crypto/ed25519.ts';
 import { sha256Hex, toBase64Unpadded, toBase64Url } from '../crypto/encoding.ts';
 import { encodeCertificate, issueCertificate, type TeamCertificate } from '../crypto/team-certificate.ts';
-import { ServiceError } from '../errors.ts';
+import { ServiceError, type ErrorCode } from '../errors.ts';
 import { ReplayCache } from './replay-cache.ts';
 import { buildTeamHeaders, envelopeTimestamp } from './team-envelope-client.ts';
 import { requireScope, verifyTeamRequest, type TeamAuthDeps, type TeamKeyring, type TeamRequest } from './team-envelope.ts';
@@ -108,9 +108,10 @@ function refusal(request: TeamRequest, d: TeamAuthDeps = deps()): ServiceError {
   throw new Error('expected the request to be refused');
 }
 
-function expect401(request: TeamRequest, detail: RegExp, d?: TeamAuthDeps): void {
+function expect401(request: TeamRequest, detail: RegExp, code: ErrorCode, d?: TeamAuthDeps): void {
   const error = refusal(request, d);
   expect(error.statusCode).toBe(401);
+  expect(error.code).toBe(code);
   expect(error.headers['www-authenticate']).toBe('DIDKey');
   expect(error.detail).toMatch(detail);
 }
@@ -148,32 +149,32 @@ describe('verifyTeamRequest: success', () => {
 
 describe('verifyTeamRequest: the envelope must pin the request', () => {
   it('refuses a wrong aud', () => {
-    expect401(withPayload({ ...RESERVED(), aud: 'http://evil.test' }), /aud/);
-    expect401(withPayload({ ...RESERVED(), aud: `${AUD}/` }), /aud/);
+    expect401(withPayload({ ...RESERVED(), aud: 'http://evil.test' }), /aud/, 'SVC_ERR_TEAM_ENVELOPE_MISMATCH');
+    expect401(withPayload({ ...RESERVED(), aud: `${AUD}/` }), /aud/, 'SVC_ERR_TEAM_ENVELOPE_MISMATCH');
   });
   it('refuses a wrong body_sha256 (tampered body)', () => {
-    expect401({ ...signedRequest(), rawBody: Buffer.from('{"route":"evil"}') }, /body_sha256/);
+    expect401({ ...signedRequest(), rawBody: Buffer.from('{"route":"evil"}') }, /body_sha256/, 'SVC_ERR_TEAM_ENVELOPE_MISMATCH');
   });
   it('refuses a wrong method', () => {
-    expect401({ ...signedRequest(), method: 'PUT' }, /method/);
-    expect401(withPayload({ ...RESERVED(), method: 'post' }), /method/);
+    expect401({ ...signedRequest(), method: 'PUT' }, /method/, 'SVC_ERR_TEAM_ENVELOPE_MISMATCH');
+    expect401(withPayload({ ...RESERVED(), method: 'post' }), /method/, 'SVC_ERR_TEAM_ENVELOPE_MISMATCH');
   });
   it('refuses a wrong path, including a dropped or changed query', () => {
-    expect401({ ...signedRequest(), url: '/v1/shelf' }, /path/);
-    expect401({ ...signedRequest(), url: '/v1/shelf?dry_run=true&x=/' }, /path/);
-    expect401({ ...signedRequest(), url: `/api${PATH}` }, /path/);
+    expect401({ ...signedRequest(), url: '/v1/shelf' }, /path/, 'SVC_ERR_TEAM_ENVELOPE_MISMATCH');
+    expect401({ ...signedRequest(), url: '/v1/shelf?dry_run=true&x=/' }, /path/, 'SVC_ERR_TEAM_ENVELOPE_MISMATCH');
+    expect401({ ...signedRequest(), url: `/api${PATH}` }, /path/, 'SVC_ERR_TEAM_ENVELOPE_MISMATCH');
   });
   it('refuses a team_id other than the certificate team', () => {
-    expect401(withPayload({ ...RESERVED(), team_id: 'other:acme.test' }), /team_id/);
+    expect401(withPayload({ ...RESERVED(), team_id: 'other:acme.test' }), /team_id/, 'SVC_ERR_TEAM_ENVELOPE_MISMATCH');
   });
   it('refuses a timestamp field other than the header', () => {
-    expect401(withPayload({ ...RESERVED(), timestamp: envelopeTimestamp(new Date(NOW.getTime() - 1000)) }), /timestamp/);
+    expect401(withPayload({ ...RESERVED(), timestamp: envelopeTimestamp(new Date(NOW.getTime() - 1000)) }), /timestamp/, 'SVC_ERR_TEAM_ENVELOPE_MISMATCH');
   });
   it('refuses v other than the integer 2, or missing', () => {
-    expect401(withPayload({ ...RESERVED(), v: 1 }), /version/);
-    expect401(withPayload({ ...RESERVED(), v: '2' }), /version/);
+    expect401(withPayload({ ...RESERVED(), v: 1 }), /version/, 'SVC_ERR_TEAM_ENVELOPE_MALFORMED');
+    expect401(withPayload({ ...RESERVED(), v: '2' }), /version/, 'SVC_ERR_TEAM_ENVELOPE_MALFORMED');
     const { v: _v, ...noVersion } = RESERVED();
-    expect401(withPayload(noVersion), /version/);
+    expect401(withPayload(noVersion), /version/, 'SVC_ERR_TEAM_ENVELOPE_MALFORMED');
   });
 });
 
@@ -181,63 +182,63 @@ describe('verifyTeamRequest: the signed-payload header', () => {
   it('refuses "=" padding', () => {
     const request = signedRequest();
     const padded = `${request.headers['x-svc-signed-payload'] as string}=`;
-    expect401({ ...request, headers: { ...request.headers, 'x-svc-signed-payload': padded } }, /=/);
+    expect401({ ...request, headers: { ...request.headers, 'x-svc-signed-payload': padded } }, /=/, 'SVC_ERR_TEAM_ENVELOPE_MALFORMED');
     // The standard alphabet's "+" and "/" are not base64url.
-    expect401({ ...request, headers: { ...request.headers, 'x-svc-signed-payload': 'eyJ2Ijo+fQ' } }, /not base64url/);
+    expect401({ ...request, headers: { ...request.headers, 'x-svc-signed-payload': 'eyJ2Ijo+fQ' } }, /not base64url/, 'SVC_ERR_TEAM_ENVELOPE_MALFORMED');
   });
   it('refuses non-canonical JSON: whitespace, unsorted keys', () => {
     const canonical = canonicalJsonBytes(RESERVED()).toString('utf8');
-    expect401(withPayload(canonical.replace('"v":2', '"v": 2')), /not canonical/);
+    expect401(withPayload(canonical.replace('"v":2', '"v": 2')), /not canonical/, 'SVC_ERR_TEAM_ENVELOPE_MALFORMED');
     const unsorted = `{"v":2,${canonical.slice(1, -7)}}`;
     expect(JSON.parse(unsorted)).toEqual(RESERVED());
-    expect401(withPayload(unsorted), /not canonical/);
-    expect401(withPayload(canonical.replace('"v":2', '"v":2.0')), /not canonical/);
+    expect401(withPayload(unsorted), /not canonical/, 'SVC_ERR_TEAM_ENVELOPE_MALFORMED');
+    expect401(withPayload(canonical.replace('"v":2', '"v":2.0')), /not canonical/, 'SVC_ERR_TEAM_ENVELOPE_MALFORMED');
   });
   it('refuses a payload that is not a JSON object', () => {
-    expect401(withPayload('[1,2]'), /object/);
-    expect401(withPayload('{nope'), /JSON/);
+    expect401(withPayload('[1,2]'), /object/, 'SVC_ERR_TEAM_ENVELOPE_MALFORMED');
+    expect401(withPayload('{nope'), /JSON/, 'SVC_ERR_TEAM_ENVELOPE_MALFORMED');
   });
 });
 
 describe('verifyTeamRequest: signatures and certificates', () => {
   it('refuses a bad signature (signed by another key)', () => {
-    expect401(withPayload(RESERVED(), STRANGER), /Invalid signature/);
+    expect401(withPayload(RESERVED(), STRANGER), /Invalid signature/, 'SVC_ERR_SIGNATURE_INVALID');
   });
   it('refuses a certificate issued to another key', () => {
     const request = signedRequest();
     const other = encodeCertificate(certificate({ certificate_id: 'c-other', member_did_key: STRANGER.didKey }));
-    expect401({ ...request, headers: { ...request.headers, 'x-svcid-team-certificate': other } }, /member_did_key/);
+    expect401({ ...request, headers: { ...request.headers, 'x-svcid-team-certificate': other } }, /member_did_key/, 'SVC_ERR_TEAM_CERTIFICATE_INVALID');
   });
   it('refuses a revoked certificate', () => {
-    expect401(signedRequest(), /revoked/, deps({ teams: keyring(['c-alice']) }));
+    expect401(signedRequest(), /revoked/, 'SVC_ERR_TEAM_CERTIFICATE_REVOKED', deps({ teams: keyring(['c-alice']) }));
   });
   it('refuses an unknown team', () => {
-    expect401(signedRequest(), /Unknown team/, deps({ teams: { ...keyring(), teamDidKey: () => null } }));
+    expect401(signedRequest(), /Unknown team/, 'SVC_ERR_TEAM_CERTIFICATE_UNKNOWN', deps({ teams: { ...keyring(), teamDidKey: () => null } }));
   });
   it('refuses a certificate not signed by the team key the node holds, whatever team_did_key it claims', () => {
-    expect401(signedRequest(certificate({ team_did_key: STRANGER.didKey }, STRANGER)), /not issued by this team key/);
-    expect401(signedRequest(certificate({}, STRANGER)), /not issued by this team key/);
+    expect401(signedRequest(certificate({ team_did_key: STRANGER.didKey }, STRANGER)), /not issued by this team key/, 'SVC_ERR_TEAM_CERTIFICATE_UNKNOWN');
+    expect401(signedRequest(certificate({}, STRANGER)), /not issued by this team key/, 'SVC_ERR_TEAM_CERTIFICATE_UNKNOWN');
   });
   it('refuses a validly signed certificate this node has no record of, or recorded for another team', () => {
-    expect401(signedRequest(certificate({ certificate_id: 'c-forgotten' })), /not issued by this node/);
-    expect401(signedRequest(certificate({ certificate_id: 'c-elsewhere' })), /not issued by this node/);
+    expect401(signedRequest(certificate({ certificate_id: 'c-forgotten' })), /not issued by this node/, 'SVC_ERR_TEAM_CERTIFICATE_UNKNOWN');
+    expect401(signedRequest(certificate({ certificate_id: 'c-elsewhere' })), /not issued by this node/, 'SVC_ERR_TEAM_CERTIFICATE_UNKNOWN');
   });
   it('refuses a malformed certificate header', () => {
     const request = signedRequest();
-    expect401({ ...request, headers: { ...request.headers, 'x-svcid-team-certificate': 'bm90IGpzb24=' } }, /Malformed team certificate/);
+    expect401({ ...request, headers: { ...request.headers, 'x-svcid-team-certificate': 'bm90IGpzb24=' } }, /Malformed team certificate/, 'SVC_ERR_TEAM_CERTIFICATE_INVALID');
   });
 });
 
 describe('verifyTeamRequest: time and replay', () => {
   it('refuses a stale or future timestamp', () => {
-    expect401(signedRequest(), /window/, deps({ now: new Date(NOW.getTime() + 301_000) }));
-    expect401(signedRequest(), /window/, deps({ now: new Date(NOW.getTime() - 301_000) }));
+    expect401(signedRequest(), /window/, 'SVC_ERR_TIMESTAMP_INVALID', deps({ now: new Date(NOW.getTime() + 301_000) }));
+    expect401(signedRequest(), /window/, 'SVC_ERR_TIMESTAMP_INVALID', deps({ now: new Date(NOW.getTime() - 301_000) }));
   });
   it('accepts a request once: the same one again is refused', () => {
     const d = deps();
     const request = signedRequest();
     verifyTeamRequest(request, d);
-    expect401(request, /already used/, d);
+    expect401(request, /already used/, 'SVC_ERR_REPLAYED', d);
   });
   it('lets two otherwise identical requests in one second through (the client adds a nonce)', () => {
     const d = deps();
@@ -253,19 +254,19 @@ describe('verifyTeamRequest: missing headers', () => {
     return { ...request, headers };
   };
   it.each([
-    ['authorization', /Missing Authorization/],
-    ['x-svc-timestamp', /Missing X-SVC-Timestamp/],
-    ['x-svc-signed-payload', /Missing X-SVC-Signed-Payload/],
-    ['x-svcid-team-certificate', /Missing X-SVCID-Team-Certificate/],
-  ])('refuses a request without %s', (name, detail) => {
-    expect401(without(name), detail);
+    ['authorization', /Missing Authorization/, 'SVC_ERR_AUTH_MISSING'],
+    ['x-svc-timestamp', /Missing X-SVC-Timestamp/, 'SVC_ERR_TIMESTAMP_INVALID'],
+    ['x-svc-signed-payload', /Missing X-SVC-Signed-Payload/, 'SVC_ERR_TEAM_ENVELOPE_MALFORMED'],
+    ['x-svcid-team-certificate', /Missing X-SVCID-Team-Certificate/, 'SVC_ERR_TEAM_CERTIFICATE_INVALID'],
+  ] as const)('refuses a request without %s', (name, detail, code) => {
+    expect401(without(name), detail, code);
   });
   it('refuses a malformed Authorization header', () => {
-    expect401({ ...request, headers: { ...request.headers, authorization: `Bearer x` } }, /DIDKey/);
-    expect401({ ...request, headers: { ...request.headers, authorization: `DIDKey ${MEMBER.didKey} abc=` } }, /64 bytes/);
+    expect401({ ...request, headers: { ...request.headers, authorization: `Bearer x` } }, /DIDKey/, 'SVC_ERR_AUTH_INVALID');
+    expect401({ ...request, headers: { ...request.headers, authorization: `DIDKey ${MEMBER.didKey} abc=` } }, /64 bytes/, 'SVC_ERR_AUTH_INVALID');
   });
   it('refuses a body no parser kept the bytes of', () => {
-    expect401({ ...request, rawBody: undefined, headers: { ...request.headers, 'content-length': '16' } }, /body could not be hashed/);
+    expect401({ ...request, rawBody: undefined, headers: { ...request.headers, 'content-length': '16' } }, /body could not be hashed/, 'SVC_ERR_TEAM_ENVELOPE_MISMATCH');
   });
 });
 
@@ -281,6 +282,7 @@ describe('requireScope', () => {
     }
     expect(error).toBeInstanceOf(ServiceError);
     expect((error as ServiceError).statusCode).toBe(403);
+    expect((error as ServiceError).code).toBe('SVC_ERR_SCOPE_MISSING');
     expect((error as ServiceError).detail).toMatch(/docs:write/);
   });
 });

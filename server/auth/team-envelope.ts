@@ -8,6 +8,7 @@
  * revoked, and each signature works once (replay cache). Cheap checks run first; the replay cache
  * is written only after everything else passed, so a rejected request cannot burn a signature.
  */
+import type { ErrorCodeWithStatus } from '../../contract/errors.ts';
 import { canonicalJsonBytes } from '../crypto/canonical-json.ts';
 import { publicKeyFromDidKey } from '../crypto/did-key.ts';
 import { verifyBytes } from '../crypto/ed25519.ts';
@@ -64,7 +65,7 @@ export interface TeamAuthDeps {
   replay: ReplayCache;
 }
 
-const fail = (detail: string) => unauthorized(detail, SCHEME);
+const fail = (code: ErrorCodeWithStatus<401>, detail: string) => unauthorized(code, detail, SCHEME);
 
 // A member presents the same certificate on every request; its signature check is a pure
 // function of the exact header text and the team key, so it is verified once per pair.
@@ -84,47 +85,47 @@ function hasUnhashedBody(request: TeamRequest): boolean {
 }
 
 function decodePayload(text: string | undefined): { bytes: Buffer; fields: Record<string, unknown> } {
-  if (text === undefined || text === '') throw fail('Missing X-SVC-Signed-Payload header');
-  if (text.includes('=')) throw fail('X-SVC-Signed-Payload must be base64url without padding ("=" is not allowed)');
+  if (text === undefined || text === '') throw fail('SVC_ERR_TEAM_ENVELOPE_MALFORMED', 'Missing X-SVC-Signed-Payload header');
+  if (text.includes('=')) throw fail('SVC_ERR_TEAM_ENVELOPE_MALFORMED', 'X-SVC-Signed-Payload must be base64url without padding ("=" is not allowed)');
   const bytes = fromBase64Url(text);
-  if (!bytes) throw fail('X-SVC-Signed-Payload is not base64url');
+  if (!bytes) throw fail('SVC_ERR_TEAM_ENVELOPE_MALFORMED', 'X-SVC-Signed-Payload is not base64url');
   let fields: unknown;
   try {
     fields = JSON.parse(bytes.toString('utf8'));
   } catch {
-    throw fail('X-SVC-Signed-Payload is not JSON');
+    throw fail('SVC_ERR_TEAM_ENVELOPE_MALFORMED', 'X-SVC-Signed-Payload is not JSON');
   }
-  if (typeof fields !== 'object' || fields === null || Array.isArray(fields)) throw fail('X-SVC-Signed-Payload is not a JSON object');
+  if (typeof fields !== 'object' || fields === null || Array.isArray(fields)) throw fail('SVC_ERR_TEAM_ENVELOPE_MALFORMED', 'X-SVC-Signed-Payload is not a JSON object');
   let canonical: Buffer | null;
   try {
     canonical = canonicalJsonBytes(fields);
   } catch {
     canonical = null;
   }
-  if (!canonical || !canonical.equals(bytes)) throw fail('X-SVC-Signed-Payload is not canonical JSON (sorted keys, no whitespace)');
+  if (!canonical || !canonical.equals(bytes)) throw fail('SVC_ERR_TEAM_ENVELOPE_MALFORMED', 'X-SVC-Signed-Payload is not canonical JSON (sorted keys, no whitespace)');
   return { bytes, fields: fields as Record<string, unknown> };
 }
 
 /** The envelope's reserved fields against the request; team_id waits for the certificate. */
 function checkEnvelope(fields: Record<string, unknown>, request: TeamRequest, timestamp: string, audiences: Iterable<string>): void {
-  if (fields.v !== ENVELOPE_VERSION) throw fail('Unsupported team-auth envelope version: v must be the integer 2');
-  if (fields.method !== request.method.toUpperCase()) throw fail('Signed payload method does not match the request');
-  if (fields.path !== request.url) throw fail('Signed payload path does not match the request target');
-  if (fields.body_sha256 !== bodySha256Hex(request.rawBody ?? EMPTY_BODY)) throw fail('Signed payload body_sha256 does not match the request body');
-  if (fields.timestamp !== timestamp) throw fail('Signed payload timestamp does not match X-SVC-Timestamp');
-  if (typeof fields.aud !== 'string' || ![...audiences].includes(fields.aud)) throw fail('Signed payload audience (aud) is not allowed here');
+  if (fields.v !== ENVELOPE_VERSION) throw fail('SVC_ERR_TEAM_ENVELOPE_MALFORMED', 'Unsupported team-auth envelope version: v must be the integer 2');
+  if (fields.method !== request.method.toUpperCase()) throw fail('SVC_ERR_TEAM_ENVELOPE_MISMATCH', 'Signed payload method does not match the request');
+  if (fields.path !== request.url) throw fail('SVC_ERR_TEAM_ENVELOPE_MISMATCH', 'Signed payload path does not match the request target');
+  if (fields.body_sha256 !== bodySha256Hex(request.rawBody ?? EMPTY_BODY)) throw fail('SVC_ERR_TEAM_ENVELOPE_MISMATCH', 'Signed payload body_sha256 does not match the request body');
+  if (fields.timestamp !== timestamp) throw fail('SVC_ERR_TEAM_ENVELOPE_MISMATCH', 'Signed payload timestamp does not match X-SVC-Timestamp');
+  if (typeof fields.aud !== 'string' || ![...audiences].includes(fields.aud)) throw fail('SVC_ERR_TEAM_ENVELOPE_MISMATCH', 'Signed payload audience (aud) is not allowed here');
 }
 
 export function verifyTeamRequest(request: TeamRequest, deps: TeamAuthDeps): TeamMember {
   // 1. Presence and shape of the four headers.
   const auth = parseDidKeyAuthorization(header(request, 'authorization'));
-  if (!auth) throw fail('Missing Authorization header');
+  if (!auth) throw fail('SVC_ERR_AUTH_MISSING', 'Missing Authorization header');
   const timestamp = header(request, TIMESTAMP_HEADER);
   checkRequestTimestamp(timestamp, 'X-SVC-Timestamp', deps.now, SCHEME);
   const { bytes, fields } = decodePayload(header(request, SIGNED_PAYLOAD_HEADER));
   const certificateText = header(request, CERTIFICATE_HEADER);
-  if (!certificateText) throw fail('Missing X-SVCID-Team-Certificate header');
-  if (hasUnhashedBody(request)) throw fail('The request body could not be hashed for the signed payload');
+  if (!certificateText) throw fail('SVC_ERR_TEAM_CERTIFICATE_INVALID', 'Missing X-SVCID-Team-Certificate header');
+  if (hasUnhashedBody(request)) throw fail('SVC_ERR_TEAM_ENVELOPE_MISMATCH', 'The request body could not be hashed for the signed payload');
 
   // 2. The envelope pins this request.
   checkEnvelope(fields, request, timestamp as string, deps.audiences());
@@ -132,29 +133,29 @@ export function verifyTeamRequest(request: TeamRequest, deps: TeamAuthDeps): Tea
     const parsed = parseCertificateHeader(certificateText);
     return parsed && Object.freeze(parsed);
   });
-  if (!cert) throw fail('Malformed team certificate (X-SVCID-Team-Certificate)');
-  if (fields.team_id !== cert.team_id) throw fail('Signed payload team_id does not match the certificate');
-  if (cert.member_did_key !== auth.didKey) throw fail('Certificate member_did_key does not match the Authorization did:key');
+  if (!cert) throw fail('SVC_ERR_TEAM_CERTIFICATE_INVALID', 'Malformed team certificate (X-SVCID-Team-Certificate)');
+  if (fields.team_id !== cert.team_id) throw fail('SVC_ERR_TEAM_ENVELOPE_MISMATCH', 'Signed payload team_id does not match the certificate');
+  if (cert.member_did_key !== auth.didKey) throw fail('SVC_ERR_TEAM_CERTIFICATE_INVALID', 'Certificate member_did_key does not match the Authorization did:key');
 
   // 3. Signatures: the member's over the exact presented bytes, the team's over the certificate.
-  if (!verifyBytes(publicKeyFromDidKey(auth.didKey)!, bytes, auth.signature)) throw fail('Invalid signature over the signed payload');
+  if (!verifyBytes(publicKeyFromDidKey(auth.didKey)!, bytes, auth.signature)) throw fail('SVC_ERR_SIGNATURE_INVALID', 'Invalid signature over the signed payload');
   const teamDidKey = deps.teams.teamDidKey(cert.team_id);
-  if (teamDidKey === null) throw fail(`Unknown team: ${cert.team_id}`);
+  if (teamDidKey === null) throw fail('SVC_ERR_TEAM_CERTIFICATE_UNKNOWN', `Unknown team: ${cert.team_id}`);
   const teamKey = publicKeyFromDidKey(teamDidKey);
   const verified = teamKey !== null && verifiedCertificates.get(`${teamDidKey}\n${certificateText}`, () => verifyCertificateSignature(cert, teamKey));
-  if (!verified) throw fail('Certificate signature verification failed (not issued by this team key)');
+  if (!verified) throw fail('SVC_ERR_TEAM_CERTIFICATE_UNKNOWN', 'Certificate signature verification failed (not issued by this team key)');
 
   // 4. Issued here, for this team and key, and still live.
   const issued = deps.teams.certificate(cert.certificate_id);
   if (!issued || issued.team_id !== cert.team_id || (issued.member_did_key !== undefined && issued.member_did_key !== cert.member_did_key)) {
-    throw fail(`Certificate ${cert.certificate_id} was not issued by this node`);
+    throw fail('SVC_ERR_TEAM_CERTIFICATE_UNKNOWN', `Certificate ${cert.certificate_id} was not issued by this node`);
   }
-  if (issued.revoked_at !== null) throw fail(`Certificate ${cert.certificate_id} has been revoked`);
+  if (issued.revoked_at !== null) throw fail('SVC_ERR_TEAM_CERTIFICATE_REVOKED', `Certificate ${cert.certificate_id} has been revoked`);
 
   // 5. Single use, remembered only now that the request is otherwise good; writes durably, so a
   // restart does not make a captured write usable again (reads may repeat: memory only).
   const durable = !READ_METHODS.has(request.method.toUpperCase());
-  if (!deps.replay.remember(`team:${auth.signatureText}`, deps.now.getTime(), { durable })) throw fail('This signed request was already used');
+  if (!deps.replay.remember(`team:${auth.signatureText}`, deps.now.getTime(), { durable })) throw fail('SVC_ERR_REPLAYED', 'This signed request was already used');
 
   return {
     team_id: cert.team_id,
@@ -170,5 +171,5 @@ export function verifyTeamRequest(request: TeamRequest, deps: TeamAuthDeps): Tea
 
 /** 403 unless the member's certificate carries `scope` (recorded by the node per certificate). */
 export function requireScope(member: TeamMember, scope: string): void {
-  if (!member.scopes.includes(scope)) throw forbidden(`This team certificate lacks the ${scope} scope`);
+  if (!member.scopes.includes(scope)) throw forbidden('SVC_ERR_SCOPE_MISSING', `This team certificate lacks the ${scope} scope`);
 }

@@ -25,7 +25,7 @@ export function didKeyOfSeed(seed: Uint8Array): string {
 }
 
 export function sealKeyBackup(seed: Uint8Array, passphrase: string, scryptCost?: number): string {
-  if (!passphrase) throw invalid('a backup passphrase is required');
+  if (!passphrase) throw invalid('SVC_ERR_BACKUP_PASSPHRASE_REQUIRED', 'a backup passphrase is required');
   const didKey = didKeyOfSeed(seed);
   const params = scryptParams(scryptCost);
   const salt = randomBytes(16);
@@ -46,23 +46,23 @@ export function openKeyBackup(text: string, passphrase: string): { seed: Buffer;
   try {
     blob = JSON.parse(text) as Partial<BackupBlob>;
   } catch {
-    throw invalid('the key backup is not JSON');
+    throw invalid('SVC_ERR_BACKUP_INVALID', 'the key backup is not JSON');
   }
   if (typeof blob !== 'object' || blob === null || blob.format !== BACKUP_FORMAT) {
-    throw invalid('this is not an svc-node key backup');
+    throw invalid('SVC_ERR_BACKUP_INVALID', 'this is not an svc-node key backup');
   }
-  if (blob.v !== 1) throw invalid(`key backup version ${String(blob.v)} is not supported by this svc-node`);
+  if (blob.v !== 1) throw invalid('SVC_ERR_BACKUP_VERSION_UNSUPPORTED', `key backup version ${String(blob.v)} is not supported by this svc-node`);
   const { kdf } = blob;
   if (typeof blob.did_key !== 'string' || typeof blob.sealed !== 'string' || blob.cipher !== 'aes-256-gcm' ||
       kdf?.name !== 'scrypt' || typeof kdf.salt !== 'string' || !isAcceptableScrypt(kdf)) {
-    throw invalid('the key backup is damaged');
+    throw invalid('SVC_ERR_BACKUP_INVALID', 'the key backup is damaged');
   }
   const key = scryptKey(passphrase, Buffer.from(kdf.salt, 'base64'), { N: kdf.N, r: kdf.r, p: kdf.p });
   const seed = open(key, Buffer.from(blob.sealed, 'base64'), Buffer.from(blob.did_key));
-  if (seed === null) throw invalid('the passphrase does not open this key backup');
+  if (seed === null) throw invalid('SVC_ERR_BACKUP_PASSPHRASE_WRONG', 'the passphrase does not open this key backup');
   if (seed.length !== 32 || didKeyOfSeed(seed) !== blob.did_key) {
     seed.fill(0);
-    throw invalid('the key backup is damaged: its seed does not match its did_key');
+    throw invalid('SVC_ERR_BACKUP_INVALID', 'the key backup is damaged: its seed does not match its did_key');
   }
   return { seed, didKey: blob.did_key };
 }

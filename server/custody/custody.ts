@@ -15,11 +15,11 @@ import type { KeyringFactory } from './backends/keyring.ts';
 import type { SafeStorageLike } from './backends/safe-storage.ts';
 import { didKeyOfSeed, openKeyBackup, sealKeyBackup } from './backup.ts';
 import { CustodyError } from './custody-error.ts';
-import { type KeyPurpose, type KeyRow, KeyTable } from './key-table.ts';
+import { type KeyPurpose, type KeyRow, KeyTable } from './key-store.ts';
 import { openMasterSecret } from './master.ts';
 import type { BackendName, Warn } from './types.ts';
 
-export type { KeyPurpose } from './key-table.ts';
+export type { KeyPurpose } from './key-store.ts';
 
 export interface CustodyOptions {
   dataDir: string;
@@ -201,13 +201,13 @@ export class Custody {
 
   #liveRow(keyId: string): KeyRow {
     const row = this.#row(keyId);
-    if (row.destroyed_at !== null) throw conflict(`signing key ${keyId} was destroyed at ${row.destroyed_at}`);
+    if (row.destroyed_at !== null) throw conflict('SVC_ERR_SIGNING_KEY_DESTROYED', `signing key ${keyId} was destroyed at ${row.destroyed_at}`);
     return row;
   }
 
   #row(keyId: string): KeyRow {
     const row = this.#tableOrThrow().get(keyId);
-    if (!row) throw notFound(`custody holds no signing key ${keyId}`);
+    if (!row) throw notFound('SVC_ERR_SIGNING_KEY_NOT_FOUND', `custody holds no signing key ${keyId}`);
     return row;
   }
 

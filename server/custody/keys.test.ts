@@ -129,7 +129,7 @@ describe('destroyKey', () => {
 
     expect(custody.hasKey(keyId)).toBe(false);
     const error = thrown(() => custody.sign(keyId, MESSAGE));
-    expect(error).toMatchObject({ statusCode: 409 });
+    expect(error).toMatchObject({ statusCode: 409, code: 'SVC_ERR_SIGNING_KEY_DESTROYED' });
     expect((error as Error).message).toMatch(new RegExp(`signing key ${keyId} was destroyed at `));
     expect(() => custody.exportKey(keyId, 'pw')).toThrow(/was destroyed/);
     expect(custody.didKey(keyId)).toBe(didKey);
@@ -188,21 +188,28 @@ describe('exportKey / importKey', () => {
     const { keyId } = custody.createSigningKey('identity');
     const blob = custody.exportKey(keyId, 'right');
     const wrong = thrown(() => custody.importKey(blob, 'wrong', 'identity'));
-    expect(wrong).toMatchObject({ statusCode: 422, message: 'the passphrase does not open this key backup' });
+    expect(wrong).toMatchObject({ statusCode: 422, code: 'SVC_ERR_BACKUP_PASSPHRASE_WRONG', message: 'the passphrase does not open this key backup' });
 
     const other = custody.createSigningKey('identity').didKey;
     const tampered = JSON.stringify({ ...(JSON.parse(blob) as object), did_key: other });
-    expect(() => custody.importKey(tampered, 'right', 'identity')).toThrow('the passphrase does not open this key backup');
-    expect(() => custody.importKey('{"hello":1}', 'right', 'identity')).toThrow('this is not an svc-node key backup');
-    expect(() => custody.importKey('not json', 'right', 'identity')).toThrow('the key backup is not JSON');
+    const refused = (fn: () => unknown, code: string, message: string) => expect(thrown(fn)).toMatchObject({ statusCode: 422, code, message });
+    refused(() => custody.importKey(tampered, 'right', 'identity'), 'SVC_ERR_BACKUP_PASSPHRASE_WRONG', 'the passphrase does not open this key backup');
+    refused(() => custody.importKey('{"hello":1}', 'right', 'identity'), 'SVC_ERR_BACKUP_INVALID', 'this is not an svc-node key backup');
+    refused(() => custody.importKey('not json', 'right', 'identity'), 'SVC_ERR_BACKUP_INVALID', 'the key backup is not JSON');
     const parsed = JSON.parse(blob) as { kdf: object };
     const greedy = JSON.stringify({ ...parsed, kdf: { ...parsed.kdf, N: 2 ** 30 } });
-    expect(() => custody.importKey(greedy, 'right', 'identity')).toThrow('the key backup is damaged');
-    expect(() => custody.exportKey(keyId, '')).toThrow('a backup passphrase is required');
+    refused(() => custody.importKey(greedy, 'right', 'identity'), 'SVC_ERR_BACKUP_INVALID', 'the key backup is damaged');
+    const later = JSON.stringify({ ...parsed, v: 2 });
+    refused(() => custody.importKey(later, 'right', 'identity'), 'SVC_ERR_BACKUP_VERSION_UNSUPPORTED', 'key backup version 2 is not supported by this svc-node');
+    refused(() => custody.exportKey(keyId, ''), 'SVC_ERR_BACKUP_PASSPHRASE_REQUIRED', 'a backup passphrase is required');
   });
 });
 
 describe('refusals', () => {
+  it('refuses a key it does not hold with a 404', () => {
+    expect(thrown(() => custody.sign('no-such-key', MESSAGE))).toMatchObject({ statusCode: 404, code: 'SVC_ERR_SIGNING_KEY_NOT_FOUND' });
+  });
+
   it('refuses a key recorded under another backend', async () => {
     const { keyId } = custody.createSigningKey('identity');
     db.prepare("UPDATE custody_keys SET backend = 'keyring' WHERE key_id = ?").run(keyId);

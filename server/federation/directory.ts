@@ -9,6 +9,7 @@ import { isoNow } from '../clock.ts';
 import { dnsRecordName, normalizeDomain, parseDnsRecords, SVC_DNS } from '../crypto/dns-txt.ts';
 import { invalid, notFound } from '../errors.ts';
 import type { Peer, PeerRemoved } from '../../contract/node/peers.ts';
+import { deletePeer, findPeer, listPeers, upsertPeer } from './peer-store.ts';
 
 // A peer is on the owner API's wire: the contract defines it (contract/node/peers.ts).
 export type { Peer };
@@ -44,41 +45,33 @@ export class NodeDirectory {
   }
 
   list(): Peer[] {
-    return this.#ctx.db.prepare(`SELECT domain, url, created_at, updated_at FROM peers ORDER BY domain`).all() as Peer[];
+    return listPeers(this.#ctx.db);
   }
 
   /** Adds or replaces the node for `domain`. */
   set(domainInput: string, urlInput: string): Peer {
     const domain = normalizeDomain(domainInput);
-    if (domain === null) throw invalid([{ loc: ['body', 'domain'], msg: 'not a valid domain name', type: 'value_error' }]);
+    if (domain === null) throw invalid('SVC_ERR_VALIDATION', [{ loc: ['body', 'domain'], msg: 'not a valid domain name', type: 'value_error' }]);
     const url = peerOrigin(urlInput);
-    if (url === null) throw invalid([{ loc: ['body', 'url'], msg: 'must be an http(s) origin such as https://node.example.com', type: 'value_error' }]);
-    const now = isoNow(this.#ctx.clock);
-    this.#ctx.db
-      .prepare(
-        `INSERT INTO peers (domain, url, created_at, updated_at) VALUES (?, ?, ?, ?)
-         ON CONFLICT (domain) DO UPDATE SET url = excluded.url, updated_at = excluded.updated_at`,
-      )
-      .run(domain, url, now, now);
-    return this.#ctx.db.prepare(`SELECT domain, url, created_at, updated_at FROM peers WHERE domain = ?`).get(domain) as Peer;
+    if (url === null) throw invalid('SVC_ERR_VALIDATION', [{ loc: ['body', 'url'], msg: 'must be an http(s) origin such as https://node.example.com', type: 'value_error' }]);
+    return upsertPeer(this.#ctx.db, domain, url, isoNow(this.#ctx.clock));
   }
 
   remove(domainInput: string): PeerRemoved {
     const domain = normalizeDomain(domainInput) ?? domainInput;
-    const { changes } = this.#ctx.db.prepare(`DELETE FROM peers WHERE domain = ?`).run(domain);
-    if (changes === 0) throw notFound(`No peer for ${domain}`);
+    if (!deletePeer(this.#ctx.db, domain)) throw notFound('SVC_ERR_PEER_NOT_FOUND', `No peer for ${domain}`);
     return { domain, removed: true };
   }
 
   /** The owner's peer-table entry for `domain`, if any. */
   peerUrl(domain: string): string | null {
-    return (this.#ctx.db.prepare(`SELECT url FROM peers WHERE domain = ?`).pluck().get(domain) as string | undefined) ?? null;
+    return findPeer(this.#ctx.db, domain)?.url ?? null;
   }
 
   /** The node for `domain`, or null when neither the peer table nor DNS names one. */
   async locate(domain: string): Promise<NodeLocation | null> {
-    const peer = this.#ctx.db.prepare(`SELECT url FROM peers WHERE domain = ?`).pluck().get(domain) as string | undefined;
-    if (peer !== undefined) return { url: peer, via: 'peer' };
+    const peer = this.peerUrl(domain);
+    if (peer !== null) return { url: peer, via: 'peer' };
     let records: string[][];
     try {
       records = await this.#ctx.dns.resolveTxt(dnsRecordName(domain, SVC_DNS));

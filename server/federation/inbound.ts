@@ -26,17 +26,18 @@
 import type { NodeContext } from '../context.ts';
 import { verifyReplacementAnnouncement, type ReplacementAnnouncement } from '../crypto/announcements.ts';
 import { verifyLog, type LogHead } from '../crypto/identity-log.ts';
-import { conflict, forbidden, invalid, unavailable } from '../errors.ts';
+import { forbidden, invalid, unavailable } from '../errors.ts';
 import { identityTopic } from '../events/bus.ts';
 import { RemoteError } from '../net/remote-error.ts';
 import type { RemoteClient } from '../net/remote-client.ts';
 import type { ChatService } from '../surfaces/core/chat/service.ts';
-import type { AgentRow } from '../surfaces/core/identities/service.ts';
-import { insertMailRow } from '../surfaces/core/mail/rows.ts';
+import type { AgentRow } from '../surfaces/core/identities/store.ts';
+import { splitAddress } from '../surfaces/core/messaging/addresses.ts';
+import { arrivedBefore, storeArrivedMail, type CheckedSender } from '../surfaces/core/messaging/delivery.ts';
 import { isContact } from '../surfaces/core/messaging/reachability.ts';
 import type { Recipients } from '../surfaces/core/messaging/recipients.ts';
+import type { NamespaceService } from '../surfaces/core/namespaces/service.ts';
 import { checkNamespaceDns } from '../surfaces/core/namespaces/verification.ts';
-import { splitAddress } from './addresses.ts';
 import type { NodeDirectory, NodeLocation } from './directory.ts';
 import type { FederatedChat, FederatedMail, FederatedMessage, InboundResult } from '../../contract/core/federation.ts';
 import { signatureProblem } from './wire.ts';
@@ -53,40 +54,34 @@ export const CHECK_ANSWER_MAX_BYTES = 64 * 1024;
  */
 export const DID_LOG_MAX_BYTES = 256 * 1024;
 
-/** What the sender check established about the sender. */
-interface CheckedSender {
-  nodeUrl: string;
-  /** `verified` only when the sender's node reports its namespace DNS-verified and DNS here agrees. */
-  namespaceTrust: 'verified' | 'unverified';
-}
-
 export class FederationInbound {
   readonly #ctx: NodeContext;
   readonly #directory: NodeDirectory;
   readonly #recipients: Recipients;
   readonly #chat: ChatService;
   readonly #remote: RemoteClient;
+  readonly #namespaces: NamespaceService;
 
-  constructor(ctx: NodeContext, directory: NodeDirectory, remote: RemoteClient, recipients: Recipients, chat: ChatService) {
+  constructor(ctx: NodeContext, directory: NodeDirectory, remote: RemoteClient, recipients: Recipients, chat: ChatService, namespaces: NamespaceService) {
     this.#ctx = ctx;
     this.#directory = directory;
     this.#remote = remote;
     this.#recipients = recipients;
     this.#chat = chat;
+    this.#namespaces = namespaces;
   }
 
   /** `message` as the route's schema parsed it (contract/core/federation.ts). */
   async receive(message: FederatedMessage): Promise<InboundResult> {
     const forged = signatureProblem(message);
-    if (forged) throw forbidden(`Refused: ${forged}`);
+    if (forged) throw forbidden('SVC_ERR_FEDERATION_SIGNATURE_INVALID', `Refused: ${forged}`);
     if (message.kind === 'chat') return this.#receiveChat(message);
-    const duplicate = this.#duplicate(message);
-    if (duplicate) return duplicate;
+    if (arrivedBefore(this.#ctx.db, message)) return { message_id: message.message_id, status: 'duplicate' };
 
     const recipient = this.#recipients.hosted(message.to);
     const sender = await this.#checkSender(message);
     if (recipient.address_reachability === 'contacts-only' && !isContact(this.#ctx.db, recipient.agent_id, senderKeys(message))) {
-      throw forbidden(`Refused: ${message.to} only accepts messages from contacts`);
+      throw forbidden('SVC_ERR_RECIPIENT_CONTACTS_ONLY', `Refused: ${message.to} only accepts messages from contacts`);
     }
     return this.#store(message, recipient, sender);
   }
@@ -100,41 +95,31 @@ export class FederationInbound {
     return { message_id: message.message_id, status: 'delivered' };
   }
 
-  /** The same message again (a retry after a lost answer) is fine; another one under its id is not. */
-  #duplicate(mail: FederatedMail): InboundResult | null {
-    const seen = this.#ctx.db.prepare(`SELECT from_did, origin FROM messages WHERE message_id = ?`).get(mail.message_id) as
-      | { from_did: string; origin: string }
-      | undefined;
-    if (!seen) return null;
-    if (seen.origin !== 'remote' || seen.from_did !== mail.from_did) throw conflict(`Refused: message_id ${mail.message_id} is already taken`);
-    return { message_id: mail.message_id, status: 'duplicate' };
-  }
-
   /**
    * Checks that the sender's address holds from_did on its own node. Returns that node's origin,
    * and whether the sender's namespace is DNS-verified as checked here (the reader's badge).
    */
   async #checkSender(mail: FederatedMessage): Promise<CheckedSender> {
     const from = splitAddress(mail.from);
-    if (from === null) throw invalid([{ loc: ['body', 'from'], msg: 'must be an address <domain>/<name>', type: 'value_error' }]);
-    if (this.#ctx.db.prepare(`SELECT 1 FROM namespaces WHERE domain = ?`).get(from.domain) !== undefined) {
-      throw forbidden(`Refused: ${from.domain} is a namespace of this node, so ${mail.from} cannot send from another node`);
+    if (from === null) throw invalid('SVC_ERR_VALIDATION', [{ loc: ['body', 'from'], msg: 'must be an address <domain>/<name>', type: 'value_error' }]);
+    if (this.#namespaces.isLocal(from.domain)) {
+      throw forbidden('SVC_ERR_SENDER_NAMESPACE_LOCAL', `Refused: ${from.domain} is a namespace of this node, so ${mail.from} cannot send from another node`);
     }
     const node = await this.#directory.locate(from.domain);
-    if (node === null) throw forbidden(`Refused: no node is known for ${from.domain} (no peer entry and no node= in DNS), so ${mail.from} cannot be checked`);
+    if (node === null) throw forbidden('SVC_ERR_SENDER_NODE_UNKNOWN', `Refused: no node is known for ${from.domain} (no peer entry and no node= in DNS), so ${mail.from} cannot be checked`);
     const base = `/v1/namespaces/${encodeURIComponent(from.domain)}`;
     const addressPath = `${base}/addresses/${encodeURIComponent(from.name)}`;
     const address = await this.#lookupObject(node, addressPath, mail.from);
     // The node's URL stays out of these details: the caller need not learn the owner's peer table.
-    if (address === null) throw forbidden(`Refused: ${mail.from} does not exist on its node`);
+    if (address === null) throw forbidden('SVC_ERR_SENDER_NOT_FOUND', `Refused: ${mail.from} does not exist on its node`);
     const namespace = await this.#lookupObject(node, base, from.domain);
     if (address.current_did_key !== mail.from_did) {
       const earlier = await this.#earlierKey(mail, node, address, namespace, addressPath);
-      if (earlier !== null) throw forbidden(`Refused: ${mail.from} resolves to another key on its node (${earlier})`);
+      if (earlier !== null) throw forbidden('SVC_ERR_SENDER_KEY_MISMATCH', `Refused: ${mail.from} resolves to another key on its node (${earlier})`);
     }
     if (namespace?.verification_status === 'verified' && typeof namespace.controller_did === 'string') {
       const dns = await checkNamespaceDns(this.#ctx.dns, from.domain, namespace.controller_did);
-      if (dns.status !== 'verified') throw forbidden(`Refused: ${from.domain} claims DNS verification, but DNS here does not name its controller`);
+      if (dns.status !== 'verified') throw forbidden('SVC_ERR_SENDER_DNS_UNVERIFIED', `Refused: ${from.domain} claims DNS verification, but DNS here does not name its controller`);
       return { nodeUrl: node.url, namespaceTrust: 'verified' };
     }
     return { nodeUrl: node.url, namespaceTrust: 'unverified' };
@@ -190,7 +175,7 @@ export class FederationInbound {
     try {
       return await this.#remote.getJson(node, path, maxBytes);
     } catch (error) {
-      if (error instanceof RemoteError) throw unavailable(`Could not check ${what} with its node (${error.message})`);
+      if (error instanceof RemoteError) throw unavailable('SVC_ERR_PEER_UNAVAILABLE', `Could not check ${what} with its node (${error.message})`);
       throw error;
     }
   }
@@ -199,40 +184,16 @@ export class FederationInbound {
   async #lookupObject(node: NodeLocation, path: string, what: string): Promise<Record<string, unknown> | null> {
     const value = await this.#ask(node, path, what);
     if (value === null) return null;
-    if (typeof value !== 'object' || Array.isArray(value)) throw unavailable(`Could not check ${what} with its node (answer not a JSON object)`);
+    if (typeof value !== 'object' || Array.isArray(value)) throw unavailable('SVC_ERR_PEER_UNAVAILABLE', `Could not check ${what} with its node (answer not a JSON object)`);
     return value as Record<string, unknown>;
   }
 
   #store(mail: FederatedMail, recipient: AgentRow & { address: string }, sender: CheckedSender): InboundResult {
     const { db, clock, bus } = this.#ctx;
-    try {
-      insertMailRow(db, {
-        message_id: mail.message_id,
-        from_agent_id: null,
-        from_alias: splitAddress(mail.from)!.name,
-        from_address: mail.from,
-        from_did: mail.from_did,
-        from_stable_id: mail.from_stable_id,
-        to_agent_id: recipient.agent_id,
-        to_text: mail.to,
-        to_alias: recipient.alias,
-        to_address: recipient.address,
-        to_did: recipient.did_key,
-        to_stable_id: recipient.did_aw,
-        subject: mail.subject,
-        body: mail.body,
-        priority: mail.priority,
-        signature: mail.signature,
-        signed_payload: mail.signed_payload,
-        created_at: clock.now().toISOString(),
-        origin: 'remote',
-        from_node: sender.nodeUrl,
-        from_namespace_trust: sender.namespaceTrust,
-      });
-    } catch (error) {
-      // Two deliveries of one message raced: the other one stored it.
-      if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') return this.#duplicate(mail) ?? { message_id: mail.message_id, status: 'duplicate' };
-      throw error;
+    if (!storeArrivedMail(db, mail, recipient, sender, clock.now().toISOString())) {
+      // Two deliveries raced and the other stored first: this message again, or (refused there) another under its id.
+      arrivedBefore(db, mail);
+      return { message_id: mail.message_id, status: 'duplicate' };
     }
     bus.publish(identityTopic(recipient.agent_id));
     return { message_id: mail.message_id, status: 'delivered' };

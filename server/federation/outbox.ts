@@ -17,16 +17,29 @@
  *
  * Rows carry their next attempt time, so a restarted node simply picks up where it left off.
  */
-import { randomUUID } from 'node:crypto';
 import type { NodeContext } from '../context.ts';
 import { identityTopic } from '../events/bus.ts';
 import type { RemoteAnswer, RemoteClient } from '../net/remote-client.ts';
 import { RemoteError, type RemoteErrorKind } from '../net/remote-error.ts';
-import { insertMailRow } from '../surfaces/core/mail/rows.ts';
+import { findIdentity } from '../surfaces/core/identities/store.ts';
+import { storeBounce, type RemoteQueue } from '../surfaces/core/messaging/delivery.ts';
 import type { NodeDirectory } from './directory.ts';
+import {
+  dueOutboxRows,
+  insertOutboxRow,
+  makeDomainDue,
+  nextOutboxAttempt,
+  outboxRowsFrom,
+  scheduleRetry,
+  settleBounced,
+  settleDelivered,
+  subjectOf,
+  toOutboundMail,
+  type OutboxRow,
+} from './outbox-store.ts';
 import { refusalReason } from './refusal-reason.ts';
 import type { FederatedMessage } from '../../contract/core/federation.ts';
-import type { OutboundMail, OutboundStatus } from '../../contract/core/mail.ts';
+import type { OutboundMail } from '../../contract/core/mail.ts';
 
 export interface OutboxOptions {
   /** The first retry's delay; each later one doubles, up to `retryMaxMs`. */
@@ -45,24 +58,6 @@ export const DEFAULT_OUTBOX_OPTIONS: OutboxOptions = {
   deliveryTimeoutMs: 15_000,
 };
 
-interface OutboxRow {
-  id: number;
-  message_id: string;
-  kind: FederatedMessage['kind'];
-  from_agent_id: string;
-  to_address: string;
-  to_domain: string;
-  payload: string;
-  status: OutboundStatus;
-  attempts: number;
-  next_attempt_at: string;
-  last_error: string | null;
-  delivered_to: string | null;
-  created_at: string;
-  settled_at: string | null;
-}
-
-
 type Outcome = { kind: 'delivered'; url: string } | { kind: 'retry'; error: string } | { kind: 'bounce'; reason: string };
 
 /** Rows delivered at once; the rest follow in the next round. */
@@ -77,7 +72,7 @@ const NOT_REACHED: ReadonlySet<RemoteErrorKind> = new Set(['unreachable', 'timed
 /** The worker re-checks at least this often, so a clock moved by tests or NTP is noticed. */
 const MAX_SLEEP_MS = 60_000;
 
-export class FederationOutbox {
+export class FederationOutbox implements RemoteQueue {
   readonly #ctx: NodeContext;
   readonly #directory: NodeDirectory;
   readonly #remote: RemoteClient;
@@ -96,21 +91,12 @@ export class FederationOutbox {
 
   /** Queues a signed message; call it inside the send's transaction, then `nudge()` after commit. */
   enqueue(fromAgentId: string, toDomain: string, message: FederatedMessage): void {
-    const now = this.#ctx.clock.now().toISOString();
-    this.#ctx.db
-      .prepare(
-        `INSERT INTO federation_outbox (message_id, kind, from_agent_id, to_address, to_domain, payload, next_attempt_at, created_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-      )
-      .run(message.message_id, message.kind, fromAgentId, message.to, toDomain, JSON.stringify(message), now, now);
+    insertOutboxRow(this.#ctx.db, fromAgentId, toDomain, message, this.#ctx.clock.now().toISOString());
   }
 
   /** The identity's sends to other nodes, newest first. */
   sentBy(agentId: string, limit = 100): OutboundMail[] {
-    const rows = this.#ctx.db
-      .prepare(`SELECT * FROM federation_outbox WHERE from_agent_id = ? ORDER BY id DESC LIMIT +?`)
-      .all(agentId, limit) as OutboxRow[];
-    return rows.map(({ id: _id, payload, from_agent_id: _from, ...entry }) => ({ ...entry, subject: subjectOf(JSON.parse(payload) as FederatedMessage) }));
+    return outboxRowsFrom(this.#ctx.db, agentId, limit).map(toOutboundMail);
   }
 
   start(): void {
@@ -127,9 +113,7 @@ export class FederationOutbox {
 
   /** Mail waiting for `domain` is tried again now (its node was just added or changed). */
   retryNow(domain: string): void {
-    this.#ctx.db
-      .prepare(`UPDATE federation_outbox SET next_attempt_at = ? WHERE status = 'queued' AND to_domain = ?`)
-      .run(this.#ctx.clock.now().toISOString(), domain);
+    makeDomainDue(this.#ctx.db, domain, this.#ctx.clock.now().toISOString());
     this.nudge();
   }
 
@@ -148,9 +132,7 @@ export class FederationOutbox {
       try {
         do {
           this.#again = false;
-          const due = this.#ctx.db
-            .prepare(`SELECT * FROM federation_outbox WHERE status = 'queued' AND next_attempt_at <= ? ORDER BY next_attempt_at, id LIMIT +?`)
-            .all(this.#ctx.clock.now().toISOString(), BATCH) as OutboxRow[];
+          const due = dueOutboxRows(this.#ctx.db, this.#ctx.clock.now().toISOString(), BATCH);
           await Promise.all(due.map((row) => this.#attempt(row)));
           if (due.length === BATCH) this.#again = true;
         } while (this.#again && !this.#stopped);
@@ -165,7 +147,7 @@ export class FederationOutbox {
   /** Sleeps until the next queued row is due (or MAX_SLEEP_MS). */
   #sleep(): void {
     if (this.#stopped) return;
-    const next = this.#ctx.db.prepare(`SELECT min(next_attempt_at) FROM federation_outbox WHERE status = 'queued'`).pluck().get() as string | null;
+    const next = nextOutboxAttempt(this.#ctx.db);
     if (next === null) return;
     const delay = Math.min(Math.max(0, Date.parse(next) - this.#ctx.clock.now().getTime()), MAX_SLEEP_MS);
     clearTimeout(this.#timer);
@@ -208,31 +190,17 @@ export class FederationOutbox {
   #settle(row: OutboxRow, outcome: Outcome): void {
     const { db, clock, bus } = this.#ctx;
     const now = clock.now();
+    const at = now.toISOString();
     const attempts = row.attempts + 1;
     db.transaction(() => {
       if (outcome.kind === 'delivered') {
-        db.prepare(`UPDATE federation_outbox SET status = 'delivered', attempts = ?, delivered_to = ?, last_error = NULL, settled_at = ? WHERE id = ?`).run(
-          attempts,
-          outcome.url,
-          now.toISOString(),
-          row.id,
-        );
+        settleDelivered(db, row.id, attempts, outcome.url, at);
       } else if (outcome.kind === 'retry') {
         const delay = Math.min(this.#options.retryMaxMs, this.#options.retryBaseMs * 2 ** (attempts - 1)) * (0.8 + 0.2 * Math.random());
-        db.prepare(`UPDATE federation_outbox SET attempts = ?, last_error = ?, next_attempt_at = ? WHERE id = ?`).run(
-          attempts,
-          outcome.error,
-          new Date(now.getTime() + delay).toISOString(),
-          row.id,
-        );
+        scheduleRetry(db, row.id, attempts, outcome.error, new Date(now.getTime() + delay).toISOString());
       } else {
-        db.prepare(`UPDATE federation_outbox SET status = 'bounced', attempts = ?, last_error = ?, settled_at = ? WHERE id = ?`).run(
-          attempts,
-          outcome.reason,
-          now.toISOString(),
-          row.id,
-        );
-        this.#writeBounce(row, outcome.reason, now.toISOString());
+        settleBounced(db, row.id, attempts, outcome.reason, at);
+        this.#writeBounce(row, outcome.reason, at);
       }
     }).immediate();
     if (outcome.kind === 'bounce') bus.publish(identityTopic(row.from_agent_id));
@@ -240,12 +208,9 @@ export class FederationOutbox {
 
   /** The sender learns why: a message from this node in its own inbox. */
   #writeBounce(row: OutboxRow, reason: string, now: string): void {
-    const sender = this.#ctx.db.prepare(`SELECT agent_id, alias, did_key, did_aw FROM agents WHERE agent_id = ?`).get(row.from_agent_id) as
-      | { agent_id: string; alias: string; did_key: string; did_aw: string | null }
-      | undefined;
-    if (!sender) return;
+    const sender = findIdentity(this.#ctx.db, row.from_agent_id);
+    if (sender === undefined) return;
     const message = JSON.parse(row.payload) as FederatedMessage;
-    const subject = `Undeliverable: ${subjectOf(message) || '(no subject)'}`.slice(0, 256);
     const body = [
       `Your ${message.kind === 'chat' ? 'chat message' : 'message'} to ${row.to_address} could not be delivered.`,
       '',
@@ -254,34 +219,6 @@ export class FederationOutbox {
       `Message id: ${row.message_id}`,
       `Sent: ${row.created_at}`,
     ].join('\n');
-    insertMailRow(this.#ctx.db, {
-      message_id: randomUUID(),
-      from_agent_id: null,
-      from_alias: 'postmaster',
-      from_address: null,
-      from_did: '',
-      from_stable_id: null,
-      to_agent_id: sender.agent_id,
-      to_text: message.from,
-      to_alias: sender.alias,
-      to_address: message.from,
-      to_did: sender.did_key,
-      to_stable_id: sender.did_aw,
-      subject,
-      body,
-      priority: 'normal',
-      signature: '',
-      signed_payload: '',
-      created_at: now,
-      origin: 'bounce',
-      from_node: null,
-    });
+    storeBounce(this.#ctx.db, sender, { from: message.from, subject: `Undeliverable: ${subjectOf(message) || '(no subject)'}`.slice(0, 256), body, at: now });
   }
-}
-
-/** What a sender calls the message: mail's subject, or the start of a chat message. */
-function subjectOf(message: FederatedMessage): string {
-  if (message.kind === 'mail') return message.subject;
-  const text = message.body.replace(/\s+/g, ' ').trim();
-  return `Chat: ${text.length > 60 ? `${text.slice(0, 60)}…` : text}`;
 }

@@ -11,14 +11,55 @@ import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import { jsonSchemaTransform } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { ErrorBody } from '../../contract/errors.ts';
 import { NODE_VERSION } from '../version.ts';
 import type { AuthMode } from './route-auth.ts';
 
 const DESCRIPTION = [
   'The HTTP API of an svc-node: identities, namespaces and addresses, mail and chat (core), the',
   'shelf of agent profiles and the public catalog (library), versioned documents (docs), and on the',
-  'loopback listener the owner API under /v1/node/. Errors are always JSON {"detail": ...}.',
+  'loopback listener the owner API under /v1/node/. Errors are always JSON {"detail": ..., "code": ...}:',
+  'clients branch on `code` (one per situation, from the error catalogue) and show `detail`.',
 ].join(' ');
+
+/** The one error body every operation can answer with (contract/errors.ts), as a JSON Schema. */
+function errorBodySchema(): Record<string, unknown> {
+  const { $schema: _dialect, ...schema } = z.toJSONSchema(ErrorBody, { io: 'output' });
+  return schema;
+}
+
+/** The shared error response each operation's `4XX` and `5XX` point at. */
+const ERROR_RESPONSE = {
+  description: 'A refusal or a fault: {"detail": ..., "code": ...}, the code naming the situation (see the ErrorBody schema for every code)',
+  content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' } } },
+};
+const ERROR_RESPONSE_REF = { $ref: '#/components/responses/Error' };
+const HTTP_METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']);
+
+interface OpenApiDocument {
+  paths?: Record<string, Record<string, { responses?: Record<string, unknown> }>>;
+  components?: { schemas?: Record<string, unknown>; responses?: Record<string, unknown> };
+}
+
+/** Every operation documents its error responses: `4XX` and `5XX`, both the shared ErrorBody response. */
+function withErrorResponses<T extends object>(described: T): T {
+  const document = described as OpenApiDocument;
+  for (const operations of Object.values(document.paths ?? {})) {
+    for (const [method, operation] of Object.entries(operations)) {
+      if (!HTTP_METHODS.has(method)) continue;
+      const responses = (operation.responses ??= {});
+      for (const range of ['4XX', '5XX']) responses[range] ??= ERROR_RESPONSE_REF;
+    }
+  }
+  const components = document.components ?? {};
+  document.components = {
+    ...components,
+    schemas: { ...components.schemas, ErrorBody: errorBodySchema() },
+    responses: { ...components.responses, Error: ERROR_RESPONSE },
+  };
+  return described;
+}
 
 /** How each auth mode shows in the description (route-auth.ts). */
 const SECURITY_SCHEMES = {
@@ -57,12 +98,15 @@ export async function installApiDescription(app: FastifyInstance, options: { ref
       info: { title: 'svc-node', version: NODE_VERSION, description: DESCRIPTION },
       components: { securitySchemes: SECURITY_SCHEMES },
     },
-    // The route's declared auth becomes its security requirement.
+    // The route's declared auth becomes its security requirement; a team route's scope is the
+    // requirement's scope (OpenAPI 3.1 allows scopes on any scheme).
     transform: (input) => {
       const described = jsonSchemaTransform(input);
-      const security = SECURITY[input.route.config?.auth as AuthMode];
+      const { auth, scope } = input.route.config ?? {};
+      const security = auth === 'team' && scope !== undefined ? [{ teamCertificate: [scope] }] : SECURITY[auth as AuthMode];
       return security === undefined ? described : { ...described, schema: { ...described.schema, security } };
     },
+    transformObject: (input) => ('openapiObject' in input ? withErrorResponses(input.openapiObject) : input.swaggerObject),
   });
   app.get('/openapi.json', { schema: { hide: true }, config: { auth: 'public' } }, async () => app.swagger());
   if (options.reference) {

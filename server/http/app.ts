@@ -25,10 +25,19 @@ import { installIdleRule, PEER_TIMEOUTS, peerServerOptions, type PeerTimeouts } 
 import { installRateLimit, PEER_RATE_LIMIT, type RateLimit } from './rate-limit.ts';
 import { installSse } from './sse.ts';
 import { installApiDescription } from './api-description.ts';
-import { installRouteAuth } from './route-auth.ts';
+import { installRouteAuth, type AuthMode } from './route-auth.ts';
+import type { TeamScope } from '../teams/scopes.ts';
 import { installRouteSchemas } from './route-schemas.ts';
 import { serveUi } from './static-ui.ts';
 
+
+/** A route as registered, with what its config declares about its callers. */
+export interface RegisteredRoute {
+  method: string;
+  url: string;
+  auth: AuthMode | undefined;
+  scope: TeamScope | undefined;
+}
 
 /** What every listener's app is built with. */
 export interface BaseOptions {
@@ -37,7 +46,7 @@ export interface BaseOptions {
   /** Check every response against its declared schema (the test suites); off in production. */
   validateResponses?: boolean | undefined;
   /** Told of every route as it is registered (tests read the route table from here). */
-  onRoute?: ((route: { method: string; url: string }) => void) | undefined;
+  onRoute?: ((route: RegisteredRoute) => void) | undefined;
 }
 
 /**
@@ -65,7 +74,8 @@ export function baseApp({ services, log, validateResponses, onRoute }: BaseOptio
   installRouteAuth(app, services);
   if (onRoute) {
     app.addHook('onRoute', (route) => {
-      for (const method of [route.method].flat()) onRoute({ method, url: route.url });
+      const { auth, scope } = route.config ?? {};
+      for (const method of [route.method].flat()) onRoute({ method, url: route.url, auth, scope });
     });
   }
   return app;

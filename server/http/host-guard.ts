@@ -30,10 +30,10 @@ function applyCors(reply: FastifyReply, origin: string): void {
 export function installHostGuard(app: FastifyInstance, policy: HostPolicy): void {
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     const host = (request.headers.host ?? '').toLowerCase();
-    if (!policy.hosts().has(host)) throw forbidden(`Host "${host}" is not served here`);
+    if (!policy.hosts().has(host)) throw forbidden('SVC_ERR_HOST_REFUSED', `Host "${host}" is not served here`);
     const origin = request.headers.origin;
     if (origin === undefined) return;
-    if (!policy.origins().has(origin)) throw forbidden(`Origin "${origin}" is not allowed`);
+    if (!policy.origins().has(origin)) throw forbidden('SVC_ERR_HOST_REFUSED', `Origin "${origin}" is not allowed`);
     applyCors(reply, origin);
     if (request.method === 'OPTIONS') {
       reply

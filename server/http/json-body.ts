@@ -54,12 +54,12 @@ export function installJsonBody(app: FastifyInstance): void {
     request.rawBody = raw;
     if (raw.length === 0) return done(null, undefined);
     if (nestsDeeperThan(raw, MAX_JSON_DEPTH)) {
-      return done(malformed(`Request body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`), undefined);
+      return done(malformed('SVC_ERR_JSON_TOO_DEEP', `Request body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`), undefined);
     }
     try {
       done(null, JSON.parse(raw.toString('utf8')));
     } catch {
-      done(malformed('Request body is not valid JSON'), undefined);
+      done(malformed('SVC_ERR_MALFORMED_JSON', 'Request body is not valid JSON'), undefined);
     }
   });
 }

@@ -60,6 +60,6 @@ export function installRateLimit(app: FastifyInstance, limit: RateLimit, clock: 
   const buckets = new TokenBuckets(limit, clock);
   app.addHook('onRequest', async (request) => {
     const wait = buckets.take(clientKey(request.raw.socket));
-    if (wait > 0) throw rateLimited(`Too many requests from ${request.ip}; try again in ${wait} s`, wait);
+    if (wait > 0) throw rateLimited('SVC_ERR_RATE_LIMITED', `Too many requests from ${request.ip}; try again in ${wait} s`, wait);
   });
 }

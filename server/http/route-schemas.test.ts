@@ -46,7 +46,7 @@ describe('route schemas', () => {
     const app = await appWith(false, { name: 'x', count: 1 });
     const path = await app.inject({ method: 'POST', url: '/things/not-a-uuid', payload: { name: 'a' } });
     expect(path.statusCode).toBe(422);
-    expect(path.json()).toEqual({ detail: [expect.objectContaining({ loc: ['path', 'id'], type: 'invalid_format' })] });
+    expect(path.json()).toEqual({ detail: [expect.objectContaining({ loc: ['path', 'id'], type: 'invalid_format' })], code: 'SVC_ERR_VALIDATION' });
     const query = await app.inject({ method: 'POST', url: `/things/${ID}?limit=99`, payload: { name: 'a' } });
     expect(query.json().detail[0].loc).toEqual(['query', 'limit']);
     const body = await app.inject({ method: 'POST', url: `/things/${ID}`, payload: { name: '', extra: 1 } });
@@ -70,6 +70,6 @@ describe('route schemas', () => {
     const drifted = await appWith(true, { name: 'x', count: 'one' });
     const answer = await drifted.inject({ method: 'POST', url: `/things/${ID}`, payload: { name: 'a' } });
     expect(answer.statusCode).toBe(500);
-    expect(answer.json()).toEqual({ detail: 'Internal error' });
+    expect(answer.json()).toEqual({ detail: 'Internal error', code: 'SVC_ERR_INTERNAL' });
   });
 });

@@ -33,7 +33,7 @@ const validatorCompiler: FastifySchemaCompiler<z.ZodType> = ({ schema, httpPart 
   return (data) => {
     // A route that declares a body also takes none at all as an empty object (parseWith did too).
     const result = schema.safeParse(data ?? (where === 'body' ? {} : data));
-    return result.success ? { value: result.data } : { error: invalid(issuesOf(result.error, where)) };
+    return result.success ? { value: result.data } : { error: invalid('SVC_ERR_VALIDATION', issuesOf(result.error, where)) };
   };
 };
 

@@ -1,9 +1,10 @@
 /**
  * Server-sent event streams: `event: <name>\ndata: <one-line JSON>\n\n`, closed by the server at
- * the caller's deadline (spec §6: capped at 300 s; clients reconnect). Shared by the identity
- * event stream and chat session streams.
+ * the caller's deadline (spec §6: capped at 300 s; clients reconnect). Shared by every live
+ * stream (the identity event stream, chat session streams, the owner's feed), which
+ * events/stream-pump.ts drives.
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { invalid } from '../errors.ts';
 import { parseRfc3339 } from '../crypto/timestamp.ts';
 
@@ -17,6 +18,8 @@ export interface SseStream {
   /** Runs once when the stream ends, whoever ends it. */
   onClose(listener: () => void): void;
   close(): void;
+  /** The request's logger: whatever drives the stream reports its failures here. */
+  readonly log: Pick<FastifyBaseLogger, 'error'>;
 }
 
 /**
@@ -26,7 +29,7 @@ export interface SseStream {
 export function streamDeadline(value: unknown, now: Date, required = true): Date {
   const cap = now.getTime() + MAX_STREAM_SECONDS * 1000;
   if (value === undefined && !required) return new Date(cap);
-  const issue = (msg: string) => invalid([{ loc: ['query', 'deadline'], msg, type: 'value_error' }]);
+  const issue = (msg: string) => invalid('SVC_ERR_VALIDATION', [{ loc: ['query', 'deadline'], msg, type: 'value_error' }]);
   if (value === undefined || value === '') throw issue('deadline is required: an RFC 3339 timestamp at most 300 s ahead');
   const ms = parseRfc3339(value);
   if (ms === null) throw issue('deadline must be an RFC 3339 timestamp with a timezone');
@@ -97,6 +100,7 @@ export function openSse(request: FastifyRequest, reply: FastifyReply, deadline: 
       else listeners.push(listener);
     },
     close: finish,
+    log: request.log,
   };
   const open = request.server[OPEN_STREAMS];
   open.add(stream);

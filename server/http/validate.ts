@@ -10,5 +10,5 @@ import { issuesOf } from './route-schemas.ts';
 export function parseWith<S extends z.ZodType>(schema: S, value: unknown, where: 'body' | 'query' | 'path' = 'body'): z.output<S> {
   const result = schema.safeParse(value ?? (where === 'body' ? {} : value));
   if (result.success) return result.data;
-  throw invalid(issuesOf(result.error, where));
+  throw invalid('SVC_ERR_VALIDATION', issuesOf(result.error, where));
 }

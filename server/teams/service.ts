@@ -12,60 +12,36 @@ import type { NodeContext } from '../context.ts';
 import type { JsonValue } from '../crypto/canonical-json.ts';
 import { isDidKey } from '../crypto/did-key.ts';
 import { normalizeDomain } from '../crypto/dns-txt.ts';
-import { encodeCertificate, issueCertificate, type CertificateLifetime } from '../crypto/team-certificate.ts';
+import { encodeCertificate, issueCertificate } from '../crypto/team-certificate.ts';
 import { conflict, forbidden, invalid, notFound } from '../errors.ts';
 import { TEAMS_TOPIC } from '../events/bus.ts';
 import { ADDRESS_NAME } from '../../contract/core/namespaces.ts';
-import { closeEditableLinks } from './revocation.ts';
 import { DEFAULT_MEMBER_SCOPES, isTeamScope, TEAM_SCOPES, type TeamScope } from './scopes.ts';
+import {
+  activeAliasTaken,
+  activeMemberCount,
+  certificateScopes,
+  certificatesOf,
+  findCertificate,
+  findTeam,
+  insertCertificate,
+  insertTeam,
+  listTeams,
+  revokeCertificate,
+  teamDidKeyOf,
+  teamsOfMember,
+  toMember,
+  toTeam,
+  type CertificateRow,
+  type TeamRow,
+} from './store.ts';
 import type { AddMemberInput, IssuedCertificate, Member, Revoked, Team } from '../../contract/node/teams.ts';
 
 export const OWNER_ALIAS = 'owner';
 const ALIAS = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 const DID_SVC = /^did:(svc|aw):[1-9A-HJ-NP-Za-km-z]{1,64}$/;
 
-interface TeamRow {
-  team_id: string;
-  name: string;
-  domain: string;
-  key_id: string;
-  team_did_key: string;
-  owner_certificate_id: string;
-  created_at: string;
-}
-
-interface CertificateRow {
-  certificate_id: string;
-  team_id: string;
-  member_did_key: string;
-  member_did_aw: string | null;
-  member_address: string | null;
-  alias: string;
-  lifetime: CertificateLifetime;
-  issued_at: string;
-  certificate: string;
-  scopes: string;
-  member_key_id: string | null;
-  revoked_at: string | null;
-}
-
-const issue = (field: string, msg: string) => invalid([{ loc: ['body', field], msg, type: 'value_error' }]);
-
-function memberView(row: CertificateRow, ownerCertificateId: string): Member {
-  return {
-    certificate_id: row.certificate_id,
-    team_id: row.team_id,
-    alias: row.alias,
-    member_did_key: row.member_did_key,
-    member_did_aw: row.member_did_aw,
-    member_address: row.member_address,
-    lifetime: row.lifetime,
-    issued_at: row.issued_at,
-    revoked_at: row.revoked_at,
-    scopes: JSON.parse(row.scopes) as string[],
-    owner: row.certificate_id === ownerCertificateId,
-  };
-}
+const issue = (field: string, msg: string) => invalid('SVC_ERR_VALIDATION', [{ loc: ['body', field], msg, type: 'value_error' }]);
 
 /** `<domain>/<name>` with a valid domain and address name. */
 function validAddress(address: string): boolean {
@@ -83,36 +59,44 @@ interface KnownCertificate {
   readonly scopes: readonly string[];
 }
 
+/** Closes what a revoked certificate had granted elsewhere; returns how many grants it closed. */
+export type GrantCloser = (certificateId: string, revokedAt: string) => number;
+
 export class TeamService implements TeamKeyring {
   readonly #ctx: NodeContext;
   readonly #teamKeys = new Map<string, string>();
   readonly #issued = new Map<string, KnownCertificate>();
+  readonly #grantClosers: GrantCloser[] = [];
 
   constructor(ctx: NodeContext) {
     this.#ctx = ctx;
   }
 
+  /**
+   * Another surface's standing grants that a revocation must close with the certificate (the
+   * documents surface's editable present links), run in the revocation's transaction. Registered
+   * at wiring, so teams never depends on a surface.
+   */
+  closesOnRevoke(closer: GrantCloser): void {
+    this.#grantClosers.push(closer);
+  }
+
   #row(teamId: string): TeamRow | null {
-    return (this.#ctx.db.prepare(`SELECT * FROM teams WHERE team_id = ?`).get(teamId) as TeamRow | undefined) ?? null;
+    return findTeam(this.#ctx.db, teamId) ?? null;
   }
 
   #require(teamId: string): TeamRow {
     const row = this.#row(teamId);
-    if (!row) throw notFound(`Team ${teamId} not found`);
+    if (!row) throw notFound('SVC_ERR_TEAM_NOT_FOUND', `Team ${teamId} not found`);
     return row;
   }
 
   #view(row: TeamRow): Team {
-    const count = this.#ctx.db
-      .prepare(`SELECT COUNT(*) FROM team_certificates WHERE team_id = ? AND revoked_at IS NULL`)
-      .pluck()
-      .get(row.team_id) as number;
-    const { key_id: _key, ...rest } = row;
-    return { ...rest, member_count: count };
+    return toTeam(row, activeMemberCount(this.#ctx.db, row.team_id));
   }
 
   list(): Team[] {
-    return (this.#ctx.db.prepare(`SELECT * FROM teams ORDER BY created_at, team_id`).all() as TeamRow[]).map((row) => this.#view(row));
+    return listTeams(this.#ctx.db).map((row) => this.#view(row));
   }
 
   get(teamId: string): Team {
@@ -125,7 +109,7 @@ export class TeamService implements TeamKeyring {
     const domain = normalizeDomain(domainInput);
     if (domain === null) throw issue('domain', 'not a valid domain name');
     const teamId = `${name}:${domain}`;
-    if (this.#row(teamId)) throw conflict(`Team ${teamId} already exists`);
+    if (this.#row(teamId)) throw conflict('SVC_ERR_TEAM_EXISTS', `Team ${teamId} already exists`);
 
     const { custody, db } = this.#ctx;
     const teamKey = custody.createSigningKey('team');
@@ -134,10 +118,16 @@ export class TeamService implements TeamKeyring {
       const now = this.#ctx.clock.now().toISOString();
       const ownerCertificateId = randomUUID();
       db.transaction(() => {
-        if (this.#row(teamId)) throw conflict(`Team ${teamId} already exists`);
-        db.prepare(
-          `INSERT INTO teams (team_id, name, domain, key_id, team_did_key, owner_certificate_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-        ).run(teamId, name, domain, teamKey.keyId, teamKey.didKey, ownerCertificateId, now);
+        if (this.#row(teamId)) throw conflict('SVC_ERR_TEAM_EXISTS', `Team ${teamId} already exists`);
+        insertTeam(db, {
+          team_id: teamId,
+          name,
+          domain,
+          key_id: teamKey.keyId,
+          team_did_key: teamKey.didKey,
+          owner_certificate_id: ownerCertificateId,
+          created_at: now,
+        });
         this.#issue(this.#require(teamId), {
           certificateId: ownerCertificateId,
           input: { did_key: ownerKey.didKey, alias: OWNER_ALIAS, lifetime: 'persistent', scopes: [...TEAM_SCOPES] },
@@ -171,8 +161,7 @@ export class TeamService implements TeamKeyring {
 
   #issue(team: TeamRow, { certificateId, input, memberKeyId }: { certificateId: string; input: AddMemberInput; memberKeyId: string | null }): IssuedCertificate {
     const db = this.#ctx.db;
-    const active = db.prepare(`SELECT 1 FROM team_certificates WHERE team_id = ? AND alias = ? AND revoked_at IS NULL`).get(team.team_id, input.alias);
-    if (active) throw conflict('Alias already active in team');
+    if (activeAliasTaken(db, team.team_id, input.alias)) throw conflict('SVC_ERR_TEAM_ALIAS_TAKEN', 'Alias already active in team');
     // Upstream's default: a certificate without a lifetime is ephemeral (spec §2, anchor-core §7.3).
     const lifetime = input.lifetime ?? 'ephemeral';
     const certificate = issueCertificate(
@@ -191,31 +180,25 @@ export class TeamService implements TeamKeyring {
     );
     const json = JSON.stringify(certificate);
     const scopes = [...new Set(input.scopes ?? DEFAULT_MEMBER_SCOPES)].sort();
-    db.prepare(
-      `INSERT INTO team_certificates (certificate_id, team_id, member_did_key, member_did_aw, member_address, alias, lifetime, issued_at, certificate, scopes, member_key_id)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    ).run(
-      certificateId,
-      team.team_id,
-      input.did_key,
-      input.did_aw ?? null,
-      input.address ?? null,
-      input.alias,
+    insertCertificate(db, {
+      certificate_id: certificateId,
+      team_id: team.team_id,
+      member_did_key: input.did_key,
+      member_did_aw: input.did_aw ?? null,
+      member_address: input.address ?? null,
+      alias: input.alias,
       lifetime,
-      certificate.issued_at,
-      json,
-      JSON.stringify(scopes),
-      memberKeyId,
-    );
+      issued_at: certificate.issued_at,
+      certificate: json,
+      scopes: JSON.stringify(scopes),
+      member_key_id: memberKeyId,
+    });
     return { certificate, certificate_b64: encodeCertificate(json) };
   }
 
   members(teamId: string): Member[] {
     const team = this.#require(teamId);
-    const rows = this.#ctx.db
-      .prepare(`SELECT * FROM team_certificates WHERE team_id = ? ORDER BY issued_at, rowid`)
-      .all(teamId) as CertificateRow[];
-    return rows.map((row) => memberView(row, team.owner_certificate_id));
+    return certificatesOf(this.#ctx.db, teamId).map((row) => toMember(row, team.owner_certificate_id));
   }
 
   /**
@@ -224,14 +207,7 @@ export class TeamService implements TeamKeyring {
    * holds it.
    */
   teamsOf(identity: { did_key: string; did_aw: string | null }, scope?: TeamScope): string[] {
-    return this.#ctx.db
-      .prepare(
-        `SELECT DISTINCT team_id FROM team_certificates c
-         WHERE revoked_at IS NULL AND (member_did_key = ? OR member_did_aw = ?)
-           AND (? IS NULL OR EXISTS (SELECT 1 FROM json_each(c.scopes) WHERE value = ?)) ORDER BY team_id`,
-      )
-      .pluck()
-      .all(identity.did_key, identity.did_aw, scope ?? null, scope ?? null) as string[];
+    return teamsOfMember(this.#ctx.db, identity, scope);
   }
 
   /**
@@ -241,14 +217,14 @@ export class TeamService implements TeamKeyring {
   revoke(teamId: string, certificateId: string): Revoked {
     const team = this.#require(teamId);
     const row = this.#certificateRow(certificateId);
-    if (!row || row.team_id !== teamId) throw notFound(`Certificate ${certificateId} not found in team ${teamId}`);
-    if (certificateId === team.owner_certificate_id) throw forbidden('The owner member cannot be revoked; the node acts for its owner through it');
-    if (row.revoked_at !== null) throw conflict(`Certificate ${certificateId} is already revoked`);
+    if (!row || row.team_id !== teamId) throw notFound('SVC_ERR_TEAM_CERTIFICATE_NOT_FOUND', `Certificate ${certificateId} not found in team ${teamId}`);
+    if (certificateId === team.owner_certificate_id) throw forbidden('SVC_ERR_TEAM_OWNER_NOT_REVOCABLE', 'The owner member cannot be revoked; the node acts for its owner through it');
+    if (row.revoked_at !== null) throw conflict('SVC_ERR_TEAM_CERTIFICATE_ALREADY_REVOKED', `Certificate ${certificateId} is already revoked`);
     const revokedAt = this.#ctx.clock.now().toISOString();
     const { db } = this.#ctx;
     const closed = db.transaction(() => {
-      db.prepare(`UPDATE team_certificates SET revoked_at = ? WHERE certificate_id = ? AND revoked_at IS NULL`).run(revokedAt, certificateId);
-      return closeEditableLinks(db, certificateId, revokedAt);
+      revokeCertificate(db, certificateId, revokedAt);
+      return this.#grantClosers.reduce((sum, close) => sum + close(certificateId, revokedAt), 0);
     })();
     this.#issued.delete(certificateId);
     this.#ctx.bus.publish(TEAMS_TOPIC);
@@ -259,7 +235,7 @@ export class TeamService implements TeamKeyring {
   signAsOwner(teamId: string, request: { method: string; path: string; body?: string | undefined; aud: string; extra?: Record<string, JsonValue> | undefined }): TeamHeaders {
     const team = this.#require(teamId);
     const owner = this.#certificateRow(team.owner_certificate_id);
-    if (!owner || owner.member_key_id === null) throw notFound(`Team ${teamId} has no owner member`);
+    if (!owner || owner.member_key_id === null) throw notFound('SVC_ERR_TEAM_OWNER_NOT_FOUND', `Team ${teamId} has no owner member`);
     const keyId = owner.member_key_id;
     return buildTeamHeaders({
       ...request,
@@ -272,7 +248,7 @@ export class TeamService implements TeamKeyring {
   }
 
   #certificateRow(certificateId: string): CertificateRow | null {
-    return (this.#ctx.db.prepare(`SELECT * FROM team_certificates WHERE certificate_id = ?`).get(certificateId) as CertificateRow | undefined) ?? null;
+    return findCertificate(this.#ctx.db, certificateId) ?? null;
   }
 
   // TeamKeyring: what team-certificate auth asks on every request.
@@ -283,7 +259,7 @@ export class TeamService implements TeamKeyring {
   teamDidKey(teamId: string): string | null {
     const cached = this.#teamKeys.get(teamId);
     if (cached !== undefined) return cached;
-    const didKey = (this.#ctx.db.prepare(`SELECT team_did_key FROM teams WHERE team_id = ?`).pluck().get(teamId) as string | undefined) ?? null;
+    const didKey = teamDidKeyOf(this.#ctx.db, teamId) ?? null;
     if (didKey !== null) this.#teamKeys.set(teamId, didKey);
     return didKey;
   }
@@ -297,7 +273,7 @@ export class TeamService implements TeamKeyring {
       team_id: row.team_id,
       member_did_key: row.member_did_key,
       revoked_at: row.revoked_at,
-      scopes: Object.freeze(JSON.parse(row.scopes) as string[]),
+      scopes: Object.freeze(certificateScopes(row)),
     });
     if (this.#issued.size >= 4096) this.#issued.clear();
     this.#issued.set(certificateId, issued);

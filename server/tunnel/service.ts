@@ -12,6 +12,7 @@ import type { Tunnel, TunnelTarget } from './provider.ts';
 import type { TunnelConfig, TunnelView } from '../../contract/node/tunnel.ts';
 import { authorizedKeysLine, type SshSigner } from './ssh-public-key.ts';
 import type { SshTunnelBackoff, SshTunnelConfig } from './ssh-tunnel.ts';
+import { readTunnelSetting, saveTunnelSetting } from './store.ts';
 
 /** What the node does for its tunnel: run the peer listener, and publish the public URL. */
 export interface TunnelHost {
@@ -22,14 +23,6 @@ export interface TunnelHost {
   /** Someone watching (the owner's UI) should re-read the tunnel. */
   changed(): void;
 }
-
-interface Stored {
-  config: SshTunnelConfig | null;
-  key_id: string | null;
-  enabled: boolean;
-}
-
-const SETTING = 'tunnel';
 
 export class TunnelService {
   readonly #ctx: NodeContext;
@@ -48,35 +41,35 @@ export class TunnelService {
   }
 
   view(): TunnelView {
-    const stored = this.#stored();
+    const stored = readTunnelSetting(this.#ctx.db);
     const status = this.#tunnel?.status() ?? { state: 'stopped' as const, public_url: null, detail: null, since: this.#stoppedSince };
     return { provider: 'ssh', config: stored.config && configView(stored.config), public_key: this.#publicKeyLine(), status };
   }
 
   /** The public URL the owner configured for the tunnel (where DNS may point), whether or not it is up. */
   configuredPublicUrl(): string | null {
-    return this.#stored().config?.public_url ?? null;
+    return readTunnelSetting(this.#ctx.db).config?.public_url ?? null;
   }
 
   /** Saves the SSH account to use; a running tunnel restarts with it. */
   async configure(config: SshTunnelConfig): Promise<TunnelView> {
-    const stored = this.#stored();
-    this.#save({ ...stored, config });
+    const stored = readTunnelSetting(this.#ctx.db);
+    saveTunnelSetting(this.#ctx.db, { ...stored, config });
     if (this.#tunnel) await this.#run(config);
     this.#host.changed();
     return this.view();
   }
 
   async start(): Promise<TunnelView> {
-    const stored = this.#stored();
-    if (!stored.config) throw conflict('Configure the tunnel first: the SSH host, account and remote port');
-    this.#save({ ...stored, enabled: true });
+    const stored = readTunnelSetting(this.#ctx.db);
+    if (!stored.config) throw conflict('SVC_ERR_TUNNEL_NOT_CONFIGURED', 'Configure the tunnel first: the SSH host, account and remote port');
+    saveTunnelSetting(this.#ctx.db, { ...stored, enabled: true });
     await this.#run(stored.config);
     return this.view();
   }
 
   async stop(): Promise<TunnelView> {
-    this.#save({ ...this.#stored(), enabled: false });
+    saveTunnelSetting(this.#ctx.db, { ...readTunnelSetting(this.#ctx.db), enabled: false });
     await this.#halt();
     this.#host.changed();
     return this.view();
@@ -84,7 +77,7 @@ export class TunnelService {
 
   /** At node start: brings the tunnel back when it was running. */
   async resume(): Promise<void> {
-    const stored = this.#stored();
+    const stored = readTunnelSetting(this.#ctx.db);
     if (stored.enabled && stored.config) await this.#run(stored.config);
   }
 
@@ -129,22 +122,11 @@ export class TunnelService {
   }
 
   #keyId(): string {
-    const stored = this.#stored();
+    const stored = readTunnelSetting(this.#ctx.db);
     if (stored.key_id !== null && this.#ctx.custody.hasKey(stored.key_id)) return stored.key_id;
     const key = this.#ctx.custody.createSigningKey('tunnel');
-    this.#save({ ...stored, key_id: key.keyId });
+    saveTunnelSetting(this.#ctx.db, { ...stored, key_id: key.keyId });
     return key.keyId;
-  }
-
-  #stored(): Stored {
-    const value = this.#ctx.db.prepare(`SELECT value FROM node_settings WHERE key = ?`).pluck().get(SETTING) as string | undefined;
-    return value === undefined ? { config: null, key_id: null, enabled: false } : (JSON.parse(value) as Stored);
-  }
-
-  #save(stored: Stored): void {
-    this.#ctx.db
-      .prepare(`INSERT INTO node_settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`)
-      .run(SETTING, JSON.stringify(stored));
   }
 }
 

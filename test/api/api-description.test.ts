@@ -2,10 +2,12 @@
  * The node describes its own API (issue 15): `GET /openapi.json` is an OpenAPI 3.1 document built
  * from the routes as Fastify registers them, so every route appears in it (a route cannot be added
  * without being described), routes that declare schemas carry them, and `/docs/api` is a readable
- * reference served by the node itself. The peer listener describes only what it serves.
+ * reference served by the node itself. The peer listener describes only what it serves. Every
+ * operation documents its errors: one shared ErrorBody ({detail, code}, code from the catalogue).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectOk } from '../support/expect.ts';
+import { ERROR_CODES, ErrorBody } from '../../contract/errors.ts';
+import { expectOk, expectRefusal } from '../support/expect.ts';
 import { startTestNode, type TestNode } from '../support/node.ts';
 
 /** Routes that are not the API: the UI's files and redirect, and the reference page's assets. */
@@ -69,7 +71,8 @@ describe('GET /openapi.json', () => {
         expect(op.parameters, route).toContainEqual(expect.objectContaining({ name, in: 'path', required: true }));
       }
       if ((method === 'post' || method === 'put') && !BODILESS.includes(route)) expect(op.requestBody?.content['application/json'].schema, route).toBeDefined();
-      expect(op.security, route).toEqual(PUBLIC.includes(route) ? undefined : [{ teamCertificate: [] }]);
+      // A team route's requirement names the scope it declares (test/security/scopes.test.ts checks which).
+      expect(op.security, route).toEqual(PUBLIC.includes(route) ? undefined : [{ teamCertificate: [expect.stringMatching(/^(library:(read|write|publish|approve)|team:admin)$/)] }]);
     }
     const shelfImport = doc.paths['/v1/shelf/import'].post;
     expect(Object.keys(shelfImport.responses)).toEqual(expect.arrayContaining(['200', '201']));
@@ -225,7 +228,7 @@ describe('GET /openapi.json', () => {
       for (const name of query) expect(op.parameters, route).toContainEqual(expect.objectContaining({ name, in: 'query' }));
       if (body === 'json') expect(op.requestBody?.content['application/json'].schema, route).toBeDefined();
       else expect(op.requestBody, route).toBeUndefined();
-      expect(op.security, route).toEqual(isPublic ? undefined : [{ teamCertificate: [] }]);
+      expect(op.security, route).toEqual(isPublic ? undefined : [{ teamCertificate: [method === 'GET' ? 'docs:read' : expect.stringMatching(/^docs:(read|write)$/)] }]);
       expect(op.tags?.length, route).toBe(1);
     }
     const create = doc.paths['/v1/documents'].post.requestBody.content['application/json'].schema;
@@ -237,6 +240,32 @@ describe('GET /openapi.json', () => {
     expect((listing.anyOf ?? listing.oneOf).map((s: { type: string }) => s.type).sort()).toEqual(['array', 'object']);
     const preview = doc.paths['/v1/present/preview'].post.responses['200'].content['application/json'].schema;
     expect(preview.required).toEqual(['html', 'contrast', 'base_palettes']);
+  });
+
+  it('documents every operation\'s errors as the one shared ErrorBody response, naming every catalogue code', async () => {
+    const peerUrl = t.node.info.public_url as string;
+    const peerDoc = await (await fetch(`${peerUrl}/openapi.json`)).json();
+    for (const doc of [expectOk(await t.request('GET', '/openapi.json')), peerDoc]) {
+      const operations = Object.entries(doc.paths as Record<string, Record<string, any>>).flatMap(([path, methods]) =>
+        Object.entries(methods).map(([method, op]) => ({ route: `${method.toUpperCase()} ${path}`, op })),
+      );
+      expect(operations.length).toBeGreaterThan(50);
+      for (const { route, op } of operations) {
+        expect(op.responses?.['4XX'], route).toEqual({ $ref: '#/components/responses/Error' });
+        expect(op.responses?.['5XX'], route).toEqual({ $ref: '#/components/responses/Error' });
+      }
+      expect(doc.components.responses.Error.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ErrorBody' });
+      const schema = doc.components.schemas.ErrorBody;
+      expect(schema).toMatchObject({ type: 'object', required: ['detail', 'code'], additionalProperties: false });
+      expect([...schema.properties.code.enum].sort()).toEqual([...ERROR_CODES].sort());
+      // detail: a sentence, a 422's list of {loc, msg, type}, or an object with a message.
+      const kinds = (schema.properties.detail.anyOf ?? schema.properties.detail.oneOf) as { type: string; required?: string[] }[];
+      expect(kinds.map((kind) => kind.type).sort()).toEqual(['array', 'object', 'string']);
+    }
+    // What the node answers is what the description says.
+    const refusal = await t.request('GET', '/v1/no-such-route');
+    expectRefusal(refusal, 404, /No route/, 'SVC_ERR_ROUTE_NOT_FOUND');
+    expect(ErrorBody.safeParse(refusal.body).success).toBe(true);
   });
 
   it('on the peer listener, describes only what the peer listener serves', async () => {

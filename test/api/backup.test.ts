@@ -3,6 +3,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyLog } from '../../server/crypto/identity-log.ts';
+import { expectRefusal } from '../support/expect.ts';
 import { startTestNode, type TestNode } from '../support/node.ts';
 
 const PASSPHRASE = 'correct horse battery staple';
@@ -58,8 +59,7 @@ describe('identity backup', () => {
     const project = await a.owner('POST', '/v1/node/projects', { slug: 'eph' });
     const eph = await a.request('POST', '/v1/workspaces/init', { token: project.body.api_key, body: {} });
     const refused = await a.owner('POST', `/v1/node/identities/${eph.body.agent_id}/export`, { passphrase: PASSPHRASE });
-    expect(refused.status).toBe(409);
-    expect(refused.body.detail).toMatch(/persistent/);
+    expectRefusal(refused, 409, /persistent/, 'SVC_ERR_IDENTITY_WRONG_LIFETIME');
   });
 
   it('refuses a wrong passphrase or a tampered log and stores nothing', async () => {
@@ -69,8 +69,7 @@ describe('identity backup', () => {
     const tampered = structuredClone(backup);
     tampered.did_log[1].timestamp = '2020-01-01T00:00:00Z';
     const broken = await b.owner('POST', '/v1/node/identities/import', { project_id: projectB.project_id, passphrase: PASSPHRASE, backup: tampered });
-    expect(broken.status).toBe(422);
-    expect(broken.body.detail).toMatch(/does not verify/);
+    expectRefusal(broken, 422, /does not verify/, 'SVC_ERR_DID_LOG_INVALID');
     expect((await b.owner('GET', '/v1/node/identities')).body.identities).toEqual([]);
     expect((await b.request('GET', `/v1/did/${alice.did_aw}/key`)).status).toBe(404);
   });
@@ -97,6 +96,6 @@ describe('identity backup', () => {
     expect(verifyLog(log.body, { method: 'svc', didAw: alice.did_aw }).ok).toBe(true);
 
     const again = await b.owner('POST', '/v1/node/identities/import', { project_id: projectB.project_id, passphrase: PASSPHRASE, backup });
-    expect(again.status).toBe(409);
+    expectRefusal(again, 409, /already on this node/, 'SVC_ERR_IDENTITY_EXISTS');
   });
 });

@@ -246,23 +246,23 @@ describe('POST /v1/chat/sessions', () => {
 
   it('refuses unknown recipients (404), yourself and duplicate targets (422), and sends nothing', async () => {
     const [a, b] = await people();
-    expectRefusal(await create(a, { to_aliases: ['nobody-here'], message: 'x' }), 404, /no identity with alias nobody-here/);
-    expectRefusal(await create(a, { to_addresses: [`${DOMAIN}/nobody`], message: 'x' }), 404, /Recipient address not found/);
-    expectRefusal(await create(a, { to_dids: [testKey().didKey], message: 'x' }), 404, /not an identity on this node/);
-    expectRefusal(await create(a, { to_dids: ['did:web:example.com'], message: 'x' }), 422);
+    expectRefusal(await create(a, { to_aliases: ['nobody-here'], message: 'x' }), 404, /no identity with alias nobody-here/, 'SVC_ERR_RECIPIENT_NOT_FOUND');
+    expectRefusal(await create(a, { to_addresses: [`${DOMAIN}/nobody`], message: 'x' }), 404, /Recipient address not found/, 'SVC_ERR_RECIPIENT_NOT_FOUND');
+    expectRefusal(await create(a, { to_dids: [testKey().didKey], message: 'x' }), 404, /not an identity on this node/, 'SVC_ERR_RECIPIENT_NOT_FOUND');
+    expectRefusal(await create(a, { to_dids: ['did:web:example.com'], message: 'x' }), 422, undefined, 'SVC_ERR_DID_MALFORMED');
     // Chat across nodes needs a sender address (test/api/federation.test.ts); these have none.
-    expectRefusal(await create(a, { to_addresses: ['elsewhere.example/bob'], message: 'x' }), 422, /another node.*address/);
+    expectRefusal(await create(a, { to_addresses: ['elsewhere.example/bob'], message: 'x' }), 422, /another node.*address/, 'SVC_ERR_SENDER_ADDRESS_REQUIRED');
     // An alias resolves in the caller's project only.
     const [outsider] = await people(() => beta);
     expectRefusal(await create(a, { to_aliases: [outsider.alias], message: 'x' }), 404);
     // One bad target refuses the whole send.
     expectRefusal(await create(a, { to_aliases: [b.alias, 'nobody-here'], message: 'x' }), 404);
 
-    expectRefusal(await create(a, { to_aliases: [a.alias], message: 'x' }), 422, /is you/);
-    expectRefusal(await create(a, { to_dids: [a.did_key], message: 'x' }), 422, /is you/);
+    expectRefusal(await create(a, { to_aliases: [a.alias], message: 'x' }), 422, /is you/, 'SVC_ERR_CHAT_WITH_SELF');
+    expectRefusal(await create(a, { to_dids: [a.did_key], message: 'x' }), 422, /is you/, 'SVC_ERR_CHAT_WITH_SELF');
     expectValidation(await create(a, { to_aliases: [b.alias, b.alias], message: 'x' }), 'to_aliases');
     expectValidation(await create(a, { to_dids: [b.did_key, b.did_key], message: 'x' }), 'to_dids');
-    expectRefusal(await create(a, { to_aliases: [b.alias], to_dids: [b.did_key], message: 'x' }), 422, /same recipient/);
+    expectRefusal(await create(a, { to_aliases: [b.alias], to_dids: [b.did_key], message: 'x' }), 422, /same recipient/, 'SVC_ERR_RECIPIENT_DUPLICATE');
 
     expect(await sessions(a)).toEqual([]);
     expect(await sessions(b)).toEqual([]);
@@ -283,10 +283,10 @@ describe('POST /v1/chat/sessions', () => {
     expectValidation(await create(a, { ...to, message: 'x', reply_to: 'not-a-uuid' }), 'reply_to');
     expectValidation(await create(a, { to_aliases: ['bad alias'], message: 'x' }), 'to_aliases');
     expectRefusal(await create(a, [to]), 422);
-    expectRefusal(await create(a, { ...to, message: 'x'.repeat(64 * 1024 + 1) }), 413, /64 KiB/);
-    expectRefusal(await create(a, { ...to, message: 'é'.repeat(32 * 1024 + 1) }), 413);
+    expectRefusal(await create(a, { ...to, message: 'x'.repeat(64 * 1024 + 1) }), 413, /64 KiB/, 'SVC_ERR_MESSAGE_TOO_LARGE');
+    expectRefusal(await create(a, { ...to, message: 'é'.repeat(32 * 1024 + 1) }), 413, undefined, 'SVC_ERR_MESSAGE_TOO_LARGE');
     // reply_to must name a message of the session: a new session has none.
-    expectRefusal(await create(a, { ...to, message: 'x', reply_to: randomUUID() }), 404, /reply_to/);
+    expectRefusal(await create(a, { ...to, message: 'x', reply_to: randomUUID() }), 404, /reply_to/, 'SVC_ERR_REPLY_TO_NOT_FOUND');
     expect(await sessions(a)).toEqual([]);
 
     const exact = expectOk(await create(a, { ...to, message: 'x'.repeat(64 * 1024) }));
@@ -307,8 +307,8 @@ describe('POST /v1/chat/sessions', () => {
     const [outsider, stranger] = await people(() => beta);
     const [colleague] = await people();
 
-    expectRefusal(await create(outsider, { to_addresses: [`${DOMAIN}/vault`], message: 'let me in' }), 403, /only accepts messages from contacts/);
-    expectRefusal(await create(outsider, { to_dids: [vault.did_aw], message: 'let me in' }), 403, /only accepts messages from contacts/);
+    expectRefusal(await create(outsider, { to_addresses: [`${DOMAIN}/vault`], message: 'let me in' }), 403, /only accepts messages from contacts/, 'SVC_ERR_RECIPIENT_CONTACTS_ONLY');
+    expectRefusal(await create(outsider, { to_dids: [vault.did_aw], message: 'let me in' }), 403, /only accepts messages from contacts/, 'SVC_ERR_RECIPIENT_CONTACTS_ONLY');
     // The same project is always allowed.
     expectOk(await create(colleague, { to_aliases: ['vault'], message: 'hi from the project' }));
 
@@ -323,7 +323,7 @@ describe('POST /v1/chat/sessions', () => {
 
     // In a group someone else started, the contacts-only member is protected until it speaks there.
     const group = expectOk(await create(colleague, { to_aliases: ['vault'], to_dids: [outsider.did_key], message: 'meet each other' }));
-    expectRefusal(await send(outsider, group.session_id, { body: 'hello vault' }), 403, /only accepts messages from contacts/);
+    expectRefusal(await send(outsider, group.session_id, { body: 'hello vault' }), 403, /only accepts messages from contacts/, 'SVC_ERR_RECIPIENT_CONTACTS_ONLY');
     expectOk(await send(vault, group.session_id, { body: 'hello all' }));
     expectOk(await send(outsider, group.session_id, { body: 'hello vault' }));
   });
@@ -357,15 +357,15 @@ describe('POST /v1/chat/sessions/{id}/messages', () => {
     const [a, b, outsider] = await people();
     const { session_id } = await chat(a, b);
     const other = await chat(a, outsider);
-    expectRefusal(await send(outsider, session_id, { body: 'let me in' }), 404, /^Session not found$/);
-    expectRefusal(await send(a, randomUUID(), { body: 'x' }), 404, /^Session not found$/);
-    expectRefusal(await send(a, 'not-a-session', { body: 'x' }), 404);
-    expectRefusal(await send(a, session_id, { body: 'x', reply_to: other.message_id }), 404, /reply_to/);
-    expectRefusal(await send(a, session_id, { body: 'x', reply_to: randomUUID() }), 404, /reply_to/);
+    expectRefusal(await send(outsider, session_id, { body: 'let me in' }), 404, /^Session not found$/, 'SVC_ERR_CHAT_SESSION_NOT_FOUND');
+    expectRefusal(await send(a, randomUUID(), { body: 'x' }), 404, /^Session not found$/, 'SVC_ERR_CHAT_SESSION_NOT_FOUND');
+    expectRefusal(await send(a, 'not-a-session', { body: 'x' }), 404, undefined, 'SVC_ERR_CHAT_SESSION_NOT_FOUND');
+    expectRefusal(await send(a, session_id, { body: 'x', reply_to: other.message_id }), 404, /reply_to/, 'SVC_ERR_REPLY_TO_NOT_FOUND');
+    expectRefusal(await send(a, session_id, { body: 'x', reply_to: randomUUID() }), 404, /reply_to/, 'SVC_ERR_REPLY_TO_NOT_FOUND');
     expectValidation(await send(a, session_id, { body: '' }), 'body');
     expectValidation(await send(a, session_id, { message: 'wrong field' }), 'message');
     expectValidation(await send(a, session_id, { body: 'x', hang_on: 1 }), 'hang_on');
-    expectRefusal(await send(a, session_id, { body: 'x'.repeat(64 * 1024 + 1) }), 413);
+    expectRefusal(await send(a, session_id, { body: 'x'.repeat(64 * 1024 + 1) }), 413, undefined, 'SVC_ERR_MESSAGE_TOO_LARGE');
     expect(expectOk(await history(a, session_id)).messages).toHaveLength(1);
   });
 });
@@ -432,7 +432,7 @@ describe('GET /v1/chat/sessions and /v1/chat/sessions/{id}/messages', () => {
     // The sender's own messages are never unread for it.
     expect(expectOk(await history(a, session_id, '?unread_only=true')).messages).toEqual([]);
 
-    expectRefusal(await history(outsider, session_id), 404, /^Session not found$/);
+    expectRefusal(await history(outsider, session_id), 404, /^Session not found$/, 'SVC_ERR_CHAT_SESSION_NOT_FOUND');
     expectRefusal(await history(a, randomUUID()), 404, /^Session not found$/);
     expectValidation(await history(b, session_id, '?limit=0'), 'limit');
     expectValidation(await history(b, session_id, '?limit=2001'), 'limit');
@@ -469,9 +469,9 @@ describe('POST /v1/chat/sessions/{id}/read', () => {
     const [a, b, outsider] = await people();
     const { session_id, message_id } = await chat(a, b);
     const other = await chat(a, outsider);
-    expectRefusal(await read(b, session_id, randomUUID()), 404, /Message not found/);
-    expectRefusal(await read(a, session_id, other.message_id), 404, /Message not found/);
-    expectRefusal(await read(outsider, session_id, message_id), 404, /^Session not found$/);
+    expectRefusal(await read(b, session_id, randomUUID()), 404, /Message not found/, 'SVC_ERR_MESSAGE_NOT_FOUND');
+    expectRefusal(await read(a, session_id, other.message_id), 404, /Message not found/, 'SVC_ERR_MESSAGE_NOT_FOUND');
+    expectRefusal(await read(outsider, session_id, message_id), 404, /^Session not found$/, 'SVC_ERR_CHAT_SESSION_NOT_FOUND');
     expectValidation(await read(b, session_id, 'not-a-uuid'), 'up_to_message_id');
     expectValidation(await t.request('POST', `/v1/chat/sessions/${session_id}/read`, { token: b.api_key, body: {} }), 'up_to_message_id');
     expect((await sessions(b))[0].unread_count).toBe(1);
@@ -628,7 +628,7 @@ describe('read positions and membership after a reload (ours)', () => {
     // Nothing to rejoin (409), and no message that both leaves and rejoins (422): nothing is stored.
     const count = async () => expectOk(await history(a, session_id)).messages.length;
     const before = await count();
-    expectRefusal(await send(b, session_id, { body: 'again', rejoining: true }), 409, /nothing to rejoin/);
+    expectRefusal(await send(b, session_id, { body: 'again', rejoining: true }), 409, /nothing to rejoin/, 'SVC_ERR_CHAT_NOT_LEFT');
     expectValidation(await send(b, session_id, { body: 'both', leaving: true, rejoining: true }), 'rejoining');
     expectValidation(await send(b, session_id, { body: 'x', rejoining: 'yes' }), 'rejoining');
     expect(await count()).toBe(before);
@@ -818,9 +818,9 @@ describe('GET /v1/chat/sessions/{id}/stream', () => {
     const { session_id } = await chat(a, b);
     const get = (who: Who, path: string) => t.request('GET', path, { token: who.api_key });
     const refused = await get(outsider, streamPath(session_id));
-    expectRefusal(refused, 403);
-    expect(refused.body).toEqual({ detail: 'Not a participant in this session' });
-    expectRefusal(await get(a, streamPath(randomUUID())), 403, /Not a participant/);
+    expectRefusal(refused, 403, undefined, 'SVC_ERR_CHAT_NOT_PARTICIPANT');
+    expect(refused.body).toEqual({ detail: 'Not a participant in this session', code: 'SVC_ERR_CHAT_NOT_PARTICIPANT' });
+    expectRefusal(await get(a, streamPath(randomUUID())), 403, /Not a participant/, 'SVC_ERR_CHAT_NOT_PARTICIPANT');
     expectValidation(await get(a, `/v1/chat/sessions/${session_id}/stream`), 'deadline');
     expectValidation(await get(a, streamPath(session_id, 'deadline=tomorrow')), 'deadline');
     expectValidation(await get(a, streamPath(session_id, `deadline=${encodeURIComponent(inSeconds(-10))}`)), 'deadline');

@@ -70,7 +70,7 @@ describe('svc-node serve', { timeout: 60_000 }, () => {
     expect(rest).toEqual(serve.ready);
     expect(owner_token).toMatch(/^svc_ot_[0-9a-f]{64}$/);
     expect((await api('GET', '/v1/node/info', owner_token)).status).toBe(200);
-    expect((await api('GET', '/v1/node/info', `${owner_token}x`)).status).toBe(401);
+    expect(await api('GET', '/v1/node/info', `${owner_token}x`)).toMatchObject({ status: 401, body: { code: 'SVC_ERR_OWNER_TOKEN_REQUIRED' } });
   });
 
   it('refuses a second serve on the same data dir with a clear message', async () => {
@@ -108,7 +108,7 @@ describe('owner commands', { timeout: 60_000 }, () => {
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({ project_id: project.project_id, alias: 'from-cli' });
     // A project-authority key does nothing else.
-    expect((await api('GET', '/v1/agents/me/log', project.api_key)).status).toBe(403);
+    expect(await api('GET', '/v1/agents/me/log', project.api_key)).toMatchObject({ status: 403, body: { code: 'SVC_ERR_API_KEY_WRONG_KIND' } });
   });
 
   it('fails in one line when the owner API refuses (duplicate project)', async () => {
@@ -180,7 +180,7 @@ describe('owner commands', { timeout: 60_000 }, () => {
     const code = new URL(ui_url).hash.slice('#code='.length);
     const owner = JSON.parse(readFileSync(join(dataDir, 'node.json'), 'utf8')).owner_token;
     expect(await api('POST', '/v1/node/session', undefined, { code })).toEqual({ status: 200, body: { owner_token: owner } });
-    expect((await api('POST', '/v1/node/session', undefined, { code })).status).toBe(401);
+    expect(await api('POST', '/v1/node/session', undefined, { code })).toMatchObject({ status: 401, body: { code: 'SVC_ERR_UI_LINK_INVALID' } });
   });
 
   it('fails in one line on a data dir where no node runs', async () => {

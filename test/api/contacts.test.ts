@@ -51,13 +51,13 @@ describe('/v1/contacts', () => {
     const identity = await createIdentity(t, project.api_key);
     expect(expectOk(await add(identity.api_key, { contact_address: 'Example.ORG./Bob' })).contact_address).toBe('example.org/Bob');
     expect(expectOk(await add(identity.api_key, { contact_address: 'Upper.Example' })).contact_address).toBe('upper.example');
-    expectRefusal(await add(identity.api_key, { contact_address: 'EXAMPLE.org/Bob' }), 409, /example\.org\/Bob is already a contact/);
+    expectRefusal(await add(identity.api_key, { contact_address: 'EXAMPLE.org/Bob' }), 409, /example\.org\/Bob is already a contact/, 'SVC_ERR_CONTACT_EXISTS');
   });
 
   it('refuses a duplicate (409) and keeps one', async () => {
     const identity = await createIdentity(t, project.api_key);
     expectOk(await add(identity.api_key, { contact_address: 'dup.example/x', label: 'first' }));
-    expectRefusal(await add(identity.api_key, { contact_address: 'dup.example/x', label: 'second' }), 409, /already a contact/);
+    expectRefusal(await add(identity.api_key, { contact_address: 'dup.example/x', label: 'second' }), 409, /already a contact/, 'SVC_ERR_CONTACT_EXISTS');
     expect(await list(identity.api_key)).toEqual([expect.objectContaining({ contact_address: 'dup.example/x', label: 'first' })]);
     // Another identity may hold the same contact.
     expectOk(await add(other.api_key, { contact_address: 'dup.example/x' }));

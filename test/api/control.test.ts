@@ -58,8 +58,8 @@ describe('POST /v1/agents/{alias}/control', () => {
   });
 
   it("answers 404 for an unknown alias or another project's identity", async () => {
-    expectRefusal(await control(lead.api_key, 'nobody', { signal: 'pause' }), 404, /alias nobody/);
-    expectRefusal(await control(lead.api_key, 'stranger', { signal: 'pause' }), 404, /alias stranger/);
+    expectRefusal(await control(lead.api_key, 'nobody', { signal: 'pause' }), 404, /alias nobody/, 'SVC_ERR_RECIPIENT_NOT_FOUND');
+    expectRefusal(await control(lead.api_key, 'stranger', { signal: 'pause' }), 404, /alias stranger/, 'SVC_ERR_RECIPIENT_NOT_FOUND');
   });
 
   it('refuses no key or a bad key (401) and a project key (403)', async () => {

@@ -56,16 +56,16 @@ describe('POST /v1/did', () => {
     const head = (await storedLog(didAw))[0] as LogEntry;
     expectOk(await rotate(didAw, rotateBody(key, head, next)));
     // The genesis key asks again for the did:svc that has moved on to `next`.
-    expectRefusal(await register(registerBody(key)), 409, /already registered/);
+    expectRefusal(await register(registerBody(key)), 409, /already registered/, 'SVC_ERR_DID_TAKEN');
     expect(expectOk(await keyOf(didAw)).current_did_key).toBe(next.didKey);
     expect(await storedLog(didAw)).toHaveLength(2);
   });
 
   it('refuses a proof that does not verify (401)', async () => {
     const key = testKey();
-    expectRefusal(await register(registerBody(key, { signer: testKey() })), 401, /proof/);
-    expectRefusal(await register({ ...registerBody(key), proof: 'AAAA' }), 401, /proof/);
-    expectRefusal(await keyOf(stableIdOf(key)), 404);
+    expectRefusal(await register(registerBody(key, { signer: testKey() })), 401, /proof/, 'SVC_ERR_SIGNATURE_INVALID');
+    expectRefusal(await register({ ...registerBody(key), proof: 'AAAA' }), 401, /proof/, 'SVC_ERR_SIGNATURE_INVALID');
+    expectRefusal(await keyOf(stableIdOf(key)), 404, undefined, 'SVC_ERR_DID_NOT_FOUND');
   });
 
   it('refuses a bad proof for an already registered did:svc too (401), leaving it as it was', async () => {
@@ -78,16 +78,16 @@ describe('POST /v1/did', () => {
   it('refuses a did_aw that is not derived from the key (422)', async () => {
     const key = testKey();
     const other = testKey();
-    expectRefusal(await register(registerBody(key, { patch: { did_aw: stableIdOf(other) } })), 422, /derived/);
+    expectRefusal(await register(registerBody(key, { patch: { did_aw: stableIdOf(other) } })), 422, /derived/, 'SVC_ERR_DID_ENTRY_INVALID');
     expectRefusal(await keyOf(stableIdOf(other)), 404);
     expectRefusal(await keyOf(stableIdOf(key)), 404);
   });
 
   it('refuses a genesis entry that is not one (422)', async () => {
     const key = testKey();
-    expectRefusal(await register(registerBody(key, { patch: { seq: 2 } })), 422, /genesis/);
-    expectRefusal(await register(registerBody(key, { patch: { authorized_by: testKey().didKey } })), 422, /authorized_by/);
-    expectRefusal(await register(registerBody(key, { patch: { state_hash: '0'.repeat(64) } })), 422, /state_hash/);
+    expectRefusal(await register(registerBody(key, { patch: { seq: 2 } })), 422, /genesis/, 'SVC_ERR_DID_ENTRY_INVALID');
+    expectRefusal(await register(registerBody(key, { patch: { authorized_by: testKey().didKey } })), 422, /authorized_by/, 'SVC_ERR_DID_ENTRY_INVALID');
+    expectRefusal(await register(registerBody(key, { patch: { state_hash: '0'.repeat(64) } })), 422, /state_hash/, 'SVC_ERR_DID_ENTRY_INVALID');
     expectValidation(await register(registerBody(key, { patch: { operation: 'rotate_key' } })), 'operation');
     expectRefusal(await keyOf(stableIdOf(key)), 404);
   });
@@ -108,8 +108,8 @@ describe('POST /v1/did', () => {
 
   it('refuses a timestamp outside ±300 s (401)', async () => {
     const key = testKey();
-    expectRefusal(await register(registerBody(key, { at: timestamp(-301) })), 401, /window/);
-    expectRefusal(await register(registerBody(key, { at: timestamp(301) })), 401, /window/);
+    expectRefusal(await register(registerBody(key, { at: timestamp(-301) })), 401, /window/, 'SVC_ERR_TIMESTAMP_INVALID');
+    expectRefusal(await register(registerBody(key, { at: timestamp(301) })), 401, /window/, 'SVC_ERR_TIMESTAMP_INVALID');
     expectRefusal(await keyOf(stableIdOf(key)), 404);
   });
 
@@ -121,7 +121,7 @@ describe('POST /v1/did', () => {
       expect([401, 422]).toContain(response.status);
       expectRefusal(response, response.status, /timestamp/i);
     }
-    expectRefusal(await register(registerBody(key, { at, patch: { timestamp: at.replace('Z', '.5Z') } })), 422, /second precision/);
+    expectRefusal(await register(registerBody(key, { at, patch: { timestamp: at.replace('Z', '.5Z') } })), 422, /second precision/, 'SVC_ERR_DID_ENTRY_INVALID');
     expectRefusal(await keyOf(stableIdOf(key)), 404);
   });
 
@@ -151,8 +151,8 @@ describe('PUT /v1/did/{did_aw}', () => {
     const { key, didAw } = await registered();
     const [genesis] = (await storedLog(didAw)) as [LogEntry];
     const next = testKey();
-    expectRefusal(await rotate(didAw, rotateBody(key, genesis, next, { patch: { seq: 3 } })), 409, /seq mismatch/);
-    expectRefusal(await rotate(didAw, rotateBody(key, genesis, next, { patch: { prev_entry_hash: 'f'.repeat(64) } })), 409, /prev_entry_hash mismatch/);
+    expectRefusal(await rotate(didAw, rotateBody(key, genesis, next, { patch: { seq: 3 } })), 409, /seq mismatch/, 'SVC_ERR_DID_LOG_STALE');
+    expectRefusal(await rotate(didAw, rotateBody(key, genesis, next, { patch: { prev_entry_hash: 'f'.repeat(64) } })), 409, /prev_entry_hash mismatch/, 'SVC_ERR_DID_LOG_STALE');
     expect(await storedLog(didAw)).toEqual([genesis]);
   });
 
@@ -160,11 +160,12 @@ describe('PUT /v1/did/{did_aw}', () => {
     const { key, didAw } = await registered();
     const [genesis] = (await storedLog(didAw)) as [LogEntry];
     const next = testKey();
-    expectRefusal(await rotate(didAw, rotateBody(key, genesis, next, { signer: next })), 401, /proof/);
+    expectRefusal(await rotate(didAw, rotateBody(key, genesis, next, { signer: next })), 401, /proof/, 'SVC_ERR_SIGNATURE_INVALID');
     expectRefusal(
       await rotate(didAw, rotateBody(next, genesis, next, { patch: { authorized_by: next.didKey, previous_did_key: next.didKey }, signer: next })),
       401,
       /current key/,
+      'SVC_ERR_DID_ROTATION_UNAUTHORIZED',
     );
     expect(await storedLog(didAw)).toEqual([genesis]);
     expect(expectOk(await keyOf(didAw)).current_did_key).toBe(key.didKey);
@@ -174,9 +175,9 @@ describe('PUT /v1/did/{did_aw}', () => {
     const { key, didAw } = await registered();
     const [genesis] = (await storedLog(didAw)) as [LogEntry];
     const next = testKey();
-    expectRefusal(await rotate(didAw, rotateBody(key, genesis, next, { patch: { state_hash: genesis.state_hash } })), 422, /state_hash/);
-    expectRefusal(await rotate(didAw, rotateBody(key, genesis, next, { at: timestamp(-301) })), 401, /window/);
-    expectRefusal(await rotate(didAw, rotateBody(key, genesis, next, { patch: { new_did_key: key.didKey } })), 422, /already the current key/);
+    expectRefusal(await rotate(didAw, rotateBody(key, genesis, next, { patch: { state_hash: genesis.state_hash } })), 422, /state_hash/, 'SVC_ERR_DID_ENTRY_INVALID');
+    expectRefusal(await rotate(didAw, rotateBody(key, genesis, next, { at: timestamp(-301) })), 401, /window/, 'SVC_ERR_TIMESTAMP_INVALID');
+    expectRefusal(await rotate(didAw, rotateBody(key, genesis, next, { patch: { new_did_key: key.didKey } })), 422, /already the current key/, 'SVC_ERR_DID_ENTRY_INVALID');
     expect(await storedLog(didAw)).toEqual([genesis]);
   });
 
@@ -184,7 +185,7 @@ describe('PUT /v1/did/{did_aw}', () => {
     const { key, didAw } = await registered();
     const [genesis] = (await storedLog(didAw)) as [LogEntry];
     const at = timestamp();
-    expectRefusal(await rotate(didAw, rotateBody(key, genesis, testKey(), { at, patch: { timestamp: at.replace('Z', '.250Z') } })), 422, /second precision/);
+    expectRefusal(await rotate(didAw, rotateBody(key, genesis, testKey(), { at, patch: { timestamp: at.replace('Z', '.250Z') } })), 422, /second precision/, 'SVC_ERR_DID_ENTRY_INVALID');
     expect(await storedLog(didAw)).toEqual([genesis]);
     expect(verifyLog(await storedLog(didAw)).ok).toBe(true);
   });
@@ -196,8 +197,8 @@ describe('PUT /v1/did/{did_aw}', () => {
     expectRefusal(await rotate(didAw, { ...rotateBody(key, genesis, next), did_aw: didAw }), 422);
     expectValidation(await rotate(didAw, { ...rotateBody(key, genesis, next), proof: 'x' }), 'proof');
     expectRefusal(await t.request('PUT', `/v1/did/${didAw}`, { raw: '{"operation":"rotate_key",' }), 400);
-    expectRefusal(await rotate(stableIdOf(testKey()), rotateBody(key, genesis, next)), 404);
-    expectRefusal(await rotate('did:svc:not-base58-0OIl', rotateBody(key, genesis, next)), 404);
+    expectRefusal(await rotate(stableIdOf(testKey()), rotateBody(key, genesis, next)), 404, undefined, 'SVC_ERR_DID_NOT_FOUND');
+    expectRefusal(await rotate('did:svc:not-base58-0OIl', rotateBody(key, genesis, next)), 404, undefined, 'SVC_ERR_DID_NOT_FOUND');
     expect(await storedLog(didAw)).toEqual([genesis]);
   });
 });
@@ -208,7 +209,7 @@ describe('GET /v1/did/{did_aw}/key, /head, /log', () => {
     for (const didAw of [unknown, 'did:svc:', 'did:svc:0OIl', 'did:aw:2CiZ88hVF4JuQim8nnSuyeiV2HF2', testKey().didKey, 'x'.repeat(200)]) {
       const path = encodeURIComponent(didAw);
       for (const suffix of ['key', 'head', 'log']) {
-        expectRefusal(await t.request('GET', `/v1/did/${path}/${suffix}`), 404, /not found/);
+        expectRefusal(await t.request('GET', `/v1/did/${path}/${suffix}`), 404, /not found/, 'SVC_ERR_DID_NOT_FOUND');
       }
     }
   });

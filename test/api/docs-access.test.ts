@@ -60,7 +60,7 @@ describe('scopes', () => {
   it('lets a docs:read member read everything and write nothing (403), changing nothing', async () => {
     for (const [method, path] of reads) expect((await readOnly.request(method, path)).status, path).toBe(200);
     const before = await state();
-    for (const res of await writes(readOnly, 'by-reader')) expectRefusal(res, 403, /docs:write/);
+    for (const res of await writes(readOnly, 'by-reader')) expectRefusal(res, 403, /docs:write/, 'SVC_ERR_SCOPE_MISSING');
     // A wrongly typed body is still a 403 first: the scope decides before the content.
     expectRefusal(await readOnly.request('POST', '/v1/documents/shared/versions', { body: { x: 1 } }), 403);
     expect(await state()).toEqual(before);
@@ -69,7 +69,7 @@ describe('scopes', () => {
   it('lets a docs:write-only member write but not read (each route checks its own scope)', async () => {
     const [create, createT, append, appendT] = await writes(writeOnly, 'by-writer');
     expect([create!.status, createT!.status, append!.status, appendT!.status]).toEqual([201, 201, 201, 201]);
-    for (const [method, path] of reads) expectRefusal(await writeOnly.request(method, path), 403, /docs:read/);
+    for (const [method, path] of reads) expectRefusal(await writeOnly.request(method, path), 403, /docs:read/, 'SVC_ERR_SCOPE_MISSING');
   });
 
   it('refuses a member with neither scope everywhere', async () => {
@@ -136,8 +136,8 @@ describe('docs/doc.changed', () => {
     ]);
     for (const frame of frames) expect(JSON.stringify(frame.data)).not.toContain('one');
 
-    expectRefusal(await writer.append('watched-doc', 'bad', 'text/plain'), 415);
-    expectRefusal(await writer.create('watched-doc', 'again'), 409);
+    expectRefusal(await writer.append('watched-doc', 'bad', 'text/plain'), 415, undefined, 'SVC_ERR_UNSUPPORTED_MEDIA_TYPE');
+    expectRefusal(await writer.create('watched-doc', 'again'), 409, undefined, 'SVC_ERR_DOCUMENT_SLUG_TAKEN');
     expect(await stream.maybeNext(300)).toBeNull();
   });
 });

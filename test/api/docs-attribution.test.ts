@@ -80,7 +80,7 @@ describe('saves made in the app', () => {
     const project = await createProject(t, 'gone', 'credit.test');
     const dave = await createIdentity(t, project.api_key, persistent('dave'));
     expectOk(await t.owner('POST', `/api/v1/agents/${dave.agent_id}/archive`));
-    expectRefusal(await asApp('POST', '/v1/documents/notes/versions', { markdown: '# x\n', actingAs: dave.agent_id }), 422, /archived/);
+    expectRefusal(await asApp('POST', '/v1/documents/notes/versions', { markdown: '# x\n', actingAs: dave.agent_id }), 422, /archived/, 'SVC_ERR_ACTING_AS_INACTIVE');
     expect((await versionsOf('notes')).length).toBe(4);
   });
 });

@@ -34,6 +34,7 @@ function expectCapRefusal(res: ApiResponse, limit: 'documents' | 'versions_per_d
   expect(res.headers.get('content-type') ?? '').toMatch(/^application\/json/);
   expect(res.body).toEqual({
     detail: { code: 'free_tier_limit_exceeded', limit, current, max, subscriptions_available: false, message: expect.any(String) },
+    code: 'SVC_ERR_FREE_TIER_LIMIT',
   });
 }
 
@@ -76,7 +77,7 @@ describe('billing', () => {
     expectOk(await team.create('doc4', 'fifth'), 201);
     expectCapRefusal(await team.create('doc5', 'sixth'), 'documents', 5, 5);
     expectCapRefusal(await team.createFromTemplate('doc5', { name: 'memo', slots: { cover } }), 'documents', 5, 5);
-    expectRefusal(await team.get('doc5'), 404);
+    expectRefusal(await team.get('doc5'), 404, undefined, 'SVC_ERR_DOCUMENT_NOT_FOUND');
     // Caps are per team: another team still has room.
     expectOk(await other.create('theirs', 'x'), 201);
   });
@@ -95,7 +96,7 @@ describe('billing', () => {
   });
 
   it('is a 404, not a 402, for a document that is not the team\'s', async () => {
-    expectRefusal(await other.append('doc0', 'x'), 404);
+    expectRefusal(await other.append('doc0', 'x'), 404, undefined, 'SVC_ERR_DOCUMENT_NOT_FOUND');
   });
 
   it('lifts the caps again without losing anything', async () => {
@@ -144,6 +145,7 @@ describe('asset storage quota', () => {
         subscriptions_available: false,
         message: expect.stringMatching(/nothing was stored/),
       },
+      code: 'SVC_ERR_STORAGE_QUOTA_EXCEEDED',
     });
     expect(expectOk(await team.request('GET', '/v1/billing')).usage.asset_bytes).toBe(3 * PNG.length);
     // Per team: the other team still has room.

@@ -69,7 +69,7 @@ describe('create', () => {
 
   it('refuses a duplicate slug with a 409, leaving the first document alone', async () => {
     expectOk(await alice.create('dup', 'original'), 201);
-    expectRefusal(await bob.create('dup', 'impostor'), 409, /dup/);
+    expectRefusal(await bob.create('dup', 'impostor'), 409, /dup/, 'SVC_ERR_DOCUMENT_SLUG_TAKEN');
     expect(await snapshot(alice, 'dup')).toEqual({ body: 'original', current_version: 1, versions: 1 });
   });
 
@@ -80,10 +80,10 @@ describe('create', () => {
 
   it('needs exactly one of body or template, by key presence', async () => {
     const both = await alice.request('POST', '/v1/documents', { body: { slug: 'x1', title: 'x', body: '', template: { name: 'memo', slots: { cover } } } });
-    expectRefusal(both, 422, /Provide exactly one of body or template/);
+    expectRefusal(both, 422, /Provide exactly one of body or template/, 'SVC_ERR_VALIDATION');
     const neither = await alice.request('POST', '/v1/documents', { body: { slug: 'x2', title: 'x' } });
-    expectRefusal(neither, 422, /Provide exactly one of body or template/);
-    for (const slug of ['x1', 'x2']) expectRefusal(await alice.get(slug), 404);
+    expectRefusal(neither, 422, /Provide exactly one of body or template/, 'SVC_ERR_VALIDATION');
+    for (const slug of ['x1', 'x2']) expectRefusal(await alice.get(slug), 404, undefined, 'SVC_ERR_DOCUMENT_NOT_FOUND');
   });
 
   it('validates slug, title and unknown keys', async () => {
@@ -121,8 +121,8 @@ describe('raw Markdown versions', () => {
   });
 
   it('refuses missing or malformed version numbers', async () => {
-    expectRefusal(await alice.request('GET', '/v1/documents/notes/versions/4'), 404);
-    expectRefusal(await alice.request('GET', '/v1/documents/notes/versions/0'), 422);
+    expectRefusal(await alice.request('GET', '/v1/documents/notes/versions/4'), 404, undefined, 'SVC_ERR_DOCUMENT_VERSION_NOT_FOUND');
+    expectRefusal(await alice.request('GET', '/v1/documents/notes/versions/0'), 422, undefined, 'SVC_ERR_VALIDATION');
     expectRefusal(await alice.request('GET', '/v1/documents/notes/versions/two'), 422);
   });
 
@@ -138,7 +138,7 @@ describe('raw Markdown versions', () => {
   it('refuses any content type but text/markdown (UTF-8), changing nothing', async () => {
     const before = await snapshot(alice, 'notes');
     const json = await alice.request('POST', '/v1/documents/notes/versions', { body: { body: 'json' } });
-    expectRefusal(json, 415, /text\/markdown/);
+    expectRefusal(json, 415, /text\/markdown/, 'SVC_ERR_UNSUPPORTED_MEDIA_TYPE');
     expectRefusal(await alice.append('notes', 'plain', 'text/plain'), 415);
     expectRefusal(await alice.append('notes', 'plain', 'text/plain; charset=utf-8'), 415);
     expectRefusal(await alice.append('notes', 'latin', 'text/markdown; charset=iso-8859-1'), 415);
@@ -153,7 +153,7 @@ describe('raw Markdown versions', () => {
 
   it('refuses invalid UTF-8 with a 400, changing nothing', async () => {
     const before = await snapshot(alice, 'notes');
-    expectRefusal(await alice.append('notes', Buffer.from([0x23, 0x20, 0xc3, 0x28]), MARKDOWN), 400, /UTF-8/);
+    expectRefusal(await alice.append('notes', Buffer.from([0x23, 0x20, 0xc3, 0x28]), MARKDOWN), 400, /UTF-8/, 'SVC_ERR_MALFORMED_REQUEST');
     expectRefusal(await alice.append('notes', Buffer.from([0xff, 0xfe]), MARKDOWN), 400);
     expect(await snapshot(alice, 'notes')).toEqual(before);
   });
@@ -176,7 +176,7 @@ describe('raw Markdown versions', () => {
   });
 
   it('is a 404 for a document that does not exist', async () => {
-    expectRefusal(await alice.append('nope', 'x'), 404);
+    expectRefusal(await alice.append('nope', 'x'), 404, undefined, 'SVC_ERR_DOCUMENT_NOT_FOUND');
   });
 });
 
@@ -201,7 +201,7 @@ describe('templates', () => {
   it('refuses template errors with a 422 that names the location, changing nothing', async () => {
     const before = await snapshot(alice, 'pitch');
     const unknown = await alice.appendTemplate('pitch', { name: 'deck', slots: { cover } });
-    expectRefusal(unknown, 422, /Unknown template: deck/);
+    expectRefusal(unknown, 422, /Unknown template: deck/, 'SVC_ERR_VALIDATION');
     expect(unknown.body.detail[0].loc).toEqual(['body', 'name']);
     const badSlot = await alice.appendTemplate('pitch', { name: 'memo', slots: { cover, metrics: [] } });
     expect(badSlot.body.detail.map((i: any) => i.loc.join('.'))).toEqual(['body.slots.metrics']);
@@ -226,7 +226,7 @@ describe('templates', () => {
     // The example is a working request body.
     const created = expectOk(await alice.createFromTemplate('from-example', memo.example), 201);
     expect(created.body).toBe(memo.example_markdown);
-    expectRefusal(await alice.request('GET', '/v1/templates/deck'), 404);
+    expectRefusal(await alice.request('GET', '/v1/templates/deck'), 404, undefined, 'SVC_ERR_TEMPLATE_NOT_FOUND');
   });
 });
 
@@ -243,11 +243,11 @@ describe('listing and isolation', () => {
 
   it('answers another team\'s document with a 404 everywhere, changing nothing', async () => {
     const before = await snapshot(alice, 'plan');
-    expectRefusal(await outsider.get('plan'), 404);
-    expectRefusal(await outsider.request('GET', '/v1/documents/plan/versions'), 404);
-    expectRefusal(await outsider.request('GET', '/v1/documents/plan/versions/1'), 404);
-    expectRefusal(await outsider.append('plan', 'hijack'), 404);
-    expectRefusal(await outsider.appendTemplate('plan', { name: 'memo', slots: { cover } }), 404);
+    expectRefusal(await outsider.get('plan'), 404, undefined, 'SVC_ERR_DOCUMENT_NOT_FOUND');
+    expectRefusal(await outsider.request('GET', '/v1/documents/plan/versions'), 404, undefined, 'SVC_ERR_DOCUMENT_NOT_FOUND');
+    expectRefusal(await outsider.request('GET', '/v1/documents/plan/versions/1'), 404, undefined, 'SVC_ERR_DOCUMENT_NOT_FOUND');
+    expectRefusal(await outsider.append('plan', 'hijack'), 404, undefined, 'SVC_ERR_DOCUMENT_NOT_FOUND');
+    expectRefusal(await outsider.appendTemplate('plan', { name: 'memo', slots: { cover } }), 404, undefined, 'SVC_ERR_DOCUMENT_NOT_FOUND');
     expect(await snapshot(alice, 'plan')).toEqual(before);
   });
 

@@ -103,10 +103,10 @@ describe('mint', () => {
   });
 
   it('refuses absent versions, unknown and other teams\' documents (404), bad bodies (422), and readers (403)', async () => {
-    expectRefusal(await mint(alice, { slug: 'deck', version: 3 }), 404);
-    expectRefusal(await mint(alice, { slug: 'nope' }), 404);
+    expectRefusal(await mint(alice, { slug: 'deck', version: 3 }), 404, undefined, 'SVC_ERR_DOCUMENT_VERSION_NOT_FOUND');
+    expectRefusal(await mint(alice, { slug: 'nope' }), 404, undefined, 'SVC_ERR_DOCUMENT_NOT_FOUND');
     expectOk(await outsider.create('theirs', 'secret'), 201);
-    expectRefusal(await mint(alice, { slug: 'theirs' }), 404);
+    expectRefusal(await mint(alice, { slug: 'theirs' }), 404, undefined, 'SVC_ERR_DOCUMENT_NOT_FOUND');
     expectValidation(await mint(alice, { slug: 'deck', version: 0 }), 'version');
     expectValidation(await mint(alice, { slug: 'deck', ttl_seconds: 0 }), 'ttl_seconds');
     expectValidation(await mint(alice, { slug: 'deck', extra: true }), 'extra');
@@ -177,11 +177,11 @@ describe('revoke and expiry', () => {
 
   it('revokes by link_id too (listings never show tokens), only within the team', async () => {
     const link = expectOk(await mint(alice, { slug: 'deck' }), 201);
-    expectRefusal(await outsider.request('POST', `/v1/present/${link.link_id}/revoke`), 404);
+    expectRefusal(await outsider.request('POST', `/v1/present/${link.link_id}/revoke`), 404, undefined, 'SVC_ERR_PRESENT_LINK_NOT_FOUND');
     expect((await page(link.url)).status).toBe(200);
     expect(expectOk(await alice.request('POST', `/v1/present/${link.link_id.toUpperCase()}/revoke`))).toEqual({ revoked: true });
     expectNotFoundPage(await page(link.url));
-    expectRefusal(await alice.request('POST', '/v1/present/00000000-0000-4000-8000-000000000000/revoke'), 404);
+    expectRefusal(await alice.request('POST', '/v1/present/00000000-0000-4000-8000-000000000000/revoke'), 404, undefined, 'SVC_ERR_PRESENT_LINK_NOT_FOUND');
   });
 
   it('nudges the owner\'s feed on mint and revoke, so an open list of links follows (issue 14)', async () => {
@@ -204,8 +204,8 @@ describe('revoke and expiry', () => {
 
   it('refuses another team, unknown tokens (404) and readers (403)', async () => {
     const link = expectOk(await mint(alice, { slug: 'deck' }), 201);
-    expectRefusal(await outsider.request('POST', `/v1/present/${link.token}/revoke`), 404);
-    expectRefusal(await alice.request('POST', `/v1/present/${'B'.repeat(43)}/revoke`), 404);
+    expectRefusal(await outsider.request('POST', `/v1/present/${link.token}/revoke`), 404, undefined, 'SVC_ERR_PRESENT_LINK_NOT_FOUND');
+    expectRefusal(await alice.request('POST', `/v1/present/${'B'.repeat(43)}/revoke`), 404, undefined, 'SVC_ERR_PRESENT_LINK_NOT_FOUND');
     expectRefusal(await reader.request('POST', `/v1/present/${link.token}/revoke`), 403, /docs:write/);
     expect((await page(link.url)).status).toBe(200);
   });
@@ -272,7 +272,10 @@ describe('editable links', () => {
 
     const stale = await publicPost(`${link.url}/edit`, { body: '# Mine\n', base_version: 2 });
     expect(stale.status).toBe(409);
-    expect(stale.body).toEqual({ detail: { message: expect.stringMatching(/version 3/), version_number: 3, body: '# Edited\n' } });
+    expect(stale.body).toEqual({
+      detail: { message: expect.stringMatching(/version 3/), version_number: 3, body: '# Edited\n' },
+      code: 'SVC_ERR_DOCUMENT_VERSION_STALE',
+    });
     expect(expectOk(await alice.get('shared')).current_version).toBe(3);
 
     const anonymous = await publicPost(`${link.url}/edit`, { body: '# Anon\n', base_version: 3, editor_name: '   ' });
@@ -296,6 +299,7 @@ describe('editable links', () => {
       const refused = await publicPost(`${link.url}/edit`, { body: 'two', base_version: 1 });
       expect(refused.status).toBe(402);
       expect(refused.body.detail.message).toEqual(expect.any(String));
+      expect(refused.body.code).toBe('SVC_ERR_FREE_TIER_LIMIT');
     } finally {
       expectOk(await setDocCaps(t, { max_documents: null, max_versions_per_doc: null }));
     }
@@ -308,9 +312,11 @@ describe('editable links', () => {
     expectOk(await alice.request('POST', `/v1/present/${editLink.token}/revoke`));
     for (const url of [readLink.url, editLink.url, `${t.node.info.docs_url}/present/${'C'.repeat(43)}`]) {
       const state = await publicGet(`${url}/state`);
-      expect(state).toEqual({ status: 404, body: { detail: 'Not found' } });
+      expect(state).toEqual({ status: 404, body: { detail: 'Not found', code: 'SVC_ERR_PRESENT_LINK_NOT_FOUND' } });
       expect((await publicPost(`${url}/preview`, { body: 'x' })).status).toBe(404);
-      expect((await publicPost(`${url}/edit`, { body: 'x', base_version: 1 })).status).toBe(404);
+      const edit = await publicPost(`${url}/edit`, { body: 'x', base_version: 1 });
+      expect(edit.status).toBe(404);
+      expect(edit.body).toEqual({ detail: expect.stringMatching(/no longer accepts edits/), code: 'SVC_ERR_PRESENT_LINK_NOT_FOUND' });
     }
     expect(expectOk(await alice.get('shared')).current_version).toBe(4);
   });

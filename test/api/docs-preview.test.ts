@@ -76,7 +76,7 @@ describe('POST /v1/present/preview', () => {
     ]);
     expect(shown.contrast[0].ratio).toBeCloseTo(4.478, 2);
     // The same draft is what PUT refuses; nothing was saved by the preview.
-    expectRefusal(await alice.request('PUT', '/v1/theme', { body: draft }), 422, /contrast ratio of 4\.47:1/);
+    expectRefusal(await alice.request('PUT', '/v1/theme', { body: draft }), 422, /contrast ratio of 4\.47:1/, 'SVC_ERR_THEME_CONTRAST_INSUFFICIENT');
     expect(expectOk(await alice.request('GET', '/v1/theme'))).toEqual(before);
   });
 

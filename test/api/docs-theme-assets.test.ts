@@ -98,7 +98,7 @@ describe('theme', () => {
 
   it('refuses text on surface below WCAG AA with the ratio in the message', async () => {
     expectOk(await putTheme({ header: 'before' }));
-    expectRefusal(await putTheme({ tokens: { colors: { text: '#777', surface: '#fff' } } }), 422, /4\.47:1.*4\.5:1/);
+    expectRefusal(await putTheme({ tokens: { colors: { text: '#777', surface: '#fff' } } }), 422, /4\.47:1.*4\.5:1/, 'SVC_ERR_THEME_CONTRAST_INSUFFICIENT');
     expectRefusal(await putTheme({ tokens: { colors: { text: 'yellow', surface: 'white' } } }), 422, /1\.07:1/);
     expect(expectOk(await getTheme()).header).toBe('before');
   });
@@ -131,14 +131,14 @@ describe('theme', () => {
     // Every failing colour is named at once.
     const both = await putTheme({ tokens: { colors: { muted: '#aaaaaa', accent: '#9ecbff' } } });
     expectRefusal(both, 422, /muted text #aaaaaa.*; Theme link colour \(accent\) #9ecbff/);
-    expectRefusal(await putTheme({ tokens: { colors: { accent: 'rgba(10, 93, 189, 0.5)' } } }), 422, /link colour \(accent\) and surface colours must be opaque/);
+    expectRefusal(await putTheme({ tokens: { colors: { accent: 'rgba(10, 93, 189, 0.5)' } } }), 422, /link colour \(accent\) and surface colours must be opaque/, 'SVC_ERR_THEME_CONTRAST_INSUFFICIENT');
     expect(expectOk(await getTheme())).toEqual(before);
     // The same plum is fine as a light theme's links (7.8:1 on white).
     expectOk(await putTheme({ tokens: { colors: { accent: '#8a1c7c' } } }));
   });
 
   it('fails closed on alpha-bearing or transparent text and surface colours', async () => {
-    expectRefusal(await putTheme({ tokens: { colors: { text: 'rgba(0, 0, 0, 0.9)' } } }), 422, /opaque/);
+    expectRefusal(await putTheme({ tokens: { colors: { text: 'rgba(0, 0, 0, 0.9)' } } }), 422, /opaque/, 'SVC_ERR_THEME_CONTRAST_INSUFFICIENT');
     expectRefusal(await putTheme({ tokens: { colors: { text: '#00000080' } } }), 422, /opaque/);
     expectRefusal(await putTheme({ tokens: { colors: { surface: 'transparent' } } }), 422, /opaque/);
   });
@@ -191,13 +191,13 @@ describe('theme', () => {
 
   it('refuses a bad logo and leaves the theme as it was', async () => {
     const before = expectOk(await putTheme({ header: 'keep', logo: { content_type: 'image/jpeg', data_base64: b64(JPEG) } }));
-    expectRefusal(await putTheme({ logo: { content_type: 'image/png', data_base64: 'not base64!' } }), 400, /base64/);
+    expectRefusal(await putTheme({ logo: { content_type: 'image/png', data_base64: 'not base64!' } }), 400, /base64/, 'SVC_ERR_IMAGE_BASE64_INVALID');
     expectRefusal(await putTheme({ logo: { content_type: 'image/png', data_base64: b64(PNG) + 'A' } }), 400, /base64/);
-    expectRefusal(await putTheme({ logo: { content_type: 'image/png', data_base64: b64(GIF) } }), 422, /image\/gif.*image\/png/);
-    expectRefusal(await putTheme({ logo: { content_type: 'image/svg+xml', data_base64: b64(SVG) } }), 422, /not allowed/);
-    expectRefusal(await putTheme({ logo: { content_type: 'image/png', data_base64: b64(SVG) } }), 422, /not a png/);
+    expectRefusal(await putTheme({ logo: { content_type: 'image/png', data_base64: b64(GIF) } }), 422, /image\/gif.*image\/png/, 'SVC_ERR_ASSET_BYTES_MISMATCH');
+    expectRefusal(await putTheme({ logo: { content_type: 'image/svg+xml', data_base64: b64(SVG) } }), 422, /not allowed/, 'SVC_ERR_IMAGE_TYPE_NOT_ALLOWED');
+    expectRefusal(await putTheme({ logo: { content_type: 'image/png', data_base64: b64(SVG) } }), 422, /not a png/, 'SVC_ERR_ASSET_BYTES_MISMATCH');
     const oversize = Buffer.concat([PNG, Buffer.alloc(256 * 1024)]);
-    expectRefusal(await putTheme({ logo: { content_type: 'image/png', data_base64: b64(oversize) } }), 413, /256 KiB/);
+    expectRefusal(await putTheme({ logo: { content_type: 'image/png', data_base64: b64(oversize) } }), 413, /256 KiB/, 'SVC_ERR_ASSET_TOO_LARGE');
     expect(expectOk(await getTheme())).toEqual(before);
   });
 
@@ -249,29 +249,29 @@ describe('image assets', () => {
     expect(response.headers.get('x-robots-tag')).toBe('noindex');
     expect(response.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
     expect(response.headers.get('content-security-policy')).toBe("default-src 'none'");
-    expectRefusal(await t.request('GET', '/assets/00000000-0000-4000-8000-000000000000'), 404);
-    expectRefusal(await t.request('GET', '/assets/not-a-uuid'), 404);
+    expectRefusal(await t.request('GET', '/assets/00000000-0000-4000-8000-000000000000'), 404, undefined, 'SVC_ERR_ASSET_NOT_FOUND');
+    expectRefusal(await t.request('GET', '/assets/not-a-uuid'), 404, undefined, 'SVC_ERR_ASSET_NOT_FOUND');
   });
 
   it('refuses a type that is not allowed, naming the allowed ones', async () => {
-    expectRefusal(await upload('image/svg+xml', SVG), 422, /image\/png, image\/jpeg, image\/gif, image\/webp/);
+    expectRefusal(await upload('image/svg+xml', SVG), 422, /image\/png, image\/jpeg, image\/gif, image\/webp/, 'SVC_ERR_IMAGE_TYPE_NOT_ALLOWED');
     expectRefusal(await upload('text/html', PNG), 422, /not allowed/);
   });
 
   it('refuses bytes that do not match the declared type, saying which', async () => {
-    expectRefusal(await upload('image/png', JPEG), 422, /bytes are image\/jpeg, not the declared image\/png/);
-    expectRefusal(await upload('image/webp', SVG), 422, /not a png, jpeg, gif or webp/);
+    expectRefusal(await upload('image/png', JPEG), 422, /bytes are image\/jpeg, not the declared image\/png/, 'SVC_ERR_ASSET_BYTES_MISMATCH');
+    expectRefusal(await upload('image/webp', SVG), 422, /not a png, jpeg, gif or webp/, 'SVC_ERR_ASSET_BYTES_MISMATCH');
   });
 
   it('refuses base64 that is not strict', async () => {
-    expectRefusal(await upload('image/png', '!!!!'), 400, /base64/);
+    expectRefusal(await upload('image/png', '!!!!'), 400, /base64/, 'SVC_ERR_IMAGE_BASE64_INVALID');
     expectRefusal(await upload('image/png', b64(Buffer.concat([PNG, Buffer.from('x')])).replace(/=+$/, '')), 400, /base64/);
     expectRefusal(await upload('image/png', b64(PNG).replace(/^./, '-')), 400, /base64/);
-    expectRefusal(await upload('image/png', ''), 400);
+    expectRefusal(await upload('image/png', ''), 400, undefined, 'SVC_ERR_IMAGE_BASE64_INVALID');
   });
 
   it('refuses an image over 256 KiB with a 413 and accepts exactly 256 KiB', async () => {
-    expectRefusal(await upload('image/png', Buffer.concat([PNG, Buffer.alloc(256 * 1024 - PNG.length + 1)])), 413, /256 KiB/);
+    expectRefusal(await upload('image/png', Buffer.concat([PNG, Buffer.alloc(256 * 1024 - PNG.length + 1)])), 413, /256 KiB/, 'SVC_ERR_ASSET_TOO_LARGE');
     expectOk(await upload('image/png', Buffer.concat([PNG, Buffer.alloc(256 * 1024 - PNG.length)])), 201);
   });
 
@@ -283,7 +283,7 @@ describe('image assets', () => {
   it('needs docs:write to upload and hides other teams’ assets', async () => {
     expectRefusal(await upload('image/png', PNG, reader), 403, /docs:write/);
     const asset = expectOk(await upload('image/png', PNG), 201);
-    expectRefusal(await outsider.request('GET', `/v1/assets/${asset.asset_id}`), 404);
+    expectRefusal(await outsider.request('GET', `/v1/assets/${asset.asset_id}`), 404, undefined, 'SVC_ERR_ASSET_NOT_FOUND');
     expectRefusal(await alice.request('GET', '/v1/assets/not-a-uuid'), 404);
   });
 });
@@ -309,7 +309,7 @@ describe('video direct upload', () => {
 
     const pending = expectOk(await alice.request('GET', `/v1/assets/${started.asset_id}`));
     expect(pending).toMatchObject({ kind: 'video', status: 'pending_upload', bytes: null, filename: 'demo.mp4', max_duration_seconds: 600 });
-    expectRefusal(await t.request('GET', `/assets/${started.asset_id}`), 404);
+    expectRefusal(await t.request('GET', `/assets/${started.asset_id}`), 404, undefined, 'SVC_ERR_ASSET_NOT_FOUND');
 
     const response = await put(started.upload_url, MP4);
     expect(response.status).toBe(200);
@@ -322,14 +322,16 @@ describe('video direct upload', () => {
 
     const again = await put(started.upload_url, MP4);
     expect(again.status).toBe(404);
+    expect(await again.json()).toEqual({ detail: expect.stringMatching(/No pending upload/), code: 'SVC_ERR_UPLOAD_NOT_PENDING' });
   });
 
   it('refuses a wrong content type, a wrong token and bytes that are not the container', async () => {
     const started = expectOk(await start({ content_type: 'video/webm' }), 201);
-    expect((await put(started.upload_url, MP4, 'video/mp4')).status).toBe(415);
-    expect((await put(started.upload_url.replace(/token=.*/, 'token=nope'), MP4, 'video/webm')).status).toBe(404);
+    const refusal = async (response: Response) => ({ status: response.status, code: ((await response.json()) as { code: unknown }).code });
+    expect(await refusal(await put(started.upload_url, MP4, 'video/mp4'))).toEqual({ status: 415, code: 'SVC_ERR_UNSUPPORTED_MEDIA_TYPE' });
+    expect(await refusal(await put(started.upload_url.replace(/token=.*/, 'token=nope'), MP4, 'video/webm'))).toEqual({ status: 404, code: 'SVC_ERR_UPLOAD_NOT_PENDING' });
     expect((await put(started.upload_url.replace(/\?token=.*/, ''), MP4, 'video/webm')).status).toBe(404);
-    expect((await put(started.upload_url, MP4, 'video/webm')).status).toBe(422);
+    expect(await refusal(await put(started.upload_url, MP4, 'video/webm'))).toEqual({ status: 422, code: 'SVC_ERR_ASSET_BYTES_MISMATCH' });
     expect(expectOk(await alice.request('GET', `/v1/assets/${started.asset_id}`)).status).toBe('pending_upload');
     const webm = Buffer.concat([Buffer.from([0x1a, 0x45, 0xdf, 0xa3]), Buffer.alloc(32)]);
     expect((await put(started.upload_url, webm, 'video/webm')).status).toBe(200);
@@ -339,7 +341,9 @@ describe('video direct upload', () => {
     const started = expectOk(await start({ content_type: 'video/quicktime' }), 201);
     offsetMs = 61 * 60 * 1000;
     try {
-      expect((await put(started.upload_url, MP4, 'video/quicktime')).status).toBe(410);
+      const expired = await put(started.upload_url, MP4, 'video/quicktime');
+      expect(expired.status).toBe(410);
+      expect(await expired.json()).toEqual({ detail: expect.stringMatching(/expired/), code: 'SVC_ERR_UPLOAD_URL_EXPIRED' });
     } finally {
       offsetMs = 0;
     }

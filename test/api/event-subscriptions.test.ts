@@ -57,11 +57,11 @@ describe('/v1/events/subscriptions', () => {
     // Another identity sees only its own, and cannot delete someone else's.
     const bob = await newIdentity();
     expect(await list(bob)).toEqual([]);
-    expectRefusal(await t.request('DELETE', `${PATH}/${one.subscription_id}`, { token: bob.api_key }), 404);
+    expectRefusal(await t.request('DELETE', `${PATH}/${one.subscription_id}`, { token: bob.api_key }), 404, undefined, 'SVC_ERR_SUBSCRIPTION_NOT_FOUND');
 
     expect(expectOk(await t.request('DELETE', `${PATH}/${one.subscription_id}`, { token: ann.api_key }))).toEqual({ deleted: true });
     expect(await list(ann)).toEqual([all]);
-    expectRefusal(await t.request('DELETE', `${PATH}/${one.subscription_id}`, { token: ann.api_key }), 404);
+    expectRefusal(await t.request('DELETE', `${PATH}/${one.subscription_id}`, { token: ann.api_key }), 404, undefined, 'SVC_ERR_SUBSCRIPTION_NOT_FOUND');
   });
 
   it('refuses an unknown type or a malformed body (422), no key (401), a project key (403)', async () => {
@@ -80,9 +80,9 @@ describe('/v1/events/subscriptions', () => {
     const ann = await newIdentity();
     const teamId = await newTeam();
     await addMember(teamId, await newIdentity());
-    expectRefusal(await post(ann, { type: TYPE }), 403, /not a member of any team/);
-    expectRefusal(await post(ann, { type: TYPE, team_id: teamId }), 403, /not a member of team/);
-    expectRefusal(await post(ann, { type: TYPE, team_id: 'nope:subs.test' }), 403);
+    expectRefusal(await post(ann, { type: TYPE }), 403, /not a member of any team/, 'SVC_ERR_TEAM_NOT_MEMBER');
+    expectRefusal(await post(ann, { type: TYPE, team_id: teamId }), 403, /not a member of team/, 'SVC_ERR_TEAM_NOT_MEMBER');
+    expectRefusal(await post(ann, { type: TYPE, team_id: 'nope:subs.test' }), 403, undefined, 'SVC_ERR_TEAM_NOT_MEMBER');
   });
 
   it('asks which team when the identity is a member of two (422), and takes an explicit team_id', async () => {
@@ -109,7 +109,7 @@ describe('/v1/events/subscriptions', () => {
     const teamId = await newTeam();
     const certificateId = await addMember(teamId, dee);
     expectOk(await t.owner('POST', `/v1/node/teams/${encodeURIComponent(teamId)}/members/${certificateId}/revoke`), 200);
-    expectRefusal(await post(dee, { type: TYPE }), 403);
+    expectRefusal(await post(dee, { type: TYPE }), 403, undefined, 'SVC_ERR_TEAM_NOT_MEMBER');
   });
 });
 

@@ -73,9 +73,11 @@ describe('the peer table (owner API)', () => {
     expectValidation(await a.owner('POST', '/v1/node/peers', { domain: 'x.test', url: 'https://n.test/path' }), 'url');
     expectValidation(await a.owner('POST', '/v1/node/peers', { domain: 'x.test', url: 'ftp://n.test' }), 'url');
     expectValidation(await a.owner('POST', '/v1/node/peers', { domain: 'x.test' }), 'url');
-    expect((await a.request('GET', '/v1/node/peers')).status).toBe(401);
+    expectRefusal(await a.request('GET', '/v1/node/peers'), 401, /owner token/, 'SVC_ERR_OWNER_TOKEN_REQUIRED');
+    // A namespace of this node is delivered here: it cannot have a peer.
+    expectRefusal(await a.owner('POST', '/v1/node/peers', { domain: 'A.test', url: 'https://n.test' }), 409, /namespace of this node/, 'SVC_ERR_PEER_DOMAIN_LOCAL');
     expectOk(await a.owner('DELETE', '/v1/node/peers/other.test'));
-    expectRefusal(await a.owner('DELETE', '/v1/node/peers/other.test'), 404);
+    expectRefusal(await a.owner('DELETE', '/v1/node/peers/other.test'), 404, undefined, 'SVC_ERR_PEER_NOT_FOUND');
   });
 });
 
@@ -118,7 +120,7 @@ describe('mail to another node', () => {
   });
 
   it('needs a sender address: a node can only check senders it can look up', async () => {
-    expectRefusal(await send(a, dave.api_key, { to_address: 'b.test/bob', body: 'x' }), 422, /address/);
+    expectRefusal(await send(a, dave.api_key, { to_address: 'b.test/bob', body: 'x' }), 422, /address/, 'SVC_ERR_SENDER_ADDRESS_REQUIRED');
   });
 });
 
@@ -288,8 +290,8 @@ describe('chat with another node', () => {
   });
 
   it('is two-party across nodes, and needs a sender address', async () => {
-    expectRefusal(await startChat(a, alice.api_key, { to_addresses: ['b.test/bob'], to_aliases: ['dave'], message: 'group?' }), 422, /two participants/);
-    expectRefusal(await startChat(a, dave.api_key, { to_addresses: ['b.test/bob'], message: 'hi' }), 422, /address/);
+    expectRefusal(await startChat(a, alice.api_key, { to_addresses: ['b.test/bob'], to_aliases: ['dave'], message: 'group?' }), 422, /two participants/, 'SVC_ERR_CHAT_REMOTE_GROUP');
+    expectRefusal(await startChat(a, dave.api_key, { to_addresses: ['b.test/bob'], message: 'hi' }), 422, /address/, 'SVC_ERR_SENDER_ADDRESS_REQUIRED');
   });
 
   it('bounces a chat to a contacts-only identity that does not know the sender, and delivers once it has answered', async () => {
@@ -333,7 +335,7 @@ describe('chat with another node', () => {
     const before = (await history(b, bob.api_key, there.session_id)).length;
     expect(expectOk(await b.request('POST', '/v1/federation/messages', { body: again }))).toEqual({ message_id: first.message_id, status: 'duplicate' });
     expect(await history(b, bob.api_key, there.session_id)).toHaveLength(before);
-    expectRefusal(await b.request('POST', '/v1/federation/messages', { body: { ...again, body: 'altered' } }), 403, /canonical envelope/);
+    expectRefusal(await b.request('POST', '/v1/federation/messages', { body: { ...again, body: 'altered' } }), 403, /canonical envelope/, 'SVC_ERR_FEDERATION_SIGNATURE_INVALID');
   });
 });
 
@@ -363,27 +365,27 @@ describe('refusals', () => {
 
   it('refuses a message altered after signing', async () => {
     const mail = signedMail(testKey(), { from: 'a.test/alice', to: 'b.test/bob' });
-    expectRefusal(await b.request('POST', '/v1/federation/messages', { body: { ...mail, body: 'changed' } }), 403, /canonical envelope/);
+    expectRefusal(await b.request('POST', '/v1/federation/messages', { body: { ...mail, body: 'changed' } }), 403, /canonical envelope/, 'SVC_ERR_FEDERATION_SIGNATURE_INVALID');
   });
 
   it('refuses a forged signature', async () => {
     const mail = signedMail(testKey(), { from: 'a.test/alice', to: 'b.test/bob' });
-    expectRefusal(await b.request('POST', '/v1/federation/messages', { body: { ...mail, from_did: alice.did_key } }), 403);
+    expectRefusal(await b.request('POST', '/v1/federation/messages', { body: { ...mail, from_did: alice.did_key } }), 403, undefined, 'SVC_ERR_FEDERATION_SIGNATURE_INVALID');
     const other = signedMail(testKey(), { from: 'a.test/alice', to: 'b.test/bob' });
-    expectRefusal(await b.request('POST', '/v1/federation/messages', { body: { ...mail, signature: other.signature } }), 403, /signature/);
+    expectRefusal(await b.request('POST', '/v1/federation/messages', { body: { ...mail, signature: other.signature } }), 403, /signature/, 'SVC_ERR_FEDERATION_SIGNATURE_INVALID');
   });
 
   it('refuses a sender whose address resolves to another key on its node', async () => {
     const mail = signedMail(testKey(), { from: 'a.test/alice', to: 'b.test/bob', body: 'I am alice, honest' });
-    expectRefusal(await b.request('POST', '/v1/federation/messages', { body: mail }), 403, /resolves to another key/);
+    expectRefusal(await b.request('POST', '/v1/federation/messages', { body: mail }), 403, /resolves to another key/, 'SVC_ERR_SENDER_KEY_MISMATCH');
     expect((await inbox(b, bob.api_key)).some((m) => m.body === 'I am alice, honest')).toBe(false);
   });
 
   it('refuses senders it cannot check: unknown domains, its own namespaces, addresses that do not exist', async () => {
     const key = testKey();
-    expectRefusal(await b.request('POST', '/v1/federation/messages', { body: signedMail(key, { from: 'z.test/zed', to: 'b.test/bob' }) }), 403, /no node is known for z\.test/);
-    expectRefusal(await b.request('POST', '/v1/federation/messages', { body: signedMail(key, { from: 'b.test/bob', to: 'b.test/bob' }) }), 403, /namespace of this node/);
-    expectRefusal(await b.request('POST', '/v1/federation/messages', { body: signedMail(key, { from: 'a.test/ghost', to: 'b.test/bob' }) }), 403, /does not exist/);
+    expectRefusal(await b.request('POST', '/v1/federation/messages', { body: signedMail(key, { from: 'z.test/zed', to: 'b.test/bob' }) }), 403, /no node is known for z\.test/, 'SVC_ERR_SENDER_NODE_UNKNOWN');
+    expectRefusal(await b.request('POST', '/v1/federation/messages', { body: signedMail(key, { from: 'b.test/bob', to: 'b.test/bob' }) }), 403, /namespace of this node/, 'SVC_ERR_SENDER_NAMESPACE_LOCAL');
+    expectRefusal(await b.request('POST', '/v1/federation/messages', { body: signedMail(key, { from: 'a.test/ghost', to: 'b.test/bob' }) }), 403, /does not exist/, 'SVC_ERR_SENDER_NOT_FOUND');
   });
 
   it('refuses malformed messages with a validation error', async () => {

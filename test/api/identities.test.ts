@@ -45,10 +45,10 @@ describe('owner API: projects and namespaces', () => {
   });
 
   it('refuses a duplicate slug (409), a bad slug (422), a namespace the node does not control (422)', async () => {
-    expectRefusal(await t.owner('POST', '/v1/node/projects', { slug: 'alpha' }), 409, /already exists/);
+    expectRefusal(await t.owner('POST', '/v1/node/projects', { slug: 'alpha' }), 409, /already exists/, 'SVC_ERR_PROJECT_SLUG_TAKEN');
     expectRefusal(await t.owner('POST', '/v1/node/projects', { slug: 'bad slug' }), 422, /^body.slug: use 1-64 letters, digits/);
     expectValidation(await t.owner('POST', '/v1/node/projects', { slug: 's'.repeat(65) }), 'slug');
-    expectRefusal(await t.owner('POST', '/v1/node/projects', { slug: 'gamma', namespace: 'nobody.test' }), 422, /not controlled/);
+    expectRefusal(await t.owner('POST', '/v1/node/projects', { slug: 'gamma', namespace: 'nobody.test' }), 422, /not controlled/, 'SVC_ERR_PROJECT_NAMESPACE_NOT_HELD');
     // Asking again for a namespace the node holds answers it, unchanged (not "another controller").
     const held = expectOk(await t.owner('GET', '/v1/node/namespaces')).namespaces.find((n: { domain: string }) => n.domain === DOMAIN);
     expect(expectOk(await t.owner('POST', '/v1/node/namespaces', { domain: DOMAIN }), 200)).toMatchObject({ domain: DOMAIN, controller_did: held.controller_did });
@@ -90,7 +90,7 @@ describe('POST /v1/workspaces/init', () => {
     const created = await createIdentity(t, beta.api_key, { alias: 'scout', human_name: 'Scout' });
     expect(created).toMatchObject({ alias: 'scout', human_name: 'Scout', lifetime: 'ephemeral' });
     const count = (await nodeIdentities()).length;
-    expectRefusal(await init(t, beta.api_key, { alias: 'scout' }), 409, /already in use/);
+    expectRefusal(await init(t, beta.api_key, { alias: 'scout' }), 409, /already in use/, 'SVC_ERR_ALIAS_TAKEN');
     expect(await nodeIdentities()).toHaveLength(count);
     expect(expectOk(await introspect(created.api_key))).toMatchObject({ agent_id: created.agent_id, did_key: created.did_key, human_name: 'Scout' });
     // The same alias is free in another project.
@@ -244,7 +244,7 @@ describe('PUT /v1/agents/me/rotate', () => {
 
   it('refuses an ephemeral identity (409), a project key (403) and no key (401)', async () => {
     const identity = await createIdentity(t, beta.api_key);
-    expectRefusal(await t.request('PUT', '/v1/agents/me/rotate', { token: identity.api_key }), 409, /ephemeral/);
+    expectRefusal(await t.request('PUT', '/v1/agents/me/rotate', { token: identity.api_key }), 409, /ephemeral/, 'SVC_ERR_IDENTITY_WRONG_LIFETIME');
     expect(expectOk(await introspect(identity.api_key)).did_key).toBe(identity.did_key);
     expectRefusal(await t.request('PUT', '/v1/agents/me/rotate', { token: alpha.api_key }), 403);
     expectRefusal(await t.request('PUT', '/v1/agents/me/rotate'), 401);
@@ -263,7 +263,7 @@ describe('DELETE /v1/agents/me', () => {
 
   it('refuses a persistent identity with 409 and a clear detail, keeping it', async () => {
     const identity = await createIdentity(t, alpha.api_key, persistent('keeper'));
-    expectRefusal(await t.request('DELETE', '/v1/agents/me', { token: identity.api_key }), 409, /persistent identity.*archive or replace/);
+    expectRefusal(await t.request('DELETE', '/v1/agents/me', { token: identity.api_key }), 409, /persistent identity.*archive or replace/, 'SVC_ERR_IDENTITY_WRONG_LIFETIME');
     expect(expectOk(await introspect(identity.api_key))).toMatchObject({ agent_id: identity.agent_id, status: 'active' });
     expect(expectOk(await addressOf('keeper')).did_key).toBe(identity.did_key);
   });
@@ -332,9 +332,9 @@ describe('GET /v1/agents/resolve/{namespace}/{name}', () => {
 
   it('answers 404 for an unknown name or namespace and 401 without a key', async () => {
     const caller = await createIdentity(t, alpha.api_key);
-    expectRefusal(await t.request('GET', `/v1/agents/resolve/${DOMAIN}/nobody`, { token: caller.api_key }), 404);
-    expectRefusal(await t.request('GET', '/v1/agents/resolve/unknown.test/resolvable', { token: caller.api_key }), 404);
-    expectRefusal(await t.request('GET', '/v1/agents/resolve/not_a_domain/resolvable', { token: caller.api_key }), 404);
+    expectRefusal(await t.request('GET', `/v1/agents/resolve/${DOMAIN}/nobody`, { token: caller.api_key }), 404, undefined, 'SVC_ERR_ADDRESS_NOT_FOUND');
+    expectRefusal(await t.request('GET', '/v1/agents/resolve/unknown.test/resolvable', { token: caller.api_key }), 404, undefined, 'SVC_ERR_NAMESPACE_NOT_FOUND');
+    expectRefusal(await t.request('GET', '/v1/agents/resolve/not_a_domain/resolvable', { token: caller.api_key }), 404, undefined, 'SVC_ERR_NAMESPACE_NOT_FOUND');
     expectRefusal(await t.request('GET', `/v1/agents/resolve/${DOMAIN}/resolvable`), 401);
   });
 });
@@ -347,7 +347,7 @@ describe('POST /api/v1/agents/{agent_id}/archive', () => {
     const archived = expectOk(await archive(identity.agent_id, t.node.ownerToken));
     expect(archived).toEqual({ agent_id: identity.agent_id, status: 'archived', did_aw: identity.did_aw });
     expectRefusal(await introspect(identity.api_key), 401);
-    expectRefusal(await archive(identity.agent_id, t.node.ownerToken), 409, /already archived/);
+    expectRefusal(await archive(identity.agent_id, t.node.ownerToken), 409, /already archived/, 'SVC_ERR_IDENTITY_NOT_ACTIVE');
     expect(await identityById(identity.agent_id)).toMatchObject({ status: 'archived', did_aw: identity.did_aw });
     // History stays: the did:svc and the address still resolve.
     expect(expectOk(await t.request('GET', `/v1/did/${identity.did_aw}/key`)).current_did_key).toBe(identity.did_key);
@@ -363,18 +363,18 @@ describe('POST /api/v1/agents/{agent_id}/archive', () => {
   it("refuses an identity key (403), another project's key (404), no key (401), an ephemeral identity (409)", async () => {
     const identity = await createIdentity(t, alpha.api_key, persistent('guarded'));
     const other = await createIdentity(t, alpha.api_key);
-    expectRefusal(await archive(identity.agent_id, identity.api_key), 403);
-    expectRefusal(await archive(identity.agent_id, other.api_key), 403);
-    expectRefusal(await archive(identity.agent_id, beta.api_key), 404);
+    expectRefusal(await archive(identity.agent_id, identity.api_key), 403, undefined, 'SVC_ERR_API_KEY_WRONG_KIND');
+    expectRefusal(await archive(identity.agent_id, other.api_key), 403, undefined, 'SVC_ERR_API_KEY_WRONG_KIND');
+    expectRefusal(await archive(identity.agent_id, beta.api_key), 404, undefined, 'SVC_ERR_IDENTITY_NOT_FOUND');
     expectRefusal(await archive(identity.agent_id), 401);
     expectRefusal(await archive(identity.agent_id, `svc_sk_${'1'.repeat(64)}`), 401);
-    expectRefusal(await archive(other.agent_id, t.node.ownerToken), 409, /ephemeral/);
+    expectRefusal(await archive(other.agent_id, t.node.ownerToken), 409, /ephemeral/, 'SVC_ERR_IDENTITY_WRONG_LIFETIME');
     expect(expectOk(await introspect(identity.api_key)).status).toBe('active');
     expect(expectOk(await introspect(other.api_key)).status).toBe('active');
   });
 
   it('answers 404 for an unknown identity and 422 for a malformed id', async () => {
-    expectRefusal(await archive('00000000-0000-4000-8000-000000000000', t.node.ownerToken), 404);
+    expectRefusal(await archive('00000000-0000-4000-8000-000000000000', t.node.ownerToken), 404, undefined, 'SVC_ERR_IDENTITY_NOT_FOUND');
     expectValidation(await archive('not-a-uuid', t.node.ownerToken), 'agent_id');
   });
 });
@@ -413,7 +413,7 @@ describe('POST /api/v1/agents/{agent_id}/replace', () => {
     expect(await identityById(old.agent_id)).toMatchObject({ status: 'replaced', successor_agent_id: replaced.agent_id });
     expectRefusal(await introspect(old.api_key), 401);
     expect(expectOk(await introspect(replaced.api_key))).toMatchObject({ agent_id: replaced.agent_id, status: 'active' });
-    expectRefusal(await replace(old.agent_id, t.node.ownerToken), 409, /already replaced/);
+    expectRefusal(await replace(old.agent_id, t.node.ownerToken), 409, /already replaced/, 'SVC_ERR_IDENTITY_REPLACED');
   });
 
   it("replaces with the project's authority key too, including an archived identity", async () => {
@@ -426,10 +426,10 @@ describe('POST /api/v1/agents/{agent_id}/replace', () => {
 
   it("refuses an ephemeral identity (409), an identity key (403), another project's key (404), no key (401)", async () => {
     const ephemeral = await createIdentity(t, alpha.api_key);
-    expectRefusal(await replace(ephemeral.agent_id, t.node.ownerToken), 409, /ephemeral/);
+    expectRefusal(await replace(ephemeral.agent_id, t.node.ownerToken), 409, /ephemeral/, 'SVC_ERR_IDENTITY_WRONG_LIFETIME');
     const identity = await createIdentity(t, alpha.api_key, persistent('steadfast'));
-    expectRefusal(await replace(identity.agent_id, identity.api_key), 403);
-    expectRefusal(await replace(identity.agent_id, beta.api_key), 404);
+    expectRefusal(await replace(identity.agent_id, identity.api_key), 403, undefined, 'SVC_ERR_API_KEY_WRONG_KIND');
+    expectRefusal(await replace(identity.agent_id, beta.api_key), 404, undefined, 'SVC_ERR_IDENTITY_NOT_FOUND');
     expectRefusal(await replace(identity.agent_id), 401);
     expect(expectOk(await introspect(identity.api_key)).did_key).toBe(identity.did_key);
     expect(expectOk(await addressOf('steadfast')).did_key).toBe(identity.did_key);
@@ -438,7 +438,7 @@ describe('POST /api/v1/agents/{agent_id}/replace', () => {
 
   it('refuses an identity without an address to carry over (409)', async () => {
     const loner = await createIdentity(t, beta.api_key, persistent('no-address'));
-    expectRefusal(await replace(loner.agent_id, t.node.ownerToken), 409, /no address/);
+    expectRefusal(await replace(loner.agent_id, t.node.ownerToken), 409, /no address/, 'SVC_ERR_IDENTITY_NO_ADDRESS');
     expect(expectOk(await introspect(loner.api_key)).status).toBe('active');
   });
 });
@@ -457,7 +457,7 @@ describe('owner API: identities', () => {
     expect(created).toMatchObject({ lifetime: 'persistent', address: `${DOMAIN}/direct` });
     expect(created.api_key).toMatch(API_KEY);
     expectValidation(await t.owner('POST', '/v1/node/identities', { project_id: 'nope', name: 'x' }), 'project_id');
-    expectRefusal(await t.owner('POST', '/v1/node/identities', { project_id: '00000000-0000-4000-8000-000000000000', name: 'x' }), 404);
+    expectRefusal(await t.owner('POST', '/v1/node/identities', { project_id: '00000000-0000-4000-8000-000000000000', name: 'x' }), 404, undefined, 'SVC_ERR_PROJECT_NOT_FOUND');
   });
 });
 

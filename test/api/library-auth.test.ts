@@ -36,7 +36,7 @@ describe('library auth over HTTP', () => {
   it('refuses every team route without the headers', async () => {
     for (const [method, path] of [['GET', '/v1/shelf'], ['POST', '/v1/profiles'], ['GET', '/v1/proposals'], ['POST', '/v1/materialize']] as const) {
       const res = await t.request(method, path, method === 'POST' ? { body: {} } : {});
-      expectRefusal(res, 401);
+      expectRefusal(res, 401, undefined, 'SVC_ERR_AUTH_MISSING');
       expect(res.headers.get('www-authenticate')).toBe('DIDKey');
     }
   });
@@ -55,7 +55,7 @@ describe('library auth over HTTP', () => {
       body: JSON.stringify(create('forged')),
     });
     expect(res.status).toBe(401);
-    expect(((await res.json()) as { detail: string }).detail).toMatch(/body_sha256/);
+    expect(await res.json()).toEqual({ detail: expect.stringMatching(/body_sha256/), code: 'SVC_ERR_TEAM_ENVELOPE_MISMATCH' });
     expect(await shelfRefs()).not.toContain('forged');
   });
 
@@ -63,11 +63,11 @@ describe('library auth over HTTP', () => {
     const headers = member.sign('GET', '/v1/profiles/signed');
     const res = await fetch(`${t.url}/v1/profiles/signed?include=files`, { headers });
     expect(res.status).toBe(401);
-    expect(((await res.json()) as { detail: string }).detail).toMatch(/path/);
+    expect(await res.json()).toEqual({ detail: expect.stringMatching(/path/), code: 'SVC_ERR_TEAM_ENVELOPE_MISMATCH' });
   });
 
   it('refuses another audience', async () => {
-    expectRefusal(await member.request('GET', '/v1/shelf', { aud: 'https://library.example' }), 401, /aud/);
+    expectRefusal(await member.request('GET', '/v1/shelf', { aud: 'https://library.example' }), 401, /aud/, 'SVC_ERR_TEAM_ENVELOPE_MISMATCH');
   });
 
   it('refuses a replayed request', async () => {
@@ -75,14 +75,14 @@ describe('library auth over HTTP', () => {
     expect((await fetch(`${t.url}/v1/shelf`, { headers })).status).toBe(200);
     const replay = await fetch(`${t.url}/v1/shelf`, { headers });
     expect(replay.status).toBe(401);
-    expect(((await replay.json()) as { detail: string }).detail).toMatch(/already used/);
+    expect(await replay.json()).toEqual({ detail: expect.stringMatching(/already used/), code: 'SVC_ERR_REPLAYED' });
   });
 
   it('refuses a revoked member from then on', async () => {
     const leaving = await addTeamMember(t, { teamId: member.teamId });
     expectOk(await leaving.request('GET', '/v1/shelf'));
     expectOk(await t.owner('POST', `/v1/node/teams/${encodeURIComponent(member.teamId)}/members/${leaving.certificateId}/revoke`));
-    expectRefusal(await leaving.request('POST', '/v1/profiles', { body: create('after-revoke') }), 401, /revoked/);
+    expectRefusal(await leaving.request('POST', '/v1/profiles', { body: create('after-revoke') }), 401, /revoked/, 'SVC_ERR_TEAM_CERTIFICATE_REVOKED');
     expect(await shelfRefs()).not.toContain('after-revoke');
   });
 

@@ -29,7 +29,7 @@ const reviewer = { ref: 'reviewer', mission: 'Review every change.' };
 describe('import', () => {
   it('needs a team certificate', async () => {
     const res = await t.request('POST', '/v1/blueprints/import', { body: blueprintPayload({ ref: 'unauth.team', profiles: [coordinator] }) });
-    expectRefusal(res, 401);
+    expectRefusal(res, 401, undefined, 'SVC_ERR_AUTH_MISSING');
     expect((await t.request('GET', '/v1/blueprints/unauth.team')).status).toBe(404);
   });
 
@@ -55,7 +55,7 @@ describe('import', () => {
     expect(again.status).toBe(200);
     expect(again.body.created).toBe(false);
     const changed = blueprintPayload({ ref: 'immutable.team', profiles: [{ ...coordinator, mission: 'Something else.' }] });
-    expectRefusal(await alice.request('POST', '/v1/blueprints/import', { body: changed }), 409, /immutable|already published/);
+    expectRefusal(await alice.request('POST', '/v1/blueprints/import', { body: changed }), 409, /immutable|already published/, 'SVC_ERR_BLUEPRINT_VERSION_EXISTS');
     const read = await t.request('GET', '/v1/blueprints/immutable.team/profiles/coordinator');
     expect(read.body.mission).toBe('Coordinate the team.');
   });
@@ -63,31 +63,31 @@ describe('import', () => {
   it('refuses a version older than the latest', async () => {
     await alice.request('POST', '/v1/blueprints/import', { body: blueprintPayload({ ref: 'order.team', version: '2.0.0', profiles: [coordinator] }) });
     const older = blueprintPayload({ ref: 'order.team', version: '1.5.0', profiles: [coordinator] });
-    expectRefusal(await alice.request('POST', '/v1/blueprints/import', { body: older }), 422, /newer/);
+    expectRefusal(await alice.request('POST', '/v1/blueprints/import', { body: older }), 422, /newer/, 'SVC_ERR_BLUEPRINT_VERSION_NOT_NEWER');
   });
 
   it('recomputes every sha256 and refuses a mismatch, storing nothing', async () => {
     const payload = blueprintPayload({ ref: 'tampered.team', profiles: [coordinator] });
     payload.files[1] = { ...payload.files[1]!, content_utf8: `${payload.files[1]!.content_utf8}tampered` };
-    expectRefusal(await alice.request('POST', '/v1/blueprints/import', { body: payload }), 422, /sha256/);
+    expectRefusal(await alice.request('POST', '/v1/blueprints/import', { body: payload }), 422, /sha256/, 'SVC_ERR_VALIDATION');
     expect((await t.request('GET', '/v1/blueprints/tampered.team')).status).toBe(404);
   });
 
   it('refuses unsafe paths and a payload without blueprint.yaml', async () => {
     const payload = blueprintPayload({ ref: 'paths.team', profiles: [coordinator] });
     const escaping = { ...payload, files: [...payload.files, file('../outside.md', 'x')] };
-    expectRefusal(await alice.request('POST', '/v1/blueprints/import', { body: escaping }), 422);
+    expectRefusal(await alice.request('POST', '/v1/blueprints/import', { body: escaping }), 422, undefined, 'SVC_ERR_VALIDATION');
     const headless = { ...payload, files: payload.files.filter((f) => f.path !== 'blueprint.yaml') };
-    expectRefusal(await alice.request('POST', '/v1/blueprints/import', { body: headless }), 422, /blueprint\.yaml/);
-    expectRefusal(await alice.request('POST', '/v1/blueprints/import', { body: { ...payload, schema: 'aweb.blueprint.import-payload.v1' } }), 422);
+    expectRefusal(await alice.request('POST', '/v1/blueprints/import', { body: headless }), 422, /blueprint\.yaml/, 'SVC_ERR_MANIFEST_INVALID');
+    expectRefusal(await alice.request('POST', '/v1/blueprints/import', { body: { ...payload, schema: 'aweb.blueprint.import-payload.v1' } }), 422, undefined, 'SVC_ERR_VALIDATION');
   });
 
   it('keeps a ref for the team that first published it', async () => {
     await alice.request('POST', '/v1/blueprints/import', { body: blueprintPayload({ ref: 'owned.team', profiles: [coordinator] }) });
     const takeover = blueprintPayload({ ref: 'owned.team', version: '9.0.0', profiles: [coordinator] });
-    expectRefusal(await bob.request('POST', '/v1/blueprints/import', { body: takeover }), 403, /owned by/);
-    expectRefusal(await bob.request('PUT', '/v1/blueprints/owned.team/tags', { body: { tags: ['mine'] } }), 403);
-    expectRefusal(await bob.request('DELETE', '/v1/blueprints/owned.team'), 403);
+    expectRefusal(await bob.request('POST', '/v1/blueprints/import', { body: takeover }), 403, /owned by/, 'SVC_ERR_BLUEPRINT_OWNED_BY_OTHER_TEAM');
+    expectRefusal(await bob.request('PUT', '/v1/blueprints/owned.team/tags', { body: { tags: ['mine'] } }), 403, undefined, 'SVC_ERR_BLUEPRINT_OWNED_BY_OTHER_TEAM');
+    expectRefusal(await bob.request('DELETE', '/v1/blueprints/owned.team'), 403, undefined, 'SVC_ERR_BLUEPRINT_OWNED_BY_OTHER_TEAM');
     expect((await t.request('GET', '/v1/blueprints/owned.team')).body.version).toBe('1.0.0');
   });
 });
@@ -123,18 +123,19 @@ describe('public reads and tags', () => {
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ blueprint_ref: 'plain.team', blueprint_version: '1.0.0', profile_ref: 'reviewer', version: '0.1.0', mission: 'Review every change.' });
     expect(res.body.files.map((f: any) => f.path)).toEqual(['instructions.md', 'profile.yaml']);
-    expect((await t.request('GET', '/v1/blueprints/plain.team/profiles/nobody')).status).toBe(404);
-    expect((await t.request('GET', '/v1/blueprints/nothing.here')).status).toBe(404);
+    expectRefusal(await t.request('GET', '/v1/blueprints/plain.team/profiles/nobody'), 404, undefined, 'SVC_ERR_BLUEPRINT_PROFILE_NOT_FOUND');
+    expectRefusal(await t.request('GET', '/v1/blueprints/nothing.here'), 404, undefined, 'SVC_ERR_BLUEPRINT_NOT_FOUND');
   });
 
   it('reads an older version on request and lists every version', async () => {
     const res = await t.request('GET', '/v1/blueprints/tagged.team?version=1.0.0');
     expect(res.body.version).toBe('1.0.0');
     expect(res.body.versions.map((v: any) => v.version)).toEqual(['1.1.0', '1.0.0']);
+    expectRefusal(await t.request('GET', '/v1/blueprints/tagged.team?version=9.9.9'), 404, /version 9\.9\.9/, 'SVC_ERR_BLUEPRINT_VERSION_NOT_FOUND');
   });
 
   it('answers a malformed ref with a 422', async () => {
-    expectRefusal(await t.request('GET', '/v1/blueprints/Not%20A%20Ref'), 422);
+    expectRefusal(await t.request('GET', '/v1/blueprints/Not%20A%20Ref'), 422, undefined, 'SVC_ERR_VALIDATION');
   });
 });
 
@@ -164,7 +165,7 @@ describe('delete', () => {
     const shelf = await bob.request('GET', '/v1/shelf');
     const held = shelf.body.profiles.find((p: any) => p.profile_ref === 'coordinator');
     expect(held).toMatchObject({ source_blueprint_ref: null, source_blueprint_version: null, update_available: false });
-    expectRefusal(await bob.request('POST', '/v1/profiles/coordinator/update-from-source', { body: { target_version: '0.2.0' } }), 409, /no source/);
-    expectRefusal(await alice.request('DELETE', '/v1/blueprints/doomed.team'), 404);
+    expectRefusal(await bob.request('POST', '/v1/profiles/coordinator/update-from-source', { body: { target_version: '0.2.0' } }), 409, /no source/, 'SVC_ERR_PROFILE_NO_SOURCE');
+    expectRefusal(await alice.request('DELETE', '/v1/blueprints/doomed.team'), 404, undefined, 'SVC_ERR_BLUEPRINT_NOT_FOUND');
   });
 });

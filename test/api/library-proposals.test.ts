@@ -4,6 +4,7 @@
  * stale bases rejected; bindings to exact shelf versions; home files per runtime.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ErrorCode } from '../../contract/errors.ts';
 import { expectOk, expectRefusal } from '../support/expect.ts';
 import { CHANGESET_SCHEMA, profileFiles } from '../support/library.ts';
 import { startTestNode, type TestNode } from '../support/node.ts';
@@ -49,25 +50,29 @@ describe('submission', () => {
   it('rejects invalid changes before review, storing nothing', async () => {
     const { ref, digests } = await freshProfile();
     const before = (await team.request('GET', '/v1/proposals')).body.length;
-    const cases: [unknown[] | { schema: string; assets: unknown[] }, number][] = [
-      [[{ path: 'profile.yaml', content_utf8: 'id: x' }], 422],
-      [[{ path: 'profile.yaml#favourite_colour', content: 'blue' }], 422],
-      [[{ path: '../escape.md', content_utf8: 'x' }], 422],
-      [[{ path: 'notes.md', content_utf8: 'x', delete: true }], 422],
-      [[{ path: 'instructions.md', content: 'not utf8 field' }], 422],
-      [[], 422],
-      [[{ path: 'instructions.md', content_utf8: 'new', base_asset_digest: `sha256:${'0'.repeat(64)}` }], 409],
-      [[{ path: 'instructions.md', content_utf8: 'new' }], 409],
-      [[{ path: 'missing.md', delete: true }], 409],
-      [[{ path: 'profile.yaml#mission', content: 'a', base_asset_digest: digests['profile.yaml#mission'] }, { path: 'profile.yaml#mission', content: 'b', base_asset_digest: digests['profile.yaml#mission'] }], 409],
-      [[{ path: 'instructions.md', delete: true, base_asset_digest: digests['instructions.md'] }], 409],
+    const cases: [unknown[] | { schema: string; assets: unknown[] }, number, ErrorCode][] = [
+      [[{ path: 'profile.yaml', content_utf8: 'id: x' }], 422, 'SVC_ERR_VALIDATION'],
+      [[{ path: 'profile.yaml#favourite_colour', content: 'blue' }], 422, 'SVC_ERR_VALIDATION'],
+      [[{ path: '../escape.md', content_utf8: 'x' }], 422, 'SVC_ERR_VALIDATION'],
+      [[{ path: 'notes.md', content_utf8: 'x', delete: true }], 422, 'SVC_ERR_VALIDATION'],
+      [[{ path: 'instructions.md', content: 'not utf8 field' }], 422, 'SVC_ERR_VALIDATION'],
+      [[], 422, 'SVC_ERR_VALIDATION'],
+      [[{ path: 'instructions.md', content_utf8: 'new', base_asset_digest: `sha256:${'0'.repeat(64)}` }], 409, 'SVC_ERR_PROPOSAL_BASE_STALE'],
+      [[{ path: 'instructions.md', content_utf8: 'new' }], 409, 'SVC_ERR_PROPOSAL_BASE_STALE'],
+      [[{ path: 'missing.md', delete: true }], 409, 'SVC_ERR_PROPOSAL_BASE_STALE'],
+      [
+        [{ path: 'profile.yaml#mission', content: 'a', base_asset_digest: digests['profile.yaml#mission'] }, { path: 'profile.yaml#mission', content: 'b', base_asset_digest: digests['profile.yaml#mission'] }],
+        409,
+        'SVC_ERR_PROPOSAL_CHANGES_COLLIDE',
+      ],
+      [[{ path: 'instructions.md', delete: true, base_asset_digest: digests['instructions.md'] }], 409, 'SVC_ERR_PROPOSAL_CHANGES_COLLIDE'],
     ];
-    for (const [assets, status] of cases) {
-      expectRefusal(await propose(team, ref, assets as unknown[]), status);
+    for (const [assets, status, code] of cases) {
+      expectRefusal(await propose(team, ref, assets as unknown[]), status, undefined, code);
     }
     const wrongSchema = await team.request('POST', '/v1/proposals', { body: { target: 'profile', profile_ref: ref, content: { schema: 'aweb.library.profile-asset-changeset.v1', assets: [] } } });
-    expectRefusal(wrongSchema, 422);
-    expectRefusal(await propose(team, 'no-such-profile', [{ path: 'notes.md', content_utf8: 'x' }]), 404);
+    expectRefusal(wrongSchema, 422, undefined, 'SVC_ERR_VALIDATION');
+    expectRefusal(await propose(team, 'no-such-profile', [{ path: 'notes.md', content_utf8: 'x' }]), 404, undefined, 'SVC_ERR_PROFILE_NOT_FOUND');
     expect((await team.request('GET', '/v1/proposals')).body.length).toBe(before);
   });
 
@@ -98,8 +103,8 @@ describe('approval and rejection', () => {
     expect(res.minted).toEqual({ profile_ref: ref, version: '0.1.1', digest: current.digest, supersedes_profile_version: '0.1.0', supersedes_profile_digest: expect.stringMatching(/^sha256:/) });
     expect(current).toMatchObject({ version: '0.1.1', mission: 'Approved mission.' });
     expect(current.files.find((f: any) => f.path === 'instructions.md').content_utf8).toBe('Better instructions.\n');
-    expectRefusal(await reviewer.request('POST', `/v1/proposals/${submitted.proposal_id}/approve`), 409, /already approved/);
-    expectRefusal(await reviewer.request('POST', `/v1/proposals/${submitted.proposal_id}/reject`), 409);
+    expectRefusal(await reviewer.request('POST', `/v1/proposals/${submitted.proposal_id}/approve`), 409, /already approved/, 'SVC_ERR_PROPOSAL_DECIDED');
+    expectRefusal(await reviewer.request('POST', `/v1/proposals/${submitted.proposal_id}/reject`), 409, undefined, 'SVC_ERR_PROPOSAL_DECIDED');
   });
 
   it('rejects at approval when a base went stale, and mints nothing', async () => {
@@ -108,7 +113,10 @@ describe('approval and rejection', () => {
     const first = expectOk(await propose(team, ref, [{ path: 'profile.yaml#mission', content: 'First.', base_asset_digest: base }]), 201);
     const second = expectOk(await propose(team, ref, [{ path: 'profile.yaml#mission', content: 'Second.', base_asset_digest: base }]), 201);
     expectOk(await reviewer.request('POST', `/v1/proposals/${first.proposal_id}/approve`));
-    expectRefusal(await reviewer.request('POST', `/v1/proposals/${second.proposal_id}/approve`), 409, /stale.*recheck rejected/);
+    // Its own code, not the submit-time SVC_ERR_PROPOSAL_BASE_STALE: the UI shows "rejected" without guessing from the 409.
+    expectRefusal(await reviewer.request('POST', `/v1/proposals/${second.proposal_id}/approve`), 409, /stale.*recheck rejected/, 'SVC_ERR_PROPOSAL_RECHECK_REJECTED');
+    // Decided now: approving again is the ordinary "already decided" refusal.
+    expectRefusal(await reviewer.request('POST', `/v1/proposals/${second.proposal_id}/approve`), 409, /already rejected/, 'SVC_ERR_PROPOSAL_DECIDED');
     const after = expectOk(await team.request('GET', `/v1/proposals?profile_ref=${ref}`)).find((p: any) => p.proposal_id === second.proposal_id);
     expect(after).toMatchObject({ status: 'rejected', decision_reason: expect.stringMatching(/stale/) });
     expect(expectOk(await team.request('GET', `/v1/profiles/${ref}`))).toMatchObject({ version: '0.1.1', mission: 'First.' });
@@ -136,8 +144,8 @@ describe('approval and rejection', () => {
     const { ref } = await freshProfile();
     const submitted = expectOk(await propose(team, ref, [{ path: 'notes.md', content_utf8: 'n' }]), 201);
     expect(expectOk(await reviewer.request('POST', `/v1/proposals/${submitted.proposal_id}/reject`))).toMatchObject({ status: 'rejected', decided_by_alias: 'coordinator' });
-    expectRefusal(await reviewer.request('POST', `/v1/proposals/${submitted.proposal_id}/reject`), 409);
-    expectRefusal(await reviewer.request('POST', `/v1/proposals/${submitted.proposal_id}/approve`), 409);
+    expectRefusal(await reviewer.request('POST', `/v1/proposals/${submitted.proposal_id}/reject`), 409, /already rejected/, 'SVC_ERR_PROPOSAL_DECIDED');
+    expectRefusal(await reviewer.request('POST', `/v1/proposals/${submitted.proposal_id}/approve`), 409, /already rejected/, 'SVC_ERR_PROPOSAL_DECIDED');
     expect(expectOk(await team.request('GET', `/v1/profiles/${ref}`)).version).toBe('0.1.0');
   });
 
@@ -145,7 +153,7 @@ describe('approval and rejection', () => {
     const { ref } = await freshProfile();
     const submitted = expectOk(await propose(team, ref, [{ path: 'notes.md', content_utf8: 'n' }]), 201);
     const outsider = await addTeamMember(t, { team: 'elsewhere', domain: 'elsewhere.test', scopes: [...MEMBER_SCOPES, 'library:approve'] });
-    expectRefusal(await outsider.request('POST', `/v1/proposals/${submitted.proposal_id}/approve`), 404);
+    expectRefusal(await outsider.request('POST', `/v1/proposals/${submitted.proposal_id}/approve`), 404, undefined, 'SVC_ERR_PROPOSAL_NOT_FOUND');
     expect(expectOk(await outsider.request('GET', '/v1/proposals'))).toEqual([]);
   });
 });
@@ -164,10 +172,10 @@ describe('bindings and materialize', () => {
   });
 
   it('refuses a binding to something not on the shelf', async () => {
-    expectRefusal(await team.request('POST', '/v1/agents/agent-2/profile-binding', { body: { profile_ref: 'nothing' } }), 404);
-    expectRefusal(await team.request('POST', '/v1/agents/agent-2/profile-binding', { body: { profile_ref: ref, profile_version: '9.9.9' } }), 404);
-    expectRefusal(await team.request('POST', '/v1/agents/agent-2/profile-binding', { body: { profile_ref: ref, profile_digest: `sha256:${'1'.repeat(64)}` } }), 409);
-    expectRefusal(await team.request('GET', '/v1/agents/agent-2/profile-binding'), 404, /No profile binding/);
+    expectRefusal(await team.request('POST', '/v1/agents/agent-2/profile-binding', { body: { profile_ref: 'nothing' } }), 404, undefined, 'SVC_ERR_PROFILE_NOT_FOUND');
+    expectRefusal(await team.request('POST', '/v1/agents/agent-2/profile-binding', { body: { profile_ref: ref, profile_version: '9.9.9' } }), 404, undefined, 'SVC_ERR_PROFILE_VERSION_NOT_FOUND');
+    expectRefusal(await team.request('POST', '/v1/agents/agent-2/profile-binding', { body: { profile_ref: ref, profile_digest: `sha256:${'1'.repeat(64)}` } }), 409, undefined, 'SVC_ERR_PROFILE_DIGEST_MISMATCH');
+    expectRefusal(await team.request('GET', '/v1/agents/agent-2/profile-binding'), 404, /No profile binding/, 'SVC_ERR_BINDING_NOT_FOUND');
   });
 
   it('materializes a bound agent\'s home for claude-code', async () => {
@@ -192,8 +200,8 @@ describe('bindings and materialize', () => {
   });
 
   it('needs a selector and a known target', async () => {
-    expectRefusal(await team.request('POST', '/v1/materialize', { body: { runtime_kind: 'codex', target: 'local' } }), 422, /agent_id|profile_ref/);
-    expectRefusal(await team.request('POST', '/v1/materialize', { body: { profile_ref: ref, runtime_kind: 'codex', target: 'cloud' } }), 422);
-    expectRefusal(await team.request('POST', '/v1/materialize', { body: { agent_id: 'agent-unbound', runtime_kind: 'codex', target: 'local' } }), 404);
+    expectRefusal(await team.request('POST', '/v1/materialize', { body: { runtime_kind: 'codex', target: 'local' } }), 422, /agent_id|profile_ref/, 'SVC_ERR_MATERIALIZE_SOURCE_MISSING');
+    expectRefusal(await team.request('POST', '/v1/materialize', { body: { profile_ref: ref, runtime_kind: 'codex', target: 'cloud' } }), 422, undefined, 'SVC_ERR_VALIDATION');
+    expectRefusal(await team.request('POST', '/v1/materialize', { body: { agent_id: 'agent-unbound', runtime_kind: 'codex', target: 'local' } }), 404, undefined, 'SVC_ERR_BINDING_NOT_FOUND');
   });
 });

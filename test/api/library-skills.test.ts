@@ -103,7 +103,7 @@ describe('skills added as files', () => {
 
   it('refuses a new version whose profile.yaml does not read, storing nothing', async () => {
     const bad = [file('profile.yaml', 'id: reviewer\nversion: 0.3.0\nskills: nope\n'), file('skills/x/SKILL.md', '# X\n')];
-    expectRefusal(await team.request('POST', '/v1/profiles/reviewer/versions', { body: { files: bad } }), 422, /skills must be a list/);
+    expectRefusal(await team.request('POST', '/v1/profiles/reviewer/versions', { body: { files: bad } }), 422, /skills must be a list/, 'SVC_ERR_MANIFEST_INVALID');
     expect(expectOk(await team.request('GET', '/v1/profiles/reviewer')).version).toBe('0.2.0');
   });
 });

@@ -107,9 +107,9 @@ describe('delete', () => {
     expect(await ids(bo, '?folder=archive')).not.toContain(id);
     expect(await ids(bo, `?message_id=${id}`)).toEqual([]);
     // Gone for the recipient: every action on it is a 404, deleting it again too.
-    expectRefusal(await remove(bo, id), 404, /Message not found/);
-    for (const action of ['archive', 'unarchive', 'unread', 'ack'] as const) expectRefusal(await act(bo, id, action), 404, /Message not found/);
-    expectRefusal(await rendered(bo, id), 404);
+    expectRefusal(await remove(bo, id), 404, /Message not found/, 'SVC_ERR_MESSAGE_NOT_FOUND');
+    for (const action of ['archive', 'unarchive', 'unread', 'ack'] as const) expectRefusal(await act(bo, id, action), 404, /Message not found/, 'SVC_ERR_MESSAGE_NOT_FOUND');
+    expectRefusal(await rendered(bo, id), 404, undefined, 'SVC_ERR_MESSAGE_NOT_FOUND');
 
     const item = expectOk(await sent(ann, '?limit=200')).messages.find((m: any) => m.message_id === id);
     expect(item).toMatchObject({ subject: 'delete me', body: '**bold** words', status: 'delivered', destination: 'local' });
@@ -129,20 +129,20 @@ describe('refusals leave the mail as it was', () => {
     const id = await mailTo(bo, 'only bo acts on this');
     const before = await one(bo, id);
     for (const who of [ann, outsider]) {
-      for (const action of ['archive', 'unarchive', 'unread'] as const) expectRefusal(await act(who, id, action), 404, /Message not found/);
-      expectRefusal(await remove(who, id), 404, /Message not found/);
+      for (const action of ['archive', 'unarchive', 'unread'] as const) expectRefusal(await act(who, id, action), 404, /Message not found/, 'SVC_ERR_MESSAGE_NOT_FOUND');
+      expectRefusal(await remove(who, id), 404, /Message not found/, 'SVC_ERR_MESSAGE_NOT_FOUND');
     }
-    expectRefusal(await rendered(outsider, id), 404);
+    expectRefusal(await rendered(outsider, id), 404, undefined, 'SVC_ERR_MESSAGE_NOT_FOUND');
     for (const action of ['archive', 'unarchive', 'unread'] as const) {
-      expectRefusal(await act(bo, UNKNOWN, action), 404);
-      expectRefusal(await act(bo, 'not-even-a-uuid', action), 404);
+      expectRefusal(await act(bo, UNKNOWN, action), 404, undefined, 'SVC_ERR_MESSAGE_NOT_FOUND');
+      expectRefusal(await act(bo, 'not-even-a-uuid', action), 404, undefined, 'SVC_ERR_MESSAGE_NOT_FOUND');
       expectRefusal(await act({ api_key: alpha.api_key }, id, action), 403);
       expectRefusal(await t.request('POST', `/v1/messages/${id}/${action}`), 401);
     }
-    expectRefusal(await remove(bo, UNKNOWN), 404);
+    expectRefusal(await remove(bo, UNKNOWN), 404, undefined, 'SVC_ERR_MESSAGE_NOT_FOUND');
     expectRefusal(await remove({ api_key: alpha.api_key }, id), 403);
     expectRefusal(await t.request('DELETE', `/v1/messages/${id}`), 401);
-    expectRefusal(await rendered(bo, UNKNOWN), 404);
+    expectRefusal(await rendered(bo, UNKNOWN), 404, undefined, 'SVC_ERR_MESSAGE_NOT_FOUND');
     expectRefusal(await t.request('GET', `/v1/messages/${id}/rendered`), 401);
     expectRefusal(await act(bo, 'x'.repeat(257), 'archive'), 422);
     expect(await one(bo, id)).toEqual(before);
@@ -157,7 +157,7 @@ describe('refusals leave the mail as it was', () => {
     expectValidation(await sent(ann, `?before=${UNKNOWN}`), 'before');
     // A message ann received is not one she sent.
     const received = (await send(bo, { to_alias: 'ann', body: 'to ann' })).message_id;
-    expectRefusal(await sent(ann, `?before=${received}`), 422, /no message .* in your sent mail/);
+    expectRefusal(await sent(ann, `?before=${received}`), 422, /no message .* in your sent mail/, 'SVC_ERR_VALIDATION');
     expectRefusal(await sent({ api_key: alpha.api_key }), 403);
     expectRefusal(await t.request('GET', '/v1/messages/sent'), 401);
   });
@@ -344,10 +344,10 @@ describe('MCP tools', () => {
     expect(list.isError).toBe(false);
     expect(list.body.messages.find((m: any) => m.message_id === id)).toMatchObject({ subject: 'via MCP', status: 'delivered' });
 
-    expect(await annMcp.call('delete_message', { message_id: id })).toEqual({ isError: true, body: { error: 'Message not found', status: 404 } });
+    expect(await annMcp.call('delete_message', { message_id: id })).toEqual({ isError: true, body: { error: 'Message not found', status: 404, code: 'SVC_ERR_MESSAGE_NOT_FOUND' } });
     expect((await boMcp.call('delete_message', { message_id: id })).body).toEqual({ message_id: id, deleted_at: expect.any(String) });
-    expect(await boMcp.call('archive_message', { message_id: id })).toEqual({ isError: true, body: { error: 'Message not found', status: 404 } });
-    expect((await annMcp.call('list_sent', { before: UNKNOWN })).isError).toBe(true);
+    expect(await boMcp.call('archive_message', { message_id: id })).toEqual({ isError: true, body: { error: 'Message not found', status: 404, code: 'SVC_ERR_MESSAGE_NOT_FOUND' } });
+    expect((await annMcp.call('list_sent', { before: UNKNOWN })).body).toMatchObject({ status: 422, code: 'SVC_ERR_VALIDATION' });
   });
 });
 

@@ -152,7 +152,7 @@ describe('POST /v1/messages', () => {
     expect(sent.messages).toHaveLength(1);
     expect(sent.messages[0].to).toBe(cy.did_key);
     expectValidation(await send(ann.api_key, { to_alias: 'bo', to_did: cy.did_key, body: 'x' }), 'to_alias');
-    expectRefusal(await send(ann.api_key, { to_alias: 'bo', to_did: cy.did_key, body: 'x' }), 422, /to_alias must match the to_did recipient/);
+    expectRefusal(await send(ann.api_key, { to_alias: 'bo', to_did: cy.did_key, body: 'x' }), 422, /to_alias must match the to_did recipient/, 'SVC_ERR_VALIDATION');
   });
 
   it('refuses invalid bodies with 422 and stores nothing', async () => {
@@ -187,33 +187,33 @@ describe('POST /v1/messages', () => {
 
   it('limits the body to 64 KiB of UTF-8 (413 over it)', async () => {
     expectOk(await send(ann.api_key, { to_alias: 'bo', body: 'x'.repeat(64 * 1024) }));
-    expectRefusal(await send(ann.api_key, { to_alias: 'bo', body: 'x'.repeat(64 * 1024 + 1) }), 413, /65537 bytes; the limit is 65536/);
+    expectRefusal(await send(ann.api_key, { to_alias: 'bo', body: 'x'.repeat(64 * 1024 + 1) }), 413, /65537 bytes; the limit is 65536/, 'SVC_ERR_MESSAGE_TOO_LARGE');
     // Measured in bytes: 40 000 two-byte characters are over the limit.
-    expectRefusal(await send(ann.api_key, { to_alias: 'bo', body: 'é'.repeat(40_000) }), 413, /80000 bytes/);
+    expectRefusal(await send(ann.api_key, { to_alias: 'bo', body: 'é'.repeat(40_000) }), 413, /80000 bytes/, 'SVC_ERR_MESSAGE_TOO_LARGE');
   });
 
   it('answers 404 for an unknown recipient, naming it', async () => {
-    expectRefusal(await send(ann.api_key, { to_alias: 'nobody', body: 'x' }), 404, /alias nobody/);
+    expectRefusal(await send(ann.api_key, { to_alias: 'nobody', body: 'x' }), 404, /alias nobody/, 'SVC_ERR_RECIPIENT_NOT_FOUND');
     // Aliases are project-scoped: outsider's alias is not visible from alpha.
-    expectRefusal(await send(ann.api_key, { to_alias: 'outsider', body: 'x' }), 404, /alias outsider/);
-    expectRefusal(await send(ann.api_key, { to_address: `${DOMAIN}/nobody`, body: 'x' }), 404, new RegExp(`${DOMAIN}/nobody`));
+    expectRefusal(await send(ann.api_key, { to_alias: 'outsider', body: 'x' }), 404, /alias outsider/, 'SVC_ERR_RECIPIENT_NOT_FOUND');
+    expectRefusal(await send(ann.api_key, { to_address: `${DOMAIN}/nobody`, body: 'x' }), 404, new RegExp(`${DOMAIN}/nobody`), 'SVC_ERR_RECIPIENT_NOT_FOUND');
     const stranger = 'did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK';
-    expectRefusal(await send(ann.api_key, { to_did: stranger, body: 'x' }), 404, new RegExp(stranger));
-    expectRefusal(await send(ann.api_key, { to_aliases: ['bo', 'nobody'], body: 'x' }), 404, /nobody/);
+    expectRefusal(await send(ann.api_key, { to_did: stranger, body: 'x' }), 404, new RegExp(stranger), 'SVC_ERR_RECIPIENT_NOT_FOUND');
+    expectRefusal(await send(ann.api_key, { to_aliases: ['bo', 'nobody'], body: 'x' }), 404, /nobody/, 'SVC_ERR_RECIPIENT_NOT_FOUND');
   });
 
   it('queues mail for an address on another node, and refuses a malformed address (422)', async () => {
     // Federation (test/api/federation-mail.test.ts) delivers it; with no node known it waits.
     const queued = expectOk(await send(ann.api_key, { to_address: 'elsewhere.example/bob', body: 'x' }));
     expect(queued).toMatchObject({ status: 'queued', messages: [{ to: 'elsewhere.example/bob', to_did: '', status: 'queued' }] });
-    expectRefusal(await send(ann.api_key, { to_address: 'no-slash', body: 'x' }), 422, /no-slash is not an address/);
-    expectRefusal(await send(ann.api_key, { to_did: 'did:web:example.com', body: 'x' }), 422, /did:web:example\.com/);
+    expectRefusal(await send(ann.api_key, { to_address: 'no-slash', body: 'x' }), 422, /no-slash is not an address/, 'SVC_ERR_ADDRESS_MALFORMED');
+    expectRefusal(await send(ann.api_key, { to_did: 'did:web:example.com', body: 'x' }), 422, /did:web:example\.com/, 'SVC_ERR_DID_MALFORMED');
   });
 
   it('refuses a contacts-only recipient outside its project (403) until the sender is a contact, by address or by domain', async () => {
     const guarded = await createIdentity(t, alpha.api_key, persistent('guarded', { address_reachability: 'contacts-only' }));
     const mail = { to_address: `${DOMAIN}/guarded`, body: 'may I?' };
-    expectRefusal(await send(outsider.api_key, mail), 403, new RegExp(`${DOMAIN}/guarded only accepts messages from contacts`));
+    expectRefusal(await send(outsider.api_key, mail), 403, new RegExp(`${DOMAIN}/guarded only accepts messages from contacts`), 'SVC_ERR_RECIPIENT_CONTACTS_ONLY');
     expect(await inboxIds(guarded.api_key)).toEqual([]);
 
     // Its own project always reaches it.
@@ -222,7 +222,7 @@ describe('POST /v1/messages', () => {
     const contact = expectOk(await t.request('POST', '/v1/contacts', { token: guarded.api_key, body: { contact_address: `${OTHER}/outsider` } }));
     const byAddress = expectOk(await send(outsider.api_key, mail));
     expectOk(await t.request('DELETE', `/v1/contacts/${contact.contact_id}`, { token: guarded.api_key }));
-    expectRefusal(await send(outsider.api_key, mail), 403);
+    expectRefusal(await send(outsider.api_key, mail), 403, undefined, 'SVC_ERR_RECIPIENT_CONTACTS_ONLY');
 
     expectOk(await t.request('POST', '/v1/contacts', { token: guarded.api_key, body: { contact_address: OTHER } }));
     const byDomain = expectOk(await send(outsider.api_key, mail));
@@ -311,10 +311,10 @@ describe('POST /v1/messages/{message_id}/ack', () => {
 
   it("answers 404 for another identity's message or an unknown id; 403 for a project key; 401 without a key", async () => {
     const { message_id } = expectOk(await send(ann.api_key, { to_alias: 'bo', body: 'for bo only' }));
-    expectRefusal(await ack(ann.api_key, message_id), 404, /Message not found/);
-    expectRefusal(await ack(cy.api_key, message_id), 404);
-    expectRefusal(await ack(bo.api_key, '00000000-0000-4000-8000-000000000000'), 404);
-    expectRefusal(await ack(bo.api_key, 'not-even-a-uuid'), 404);
+    expectRefusal(await ack(ann.api_key, message_id), 404, /Message not found/, 'SVC_ERR_MESSAGE_NOT_FOUND');
+    expectRefusal(await ack(cy.api_key, message_id), 404, undefined, 'SVC_ERR_MESSAGE_NOT_FOUND');
+    expectRefusal(await ack(bo.api_key, '00000000-0000-4000-8000-000000000000'), 404, undefined, 'SVC_ERR_MESSAGE_NOT_FOUND');
+    expectRefusal(await ack(bo.api_key, 'not-even-a-uuid'), 404, undefined, 'SVC_ERR_MESSAGE_NOT_FOUND');
     expectRefusal(await ack(alpha.api_key, message_id), 403);
     expectRefusal(await t.request('POST', `/v1/messages/${message_id}/ack`), 401);
     expect(expectOk(await inbox(bo.api_key, `?message_id=${message_id}`)).messages[0].read_at).toBeNull();

@@ -41,7 +41,7 @@ describe('MCP first requests', () => {
     const responses = await Promise.all([initialize(1), ...[2, 3, 4, 5].map((id) => initialize(id, apiKey))]);
     const [refused, ...answered] = responses;
     expect(refused!.status).toBe(401);
-    expect(await refused!.json()).toEqual({ detail: 'Authentication required' });
+    expect(await refused!.json()).toEqual({ detail: 'Authentication required', code: 'SVC_ERR_AUTH_MISSING' });
     for (const [index, response] of answered.entries()) {
       expect(response.status).toBe(200);
       expect(await response.json()).toMatchObject({ jsonrpc: '2.0', id: index + 2, result: { serverInfo: { name: 'svc-node' } } });

@@ -65,7 +65,7 @@ describe('MCP transport and auth', () => {
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
     });
     expect(response.status).toBe(401);
-    expect(await response.json()).toEqual({ detail: 'Authentication required' });
+    expect(await response.json()).toEqual({ detail: 'Authentication required', code: 'SVC_ERR_AUTH_MISSING' });
     await expect(connectMcp(t.url, projectKey)).rejects.toThrow();
   });
 
@@ -94,10 +94,10 @@ describe('MCP identity tools', () => {
     const found = await mcp.call('resolve_address', { address: 'mcp.test/alice' });
     expect(found.body).toMatchObject({ address: 'mcp.test/alice', did_key: alice.did_key, did_aw: alice.did_aw });
     const missing = await mcp.call('resolve_address', { address: 'mcp.test/nobody' });
-    expect(missing).toEqual({ isError: true, body: { error: 'Address not found', status: 404 } });
+    expect(missing).toEqual({ isError: true, body: { error: 'Address not found', status: 404, code: 'SVC_ERR_ADDRESS_NOT_FOUND' } });
     const malformed = await mcp.call('resolve_address', { address: 'no-slash' });
     expect(malformed.isError).toBe(true);
-    expect(malformed.body.status).toBe(422);
+    expect(malformed.body).toMatchObject({ status: 422, code: 'SVC_ERR_ADDRESS_MALFORMED' });
   });
 });
 
@@ -122,12 +122,12 @@ describe('MCP mail tools', () => {
     expect(both.body.messages).toHaveLength(2);
     const unknown = await mcp.call('send_mail', { to: 'nobody', body: 'x' });
     expect(unknown.isError).toBe(true);
-    expect(unknown.body.status).toBe(404);
+    expect(unknown.body).toMatchObject({ status: 404, code: 'SVC_ERR_RECIPIENT_NOT_FOUND' });
     // An address on another node is queued for federation, not refused.
     const foreign = await mcp.call('send_mail', { to: 'elsewhere.example/carol', body: 'x' });
     expect(foreign.body).toMatchObject({ status: 'queued', messages: [{ to: 'elsewhere.example/carol', status: 'queued' }] });
     const missing = await bobMcp.call('ack_message', { message_id: 'no-such-message' });
-    expect(missing.body.status).toBe(404);
+    expect(missing.body).toMatchObject({ status: 404, code: 'SVC_ERR_MESSAGE_NOT_FOUND' });
   });
 });
 
@@ -136,7 +136,7 @@ describe('MCP contacts and control tools', () => {
     const added = await mcp.call('contacts_add', { contact_address: 'mcp.test/bob', label: 'Bob' });
     expect(added.body).toMatchObject({ contact_address: 'mcp.test/bob', label: 'Bob' });
     expect((await mcp.call('contacts_list')).body.contacts.map((c: { contact_id: string }) => c.contact_id)).toContain(added.body.contact_id);
-    expect((await mcp.call('contacts_add', { contact_address: 'mcp.test/bob' })).body.status).toBe(409);
+    expect((await mcp.call('contacts_add', { contact_address: 'mcp.test/bob' })).body).toMatchObject({ status: 409, code: 'SVC_ERR_CONTACT_EXISTS' });
     expect((await mcp.call('contacts_add', { contact_address: 'bad address!' })).body.status).toBe(422);
     expect((await mcp.call('contacts_remove', { contact_id: added.body.contact_id })).body).toEqual({ deleted: true });
     expect((await mcp.call('contacts_list')).body.contacts).toEqual([]);
@@ -145,7 +145,7 @@ describe('MCP contacts and control tools', () => {
   it('send_control queues a signal for an identity of the project', async () => {
     const sent = await mcp.call('send_control', { alias: 'bob', signal: 'pause' });
     expect(sent.body).toMatchObject({ signal: 'pause', target_alias: 'bob' });
-    expect((await mcp.call('send_control', { alias: 'nobody', signal: 'pause' })).body.status).toBe(404);
+    expect((await mcp.call('send_control', { alias: 'nobody', signal: 'pause' })).body).toMatchObject({ status: 404, code: 'SVC_ERR_RECIPIENT_NOT_FOUND' });
     const bad = await mcp.call('send_control', { alias: 'bob', signal: 'explode' });
     expect(bad.isError).toBe(true);
     expect(String(bad.body)).toMatch(/signal/);
@@ -173,12 +173,12 @@ describe('MCP chat tools', () => {
     const timedOut = await mcp.call('chat_send', { to_alias: 'bob', message: 'anyone?', wait: true, wait_seconds: 1 });
     expect(timedOut.body.status).toBe('timeout');
     const both = await mcp.call('chat_send', { to_alias: 'bob', session_id: timedOut.body.session_id, message: 'x' });
-    expect(both.body.status).toBe(422);
+    expect(both.body).toMatchObject({ status: 422, code: 'SVC_ERR_CHAT_TARGET_INVALID' });
     const waiting = mcp.call('chat_send', { session_id: timedOut.body.session_id, message: 'still there?', wait: true, wait_seconds: 20 });
     await expect.poll(async () => (await bobMcp.call('chat_pending')).body.pending[0]?.sender_waiting, { timeout: 5000 }).toBe(true);
     await bobMcp.call('chat_send', { session_id: timedOut.body.session_id, message: 'bye', leaving: true });
     expect((await waiting).body).toMatchObject({ status: 'sender_left', reply: { body: 'bye', sender_leaving: true } });
     const notMine = await bobMcp.call('chat_history', { session_id: '00000000-0000-4000-8000-000000000000' });
-    expect(notMine.body.status).toBe(404);
+    expect(notMine.body).toMatchObject({ status: 404, code: 'SVC_ERR_CHAT_SESSION_NOT_FOUND' });
   });
 });

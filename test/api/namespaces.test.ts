@@ -76,14 +76,14 @@ describe('POST /v1/namespaces', () => {
     const domain = newDomain();
     const created = await registered(domain);
     prove(domain, stranger);
-    expectRefusal(await registerNamespace(t, stranger, domain), 409, /already registered/);
+    expectRefusal(await registerNamespace(t, stranger, domain), 409, /already registered/, 'SVC_ERR_NAMESPACE_TAKEN');
     expect(expectOk(await namespaceOf(domain))).toEqual(created);
   });
 
   it('refuses a controller_did that is not the signer with 403', async () => {
     const domain = newDomain();
-    expectRefusal(await registerNamespace(t, controller, domain, { controller_did: stranger.didKey }), 403, /controller_did/);
-    expectRefusal(await namespaceOf(domain), 404);
+    expectRefusal(await registerNamespace(t, controller, domain, { controller_did: stranger.didKey }), 403, /controller_did/, 'SVC_ERR_NAMESPACE_CONTROLLER_MISMATCH');
+    expectRefusal(await namespaceOf(domain), 404, undefined, 'SVC_ERR_NAMESPACE_NOT_FOUND');
   });
 
   it('refuses a bad signature with 401', async () => {
@@ -104,8 +104,8 @@ describe('POST /v1/namespaces', () => {
 
   it('refuses a timestamp 301 s in the past or the future with 401', async () => {
     const domain = newDomain();
-    expectRefusal(await registerNamespace(t, controller, domain, {}, { at: timestamp(-301) }), 401, /window/);
-    expectRefusal(await registerNamespace(t, controller, domain, {}, { at: timestamp(301) }), 401, /window/);
+    expectRefusal(await registerNamespace(t, controller, domain, {}, { at: timestamp(-301) }), 401, /window/, 'SVC_ERR_TIMESTAMP_INVALID');
+    expectRefusal(await registerNamespace(t, controller, domain, {}, { at: timestamp(301) }), 401, /window/, 'SVC_ERR_TIMESTAMP_INVALID');
     expectRefusal(await registerNamespace(t, controller, domain, {}, { at: '2026-01-01 10:00:00' }), 401);
     expectRefusal(await namespaceOf(domain), 404);
   });
@@ -133,7 +133,7 @@ describe('POST /v1/namespaces', () => {
     prove(domain);
     const headers = didKeyHeaders(controller, { domain, operation: 'register' });
     const created = expectOk(await registerNamespace(t, controller, domain, {}, { headers }), 201);
-    expectRefusal(await registerNamespace(t, controller, domain, {}, { headers }), 401, /already used/);
+    expectRefusal(await registerNamespace(t, controller, domain, {}, { headers }), 401, /already used/, 'SVC_ERR_REPLAYED');
     expect(expectOk(await namespaceOf(domain))).toEqual(created);
   });
 
@@ -178,7 +178,7 @@ describe('POST /v1/namespaces', () => {
     it('refuses with 403 when DNS names another controller', async () => {
       const domain = newDomain();
       prove(domain, stranger);
-      expectRefusal(await registerNamespace(t, controller, domain), 403, /DNS/);
+      expectRefusal(await registerNamespace(t, controller, domain), 403, /DNS/, 'SVC_ERR_NAMESPACE_DNS_MISMATCH');
       expectRefusal(await namespaceOf(domain), 404);
       // The controller DNS names may register it.
       expect(expectOk(await registerNamespace(t, stranger, domain), 201).verification_status).toBe('verified');
@@ -198,8 +198,8 @@ describe('GET /v1/namespaces', () => {
     const created = await registered(domain);
     expect(expectOk(await namespaceOf(domain))).toEqual(created);
     expect(expectOk(await namespaceOf(domain.toUpperCase()))).toEqual(created);
-    expectRefusal(await namespaceOf(newDomain()), 404, /not found/i);
-    expectRefusal(await namespaceOf('not_a_domain'), 404);
+    expectRefusal(await namespaceOf(newDomain()), 404, /not found/i, 'SVC_ERR_NAMESPACE_NOT_FOUND');
+    expectRefusal(await namespaceOf('not_a_domain'), 404, undefined, 'SVC_ERR_NAMESPACE_NOT_FOUND');
   });
 
   it('lists the namespaces of one controller', async () => {
@@ -259,7 +259,7 @@ describe('POST /v1/namespaces/{domain}/verify', () => {
       throw Object.assign(new Error('queryTxt ESERVFAIL'), { code: 'ESERVFAIL' });
     };
     try {
-      expectRefusal(await t.request('POST', `/v1/namespaces/${domain}/verify`), 503, /DNS/);
+      expectRefusal(await t.request('POST', `/v1/namespaces/${domain}/verify`), 503, /DNS/, 'SVC_ERR_NAMESPACE_DNS_UNAVAILABLE');
     } finally {
       t.dns.resolveTxt = resolveTxt;
     }
@@ -268,7 +268,7 @@ describe('POST /v1/namespaces/{domain}/verify', () => {
   });
 
   it('answers 404 for an unknown namespace', async () => {
-    expectRefusal(await t.request('POST', `/v1/namespaces/${newDomain()}/verify`), 404);
+    expectRefusal(await t.request('POST', `/v1/namespaces/${newDomain()}/verify`), 404, undefined, 'SVC_ERR_NAMESPACE_NOT_FOUND');
   });
 });
 
@@ -316,13 +316,13 @@ describe('addresses', () => {
 
     it('refuses a taken name with 409 and keeps the assignment', async () => {
       const before = await assigned('taken');
-      expectRefusal(await assignAddress(t, controller, domain, { name: 'taken', did_key: bob.didKey }), 409, /already assigned/);
+      expectRefusal(await assignAddress(t, controller, domain, { name: 'taken', did_key: bob.didKey }), 409, /already assigned/, 'SVC_ERR_ADDRESS_TAKEN');
       expect(expectOk(await address('taken'))).toEqual(before);
     });
 
     it('refuses a signer that is not the controller with 403', async () => {
-      expectRefusal(await assignAddress(t, stranger, domain, { name: 'mallory', did_key: stranger.didKey }), 403, /controller/);
-      expectRefusal(await address('mallory'), 404);
+      expectRefusal(await assignAddress(t, stranger, domain, { name: 'mallory', did_key: stranger.didKey }), 403, /controller/, 'SVC_ERR_NAMESPACE_NOT_CONTROLLER');
+      expectRefusal(await address('mallory'), 404, undefined, 'SVC_ERR_ADDRESS_NOT_FOUND');
     });
 
     it('refuses bad names, oversize names, bad keys and unknown fields with 422', async () => {
@@ -330,7 +330,7 @@ describe('addresses', () => {
         expectValidation(await assignAddress(t, controller, domain, { name, did_key: alice.didKey }), 'name');
       }
       expectValidation(await assignAddress(t, controller, domain, { name: 'n'.repeat(65), did_key: alice.didKey }), 'name');
-      expectRefusal(await assignAddress(t, controller, domain, { name: 'badkey', did_key: 'did:key:zNope' }), 422, /did:key/);
+      expectRefusal(await assignAddress(t, controller, domain, { name: 'badkey', did_key: 'did:key:zNope' }), 422, /did:key/, 'SVC_ERR_DID_MALFORMED');
       expectValidation(await assignAddress(t, controller, domain, { name: 'longkey', did_key: `did:key:z${'1'.repeat(300)}` }), 'did_key');
       expectRefusal(await assignAddress(t, controller, domain, { name: 'extra', did_key: alice.didKey, reachability: 'public' }), 422);
       for (const name of ['badkey', 'longkey', 'extra']) expectRefusal(await address(name), 404);
@@ -342,10 +342,11 @@ describe('addresses', () => {
         await assignAddress(t, controller, domain, { name: 'ghost', did_key: unregistered.didKey, did_aw: stableIdOf(unregistered) }),
         409,
         /registered/,
+        'SVC_ERR_DID_UNREGISTERED',
       );
       const key = testKey();
       const didAw = await selfCustodialDid(key);
-      expectRefusal(await assignAddress(t, controller, domain, { name: 'ghost', did_key: bob.didKey, did_aw: didAw }), 409, /does not match/);
+      expectRefusal(await assignAddress(t, controller, domain, { name: 'ghost', did_key: bob.didKey, did_aw: didAw }), 409, /does not match/, 'SVC_ERR_DID_KEY_MISMATCH');
       expectRefusal(await address('ghost'), 404);
     });
 
@@ -361,7 +362,7 @@ describe('addresses', () => {
       const headers = didKeyHeaders(controller, { domain, name: 'once', operation: 'register_address' });
       expectOk(await assignAddress(t, controller, domain, { name: 'once', did_key: alice.didKey }, { headers }), 201);
       expectOk(await addressCall(t, controller, 'delete_address', domain, 'once'));
-      expectRefusal(await assignAddress(t, controller, domain, { name: 'once', did_key: bob.didKey }, { headers }), 401, /already used/);
+      expectRefusal(await assignAddress(t, controller, domain, { name: 'once', did_key: bob.didKey }, { headers }), 401, /already used/, 'SVC_ERR_REPLAYED');
       expectRefusal(await address('once'), 404);
     });
 
@@ -372,15 +373,15 @@ describe('addresses', () => {
       });
       expectRefusal(response, 400);
       expectRefusal(await address('erin'), 404);
-      expectRefusal(await assignAddress(t, controller, newDomain(), { name: 'erin', did_key: alice.didKey }), 404);
+      expectRefusal(await assignAddress(t, controller, newDomain(), { name: 'erin', did_key: alice.didKey }), 404, undefined, 'SVC_ERR_NAMESPACE_NOT_FOUND');
     });
   });
 
   describe('GET addresses', () => {
     it('answers 404 for an unknown name or namespace', async () => {
-      expectRefusal(await address('nobody-here'), 404, /Address not found/);
-      expectRefusal(await t.request('GET', `/v1/namespaces/${newDomain()}/addresses/alice`), 404);
-      expectRefusal(await t.request('GET', `/v1/namespaces/${newDomain()}/addresses`), 404);
+      expectRefusal(await address('nobody-here'), 404, /Address not found/, 'SVC_ERR_ADDRESS_NOT_FOUND');
+      expectRefusal(await t.request('GET', `/v1/namespaces/${newDomain()}/addresses/alice`), 404, undefined, 'SVC_ERR_NAMESPACE_NOT_FOUND');
+      expectRefusal(await t.request('GET', `/v1/namespaces/${newDomain()}/addresses`), 404, undefined, 'SVC_ERR_NAMESPACE_NOT_FOUND');
     });
 
     it('lists the addresses of a namespace by name', async () => {
@@ -404,7 +405,7 @@ describe('addresses', () => {
     it('refuses a stranger (403), bad credentials (401), a bad key (422) and an unknown name (404)', async () => {
       const before = await assigned('rot2');
       const next = testKey();
-      expectRefusal(await addressCall(t, stranger, 'update_address', domain, 'rot2', { did_key: next.didKey }), 403);
+      expectRefusal(await addressCall(t, stranger, 'update_address', domain, 'rot2', { did_key: next.didKey }), 403, undefined, 'SVC_ERR_NAMESPACE_NOT_CONTROLLER');
       expectRefusal(await addressCall(t, controller, 'update_address', domain, 'rot2', { did_key: next.didKey }, { headers: {} }), 401);
       expectRefusal(await addressCall(t, controller, 'update_address', domain, 'rot2', { did_key: next.didKey }, { at: timestamp(301) }), 401);
       expectRefusal(
@@ -415,14 +416,14 @@ describe('addresses', () => {
       expectRefusal(await addressCall(t, controller, 'update_address', domain, 'rot2', { did_key: 'not-a-did' }), 422);
       expectRefusal(await addressCall(t, controller, 'update_address', domain, 'rot2', { did_key: next.didKey, extra: 1 }), 422);
       expect(expectOk(await address('rot2'))).toEqual(before);
-      expectRefusal(await addressCall(t, controller, 'update_address', domain, 'no-such-name', { did_key: next.didKey }), 404);
+      expectRefusal(await addressCall(t, controller, 'update_address', domain, 'no-such-name', { did_key: next.didKey }), 404, undefined, 'SVC_ERR_ADDRESS_NOT_FOUND');
     });
 
     it('refuses to rotate a did:svc-bound address to a key that identity does not hold (409)', async () => {
       const key = testKey();
       const didAw = await selfCustodialDid(key);
       const before = expectOk(await assignAddress(t, controller, domain, { name: 'bound', did_key: key.didKey, did_aw: didAw }), 201);
-      expectRefusal(await addressCall(t, controller, 'update_address', domain, 'bound', { did_key: testKey().didKey }), 409, /follows/);
+      expectRefusal(await addressCall(t, controller, 'update_address', domain, 'bound', { did_key: testKey().didKey }), 409, /follows/, 'SVC_ERR_DID_KEY_MISMATCH');
       expect(expectOk(await address('bound'))).toEqual(before);
 
       // Once the identity rotates its own key, the address follows, and rotating to it is accepted.
@@ -454,10 +455,10 @@ describe('addresses', () => {
       expectRefusal(await addressCall(t, controller, 'reassign_address', domain, 'stay', { did_key: key.didKey }, { headers: {} }), 401);
       expectRefusal(await addressCall(t, controller, 'reassign_address', domain, 'stay', { did_key: key.didKey }, { signAs: 'update_address' }), 401);
       expectRefusal(await addressCall(t, controller, 'reassign_address', domain, 'stay', { did_key: key.didKey }, { at: timestamp(-301) }), 401);
-      expectRefusal(await addressCall(t, controller, 'reassign_address', domain, 'stay', { did_key: key.didKey, did_aw: stableIdOf(key) }), 409);
+      expectRefusal(await addressCall(t, controller, 'reassign_address', domain, 'stay', { did_key: key.didKey, did_aw: stableIdOf(key) }), 409, undefined, 'SVC_ERR_DID_UNREGISTERED');
       expectValidation(await addressCall(t, controller, 'reassign_address', domain, 'stay', {}), 'did_key');
       expect(expectOk(await address('stay'))).toEqual(before);
-      expectRefusal(await addressCall(t, controller, 'reassign_address', domain, 'no-such-name', { did_key: key.didKey }), 404);
+      expectRefusal(await addressCall(t, controller, 'reassign_address', domain, 'no-such-name', { did_key: key.didKey }), 404, undefined, 'SVC_ERR_ADDRESS_NOT_FOUND');
     });
   });
 
@@ -466,12 +467,12 @@ describe('addresses', () => {
       await assigned('gone');
       expect(expectOk(await addressCall(t, controller, 'delete_address', domain, 'gone'))).toEqual({ deleted: true, domain, name: 'gone' });
       expectRefusal(await address('gone'), 404);
-      expectRefusal(await addressCall(t, controller, 'delete_address', domain, 'gone'), 404);
+      expectRefusal(await addressCall(t, controller, 'delete_address', domain, 'gone'), 404, undefined, 'SVC_ERR_ADDRESS_NOT_FOUND');
     });
 
     it('refuses a stranger (403) and bad credentials (401), keeping the address', async () => {
       const before = await assigned('kept');
-      expectRefusal(await addressCall(t, stranger, 'delete_address', domain, 'kept'), 403);
+      expectRefusal(await addressCall(t, stranger, 'delete_address', domain, 'kept'), 403, undefined, 'SVC_ERR_NAMESPACE_NOT_CONTROLLER');
       expectRefusal(await addressCall(t, controller, 'delete_address', domain, 'kept', undefined, { headers: {} }), 401);
       expectRefusal(await addressCall(t, controller, 'delete_address', domain, 'kept', undefined, { signAs: 'register_address' }), 401);
       expectRefusal(await addressCall(t, controller, 'delete_address', domain, 'kept', undefined, { at: timestamp(301) }), 401);
@@ -488,9 +489,9 @@ describe('addresses', () => {
 
       // New bindings are refused while revoked; removal is not.
       const before = expectOk(await t.request('GET', `/v1/namespaces/${revokedDomain}/addresses/left`));
-      expectRefusal(await assignAddress(t, controller, revokedDomain, { name: 'new', did_key: alice.didKey }), 403, /revoked/);
-      expectRefusal(await addressCall(t, controller, 'update_address', revokedDomain, 'left', { did_key: bob.didKey }), 403, /revoked/);
-      expectRefusal(await addressCall(t, controller, 'reassign_address', revokedDomain, 'left', { did_key: bob.didKey }), 403, /revoked/);
+      expectRefusal(await assignAddress(t, controller, revokedDomain, { name: 'new', did_key: alice.didKey }), 403, /revoked/, 'SVC_ERR_NAMESPACE_REVOKED');
+      expectRefusal(await addressCall(t, controller, 'update_address', revokedDomain, 'left', { did_key: bob.didKey }), 403, /revoked/, 'SVC_ERR_NAMESPACE_REVOKED');
+      expectRefusal(await addressCall(t, controller, 'reassign_address', revokedDomain, 'left', { did_key: bob.didKey }), 403, /revoked/, 'SVC_ERR_NAMESPACE_REVOKED');
       expect(expectOk(await t.request('GET', `/v1/namespaces/${revokedDomain}/addresses/left`))).toEqual(before);
       expectRefusal(await t.request('GET', `/v1/namespaces/${revokedDomain}/addresses/new`), 404);
 

@@ -29,12 +29,13 @@ const port = () => new URL(t.url).port;
 describe('Host and Origin guard (loopback listener)', () => {
   it('refuses a foreign Host with 403, on the spec surface and the owner API', async () => {
     for (const host of ['evil.example', `evil.example:${port()}`, `127.0.0.1:1`, '127.0.0.1']) {
-      expectRefusal(await rawRequest(t.url, 'GET', `/v1/namespaces/${DOMAIN}`, { headers: { host } }), 403, /Host/);
+      expectRefusal(await rawRequest(t.url, 'GET', `/v1/namespaces/${DOMAIN}`, { headers: { host } }), 403, /Host/, 'SVC_ERR_HOST_REFUSED');
     }
     expectRefusal(
       await rawRequest(t.url, 'GET', '/v1/node/info', { headers: { host: 'evil.example', authorization: `Bearer ${t.node.ownerToken}` } }),
       403,
       /Host/,
+      'SVC_ERR_HOST_REFUSED',
     );
   });
 
@@ -46,13 +47,13 @@ describe('Host and Origin guard (loopback listener)', () => {
 
   it('refuses a disallowed Origin with 403 and allows its own', async () => {
     for (const origin of ['https://evil.example', 'null', `http://localhost:${Number(port()) + 1}`, 'app://other']) {
-      expectRefusal(await rawRequest(t.url, 'GET', `/v1/namespaces/${DOMAIN}`, { headers: { origin } }), 403, /Origin/);
+      expectRefusal(await rawRequest(t.url, 'GET', `/v1/namespaces/${DOMAIN}`, { headers: { origin } }), 403, /Origin/, 'SVC_ERR_HOST_REFUSED');
     }
     // A state-changing request from a foreign page never reaches the handler.
     const body = JSON.stringify({ domain: 'csrf.test' });
     const headers = { origin: 'https://evil.example', 'content-type': 'application/json', ...didKeyHeaders(controller, { domain: 'csrf.test', operation: 'register' }) };
-    expectRefusal(await rawRequest(t.url, 'POST', '/v1/namespaces', { headers, body }), 403);
-    expectRefusal(await t.request('GET', '/v1/namespaces/csrf.test'), 404);
+    expectRefusal(await rawRequest(t.url, 'POST', '/v1/namespaces', { headers, body }), 403, undefined, 'SVC_ERR_HOST_REFUSED');
+    expectRefusal(await t.request('GET', '/v1/namespaces/csrf.test'), 404, undefined, 'SVC_ERR_NAMESPACE_NOT_FOUND');
 
     const own = await rawRequest(t.url, 'GET', `/v1/namespaces/${DOMAIN}`, { headers: { origin: t.url } });
     expect(expectOk(own).domain).toBe(DOMAIN);
@@ -75,11 +76,11 @@ describe('Host and Origin guard (loopback listener)', () => {
     expect(preflight.headers.get('access-control-allow-headers')).toMatch(/authorization/);
     expect(preflight.headers.get('access-control-allow-headers')).toMatch(/x-svc-timestamp/);
 
-    expectRefusal(await rawRequest(t.url, 'OPTIONS', '/v1/workspaces/init', { headers: { origin: 'https://evil.example' } }), 403);
+    expectRefusal(await rawRequest(t.url, 'OPTIONS', '/v1/workspaces/init', { headers: { origin: 'https://evil.example' } }), 403, undefined, 'SVC_ERR_HOST_REFUSED');
     // A node without the extra origin refuses it.
     const plain = await startTestNode();
     try {
-      expectRefusal(await rawRequest(plain.url, 'GET', '/v1/namespaces/x.test', { headers: { origin } }), 403, /Origin/);
+      expectRefusal(await rawRequest(plain.url, 'GET', '/v1/namespaces/x.test', { headers: { origin } }), 403, /Origin/, 'SVC_ERR_HOST_REFUSED');
     } finally {
       await plain.stop();
     }
@@ -97,11 +98,11 @@ describe('owner API', () => {
         ['GET', '/v1/node/namespaces'],
         ['POST', '/v1/node/ui-link'],
       ] as const) {
-        expectRefusal(await t.request(method, path, token ? { token } : {}), 401, /owner token/);
+        expectRefusal(await t.request(method, path, token ? { token } : {}), 401, /owner token/, 'SVC_ERR_OWNER_TOKEN_REQUIRED');
       }
     }
-    expectRefusal(await t.request('POST', '/v1/node/projects', { body: { slug: 'intruder' } }), 401);
-    expectRefusal(await t.request('POST', '/v1/node/namespaces', { token: 'nope', body: { domain: 'intruder.test' } }), 401);
+    expectRefusal(await t.request('POST', '/v1/node/projects', { body: { slug: 'intruder' } }), 401, undefined, 'SVC_ERR_OWNER_TOKEN_REQUIRED');
+    expectRefusal(await t.request('POST', '/v1/node/namespaces', { token: 'nope', body: { domain: 'intruder.test' } }), 401, undefined, 'SVC_ERR_OWNER_TOKEN_REQUIRED');
     const slugs = expectOk(await t.owner('GET', '/v1/node/projects')).projects.map((p: { slug: string }) => p.slug);
     expect(slugs).not.toContain('intruder');
     expect(expectOk(await t.owner('GET', '/v1/node/namespaces')).namespaces.map((n: { domain: string }) => n.domain)).not.toContain('intruder.test');
@@ -119,18 +120,18 @@ describe('owner API', () => {
     expect(code.length).toBeGreaterThan(20);
 
     expect(expectOk(await t.request('POST', '/v1/node/session', { body: { code } }))).toEqual({ owner_token: t.node.ownerToken });
-    expectRefusal(await t.request('POST', '/v1/node/session', { body: { code } }), 401, /already used/);
+    expectRefusal(await t.request('POST', '/v1/node/session', { body: { code } }), 401, /already used/, 'SVC_ERR_UI_LINK_INVALID');
 
-    expectRefusal(await t.request('POST', '/v1/node/session', { body: { code: 'made-up' } }), 401);
+    expectRefusal(await t.request('POST', '/v1/node/session', { body: { code: 'made-up' } }), 401, undefined, 'SVC_ERR_UI_LINK_INVALID');
     expectValidation(await t.request('POST', '/v1/node/session', { body: {} }), 'code');
     expectValidation(await t.request('POST', '/v1/node/session', { body: { code: 'c'.repeat(129) } }), 'code');
-    expectRefusal(await t.request('POST', '/v1/node/session', { raw: '{"code":' }), 400);
+    expectRefusal(await t.request('POST', '/v1/node/session', { raw: '{"code":' }), 400, undefined, 'SVC_ERR_MALFORMED_JSON');
 
     // Each link is its own code; one from uiLink() works too, once.
     const other = new URL(t.node.uiLink()).hash.replace(/^#code=/, '');
     expect(other).not.toBe(code);
     expect(expectOk(await t.request('POST', '/v1/node/session', { body: { code: other } })).owner_token).toBe(t.node.ownerToken);
-    expectRefusal(await t.request('POST', '/v1/node/session', { body: { code: other } }), 401);
+    expectRefusal(await t.request('POST', '/v1/node/session', { body: { code: other } }), 401, undefined, 'SVC_ERR_UI_LINK_INVALID');
   });
 });
 
@@ -164,7 +165,7 @@ describe('peer listener', () => {
     const body = JSON.stringify({ domain: 'via-peer.test' });
     const headers = { host: 'tunnel.example', 'content-type': 'application/json', ...didKeyHeaders(controller, { domain: 'via-peer.test', operation: 'register' }) };
     expect(expectOk(await rawRequest(peerUrl, 'POST', '/v1/namespaces', { headers, body }), 201).domain).toBe('via-peer.test');
-    expectRefusal(await rawRequest(peerUrl, 'GET', '/v1/namespaces/unknown.test'), 404);
+    expectRefusal(await rawRequest(peerUrl, 'GET', '/v1/namespaces/unknown.test'), 404, undefined, 'SVC_ERR_NAMESPACE_NOT_FOUND');
   });
 
   it('never serves the owner API or the UI', async () => {
@@ -177,13 +178,13 @@ describe('peer listener', () => {
       ['GET', '/ui/'],
       ['GET', '/'],
     ] as const) {
-      expectRefusal(await rawRequest(peerUrl, method, path, { headers: { authorization } }), 404);
+      expectRefusal(await rawRequest(peerUrl, method, path, { headers: { authorization } }), 404, undefined, 'SVC_ERR_ROUTE_NOT_FOUND');
     }
     expect(expectOk(await peerNode.owner('GET', '/v1/node/info')).public_url).toBe(peerUrl);
   });
 
   it('takes federation inbound (mail from other nodes)', async () => {
-    expectRefusal(await rawRequest(peerUrl, 'POST', '/v1/federation/messages', { headers: { 'content-type': 'application/json' }, body: '{}' }), 422);
+    expectRefusal(await rawRequest(peerUrl, 'POST', '/v1/federation/messages', { headers: { 'content-type': 'application/json' }, body: '{}' }), 422, undefined, 'SVC_ERR_VALIDATION');
   });
 
   it('limits each client to a burst, then answers 429 with Retry-After, while loopback is never limited', async () => {
@@ -194,7 +195,7 @@ describe('peer listener', () => {
       for (let i = 0; i < 6; i++) statuses.push((await rawRequest(url, 'GET', '/v1/namespaces/none.test')).status);
       expect(statuses).toEqual([404, 404, 404, 404, 404, 429]);
       const refused = await rawRequest(url, 'GET', '/v1/namespaces/none.test');
-      expectRefusal(refused, 429, /Too many requests/);
+      expectRefusal(refused, 429, /Too many requests/, 'SVC_ERR_RATE_LIMITED');
       expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
       for (let i = 0; i < 10; i++) expect((await limited.request('GET', '/v1/namespaces/none.test')).status).toBe(404);
     } finally {
@@ -208,7 +209,7 @@ describe('peer listener', () => {
     const identity = await createIdentity(peerNode, project.api_key, persistent('exposed'));
     const authorization = `Bearer ${peerNode.node.ownerToken}`;
     for (const action of ['archive', 'replace']) {
-      expectRefusal(await rawRequest(peerUrl, 'POST', `/api/v1/agents/${identity.agent_id}/${action}`, { headers: { authorization } }), 401);
+      expectRefusal(await rawRequest(peerUrl, 'POST', `/api/v1/agents/${identity.agent_id}/${action}`, { headers: { authorization } }), 401, undefined, 'SVC_ERR_AUTH_INVALID');
     }
     expect(expectOk(await peerNode.request('GET', '/v1/auth/introspect', { token: identity.api_key })).status).toBe('active');
     // The project's authority key, a spec credential, works there.
@@ -225,7 +226,7 @@ describe('error contract', () => {
       ['DELETE', '/v1/namespaces'],
       ['POST', '/'],
     ] as const) {
-      expectRefusal(await t.request(method, path), 404, /No route/);
+      expectRefusal(await t.request(method, path), 404, /No route/, 'SVC_ERR_ROUTE_NOT_FOUND');
     }
   });
 
@@ -234,29 +235,31 @@ describe('error contract', () => {
     expect(response.status).toBe(302);
     expect(response.headers.get('location')).toBe('/ui/');
     // The Host guard still applies to it.
-    expectRefusal(await rawRequest(t.url, 'GET', '/', { headers: { host: 'evil.example' } }), 403, /Host/);
+    expectRefusal(await rawRequest(t.url, 'GET', '/', { headers: { host: 'evil.example' } }), 403, /Host/, 'SVC_ERR_HOST_REFUSED');
   });
 
   it('answers a body over the limit with a JSON 413', async () => {
     const project = await createProject(t, 'big-bodies');
     const raw = JSON.stringify({ alias: 'big', context: { blob: 'x'.repeat(BODY_LIMIT_BYTES) } });
-    expectRefusal(await t.request('POST', '/v1/workspaces/init', { token: project.api_key, raw }), 413, /too large/);
-    expectRefusal(await t.request('POST', '/v1/namespaces', { raw: `"${'y'.repeat(BODY_LIMIT_BYTES + 1)}"` }), 413);
+    expectRefusal(await t.request('POST', '/v1/workspaces/init', { token: project.api_key, raw }), 413, /too large/, 'SVC_ERR_BODY_TOO_LARGE');
+    expectRefusal(await t.request('POST', '/v1/namespaces', { raw: `"${'y'.repeat(BODY_LIMIT_BYTES + 1)}"` }), 413, undefined, 'SVC_ERR_BODY_TOO_LARGE');
     const identities = expectOk(await t.owner('GET', '/v1/node/identities')).identities;
     expect(identities.filter((i: { project_slug: string }) => i.project_slug === 'big-bodies')).toEqual([]);
   });
 
   it('answers a body of another media type with a JSON 415', async () => {
-    expectRefusal(await t.request('POST', '/v1/namespaces', { raw: 'domain=x.test', headers: { 'content-type': 'text/plain' } }), 415);
+    expectRefusal(await t.request('POST', '/v1/namespaces', { raw: 'domain=x.test', headers: { 'content-type': 'text/plain' } }), 415, undefined, 'SVC_ERR_UNSUPPORTED_MEDIA_TYPE');
     expectRefusal(
       await t.request('POST', '/v1/namespaces', { raw: 'domain=x.test', headers: { 'content-type': 'application/x-www-form-urlencoded' } }),
       415,
+      undefined,
+      'SVC_ERR_UNSUPPORTED_MEDIA_TYPE',
     );
   });
 
   it('answers an undecodable URL or an overlong path parameter with a JSON 4xx', async () => {
-    expectRefusal(await t.request('GET', '/v1/did/%ZZ/key'), 400, /not a valid url/);
-    expectRefusal(await t.request('GET', '/v1/namespaces/%E0%A4%A/addresses'), 400);
+    expectRefusal(await t.request('GET', '/v1/did/%ZZ/key'), 400, /not a valid url/, 'SVC_ERR_MALFORMED_REQUEST');
+    expectRefusal(await t.request('GET', '/v1/namespaces/%E0%A4%A/addresses'), 400, undefined, 'SVC_ERR_MALFORMED_REQUEST');
     const overlong = await t.request('GET', `/v1/namespaces/${DOMAIN}/addresses/${'n'.repeat(600)}`);
     expect(overlong.status).toBeGreaterThanOrEqual(400);
     expectRefusal(overlong, overlong.status);
@@ -266,7 +269,7 @@ describe('error contract', () => {
     const answer = await rawExchange(t.url, 'HELLO \u0001 nonsense\r\n\r\n');
     expect(answer).toMatch(/^HTTP\/1\.1 400 /);
     expect(answer).toMatch(/content-type: application\/json/i);
-    expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toEqual({ detail: expect.any(String) });
+    expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toEqual({ detail: expect.any(String), code: 'SVC_ERR_MALFORMED_REQUEST' });
   });
 
   it('never answers bad input with a 500', async () => {
@@ -316,9 +319,7 @@ describe('error contract', () => {
     }
     const refusals = seen.filter((r) => r.status >= 400);
     expect(refusals.length).toBeGreaterThan(seen.length / 2);
-    for (const response of refusals) {
-      expect(response.headers.get('content-type') ?? '').toMatch(/^application\/json/);
-      expect(Object.keys(response.body as object)).toEqual(['detail']);
-    }
+    // Each a JSON {detail, code} whose code the catalogue answers with that status.
+    for (const response of refusals) expectRefusal(response, response.status);
   });
 });

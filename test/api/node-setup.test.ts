@@ -85,18 +85,18 @@ describe('POST /v1/node/setup', () => {
     const t = await freshNode();
     expectValidation(await t.owner('POST', '/v1/node/setup', {}), 'name');
     const badName = await t.owner('POST', '/v1/node/setup', { name: 'Alice Smith' });
-    expectRefusal(badName, 422);
+    expectRefusal(badName, 422, undefined, 'SVC_ERR_VALIDATION');
     expect(badName.body.detail).toEqual([
       { loc: ['body', 'name'], msg: 'use 1-64 letters, digits, "-" or "_", starting with a letter or digit (no spaces or dots)', type: 'custom' },
     ]);
     const badDomain = await t.owner('POST', '/v1/node/setup', { name: 'alice', domain: 'https://example.com' });
-    expectRefusal(badDomain, 422);
+    expectRefusal(badDomain, 422, undefined, 'SVC_ERR_VALIDATION');
     expect(badDomain.body.detail).toEqual([
       { loc: ['body', 'domain'], msg: 'enter just the domain, such as example.com, without https:// or a path', type: 'custom' },
     ]);
-    expectRefusal(await t.owner('POST', '/v1/node/setup', { name: 'x'.repeat(65) }), 422, /at most 64 characters/);
+    expectRefusal(await t.owner('POST', '/v1/node/setup', { name: 'x'.repeat(65) }), 422, /at most 64 characters/, 'SVC_ERR_VALIDATION');
     expectValidation(await t.owner('POST', '/v1/node/setup', { name: 'alice', extra: true }), 'extra');
-    expectRefusal(await t.request('POST', '/v1/node/setup', { body: { name: 'alice' } }), 401);
+    expectRefusal(await t.request('POST', '/v1/node/setup', { body: { name: 'alice' } }), 401, undefined, 'SVC_ERR_OWNER_TOKEN_REQUIRED');
     expect(await holdings(t)).toEqual(EMPTY);
   });
 
@@ -105,15 +105,15 @@ describe('POST /v1/node/setup', () => {
     const first = expectOk(await t.owner('POST', '/v1/node/setup', { name: 'alice' }), 201);
     const again = expectOk(await t.owner('POST', '/v1/node/setup', { name: 'alice' }), 200);
     expect(again).toEqual({ ...first, created: false });
-    expectRefusal(await t.owner('POST', '/v1/node/setup', { name: 'bob' }), 409, new RegExp(`already set up as ${first.address}`));
-    expectRefusal(await t.owner('POST', '/v1/node/setup', { name: 'alice', domain: 'example.test' }), 409, /already set up/);
+    expectRefusal(await t.owner('POST', '/v1/node/setup', { name: 'bob' }), 409, new RegExp(`already set up as ${first.address}`), 'SVC_ERR_SETUP_ALREADY_DONE');
+    expectRefusal(await t.owner('POST', '/v1/node/setup', { name: 'alice', domain: 'example.test' }), 409, /already set up/, 'SVC_ERR_SETUP_ALREADY_DONE');
     expect((await holdings(t)).identities).toEqual([`alice ${first.address}`]);
   });
 
   it('leaves nothing behind when DNS gives the domain to another controller', async () => {
     const t = await freshNode();
     setDnsController(t, 'taken.test', testKey().didKey);
-    expectRefusal(await t.owner('POST', '/v1/node/setup', { name: 'alice', domain: 'taken.test' }), 403, /names another controller/);
+    expectRefusal(await t.owner('POST', '/v1/node/setup', { name: 'alice', domain: 'taken.test' }), 403, /names another controller/, 'SVC_ERR_NAMESPACE_DNS_MISMATCH');
     expect(await holdings(t)).toEqual(EMPTY);
     // Nothing was recorded as done: setting up with another domain still works.
     expectOk(await t.owner('POST', '/v1/node/setup', { name: 'alice', domain: 'mine.test' }), 201);
@@ -135,7 +135,7 @@ describe('POST /v1/node/setup', () => {
     const slow = t.owner('POST', '/v1/node/setup', { name: 'bob', domain: 'slow.test' });
     const fast = expectOk(await t.owner('POST', '/v1/node/setup', { name: 'alice', domain: 'fast.test' }), 201);
     open();
-    expectRefusal(await slow, 409, /already set up as fast\.test\/alice/);
+    expectRefusal(await slow, 409, /already set up as fast\.test\/alice/, 'SVC_ERR_SETUP_ALREADY_DONE');
     expect(await holdings(t)).toEqual({ identities: ['alice fast.test/alice'], projects: ['alice fast.test'], namespaces: ['fast.test'] });
     expect(fast.created).toBe(true);
   });
@@ -152,7 +152,7 @@ describe('POST /v1/node/setup', () => {
   it('refuses a domain whose key is held elsewhere, in words, before writing anything', async () => {
     const t = await freshNode();
     expectOk(await registerByOwner(t, 'outside.test', testKey().didKey), 201);
-    expectRefusal(await t.owner('POST', '/v1/node/setup', { name: 'alice', domain: 'outside.test' }), 409, /outside controller key/);
+    expectRefusal(await t.owner('POST', '/v1/node/setup', { name: 'alice', domain: 'outside.test' }), 409, /outside controller key/, 'SVC_ERR_NAMESPACE_TAKEN');
     expect(await holdings(t)).toEqual({ ...EMPTY, namespaces: ['outside.test'] });
   });
 });
@@ -170,6 +170,6 @@ describe('POST /v1/node/namespaces, asked again', () => {
     const t = await freshNode();
     const outside = testKey();
     expectOk(await registerByOwner(t, 'outside.test', outside.didKey), 201);
-    expectRefusal(await t.owner('POST', '/v1/node/namespaces', { domain: 'outside.test' }), 409, new RegExp(`outside key ${outside.didKey}`));
+    expectRefusal(await t.owner('POST', '/v1/node/namespaces', { domain: 'outside.test' }), 409, new RegExp(`outside key ${outside.didKey}`), 'SVC_ERR_NAMESPACE_TAKEN');
   });
 });

@@ -40,7 +40,7 @@ describe('POST /v1/node/identities/{agent_id}/session-key', () => {
     expect(me.agent_id).toBe(bob.agent_id);
     offsetMs = 25 * 3600 * 1000;
     try {
-      expectRefusal(await t.request('GET', '/v1/auth/introspect', { token: minted.api_key }), 401);
+      expectRefusal(await t.request('GET', '/v1/auth/introspect', { token: minted.api_key }), 401, undefined, 'SVC_ERR_AUTH_INVALID');
       // The identity's own key has no expiry.
       expectOk(await t.request('GET', '/v1/auth/introspect', { token: bob.api_key }));
     } finally {
@@ -49,15 +49,15 @@ describe('POST /v1/node/identities/{agent_id}/session-key', () => {
   });
 
   it('needs the owner token and a live identity', async () => {
-    expectRefusal(await t.request('POST', `/v1/node/identities/${bob.agent_id}/session-key`, { token: bob.api_key }), 401);
-    expectRefusal(await t.owner('POST', '/v1/node/identities/00000000-0000-4000-8000-000000000000/session-key'), 404);
-    expectRefusal(await t.owner('POST', '/v1/node/identities/not-a-uuid/session-key'), 422);
+    expectRefusal(await t.request('POST', `/v1/node/identities/${bob.agent_id}/session-key`, { token: bob.api_key }), 401, undefined, 'SVC_ERR_OWNER_TOKEN_REQUIRED');
+    expectRefusal(await t.owner('POST', '/v1/node/identities/00000000-0000-4000-8000-000000000000/session-key'), 404, undefined, 'SVC_ERR_IDENTITY_NOT_FOUND');
+    expectRefusal(await t.owner('POST', '/v1/node/identities/not-a-uuid/session-key'), 422, undefined, 'SVC_ERR_VALIDATION');
   });
 });
 
 describe('the node-wide wake feed', () => {
   it('streams new mail and chat for every identity to the owner', async () => {
-    expectRefusal(await t.request('GET', `/v1/node/events/stream?deadline=${encodeURIComponent(deadlineIn(5))}`), 401);
+    expectRefusal(await t.request('GET', `/v1/node/events/stream?deadline=${encodeURIComponent(deadlineIn(5))}`), 401, undefined, 'SVC_ERR_OWNER_TOKEN_REQUIRED');
     const response = await connectSse(`${t.url}/v1/node/events/stream?deadline=${encodeURIComponent(deadlineIn(10))}`, { token: t.node.ownerToken });
     const stream = response.stream!;
     try {

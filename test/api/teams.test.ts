@@ -71,7 +71,7 @@ describe('POST /v1/node/teams', () => {
 
   it('refuses an existing team with 409', async () => {
     const team = await createTeam();
-    expectRefusal(await t.owner('POST', '/v1/node/teams', { name: team.name, domain: team.domain }), 409, /already exists/);
+    expectRefusal(await t.owner('POST', '/v1/node/teams', { name: team.name, domain: team.domain }), 409, /already exists/, 'SVC_ERR_TEAM_EXISTS');
   });
 
   it('refuses a bad name, a bad domain and unknown fields with 422', async () => {
@@ -79,18 +79,18 @@ describe('POST /v1/node/teams', () => {
       expectValidation(await t.owner('POST', '/v1/node/teams', { name, domain: 'acme.test' }), 'name');
     }
     expectValidation(await t.owner('POST', '/v1/node/teams', { name: newName(), domain: 'not a domain' }), 'domain');
-    expectRefusal(await t.owner('POST', '/v1/node/teams', { name: newName(), domain: 'acme.test', extra: 1 }), 422);
+    expectRefusal(await t.owner('POST', '/v1/node/teams', { name: newName(), domain: 'acme.test', extra: 1 }), 422, undefined, 'SVC_ERR_VALIDATION');
   });
 
   it('needs the owner token', async () => {
-    expectRefusal(await t.request('GET', '/v1/node/teams'), 401);
-    expectRefusal(await t.request('POST', '/v1/node/teams', { body: { name: newName(), domain: 'acme.test' } }), 401);
+    expectRefusal(await t.request('GET', '/v1/node/teams'), 401, undefined, 'SVC_ERR_OWNER_TOKEN_REQUIRED');
+    expectRefusal(await t.request('POST', '/v1/node/teams', { body: { name: newName(), domain: 'acme.test' } }), 401, undefined, 'SVC_ERR_OWNER_TOKEN_REQUIRED');
   });
 
   it('answers 404 for an unknown team', async () => {
-    expectRefusal(await t.owner('GET', teamUrl('nobody:acme.test')), 404);
-    expectRefusal(await t.owner('GET', teamUrl('nobody:acme.test', '/members')), 404);
-    expectRefusal(await addMember('nobody:acme.test', { did_key: testKey().didKey, alias: 'a' }), 404);
+    expectRefusal(await t.owner('GET', teamUrl('nobody:acme.test')), 404, undefined, 'SVC_ERR_TEAM_NOT_FOUND');
+    expectRefusal(await t.owner('GET', teamUrl('nobody:acme.test', '/members')), 404, undefined, 'SVC_ERR_TEAM_NOT_FOUND');
+    expectRefusal(await addMember('nobody:acme.test', { did_key: testKey().didKey, alias: 'a' }), 404, undefined, 'SVC_ERR_TEAM_NOT_FOUND');
   });
 });
 
@@ -141,8 +141,8 @@ describe('POST /v1/node/teams/:team_id/members', () => {
   it('refuses an alias already active in the team with 409; another team may use it', async () => {
     const team = await createTeam();
     expectOk(await addMember(team.team_id, { did_key: testKey().didKey, alias: 'carol' }), 201);
-    expectRefusal(await addMember(team.team_id, { did_key: testKey().didKey, alias: 'carol' }), 409, /Alias already active in team/);
-    expectRefusal(await addMember(team.team_id, { did_key: testKey().didKey, alias: 'owner' }), 409, /Alias already active/);
+    expectRefusal(await addMember(team.team_id, { did_key: testKey().didKey, alias: 'carol' }), 409, /Alias already active in team/, 'SVC_ERR_TEAM_ALIAS_TAKEN');
+    expectRefusal(await addMember(team.team_id, { did_key: testKey().didKey, alias: 'owner' }), 409, /Alias already active/, 'SVC_ERR_TEAM_ALIAS_TAKEN');
     const other = await createTeam();
     expectOk(await addMember(other.team_id, { did_key: testKey().didKey, alias: 'carol' }), 201);
   });
@@ -168,7 +168,7 @@ describe('POST /v1/node/teams/:team_id/members/:certificate_id/revoke', () => {
     const revokeUrl = teamUrl(team.team_id, `/members/${certificate.certificate_id}/revoke`);
     const revoked = expectOk(await t.owner('POST', revokeUrl));
     expect(revoked).toMatchObject({ revoked: true, certificate_id: certificate.certificate_id });
-    expectRefusal(await t.owner('POST', revokeUrl), 409, /already revoked/);
+    expectRefusal(await t.owner('POST', revokeUrl), 409, /already revoked/, 'SVC_ERR_TEAM_CERTIFICATE_ALREADY_REVOKED');
     const { members } = expectOk(await t.owner('GET', teamUrl(team.team_id, '/members')));
     expect(members.find((m: { alias: string }) => m.alias === 'dave').revoked_at).toBe(revoked.revoked_at);
     expectOk(await addMember(team.team_id, { did_key: testKey().didKey, alias: 'dave' }), 201);
@@ -178,9 +178,9 @@ describe('POST /v1/node/teams/:team_id/members/:certificate_id/revoke', () => {
     const team = await createTeam();
     const other = await createTeam();
     const { certificate } = expectOk(await addMember(other.team_id, { did_key: testKey().didKey, alias: 'erin' }), 201);
-    expectRefusal(await t.owner('POST', teamUrl(team.team_id, '/members/00000000-0000-4000-8000-000000000000/revoke')), 404);
-    expectRefusal(await t.owner('POST', teamUrl(team.team_id, `/members/${certificate.certificate_id}/revoke`)), 404);
-    expectRefusal(await t.owner('POST', teamUrl(team.team_id, `/members/${team.owner_certificate_id}/revoke`)), 403, /owner/);
+    expectRefusal(await t.owner('POST', teamUrl(team.team_id, '/members/00000000-0000-4000-8000-000000000000/revoke')), 404, undefined, 'SVC_ERR_TEAM_CERTIFICATE_NOT_FOUND');
+    expectRefusal(await t.owner('POST', teamUrl(team.team_id, `/members/${certificate.certificate_id}/revoke`)), 404, undefined, 'SVC_ERR_TEAM_CERTIFICATE_NOT_FOUND');
+    expectRefusal(await t.owner('POST', teamUrl(team.team_id, `/members/${team.owner_certificate_id}/revoke`)), 403, /owner/, 'SVC_ERR_TEAM_OWNER_NOT_REVOCABLE');
   });
 });
 
@@ -209,7 +209,7 @@ describe('POST /v1/node/teams/:team_id/sign', () => {
   });
 
   it('refuses an unknown team with 404 and a bad request with 422', async () => {
-    expectRefusal(await t.owner('POST', teamUrl('nobody:acme.test', '/sign'), { method: 'GET', path: '/v1/shelf' }), 404);
+    expectRefusal(await t.owner('POST', teamUrl('nobody:acme.test', '/sign'), { method: 'GET', path: '/v1/shelf' }), 404, undefined, 'SVC_ERR_TEAM_NOT_FOUND');
     const team = await createTeam();
     expectValidation(await t.owner('POST', teamUrl(team.team_id, '/sign'), { method: 'GET', path: 'v1/shelf' }), 'path');
     expectValidation(await t.owner('POST', teamUrl(team.team_id, '/sign'), { method: 'TRACE', path: '/v1/shelf' }), 'method');

@@ -41,7 +41,7 @@ describe('the tunnel', () => {
     expect(view.public_key).toMatch(/^ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAA[A-Za-z0-9+/]+=* svc-node tunnel$/);
     // The same key every time: custody made it once.
     expect((await tunnel()).public_key).toBe(view.public_key);
-    expectRefusal(await t.owner('POST', '/v1/node/tunnel/start'), 409, /Configure the tunnel first/);
+    expectRefusal(await t.owner('POST', '/v1/node/tunnel/start'), 409, /Configure the tunnel first/, 'SVC_ERR_TUNNEL_NOT_CONFIGURED');
   });
 
   it('refuses a bad configuration and keeps none', async () => {

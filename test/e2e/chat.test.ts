@@ -118,10 +118,10 @@ async function seedChats(agentId: string, count: number): Promise<void> {
     db.pragma('cache_size=-65536');
     const session = db.prepare(`INSERT INTO chat_sessions (session_id, created_by, participant_key, participant_count, created_at) VALUES (?, ?, ?, 2, ?)`);
     const participant = db.prepare(
-      `INSERT INTO chat_participants (session_id, agent_id, alias, address, did, last_read_id, last_read_at, joined_at, last_message_id) VALUES (?, ?, ?, ?, 'did:key:z6MkSeeded', ?, ?, ?, ?)`,
+      `INSERT INTO chat_participants (session_id, agent_id, remote_address, alias, address, did, last_read_id, last_read_at, joined_at, last_message_id) VALUES (?, ?, ?, ?, ?, 'did:key:z6MkSeeded', ?, ?, ?, ?)`,
     );
     const message = db.prepare(
-      `INSERT INTO chat_messages (message_id, session_id, from_agent_id, from_alias, from_address, from_did, to_text, body, signature, signed_payload, timestamp, created_at)
+      `INSERT INTO chat_messages (message_id, session_id, from_remote_address, from_alias, from_address, from_did, to_text, body, signature, signed_payload, timestamp, created_at)
        VALUES (?, ?, ?, ?, ?, 'did:key:z6MkSeeded', ?, ?, 'seeded', '{}', ?, ?)`,
     );
     const start = Date.now() - count * 1000 - 60_000;
@@ -129,13 +129,13 @@ async function seedChats(agentId: string, count: number): Promise<void> {
       for (let i = 0; i < count; i++) {
         const name = `u${String(i).padStart(6, '0')}`;
         const address = `far.test/${name}`;
-        const remote = `remote:${address}`;
         const id = `seeded-${String(i).padStart(6, '0')}-${'0'.repeat(12)}`;
         const at = new Date(start + i * 1000).toISOString();
-        session.run(id, agentId, [agentId, remote].sort().join(','), at);
-        const row = Number(message.run(`${id}-m`, id, remote, name, address, `${DOMAIN}/carol`, `Seeded message ${i} from ${name}`, at.slice(0, 19) + 'Z', at).lastInsertRowid);
-        participant.run(id, agentId, 'carol', `${DOMAIN}/carol`, row, at, at, row);
-        participant.run(id, remote, name, address, 0, null, at, row);
+        // A participant on another node: no agent id, its address in remote_address (participant_key still says remote:<address>).
+        session.run(id, agentId, [agentId, `remote:${address}`].sort().join(','), at);
+        const row = Number(message.run(`${id}-m`, id, address, name, address, `${DOMAIN}/carol`, `Seeded message ${i} from ${name}`, at.slice(0, 19) + 'Z', at).lastInsertRowid);
+        participant.run(id, agentId, null, 'carol', `${DOMAIN}/carol`, row, at, at, row);
+        participant.run(id, null, address, name, address, 0, null, at, row);
       }
     })();
   } finally {

@@ -103,7 +103,10 @@ describe('hostile rendering on the peer listener', () => {
     expect(statuses.filter((status) => status === 200 || status === 422).length).toBeGreaterThan(0);
     expect(statuses.filter((status) => status === 503).length).toBeGreaterThan(0);
     for (const result of results) {
-      if (result.status === 'fulfilled' && result.value.status !== 200) expect(result.value.body.detail).toMatch(/too complex to render|renderer is busy/);
+      if (result.status === 'fulfilled' && result.value.status !== 200) {
+        expect(result.value.body.detail).toMatch(/too complex to render|renderer is busy/);
+        expect(result.value.body.code).toBe(result.value.status === 422 ? 'SVC_ERR_DOCUMENT_TOO_COMPLEX' : 'SVC_ERR_RENDERER_BUSY');
+      }
     }
     // The renders take seconds in all and over a second each; a request that waited for one would show it.
     expect(Math.max(...latencies), `loopback latencies (ms): ${latencies.map(Math.round).join(', ')}`).toBeLessThan(1_000);

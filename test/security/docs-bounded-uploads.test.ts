@@ -113,6 +113,7 @@ describe('caps on what is stored', () => {
     const result = await putVideo(upload.upload_url, { bytes: 1 * MB, declaredLength: VIDEO_MAX_BYTES + 1 });
     expect(result.status, JSON.stringify(result.body)).toBe(413);
     expect(result.body.detail).toMatch(/at most 209715200 bytes \(200 MiB\)/);
+    expect(result.body.code).toBe('SVC_ERR_ASSET_TOO_LARGE');
     expect((await assetOf(upload.asset_id)).status).toBe('pending_upload');
   });
 
@@ -124,6 +125,7 @@ describe('caps on what is stored', () => {
       const before = databaseBytes();
       const refused = await putVideo(upload.upload_url, { bytes: 40 * MB, declareLength: false });
       expect(refused.status, JSON.stringify(refused.body)).toBe(402);
+      expect(refused.body.code).toBe('SVC_ERR_STORAGE_QUOTA_EXCEEDED');
       expect(refused.body.detail).toMatchObject({ code: 'storage_quota_exceeded', limit: 'asset_bytes', max: used + 8 * MB, subscriptions_available: false });
       // It was stopped near the quota, not after reading everything.
       expect(refused.sent).toBeLessThan(40 * MB);

@@ -75,8 +75,8 @@ describe('subscribing to docs/doc.changed', () => {
       const writerOnly = await newIdentity();
       await join(watched.teamId, writerOnly, ['docs:write', 'library:read', 'library:write']);
       const before = watch.snapshot();
-      expectRefusal(await subscribe(writerOnly), 403, /docs:read/);
-      expectRefusal(await subscribe(writerOnly, watched.teamId), 403, /docs:read/);
+      expectRefusal(await subscribe(writerOnly), 403, /docs:read/, 'SVC_ERR_SCOPE_MISSING');
+      expectRefusal(await subscribe(writerOnly, watched.teamId), 403, /docs:read/, 'SVC_ERR_SCOPE_MISSING');
       expect(describeChange(before, watch.snapshot())).toEqual([]);
       expect(expectOk(await t.request('GET', PATH, { token: writerOnly.api_key })).subscriptions).toEqual([]);
     } finally {

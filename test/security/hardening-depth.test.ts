@@ -56,7 +56,7 @@ describe('JSON nested deeper than the limit', () => {
   it(`PATCH /v1/agents/me with context nested 3,000 and 100,000 deep: 400, context unchanged`, async () => {
     for (const depth of [3000, 100_000]) {
       const res = await t.request('PATCH', '/v1/agents/me', { token: agent.api_key, raw: `{"context":{"a":${arrays(depth)}}}` });
-      expectRefusal(res, 400, TOO_DEEP);
+      expectRefusal(res, 400, TOO_DEEP, 'SVC_ERR_JSON_TOO_DEEP');
     }
     expect((await introspect()).context).toEqual({ repo: 'svc-node' });
   });
@@ -64,7 +64,7 @@ describe('JSON nested deeper than the limit', () => {
   it('POST /v1/workspaces/init with context nested 8,000 deep: 400, no identity created', async () => {
     const before = await identityCount();
     const res = await t.request('POST', '/v1/workspaces/init', { token: project.api_key, raw: `{"alias":"deep","context":{"a":${arrays(8000)}}}` });
-    expectRefusal(res, 400, TOO_DEEP);
+    expectRefusal(res, 400, TOO_DEEP, 'SVC_ERR_JSON_TOO_DEEP');
     expect(await identityCount()).toBe(before);
   });
 
@@ -72,7 +72,7 @@ describe('JSON nested deeper than the limit', () => {
     // The body object and context are two levels; the arrays make up the rest.
     const ok = await t.request('PATCH', '/v1/agents/me', { token: agent.api_key, raw: `{"context":{"a":${arrays(MAX_JSON_DEPTH - 2)},"s":"${'['.repeat(500)}"}}` });
     expect(expectOk(ok).context.s).toBe('['.repeat(500));
-    expectRefusal(await t.request('PATCH', '/v1/agents/me', { token: agent.api_key, raw: `{"context":{"a":${arrays(MAX_JSON_DEPTH - 1)}}}` }), 400, TOO_DEEP);
+    expectRefusal(await t.request('PATCH', '/v1/agents/me', { token: agent.api_key, raw: `{"context":{"a":${arrays(MAX_JSON_DEPTH - 1)}}}` }), 400, TOO_DEEP, 'SVC_ERR_JSON_TOO_DEEP');
     expectOk(await t.request('PATCH', '/v1/agents/me', { token: agent.api_key, body: { context: { repo: 'svc-node' } } }));
   });
 
@@ -81,7 +81,7 @@ describe('JSON nested deeper than the limit', () => {
     const before = expectOk(await team.request('GET', '/v1/proposals')).length;
     const deep = `${'{"a":'.repeat(3000)}1${'}'.repeat(3000)}`;
     const raw = `{"target":"profile","profile_ref":"worker","content":{"schema":"${CHANGESET_SCHEMA}","assets":[{"path":"profile.yaml#mission","content":${deep},"base_asset_digest":"${digests['profile.yaml#mission']}"}]}}`;
-    expectRefusal(await team.request('POST', '/v1/proposals', { raw }), 400, TOO_DEEP);
+    expectRefusal(await team.request('POST', '/v1/proposals', { raw }), 400, TOO_DEEP, 'SVC_ERR_JSON_TOO_DEEP');
     expect(expectOk(await team.request('GET', '/v1/proposals')).length).toBe(before);
   });
 });

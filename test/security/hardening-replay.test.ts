@@ -91,12 +91,12 @@ describe('a signed write captured before a restart', () => {
     // The controller removes the address; the attacker wants it back after the node restarts.
     const removed = didKeyHeaders(controller, { domain: DOMAIN, name: 'alice', operation: 'delete_address' });
     expect((await t.request('DELETE', `/v1/namespaces/${DOMAIN}/addresses/alice`, { headers: removed })).status).toBeLessThan(300);
-    expectRefusal(await send(captured), 401, REPLAYED);
+    expectRefusal(await send(captured), 401, REPLAYED, 'SVC_ERR_REPLAYED');
 
     await t.stop({ keepData: true });
     await start();
-    expectRefusal(await send(captured), 401, REPLAYED);
-    expectRefusal(await t.request('GET', `/v1/namespaces/${DOMAIN}/addresses/alice`), 404);
+    expectRefusal(await send(captured), 401, REPLAYED, 'SVC_ERR_REPLAYED');
+    expectRefusal(await t.request('GET', `/v1/namespaces/${DOMAIN}/addresses/alice`), 404, undefined, 'SVC_ERR_ADDRESS_NOT_FOUND');
     // The controller's fresh signature for the same operation works.
     const fresh = didKeyHeaders(controller, { domain: DOMAIN, name: 'alice', operation: 'register_address' });
     expectOk(await t.request('POST', `/v1/namespaces/${DOMAIN}/addresses`, { headers: fresh, body: { name: 'alice', did_key: alice.didKey } }), 201);
@@ -111,7 +111,7 @@ describe('a signed write captured before a restart', () => {
 
     await t.stop({ keepData: true });
     await start();
-    expectRefusal(await send(deletion), 401, REPLAYED);
+    expectRefusal(await send(deletion), 401, REPLAYED, 'SVC_ERR_REPLAYED');
     expect(expectOk(await member.request('GET', '/v1/profiles/keeper')).profile_ref).toBe('keeper');
     // A fresh signature for the same request works.
     expect((await member.request('DELETE', '/v1/profiles/keeper')).status).toBeLessThan(300);
@@ -125,7 +125,7 @@ describe('a signed write captured before a restart', () => {
 
     await t.stop({ keepData: true });
     await start();
-    expectRefusal(await send(append), 401, REPLAYED);
+    expectRefusal(await send(append), 401, REPLAYED, 'SVC_ERR_REPLAYED');
     const history = expectOk(await writer.request('GET', '/v1/documents/minutes/versions'));
     expect(history.map((v: { version_number: number }) => v.version_number)).toEqual([2, 1]);
     expect(expectOk(await writer.append('minutes', '# Minutes\n\nApproved twice.\n'), 201).current_version).toBe(3);
@@ -136,7 +136,7 @@ describe('signed reads', () => {
   it('repeat inside a run only once, and add nothing to the durable table', async () => {
     const read = captureTeam(member, 'GET', '/v1/shelf');
     expectOk(await send(read));
-    expectRefusal(await send(read), 401, REPLAYED);
+    expectRefusal(await send(read), 401, REPLAYED, 'SVC_ERR_REPLAYED');
     for (let i = 0; i < 5; i++) expectOk(await member.request('GET', '/v1/shelf'));
 
     const writesBefore = await durableRows();

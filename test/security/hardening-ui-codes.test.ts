@@ -35,21 +35,21 @@ describe('one-time UI codes', () => {
     expect(expectOk(await redeem(fresh)).owner_token).toBe(t.node.ownerToken);
     const late = await newCode();
     offsetMs += 2000;
-    expectRefusal(await redeem(startCode), 401, /expired.*svc-node ui/);
+    expectRefusal(await redeem(startCode), 401, /expired.*svc-node ui/, 'SVC_ERR_UI_LINK_EXPIRED');
     // Once refused, it is gone like a used one.
-    expectRefusal(await redeem(startCode), 401, /already used or is unknown/);
+    expectRefusal(await redeem(startCode), 401, /already used or is unknown/, 'SVC_ERR_UI_LINK_INVALID');
     // A code issued later than the start's is still good.
     expect(expectOk(await redeem(late)).owner_token).toBe(t.node.ownerToken);
 
     const stale = await newCode();
     offsetMs += UI_CODE_TTL_MS;
-    expectRefusal(await redeem(stale), 401, /expired.*svc-node ui/);
+    expectRefusal(await redeem(stale), 401, /expired.*svc-node ui/, 'SVC_ERR_UI_LINK_EXPIRED');
   });
 
   it('are used once', async () => {
     const code = await newCode();
     expectOk(await redeem(code));
-    expectRefusal(await redeem(code), 401, /already used or is unknown/);
+    expectRefusal(await redeem(code), 401, /already used or is unknown/, 'SVC_ERR_UI_LINK_INVALID');
   });
 
   it(`are at most ${MAX_UI_CODES} outstanding: issuing more forgets the oldest`, async () => {
@@ -57,7 +57,7 @@ describe('one-time UI codes', () => {
     const codes: string[] = [];
     for (let i = 0; i < MAX_UI_CODES + 8; i++) codes.push(t.node.uiLink());
     const issued = codes.map((url) => codeOf(url));
-    for (const dropped of issued.slice(0, 8)) expectRefusal(await redeem(dropped), 401, /already used or is unknown/);
+    for (const dropped of issued.slice(0, 8)) expectRefusal(await redeem(dropped), 401, /already used or is unknown/, 'SVC_ERR_UI_LINK_INVALID');
     for (const kept of issued.slice(8)) expect(expectOk(await redeem(kept)).owner_token).toBe(t.node.ownerToken);
   });
 });

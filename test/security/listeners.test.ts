@@ -110,7 +110,7 @@ describe('loopback listener: DNS rebinding and foreign pages', () => {
     ];
     for (const target of targets()) {
       for (const host of hosts) {
-        expectRefusal(await send(t.url, target, { host }), 403, /^Host ".*" is not served here$/);
+        expectRefusal(await send(t.url, target, { host }), 403, /^Host ".*" is not served here$/, 'SVC_ERR_HOST_REFUSED');
       }
     }
   });
@@ -120,7 +120,7 @@ describe('loopback listener: DNS rebinding and foreign pages', () => {
     const origins = ['http://evil.example', 'null', `http://127.0.0.1:${own}.evil.example`, `https://127.0.0.1:${own}`, `http://127.0.0.1:${port(peerUrl)}`];
     for (const target of targets()) {
       for (const origin of origins) {
-        expectRefusal(await send(t.url, target, { origin }), 403, /^Origin ".*" is not allowed$/);
+        expectRefusal(await send(t.url, target, { origin }), 403, /^Origin ".*" is not allowed$/, 'SVC_ERR_HOST_REFUSED');
       }
     }
   });
@@ -128,8 +128,8 @@ describe('loopback listener: DNS rebinding and foreign pages', () => {
   it('refuses a state-changing owner request from a foreign Host or Origin before it runs', async () => {
     const headers = { authorization: `Bearer ${t.node.ownerToken}`, 'content-type': 'application/json' };
     const body = JSON.stringify({ slug: 'rebound' });
-    expectRefusal(await rawRequest(t.url, 'POST', '/v1/node/projects', { headers: { ...headers, host: 'evil.example' }, body }), 403);
-    expectRefusal(await rawRequest(t.url, 'POST', '/v1/node/projects', { headers: { ...headers, origin: 'http://evil.example' }, body }), 403);
+    expectRefusal(await rawRequest(t.url, 'POST', '/v1/node/projects', { headers: { ...headers, host: 'evil.example' }, body }), 403, undefined, 'SVC_ERR_HOST_REFUSED');
+    expectRefusal(await rawRequest(t.url, 'POST', '/v1/node/projects', { headers: { ...headers, origin: 'http://evil.example' }, body }), 403, undefined, 'SVC_ERR_HOST_REFUSED');
     const slugs = expectOk(await t.owner('GET', '/v1/node/projects')).projects.map((p: { slug: string }) => p.slug);
     expect(slugs).not.toContain('rebound');
   });
@@ -190,7 +190,7 @@ describe('peer listener', () => {
       const body = method === 'GET' || method === 'DELETE' ? undefined : '{}';
       const headers = { authorization, ...(body === undefined ? {} : { 'content-type': 'application/json' }) };
       const onPeer = await rawRequest(peerUrl, method, target, { headers, ...(body === undefined ? {} : { body }) });
-      expectRefusal(onPeer, 404, /^No route /);
+      expectRefusal(onPeer, 404, /^No route /, 'SVC_ERR_ROUTE_NOT_FOUND');
       // The same route exists on loopback: without the owner token it is refused there, not missing.
       const onLoopback = await rawRequest(t.url, method, target, { ...(body === undefined ? {} : { body, headers: { 'content-type': 'application/json' } }) });
       expect(onLoopback.status, `${method} ${path} on loopback: ${JSON.stringify(onLoopback.body)}`).toBe(path === '/v1/node/session' ? 422 : 401);
@@ -201,10 +201,10 @@ describe('peer listener', () => {
     const mcp = targets().find((target) => target.what === 'MCP')!;
     for (const path of ['/mcp/', '/mcp']) {
       for (const method of ['POST', 'GET', 'DELETE']) {
-        expectRefusal(await rawRequest(peerUrl, method, path, { headers: mcp.headers, ...(method === 'POST' ? { body: mcp.body! } : {}) }), 404, /^No route /);
+        expectRefusal(await rawRequest(peerUrl, method, path, { headers: mcp.headers, ...(method === 'POST' ? { body: mcp.body! } : {}) }), 404, /^No route /, 'SVC_ERR_ROUTE_NOT_FOUND');
       }
     }
-    for (const path of ['/ui/', '/ui', '/ui/index.html']) expectRefusal(await rawRequest(peerUrl, 'GET', path), 404, /^No route /);
+    for (const path of ['/ui/', '/ui', '/ui/index.html']) expectRefusal(await rawRequest(peerUrl, 'GET', path), 404, /^No route /, 'SVC_ERR_ROUTE_NOT_FOUND');
   });
 
   it("still serves the spec's endpoints: the refusals above are the peer app's shape, not a dead port", async () => {

@@ -64,8 +64,8 @@ const inbox = async (t: TestNode, key: string) => expectOk(await t.request('GET'
 
 describe('registering a namespace from outside', () => {
   it('is refused without DNS proof, so the squatter gets neither the namespace nor its addresses', async () => {
-    expectRefusal(await squat(REAL), 403, /DNS proof/);
-    expectRefusal(await namespaceOn(victim, REAL), 404);
+    expectRefusal(await squat(REAL), 403, /DNS proof/, 'SVC_ERR_NAMESPACE_DNS_PROOF_REQUIRED');
+    expectRefusal(await namespaceOn(victim, REAL), 404, undefined, 'SVC_ERR_NAMESPACE_NOT_FOUND');
     // The next step of the attack, binding bigcorp.example/ceo to the attacker's local identity, has nothing to bind in.
     const bind = await requestJson(peerUrl, 'POST', `/v1/namespaces/${REAL}/addresses`, {
       body: { name: 'ceo', did_key: mallory.did_key },
@@ -83,20 +83,20 @@ describe('registering a namespace from outside', () => {
       throw Object.assign(new Error('queryTxt ESERVFAIL'), { code: 'ESERVFAIL' });
     };
     try {
-      expectRefusal(await squat(domain), 503, /DNS/);
+      expectRefusal(await squat(domain), 503, /DNS/, 'SVC_ERR_NAMESPACE_DNS_UNAVAILABLE');
     } finally {
       victim.dns.resolveTxt = resolveTxt;
     }
-    expectRefusal(await namespaceOn(victim, domain), 404);
+    expectRefusal(await namespaceOn(victim, domain), 404, undefined, 'SVC_ERR_NAMESPACE_NOT_FOUND');
   });
 
   it('is refused when DNS names the controller but not this node', async () => {
     setDnsController(victim, 'no-node.example', attacker.didKey);
-    expectRefusal(await squat('no-node.example'), 403, /names no node/);
+    expectRefusal(await squat('no-node.example'), 403, /names no node/, 'SVC_ERR_NAMESPACE_DNS_NODE_MISSING');
     setDnsController(victim, 'other-node.example', attacker.didKey, 'https://other-node.example');
-    expectRefusal(await squat('other-node.example'), 409, /lives on the node at https:\/\/other-node\.example/);
+    expectRefusal(await squat('other-node.example'), 409, /lives on the node at https:\/\/other-node\.example/, 'SVC_ERR_NAMESPACE_HOSTED_ELSEWHERE');
     setDnsController(victim, 'other-key.example', testKey().didKey, VICTIM_ORIGIN);
-    expectRefusal(await squat('other-key.example'), 403, /another controller/);
+    expectRefusal(await squat('other-key.example'), 403, /another controller/, 'SVC_ERR_NAMESPACE_DNS_MISMATCH');
     for (const domain of ['no-node.example', 'other-node.example', 'other-key.example']) expectRefusal(await namespaceOn(victim, domain), 404);
   });
 
@@ -145,23 +145,23 @@ describe('the owner’s consent', () => {
     const created = expectOk(await registerByOwner(victim, domain, controller.didKey), 201);
     expect(created).toMatchObject({ domain, controller_did: controller.didKey, authority: 'owner', node_controlled: false, verification_status: 'unverified' });
     expectOk(await registerByOwner(victim, domain, controller.didKey), 200);
-    expectRefusal(await registerByOwner(victim, domain, testKey().didKey), 409, /another controller/);
+    expectRefusal(await registerByOwner(victim, domain, testKey().didKey), 409, /another controller/, 'SVC_ERR_NAMESPACE_TAKEN');
     expectOk(await assignAddress(victim, controller, domain, { name: 'desk', did_key: alice.did_key }), 201);
-    expectRefusal(await assignAddress(victim, attacker, domain, { name: 'evil', did_key: mallory.did_key }), 403, /controller/);
-    expectRefusal(await registerByOwner(victim, 'bad-key.example', 'did:key:zNotAKey'), 422, /did:key/);
+    expectRefusal(await assignAddress(victim, attacker, domain, { name: 'evil', did_key: mallory.did_key }), 403, /controller/, 'SVC_ERR_NAMESPACE_NOT_CONTROLLER');
+    expectRefusal(await registerByOwner(victim, 'bad-key.example', 'did:key:zNotAKey'), 422, /did:key/, 'SVC_ERR_DID_MALFORMED');
     expectValidation(await registerByOwner(victim, 'long-key.example', `did:key:z${'1'.repeat(200)}`), 'controller_did');
   });
 
   it('never makes local a domain the peer table sends elsewhere, until the owner removes the peer', async () => {
     const domain = 'peered.example';
     expectOk(await victim.owner('POST', '/v1/node/peers', { domain, url: real.url }), 201);
-    expectRefusal(await victim.owner('POST', '/v1/node/namespaces', { domain }), 409, /remove that peer/);
-    expectRefusal(await registerByOwner(victim, domain, testKey().didKey), 409, /peer table/);
+    expectRefusal(await victim.owner('POST', '/v1/node/namespaces', { domain }), 409, /remove that peer/, 'SVC_ERR_NAMESPACE_HOSTED_ELSEWHERE');
+    expectRefusal(await registerByOwner(victim, domain, testKey().didKey), 409, /peer table/, 'SVC_ERR_NAMESPACE_HOSTED_ELSEWHERE');
     // Not even with DNS proof.
     const controller = testKey();
     setDnsController(victim, domain, controller.didKey, VICTIM_ORIGIN);
-    expectRefusal(await squat(domain, controller), 409, /peer table/);
-    expectRefusal(await namespaceOn(victim, domain), 404);
+    expectRefusal(await squat(domain, controller), 409, /peer table/, 'SVC_ERR_NAMESPACE_HOSTED_ELSEWHERE');
+    expectRefusal(await namespaceOn(victim, domain), 404, undefined, 'SVC_ERR_NAMESPACE_NOT_FOUND');
     expectOk(await victim.owner('DELETE', `/v1/node/peers/${domain}`));
     expect(expectOk(await registerByOwner(victim, domain, controller.didKey), 201)).toMatchObject({ authority: 'owner', verification_status: 'verified' });
     // And the other way round: a namespace of this node cannot be sent to a peer.
@@ -171,8 +171,8 @@ describe('the owner’s consent', () => {
   it('never makes local a domain DNS places on another node', async () => {
     const domain = 'dns-elsewhere.example';
     setDnsController(victim, domain, testKey().didKey, 'https://elsewhere.example');
-    expectRefusal(await victim.owner('POST', '/v1/node/namespaces', { domain }), 409, /lives on the node at https:\/\/elsewhere\.example/);
-    expectRefusal(await namespaceOn(victim, domain), 404);
+    expectRefusal(await victim.owner('POST', '/v1/node/namespaces', { domain }), 409, /lives on the node at https:\/\/elsewhere\.example/, 'SVC_ERR_NAMESPACE_HOSTED_ELSEWHERE');
+    expectRefusal(await namespaceOn(victim, domain), 404, undefined, 'SVC_ERR_NAMESPACE_NOT_FOUND');
   });
 });
 

@@ -82,7 +82,7 @@ describe('the sender check of an unauthenticated POST /v1/federation/messages', 
       // The issue's attack made the node GET the internal URL three times.
       for (let attempt = 0; attempt < 3; attempt++) {
         const answer = await forged(`evil${i}.test/mallory`);
-        expectRefusal(answer, 503);
+        expectRefusal(answer, 503, undefined, 'SVC_ERR_PEER_UNAVAILABLE');
         expect(answer.body.detail).toBe(`Could not check evil${i}.test/mallory with its node (refused: its address is not a public one)`);
         expectNoLeak(answer.body);
       }
@@ -98,7 +98,7 @@ describe('the sender check of an unauthenticated POST /v1/federation/messages', 
     expect(internal.connections).toBe(0);
     expectNoLeak(answer.body);
     expect(redirect.requests).toEqual(['GET /v1/namespaces/redirect.test/addresses/mallory']);
-    expectRefusal(answer, 503);
+    expectRefusal(answer, 503, undefined, 'SVC_ERR_PEER_UNAVAILABLE');
     expect(answer.body.detail).toBe('Could not check redirect.test/mallory with its node (refused: it answered with a redirect, which is never followed)');
   });
 
@@ -108,7 +108,7 @@ describe('the sender check of an unauthenticated POST /v1/federation/messages', 
       const answering = await remote((_request, response) => response.writeHead(status, { 'content-type': 'text/plain' }).end(`${SECRET} (${status})`));
       await peer(`oracle-${'abcd'[i]}.test`, answering.url);
       const answer = await forged(`oracle-${'abcd'[i]}.test/x`);
-      expectRefusal(answer, 503);
+      expectRefusal(answer, 503, undefined, 'SVC_ERR_PEER_UNAVAILABLE');
       expectNoLeak(answer.body);
       expect(answer.body.detail).not.toContain(String(status));
       details.push(answer.body.detail.replace(/oracle-\w\.test/, 'D'));
@@ -119,7 +119,7 @@ describe('the sender check of an unauthenticated POST /v1/federation/messages', 
     const text = await remote((_request, response) => response.writeHead(200, { 'content-type': 'text/plain' }).end(SECRET));
     await peer('text.test', text.url);
     const answer = await forged('text.test/x');
-    expectRefusal(answer, 503);
+    expectRefusal(answer, 503, undefined, 'SVC_ERR_PEER_UNAVAILABLE');
     expect(answer.body.detail).toBe('Could not check text.test/x with its node (answer not JSON)');
     expectNoLeak(answer.body);
   });
@@ -142,7 +142,7 @@ describe('the sender check of an unauthenticated POST /v1/federation/messages', 
     expect(huge.bytesWritten).toBeLessThan(4 * 16 * MiB);
     expect(rssGrowth).toBeLessThan(100 * MiB);
     for (const [i, answer] of answers.entries()) {
-      expectRefusal(answer, 503);
+      expectRefusal(answer, 503, undefined, 'SVC_ERR_PEER_UNAVAILABLE');
       expect(answer.body.detail).toBe(`Could not check ${i < 4 ? 'huge' : 'declared'}.test/x with its node (answer too large)`);
     }
   });
@@ -162,7 +162,7 @@ describe('the sender check of an unauthenticated POST /v1/federation/messages', 
       // The node's total timeout here is 2 s (10 s by default).
       expect(Date.now() - started).toBeGreaterThanOrEqual(1_900);
       expect(Date.now() - started).toBeLessThan(8_000);
-      expectRefusal(answer, 503);
+      expectRefusal(answer, 503, undefined, 'SVC_ERR_PEER_UNAVAILABLE');
       expect(answer.body.detail).toBe(`Could not check ${domain}/x with its node (timed out)`);
     }
     await expect.poll(() => silent.open + trickle.open, WAIT).toBe(0);

@@ -97,7 +97,7 @@ describe('timeouts on the peer listener', () => {
     expect((await third.closed).answer).toBe('');
     for (const { answer, afterMs } of await Promise.all([first!.closed, second!.closed])) {
       expect(answer).toMatch(/^HTTP\/1\.1 408 /);
-      expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toEqual({ detail: 'Request timed out' });
+      expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toEqual({ detail: 'Request timed out', code: 'SVC_ERR_REQUEST_TIMEOUT' });
       expect(afterMs).toBeGreaterThanOrEqual(timeouts.headersMs - 100);
       expect(afterMs).toBeLessThan(8_000);
     }
@@ -181,7 +181,7 @@ describe('behind the tunnel', () => {
   it('gives each originator its own rate-limit bucket: a noisy peer gets 429s, another still gets 200s', async () => {
     for (let i = 0; i < 5; i++) expect((await get(tunnelUrl, '127.0.0.2')).status).toBe(200);
     const refused = await get(tunnelUrl, '127.0.0.2');
-    expectRefusal(refused, 429, /^Too many requests from 127\.0\.0\.2;/);
+    expectRefusal(refused, 429, /^Too many requests from 127\.0\.0\.2;/, 'SVC_ERR_RATE_LIMITED');
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
     for (let i = 0; i < 5; i++) expect((await get(tunnelUrl, '127.0.0.3')).status).toBe(200);
   });
@@ -216,7 +216,7 @@ describe('behind the tunnel', () => {
     expect((await get(tunnelUrl, '127.0.0.6')).status).toBe(200);
     const claims = { 'x-forwarded-for': '127.0.0.6', forwarded: 'for=127.0.0.6', 'x-real-ip': '127.0.0.6' };
     for (let i = 0; i < 5; i++) expect((await get(directUrl, '127.0.0.1', claims)).status).toBe(200);
-    expectRefusal(await get(directUrl, '127.0.0.1', claims), 429, /^Too many requests from 127\.0\.0\.1;/);
+    expectRefusal(await get(directUrl, '127.0.0.1', claims), 429, /^Too many requests from 127\.0\.0\.1;/, 'SVC_ERR_RATE_LIMITED');
     const proxied = await rawExchange(directUrl, 'PROXY TCP4 127.0.0.6 127.0.0.1 40000 80\r\nGET /v1/blueprints HTTP/1.1\r\nHost: node.example\r\n\r\n');
     expect(proxied).toMatch(/^HTTP\/1\.1 400 /);
     // The originator's own bucket was never touched: its four remaining tokens are all there.

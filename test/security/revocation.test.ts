@@ -59,7 +59,7 @@ describe('revoking a member certificate', () => {
     const save = await publicPost(`${editable.url}/edit`, { body: '# Pitch v3 by a revoked member\n', base_version: 2, editor_name: 'Mallory' });
     expect(save.status).toBe(404);
     expect(save.type).toMatch(/^application\/json/);
-    expect(save.body).toEqual({ detail: expect.stringMatching(/no longer accepts edits.*nothing was saved/) });
+    expect(save.body).toEqual({ detail: expect.stringMatching(/no longer accepts edits.*nothing was saved/), code: 'SVC_ERR_PRESENT_LINK_NOT_FOUND' });
     const doc = expectOk(await colleague.get('pitch'));
     expect(doc).toMatchObject({ current_version: 2, body: '# Pitch v2\n' });
     expect(revoked).toMatchObject({ revoked: true, certificate_id: author.member.certificateId, closed_present_links: 1 });
@@ -83,7 +83,7 @@ describe('revoking a member certificate', () => {
     expect(expectOk(await colleague.get('pitch')).latest.certificate_id).toBe(colleague.member.certificateId);
 
     // And the revoked certificate mints nothing new.
-    expectRefusal(await author.request('POST', '/v1/present', { body: { slug: 'pitch', editable: true } }), 401, /revoked/);
+    expectRefusal(await author.request('POST', '/v1/present', { body: { slug: 'pitch', editable: true } }), 401, /revoked/, 'SVC_ERR_TEAM_CERTIFICATE_REVOKED');
   });
 
   it('closes every editable link the member minted, on every document, and no one else’s', async () => {

@@ -4,8 +4,8 @@
  * the fixtures that let fuzzed requests get past auth, and the runner with its properties:
  *
  * - no answer is a 5xx, and every request is answered (no hang, no crash);
- * - a 4xx answer is JSON with a `detail` (the present page's HTML 404 and MCP's JSON-RPC errors
- *   aside, as the routes define them);
+ * - a 4xx answer is JSON `{detail, code}`, its code one the error catalogue answers with that
+ *   status (the present page's HTML 404 and MCP's JSON-RPC errors aside, as the routes define them);
  * - a refused request (≥ 400) leaves the stored data as it was: the database's contents are
  *   compared before and after, through a second, read-only connection (volatile bookkeeping such
  *   as an API key's last_used_at aside);
@@ -20,6 +20,7 @@ import { Agent, request as httpRequest, type IncomingHttpHeaders } from 'node:ht
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3-multiple-ciphers';
 import fc from 'fast-check';
+import { errorCatalogue, isErrorCode } from '../../contract/errors.ts';
 import { buildTeamHeaders } from '../../server/auth/team-envelope-client.ts';
 import { privateKeyFromSeed, signBytes } from '../../server/crypto/ed25519.ts';
 import { Custody } from '../../server/custody/custody.ts';
@@ -1113,7 +1114,8 @@ function refusalShapeOk(c: FuzzCase, res: RawResponse): boolean {
     return false;
   }
   if (parsed === null || typeof parsed !== 'object') return false;
-  if ('detail' in parsed && (parsed as { detail: unknown }).detail !== undefined) return true;
+  const { detail, code } = parsed as { detail?: unknown; code?: unknown };
+  if (detail !== undefined) return Object.keys(parsed).length === 2 && isErrorCode(code) && errorCatalogue[code].status === res.status;
   return c.route.mcp === true && 'jsonrpc' in parsed && 'error' in parsed;
 }
 
@@ -1191,11 +1193,11 @@ export async function runFuzz(fx: FuzzFixtures, options: FuzzOptions): Promise<F
         // close before the client finished writing; anything else is a crash of the request.
         const code = (error as { code?: string }).code ?? '';
         const big = body !== null && body.length > BODY_LIMIT_BYTES;
-        if (big && ['ECONNRESET', 'EPIPE'].includes(code)) return { status: 413, headers: {}, text: '{"detail":"(connection closed after 413)"}', timedOut: false, streamed: false };
+        if (big && ['ECONNRESET', 'EPIPE'].includes(code)) return { status: 413, headers: {}, text: '{"detail":"(connection closed after 413)","code":"SVC_ERR_BODY_TOO_LARGE"}', timedOut: false, streamed: false };
         // A request the HTTP parser refuses (a raw Latin-1 byte in the path, a 60 kB target) gets
         // clientErrorHandler's 400/414/431 with a JSON body, written before the method is known;
         // for a HEAD request node:http then sees bytes after a body-less response.
-        if (c.method === 'HEAD' && code === 'HPE_CLOSED_CONNECTION') return { status: 400, headers: {}, text: '{"detail":"(HTTP parser refusal to a HEAD request)"}', timedOut: false, streamed: false };
+        if (c.method === 'HEAD' && code === 'HPE_CLOSED_CONNECTION') return { status: 400, headers: {}, text: '{"detail":"(HTTP parser refusal to a HEAD request)","code":"SVC_ERR_MALFORMED_REQUEST"}', timedOut: false, streamed: false };
         fail('connection error', c, `${reproduction(rc, headers, body)}\n→ ${code} ${(error as Error).message}`);
         return { status: 0, headers: {}, text: '', timedOut: false, streamed: false };
       }
@@ -1217,7 +1219,7 @@ export async function runFuzz(fx: FuzzFixtures, options: FuzzOptions): Promise<F
         continue;
       }
       if (res.status >= 500) fail(`${res.status} answer`, c, reproduction(rc, headers, body, res));
-      else if (res.status >= 400 && !refusalShapeOk(c, res)) fail('4xx without a JSON detail', c, reproduction(rc, headers, body, res));
+      else if (res.status >= 400 && !refusalShapeOk(c, res)) fail('4xx without a JSON {detail, code} from the catalogue', c, reproduction(rc, headers, body, res));
     }
 
     const accepted = responses.some((res) => res.timedOut || (res.status >= 200 && res.status < 400));

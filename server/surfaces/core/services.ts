@@ -78,7 +78,7 @@ export function createCoreServices(ctx: NodeContext, owner: OwnerAccess, options
   const remote = new RemoteClient(ctx.dns, options.remote);
   const outbox = new FederationOutbox(ctx, directory, remote, options.outbox);
   const chat = new ChatService(ctx, identities, recipients, outbox, namespaces);
-  const inbound = new FederationInbound(ctx, directory, remote, recipients, chat);
+  const inbound = new FederationInbound(ctx, directory, remote, recipients, chat, namespaces);
   const mail = new MailService(ctx, identities, recipients, outbox, namespaces);
   const contacts = new ContactService(ctx);
   const control = new ControlService(ctx, identities, recipients);

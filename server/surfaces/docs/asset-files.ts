@@ -11,7 +11,7 @@
 import { mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { open, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { isAssetId } from './assets.ts';
+import { isAssetId } from './domain/asset-id.ts';
 
 const PART = '.part';
 

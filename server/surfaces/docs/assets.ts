@@ -12,27 +12,11 @@ import type { NodeContext } from '../../context.ts';
 import { isoNow } from '../../clock.ts';
 import { invalid, malformed, notFound, tooLarge } from '../../errors.ts';
 import type { AssetFiles } from './asset-files.ts';
+import { isAssetId } from './domain/asset-id.ts';
 import { IMAGE_TYPES, isImageType, sniffImage, type ImageType } from './domain/image-magic.ts';
 import type { StorageQuota } from './storage-quota.ts';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
-/** Asset ids are lower-case UUIDs; anything else names no asset (and no file). */
-export const isAssetId = (value: string): boolean => UUID.test(value);
-
-interface AssetRow {
-  asset_id: string;
-  team_id: string;
-  kind: 'image' | 'video';
-  content_type: string;
-  status: 'pending_upload' | 'ready';
-  bytes: number | null;
-  filename: string | null;
-  max_duration_seconds: number | null;
-  upload_token_sha256: string | null;
-  upload_expires_at: string | null;
-  created_at: string;
-}
+import { findAsset, findReadyContent, insertImage, readyImageIds, toAsset } from './store/assets.ts';
+import type { DocsUrls } from './urls.ts';
 
 /**
  * The bytes behind `/assets/{id}`: images, and videos stored before videos moved to disk, from the
@@ -45,20 +29,20 @@ export type AssetContent = { content_type: string; data: Buffer } | { content_ty
  * text that is not base64, 413 beyond the cap (checked on the text's length before decoding).
  */
 export function decodeImageBase64(text: string, field: string): Buffer {
-  if (text.length > Math.ceil(IMAGE_MAX_BYTES / 3) * 4) throw tooLarge(`${field} is larger than ${IMAGE_MAX_BYTES} bytes (256 KiB)`);
+  if (text.length > Math.ceil(IMAGE_MAX_BYTES / 3) * 4) throw tooLarge('SVC_ERR_ASSET_TOO_LARGE', `${field} is larger than ${IMAGE_MAX_BYTES} bytes (256 KiB)`);
   const bytes = /^[A-Za-z0-9+/]*={0,2}$/.test(text) && text.length % 4 === 0 ? Buffer.from(text, 'base64') : null;
-  if (bytes === null || bytes.toString('base64') !== text) throw malformed(`${field} is not strict standard base64 (with padding)`);
-  if (bytes.length === 0) throw malformed(`${field} is empty`);
-  if (bytes.length > IMAGE_MAX_BYTES) throw tooLarge(`${field} is larger than ${IMAGE_MAX_BYTES} bytes (256 KiB)`);
+  if (bytes === null || bytes.toString('base64') !== text) throw malformed('SVC_ERR_IMAGE_BASE64_INVALID', `${field} is not strict standard base64 (with padding)`);
+  if (bytes.length === 0) throw malformed('SVC_ERR_IMAGE_BASE64_INVALID', `${field} is empty`);
+  if (bytes.length > IMAGE_MAX_BYTES) throw tooLarge('SVC_ERR_ASSET_TOO_LARGE', `${field} is larger than ${IMAGE_MAX_BYTES} bytes (256 KiB)`);
   return bytes;
 }
 
 /** The image's bytes must be what `contentType` says: 422 naming both otherwise. */
 export function checkImage(contentType: string, bytes: Buffer, field: string): ImageType {
-  if (!isImageType(contentType)) throw invalid(`${field}: content type ${contentType} is not allowed; use one of ${IMAGE_TYPES.join(', ')}`);
+  if (!isImageType(contentType)) throw invalid('SVC_ERR_IMAGE_TYPE_NOT_ALLOWED', `${field}: content type ${contentType} is not allowed; use one of ${IMAGE_TYPES.join(', ')}`);
   const sniffed = sniffImage(bytes);
   if (sniffed !== contentType) {
-    throw invalid(`${field}: the bytes are ${sniffed ?? 'not a png, jpeg, gif or webp image'}, not the declared ${contentType}`);
+    throw invalid('SVC_ERR_ASSET_BYTES_MISMATCH', `${field}: the bytes are ${sniffed ?? 'not a png, jpeg, gif or webp image'}, not the declared ${contentType}`);
   }
   return sniffed;
 }
@@ -67,86 +51,48 @@ export class Assets {
   readonly #ctx: NodeContext;
   readonly #files: AssetFiles;
   readonly #quota: StorageQuota;
+  readonly #urls: DocsUrls;
 
-  constructor(ctx: NodeContext, files: AssetFiles, quota: StorageQuota) {
+  constructor(ctx: NodeContext, files: AssetFiles, quota: StorageQuota, urls: DocsUrls) {
     this.#ctx = ctx;
     this.#files = files;
     this.#quota = quota;
-  }
-
-  /** The docs surface's origin, which serves `/assets/{id}` publicly. */
-  get origin(): string {
-    return this.#ctx.urls.docs_url;
-  }
-
-  urlOf(assetId: string): string {
-    return `${this.origin}/assets/${assetId}`;
+    this.#urls = urls;
   }
 
   /** Stores an already checked image within the quota (402); returns its id. Runs inside a caller's transaction too. */
   insertImage(teamId: string, contentType: ImageType, bytes: Buffer): string {
     this.#quota.check(teamId, bytes.length);
     const assetId = randomUUID();
-    const now = isoNow(this.#ctx.clock);
-    this.#ctx.db
-      .prepare(
-        `INSERT INTO docs_assets (asset_id, team_id, kind, content_type, status, data, bytes, created_at, updated_at)
-         VALUES (?, ?, 'image', ?, 'ready', ?, ?, ?, ?)`,
-      )
-      .run(assetId, teamId, contentType, bytes, bytes.length, now, now);
+    insertImage(this.#ctx.db, { asset_id: assetId, team_id: teamId, content_type: contentType, data: bytes, created_at: isoNow(this.#ctx.clock) });
     this.#quota.changed(teamId);
     return assetId;
   }
 
   /** POST /v1/assets. */
   createImage(teamId: string, contentType: string, dataBase64: string): Asset {
-    if (!isImageType(contentType)) throw invalid(`content_type ${contentType} is not allowed; use one of ${IMAGE_TYPES.join(', ')}`);
+    if (!isImageType(contentType)) throw invalid('SVC_ERR_IMAGE_TYPE_NOT_ALLOWED', `content_type ${contentType} is not allowed; use one of ${IMAGE_TYPES.join(', ')}`);
     const bytes = decodeImageBase64(dataBase64, 'data_base64');
     const type = checkImage(contentType, bytes, 'data_base64');
     return this.get(teamId, this.insertImage(teamId, type, bytes));
   }
 
-  #row(assetId: string): AssetRow | undefined {
-    if (!UUID.test(assetId)) return undefined;
-    return this.#ctx.db
-      .prepare(
-        `SELECT asset_id, team_id, kind, content_type, status, bytes, filename, max_duration_seconds,
-           upload_token_sha256, upload_expires_at, created_at FROM docs_assets WHERE asset_id = ?`,
-      )
-      .get(assetId) as AssetRow | undefined;
-  }
-
-  #expired(row: AssetRow): boolean {
-    return row.upload_expires_at !== null && Date.parse(row.upload_expires_at) <= this.#ctx.clock.now().getTime();
-  }
-
-  #view(row: AssetRow): Asset {
-    const status: Asset['status'] = row.status === 'pending_upload' && this.#expired(row) ? 'error' : row.status;
-    const base = { asset_id: row.asset_id, kind: row.kind, url: this.urlOf(row.asset_id), content_type: row.content_type, bytes: row.bytes, status, created_at: row.created_at };
-    if (row.kind === 'image') return base;
-    return { ...base, filename: row.filename, max_duration_seconds: row.max_duration_seconds, upload_expires_at: row.status === 'ready' ? null : row.upload_expires_at };
-  }
-
   /** GET /v1/assets/{asset_id}: another team's asset is simply not found. */
   get(teamId: string, assetId: string): Asset {
-    const row = this.#row(assetId);
-    if (!row || row.team_id !== teamId) throw notFound(`No asset ${assetId}`);
-    return this.#view(row);
+    const row = isAssetId(assetId) ? findAsset(this.#ctx.db, assetId) : undefined;
+    if (!row || row.team_id !== teamId) throw notFound('SVC_ERR_ASSET_NOT_FOUND', `No asset ${assetId}`);
+    return toAsset(row, this.#urls.asset(row.asset_id), this.#ctx.clock.now().getTime());
   }
 
   /** The ids of the team's assets (present pages embed only these). */
   assetIdsOf(teamId: string): Set<string> {
-    return new Set(
-      this.#ctx.db.prepare(`SELECT asset_id FROM docs_assets WHERE team_id = ? AND kind = 'image' AND status = 'ready'`).pluck().all(teamId) as string[],
-    );
+    return new Set(readyImageIds(this.#ctx.db, teamId));
   }
 
   /** GET /assets/{asset_id} (public by id): the bytes of a ready asset, or null. */
   content(assetId: string): AssetContent | null {
-    if (!UUID.test(assetId)) return null;
-    const row = this.#ctx.db
-      .prepare(`SELECT content_type, data FROM docs_assets WHERE asset_id = ? AND status = 'ready'`)
-      .get(assetId) as { content_type: string; data: Buffer | null } | undefined;
+    if (!isAssetId(assetId)) return null;
+    const row = findReadyContent(this.#ctx.db, assetId);
     if (!row) return null;
     if (row.data !== null) return { content_type: row.content_type, data: row.data };
     const bytes = this.#files.sizeOf(assetId);

@@ -6,17 +6,7 @@
  * committed version is announced as `docs/doc.changed`.
  */
 import { randomUUID } from 'node:crypto';
-import type {
-  ActingAs,
-  DocumentDetail,
-  DocumentListInput,
-  DocumentPage,
-  DocumentSummary,
-  DocumentVersion,
-  VersionAuthorView,
-  VersionSource,
-} from '../../../contract/docs/documents.ts';
-import type { TeamMember } from '../../auth/team-envelope.ts';
+import type { DocumentDetail, DocumentListInput, DocumentPage, DocumentSummary, DocumentVersion, VersionSource } from '../../../contract/docs/documents.ts';
 import type { NodeContext } from '../../context.ts';
 import { docsTopic } from '../../events/bus.ts';
 import { bodySha256Hex, sha256Hex } from '../../crypto/encoding.ts';
@@ -24,111 +14,42 @@ import { conflict, notFound, paymentRequired } from '../../errors.ts';
 import type { CoreServices } from '../core/services.ts';
 import type { DocsBilling } from './billing.ts';
 import { checkAppend, checkCreate } from './domain/caps.ts';
-import { encodeVersion, reconstruct, snapshotVersionFor, type StoredVersion } from './domain/delta.ts';
+import { encodeVersion, reconstruct, snapshotVersionFor } from './domain/delta.ts';
 import { HeadBodies } from './head-bodies.ts';
+import {
+  findVersionMetadata,
+  insertVersion,
+  listVersionMetadata,
+  toDocumentVersion,
+  toStoredVersion,
+  versionChain,
+  type VersionAuthor,
+  type VersionMetadataRow,
+} from './store/document-versions.ts';
+import {
+  countDocuments,
+  findDocument,
+  insertDocument,
+  listDocuments,
+  pageDocuments,
+  setCurrentVersion,
+  slugTaken,
+  toDocumentSummary,
+  type DocumentRow,
+  type PageBound,
+} from './store/documents.ts';
 
 // What the routes answer (documents, versions, pages) is the contract's: contract/docs/documents.ts.
-export type { VersionSource };
-
-interface DocumentRow extends DocumentSummary {
-  team_id: string;
-}
-
-interface VersionRow {
-  version_id: string;
-  version_number: number;
-  kind: 'snapshot' | 'delta';
-  prefix_len: number;
-  suffix_len: number;
-  payload: Buffer;
-  compressed: number;
-  body_bytes: number;
-  body_sha256: string;
-  source: VersionSource;
-  created_by_did_key: string | null;
-  created_by_did_aw: string | null;
-  created_by_address: string | null;
-  created_by_alias: string | null;
-  certificate_id: string | null;
-  created_by_editor_name: string | null;
-  created_at: string;
-  acting_as_agent_id: string | null;
-  acting_as_alias: string | null;
-  acting_as_name: string | null;
-  acting_as_address: string | null;
-}
-
-/** Who made a version: a team member (API), possibly acting for an identity, or a human through an editable link. */
-export interface VersionAuthor {
-  member: TeamMember | null;
-  editor_name?: string | null;
-  acting_as?: ActingAs | null;
-}
-
-const SUMMARY_COLUMNS = 'document_id, slug, title, current_version, updated_at, created_at';
-const METADATA_COLUMNS = `version_id, version_number, body_sha256, source, created_by_did_key, created_by_did_aw, created_by_address,
-  created_by_alias, certificate_id, created_by_editor_name, created_at, acting_as_agent_id, acting_as_alias, acting_as_name, acting_as_address`;
 
 const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
-
-type MetadataRow = Omit<VersionRow, 'kind' | 'prefix_len' | 'suffix_len' | 'payload' | 'compressed' | 'body_bytes'>;
-
-function actingAsOfRow(row: MetadataRow): ActingAs | null {
-  if (row.acting_as_agent_id === null) return null;
-  return { agent_id: row.acting_as_agent_id, alias: row.acting_as_alias ?? '', name: row.acting_as_name ?? row.acting_as_alias ?? '', address: row.acting_as_address };
-}
-
-/** A link edit is the visitor's (never the minter's); an app save is the identity's; else the member's. */
-function authorOf(row: MetadataRow, actingAs: ActingAs | null): VersionAuthorView {
-  if (row.source === 'present-link') return { kind: 'link-editor', name: row.created_by_editor_name, address: null };
-  if (actingAs !== null) return { kind: 'identity', name: actingAs.name, address: actingAs.address };
-  return { kind: 'member', name: row.created_by_alias, address: row.created_by_address };
-}
-
-function versionView(row: MetadataRow, body: string | null): DocumentVersion {
-  const actingAs = actingAsOfRow(row);
-  return {
-    version_id: row.version_id,
-    version_number: row.version_number,
-    body,
-    source: row.source,
-    body_sha256: row.body_sha256,
-    created_by_did_key: row.created_by_did_key,
-    created_by_did_aw: row.created_by_did_aw,
-    created_by_address: row.created_by_address,
-    created_by_alias: row.created_by_alias,
-    certificate_id: row.certificate_id,
-    created_by_editor_name: row.created_by_editor_name,
-    created_at: row.created_at,
-    acting_as: actingAs,
-    author: authorOf(row, actingAs),
-  };
-}
-
-const summaryOf = (row: DocumentSummary): DocumentSummary => ({
-  document_id: row.document_id,
-  slug: row.slug,
-  title: row.title,
-  current_version: row.current_version,
-  updated_at: row.updated_at,
-  created_at: row.created_at,
-});
 
 /** A page's query: `limit` given, `after` a previous page's `next_after` (CURSOR_PATTERN, checked by the route). */
 export type DocumentPageQuery = DocumentListInput & { limit: number };
 
 /** `<updated_at>/<slug>`: slugs never hold "/", so the last one splits it. */
-function parseCursor(after: string): { updatedAt: string; slug: string } {
+function parseCursor(after: string): PageBound {
   const cut = after.lastIndexOf('/');
   return { updatedAt: after.slice(0, cut), slug: after.slice(cut + 1) };
-}
-
-/** A case-insensitive substring match on title or slug (LIKE with its wildcards escaped). */
-function matchClause(q: string | undefined): { sql: string; args: string[] } {
-  const needle = q?.trim() ?? '';
-  if (needle === '') return { sql: '', args: [] };
-  const pattern = `%${needle.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-  return { sql: `AND (title LIKE ? ESCAPE '\\' OR slug LIKE ? ESCAPE '\\')`, args: [pattern, pattern] };
 }
 
 /** Current bodies held in memory: a few dozen large documents, or many small ones. */
@@ -148,10 +69,7 @@ export class Documents {
 
   /** Every document, most recently changed first; `q` keeps those whose title or slug contains it. */
   list(teamId: string, q?: string): DocumentSummary[] {
-    const match = matchClause(q);
-    return this.#ctx.db
-      .prepare(`SELECT ${SUMMARY_COLUMNS} FROM documents WHERE team_id = ? ${match.sql} ORDER BY updated_at DESC, slug`)
-      .all(teamId, ...match.args) as DocumentSummary[];
+    return listDocuments(this.#ctx.db, teamId, q);
   }
 
   /**
@@ -162,18 +80,13 @@ export class Documents {
    */
   page(teamId: string, page: DocumentPageQuery): DocumentPage {
     const { db } = this.#ctx;
-    const match = matchClause(page.q);
-    const cursor = page.after === undefined ? null : parseCursor(page.after);
-    const bound = cursor === null ? '' : `AND updated_at <= ? AND (updated_at < ? OR slug > ?)`;
-    const boundArgs = cursor === null ? [] : [cursor.updatedAt, cursor.updatedAt, cursor.slug];
-    const rows = db
-      .prepare(`SELECT ${SUMMARY_COLUMNS} FROM documents WHERE team_id = ? ${match.sql} ${bound} ORDER BY updated_at DESC, slug LIMIT +?`)
-      .all(teamId, ...match.args, ...boundArgs, page.limit + 1) as DocumentSummary[];
+    const bound = page.after === undefined ? null : parseCursor(page.after);
+    const rows = pageDocuments(db, teamId, page.q, bound, page.limit + 1);
     const hasMore = rows.length > page.limit;
     const shown = hasMore ? rows.slice(0, page.limit) : rows;
-    const total = db.prepare(`SELECT count(*) FROM documents WHERE team_id = ? ${match.sql}`).pluck().get(teamId, ...match.args) as number;
+    const total = countDocuments(db, teamId, page.q);
     const last = shown.at(-1);
-    return { documents: shown.map(summaryOf), has_more: hasMore, next_after: hasMore && last ? `${last.updated_at}/${last.slug}` : null, total };
+    return { documents: shown.map(toDocumentSummary), has_more: hasMore, next_after: hasMore && last ? `${last.updated_at}/${last.slug}` : null, total };
   }
 
   get(teamId: string, slug: string): DocumentDetail {
@@ -183,18 +96,15 @@ export class Documents {
   /** The history, newest first, metadata only. */
   versions(teamId: string, slug: string): DocumentVersion[] {
     const doc = this.#document(teamId, slug);
-    const rows = this.#ctx.db
-      .prepare(`SELECT ${METADATA_COLUMNS} FROM document_versions WHERE document_id = ? ORDER BY version_number DESC`)
-      .all(doc.document_id) as VersionRow[];
-    return rows.map((row) => versionView(row, null));
+    return listVersionMetadata(this.#ctx.db, doc.document_id).map((row) => toDocumentVersion(row, null));
   }
 
   /** One version with its body (research C7): its snapshot plus at most 63 deltas, checked against its sha256. */
   version(teamId: string, slug: string, n: number): DocumentVersion {
     const doc = this.#document(teamId, slug);
-    if (!Number.isSafeInteger(n) || n < 1 || n > doc.current_version) throw notFound(`Document ${slug} has no version ${n}`);
+    if (!Number.isSafeInteger(n) || n < 1 || n > doc.current_version) throw notFound('SVC_ERR_DOCUMENT_VERSION_NOT_FOUND', `Document ${slug} has no version ${n}`);
     const body = n === doc.current_version ? this.#head(doc) : this.#rebuild(doc.document_id, n);
-    return versionView(this.#metadata(doc.document_id, n), decoder.decode(body));
+    return toDocumentVersion(this.#metadata(doc.document_id, n), decoder.decode(body));
   }
 
   create(teamId: string, input: { slug: string; title: string; body: Buffer; source: VersionSource }, author: VersionAuthor): DocumentDetail {
@@ -202,14 +112,10 @@ export class Documents {
     const now = clock.now().toISOString();
     const documentId = randomUUID();
     db.transaction(() => {
-      const exists = db.prepare(`SELECT 1 FROM documents WHERE team_id = ? AND slug = ?`).get(teamId, input.slug);
-      if (exists) throw conflict(`A document with slug ${input.slug} already exists`);
-      const count = db.prepare(`SELECT count(*) FROM documents WHERE team_id = ?`).pluck().get(teamId) as number;
-      const over = checkCreate(this.#billing.caps(), count);
-      if (over) throw paymentRequired(over);
-      db.prepare(
-        `INSERT INTO documents (document_id, team_id, slug, title, body, current_version, created_at, updated_at) VALUES (?, ?, ?, ?, X'', 1, ?, ?)`,
-      ).run(documentId, teamId, input.slug, input.title, now, now);
+      if (slugTaken(db, teamId, input.slug)) throw conflict('SVC_ERR_DOCUMENT_SLUG_TAKEN', `A document with slug ${input.slug} already exists`);
+      const over = checkCreate(this.#billing.caps(), countDocuments(db, teamId));
+      if (over) throw paymentRequired('SVC_ERR_FREE_TIER_LIMIT', over);
+      insertDocument(db, { document_id: documentId, team_id: teamId, slug: input.slug, title: input.title, created_at: now });
       this.#insertVersion(documentId, 1, null, input.body, input.source, author, now);
     })();
     this.#heads.set(documentId, 1, input.body);
@@ -224,10 +130,10 @@ export class Documents {
     const doc = db.transaction(() => {
       const current = this.#document(teamId, slug);
       const over = checkAppend(this.#billing.caps(), current.current_version);
-      if (over) throw paymentRequired(over);
+      if (over) throw paymentRequired('SVC_ERR_FREE_TIER_LIMIT', over);
       const next = current.current_version + 1;
       this.#insertVersion(current.document_id, next, this.#head(current), body, source, author, now);
-      db.prepare(`UPDATE documents SET current_version = ?, updated_at = ? WHERE document_id = ?`).run(next, now, current.document_id);
+      setCurrentVersion(db, current.document_id, next, now);
       return { ...current, current_version: next, updated_at: now };
     })();
     // Only once the version has committed does it become the head.
@@ -247,67 +153,34 @@ export class Documents {
 
   /** Version `n`'s body: its snapshot plus at most 63 deltas, checked against its sha256. */
   #rebuild(documentId: string, n: number): Buffer {
-    const rows = this.#ctx.db
-      .prepare(
-        `SELECT kind, prefix_len, suffix_len, payload, compressed, body_bytes, body_sha256 FROM document_versions
-         WHERE document_id = ? AND version_number BETWEEN ? AND ? ORDER BY version_number`,
-      )
-      .all(documentId, snapshotVersionFor(n), n) as VersionRow[];
-    const chain: StoredVersion[] = rows.map((row) => ({
-      kind: row.kind,
-      prefix_len: row.prefix_len,
-      suffix_len: row.suffix_len,
-      payload: row.payload,
-      compressed: row.compressed === 1,
-    }));
+    const rows = versionChain(this.#ctx.db, documentId, snapshotVersionFor(n), n);
     const target = rows[rows.length - 1]!;
-    const body = reconstruct(chain);
+    const body = reconstruct(rows.map(toStoredVersion));
     if (body.length !== target.body_bytes || sha256Hex(body) !== target.body_sha256) {
       throw new Error(`Stored history of document ${documentId} is corrupt at version ${n} (sha256 mismatch)`);
     }
     return body;
   }
 
-  #metadata(documentId: string, n: number): VersionRow {
-    return this.#ctx.db
-      .prepare(`SELECT ${METADATA_COLUMNS} FROM document_versions WHERE document_id = ? AND version_number = ?`)
-      .get(documentId, n) as VersionRow;
+  /** Version `n` of a document whose current version is at least `n`: its row must exist. */
+  #metadata(documentId: string, n: number): VersionMetadataRow {
+    const row = findVersionMetadata(this.#ctx.db, documentId, n);
+    if (!row) throw new Error(`Stored history of document ${documentId} has no version ${n}`);
+    return row;
   }
 
   #insertVersion(documentId: string, n: number, previous: Buffer | null, body: Buffer, source: VersionSource, author: VersionAuthor, now: string): void {
-    const stored = encodeVersion(n, previous, body);
-    const member = author.member;
-    this.#ctx.db
-      .prepare(
-        `INSERT INTO document_versions (document_id, version_number, version_id, kind, prefix_len, suffix_len, payload, compressed, body_bytes,
-           body_sha256, source, created_by_did_key, created_by_did_aw, created_by_address, created_by_alias, certificate_id,
-           created_by_editor_name, created_at, acting_as_agent_id, acting_as_alias, acting_as_name, acting_as_address)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      )
-      .run(
-        documentId,
-        n,
-        randomUUID(),
-        stored.kind,
-        stored.prefix_len,
-        stored.suffix_len,
-        stored.payload,
-        stored.compressed ? 1 : 0,
-        body.length,
-        bodySha256Hex(body),
-        source,
-        member?.did_key ?? null,
-        member?.did_aw ?? null,
-        member?.address ?? null,
-        member?.alias ?? null,
-        member?.certificate_id ?? null,
-        author.editor_name ?? null,
-        now,
-        author.acting_as?.agent_id ?? null,
-        author.acting_as?.alias ?? null,
-        author.acting_as?.name ?? null,
-        author.acting_as?.address ?? null,
-      );
+    insertVersion(this.#ctx.db, {
+      document_id: documentId,
+      version_number: n,
+      version_id: randomUUID(),
+      stored: encodeVersion(n, previous, body),
+      body_bytes: body.length,
+      body_sha256: bodySha256Hex(body),
+      source,
+      author,
+      created_at: now,
+    });
   }
 
   #announce(teamId: string, slug: string, version: number, source: VersionSource): void {
@@ -316,17 +189,15 @@ export class Documents {
   }
 
   #document(teamId: string, slug: string): DocumentRow {
-    const row = this.#ctx.db
-      .prepare(`SELECT ${SUMMARY_COLUMNS}, team_id FROM documents WHERE team_id = ? AND slug = ?`)
-      .get(teamId, slug) as DocumentRow | undefined;
+    const row = findDocument(this.#ctx.db, teamId, slug);
     // Another team's document is as absent as one that never existed.
-    if (!row) throw notFound(`No document ${slug}`);
+    if (!row) throw notFound('SVC_ERR_DOCUMENT_NOT_FOUND', `No document ${slug}`);
     return row;
   }
 
   #response(doc: DocumentRow): DocumentDetail {
     const latest = this.#metadata(doc.document_id, doc.current_version);
-    return { ...summaryOf(doc), body: decoder.decode(this.#head(doc)), latest: versionView(latest, null) };
+    return { ...toDocumentSummary(doc), body: decoder.decode(this.#head(doc)), latest: toDocumentVersion(latest, null) };
   }
 }
 

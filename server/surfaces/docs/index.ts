@@ -5,13 +5,13 @@
  * assets by id, and the one-time video upload URL. Schemas are the contract's (contract/docs/).
  */
 import type { FastifyInstance } from 'fastify';
+import { enforceRouteScopes } from '../../http/route-scope.ts';
 import { teamAuth, type TeamAuthOptions } from '../../http/team-auth.ts';
 import { assetRoutes, publicAssetRoutes, videoUploadRoutes } from './routes/assets.ts';
 import { billingRoutes } from './routes/billing.ts';
 import { documentRoutes } from './routes/documents.ts';
 import { markdownRoutes } from './routes/markdown.ts';
 import { presentApiRoutes, presentPageRoutes } from './routes/present.ts';
-import { enforceDocsScopes } from './routes/options.ts';
 import { templateRoutes } from './routes/templates.ts';
 import { themeRoutes } from './routes/theme.ts';
 import type { DocsServices } from './services.ts';
@@ -25,7 +25,7 @@ export async function docsSurface(app: FastifyInstance, options: DocsSurfaceOpti
   await app.register(async (scoped) => {
     scoped.addHook('preValidation', teamAuth(options.auth));
     // After auth, before validation: the scope each route declares (403 without it).
-    enforceDocsScopes(scoped);
+    enforceRouteScopes(scoped, 'document');
     await scoped.register(documentRoutes, options);
     // Its own context: the raw Markdown body parser must not leak to the JSON routes.
     await scoped.register(markdownRoutes, options);

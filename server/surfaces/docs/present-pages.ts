@@ -13,7 +13,8 @@ import type { Listener } from '../../http/listener.ts';
 import type { Assets } from './assets.ts';
 import { PageCache } from './present-page/page-cache.ts';
 import { readPage, type ThemeFor } from './present-page/page.ts';
-import type { PresentLinks, ResolvedLink } from './present.ts';
+import type { PresentLinks } from './present.ts';
+import type { ResolvedLink } from './store/present-links.ts';
 import { renderMarkdownLazily } from './render/lazy.ts';
 import { plainTextFragment } from './render/plain.ts';
 
@@ -55,7 +56,7 @@ async function bodyHtml(markdown: string, assetIds: Set<string>, listener: Liste
   try {
     return await renderMarkdownLazily(markdown, { assetIds, assetUrl: (id) => `/assets/${id}` }, listener);
   } catch (error) {
-    if (error instanceof ServiceError && error.statusCode === 422) return plainTextFragment(markdown, 'too_complex');
+    if (error instanceof ServiceError && error.code === 'SVC_ERR_DOCUMENT_TOO_COMPLEX') return plainTextFragment(markdown, 'too_complex');
     throw error;
   }
 }

@@ -13,7 +13,9 @@ import type { ThemeFor } from './present-page/page.ts';
 import { PresentLinks } from './present.ts';
 import { PresentPages } from './present-pages.ts';
 import { StorageQuota } from './storage-quota.ts';
+import { docsUrls, type DocsUrls } from './urls.ts';
 import { VideoUploads } from './video-uploads.ts';
+import { revokeEditableLinksOf } from './store/present-links.ts';
 
 export interface DocsServices {
   documents: Documents;
@@ -27,6 +29,8 @@ export interface DocsServices {
   pages: PresentPages;
   /** The team's presentation theme, as present pages apply it. */
   themeFor: ThemeFor;
+  /** The URLs answers carry (assets, uploads, present links). */
+  urls: DocsUrls;
   /** The certificate the node's owner acts through (the only one whose `acting_as` is believed). */
   ownerCertificateOf: (teamId: string) => string | null;
 }
@@ -38,23 +42,27 @@ export interface DocsServicesOptions {
 
 /** `core` supplies the app-event emitter that announces `docs/doc.changed`, and the teams. */
 export function createDocsServices(ctx: NodeContext, core: Pick<CoreServices, 'appEvents' | 'teams'>, options: DocsServicesOptions): DocsServices {
+  const urls = docsUrls(ctx);
   const billing = new DocsBilling(ctx.db);
   const files = new AssetFiles(options.assetsDir);
   const quota = new StorageQuota(ctx.db, billing);
-  const assets = new Assets(ctx, files, quota);
+  const assets = new Assets(ctx, files, quota, urls);
   const documents = new Documents(ctx, billing, core.appEvents);
-  const theme = new Themes(ctx, assets);
+  const theme = new Themes(ctx, assets, urls);
   const themeFor: ThemeFor = (teamId) => theme.themeFor(teamId);
-  const present = new PresentLinks(ctx, documents);
+  const present = new PresentLinks(ctx, documents, urls);
+  // An editable link is a standing docs:write grant of the certificate that minted it.
+  core.teams.closesOnRevoke((certificateId, revokedAt) => revokeEditableLinksOf(ctx.db, certificateId, revokedAt));
   return {
     billing,
     documents,
     present,
     pages: new PresentPages(present, assets, themeFor),
     assets,
-    uploads: new VideoUploads(ctx, assets, files, quota),
+    uploads: new VideoUploads(ctx, assets, files, quota, urls),
     theme,
     themeFor,
+    urls,
     ownerCertificateOf: (teamId) => {
       try {
         return core.teams.get(teamId).owner_certificate_id;

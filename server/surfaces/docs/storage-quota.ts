@@ -7,8 +7,9 @@
  */
 import type { Db } from '../../context.ts';
 import { paymentRequired } from '../../errors.ts';
-import { storedAssetBytes, type DocsBilling } from './billing.ts';
+import type { DocsBilling } from './billing.ts';
 import { checkStorage } from './domain/caps.ts';
+import { storedAssetBytes } from './store/assets.ts';
 
 /** Bytes an upload in progress holds against its team's quota; released once it ends either way. */
 export interface Reservation {
@@ -32,7 +33,7 @@ export class StorageQuota {
   check(teamId: string, incoming: number): void {
     const used = this.#storedBytes(teamId) + (this.#inFlight.get(teamId) ?? 0);
     const over = checkStorage(this.#billing.caps().max_asset_bytes, used, incoming);
-    if (over) throw paymentRequired(over);
+    if (over) throw paymentRequired('SVC_ERR_STORAGE_QUOTA_EXCEEDED', over);
   }
 
   reserve(teamId: string): Reservation {

@@ -15,6 +15,8 @@ import { palettesOf, presetOf, type Preset } from './domain/colors.ts';
 import { formatRatio } from './domain/contrast.ts';
 import { contrastReport, sanitizeTokens, type PaletteContrast, type ThemeTokens } from './domain/theme-tokens.ts';
 import type { PresentTheme } from './present-page/page.ts';
+import { findTheme, saveTheme, toTheme } from './store/themes.ts';
+import type { DocsUrls } from './urls.ts';
 
 /** A theme as a page would paint it, its contrast, and the palettes unset colours fall back to. */
 export interface ThemePreview {
@@ -39,58 +41,32 @@ export function checkContrast(tokens: ThemeTokens, preset: Preset | null): void 
       }
     }
   }
-  if (problems.length > 0) throw invalid(problems.join('; '));
-}
-
-interface ThemeRow {
-  tokens: string;
-  logo_asset_id: string | null;
-  header: string | null;
-  footer: string | null;
-  updated_at: string;
+  if (problems.length > 0) throw invalid('SVC_ERR_THEME_CONTRAST_INSUFFICIENT', problems.join('; '));
 }
 
 export class Themes {
   readonly #ctx: NodeContext;
   readonly #assets: Assets;
+  readonly #urls: DocsUrls;
 
-  constructor(ctx: NodeContext, assets: Assets) {
+  constructor(ctx: NodeContext, assets: Assets, urls: DocsUrls) {
     this.#ctx = ctx;
     this.#assets = assets;
-  }
-
-  #row(teamId: string): ThemeRow | undefined {
-    return this.#ctx.db.prepare(`SELECT tokens, logo_asset_id, header, footer, updated_at FROM docs_themes WHERE team_id = ?`).get(teamId) as
-      | ThemeRow
-      | undefined;
-  }
-
-  #view(row: ThemeRow | undefined): Theme {
-    if (!row) return { tokens: {}, preset: null, logo_asset_id: null, logo_url: null, header: null, footer: null, updated_at: null };
-    const { preset, ...tokens } = JSON.parse(row.tokens) as ThemeTokens & { preset?: Preset | null };
-    return {
-      tokens,
-      preset: preset ?? null,
-      logo_asset_id: row.logo_asset_id,
-      logo_url: row.logo_asset_id === null ? null : this.#assets.urlOf(row.logo_asset_id),
-      header: row.header,
-      footer: row.footer,
-      updated_at: row.updated_at,
-    };
+    this.#urls = urls;
   }
 
   /** GET /v1/theme. */
   get(teamId: string): Theme {
-    return this.#view(this.#row(teamId));
+    return toTheme(findTheme(this.#ctx.db, teamId), this.#urls.asset);
   }
 
   /** The team's theme for a present page (logo_url a same-origin path), or null when the team never set one. */
   themeFor(teamId: string): PresentTheme | null {
-    const row = this.#row(teamId);
+    const row = findTheme(this.#ctx.db, teamId);
     if (!row) return null;
-    const { tokens, preset, header, footer, logo_asset_id } = this.#view(row);
     // Same-origin path: present pages are served on both listeners (their CSP allows img-src 'self').
-    return { tokens, preset, header, footer, logo_url: logo_asset_id === null ? null : `/assets/${logo_asset_id}` };
+    const { tokens, preset, header, footer, logo_url } = toTheme(row, (assetId) => `/assets/${assetId}`);
+    return { tokens, preset, header, footer, logo_url };
   }
 
   /**
@@ -118,7 +94,7 @@ export class Themes {
   /** PUT /v1/theme: everything is checked before anything is written. */
   put(teamId: string, input: ThemeInput): Theme {
     if (input.tokens !== undefined && Object.hasOwn(input.tokens, 'preset')) {
-      throw invalid([{ loc: ['body', 'tokens', 'preset'], msg: 'Name the preset with the top-level "preset" field, not inside tokens', type: 'value_error' }]);
+      throw invalid('SVC_ERR_VALIDATION', [{ loc: ['body', 'tokens', 'preset'], msg: 'Name the preset with the top-level "preset" field, not inside tokens', type: 'value_error' }]);
     }
     const tokens = sanitizeTokens(input.tokens ?? {});
     const preset = presetOf(input.preset);
@@ -130,14 +106,18 @@ export class Themes {
     }
     const db = this.#ctx.db;
     db.transaction(() => {
-      const previous = this.#row(teamId);
+      const previous = findTheme(db, teamId);
       let logoAssetId = input.clear_logo === true ? null : (previous?.logo_asset_id ?? null);
       if (logo) logoAssetId = this.#assets.insertImage(teamId, logo.type, logo.bytes);
-      db.prepare(
-        `INSERT INTO docs_themes (team_id, tokens, logo_asset_id, header, footer, updated_at) VALUES (?, ?, ?, ?, ?, ?)
-         ON CONFLICT (team_id) DO UPDATE SET tokens = excluded.tokens, logo_asset_id = excluded.logo_asset_id,
-           header = excluded.header, footer = excluded.footer, updated_at = excluded.updated_at`,
-      ).run(teamId, JSON.stringify({ ...tokens, preset }), logoAssetId, input.header ?? null, input.footer ?? null, isoNow(this.#ctx.clock));
+      saveTheme(db, {
+        team_id: teamId,
+        tokens,
+        preset,
+        logo_asset_id: logoAssetId,
+        header: input.header ?? null,
+        footer: input.footer ?? null,
+        updated_at: isoNow(this.#ctx.clock),
+      });
     }).immediate();
     // The owner's feed says `docs_changed`, so open previews in the app repaint with the new theme.
     this.#ctx.bus.publish(docsTopic(teamId));

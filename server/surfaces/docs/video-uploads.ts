@@ -16,11 +16,14 @@ import type { Asset, DirectUpload, VideoInput } from '../../../contract/docs/ass
 import type { NodeContext } from '../../context.ts';
 import { isoNow } from '../../clock.ts';
 import { sha256Hex } from '../../crypto/encoding.ts';
-import { conflict, invalid, malformed, notFound, ServiceError, tooLarge, unavailable, unsupportedMediaType } from '../../errors.ts';
+import { conflict, gone, invalid, malformed, notFound, ServiceError, tooLarge, unavailable, unsupportedMediaType } from '../../errors.ts';
 import type { AssetFiles } from './asset-files.ts';
-import { isAssetId, type Assets } from './assets.ts';
+import type { Assets } from './assets.ts';
+import { isAssetId } from './domain/asset-id.ts';
 import { looksLikeVideo, type VideoType } from './domain/image-magic.ts';
 import type { StorageQuota } from './storage-quota.ts';
+import { deletePendingAsset, expiredPendingVideoIds, findAsset, insertPendingVideo, markVideoReady, videoIdsOnDisk, type AssetRow } from './store/assets.ts';
+import type { DocsUrls } from './urls.ts';
 
 /** The largest video file. */
 export const VIDEO_MAX_BYTES = 200 * 1024 * 1024;
@@ -34,16 +37,6 @@ export const MAX_VIDEO_DURATION_SECONDS = 600;
 /** Bytes enough for the container checks of domain/image-magic.ts. */
 const MAGIC_BYTES = 12;
 
-interface PendingRow {
-  team_id: string;
-  kind: string;
-  status: string;
-  content_type: string;
-  upload_token_sha256: string | null;
-  upload_expires_at: string | null;
-}
-
-const gone = (detail: string) => new ServiceError(410, 'SVC_ERR_GONE', detail);
 const NOT_PENDING = 'No pending upload for this URL (it may have been used already)';
 
 /** The content type without parameters, lower-cased. */
@@ -61,15 +54,17 @@ export class VideoUploads {
   readonly #assets: Assets;
   readonly #files: AssetFiles;
   readonly #quota: StorageQuota;
+  readonly #urls: DocsUrls;
   /** Assets whose bytes are arriving now. */
   readonly #receiving = new Set<string>();
   #sweeper: NodeJS.Timeout | null = null;
 
-  constructor(ctx: NodeContext, assets: Assets, files: AssetFiles, quota: StorageQuota) {
+  constructor(ctx: NodeContext, assets: Assets, files: AssetFiles, quota: StorageQuota, urls: DocsUrls) {
     this.#ctx = ctx;
     this.#assets = assets;
     this.#files = files;
     this.#quota = quota;
+    this.#urls = urls;
   }
 
   /** POST /v1/assets/video/direct-upload: a pending video and its one-time upload URL. */
@@ -79,17 +74,20 @@ export class VideoUploads {
     const now = this.#ctx.clock.now();
     const expiresAt = new Date(now.getTime() + UPLOAD_TTL_MS).toISOString();
     const duration = Math.min(input.max_duration_seconds ?? MAX_VIDEO_DURATION_SECONDS, MAX_VIDEO_DURATION_SECONDS);
-    this.#ctx.db
-      .prepare(
-        `INSERT INTO docs_assets (asset_id, team_id, kind, content_type, status, filename, max_duration_seconds,
-           upload_token_sha256, upload_expires_at, created_at, updated_at)
-         VALUES (?, ?, 'video', ?, 'pending_upload', ?, ?, ?, ?, ?, ?)`,
-      )
-      .run(assetId, teamId, input.content_type, input.filename ?? null, duration, sha256Hex(token), expiresAt, now.toISOString(), now.toISOString());
+    insertPendingVideo(this.#ctx.db, {
+      asset_id: assetId,
+      team_id: teamId,
+      content_type: input.content_type,
+      filename: input.filename ?? null,
+      max_duration_seconds: duration,
+      upload_token_sha256: sha256Hex(token),
+      upload_expires_at: expiresAt,
+      created_at: now.toISOString(),
+    });
     return {
       asset_id: assetId,
       kind: 'video',
-      upload_url: `${this.#ctx.urls.docs_url}/v1/assets/${assetId}/upload?token=${token}`,
+      upload_url: this.#urls.upload(assetId, token),
       upload_expires_at: expiresAt,
       status: 'pending_upload',
       content_type: input.content_type,
@@ -105,14 +103,14 @@ export class VideoUploads {
     const row = this.#pending(assetId, token);
     const expiresAt = Date.parse(row.upload_expires_at ?? '');
     if (!(expiresAt > this.#ctx.clock.now().getTime())) {
-      throw gone(`This upload URL expired at ${row.upload_expires_at}; request a new one`);
+      throw gone('SVC_ERR_UPLOAD_URL_EXPIRED', `This upload URL expired at ${row.upload_expires_at}; request a new one`);
     }
     if (bareType(contentType) !== row.content_type) {
-      throw unsupportedMediaType(`This upload takes Content-Type: ${row.content_type}, not ${contentType ?? '(none)'}`);
+      throw unsupportedMediaType('SVC_ERR_UNSUPPORTED_MEDIA_TYPE', `This upload takes Content-Type: ${row.content_type}, not ${contentType ?? '(none)'}`);
     }
     const length = declaredLength(contentLength);
     if (length !== null) {
-      if (length > VIDEO_MAX_BYTES) throw tooLarge(this.#tooLargeDetail());
+      if (length > VIDEO_MAX_BYTES) throw tooLarge('SVC_ERR_ASSET_TOO_LARGE', this.#tooLargeDetail());
       this.#quota.check(row.team_id, length);
     }
     return { teamId: row.team_id, expiresAt };
@@ -121,14 +119,14 @@ export class VideoUploads {
   /** PUT {upload_url}: streams `body` to disk within the caps, then marks the video ready and spends the token. */
   async receive(assetId: string, token: string, contentType: string | undefined, contentLength: string | undefined, body: Readable): Promise<Asset> {
     const { teamId, expiresAt } = this.check(assetId, token, contentType, contentLength);
-    if (this.#receiving.has(assetId)) throw conflict('An upload to this URL is already in progress');
+    if (this.#receiving.has(assetId)) throw conflict('SVC_ERR_UPLOAD_IN_PROGRESS', 'An upload to this URL is already in progress');
     this.#receiving.add(assetId);
     const reservation = this.#quota.reserve(teamId);
     const type = bareType(contentType) as VideoType;
     const head: Buffer[] = [];
     let headBytes = 0;
     const checkMagic = (): void => {
-      if (!looksLikeVideo(Buffer.concat(head), type)) throw invalid(`The bytes are not a ${type} video`);
+      if (!looksLikeVideo(Buffer.concat(head), type)) throw invalid('SVC_ERR_ASSET_BYTES_MISMATCH', `The bytes are not a ${type} video`);
     };
     const stop = (reason: string) => () => body.destroy(new Error(reason));
     const idle = setTimeout(stop('idle'), UPLOAD_IDLE_MS);
@@ -137,7 +135,7 @@ export class VideoUploads {
     try {
       const bytes = await this.#files.receive(assetId, body.iterator({ destroyOnReturn: false }), (chunk, total) => {
         idle.refresh();
-        if (total > VIDEO_MAX_BYTES) throw tooLarge(this.#tooLargeDetail());
+        if (total > VIDEO_MAX_BYTES) throw tooLarge('SVC_ERR_ASSET_TOO_LARGE', this.#tooLargeDetail());
         reservation.grow(chunk.length);
         if (headBytes < MAGIC_BYTES) {
           head.push(chunk.subarray(0, MAGIC_BYTES - headBytes));
@@ -147,14 +145,16 @@ export class VideoUploads {
       }).catch((error: unknown) => {
         if (error instanceof ServiceError) throw error;
         // The connection broke, stalled or outlived the URL; else the disk failed (full, say).
-        if (body.destroyed) throw malformed('The upload was interrupted before all its bytes arrived; nothing was stored');
-        throw unavailable(`The upload could not be stored (${(error as { code?: string }).code ?? 'disk error'}); nothing was stored`);
+        if (body.destroyed) throw malformed('SVC_ERR_UPLOAD_INTERRUPTED', 'The upload was interrupted before all its bytes arrived; nothing was stored');
+        throw unavailable('SVC_ERR_UPLOAD_STORAGE_FAILED', `The upload could not be stored (${(error as { code?: string }).code ?? 'disk error'}); nothing was stored`);
       });
-      if (bytes === 0) throw malformed('The upload is empty');
+      if (bytes === 0) throw malformed('SVC_ERR_UPLOAD_EMPTY', 'The upload is empty');
       if (headBytes < MAGIC_BYTES) checkMagic();
       await this.#files.publish(assetId);
-      stored = this.#markReady(assetId, token, bytes);
-      if (!stored) throw notFound(NOT_PENDING);
+      // The file is in place (renamed first, so a crash leaves at worst a file the sweep removes,
+      // never a ready video without its bytes): mark it ready and spend the token, in one statement.
+      stored = markVideoReady(this.#ctx.db, assetId, sha256Hex(token), bytes, isoNow(this.#ctx.clock));
+      if (!stored) throw notFound('SVC_ERR_UPLOAD_NOT_PENDING', NOT_PENDING);
       this.#quota.changed(teamId);
       return this.#assets.get(teamId, assetId);
     } catch (error) {
@@ -188,43 +188,20 @@ export class VideoUploads {
   /** Removes pending videos whose URL expired (rows) and files no ready video owns. */
   sweep(): { rows: number; files: number } {
     const { db } = this.#ctx;
-    const expired = db
-      .prepare(`SELECT asset_id FROM docs_assets WHERE kind = 'video' AND status = 'pending_upload' AND upload_expires_at <= ?`)
-      .pluck()
-      .all(this.#ctx.clock.now().toISOString()) as string[];
-    const remove = db.prepare(`DELETE FROM docs_assets WHERE asset_id = ? AND status = 'pending_upload'`);
     let rows = 0;
-    for (const assetId of expired) if (!this.#receiving.has(assetId)) rows += remove.run(assetId).changes;
-    const onDisk = new Set(
-      db.prepare(`SELECT asset_id FROM docs_assets WHERE kind = 'video' AND status = 'ready' AND data IS NULL`).pluck().all() as string[],
-    );
+    for (const assetId of expiredPendingVideoIds(db, this.#ctx.clock.now().toISOString())) {
+      if (!this.#receiving.has(assetId) && deletePendingAsset(db, assetId)) rows++;
+    }
+    const onDisk = new Set(videoIdsOnDisk(db));
     const files = this.#files.sweep((assetId) => onDisk.has(assetId), (assetId) => this.#receiving.has(assetId));
     return { rows, files };
   }
 
-  /**
-   * The file is in place (renamed first, so a crash leaves at worst a file the sweep removes, never
-   * a ready video without its bytes): mark it ready and spend the token, in one statement.
-   */
-  #markReady(assetId: string, token: string, bytes: number): boolean {
-    const result = this.#ctx.db
-      .prepare(
-        `UPDATE docs_assets SET status = 'ready', bytes = ?, upload_token_sha256 = NULL, updated_at = ?
-         WHERE asset_id = ? AND status = 'pending_upload' AND upload_token_sha256 = ?`,
-      )
-      .run(bytes, isoNow(this.#ctx.clock), assetId, sha256Hex(token));
-    return result.changes === 1;
-  }
-
   /** The pending video behind a URL's token, else a 404 that says no more. */
-  #pending(assetId: string, token: unknown): PendingRow {
-    const row = isAssetId(assetId)
-      ? (this.#ctx.db
-          .prepare(`SELECT team_id, kind, status, content_type, upload_token_sha256, upload_expires_at FROM docs_assets WHERE asset_id = ?`)
-          .get(assetId) as PendingRow | undefined)
-      : undefined;
+  #pending(assetId: string, token: unknown): AssetRow {
+    const row = isAssetId(assetId) ? findAsset(this.#ctx.db, assetId) : undefined;
     const hash = typeof token === 'string' && token.length > 0 && token.length <= 128 ? sha256Hex(token) : null;
-    if (!row || row.kind !== 'video' || row.status !== 'pending_upload' || hash === null || row.upload_token_sha256 !== hash) throw notFound(NOT_PENDING);
+    if (!row || row.kind !== 'video' || row.status !== 'pending_upload' || hash === null || row.upload_token_sha256 !== hash) throw notFound('SVC_ERR_UPLOAD_NOT_PENDING', NOT_PENDING);
     return row;
   }
 

@@ -9,7 +9,8 @@ import type { NodeContext } from '../../context.ts';
 import { conflict, invalid, notFound } from '../../errors.ts';
 import { materializeHome } from './domain/materialize.ts';
 import { readProfile } from './domain/profile-yaml.ts';
-import { pinsOf } from './records.ts';
+import { findBinding, listBindings, toBinding, upsertBinding } from './store/bindings.ts';
+import { pinsOf } from './store/shelf-profiles.ts';
 import type { Shelf } from './shelf.ts';
 
 export class Bindings {
@@ -25,9 +26,9 @@ export class Bindings {
   bind(teamId: string, agentId: string, body: BindInput): Binding {
     const entry = this.#shelf.entry(teamId, body.profile_ref, body.profile_version);
     if (body.profile_digest !== undefined && body.profile_digest !== entry.version.digest) {
-      throw conflict(`profile_digest does not match ${body.profile_ref} version ${entry.version.version} (${entry.version.digest})`);
+      throw conflict('SVC_ERR_PROFILE_DIGEST_MISMATCH', `profile_digest does not match ${body.profile_ref} version ${entry.version.version} (${entry.version.digest})`);
     }
-    const row: Binding = {
+    const binding: Binding = {
       agent_id: agentId,
       profile_ref: body.profile_ref,
       profile_version: entry.version.version,
@@ -35,36 +36,19 @@ export class Bindings {
       source_blueprint_ref: body.source_blueprint_ref ?? entry.profile.source_blueprint_ref,
       bound_at: this.#ctx.clock.now().toISOString(),
     };
-    this.#ctx.db
-      .prepare(
-        `INSERT INTO profile_bindings (team_id, agent_id, profile_ref, profile_version, profile_digest, source_blueprint_ref, bound_at)
-         VALUES (@team_id, @agent_id, @profile_ref, @profile_version, @profile_digest, @source_blueprint_ref, @bound_at)
-         ON CONFLICT (team_id, agent_id) DO UPDATE SET profile_ref = excluded.profile_ref, profile_version = excluded.profile_version,
-           profile_digest = excluded.profile_digest, source_blueprint_ref = excluded.source_blueprint_ref, bound_at = excluded.bound_at`,
-      )
-      .run({ team_id: teamId, ...row });
-    return row;
+    upsertBinding(this.#ctx.db, { team_id: teamId, ...binding });
+    return binding;
   }
 
   get(teamId: string, agentId: string): Binding {
-    const row = this.#ctx.db
-      .prepare(
-        `SELECT agent_id, profile_ref, profile_version, profile_digest, source_blueprint_ref, bound_at FROM profile_bindings
-         WHERE team_id = ? AND agent_id = ?`,
-      )
-      .get(teamId, agentId) as Binding | undefined;
-    if (!row) throw notFound(`No profile binding for agent ${agentId}`);
-    return row;
+    const row = findBinding(this.#ctx.db, teamId, agentId);
+    if (!row) throw notFound('SVC_ERR_BINDING_NOT_FOUND', `No profile binding for agent ${agentId}`);
+    return toBinding(row);
   }
 
   /** Every binding of the team (the UI shows which identity wears which profile). */
   list(teamId: string): Binding[] {
-    return this.#ctx.db
-      .prepare(
-        `SELECT agent_id, profile_ref, profile_version, profile_digest, source_blueprint_ref, bound_at FROM profile_bindings
-         WHERE team_id = ? ORDER BY agent_id`,
-      )
-      .all(teamId) as Binding[];
+    return listBindings(this.#ctx.db, teamId).map(toBinding);
   }
 
   materialize(teamId: string, body: MaterializeInput): Materialized {
@@ -78,7 +62,7 @@ export class Bindings {
       ref = body.profile_ref;
       version = body.profile_version;
     } else {
-      throw invalid('Give agent_id (materialize its binding) or profile_ref');
+      throw invalid('SVC_ERR_MATERIALIZE_SOURCE_MISSING', 'Give agent_id (materialize its binding) or profile_ref');
     }
     const entry = this.#shelf.entry(teamId, ref, version);
     const pins = pinsOf(entry.profile);

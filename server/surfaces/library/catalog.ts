@@ -10,9 +10,9 @@ import type {
   BlueprintImportResult,
   BlueprintSummary,
   BlueprintTags,
-  BlueprintVersion,
   PublicProfile,
 } from '../../../contract/library/catalog.ts';
+import { compareVersions } from '../../../contract/library-rules.ts';
 import type { NodeContext } from '../../context.ts';
 import type { JsonValue } from '../../crypto/canonical-json.ts';
 import { CATALOG_TOPIC } from '../../events/bus.ts';
@@ -22,33 +22,23 @@ import { blueprintDigest, profileDigest } from './domain/digest.ts';
 import type { PayloadFile } from './domain/payload.ts';
 import { readProfile } from './domain/profile-yaml.ts';
 import { manifestOf } from './manifests.ts';
-import { compareVersions } from '../../../contract/library-rules.ts';
-import { filesOf, fromJson, listOf, tagsOf, toJson } from './records.ts';
-
-interface VersionRow {
-  seq: number;
-  blueprint_ref: string;
-  version: string;
-  digest: string;
-  name: string;
-  summary: string | null;
-  description: string | null;
-  recommendations: string;
-  runtime_hints: string;
-  expected_apps: string;
-  first_mission_examples: string;
-  created_at: string;
-  owner_team: string;
-  tags: string;
-  display_name: string | null;
-}
-
-interface ProfileRow {
-  profile_ref: string;
-  version: string;
-  digest: string;
-  files: string;
-}
+import { blueprintProfileFiles, blueprintProfilesAt, findBlueprintProfile, insertBlueprintProfiles } from './store/blueprint-profiles.ts';
+import {
+  blueprintTagsOf,
+  blueprintVersionFiles,
+  blueprintVersionHistory,
+  blueprintVersionNumbers,
+  findCatalogVersion,
+  insertBlueprintVersion,
+  latestBlueprintVersionNumber,
+  latestCatalogVersion,
+  latestCatalogVersions,
+  recommendationsOf,
+  toBlueprintSummary,
+  type CatalogVersionRow,
+} from './store/blueprint-versions.ts';
+import { blueprintOwner, deleteBlueprint, insertBlueprint, setBlueprintTags } from './store/blueprints.ts';
+import { detachShelfProfiles } from './store/shelf-profiles.ts';
 
 /** One published profile, as the shelf and the public profile read need it. */
 export interface BlueprintProfile {
@@ -59,30 +49,6 @@ export interface BlueprintProfile {
   version: string;
   digest: string;
   files: PayloadFile[];
-}
-
-// Version rows are read without their files (a whole blueprint); #files loads them on demand.
-const VERSION_COLUMNS = `v.seq, v.blueprint_ref, v.version, v.digest, v.name, v.summary, v.description, v.recommendations,
-  v.runtime_hints, v.expected_apps, v.first_mission_examples, v.created_at, b.owner_team, b.tags, t.display_name`;
-const VERSION_FROM = `blueprint_versions v JOIN blueprints b USING (blueprint_ref) LEFT JOIN library_teams t ON t.team_id = b.owner_team`;
-
-function summaryOf(row: VersionRow): BlueprintSummary {
-  return {
-    blueprint_ref: row.blueprint_ref,
-    version: row.version,
-    digest: row.digest,
-    tags: tagsOf(row.tags),
-    name: row.name,
-    summary: row.summary,
-    description: row.description,
-    recommendations: listOf(row.recommendations),
-    runtime_hints: listOf(row.runtime_hints),
-    expected_apps: listOf(row.expected_apps),
-    first_mission_examples: listOf(row.first_mission_examples),
-    owner: row.owner_team,
-    display_name: row.display_name,
-    published_at: row.created_at,
-  };
 }
 
 export class BlueprintCatalog {
@@ -99,54 +65,42 @@ export class BlueprintCatalog {
     const ref = manifest.blueprint_ref;
     const { db } = this.#ctx;
     const published = db.transaction((): BlueprintImportResult => {
-      const owner = db.prepare(`SELECT owner_team FROM blueprints WHERE blueprint_ref = ?`).pluck().get(ref) as string | undefined;
-      if (owner !== undefined && owner !== teamId) throw forbidden(`Blueprint ${ref} is owned by team ${owner}`);
+      const owner = blueprintOwner(db, ref);
+      if (owner !== undefined && owner !== teamId) throw forbidden('SVC_ERR_BLUEPRINT_OWNED_BY_OTHER_TEAM', `Blueprint ${ref} is owned by team ${owner}`);
+      const stored = profiles.map((p) => ({ profile_ref: p.profile_ref, version: p.manifest.version, digest: profileDigest(p.files), files: p.files }));
       const result = (created: boolean): BlueprintImportResult => ({
         digest,
         blueprint_ref: ref,
         version: manifest.version,
-        profiles: profiles.map((p) => ({ profile_ref: p.profile_ref, version: p.manifest.version, digest: profileDigest(p.files) })),
+        profiles: stored.map(({ files: _files, ...summary }) => summary),
         created,
       });
-      const existing = this.#version(ref, manifest.version);
+      const existing = findCatalogVersion(db, ref, manifest.version);
       if (existing) {
         if (existing.digest === digest) return result(false);
-        throw conflict(`Blueprint ${ref} version ${manifest.version} is already published with different content; publish a new version`);
+        throw conflict('SVC_ERR_BLUEPRINT_VERSION_EXISTS', `Blueprint ${ref} version ${manifest.version} is already published with different content; publish a new version`);
       }
-      const latest = this.#latest(ref);
-      if (latest && compareVersions(manifest.version, latest.version) <= 0) {
-        throw invalid(`Blueprint ${ref} version ${manifest.version} must be newer than the latest published version ${latest.version}`);
+      const latest = latestBlueprintVersionNumber(db, ref);
+      if (latest !== null && compareVersions(manifest.version, latest) <= 0) {
+        throw invalid('SVC_ERR_BLUEPRINT_VERSION_NOT_NEWER', `Blueprint ${ref} version ${manifest.version} must be newer than the latest published version ${latest}`);
       }
       const now = this.#ctx.clock.now().toISOString();
-      if (owner === undefined) {
-        db.prepare(`INSERT INTO blueprints (blueprint_ref, owner_team, created_at) VALUES (?, ?, ?)`).run(ref, teamId, now);
-      }
-      const seq = db
-        .prepare(
-          `INSERT INTO blueprint_versions (blueprint_ref, version, digest, name, summary, description, recommendations,
-             runtime_hints, expected_apps, first_mission_examples, files, created_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        )
-        .run(
-          ref,
-          manifest.version,
-          digest,
-          manifest.name,
-          manifest.summary,
-          manifest.description,
-          toJson(manifest.recommendations),
-          toJson(manifest.runtime_hints),
-          toJson(manifest.expected_apps),
-          toJson(manifest.first_mission_examples),
-          toJson(files),
-          now,
-        ).lastInsertRowid;
-      const insertProfile = db.prepare(
-        `INSERT INTO blueprint_profiles (version_seq, profile_ref, position, version, digest, files) VALUES (?, ?, ?, ?, ?, ?)`,
-      );
-      profiles.forEach((p, position) =>
-        insertProfile.run(seq, p.profile_ref, position, p.manifest.version, profileDigest(p.files), toJson(p.files)),
-      );
+      if (owner === undefined) insertBlueprint(db, { blueprint_ref: ref, owner_team: teamId, created_at: now });
+      const seq = insertBlueprintVersion(db, {
+        blueprint_ref: ref,
+        version: manifest.version,
+        digest,
+        name: manifest.name,
+        summary: manifest.summary,
+        description: manifest.description,
+        recommendations: manifest.recommendations,
+        runtime_hints: manifest.runtime_hints,
+        expected_apps: manifest.expected_apps,
+        first_mission_examples: manifest.first_mission_examples,
+        files,
+        created_at: now,
+      });
+      insertBlueprintProfiles(db, seq, stored);
       return result(true);
     })();
     if (published.created) this.#changed();
@@ -155,40 +109,34 @@ export class BlueprintCatalog {
 
   /** The latest version of every blueprint, newest first; `tags` matches any overlap. */
   list(tags: readonly string[]): BlueprintSummary[] {
-    const rows = this.#ctx.db
-      .prepare(`SELECT ${VERSION_COLUMNS} FROM ${VERSION_FROM} WHERE v.seq IN (SELECT max(seq) FROM blueprint_versions GROUP BY blueprint_ref) ORDER BY v.seq DESC`)
-      .all() as VersionRow[];
     const wanted = new Set(tags);
-    return rows.filter((row) => wanted.size === 0 || tagsOf(row.tags).some((tag) => wanted.has(tag))).map(summaryOf);
+    return latestCatalogVersions(this.#ctx.db)
+      .filter((row) => wanted.size === 0 || blueprintTagsOf(row).some((tag) => wanted.has(tag)))
+      .map(toBlueprintSummary);
   }
 
   /** One blueprint at `version` (default latest) with its profiles, its files and every version. */
   get(ref: string, version?: string): BlueprintDetail {
+    const { db } = this.#ctx;
     const row = this.#resolve(ref, version);
-    const profiles = this.#ctx.db
-      .prepare(`SELECT profile_ref, version, digest, files FROM blueprint_profiles WHERE version_seq = ? ORDER BY profile_ref`)
-      .all(row.seq) as ProfileRow[];
-    const versions = this.#ctx.db
-      .prepare(`SELECT version, digest, created_at AS published_at FROM blueprint_versions WHERE blueprint_ref = ? ORDER BY seq DESC`)
-      .all(ref) as BlueprintVersion[];
+    const profiles = blueprintProfilesAt(db, row.seq);
+    const versions = blueprintVersionHistory(db, ref);
     return {
-      ...summaryOf(row),
+      ...toBlueprintSummary(row),
       profiles: profiles.map((p) => {
-        const { name, mission } = manifestOf(p.digest, () => filesOf(p.files));
+        const { name, mission } = manifestOf(p.digest, () => blueprintProfileFiles(p));
         return { profile_ref: p.profile_ref, version: p.version, digest: p.digest, name, mission };
       }),
       versions,
-      files: this.#files(row.seq),
+      files: blueprintVersionFiles(db, row.seq),
     };
   }
 
   /** One profile of a blueprint version (default latest), with its profile-relative files. */
   profile(ref: string, profileRef: string, version?: string): BlueprintProfile {
     const row = this.#resolve(ref, version);
-    const profile = this.#ctx.db
-      .prepare(`SELECT profile_ref, version, digest, files FROM blueprint_profiles WHERE version_seq = ? AND profile_ref = ?`)
-      .get(row.seq, profileRef) as ProfileRow | undefined;
-    if (!profile) throw notFound(`Blueprint ${ref} version ${row.version} has no profile ${profileRef}`);
+    const profile = findBlueprintProfile(this.#ctx.db, row.seq, profileRef);
+    if (!profile) throw notFound('SVC_ERR_BLUEPRINT_PROFILE_NOT_FOUND', `Blueprint ${ref} version ${row.version} has no profile ${profileRef}`);
     return {
       blueprint_ref: ref,
       blueprint_version: row.version,
@@ -196,7 +144,7 @@ export class BlueprintCatalog {
       profile_ref: profile.profile_ref,
       version: profile.version,
       digest: profile.digest,
-      files: filesOf(profile.files),
+      files: blueprintProfileFiles(profile),
     };
   }
 
@@ -226,31 +174,18 @@ export class BlueprintCatalog {
 
   /** The latest version string of `ref`, or null when it is not (or no longer) published. */
   latestVersion(ref: string): string | null {
-    const version = this.#ctx.db.prepare(`SELECT version FROM blueprint_versions WHERE blueprint_ref = ? ORDER BY seq DESC LIMIT 1`).pluck().get(ref);
-    return (version as string | undefined) ?? null;
-  }
-
-  /** The digest of `profileRef` in the latest version of `ref`; null when that version lacks it. */
-  latestProfileDigest(ref: string, profileRef: string): string | null {
-    const digest = this.#ctx.db
-      .prepare(
-        `SELECT p.digest FROM blueprint_profiles p WHERE p.profile_ref = ?
-           AND p.version_seq = (SELECT max(seq) FROM blueprint_versions WHERE blueprint_ref = ?)`,
-      )
-      .pluck()
-      .get(profileRef, ref);
-    return (digest as string | undefined) ?? null;
+    return latestBlueprintVersionNumber(this.#ctx.db, ref);
   }
 
   /** The owner's profile set of the latest version, plus its prior README and manifest. */
   latest(ref: string) {
-    const row = this.#latest(ref);
-    return row ? { ...summaryOf(row), files: this.#files(row.seq), seq: row.seq } : null;
+    const row = latestCatalogVersion(this.#ctx.db, ref);
+    return row ? { ...toBlueprintSummary(row), files: blueprintVersionFiles(this.#ctx.db, row.seq) } : null;
   }
 
   setTags(teamId: string, ref: string, tags: string[]): BlueprintTags {
     this.#owned(teamId, ref);
-    this.#ctx.db.prepare(`UPDATE blueprints SET tags = ? WHERE blueprint_ref = ?`).run(toJson(tags), ref);
+    setBlueprintTags(this.#ctx.db, ref, tags);
     this.#changed();
     return { blueprint_ref: ref, tags };
   }
@@ -260,15 +195,9 @@ export class BlueprintCatalog {
     this.#owned(teamId, ref);
     const { db } = this.#ctx;
     const deleted = db.transaction(() => {
-      const versions = db.prepare(`SELECT version FROM blueprint_versions WHERE blueprint_ref = ? ORDER BY seq`).pluck().all(ref) as string[];
-      db.prepare(`DELETE FROM blueprints WHERE blueprint_ref = ?`).run(ref);
-      const detached = db
-        .prepare(
-          `UPDATE shelf_profiles SET source_blueprint_ref = NULL, source_blueprint_version = NULL, source_blueprint_digest = NULL,
-             source_profile_ref = NULL, source_profile_version = NULL, source_profile_digest = NULL, part_baselines = NULL
-           WHERE source_blueprint_ref = ?`,
-        )
-        .run(ref).changes;
+      const versions = blueprintVersionNumbers(db, ref);
+      deleteBlueprint(db, ref);
+      const detached = detachShelfProfiles(db, ref);
       return { blueprint_ref: ref, deleted_versions: versions, detached_profiles: detached };
     })();
     this.#changed();
@@ -282,36 +211,24 @@ export class BlueprintCatalog {
 
   /** blueprint.yaml's `profiles[]` entry for a profile (where runtime hints live). */
   #recommendation(ref: string, version: string, profileRef: string): { runtime_hints?: JsonValue } | undefined {
-    const row = this.#version(ref, version);
-    const entries = (row ? fromJson<JsonValue[]>(row.recommendations) : null) ?? [];
+    const row = findCatalogVersion(this.#ctx.db, ref, version);
+    const entries = row ? recommendationsOf(row) : [];
     return entries.find((e): e is { [key: string]: JsonValue } => typeof e === 'object' && e !== null && !Array.isArray(e) && e.id === profileRef);
   }
 
   #owned(teamId: string, ref: string): void {
-    const owner = this.#ctx.db.prepare(`SELECT owner_team FROM blueprints WHERE blueprint_ref = ?`).pluck().get(ref) as string | undefined;
-    if (owner === undefined) throw notFound(`No blueprint ${ref}`);
-    if (owner !== teamId) throw forbidden(`Blueprint ${ref} is owned by team ${owner}`);
+    const owner = blueprintOwner(this.#ctx.db, ref);
+    if (owner === undefined) throw notFound('SVC_ERR_BLUEPRINT_NOT_FOUND', `No blueprint ${ref}`);
+    if (owner !== teamId) throw forbidden('SVC_ERR_BLUEPRINT_OWNED_BY_OTHER_TEAM', `Blueprint ${ref} is owned by team ${owner}`);
   }
 
-  #files(seq: number): PayloadFile[] {
-    return filesOf(this.#ctx.db.prepare(`SELECT files FROM blueprint_versions WHERE seq = ?`).pluck().get(seq) as string);
-  }
-
-  #resolve(ref: string, version?: string): VersionRow {
-    const row = version === undefined ? this.#latest(ref) : this.#version(ref, version);
-    if (!row) throw notFound(version === undefined ? `No blueprint ${ref}` : `No blueprint ${ref} version ${version}`);
+  #resolve(ref: string, version?: string): CatalogVersionRow {
+    const row = version === undefined ? latestCatalogVersion(this.#ctx.db, ref) : findCatalogVersion(this.#ctx.db, ref, version);
+    if (!row) {
+      throw version === undefined
+        ? notFound('SVC_ERR_BLUEPRINT_NOT_FOUND', `No blueprint ${ref}`)
+        : notFound('SVC_ERR_BLUEPRINT_VERSION_NOT_FOUND', `No blueprint ${ref} version ${version}`);
+    }
     return row;
-  }
-
-  #latest(ref: string): VersionRow | undefined {
-    return this.#ctx.db
-      .prepare(`SELECT ${VERSION_COLUMNS} FROM ${VERSION_FROM} WHERE v.blueprint_ref = ? ORDER BY v.seq DESC LIMIT 1`)
-      .get(ref) as VersionRow | undefined;
-  }
-
-  #version(ref: string, version: string): VersionRow | undefined {
-    return this.#ctx.db
-      .prepare(`SELECT ${VERSION_COLUMNS} FROM ${VERSION_FROM} WHERE v.blueprint_ref = ? AND v.version = ?`)
-      .get(ref, version) as VersionRow | undefined;
   }
 }

@@ -1,14 +1,14 @@
 /**
  * The library surface (spec §4.6) as one Fastify plugin: the three public catalog reads, and
  * everything else behind team-certificate auth (spec §5 mode 3, server/auth/team-envelope.ts)
- * and the scope each route needs (server/teams/scopes.ts).
+ * and the scope each route declares in its config (server/http/route-scope.ts).
  */
 import type { FastifyInstance } from 'fastify';
 import { teamTopic, type EventBus } from '../../events/bus.ts';
+import { enforceRouteScopes } from '../../http/route-scope.ts';
 import { teamAuth, type TeamAuthOptions } from '../../http/team-auth.ts';
 import { bindingRoutes } from './routes/bindings.ts';
 import { catalogWriteRoutes, publicCatalogRoutes } from './routes/catalog.ts';
-import { enforceRouteScopes } from './route-scopes.ts';
 import { proposalRoutes } from './routes/proposals.ts';
 import { shelfRoutes } from './routes/shelf.ts';
 import type { LibraryServices } from './services.ts';
@@ -23,8 +23,8 @@ export async function librarySurface(app: FastifyInstance, options: LibrarySurfa
   await app.register(publicCatalogRoutes, options);
   await app.register(async (scoped) => {
     scoped.addHook('preValidation', teamAuth(options.auth));
-    // After auth: each route's scope from the one table (teams/scopes.ts); 403 without it.
-    enforceRouteScopes(scoped);
+    // After auth, before validation: the scope each route declares (403 without it).
+    enforceRouteScopes(scoped, 'library');
     // Every successful write is announced once it has committed, so the owner's UI (and any
     // other open view) refreshes live instead of polling. (The catalog announces its own changes.)
     scoped.addHook('onResponse', async (request, reply) => {

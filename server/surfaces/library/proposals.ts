@@ -4,36 +4,13 @@
  * A stale base found at approval rejects the proposal: its bases can never become current again.
  */
 import { randomUUID } from 'node:crypto';
-import type { MintedVersion, Proposal, ProposalFilter, ProposalInput, ProposalStatus, ProposalTarget } from '../../../contract/library/proposals.ts';
+import type { MintedVersion, Proposal, ProposalFilter, ProposalInput, ProposalStatus } from '../../../contract/library/proposals.ts';
+import { nextPatchVersion } from '../../../contract/library-rules.ts';
 import type { NodeContext } from '../../context.ts';
 import { conflict, notFound, ServiceError } from '../../errors.ts';
 import { applyChangeset, parseChangeset } from './domain/changeset.ts';
-import { nextPatchVersion } from '../../../contract/library-rules.ts';
-import { fromJson, toJson } from './records.ts';
+import { decideProposal, findProposal, insertProposal, listProposals, proposalContent, toProposal, type ProposalRow } from './store/proposals.ts';
 import type { Shelf } from './shelf.ts';
-
-interface ProposalRow {
-  proposal_id: string;
-  team_id: string;
-  target: ProposalTarget;
-  profile_ref: string;
-  status: ProposalStatus;
-  content: string;
-  summary: string | null;
-  rationale: string | null;
-  base_profile_version: string | null;
-  created_by_alias: string;
-  created_at: string;
-  decided_by_alias: string | null;
-  decided_at: string | null;
-  decision_reason: string | null;
-  minted: string | null;
-}
-
-function recordOf(row: ProposalRow): Proposal {
-  const { team_id: _team, content, minted, ...rest } = row;
-  return { ...rest, content: fromJson(content), ...(minted === null ? {} : { minted: JSON.parse(minted) as MintedVersion }) };
-}
 
 export interface Reviewer {
   team_id: string;
@@ -56,46 +33,26 @@ export class Proposals {
       const changeset = parseChangeset(body.content);
       applyChangeset(current.files, changeset, { profileRef: body.profile_ref, version: nextPatchVersion(current.version.version) });
     }
-    const row: ProposalRow = {
+    return insertProposal(this.#ctx.db, {
       proposal_id: randomUUID(),
       team_id: author.team_id,
       target: body.target,
       profile_ref: body.profile_ref,
-      status: 'open',
-      content: toJson(body.content),
+      content: body.content,
       summary: body.summary ?? null,
       rationale: body.rationale ?? null,
       base_profile_version: current.version.version,
       created_by_alias: author.alias,
       created_at: this.#ctx.clock.now().toISOString(),
-      decided_by_alias: null,
-      decided_at: null,
-      decision_reason: null,
-      minted: null,
-    };
-    this.#ctx.db
-      .prepare(
-        `INSERT INTO proposals (proposal_id, team_id, target, profile_ref, status, content, summary, rationale, base_profile_version,
-           created_by_alias, created_at)
-         VALUES (@proposal_id, @team_id, @target, @profile_ref, @status, @content, @summary, @rationale, @base_profile_version,
-           @created_by_alias, @created_at)`,
-      )
-      .run(row);
-    return recordOf(row);
+    });
   }
 
   list(teamId: string, filter: ProposalFilter): Proposal[] {
-    const rows = this.#ctx.db
-      .prepare(
-        `SELECT * FROM proposals WHERE team_id = ? AND (? IS NULL OR status = ?) AND (? IS NULL OR profile_ref = ?)
-         ORDER BY created_at DESC, rowid DESC`,
-      )
-      .all(teamId, filter.status ?? null, filter.status ?? null, filter.profile_ref ?? null, filter.profile_ref ?? null) as ProposalRow[];
-    return rows.map(recordOf);
+    return listProposals(this.#ctx.db, teamId, filter).map(toProposal);
   }
 
   get(teamId: string, proposalId: string): Proposal {
-    return recordOf(this.#row(teamId, proposalId));
+    return toProposal(this.#row(teamId, proposalId));
   }
 
   /** Rechecks every base against the current version and mints the next patch version. */
@@ -108,7 +65,7 @@ export class Proposals {
         if (row.target === 'profile') {
           const current = this.#shelf.entry(reviewer.team_id, row.profile_ref);
           const version = nextPatchVersion(current.version.version);
-          const files = applyChangeset(current.files, parseChangeset(fromJson(row.content)), { profileRef: row.profile_ref, version });
+          const files = applyChangeset(current.files, parseChangeset(proposalContent(row)), { profileRef: row.profile_ref, version });
           const next = this.#shelf.insertVersion(reviewer.team_id, row.profile_ref, files, 'proposal');
           minted = {
             profile_ref: row.profile_ref,
@@ -119,12 +76,12 @@ export class Proposals {
           };
         }
         this.#decide(row, 'approved', reviewer.alias, null, minted);
-        return recordOf(this.#row(reviewer.team_id, proposalId));
+        return toProposal(this.#row(reviewer.team_id, proposalId));
       })();
     } catch (error) {
       if (error instanceof ServiceError && error.statusCode === 409 && this.#row(reviewer.team_id, proposalId).status === 'open') {
         this.#decide(this.#row(reviewer.team_id, proposalId), 'rejected', reviewer.alias, `Rejected by the approval recheck: ${error.message}`, null);
-        throw conflict(`${error.message}. The approval recheck rejected proposal ${proposalId}; nothing was minted`);
+        throw conflict('SVC_ERR_PROPOSAL_RECHECK_REJECTED', `${error.message}. The approval recheck rejected proposal ${proposalId}; nothing was minted`);
       }
       throw error;
     }
@@ -133,26 +90,28 @@ export class Proposals {
   reject(reviewer: Reviewer, proposalId: string): Proposal {
     const row = this.#open(reviewer.team_id, proposalId);
     this.#decide(row, 'rejected', reviewer.alias, null, null);
-    return recordOf(this.#row(reviewer.team_id, proposalId));
+    return toProposal(this.#row(reviewer.team_id, proposalId));
   }
 
   #decide(row: ProposalRow, status: Exclude<ProposalStatus, 'open'>, alias: string, reason: string | null, minted: MintedVersion | null): void {
-    this.#ctx.db
-      .prepare(
-        `UPDATE proposals SET status = ?, decided_by_alias = ?, decided_at = ?, decision_reason = ?, minted = ? WHERE proposal_id = ?`,
-      )
-      .run(status, alias, this.#ctx.clock.now().toISOString(), reason, minted === null ? null : toJson(minted), row.proposal_id);
+    decideProposal(this.#ctx.db, row.proposal_id, {
+      status,
+      decided_by_alias: alias,
+      decided_at: this.#ctx.clock.now().toISOString(),
+      decision_reason: reason,
+      minted,
+    });
   }
 
   #open(teamId: string, proposalId: string): ProposalRow {
     const row = this.#row(teamId, proposalId);
-    if (row.status !== 'open') throw conflict(`Proposal ${proposalId} is already ${row.status}`);
+    if (row.status !== 'open') throw conflict('SVC_ERR_PROPOSAL_DECIDED', `Proposal ${proposalId} is already ${row.status}`);
     return row;
   }
 
   #row(teamId: string, proposalId: string): ProposalRow {
-    const row = this.#ctx.db.prepare(`SELECT * FROM proposals WHERE proposal_id = ? AND team_id = ?`).get(proposalId, teamId) as ProposalRow | undefined;
-    if (!row) throw notFound(`No proposal ${proposalId}`);
+    const row = findProposal(this.#ctx.db, teamId, proposalId);
+    if (!row) throw notFound('SVC_ERR_PROPOSAL_NOT_FOUND', `No proposal ${proposalId}`);
     return row;
   }
 }

@@ -23,7 +23,7 @@ export class ProfilePublisher {
 
   publish(teamId: string, ref: string, body: PublishInput): PublishResult {
     if ((body.target_blueprint_ref === undefined) === (body.new_blueprint === undefined)) {
-      throw invalid('Give exactly one of target_blueprint_ref (a new version of a blueprint you own) or new_blueprint');
+      throw invalid('SVC_ERR_PUBLISH_TARGET_AMBIGUOUS', 'Give exactly one of target_blueprint_ref (a new version of a blueprint you own) or new_blueprint');
     }
     const entry = this.#shelf.entry(teamId, ref, body.profile_version);
     const profile = { profile_ref: ref, files: entry.files };
@@ -32,7 +32,7 @@ export class ProfilePublisher {
       : this.#nextVersion(body.target_blueprint_ref as string, body.blueprint_version, profile);
     const published = this.#catalog.publish(teamId, files);
     if (!published.created) {
-      throw conflict(`Blueprint ${published.blueprint_ref} version ${published.version} already holds exactly this content`);
+      throw conflict('SVC_ERR_BLUEPRINT_VERSION_UNCHANGED', `Blueprint ${published.blueprint_ref} version ${published.version} already holds exactly this content`);
     }
     if (body.new_blueprint?.tags) this.#catalog.setTags(teamId, published.blueprint_ref, body.new_blueprint.tags);
     const mine = published.profiles.find((p) => p.profile_ref === ref);
@@ -48,7 +48,7 @@ export class ProfilePublisher {
 
   #newBlueprint(version: string, spec: NewBlueprintInput, profile: { profile_ref: string; files: PayloadFile[] }): PayloadFile[] {
     if (this.#catalog.latestVersion(spec.blueprint_ref) !== null) {
-      throw conflict(`Blueprint ${spec.blueprint_ref} already exists; publish into it with target_blueprint_ref`);
+      throw conflict('SVC_ERR_BLUEPRINT_EXISTS', `Blueprint ${spec.blueprint_ref} already exists; publish into it with target_blueprint_ref`);
     }
     return buildBlueprintFiles({
       blueprint_ref: spec.blueprint_ref,
@@ -64,7 +64,7 @@ export class ProfilePublisher {
 
   #nextVersion(ref: string, version: string, profile: { profile_ref: string; files: PayloadFile[] }): PayloadFile[] {
     const previous = this.#catalog.latest(ref);
-    if (!previous) throw notFound(`No blueprint ${ref}`);
+    if (!previous) throw notFound('SVC_ERR_BLUEPRINT_NOT_FOUND', `No blueprint ${ref}`);
     const { manifest, profiles } = readBlueprintPayload(previous.files);
     const others = profiles.filter((p) => p.profile_ref !== profile.profile_ref).map((p) => ({ profile_ref: p.profile_ref, files: p.files }));
     const readme = previous.files.find((f) => f.path === 'README.md')?.content_utf8 ?? null;

@@ -5,6 +5,7 @@
  */
 import type { RegisterInput, Registration } from '../../../contract/library/shelf.ts';
 import type { NodeContext } from '../../context.ts';
+import { registerLibraryTeam } from './store/library-teams.ts';
 
 export class TeamRegistrations {
   readonly #ctx: NodeContext;
@@ -14,14 +15,11 @@ export class TeamRegistrations {
   }
 
   register(teamId: string, input: RegisterInput): Registration {
-    const { db, clock } = this.#ctx;
-    db.prepare(`INSERT INTO library_teams (team_id, owner, display_name, registered_at) VALUES (?, ?, ?, ?) 
-       ON CONFLICT (team_id) DO UPDATE SET owner = coalesce(owner, excluded.owner), display_name = coalesce(display_name, excluded.display_name)`).run(
-      teamId,
-      input.owner ?? null,
-      input.display_name ?? null,
-      clock.now().toISOString(),
-    );
-    return db.prepare(`SELECT team_id, owner, display_name, registered_at FROM library_teams WHERE team_id = ?`).get(teamId) as Registration;
+    return registerLibraryTeam(this.#ctx.db, {
+      team_id: teamId,
+      owner: input.owner ?? null,
+      display_name: input.display_name ?? null,
+      registered_at: this.#ctx.clock.now().toISOString(),
+    });
   }
 }

@@ -9,13 +9,13 @@ import type {
   ProfileDeleted,
   ProfileSummary,
   ProfileTags,
-  ProfileVersion,
   ProfileVersions,
   ProfileWithFiles,
   UpdateFromSourceInput,
   UpdateFromSourceResult,
   VersionOrigin,
 } from '../../../contract/library/profiles.ts';
+import type { SourcePins } from '../../../contract/library/common.ts';
 import type { ShelfImportInput, ShelfImportResult, ShelfPage, ShelfQuery } from '../../../contract/library/shelf.ts';
 import type { NodeContext } from '../../context.ts';
 import { conflict, invalid, notFound } from '../../errors.ts';
@@ -25,41 +25,46 @@ import { mergeFromSource } from './domain/merge.ts';
 import { registerSkills } from './domain/skills.ts';
 import type { PayloadFile } from './domain/payload.ts';
 import { manifestOf } from './manifests.ts';
-import { filesOf, fromJson, NO_SOURCE, pinsOf, tagsOf, toJson, type SourcePins } from './records.ts';
-
-interface ProfileRow extends SourcePins {
-  team_id: string;
-  profile_ref: string;
-  tags: string;
-  part_baselines: string | null;
-  created_at: string;
-}
-
-interface VersionRow {
-  seq: number;
-  version: string;
-  digest: string;
-  origin: VersionOrigin;
-  created_at: string;
-}
-
-// Version rows are read without their files; entry() loads those only when content is needed.
-const VERSION_COLUMNS = 'seq, version, digest, origin, created_at';
+import { latestBlueprintProfileDigest } from './store/blueprint-profiles.ts';
+import { latestBlueprintVersionNumber } from './store/blueprint-versions.ts';
+import {
+  deleteShelfProfile,
+  findShelfProfile,
+  insertShelfProfile,
+  NO_SOURCE,
+  partBaselinesOf,
+  pinsOf,
+  repinShelfProfile,
+  setShelfProfileTags,
+  shelfProfilesWithLatest,
+  shelfProfileTags,
+  type PartBaselines,
+  type ShelfProfileRow,
+} from './store/shelf-profiles.ts';
+import {
+  findShelfVersion,
+  insertShelfVersion,
+  latestShelfVersion,
+  shelfVersionFiles,
+  shelfVersionHistory,
+  shelfVersionNumbers,
+  type ShelfVersionHead,
+} from './store/shelf-versions.ts';
 
 /** A profile with its latest (or requested) version, decoded. */
 export interface ShelfEntry {
-  profile: ProfileRow;
-  version: VersionRow;
+  profile: ShelfProfileRow;
+  version: ShelfVersionHead;
   files: PayloadFile[];
 }
 
-function summaryOf(profile: ProfileRow, version: VersionRow, files: () => readonly PayloadFile[]): ProfileSummary {
+function summaryOf(profile: ShelfProfileRow, version: ShelfVersionHead, files: () => readonly PayloadFile[]): ProfileSummary {
   const manifest = manifestOf(version.digest, files);
   return {
     profile_ref: profile.profile_ref,
     version: version.version,
     digest: version.digest,
-    tags: tagsOf(profile.tags),
+    tags: shelfProfileTags(profile),
     name: manifest.name,
     mission: manifest.mission,
     accepted_work: manifest.accepted_work,
@@ -92,7 +97,7 @@ export class Shelf {
     const ref = manifestOf(profileDigest(files), () => files, ['body', 'files']).id;
     const { db } = this.#ctx;
     return db.transaction(() => {
-      if (this.#profile(teamId, ref)) throw conflict(`Profile ${ref} is already on the shelf; add a version to it instead`);
+      if (findShelfProfile(db, teamId, ref)) throw conflict('SVC_ERR_PROFILE_EXISTS', `Profile ${ref} is already on the shelf; add a version to it instead`);
       this.#insertProfile(teamId, ref, tags, NO_SOURCE, null);
       return { ...summaryOfEntry(this.insertVersion(teamId, ref, files, 'created')), registered_skills: registered };
     })();
@@ -102,7 +107,7 @@ export class Shelf {
   addVersion(teamId: string, ref: string, sent: PayloadFile[]): AuthoredProfile {
     const { files, registered } = registerSkills(sent, ['body', 'files']);
     const manifest = manifestOf(profileDigest(files), () => files, ['body', 'files']);
-    if (manifest.id !== ref) throw invalid(`profile.yaml id "${manifest.id}" must equal the profile_ref ${ref}`);
+    if (manifest.id !== ref) throw invalid('SVC_ERR_PROFILE_ID_MISMATCH', `profile.yaml id "${manifest.id}" must equal the profile_ref ${ref}`);
     return this.#ctx.db.transaction(() => {
       this.#head(teamId, ref);
       return { ...summaryOfEntry(this.insertVersion(teamId, ref, files, 'version')), registered_skills: registered };
@@ -117,22 +122,20 @@ export class Shelf {
     const { db } = this.#ctx;
     const digest = profileDigest(files);
     const { version } = manifestOf(digest, () => files);
-    const latest = this.#latestVersion(teamId, ref);
-    if (latest?.version === version || this.#version(teamId, ref, version)) {
-      throw conflict(`Profile ${ref} version ${version} already exists; versions are immutable`);
+    const latest = latestShelfVersion(db, teamId, ref);
+    if (latest?.version === version || findShelfVersion(db, teamId, ref, version)) {
+      throw conflict('SVC_ERR_PROFILE_VERSION_EXISTS', `Profile ${ref} version ${version} already exists; versions are immutable`);
     }
     const notNewer = latest ? notNewerProblem(version, latest.version) : null;
-    if (notNewer !== null) throw invalid(`Profile ${ref} ${notNewer}`);
-    db.prepare(
-      `INSERT INTO shelf_versions (team_id, profile_ref, version, digest, files, origin, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-    ).run(teamId, ref, version, digest, toJson(files), origin, this.#ctx.clock.now().toISOString());
+    if (notNewer !== null) throw invalid('SVC_ERR_PROFILE_VERSION_NOT_NEWER', `Profile ${ref} ${notNewer}`);
+    insertShelfVersion(db, { team_id: teamId, profile_ref: ref, version, digest, files, origin, created_at: this.#ctx.clock.now().toISOString() });
     return { ...this.#head(teamId, ref), files };
   }
 
   /** The profile at `version` (default: latest); 404 when the team holds no such profile. */
   entry(teamId: string, ref: string, version?: string): ShelfEntry {
     const { profile, version: row } = this.#head(teamId, ref, version);
-    return { profile, version: row, files: this.#files(row.seq) };
+    return { profile, version: row, files: shelfVersionFiles(this.#ctx.db, row.seq) };
   }
 
   get(teamId: string, ref: string, options: { files: boolean; version?: string | undefined }): ProfileWithFiles | ProfileSummary {
@@ -141,15 +144,12 @@ export class Shelf {
       return { ...summaryOfEntry(entry), files: entry.files, proposal_asset_digests: proposalAssetDigests(entry.files) };
     }
     const { profile, version } = this.#head(teamId, ref, options.version);
-    return summaryOf(profile, version, () => this.#files(version.seq));
+    return summaryOf(profile, version, () => shelfVersionFiles(this.#ctx.db, version.seq));
   }
 
   versions(teamId: string, ref: string): ProfileVersions {
     this.#head(teamId, ref);
-    const versions = this.#ctx.db
-      .prepare(`SELECT version, digest, origin, created_at FROM shelf_versions WHERE team_id = ? AND profile_ref = ? ORDER BY seq DESC`)
-      .all(teamId, ref) as ProfileVersion[];
-    return { profile_ref: ref, versions };
+    return { profile_ref: ref, versions: shelfVersionHistory(this.#ctx.db, teamId, ref) };
   }
 
   /**
@@ -158,25 +158,18 @@ export class Shelf {
    * a manifest and catalog lookups, so a page reads the same on a shelf of any size.
    */
   list(teamId: string, page: ShelfQuery = {}): ShelfPage {
-    // '' sorts before every ref and LIMIT -1 is SQLite's "no limit": one statement for both shapes.
-    const rows = this.#ctx.db
-      .prepare(
-        `SELECT p.*, v.seq AS v_seq, v.version AS v_version, v.digest AS v_digest, v.origin AS v_origin, v.created_at AS v_created_at
-         FROM shelf_profiles p JOIN shelf_versions v
-           ON v.seq = (SELECT max(seq) FROM shelf_versions WHERE team_id = p.team_id AND profile_ref = p.profile_ref)
-         WHERE p.team_id = ? AND p.profile_ref > ? ORDER BY p.profile_ref LIMIT +?`,
-      )
-      .all(teamId, page.after ?? '', page.limit === undefined ? -1 : page.limit + 1) as (ProfileRow & { v_seq: number; v_version: string; v_digest: string; v_origin: VersionOrigin; v_created_at: string })[];
+    const { db } = this.#ctx;
+    // One row past the page says whether there is more.
+    const rows = shelfProfilesWithLatest(db, teamId, { after: page.after, limit: page.limit === undefined ? undefined : page.limit + 1 });
     const hasMore = page.limit !== undefined && rows.length > page.limit;
     const shown = hasMore ? rows.slice(0, page.limit) : rows;
-    const profiles = shown.map((row) => {
-      const version: VersionRow = { seq: row.v_seq, version: row.v_version, digest: row.v_digest, origin: row.v_origin, created_at: row.v_created_at };
-      const summary = summaryOf(row, version, () => this.#files(version.seq));
+    const profiles = shown.map(({ profile, version }) => {
+      const summary = summaryOf(profile, version, () => shelfVersionFiles(db, version.seq));
       const source = summary.source_blueprint_ref;
-      const latest = source === null ? null : this.#catalog.latestVersion(source);
+      const latest = source === null ? null : latestBlueprintVersionNumber(db, source);
       // The spec's flag is about the blueprint; whether this profile itself changed there is what
       // tells a person an update would pull something.
-      const latestDigest = source === null || summary.source_profile_ref === null ? null : this.#catalog.latestProfileDigest(source, summary.source_profile_ref);
+      const latestDigest = source === null || summary.source_profile_ref === null ? null : latestBlueprintProfileDigest(db, source, summary.source_profile_ref);
       return {
         profile_ref: summary.profile_ref,
         version: summary.version,
@@ -195,7 +188,7 @@ export class Shelf {
         updated_at: summary.created_at,
       };
     });
-    return { profiles, has_more: hasMore, next_after: hasMore ? (shown.at(-1)?.profile_ref ?? null) : null };
+    return { profiles, has_more: hasMore, next_after: hasMore ? (shown.at(-1)?.profile.profile_ref ?? null) : null };
   }
 
   /**
@@ -206,10 +199,10 @@ export class Shelf {
     const source = this.#catalog.profile(input.source_blueprint_ref, input.profile_ref, input.source_blueprint_version);
     const { db } = this.#ctx;
     return db.transaction(() => {
-      const held = this.#profile(teamId, input.profile_ref);
+      const held = findShelfProfile(db, teamId, input.profile_ref);
       if (held) {
         if (held.source_blueprint_ref !== source.blueprint_ref || held.source_profile_ref !== source.profile_ref) {
-          throw conflict(`Profile ${input.profile_ref} is already on the shelf from ${held.source_blueprint_ref ?? 'no blueprint'}`);
+          throw conflict('SVC_ERR_PROFILE_EXISTS', `Profile ${input.profile_ref} is already on the shelf from ${held.source_blueprint_ref ?? 'no blueprint'}`);
         }
         return this.#importResult(this.entry(teamId, input.profile_ref), false);
       }
@@ -236,10 +229,10 @@ export class Shelf {
       const current = this.entry(teamId, ref);
       const { profile } = current;
       if (profile.source_blueprint_ref === null || profile.source_profile_ref === null) {
-        throw conflict(`Profile ${ref} has no source blueprint to update from (it was created on the shelf or detached)`);
+        throw conflict('SVC_ERR_PROFILE_NO_SOURCE', `Profile ${ref} has no source blueprint to update from (it was created on the shelf or detached)`);
       }
       const theirs = this.#catalog.profile(profile.source_blueprint_ref, profile.source_profile_ref, input.source_blueprint_version);
-      const baselines = fromJson<Record<string, string>>(profile.part_baselines) ?? partDigests(current.files);
+      const baselines = partBaselinesOf(profile) ?? partDigests(current.files);
       const merged = mergeFromSource({ ours: current.files, theirs: theirs.files, baselines, targetVersion: input.target_version });
       if (merged.updated_parts.length === 0) {
         return {
@@ -268,10 +261,13 @@ export class Shelf {
         };
       }
       const minted = this.insertVersion(teamId, ref, merged.files, 'update-from-source');
-      db.prepare(
-        `UPDATE shelf_profiles SET source_blueprint_version = ?, source_blueprint_digest = ?, source_profile_version = ?,
-           source_profile_digest = ?, part_baselines = ? WHERE team_id = ? AND profile_ref = ?`,
-      ).run(theirs.blueprint_version, theirs.blueprint_digest, theirs.version, theirs.digest, toJson(partDigests(theirs.files)), teamId, ref);
+      repinShelfProfile(db, teamId, ref, {
+        blueprint_version: theirs.blueprint_version,
+        blueprint_digest: theirs.blueprint_digest,
+        profile_version: theirs.version,
+        profile_digest: theirs.digest,
+        part_baselines: partDigests(theirs.files),
+      });
       return {
         profile_ref: ref,
         version: minted.version.version,
@@ -287,7 +283,7 @@ export class Shelf {
 
   setTags(teamId: string, ref: string, tags: string[]): ProfileTags {
     this.#head(teamId, ref);
-    this.#ctx.db.prepare(`UPDATE shelf_profiles SET tags = ? WHERE team_id = ? AND profile_ref = ?`).run(toJson(tags), teamId, ref);
+    setShelfProfileTags(this.#ctx.db, teamId, ref, tags);
     return { profile_ref: ref, tags };
   }
 
@@ -296,25 +292,19 @@ export class Shelf {
     const { db } = this.#ctx;
     return db.transaction(() => {
       this.#head(teamId, ref);
-      const versions = db
-        .prepare(`SELECT version FROM shelf_versions WHERE team_id = ? AND profile_ref = ? ORDER BY seq`)
-        .pluck()
-        .all(teamId, ref) as string[];
-      db.prepare(`DELETE FROM shelf_profiles WHERE team_id = ? AND profile_ref = ?`).run(teamId, ref);
+      const versions = shelfVersionNumbers(db, teamId, ref);
+      deleteShelfProfile(db, teamId, ref);
       return { profile_ref: ref, deleted_versions: versions };
     })();
   }
 
-  #head(teamId: string, ref: string, version?: string): { profile: ProfileRow; version: VersionRow } {
-    const profile = this.#profile(teamId, ref);
-    if (!profile) throw notFound(`No profile ${ref} on this team's shelf`);
-    const row = version === undefined ? this.#latestVersion(teamId, ref) : this.#version(teamId, ref, version);
-    if (!row) throw notFound(`Profile ${ref} has no version ${version}`);
+  #head(teamId: string, ref: string, version?: string): { profile: ShelfProfileRow; version: ShelfVersionHead } {
+    const { db } = this.#ctx;
+    const profile = findShelfProfile(db, teamId, ref);
+    if (!profile) throw notFound('SVC_ERR_PROFILE_NOT_FOUND', `No profile ${ref} on this team's shelf`);
+    const row = version === undefined ? latestShelfVersion(db, teamId, ref) : findShelfVersion(db, teamId, ref, version);
+    if (!row) throw notFound('SVC_ERR_PROFILE_VERSION_NOT_FOUND', `Profile ${ref} has no version ${version}`);
     return { profile, version: row };
-  }
-
-  #files(seq: number): PayloadFile[] {
-    return filesOf(this.#ctx.db.prepare(`SELECT files FROM shelf_versions WHERE seq = ?`).pluck().get(seq) as string);
   }
 
   #importResult(entry: ShelfEntry, created: boolean): ShelfImportResult {
@@ -323,42 +313,12 @@ export class Shelf {
       version: entry.version.version,
       digest: entry.version.digest,
       ...pinsOf(entry.profile),
-      tags: tagsOf(entry.profile.tags),
+      tags: shelfProfileTags(entry.profile),
       created,
     };
   }
 
-  #insertProfile(teamId: string, ref: string, tags: string[], pins: SourcePins, baselines: Record<string, string> | null): void {
-    this.#ctx.db
-      .prepare(
-        `INSERT INTO shelf_profiles (team_id, profile_ref, tags, source_blueprint_ref, source_blueprint_version, source_blueprint_digest,
-           source_profile_ref, source_profile_version, source_profile_digest, part_baselines, created_at)
-         VALUES (@team_id, @profile_ref, @tags, @source_blueprint_ref, @source_blueprint_version, @source_blueprint_digest,
-           @source_profile_ref, @source_profile_version, @source_profile_digest, @part_baselines, @created_at)`,
-      )
-      .run({
-        team_id: teamId,
-        profile_ref: ref,
-        tags: toJson(tags),
-        ...pins,
-        part_baselines: baselines === null ? null : toJson(baselines),
-        created_at: this.#ctx.clock.now().toISOString(),
-      });
-  }
-
-  #profile(teamId: string, ref: string): ProfileRow | undefined {
-    return this.#ctx.db.prepare(`SELECT * FROM shelf_profiles WHERE team_id = ? AND profile_ref = ?`).get(teamId, ref) as ProfileRow | undefined;
-  }
-
-  #latestVersion(teamId: string, ref: string): VersionRow | undefined {
-    return this.#ctx.db
-      .prepare(`SELECT ${VERSION_COLUMNS} FROM shelf_versions WHERE team_id = ? AND profile_ref = ? ORDER BY seq DESC LIMIT 1`)
-      .get(teamId, ref) as VersionRow | undefined;
-  }
-
-  #version(teamId: string, ref: string, version: string): VersionRow | undefined {
-    return this.#ctx.db
-      .prepare(`SELECT ${VERSION_COLUMNS} FROM shelf_versions WHERE team_id = ? AND profile_ref = ? AND version = ?`)
-      .get(teamId, ref, version) as VersionRow | undefined;
+  #insertProfile(teamId: string, ref: string, tags: string[], pins: SourcePins, baselines: PartBaselines | null): void {
+    insertShelfProfile(this.#ctx.db, { team_id: teamId, profile_ref: ref, tags, pins, part_baselines: baselines, created_at: this.#ctx.clock.now().toISOString() });
   }
 }

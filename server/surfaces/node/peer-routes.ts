@@ -32,7 +32,7 @@ export async function peerRoutes(app: FastifyInstance, { services }: { services:
       const { domain, url } = request.body;
       // One place per domain: a namespace of this node is answered here, never by a peer.
       const local = normalizeDomain(domain);
-      if (local !== null && namespaces.isLocal(local)) throw conflict(`${local} is a namespace of this node; its mail is delivered here, not to a peer`);
+      if (local !== null && namespaces.isLocal(local)) throw conflict('SVC_ERR_PEER_DOMAIN_LOCAL', `${local} is a namespace of this node; its mail is delivered here, not to a peer`);
       const peer = directory.set(domain, url);
       outbox.retryNow(peer.domain);
       return reply.code(201).send(peer);

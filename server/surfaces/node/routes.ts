@@ -31,7 +31,6 @@ import {
 } from '../../../contract/node/owner.ts';
 import { normalizeDomain } from '../../crypto/dns-txt.ts';
 import { conflict, invalid, unauthorized } from '../../errors.ts';
-import { CATALOG_TOPIC, docsTopic, mailTopicParts, TEAMS_TOPIC, teamTopic, TUNNEL_TOPIC } from '../../events/bus.ts';
 import { openSse, streamDeadline } from '../../http/sse.ts';
 import type { TunnelService } from '../../tunnel/service.ts';
 import type { CoreServices } from '../core/services.ts';
@@ -40,9 +39,6 @@ import { peerRoutes } from './peer-routes.ts';
 import { setupRoutes } from './setup-routes.ts';
 import { teamRoutes } from './team-routes.ts';
 import { tunnelRoutes } from './tunnel-routes.ts';
-
-const TEAM_TOPIC_PREFIX = teamTopic('');
-const DOCS_TOPIC_PREFIX = docsTopic('');
 
 const tags = ['owner'];
 
@@ -66,7 +62,7 @@ export async function ownerApi(app: FastifyInstance, { services, tunnel, nodeInf
     },
     async (request) => {
       const token = owner.redeem(request.body.code);
-      if (token === null) throw unauthorized('This link was already used or is unknown; run `svc-node ui` for a new one');
+      if (token === null) throw unauthorized('SVC_ERR_UI_LINK_INVALID', 'This link was already used or is unknown; run `svc-node ui` for a new one');
       return { owner_token: token };
     },
   );
@@ -131,7 +127,8 @@ export async function ownerApi(app: FastifyInstance, { services, tunnel, nodeInf
 
   // New mail and chat for every identity, live: the UI's badges and highlights; and nudges that
   // something the UI shows changed (whoever changed it), so it re-reads it. An SSE stream: its
-  // `deadline` is checked as every stream's is (http/sse.ts); its frames are NodeFeedFrames.
+  // `deadline` is checked as every stream's is (http/sse.ts); its frames are NodeFeedFrames
+  // (core/events/node-feed.ts).
   api.get(
     '/v1/node/events/stream',
     {
@@ -140,20 +137,7 @@ export async function ownerApi(app: FastifyInstance, { services, tunnel, nodeInf
     },
     async (request, reply) => {
       const deadline = streamDeadline(request.query.deadline, ctx.clock.now());
-      const stream = openSse(request, reply, deadline);
-      stream.send('connected', { node_id: nodeInfo().node_id });
-      stream.onClose(wakeFeed.subscribe((item) => stream.send(item.type, item)));
-      stream.onClose(
-        ctx.bus.subscribeAll((topic) => {
-          const mail = mailTopicParts(topic);
-          if (mail !== null) stream.send('mail_changed', { agent_id: mail.agentId, message_id: mail.messageId });
-          else if (topic === CATALOG_TOPIC) stream.send('catalog_changed', {});
-          else if (topic.startsWith(TEAM_TOPIC_PREFIX)) stream.send('library_changed', { team_id: topic.slice(TEAM_TOPIC_PREFIX.length) });
-          else if (topic.startsWith(DOCS_TOPIC_PREFIX)) stream.send('docs_changed', { team_id: topic.slice(DOCS_TOPIC_PREFIX.length) });
-          else if (topic === TUNNEL_TOPIC) stream.send('tunnel_changed', {});
-          else if (topic === TEAMS_TOPIC) stream.send('teams_changed', {});
-        }),
-      );
+      wakeFeed.attach(openSse(request, reply, deadline), nodeInfo().node_id);
       return reply;
     },
   );
@@ -208,7 +192,7 @@ export async function ownerApi(app: FastifyInstance, { services, tunnel, nodeInf
     async (request, reply) => {
       const body = request.body;
       const domain = normalizeDomain(body.domain);
-      if (domain === null) throw invalid([{ loc: ['body', 'domain'], msg: 'not a valid domain name', type: 'value_error' }]);
+      if (domain === null) throw invalid('SVC_ERR_VALIDATION', [{ loc: ['body', 'domain'], msg: 'not a valid domain name', type: 'value_error' }]);
       if (body.controller_did !== undefined) {
         const { namespace, created } = await namespaces.registerByOwner(domain, body.controller_did);
         return reply.code(created ? 201 : 200).send(namespace);
@@ -218,7 +202,7 @@ export async function ownerApi(app: FastifyInstance, { services, tunnel, nodeInf
       if (namespaces.isLocal(domain)) {
         const held = namespaces.get(domain);
         if (held.node_controlled) return reply.code(200).send(held);
-        throw conflict(`${domain} is already on this node, controlled by the outside key ${held.controller_did}; only that key assigns its addresses`);
+        throw conflict('SVC_ERR_NAMESPACE_TAKEN', `${domain} is already on this node, controlled by the outside key ${held.controller_did}; only that key assigns its addresses`);
       }
       const key = ctx.custody.createSigningKey('namespace');
       try {

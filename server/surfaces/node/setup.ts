@@ -22,17 +22,11 @@
 import { localNamespace } from '../../../contract/core-rules.ts';
 import type { NodeContext } from '../../context.ts';
 import { conflict } from '../../errors.ts';
+import { identityStatus } from '../core/identities/store.ts';
+import { deleteEmptyNodeNamespace } from '../core/namespaces/store.ts';
 import type { CoreServices } from '../core/services.ts';
+import { findSetupRecord, insertSetupRecord, type SetupRecord } from './setup-store.ts';
 import type { SetupResult } from '../../../contract/node/setup.ts';
-
-/** node_settings key of the record of a finished setup. */
-const SETUP_SETTING = 'setup';
-
-interface SetupRecord {
-  agent_id: string;
-  project_id: string;
-  domain: string;
-}
 
 export class NodeSetup {
   readonly #ctx: NodeContext;
@@ -54,10 +48,10 @@ export class NodeSetup {
     const { namespaces } = this.#services;
     const existing = namespaces.isLocal(domain) ? namespaces.get(domain) : null;
     if (existing !== null && !existing.node_controlled) {
-      throw conflict(`${domain} is on this node with an outside controller key, so the node cannot give addresses under it; choose another domain`);
+      throw conflict('SVC_ERR_NAMESPACE_TAKEN', `${domain} is on this node with an outside controller key, so the node cannot give addresses under it; choose another domain`);
     }
     if (existing !== null && namespaces.findAddress(domain, input.name) !== null) {
-      throw conflict(`${domain}/${input.name} is already taken on this node; choose another name`);
+      throw conflict('SVC_ERR_ADDRESS_TAKEN', `${domain}/${input.name} is already taken on this node; choose another name`);
     }
     const slug = this.#freeSlug(input.name);
 
@@ -70,7 +64,7 @@ export class NodeSetup {
         const project = this.#services.projects.create({ slug, name: input.name, namespace: domain });
         const identity = this.#services.identities.create(project.project_id, { name: input.name, lifetime: 'persistent' });
         const record: SetupRecord = { agent_id: identity.agent_id, project_id: project.project_id, domain };
-        this.#ctx.db.prepare(`INSERT INTO node_settings (key, value) VALUES (?, ?)`).run(SETUP_SETTING, JSON.stringify(record));
+        insertSetupRecord(this.#ctx.db, record);
         return this.#result(record, true);
       })();
     } catch (error) {
@@ -81,18 +75,17 @@ export class NodeSetup {
 
   /** The setup record, while its identity still exists. */
   #finished(): SetupRecord | null {
-    const value = this.#ctx.db.prepare(`SELECT value FROM node_settings WHERE key = ?`).pluck().get(SETUP_SETTING) as string | undefined;
-    if (value === undefined) return null;
-    const record = JSON.parse(value) as SetupRecord;
-    const alive = this.#ctx.db.prepare(`SELECT 1 FROM agents WHERE agent_id = ? AND status <> 'deleted'`).get(record.agent_id);
-    return alive === undefined ? null : record;
+    const record = findSetupRecord(this.#ctx.db);
+    if (record === undefined) return null;
+    const status = identityStatus(this.#ctx.db, record.agent_id);
+    return status === undefined || status === 'deleted' ? null : record;
   }
 
   /** A repeated setup: the same answer for the same request, else a clear refusal. */
   #again(record: SetupRecord, name: string, domain: string): SetupResult {
     const result = this.#result(record, false);
     if (result.identity.name === name && record.domain === domain) return result;
-    throw conflict(`This node is already set up as ${result.address}; add more identities under Identities`);
+    throw conflict('SVC_ERR_SETUP_ALREADY_DONE', `This node is already set up as ${result.address}; add more identities under Identities`);
   }
 
   #result(record: SetupRecord, created: boolean): SetupResult {
@@ -135,9 +128,7 @@ export class NodeSetup {
    * removal (a namespace with addresses must never vanish); this one is minutes old and empty.
    */
   #takeBack(made: { domain: string; keyId: string }): void {
-    this.#ctx.db
-      .prepare(`DELETE FROM namespaces WHERE domain = ? AND controller_key_id = ? AND NOT EXISTS (SELECT 1 FROM addresses WHERE domain = ?)`)
-      .run(made.domain, made.keyId, made.domain);
+    deleteEmptyNodeNamespace(this.#ctx.db, made.domain, made.keyId);
     this.#ctx.custody.destroyKey(made.keyId);
   }
 }

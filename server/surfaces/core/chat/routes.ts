@@ -88,7 +88,7 @@ export async function chatRoutes(app: FastifyInstance, { services }: { services:
       let after: string | null = null;
       if (request.query.after !== undefined) {
         const ms = parseRfc3339(request.query.after);
-        if (ms === null) throw invalid([{ loc: ['query', 'after'], msg: 'after must be an RFC 3339 timestamp with a timezone', type: 'value_error' }]);
+        if (ms === null) throw invalid('SVC_ERR_VALIDATION', [{ loc: ['query', 'after'], msg: 'after must be an RFC 3339 timestamp with a timezone', type: 'value_error' }]);
         after = new Date(ms).toISOString();
       }
       const viewer = chat.assertStreamable(agentId, session_id);

@@ -16,7 +16,9 @@ import { EventBus, identityTopic, sessionTopic } from '../../../events/bus.ts';
 import { closeDatabase, openDatabase } from '../../../store/database.ts';
 import { createCoreServices, type CoreServices } from '../services.ts';
 import { ChatPresence } from './presence.ts';
-import { CreateSessionBody, SendMessageBody } from '../../../../contract/core/chat.ts';
+import { randomUUID } from 'node:crypto';
+import { CreateSessionBody, HistoryQuery, SendMessageBody } from '../../../../contract/core/chat.ts';
+import { FEDERATION_VERSION, type FederatedChat } from '../../../../contract/core/federation.ts';
 
 let dir: string;
 let custody: Custody;
@@ -115,6 +117,64 @@ describe('ChatService.wakeItems', () => {
     release();
     release();
     expect(services.chat.wakeItems(b.agent_id, 0)[0]?.sender_waiting).toBe(false);
+  });
+});
+
+describe('a participant on another node', () => {
+  const FAR = 'far.test/dee';
+  let n = 0;
+  const fromFar = (to: string, extra: Partial<FederatedChat> = {}): FederatedChat => ({
+    v: FEDERATION_VERSION,
+    kind: 'chat',
+    message_id: randomUUID(),
+    from: FAR,
+    from_did: 'did:key:zDee',
+    from_stable_id: null,
+    to,
+    body: `from afar ${++n}`,
+    reply_to: null,
+    wait_seconds: null,
+    hang_on: false,
+    sender_leaving: false,
+    timestamp: new Date().toISOString(),
+    signature: 'sig',
+    signed_payload: '{}',
+    ...extra,
+  });
+
+  it('is read like any other: unread, pending, wake items, history and its goodbye, but never woken itself', () => {
+    const a = identity('far-a');
+    const recipient = { ...services.identities.row(a.agent_id), address: 'here.test/far-a' };
+    const first = fromFar(recipient.address);
+    services.chat.receiveRemote(first, recipient, { contact: false, namespaceTrust: 'verified' });
+    expect(services.chat.hasMessage(first.message_id, first.from_did)).toBe(true);
+    expect(() => services.chat.hasMessage(first.message_id, 'did:key:zOther')).toThrow(/already taken/);
+
+    const [session] = services.chat.listSessions(a.agent_id).sessions;
+    expect(session).toMatchObject({ participants: ['dee'], participant_addresses: [FAR], unread_count: 1, participants_left: [], you_left: false });
+    expect(services.chat.pending(a.agent_id).pending.map((p) => p.session_id)).toEqual([session!.session_id]);
+    expect(services.chat.wakeItems(a.agent_id, 0).map((i) => i.message_id)).toEqual([first.message_id]);
+    const posted = services.chat.postedSince(services.chat.rowIdOf(first.message_id) - 1, 10);
+    expect(posted.map((p) => p.to_agent_id)).toEqual([a.agent_id]);
+
+    const goodbye = fromFar(recipient.address, { sender_leaving: true, from_stable_id: 'did:svc:dee' });
+    services.chat.receiveRemote(goodbye, recipient, { contact: false, namespaceTrust: 'unverified' });
+    const history = services.chat.history(a.agent_id, session!.session_id, HistoryQuery.parse({}));
+    expect(history.messages.map((m) => [m.from_agent_id, m.from_address, m.from_namespace_trust, m.sender_leaving])).toEqual([
+      [null, FAR, 'verified', false],
+      [null, FAR, 'unverified', true],
+    ]);
+    expect(history.participants.map((p) => [p.agent_id, p.address, p.did, p.left_at === null])).toEqual([
+      [a.agent_id, null, a.did_key, true],
+      [null, FAR, 'did:svc:dee', false],
+    ]);
+    expect(services.chat.listSessions(a.agent_id).sessions[0]).toMatchObject({ unread_count: 2, participants_left: ['dee'] });
+    // Only the identity of this node has watermarks and streams to nudge.
+    expect(services.chat.readWatermarks(session!.session_id, 'nobody')).toEqual(new Map([[a.agent_id, 0]]));
+    expect(published([identityTopic(a.agent_id)], () => services.chat.markRead(a.agent_id, session!.session_id, goodbye.message_id))).toEqual({
+      [identityTopic(a.agent_id)]: 1,
+    });
+    expect(services.chat.listSessions(a.agent_id).sessions[0]).toMatchObject({ unread_count: 0 });
   });
 });
 

@@ -5,22 +5,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { NodeContext } from '../../../context.ts';
-import { normalizeDomain } from '../../../crypto/dns-txt.ts';
 import { conflict } from '../../../errors.ts';
 import { conflictOnConstraint } from '../mail/db-errors.ts';
+import { normalizeContactAddress } from './domain/contact-address.ts';
+import { contactExists, contactsOf, deleteContact, insertContact } from './store.ts';
 import type { Contact, ContactInput } from '../../../../contract/core/contacts.ts';
-
-/**
- * Domains are case-insensitive, so an address's domain part (or a bare domain) is stored lower
- * case, without a trailing dot, as senders' addresses are. Dids are case-sensitive and kept.
- */
-export function normalizeContactAddress(value: string): string {
-  if (value.startsWith('did:')) return value;
-  const slash = value.indexOf('/');
-  const domain = slash < 0 ? value : value.slice(0, slash);
-  const normalized = normalizeDomain(domain) ?? domain;
-  return slash < 0 ? normalized : `${normalized}${value.slice(slash)}`;
-}
 
 export class ContactService {
   readonly #ctx: NodeContext;
@@ -30,10 +19,7 @@ export class ContactService {
   }
 
   list(agentId: string): { contacts: Contact[] } {
-    const contacts = this.#ctx.db
-      .prepare(`SELECT contact_id, contact_address, label, created_at FROM contacts WHERE owner_agent_id = ? ORDER BY created_at, rowid`)
-      .all(agentId) as Contact[];
-    return { contacts };
+    return { contacts: contactsOf(this.#ctx.db, agentId) };
   }
 
   add(agentId: string, input: ContactInput): Contact {
@@ -45,13 +31,8 @@ export class ContactService {
       created_at: clock.now().toISOString(),
     };
     const duplicate = `${contact.contact_address} is already a contact`;
-    const exists = db.prepare(`SELECT 1 FROM contacts WHERE owner_agent_id = ? AND contact_address = ?`).get(agentId, contact.contact_address);
-    if (exists !== undefined) throw conflict(duplicate);
-    conflictOnConstraint(duplicate, () =>
-      db
-        .prepare(`INSERT INTO contacts (contact_id, owner_agent_id, contact_address, label, created_at) VALUES (?, ?, ?, ?, ?)`)
-        .run(contact.contact_id, agentId, contact.contact_address, contact.label, contact.created_at),
-    );
+    if (contactExists(db, agentId, contact.contact_address)) throw conflict('SVC_ERR_CONTACT_EXISTS', duplicate);
+    conflictOnConstraint('SVC_ERR_CONTACT_EXISTS', duplicate, () => insertContact(db, { ...contact, owner_agent_id: agentId }));
     return contact;
   }
 
@@ -60,7 +41,7 @@ export class ContactService {
    * the same `{deleted: true}` (and leaves another identity's contact alone).
    */
   remove(agentId: string, contactId: string): { deleted: true } {
-    this.#ctx.db.prepare(`DELETE FROM contacts WHERE contact_id = ? AND owner_agent_id = ?`).run(contactId, agentId);
+    deleteContact(this.#ctx.db, agentId, contactId);
     return { deleted: true };
   }
 }

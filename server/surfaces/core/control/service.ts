@@ -8,16 +8,7 @@ import type { NodeContext } from '../../../context.ts';
 import { identityTopic } from '../../../events/bus.ts';
 import type { IdentityService } from '../identities/service.ts';
 import type { Recipients } from '../messaging/recipients.ts';
-
-export interface ControlSignalRow {
-  id: number;
-  signal_id: string;
-  target_agent_id: string;
-  from_agent_id: string;
-  signal: Signal;
-  created_at: string;
-  consumed_at: string | null;
-}
+import { consumeControlSignal, insertControlSignal, pendingControlSignals, type ControlSignalRow } from './store.ts';
 
 export class ControlService {
   readonly #ctx: NodeContext;
@@ -36,18 +27,14 @@ export class ControlService {
     const target = this.#recipients.resolve(this.#identities.row(agentId), { alias }).agent;
     const signalId = randomUUID();
     const createdAt = clock.now().toISOString();
-    db.prepare(
-      `INSERT INTO control_signals (signal_id, target_agent_id, from_agent_id, signal, created_at) VALUES (?, ?, ?, ?, ?)`,
-    ).run(signalId, target.agent_id, agentId, signal, createdAt);
+    insertControlSignal(db, { signal_id: signalId, target_agent_id: target.agent_id, from_agent_id: agentId, signal, created_at: createdAt });
     bus.publish(identityTopic(target.agent_id));
     return { signal_id: signalId, signal, target_alias: target.alias, created_at: createdAt };
   }
 
   /** Signals not yet delivered to any stream, oldest first. */
   pending(agentId: string): ControlSignalRow[] {
-    return this.#ctx.db
-      .prepare(`SELECT * FROM control_signals WHERE target_agent_id = ? AND consumed_at IS NULL ORDER BY id`)
-      .all(agentId) as ControlSignalRow[];
+    return pendingControlSignals(this.#ctx.db, agentId);
   }
 
   /**
@@ -55,9 +42,6 @@ export class ControlService {
    * already has it. Called right before the frame is written.
    */
   claim(id: number): boolean {
-    const result = this.#ctx.db
-      .prepare(`UPDATE control_signals SET consumed_at = ? WHERE id = ? AND consumed_at IS NULL`)
-      .run(this.#ctx.clock.now().toISOString(), id);
-    return result.changes === 1;
+    return consumeControlSignal(this.#ctx.db, id, this.#ctx.clock.now().toISOString());
   }
 }

@@ -16,7 +16,7 @@ const tags = ['did'];
 
 /** A did:svc from the path; one that cannot exist is simply not found. */
 function didParam({ did_aw }: { did_aw: string }): string {
-  if (!isStableId(did_aw, DID_METHOD)) throw notFound('did:svc not found');
+  if (!isStableId(did_aw, DID_METHOD)) throw notFound('SVC_ERR_DID_NOT_FOUND', 'did:svc not found');
   return did_aw;
 }
 

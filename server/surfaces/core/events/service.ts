@@ -5,6 +5,7 @@
 import type { NodeContext } from '../../../context.ts';
 import { conflict } from '../../../errors.ts';
 import type { SseStream } from '../../../http/sse.ts';
+import { identityStatus } from '../identities/store.ts';
 import type { WakeSource } from './sources.ts';
 import { runIdentityStream } from './stream.ts';
 
@@ -23,15 +24,14 @@ export class EventStreams {
 
   /** Drives `stream` for the identity until it closes. */
   attach(agent: { agent_id: string; project_id: string }, stream: SseStream): void {
-    const status = this.#ctx.db.prepare(`SELECT status FROM agents WHERE agent_id = ?`).pluck();
     runIdentityStream({
       bus: this.#ctx.bus,
       agent,
       sources: this.#sources,
       stream,
       check: () => {
-        const current = (status.get(agent.agent_id) as string | undefined) ?? 'deleted';
-        if (current !== 'active') throw conflict(`Identity is ${current}; its event stream has ended`);
+        const current = identityStatus(this.#ctx.db, agent.agent_id) ?? 'deleted';
+        if (current !== 'active') throw conflict('SVC_ERR_IDENTITY_NOT_ACTIVE', `Identity is ${current}; its event stream has ended`);
       },
     });
   }

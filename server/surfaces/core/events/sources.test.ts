@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ControlService } from '../control/service.ts';
-import type { MailService, MessageRow } from '../mail/service.ts';
+import type { MailService } from '../mail/service.ts';
+import type { MessageRow } from '../mail/store/messages.ts';
 import { chatWakeSource, controlWakeSource, mailWakeSource, SNAPSHOT_LIMIT, type ChatWakeProvider } from './sources.ts';
 
 type ChatRow = ReturnType<ChatWakeProvider['wakeItems']>[number];

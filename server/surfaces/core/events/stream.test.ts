@@ -1,46 +1,14 @@
 import { setImmediate as tick } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import { forbidden } from '../../../errors.ts';
+import { conflict } from '../../../errors.ts';
 import { EventBus, identityTopic } from '../../../events/bus.ts';
-import type { SseStream } from '../../../http/sse.ts';
+import { fakeSseStream, type FakeSseStream } from '../../../../test/support/fake-sse.ts';
 import type { WakeItem, WakeSource } from './sources.ts';
 import { runIdentityStream } from './stream.ts';
 
 const AGENT = { agent_id: 'agent-1', project_id: 'project-1' };
 const TOPIC = identityTopic(AGENT.agent_id);
 const NEVER = 60_000; // a poll interval no test waits for: what arrives came from a nudge
-
-interface FakeStream extends SseStream {
-  frames: { event: string; data: any }[];
-}
-
-function fakeStream(): FakeStream {
-  const frames: { event: string; data: any }[] = [];
-  const listeners: (() => void)[] = [];
-  let closed = false;
-  const stream: FakeStream = {
-    frames,
-    send(event, data) {
-      if (closed) return false;
-      frames.push({ event, data });
-      return true;
-    },
-    comment() {},
-    get closed() {
-      return closed;
-    },
-    onClose(listener) {
-      if (closed) listener();
-      else listeners.push(listener);
-    },
-    close() {
-      if (closed) return;
-      closed = true;
-      for (const listener of listeners.splice(0)) listener();
-    },
-  };
-  return stream;
-}
 
 /** A source over a mutable list of items; records the cursors it was asked with. */
 function listSource(name: string, items: WakeItem[] = []): WakeSource & { items: WakeItem[]; calls: (number | null)[] } {
@@ -59,10 +27,10 @@ function listSource(name: string, items: WakeItem[] = []): WakeSource & { items:
 
 const item = (id: number, at: number, event = 'mail_message', extra: Partial<WakeItem> = {}): WakeItem => ({ id, at, event, data: { id }, ...extra });
 
-const streams: FakeStream[] = [];
+const streams: FakeSseStream[] = [];
 function start(sources: WakeSource[], options: { check?: () => void; pollMs?: number } = {}) {
   const bus = new EventBus();
-  const stream = fakeStream();
+  const stream = fakeSseStream();
   streams.push(stream);
   runIdentityStream({ bus, agent: AGENT, sources, stream, pollMs: options.pollMs ?? NEVER, ...(options.check ? { check: options.check } : {}) });
   return { bus, stream };
@@ -146,7 +114,7 @@ describe('runIdentityStream', () => {
   it('stops writing (and claiming) once the connection is gone', () => {
     const claims: number[] = [];
     const claimed = (id: number) => ({ claim: () => (claims.push(id), true) });
-    const stream = fakeStream();
+    const stream = fakeSseStream();
     streams.push(stream);
     // The connection is gone right after `connected`: writes fail from then on.
     const send = stream.send.bind(stream);
@@ -180,7 +148,7 @@ describe('runIdentityStream', () => {
   it("uses a refusal's own message as the error detail (the identity's check)", () => {
     const { stream } = start([listSource('mail', [item(1, 100)])], {
       check: () => {
-        throw forbidden('Identity is archived');
+        throw conflict('SVC_ERR_IDENTITY_NOT_ACTIVE', 'Identity is archived');
       },
     });
     expect(stream.frames.map((f) => f.event)).toEqual(['connected', 'error']);

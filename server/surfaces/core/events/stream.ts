@@ -1,28 +1,25 @@
 /**
  * One identity's event stream (spec §6): `connected`, then every pending item of every wake
- * source (oldest first), then new items the moment the bus nudges the identity's topic; a poll
- * every second is only the fallback for a missed nudge. A failure while polling is an `error`
- * frame, and the stream ends.
+ * source (oldest first), then new items as the identity's bus topic nudges the stream pump
+ * (server/events/stream-pump.ts: its poll, keepalive and error frame are every stream's).
  */
-import type { IdentityConnected, StreamError } from '../../../../contract/core/events.ts';
-import { ServiceError } from '../../../errors.ts';
+import type { IdentityConnected } from '../../../../contract/core/events.ts';
 import { identityTopic, type EventBus } from '../../../events/bus.ts';
+import { pumpStream } from '../../../events/stream-pump.ts';
 import type { SseStream } from '../../../http/sse.ts';
 import type { WakeItem, WakeSource } from './sources.ts';
-
-export const POLL_INTERVAL_MS = 1000;
 
 export interface IdentityStreamOptions {
   bus: EventBus;
   agent: { agent_id: string; project_id: string };
   sources: readonly WakeSource[];
   stream: SseStream;
-  /** Throws when the identity may no longer use its stream (deleted, archived); run each poll. */
+  /** Throws when the identity may no longer use its stream (deleted, archived); run each pass. */
   check?: () => void;
   pollMs?: number;
 }
 
-export function runIdentityStream({ bus, agent, sources, stream, check, pollMs = POLL_INTERVAL_MS }: IdentityStreamOptions): void {
+export function runIdentityStream({ bus, agent, sources, stream, check, pollMs }: IdentityStreamOptions): void {
   // Per source, the highest row id seen; null until the connect snapshot has been taken.
   const cursors: (number | null)[] = sources.map(() => null);
 
@@ -40,43 +37,16 @@ export function runIdentityStream({ bus, agent, sources, stream, check, pollMs =
     return batch.sort((a, b) => a.at - b.at);
   };
 
-  const fail = (error: unknown): void => {
-    const detail = error instanceof ServiceError ? error.message : `poll failure: ${error instanceof Error ? error.message : String(error)}`;
-    stream.send('error', { type: 'error', detail } satisfies StreamError);
-    stream.close();
-  };
-
-  const pump = (): void => {
-    if (stream.closed) return;
-    try {
-      check?.();
-      for (const item of collect()) {
-        if (stream.closed) return;
-        // At most once: the claim happens only for a live stream, immediately before the write.
-        if (item.claim && !item.claim()) continue;
-        if (!stream.send(item.event, item.data)) return;
-      }
-    } catch (error) {
-      fail(error);
+  const deliver = (): void => {
+    check?.();
+    for (const item of collect()) {
+      if (stream.closed) return;
+      // At most once: the claim happens only for a live stream, immediately before the write.
+      if (item.claim && !item.claim()) continue;
+      if (!stream.send(item.event, item.data)) return;
     }
   };
 
-  let queued = false;
-  const nudge = (): void => {
-    if (queued || stream.closed) return;
-    queued = true;
-    setImmediate(() => {
-      queued = false;
-      pump();
-    });
-  };
-
   if (!stream.send('connected', { agent_id: agent.agent_id, project_id: agent.project_id } satisfies IdentityConnected)) return;
-  const unsubscribe = bus.subscribe(identityTopic(agent.agent_id), nudge);
-  const timer = setInterval(pump, pollMs);
-  stream.onClose(() => {
-    unsubscribe();
-    clearInterval(timer);
-  });
-  pump();
+  pumpStream(stream, { bus, topics: [identityTopic(agent.agent_id)], deliver, pollMs }).pass();
 }

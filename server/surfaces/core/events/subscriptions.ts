@@ -9,11 +9,10 @@ import { randomUUID } from 'node:crypto';
 import type { EventSubscription, SubscriptionInput, SubscriptionList } from '../../../../contract/core/events.ts';
 import type { NodeContext } from '../../../context.ts';
 import { forbidden, invalid, notFound } from '../../../errors.ts';
+import { deleteSubscription, findSubscription, insertSubscription, subscriptionsOf } from '../../../events/app-event-store.ts';
 import { APP_EVENT_SCOPES } from '../../../teams/scopes.ts';
 import type { TeamService } from '../../../teams/service.ts';
 import type { IdentityService } from '../identities/service.ts';
-
-const COLUMNS = `subscription_id, type, team_id, resource_ref, created_at`;
 
 export class EventSubscriptions {
   readonly #ctx: NodeContext;
@@ -36,17 +35,17 @@ export class EventSubscriptions {
     const teams = this.#teams.teamsOf(identity);
     let chosen: string;
     if (teamId !== undefined) {
-      if (!teams.includes(teamId)) throw forbidden(`This identity is not a member of team ${teamId}`);
+      if (!teams.includes(teamId)) throw forbidden('SVC_ERR_TEAM_NOT_MEMBER', `This identity is not a member of team ${teamId}`);
       chosen = teamId;
     } else if (teams.length === 1) {
       chosen = teams[0] as string;
     } else if (teams.length === 0) {
-      throw forbidden('This identity is not a member of any team');
+      throw forbidden('SVC_ERR_TEAM_NOT_MEMBER', 'This identity is not a member of any team');
     } else {
-      throw invalid([{ loc: ['body', 'team_id'], msg: `required: this identity is a member of ${teams.join(', ')}`, type: 'missing' }]);
+      throw invalid('SVC_ERR_VALIDATION', [{ loc: ['body', 'team_id'], msg: `required: this identity is a member of ${teams.join(', ')}`, type: 'missing' }]);
     }
     const scope = APP_EVENT_SCOPES[type];
-    if (!this.#teams.teamsOf(identity, scope).includes(chosen)) throw forbidden(`This identity's certificate in team ${chosen} lacks the ${scope} scope`);
+    if (!this.#teams.teamsOf(identity, scope).includes(chosen)) throw forbidden('SVC_ERR_SCOPE_MISSING', `This identity's certificate in team ${chosen} lacks the ${scope} scope`);
     return chosen;
   }
 
@@ -55,9 +54,7 @@ export class EventSubscriptions {
     const teamId = this.#team(agentId, input.team_id, input.type);
     const { db, clock } = this.#ctx;
     return db.transaction(() => {
-      const existing = db
-        .prepare(`SELECT ${COLUMNS} FROM event_subscriptions WHERE agent_id = ? AND team_id = ? AND type = ? AND ifnull(resource_ref, '') = ifnull(?, '')`)
-        .get(agentId, teamId, input.type, input.resource_ref) as EventSubscription | undefined;
+      const existing = findSubscription(db, agentId, { team_id: teamId, type: input.type, resource_ref: input.resource_ref });
       if (existing) return { subscription: existing, created: false };
       const subscription: EventSubscription = {
         subscription_id: randomUUID(),
@@ -66,28 +63,17 @@ export class EventSubscriptions {
         resource_ref: input.resource_ref,
         created_at: clock.now().toISOString(),
       };
-      db.prepare(`INSERT INTO event_subscriptions (${COLUMNS}, agent_id) VALUES (?, ?, ?, ?, ?, ?)`).run(
-        subscription.subscription_id,
-        subscription.type,
-        subscription.team_id,
-        subscription.resource_ref,
-        subscription.created_at,
-        agentId,
-      );
+      insertSubscription(db, { ...subscription, agent_id: agentId });
       return { subscription, created: true };
     })();
   }
 
   list(agentId: string): SubscriptionList {
-    const subscriptions = this.#ctx.db
-      .prepare(`SELECT ${COLUMNS} FROM event_subscriptions WHERE agent_id = ? ORDER BY created_at, rowid`)
-      .all(agentId) as EventSubscription[];
-    return { subscriptions };
+    return { subscriptions: subscriptionsOf(this.#ctx.db, agentId) };
   }
 
   remove(agentId: string, subscriptionId: string): { deleted: true } {
-    const { changes } = this.#ctx.db.prepare(`DELETE FROM event_subscriptions WHERE subscription_id = ? AND agent_id = ?`).run(subscriptionId, agentId);
-    if (changes === 0) throw notFound(`Subscription ${subscriptionId} not found`);
+    if (!deleteSubscription(this.#ctx.db, agentId, subscriptionId)) throw notFound('SVC_ERR_SUBSCRIPTION_NOT_FOUND', `Subscription ${subscriptionId} not found`);
     return { deleted: true };
   }
 }

@@ -8,9 +8,10 @@ import type { NodeContext } from '../../../context.ts';
 import type { LogEntry } from '../../../crypto/identity-log.ts';
 import { conflict, invalid } from '../../../errors.ts';
 import { parseWith } from '../../../http/validate.ts';
-import { aliasTaken } from './aliases.ts';
-import { appendAgentLog, readAgentLog, restoreAgentLog, type AgentLogEntry } from './agent-log.ts';
-import type { AgentRow, CoreDeps, IdentityService } from './service.ts';
+import { appendAgentLog, restoreAgentLog, type AgentLogEntry } from './agent-log.ts';
+import { agentLogEntries } from './agent-log-store.ts';
+import type { CoreDeps, IdentityService } from './service.ts';
+import { aliasTaken, identityContext, identityStatus, insertIdentity } from './store.ts';
 import { BACKUP_FORMAT, IdentityBackup, type ImportedIdentity } from '../../../../contract/node/identities.ts';
 
 /** The did:key a sealed key blob names in the clear; null when the blob is not one. */
@@ -36,9 +37,9 @@ export class IdentityBackups {
   export(agentId: string, passphrase: string): IdentityBackup {
     const row = this.#identities.row(agentId);
     if (row.lifetime !== 'persistent' || row.did_aw === null || row.name === null) {
-      throw conflict('Only persistent identities can be backed up; an ephemeral one has no lasting identity');
+      throw conflict('SVC_ERR_IDENTITY_WRONG_LIFETIME', 'Only persistent identities can be backed up; an ephemeral one has no lasting identity');
     }
-    if (row.status === 'replaced') throw conflict('This identity was replaced; back up its successor');
+    if (row.status === 'replaced') throw conflict('SVC_ERR_IDENTITY_REPLACED', 'This identity was replaced; back up its successor');
     appendAgentLog(this.#ctx, agentId, { keyId: row.key_id, didKey: row.did_key }, { operation: 'export' });
     return {
       format: BACKUP_FORMAT,
@@ -51,11 +52,11 @@ export class IdentityBackups {
         human_name: row.human_name,
         role: row.role,
         program: row.program,
-        context: row.context === null ? null : (JSON.parse(row.context) as Record<string, unknown>),
+        context: identityContext(row),
         created_at: row.created_at,
       },
       did_log: this.#deps.did.log(row.did_aw),
-      agent_log: readAgentLog(this.#ctx, agentId),
+      agent_log: agentLogEntries(this.#ctx.db, agentId),
       key: this.#ctx.custody.exportKey(row.key_id, passphrase),
     };
   }
@@ -72,39 +73,36 @@ export class IdentityBackups {
     const { identity } = backup;
     const keyDid = backedUpDidKey(backup.key);
     return db.transaction(() => {
-      if (db.prepare(`SELECT 1 FROM agents WHERE agent_id = ?`).get(identity.agent_id)) {
-        throw conflict('This identity is already on this node');
+      if (identityStatus(db, identity.agent_id) !== undefined) {
+        throw conflict('SVC_ERR_IDENTITY_EXISTS', 'This identity is already on this node');
       }
-      if (aliasTaken(db, projectId, identity.name)) throw conflict(`Alias ${identity.name} is already in use in project ${project.slug}`);
+      if (aliasTaken(db, projectId, identity.name)) throw conflict('SVC_ERR_ALIAS_TAKEN', `Alias ${identity.name} is already in use in project ${project.slug}`);
       const currentKey = this.#deps.did.importLog(backup.did_log as LogEntry[]);
-      if (keyDid !== currentKey) throw invalid('The backed-up key is not the identity\'s current key');
+      if (keyDid !== currentKey) throw invalid('SVC_ERR_BACKUP_KEY_NOT_CURRENT', 'The backed-up key is not the identity\'s current key');
       const keyId = custody.importKey(backup.key, passphrase, 'identity');
       const now = clock.now().toISOString();
-      db.prepare(
-        `INSERT INTO agents (agent_id, project_id, alias, name, lifetime, key_id, did_key, did_aw, address_reachability,
-           human_name, role, program, context, created_at, updated_at)
-         VALUES (?, ?, ?, ?, 'persistent', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      ).run(
-        identity.agent_id,
-        projectId,
-        identity.name,
-        identity.name,
-        keyId,
-        currentKey,
-        identity.did_aw,
-        identity.address_reachability,
-        identity.human_name,
-        identity.role,
-        identity.program,
-        identity.context === null ? null : JSON.stringify(identity.context),
-        identity.created_at,
-        now,
-      );
+      insertIdentity(db, {
+        agent_id: identity.agent_id,
+        project_id: projectId,
+        alias: identity.name,
+        name: identity.name,
+        lifetime: 'persistent',
+        key_id: keyId,
+        did_key: currentKey,
+        did_aw: identity.did_aw,
+        address_reachability: identity.address_reachability,
+        human_name: identity.human_name,
+        role: identity.role,
+        program: identity.program,
+        context: identity.context,
+        created_at: identity.created_at,
+        updated_at: now,
+      });
       restoreAgentLog(this.#ctx, identity.agent_id, backup.agent_log as AgentLogEntry[]);
       appendAgentLog(this.#ctx, identity.agent_id, { keyId, didKey: currentKey }, { operation: 'import', metadata: { project_id: projectId } });
       this.#assignIfFree(project.namespace, identity.name, currentKey, identity.did_aw);
       const { apiKey } = issueApiKey(db, projectId, identity.agent_id, now);
-      const view = this.#identities.view(this.#identities.row(identity.agent_id) as AgentRow);
+      const view = this.#identities.view(this.#identities.row(identity.agent_id));
       return { ...view, api_key: apiKey };
     })();
   }

@@ -3,16 +3,28 @@
  * archive / replace transitions of persistent ones.
  */
 import { randomUUID } from 'node:crypto';
-import { deactivateAgentKeys, issueApiKey } from '../../../auth/api-keys.ts';
+import { deactivateAgentKeys } from '../../../auth/api-key-store.ts';
+import { issueApiKey } from '../../../auth/api-keys.ts';
 import { signingTimestamp } from '../../../clock.ts';
 import type { NodeContext } from '../../../context.ts';
 import { replacementPayloadBytes, rotationPayloadBytes } from '../../../crypto/announcements.ts';
 import { publicKeyFromDidKey } from '../../../crypto/did-key.ts';
 import { toBase64Unpadded } from '../../../crypto/encoding.ts';
 import { conflict } from '../../../errors.ts';
+import { insertReplacementAnnouncement } from '../namespaces/store.ts';
 import { appendAgentLog } from './agent-log.ts';
-import { successorAlias } from './aliases.ts';
-import type { AgentRow, CoreDeps, IdentityService } from './service.ts';
+import { successorAlias } from './domain/aliases.ts';
+import type { CoreDeps, IdentityService } from './service.ts';
+import {
+  aliasTaken,
+  identityContext,
+  insertIdentity,
+  insertRotationAnnouncement,
+  markIdentityReplaced,
+  setIdentityKey,
+  setIdentityStatus,
+  type AgentRow,
+} from './store.ts';
 import type { Archived, Deleted, Replaced, Rotated } from '../../../../contract/core/identities.ts';
 
 export class IdentityLifecycle {
@@ -28,7 +40,7 @@ export class IdentityLifecycle {
 
   #persistent(row: AgentRow, action: string): asserts row is AgentRow & { did_aw: string } {
     if (row.lifetime !== 'persistent' || row.did_aw === null) {
-      throw conflict(`Cannot ${action} an ephemeral identity; delete it and create a new one`);
+      throw conflict('SVC_ERR_IDENTITY_WRONG_LIFETIME', `Cannot ${action} an ephemeral identity; delete it and create a new one`);
     }
   }
 
@@ -39,7 +51,7 @@ export class IdentityLifecycle {
   rotate(agentId: string): Rotated {
     const row = this.#identities.row(agentId);
     this.#persistent(row, 'rotate the key of');
-    if (row.status !== 'active') throw conflict(`Identity is ${row.status}`);
+    if (row.status !== 'active') throw conflict('SVC_ERR_IDENTITY_NOT_ACTIVE', `Identity is ${row.status}`);
     const { db, custody, clock } = this.#ctx;
     return db.transaction(() => {
       const next = custody.createSigningKey('identity');
@@ -47,17 +59,14 @@ export class IdentityLifecycle {
       const fields = { old_did: row.did_key, new_did: next.didKey, timestamp: signingTimestamp(clock) };
       const announcement = { ...fields, old_key_signature: toBase64Unpadded(custody.sign(row.key_id, rotationPayloadBytes(fields))) };
       const now = clock.now().toISOString();
-      db.prepare(
-        `INSERT INTO rotation_announcements (announcement_id, agent_id, old_did, new_did, timestamp, old_key_signature, created_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?)`,
-      ).run(randomUUID(), agentId, announcement.old_did, announcement.new_did, announcement.timestamp, announcement.old_key_signature, now);
+      insertRotationAnnouncement(db, { announcement_id: randomUUID(), agent_id: agentId, ...announcement, created_at: now });
       appendAgentLog(this.#ctx, agentId, { keyId: row.key_id, didKey: row.did_key }, {
         operation: 'rotate',
         old_did: row.did_key,
         new_did: next.didKey,
         metadata: { did_aw: row.did_aw, seq: logHead.seq },
       });
-      db.prepare(`UPDATE agents SET key_id = ?, did_key = ?, updated_at = ? WHERE agent_id = ?`).run(next.keyId, next.didKey, now, agentId);
+      setIdentityKey(db, agentId, next, now);
       custody.destroyKey(row.key_id);
       return {
         status: 'rotated' as const,
@@ -78,12 +87,12 @@ export class IdentityLifecycle {
   remove(agentId: string): Deleted {
     const row = this.#identities.row(agentId);
     if (row.lifetime === 'persistent') {
-      throw conflict('Cannot delete a persistent identity. Use archive or replace instead.');
+      throw conflict('SVC_ERR_IDENTITY_WRONG_LIFETIME', 'Cannot delete a persistent identity. Use archive or replace instead.');
     }
     const { db, custody, clock } = this.#ctx;
     db.transaction(() => {
       appendAgentLog(this.#ctx, agentId, { keyId: row.key_id, didKey: row.did_key }, { operation: 'delete' });
-      db.prepare(`UPDATE agents SET status = 'deleted', updated_at = ? WHERE agent_id = ?`).run(clock.now().toISOString(), agentId);
+      setIdentityStatus(db, agentId, 'deleted', clock.now().toISOString());
       deactivateAgentKeys(db, agentId);
       custody.destroyKey(row.key_id);
     })();
@@ -94,11 +103,11 @@ export class IdentityLifecycle {
   archive(agentId: string): Archived {
     const row = this.#identities.row(agentId);
     this.#persistent(row, 'archive');
-    if (row.status !== 'active') throw conflict(`Identity is already ${row.status}`);
+    if (row.status !== 'active') throw conflict('SVC_ERR_IDENTITY_NOT_ACTIVE', `Identity is already ${row.status}`);
     const { db, clock } = this.#ctx;
     db.transaction(() => {
       appendAgentLog(this.#ctx, agentId, { keyId: row.key_id, didKey: row.did_key }, { operation: 'archive' });
-      db.prepare(`UPDATE agents SET status = 'archived', updated_at = ? WHERE agent_id = ?`).run(clock.now().toISOString(), agentId);
+      setIdentityStatus(db, agentId, 'archived', clock.now().toISOString());
       deactivateAgentKeys(db, agentId);
     })();
     return { agent_id: agentId, status: 'archived' as const, did_aw: row.did_aw };
@@ -112,13 +121,13 @@ export class IdentityLifecycle {
   replace(agentId: string): Replaced {
     const old = this.#identities.row(agentId);
     this.#persistent(old, 'replace');
-    if (old.status === 'replaced') throw conflict('Identity was already replaced');
+    if (old.status === 'replaced') throw conflict('SVC_ERR_IDENTITY_REPLACED', 'Identity was already replaced');
     const { namespaces, did } = this.#deps;
     const addresses = namespaces.addressesOf(old.did_aw);
-    if (addresses.length === 0) throw conflict('Identity has no address to carry over; create a new identity instead');
+    if (addresses.length === 0) throw conflict('SVC_ERR_IDENTITY_NO_ADDRESS', 'Identity has no address to carry over; create a new identity instead');
     const controllers = addresses.map((a) => {
       const keyId = namespaces.controllerKeyId(a.domain);
-      if (keyId === null) throw conflict(`This node does not hold the controller key of ${a.domain}; reassign ${a.address} with a controller signature`);
+      if (keyId === null) throw conflict('SVC_ERR_CONTROLLER_KEY_NOT_HELD', `This node does not hold the controller key of ${a.domain}; reassign ${a.address} with a controller signature`);
       return { address: a, keyId, controllerDid: namespaces.get(a.domain).controller_did };
     });
     const { db, custody, clock } = this.#ctx;
@@ -127,21 +136,39 @@ export class IdentityLifecycle {
       const didAw = did.registerCustodial(key.keyId).did_aw;
       const now = clock.now().toISOString();
       const agentId = randomUUID();
-      const alias = successorAlias(db, old.project_id, old.name ?? old.alias);
-      db.prepare(
-        `INSERT INTO agents (agent_id, project_id, alias, name, lifetime, key_id, did_key, did_aw, address_reachability,
-           human_name, role, program, context, created_at, updated_at)
-         SELECT ?, project_id, ?, name, 'persistent', ?, ?, ?, address_reachability, human_name, role, program, context, ?, ?
-         FROM agents WHERE agent_id = ?`,
-      ).run(agentId, alias, key.keyId, key.didKey, didAw, now, now, old.agent_id);
+      // The successor carries the old identity's name and settings under a fresh key and did:svc.
+      insertIdentity(db, {
+        agent_id: agentId,
+        project_id: old.project_id,
+        alias: successorAlias(old.name ?? old.alias, (alias) => aliasTaken(db, old.project_id, alias)),
+        name: old.name,
+        lifetime: 'persistent',
+        key_id: key.keyId,
+        did_key: key.didKey,
+        did_aw: didAw,
+        address_reachability: old.address_reachability,
+        human_name: old.human_name,
+        role: old.role,
+        program: old.program,
+        context: identityContext(old),
+        created_at: now,
+        updated_at: now,
+      });
       const announcements = controllers.map(({ address, keyId, controllerDid }) => {
         namespaces.rebindAddress(address.domain, address.name, controllerDid, key.didKey, didAw, 'reassign_address');
         const fields = { address: address.address, controller_did: controllerDid, new_did: key.didKey, old_did: old.did_key, timestamp: signingTimestamp(clock) };
         const controller_signature = toBase64Unpadded(custody.sign(keyId, replacementPayloadBytes(fields)));
-        db.prepare(
-          `INSERT INTO replacement_announcements (announcement_id, domain, address_name, old_did, new_did, controller_did, timestamp, controller_signature, created_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        ).run(randomUUID(), address.domain, address.name, fields.old_did, fields.new_did, controllerDid, fields.timestamp, controller_signature, now);
+        insertReplacementAnnouncement(db, {
+          announcement_id: randomUUID(),
+          domain: address.domain,
+          address_name: address.name,
+          old_did: fields.old_did,
+          new_did: fields.new_did,
+          controller_did: controllerDid,
+          timestamp: fields.timestamp,
+          controller_signature,
+          created_at: now,
+        });
         return { ...fields, controller_signature };
       });
       appendAgentLog(this.#ctx, agentId, key, { operation: 'create', new_did: key.didKey, metadata: { lifetime: 'persistent', did_aw: didAw, replaces: old.agent_id } });
@@ -151,7 +178,7 @@ export class IdentityLifecycle {
         new_did: key.didKey,
         metadata: { successor_agent_id: agentId, addresses: addresses.map((a) => a.address) },
       });
-      db.prepare(`UPDATE agents SET status = 'replaced', successor_agent_id = ?, updated_at = ? WHERE agent_id = ?`).run(agentId, now, old.agent_id);
+      markIdentityReplaced(db, old.agent_id, agentId, now);
       deactivateAgentKeys(db, old.agent_id);
       custody.destroyKey(old.key_id);
       const { apiKey } = issueApiKey(db, old.project_id, agentId, now);

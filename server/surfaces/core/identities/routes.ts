@@ -48,8 +48,8 @@ export async function identityRoutes(
       return agentId;
     }
     const principal = request.principal ?? authenticate(ctx, request);
-    if (principal.agentId !== null) throw forbidden('Archive and replace need the project-authority key or the node owner');
-    if (identities.row(agentId).project_id !== principal.projectId) throw notFound('Identity not found');
+    if (principal.agentId !== null) throw forbidden('SVC_ERR_API_KEY_WRONG_KIND', 'Archive and replace need the project-authority key or the node owner');
+    if (identities.row(agentId).project_id !== principal.projectId) throw notFound('SVC_ERR_IDENTITY_NOT_FOUND', 'Identity not found');
     return agentId;
   };
 
@@ -98,7 +98,7 @@ export async function identityRoutes(
     async (request) => {
       const principal = principalOf(request);
       const domain = normalizeDomain(request.params.namespace);
-      if (domain === null) throw notFound('Namespace not found');
+      if (domain === null) throw notFound('SVC_ERR_NAMESPACE_NOT_FOUND', 'Namespace not found');
       return identities.resolve(principal, domain, request.params.name);
     },
   );

@@ -10,42 +10,33 @@ import { conflict, notFound } from '../../../errors.ts';
 import type { DidRegistry } from '../did/registry.ts';
 import type { NamespaceService } from '../namespaces/service.ts';
 import type { ProjectService } from '../projects/service.ts';
-import { appendAgentLog, readAgentLog } from './agent-log.ts';
-import { aliasTaken, allocateAlias } from './aliases.ts';
+import { appendAgentLog } from './agent-log.ts';
+import { agentLogEntries } from './agent-log-store.ts';
+import { allocateAlias } from './domain/aliases.ts';
+import {
+  aliasTaken,
+  findIdentity,
+  hostedIdentityOfDid,
+  identityContext,
+  insertIdentity,
+  listLiveIdentities,
+  updateIdentitySettings,
+  type AgentRow,
+} from './store.ts';
 import type {
   AgentLog,
   CreatedIdentity,
   Identity,
-  IdentityStatus,
   InitInput,
   Introspection,
   Lifetime,
-  Reachability,
   Resolved,
   Settings,
   SettingsInput,
 } from '../../../../contract/core/identities.ts';
 import type { SessionKey } from '../../../../contract/node/identities.ts';
 
-export interface AgentRow {
-  agent_id: string;
-  project_id: string;
-  alias: string;
-  name: string | null;
-  lifetime: Lifetime;
-  status: IdentityStatus;
-  key_id: string;
-  did_key: string;
-  did_aw: string | null;
-  address_reachability: Reachability;
-  human_name: string;
-  role: string | null;
-  program: string | null;
-  context: string | null;
-  successor_agent_id: string | null;
-  created_at: string;
-  updated_at: string;
-}
+// Other aggregates still name the row through this module.
 
 const SESSION_KEY_TTL_MS = 24 * 60 * 60 * 1000;
 
@@ -65,8 +56,8 @@ export class IdentityService {
   }
 
   row(agentId: string): AgentRow {
-    const row = this.#ctx.db.prepare(`SELECT * FROM agents WHERE agent_id = ?`).get(agentId) as AgentRow | undefined;
-    if (!row || row.status === 'deleted') throw notFound('Identity not found');
+    const row = findIdentity(this.#ctx.db, agentId);
+    if (!row || row.status === 'deleted') throw notFound('SVC_ERR_IDENTITY_NOT_FOUND', 'Identity not found');
     return row;
   }
 
@@ -94,15 +85,14 @@ export class IdentityService {
       human_name: row.human_name,
       role: row.role,
       program: row.program,
-      context: row.context === null ? null : (JSON.parse(row.context) as Record<string, unknown>),
+      context: identityContext(row),
       successor_agent_id: row.successor_agent_id,
       created_at: row.created_at,
     };
   }
 
   list(): Identity[] {
-    const rows = this.#ctx.db.prepare(`SELECT * FROM agents WHERE status <> 'deleted' ORDER BY created_at`).all() as AgentRow[];
-    return rows.map((row) => this.view(row));
+    return listLiveIdentities(this.#ctx.db).map((row) => this.view(row));
   }
 
   /**
@@ -115,33 +105,30 @@ export class IdentityService {
     const project = this.#deps.projects.get(projectId);
     const lifetime: Lifetime = input.lifetime ?? 'ephemeral';
     return db.transaction(() => {
-      const alias = input.name ?? input.alias ?? allocateAlias(db, projectId);
-      if (aliasTaken(db, projectId, alias)) throw conflict(`Alias ${alias} is already in use in project ${project.slug}`);
+      const taken = (alias: string) => aliasTaken(db, projectId, alias);
+      const alias = input.name ?? input.alias ?? allocateAlias(taken);
+      if (taken(alias)) throw conflict('SVC_ERR_ALIAS_TAKEN', `Alias ${alias} is already in use in project ${project.slug}`);
       const key = custody.createSigningKey('identity');
       const didAw = lifetime === 'persistent' ? this.#deps.did.registerCustodial(key.keyId).did_aw : null;
       const now = clock.now().toISOString();
       const agentId = randomUUID();
-      db.prepare(
-        `INSERT INTO agents (agent_id, project_id, alias, name, lifetime, key_id, did_key, did_aw, address_reachability,
-           human_name, role, program, context, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      ).run(
-        agentId,
-        projectId,
+      insertIdentity(db, {
+        agent_id: agentId,
+        project_id: projectId,
         alias,
-        input.name ?? null,
+        name: input.name ?? null,
         lifetime,
-        key.keyId,
-        key.didKey,
-        didAw,
-        input.address_reachability ?? 'public',
-        input.human_name ?? '',
-        input.role ?? null,
-        input.program ?? null,
-        input.context === undefined ? null : JSON.stringify(input.context),
-        now,
-        now,
-      );
+        key_id: key.keyId,
+        did_key: key.didKey,
+        did_aw: didAw,
+        address_reachability: input.address_reachability ?? 'public',
+        human_name: input.human_name ?? '',
+        role: input.role ?? null,
+        program: input.program ?? null,
+        context: input.context ?? null,
+        created_at: now,
+        updated_at: now,
+      });
       if (didAw !== null && project.namespace !== null && input.name !== undefined) {
         this.#assignProjectAddress(project.namespace, input.name, key.didKey, didAw);
       }
@@ -174,7 +161,7 @@ export class IdentityService {
    */
   issueSessionKey(agentId: string): SessionKey {
     const row = this.row(agentId);
-    if (row.status !== 'active') throw conflict(`Identity is ${row.status}`);
+    if (row.status !== 'active') throw conflict('SVC_ERR_IDENTITY_NOT_ACTIVE', `Identity is ${row.status}`);
     const now = this.#ctx.clock.now();
     const expiresAt = new Date(now.getTime() + SESSION_KEY_TTL_MS).toISOString();
     const { apiKey, apiKeyId } = issueApiKey(this.#ctx.db, row.project_id, agentId, now.toISOString(), { label: 'ui-session', expiresAt });
@@ -195,7 +182,7 @@ export class IdentityService {
       alias: row.alias,
       address: this.address(row) ?? row.alias,
       did_aw: row.did_aw,
-      log: readAgentLog(this.#ctx, agentId),
+      log: agentLogEntries(this.#ctx.db, agentId),
       did_log: row.did_aw === null ? [] : this.#deps.did.log(row.did_aw),
     };
   }
@@ -204,19 +191,7 @@ export class IdentityService {
     const row = this.row(agentId);
     const { db } = this.#ctx;
     db.transaction(() => {
-      db.prepare(
-        `UPDATE agents SET human_name = COALESCE(?, human_name), role = COALESCE(?, role), program = COALESCE(?, program),
-           context = COALESCE(?, context), address_reachability = COALESCE(?, address_reachability), updated_at = ?
-         WHERE agent_id = ?`,
-      ).run(
-        patch.human_name ?? null,
-        patch.role ?? null,
-        patch.program ?? null,
-        patch.context === undefined ? null : JSON.stringify(patch.context),
-        patch.address_reachability ?? null,
-        this.#ctx.clock.now().toISOString(),
-        agentId,
-      );
+      updateIdentitySettings(db, agentId, patch, this.#ctx.clock.now().toISOString());
       appendAgentLog(this.#ctx, agentId, { keyId: row.key_id, didKey: row.did_key }, {
         operation: 'update_settings',
         metadata: { fields: Object.keys(patch).sort() },
@@ -237,12 +212,7 @@ export class IdentityService {
   resolve(principal: Principal, namespace: string, name: string): Resolved {
     const ns = this.#deps.namespaces.get(namespace);
     const address = this.#deps.namespaces.getAddress(namespace, name);
-    const local =
-      address.did_aw === null
-        ? undefined
-        : (this.#ctx.db
-            .prepare(`SELECT * FROM agents WHERE did_aw = ? AND status IN ('active', 'archived') ORDER BY created_at DESC LIMIT 1`)
-            .get(address.did_aw) as AgentRow | undefined);
+    const local = address.did_aw === null ? undefined : hostedIdentityOfDid(this.#ctx.db, address.did_aw);
     const sameProject = local !== undefined && local.project_id === principal.projectId;
     return {
       address: address.address,

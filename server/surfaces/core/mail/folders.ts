@@ -8,18 +8,11 @@
  * no longer waiting), and marking an archived message unread puts it back in the inbox.
  */
 import type { MailDeleted, MailFolderState } from '../../../../contract/core/mail.ts';
-import type { NodeContext } from '../../../context.ts';
+import type { Db, NodeContext } from '../../../context.ts';
 import type { EventBus } from '../../../events/bus.ts';
 import { notFound } from '../../../errors.ts';
 import { identityTopic, mailTopic } from '../../../events/bus.ts';
-
-/** The caller's own, undeleted copy. */
-const MINE = `message_id = @messageId AND to_agent_id = @agentId AND deleted_at IS NULL`;
-
-interface StateRow {
-  archived_at: string | null;
-  read_at: string | null;
-}
+import { archiveMail, deleteMail, mailFolderState, markMailUnread, unarchiveMail, type OwnMail } from './store/messages.ts';
 
 /** After a change commits: the identity's streams re-read what is waiting; the owner's UI shows the message as it is now. */
 export function publishMailChange(bus: EventBus, agentId: string, messageId: string): void {
@@ -36,20 +29,17 @@ export class MailFolders {
 
   /** Moves it to the Archive (and marks it read); archiving again keeps the first time. */
   archive(agentId: string, messageId: string): MailFolderState {
-    return this.#change(agentId, messageId, (now) => [
-      `UPDATE messages SET archived_at = COALESCE(archived_at, @now), read_at = COALESCE(read_at, @now) WHERE ${MINE}`,
-      { now },
-    ]);
+    return this.#change({ agentId, messageId }, archiveMail);
   }
 
   /** Back to the inbox, as it is (read or not). */
   unarchive(agentId: string, messageId: string): MailFolderState {
-    return this.#change(agentId, messageId, () => [`UPDATE messages SET archived_at = NULL WHERE ${MINE}`, {}]);
+    return this.#change({ agentId, messageId }, unarchiveMail);
   }
 
   /** Unread again, and in the inbox (see the rule above). */
   markUnread(agentId: string, messageId: string): MailFolderState {
-    return this.#change(agentId, messageId, () => [`UPDATE messages SET read_at = NULL, archived_at = NULL WHERE ${MINE}`, {}]);
+    return this.#change({ agentId, messageId }, markMailUnread);
   }
 
   /**
@@ -59,23 +49,20 @@ export class MailFolders {
   remove(agentId: string, messageId: string): MailDeleted {
     const { db, clock, bus } = this.#ctx;
     const now = clock.now().toISOString();
-    const changed = db
-      .prepare(`UPDATE messages SET deleted_at = @now, read_at = COALESCE(read_at, @now) WHERE ${MINE}`)
-      .run({ now, agentId, messageId }).changes;
-    if (changed === 0) throw notFound('Message not found');
+    if (!deleteMail(db, { agentId, messageId }, now)) throw notFound('SVC_ERR_MESSAGE_NOT_FOUND', 'Message not found');
     publishMailChange(bus, agentId, messageId);
     return { message_id: messageId, deleted_at: now };
   }
 
-  #change(agentId: string, messageId: string, statement: (now: string) => [string, Record<string, string>]): MailFolderState {
+  #change(mine: OwnMail, write: (db: Db, mine: OwnMail, now: string) => void): MailFolderState {
     const { db, clock, bus } = this.#ctx;
-    const [sql, extra] = statement(clock.now().toISOString());
-    const row = db.transaction(() => {
-      db.prepare(sql).run({ ...extra, agentId, messageId });
-      return db.prepare(`SELECT archived_at, read_at FROM messages WHERE ${MINE}`).get({ agentId, messageId }) as StateRow | undefined;
+    const now = clock.now().toISOString();
+    const state = db.transaction(() => {
+      write(db, mine, now);
+      return mailFolderState(db, mine);
     })();
-    if (row === undefined) throw notFound('Message not found');
-    publishMailChange(bus, agentId, messageId);
-    return { message_id: messageId, folder: row.archived_at === null ? 'inbox' : 'archive', archived_at: row.archived_at, read_at: row.read_at };
+    if (state === undefined) throw notFound('SVC_ERR_MESSAGE_NOT_FOUND', 'Message not found');
+    publishMailChange(bus, mine.agentId, mine.messageId);
+    return state;
   }
 }

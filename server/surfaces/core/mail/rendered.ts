@@ -13,28 +13,13 @@ import type { Db } from '../../../context.ts';
 import { notFound } from '../../../errors.ts';
 import type { Listener } from '../../../http/listener.ts';
 import { renderMarkdownLazily } from '../../docs/render/lazy.ts';
+import { readableMailBody } from './store/messages.ts';
+import { queuedMailBody } from './store/sent.ts';
 
 const NO_ASSETS = { assetIds: new Set<string>(), assetUrl: () => '' };
 
-/** The body of a message the caller may read, or a 404. */
-export function readableBody(db: Db, agentId: string, messageId: string): string {
-  const stored = db
-    .prepare(
-      `SELECT body FROM messages WHERE message_id = @messageId
-         AND ((to_agent_id = @agentId AND deleted_at IS NULL) OR (from_agent_id = @agentId AND origin = 'local'))`,
-    )
-    .pluck()
-    .get({ messageId, agentId }) as string | undefined;
-  if (stored !== undefined) return stored;
-  const queued = db
-    .prepare(`SELECT payload FROM federation_outbox WHERE message_id = ? AND from_agent_id = ? AND kind = 'mail'`)
-    .pluck()
-    .get(messageId, agentId) as string | undefined;
-  if (queued !== undefined) return (JSON.parse(queued) as { body: string }).body;
-  throw notFound('Message not found');
-}
-
 export async function renderedBody(db: Db, agentId: string, messageId: string, listener: Listener): Promise<RenderedMail> {
-  const body = readableBody(db, agentId, messageId);
+  const body = readableMailBody(db, { agentId, messageId }) ?? queuedMailBody(db, agentId, messageId);
+  if (body === undefined) throw notFound('SVC_ERR_MESSAGE_NOT_FOUND', 'Message not found');
   return { message_id: messageId, body_html: await renderMarkdownLazily(body, NO_ASSETS, listener) };
 }

@@ -6,6 +6,7 @@
 import type { Db } from '../../../context.ts';
 import { forbidden } from '../../../errors.ts';
 import type { Party } from './participants.ts';
+import { hasContactAmong } from './store.ts';
 
 /** What a contact entry can name a sender by (a sender on another node has no local identity). */
 export type SenderKeys = Pick<Party, 'didKey' | 'stableId' | 'address'>;
@@ -19,16 +20,12 @@ function contactKeys(sender: SenderKeys): string[] {
 }
 
 export function isContact(db: Db, ownerAgentId: string, sender: SenderKeys): boolean {
-  const keys = contactKeys(sender);
-  const row = db
-    .prepare(`SELECT 1 FROM contacts WHERE owner_agent_id = ? AND contact_address IN (${keys.map(() => '?').join(', ')}) LIMIT 1`)
-    .get(ownerAgentId, ...keys);
-  return row !== undefined;
+  return hasContactAmong(db, ownerAgentId, contactKeys(sender));
 }
 
 export function assertReachable(db: Db, sender: Party, recipient: Party & { to: string }): void {
   if (recipient.agent.address_reachability !== 'contacts-only') return;
   if (recipient.agent.project_id === sender.agent.project_id) return;
   if (isContact(db, recipient.agent.agent_id, sender)) return;
-  throw forbidden(`Recipient ${recipient.to} only accepts messages from contacts`);
+  throw forbidden('SVC_ERR_RECIPIENT_CONTACTS_ONLY', `Recipient ${recipient.to} only accepts messages from contacts`);
 }

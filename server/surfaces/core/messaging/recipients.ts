@@ -7,11 +7,13 @@
 import type { NodeContext } from '../../../context.ts';
 import { isDidKey } from '../../../crypto/did-key.ts';
 import { isStableId } from '../../../crypto/stable-id.ts';
-import { splitAddress } from '../../../federation/addresses.ts';
 import { conflict, invalid, notFound } from '../../../errors.ts';
-import type { AgentRow, IdentityService } from '../identities/service.ts';
+import type { IdentityService } from '../identities/service.ts';
+import type { AgentRow } from '../identities/store.ts';
 import type { NamespaceService } from '../namespaces/service.ts';
+import { splitAddress } from './addresses.ts';
 import type { Party, Recipient } from './participants.ts';
+import { liveIdentityByAlias, liveIdentityByDidKey, liveIdentityByStableId } from './store.ts';
 
 export type RecipientSelector = { alias: string } | { address: string } | { did: string };
 
@@ -48,19 +50,13 @@ export class Recipients {
         : 'address' in selector
           ? { agent: this.#byAddress(selector.address), to: selector.address }
           : { agent: this.#byDid(selector.did), to: selector.did };
-    if (agent.status !== 'active') throw conflict(`Recipient ${to} is ${agent.status} and no longer receives messages`);
+    if (agent.status !== 'active') throw conflict('SVC_ERR_RECIPIENT_NOT_ACTIVE', `Recipient ${to} is ${agent.status} and no longer receives messages`);
     return { ...this.party(agent), to };
   }
 
-  #live(sql: string, ...params: string[]): AgentRow | undefined {
-    return this.#ctx.db.prepare(`SELECT * FROM agents WHERE ${sql} AND status <> 'deleted' ORDER BY created_at DESC LIMIT 1`).get(...params) as
-      | AgentRow
-      | undefined;
-  }
-
   #byAlias(sender: AgentRow, alias: string): AgentRow {
-    const agent = this.#live('project_id = ? AND alias = ?', sender.project_id, alias);
-    if (!agent) throw notFound(`Recipient not found: no identity with alias ${alias} in this project`);
+    const agent = liveIdentityByAlias(this.#ctx.db, sender.project_id, alias);
+    if (!agent) throw notFound('SVC_ERR_RECIPIENT_NOT_FOUND', `Recipient not found: no identity with alias ${alias} in this project`);
     return agent;
   }
 
@@ -78,25 +74,26 @@ export class Recipients {
   /** The active identity behind an address this node hosts (mail arriving from another node). */
   hosted(address: string): AgentRow & { address: string } {
     const agent = this.#byAddress(address, 'not hosted on this node');
-    if (agent.status !== 'active') throw conflict(`Recipient ${address} is ${agent.status} and no longer receives messages`);
+    if (agent.status !== 'active') throw conflict('SVC_ERR_RECIPIENT_NOT_ACTIVE', `Recipient ${address} is ${agent.status} and no longer receives messages`);
     return { ...agent, address: this.#identities.address(agent) ?? address };
   }
 
   #byAddress(address: string, elsewhere = 'on another node; sending across nodes is not available for this yet'): AgentRow {
     const parts = splitAddress(address);
-    if (parts === null) throw invalid(`${address} is not an address of the form <domain>/<name>`);
-    if (!this.#namespaces.isLocal(parts.domain)) throw invalid(`Recipient ${address} is ${elsewhere}`);
+    if (parts === null) throw invalid('SVC_ERR_ADDRESS_MALFORMED', `${address} is not an address of the form <domain>/<name>`);
+    if (!this.#namespaces.isLocal(parts.domain)) throw invalid('SVC_ERR_RECIPIENT_NOT_LOCAL', `Recipient ${address} is ${elsewhere}`);
     const bound = this.#namespaces.findAddress(parts.domain, parts.name);
-    if (!bound) throw notFound(`Recipient address not found: ${address}`);
-    const agent = bound.did_aw === null ? this.#live('did_key = ?', bound.did_key) : this.#live('did_aw = ?', bound.did_aw);
-    if (!agent) throw invalid(`Recipient ${address} is not hosted on this node`);
+    if (!bound) throw notFound('SVC_ERR_RECIPIENT_NOT_FOUND', `Recipient address not found: ${address}`);
+    const { db } = this.#ctx;
+    const agent = bound.did_aw === null ? liveIdentityByDidKey(db, bound.did_key) : liveIdentityByStableId(db, bound.did_aw);
+    if (!agent) throw invalid('SVC_ERR_RECIPIENT_NOT_LOCAL', `Recipient ${address} is not hosted on this node`);
     return agent;
   }
 
   #byDid(did: string): AgentRow {
-    if (!isDidKey(did) && !isStableId(did)) throw invalid(`${did} is neither a did:key nor a did:svc`);
-    const agent = did.startsWith('did:key:') ? this.#live('did_key = ?', did) : this.#live('did_aw = ?', did);
-    if (!agent) throw notFound(`Recipient not found: ${did} is not an identity on this node`);
+    if (!isDidKey(did) && !isStableId(did)) throw invalid('SVC_ERR_DID_MALFORMED', `${did} is neither a did:key nor a did:svc`);
+    const agent = did.startsWith('did:key:') ? liveIdentityByDidKey(this.#ctx.db, did) : liveIdentityByStableId(this.#ctx.db, did);
+    if (!agent) throw notFound('SVC_ERR_RECIPIENT_NOT_FOUND', `Recipient not found: ${did} is not an identity on this node`);
     return agent;
   }
 }

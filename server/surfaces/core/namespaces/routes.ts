@@ -33,7 +33,7 @@ const tags = ['namespaces'];
 /** A domain from the path; one that cannot exist is simply not found. */
 function domainParam({ domain }: { domain: string }): string {
   const normalized = normalizeDomain(domain);
-  if (normalized === null) throw notFound('Namespace not found');
+  if (normalized === null) throw notFound('SVC_ERR_NAMESPACE_NOT_FOUND', 'Namespace not found');
   return normalized;
 }
 
@@ -63,10 +63,10 @@ export async function namespaceRoutes(app: FastifyInstance, { services }: { serv
     async (request, reply) => {
       const body = request.body;
       const domain = normalizeDomain(body.domain);
-      if (domain === null) throw invalid([{ loc: ['body', 'domain'], msg: 'not a valid domain name', type: 'value_error' }]);
+      if (domain === null) throw invalid('SVC_ERR_VALIDATION', [{ loc: ['body', 'domain'], msg: 'not a valid domain name', type: 'value_error' }]);
       const controller = signer(request, domain, 'register');
       if (body.controller_did !== undefined && body.controller_did !== controller) {
-        throw forbidden('controller_did must be the key that signed the request');
+        throw forbidden('SVC_ERR_NAMESPACE_CONTROLLER_MISMATCH', 'controller_did must be the key that signed the request');
       }
       const { namespace, created } = await namespaces.registerByDnsProof(domain, controller);
       return reply.code(created ? 201 : 200).send(namespace);

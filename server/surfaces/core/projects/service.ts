@@ -8,6 +8,7 @@ import { issueApiKey } from '../../../auth/api-keys.ts';
 import type { NodeContext } from '../../../context.ts';
 import { conflict, invalid, notFound } from '../../../errors.ts';
 import type { NamespaceService } from '../namespaces/service.ts';
+import { findProject, insertProject, listProjects, projectSlugTaken } from './store.ts';
 import { PROJECT_SLUG } from '../../../../contract/core-rules.ts';
 import type { CreatedProject, Project, ProjectListItem } from '../../../../contract/node/owner.ts';
 
@@ -21,38 +22,27 @@ export class ProjectService {
   }
 
   get(projectId: string): Project {
-    const row = this.#ctx.db.prepare(`SELECT * FROM projects WHERE project_id = ?`).get(projectId) as Project | undefined;
-    if (!row) throw notFound('Project not found');
+    const row = findProject(this.#ctx.db, projectId);
+    if (!row) throw notFound('SVC_ERR_PROJECT_NOT_FOUND', 'Project not found');
     return row;
   }
 
   list(): ProjectListItem[] {
-    return this.#ctx.db
-      .prepare(
-        `SELECT p.*, (SELECT COUNT(*) FROM agents a WHERE a.project_id = p.project_id AND a.status <> 'deleted') AS identity_count
-         FROM projects p ORDER BY p.created_at`,
-      )
-      .all() as ProjectListItem[];
+    return listProjects(this.#ctx.db);
   }
 
   /** Creates a project and its first project-authority key (returned once). */
   create(input: { slug: string; name?: string | undefined; namespace?: string | undefined }): CreatedProject {
-    if (!PROJECT_SLUG.test(input.slug)) throw invalid('slug must be 1-64 letters, digits, ".", "-" or "_"');
+    if (!PROJECT_SLUG.test(input.slug)) throw invalid('SVC_ERR_PROJECT_SLUG_INVALID', 'slug must be 1-64 letters, digits, ".", "-" or "_"');
     if (input.namespace !== undefined && this.#namespaces.controllerKeyId(input.namespace) === null) {
-      throw invalid(`namespace ${input.namespace} is not controlled by this node`);
+      throw invalid('SVC_ERR_PROJECT_NAMESPACE_NOT_HELD', `namespace ${input.namespace} is not controlled by this node`);
     }
     const db = this.#ctx.db;
     const now = this.#ctx.clock.now().toISOString();
     const projectId = randomUUID();
     return db.transaction(() => {
-      if (db.prepare(`SELECT 1 FROM projects WHERE slug = ?`).get(input.slug)) throw conflict(`Project ${input.slug} already exists`);
-      db.prepare(`INSERT INTO projects (project_id, slug, name, namespace, created_at) VALUES (?, ?, ?, ?, ?)`).run(
-        projectId,
-        input.slug,
-        input.name ?? input.slug,
-        input.namespace ?? null,
-        now,
-      );
+      if (projectSlugTaken(db, input.slug)) throw conflict('SVC_ERR_PROJECT_SLUG_TAKEN', `Project ${input.slug} already exists`);
+      insertProject(db, { project_id: projectId, slug: input.slug, name: input.name ?? input.slug, namespace: input.namespace ?? null, created_at: now });
       const { apiKey } = issueApiKey(db, projectId, null, now);
       return { ...this.get(projectId), api_key: apiKey };
     })();

@@ -77,7 +77,7 @@ function validate(name: TemplateName, slots: Record<string, unknown>, loc: (stri
       }
     }
   }
-  if (issues.length > 0) throw invalid(issues);
+  if (issues.length > 0) throw invalid('SVC_ERR_VALIDATION', issues);
   return out as unknown as Slots;
 }
 
@@ -115,7 +115,7 @@ function render(name: TemplateName, slots: Slots): string {
  */
 export function renderTemplate(request: TemplateRequestInput, loc: (string | number)[]): string {
   const name = templateName(request.name);
-  if (name === null) throw invalid([{ loc: [...loc, 'name'], msg: `Unknown template: ${request.name.trim().toLowerCase()}`, type: 'value_error' }]);
+  if (name === null) throw invalid('SVC_ERR_VALIDATION', [{ loc: [...loc, 'name'], msg: `Unknown template: ${request.name.trim().toLowerCase()}`, type: 'value_error' }]);
   return render(name, validate(name, request.slots ?? {}, [...loc, 'slots']));
 }
 

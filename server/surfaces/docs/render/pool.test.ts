@@ -48,6 +48,7 @@ describe('RenderPool', () => {
     const renderer = pool({ budgetMs: 150 });
     const refused = await refusal(renderer.render(slowTable(400_000), []));
     expect(refused.statusCode).toBe(422);
+    expect(refused.code).toBe('SVC_ERR_DOCUMENT_TOO_COMPLEX');
     expect(refused.message).toMatch(/too complex to render \(it takes more than 0.15 s\)/);
     expect(await renderer.render('*fine*', [])).toBe('<p><em>fine</em></p>\n');
     expect(renderer.stats).toMatchObject({ rendered: 1, timed_out: 1, workers_started: 2 });
@@ -77,6 +78,7 @@ describe('RenderPool', () => {
     const accepted = [renderer.render(slowTable(50_000), []), renderer.render('two', [])];
     const refused = await refusal(renderer.render('three', []));
     expect(refused.statusCode).toBe(503);
+    expect(refused.code).toBe('SVC_ERR_RENDERER_BUSY');
     expect(refused.headers).toEqual({ 'retry-after': '5' });
     expect(refused.message).toMatch(/renderer is busy/);
     await Promise.all(accepted);
@@ -105,6 +107,7 @@ describe('RenderPool', () => {
     await renderer.render('warm up', []);
     const refused = await refusal(renderer.render(slowTable(4_000_000), []));
     expect(refused.statusCode).toBe(422);
+    expect(refused.code).toBe('SVC_ERR_DOCUMENT_TOO_COMPLEX');
     expect(refused.message).toMatch(/too complex to render \(it needs more than 24 MB\)/);
     expect(renderer.stats.crashed).toBe(1);
     expect(await renderer.render('after', [])).toBe('<p>after</p>\n');

@@ -100,7 +100,7 @@ export class RenderPool {
     const queue = this.#queues[listener];
     if (queue.length >= this.#queueMax) {
       this.#stats.refused_busy++;
-      return Promise.reject(unavailable('The document renderer is busy; try again in a few seconds', BUSY_RETRY_AFTER_SECONDS));
+      return Promise.reject(unavailable('SVC_ERR_RENDERER_BUSY', 'The document renderer is busy; try again in a few seconds', BUSY_RETRY_AFTER_SECONDS));
     }
     return new Promise<string>((resolve, reject) => {
       queue.push({ id: this.#nextId++, markdown, assets, resolve, reject });
@@ -124,7 +124,7 @@ export class RenderPool {
   /** Stops the worker (queued renders are refused); the next render starts a new one. */
   async close(): Promise<void> {
     const worker = this.#worker;
-    this.#drop(unavailable('The document renderer stopped'));
+    this.#drop(unavailable('SVC_ERR_RENDERER_UNAVAILABLE', 'The document renderer stopped'));
     await worker?.terminate();
   }
 
@@ -156,7 +156,7 @@ export class RenderPool {
       },
       () => {
         this.#spawning = false;
-        this.#failQueued(unavailable('The document renderer could not be loaded'));
+        this.#failQueued(unavailable('SVC_ERR_RENDERER_UNAVAILABLE', 'The document renderer could not be loaded'));
       },
     );
   }
@@ -175,7 +175,7 @@ export class RenderPool {
         this.#stats.rendered++;
         running.job.resolve(message.html);
       } else {
-        running.job.reject(invalid(`This document could not be rendered: ${message.message}`));
+        running.job.reject(invalid('SVC_ERR_DOCUMENT_TOO_COMPLEX', `This document could not be rendered: ${message.message}`));
       }
     }
     if (this.#running === null && this.#waiting() === 0) worker.unref();
@@ -188,7 +188,7 @@ export class RenderPool {
     this.#stats.timed_out++;
     this.#running = null;
     this.#stopWorker();
-    job.reject(invalid(`This document is too complex to render (it takes more than ${this.#budgetMs / 1000} s); split very large tables or lists`));
+    job.reject(invalid('SVC_ERR_DOCUMENT_TOO_COMPLEX', `This document is too complex to render (it takes more than ${this.#budgetMs / 1000} s); split very large tables or lists`));
     this.#pump();
   }
 
@@ -205,17 +205,17 @@ export class RenderPool {
       this.#running = null;
       this.#stats.crashed++;
       const outOfMemory = (error as { code?: string } | null)?.code === 'ERR_WORKER_OUT_OF_MEMORY';
-      running.job.reject(invalid(`This document is too complex to render${outOfMemory ? ` (it needs more than ${this.#heapMb} MB)` : ''}`));
+      running.job.reject(invalid('SVC_ERR_DOCUMENT_TOO_COMPLEX', `This document is too complex to render${outOfMemory ? ` (it needs more than ${this.#heapMb} MB)` : ''}`));
     }
     // A worker that cannot even start would fail again at once: refuse what waits instead of looping.
-    if (!started) this.#failQueued(unavailable('The document renderer could not start'));
+    if (!started) this.#failQueued(unavailable('SVC_ERR_RENDERER_UNAVAILABLE', 'The document renderer could not start'));
     this.#pump();
   }
 
   #startFailed(worker: Worker): void {
     if (worker !== this.#worker) return;
     this.#stopWorker();
-    this.#failQueued(unavailable('The document renderer did not start in time; try again'));
+    this.#failQueued(unavailable('SVC_ERR_RENDERER_UNAVAILABLE', 'The document renderer did not start in time; try again'));
   }
 
   #stopWorker(): void {

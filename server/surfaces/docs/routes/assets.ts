@@ -10,7 +10,8 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { Asset, AssetIdParams, DirectUpload, ImageBody, UploadQuery, VideoBody } from '../../../../contract/docs/assets.ts';
 import { notFound, ServiceError } from '../../../errors.ts';
 import { byteRange } from '../domain/byte-range.ts';
-import { memberOf, team, type DocsRouteOptions } from './options.ts';
+import { memberOf } from '../../../http/route-scope.ts';
+import { team, type DocsRouteOptions } from './options.ts';
 
 const tags = ['assets'];
 
@@ -48,7 +49,7 @@ export async function publicAssetRoutes(app: FastifyInstance, { services }: Docs
     { config: { auth: 'public' }, schema: { tags, summary: 'An asset’s bytes, by id (a video with Range)', params: AssetIdParams } },
     async (request, reply) => {
       const content = services.assets.content(request.params.asset_id);
-      if (!content) throw notFound('No such asset');
+      if (!content) throw notFound('SVC_ERR_ASSET_NOT_FOUND', 'No such asset');
       reply
         .header('content-type', content.content_type)
         .header('x-content-type-options', 'nosniff')

@@ -2,7 +2,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { Billing } from '../../../../contract/docs/billing.ts';
-import { memberOf, team, type DocsRouteOptions } from './options.ts';
+import { memberOf } from '../../../http/route-scope.ts';
+import { team, type DocsRouteOptions } from './options.ts';
 
 export async function billingRoutes(app: FastifyInstance, { services }: DocsRouteOptions): Promise<void> {
   app.withTypeProvider<ZodTypeProvider>().get(

@@ -18,7 +18,8 @@ import {
 import { TemplateRequest } from '../../../../contract/docs/templates.ts';
 import { invalid } from '../../../errors.ts';
 import { renderTemplate } from '../domain/templates.ts';
-import { authorOf, knownSlug, memberOf, team, type DocsRouteOptions } from './options.ts';
+import { memberOf } from '../../../http/route-scope.ts';
+import { authorOf, knownSlug, team, type DocsRouteOptions } from './options.ts';
 
 const tags = ['documents'];
 
@@ -26,7 +27,7 @@ const tags = ['documents'];
 async function bodyOrTemplate(request: FastifyRequest): Promise<void> {
   const raw = request.body;
   if (raw !== null && typeof raw === 'object' && !Array.isArray(raw) && Object.hasOwn(raw, 'body') === Object.hasOwn(raw, 'template')) {
-    throw invalid([{ loc: ['body'], msg: 'Provide exactly one of body or template', type: 'value_error' }]);
+    throw invalid('SVC_ERR_VALIDATION', [{ loc: ['body'], msg: 'Provide exactly one of body or template', type: 'value_error' }]);
   }
 }
 
@@ -71,7 +72,7 @@ export async function documentRoutes(app: FastifyInstance, { services }: DocsRou
       const teamId = memberOf(request).team_id;
       const query = request.query;
       if (query.limit === undefined) {
-        if (query.after !== undefined) throw invalid([{ loc: ['query', 'after'], msg: 'after pages a listing: give limit too', type: 'value_error' }]);
+        if (query.after !== undefined) throw invalid('SVC_ERR_VALIDATION', [{ loc: ['query', 'after'], msg: 'after pages a listing: give limit too', type: 'value_error' }]);
         return documents.list(teamId, query.q);
       }
       return documents.page(teamId, { limit: query.limit, after: query.after, q: query.q });

@@ -11,7 +11,8 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { DocumentDetail, SlugParams } from '../../../../contract/docs/documents.ts';
 import { malformed, unsupportedMediaType } from '../../../errors.ts';
 import { decodeUtf8 } from '../documents.ts';
-import { authorOf, knownSlug, memberOf, team, type DocsRouteOptions } from './options.ts';
+import { memberOf } from '../../../http/route-scope.ts';
+import { authorOf, knownSlug, team, type DocsRouteOptions } from './options.ts';
 
 const WANTED = 'this route takes the raw Markdown body with Content-Type: text/markdown; charset=utf-8';
 
@@ -52,9 +53,9 @@ export async function markdownRoutes(app: FastifyInstance, { services }: DocsRou
     async (request, reply) => {
       const member = memberOf(request);
       const type = request.headers['content-type'];
-      if (!isMarkdownContentType(type)) throw unsupportedMediaType(`Unsupported content type ${type ?? '(none)'}: ${WANTED}`);
+      if (!isMarkdownContentType(type)) throw unsupportedMediaType('SVC_ERR_UNSUPPORTED_MEDIA_TYPE', `Unsupported content type ${type ?? '(none)'}: ${WANTED}`);
       const bytes = request.rawBody ?? Buffer.alloc(0);
-      if (decodeUtf8(bytes) === null) throw malformed('The request body is not valid UTF-8');
+      if (decodeUtf8(bytes) === null) throw malformed('SVC_ERR_MALFORMED_REQUEST', 'The request body is not valid UTF-8');
       return reply.code(201).send(services.documents.append(member.team_id, request.params.slug, bytes, 'api', authorOf(request, member, services)));
     },
   );

@@ -28,9 +28,10 @@ import {
 import { notFound } from '../../../errors.ts';
 import { editorPage } from '../present-page/editor.ts';
 import { notFoundPage, readPage, type PresentTheme } from '../present-page/page.ts';
-import type { ResolvedLink } from '../present.ts';
+import type { ResolvedLink } from '../store/present-links.ts';
 import { renderMarkdownLazily } from '../render/lazy.ts';
-import { memberOf, team, type DocsRouteOptions } from './options.ts';
+import { memberOf } from '../../../http/route-scope.ts';
+import { team, type DocsRouteOptions } from './options.ts';
 
 export const EDIT_REFUSED = 'This link no longer accepts edits (it expired or was revoked); nothing was saved';
 
@@ -93,9 +94,9 @@ export async function presentApiRoutes(app: FastifyInstance, { services }: DocsR
       const teamId = memberOf(request).team_id;
       const input = request.body;
       const { theme, contrast, base_palettes } = services.theme.preview(teamId, input.theme);
-      const { assets } = services;
-      const html = await renderMarkdownLazily(input.body, { assetIds: assets.assetIdsOf(teamId), assetUrl: (id) => assets.urlOf(id) }, request.listener);
-      return { html: readPage(html, theme, 'Preview', assets.origin), contrast, base_palettes };
+      const { assets, urls } = services;
+      const html = await renderMarkdownLazily(input.body, { assetIds: assets.assetIdsOf(teamId), assetUrl: urls.asset }, request.listener);
+      return { html: readPage(html, theme, 'Preview', urls.origin()), contrast, base_palettes };
     },
   );
 }
@@ -121,12 +122,12 @@ export async function presentPageRoutes(app: FastifyInstance, { services }: Docs
     async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
       privateHeaders(reply);
       const link = present.resolve(tokenOf(request.params));
-      if (!link || !link.editable) throw notFound(detail);
+      if (!link || !link.editable) throw notFound('SVC_ERR_PRESENT_LINK_NOT_FOUND', detail);
       links.set(request, link);
     };
   const linkOf = (request: FastifyRequest): ResolvedLink => {
     const link = links.get(request);
-    if (!link) throw notFound('Not found');
+    if (!link) throw notFound('SVC_ERR_PRESENT_LINK_NOT_FOUND', 'Not found');
     return link;
   };
 

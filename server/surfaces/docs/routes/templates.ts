@@ -27,7 +27,7 @@ export async function templateRoutes(app: FastifyInstance): Promise<void> {
     async (request) => {
       const { name } = request.params;
       const known = templateName(name);
-      if (known === null) throw notFound(`Unknown template: ${name}`);
+      if (known === null) throw notFound('SVC_ERR_TEMPLATE_NOT_FOUND', `Unknown template: ${name}`);
       return describeTemplate(known);
     },
   );

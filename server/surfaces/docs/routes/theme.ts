@@ -2,7 +2,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { Theme, ThemeBody } from '../../../../contract/docs/theme.ts';
-import { memberOf, team, type DocsRouteOptions } from './options.ts';
+import { memberOf } from '../../../http/route-scope.ts';
+import { team, type DocsRouteOptions } from './options.ts';
 
 const tags = ['theme'];
 

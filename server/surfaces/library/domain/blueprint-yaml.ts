@@ -74,7 +74,7 @@ export function readBlueprintPayload(
 ): { manifest: BlueprintManifest; profiles: BlueprintProfile[] } {
   const here = [...loc, BLUEPRINT_YAML];
   const file = files.find((f) => f.path === BLUEPRINT_YAML);
-  if (!file) throw invalid([{ loc: here, msg: 'blueprint.yaml is required at the root of the payload', type: 'missing' }]);
+  if (!file) throw invalid('SVC_ERR_MANIFEST_INVALID', [{ loc: here, msg: 'blueprint.yaml is required at the root of the payload', type: 'missing' }]);
   const reader = new FieldReader(parseYamlMapping(file.content_utf8, here), here);
 
   const recommendations = reader.list('profiles');
@@ -125,7 +125,7 @@ export function readBlueprintPayload(
       issues.push(...err.detail);
     }
   }
-  if (issues.length > 0) throw invalid(issues);
+  if (issues.length > 0) throw invalid('SVC_ERR_MANIFEST_INVALID', issues);
   return { manifest, profiles };
 }
 

@@ -34,6 +34,7 @@ function failure(fn: () => unknown): ServiceError {
 function issuesOf(content: unknown): ValidationIssue[] {
   const err = failure(() => parseChangeset(content));
   expect(err.statusCode).toBe(422);
+  expect(err.code).toBe('SVC_ERR_VALIDATION');
   if (typeof err.detail === 'string') throw new Error(`expected a list of issues, got "${err.detail}"`);
   return err.detail;
 }
@@ -144,11 +145,13 @@ describe('applyChangeset: stale rules (409)', () => {
     // A file's sha256 is not the base of a field: fields have their own digest.
     const fileDigestAsBase = { path: 'profile.yaml#mission', content: 'x', base_asset_digest: BASES['profile.yaml'] };
     expect(conflictOf(() => apply(fileDigestAsBase))).toMatch(/profile\.yaml#mission is stale/);
+    expect(failure(() => apply(fileDigestAsBase)).code).toBe('SVC_ERR_PROPOSAL_BASE_STALE');
   });
 
   it('names every stale asset in one 409', () => {
     const detail = conflictOf(() => apply({ path: 'notes.md', content_utf8: 'x' }, { path: 'ghost.md', delete: true }));
     expect(detail).toMatch(/notes\.md already exists.*; ghost\.md cannot be deleted/);
+    expect(failure(() => apply({ path: 'notes.md', content_utf8: 'x' }, { path: 'ghost.md', delete: true })).code).toBe('SVC_ERR_PROPOSAL_BASE_STALE');
   });
 
   it('accepts creating without a base, and changing or deleting with the current base', () => {
@@ -177,6 +180,7 @@ describe('applyChangeset: collisions (409)', () => {
 
   it('checks collisions before bases', () => {
     expect(conflictOf(() => apply({ path: 'notes.md', content_utf8: 'a' }, { path: 'notes.md', content_utf8: 'b' }))).toMatch(/^Colliding changes/);
+    expect(failure(() => apply({ path: 'notes.md', content_utf8: 'a' }, { path: 'notes.md', content_utf8: 'b' })).code).toBe('SVC_ERR_PROPOSAL_CHANGES_COLLIDE');
   });
 
   it('refuses deleting the file profile.yaml#instructions names', () => {
@@ -253,12 +257,14 @@ describe('applyChangeset: result', () => {
   it('refuses a result that is no longer a valid profile (422)', () => {
     const err = failure(() => apply({ path: 'profile.yaml#mission', content: ['not', 'a', 'string'], base_asset_digest: BASES['profile.yaml#mission'] }));
     expect(err.statusCode).toBe(422);
+    expect(err.code).toBe('SVC_ERR_MANIFEST_INVALID');
     expect((err.detail as ValidationIssue[])[0]?.loc).toEqual(['body', 'content', 'profile.yaml', 'mission']);
   });
 
   it('refuses a profile whose id is not the proposal profile_ref (422)', () => {
     const err = failure(() => applyChangeset(FILES, parseChangeset(changeset({ path: 'todo.md', content_utf8: 'x' })), { profileRef: 'writer', version: '0.1.1' }));
     expect(err.statusCode).toBe(422);
+    expect(err.code).toBe('SVC_ERR_PROPOSAL_ID_OR_VERSION_CHANGED');
     expect(err.detail).toMatch(/must stay writer/);
   });
 

@@ -97,7 +97,7 @@ function parseAsset(raw: unknown, loc: Loc, issues: ValidationIssue[]): ChangeAs
 /** Checks the shape of a proposal's content; 422 locates every issue under `['body', 'content']`. */
 export function parseChangeset(content: unknown): Changeset {
   const issues: ValidationIssue[] = [];
-  if (!isObject(content)) throw invalid([{ loc: LOC, msg: 'content must be a changeset object {schema, assets}', type: 'dict_type' }]);
+  if (!isObject(content)) throw invalid('SVC_ERR_VALIDATION', [{ loc: LOC, msg: 'content must be a changeset object {schema, assets}', type: 'dict_type' }]);
   for (const key of Object.keys(content)) {
     if (key !== 'schema' && key !== 'assets') issues.push({ loc: [...LOC, key], msg: `unknown field ${key}`, type: 'extra_forbidden' });
   }
@@ -114,7 +114,7 @@ export function parseChangeset(content: unknown): Changeset {
       if (asset) assets.push(asset);
     });
   }
-  if (issues.length > 0) throw invalid(issues);
+  if (issues.length > 0) throw invalid('SVC_ERR_VALIDATION', issues);
   return { schema: CHANGESET_SCHEMA, assets };
 }
 
@@ -188,15 +188,15 @@ export function applyChangeset(files: readonly PayloadFile[], changeset: Changes
   }
 
   const colliding = collisions(changeset, new Set(files.map((f) => f.path)), new Set(byPath.keys()), original, document);
-  if (colliding.length > 0) throw conflict(`Colliding changes: ${colliding.join('; ')}`);
+  if (colliding.length > 0) throw conflict('SVC_ERR_PROPOSAL_CHANGES_COLLIDE', `Colliding changes: ${colliding.join('; ')}`);
   const stale = staleness(changeset, proposalAssetDigests(files));
-  if (stale.length > 0) throw conflict(stale.join('; '));
+  if (stale.length > 0) throw conflict('SVC_ERR_PROPOSAL_BASE_STALE', stale.join('; '));
 
   document.version = options.version;
   byPath.set(PROFILE_YAML, { path: PROFILE_YAML, content_utf8: writeProfileYaml(document) });
   const result = checkPayloadFiles([...byPath.values()], LOC);
   const { manifest } = readProfile(result, LOC);
-  if (manifest.id !== options.profileRef) throw invalid(`The changed profile.yaml id "${manifest.id}" must stay ${options.profileRef}`);
-  if (manifest.version !== options.version) throw invalid(`The changed profile.yaml version must be ${options.version}`);
+  if (manifest.id !== options.profileRef) throw invalid('SVC_ERR_PROPOSAL_ID_OR_VERSION_CHANGED', `The changed profile.yaml id "${manifest.id}" must stay ${options.profileRef}`);
+  if (manifest.version !== options.version) throw invalid('SVC_ERR_PROPOSAL_ID_OR_VERSION_CHANGED', `The changed profile.yaml version must be ${options.version}`);
   return result;
 }

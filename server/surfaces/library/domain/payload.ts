@@ -58,9 +58,9 @@ export function checkPayloadFiles(
   files: readonly { path: string; content_utf8: string; sha256?: string }[],
   loc: (string | number)[],
 ): PayloadFile[] {
-  if (files.length === 0) throw invalid([{ loc, msg: 'at least one file is required', type: 'value_error' }]);
+  if (files.length === 0) throw invalid('SVC_ERR_VALIDATION', [{ loc, msg: 'at least one file is required', type: 'value_error' }]);
   if (files.length > MAX_FILES) {
-    throw invalid([{ loc, msg: `at most ${MAX_FILES} files are allowed (got ${files.length})`, type: 'value_error' }]);
+    throw invalid('SVC_ERR_VALIDATION', [{ loc, msg: `at most ${MAX_FILES} files are allowed (got ${files.length})`, type: 'value_error' }]);
   }
   const issues: ValidationIssue[] = [];
   const issue = (index: number, field: string, msg: string) => issues.push({ loc: [...loc, index, field], msg, type: 'value_error' });
@@ -100,6 +100,6 @@ export function checkPayloadFiles(
       issue(seen.get(path) as number, 'path', `"${path}" is a file but other paths use it as a directory`);
     }
   }
-  if (issues.length > 0) throw invalid(issues);
+  if (issues.length > 0) throw invalid('SVC_ERR_VALIDATION', issues);
   return sortFiles(out);
 }

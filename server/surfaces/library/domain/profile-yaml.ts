@@ -98,7 +98,7 @@ function readResources(reader: FieldReader, field: 'skills' | 'artifacts', defau
 export function readProfile(files: readonly PayloadFile[], loc: (string | number)[] = []): ProfileRead {
   const here = [...loc, PROFILE_YAML];
   const file = files.find((f) => f.path === PROFILE_YAML);
-  if (!file) throw invalid([{ loc: here, msg: 'profile.yaml is required', type: 'missing' }]);
+  if (!file) throw invalid('SVC_ERR_MANIFEST_INVALID', [{ loc: here, msg: 'profile.yaml is required', type: 'missing' }]);
   // Parsing YAML dominates merges and summaries, and one profile.yaml is read many times over;
   // the text itself is the key, and a failed read is never kept.
   return parsed.get(file.content_utf8, () => deepFreeze(parseProfile(file.content_utf8, here)));
@@ -149,7 +149,7 @@ function readDocument(document: YamlMapping, here: (string | number)[]): Profile
     skills: readResources(reader, 'skills', 'skill'),
     artifacts: readResources(reader, 'artifacts', 'artifact'),
   };
-  if (reader.issues.length > 0) throw invalid(reader.issues);
+  if (reader.issues.length > 0) throw invalid('SVC_ERR_MANIFEST_INVALID', reader.issues);
   return { manifest, document };
 }
 

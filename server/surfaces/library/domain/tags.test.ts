@@ -6,7 +6,7 @@ function detail(fn: () => unknown) {
   try {
     fn();
   } catch (err) {
-    if (err instanceof ServiceError && err.statusCode === 422) return err.detail;
+    if (err instanceof ServiceError && err.code === 'SVC_ERR_VALIDATION') return err.detail;
     throw err;
   }
   throw new Error('expected a 422');

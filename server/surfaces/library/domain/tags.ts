@@ -19,6 +19,6 @@ export function normalizeTags(tags: readonly string[], loc: (string | number)[] 
   });
   const tooMany = tagCountProblem(out.size);
   if (tooMany) issues.push({ loc, msg: tooMany, type: 'value_error' });
-  if (issues.length > 0) throw invalid(issues);
+  if (issues.length > 0) throw invalid('SVC_ERR_VALIDATION', issues);
   return [...out].sort();
 }

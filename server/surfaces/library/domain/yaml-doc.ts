@@ -51,24 +51,24 @@ function shapeProblem(text: string): string | null {
 export function parseYamlMapping(text: string, loc: (string | number)[]): YamlMapping {
   const issue = (msg: string): ValidationIssue => ({ loc, msg, type: 'value_error' });
   const shape = shapeProblem(text);
-  if (shape) throw invalid([issue(shape)]);
+  if (shape) throw invalid('SVC_ERR_MANIFEST_INVALID', [issue(shape)]);
   const doc = parseDocument(text, { schema: 'core', uniqueKeys: true });
   const problems = [...doc.errors, ...doc.warnings];
   if (problems.length > 0) {
     // The first line of a message names the problem and its line and column; the rest is an excerpt.
-    throw invalid(problems.map((p) => issue(`YAML: ${(p.message.split('\n')[0] ?? '').replace(/:$/, '')}`)));
+    throw invalid('SVC_ERR_MANIFEST_INVALID', problems.map((p) => issue(`YAML: ${(p.message.split('\n')[0] ?? '').replace(/:$/, '')}`)));
   }
   let js: unknown;
   try {
     // maxAliasCount 0: any alias the walk above missed still fails here, as a 422.
     js = doc.toJS({ maxAliasCount: 0 });
   } catch (error) {
-    throw invalid([issue(`YAML: ${error instanceof Error ? error.message : String(error)}`)]);
+    throw invalid('SVC_ERR_MANIFEST_INVALID', [issue(`YAML: ${error instanceof Error ? error.message : String(error)}`)]);
   }
   const { value, issues } = toJsonValue(js, loc);
-  if (issues.length > 0) throw invalid(issues);
+  if (issues.length > 0) throw invalid('SVC_ERR_MANIFEST_INVALID', issues);
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw invalid([issue('must be a YAML mapping (key: value lines)')]);
+    throw invalid('SVC_ERR_MANIFEST_INVALID', [issue('must be a YAML mapping (key: value lines)')]);
   }
   return value;
 }

@@ -21,7 +21,8 @@ import {
 import { TagsBody } from '../../../../contract/library/common.ts';
 import { checkPayloadFiles } from '../domain/payload.ts';
 import { normalizeTags } from '../domain/tags.ts';
-import { memberOf, type LibraryRouteOptions } from './options.ts';
+import { memberOf, teamRoute } from '../../../http/route-scope.ts';
+import { type LibraryRouteOptions } from './options.ts';
 
 const tags = ['catalog'];
 
@@ -61,7 +62,7 @@ export async function catalogWriteRoutes(app: FastifyInstance, { services }: Lib
   api.post(
     '/v1/blueprints/import',
     {
-      config: { auth: 'team' },
+      config: teamRoute('library:publish'),
       schema: {
         tags,
         summary: 'Publishes a blueprint payload as the team (201; 200 when identical content is already published)',
@@ -80,14 +81,14 @@ export async function catalogWriteRoutes(app: FastifyInstance, { services }: Lib
 
   api.put(
     '/v1/blueprints/:blueprint_ref/tags',
-    { config: { auth: 'team' }, schema: { tags, summary: "Replaces the tags of a blueprint the team owns", params: BlueprintParams, body: TagsBody, response: { 200: BlueprintTags } } },
+    { config: teamRoute('library:publish'), schema: { tags, summary: "Replaces the tags of a blueprint the team owns", params: BlueprintParams, body: TagsBody, response: { 200: BlueprintTags } } },
     async (request) => catalog.setTags(memberOf(request).team_id, request.params.blueprint_ref, normalizeTags(request.body.tags)),
   );
 
   api.delete(
     '/v1/blueprints/:blueprint_ref',
     {
-      config: { auth: 'team' },
+      config: teamRoute('library:publish'),
       schema: { tags, summary: 'Deletes every version of a blueprint the team owns; shelf copies tracking it are detached', params: BlueprintParams, response: { 200: BlueprintDeleted } },
     },
     async (request) => catalog.delete(memberOf(request).team_id, request.params.blueprint_ref),

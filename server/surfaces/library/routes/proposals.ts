@@ -6,7 +6,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { Proposal, ProposalBody, ProposalList, ProposalParams, ProposalQuery } from '../../../../contract/library/proposals.ts';
-import { memberOf, type LibraryRouteOptions } from './options.ts';
+import { memberOf, teamRoute } from '../../../http/route-scope.ts';
+import { type LibraryRouteOptions } from './options.ts';
 
 const tags = ['proposals'];
 
@@ -16,19 +17,19 @@ export async function proposalRoutes(app: FastifyInstance, { services }: Library
 
   api.post(
     '/v1/proposals',
-    { config: { auth: 'team' }, schema: { tags, summary: 'Submits a proposal; a profile changeset must apply to the current version now', body: ProposalBody, response: { 201: Proposal } } },
+    { config: teamRoute('library:write'), schema: { tags, summary: 'Submits a proposal; a profile changeset must apply to the current version now', body: ProposalBody, response: { 201: Proposal } } },
     async (request, reply) => reply.code(201).send(proposals.submit(memberOf(request), request.body)),
   );
 
   api.get(
     '/v1/proposals',
-    { config: { auth: 'team' }, schema: { tags, summary: "The team's proposals, newest first", querystring: ProposalQuery, response: { 200: ProposalList } } },
+    { config: teamRoute('library:read'), schema: { tags, summary: "The team's proposals, newest first", querystring: ProposalQuery, response: { 200: ProposalList } } },
     async (request) => proposals.list(memberOf(request).team_id, request.query),
   );
 
   api.get(
     '/v1/proposals/:proposal_id',
-    { config: { auth: 'team' }, schema: { tags, summary: 'One proposal', params: ProposalParams, response: { 200: Proposal } } },
+    { config: teamRoute('library:read'), schema: { tags, summary: 'One proposal', params: ProposalParams, response: { 200: Proposal } } },
     async (request) => proposals.get(memberOf(request).team_id, request.params.proposal_id),
   );
 
@@ -36,7 +37,7 @@ export async function proposalRoutes(app: FastifyInstance, { services }: Library
   api.post(
     '/v1/proposals/:proposal_id/approve',
     {
-      config: { auth: 'team' },
+      config: teamRoute('library:approve'),
       schema: { tags, summary: 'Approves an open proposal: rechecks its bases and mints the next patch version (409 and rejected when stale)', params: ProposalParams, response: { 200: Proposal } },
     },
     async (request) => proposals.approve(memberOf(request), request.params.proposal_id),
@@ -44,7 +45,7 @@ export async function proposalRoutes(app: FastifyInstance, { services }: Library
 
   api.post(
     '/v1/proposals/:proposal_id/reject',
-    { config: { auth: 'team' }, schema: { tags, summary: 'Rejects an open proposal', params: ProposalParams, response: { 200: Proposal } } },
+    { config: teamRoute('library:approve'), schema: { tags, summary: 'Rejects an open proposal', params: ProposalParams, response: { 200: Proposal } } },
     async (request) => proposals.reject(memberOf(request), request.params.proposal_id),
   );
 }

@@ -37,7 +37,7 @@ export function registerChatTools(server: McpServer, { services, principal }: To
     (args) =>
       toolResult(async () => {
         const targets = [args.to_alias, args.to_address, args.to_did, args.session_id].filter((value) => value !== '');
-        if (targets.length !== 1) throw invalid('Give exactly one of to_alias, to_address, to_did or session_id');
+        if (targets.length !== 1) throw invalid('SVC_ERR_CHAT_TARGET_INVALID', 'Give exactly one of to_alias, to_address, to_did or session_id');
         const waitSeconds = args.wait && !args.leaving ? args.wait_seconds : undefined;
         const sent = args.session_id
           ? {

@@ -40,7 +40,7 @@ export function registerIdentityTools(server: McpServer, { services, principal }
       toolResult(() => {
         const slash = address.indexOf('/');
         const domain = slash > 0 ? normalizeDomain(address.slice(0, slash)) : null;
-        if (domain === null) throw invalid(`${address} is not an address of the form <domain>/<name>`);
+        if (domain === null) throw invalid('SVC_ERR_ADDRESS_MALFORMED', `${address} is not an address of the form <domain>/<name>`);
         return services.identities.resolve(principal, domain, address.slice(slash + 1));
       }),
   );

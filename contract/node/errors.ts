@@ -1,0 +1,30 @@
+/**
+ * The node part of the error catalogue (contract/errors.ts): a code per situation of the owner
+ * API (/v1/node/...), first-run setup, teams, the tunnel and key custody and backups.
+ */
+import { defineErrors } from '../error-catalogue.ts';
+
+export const nodeErrors = defineErrors({
+  // Signing in: a browser trades a one-time link code for the owner token.
+  SVC_ERR_UI_LINK_INVALID: { status: 401, summary: 'The sign-in link\'s code is unknown or was already used; run `svc-node ui` for a new one' },
+  SVC_ERR_UI_LINK_EXPIRED: { status: 401, summary: 'The sign-in link expired (links work for a few minutes); run `svc-node ui` for a fresh one' },
+  // First-run setup (a namespace under an outside key, an address taken: core's SVC_ERR_NAMESPACE_TAKEN, SVC_ERR_ADDRESS_TAKEN).
+  SVC_ERR_SETUP_ALREADY_DONE: { status: 409, summary: 'The node is already set up, with another name or domain; add more identities instead' },
+  // Teams (/v1/node/teams/...).
+  SVC_ERR_TEAM_NOT_FOUND: { status: 404, summary: 'This node holds no team with this id' },
+  SVC_ERR_TEAM_EXISTS: { status: 409, summary: 'A team with this id (the same name and domain) already exists' },
+  SVC_ERR_TEAM_ALIAS_TAKEN: { status: 409, summary: 'A member with this alias is already active in the team' },
+  SVC_ERR_TEAM_CERTIFICATE_NOT_FOUND: { status: 404, summary: 'The team has no certificate with this id' },
+  SVC_ERR_TEAM_CERTIFICATE_ALREADY_REVOKED: { status: 409, summary: 'The certificate is already revoked' },
+  SVC_ERR_TEAM_OWNER_NOT_REVOCABLE: { status: 403, summary: 'The team\'s owner member cannot be revoked: the node acts for its owner through it' },
+  SVC_ERR_TEAM_OWNER_NOT_FOUND: { status: 404, summary: 'The team has no owner member whose key this node holds, so the node cannot act in it' },
+  // The tunnel.
+  SVC_ERR_TUNNEL_NOT_CONFIGURED: { status: 409, summary: 'The tunnel has no SSH account configured yet, so it cannot start' },
+  // Key custody and identity key backups.
+  SVC_ERR_SIGNING_KEY_NOT_FOUND: { status: 404, summary: 'Custody holds no signing key with this id' },
+  SVC_ERR_SIGNING_KEY_DESTROYED: { status: 409, summary: 'The signing key was destroyed and can no longer sign' },
+  SVC_ERR_BACKUP_PASSPHRASE_REQUIRED: { status: 422, summary: 'A key backup needs a passphrase, and none was given' },
+  SVC_ERR_BACKUP_INVALID: { status: 422, summary: 'The text is not an svc-node key backup, or the backup is damaged' },
+  SVC_ERR_BACKUP_VERSION_UNSUPPORTED: { status: 422, summary: 'The key backup is of a format version this svc-node does not read' },
+  SVC_ERR_BACKUP_PASSPHRASE_WRONG: { status: 422, summary: 'The passphrase does not open this key backup' },
+});

@@ -1,0 +1,6 @@
+/** Writes the catalogue's error codes into README.md (see error-code-table.ts). */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { withErrorCodeTable } from './error-code-table.ts';
+
+const path = new URL('../README.md', import.meta.url);
+writeFileSync(path, withErrorCodeTable(readFileSync(path, 'utf8')));

@@ -1,0 +1,90 @@
+/**
+ * The outbox store on a real encrypted database: what is due and in which order, the settling
+ * statements, a domain made due at once, and the outbound list's mapper.
+ */
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { FEDERATION_VERSION, type FederatedMessage } from '../../contract/core/federation.ts';
+import { addIdentity, useStoreDatabase } from '../../test/support/store-database.ts';
+import {
+  dueOutboxRows,
+  insertOutboxRow,
+  makeDomainDue,
+  nextOutboxAttempt,
+  outboxRowsFrom,
+  scheduleRetry,
+  settleBounced,
+  settleDelivered,
+  subjectOf,
+  toOutboundMail,
+} from './outbox-store.ts';
+
+const db = useStoreDatabase();
+
+const common = { v: FEDERATION_VERSION as typeof FEDERATION_VERSION, from: 'a.test/ann', from_did: 'did:key:zAnn', from_stable_id: null, timestamp: 't', signature: 's', signed_payload: 'p' };
+const mail = (to: string): FederatedMessage => ({ ...common, kind: 'mail', message_id: randomUUID(), to, subject: 'Plans', body: 'b', priority: 'normal' });
+const chat = (body: string): FederatedMessage => ({
+  ...common,
+  kind: 'chat',
+  message_id: randomUUID(),
+  to: 'b.test/bob',
+  body,
+  reply_to: null,
+  wait_seconds: 0,
+  hang_on: false,
+  sender_leaving: false,
+});
+
+/** Rows this test queued, by message id, as the store reads them back. */
+const rowsOf = (agentId: string) => new Map(outboxRowsFrom(db(), agentId, 100).map((row) => [row.message_id, row]));
+
+describe('the outbox store', () => {
+  it('queues a message due at once, lists the sender rows newest first, and maps them for the outbound list', () => {
+    const ann = addIdentity(db(), { alias: 'ann' });
+    const first = mail('b.test/bob');
+    const second = chat('  hello\n  there ');
+    insertOutboxRow(db(), ann.agent_id, 'b.test', first, '2026-03-01T10:00:00.000Z');
+    insertOutboxRow(db(), ann.agent_id, 'b.test', second, '2026-03-01T10:00:01.000Z');
+    const rows = outboxRowsFrom(db(), ann.agent_id, 10);
+    expect(rows.map((r) => r.message_id)).toEqual([second.message_id, first.message_id]);
+    expect(rows[1]).toMatchObject({ kind: 'mail', to_address: 'b.test/bob', to_domain: 'b.test', status: 'queued', attempts: 0, next_attempt_at: '2026-03-01T10:00:00.000Z' });
+    expect(JSON.parse(rows[1]!.payload)).toEqual(first);
+    const outbound = toOutboundMail(rows[0]!);
+    expect(outbound).toMatchObject({ message_id: second.message_id, kind: 'chat', subject: 'Chat: hello there' });
+    expect(outbound).not.toHaveProperty('payload');
+    expect(outbound).not.toHaveProperty('from_agent_id');
+    expect(outbound).not.toHaveProperty('id');
+    expect(outboxRowsFrom(db(), ann.agent_id, 1)).toHaveLength(1);
+  });
+
+  it('gives due rows by next attempt, settles them, and makes a domain due now', () => {
+    const ann = addIdentity(db(), { alias: 'ann' });
+    const [a, b, c] = [mail('far.test/x'), mail('far.test/y'), mail('near.test/z')];
+    insertOutboxRow(db(), ann.agent_id, 'far.test', a, '2026-04-01T10:00:00.000Z');
+    insertOutboxRow(db(), ann.agent_id, 'far.test', b, '2026-04-01T10:00:00.000Z');
+    insertOutboxRow(db(), ann.agent_id, 'near.test', c, '2026-04-01T10:00:00.000Z');
+    const mine = (now: string) => dueOutboxRows(db(), now, 100).filter((row) => row.from_agent_id === ann.agent_id);
+    const [rowA, rowB, rowC] = mine('2026-04-01T10:00:00.000Z');
+    expect([rowA, rowB, rowC].map((r) => r?.message_id)).toEqual([a.message_id, b.message_id, c.message_id]);
+
+    scheduleRetry(db(), rowA!.id, 1, 'could not reach', '2026-04-01T11:00:00.000Z');
+    settleDelivered(db(), rowB!.id, 1, 'https://far.test', '2026-04-01T10:00:01.000Z');
+    settleBounced(db(), rowC!.id, 2, 'refused', '2026-04-01T10:00:02.000Z');
+    const rows = rowsOf(ann.agent_id);
+    expect(rows.get(a.message_id)).toMatchObject({ status: 'queued', attempts: 1, last_error: 'could not reach', next_attempt_at: '2026-04-01T11:00:00.000Z', settled_at: null });
+    expect(rows.get(b.message_id)).toMatchObject({ status: 'delivered', attempts: 1, delivered_to: 'https://far.test', last_error: null, settled_at: '2026-04-01T10:00:01.000Z' });
+    expect(rows.get(c.message_id)).toMatchObject({ status: 'bounced', attempts: 2, last_error: 'refused', settled_at: '2026-04-01T10:00:02.000Z' });
+
+    // Only queued rows are due, and the next attempt is the earliest queued one.
+    expect(mine('2026-04-01T10:30:00.000Z')).toEqual([]);
+    expect(mine('2026-04-01T11:00:00.000Z').map((r) => r.message_id)).toEqual([a.message_id]);
+    expect(nextOutboxAttempt(db())! <= '2026-04-01T11:00:00.000Z').toBe(true);
+    makeDomainDue(db(), 'far.test', '2026-04-01T10:05:00.000Z');
+    expect(rowsOf(ann.agent_id).get(a.message_id)?.next_attempt_at).toBe('2026-04-01T10:05:00.000Z');
+  });
+
+  it('calls mail by its subject and chat by the start of its text', () => {
+    expect(subjectOf(mail('b.test/bob'))).toBe('Plans');
+    expect(subjectOf(chat('x'.repeat(61)))).toBe(`Chat: ${'x'.repeat(60)}…`);
+  });
+});

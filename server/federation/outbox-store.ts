@@ -1,0 +1,89 @@
+/**
+ * The `federation_outbox` table: one row per signed message to an identity on another node, with
+ * its delivery state. The only module that writes it (outbox.ts drives it); mail's Sent view reads
+ * its mail rows too (core/mail/store/sent.ts).
+ */
+import type { FederatedMessage } from '../../contract/core/federation.ts';
+import type { OutboundMail, OutboundStatus } from '../../contract/core/mail.ts';
+import type { Db } from '../context.ts';
+
+export interface OutboxRow {
+  id: number;
+  message_id: string;
+  kind: FederatedMessage['kind'];
+  from_agent_id: string;
+  /** The recipient's address and its domain (what the node directory resolves). */
+  to_address: string;
+  to_domain: string;
+  /** The signed message exactly as it is sent (JSON of the wire shape). */
+  payload: string;
+  status: OutboundStatus;
+  attempts: number;
+  next_attempt_at: string;
+  last_error: string | null;
+  /** Where it was delivered (the node's origin) once it was. */
+  delivered_to: string | null;
+  created_at: string;
+  settled_at: string | null;
+}
+
+/** Queued now, due at once. */
+export function insertOutboxRow(db: Db, fromAgentId: string, toDomain: string, message: FederatedMessage, now: string): void {
+  db.prepare(
+    `INSERT INTO federation_outbox (message_id, kind, from_agent_id, to_address, to_domain, payload, next_attempt_at, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+  ).run(message.message_id, message.kind, fromAgentId, message.to, toDomain, JSON.stringify(message), now, now);
+}
+
+/** The identity's sends, newest first. */
+export function outboxRowsFrom(db: Db, agentId: string, limit: number): OutboxRow[] {
+  return db.prepare(`SELECT * FROM federation_outbox WHERE from_agent_id = ? ORDER BY id DESC LIMIT +?`).all(agentId, limit) as OutboxRow[];
+}
+
+/** Queued rows due by `now`, the longest-waiting first. */
+export function dueOutboxRows(db: Db, now: string, limit: number): OutboxRow[] {
+  return db
+    .prepare(`SELECT * FROM federation_outbox WHERE status = 'queued' AND next_attempt_at <= ? ORDER BY next_attempt_at, id LIMIT +?`)
+    .all(now, limit) as OutboxRow[];
+}
+
+/** When the next queued row is due; null when nothing is queued. */
+export function nextOutboxAttempt(db: Db): string | null {
+  return db.prepare(`SELECT min(next_attempt_at) FROM federation_outbox WHERE status = 'queued'`).pluck().get() as string | null;
+}
+
+/** Every queued row for `domain` is due at `now`. */
+export function makeDomainDue(db: Db, domain: string, now: string): void {
+  db.prepare(`UPDATE federation_outbox SET next_attempt_at = ? WHERE status = 'queued' AND to_domain = ?`).run(now, domain);
+}
+
+export function settleDelivered(db: Db, id: number, attempts: number, deliveredTo: string, now: string): void {
+  db.prepare(`UPDATE federation_outbox SET status = 'delivered', attempts = ?, delivered_to = ?, last_error = NULL, settled_at = ? WHERE id = ?`).run(
+    attempts,
+    deliveredTo,
+    now,
+    id,
+  );
+}
+
+/** Still queued, tried again at `nextAttemptAt`. */
+export function scheduleRetry(db: Db, id: number, attempts: number, error: string, nextAttemptAt: string): void {
+  db.prepare(`UPDATE federation_outbox SET attempts = ?, last_error = ?, next_attempt_at = ? WHERE id = ?`).run(attempts, error, nextAttemptAt, id);
+}
+
+export function settleBounced(db: Db, id: number, attempts: number, reason: string, now: string): void {
+  db.prepare(`UPDATE federation_outbox SET status = 'bounced', attempts = ?, last_error = ?, settled_at = ? WHERE id = ?`).run(attempts, reason, now, id);
+}
+
+/** What a sender calls the message: mail's subject, or the start of a chat message. */
+export function subjectOf(message: FederatedMessage): string {
+  if (message.kind === 'mail') return message.subject;
+  const text = message.body.replace(/\s+/g, ' ').trim();
+  return `Chat: ${text.length > 60 ? `${text.slice(0, 60)}…` : text}`;
+}
+
+/** The row on the outbound list: its state, and the subject instead of the payload. */
+export function toOutboundMail(row: OutboxRow): OutboundMail {
+  const { id: _id, payload, from_agent_id: _from, ...entry } = row;
+  return { ...entry, subject: subjectOf(JSON.parse(payload) as FederatedMessage) };
+}

@@ -1,0 +1,149 @@
+/**
+ * Sending (spec §4.4): create-or-send to chosen recipients, and a message into a session, which
+ * is also how a participant leaves (`leaving`) and comes back (`rejoining`). Every message is
+ * signed inside custody with the sender's current key (messaging/signing.ts); what goes to a
+ * participant on another node is queued in the federation outbox in the same transaction.
+ */
+import type { CreateSessionInput, SendChatResult, SendMessageInput, StartChatResult } from '../../../../../contract/core/chat.ts';
+import { conflict } from '../../../../errors.ts';
+import { assertFederatable, forwardChat, type ChatContent } from '../../messaging/chat-forwarding.ts';
+import { assertChatReachable } from '../../messaging/chat-reachability.ts';
+import type { Party } from '../../messaging/participants.ts';
+import type { RecipientSelector } from '../../messaging/recipients.ts';
+import { signMessage, type SignedMessage } from '../../messaging/signing.ts';
+import type { ChatDeps } from '../deps.ts';
+import { assertMessageSize } from '../domain/messages.ts';
+import {
+  addressee,
+  assertDistinctTargets,
+  isAgent,
+  localAgentIds,
+  participantKey,
+  remoteParty,
+  type Addressee,
+  type ChatTarget,
+} from '../domain/participants.ts';
+import { HANG_ON_EXTENSION_SECONDS } from '../domain/wait-window.ts';
+import { hasLeft, memberSession, membershipOf, publishChange, sessionParties } from '../membership.ts';
+import { participantView } from '../reads/party-views.ts';
+import { sessionMemberships } from '../store/participants.ts';
+import { findPairSession, type ChatSessionRow } from '../store/sessions.ts';
+import { assertReplyTo, hasEngaged, openSession, recordMessage } from './record.ts';
+
+/** What create-or-send decided; ChatService adds the stream's URL (presenter.ts). */
+export type StartedChat = Omit<StartChatResult, 'sse_url'>;
+
+/**
+ * POST /v1/chat/sessions: resolves every target, refuses yourself, duplicates and recipients
+ * that do not accept the sender, then sends into the session of exactly these participants
+ * (reused for two, new for a group) and records a send-and-wait window.
+ */
+export function createOrSend(deps: ChatDeps, agentId: string, input: CreateSessionInput): StartedChat {
+  const { ctx, identities, recipients, presence, queue } = deps;
+  const { db } = ctx;
+  assertMessageSize(input.message, 'message');
+  const senderRow = identities.row(agentId);
+  const sender = recipients.party(senderRow);
+  const selectors: RecipientSelector[] = [
+    ...input.to_aliases.map((alias) => ({ alias })),
+    ...input.to_addresses.map((address) => ({ address })),
+    ...input.to_dids.map((did) => ({ did })),
+  ];
+  const targets = selectors.map((selector): ChatTarget => {
+    const target = recipients.resolveAcrossNodes(senderRow, selector);
+    return 'remote' in target ? { ...remoteParty(target.address), to: target.to } : target;
+  });
+  assertFederatable(sender, targets);
+  assertDistinctTargets(agentId, targets);
+  // As in a session: a target that already took part in this pair's session has answered the
+  // sender before, so its contacts-only rule does not stop the conversation continuing.
+  const pair = targets.length === 1 ? findPairSession(db, participantKey([sender, ...targets])) : undefined;
+  for (const target of targets) assertChatReachable(db, sender, target, pair !== undefined && hasEngaged(db, pair, target));
+
+  const now = ctx.clock.now().toISOString();
+  const { session, message, queued } = db.transaction(() => {
+    const session = openSession(db, sender, targets, now);
+    assertReplyTo(db, session.session_id, input.reply_to);
+    const content = { body: input.message, reply_to: input.reply_to ?? null, wait_seconds: input.wait_seconds ?? null, hang_on: input.hang_on, sender_leaving: input.leaving };
+    const message = signAndRecord(deps, session, sender, addressee(targets), now, content, false);
+    return { session, message, queued: forwardChat(queue, sender, targets, message, content) };
+  })();
+  publishChange(ctx.bus, session.session_id, localAgentIds(targets));
+  if (queued) queue.nudge();
+
+  const viewer = { agentId, projectId: senderRow.project_id };
+  const memberships = sessionMemberships(db, session.session_id);
+  return {
+    session_id: session.session_id,
+    message_id: message.message_id,
+    participants: sessionParties(deps, session.session_id).map((party) => participantView(viewer, party)),
+    targets_connected: targets.filter((t) => t.agent !== null && presence.isConnected(session.session_id, t.agent.agent_id)).map((t) => t.alias),
+    targets_left: targets.filter((t) => (membershipOf(memberships, t)?.left_at ?? null) !== null).map((t) => t.alias),
+  };
+}
+
+/** POST /v1/chat/sessions/{id}/messages: a message to every other participant. */
+export function send(deps: ChatDeps, agentId: string, sessionId: string, input: SendMessageInput): SendChatResult {
+  const { ctx, identities, recipients, queue } = deps;
+  const { db } = ctx;
+  const session = memberSession(db, agentId, sessionId);
+  assertMessageSize(input.body, 'body');
+  const parties = sessionParties(deps, sessionId);
+  const sender = parties.find((p) => isAgent(p, agentId)) ?? recipients.party(identities.row(agentId));
+  const others = parties.filter((p) => !isAgent(p, agentId)).map((p): ChatTarget => ({ ...p, to: p.address ?? p.alias }));
+  // Being in the session is permission to answer those who took part in it; a contacts-only
+  // participant that has not spoken yet is still protected by its own rule.
+  for (const other of others) assertChatReachable(db, sender, other, hasEngaged(db, session, other));
+
+  const now = ctx.clock.now().toISOString();
+  const { message, queued } = db.transaction(() => {
+    if (input.rejoining && !hasLeft(db, sessionId, agentId)) throw conflict('SVC_ERR_CHAT_NOT_LEFT', 'You are in this chat: there is nothing to rejoin');
+    assertReplyTo(db, sessionId, input.reply_to);
+    // Read again inside the transaction: the wait window may have moved since.
+    const fresh = memberSession(db, agentId, sessionId);
+    const content = { body: input.body, reply_to: input.reply_to ?? null, wait_seconds: null, hang_on: input.hang_on, sender_leaving: input.leaving };
+    const message = signAndRecord(deps, fresh, sender, addressee(others), now, content, input.rejoining);
+    return { message, queued: forwardChat(queue, sender, others, message, content) };
+  })();
+  publishChange(ctx.bus, sessionId, localAgentIds(others));
+  if (queued) queue.nudge();
+  return {
+    message_id: message.message_id,
+    session_id: sessionId,
+    delivered: true as const,
+    extends_wait_seconds: input.hang_on ? HANG_ON_EXTENSION_SECONDS : 0,
+  };
+}
+
+/** `rejoining` is the node's note beside the message, outside the signed envelope (upstream has no such field). */
+function signAndRecord(
+  { ctx }: ChatDeps,
+  session: ChatSessionRow,
+  sender: Party,
+  to: Addressee,
+  now: string,
+  content: ChatContent,
+  rejoining: boolean,
+): SignedMessage {
+  const signed = signMessage(ctx, sender, to, { type: 'chat', subject: '', ...content });
+  recordMessage(ctx.db, session, {
+    message_id: signed.message_id,
+    session_id: session.session_id,
+    from_agent_id: sender.agent.agent_id,
+    from_remote_address: null,
+    from_alias: sender.alias,
+    from_address: sender.address,
+    from_did: signed.from_did,
+    from_stable_id: signed.from_stable_id,
+    to_text: to.to,
+    to_did: to.didKey,
+    ...content,
+    sender_rejoining: rejoining,
+    signature: signed.signature,
+    signed_payload: signed.signed_payload,
+    timestamp: signed.timestamp,
+    created_at: now,
+    from_namespace_trust: null,
+  });
+  return signed;
+}

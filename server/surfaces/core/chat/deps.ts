@@ -1,0 +1,18 @@
+/** What chat's commands and reads work with; wired once by ChatService. */
+import type { NodeContext } from '../../../context.ts';
+import type { IdentityService } from '../identities/service.ts';
+import type { RemoteQueue } from '../messaging/delivery.ts';
+import type { Recipients } from '../messaging/recipients.ts';
+import type { NamespaceService } from '../namespaces/service.ts';
+import type { ChatPresence } from './presence.ts';
+
+export interface ChatDeps {
+  ctx: NodeContext;
+  identities: IdentityService;
+  recipients: Recipients;
+  namespaces: NamespaceService;
+  /** Who has a session's stream open (sender_waiting, targets_connected). */
+  presence: ChatPresence;
+  /** Messages to participants on other nodes. */
+  queue: RemoteQueue;
+}

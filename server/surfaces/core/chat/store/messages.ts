@@ -1,0 +1,243 @@
+/**
+ * The `chat_messages` table: every chat message this node holds, signed here or arrived from
+ * another node. Its row id orders everything: history, streams, read watermarks and cursors.
+ */
+import type { ChatLastMessage, ChatMessage } from '../../../../../contract/core/chat.ts';
+import type { ChatWakeFrame } from '../../../../../contract/core/events.ts';
+import type { Db } from '../../../../context.ts';
+import { preview } from '../domain/messages.ts';
+import type { ChatViewer } from '../domain/participants.ts';
+import { HANG_ON_EXTENSION_SECONDS } from '../domain/wait-window.ts';
+
+export interface ChatMessageRow {
+  id: number;
+  message_id: string;
+  session_id: string;
+  /** The sending identity of this node; null for a message from another node. */
+  from_agent_id: string | null;
+  /** The sender's address when it is on another node; null for a sender of this node. */
+  from_remote_address: string | null;
+  from_alias: string;
+  from_address: string | null;
+  from_did: string;
+  from_stable_id: string | null;
+  /** The signed `to`. */
+  to_text: string;
+  to_did: string;
+  body: string;
+  reply_to: string | null;
+  sender_leaving: number;
+  /** Ours: the message took its sender back into a chat it had left (not part of the signed envelope). */
+  sender_rejoining: number;
+  hang_on: number;
+  wait_seconds: number | null;
+  signature: string;
+  signed_payload: string;
+  timestamp: string;
+  created_at: string;
+  /** For a message from another node: whether its sender's namespace was found DNS-verified. */
+  from_namespace_trust: 'verified' | 'unverified' | null;
+}
+
+/** A message with its sender's project (null for a sender on another node): agent ids show within the reader's project only. */
+export interface ChatMessageWithProject extends ChatMessageRow {
+  from_project_id: string | null;
+}
+
+export interface NewChatMessage extends Omit<ChatMessageRow, 'id' | 'sender_leaving' | 'sender_rejoining' | 'hang_on'> {
+  sender_leaving: boolean;
+  sender_rejoining: boolean;
+  hang_on: boolean;
+}
+
+/** What the reader is told beside a message: the node's verdicts on its signature and its sender's namespace. */
+export type MessageVerdicts = Pick<ChatMessage, 'signature_status' | 'from_namespace_trust'>;
+
+/** One unread chat message for the identity event stream (the `chat_message` frame) with its row id, the stream's cursor. */
+export type ChatWakeItem = Omit<ChatWakeFrame, 'type'> & { id: number };
+
+const WITH_PROJECT = `SELECT m.*, a.project_id AS from_project_id FROM chat_messages m LEFT JOIN agents a ON a.agent_id = m.from_agent_id`;
+
+/** Stores a message; returns its row id. */
+export function insertChatMessage(db: Db, row: NewChatMessage): number {
+  const { lastInsertRowid } = db
+    .prepare(
+      `INSERT INTO chat_messages (message_id, session_id, from_agent_id, from_remote_address, from_alias, from_address, from_did, from_stable_id,
+         to_text, to_did, body, reply_to, sender_leaving, sender_rejoining, hang_on, wait_seconds, signature, signed_payload, timestamp,
+         created_at, from_namespace_trust)
+       VALUES (@message_id, @session_id, @from_agent_id, @from_remote_address, @from_alias, @from_address, @from_did, @from_stable_id,
+         @to_text, @to_did, @body, @reply_to, @sender_leaving, @sender_rejoining, @hang_on, @wait_seconds, @signature, @signed_payload, @timestamp,
+         @created_at, @from_namespace_trust)`,
+    )
+    .run({ ...row, sender_leaving: Number(row.sender_leaving), sender_rejoining: Number(row.sender_rejoining), hang_on: Number(row.hang_on) });
+  return Number(lastInsertRowid);
+}
+
+/** The key that signed the message stored under this id, if one is. */
+export function messageSignerDid(db: Db, messageId: string): string | undefined {
+  return db.prepare(`SELECT from_did FROM chat_messages WHERE message_id = ?`).pluck().get(messageId) as string | undefined;
+}
+
+/** The row id of a message, wherever it is. */
+export function messageRowId(db: Db, messageId: string): number | undefined {
+  return db.prepare(`SELECT id FROM chat_messages WHERE message_id = ?`).pluck().get(messageId) as number | undefined;
+}
+
+/** The row id of a message of this session. */
+export function sessionMessageRowId(db: Db, sessionId: string, messageId: string): number | undefined {
+  return db.prepare(`SELECT id FROM chat_messages WHERE session_id = ? AND message_id = ?`).pluck().get(sessionId, messageId) as number | undefined;
+}
+
+/** Whether the identity has written in the session. */
+export function hasSpoken(db: Db, sessionId: string, agentId: string): boolean {
+  return db.prepare(`SELECT 1 FROM chat_messages WHERE session_id = ? AND from_agent_id = ? LIMIT 1`).get(sessionId, agentId) !== undefined;
+}
+
+/** How many messages others wrote in the session with a row id in (afterId, upToId]. */
+export function countFromOthers(db: Db, sessionId: string, afterId: number, upToId: number, agentId: string): number {
+  return db
+    .prepare(`SELECT COUNT(*) FROM chat_messages WHERE session_id = ? AND id > ? AND id <= ? AND from_agent_id IS NOT ?`)
+    .pluck()
+    .get(sessionId, afterId, upToId, agentId) as number;
+}
+
+/** The highest row id (0 when there are none). */
+export function lastChatMessageRowId(db: Db): number {
+  return db.prepare(`SELECT COALESCE(MAX(id), 0) FROM chat_messages`).pluck().get() as number;
+}
+
+/** The highest row id in the session (0 when it is empty). */
+export function lastSessionMessageRowId(db: Db, sessionId: string): number {
+  return db.prepare(`SELECT COALESCE(MAX(id), 0) FROM chat_messages WHERE session_id = ?`).pluck().get(sessionId) as number;
+}
+
+export function findChatMessage(db: Db, id: number): ChatMessageWithProject | undefined {
+  return db.prepare(`${WITH_PROJECT} WHERE m.id = ?`).get(id) as ChatMessageWithProject | undefined;
+}
+
+/**
+ * The session's newest `limit` messages, oldest first; `unreadBy` keeps those others wrote after
+ * the reader's watermark, `messageId` the one message.
+ */
+export function newestSessionMessages(
+  db: Db,
+  sessionId: string,
+  filter: { limit: number; unreadBy?: { agentId: string; lastReadId: number }; messageId?: string },
+): ChatMessageWithProject[] {
+  const where = ['m.session_id = ?'];
+  const params: (string | number)[] = [sessionId];
+  if (filter.unreadBy !== undefined) {
+    where.push('m.id > ?', 'm.from_agent_id IS NOT ?');
+    params.push(filter.unreadBy.lastReadId, filter.unreadBy.agentId);
+  }
+  if (filter.messageId !== undefined) {
+    where.push('m.message_id = ?');
+    params.push(filter.messageId);
+  }
+  return db
+    .prepare(`SELECT * FROM (${WITH_PROJECT} WHERE ${where.join(' AND ')} ORDER BY m.id DESC LIMIT +?) ORDER BY id`)
+    .all(...params, filter.limit) as ChatMessageWithProject[];
+}
+
+/** The newest `limit` messages stored after `afterIso` (ISO 8601 UTC), oldest first. */
+export function messagesStoredAfter(db: Db, sessionId: string, afterIso: string, limit: number): ChatMessageWithProject[] {
+  return db
+    .prepare(`SELECT * FROM (${WITH_PROJECT} WHERE m.session_id = ? AND m.created_at > ? ORDER BY m.id DESC LIMIT +?) ORDER BY id`)
+    .all(sessionId, afterIso, limit) as ChatMessageWithProject[];
+}
+
+/** Up to `limit` messages of the session with a row id above `afterId`, oldest first. */
+export function sessionMessagesAfter(db: Db, sessionId: string, afterId: number, limit: number): ChatMessageWithProject[] {
+  return db.prepare(`${WITH_PROJECT} WHERE m.session_id = ? AND m.id > ? ORDER BY m.id LIMIT +?`).all(sessionId, afterId, limit) as ChatMessageWithProject[];
+}
+
+/** Up to `limit` messages others wrote to `agentId` that it has not read, with a row id above `afterId`, oldest first. */
+export function unreadMessagesOf(db: Db, agentId: string, afterId: number, limit: number): ChatMessageRow[] {
+  return db
+    .prepare(
+      `SELECT m.* FROM chat_participants cp JOIN chat_messages m ON m.session_id = cp.session_id
+       WHERE cp.agent_id = ? AND m.id > cp.last_read_id AND m.id > ? AND m.from_agent_id IS NOT cp.agent_id
+       ORDER BY m.id LIMIT +?`,
+    )
+    .all(agentId, afterId, limit) as ChatMessageRow[];
+}
+
+/** The messages stored after row `afterId` (up to `limit` of them), once per participant of this node other than the sender. */
+export function messagesPostedSince(db: Db, afterId: number, limit: number): (ChatMessageRow & { to_agent_id: string })[] {
+  return db
+    .prepare(
+      `SELECT m.*, cp.agent_id AS to_agent_id FROM chat_messages m
+       JOIN chat_participants cp ON cp.session_id = m.session_id AND cp.agent_id IS NOT NULL AND cp.agent_id IS NOT m.from_agent_id
+       WHERE m.id IN (SELECT id FROM chat_messages WHERE id > ? ORDER BY id LIMIT +?) ORDER BY m.id`,
+    )
+    .all(afterId, limit) as (ChatMessageRow & { to_agent_id: string })[];
+}
+
+/** The row id of a message in one of the identity's sessions: where a page of its session list ends. */
+export function messageRowIdInSessionsOf(db: Db, agentId: string, messageId: string): number | undefined {
+  return db
+    .prepare(`SELECT m.id FROM chat_messages m JOIN chat_participants cp ON cp.session_id = m.session_id AND cp.agent_id = ? WHERE m.message_id = ?`)
+    .pluck()
+    .get(agentId, messageId) as number | undefined;
+}
+
+/** An identity of the reader's project is shown by agent id; anyone else by alias, address and key only. */
+const senderAgentId = (row: ChatMessageWithProject, viewer: ChatViewer): string | null => (row.from_project_id === viewer.projectId ? row.from_agent_id : null);
+
+export function toChatMessage(row: ChatMessageWithProject, viewer: ChatViewer, verdicts: MessageVerdicts): ChatMessage {
+  const hangOn = row.hang_on === 1;
+  return {
+    message_id: row.message_id,
+    session_id: row.session_id,
+    from_agent_id: senderAgentId(row, viewer),
+    from_alias: row.from_alias,
+    from_address: row.from_address,
+    from_did: row.from_did,
+    from_stable_id: row.from_stable_id,
+    to: row.to_text,
+    to_did: row.to_did,
+    body: row.body,
+    timestamp: row.timestamp,
+    created_at: row.created_at,
+    sender_leaving: row.sender_leaving === 1,
+    sender_rejoining: row.sender_rejoining === 1,
+    hang_on: hangOn,
+    extends_wait_seconds: hangOn ? HANG_ON_EXTENSION_SECONDS : 0,
+    reply_to: row.reply_to,
+    wait_seconds: row.wait_seconds,
+    signature: row.signature,
+    signed_payload: row.signed_payload,
+    signature_status: verdicts.signature_status,
+    from_namespace_trust: verdicts.from_namespace_trust,
+  };
+}
+
+export function toLastMessage(row: ChatMessageWithProject, viewer: ChatViewer): ChatLastMessage {
+  return {
+    message_id: row.message_id,
+    from_agent_id: senderAgentId(row, viewer),
+    from_alias: row.from_alias,
+    from_address: row.from_address,
+    preview: preview(row.body),
+    created_at: row.created_at,
+    sender_leaving: row.sender_leaving === 1,
+    sender_rejoining: row.sender_rejoining === 1,
+  };
+}
+
+/** `senderWaiting`: its sender has the session's stream open and has not left. */
+export function toWakeItem(row: ChatMessageRow, senderWaiting: boolean): ChatWakeItem {
+  return {
+    id: row.id,
+    message_id: row.message_id,
+    session_id: row.session_id,
+    from_alias: row.from_alias,
+    from_address: row.from_address,
+    from_did: row.from_did,
+    from_stable_id: row.from_stable_id,
+    body: row.body,
+    preview: preview(row.body),
+    created_at: row.created_at,
+    sender_waiting: senderWaiting,
+  };
+}

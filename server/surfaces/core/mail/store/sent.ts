@@ -1,0 +1,153 @@
+/**
+ * The Sent view's reads (ours, issue 14): what an identity sent, from its two sources, each read
+ * newest first from its own index (migration 0019), `limit + 1` rows a page however much was sent.
+ *
+ * - mail to identities on this node: the `messages` rows it wrote (origin `local`);
+ * - mail to other nodes: the federation outbox's mail rows. The outbox owns that table
+ *   (federation/outbox-store.ts writes it); this view only reads its mail rows, as the sender's
+ *   copy of what it sent there.
+ *
+ * Order: by the second it was sent, then local before remote within a second (listed newest
+ * first, so remote first), then by row id. mail/sent.ts merges the two sources in that order.
+ */
+import type { FederatedMail } from '../../../../../contract/core/federation.ts';
+import type { SentMail } from '../../../../../contract/core/mail.ts';
+import type { Db } from '../../../../context.ts';
+import type { MessageRow } from './messages.ts';
+
+/** A position in the merged order: the second, local (0) or remote (1), the row id. */
+export interface SentKey {
+  sec: string;
+  rank: 0 | 1;
+  id: number;
+}
+
+/** A local row with its second and the recipient's project (aliases are project-scoped). */
+export type LocalSentRow = MessageRow & { sec: string; to_project: string | null };
+
+/** An outbox mail row, as Sent reads it. */
+export interface QueuedSentRow {
+  id: number;
+  sec: string;
+  message_id: string;
+  to_address: string;
+  /** The signed FederatedMail, as JSON. */
+  payload: string;
+  status: SentMail['status'];
+  attempts: number;
+  next_attempt_at: string;
+  last_error: string | null;
+  delivered_to: string | null;
+  settled_at: string | null;
+}
+
+/** The expression both Sent indexes are on (migration 0019). */
+const SECOND = `substr(created_at, 1, 19)`;
+
+/**
+ * The condition on one source for "after the cursor in the list" (older than it): the same source
+ * compares second and id; the other source compares seconds only, the rank deciding a tie.
+ */
+function olderThan(cursor: SentKey | null, rank: 0 | 1): string {
+  if (cursor === null) return '';
+  // Written so that the first term is a range on the index (SQLite does not range-scan a row value over an expression).
+  if (cursor.rank === rank) return `AND ${SECOND} <= @sec AND (${SECOND} < @sec OR id < @id)`;
+  // Within the cursor's second, local items (rank 0) come after remote ones (rank 1).
+  return rank === 0 ? `AND ${SECOND} <= @sec` : `AND ${SECOND} < @sec`;
+}
+
+const pageParams = (agentId: string, cursor: SentKey | null, n: number) => ({ agentId, n, sec: cursor?.sec ?? '', id: cursor?.id ?? 0 });
+
+/** Up to `n` local sends after `cursor`, newest first. */
+export function localSentRows(db: Db, agentId: string, cursor: SentKey | null, n: number): LocalSentRow[] {
+  return db
+    .prepare(
+      `SELECT *, ${SECOND} AS sec, (SELECT project_id FROM agents a WHERE a.agent_id = messages.to_agent_id) AS to_project
+       FROM messages WHERE from_agent_id = @agentId AND origin = 'local' ${olderThan(cursor, 0)}
+       ORDER BY ${SECOND} DESC, id DESC LIMIT +@n`,
+    )
+    .all(pageParams(agentId, cursor, n)) as LocalSentRow[];
+}
+
+/** Up to `n` sends to other nodes after `cursor`, newest first. */
+export function queuedSentRows(db: Db, agentId: string, cursor: SentKey | null, n: number): QueuedSentRow[] {
+  return db
+    .prepare(
+      `SELECT id, ${SECOND} AS sec, message_id, to_address, payload, status, attempts, next_attempt_at, last_error, delivered_to, settled_at
+       FROM federation_outbox WHERE from_agent_id = @agentId AND kind = 'mail' ${olderThan(cursor, 1)}
+       ORDER BY ${SECOND} DESC, id DESC LIMIT +@n`,
+    )
+    .all(pageParams(agentId, cursor, n)) as QueuedSentRow[];
+}
+
+/** Where a message the identity sent is in the merged order, or undefined when it sent none by that id. */
+export function sentKeyOf(db: Db, agentId: string, messageId: string): SentKey | undefined {
+  const local = db
+    .prepare(`SELECT ${SECOND} AS sec, id FROM messages WHERE message_id = ? AND from_agent_id = ? AND origin = 'local'`)
+    .get(messageId, agentId) as Omit<SentKey, 'rank'> | undefined;
+  if (local !== undefined) return { ...local, rank: 0 };
+  const remote = db
+    .prepare(`SELECT ${SECOND} AS sec, id FROM federation_outbox WHERE message_id = ? AND from_agent_id = ? AND kind = 'mail'`)
+    .get(messageId, agentId) as Omit<SentKey, 'rank'> | undefined;
+  return remote === undefined ? undefined : { ...remote, rank: 1 };
+}
+
+/** The body of mail the identity queued for another node (the sender's copy is the outbox's). */
+export function queuedMailBody(db: Db, agentId: string, messageId: string): string | undefined {
+  const payload = db
+    .prepare(`SELECT payload FROM federation_outbox WHERE message_id = ? AND from_agent_id = ? AND kind = 'mail'`)
+    .pluck()
+    .get(messageId, agentId) as string | undefined;
+  return payload === undefined ? undefined : (JSON.parse(payload) as FederatedMail).body;
+}
+
+/** A local send: delivered as it was sent; the alias only within the sender's project. */
+export function toLocalSentItem(row: LocalSentRow, senderProject: string | undefined): SentMail {
+  return {
+    message_id: row.message_id,
+    destination: 'local',
+    to: row.to_text,
+    to_alias: row.to_project !== null && row.to_project === senderProject ? row.to_alias : null,
+    to_address: row.to_address,
+    to_did: row.to_did,
+    to_stable_id: row.to_stable_id,
+    subject: row.subject,
+    body: row.body,
+    priority: row.priority,
+    signature: row.signature,
+    signed_payload: row.signed_payload,
+    created_at: row.created_at,
+    status: 'delivered',
+    attempts: null,
+    next_attempt_at: null,
+    last_error: null,
+    delivered_to: null,
+    settled_at: row.created_at,
+  };
+}
+
+/** A send to another node: its content from the signed payload, its state from the outbox. */
+export function toQueuedSentItem(row: QueuedSentRow): SentMail {
+  const message = JSON.parse(row.payload) as FederatedMail;
+  return {
+    message_id: row.message_id,
+    destination: 'remote',
+    to: row.to_address,
+    to_alias: null,
+    to_address: row.to_address,
+    to_did: null,
+    to_stable_id: null,
+    subject: message.subject,
+    body: message.body,
+    priority: message.priority,
+    signature: message.signature,
+    signed_payload: message.signed_payload,
+    created_at: `${row.sec}Z`,
+    status: row.status,
+    attempts: row.attempts,
+    next_attempt_at: row.status === 'queued' ? row.next_attempt_at : null,
+    last_error: row.last_error,
+    delivered_to: row.delivered_to,
+    settled_at: row.settled_at,
+  };
+}

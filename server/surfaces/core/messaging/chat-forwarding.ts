@@ -1,0 +1,50 @@
+/**
+ * Chat across nodes (DESIGN §8): what a participant of this node sends to one on another node is
+ * queued, as signed, in the federation outbox (delivery.ts's RemoteQueue) inside the send's
+ * transaction, and delivered after the commit; what the other sends arrives through
+ * federation/inbound.ts. Each node keeps its own copy of the session.
+ */
+import { FEDERATION_VERSION, type FederatedChat } from '../../../../contract/core/federation.ts';
+import { invalid } from '../../../errors.ts';
+import type { ChatParty, ChatTarget } from '../chat/domain/participants.ts';
+import type { RemoteQueue } from './delivery.ts';
+import type { Party } from './participants.ts';
+import type { SignedMessage } from './signing.ts';
+
+/** What a chat message says beside its signed envelope's addressing. */
+export type ChatContent = Pick<FederatedChat, 'body' | 'reply_to' | 'wait_seconds' | 'hang_on' | 'sender_leaving'>;
+
+/** A chat with someone on another node has exactly two participants, and its sender needs an address (the other node checks a sender by it). */
+export function assertFederatable(sender: Party, targets: readonly ChatTarget[]): void {
+  const remote = targets.find((t) => t.agent === null);
+  if (remote === undefined) return;
+  if (targets.length > 1) throw invalid('SVC_ERR_CHAT_REMOTE_GROUP', `${remote.to} is on another node: a chat across nodes has two participants, so start it with that address alone`);
+  if (sender.address === null) throw invalid('SVC_ERR_SENDER_ADDRESS_REQUIRED', `${remote.to} is on another node, which can only check a sender with an address: give this identity an address first`);
+}
+
+/** Queues the signed message for each recipient on another node; says whether there was one (then nudge the outbox after the commit). */
+export function forwardChat(queue: RemoteQueue, sender: Party, recipients: readonly ChatParty[], signed: SignedMessage, content: ChatContent): boolean {
+  let queued = false;
+  for (const recipient of recipients) {
+    if (recipient.agent !== null) continue;
+    queue.enqueue(sender.agent.agent_id, recipient.address.slice(0, recipient.address.indexOf('/')), {
+      v: FEDERATION_VERSION,
+      kind: 'chat',
+      message_id: signed.message_id,
+      from: signed.from,
+      from_did: signed.from_did,
+      from_stable_id: signed.from_stable_id,
+      to: recipient.address,
+      body: content.body,
+      reply_to: content.reply_to,
+      wait_seconds: content.wait_seconds,
+      hang_on: content.hang_on,
+      sender_leaving: content.sender_leaving,
+      timestamp: signed.timestamp,
+      signature: signed.signature,
+      signed_payload: signed.signed_payload,
+    });
+    queued = true;
+  }
+  return queued;
+}

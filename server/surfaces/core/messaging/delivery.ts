@@ -1,0 +1,213 @@
+/**
+ * Where mail goes once its recipient is known: stored in the inbox of an identity of this node, or
+ * queued, signed, for the recipient's node. And the one writer of mail rows, whoever writes them:
+ * a send on this node (mail/service.ts), mail arriving from another node (federation/inbound.ts)
+ * and a bounce (federation/outbox.ts) each store theirs through here, so every row is written the
+ * same way and each kind says what it fills in.
+ *
+ * The federation outbox is reached only through `RemoteQueue`, which it implements (wired in
+ * core/services.ts): federation depends on messaging, never the reverse.
+ */
+import { randomUUID } from 'node:crypto';
+import { FEDERATION_VERSION, type FederatedMail, type FederatedMessage } from '../../../../contract/core/federation.ts';
+import type { Delivery, SendMailInput } from '../../../../contract/core/mail.ts';
+import type { Db, NodeContext } from '../../../context.ts';
+import { conflict, invalid } from '../../../errors.ts';
+import type { AgentRow } from '../identities/store.ts';
+import { conflictOnConstraint } from '../mail/db-errors.ts';
+import { findMailOrigin, insertMailRow } from '../mail/store/messages.ts';
+import { splitAddress } from './addresses.ts';
+import type { Party, Recipient } from './participants.ts';
+import type { RemoteRecipient } from './recipients.ts';
+import { signMessage } from './signing.ts';
+
+/** The durable queue of signed messages to other nodes (federation/outbox.ts). */
+export interface RemoteQueue {
+  /** Queues a signed message; call it inside the send's transaction. */
+  enqueue(fromAgentId: string, toDomain: string, message: FederatedMessage): void;
+  /** Delivers what is due; call it after the commit. */
+  nudge(): void;
+}
+
+export type MailContent = Pick<SendMailInput, 'subject' | 'body' | 'priority'>;
+
+export interface MailDelivered {
+  delivery: Delivery;
+  /** The identity of this node whose streams learn of it; null when it was queued for another node. */
+  agentId: string | null;
+  deliveredAt: string;
+}
+
+/** Signs `content` as `sender` for `recipient`: stored here, or queued for the recipient's node. */
+export function deliverMail(ctx: NodeContext, queue: RemoteQueue, sender: Party, recipient: Recipient | RemoteRecipient, content: MailContent): MailDelivered {
+  return 'remote' in recipient ? queueMail(ctx, queue, sender, recipient, content) : storeMail(ctx, sender, recipient, content);
+}
+
+/** Only these fields are signed and stored: `content` may be the whole send request. */
+const signedContent = (content: MailContent) => ({ type: 'mail' as const, subject: content.subject, body: content.body, priority: content.priority });
+
+function storeMail(ctx: NodeContext, sender: Party, recipient: Recipient, content: MailContent): MailDelivered {
+  const signed = signMessage(ctx, sender, recipient, signedContent(content));
+  conflictOnConstraint('SVC_ERR_MESSAGE_ID_TAKEN', 'message_id already exists', () =>
+    insertMailRow(ctx.db, {
+      message_id: signed.message_id,
+      from_agent_id: sender.agent.agent_id,
+      from_alias: sender.alias,
+      from_address: sender.address,
+      from_did: signed.from_did,
+      from_stable_id: signed.from_stable_id,
+      to_agent_id: recipient.agent.agent_id,
+      to_text: recipient.to,
+      to_alias: recipient.alias,
+      to_address: recipient.address,
+      to_did: recipient.didKey,
+      to_stable_id: recipient.stableId,
+      subject: content.subject,
+      body: content.body,
+      priority: content.priority,
+      signature: signed.signature,
+      signed_payload: signed.signed_payload,
+      created_at: signed.timestamp,
+      origin: 'local',
+      from_node: null,
+    }),
+  );
+  const delivery: Delivery = {
+    message_id: signed.message_id,
+    to: recipient.to,
+    // Aliases are project-scoped: another project's alias means nothing to the sender.
+    to_alias: recipient.agent.project_id === sender.agent.project_id ? recipient.alias : null,
+    to_address: recipient.address,
+    to_did: recipient.didKey,
+    to_stable_id: recipient.stableId,
+    status: 'delivered',
+  };
+  return { delivery, agentId: recipient.agent.agent_id, deliveredAt: signed.timestamp };
+}
+
+/** A recipient on another node, which can only check a sender with an address. */
+function queueMail(ctx: NodeContext, queue: RemoteQueue, sender: Party, recipient: RemoteRecipient, content: MailContent): MailDelivered {
+  if (sender.address === null) {
+    throw invalid('SVC_ERR_SENDER_ADDRESS_REQUIRED', `Mail to ${recipient.to} goes to another node, which can only check a sender with an address: give this identity an address first`);
+  }
+  const signed = signMessage(ctx, sender, { to: recipient.address, didKey: '', stableId: null }, signedContent(content));
+  queue.enqueue(sender.agent.agent_id, recipient.domain, {
+    v: FEDERATION_VERSION,
+    kind: 'mail',
+    message_id: signed.message_id,
+    from: signed.from,
+    from_did: signed.from_did,
+    from_stable_id: signed.from_stable_id,
+    to: recipient.address,
+    subject: content.subject,
+    body: content.body,
+    priority: content.priority,
+    timestamp: signed.timestamp,
+    signature: signed.signature,
+    signed_payload: signed.signed_payload,
+  });
+  const delivery: Delivery = {
+    message_id: signed.message_id,
+    to: recipient.to,
+    to_alias: null,
+    to_address: recipient.address,
+    to_did: '',
+    to_stable_id: null,
+    status: 'queued',
+  };
+  return { delivery, agentId: null, deliveredAt: signed.timestamp };
+}
+
+// ------------------------------------------------------------------ mail from another node
+
+/** What federation/inbound.ts established about the sender of mail from another node. */
+export interface CheckedSender {
+  nodeUrl: string;
+  /** `verified` only when the sender's node reports its namespace DNS-verified and DNS here agrees. */
+  namespaceTrust: 'verified' | 'unverified';
+}
+
+/**
+ * Whether this mail was stored before: the same message again (a retry after a lost answer) is;
+ * another message under its id is refused.
+ */
+export function arrivedBefore(db: Db, mail: FederatedMail): boolean {
+  const seen = findMailOrigin(db, mail.message_id);
+  if (seen === undefined) return false;
+  if (seen.origin !== 'remote' || seen.from_did !== mail.from_did) throw conflict('SVC_ERR_MESSAGE_ID_TAKEN', `Refused: message_id ${mail.message_id} is already taken`);
+  return true;
+}
+
+/**
+ * Stores checked mail from another node in its recipient's inbox. False when another delivery of
+ * the same id got there first (two deliveries raced); ask `arrivedBefore` what that one was.
+ */
+export function storeArrivedMail(db: Db, mail: FederatedMail, recipient: AgentRow & { address: string }, sender: CheckedSender, now: string): boolean {
+  try {
+    insertMailRow(db, {
+      message_id: mail.message_id,
+      from_agent_id: null,
+      // inbound.ts checked that `from` is an address.
+      from_alias: splitAddress(mail.from)!.name,
+      from_address: mail.from,
+      from_did: mail.from_did,
+      from_stable_id: mail.from_stable_id,
+      to_agent_id: recipient.agent_id,
+      to_text: mail.to,
+      to_alias: recipient.alias,
+      to_address: recipient.address,
+      to_did: recipient.did_key,
+      to_stable_id: recipient.did_aw,
+      subject: mail.subject,
+      body: mail.body,
+      priority: mail.priority,
+      signature: mail.signature,
+      signed_payload: mail.signed_payload,
+      created_at: now,
+      origin: 'remote',
+      from_node: sender.nodeUrl,
+      from_namespace_trust: sender.namespaceTrust,
+    });
+    return true;
+  } catch (error) {
+    if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') return false;
+    throw error;
+  }
+}
+
+// ------------------------------------------------------------------ bounces
+
+/** A report, from this node, that a message to another node did not arrive. */
+export interface Bounce {
+  /** The address the failed message was sent from (the sender's, as it signed). */
+  from: string;
+  subject: string;
+  body: string;
+  at: string;
+}
+
+/** The bounce in its sender's own inbox, from `postmaster`, unsigned (origin `bounce`). */
+export function storeBounce(db: Db, sender: AgentRow, bounce: Bounce): void {
+  insertMailRow(db, {
+    message_id: randomUUID(),
+    from_agent_id: null,
+    from_alias: 'postmaster',
+    from_address: null,
+    from_did: '',
+    from_stable_id: null,
+    to_agent_id: sender.agent_id,
+    to_text: bounce.from,
+    to_alias: sender.alias,
+    to_address: bounce.from,
+    to_did: sender.did_key,
+    to_stable_id: sender.did_aw,
+    subject: bounce.subject,
+    body: bounce.body,
+    priority: 'normal',
+    signature: '',
+    signed_payload: '',
+    created_at: bounce.at,
+    origin: 'bounce',
+    from_node: null,
+  });
+}

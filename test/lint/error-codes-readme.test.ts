@@ -1,0 +1,20 @@
+/**
+ * The README lists every error code the node can answer, with its status and situation, exactly
+ * as the catalogue (contract/errors.ts) has them.
+ */
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { ERROR_CODES } from '../../contract/errors.ts';
+import { withErrorCodeTable } from '../../scripts/error-code-table.ts';
+
+const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+
+describe('the README error code table', () => {
+  it('is the catalogue (run `npm run readme:errors` after changing a code)', () => {
+    expect(withErrorCodeTable(readme)).toBe(readme);
+  });
+
+  it('names every code', () => {
+    for (const code of ERROR_CODES) expect(readme).toContain(`\`${code}\``);
+  });
+});
