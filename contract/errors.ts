@@ -33,7 +33,11 @@ export const commonErrors = defineErrors({
   SVC_ERR_AUTH_INVALID: { status: 401, summary: 'The credentials are malformed, unknown or revoked' },
   SVC_ERR_SIGNATURE_INVALID: { status: 401, summary: 'A signature does not verify against the key it names' },
   SVC_ERR_TIMESTAMP_INVALID: { status: 401, summary: 'A signed request\'s timestamp is missing, malformed or outside the allowed skew' },
-  SVC_ERR_REPLAYED: { status: 401, summary: 'A signed request was already used' },
+  SVC_ERR_REPLAYED: { status: 401, summary: 'A signature was already used, by another request (an identical signed write repeated gets its first answer instead)' },
+  SVC_ERR_REPLAY_ANSWER_UNAVAILABLE: {
+    status: 409,
+    summary: 'An identical signed write was already received and ran at most once, but its first answer is not available to repeat (too large to keep, no longer kept, or the node stopped before answering); check the state, then sign a new request',
+  },
   SVC_ERR_OWNER_TOKEN_REQUIRED: { status: 401, summary: 'The route is the node owner\'s, and the request does not carry the owner token' },
   SVC_ERR_API_KEY_WRONG_KIND: {
     status: 403,

@@ -25,6 +25,7 @@ import { loopbackHosts } from './http/host-guard.ts';
 import type { ConnectionCaps } from './http/connection-limits.ts';
 import type { PeerTimeouts } from './http/peer-timeouts.ts';
 import type { RateLimit } from './http/rate-limit.ts';
+import type { StreamTiming } from './http/sse.ts';
 import type { RemoteClientOptions } from './net/remote-client.ts';
 import { acquireNodeLock } from './store/node-lock.ts';
 import { removeNodeFile, writeNodeFile, type ReadyInfo } from './node-file.ts';
@@ -62,6 +63,8 @@ export interface StartNodeOptions {
   remote?: Partial<RemoteClientOptions>;
   /** Reconnect timing of the tunnel (tests shorten it). */
   tunnelBackoff?: SshTunnelBackoff;
+  /** Keepalive and `retry:` timing of the event streams (tests shorten it). */
+  streams?: Partial<StreamTiming>;
   /**
    * Check every response against its declared schema (test suites: a route that drifts from its
    * contract fails). Defaults to SVC_NODE_VALIDATE_RESPONSES=1 in the environment.
@@ -165,6 +168,7 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
       if (peer !== null) return peer.target;
       const { app, connections } = await buildPeerApp({
         services,
+        streams: options.streams,
         library,
         docs,
         log: options.log ?? false,
@@ -195,6 +199,7 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
 
     const loopback: FastifyInstance = await buildLoopbackApp({
       services,
+      streams: options.streams,
       validateResponses,
       ...(options.onRoute ? { onRoute: (route: RegisteredRoute) => options.onRoute?.('loopback', route) } : {}),
       library,

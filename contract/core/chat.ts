@@ -5,9 +5,9 @@
  * extra=forbid. The UI takes the inferred types only.
  */
 import { z } from 'zod';
-import { SignatureStatus } from './mail.ts';
-import { alias } from './identities.ts';
-import { NamespaceTrust } from './namespaces.ts';
+import { ClientMessageId, ClientTimestamp, SignatureStatus } from './mail.ts';
+import { aliasSelector, RotationAnnouncement } from './identities.ts';
+import { NamespaceTrust, ReplacementAnnouncement } from './namespaces.ts';
 
 export { MAX_CHAT_MESSAGE_BYTES } from '../core-rules.ts';
 
@@ -37,12 +37,17 @@ const flags = {
   hang_on: z.boolean().default(false),
   leaving: z.boolean().default(false),
   reply_to: z.uuid().optional(),
+  /** Upstream's: the message's id, and the send's idempotency key (as mail's, contract/core/mail.ts). */
+  message_id: ClientMessageId.optional(),
+  /** Upstream's: read only beside a client signature; a message the node signs carries the node's time. */
+  timestamp: ClientTimestamp.optional(),
 };
 
 /** `POST /v1/chat/sessions`: create-or-send (a two-party session is reused). */
 export const CreateSessionBody = z
   .strictObject({
-    to_aliases: uniqueList(alias),
+    /** Aliases of the sender's project, `<project>~<alias>` for another project of this node, or addresses. */
+    to_aliases: uniqueList(aliasSelector),
     to_addresses: uniqueList(z.string().min(3).max(320)),
     to_dids: uniqueList(z.string().min(1).max(256)),
     message: z.string().min(1),
@@ -133,8 +138,14 @@ export const ChatMessage = z.object({
   from_address: z.string().nullable(),
   from_did: z.string(),
   from_stable_id: z.string().nullable(),
+  /** Upstream's name for the sender: its alias (`from_alias`). Send-and-wait clients compare it. */
+  from_agent: z.string(),
   to: z.string(),
+  /** Upstream's: whom the message was signed to (`to`: the other participants, comma-joined when several). */
+  to_address: z.string(),
   to_did: z.string(),
+  /** The recipient's did:svc the message was signed to; null when it named none (a group, or a recipient without one). */
+  to_stable_id: z.string().nullable(),
   body: z.string(),
   /** The signed timestamp (second precision). */
   timestamp: z.string(),
@@ -149,6 +160,14 @@ export const ChatMessage = z.object({
   wait_seconds: z.number().int().nullable(),
   signature: z.string(),
   signed_payload: z.string(),
+  /** The key that signed it (upstream's field: the did:key, equal to `from_did`). */
+  signing_key_id: z.string().nullable(),
+  /** The reader's contacts name the sender (by address, domain or did). */
+  is_contact: z.boolean(),
+  /** When the sender's key came from a rotation on this node: the retiring key's signed word for it. */
+  rotation_announcement: RotationAnnouncement.nullable(),
+  /** When the sender replaced an identity at its address on this node: the namespace controller's signed word for it. */
+  replacement_announcement: ReplacementAnnouncement.nullable(),
   /** Ours: the node's check of `signature` over `signed_payload` with `from_did`, at read time. */
   signature_status: SignatureStatus,
   /** Ours: what the sender's address can be trusted as; null without an address. */
@@ -244,8 +263,8 @@ export const PendingChat = z.object({
   unread_count: z.number().int(),
   last_activity: z.string(),
   sender_waiting: z.boolean(),
-  /** Seconds left in the session's wait window; null when none was opened. */
-  time_remaining_seconds: z.number().int().nullable(),
+  /** Seconds left in the session's wait window; 0 when none is open (as upstream). */
+  time_remaining_seconds: z.number().int(),
 });
 export type PendingChat = z.output<typeof PendingChat>;
 
@@ -266,8 +285,8 @@ export type ChatHistory = z.output<typeof ChatHistory>;
 
 // ------------------------------------------------------------------ the session stream's frames
 
-/** `message`: a new message of the session. */
-export const ChatMessageFrame = ChatMessage.extend({ type: z.literal('message') });
+/** `message`: a new message of the session; `sender_waiting`: its sender has the session's stream open (upstream's). */
+export const ChatMessageFrame = ChatMessage.extend({ type: z.literal('message'), sender_waiting: z.boolean() });
 export type ChatMessageFrame = z.output<typeof ChatMessageFrame>;
 
 /** `read_receipt`: another participant read up to a message. */

@@ -61,6 +61,7 @@ export const coreErrors = defineErrors({
   SVC_ERR_MESSAGE_TOO_LARGE: { status: 413, summary: 'The message body is over 64 KiB of UTF-8' },
   SVC_ERR_MESSAGE_NOT_FOUND: { status: 404, summary: 'No message with this id is visible to the caller' },
   SVC_ERR_MESSAGE_ID_TAKEN: { status: 409, summary: 'Another message is already stored under this message_id' },
+  SVC_ERR_MESSAGE_ID_REUSED: { status: 409, summary: 'The sender already sent a message under this message_id, with other content (the same content again answers as the first send did)' },
   SVC_ERR_REPLY_TO_NOT_FOUND: { status: 404, summary: 'The message replied to is not in this chat session' },
   SVC_ERR_CHAT_SESSION_NOT_FOUND: { status: 404, summary: 'No chat session with this id is visible to the caller' },
   SVC_ERR_CHAT_NOT_PARTICIPANT: { status: 403, summary: 'The identity is not a participant of the chat session' },
@@ -69,6 +70,12 @@ export const coreErrors = defineErrors({
   SVC_ERR_CHAT_REMOTE_GROUP: { status: 422, summary: 'A chat with an identity on another node has exactly two participants' },
   SVC_ERR_CHAT_TARGET_INVALID: { status: 422, summary: 'The chat tool call names no target, or more than one (to_alias, to_address, to_did or session_id)' },
   SVC_ERR_CONTACT_EXISTS: { status: 409, summary: 'The address is already one of the identity\'s contacts' },
+
+  // MCP
+  SVC_ERR_MCP_METHOD_NOT_ALLOWED: {
+    status: 405,
+    summary: 'MCP here is stateless Streamable HTTP: only POST; there is no server-initiated stream (GET) and no session to end (DELETE)',
+  },
 
   // Event subscriptions
   SVC_ERR_TEAM_NOT_MEMBER: { status: 403, summary: 'The identity is not a member of the team (or of any team)' },

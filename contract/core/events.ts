@@ -8,7 +8,9 @@
  * - the owner's node-wide feed, `GET /v1/node/events/stream` (`connected`, new mail and chat for
  *   every identity as `NodeWakeItem`s, and nudges that something the UI shows changed).
  *
- * A chat session's own stream is in contract/core/chat.ts.
+ * A chat session's own stream is in contract/core/chat.ts. What every stream shares is here:
+ * `deadline` and `Last-Event-ID` in, `error` and `deadline` frames out, and an opaque `id:` on
+ * every frame that a reconnect sends back as `Last-Event-ID` to resume after it.
  */
 import { z } from 'zod';
 import { Signal } from './control.ts';
@@ -19,9 +21,33 @@ export const EventStreamQuery = z.object({
   deadline: z.unknown().optional().describe('RFC 3339 timestamp with a timezone, at most 300 s ahead (required): the stream closes then'),
 });
 
+/** The longest `Last-Event-ID` a stream takes: its ids are far shorter. */
+export const MAX_EVENT_ID_LENGTH = 2048;
+
+/**
+ * Every stream's resume header: the `id:` of the last frame the client received (EventSource sends
+ * it by itself when it reconnects). Opaque: send it back exactly as received.
+ */
+export const StreamResumeHeaders = z.object({
+  'last-event-id': z
+    .string()
+    .max(MAX_EVENT_ID_LENGTH)
+    .optional()
+    .describe('The id of the last frame received: the stream resumes after it (nothing repeated, nothing in between lost)'),
+});
+
 /** `error`: the stream failed, and closes (an identity's stream and a chat session's). */
 export const StreamError = z.object({ type: z.literal('error'), detail: z.string() });
 export type StreamError = z.output<typeof StreamError>;
+
+/**
+ * `deadline`: the caller's deadline was reached; the stream closes after this frame (on every
+ * stream). A reconnect with the same, now past, deadline and `Last-Event-ID` is answered 204 No
+ * Content, which stops EventSource; to go on, open the stream again with a new deadline. When the
+ * node's 300 s cap ends a stream before the caller's deadline, there is no such frame.
+ */
+export const StreamDeadline = z.object({ type: z.literal('deadline'), deadline: z.string() });
+export type StreamDeadline = z.output<typeof StreamDeadline>;
 
 // ------------------------------------------------------------------ app events and subscriptions
 
@@ -96,6 +122,8 @@ export const MailWakeFrame = z.object({
   /** `prompt` for high and urgent mail: worth waking an idle agent for. */
   wake_mode: z.enum(['prompt', 'idle']),
   created_at: z.string(),
+  /** Upstream's: the identity's unread mail when the frame was written. */
+  unread_count: z.number().int(),
 });
 export type MailWakeFrame = z.output<typeof MailWakeFrame>;
 
@@ -114,6 +142,17 @@ export const ChatWakeFrame = z.object({
   created_at: z.string(),
   /** The sender has the session's stream open: it is waiting for an answer. */
   sender_waiting: z.boolean(),
+  // Upstream's session summary beside the message:
+  /** The other participants' aliases. */
+  participants: z.array(z.string()),
+  /** The session's newest message (its body) and who wrote it (alias). */
+  last_message: z.string(),
+  last_from: z.string(),
+  last_activity: z.string(),
+  /** Messages of the session the identity has not read. */
+  unread_count: z.number().int(),
+  /** `interrupt` while the sender waits for an answer, else `prompt`. */
+  wake_mode: z.enum(['interrupt', 'prompt']),
 });
 export type ChatWakeFrame = z.output<typeof ChatWakeFrame>;
 
@@ -137,6 +176,7 @@ export const IdentityStreamFrames = {
   control_interrupt: ControlFrame,
   'docs/doc.changed': DocChangedFrame,
   error: StreamError,
+  deadline: StreamDeadline,
 } as const;
 
 // ------------------------------------------------------------------ the owner's node-wide feed
@@ -204,4 +244,5 @@ export const NodeFeedFrames = {
   ...NodeFeedChanges,
   // A failed read ends the feed with this frame (the stream pump's rule for every stream).
   error: StreamError,
+  deadline: StreamDeadline,
 } as const;

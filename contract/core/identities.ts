@@ -11,6 +11,16 @@ import { addressName, ReplacementAnnouncement, VerificationStatus } from './name
 export const ALIAS = /^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$/;
 export const alias = z.string().regex(ALIAS, 'must be 1-64 letters, digits, "-" or "_", starting with a letter or digit');
 
+/**
+ * How upstream clients name a recipient in an alias field: a plain alias (the sender's project),
+ * `<project>~<alias>` (another project of this node: upstream's `team~alias` and `project~alias`),
+ * or an address `<domain>/<name>`. Which identity it names is decided when it is resolved.
+ */
+export const ALIAS_SELECTOR = /^(?:[a-zA-Z0-9][a-zA-Z0-9._-]{0,63}~)?[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$|^[^/\s]{1,253}\/[^/\s]{1,64}$/;
+export const aliasSelector = z
+  .string()
+  .regex(ALIAS_SELECTOR, 'must be an alias (1-64 letters, digits, "-" or "_"), <project>~<alias>, or an address <domain>/<name>');
+
 export const Lifetime = z.enum(['ephemeral', 'persistent']);
 export type Lifetime = z.output<typeof Lifetime>;
 
@@ -139,6 +149,7 @@ export type AgentLog = z.output<typeof AgentLog>;
 
 /** What the retiring key signs when an identity rotates: its successor. */
 export const RotationAnnouncement = z.object({ old_did: z.string(), new_did: z.string(), timestamp: z.string(), old_key_signature: z.string() });
+export type RotationAnnouncement = z.output<typeof RotationAnnouncement>;
 
 /** `PUT /v1/agents/me/rotate`. */
 export const Rotated = z.object({

@@ -22,9 +22,18 @@ describe('SendMailBody', () => {
       { path: '', message: 'Unrecognized key: "bcc"' },
       { path: 'signature', message: expect.stringMatching(/this node signs mail for its identities in custody/) },
     ]);
-    for (const field of ['signed_payload', 'signing_key_id', 'from_did', 'message_id', 'timestamp']) {
+    for (const field of ['signed_payload', 'signing_key_id', 'from_did']) {
       expect(issues({ to_alias: 'bo', body: 'x', [field]: 'v' }).map((i) => i.path)).toEqual([field]);
     }
+  });
+
+  it("takes upstream's message_id (a UUID, one recipient), timestamp, thread_id and to_agent_id", () => {
+    const id = '6f1d2f4e-8a61-4f0e-9a3c-2b7f1d8e9c10';
+    expect(issues({ to_agent_id: id, body: 'x', message_id: id, timestamp: '2026-01-01T00:00:00Z', thread_id: id })).toEqual([]);
+    expect(issues({ to_alias: 'bo', body: 'x', message_id: 'm-1' }).map((i) => i.path)).toEqual(['message_id']);
+    expect(issues({ to_alias: 'bo', body: 'x', thread_id: 't-1' }).map((i) => i.path)).toEqual(['thread_id']);
+    expect(issues({ to_agent_id: 'bo', body: 'x' }).map((i) => i.path)).toEqual(['to_agent_id']);
+    expect(issues({ to_aliases: ['bo', 'cy'], body: 'x', message_id: id })).toEqual([{ path: 'message_id', message: expect.stringMatching(/one recipient/) }]);
   });
 });
 

@@ -6,7 +6,8 @@
  */
 import { z } from 'zod';
 import { PRIORITIES } from '../core-rules.ts';
-import { NamespaceTrust } from './namespaces.ts';
+import { RotationAnnouncement } from './identities.ts';
+import { NamespaceTrust, ReplacementAnnouncement } from './namespaces.ts';
 
 export { PRIORITIES } from '../core-rules.ts';
 
@@ -31,10 +32,23 @@ const selectors = z.array(selector).max(MAX_RECIPIENTS);
  * Fields of a client-signed send (research/anchor-core.md §10.1). This node holds its identities'
  * keys and signs every mail itself, so they are refused by name rather than as unknown fields.
  */
-const CLIENT_SIGNING_FIELDS = ['signature', 'signed_payload', 'signing_key_id', 'from_did', 'message_id', 'timestamp'] as const;
+const CLIENT_SIGNING_FIELDS = ['signature', 'signed_payload', 'signing_key_id', 'from_did'] as const;
 
-/** The singular selectors, strongest first: when several are given they must name one identity. */
-export const SINGLE_SELECTORS = ['to_stable_id', 'to_did', 'to_address', 'to_alias'] as const;
+/** The singular selectors, strongest first (upstream's precedence): when several are given they must name one identity. */
+export const SINGLE_SELECTORS = ['to_stable_id', 'to_did', 'to_address', 'to_agent_id', 'to_alias'] as const;
+
+/**
+ * A client-chosen message id (a UUID, as upstream): the stored message's id and the send's
+ * idempotency key. The same id with the same content again answers what the first send answered,
+ * and sends nothing; with other content it is a 409 (`SVC_ERR_MESSAGE_ID_REUSED`).
+ */
+export const ClientMessageId = z.uuid({ error: 'message_id must be a UUID' });
+
+/**
+ * The client's signing time. Upstream reads it only beside a client's signature; a send the node
+ * signs in custody is stamped by the node's clock, so here it is taken and not used.
+ */
+export const ClientTimestamp = z.string().max(64);
 export type SingleSelector = (typeof SINGLE_SELECTORS)[number];
 
 export const SendMailBody = z
@@ -43,19 +57,23 @@ export const SendMailBody = z
     to_address: selector.optional(),
     to_did: selector.optional(),
     to_stable_id: selector.optional(),
+    /** Upstream's: an identity of this node by its id. */
+    to_agent_id: z.uuid({ error: 'to_agent_id must be a UUID' }).optional(),
     to_aliases: selectors.optional(),
     to_addresses: selectors.optional(),
     to_dids: selectors.optional(),
     subject: z.string().max(MAX_SUBJECT).default(''),
     body: z.string(),
     priority: Priority.default('normal'),
+    /** Upstream's (E1): the thread the mail belongs to, the id of its first message by convention; every recipient's copy carries it. */
+    thread_id: z.uuid({ error: 'thread_id must be a UUID' }).optional(),
+    message_id: ClientMessageId.optional(),
+    timestamp: ClientTimestamp.optional(),
     // Present only to be refused with a clear message below.
     signature: z.unknown().optional(),
     signed_payload: z.unknown().optional(),
     signing_key_id: z.unknown().optional(),
     from_did: z.unknown().optional(),
-    message_id: z.unknown().optional(),
-    timestamp: z.unknown().optional(),
   })
   .superRefine((mail, ctx) => {
     for (const field of CLIENT_SIGNING_FIELDS) {
@@ -63,7 +81,7 @@ export const SendMailBody = z
         ctx.addIssue({
           code: 'custom',
           path: [field],
-          message: `"${field}" is not accepted: this node signs mail for its identities in custody and mints message_id and timestamp itself`,
+          message: `"${field}" is not accepted: this node signs mail for its identities in custody`,
         });
       }
     }
@@ -73,8 +91,11 @@ export const SendMailBody = z
       ctx.addIssue({
         code: 'custom',
         path: [],
-        message: 'Must provide a recipient: to_alias, to_address or to_did (or the lists to_aliases, to_addresses, to_dids)',
+        message: 'Must provide a recipient: to_alias, to_address, to_did or to_agent_id (or the lists to_aliases, to_addresses, to_dids)',
       });
+    }
+    if (mail.message_id !== undefined && total > 1) {
+      ctx.addIssue({ code: 'custom', path: ['message_id'], message: 'message_id names one message: send to one recipient with it' });
     }
     if (total > MAX_RECIPIENTS) {
       ctx.addIssue({ code: 'custom', path: [], message: `At most ${MAX_RECIPIENTS} recipients per mail (got ${total})` });
@@ -107,11 +128,13 @@ export const InboxQuery = z.object({
   before,
   /** Without it, a `message_id` lookup finds the message in either folder; a list is the inbox. */
   folder: MailFolder.optional(),
+  /** Ours: only this thread's mail (its first message and every mail carrying its id), in either folder unless `folder` says. */
+  thread_id: z.string().min(1).max(256).optional(),
 });
 export type InboxInput = z.output<typeof InboxQuery>;
 
-/** Ours: `GET /v1/messages/sent`, newest first. */
-export const SentQuery = z.object({ limit, before });
+/** Ours: `GET /v1/messages/sent`, newest first; `thread_id` keeps one thread's mail. */
+export const SentQuery = z.object({ limit, before, thread_id: z.string().min(1).max(256).optional() });
 export type SentInput = z.output<typeof SentQuery>;
 
 export const MessageIdParams = z.object({ message_id: z.string().min(1).max(256) });
@@ -165,7 +188,12 @@ export const MailMessage = z.object({
   /** Null for mail from another node and for bounces. */
   from_agent_id: z.string().nullable(),
   from_alias: z.string(),
-  from_address: z.string().nullable(),
+  /**
+   * How the recipient can name the sender, as upstream (always a string): its address, else its
+   * alias in the recipient's project or `<project>~<alias>` from another project of this node
+   * (`postmaster` for a bounce). Only a value with a `/` is an address.
+   */
+  from_address: z.string(),
   /** The did:key the sender signed with. */
   from_did: z.string(),
   from_stable_id: z.string().nullable(),
@@ -178,6 +206,14 @@ export const MailMessage = z.object({
   priority: Priority,
   signature: z.string(),
   signed_payload: z.string(),
+  /** The key that signed it (upstream's field: the did:key, equal to `from_did`); null for an unsigned bounce. */
+  signing_key_id: z.string().nullable(),
+  /** The thread the sender put it in (`thread_id` of the send); null when it named none. */
+  thread_id: z.string().nullable(),
+  /** When the sender's key came from a rotation on this node: the retiring key's signed word for it. */
+  rotation_announcement: RotationAnnouncement.nullable(),
+  /** When the sender replaced an identity at its address on this node: the namespace controller's signed word for it. */
+  replacement_announcement: ReplacementAnnouncement.nullable(),
   created_at: z.string(),
   /** When the recipient acknowledged it; null while unread. */
   read_at: z.string().nullable(),
@@ -227,6 +263,8 @@ export const SentMail = z.object({
   priority: Priority,
   signature: z.string(),
   signed_payload: z.string(),
+  /** The thread it was sent in; null when it named none (and for mail to other nodes). */
+  thread_id: z.string().nullable(),
   /** When it was sent (second precision). */
   created_at: z.string(),
   status: OutboundStatus,

@@ -1,13 +1,14 @@
 /** Renderer entry: apply the appearance, take the one-time code out of the URL, then start Vue, Pinia and the router. */
 import { createPinia } from 'pinia';
 import { createApp } from 'vue';
-import { takeCodeFromFragment } from './api/client.ts';
+import { takeCodeFromFragment } from './api/connect.ts';
 import App from './App.vue';
 import { startTheme } from './composables/useTheme.ts';
 import { createAppRouter } from './router.ts';
 import { useSessionStore } from './stores/session.ts';
 import './styles/tokens.css';
 import './styles/base.css';
+import './styles/shared.css';
 
 // First of all, so the first frame is already in the chosen light or dark (Settings → Appearance).
 startTheme();

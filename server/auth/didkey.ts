@@ -1,14 +1,15 @@
 /**
  * DIDKey request signatures (spec §5 mode 2): `Authorization: DIDKey <did:key> <signature>` plus
  * `X-SVC-Timestamp`. The signer signs the canonical JSON of structured fields (domain, name,
- * operation, timestamp), not the body. Each signature is accepted once, across restarts too.
+ * operation, timestamp), not the body. Every such operation is a write: what a repeated
+ * signature gets (the first answer of the identical request, a refusal for another) is decided by
+ * the route with the replay cache (http/signed-writes.ts), after the signature verified.
  */
 import { canonicalJsonBytes } from '../crypto/canonical-json.ts';
 import { publicKeyFromDidKey } from '../crypto/did-key.ts';
 import { verifyBytes } from '../crypto/ed25519.ts';
 import { fromBase64Unpadded } from '../crypto/encoding.ts';
 import { unauthorized } from '../errors.ts';
-import type { ReplayCache } from './replay-cache.ts';
 import { checkRequestTimestamp } from './timestamp.ts';
 
 export const TIMESTAMP_HEADER = 'x-svc-timestamp';
@@ -45,15 +46,17 @@ function header(request: SignedOperationRequest, name: string): string | undefin
   return Array.isArray(value) ? value[0] : value;
 }
 
+/** A verified operation: who signed it, and the signature (the key of what it did). */
+export interface SignedOperation {
+  didKey: string;
+  signature: string;
+}
+
 /**
  * Verifies a DIDKey-signed operation and returns the signer's did:key. The caller decides
  * whether that signer may perform the operation (403 when not).
  */
-export function verifySignedOperation(
-  request: SignedOperationRequest,
-  fields: Record<string, string>,
-  options: { now: Date; replay: ReplayCache },
-): string {
+export function verifySignedOperation(request: SignedOperationRequest, fields: Record<string, string>, options: { now: Date }): SignedOperation {
   const auth = parseDidKeyAuthorization(header(request, 'authorization'));
   if (!auth) throw unauthorized('SVC_ERR_AUTH_MISSING', 'Missing Authorization header', SCHEME);
   const timestamp = header(request, TIMESTAMP_HEADER);
@@ -61,10 +64,5 @@ export function verifySignedOperation(
   const message = canonicalJsonBytes({ ...fields, timestamp });
   const publicKey = publicKeyFromDidKey(auth.didKey) as Uint8Array;
   if (!verifyBytes(publicKey, message, auth.signature)) throw unauthorized('SVC_ERR_SIGNATURE_INVALID', 'Invalid signature', SCHEME);
-  // Every DIDKey-signed operation is a write, so it is remembered durably: a restart must not
-  // make a captured one usable again.
-  if (!options.replay.remember(`didkey:${auth.signatureText}`, options.now.getTime(), { durable: true })) {
-    throw unauthorized('SVC_ERR_REPLAYED', 'This signed request was already used', SCHEME);
-  }
-  return auth.didKey;
+  return { didKey: auth.didKey, signature: auth.signatureText };
 }

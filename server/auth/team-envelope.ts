@@ -5,8 +5,9 @@
  * hash, audience, team, timestamp) and presents the certificate the team key gave it. We differ
  * from upstream where upstream is weak: the certificate is checked against the team key this node
  * holds (never the certificate's own team_did_key), it must be one this node issued and has not
- * revoked, and each signature works once (replay cache). Cheap checks run first; the replay cache
- * is written only after everything else passed, so a rejected request cannot burn a signature.
+ * revoked. Cheap checks run first. What a repeated signature gets (reads repeat, an identical
+ * write gets its first answer) is decided after all of this passed, by the caller
+ * (http/team-auth.ts with auth/replay-cache.ts), so a rejected request cannot burn a signature.
  */
 import type { ErrorCodeWithStatus } from '../../contract/errors.ts';
 import { canonicalJsonBytes } from '../crypto/canonical-json.ts';
@@ -17,7 +18,6 @@ import { parseCertificateHeader, verifyCertificateSignature, type CertificateLif
 import { forbidden, unauthorized } from '../errors.ts';
 import { MemoCache } from '../memo-cache.ts';
 import { parseDidKeyAuthorization, TIMESTAMP_HEADER } from './didkey.ts';
-import type { ReplayCache } from './replay-cache.ts';
 import { checkRequestTimestamp } from './timestamp.ts';
 import { CERTIFICATE_HEADER, SIGNED_PAYLOAD_HEADER } from './team-envelope-client.ts';
 
@@ -25,8 +25,6 @@ const SCHEME = 'DIDKey';
 /** A bodiless request hashes as the empty body. */
 const EMPTY_BODY = new Uint8Array(0);
 const ENVELOPE_VERSION = 2;
-/** Requests that change nothing; every other method is a write. */
-const READ_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD']);
 
 /** What the node knows about its teams; TeamService implements it. */
 export interface TeamKeyring {
@@ -62,7 +60,12 @@ export interface TeamAuthDeps {
   /** The origins of the surface being called (never derived from Host). */
   audiences: () => Iterable<string>;
   now: Date;
-  replay: ReplayCache;
+}
+
+/** A verified request: its member, and the signature (the key of what it did, replay-cache.ts). */
+export interface VerifiedTeamRequest {
+  member: TeamMember;
+  signature: string;
 }
 
 const fail = (code: ErrorCodeWithStatus<401>, detail: string) => unauthorized(code, detail, SCHEME);
@@ -116,7 +119,12 @@ function checkEnvelope(fields: Record<string, unknown>, request: TeamRequest, ti
   if (typeof fields.aud !== 'string' || ![...audiences].includes(fields.aud)) throw fail('SVC_ERR_TEAM_ENVELOPE_MISMATCH', 'Signed payload audience (aud) is not allowed here');
 }
 
+/** The member whose envelope and certificate verify for this request; a 401 otherwise. */
 export function verifyTeamRequest(request: TeamRequest, deps: TeamAuthDeps): TeamMember {
+  return verifyTeamEnvelope(request, deps).member;
+}
+
+export function verifyTeamEnvelope(request: TeamRequest, deps: TeamAuthDeps): VerifiedTeamRequest {
   // 1. Presence and shape of the four headers.
   const auth = parseDidKeyAuthorization(header(request, 'authorization'));
   if (!auth) throw fail('SVC_ERR_AUTH_MISSING', 'Missing Authorization header');
@@ -152,12 +160,7 @@ export function verifyTeamRequest(request: TeamRequest, deps: TeamAuthDeps): Tea
   }
   if (issued.revoked_at !== null) throw fail('SVC_ERR_TEAM_CERTIFICATE_REVOKED', `Certificate ${cert.certificate_id} has been revoked`);
 
-  // 5. Single use, remembered only now that the request is otherwise good; writes durably, so a
-  // restart does not make a captured write usable again (reads may repeat: memory only).
-  const durable = !READ_METHODS.has(request.method.toUpperCase());
-  if (!deps.replay.remember(`team:${auth.signatureText}`, deps.now.getTime(), { durable })) throw fail('SVC_ERR_REPLAYED', 'This signed request was already used');
-
-  return {
+  const member: TeamMember = {
     team_id: cert.team_id,
     certificate_id: cert.certificate_id,
     alias: typeof cert.alias === 'string' ? cert.alias : '',
@@ -167,6 +170,7 @@ export function verifyTeamRequest(request: TeamRequest, deps: TeamAuthDeps): Tea
     lifetime: cert.lifetime === 'persistent' ? 'persistent' : 'ephemeral',
     scopes: [...issued.scopes],
   };
+  return { member, signature: auth.signatureText };
 }
 
 /** 403 unless the member's certificate carries `scope` (recorded by the node per certificate). */

@@ -112,6 +112,30 @@ describe('pumpStream', () => {
     expect(bus.listenerCount('a')).toBe(0);
   });
 
+  it("keeps alive at the stream's own interval (its listener's setting) unless told otherwise", async () => {
+    const stream = fakeSseStream();
+    Object.assign(stream, { keepaliveMs: 10 });
+    pumpStream(stream, { bus: new EventBus(), topics: ['a'], deliver: () => {}, pollMs: NEVER });
+    await sleep(35);
+    expect(stream.comments.length).toBeGreaterThanOrEqual(2);
+    stream.close();
+  });
+
+  it('gives the error frame the position of the last frame, as every frame has one', () => {
+    const stream = fakeSseStream();
+    stream.send('seen', {}, 'pos-7');
+    pumpStream(stream, {
+      bus: new EventBus(),
+      topics: ['a'],
+      deliver: () => {
+        throw conflict('SVC_ERR_IDENTITY_NOT_ACTIVE', 'Identity is archived');
+      },
+      pollMs: NEVER,
+      keepaliveMs: NEVER,
+    }).pass();
+    expect(stream.frames.at(-1)).toEqual({ event: 'error', data: { type: 'error', detail: 'Identity is archived' }, id: 'pos-7' });
+  });
+
   it('delivers on a nudge through the stream', async () => {
     const bus = new EventBus();
     const stream = fakeSseStream();

@@ -7,8 +7,9 @@
  * new since its last pass, read by its own query (the bus carries nudges, not data).
  *
  * On an SSE stream the pump also sends a `: keepalive` comment every 25 s (proxies and clients
- * drop connections that stay silent), ends the stream with an `error` frame when a pass fails,
- * and stops when the stream closes, whoever closes it.
+ * drop connections that stay silent; the listener may set a shorter interval, http/sse.ts), ends
+ * the stream with an `error` frame when a pass fails (carrying the stream's last position as its
+ * id, as every frame does), and stops when the stream closes, whoever closes it.
  */
 import type { StreamError } from '../../contract/core/events.ts';
 import { ServiceError } from '../errors.ts';
@@ -16,8 +17,8 @@ import type { SseStream } from '../http/sse.ts';
 import type { EventBus } from './bus.ts';
 
 export const POLL_INTERVAL_MS = 1000;
-/** Below the 30 s idle timeouts common in proxies. */
-export const KEEPALIVE_INTERVAL_MS = 25_000;
+/** Below the 30 s idle timeouts common in proxies: the default of every stream. */
+export { KEEPALIVE_INTERVAL_MS } from '../http/sse.ts';
 export const KEEPALIVE_COMMENT = 'keepalive';
 
 /** `topics` for a node-wide reader: every publish nudges it. */
@@ -83,11 +84,12 @@ export function startPump({ bus, topics, deliver, onError, pollMs = POLL_INTERVA
 }
 
 export interface StreamPumpOptions extends Omit<PumpOptions, 'onError'> {
+  /** The keepalive interval; the stream's own (its listener's setting) by default. */
   keepaliveMs?: number;
 }
 
 /** Pumps `stream` until it closes: `deliver` writes the frames. */
-export function pumpStream(stream: SseStream, { keepaliveMs = KEEPALIVE_INTERVAL_MS, ...options }: StreamPumpOptions): Pump {
+export function pumpStream(stream: SseStream, { keepaliveMs = stream.keepaliveMs, ...options }: StreamPumpOptions): Pump {
   const pump = startPump({ ...options, onError: (error) => failStream(stream, error) });
   const keepalive = setInterval(() => stream.comment(KEEPALIVE_COMMENT), keepaliveMs);
   stream.onClose(() => {

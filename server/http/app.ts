@@ -23,7 +23,7 @@ import { requestLogFields } from './log-redact.ts';
 import { BODY_LIMIT_BYTES } from './limits.ts';
 import { installIdleRule, PEER_TIMEOUTS, peerServerOptions, type PeerTimeouts } from './peer-timeouts.ts';
 import { installRateLimit, PEER_RATE_LIMIT, type RateLimit } from './rate-limit.ts';
-import { installSse } from './sse.ts';
+import { installSse, type StreamTiming } from './sse.ts';
 import { installApiDescription } from './api-description.ts';
 import { installRouteAuth, type AuthMode } from './route-auth.ts';
 import type { TeamScope } from '../teams/scopes.ts';
@@ -47,6 +47,8 @@ export interface BaseOptions {
   validateResponses?: boolean | undefined;
   /** Told of every route as it is registered (tests read the route table from here). */
   onRoute?: ((route: RegisteredRoute) => void) | undefined;
+  /** The event streams' keepalive and reconnect timing (tests shorten it). */
+  streams?: Partial<StreamTiming> | undefined;
 }
 
 /**
@@ -54,7 +56,7 @@ export interface BaseOptions {
  * and auth); the factories below add what each listener serves. Tests that mount one surface on
  * its own start from this too, so they run it as the node does.
  */
-export function baseApp({ services, log, validateResponses, onRoute }: BaseOptions, serverOptions: FastifyHttpOptions<Server> = {}): FastifyInstance {
+export function baseApp({ services, log, validateResponses, onRoute, streams }: BaseOptions, serverOptions: FastifyHttpOptions<Server> = {}): FastifyInstance {
   const app = Fastify({
     ...serverOptions,
     // URLs that carry a capability are redacted (log-redact.ts); credentials never reach the log.
@@ -69,7 +71,7 @@ export function baseApp({ services, log, validateResponses, onRoute }: BaseOptio
   });
   installErrorHandlers(app);
   installJsonBody(app);
-  installSse(app);
+  installSse(app, streams);
   installRouteSchemas(app, { validateResponses });
   installRouteAuth(app, services);
   if (onRoute) {

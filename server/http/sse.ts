@@ -1,19 +1,44 @@
 /**
- * Server-sent event streams: `event: <name>\ndata: <one-line JSON>\n\n`, closed by the server at
- * the caller's deadline (spec §6: capped at 300 s; clients reconnect). Shared by every live
- * stream (the identity event stream, chat session streams, the owner's feed), which
- * events/stream-pump.ts drives.
+ * Server-sent event streams, shared by every live stream (the identity event stream, chat session
+ * streams, the owner's feed), which events/stream-pump.ts drives. Each response starts with
+ * `retry: <ms>`; each frame is `id: <position>\nevent: <name>\ndata: <one-line JSON>\n\n`, the id
+ * being where the stream stands once the client has the frame (events/stream-ids.ts), so
+ * EventSource resumes with `Last-Event-ID` after a drop.
+ *
+ * A stream lasts until the caller's `deadline` (spec §6), at most 300 s. When the caller's own
+ * deadline ends it, the last frame is `deadline`; a reconnect after it (EventSource sends the same
+ * URL again, with `Last-Event-ID`) is answered 204 No Content, which tells an EventSource client
+ * to stop. When the 300 s cap ends it first, it closes without that frame, and the client's
+ * reconnect resumes where it stopped.
  */
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { StreamDeadline } from '../../contract/core/events.ts';
 import { invalid } from '../errors.ts';
 import { parseRfc3339 } from '../crypto/timestamp.ts';
 
 export const MAX_STREAM_SECONDS = 300;
+/** How long EventSource waits before it reconnects (`retry:`): the cap ends every stream every 300 s. */
+export const RETRY_MS = 1000;
+/** Below the 30 s idle timeouts common in proxies (events/stream-pump.ts sends them). */
+export const KEEPALIVE_INTERVAL_MS = 25_000;
+
+/** The listener's stream timing (tests shorten it). */
+export interface StreamTiming {
+  keepaliveMs: number;
+  retryMs: number;
+}
 
 export interface SseStream {
-  /** Writes one frame; false once the connection is gone (the frame was not sent). */
-  send(event: string, data: unknown): boolean;
+  /**
+   * Writes one frame; false once the connection is gone (the frame was not sent). `id` is the
+   * stream's position after this frame; without it the frame repeats the current position.
+   */
+  send(event: string, data: unknown, id?: string): boolean;
   comment(text: string): void;
+  /** The position the next frame without an id of its own carries (null: no `id:` line). */
+  position: string | null;
+  /** How often the stream's pump sends a keepalive comment. */
+  readonly keepaliveMs: number;
   readonly closed: boolean;
   /** Runs once when the stream ends, whoever ends it. */
   onClose(listener: () => void): void;
@@ -37,28 +62,57 @@ export function streamDeadline(value: unknown, now: Date, required = true): Date
   return new Date(Math.min(ms, cap));
 }
 
+/** When a stream closes, and whether that is the caller's deadline (then the last frame says so). */
+export interface StreamWindow {
+  closesAt: Date;
+  /** The caller's deadline when it comes before the 300 s cap; null when the cap ends the stream. */
+  deadline: Date | null;
+}
+
+/**
+ * The window of a stream request, checked before it opens (422 as streamDeadline refuses); null
+ * for a reconnect (it sends `Last-Event-ID`) whose deadline has passed: answer it with
+ * {@link endOfStream}.
+ */
+export function streamWindow(request: FastifyRequest, value: unknown, now: Date): StreamWindow | null {
+  const ms = parseRfc3339(value);
+  const lastEventId = request.headers['last-event-id'];
+  if (ms !== null && ms <= now.getTime() && lastEventId !== undefined && lastEventId !== '') return null;
+  const closesAt = streamDeadline(value, now);
+  return { closesAt, deadline: closesAt.getTime() === ms ? closesAt : null };
+}
+
+/** 204 No Content: the stream is over for good (EventSource stops reconnecting). */
+export function endOfStream(reply: FastifyReply): FastifyReply {
+  return reply.code(204).send();
+}
+
 const OPEN_STREAMS = Symbol('svc.openSseStreams');
+const TIMING = Symbol('svc.sseTiming');
 
 declare module 'fastify' {
   interface FastifyInstance {
     [OPEN_STREAMS]: Set<SseStream>;
+    [TIMING]: StreamTiming;
   }
 }
 
 /**
  * Open streams end when their listener closes, instead of holding `close()` until their
- * deadlines (up to 300 s). Installed once per app; every plugin shares the set.
+ * deadlines (up to 300 s). Installed once per app; every plugin shares the set and the timing.
  */
-export function installSse(app: FastifyInstance): void {
+export function installSse(app: FastifyInstance, timing: Partial<StreamTiming> = {}): void {
   const open = new Set<SseStream>();
   app.decorate(OPEN_STREAMS, open);
+  app.decorate(TIMING, { keepaliveMs: KEEPALIVE_INTERVAL_MS, retryMs: RETRY_MS, ...timing });
   app.addHook('preClose', (done) => {
     for (const stream of open) stream.close();
     done();
   });
 }
 
-export function openSse(request: FastifyRequest, reply: FastifyReply, deadline: Date): SseStream {
+export function openSse(request: FastifyRequest, reply: FastifyReply, window: StreamWindow): SseStream {
+  const { keepaliveMs, retryMs } = request.server[TIMING];
   reply.hijack();
   const res = reply.raw;
   res.writeHead(200, {
@@ -69,7 +123,7 @@ export function openSse(request: FastifyRequest, reply: FastifyReply, deadline: 
     'x-accel-buffering': 'no',
     connection: 'keep-alive',
   });
-  res.flushHeaders();
+  res.write(`retry: ${retryMs}\n\n`);
 
   const listeners: (() => void)[] = [];
   let closed = false;
@@ -80,14 +134,22 @@ export function openSse(request: FastifyRequest, reply: FastifyReply, deadline: 
     for (const listener of listeners.splice(0)) listener();
     if (!res.writableEnded) res.end();
   };
-  const timer = setTimeout(finish, Math.max(0, deadline.getTime() - Date.now()));
+  const atDeadline = (): void => {
+    if (window.deadline !== null) stream.send('deadline', { type: 'deadline', deadline: window.deadline.toISOString() } satisfies StreamDeadline);
+    finish();
+  };
+  const timer = setTimeout(atDeadline, Math.max(0, window.closesAt.getTime() - Date.now()));
   request.raw.on('close', finish);
   res.on('close', finish);
 
   const stream: SseStream = {
-    send(event, data) {
+    position: null,
+    keepaliveMs,
+    send(event, data, id) {
       if (closed || res.destroyed) return false;
-      return res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`) || !res.destroyed;
+      if (id !== undefined) stream.position = id;
+      const idLine = stream.position === null ? '' : `id: ${stream.position}\n`;
+      return res.write(`${idLine}event: ${event}\ndata: ${JSON.stringify(data)}\n\n`) || !res.destroyed;
     },
     comment(text) {
       if (!closed && !res.destroyed) res.write(`: ${text}\n\n`);

@@ -175,6 +175,14 @@ describe('POST /v1/chat/sessions', () => {
       signature_status: 'verified',
       // An ephemeral sender has no address, so there is no namespace to vouch for.
       from_namespace_trust: null,
+      // Upstream's fields (issue 16).
+      from_agent: a.alias,
+      to_address: b.alias,
+      to_stable_id: null,
+      signing_key_id: a.did_key,
+      is_contact: false,
+      rotation_announcement: null,
+      replacement_announcement: null,
     });
     for (const m of messages) expectSigned(m);
     expect(signedFields(first)).toEqual({
@@ -500,7 +508,7 @@ describe('GET /v1/chat/pending and send-and-wait', () => {
         unread_count: 2,
         last_activity: expect.any(String),
         sender_waiting: false,
-        time_remaining_seconds: null,
+        time_remaining_seconds: 0,
       },
     ]);
     // The sender has nothing pending; once read, neither has the recipient.
@@ -719,6 +727,15 @@ describe('GET /v1/chat/sessions/{id}/stream', () => {
         signed_payload: expect.any(String),
         signature_status: 'verified',
         from_namespace_trust: null,
+        from_agent: sender.alias,
+        to_address: sender === a ? b.alias : a.alias,
+        to_stable_id: null,
+        signing_key_id: sender.did_key,
+        is_contact: false,
+        rotation_announcement: null,
+        replacement_announcement: null,
+        // Upstream's: b has this stream open, so b waits for an answer to what it sends.
+        sender_waiting: sender === b,
       });
       expectSigned(frame.data);
     }
@@ -728,7 +745,7 @@ describe('GET /v1/chat/sessions/{id}/stream', () => {
     expect(s.frames.map((f) => f.data.body)).toEqual(['one', 'two', 'three', 'via create']);
   });
 
-  it('frames events as `event: <name>` and one-line JSON `data:`, after a keepalive comment', async () => {
+  it('frames events as `id:`, `event: <name>` and one-line JSON `data:`, after `retry:` and a keepalive comment', async () => {
     const [a, b] = await people();
     const { session_id } = await chat(a, b, 'framed');
     const query = `deadline=${encodeURIComponent(inSeconds(30))}&after=${encodeURIComponent(inSeconds(-60))}`;
@@ -744,8 +761,8 @@ describe('GET /v1/chat/sessions/{id}/stream', () => {
       text += value;
     }
     await reader.cancel();
-    expect(text.startsWith(': keepalive\n\n')).toBe(true);
-    expect(text).toMatch(/\n\nevent: message\ndata: \{"type":"message",[^\n]*"body":"framed"[^\n]*\}\n\n$/);
+    expect(text.startsWith('retry: 1000\n\n: keepalive\n\n')).toBe(true);
+    expect(text).toMatch(/\n\nid: cs1\.[\w-]+\nevent: message\ndata: \{"type":"message",[^\n]*"body":"framed"[^\n]*\}\n\n$/);
   });
 
   it('pushes read receipts of the other participants only', async () => {

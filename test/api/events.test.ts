@@ -90,6 +90,8 @@ describe('GET /v1/events/stream', () => {
       priority: 'normal',
       wake_mode: 'idle',
       created_at: m1.delivered_at,
+      // Upstream's: the identity's unread mail as the frame was written.
+      unread_count: 2,
     });
     expect(second?.data).toMatchObject({ message_id: m2.message_id, subject: 'second', priority: 'urgent', wake_mode: 'prompt' });
     expect(paused).toMatchObject({ event: 'control_pause', data: { type: 'control_pause', signal_id: pause.signal_id, signal: 'pause' } });
@@ -177,12 +179,13 @@ describe('GET /v1/events/stream', () => {
     expect(await again.maybeNext(150)).toBeNull();
   });
 
-  it('closes at the deadline', async () => {
+  it('closes at the deadline, with a last `deadline` frame', async () => {
     const rex = await newIdentity();
     const started = performance.now();
-    const stream = await connect(rex, deadlineIn(1.5));
+    const deadline = deadlineIn(1.5);
+    const stream = await connect(rex, deadline);
     expect((await stream.next()).event).toBe('connected');
-    expect(await stream.untilEnd(4000)).toEqual([]);
+    expect(await stream.untilEnd(4000)).toEqual([{ event: 'deadline', data: { type: 'deadline', deadline }, receivedAt: expect.any(Number) }]);
     const elapsed = performance.now() - started;
     expect(elapsed).toBeGreaterThan(1000);
     expect(elapsed).toBeLessThan(3000);

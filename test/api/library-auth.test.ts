@@ -70,12 +70,17 @@ describe('library auth over HTTP', () => {
     expectRefusal(await member.request('GET', '/v1/shelf', { aud: 'https://library.example' }), 401, /aud/, 'SVC_ERR_TEAM_ENVELOPE_MISMATCH');
   });
 
-  it('refuses a replayed request', async () => {
+  it('lets an identical signed read repeat; an identical write gets its first answer and runs once', async () => {
     const headers = member.sign('GET', '/v1/shelf');
     expect((await fetch(`${t.url}/v1/shelf`, { headers })).status).toBe(200);
-    const replay = await fetch(`${t.url}/v1/shelf`, { headers });
-    expect(replay.status).toBe(401);
-    expect(await replay.json()).toEqual({ detail: expect.stringMatching(/already used/), code: 'SVC_ERR_REPLAYED' });
+    expect((await fetch(`${t.url}/v1/shelf`, { headers })).status).toBe(200);
+    const body = JSON.stringify(create('once'));
+    const write = { method: 'POST', headers: { ...member.sign('POST', '/v1/profiles', body), 'content-type': 'application/json' }, body };
+    const first = await fetch(`${t.url}/v1/profiles`, write);
+    const again = await fetch(`${t.url}/v1/profiles`, write);
+    expect([first.status, again.status]).toEqual([201, 201]);
+    expect(await again.json()).toEqual(await first.json());
+    expect((await shelfRefs()).filter((ref) => ref === 'once')).toHaveLength(1);
   });
 
   it('refuses a revoked member from then on', async () => {

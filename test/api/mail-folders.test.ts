@@ -188,6 +188,7 @@ describe('GET /v1/messages/sent', () => {
       priority: 'high',
       signature: expect.any(String),
       signed_payload: expect.any(String),
+      thread_id: null,
       created_at: first.delivered_at,
       status: 'delivered',
       attempts: null,

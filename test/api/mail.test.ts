@@ -79,6 +79,11 @@ describe('POST /v1/messages', () => {
       origin: 'local',
       from_node: null,
       is_contact: false,
+      // Upstream's fields (issue 16): the signing key, no thread, no announcements for a key never rotated.
+      signing_key_id: ann.did_key,
+      thread_id: null,
+      rotation_announcement: null,
+      replacement_announcement: null,
     });
 
     // The signature verifies over the returned bytes, under the sender's key as the registry has it.
@@ -113,7 +118,8 @@ describe('POST /v1/messages', () => {
       const sent = expectOk(await send(bo.api_key, { ...body, body: `to ${to}` }));
       expect(sent.messages).toEqual([{ message_id: sent.message_id, to, to_alias: 'cy', to_address: `${DOMAIN}/cy`, to_did: cy.did_key, to_stable_id: cy.did_aw, status: 'delivered' }]);
       const [item] = expectOk(await inbox(cy.api_key, `?message_id=${sent.message_id}`)).messages;
-      expect(item).toMatchObject({ from_alias: 'bo', from_address: null, from_stable_id: null, priority: 'normal', subject: '' });
+      // A sender without an address is named by its alias, as upstream (an address has a "/").
+      expect(item).toMatchObject({ from_alias: 'bo', from_address: 'bo', from_stable_id: null, priority: 'normal', subject: '' });
       expect(JSON.parse(item.signed_payload)).toMatchObject({ from: 'bo', to, to_did: cy.did_key, to_stable_id: cy.did_aw, priority: 'normal', subject: '' });
       expect(verifyMessageSignature(item)).toBe('verified');
     }
@@ -169,7 +175,7 @@ describe('POST /v1/messages', () => {
     await refuse({ to_alias: 'bo', body: 'x', priority: 'critical' }, 'priority');
     await refuse({ to_alias: 'bo', body: 'x', subject: 's'.repeat(257) }, 'subject');
     await refuse({ to_alias: 'bo', body: 'x', cc: 'cy' }, 'cc');
-    await refuse({ to_alias: 'bo', body: 'x', to_agent_id: bo.agent_id }, 'to_agent_id');
+    await refuse({ to_alias: 'bo', body: 'x', to_agent_id: 'bo' }, 'to_agent_id', /UUID/);
     await refuse({ to_alias: '', body: 'x' }, 'to_alias');
     await refuse({ to_aliases: 'bo', body: 'x' }, 'to_aliases');
     await refuse({ to_aliases: ['bo', 'bo'], body: 'x' }, 'to_aliases', /same recipient/);
@@ -179,7 +185,8 @@ describe('POST /v1/messages', () => {
     // A client cannot sign for an identity this node holds.
     await refuse({ to_alias: 'bo', body: 'x', signature: 'AAAA' }, 'signature', /node signs mail for its identities/);
     await refuse({ to_alias: 'bo', body: 'x', signed_payload: '{}' }, 'signed_payload', /node signs mail for its identities/);
-    await refuse({ to_alias: 'bo', body: 'x', message_id: '00000000-0000-4000-8000-000000000000' }, 'message_id', /mints message_id/);
+    await refuse({ to_alias: 'bo', body: 'x', message_id: 'not-a-uuid' }, 'message_id', /UUID/);
+    await refuse({ to_aliases: ['bo', 'cy'], body: 'x', message_id: '00000000-0000-4000-8000-000000000000' }, 'message_id', /one recipient/);
     expectRefusal(await send(ann.api_key, ['bo']), 422);
     expectRefusal(await t.request('POST', '/v1/messages', { token: ann.api_key, raw: '{"to_alias":' }), 400);
     expect(await inboxIds(bo.api_key, '?limit=200')).toHaveLength(before);

@@ -33,6 +33,9 @@ const TOOLS = [
   'contacts_add',
   'contacts_remove',
   'send_control',
+  // Upstream's presence tools (issue 16).
+  'list_agents',
+  'heartbeat',
 ];
 
 beforeAll(async () => {

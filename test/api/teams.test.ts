@@ -5,7 +5,6 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyTeamRequest, type TeamKeyring } from '../../server/auth/team-envelope.ts';
-import { ReplayCache } from '../../server/auth/replay-cache.ts';
 import { publicKeyFromDidKey } from '../../server/crypto/did-key.ts';
 import { parseCertificateHeader, verifyCertificateSignature } from '../../server/crypto/team-certificate.ts';
 import { expectOk, expectRefusal, expectValidation } from '../support/expect.ts';
@@ -203,7 +202,7 @@ describe('POST /v1/node/teams/:team_id/sign', () => {
     };
     const member = verifyTeamRequest(
       { method: 'POST', url: '/v1/shelf?x=1', headers: signed.headers, rawBody: Buffer.from(body) },
-      { teams, audiences: () => [t.node.info.library_url], now: new Date(), replay: new ReplayCache(300_000) },
+      { teams, audiences: () => [t.node.info.library_url], now: new Date() },
     );
     expect(member).toMatchObject({ team_id: team.team_id, alias: 'owner', certificate_id: team.owner_certificate_id, scopes: ['docs:read', 'docs:write', 'library:approve', 'library:publish', 'library:read', 'library:write', 'team:admin'] });
   });

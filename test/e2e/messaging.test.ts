@@ -223,6 +223,19 @@ describe('Mail and Chat between two identities (headless node, Chromium)', { tim
     await expect.poll(() => alice.getByTestId('reading-pane').getByRole('heading', { level: 2 }).textContent()).toBe(`Re: ${SUBJECT}`);
   });
 
+  it('shows the reply in its thread: alice’s first mail above it, opened on a click', async () => {
+    // The reply named the thread of the mail it answers (upstream's thread_id).
+    const thread = (await use(alice)).getByTestId('reading-pane').getByTestId('mail-thread');
+    await thread.waitFor({ timeout: WAIT });
+    expect(await thread.textContent()).toContain('2 messages in this thread');
+    const entry = thread.getByTestId('thread-entry');
+    expect(await entry.count()).toBe(1);
+    expect(await entry.textContent()).toContain('You');
+    expect(await entry.textContent()).toContain(`to ${BOB}`);
+    await entry.getByRole('button').click();
+    await expect.poll(() => entry.locator('pre').textContent(), { timeout: WAIT }).toContain('Hi Bob,');
+  });
+
   it('alice starts a chat with bob; bob sees it live and answers; alice sees the answer live', async () => {
     await (await use(bob)).getByTestId('nav-chat').click();
     await bob.getByText('No chats yet').waitFor({ timeout: WAIT });

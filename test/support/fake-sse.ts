@@ -2,27 +2,31 @@
  * An in-memory SseStream for unit tests of what drives a stream (server/events/stream-pump.ts and
  * its readers): it records the frames, comments and logged failures, and closes like the real one.
  */
-import type { SseStream } from '../../server/http/sse.ts';
+import { KEEPALIVE_INTERVAL_MS, type SseStream } from '../../server/http/sse.ts';
 
 export interface FakeSseStream extends SseStream {
-  frames: { event: string; data: any }[];
+  /** Each frame, with the `id` it carried when the stream had a position. */
+  frames: { event: string; data: any; id?: string }[];
   comments: string[];
   errors: unknown[];
 }
 
 export function fakeSseStream(): FakeSseStream {
-  const frames: { event: string; data: any }[] = [];
+  const frames: { event: string; data: any; id?: string }[] = [];
   const comments: string[] = [];
   const errors: unknown[] = [];
   const listeners: (() => void)[] = [];
   let closed = false;
-  return {
+  const stream: FakeSseStream = {
     frames,
     comments,
     errors,
-    send(event, data) {
+    position: null,
+    keepaliveMs: KEEPALIVE_INTERVAL_MS,
+    send(event, data, id) {
       if (closed) return false;
-      frames.push({ event, data });
+      if (id !== undefined) stream.position = id;
+      frames.push(stream.position === null ? { event, data } : { event, data, id: stream.position });
       return true;
     },
     comment(text) {
@@ -42,4 +46,5 @@ export function fakeSseStream(): FakeSseStream {
     },
     log: { error: (fields: { err?: unknown }) => void errors.push(fields.err) },
   };
+  return stream;
 }

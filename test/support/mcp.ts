@@ -19,9 +19,10 @@ function parseText(text: string): unknown {
   }
 }
 
-export async function connectMcp(coreUrl: string, apiKey: string): Promise<McpSession> {
+/** `path`: the node serves `/mcp` (the documented URL) and `/mcp/` alike. */
+export async function connectMcp(coreUrl: string, apiKey: string, path: '/mcp' | '/mcp/' = '/mcp/'): Promise<McpSession> {
   const client = new Client({ name: 'svc-node-test', version: '1.0.0' });
-  const transport = new StreamableHTTPClientTransport(new URL('/mcp/', coreUrl), {
+  const transport = new StreamableHTTPClientTransport(new URL(path, coreUrl), {
     requestInit: { headers: { authorization: `Bearer ${apiKey}` } },
   });
   await client.connect(transport);

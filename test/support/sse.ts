@@ -17,14 +17,16 @@ export interface SseFrame {
   receivedAt: number;
 }
 
-/** Splits the complete frames off `buffer`; returns them, the comment lines, and what is left. */
-export function parseSseFrames(buffer: string): { frames: { event: string; data: string }[]; comments: string[]; rest: string } {
-  const frames: { event: string; data: string }[] = [];
+/** Splits the complete frames off `buffer`; returns them (with their `id:`), the comment lines, `retry:` values, and what is left. */
+export function parseSseFrames(buffer: string): { frames: { event: string; data: string; id?: string }[]; comments: string[]; retries: number[]; rest: string } {
+  const frames: { event: string; data: string; id?: string }[] = [];
   const comments: string[] = [];
+  const retries: number[] = [];
   const blocks = buffer.replace(/\r\n/g, '\n').split('\n\n');
   const rest = blocks.pop() ?? '';
   for (const block of blocks) {
     let event = 'message';
+    let id: string | undefined;
     const data: string[] = [];
     for (const line of block.split('\n')) {
       if (line === '') continue;
@@ -37,10 +39,12 @@ export function parseSseFrames(buffer: string): { frames: { event: string; data:
       const value = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
       if (field === 'event') event = value;
       else if (field === 'data') data.push(value);
+      else if (field === 'id') id = value;
+      else if (field === 'retry') retries.push(Number(value));
     }
-    if (data.length > 0) frames.push({ event, data: data.join('\n') });
+    if (data.length > 0) frames.push({ event, data: data.join('\n'), ...(id === undefined ? {} : { id }) });
   }
-  return { frames, comments, rest };
+  return { frames, comments, retries, rest };
 }
 
 export class SseClient {
@@ -48,6 +52,10 @@ export class SseClient {
   readonly frames: SseFrame[] = [];
   /** Every comment line (`: text`) received so far. */
   readonly comments: string[] = [];
+  /** The `id:` of each frame in `frames` (same index; undefined for a frame without one). */
+  readonly ids: (string | undefined)[] = [];
+  /** Every `retry:` value received so far. */
+  readonly retries: number[] = [];
   readonly #queue: SseFrame[] = [];
   readonly #waiters: (() => void)[] = [];
   readonly #close: () => void;
@@ -71,12 +79,14 @@ export class SseClient {
     try {
       for await (const chunk of body) {
         buffer += decoder.decode(chunk, { stream: true });
-        const { frames, comments, rest } = parseSseFrames(buffer);
+        const { frames, comments, retries, rest } = parseSseFrames(buffer);
         buffer = rest;
         this.comments.push(...comments);
+        this.retries.push(...retries);
         for (const frame of frames) {
           const parsed: SseFrame = { event: frame.event, data: JSON.parse(frame.data), receivedAt: performance.now() };
           this.frames.push(parsed);
+          this.ids.push(frame.id);
           this.#queue.push(parsed);
         }
         this.#wake();

@@ -9,8 +9,9 @@ import type { CreateDocumentInput, DocumentDetail, DocumentPage, DocumentSummary
 import type { MintedLink, MintInput, PresentLinkSummary, Preview } from '../../../contract/docs/present.ts';
 import type { TemplateDetail, TemplateList, TemplateRequest } from '../../../contract/docs/templates.ts';
 import type { Theme, ThemeDraft, ThemeInput } from '../../../contract/docs/theme.ts';
-import type { FetchLike } from './client.ts';
-import { query, sendSigned, trimSlash, type Method, type RequestBody, type TeamSigner } from './team-request.ts';
+import { query, trimSlash } from './http.ts';
+import type { FetchLike } from './sse.ts';
+import { sendSigned, type Method, type RequestBody, type TeamSigner } from './team-request.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Wire types: the contract's (contract/docs/), imported as types only so zod stays out of the

@@ -2,8 +2,10 @@
  * Errors from the node in plain words: every failed call becomes an `ApiError` whose message is
  * the node's `detail` (or our own explanation), and a 422's list of problems is kept field by
  * field, each in words with its field's label ("Slug: use 1-64 letters…", never zod's "Too big:
- * expected string…"). Shared by client.ts and sse.ts; forms use it through useFieldErrors.
+ * expected string…"), and the node's `code` says which situation it was (contract/errors.ts), for
+ * views that act on one. Shared by http.ts and sse.ts; forms use it through useFieldErrors.
  */
+import type { ErrorCode } from '../../../contract/errors.ts';
 
 /** A failed call, with the node's `detail` (or our own plain explanation) as the message. */
 export class ApiError extends Error {
@@ -11,13 +13,23 @@ export class ApiError extends Error {
   readonly status: number;
   /** A 422's problems field by field, so a form can show each next to its field ([] otherwise). */
   readonly issues: readonly FieldIssue[];
+  /** The node's code for the situation; null when the node was not reached or sent none. */
+  readonly code: ErrorCode | null;
 
-  constructor(status: number, message: string, issues: readonly FieldIssue[] = []) {
+  constructor(status: number, message: string, issues: readonly FieldIssue[] = [], code: ErrorCode | null = null) {
     super(message);
     this.name = 'ApiError';
     this.status = status;
     this.issues = issues;
+    this.code = code;
   }
+}
+
+/** The `code` of an error body (the node's catalogue names every refusal), or null. */
+export function errorCode(body: unknown): ErrorCode | null {
+  if (typeof body !== 'object' || body === null || !('code' in body)) return null;
+  const code = (body as { code: unknown }).code;
+  return typeof code === 'string' && code.startsWith('SVC_ERR_') ? (code as ErrorCode) : null;
 }
 
 /** One problem the node found with a request: the field it is about (null: the request as a whole) and what is wrong, in words. */

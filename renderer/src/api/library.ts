@@ -11,9 +11,9 @@ import type * as Materialize from '../../../contract/library/materialize.ts';
 import type * as Profiles from '../../../contract/library/profiles.ts';
 import type * as Proposals from '../../../contract/library/proposals.ts';
 import type * as Shelf from '../../../contract/library/shelf.ts';
-import { fetchJson } from './client.ts';
-import type { FetchLike } from './client.ts';
-import { query, sendSigned, trimSlash, type Method, type TeamSigner } from './team-request.ts';
+import { fetchJson, query, trimSlash } from './http.ts';
+import type { FetchLike } from './sse.ts';
+import { sendSigned, type Method, type TeamSigner } from './team-request.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Wire types: the contract's, for the Shelf's store, components and helpers

@@ -17,8 +17,9 @@ export interface SseFrame {
 }
 
 /**
- * Incremental parser (WHATWG "event stream interpretation", minus `id` and `retry`, which the
- * node does not send): feed it text chunks as they arrive, get back the complete frames.
+ * Incremental parser (WHATWG "event stream interpretation", minus `id` and `retry`: the node sends
+ * them for EventSource clients, but `openStream` opens every connection afresh with its own
+ * deadline and backoff): feed it text chunks as they arrive, get back the complete frames.
  */
 export class SseParser {
   #buffer = '';

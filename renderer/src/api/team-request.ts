@@ -4,8 +4,9 @@
  * method, request target and body as the team's owner member, then sends that request itself
  * with the returned headers. A signature works once, so every call signs afresh.
  */
-import { fetchJson } from './client.ts';
-import type { FetchLike, SignedTeamRequest, TeamRequestToSign } from './client.ts';
+import { fetchJson } from './http.ts';
+import type { SignedTeamRequest, TeamRequestToSign } from './owner.ts';
+import type { FetchLike } from './sse.ts';
 
 /** Signs one request as a team member; NodeClient.signAsTeam for the owner member. */
 export type TeamSigner = (request: TeamRequestToSign) => Promise<SignedTeamRequest>;
@@ -14,21 +15,6 @@ export type Method = TeamRequestToSign['method'];
 
 /** A request body as sent: JSON, or raw text with its own content type (Markdown appends). */
 export type RequestBody = { json: unknown } | { text: string; contentType: string };
-
-export function trimSlash(url: string): string {
-  return url.replace(/\/+$/, '');
-}
-
-/** `?a=1&b=2` from defined values; arrays repeat the key (`tags=a&tags=b`). */
-export function query(params: Record<string, string | readonly string[] | undefined>): string {
-  const search = new URLSearchParams();
-  for (const [key, value] of Object.entries(params)) {
-    if (value === undefined) continue;
-    for (const item of typeof value === 'string' ? [value] : value) search.append(key, item);
-  }
-  const text = search.toString();
-  return text === '' ? '' : `?${text}`;
-}
 
 /** Signs exactly what is sent (target with its query, body text), then sends it once. */
 export async function sendSigned<T>(fetchImpl: FetchLike, sign: TeamSigner, method: Method, path: string, body?: RequestBody): Promise<T> {

@@ -4,7 +4,7 @@
  * Pure; tested in __tests__/chat.test.ts.
  */
 import { MAX_CHAT_MESSAGE_BYTES, utf8Length } from '../../../contract/core-rules.ts';
-import type { ChatLastMessage, ChatMember, ChatMessage, ChatSession, NodeChatWake } from '../api/client.ts';
+import type { ChatMember, ChatMessage, ChatSession } from '../api/chat.ts';
 
 export type Delivery = 'sent' | 'sending' | 'failed';
 
@@ -17,18 +17,6 @@ export interface ConversationEntry {
   error: string | null;
   /** Whether sending it again could work (not for a refusal such as "too large"). */
   retryable: boolean;
-}
-
-/** The summary a session row shows under its participants. */
-export interface LastMessage {
-  body: string;
-  from_alias: string;
-  created_at: string;
-  mine: boolean;
-  /** The message said its sender was leaving. */
-  leaving: boolean;
-  /** The message took its sender back into the chat. */
-  rejoining?: boolean;
 }
 
 export function sent(message: ChatMessage): ConversationEntry {
@@ -62,8 +50,11 @@ export function pendingEntry(
       from_address: me.address,
       from_did: me.did_key,
       from_stable_id: null,
+      from_agent: me.alias,
       to: '',
+      to_address: '',
       to_did: '',
+      to_stable_id: null,
       body,
       timestamp: at,
       created_at: at,
@@ -76,6 +67,10 @@ export function pendingEntry(
       // Not signed yet: the node signs it when it takes it (the badge says "Unsigned" meanwhile).
       signature: '',
       signed_payload: '',
+      signing_key_id: null,
+      is_contact: false,
+      rotation_announcement: null,
+      replacement_announcement: null,
       signature_status: 'unverified',
       from_namespace_trust: null,
     },
@@ -156,79 +151,6 @@ export function toMarkRead(entries: readonly ConversationEntry[], myAgentId: str
     if (entry.delivery === 'sent' && !isMine(entry.message, myAgentId)) return entry.key;
   }
   return null;
-}
-
-/** The other participants as a title: "bob", "bob and carol", "bob, carol and 2 others". */
-export function sessionTitle(session: Pick<ChatSession, 'participants'>): string {
-  const names = session.participants;
-  if (names.length === 0) return 'Only you';
-  if (names.length === 1) return names[0] as string;
-  if (names.length === 2) return `${names[0]} and ${names[1]}`;
-  const rest = names.length - 2;
-  return `${names[0]}, ${names[1]} and ${rest} ${rest === 1 ? 'other' : 'others'}`;
-}
-
-/** Sessions by latest activity, newest first. */
-export function sortSessions(sessions: readonly ChatSession[]): ChatSession[] {
-  return [...sessions].sort((a, b) => Date.parse(b.last_activity) - Date.parse(a.last_activity));
-}
-
-/** The session with new activity goes to the top, changed by `update`; the others keep their order. */
-export function moveToFront(sessions: readonly ChatSession[], sessionId: string, update: (session: ChatSession) => ChatSession): ChatSession[] {
-  const index = sessions.findIndex((s) => s.session_id === sessionId);
-  if (index < 0) return [...sessions];
-  return [update(sessions[index] as ChatSession), ...sessions.slice(0, index), ...sessions.slice(index + 1)];
-}
-
-/**
- * What a session row says about the others: waiting for my answer (someone is in the chat and
- * the last word was theirs), present, or nothing.
- */
-export function presence(
-  // `you_left` is ours: a session from an older node does not say.
-  session: Pick<ChatSession, 'sender_waiting' | 'unread_count'> & Partial<Pick<ChatSession, 'you_left'>>,
-  last: LastMessage | null,
-): 'waiting' | 'present' | null {
-  // Someone who said goodbye is not waiting, even with the chat still open on their screen; and
-  // nobody waits for me in a chat I left.
-  if (!session.sender_waiting || last?.leaving === true || session.you_left === true) return null;
-  const theirTurn = session.unread_count > 0 || (last !== null && !last.mine);
-  return theirTurn ? 'waiting' : 'present';
-}
-
-/** A session row's summary from the node's `last_message`. */
-export function lastFromSummary(last: ChatLastMessage, myAgentId: string | null | undefined): LastMessage {
-  return {
-    body: last.preview,
-    from_alias: last.from_alias,
-    created_at: last.created_at,
-    mine: isMine(last, myAgentId),
-    leaving: last.sender_leaving,
-    rejoining: last.sender_rejoining,
-  };
-}
-
-/** A session row's summary from a chat message arriving live for me (so never mine). */
-export function lastFromWake(
-  // An item from an older node may say neither whether its sender left nor whether it came back.
-  item: Pick<NodeChatWake, 'preview' | 'from_alias' | 'created_at'> & Partial<Pick<NodeChatWake, 'sender_leaving' | 'sender_rejoining'>>,
-): LastMessage {
-  return {
-    body: item.preview,
-    from_alias: item.from_alias,
-    created_at: item.created_at,
-    mine: false,
-    leaving: item.sender_leaving === true,
-    rejoining: item.sender_rejoining === true,
-  };
-}
-
-/** The row's preview line: a goodbye or a return in words, else the message itself. */
-export function lastPreview(last: LastMessage): string {
-  const who = last.mine ? 'You' : last.from_alias;
-  if (last.leaving) return `${who} left the chat`;
-  if (last.rejoining === true) return `${who} rejoined the chat`;
-  return last.mine ? `You: ${last.body}` : last.body;
 }
 
 // ------------------------------------------------------------------ membership

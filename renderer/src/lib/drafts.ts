@@ -8,6 +8,7 @@
  * Keys: `svc-node.draft@<node origin>|<team id>|<slug>`; one JSON value each.
  */
 import { DOCUMENT_SLUG } from '../../../contract/docs/rules.ts';
+import type { DocumentSummary } from '../api/docs.ts';
 
 export interface DocumentDraft {
   teamId: string;
@@ -87,6 +88,33 @@ export class DraftStore {
     }
     return drafts.sort((a, b) => b.updatedAt.localeCompare(a.updatedAt));
   }
+}
+
+/** A row of the Documents list: a document on the node, or a draft of one not yet created there. */
+export interface DocumentRow {
+  slug: string;
+  title: string;
+  /** Null for a document that exists only as a local draft. */
+  version: number | null;
+  updatedAt: string;
+  hasDraft: boolean;
+}
+
+/**
+ * The list's rows: the documents read from the node so far (filtered there by `query`), and
+ * before them the drafts of documents the node did not list: not yet created, or on pages not
+ * read yet (they would otherwise hide until scrolled to), filtered here by title or slug.
+ */
+export function documentRows(drafts: readonly DocumentDraft[], documents: readonly DocumentSummary[], query: string): DocumentRow[] {
+  const draftSlugs = new Set(drafts.map((d) => d.slug));
+  const onNode = new Set(documents.map((d) => d.slug));
+  const needle = query.trim().toLowerCase();
+  const local = drafts
+    .filter((d) => !onNode.has(d.slug))
+    .filter((d) => needle === '' || d.title.toLowerCase().includes(needle) || d.slug.toLowerCase().includes(needle))
+    .map((d) => ({ slug: d.slug, title: d.title, version: d.baseVersion, updatedAt: d.updatedAt, hasDraft: true }));
+  const remote = documents.map((d) => ({ slug: d.slug, title: d.title, version: d.current_version, updatedAt: d.updated_at, hasDraft: draftSlugs.has(d.slug) }));
+  return [...local, ...remote];
 }
 
 /**

@@ -4,16 +4,9 @@
  * participants are on another node, what the outbox strip says after a send, and the tunnel
  * form's fields to and from the node's shape. Pure; tested in __tests__/federation.test.ts.
  */
-import type {
-  ChatSession,
-  MailMessage,
-  OutboundMail,
-  OutboundStatus,
-  SendMailResult,
-  TunnelConfig,
-  TunnelConfigInput,
-  TunnelState,
-} from '../api/client.ts';
+import type { ChatSession } from '../api/chat.ts';
+import type { MailMessage, OutboundMail, OutboundStatus, SendMailResult } from '../api/mail.ts';
+import type { TunnelConfig, TunnelConfigInput, TunnelState } from '../api/owner.ts';
 import { hostKeyProblem, portProblem, publicUrlProblem, tunnelHostProblem, tunnelUserProblem } from '../../../contract/core-rules.ts';
 import type { BadgeLabel } from './labels.ts';
 

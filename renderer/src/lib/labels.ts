@@ -3,7 +3,7 @@
  * Pure and tested in __tests__/labels.test.ts.
  */
 
-import type { NamespaceAuthority, NamespaceTrust } from '../api/client.ts';
+import type { NamespaceAuthority, NamespaceTrust } from '../api/owner.ts';
 
 export type Tone = 'ok' | 'warn' | 'danger' | 'accent' | 'neutral';
 

@@ -4,7 +4,8 @@
  * says it does, Sent's delivery words, which links of a rendered body may open. Pure; tested in
  * __tests__/mail.test.ts.
  */
-import type { Identity, MailMessage, OutboundMail, Priority, SentMail, SignatureStatus } from '../api/client.ts';
+import type { MailMessage, OutboundMail, Priority, SentMail, SignatureStatus } from '../api/mail.ts';
+import type { Identity } from '../api/owner.ts';
 import { addressDomain, outboundBadge, outboundDetail } from './federation.ts';
 import { keyFingerprint } from './format.ts';
 import type { BadgeLabel } from './labels.ts';
@@ -46,14 +47,28 @@ export function signatureBadge(
 }
 
 /**
+ * The sender's address, or null: `from_address` names every sender as upstream does, and only a
+ * name with a "/" is an address (an alias, or `<project>~<alias>`, is not).
+ */
+export function senderAddress(message: Pick<MailMessage, 'from_address'>): string | null {
+  return message.from_address.includes('/') ? message.from_address : null;
+}
+
+/** The thread a message belongs to: the thread it names, else the one it starts (its own id). */
+export function threadOf(message: Pick<MailMessage, 'thread_id' | 'message_id'>): string {
+  return message.thread_id ?? message.message_id;
+}
+
+/**
  * When the sender's address belongs to an identity on this node that now has a different key,
  * say so (a rotation, or someone else holding the address now). Null when nothing is off.
  */
 export function keyChangeNote(message: Pick<MailMessage, 'from_address' | 'from_did'>, identities: readonly Identity[]): string | null {
-  if (!message.from_address) return null;
-  const current = identities.find((identity) => identity.address === message.from_address && identity.status === 'active');
+  const address = senderAddress(message);
+  if (address === null) return null;
+  const current = identities.find((identity) => identity.address === address && identity.status === 'active');
   if (current === undefined || current.did_key === message.from_did) return null;
-  return `${message.from_address} now resolves to a different key (${keyFingerprint(current.did_key)}). This message was signed with ${keyFingerprint(message.from_did)}.`;
+  return `${address} now resolves to a different key (${keyFingerprint(current.did_key)}). This message was signed with ${keyFingerprint(message.from_did)}.`;
 }
 
 export function priorityBadge(priority: Priority): BadgeLabel | null {
@@ -71,7 +86,8 @@ export function priorityBadge(priority: Priority): BadgeLabel | null {
 
 /** How to write back to a message's sender: its address, else its stable did, else its key. */
 export function replyRecipient(message: Pick<MailMessage, 'from_address' | 'from_stable_id' | 'from_did' | 'from_alias'>): Recipient {
-  if (message.from_address) return { value: message.from_address, kind: 'address', label: message.from_alias };
+  const address = senderAddress(message);
+  if (address !== null) return { value: address, kind: 'address', label: message.from_alias };
   return { value: message.from_stable_id ?? message.from_did, kind: 'did', label: message.from_alias };
 }
 
@@ -110,6 +126,38 @@ export function preview(body: string, max = 140): string {
 /** The sender as the list shows it. */
 export function senderName(message: Pick<MailMessage, 'from_alias' | 'from_address'>): string {
   return message.from_alias || message.from_address || 'Unknown sender';
+}
+
+/** One mail of a thread as the reading pane lists it: received or sent, by whom, when. */
+export interface ThreadEntry {
+  message_id: string;
+  /** Who wrote it: the sender's alias, or "You". */
+  from: string;
+  /** To whom, for mail I sent. */
+  to: string | null;
+  subject: string;
+  body: string;
+  created_at: string;
+  mine: boolean;
+}
+
+/**
+ * A thread's mail, received and sent, oldest first and each once (a send to several recipients
+ * is one entry), without `openId` (the message the pane shows in full).
+ */
+export function threadEntries(received: readonly MailMessage[], sent: readonly SentMail[], openId: string): ThreadEntry[] {
+  const entries: ThreadEntry[] = received.map((m) => ({ message_id: m.message_id, from: m.from_alias, to: null, subject: m.subject, body: m.body, created_at: m.created_at, mine: false }));
+  const sends = new Map<string, ThreadEntry>();
+  for (const s of sent) {
+    // One send to several recipients is several items with the same content and second.
+    const key = `${s.created_at}\n${s.subject}\n${s.body}`;
+    const seen = sends.get(key);
+    if (seen) seen.to = `${seen.to}, ${s.to}`;
+    else sends.set(key, { message_id: s.message_id, from: 'You', to: s.to, subject: s.subject, body: s.body, created_at: s.created_at, mine: true });
+  }
+  return [...entries, ...sends.values()]
+    .filter((entry) => entry.message_id !== openId)
+    .sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : 0));
 }
 
 // ------------------------------------------------------------------ folders (issue 14)

@@ -4,7 +4,8 @@
  * a list of recipients becomes. Pure; tested in __tests__/recipients.test.ts.
  */
 import { ADDRESS_NAME, normalizeDomainName } from '../../../contract/core-rules.ts';
-import type { Contact, Identity } from '../api/client.ts';
+import type { Contact } from '../api/contacts.ts';
+import type { Identity } from '../api/owner.ts';
 
 export type RecipientKind = 'address' | 'alias' | 'did';
 

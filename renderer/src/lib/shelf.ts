@@ -193,6 +193,18 @@ export function deleteConsequence(profileRef: string, counts: { versions: number
   return `${profileRef} and its ${listWords(parts)} are deleted; this cannot be undone.`;
 }
 
+/**
+ * Why `path` cannot be added to a version being edited (null: it can): a relative path without
+ * empty, "." or ".." parts that the version does not hold yet.
+ */
+export function newFileProblem(path: string, paths: readonly string[]): string | null {
+  if (path === '') return 'Type a path, for example skills/review/SKILL.md.';
+  if (path.startsWith('/') || path.split('/').some((s) => s === '' || s === '.' || s === '..')) {
+    return 'Use a relative path without "..", for example notes/style.md.';
+  }
+  return paths.includes(path) ? `${path} is already in this profile.` : null;
+}
+
 // ------------------------------------------------------------------ proposals
 
 /** The assets of a profile changeset, or null when the content is not one. */

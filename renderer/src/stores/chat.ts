@@ -8,12 +8,17 @@
  * marked failed with the node's reason (and a retry only when trying again could help); a draft
  * over the node's size limit is never sent. In a session with someone on another node, what I
  * sent also shows its delivery state from the node's outbound list (queued, delivered,
- * bounced), read again while any of it is still queued.
+ * bounced), read again while any of it is still queued (composables/useChatDelivery.ts). The
+ * rows' summaries and order: lib/chat-sessions.ts; the conversation's: lib/chat.ts.
  */
 import { defineStore } from 'pinia';
 import { computed, ref, shallowRef, watch } from 'vue';
-import { ApiError } from '../api/client.ts';
-import type { ChatMember, ChatMessage, ChatSession, NodeWakeItem, OutboundMail, StreamHandle, StreamState } from '../api/client.ts';
+import type { ChatMember, ChatMessage, ChatSession } from '../api/chat.ts';
+import { ApiError } from '../api/errors.ts';
+import type { NodeWakeItem } from '../api/owner.ts';
+import type { StreamHandle, StreamState } from '../api/sse.ts';
+import { useChatDelivery } from '../composables/useChatDelivery.ts';
+import { useFresh } from '../composables/useFresh.ts';
 import { usePagedList } from '../composables/usePagedList.ts';
 import {
   confirmSend,
@@ -22,20 +27,17 @@ import {
   failSend,
   isMine,
   isRetryable,
-  lastFromSummary,
-  lastFromWake,
   LEFT_BODY,
   memberStates,
   mergeMessages,
   messageSize,
-  moveToFront,
   pendingEntry,
   receiptsFrom,
   REJOINED_BODY,
-  sessionTitle,
 } from '../lib/chat.ts';
-import type { ConversationEntry, LastMessage } from '../lib/chat.ts';
-import { chatDeliveryPending, chatOutboundIndex, remoteParticipants } from '../lib/federation.ts';
+import type { ConversationEntry } from '../lib/chat.ts';
+import { lastFromMessage, lastFromWake, moveToFront, sessionTitle, withSummaries } from '../lib/chat-sessions.ts';
+import type { LastMessage } from '../lib/chat-sessions.ts';
 import { errorMessage } from '../lib/format.ts';
 import { recipientFields } from '../lib/recipients.ts';
 import type { Recipient } from '../lib/recipients.ts';
@@ -47,8 +49,8 @@ import { useUnreadStore } from './unread.ts';
 /** Sessions per page from the node (the list asks for the next page as it nears the end). */
 const PAGE = 100;
 const HISTORY = 200;
-/** How often the delivery states are read again while a message to another node is queued. */
-const OUTBOUND_POLL_MS = 5_000;
+/** How long a session that just got a message stays highlighted in the list. */
+const FRESH_MS = 6000;
 
 let localSeq = 0;
 
@@ -63,9 +65,9 @@ export const useChatStore = defineStore('chat', () => {
     read: async (before, limit) => {
       const owner = agentId.value;
       if (owner === null) return { items: [], hasMore: false, next: null };
-      const page = await api().chatSessionsPage({ limit, before });
+      const page = await api().chat.sessionsPage({ limit, before });
       // Every page read says what its rows' last messages were (newer ones already known stay).
-      if (owner === agentId.value) noteSummaries(page.sessions);
+      if (owner === agentId.value) last.value = withSummaries(last.value, page.sessions, agentId.value);
       return { items: page.sessions, hasMore: page.has_more, next: page.next_before };
     },
     key: (s) => s.session_id,
@@ -85,8 +87,8 @@ export const useChatStore = defineStore('chat', () => {
   const conversationError = ref<string | null>(null);
   const streamState = ref<StreamState>('stopped');
   const streamDetail = ref<string | null>(null);
-  /** Session ids that just got a message live (highlighted in the list). */
-  const fresh = ref<Record<string, true>>({});
+  /** Sessions that just got a message live (highlighted in the list). */
+  const { fresh, mark: markFresh, clear: clearFresh } = useFresh(FRESH_MS);
 
   const handle = shallowRef<StreamHandle | null>(null);
   let markedUpTo: string | null = null;
@@ -102,41 +104,18 @@ export const useChatStore = defineStore('chat', () => {
   const openTitle = computed(() => (openOthers.value.length > 0 ? sessionTitle({ participants: openOthers.value.map((o) => o.alias) }) : 'Chat'));
   const status = computed(() => conversationStatus(membership.value, openSession.value?.sender_waiting === true));
 
-  /** The open session's participants on another node, by address (the node hosts the rest). */
-  const remoteAddresses = computed(() => {
-    const open = openSession.value;
-    return open === null ? [] : remoteParticipants(open, directory.namespaces.map((n) => n.domain));
+  const delivery = useChatDelivery({
+    openId: () => openId.value,
+    openSession: () => openSession.value,
+    loading: () => conversationLoading.value,
+    mine: () => entries.value.filter((e) => e.delivery === 'sent' && isMine(e.message, agentId.value)).map((e) => e.key),
+    read: () => api().mail.outbound(),
   });
-  /** My chat messages to other nodes, by message_id, as the node's outbound list last said. */
-  const outbound = shallowRef<ReadonlyMap<string, OutboundMail>>(new Map());
-  let outboundTimer: ReturnType<typeof setTimeout> | undefined;
+  const { remoteAddresses, outbound } = delivery;
 
   function api() {
     if (agentId.value === null) throw new Error('No identity is selected.');
     return session.asIdentity(agentId.value);
-  }
-
-  function lastOf(message: ChatMessage): LastMessage {
-    return {
-      body: message.body,
-      from_alias: message.from_alias,
-      created_at: message.created_at,
-      mine: isMine(message, agentId.value),
-      leaving: message.sender_leaving,
-      rejoining: message.sender_rejoining === true,
-    };
-  }
-
-  /** The rows' summaries from the node's `last_message` of each session in `page`. */
-  function noteSummaries(page: readonly ChatSession[]): void {
-    const next = { ...last.value };
-    for (const s of page) {
-      const current = next[s.session_id];
-      if (s.last_message != null && (current === undefined || current.created_at <= s.last_message.created_at)) {
-        next[s.session_id] = lastFromSummary(s.last_message, agentId.value);
-      }
-    }
-    last.value = next;
   }
 
   /** Shows `id`'s chats (a different identity closes the open conversation). */
@@ -146,7 +125,7 @@ export const useChatStore = defineStore('chat', () => {
     agentId.value = id;
     list.reset();
     last.value = {};
-    fresh.value = {};
+    clearFresh();
     await loadSessions();
   }
 
@@ -167,8 +146,7 @@ export const useChatStore = defineStore('chat', () => {
   // ------------------------------------------------------------------ the open conversation
 
   function closeConversation(): void {
-    clearTimeout(outboundTimer);
-    outbound.value = new Map();
+    delivery.clear();
     handle.value?.close();
     handle.value = null;
     conversationGeneration += 1;
@@ -187,22 +165,22 @@ export const useChatStore = defineStore('chat', () => {
     openId.value = sessionId;
     const mine = conversationGeneration;
     conversationLoading.value = true;
-    const client = api();
+    const client = api().chat;
     try {
-      const history = await client.chatConversation(sessionId, HISTORY);
+      const history = await client.conversation(sessionId, HISTORY);
       if (mine !== conversationGeneration) return;
       entries.value = mergeMessages(entries.value, history.messages);
       members.value = history.participants ?? [];
       // Receipts that arrived live while the history loaded are newer than its positions.
       receipts.value = { ...receiptsFrom(members.value, agentId.value), ...receipts.value };
-      void loadOutbound();
+      void delivery.load();
     } catch (error) {
       if (mine === conversationGeneration) conversationError.value = errorMessage(error);
       return;
     } finally {
       if (mine === conversationGeneration) conversationLoading.value = false;
     }
-    handle.value = client.streamSession(sessionId, {
+    handle.value = client.stream(sessionId, {
       // Reconnects replay what was stored after the newest message we hold.
       after: () => entries.value.filter((e) => e.delivery === 'sent').at(-1)?.message.created_at ?? null,
       onEvent: (event) => {
@@ -225,7 +203,7 @@ export const useChatStore = defineStore('chat', () => {
   function noteLast(sessionId: string, message: ChatMessage): void {
     const current = last.value[sessionId];
     if (current !== undefined && current.created_at > message.created_at) return;
-    last.value = { ...last.value, [sessionId]: lastOf(message) };
+    last.value = { ...last.value, [sessionId]: lastFromMessage(message, agentId.value) };
     const mine = isMine(message, agentId.value);
     sessions.value = moveToFront(sessions.value, sessionId, (s) => ({
       ...s,
@@ -243,7 +221,7 @@ export const useChatStore = defineStore('chat', () => {
     sessions.value = sessions.value.map((s) => (s.session_id === sessionId ? { ...s, unread_count: 0 } : s));
     unread.chatRead(sessionId);
     try {
-      await api().markChatRead(sessionId, upTo);
+      await api().chat.markRead(sessionId, upTo);
     } catch {
       markedUpTo = null; // try again next time it is visible
     }
@@ -271,7 +249,7 @@ export const useChatStore = defineStore('chat', () => {
     const identity = me.value;
     if (sessionId === null || identity === null) return;
     const mine = conversationGeneration;
-    const answer = await api().sendChat(sessionId, body, flags);
+    const answer = await api().chat.send(sessionId, body, flags);
     if (mine !== conversationGeneration) return;
     const key = `local-${++localSeq}`;
     const entry = pendingEntry(key, identity, sessionId, body, flags, new Date());
@@ -295,53 +273,16 @@ export const useChatStore = defineStore('chat', () => {
     const mine = conversationGeneration;
     entries.value = entries.value.map((e) => (e.key === key ? { ...e, delivery: 'sending', error: null } : e));
     try {
-      const answer = await api().sendChat(sessionId, entry.message.body, { leaving: entry.message.sender_leaving });
+      const answer = await api().chat.send(sessionId, entry.message.body, { leaving: entry.message.sender_leaving });
       if (mine !== conversationGeneration) return;
       entries.value = confirmSend(entries.value, key, answer.message_id);
       noteLast(sessionId, { ...entry.message, message_id: answer.message_id });
-      void loadOutbound();
+      void delivery.load();
     } catch (error) {
       const retryable = !(error instanceof ApiError) || isRetryable(error.status);
       if (mine === conversationGeneration) entries.value = failSend(entries.value, key, errorMessage(error), retryable);
     }
   }
-
-  // ------------------------------------------------------------------ delivery to other nodes
-
-  function myMessageIds(): string[] {
-    return entries.value.filter((e) => e.delivery === 'sent' && isMine(e.message, agentId.value)).map((e) => e.key);
-  }
-
-  /** Reads the delivery states again (only for a session with someone on another node). */
-  async function loadOutbound(): Promise<void> {
-    if (openId.value === null || remoteAddresses.value.length === 0) return;
-    const mine = conversationGeneration;
-    clearTimeout(outboundTimer);
-    try {
-      const rows = await api().outbound();
-      if (mine !== conversationGeneration) return;
-      outbound.value = chatOutboundIndex(rows);
-    } catch {
-      // The last states stay; the next send or arrival reads them again.
-      if (mine !== conversationGeneration) return;
-    }
-    clearTimeout(outboundTimer);
-    if (chatDeliveryPending(myMessageIds(), outbound.value)) {
-      outboundTimer = setTimeout(() => {
-        if (mine === conversationGeneration) void loadOutbound();
-      }, OUTBOUND_POLL_MS);
-    }
-  }
-
-  // Once the open session turns out to have someone on another node (the session list or the
-  // node's domains can arrive after the conversation opened).
-  watch(
-    () => `${openId.value ?? ''}|${remoteAddresses.value.length > 0}`,
-    () => {
-      // While the history loads, its end reads them (with my messages known, so polling can start).
-      if (!conversationLoading.value) void loadOutbound();
-    },
-  );
 
   function retry(key: string): void {
     void deliver(key);
@@ -361,7 +302,7 @@ export const useChatStore = defineStore('chat', () => {
 
   /** Starts (or continues) a chat with `to`; opens it. Throws with the node's reason. */
   async function start(to: Recipient[], message: string): Promise<string> {
-    const result = await api().startChat({ ...recipientFields(to), message });
+    const result = await api().chat.start({ ...recipientFields(to), message });
     await loadSessions();
     await openConversation(result.session_id);
     return result.session_id;
@@ -386,14 +327,7 @@ export const useChatStore = defineStore('chat', () => {
       // A goodbye or a return says so in the row at once, as the node's summary will.
       if (current === undefined || current.created_at <= item.created_at) last.value = { ...last.value, [sessionId]: lastFromWake(item) };
     }
-    if (sessionId !== openId.value) {
-      fresh.value = { ...fresh.value, [sessionId]: true };
-      setTimeout(() => {
-        const next = { ...fresh.value };
-        delete next[sessionId];
-        fresh.value = next;
-      }, 6000);
-    }
+    if (sessionId !== openId.value) markFresh(sessionId);
   }
 
   // The badges' pending list is refreshed on every arrival: it also says who is in a chat now.
@@ -414,11 +348,11 @@ export const useChatStore = defineStore('chat', () => {
   live.onItem(arrived);
   // A refused chat message comes back as mail (a bounce from this node): read the states again.
   live.onItem((item) => {
-    if (item.type === 'mail_message' && item.agent_id === agentId.value) void loadOutbound();
+    if (item.type === 'mail_message' && item.agent_id === agentId.value) void delivery.load();
   });
   live.onOpen(() => {
     if (loaded.value) void loadSessions();
-    void loadOutbound();
+    void delivery.load();
   });
 
   return {
@@ -459,6 +393,5 @@ export const useChatStore = defineStore('chat', () => {
     discard,
     takeBack,
     start,
-    loadOutbound,
   };
 });

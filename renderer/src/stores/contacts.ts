@@ -4,7 +4,7 @@
  */
 import { defineStore } from 'pinia';
 import { computed, ref } from 'vue';
-import type { Contact } from '../api/client.ts';
+import type { Contact } from '../api/contacts.ts';
 import { buildSuggestions } from '../lib/recipients.ts';
 import type { Suggestion } from '../lib/recipients.ts';
 import { useDirectoryStore } from './directory.ts';
@@ -17,7 +17,7 @@ export const useContactsStore = defineStore('contacts', () => {
 
   async function load(agentId: string): Promise<Contact[]> {
     try {
-      const contacts = await session.asIdentity(agentId).contacts();
+      const contacts = await session.asIdentity(agentId).contacts.list();
       byAgent.value = { ...byAgent.value, [agentId]: contacts };
       return contacts;
     } catch {
@@ -27,7 +27,7 @@ export const useContactsStore = defineStore('contacts', () => {
   }
 
   async function add(agentId: string, address: string, label = ''): Promise<Contact> {
-    const contact = await session.asIdentity(agentId).addContact(address, label);
+    const contact = await session.asIdentity(agentId).contacts.add(address, label);
     byAgent.value = { ...byAgent.value, [agentId]: [...(byAgent.value[agentId] ?? []), contact] };
     return contact;
   }

@@ -4,17 +4,7 @@
  */
 import { defineStore } from 'pinia';
 import { computed, ref, watch } from 'vue';
-import type {
-  CreatedIdentity,
-  CreatedProject,
-  CreateIdentityInput,
-  CreateProjectInput,
-  Identity,
-  Namespace,
-  ProjectListItem,
-  SetupInput,
-  SetupResult,
-} from '../api/client.ts';
+import type { CreatedIdentity, CreatedProject, CreateIdentityInput, CreateProjectInput, Identity, Namespace, ProjectListItem, SetupInput, SetupResult } from '../api/owner.ts';
 import { errorMessage } from '../lib/format.ts';
 import { useSessionStore } from './session.ts';
 

@@ -4,19 +4,19 @@
  * (lib/drafts.ts) until it is saved as a new version, so closing the window, a failed save or an
  * unreachable node loses nothing; a document can even be started while the node is unreachable
  * and is created on the node by its first save. Every call goes through DocsClient, signed by the
- * node as the team's owner member; writes name the identity chosen in the switcher (`acting_as`),
- * which the node records on the version. The list is read a page at a time (100,000 documents
- * stay smooth), filtered on the node. Documents changed elsewhere arrive as `docs_changed` nudges.
+ * node as the team's owner member; writes name the identity chosen in the switcher
+ * (composables/useDocs.ts). The list is read a page at a time (100,000 documents stay smooth),
+ * filtered on the node; its rows put drafts first (lib/drafts.ts). Documents changed elsewhere
+ * arrive as `docs_changed` nudges.
  */
 import { defineStore } from 'pinia';
 import { computed, ref, shallowRef } from 'vue';
-import { ApiError } from '../api/client.ts';
-import { DocsClient } from '../api/docs.ts';
+import { ApiError } from '../api/errors.ts';
 import type { DocumentDetail, DocumentSummary, DocumentVersion, TemplateRequest } from '../api/docs.ts';
+import { useDocs } from '../composables/useDocs.ts';
 import { usePagedList } from '../composables/usePagedList.ts';
-import { DraftStore, type DocumentDraft } from '../lib/drafts.ts';
+import { documentRows, DraftStore, type DocumentDraft } from '../lib/drafts.ts';
 import { errorMessage } from '../lib/format.ts';
-import { useDirectoryStore } from './directory.ts';
 import { useDocsThemeStore } from './docs-theme.ts';
 import { useLiveStore } from './live.ts';
 import { useSessionStore } from './session.ts';
@@ -30,20 +30,11 @@ const REFRESH_PAGE_SIZE = 500;
 
 export type SaveState = 'saved' | 'unsaved' | 'saving' | 'offline' | 'failed';
 
-/** A row of the list: a document on the node, or a draft of one not yet created there. */
-export interface DocumentRow {
-  slug: string;
-  title: string;
-  /** Null for a document that exists only as a local draft. */
-  version: number | null;
-  updatedAt: string;
-  hasDraft: boolean;
-}
-
 export const useDocumentsStore = defineStore('documents', () => {
   const session = useSessionStore();
   const teams = useTeamsStore();
-  const directory = useDirectoryStore();
+  /** The documents as the chosen team, or `shownTeam`; writes name the identity the app acts as. */
+  const docs = useDocs();
 
   /** The list's filter (title or slug), applied by the node. */
   const query = ref('');
@@ -96,34 +87,7 @@ export const useDocumentsStore = defineStore('documents', () => {
   /** Something typed is not in the node's current version (or the document is not on the node yet). */
   const dirty = computed(() => baseVersion.value === null || current.value === null || text.value !== current.value.body);
 
-  const rows = computed<DocumentRow[]>(() => {
-    const draftSlugs = new Set(drafts.value.map((d) => d.slug));
-    const onNode = new Set(documents.value.map((d) => d.slug));
-    const needle = query.value.trim().toLowerCase();
-    // Drafts first: of documents not yet on the node, and of ones on pages not read yet (they
-    // would otherwise hide until scrolled to).
-    const local = drafts.value
-      .filter((d) => !onNode.has(d.slug))
-      .filter((d) => needle === '' || d.title.toLowerCase().includes(needle) || d.slug.toLowerCase().includes(needle))
-      .map((d) => ({ slug: d.slug, title: d.title, version: d.baseVersion, updatedAt: d.updatedAt, hasDraft: true }));
-    const remote = documents.value.map((d) => ({ slug: d.slug, title: d.title, version: d.current_version, updatedAt: d.updated_at, hasDraft: draftSlugs.has(d.slug) }));
-    return [...local, ...remote];
-  });
-
-  /** The documents as the chosen team; writes name the identity the app acts as. */
-  function docs(id: string | null = teams.teamId): DocsClient {
-    const api = session.api();
-    return new DocsClient({
-      docsUrl: session.info?.docs_url || api.coreUrl,
-      teamId: id ?? '',
-      fetch: (input, init) => window.fetch(input, init),
-      sign: (request) => {
-        if (id === null) return Promise.reject(new ApiError(0, 'No team is chosen: create one first.'));
-        const actingAs = request.method === 'GET' ? undefined : directory.currentIdentity?.agent_id;
-        return api.signAsTeam(id, actingAs === undefined ? request : { ...request, acting_as: actingAs }, 'docs');
-      },
-    });
-  }
+  const rows = computed(() => documentRows(drafts.value, documents.value, query.value));
 
   // ------------------------------------------------------------------ the list
 
@@ -355,15 +319,6 @@ export const useDocumentsStore = defineStore('documents', () => {
     }
   }
 
-  /** A template version appended to the open document. */
-  async function appendTemplate(template: TemplateRequest): Promise<void> {
-    const slug = selectedSlug.value;
-    if (slug === null) return;
-    await docs(shownTeam).appendTemplate(slug, template);
-    draftStore.value.remove(shownTeam ?? '', slug);
-    await Promise.all([loadList(), select(slug)]);
-  }
-
   // ------------------------------------------------------------------ live
 
   /**
@@ -440,7 +395,6 @@ export const useDocumentsStore = defineStore('documents', () => {
     restore,
     save,
     create,
-    appendTemplate,
     startLive,
   };
 });

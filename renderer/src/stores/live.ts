@@ -6,7 +6,8 @@
  */
 import { defineStore } from 'pinia';
 import { ref } from 'vue';
-import type { NodeChange, NodeWakeItem, StreamHandle, StreamState } from '../api/client.ts';
+import type { NodeChange, NodeWakeItem } from '../api/owner.ts';
+import type { StreamHandle, StreamState } from '../api/sse.ts';
 import { useSessionStore } from './session.ts';
 
 export const useLiveStore = defineStore('live', () => {

@@ -7,7 +7,7 @@
  */
 import { defineStore } from 'pinia';
 import { computed, ref } from 'vue';
-import type { SentMail } from '../api/client.ts';
+import type { SentMail } from '../api/mail.ts';
 import { usePagedList } from '../composables/usePagedList.ts';
 import { useSessionStore } from './session.ts';
 
@@ -20,7 +20,7 @@ export const useSentStore = defineStore('mail-sent', () => {
   const list = usePagedList<SentMail>({
     read: async (before, limit) => {
       if (agentId.value === null) return { items: [], hasMore: false, next: null };
-      const page = await session.asIdentity(agentId.value).sent({ limit, before: before ?? undefined });
+      const page = await session.asIdentity(agentId.value).mail.sent({ limit, before: before ?? undefined });
       return { items: page.messages, hasMore: page.has_more, next: page.next_before };
     },
     key: (m) => m.message_id,

@@ -1,25 +1,23 @@
 /**
  * Mail for the current identity: the inbox (or its unread part, or the archive), paged from the
  * node; the open message and what can be done to it (mark read or unread, archive, delete:
- * optimistic, put back with the node's reason when it refuses); the outbox of sends in flight
- * (optimistic: a send shows at once as "Sending…", then goes, or stays with the node's reason and
- * a retry; mail for another node says it is queued). New mail arrives from the live feed and is
- * highlighted for a few seconds; a change made elsewhere (an agent or another window archiving,
- * deleting, marking read or unread) arrives as a `mail_changed` nudge and the list is read again.
- * Sent is its own store (mail-sent.ts). The "Sent to other nodes" folder lists the identity's
- * mail and chat to other nodes with its delivery state; it is re-read when shown, by the view's
- * timer, and when mail arrives (a bounce arrives as mail).
+ * optimistic, put back with the node's reason when it refuses). New mail arrives from the live
+ * feed and is highlighted for a few seconds; a change made elsewhere (an agent or another window
+ * archiving, deleting, marking read or unread) arrives as a `mail_changed` nudge and the list is
+ * read again. The other folders have their own stores, which this one tells whose mail is shown:
+ * Sent (mail-sent.ts) and "Sent to other nodes" (mail-outbound.ts), re-read when shown, by the
+ * view's timer, and when mail arrives (a bounce arrives as mail). Sends in flight: mail-outbox.ts.
  */
 import { defineStore } from 'pinia';
 import { computed, ref } from 'vue';
-import type { MailMessage, NodeChange, NodeWakeItem, OutboundMail, Priority } from '../api/client.ts';
+import type { MailMessage } from '../api/mail.ts';
+import type { NodeChange, NodeWakeItem } from '../api/owner.ts';
+import { useFresh } from '../composables/useFresh.ts';
 import { usePagedList } from '../composables/usePagedList.ts';
 import { errorMessage } from '../lib/format.ts';
-import { queuedRecipients } from '../lib/federation.ts';
 import { mergeMessages, nextAfterRemoval, patchMessage, placeChanged, withoutMessage, type MailFolder } from '../lib/mail.ts';
-import { recipientFields } from '../lib/recipients.ts';
-import type { Recipient } from '../lib/recipients.ts';
 import { useLiveStore } from './live.ts';
+import { useOutboundStore } from './mail-outbound.ts';
 import { useSentStore } from './mail-sent.ts';
 import { useSessionStore } from './session.ts';
 import { useUnreadStore } from './unread.ts';
@@ -36,25 +34,6 @@ export interface MailNotice {
   undo: (() => void) | null;
 }
 
-export interface MailDraft {
-  to: Recipient[];
-  subject: string;
-  body: string;
-  priority: Priority;
-}
-
-export interface OutboxItem {
-  id: string;
-  /** The identity it is sent as. */
-  agentId: string;
-  draft: MailDraft;
-  state: 'sending' | 'sent' | 'failed';
-  /** The node's reason, when it failed. */
-  error: string | null;
-  /** Recipients (as named in the draft) whose mail went to another node's queue, once sent. */
-  queued: string[];
-}
-
 const PAGE = 100;
 /** A long inbox is read again in pages this size (the node's most). */
 const RELOAD_PAGE = 200;
@@ -62,19 +41,15 @@ const RELOAD_PAGE = 200;
 const CHANGED_DEBOUNCE_MS = 250;
 /** How long the "Archived. Undo" notice stays. */
 const NOTICE_MS = 8000;
-/** How long new mail stays highlighted, and a sent item stays in the outbox. */
+/** How long new mail stays highlighted. */
 const FRESH_MS = 6000;
-const SENT_MS = 5000;
-/** A send queued for another node stays a little longer: it says something worth reading. */
-const QUEUED_MS = 9000;
-
-let outboxSeq = 0;
 
 export const useMailStore = defineStore('mail', () => {
   const session = useSessionStore();
   const live = useLiveStore();
   const unread = useUnreadStore();
   const sent = useSentStore();
+  const outbound = useOutboundStore();
 
   /** Whose mail is loaded. */
   const agentId = ref<string | null>(null);
@@ -92,28 +67,19 @@ export const useMailStore = defineStore('mail', () => {
   // Replaced whole on every change (never mutated): no deep reactivity over thousands of messages.
   const { items: messages, hasMore, loaded, loading, loadingMore, error: loadError } = list;
   const selectedId = ref<string | null>(null);
-  /** Ids of messages that just arrived live (highlighted). */
-  const fresh = ref<Record<string, true>>({});
+  /** Messages that just arrived live (highlighted). */
+  const { fresh, mark: markFresh, clear: clearFresh } = useFresh(FRESH_MS);
   /** Why the last "mark read" failed, for the reading pane. */
   const ackError = ref<string | null>(null);
   /** Why the last archive, delete or mark unread failed, above the list. */
   const actionError = ref<string | null>(null);
   const notice = ref<MailNotice | null>(null);
-  const outbox = ref<OutboxItem[]>([]);
-  /** The identity's mail to other nodes, newest first. */
-  const outbound = ref<OutboundMail[]>([]);
-  const outboundLoaded = ref(false);
-  const outboundError = ref<string | null>(null);
-  const selectedOutboundId = ref<string | null>(null);
 
   const selected = computed(() => messages.value.find((m) => m.message_id === selectedId.value) ?? null);
-  const myOutbox = computed(() => outbox.value.filter((item) => item.agentId === agentId.value));
-  const selectedOutbound = computed(() => outbound.value.find((m) => m.message_id === selectedOutboundId.value) ?? null);
-  const queuedCount = computed(() => outbound.value.filter((m) => m.status === 'queued').length);
 
   function api() {
     if (agentId.value === null) throw new Error('No identity is selected.');
-    return session.asIdentity(agentId.value);
+    return session.asIdentity(agentId.value).mail;
   }
 
   /** Shows `id`'s mail (loads it when another identity's was shown). */
@@ -122,43 +88,17 @@ export const useMailStore = defineStore('mail', () => {
     agentId.value = id;
     list.reset();
     selectedId.value = null;
-    fresh.value = {};
-    outbound.value = [];
-    outboundLoaded.value = false;
-    outboundError.value = null;
-    selectedOutboundId.value = null;
+    clearFresh();
     actionError.value = null;
     notice.value = null;
     sent.reset(id);
-    await Promise.all([load(), folder.value === 'outbound' ? loadOutbound() : folder.value === 'sent' ? sent.load() : Promise.resolve()]);
+    outbound.reset(id);
+    await Promise.all([load(), folder.value === 'outbound' ? outbound.load() : folder.value === 'sent' ? sent.load() : Promise.resolve()]);
   }
 
   /** The inbox route's query for the folder shown. */
   function listQuery(): { unreadOnly: boolean; folder?: 'archive' } {
     return folder.value === 'archive' ? { unreadOnly: false, folder: 'archive' } : { unreadOnly: folder.value === 'unread' };
-  }
-
-  /** Re-reads the mail to other nodes (quietly: a failure keeps what is shown, with the reason). */
-  async function loadOutbound(): Promise<void> {
-    const owner = agentId.value;
-    if (owner === null) {
-      outboundLoaded.value = true;
-      return;
-    }
-    try {
-      const list = await api().outbound();
-      if (owner !== agentId.value) return;
-      outbound.value = list;
-      outboundError.value = null;
-    } catch (error) {
-      if (owner === agentId.value) outboundError.value = errorMessage(error);
-    } finally {
-      if (owner === agentId.value) outboundLoaded.value = true;
-    }
-  }
-
-  function selectOutbound(id: string | null): void {
-    selectedOutboundId.value = id;
   }
 
   /** The folder shown, read again from the start as far as it had been read. */
@@ -176,7 +116,7 @@ export const useMailStore = defineStore('mail', () => {
     actionError.value = null;
     // An Undo belongs to the list it was said over.
     notice.value = null;
-    if (next === 'outbound') await loadOutbound();
+    if (next === 'outbound') await outbound.load();
     else if (next === 'sent') await (sent.loaded ? sent.refresh() : sent.load());
     else {
       list.reset();
@@ -262,7 +202,7 @@ export const useMailStore = defineStore('mail', () => {
     const wasUnread = message.read_at === null;
     const putBack = takeOut(id);
     if (wasUnread) unread.mailRead();
-    const done = await change(() => api().moveMail(id, 'archive'), putBack, 'archive it');
+    const done = await change(() => api().move(id, 'archive'), putBack, 'archive it');
     if (done) say(`Archived “${message.subject || '(no subject)'}”.`, () => void restore(message, wasUnread));
   }
 
@@ -271,7 +211,7 @@ export const useMailStore = defineStore('mail', () => {
     notice.value = null;
     const owner = agentId.value;
     try {
-      const state = await ours(() => api().moveMail(message.message_id, wasUnread ? 'unread' : 'unarchive'));
+      const state = await ours(() => api().move(message.message_id, wasUnread ? 'unread' : 'unarchive'));
       if (owner !== agentId.value) return;
       if (folder.value !== 'archive' && (folder.value !== 'unread' || state.read_at === null)) {
         // Back in its place, not opened: opening it would mark it read again.
@@ -287,7 +227,7 @@ export const useMailStore = defineStore('mail', () => {
   async function unarchive(id: string): Promise<void> {
     if (folder.value !== 'archive' || !messages.value.some((m) => m.message_id === id)) return;
     const putBack = takeOut(id);
-    if (await change(() => api().moveMail(id, 'unarchive'), putBack, 'move it to the inbox')) say('Moved to the inbox.', null);
+    if (await change(() => api().move(id, 'unarchive'), putBack, 'move it to the inbox')) say('Moved to the inbox.', null);
   }
 
   /** Unread again (and, from the Archive, back in the inbox). */
@@ -301,7 +241,7 @@ export const useMailStore = defineStore('mail', () => {
             messages.value = patchMessage(messages.value, id, { read_at: null });
             return () => (messages.value = patchMessage(messages.value, id, { read_at: message.read_at }));
           })();
-    if (await change(() => api().moveMail(id, 'unread'), putBack, 'mark it unread')) unread.schedule(0);
+    if (await change(() => api().move(id, 'unread'), putBack, 'mark it unread')) unread.schedule(0);
   }
 
   /** Deletes it from this identity's mail for good (the view asked first). */
@@ -310,7 +250,7 @@ export const useMailStore = defineStore('mail', () => {
     if (message === undefined) return;
     const putBack = takeOut(id);
     if (message.read_at === null) unread.mailRead();
-    if (await change(() => api().deleteMail(id), putBack, 'delete it')) say(`Deleted “${message.subject || '(no subject)'}”.`, null);
+    if (await change(() => api().delete(id), putBack, 'delete it')) say(`Deleted “${message.subject || '(no subject)'}”.`, null);
   }
 
   function dismissNotice(): void {
@@ -321,7 +261,7 @@ export const useMailStore = defineStore('mail', () => {
   async function arrived(item: NodeWakeItem): Promise<void> {
     if (item.type !== 'mail_message' || item.agent_id !== agentId.value || !loaded.value) return;
     // A bounce arrives as mail: the delivery states may have changed.
-    if (folder.value === 'outbound' || outboundLoaded.value) void loadOutbound();
+    if (folder.value === 'outbound' || outbound.loaded) void outbound.load();
     if (sent.loaded) void sent.refresh();
     if (folder.value !== 'inbox' && folder.value !== 'unread') return;
     const current = list.ticket();
@@ -329,12 +269,7 @@ export const useMailStore = defineStore('mail', () => {
       const message = await api().message(item.message_id);
       if (message === null || !current()) return;
       messages.value = mergeMessages(messages.value, [message]);
-      fresh.value = { ...fresh.value, [message.message_id]: true };
-      setTimeout(() => {
-        const next = { ...fresh.value };
-        delete next[message.message_id];
-        fresh.value = next;
-      }, FRESH_MS);
+      markFresh(message.message_id);
     } catch {
       // The next reconnect or reload catches up.
     }
@@ -401,49 +336,6 @@ export const useMailStore = defineStore('mail', () => {
     scheduleChanged();
   }
 
-  /** Sends as the identity shown. Returns at once; the outbox item tells how it went. */
-  function send(draft: MailDraft): OutboxItem {
-    const owner = agentId.value;
-    if (owner === null) throw new Error('No identity is selected.');
-    const item: OutboxItem = { id: `out-${++outboxSeq}`, agentId: owner, draft, state: 'sending', error: null, queued: [] };
-    outbox.value = [...outbox.value, item];
-    void deliver(item.id);
-    return item;
-  }
-
-  function patchOutbox(id: string, patch: Partial<OutboxItem>): void {
-    outbox.value = outbox.value.map((item) => (item.id === id ? { ...item, ...patch } : item));
-  }
-
-  async function deliver(id: string): Promise<void> {
-    const item = outbox.value.find((entry) => entry.id === id);
-    if (item === undefined) return;
-    patchOutbox(id, { state: 'sending', error: null, queued: [] });
-    try {
-      const result = await session.asIdentity(item.agentId).sendMail({
-        ...recipientFields(item.draft.to),
-        subject: item.draft.subject,
-        body: item.draft.body,
-        priority: item.draft.priority,
-      });
-      const queued = queuedRecipients(result);
-      patchOutbox(id, { state: 'sent', queued });
-      setTimeout(() => discard(id), queued.length > 0 ? QUEUED_MS : SENT_MS);
-      if (item.agentId === agentId.value) void sent.refresh();
-      if (queued.length > 0 && item.agentId === agentId.value && (folder.value === 'outbound' || outboundLoaded.value)) void loadOutbound();
-    } catch (error) {
-      patchOutbox(id, { state: 'failed', error: errorMessage(error) });
-    }
-  }
-
-  function retry(id: string): void {
-    void deliver(id);
-  }
-
-  function discard(id: string): void {
-    outbox.value = outbox.value.filter((item) => item.id !== id);
-  }
-
   /** Selects a message by id, fetching it when it is not in the list (a notification's link). */
   async function reveal(id: string): Promise<void> {
     if (!INBOX_FOLDERS.includes(folder.value)) await setFolder('inbox');
@@ -490,16 +382,6 @@ export const useMailStore = defineStore('mail', () => {
     ackError,
     actionError,
     notice,
-    outbox,
-    myOutbox,
-    outbound,
-    outboundLoaded,
-    outboundError,
-    selectedOutboundId,
-    selectedOutbound,
-    queuedCount,
-    loadOutbound,
-    selectOutbound,
     show,
     load,
     loadMore,
@@ -512,9 +394,6 @@ export const useMailStore = defineStore('mail', () => {
     unarchive,
     remove,
     dismissNotice,
-    send,
-    retry,
-    discard,
     markContact,
   };
 });

@@ -5,8 +5,11 @@
  */
 import { defineStore } from 'pinia';
 import { ref, shallowRef } from 'vue';
-import { ApiError, browserEnv, connect, forgetSession, SessionKeys } from '../api/client.ts';
-import type { IdentityClient, NodeClient, NodeInfo } from '../api/client.ts';
+import { browserEnv, connect, forgetSession } from '../api/connect.ts';
+import { ApiError } from '../api/errors.ts';
+import type { IdentityClient } from '../api/identity.ts';
+import { SessionKeys } from '../api/identity-keys.ts';
+import type { NodeClient, NodeInfo } from '../api/owner.ts';
 import { errorMessage } from '../lib/format.ts';
 
 export type SessionStatus = 'connecting' | 'connected' | 'signed-out' | 'unreachable';

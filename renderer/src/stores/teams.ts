@@ -4,7 +4,7 @@
  */
 import { defineStore } from 'pinia';
 import { computed, ref, watch } from 'vue';
-import type { CreateTeamInput, Team } from '../api/client.ts';
+import type { CreateTeamInput, Team } from '../api/owner.ts';
 import { errorMessage } from '../lib/format.ts';
 import { useLiveStore } from './live.ts';
 import { useSessionStore } from './session.ts';

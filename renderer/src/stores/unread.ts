@@ -6,7 +6,7 @@
  */
 import { defineStore } from 'pinia';
 import { computed, ref, watch } from 'vue';
-import type { PendingChat } from '../api/client.ts';
+import type { PendingChat } from '../api/chat.ts';
 import { useDirectoryStore } from './directory.ts';
 import { useLiveStore } from './live.ts';
 import { useSessionStore } from './session.ts';
@@ -34,7 +34,7 @@ export const useUnreadStore = defineStore('unread', () => {
       return;
     }
     try {
-      const answer = await session.asIdentity(id).pending();
+      const answer = await session.asIdentity(id).chat.pending();
       if (mine !== generation) return; // the identity changed meanwhile
       mail.value = answer.messages_waiting;
       pending.value = answer.pending;

@@ -9,6 +9,7 @@ import { contactRoutes } from './contacts/routes.ts';
 import { controlRoutes } from './control/routes.ts';
 import { didRoutes } from './did/routes.ts';
 import { eventRoutes } from './events/routes.ts';
+import { healthRoutes } from './health.ts';
 import { subscriptionRoutes } from './events/subscriptions-routes.ts';
 import { identityRoutes } from './identities/routes.ts';
 import { mailRoutes } from './mail/routes.ts';
@@ -35,4 +36,5 @@ export async function coreSurface(app: FastifyInstance, options: CoreSurfaceOpti
   await app.register(eventRoutes, options);
   await app.register(subscriptionRoutes, options);
   await app.register(federationRoutes, options);
+  await app.register(healthRoutes, options);
 }

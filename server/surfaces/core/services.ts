@@ -19,6 +19,7 @@ import { appEventWakeSource, chatWakeSource, controlWakeSource, mailWakeSource }
 import { EventSubscriptions } from './events/subscriptions.ts';
 import { IdentityBackups } from './identities/backup.ts';
 import { IdentityLifecycle } from './identities/lifecycle.ts';
+import { IdentityPresence } from './identities/presence.ts';
 import { IdentityService } from './identities/service.ts';
 import { MailService } from './mail/service.ts';
 import { Recipients } from './messaging/recipients.ts';
@@ -35,6 +36,8 @@ export interface CoreServices {
   identities: IdentityService;
   lifecycle: IdentityLifecycle;
   backups: IdentityBackups;
+  /** Who is online as far as this node knows (event streams, heartbeats): MCP's list_agents. */
+  presence: IdentityPresence;
   recipients: Recipients;
   chat: ChatService;
   mail: MailService;
@@ -74,6 +77,7 @@ export function createCoreServices(ctx: NodeContext, owner: OwnerAccess, options
   const identities = new IdentityService(ctx, deps);
   const lifecycle = new IdentityLifecycle(ctx, deps, identities);
   const backups = new IdentityBackups(ctx, deps, identities);
+  const presence = new IdentityPresence(ctx.clock);
   const recipients = new Recipients(ctx, identities, namespaces);
   const remote = new RemoteClient(ctx.dns, options.remote);
   const outbox = new FederationOutbox(ctx, directory, remote, options.outbox);
@@ -97,6 +101,7 @@ export function createCoreServices(ctx: NodeContext, owner: OwnerAccess, options
     identities,
     lifecycle,
     backups,
+    presence,
     recipients,
     chat,
     mail,

@@ -6,7 +6,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { EventStreamQuery } from '../../../contract/core/events.ts';
+import { EventStreamQuery, StreamResumeHeaders } from '../../../contract/core/events.ts';
 import { CreatedIdentity } from '../../../contract/core/identities.ts';
 import { Namespace, NamespaceList } from '../../../contract/core/namespaces.ts';
 import {
@@ -31,8 +31,9 @@ import {
 } from '../../../contract/node/owner.ts';
 import { normalizeDomain } from '../../crypto/dns-txt.ts';
 import { conflict, invalid, unauthorized } from '../../errors.ts';
-import { openSse, streamDeadline } from '../../http/sse.ts';
+import { endOfStream, openSse, streamWindow } from '../../http/sse.ts';
 import type { TunnelService } from '../../tunnel/service.ts';
+import { feedIds } from '../core/events/node-feed.ts';
 import type { CoreServices } from '../core/services.ts';
 import { docsOwnerRoutes } from './docs-routes.ts';
 import { peerRoutes } from './peer-routes.ts';
@@ -128,16 +129,23 @@ export async function ownerApi(app: FastifyInstance, { services, tunnel, nodeInf
   // New mail and chat for every identity, live: the UI's badges and highlights; and nudges that
   // something the UI shows changed (whoever changed it), so it re-reads it. An SSE stream: its
   // `deadline` is checked as every stream's is (http/sse.ts); its frames are NodeFeedFrames
-  // (core/events/node-feed.ts).
+  // (core/events/node-feed.ts). `Last-Event-ID` resumes the mail and chat after that frame.
   api.get(
     '/v1/node/events/stream',
     {
       config: { auth: 'owner' },
-      schema: { tags, summary: 'The owner feed (SSE): new mail and chat for every identity, and what changed (contract/core/events.ts)', querystring: EventStreamQuery },
+      schema: {
+        tags,
+        summary: 'The owner feed (SSE): new mail and chat for every identity, and what changed (contract/core/events.ts)',
+        querystring: EventStreamQuery,
+        headers: StreamResumeHeaders,
+      },
     },
     async (request, reply) => {
-      const deadline = streamDeadline(request.query.deadline, ctx.clock.now());
-      wakeFeed.attach(openSse(request, reply, deadline), nodeInfo().node_id);
+      const window = streamWindow(request, request.query.deadline, ctx.clock.now());
+      if (window === null) return endOfStream(reply);
+      const resume = feedIds.decode(request.headers['last-event-id']);
+      wakeFeed.attach(openSse(request, reply, window), nodeInfo().node_id, resume);
       return reply;
     },
   );

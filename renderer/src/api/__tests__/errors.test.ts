@@ -4,8 +4,8 @@
  * rule texts kept; and an ApiError carries the problems field by field for the forms.
  */
 import { describe, expect, it } from 'vitest';
-import { ApiError, detailIssues, errorIssues, fieldLabel, formatDetail, issueSentence, issueWords } from '../errors.ts';
-import { fetchJson } from '../client.ts';
+import { ApiError, detailIssues, errorIssues, errorMessage, fieldLabel, formatDetail, issueSentence, issueWords } from '../errors.ts';
+import { fetchJson } from '../http.ts';
 
 describe('issueWords', () => {
   it('says zod’s stock texts in words', () => {
@@ -56,5 +56,28 @@ describe('a 422 as sentences with labels', () => {
     expect(caught).toBeInstanceOf(ApiError);
     expect((caught as ApiError).message).toBe('Name: use 1-64 letters');
     expect((caught as ApiError).issues).toEqual([{ field: 'name', message: 'use 1-64 letters' }]);
+  });
+});
+
+describe('formatDetail and errorMessage', () => {
+  it('passes string details through', () => {
+    expect(formatDetail('Project slug already exists')).toBe('Project slug already exists');
+    expect(errorMessage(409, { detail: 'Project slug already exists' })).toBe('Project slug already exists');
+  });
+
+  it('turns validation lists into one readable line', () => {
+    const detail = [
+      { loc: ['body', 'name'], msg: 'Field required', type: 'missing' },
+      { loc: ['body', 'slug'], msg: 'String should have at most 63 characters', type: 'string_too_long' },
+      { loc: [], msg: 'Something general', type: 'x' },
+    ];
+    expect(formatDetail(detail)).toBe('Name: Field required; Slug: String should have at most 63 characters; Something general');
+  });
+
+  it('falls back to plain words by status, never to raw bodies', () => {
+    expect(errorMessage(404, { detail: '' })).toBe('The node does not know that item.');
+    expect(errorMessage(422, null)).toBe('Some fields are not valid.');
+    expect(errorMessage(418, { error: 'stack trace here' })).toBe('The node answered with an error (HTTP 418).');
+    expect(formatDetail({ nested: true })).toBeNull();
   });
 });

@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError, NodeClient, SessionKeys } from '../client.ts';
-import type { FetchLike, SessionKey } from '../client.ts';
+import { ApiError } from '../errors.ts';
+import { SessionKeys } from '../identity-keys.ts';
+import { NodeClient } from '../owner.ts';
+import type { SessionKey } from '../owner.ts';
+import type { FetchLike } from '../sse.ts';
 
 const HOUR = 3600_000;
 
@@ -67,7 +70,7 @@ describe('IdentityClient', () => {
     });
     const owner = new NodeClient({ coreUrl: 'http://n/', token: 'owner', mode: 'desktop', fetch });
     const alice = owner.asIdentity('agent-a', new SessionKeys((id) => owner.mintSessionKey(id)));
-    await alice.inbox({ unreadOnly: true, limit: 20 });
+    await alice.mail.inbox({ unreadOnly: true, limit: 20 });
     expect(calls).toEqual([
       { url: 'http://n/v1/node/identities/agent-a/session-key', method: 'POST', auth: 'Bearer owner', body: {} },
       { url: 'http://n/v1/messages/inbox?limit=20&unread_only=true', method: 'GET', auth: 'Bearer svc_sk_1', body: undefined },
@@ -82,7 +85,7 @@ describe('IdentityClient', () => {
     });
     const owner = new NodeClient({ coreUrl: 'http://n/', token: 'owner', mode: 'desktop', fetch });
     const alice = owner.asIdentity('agent-a', new SessionKeys((id) => owner.mintSessionKey(id)));
-    expect(await alice.outbound()).toEqual([row]);
+    expect(await alice.mail.outbound()).toEqual([row]);
     expect(calls[1]).toEqual({ url: 'http://n/v1/messages/outbound', method: 'GET', auth: 'Bearer svc_sk_1', body: undefined });
   });
 
@@ -95,7 +98,7 @@ describe('IdentityClient', () => {
     });
     const owner = new NodeClient({ coreUrl: 'http://n', token: 'owner', mode: 'desktop', fetch });
     const alice = owner.asIdentity('a', new SessionKeys((id) => owner.mintSessionKey(id)));
-    expect(await alice.ack('m')).toEqual({ message_id: 'm', acknowledged_at: 't' });
+    expect(await alice.mail.ack('m')).toEqual({ message_id: 'm', acknowledged_at: 't' });
     expect(calls.map((c) => `${c.method} ${c.url.replace('http://n', '')} ${c.auth}`)).toEqual([
       'POST /v1/node/identities/a/session-key Bearer owner',
       'POST /v1/messages/m/ack Bearer k1',
@@ -112,7 +115,7 @@ describe('IdentityClient', () => {
     );
     const owner = new NodeClient({ coreUrl: 'http://n', token: 'owner', mode: 'desktop', fetch });
     const alice = owner.asIdentity('a', new SessionKeys((id) => owner.mintSessionKey(id)));
-    await expect(alice.contacts()).rejects.toMatchObject({ status: 401, message: 'Invalid API key' });
+    await expect(alice.contacts.list()).rejects.toMatchObject({ status: 401, message: 'Invalid API key' });
   });
 
   it('sends mail and chat bodies as the API expects', async () => {
@@ -121,10 +124,10 @@ describe('IdentityClient', () => {
     );
     const owner = new NodeClient({ coreUrl: 'http://n', token: 'owner', mode: 'desktop', fetch });
     const alice = owner.asIdentity('a', new SessionKeys((id) => owner.mintSessionKey(id)));
-    await alice.sendMail({ to_addresses: ['x.test/bob'], subject: 'Hi', body: 'Hello', priority: 'high' });
-    await alice.sendChat('s/1', 'bye', { leaving: true });
-    await alice.markChatRead('s1', 'm1');
-    await alice.chatHistory('s1', 1);
+    await alice.mail.send({ to_addresses: ['x.test/bob'], subject: 'Hi', body: 'Hello', priority: 'high' });
+    await alice.chat.send('s/1', 'bye', { leaving: true });
+    await alice.chat.markRead('s1', 'm1');
+    await alice.chat.conversation('s1', 1);
     expect(calls.slice(1).map((c) => [c.method, c.url.replace('http://n', ''), c.body])).toEqual([
       ['POST', '/v1/messages', { to_addresses: ['x.test/bob'], subject: 'Hi', body: 'Hello', priority: 'high' }],
       ['POST', '/v1/chat/sessions/s%2F1/messages', { body: 'bye', leaving: true }],

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError, NodeClient } from '../client.ts';
-import type { FetchLike } from '../client.ts';
+import { ApiError } from '../errors.ts';
+import { NodeClient } from '../owner.ts';
+import type { FetchLike } from '../sse.ts';
 import { LibraryClient } from '../library.ts';
 
 interface Call {

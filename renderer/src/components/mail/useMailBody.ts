@@ -45,7 +45,7 @@ export function useRenderedBody(agentId: Ref<string | null>, messageId: Ref<stri
       html.value = rendered.get(id) ?? null;
       if (html.value !== null || plain || owner === null) return;
       try {
-        const body = await session.asIdentity(owner).renderedBody(id);
+        const body = await session.asIdentity(owner).mail.renderedBody(id);
         remember(id, body);
         if (messageId.value === id) html.value = body;
       } catch (error) {

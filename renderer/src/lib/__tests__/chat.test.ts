@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ChatMember, ChatMessage, ChatSession } from '../../api/client.ts';
+import type { ChatMember, ChatMessage } from '../../api/chat.ts';
 import {
   confirmSend,
   conversationOthers,
@@ -7,21 +7,14 @@ import {
   failSend,
   formatKiB,
   isRetryable,
-  lastFromSummary,
-  lastFromWake,
-  lastPreview,
   MAX_CHAT_MESSAGE_BYTES,
   memberStates,
   mergeMessages,
   messageSize,
-  moveToFront,
   pendingEntry,
-  presence,
   readMarks,
   receiptsFrom,
   sent,
-  sessionTitle,
-  sortSessions,
   timeline,
   toMarkRead,
   utf8Length,
@@ -38,8 +31,11 @@ function message(id: string, from: 'me' | 'bob', at: string, extra: Partial<Chat
     from_address: null,
     from_did: 'did:key:z6Mk',
     from_stable_id: null,
+    from_agent: from === 'me' ? 'alice' : 'bob',
     to: '',
+    to_address: '',
     to_did: '',
+    to_stable_id: null,
     body: id,
     timestamp: at,
     created_at: at,
@@ -51,6 +47,10 @@ function message(id: string, from: 'me' | 'bob', at: string, extra: Partial<Chat
     wait_seconds: null,
     signature: 'sig',
     signed_payload: '{}',
+    signing_key_id: 'did:key:z6Mk',
+    is_contact: false,
+    rotation_announcement: null,
+    replacement_announcement: null,
     signature_status: 'verified',
     from_namespace_trust: null,
     ...extra,
@@ -228,75 +228,5 @@ describe('size', () => {
     // Bytes, not characters: 22,000 euro signs are 66,000 bytes.
     expect(messageSize('€'.repeat(22_000)).state).toBe('over');
     expect(formatKiB(1536)).toBe('1.5 KiB');
-  });
-});
-
-describe('sessions', () => {
-  const session = (id: string, at: string, participants: string[] = ['bob']): ChatSession => ({
-    session_id: id,
-    participants,
-    participant_addresses: participants,
-    participant_dids: [],
-    created_at: at,
-    last_activity: at,
-    sender_waiting: false,
-    unread_count: 0,
-    last_message: null,
-    participants_left: [],
-    you_left: false,
-  });
-
-  it('titles by the other participants', () => {
-    expect(sessionTitle({ participants: ['bob'] })).toBe('bob');
-    expect(sessionTitle({ participants: ['bob', 'carol'] })).toBe('bob and carol');
-    expect(sessionTitle({ participants: ['bob', 'carol', 'dave'] })).toBe('bob, carol and 1 other');
-    expect(sessionTitle({ participants: ['a', 'b', 'c', 'd'] })).toBe('a, b and 2 others');
-  });
-
-  it('sorts by latest activity', () => {
-    expect(sortSessions([session('old', '2026-01-01T00:00:00Z'), session('new', '2026-01-02T00:00:00Z')]).map((s) => s.session_id)).toEqual([
-      'new',
-      'old',
-    ]);
-  });
-
-  it('moves a busy session to the top', () => {
-    const list = [session('a', '2026-01-05T00:00:00Z'), session('b', '2026-01-04T00:00:00Z'), session('c', '2026-01-03T00:00:00Z'), session('d', '2026-01-02T00:00:00Z')];
-    const moved = moveToFront(list, 'd', (s) => ({ ...s, unread_count: 1 }));
-    expect(moved.map((s) => [s.session_id, s.unread_count])).toEqual([
-      ['d', 1],
-      ['a', 0],
-      ['b', 0],
-      ['c', 0],
-    ]);
-    expect(moveToFront(list, 'nope', (s) => s)).toEqual(list);
-  });
-
-  it('previews the last message, a goodbye or a return in words', () => {
-    const summary = { message_id: 'm', from_agent_id: 'me', from_alias: 'alice', from_address: null, preview: 'Left the chat.', created_at: 'T', sender_leaving: true, sender_rejoining: false };
-    expect(lastPreview(lastFromSummary(summary, 'me'))).toBe('You left the chat');
-    expect(lastPreview(lastFromSummary({ ...summary, from_agent_id: null, from_alias: 'bob', sender_leaving: false, sender_rejoining: true }, 'me'))).toBe('bob rejoined the chat');
-    expect(lastPreview(lastFromSummary({ ...summary, sender_leaving: false, preview: 'hi' }, 'me'))).toBe('You: hi');
-    expect(lastPreview(lastFromSummary({ ...summary, from_agent_id: 'bob', sender_leaving: false, preview: 'hi' }, 'me'))).toBe('hi');
-  });
-
-  it('previews a message arriving live for a chat not open: a goodbye or a return in words at once', () => {
-    const item = { from_alias: 'bob', preview: 'Off for the weekend, bye', created_at: 'T' };
-    expect(lastPreview(lastFromWake({ ...item, sender_leaving: true, sender_rejoining: false }))).toBe('bob left the chat');
-    expect(lastPreview(lastFromWake({ ...item, preview: 'Rejoined the chat.', sender_leaving: false, sender_rejoining: true }))).toBe('bob rejoined the chat');
-    expect(lastPreview(lastFromWake({ ...item, sender_leaving: false, sender_rejoining: false }))).toBe('Off for the weekend, bye');
-    // An item from an older node says neither: its text, as before.
-    expect(lastFromWake(item)).toEqual({ body: 'Off for the weekend, bye', from_alias: 'bob', created_at: 'T', mine: false, leaving: false, rejoining: false });
-  });
-
-  it('says waiting when someone is in the chat and it is my turn', () => {
-    const last = { body: 'x', from_alias: 'bob', created_at: '', mine: false, leaving: false };
-    expect(presence({ sender_waiting: false, unread_count: 3 }, last)).toBeNull();
-    expect(presence({ sender_waiting: true, unread_count: 1 }, null)).toBe('waiting');
-    expect(presence({ sender_waiting: true, unread_count: 0 }, last)).toBe('waiting');
-    expect(presence({ sender_waiting: true, unread_count: 0 }, { ...last, mine: true })).toBe('present');
-    expect(presence({ sender_waiting: true, unread_count: 1 }, { ...last, leaving: true })).toBeNull();
-    // Nobody waits for me in a chat I left.
-    expect(presence({ sender_waiting: true, unread_count: 1, you_left: true }, last)).toBeNull();
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { DraftStore, slugFromTitle, SLUG_PATTERN, type DocumentDraft, type DraftStorage } from '../drafts.ts';
+import type { DocumentSummary } from '../../api/docs.ts';
+import { documentRows, DraftStore, slugFromTitle, SLUG_PATTERN, type DocumentDraft, type DraftStorage } from '../drafts.ts';
 
 /** A Storage over a Map, with an optional byte quota like a browser's. */
 function memoryStorage(quota = Infinity): DraftStorage & { map: Map<string, string> } {
@@ -93,5 +94,25 @@ describe('slugFromTitle', () => {
     expect(slugFromTitle('ＡＢＣ ½ café')).toBe('abc-1-2-cafe');
     expect(slugFromTitle('日本語')).toBe('');
     for (const title of ['Ünïcødé', 'ẞ-Großbuchstabe', 'Ørsted Ħal']) expect(slugFromTitle(title)).toMatch(SLUG_PATTERN);
+  });
+});
+
+describe('documentRows', () => {
+  const onNode = (slug: string, title: string, version: number): DocumentSummary =>
+    ({ slug, title, current_version: version, updated_at: `2026-11-2${version}T09:00:00.000Z` }) as DocumentSummary;
+
+  it('lists drafts of documents the node did not list first, then the node’s, each marked when it has a draft', () => {
+    const drafts = [draft({ slug: 'new', title: 'New', baseVersion: null }), draft({ slug: 'plan', title: 'Plan' })];
+    expect(documentRows(drafts, [onNode('plan', 'Plan', 2), onNode('notes', 'Notes', 1)], '')).toEqual([
+      { slug: 'new', title: 'New', version: null, updatedAt: '2026-11-21T10:00:00.000Z', hasDraft: true },
+      { slug: 'plan', title: 'Plan', version: 2, updatedAt: '2026-11-22T09:00:00.000Z', hasDraft: true },
+      { slug: 'notes', title: 'Notes', version: 1, updatedAt: '2026-11-21T09:00:00.000Z', hasDraft: false },
+    ]);
+  });
+
+  it('filters the drafts by title or slug, as the node filtered its documents', () => {
+    const drafts = [draft({ slug: 'road-map', title: 'Roadmap' }), draft({ slug: 'minutes', title: 'Tuesday' })];
+    expect(documentRows(drafts, [], ' ROAD ').map((row) => row.slug)).toEqual(['road-map']);
+    expect(documentRows(drafts, [], 'tues').map((row) => row.slug)).toEqual(['minutes']);
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { OutboundMail, TunnelConfig } from '../../api/client.ts';
+import type { OutboundMail } from '../../api/mail.ts';
+import type { TunnelConfig } from '../../api/owner.ts';
 import {
   addressDomain,
   chatDelivery,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Identity, MailMessage, SentMail } from '../../api/client.ts';
+import type { MailMessage, SentMail } from '../../api/mail.ts';
+import type { Identity } from '../../api/owner.ts';
 import {
   deleteConsequence,
   folderTitle,
@@ -18,7 +19,10 @@ import {
   replyBody,
   replyRecipient,
   replySubject,
+  senderAddress,
   signatureBadge,
+  threadEntries,
+  threadOf,
 } from '../mail.ts';
 
 function mail(id: string, createdAt: string, extra: Partial<MailMessage> = {}): MailMessage {
@@ -40,6 +44,10 @@ function mail(id: string, createdAt: string, extra: Partial<MailMessage> = {}): 
     priority: 'normal',
     signature: 'c2ln',
     signed_payload: '{}',
+    signing_key_id: 'did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK',
+    thread_id: null,
+    rotation_announcement: null,
+    replacement_announcement: null,
     created_at: createdAt,
     read_at: null,
     archived_at: null,
@@ -95,14 +103,42 @@ describe('keyChangeNote', () => {
     const same = { ...alice, did_key: mail('m', '').from_did };
     expect(keyChangeNote(mail('m', ''), [same])).toBeNull();
     expect(keyChangeNote(mail('m', ''), [])).toBeNull();
-    expect(keyChangeNote(mail('m', '', { from_address: null }), [alice])).toBeNull();
+    // A sender without an address is named by its alias (upstream's from_address): no address to check.
+    expect(keyChangeNote(mail('m', '', { from_address: 'alice' }), [{ ...alice, address: 'alice' }])).toBeNull();
+  });
+});
+
+describe('threads (thread_id)', () => {
+  it('names the thread: the one a message names, else the one it starts', () => {
+    expect(threadOf(mail('m', ''))).toBe('m');
+    expect(threadOf(mail('m', '', { thread_id: 't' }))).toBe('t');
+  });
+
+  it('tells an address from an alias in from_address', () => {
+    expect(senderAddress(mail('m', ''))).toBe('acme.test/alice');
+    expect(senderAddress(mail('m', '', { from_address: 'alice' }))).toBeNull();
+    expect(senderAddress(mail('m', '', { from_address: 'team~alice' }))).toBeNull();
+  });
+
+  it('lists the rest of a thread oldest first, a send to several people once', () => {
+    const sentTo = (to: string, id: string): SentMail => ({ ...mail(id, '2026-01-02T00:00:00Z'), destination: 'local', to, status: 'delivered', attempts: null, next_attempt_at: null, last_error: null, delivered_to: null, settled_at: null, thread_id: 't' }) as unknown as SentMail;
+    const entries = threadEntries(
+      [mail('t', '2026-01-01T00:00:00Z'), mail('r', '2026-01-03T00:00:00Z', { thread_id: 't', from_alias: 'bob' })],
+      [sentTo('bob', 's1'), sentTo('cy', 's2')],
+      'r',
+    );
+    expect(entries.map((e) => [e.message_id, e.from, e.to, e.mine])).toEqual([
+      ['t', 'alice', null, false],
+      ['s1', 'You', 'bob, cy', true],
+    ]);
   });
 });
 
 describe('replies', () => {
   it('writes back to the address, else the stable did', () => {
     expect(replyRecipient(mail('m', ''))).toEqual({ value: 'acme.test/alice', kind: 'address', label: 'alice' });
-    expect(replyRecipient(mail('m', '', { from_address: null }))).toEqual({ value: 'did:svc:alice', kind: 'did', label: 'alice' });
+    expect(replyRecipient(mail('m', '', { from_address: 'alice' }))).toEqual({ value: 'did:svc:alice', kind: 'did', label: 'alice' });
+    expect(replyRecipient(mail('m', '', { from_address: 'other~alice', from_stable_id: null }))).toEqual({ value: mail('m', '').from_did, kind: 'did', label: 'alice' });
   });
 
   it('prefixes Re: once and quotes the original', () => {
@@ -194,6 +230,7 @@ describe('folders (issue 14)', () => {
     priority: 'normal',
     signature: 'c2ln',
     signed_payload: '{}',
+    thread_id: null,
     created_at: '2026-01-01T00:00:00Z',
     status: 'delivered',
     attempts: null,

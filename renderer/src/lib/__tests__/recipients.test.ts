@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Contact, Identity } from '../../api/client.ts';
+import type { Contact } from '../../api/contacts.ts';
+import type { Identity } from '../../api/owner.ts';
 import {
   buildSuggestions,
   filterSuggestions,

@@ -7,6 +7,7 @@ import {
   changesetAssets,
   deleteConsequence,
   homeTree,
+  newFileProblem,
   nextMinorVersion,
   nextPatchVersion,
   ownedBlueprints,
@@ -217,5 +218,21 @@ describe('homeTree', () => {
       'CLAUDE.md -> AGENTS.md',
     ]);
     expect(homeTree(files).find((r) => r.name === 'SKILL.md')?.path).toBe('skills/triage/SKILL.md');
+  });
+});
+
+describe('newFileProblem', () => {
+  const paths = ['instructions.md', 'profile.yaml'];
+
+  it('takes a new relative path', () => {
+    expect(newFileProblem('skills/review/SKILL.md', paths)).toBeNull();
+  });
+
+  it('says what is wrong with an empty, absolute, dotted or taken path', () => {
+    expect(newFileProblem('', paths)).toBe('Type a path, for example skills/review/SKILL.md.');
+    for (const path of ['/etc/passwd', 'notes//style.md', './x.md', 'skills/../x.md', 'notes/']) {
+      expect(newFileProblem(path, paths), path).toBe('Use a relative path without "..", for example notes/style.md.');
+    }
+    expect(newFileProblem('instructions.md', paths)).toBe('instructions.md is already in this profile.');
   });
 });

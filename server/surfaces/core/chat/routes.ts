@@ -21,12 +21,13 @@ import {
   StartChatResult,
   StreamQuery,
 } from '../../../../contract/core/chat.ts';
+import { StreamResumeHeaders } from '../../../../contract/core/events.ts';
 import { parseRfc3339 } from '../../../crypto/timestamp.ts';
 import { invalid } from '../../../errors.ts';
 import { identityOf } from '../../../http/route-auth.ts';
-import { streamDeadline } from '../../../http/sse.ts';
+import { endOfStream, streamWindow } from '../../../http/sse.ts';
 import type { CoreServices } from '../services.ts';
-import { streamSession } from './stream.ts';
+import { sessionStreamIds, streamSession } from './stream.ts';
 
 const tags = ['chat'];
 const auth = 'identity';
@@ -77,14 +78,20 @@ export async function chatRoutes(app: FastifyInstance, { services }: { services:
     async (request) => chat.markRead(identityOf(request).agentId, request.params.session_id, request.body.up_to_message_id),
   );
 
-  // Server-sent events (frames: ChatMessageFrame, ReadReceipt, StreamError in the contract): no JSON response to declare.
+  // Server-sent events (frames: ChatMessageFrame, ReadReceipt, StreamError, StreamDeadline in the contract): no JSON response to declare.
+  // `Last-Event-ID` resumes after that frame in place of `after`; a reconnect past the deadline is a 204.
   api.get(
     '/v1/chat/sessions/:session_id/stream',
-    { config: { auth }, schema: { tags, summary: "The session's live stream (SSE): message and read_receipt frames", params: SessionParams, querystring: StreamQuery } },
+    {
+      config: { auth },
+      schema: { tags, summary: "The session's live stream (SSE): message and read_receipt frames", params: SessionParams, querystring: StreamQuery, headers: StreamResumeHeaders },
+    },
     async (request, reply) => {
       const { agentId } = identityOf(request);
       const { session_id } = request.params;
-      const deadline = streamDeadline(request.query.deadline, ctx.clock.now());
+      const window = streamWindow(request, request.query.deadline, ctx.clock.now());
+      if (window === null) return endOfStream(reply);
+      const resume = sessionStreamIds.decode(request.headers['last-event-id']);
       let after: string | null = null;
       if (request.query.after !== undefined) {
         const ms = parseRfc3339(request.query.after);
@@ -92,7 +99,7 @@ export async function chatRoutes(app: FastifyInstance, { services }: { services:
         after = new Date(ms).toISOString();
       }
       const viewer = chat.assertStreamable(agentId, session_id);
-      streamSession(ctx, chat, request, reply, { viewer, sessionId: session_id, deadline, after });
+      streamSession(ctx, chat, request, reply, { viewer, sessionId: session_id, window, after, resume });
       return reply;
     },
   );

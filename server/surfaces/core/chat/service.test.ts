@@ -91,6 +91,13 @@ describe('ChatService.wakeItems', () => {
       preview: 'first',
       created_at: expect.any(String),
       sender_waiting: false,
+      // Upstream's session summary, as b sees the session now: its own reply is the newest message.
+      participants: ['wake-a'],
+      last_message: 'mine',
+      last_from: 'wake-b',
+      last_activity: expect.any(String),
+      unread_count: 2,
+      wake_mode: 'prompt',
     });
     expect(items[1]).toMatchObject({ session_id: cb.session_id, from_alias: 'wake-c' });
     expect(items[1]!.preview).toHaveLength(200);

@@ -4,15 +4,32 @@
  * changed, whoever changed it. Each reader (an SSE feed, RunningNode.onWake) keeps its own row
  * cursors from the moment it opened and re-reads on every publish through the stream pump
  * (server/events/stream-pump.ts). The frames are contract/core/events.ts's NodeFeedFrames.
+ *
+ * Every frame's id is the feed's position after it (its mail and chat cursors): a reconnect with
+ * it as `Last-Event-ID` gets the mail and chat written in between (at most the newest
+ * {@link FEED_REPLAY_LIMIT} of each), not what it saw. The change nudges are not replayed: a
+ * client that reconnects re-reads what it shows.
  */
 import type { NodeChangeKind, NodeWakeItem } from '../../../../contract/core/events.ts';
 import { CATALOG_TOPIC, docsTopic, mailTopicParts, TEAMS_TOPIC, teamTopic, TUNNEL_TOPIC, type EventBus } from '../../../events/bus.ts';
+import { z } from 'zod';
+import { streamIds } from '../../../events/stream-ids.ts';
 import { EVERY_TOPIC, pumpStream, startPump } from '../../../events/stream-pump.ts';
 import type { SseStream } from '../../../http/sse.ts';
 import type { ChatService } from '../chat/service.ts';
 import type { MailService } from '../mail/service.ts';
 
 const BATCH = 500;
+/** How far back a resumed feed goes, in rows of each kind: a feed that was away long starts there. */
+export const FEED_REPLAY_LIMIT = 500;
+
+/** The feed's position: the last mail and chat row it sent. */
+export interface FeedPosition {
+  mail: number;
+  chat: number;
+}
+const RowId = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER);
+export const feedIds = streamIds<FeedPosition>('nf1', z.object({ mail: RowId, chat: RowId }));
 const TEAM_TOPIC_PREFIX = teamTopic('');
 const DOCS_TOPIC_PREFIX = docsTopic('');
 
@@ -27,11 +44,15 @@ export class NodeWakeFeed {
     this.#chat = chat;
   }
 
-  /** Drives the owner's SSE feed until it closes: `connected`, then what is written from now on. */
-  attach(stream: SseStream, nodeId: string): void {
-    stream.send('connected', { node_id: nodeId });
-    const read = this.#reader();
-    pumpStream(stream, {
+  /**
+   * Drives the owner's SSE feed until it closes: `connected`, then what is written from now on,
+   * or, for a reconnect, from where `resume` says it stopped.
+   */
+  attach(stream: SseStream, nodeId: string, resume: FeedPosition | null = null): void {
+    const start = resume === null ? undefined : this.#resumeAt(resume);
+    const read = this.#reader(start);
+    stream.send('connected', { node_id: nodeId }, feedIds.encode(read.position()));
+    const pump = pumpStream(stream, {
       bus: this.#bus,
       topics: EVERY_TOPIC,
       deliver: (nudges) => {
@@ -39,9 +60,10 @@ export class NodeWakeFeed {
           const change = changeOf(topic);
           if (change !== null) stream.send(change.event, change.data);
         }
-        read((item) => stream.send(item.type, item));
+        read.next((item, position) => stream.send(item.type, item, feedIds.encode(position)));
       },
     });
+    if (start !== undefined) pump.pass();
   }
 
   /**
@@ -50,18 +72,30 @@ export class NodeWakeFeed {
    */
   subscribe(listener: (item: NodeWakeItem) => void, onError: (error: unknown) => void = reportStopped): () => void {
     const read = this.#reader();
-    return startPump({ bus: this.#bus, topics: EVERY_TOPIC, deliver: () => read(listener), onError }).stop;
+    return startPump({ bus: this.#bus, topics: EVERY_TOPIC, deliver: () => read.next((item) => listener(item)), onError }).stop;
   }
 
-  /** A reader from the present, not from history: each call hands on what was written since the last. */
-  #reader(): (emit: (item: NodeWakeItem) => void) => void {
-    let mailCursor = this.#mail.lastId();
-    let chatCursor = this.#chat.lastMessageRowId();
-    return (emit) => {
+  /** Where a resumed feed starts: where it stopped, but no further back than the replay limit. */
+  #resumeAt(resume: FeedPosition): FeedPosition {
+    return {
+      mail: Math.max(resume.mail, this.#mail.lastId() - FEED_REPLAY_LIMIT),
+      chat: Math.max(resume.chat, this.#chat.lastMessageRowId() - FEED_REPLAY_LIMIT),
+    };
+  }
+
+  /**
+   * A reader from `start` (by default the present, not history): each `next` hands on what was
+   * written since the last, each item with the reader's position after it.
+   */
+  #reader(start?: FeedPosition): { position(): FeedPosition; next(emit: (item: NodeWakeItem, position: FeedPosition) => void): void } {
+    let mailCursor = start?.mail ?? this.#mail.lastId();
+    let chatCursor = start?.chat ?? this.#chat.lastMessageRowId();
+    const position = (): FeedPosition => ({ mail: mailCursor, chat: chatCursor });
+    const next = (emit: (item: NodeWakeItem, position: FeedPosition) => void): void => {
       for (let batch = this.#mail.deliveredSince(mailCursor, BATCH); batch.length > 0; batch = this.#mail.deliveredSince(mailCursor, BATCH)) {
         for (const m of batch) {
           mailCursor = m.id;
-          emit({
+          const item: NodeWakeItem = {
             agent_id: m.to_agent_id,
             type: 'mail_message',
             message_id: m.message_id,
@@ -70,13 +104,14 @@ export class NodeWakeFeed {
             subject: m.subject,
             priority: m.priority,
             created_at: m.created_at,
-          });
+          };
+          emit(item, position());
         }
       }
       for (let batch = this.#chat.postedSince(chatCursor, BATCH); batch.length > 0; batch = this.#chat.postedSince(chatCursor, BATCH)) {
         for (const c of batch) {
           chatCursor = c.id;
-          emit({
+          const item: NodeWakeItem = {
             agent_id: c.to_agent_id,
             type: 'chat_message',
             message_id: c.message_id,
@@ -87,10 +122,12 @@ export class NodeWakeFeed {
             sender_leaving: c.sender_leaving,
             sender_rejoining: c.sender_rejoining,
             created_at: c.created_at,
-          });
+          };
+          emit(item, position());
         }
       }
     };
+    return { position, next };
   }
 }
 

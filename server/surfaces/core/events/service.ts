@@ -7,7 +7,7 @@ import { conflict } from '../../../errors.ts';
 import type { SseStream } from '../../../http/sse.ts';
 import { identityStatus } from '../identities/store.ts';
 import type { WakeSource } from './sources.ts';
-import { runIdentityStream } from './stream.ts';
+import { runIdentityStream, type IdentityStreamPosition } from './stream.ts';
 
 export class EventStreams {
   readonly #ctx: NodeContext;
@@ -22,13 +22,14 @@ export class EventStreams {
     return this.#sources;
   }
 
-  /** Drives `stream` for the identity until it closes. */
-  attach(agent: { agent_id: string; project_id: string }, stream: SseStream): void {
+  /** Drives `stream` for the identity until it closes; from `resume` when it is a reconnect. */
+  attach(agent: { agent_id: string; project_id: string }, stream: SseStream, resume: IdentityStreamPosition | null = null): void {
     runIdentityStream({
       bus: this.#ctx.bus,
       agent,
       sources: this.#sources,
       stream,
+      resume,
       check: () => {
         const current = identityStatus(this.#ctx.db, agent.agent_id) ?? 'deleted';
         if (current !== 'active') throw conflict('SVC_ERR_IDENTITY_NOT_ACTIVE', `Identity is ${current}; its event stream has ended`);

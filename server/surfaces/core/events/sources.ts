@@ -63,6 +63,7 @@ export function mailWakeSource(mail: MailService): WakeSource {
           priority: m.priority,
           wake_mode: m.priority === 'high' || m.priority === 'urgent' ? 'prompt' : 'idle',
           created_at: m.created_at,
+          unread_count: m.unread_count,
         } satisfies MailWakeFrame,
       })),
   };

@@ -4,7 +4,7 @@ import { conflict } from '../../../errors.ts';
 import { EventBus, identityTopic } from '../../../events/bus.ts';
 import { fakeSseStream, type FakeSseStream } from '../../../../test/support/fake-sse.ts';
 import type { WakeItem, WakeSource } from './sources.ts';
-import { runIdentityStream } from './stream.ts';
+import { identityStreamIds, runIdentityStream, type IdentityStreamPosition } from './stream.ts';
 
 const AGENT = { agent_id: 'agent-1', project_id: 'project-1' };
 const TOPIC = identityTopic(AGENT.agent_id);
@@ -28,13 +28,23 @@ function listSource(name: string, items: WakeItem[] = []): WakeSource & { items:
 const item = (id: number, at: number, event = 'mail_message', extra: Partial<WakeItem> = {}): WakeItem => ({ id, at, event, data: { id }, ...extra });
 
 const streams: FakeSseStream[] = [];
-function start(sources: WakeSource[], options: { check?: () => void; pollMs?: number } = {}) {
+function start(sources: WakeSource[], options: { check?: () => void; pollMs?: number; resume?: IdentityStreamPosition } = {}) {
   const bus = new EventBus();
   const stream = fakeSseStream();
   streams.push(stream);
-  runIdentityStream({ bus, agent: AGENT, sources, stream, pollMs: options.pollMs ?? NEVER, ...(options.check ? { check: options.check } : {}) });
+  runIdentityStream({
+    bus,
+    agent: AGENT,
+    sources,
+    stream,
+    pollMs: options.pollMs ?? NEVER,
+    ...(options.check ? { check: options.check } : {}),
+    ...(options.resume ? { resume: options.resume } : {}),
+  });
   return { bus, stream };
 }
+/** The position each frame's id names. */
+const positions = (stream: FakeSseStream) => stream.frames.map((f) => identityStreamIds.decode(f.id));
 afterEach(() => {
   for (const stream of streams.splice(0)) stream.close();
 });
@@ -153,6 +163,53 @@ describe('runIdentityStream', () => {
     });
     expect(stream.frames.map((f) => f.event)).toEqual(['connected', 'error']);
     expect(stream.frames[1]?.data).toEqual({ type: 'error', detail: 'Identity is archived' });
+  });
+
+  it("gives every frame the position after it: each source's cursor, null until its snapshot is sent", () => {
+    const mail = listSource('mail', [item(1, 100), item(2, 102)]);
+    const chat = listSource('chat', [item(7, 101, 'chat_message')]);
+    const control = listSource('control');
+    const { stream } = start([mail, chat, control]);
+    expect(positions(stream)).toEqual([
+      // connected: nothing of the snapshot seen yet; the empty source is seen up to where it is.
+      { mail: null, chat: null, control: 0 },
+      { mail: 1, chat: null, control: 0 },
+      { mail: 1, chat: 7, control: 0 },
+      { mail: 2, chat: 7, control: 0 },
+    ]);
+  });
+
+  it('resumes from a position: no snapshot, only what came after each cursor', async () => {
+    const mail = listSource('mail', [item(1, 100), item(2, 101), item(3, 105)]);
+    const chat = listSource('chat', [item(7, 101, 'chat_message'), item(8, 106, 'chat_message')]);
+    const { bus, stream } = start([mail, chat], { resume: { mail: 2, chat: 7 } });
+    expect(stream.frames.map((f) => [f.event, f.data.id ?? f.data.agent_id])).toEqual([
+      ['connected', AGENT.agent_id],
+      ['mail_message', 3],
+      ['chat_message', 8],
+    ]);
+    expect(mail.calls).toEqual([2]);
+    expect(positions(stream)[0]).toEqual({ mail: 2, chat: 7 });
+    // A source the position does not name (added since) starts with its snapshot.
+    const { stream: other } = start([listSource('mail'), listSource('app-events', [item(4, 100, 'docs/doc.changed')])], { resume: { mail: 9 } });
+    expect(other.frames.map((f) => f.event)).toEqual(['connected', 'docs/doc.changed']);
+    mail.items.push(item(4, 107));
+    bus.publish(TOPIC);
+    await tick();
+    expect(positions(stream).at(-1)).toEqual({ mail: 4, chat: 8 });
+  });
+
+  it("keeps each source's own order when creation times disagree with it, so a cursor never skips an item", () => {
+    // Mail 6 claims an earlier second than mail 5 (another node's clock): it still comes after 5.
+    const mail = listSource('mail', [item(5, 103), item(6, 100)]);
+    const chat = listSource('chat', [item(9, 101, 'chat_message')]);
+    const { stream } = start([mail, chat]);
+    expect(stream.frames.slice(1).map((f) => f.data.id)).toEqual([9, 5, 6]);
+    expect(positions(stream).slice(1)).toEqual([
+      { mail: null, chat: 9 },
+      { mail: 5, chat: 9 },
+      { mail: 6, chat: 9 },
+    ]);
   });
 
   it('unsubscribes when the stream closes', () => {

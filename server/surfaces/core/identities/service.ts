@@ -17,6 +17,7 @@ import {
   aliasTaken,
   findIdentity,
   hostedIdentityOfDid,
+  hostedIdentityOfDidKey,
   identityContext,
   insertIdentity,
   listLiveIdentities,
@@ -61,10 +62,13 @@ export class IdentityService {
     return row;
   }
 
-  /** The identity's sender address: the oldest address bound to its did:svc. */
+  /**
+   * The identity's sender address: the oldest address bound to its did:svc, or assigned to its
+   * current did:key (the spec's `{name, did_key}` body), whichever came first.
+   */
   address(row: AgentRow): string | null {
-    if (row.did_aw === null || row.status === 'replaced') return null;
-    return this.#deps.namespaces.addressesOf(row.did_aw)[0]?.address ?? null;
+    if (row.status === 'replaced') return null;
+    return this.#deps.namespaces.addressesOfIdentity(row.did_aw, row.did_key)[0]?.address ?? null;
   }
 
   view(row: AgentRow): Identity {
@@ -212,7 +216,7 @@ export class IdentityService {
   resolve(principal: Principal, namespace: string, name: string): Resolved {
     const ns = this.#deps.namespaces.get(namespace);
     const address = this.#deps.namespaces.getAddress(namespace, name);
-    const local = address.did_aw === null ? undefined : hostedIdentityOfDid(this.#ctx.db, address.did_aw);
+    const local = address.did_aw === null ? hostedIdentityOfDidKey(this.#ctx.db, address.did_key) : hostedIdentityOfDid(this.#ctx.db, address.did_aw);
     const sameProject = local !== undefined && local.project_id === principal.projectId;
     return {
       address: address.address,

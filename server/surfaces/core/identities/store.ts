@@ -81,6 +81,13 @@ export function hostedIdentityOfDid(db: Db, didAw: string): AgentRow | undefined
     .get(didAw) as AgentRow | undefined;
 }
 
+/** The newest active or archived identity whose current key this is (an address assigned to a bare did:key). */
+export function hostedIdentityOfDidKey(db: Db, didKey: string): AgentRow | undefined {
+  return db
+    .prepare(`SELECT * FROM agents WHERE did_key = ? AND status IN ('active', 'archived') ORDER BY created_at DESC LIMIT 1`)
+    .get(didKey) as AgentRow | undefined;
+}
+
 /** Deleted identities free their alias; archived and replaced ones keep it (the unique index says the same). */
 export function aliasTaken(db: Db, projectId: string, alias: string): boolean {
   return db.prepare(`SELECT 1 FROM agents WHERE project_id = ? AND alias = ? AND status <> 'deleted'`).get(projectId, alias) !== undefined;
@@ -129,4 +136,11 @@ export function insertRotationAnnouncement(db: Db, row: RotationAnnouncementRow)
     `INSERT INTO rotation_announcements (announcement_id, agent_id, old_did, new_did, timestamp, old_key_signature, created_at)
      VALUES (@announcement_id, @agent_id, @old_did, @new_did, @timestamp, @old_key_signature, @created_at)`,
   ).run(row);
+}
+
+/** The rotation that introduced the key `newDid`, as the wire shows it (a message signed with that key carries it). */
+export function rotationAnnouncementTo(db: Db, newDid: string): Pick<RotationAnnouncementRow, 'old_did' | 'new_did' | 'timestamp' | 'old_key_signature'> | undefined {
+  return db
+    .prepare(`SELECT old_did, new_did, timestamp, old_key_signature FROM rotation_announcements WHERE new_did = ? ORDER BY created_at DESC LIMIT 1`)
+    .get(newDid) as Pick<RotationAnnouncementRow, 'old_did' | 'new_did' | 'timestamp' | 'old_key_signature'> | undefined;
 }

@@ -19,8 +19,10 @@ import {
 import { conflict, invalid, notFound, tooLarge, type ValidationIssue } from '../../../errors.ts';
 import { identityTopic } from '../../../events/bus.ts';
 import type { IdentityService } from '../identities/service.ts';
-import type { AgentRow } from '../identities/store.ts';
+import { findIdentity, type AgentRow } from '../identities/store.ts';
+import { announcementsFor, signingKeyId } from '../messaging/announcements.ts';
 import { deliverMail, type RemoteQueue } from '../messaging/delivery.ts';
+import { earlierAnswer, keyedSend, recordAnswer } from '../messaging/idempotency.ts';
 import { assertReachable, isContact } from '../messaging/reachability.ts';
 import type { Recipient } from '../messaging/participants.ts';
 import type { RecipientSelector, Recipients, RemoteRecipient } from '../messaging/recipients.ts';
@@ -38,6 +40,7 @@ import {
   newestPendingMail,
   pendingMailAfter,
   toInboxItem,
+  unreadMailCount,
   type MessageRow,
 } from './store/messages.ts';
 
@@ -50,15 +53,18 @@ const PLURAL_SELECTORS = [
   ['to_dids', 'did'],
 ] as const;
 
-const SINGLE_KIND: Record<(typeof SINGLE_SELECTORS)[number], 'did' | 'address' | 'alias'> = {
+type SelectorKind = 'did' | 'address' | 'alias' | 'agent_id';
+
+const SINGLE_KIND: Record<(typeof SINGLE_SELECTORS)[number], SelectorKind> = {
   to_stable_id: 'did',
   to_did: 'did',
   to_address: 'address',
+  to_agent_id: 'agent_id',
   to_alias: 'alias',
 };
 
-function selectorOf(kind: 'did' | 'address' | 'alias', value: string): RecipientSelector {
-  return kind === 'did' ? { did: value } : kind === 'address' ? { address: value } : { alias: value };
+function selectorOf(kind: SelectorKind, value: string): RecipientSelector {
+  return kind === 'did' ? { did: value } : kind === 'address' ? { address: value } : kind === 'agent_id' ? { agent_id: value } : { alias: value };
 }
 
 const issue = (loc: (string | number)[], msg: string): ValidationIssue => ({ loc: ['body', ...loc], msg, type: 'value_error' });
@@ -90,29 +96,40 @@ export class MailService {
     this.sent = new SentMail(ctx);
   }
 
+  /**
+   * With a client `message_id` the send happens once: the same content under the id again answers
+   * what the first send answered (messaging/idempotency.ts).
+   */
   send(agentId: string, input: SendMailInput): SendMailResult {
     const bytes = Buffer.byteLength(input.body, 'utf8');
     if (bytes > MAX_BODY_BYTES) throw tooLarge('SVC_ERR_MESSAGE_TOO_LARGE', `Mail body is ${bytes} bytes; the limit is ${MAX_BODY_BYTES} bytes (64 KiB)`);
-    const { db, bus } = this.#ctx;
-    const senderRow = this.#identities.row(agentId);
-    if (senderRow.status !== 'active') throw conflict('SVC_ERR_IDENTITY_NOT_ACTIVE', `Identity is ${senderRow.status} and cannot send mail`);
-    const sender = this.#recipients.party(senderRow);
+    const { db, bus, clock } = this.#ctx;
+    const keyed = keyedSend(agentId, 'mail', input);
 
-    const deliveries = db.transaction(() => {
+    const sent = db.transaction(() => {
+      const earlier = keyed === null ? undefined : earlierAnswer<SendMailResult>(db, keyed);
+      if (earlier !== undefined) return { result: earlier, deliveries: [] };
+      const senderRow = this.#identities.row(agentId);
+      if (senderRow.status !== 'active') throw conflict('SVC_ERR_IDENTITY_NOT_ACTIVE', `Identity is ${senderRow.status} and cannot send mail`);
+      const sender = this.#recipients.party(senderRow);
       const targets = this.#resolve(senderRow, input);
       for (const target of targets) if (!isRemote(target)) assertReachable(db, sender, target);
-      return targets.map((target) => deliverMail(this.#ctx, this.#queue, sender, target, input));
+      const deliveries = targets.map((target) => deliverMail(this.#ctx, this.#queue, sender, target, input));
+      const first = deliveries[0] as (typeof deliveries)[number];
+      const result: SendMailResult = {
+        message_id: first.delivery.message_id,
+        status: first.delivery.status,
+        delivered_at: first.deliveredAt,
+        messages: deliveries.map((d) => d.delivery),
+      };
+      if (keyed !== null) recordAnswer(db, keyed, result, clock.now());
+      return { result, deliveries };
     })();
 
+    const { deliveries } = sent;
     for (const agent of new Set(deliveries.flatMap((d) => (d.agentId === null ? [] : [d.agentId])))) bus.publish(identityTopic(agent));
     if (deliveries.some((d) => d.agentId === null)) this.#queue.nudge();
-    const first = deliveries[0] as (typeof deliveries)[number];
-    return {
-      message_id: first.delivery.message_id,
-      status: first.delivery.status,
-      delivered_at: first.deliveredAt,
-      messages: deliveries.map((d) => d.delivery),
-    };
+    return sent.result;
   }
 
   /**
@@ -161,26 +178,38 @@ export class MailService {
       }
     }
     const rows = inboxRows(db, agentId, {
-      folder: query.folder ?? (query.message_id === undefined ? 'inbox' : null),
+      // A lookup by id, and a whole thread, find mail in either folder unless told otherwise.
+      folder: query.folder ?? (query.message_id === undefined && query.thread_id === undefined ? 'inbox' : null),
       unreadOnly: query.unread_only,
       messageId: query.message_id,
+      ...(query.thread_id === undefined ? {} : { threadId: query.thread_id }),
       beforeId,
       limit: query.limit + 1,
     });
     const hasMore = rows.length > query.limit;
     const page = rows.slice(0, query.limit);
-    const messages = page.map((row) => this.#item(agentId, row));
+    const reader = this.#identities.row(agentId);
+    const messages = page.map((row) => this.#item(reader, row));
     return { messages, has_more: hasMore, next_before: hasMore ? (page.at(-1)?.message_id ?? null) : null };
   }
 
-  #item(agentId: string, row: MessageRow): MailMessage {
+  #item(reader: AgentRow, row: MessageRow): MailMessage {
     // The sender as it signed: its key, stable id and address at the time (a bounce is this node).
     const sender = { didKey: row.from_did, stableId: row.from_stable_id, address: row.from_address };
     return toInboxItem(row, {
-      is_contact: row.origin !== 'bounce' && isContact(this.#ctx.db, agentId, sender),
+      from_address: row.from_address ?? this.#senderName(reader, row),
+      is_contact: row.origin !== 'bounce' && isContact(this.#ctx.db, reader.agent_id, sender),
       signature_status: signatureStatus(row),
       from_namespace_trust: senderNamespaceTrust(this.#namespaces, { ...row, remote: row.origin === 'remote' }),
+      signing_key_id: signingKeyId(row),
+      ...announcementsFor(this.#ctx.db, row),
     });
+  }
+
+  /** A sender without an address, as upstream names it to the reader: its alias, `<project>~<alias>` from another project. */
+  #senderName(reader: AgentRow, row: MessageRow): string {
+    const sender = row.from_agent_id === null ? undefined : findIdentity(this.#ctx.db, row.from_agent_id);
+    return sender === undefined ? row.from_alias : this.#recipients.localName(reader, { ...sender, alias: row.from_alias });
   }
 
   /**
@@ -213,8 +242,12 @@ export class MailService {
    * Archived and deleted mail is never pending (folders.ts marks it read as well; this holds even
    * for a message archived between its arrival and the stream reading it).
    */
-  unread(agentId: string, afterId: number | null, snapshotLimit: number): MessageRow[] {
+  unread(agentId: string, afterId: number | null, snapshotLimit: number): (MessageRow & { unread_count: number })[] {
     const { db } = this.#ctx;
-    return afterId === null ? newestPendingMail(db, agentId, snapshotLimit) : pendingMailAfter(db, agentId, afterId);
+    const rows = afterId === null ? newestPendingMail(db, agentId, snapshotLimit) : pendingMailAfter(db, agentId, afterId);
+    if (rows.length === 0) return [];
+    // Upstream's `unread_count` on each frame: the identity's unread mail as the frames are written.
+    const unreadCount = unreadMailCount(db, agentId);
+    return rows.map((row) => ({ ...row, unread_count: unreadCount }));
   }
 }

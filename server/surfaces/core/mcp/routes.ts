@@ -1,7 +1,10 @@
 /**
- * MCP at /mcp/ (Streamable HTTP, stateless, JSON responses). Bearer auth with an identity's key;
- * Host (and Origin) validation through the SDK's own hooks on top of the listener's guard. Only
- * the loopback listener mounts it: agents on this machine, never peers through a tunnel.
+ * MCP at /mcp (and /mcp/; Streamable HTTP, stateless). Bearer auth with an identity's key; Host
+ * (and Origin) validation through the SDK's own hooks on top of the listener's guard. Only the
+ * loopback listener mounts it: agents on this machine, never peers through a tunnel.
+ *
+ * POST carries every request; a stateless server has no notifications of its own to push and no
+ * session to end, so GET and DELETE are answered 405 (Allow: POST), as the transport specifies.
  *
  * The routes are registered at start, but the SDK (runtime.ts) is imported at the first /mcp
  * request, so it does not slow every start of the node; a failed import is an ordinary error
@@ -9,11 +12,14 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { authenticateIdentity } from '../../../auth/bearer.ts';
+import { ServiceError } from '../../../errors.ts';
 import { lazily } from '../../../lazy.ts';
 import type { CoreServices } from '../services.ts';
 import type * as RuntimeModule from './runtime.ts';
 
 const runtime = lazily<typeof RuntimeModule>(() => import('./runtime.ts'));
+
+const PATHS = ['/mcp', '/mcp/'];
 
 export async function mcpRoutes(app: FastifyInstance, { services }: { services: CoreServices }): Promise<void> {
   app.addHook('onRequest', async (request, reply) => (await runtime()).checkHost(request, reply));
@@ -23,6 +29,14 @@ export async function mcpRoutes(app: FastifyInstance, { services }: { services: 
     const principal = authenticateIdentity(services.ctx, request);
     await (await runtime()).handleMcp({ services, principal }, request, reply);
   };
+  const refuse = async (request: FastifyRequest): Promise<never> => {
+    authenticateIdentity(services.ctx, request);
+    const what = request.method === 'GET' ? 'no server-initiated stream' : 'no session to end';
+    throw new ServiceError('SVC_ERR_MCP_METHOD_NOT_ALLOWED', `This MCP server is stateless: POST every request (there is ${what})`, { allow: 'POST' });
+  };
 
-  for (const url of ['/mcp/', '/mcp']) app.route({ method: ['POST', 'GET', 'DELETE'], url, handler: handle });
+  for (const url of PATHS) {
+    app.route({ method: 'POST', url, handler: handle });
+    app.route({ method: ['GET', 'DELETE'], url, handler: refuse });
+  }
 }

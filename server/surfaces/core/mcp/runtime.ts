@@ -1,5 +1,5 @@
 /**
- * Everything /mcp/ needs from the MCP SDK, in one module that routes.ts imports only when the
+ * Everything /mcp needs from the MCP SDK, in one module that routes.ts imports only when the
  * first /mcp request arrives: the SDK costs about 200 ms to import, and most runs of the node
  * never see an MCP client.
  */
@@ -8,6 +8,7 @@ import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ToolContext } from './tools/context.ts';
 import { createMcpServer } from './server.ts';
+import { answersAsStream } from './streaming.ts';
 
 const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'];
 
@@ -16,10 +17,14 @@ export const checkHost = hostHeaderValidation(LOOPBACK_NAMES);
 /** The SDK's own Origin check: an onRequest hook. */
 export const checkOrigin = originValidation(LOOPBACK_NAMES);
 
-/** Answers one request with a fresh server and transport (stateless Streamable HTTP). */
+/**
+ * Answers one POST with a fresh server and transport (stateless Streamable HTTP): as JSON, or as
+ * an SSE stream for a request that may wait (streaming.ts). The stream ends with the answer; a
+ * client that goes away closes the transport, which cancels the tool's wait.
+ */
 export async function handleMcp(context: ToolContext, request: FastifyRequest, reply: FastifyReply): Promise<void> {
   const server = createMcpServer(context);
-  const transport = new NodeStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  const transport = new NodeStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !answersAsStream(request.body) });
   await server.connect(transport);
   reply.raw.on('close', () => {
     void transport.close();

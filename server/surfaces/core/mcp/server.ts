@@ -14,7 +14,12 @@ import { registerMailTools } from './tools/mail.ts';
 export function createMcpServer(context: ToolContext): McpServer {
   const server = new McpServer(
     { name: 'svc-node', version: NODE_VERSION },
-    { instructions: 'Mail, chat, contacts and control signals for the identity whose API key you use. Tool results are JSON.' },
+    {
+      instructions: 'Mail, chat, contacts and control signals for the identity whose API key you use. Tool results are JSON.',
+      // The tool list never changes while a client is connected, and (stateless) there is no
+      // stream to announce a change on: GET /mcp answers 405.
+      capabilities: { tools: { listChanged: false } },
+    },
   );
   registerIdentityTools(server, context);
   registerMailTools(server, context);

@@ -29,7 +29,8 @@ export interface RemoteQueue {
   nudge(): void;
 }
 
-export type MailContent = Pick<SendMailInput, 'subject' | 'body' | 'priority'>;
+/** What a mail says, and optionally the thread it is in and the client's own id for it (one recipient only). */
+export type MailContent = Pick<SendMailInput, 'subject' | 'body' | 'priority'> & Partial<Pick<SendMailInput, 'thread_id' | 'message_id'>>;
 
 export interface MailDelivered {
   delivery: Delivery;
@@ -47,7 +48,7 @@ export function deliverMail(ctx: NodeContext, queue: RemoteQueue, sender: Party,
 const signedContent = (content: MailContent) => ({ type: 'mail' as const, subject: content.subject, body: content.body, priority: content.priority });
 
 function storeMail(ctx: NodeContext, sender: Party, recipient: Recipient, content: MailContent): MailDelivered {
-  const signed = signMessage(ctx, sender, recipient, signedContent(content));
+  const signed = signMessage(ctx, sender, recipient, signedContent(content), content.message_id);
   conflictOnConstraint('SVC_ERR_MESSAGE_ID_TAKEN', 'message_id already exists', () =>
     insertMailRow(ctx.db, {
       message_id: signed.message_id,
@@ -70,6 +71,7 @@ function storeMail(ctx: NodeContext, sender: Party, recipient: Recipient, conten
       created_at: signed.timestamp,
       origin: 'local',
       from_node: null,
+      thread_id: content.thread_id ?? null,
     }),
   );
   const delivery: Delivery = {
@@ -90,7 +92,7 @@ function queueMail(ctx: NodeContext, queue: RemoteQueue, sender: Party, recipien
   if (sender.address === null) {
     throw invalid('SVC_ERR_SENDER_ADDRESS_REQUIRED', `Mail to ${recipient.to} goes to another node, which can only check a sender with an address: give this identity an address first`);
   }
-  const signed = signMessage(ctx, sender, { to: recipient.address, didKey: '', stableId: null }, signedContent(content));
+  const signed = signMessage(ctx, sender, { to: recipient.address, didKey: '', stableId: null }, signedContent(content), content.message_id);
   queue.enqueue(sender.agent.agent_id, recipient.domain, {
     v: FEDERATION_VERSION,
     kind: 'mail',

@@ -23,8 +23,14 @@ export interface SignedMessage {
 
 type ContentFields = Omit<MessageFields, 'from' | 'from_did' | 'from_stable_id' | 'to_did' | 'to_stable_id' | 'timestamp' | 'message_id' | 'to'>;
 
-export function signMessage(ctx: NodeContext, sender: Party, recipient: Pick<Recipient, 'to' | 'didKey' | 'stableId'>, content: ContentFields): SignedMessage {
-  const messageId = randomUUID();
+/** `messageId`: the client's own id for the message (its idempotency key); otherwise a new one. */
+export function signMessage(
+  ctx: NodeContext,
+  sender: Party,
+  recipient: Pick<Recipient, 'to' | 'didKey' | 'stableId'>,
+  content: ContentFields,
+  messageId: string = randomUUID(),
+): SignedMessage {
   const timestamp = signingTimestamp(ctx.clock);
   const from = sender.address ?? sender.alias;
   const envelope = buildMessageEnvelope({

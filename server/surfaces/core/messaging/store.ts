@@ -17,6 +17,17 @@ export const liveIdentityByDidKey = (db: Db, didKey: string) => newestLive(db, '
 
 export const liveIdentityByStableId = (db: Db, stableId: string) => newestLive(db, 'did_aw = ?', stableId);
 
+export const liveIdentityById = (db: Db, agentId: string) => newestLive(db, 'agent_id = ?', agentId);
+
+/** `<project>~<alias>`: the identity with this alias in the project with this slug. */
+export const liveIdentityByProjectAlias = (db: Db, slug: string, alias: string) =>
+  newestLive(db, 'project_id = (SELECT project_id FROM projects WHERE slug = ?) AND alias = ?', slug, alias);
+
+/** The slug of an identity's project. */
+export function projectSlugOfIdentity(db: Db, agentId: string): string | undefined {
+  return db.prepare(`SELECT p.slug FROM agents a JOIN projects p ON p.project_id = a.project_id WHERE a.agent_id = ?`).pluck().get(agentId) as string | undefined;
+}
+
 /** Whether one of `owner`'s contact entries is one of `keys` (a did, stable id, address or domain). */
 export function hasContactAmong(db: Db, ownerAgentId: string, keys: readonly string[]): boolean {
   return (

@@ -1,11 +1,13 @@
 /**
  * Namespace and address routes (spec §4.1). Reads are public; every write carries a DIDKey
  * signature by the namespace controller over `{domain, name, operation, timestamp}`, declared as
- * `auth: 'didkey'` and checked here, since what is signed depends on the request. Registering a
+ * `auth: 'didkey'` and checked here, since what is signed depends on the request. The identical
+ * signed write again inside the window gets its first answer and runs no second time
+ * (http/signed-writes.ts); the signature with another body is a 401. Registering a
  * namespace here also needs DNS proof (authority.ts); the owner registers through /v1/node/.
  * Schemas are the contract's (contract/core/namespaces.ts).
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import {
   Address,
@@ -24,6 +26,7 @@ import {
 import { verifySignedOperation } from '../../../auth/didkey.ts';
 import { normalizeDomain } from '../../../crypto/dns-txt.ts';
 import { forbidden, invalid, notFound } from '../../../errors.ts';
+import { claimSignedWrite, installSignedWriteAnswers } from '../../../http/signed-writes.ts';
 import type { CoreServices } from '../services.ts';
 
 type Operation = 'register' | 'register_address' | 'update_address' | 'reassign_address' | 'delete_address';
@@ -43,11 +46,13 @@ export async function namespaceRoutes(app: FastifyInstance, { services }: { serv
   const { ctx, namespaces } = services;
   const api = app.withTypeProvider<ZodTypeProvider>();
 
-  const signer = (request: FastifyRequest, domain: string, operation: Operation, name?: string): string =>
-    verifySignedOperation(request, name === undefined ? { domain, operation } : { domain, name, operation }, {
-      now: ctx.clock.now(),
-      replay: ctx.replay,
-    });
+  installSignedWriteAnswers(app);
+
+  /** The controller that signed this write; null when it is a repeat, answered already (return `reply`). */
+  const signer = async (request: FastifyRequest, reply: FastifyReply, domain: string, operation: Operation, name?: string): Promise<string | null> => {
+    const { didKey, signature } = verifySignedOperation(request, name === undefined ? { domain, operation } : { domain, name, operation }, { now: ctx.clock.now() });
+    return (await claimSignedWrite(request, reply, { replay: ctx.replay, clock: ctx.clock, key: `didkey:${signature}`, scheme: 'DIDKey' })) ? didKey : null;
+  };
 
   api.post(
     '/v1/namespaces',
@@ -64,7 +69,8 @@ export async function namespaceRoutes(app: FastifyInstance, { services }: { serv
       const body = request.body;
       const domain = normalizeDomain(body.domain);
       if (domain === null) throw invalid('SVC_ERR_VALIDATION', [{ loc: ['body', 'domain'], msg: 'not a valid domain name', type: 'value_error' }]);
-      const controller = signer(request, domain, 'register');
+      const controller = await signer(request, reply, domain, 'register');
+      if (controller === null) return reply;
       if (body.controller_did !== undefined && body.controller_did !== controller) {
         throw forbidden('SVC_ERR_NAMESPACE_CONTROLLER_MISMATCH', 'controller_did must be the key that signed the request');
       }
@@ -134,7 +140,8 @@ export async function namespaceRoutes(app: FastifyInstance, { services }: { serv
     async (request, reply) => {
       const domain = domainParam(request.params);
       const body = request.body;
-      const by = signer(request, domain, 'register_address', body.name);
+      const by = await signer(request, reply, domain, 'register_address', body.name);
+      if (by === null) return reply;
       const { address, created } = namespaces.assignAddress(domain, body.name, by, body.did_key, body.did_aw);
       return reply.code(created ? 201 : 200).send(address);
     },
@@ -143,9 +150,10 @@ export async function namespaceRoutes(app: FastifyInstance, { services }: { serv
   /** Rotate (`update_address`, PUT) and reassign: the same request, signed for a different operation. */
   const rebind =
     (operation: 'update_address' | 'reassign_address') =>
-    async (request: FastifyRequest<{ Params: { domain: string; name: string }; Body: { did_key: string; did_aw?: string | undefined } }>) => {
+    async (request: FastifyRequest<{ Params: { domain: string; name: string }; Body: { did_key: string; did_aw?: string | undefined } }>, reply: FastifyReply) => {
       const { domain, name } = addressParams(request.params);
-      const by = signer(request, domain, operation, name);
+      const by = await signer(request, reply, domain, operation, name);
+      if (by === null) return reply;
       return namespaces.rebindAddress(domain, name, by, request.body.did_key, request.body.did_aw, operation);
     };
 
@@ -170,9 +178,10 @@ export async function namespaceRoutes(app: FastifyInstance, { services }: { serv
   api.delete(
     '/v1/namespaces/:domain/addresses/:name',
     { config: { auth: 'didkey' }, schema: { tags, summary: 'Removes an address, signed by the controller', params: AddressParams, response: { 200: AddressRemoved } } },
-    async (request) => {
+    async (request, reply) => {
       const { domain, name } = addressParams(request.params);
-      const by = signer(request, domain, 'delete_address', name);
+      const by = await signer(request, reply, domain, 'delete_address', name);
+      if (by === null) return reply;
       return namespaces.removeAddress(domain, name, by);
     },
   );

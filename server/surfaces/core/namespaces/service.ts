@@ -13,6 +13,7 @@ import { isOwnOrigin, namespaceTrust, proofRecordHint, type Authority, type Name
 import {
   addressRowsIn,
   addressRowsOfDid,
+  addressRowsOfIdentity,
   deleteAddress,
   findAddressRow,
   findNamespaceRow,
@@ -221,9 +222,17 @@ export class NamespaceService {
     return replacementAnnouncementsOf(this.#ctx.db, domain, name);
   }
 
-  /** Addresses bound to a did:svc, oldest first: the first is the identity's sender address. */
+  /** Addresses bound to a did:svc, oldest first. */
   addressesOf(didAw: string): Address[] {
     return addressRowsOfDid(this.#ctx.db, didAw).map(toAddress);
+  }
+
+  /**
+   * An identity's addresses, oldest first (the first is its sender address): those bound to its
+   * did:svc, and those assigned to its current did:key without one.
+   */
+  addressesOfIdentity(didAw: string | null, didKey: string): Address[] {
+    return addressRowsOfIdentity(this.#ctx.db, didAw, didKey).map(toAddress);
   }
 
   /** Checks a did_key / did_aw pair: a did:svc must be registered and currently hold that key. */

@@ -137,6 +137,16 @@ export function addressRowsOfDid(db: Db, didAw: string): AddressRow[] {
   return db.prepare(`${ADDRESS_SELECT} WHERE a.did_aw = ? ORDER BY a.created_at, a.domain, a.name`).all(didAw) as AddressRow[];
 }
 
+/** Addresses bound to a did:svc or, without one, assigned to the did:key; oldest first. */
+export function addressRowsOfIdentity(db: Db, didAw: string | null, didKey: string): AddressRow[] {
+  return db
+    .prepare(
+      `${ADDRESS_SELECT} WHERE a.rowid IN (SELECT rowid FROM addresses WHERE did_aw = @didAw UNION ALL SELECT rowid FROM addresses WHERE did_aw IS NULL AND did_key = @didKey)
+       ORDER BY a.created_at, a.domain, a.name`,
+    )
+    .all({ didAw, didKey }) as AddressRow[];
+}
+
 export function insertAddress(db: Db, row: AddressRow): void {
   db.prepare(`INSERT INTO addresses (domain, name, did_key, did_aw, created_at, updated_at) VALUES (@domain, @name, @did_key, @did_aw, @created_at, @updated_at)`).run(row);
 }
@@ -164,4 +174,14 @@ export function replacementAnnouncementsOf(db: Db, domain: string, name: string)
        FROM replacement_announcements WHERE domain = ? AND address_name = ? ORDER BY created_at`,
     )
     .all(domain, name) as ReplacementAnnouncement[];
+}
+
+/** The newest announcement that gave `address` to the key `newDid` (a message signed with that key carries it). */
+export function replacementAnnouncementTo(db: Db, newDid: string, address: string): ReplacementAnnouncement | undefined {
+  return db
+    .prepare(
+      `SELECT domain || '/' || address_name AS address, controller_did, new_did, old_did, timestamp, controller_signature
+       FROM replacement_announcements WHERE new_did = ? AND domain || '/' || address_name = ? ORDER BY created_at DESC LIMIT 1`,
+    )
+    .get(newDid, address) as ReplacementAnnouncement | undefined;
 }

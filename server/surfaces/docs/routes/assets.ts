@@ -29,7 +29,7 @@ export async function assetRoutes(app: FastifyInstance, { services }: DocsRouteO
   api.post(
     '/v1/assets/video/direct-upload',
     {
-      config: team('docs:write'),
+      config: { ...team('docs:write'), answerHoldsSecret: true },
       schema: { tags, summary: 'A pending video and its one-time upload URL', body: VideoBody, response: { 201: DirectUpload } },
     },
     async (request, reply) => reply.code(201).send(services.uploads.start(memberOf(request).team_id, request.body)),

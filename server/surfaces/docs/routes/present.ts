@@ -60,7 +60,7 @@ export async function presentApiRoutes(app: FastifyInstance, { services }: DocsR
 
   api.post(
     '/v1/present',
-    { config: team('docs:write'), schema: { tags, summary: 'Mints a present link (its token is shown this once)', body: MintBody, response: { 201: MintedLink } } },
+    { config: { ...team('docs:write'), answerHoldsSecret: true }, schema: { tags, summary: 'Mints a present link (its token is shown this once)', body: MintBody, response: { 201: MintedLink } } },
     async (request, reply) => reply.code(201).send(services.present.mint(memberOf(request), request.body)),
   );
 

@@ -2,12 +2,16 @@
  * Sending (spec §4.4): create-or-send to chosen recipients, and a message into a session, which
  * is also how a participant leaves (`leaving`) and comes back (`rejoining`). Every message is
  * signed inside custody with the sender's current key (messaging/signing.ts); what goes to a
- * participant on another node is queued in the federation outbox in the same transaction.
+ * participant on another node is queued in the federation outbox in the same transaction. A
+ * client `message_id` makes the send happen once (messaging/idempotency.ts): the same content
+ * under the id again answers what the first send answered.
  */
 import type { CreateSessionInput, SendChatResult, SendMessageInput, StartChatResult } from '../../../../../contract/core/chat.ts';
+import type { Db } from '../../../../context.ts';
 import { conflict } from '../../../../errors.ts';
 import { assertFederatable, forwardChat, type ChatContent } from '../../messaging/chat-forwarding.ts';
 import { assertChatReachable } from '../../messaging/chat-reachability.ts';
+import { earlierAnswer, keyedSend, recordAnswer } from '../../messaging/idempotency.ts';
 import type { Party } from '../../messaging/participants.ts';
 import type { RecipientSelector } from '../../messaging/recipients.ts';
 import { signMessage, type SignedMessage } from '../../messaging/signing.ts';
@@ -26,6 +30,7 @@ import {
 import { HANG_ON_EXTENSION_SECONDS } from '../domain/wait-window.ts';
 import { hasLeft, memberSession, membershipOf, publishChange, sessionParties } from '../membership.ts';
 import { participantView } from '../reads/party-views.ts';
+import { messageRowId } from '../store/messages.ts';
 import { sessionMemberships } from '../store/participants.ts';
 import { findPairSession, type ChatSessionRow } from '../store/sessions.ts';
 import { assertReplyTo, hasEngaged, openSession, recordMessage } from './record.ts';
@@ -42,6 +47,9 @@ export function createOrSend(deps: ChatDeps, agentId: string, input: CreateSessi
   const { ctx, identities, recipients, presence, queue } = deps;
   const { db } = ctx;
   assertMessageSize(input.message, 'message');
+  const keyed = keyedSend(agentId, 'chat-create', input);
+  const earlier = keyed === null ? undefined : earlierAnswer<StartedChat>(db, keyed);
+  if (earlier !== undefined) return earlier;
   const senderRow = identities.row(agentId);
   const sender = recipients.party(senderRow);
   const selectors: RecipientSelector[] = [
@@ -60,26 +68,33 @@ export function createOrSend(deps: ChatDeps, agentId: string, input: CreateSessi
   const pair = targets.length === 1 ? findPairSession(db, participantKey([sender, ...targets])) : undefined;
   for (const target of targets) assertChatReachable(db, sender, target, pair !== undefined && hasEngaged(db, pair, target));
 
-  const now = ctx.clock.now().toISOString();
-  const { session, message, queued } = db.transaction(() => {
+  const clock = ctx.clock.now();
+  const now = clock.toISOString();
+  const { started, queued } = db.transaction(() => {
+    // Read again inside the transaction: nothing may have answered under the id since.
+    const again = keyed === null ? undefined : earlierAnswer<StartedChat>(db, keyed);
+    if (again !== undefined) return { started: again, queued: null };
     const session = openSession(db, sender, targets, now);
     assertReplyTo(db, session.session_id, input.reply_to);
     const content = { body: input.message, reply_to: input.reply_to ?? null, wait_seconds: input.wait_seconds ?? null, hang_on: input.hang_on, sender_leaving: input.leaving };
-    const message = signAndRecord(deps, session, sender, addressee(targets), now, content, false);
-    return { session, message, queued: forwardChat(queue, sender, targets, message, content) };
+    const message = signAndRecord(deps, session, sender, addressee(targets), now, content, false, input.message_id);
+    const queued = forwardChat(queue, sender, targets, message, content);
+    const viewer = { agentId, projectId: senderRow.project_id };
+    const memberships = sessionMemberships(db, session.session_id);
+    const started: StartedChat = {
+      session_id: session.session_id,
+      message_id: message.message_id,
+      participants: sessionParties(deps, session.session_id).map((party) => participantView(viewer, party)),
+      targets_connected: targets.filter((t) => t.agent !== null && presence.isConnected(session.session_id, t.agent.agent_id)).map((t) => t.alias),
+      targets_left: targets.filter((t) => (membershipOf(memberships, t)?.left_at ?? null) !== null).map((t) => t.alias),
+    };
+    if (keyed !== null) recordAnswer(db, keyed, started, clock);
+    return { started, queued };
   })();
-  publishChange(ctx.bus, session.session_id, localAgentIds(targets));
+  if (queued === null) return started;
+  publishChange(ctx.bus, started.session_id, localAgentIds(targets));
   if (queued) queue.nudge();
-
-  const viewer = { agentId, projectId: senderRow.project_id };
-  const memberships = sessionMemberships(db, session.session_id);
-  return {
-    session_id: session.session_id,
-    message_id: message.message_id,
-    participants: sessionParties(deps, session.session_id).map((party) => participantView(viewer, party)),
-    targets_connected: targets.filter((t) => t.agent !== null && presence.isConnected(session.session_id, t.agent.agent_id)).map((t) => t.alias),
-    targets_left: targets.filter((t) => (membershipOf(memberships, t)?.left_at ?? null) !== null).map((t) => t.alias),
-  };
+  return started;
 }
 
 /** POST /v1/chat/sessions/{id}/messages: a message to every other participant. */
@@ -87,6 +102,9 @@ export function send(deps: ChatDeps, agentId: string, sessionId: string, input: 
   const { ctx, identities, recipients, queue } = deps;
   const { db } = ctx;
   const session = memberSession(db, agentId, sessionId);
+  const keyed = keyedSend(agentId, 'chat-send', input, { session_id: sessionId });
+  const earlier = keyed === null ? undefined : earlierAnswer<SendChatResult>(db, keyed);
+  if (earlier !== undefined) return earlier;
   assertMessageSize(input.body, 'body');
   const parties = sessionParties(deps, sessionId);
   const sender = parties.find((p) => isAgent(p, agentId)) ?? recipients.party(identities.row(agentId));
@@ -95,24 +113,35 @@ export function send(deps: ChatDeps, agentId: string, sessionId: string, input: 
   // participant that has not spoken yet is still protected by its own rule.
   for (const other of others) assertChatReachable(db, sender, other, hasEngaged(db, session, other));
 
-  const now = ctx.clock.now().toISOString();
-  const { message, queued } = db.transaction(() => {
+  const clock = ctx.clock.now();
+  const now = clock.toISOString();
+  const { result, queued } = db.transaction(() => {
+    const again = keyed === null ? undefined : earlierAnswer<SendChatResult>(db, keyed);
+    if (again !== undefined) return { result: again, queued: null };
     if (input.rejoining && !hasLeft(db, sessionId, agentId)) throw conflict('SVC_ERR_CHAT_NOT_LEFT', 'You are in this chat: there is nothing to rejoin');
     assertReplyTo(db, sessionId, input.reply_to);
     // Read again inside the transaction: the wait window may have moved since.
     const fresh = memberSession(db, agentId, sessionId);
     const content = { body: input.body, reply_to: input.reply_to ?? null, wait_seconds: null, hang_on: input.hang_on, sender_leaving: input.leaving };
-    const message = signAndRecord(deps, fresh, sender, addressee(others), now, content, input.rejoining);
-    return { message, queued: forwardChat(queue, sender, others, message, content) };
+    const message = signAndRecord(deps, fresh, sender, addressee(others), now, content, input.rejoining, input.message_id);
+    const result: SendChatResult = {
+      message_id: message.message_id,
+      session_id: sessionId,
+      delivered: true as const,
+      extends_wait_seconds: input.hang_on ? HANG_ON_EXTENSION_SECONDS : 0,
+    };
+    if (keyed !== null) recordAnswer(db, keyed, result, clock);
+    return { result, queued: forwardChat(queue, sender, others, message, content) };
   })();
+  if (queued === null) return result;
   publishChange(ctx.bus, sessionId, localAgentIds(others));
   if (queued) queue.nudge();
-  return {
-    message_id: message.message_id,
-    session_id: sessionId,
-    delivered: true as const,
-    extends_wait_seconds: input.hang_on ? HANG_ON_EXTENSION_SECONDS : 0,
-  };
+  return result;
+}
+
+/** A client's message id must be new (a repeat of its own send was answered before this). */
+function assertNewMessageId(db: Db, messageId: string | undefined): void {
+  if (messageId !== undefined && messageRowId(db, messageId) !== undefined) throw conflict('SVC_ERR_MESSAGE_ID_TAKEN', `message_id ${messageId} is already taken`);
 }
 
 /** `rejoining` is the node's note beside the message, outside the signed envelope (upstream has no such field). */
@@ -124,8 +153,10 @@ function signAndRecord(
   now: string,
   content: ChatContent,
   rejoining: boolean,
+  messageId?: string,
 ): SignedMessage {
-  const signed = signMessage(ctx, sender, to, { type: 'chat', subject: '', ...content });
+  assertNewMessageId(ctx.db, messageId);
+  const signed = signMessage(ctx, sender, to, { type: 'chat', subject: '', ...content }, messageId);
   recordMessage(ctx.db, session, {
     message_id: signed.message_id,
     session_id: session.session_id,

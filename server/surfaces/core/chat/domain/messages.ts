@@ -15,3 +15,14 @@ export function assertMessageSize(text: string, field: string): void {
 export function preview(body: string): string {
   return body.length > PREVIEW_CHARS ? body.slice(0, PREVIEW_CHARS) : body;
 }
+
+/** A string field of a signed payload (the canonical envelope); null when it has none or the payload is not JSON. */
+export function signedField(signedPayload: string, field: string): string | null {
+  if (signedPayload === '') return null;
+  try {
+    const value = (JSON.parse(signedPayload) as Record<string, unknown>)[field];
+    return typeof value === 'string' && value !== '' ? value : null;
+  } catch {
+    return null;
+  }
+}

@@ -21,7 +21,7 @@ export function history(deps: ChatDeps, agentId: string, sessionId: string, quer
   });
   const memberships = sessionMemberships(db, sessionId);
   return {
-    messages: rows.map((row) => messageView(deps.namespaces, viewer, row)),
+    messages: rows.map((row) => messageView(deps, viewer, row)),
     // Ours: who has read how far and who left, so a client shows receipts and membership after a reload.
     participants: sessionParties(deps, sessionId).map((party): ChatMember => {
       const membership = membershipOf(memberships, party);

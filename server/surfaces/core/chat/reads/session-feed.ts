@@ -8,7 +8,7 @@ import { identityTopic } from '../../../../events/bus.ts';
 import type { ChatDeps } from '../deps.ts';
 import type { ChatViewer } from '../domain/participants.ts';
 import { HANG_ON_EXTENSION_SECONDS } from '../domain/wait-window.ts';
-import { viewerOf } from '../membership.ts';
+import { isWaiting, viewerOf } from '../membership.ts';
 import { messagesStoredAfter, sessionMessagesAfter } from '../store/messages.ts';
 import { findParticipant, localParticipantIds, readPosition } from '../store/participants.ts';
 import { streamMessages, type StreamMessage } from './message-views.ts';
@@ -40,13 +40,13 @@ export function connect({ ctx, presence }: ChatDeps, sessionId: string, agentId:
 }
 
 /** The newest `limit` messages stored after `afterIso`, oldest first (the stream's replay). */
-export function replay({ ctx, namespaces }: ChatDeps, viewer: ChatViewer, sessionId: string, afterIso: string, limit = STREAM_REPLAY_LIMIT): StreamMessage[] {
-  return streamMessages(namespaces, viewer, messagesStoredAfter(ctx.db, sessionId, afterIso, limit));
+export function replay(deps: ChatDeps, viewer: ChatViewer, sessionId: string, afterIso: string, limit = STREAM_REPLAY_LIMIT): StreamMessage[] {
+  return streamMessages(deps, viewer, messagesStoredAfter(deps.ctx.db, sessionId, afterIso, limit), (row) => isWaiting(deps, sessionId, row.from_agent_id));
 }
 
 /** Messages with a row id above `afterId`, oldest first. */
-export function messagesAfter({ ctx, namespaces }: ChatDeps, viewer: ChatViewer, sessionId: string, afterId: number, limit = 500): StreamMessage[] {
-  return streamMessages(namespaces, viewer, sessionMessagesAfter(ctx.db, sessionId, afterId, limit));
+export function messagesAfter(deps: ChatDeps, viewer: ChatViewer, sessionId: string, afterId: number, limit = 500): StreamMessage[] {
+  return streamMessages(deps, viewer, sessionMessagesAfter(deps.ctx.db, sessionId, afterId, limit), (row) => isWaiting(deps, sessionId, row.from_agent_id));
 }
 
 /** The read-receipt frame for a participant's current watermark; none before it has read. */

@@ -76,7 +76,8 @@ export function pending(deps: ChatDeps, agentId: string): Pending {
       unread_count: row.unread_count,
       last_activity: last?.created_at ?? row.created_at,
       sender_waiting: someoneWaiting(deps, row.session_id, others),
-      time_remaining_seconds: timeRemaining(row, now),
+      // Upstream answers 0 when no window is open.
+      time_remaining_seconds: timeRemaining(row, now) ?? 0,
     });
   }
   return { pending: chats, messages_waiting: unreadMailCount(ctx.db, agentId) };

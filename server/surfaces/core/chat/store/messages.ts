@@ -5,7 +5,7 @@
 import type { ChatLastMessage, ChatMessage } from '../../../../../contract/core/chat.ts';
 import type { ChatWakeFrame } from '../../../../../contract/core/events.ts';
 import type { Db } from '../../../../context.ts';
-import { preview } from '../domain/messages.ts';
+import { preview, signedField } from '../domain/messages.ts';
 import type { ChatViewer } from '../domain/participants.ts';
 import { HANG_ON_EXTENSION_SECONDS } from '../domain/wait-window.ts';
 
@@ -50,8 +50,18 @@ export interface NewChatMessage extends Omit<ChatMessageRow, 'id' | 'sender_leav
   hang_on: boolean;
 }
 
-/** What the reader is told beside a message: the node's verdicts on its signature and its sender's namespace. */
-export type MessageVerdicts = Pick<ChatMessage, 'signature_status' | 'from_namespace_trust'>;
+/**
+ * What the reader is told beside a message, worked out at read time: the node's verdicts on its
+ * signature and its sender's namespace, whether the reader's contacts name the sender, and
+ * upstream's announcements for its key.
+ */
+export type MessageVerdicts = Pick<ChatMessage, 'signature_status' | 'from_namespace_trust' | 'is_contact' | 'rotation_announcement' | 'replacement_announcement'>;
+
+/** Upstream's session summary beside a `chat_message` frame (reads/wake.ts adds it). */
+type SessionSummaryFields = 'participants' | 'last_message' | 'last_from' | 'last_activity' | 'unread_count' | 'wake_mode';
+
+/** One unread chat message with its row id (the stream's cursor): the message's own part of a `chat_message` frame. */
+export type ChatWakeMessage = Omit<ChatWakeFrame, 'type' | SessionSummaryFields> & { id: number };
 
 /** One unread chat message for the identity event stream (the `chat_message` frame) with its row id, the stream's cursor. */
 export type ChatWakeItem = Omit<ChatWakeFrame, 'type'> & { id: number };
@@ -194,8 +204,11 @@ export function toChatMessage(row: ChatMessageWithProject, viewer: ChatViewer, v
     from_address: row.from_address,
     from_did: row.from_did,
     from_stable_id: row.from_stable_id,
+    from_agent: row.from_alias,
     to: row.to_text,
+    to_address: row.to_text,
     to_did: row.to_did,
+    to_stable_id: signedField(row.signed_payload, 'to_stable_id'),
     body: row.body,
     timestamp: row.timestamp,
     created_at: row.created_at,
@@ -207,8 +220,8 @@ export function toChatMessage(row: ChatMessageWithProject, viewer: ChatViewer, v
     wait_seconds: row.wait_seconds,
     signature: row.signature,
     signed_payload: row.signed_payload,
-    signature_status: verdicts.signature_status,
-    from_namespace_trust: verdicts.from_namespace_trust,
+    signing_key_id: row.signature === '' ? null : row.from_did,
+    ...verdicts,
   };
 }
 
@@ -226,7 +239,7 @@ export function toLastMessage(row: ChatMessageWithProject, viewer: ChatViewer): 
 }
 
 /** `senderWaiting`: its sender has the session's stream open and has not left. */
-export function toWakeItem(row: ChatMessageRow, senderWaiting: boolean): ChatWakeItem {
+export function toWakeItem(row: ChatMessageRow, senderWaiting: boolean): ChatWakeMessage {
   return {
     id: row.id,
     message_id: row.message_id,

@@ -47,6 +47,8 @@ export interface SessionListOptions {
   before?: number;
   limit?: number;
   pendingOnly?: boolean;
+  /** Only this session. */
+  sessionId?: string;
 }
 
 /** A session in one identity's list: the session, its unread count, its newest message row id and whether the identity left. */
@@ -160,6 +162,10 @@ export function sessionSummaries(db: Db, agentId: string, options: SessionListOp
     params.push(options.before);
   }
   if (options.pendingOnly === true) where.push('(cp.last_message_id > cp.last_read_id OR s.wait_started_by IS NOT NULL)');
+  if (options.sessionId !== undefined) {
+    where.push('cp.session_id = ?');
+    params.push(options.sessionId);
+  }
   if (options.limit !== undefined) params.push(options.limit);
   return db
     .prepare(

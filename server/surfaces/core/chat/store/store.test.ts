@@ -208,7 +208,7 @@ describe('messages', () => {
     const id = message('pair', 'amy', { hang_on: true, sender_rejoining: true, body: 'x'.repeat(250) });
     const row = findChatMessage(db, id)!;
     expect(row).toMatchObject({ from_agent_id: 'amy', from_project_id: 'p1', hang_on: 1, sender_leaving: 0, sender_rejoining: 1 });
-    const verdicts = { signature_status: 'verified' as const, from_namespace_trust: null };
+    const verdicts = { signature_status: 'verified' as const, from_namespace_trust: null, is_contact: false, rotation_announcement: null, replacement_announcement: null };
     expect(toChatMessage(row, { agentId: 'bob', projectId: 'p1' }, verdicts)).toMatchObject({
       from_agent_id: 'amy',
       hang_on: true,
@@ -216,6 +216,9 @@ describe('messages', () => {
       sender_leaving: false,
       sender_rejoining: true,
       to: 'x',
+      // Upstream's names beside ours.
+      from_agent: row.from_alias,
+      to_address: 'x',
       signature_status: 'verified',
     });
     expect(toChatMessage(row, { agentId: 'cy', projectId: 'p2' }, verdicts).from_agent_id).toBeNull();

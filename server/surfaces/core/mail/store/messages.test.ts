@@ -78,7 +78,8 @@ describe('the messages store', () => {
     const [ann, bob] = [addIdentity(db(), { alias: 'ann' }), addIdentity(db(), { alias: 'bob' })];
     send(ann, bob);
     const [row] = inboxRows(db(), bob.agent_id, { folder: 'inbox', unreadOnly: false, limit: 1 });
-    const item = toInboxItem(row!, { is_contact: true, signature_status: 'failed', from_namespace_trust: null });
+    const judged = { from_address: 'ann', signing_key_id: null, rotation_announcement: null, replacement_announcement: null };
+    const item = toInboxItem(row!, { is_contact: true, signature_status: 'failed', from_namespace_trust: null, ...judged });
     expect(item).not.toHaveProperty('id');
     expect(item).not.toHaveProperty('to_agent_id');
     expect(item).not.toHaveProperty('to_text');

@@ -39,24 +39,30 @@ export interface MessageRow {
   archived_at: string | null;
   /** Ours (folders.ts): when the recipient deleted it from its inbox. */
   deleted_at: string | null;
+  /** The thread the sender named (upstream E1's `thread_id`). */
+  thread_id: string | null;
 }
 
-/** A new row: the recipient's state starts empty; `from_namespace_trust` is only known for remote mail. */
-export type NewMailRow = Omit<MessageRow, 'id' | 'read_at' | 'from_namespace_trust' | 'archived_at' | 'deleted_at'> &
-  Partial<Pick<MessageRow, 'from_namespace_trust'>>;
+/** A new row: the recipient's state starts empty; `from_namespace_trust` is only known for remote mail, `thread_id` only when the send named one. */
+export type NewMailRow = Omit<MessageRow, 'id' | 'read_at' | 'from_namespace_trust' | 'archived_at' | 'deleted_at' | 'thread_id'> &
+  Partial<Pick<MessageRow, 'from_namespace_trust' | 'thread_id'>>;
 
 /** What the reader learns about a stored row at read time (the service works these out). */
-export type InboxJudgement = Pick<MailMessage, 'is_contact' | 'signature_status' | 'from_namespace_trust'>;
+export type InboxJudgement = Pick<
+  MailMessage,
+  'is_contact' | 'signature_status' | 'from_namespace_trust' | 'from_address' | 'signing_key_id' | 'rotation_announcement' | 'replacement_announcement'
+>;
 
 /** Throws SQLite's constraint error when the message_id is taken (delivery.ts decides what that means). */
 export function insertMailRow(db: Db, row: NewMailRow): void {
   db.prepare(
     `INSERT INTO messages (message_id, from_agent_id, from_alias, from_address, from_did, from_stable_id, to_agent_id, to_text, to_alias,
-       to_address, to_did, to_stable_id, subject, body, priority, signature, signed_payload, created_at, origin, from_node, from_namespace_trust)
+       to_address, to_did, to_stable_id, subject, body, priority, signature, signed_payload, created_at, origin, from_node, from_namespace_trust,
+       thread_id)
      VALUES (@message_id, @from_agent_id, @from_alias, @from_address, @from_did, @from_stable_id, @to_agent_id, @to_text, @to_alias,
        @to_address, @to_did, @to_stable_id, @subject, @body, @priority, @signature, @signed_payload, @created_at, @origin, @from_node,
-       @from_namespace_trust)`,
-  ).run({ ...row, from_namespace_trust: row.from_namespace_trust ?? null });
+       @from_namespace_trust, @thread_id)`,
+  ).run({ ...row, from_namespace_trust: row.from_namespace_trust ?? null, thread_id: row.thread_id ?? null });
 }
 
 /** Which key stored a message under this id, and from where (a retried delivery finds its own row). */
@@ -71,6 +77,8 @@ export interface InboxFilter {
   folder: 'inbox' | 'archive' | null;
   unreadOnly: boolean;
   messageId?: string;
+  /** Only this thread: the message with this id and every mail that names it as its thread. */
+  threadId?: string;
   /** Only rows older than this row id (the `before` cursor). */
   beforeId?: number;
   limit: number;
@@ -91,6 +99,11 @@ export function inboxRows(db: Db, agentId: string, filter: InboxFilter): Message
   if (filter.messageId !== undefined) {
     where.push('message_id = ?');
     params.push(filter.messageId);
+  }
+  if (filter.threadId !== undefined) {
+    // By the thread's own indexes, not by walking the whole inbox.
+    where.push('id IN (SELECT id FROM messages WHERE thread_id = ? UNION ALL SELECT id FROM messages WHERE message_id = ?)');
+    params.push(filter.threadId, filter.threadId);
   }
   if (filter.beforeId !== undefined) {
     where.push('id < ?');

@@ -58,15 +58,18 @@ function olderThan(cursor: SentKey | null, rank: 0 | 1): string {
 
 const pageParams = (agentId: string, cursor: SentKey | null, n: number) => ({ agentId, n, sec: cursor?.sec ?? '', id: cursor?.id ?? 0 });
 
-/** Up to `n` local sends after `cursor`, newest first. */
-export function localSentRows(db: Db, agentId: string, cursor: SentKey | null, n: number): LocalSentRow[] {
+/** Only one thread's mail: the message with that id and every mail naming it as its thread. */
+const IN_THREAD = `AND id IN (SELECT id FROM messages WHERE thread_id = @threadId UNION ALL SELECT id FROM messages WHERE message_id = @threadId)`;
+
+/** Up to `n` local sends after `cursor`, newest first; with `threadId`, only that thread's. */
+export function localSentRows(db: Db, agentId: string, cursor: SentKey | null, n: number, threadId?: string): LocalSentRow[] {
   return db
     .prepare(
       `SELECT *, ${SECOND} AS sec, (SELECT project_id FROM agents a WHERE a.agent_id = messages.to_agent_id) AS to_project
-       FROM messages WHERE from_agent_id = @agentId AND origin = 'local' ${olderThan(cursor, 0)}
+       FROM messages WHERE from_agent_id = @agentId AND origin = 'local' ${olderThan(cursor, 0)} ${threadId === undefined ? '' : IN_THREAD}
        ORDER BY ${SECOND} DESC, id DESC LIMIT +@n`,
     )
-    .all(pageParams(agentId, cursor, n)) as LocalSentRow[];
+    .all({ ...pageParams(agentId, cursor, n), threadId: threadId ?? null }) as LocalSentRow[];
 }
 
 /** Up to `n` sends to other nodes after `cursor`, newest first. */
@@ -116,6 +119,7 @@ export function toLocalSentItem(row: LocalSentRow, senderProject: string | undef
     priority: row.priority,
     signature: row.signature,
     signed_payload: row.signed_payload,
+    thread_id: row.thread_id,
     created_at: row.created_at,
     status: 'delivered',
     attempts: null,
@@ -142,6 +146,8 @@ export function toQueuedSentItem(row: QueuedSentRow): SentMail {
     priority: message.priority,
     signature: message.signature,
     signed_payload: message.signed_payload,
+    // Mail to another node travels without its thread (the federation wire has no field for it).
+    thread_id: null,
     created_at: `${row.sec}Z`,
     status: row.status,
     attempts: row.attempts,

@@ -9,15 +9,21 @@ import { z } from 'zod';
 import {
   DEFAULT_MAIL_PAGE,
   InboxQuery,
+  MailAcknowledged,
+  MailDeleted,
   MailFolder,
+  MailFolderState,
   MAX_MAIL_PAGE,
   MessageIdParams,
   Priority,
   SendMailBody,
+  SentPage,
   SentQuery,
 } from '../../../../../contract/core/mail.ts';
+import { InboxToolPage, SendMailToolResult } from '../../../../../contract/core/mcp.ts';
 import { parseWith } from '../../../../http/validate.ts';
 import { toolResult } from '../result.ts';
+import { changes, READS } from './annotations.ts';
 import type { ToolContext } from './context.ts';
 import { selectorKind } from './selector.ts';
 
@@ -34,13 +40,18 @@ export function registerMailTools(server: McpServer, { services, principal }: To
         body: z.string().describe('Message text'),
         subject: z.string().default(''),
         priority: Priority.default('normal'),
+        thread_id: z.string().default('').describe('The thread this mail belongs to (a UUID: by convention the message_id of its first mail); empty for none'),
       }),
+      outputSchema: SendMailToolResult,
+      // A recipient may be on another node; every call sends again.
+      annotations: changes({ idempotent: false, openWorld: true }),
     },
-    ({ to, body, subject, priority }) =>
-      toolResult(() => {
+    ({ to, body, subject, priority, thread_id }) =>
+      toolResult(SendMailToolResult, () => {
         const lists: Record<string, string[]> = { to_aliases: [], to_addresses: [], to_dids: [] };
         for (const recipient of Array.isArray(to) ? to : [to]) lists[SELECTOR_FIELD[selectorKind(recipient)]]?.push(recipient);
-        return services.mail.send(principal.agentId, parseWith(SendMailBody, { ...lists, body, subject, priority }));
+        const thread = thread_id === '' ? {} : { thread_id };
+        return { ...services.mail.send(principal.agentId, parseWith(SendMailBody, { ...lists, body, subject, priority, ...thread })), thread_id: thread_id || null };
       }),
   );
 
@@ -55,9 +66,11 @@ export function registerMailTools(server: McpServer, { services, principal }: To
         include_bodies: z.boolean().default(true),
         folder: MailFolder.default('inbox'),
       }),
+      outputSchema: InboxToolPage,
+      annotations: READS,
     },
     ({ unread_only, limit, include_bodies, folder }) =>
-      toolResult(() => {
+      toolResult(InboxToolPage, () => {
         const inbox = services.mail.inbox(principal.agentId, parseWith(InboxQuery, { unread_only, limit, folder }, 'query'));
         return include_bodies ? inbox : { ...inbox, messages: inbox.messages.map(({ body: _body, ...rest }) => rest) };
       }),
@@ -65,8 +78,14 @@ export function registerMailTools(server: McpServer, { services, principal }: To
 
   server.registerTool(
     'ack_message',
-    { title: 'Acknowledge mail', description: 'Mark one of your messages read.', inputSchema: MessageIdParams },
-    ({ message_id }) => toolResult(() => services.mail.ack(principal.agentId, message_id)),
+    {
+      title: 'Acknowledge mail',
+      description: 'Mark one of your messages read.',
+      inputSchema: MessageIdParams,
+      outputSchema: MailAcknowledged,
+      annotations: changes({ idempotent: true }),
+    },
+    ({ message_id }) => toolResult(MailAcknowledged, () => services.mail.ack(principal.agentId, message_id)),
   );
 
   server.registerTool(
@@ -79,18 +98,25 @@ export function registerMailTools(server: McpServer, { services, principal }: To
         limit: z.number().int().min(1).max(MAX_MAIL_PAGE).default(DEFAULT_MAIL_PAGE),
         before: SentQuery.shape.before.describe('next_before of the previous page'),
       }),
+      outputSchema: SentPage,
+      annotations: READS,
     },
-    ({ limit, before }) => toolResult(() => services.mail.sent.list(principal.agentId, parseWith(SentQuery, { limit, before }, 'query'))),
+    ({ limit, before }) => toolResult(SentPage, () => services.mail.sent.list(principal.agentId, parseWith(SentQuery, { limit, before }, 'query'))),
   );
 
   const folders = services.mail.folders;
-  const actions: [name: string, title: string, description: string, act: (messageId: string) => unknown][] = [
-    ['archive_message', 'Archive mail', 'Move one of your messages out of the inbox into the archive (it is marked read).', (id) => folders.archive(principal.agentId, id)],
-    ['unarchive_message', 'Unarchive mail', 'Move an archived message back to your inbox.', (id) => folders.unarchive(principal.agentId, id)],
-    ['mark_unread', 'Mark mail unread', 'Mark one of your messages unread again (an archived one goes back to the inbox).', (id) => folders.markUnread(principal.agentId, id)],
-    ['delete_message', 'Delete mail', 'Delete one of your messages from your inbox or archive for good; the sender keeps its copy.', (id) => folders.remove(principal.agentId, id)],
+  const actions: [name: string, title: string, description: string, act: (messageId: string) => unknown, destructive: boolean][] = [
+    ['archive_message', 'Archive mail', 'Move one of your messages out of the inbox into the archive (it is marked read).', (id) => folders.archive(principal.agentId, id), false],
+    ['unarchive_message', 'Unarchive mail', 'Move an archived message back to your inbox.', (id) => folders.unarchive(principal.agentId, id), false],
+    ['mark_unread', 'Mark mail unread', 'Mark one of your messages unread again (an archived one goes back to the inbox).', (id) => folders.markUnread(principal.agentId, id), false],
+    ['delete_message', 'Delete mail', 'Delete one of your messages from your inbox or archive for good; the sender keeps its copy.', (id) => folders.remove(principal.agentId, id), true],
   ];
-  for (const [name, title, description, act] of actions) {
-    server.registerTool(name, { title, description, inputSchema: MessageIdParams }, ({ message_id }) => toolResult(() => act(message_id)));
+  for (const [name, title, description, act, destructive] of actions) {
+    const result = destructive ? MailDeleted : MailFolderState;
+    server.registerTool(
+      name,
+      { title, description, inputSchema: MessageIdParams, outputSchema: result, annotations: changes({ destructive, idempotent: true }) },
+      ({ message_id }) => toolResult(result, () => act(message_id)),
+    );
   }
 }

@@ -1,15 +1,10 @@
+/** The owner API client (owner.ts), and how the UI gets one: connect.ts. */
 import { describe, expect, it } from 'vitest';
-import {
-  ApiError,
-  connect,
-  errorMessage,
-  forgetSession,
-  formatDetail,
-  NodeClient,
-  takeCodeFromFragment,
-  tokenStorageKey,
-} from '../client.ts';
-import type { BrowserEnv, FetchLike } from '../client.ts';
+import { connect, forgetSession, takeCodeFromFragment, tokenStorageKey } from '../connect.ts';
+import type { BrowserEnv } from '../connect.ts';
+import { ApiError } from '../errors.ts';
+import { NodeClient } from '../owner.ts';
+import type { FetchLike } from '../sse.ts';
 
 interface Call {
   url: string;
@@ -65,29 +60,6 @@ function browser(hash: string, fetch: FetchLike): BrowserEnv & { replaced: strin
   };
 }
 
-describe('formatDetail and errorMessage', () => {
-  it('passes string details through', () => {
-    expect(formatDetail('Project slug already exists')).toBe('Project slug already exists');
-    expect(errorMessage(409, { detail: 'Project slug already exists' })).toBe('Project slug already exists');
-  });
-
-  it('turns validation lists into one readable line', () => {
-    const detail = [
-      { loc: ['body', 'name'], msg: 'Field required', type: 'missing' },
-      { loc: ['body', 'slug'], msg: 'String should have at most 63 characters', type: 'string_too_long' },
-      { loc: [], msg: 'Something general', type: 'x' },
-    ];
-    expect(formatDetail(detail)).toBe('Name: Field required; Slug: String should have at most 63 characters; Something general');
-  });
-
-  it('falls back to plain words by status, never to raw bodies', () => {
-    expect(errorMessage(404, { detail: '' })).toBe('The node does not know that item.');
-    expect(errorMessage(422, null)).toBe('Some fields are not valid.');
-    expect(errorMessage(418, { error: 'stack trace here' })).toBe('The node answered with an error (HTTP 418).');
-    expect(formatDetail({ nested: true })).toBeNull();
-  });
-});
-
 describe('NodeClient', () => {
   it('sends the owner token and JSON, and unwraps list responses', async () => {
     const { fetch, calls } = fakeFetch((call) =>
@@ -106,13 +78,24 @@ describe('NodeClient', () => {
     expect(calls[1]?.body).toEqual({ slug: 'acme' });
   });
 
-  it('throws ApiError with the server detail', async () => {
-    const { fetch } = fakeFetch(() => ({ status: 409, body: { detail: 'A project with slug "acme" already exists' } }));
+  it('throws ApiError with the server detail and code', async () => {
+    const { fetch } = fakeFetch(() => ({
+      status: 409,
+      body: { detail: 'A project with slug "acme" already exists', code: 'SVC_ERR_PROJECT_SLUG_TAKEN' },
+    }));
     const client = new NodeClient({ coreUrl: 'http://127.0.0.1:4100', token: 't', mode: 'browser', fetch });
     const error = await client.createProject({ slug: 'acme' }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ApiError);
     expect((error as ApiError).status).toBe(409);
     expect((error as ApiError).message).toBe('A project with slug "acme" already exists');
+    expect((error as ApiError).code).toBe('SVC_ERR_PROJECT_SLUG_TAKEN');
+  });
+
+  it('has no code when the node sent none', async () => {
+    const { fetch } = fakeFetch(() => ({ status: 502, body: { detail: 'Bad gateway' } }));
+    const client = new NodeClient({ coreUrl: 'http://127.0.0.1:4100', token: 't', mode: 'browser', fetch });
+    const error = (await client.info().catch((e: unknown) => e)) as ApiError;
+    expect(error.code).toBeNull();
   });
 
   it('explains an unreachable node in words', async () => {

@@ -1,0 +1,229 @@
+/**
+ * The owner API of one node (/v1/node/...), authenticated with its owner token: projects,
+ * identities, namespaces, teams, peers, the tunnel, the owner feed, and what the UI needs to act
+ * as an identity (session keys, identity.ts) or as a team (signatures, team-request.ts). Views and
+ * stores never call `fetch` themselves: every request goes through a client of renderer/src/api/,
+ * and every failure becomes an `ApiError` whose message is the node's detail in plain words.
+ * How the UI gets its owner token: connect.ts.
+ */
+// The wire contract (contract/) is written once, for the node and for this client (issue 15).
+import type { NodeChangeKind, NodeWakeItem } from '../../../contract/core/events.ts';
+import type { CreatedIdentity, Identity } from '../../../contract/core/identities.ts';
+import type { Namespace } from '../../../contract/core/namespaces.ts';
+import type { CreateIdentityInput, SessionKey } from '../../../contract/node/identities.ts';
+import type { CreatedProject, CreateNamespaceInput, CreateProjectInput, NodeInfo, ProjectListItem, UiLink } from '../../../contract/node/owner.ts';
+import type { Peer, PeerInput, PeerRemoved } from '../../../contract/node/peers.ts';
+import type { SetupInput, SetupResult } from '../../../contract/node/setup.ts';
+import type { CreateTeamInput, SignedRequest, SignInput, Team } from '../../../contract/node/teams.ts';
+import type { TunnelConfigInput, TunnelView } from '../../../contract/node/tunnel.ts';
+import { requestJson, trimSlash } from './http.ts';
+import { IdentityClient } from './identity.ts';
+import type { SessionKeys } from './identity-keys.ts';
+import { frameJson, openStream } from './sse.ts';
+import type { FetchLike, StreamHandle, StreamState } from './sse.ts';
+
+// ---------------------------------------------------------------------------------------------
+// Wire types (owner API; identities, namespaces; the owner feed): the contract's, contract/core/
+// and contract/node/, re-exported for the views and stores
+// ---------------------------------------------------------------------------------------------
+
+export type { Identity, CreatedIdentity, IdentityStatus, Lifetime, Reachability } from '../../../contract/core/identities.ts';
+export type { Namespace, NamespaceAuthority, VerificationStatus } from '../../../contract/core/namespaces.ts';
+/** What a sender's address can be trusted as (a mail's or chat message's `from_namespace_trust`). */
+export type { NamespaceTrust } from '../../../contract/core/namespaces.ts';
+export type { NodeInfo, ProjectListItem, CreatedProject, CreateProjectInput, CreateIdentityInput, SessionKey, SetupInput, SetupResult };
+export type { Team, CreateTeamInput, SignedRequest as SignedTeamRequest, Peer, PeerRemoved };
+export type { TunnelState, TunnelStatus, TunnelConfig, TunnelView, TunnelConfigInput } from '../../../contract/node/tunnel.ts';
+/** The owner feed's new mail and chat for one identity on this node. */
+export type { NodeChatWake, NodeMailWake, NodeWakeItem } from '../../../contract/core/events.ts';
+
+/** What the owner asks the node to sign: the exact method, request target and body to be sent (and, for documents, who the app acts as). */
+export type TeamRequestToSign = Omit<SignInput, 'surface'>;
+
+/** A nudge on the owner feed, as the views take it: what changed (never the data itself). */
+export interface NodeChange {
+  kind: NodeChangeKind;
+  /** The team, for library and documents changes (null for the catalog and the tunnel). */
+  teamId: string | null;
+  /** For mail changes: whose message, and which (archived, unarchived, deleted, marked read or unread). */
+  agentId?: string;
+  messageId?: string;
+}
+
+/** Every nudge the feed sends (contract/core/events.ts, NodeFeedChanges): a new one fails to compile here until it is named. */
+const NODE_CHANGES: Record<NodeChangeKind, true> = {
+  library_changed: true,
+  docs_changed: true,
+  catalog_changed: true,
+  tunnel_changed: true,
+  teams_changed: true,
+  mail_changed: true,
+};
+const isNodeChange = (event: string): event is NodeChangeKind => Object.hasOwn(NODE_CHANGES, event);
+
+// ---------------------------------------------------------------------------------------------
+// Client
+// ---------------------------------------------------------------------------------------------
+
+/** The owner API of one node, authenticated with its owner token. */
+export class NodeClient {
+  readonly coreUrl: string;
+  readonly mode: 'desktop' | 'browser';
+  readonly #token: string;
+  readonly #fetch: FetchLike;
+
+  constructor(options: { coreUrl: string; token: string; mode: 'desktop' | 'browser'; fetch: FetchLike }) {
+    this.coreUrl = trimSlash(options.coreUrl);
+    this.mode = options.mode;
+    this.#token = options.token;
+    this.#fetch = options.fetch;
+  }
+
+  #get<T>(path: string): Promise<T> {
+    return requestJson<T>(this.#fetch, `${this.coreUrl}${path}`, 'GET', this.#token);
+  }
+
+  #post<T>(path: string, body: unknown = {}): Promise<T> {
+    return requestJson<T>(this.#fetch, `${this.coreUrl}${path}`, 'POST', this.#token, body);
+  }
+
+  #put<T>(path: string, body: unknown): Promise<T> {
+    return requestJson<T>(this.#fetch, `${this.coreUrl}${path}`, 'PUT', this.#token, body);
+  }
+
+  #delete<T>(path: string): Promise<T> {
+    return requestJson<T>(this.#fetch, `${this.coreUrl}${path}`, 'DELETE', this.#token);
+  }
+
+  info(): Promise<NodeInfo> {
+    return this.#get<NodeInfo>('/v1/node/info');
+  }
+
+  /** A fresh one-time sign-in link for a browser. */
+  async uiLink(): Promise<string> {
+    return (await this.#post<UiLink>('/v1/node/ui-link')).ui_url;
+  }
+
+  async projects(): Promise<ProjectListItem[]> {
+    return (await this.#get<{ projects: ProjectListItem[] }>('/v1/node/projects')).projects;
+  }
+
+  createProject(input: CreateProjectInput): Promise<CreatedProject> {
+    return this.#post<CreatedProject>('/v1/node/projects', input);
+  }
+
+  async identities(): Promise<Identity[]> {
+    return (await this.#get<{ identities: Identity[] }>('/v1/node/identities')).identities;
+  }
+
+  createIdentity(input: CreateIdentityInput): Promise<CreatedIdentity> {
+    return this.#post<CreatedIdentity>('/v1/node/identities', input);
+  }
+
+  async namespaces(): Promise<Namespace[]> {
+    return (await this.#get<{ namespaces: Namespace[] }>('/v1/node/namespaces')).namespaces;
+  }
+
+  /** The owner's consent to a namespace, controlled by `controllerDid` or, without it, by a key the node holds. */
+  createNamespace(domain: string, controllerDid?: string): Promise<Namespace> {
+    const input: CreateNamespaceInput = { domain, ...(controllerDid ? { controller_did: controllerDid } : {}) };
+    return this.#post<Namespace>('/v1/node/namespaces', input);
+  }
+
+  /** Sets the node up for a person in one step: a namespace, a project and a persistent identity. */
+  setup(input: SetupInput): Promise<SetupResult> {
+    return this.#post<SetupResult>('/v1/node/setup', input);
+  }
+
+  async teams(): Promise<Team[]> {
+    return (await this.#get<{ teams: Team[] }>('/v1/node/teams')).teams;
+  }
+
+  /** A team whose key this node holds, with an owner member the UI acts through. */
+  createTeam(input: CreateTeamInput): Promise<Team> {
+    return this.#post<Team>('/v1/node/teams', input);
+  }
+
+  async peers(): Promise<Peer[]> {
+    return (await this.#get<{ peers: Peer[] }>('/v1/node/peers')).peers;
+  }
+
+  /** Adds or replaces the peer for a domain; the node then retries mail waiting for it. */
+  setPeer(domain: string, url: string): Promise<Peer> {
+    const input: PeerInput = { domain, url };
+    return this.#post<Peer>('/v1/node/peers', input);
+  }
+
+  removePeer(domain: string): Promise<PeerRemoved> {
+    return this.#delete(`/v1/node/peers/${encodeURIComponent(domain)}`);
+  }
+
+  tunnel(): Promise<TunnelView> {
+    return this.#get<TunnelView>('/v1/node/tunnel');
+  }
+
+  saveTunnel(input: TunnelConfigInput): Promise<TunnelView> {
+    return this.#put<TunnelView>('/v1/node/tunnel', input);
+  }
+
+  /** Starts the tunnel (answers at once, usually `connecting`); 409 without saved settings. */
+  startTunnel(): Promise<TunnelView> {
+    return this.#post<TunnelView>('/v1/node/tunnel/start');
+  }
+
+  /** Stops the tunnel, or cancels a connection under way. */
+  stopTunnel(): Promise<TunnelView> {
+    return this.#post<TunnelView>('/v1/node/tunnel/stop');
+  }
+
+  /**
+   * The four team-auth headers for one library or documents request made as the team's owner member (the key
+   * stays in the node's custody), and the URL to send it to. Each signature works once.
+   */
+  signAsTeam(teamId: string, request: TeamRequestToSign, surface: 'library' | 'docs' = 'library'): Promise<SignedRequest> {
+    const input: SignInput = { ...request, surface };
+    return this.#post<SignedRequest>(`/v1/node/teams/${encodeURIComponent(teamId)}/sign`, input);
+  }
+
+  /** A fresh key acting as the identity for 24 h; the UI keeps it in memory only. */
+  mintSessionKey(agentId: string): Promise<SessionKey> {
+    return this.#post<SessionKey>(`/v1/node/identities/${encodeURIComponent(agentId)}/session-key`);
+  }
+
+  /**
+   * The node-wide stream of new mail and chat for every identity (no replay: only what arrives
+   * while it is open). Reconnects by itself until closed.
+   */
+  streamWake(handlers: {
+    onItem: (item: NodeWakeItem) => void;
+    /** A team's library or documents changed, the catalog did, an identity's mail, or the tunnel's state: views re-read what they show. */
+    onChange?: (change: NodeChange) => void;
+    onState?: (state: StreamState, detail: string | null) => void;
+  }): StreamHandle {
+    return openStream({
+      url: (deadline) => `${this.coreUrl}/v1/node/events/stream?deadline=${encodeURIComponent(deadline)}`,
+      token: async () => this.#token,
+      fetch: this.#fetch,
+      onState: handlers.onState,
+      onFrame: (frame) => {
+        if (frame.event === 'mail_message' || frame.event === 'chat_message') {
+          const item = frameJson<NodeWakeItem>(frame);
+          if (item !== null && typeof item.agent_id === 'string') handlers.onItem(item);
+        } else if (isNodeChange(frame.event)) {
+          const data = frameJson<{ team_id?: unknown; agent_id?: unknown; message_id?: unknown }>(frame);
+          handlers.onChange?.({
+            kind: frame.event,
+            teamId: typeof data?.team_id === 'string' ? data.team_id : null,
+            ...(typeof data?.agent_id === 'string' ? { agentId: data.agent_id } : {}),
+            ...(typeof data?.message_id === 'string' ? { messageId: data.message_id } : {}),
+          });
+        }
+      },
+    });
+  }
+
+  /** A client acting as one identity of this node, with session keys from `keys`. */
+  asIdentity(agentId: string, keys: SessionKeys): IdentityClient {
+    return new IdentityClient({ coreUrl: this.coreUrl, fetch: this.#fetch, keys: keys.source(agentId) });
+  }
+}

@@ -1,0 +1,23 @@
+/**
+ * `GET /health`, as upstream answers it (research/anchor-core.md §8): `{status, version, checks}`,
+ * 200 while the database answers, 503 with `status: "unhealthy"` when it does not. No credential;
+ * served on the loopback and the peer listener (monitors and tunnels probe it).
+ */
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { Health } from '../../../contract/core/health.ts';
+import { NODE_VERSION } from '../../version.ts';
+import { databaseAnswers } from './health-store.ts';
+import type { CoreServices } from './services.ts';
+
+export async function healthRoutes(app: FastifyInstance, { services }: { services: CoreServices }): Promise<void> {
+  app.withTypeProvider<ZodTypeProvider>().get(
+    '/health',
+    { config: { auth: 'public' }, schema: { tags: ['node'], summary: 'Whether the node and its database answer, and its version', response: { 200: Health, 503: Health } } },
+    async (_request, reply) => {
+      const database = databaseAnswers(services.ctx.db) ? 'ok' : 'error';
+      const health: Health = { status: database === 'ok' ? 'ok' : 'unhealthy', version: NODE_VERSION, checks: { database } };
+      return reply.code(database === 'ok' ? 200 : 503).send(health);
+    },
+  );
+}
