@@ -5,7 +5,7 @@
  * extra=forbid. The UI takes the inferred types only.
  */
 import { z } from 'zod';
-import { ClientMessageId, ClientTimestamp, SignatureStatus } from './mail.ts';
+import { ClientMessageId, ClientTimestamp, clientSigningFields, refineClientSigning, SignatureStatus } from './mail.ts';
 import { aliasSelector, RotationAnnouncement } from './identities.ts';
 import { NamespaceTrust, ReplacementAnnouncement } from './namespaces.ts';
 
@@ -41,6 +41,8 @@ const flags = {
   message_id: ClientMessageId.optional(),
   /** Upstream's: read only beside a client signature; a message the node signs carries the node's time. */
   timestamp: ClientTimestamp.optional(),
+  /** A client-signed message (contract/core/mail.ts): verified and stored instead of signed in custody. */
+  ...clientSigningFields,
 };
 
 /** `POST /v1/chat/sessions`: create-or-send (a two-party session is reused). */
@@ -55,6 +57,7 @@ export const CreateSessionBody = z
     ...flags,
   })
   .superRefine((body, ctx) => {
+    refineClientSigning(body, ctx);
     const count = body.to_aliases.length + body.to_addresses.length + body.to_dids.length;
     if (count === 0) ctx.addIssue({ code: 'custom', path: ['to_aliases'], message: 'at least one of to_aliases, to_addresses or to_dids is required' });
     if (count > MAX_CHAT_TARGETS) ctx.addIssue({ code: 'custom', path: ['to_aliases'], message: `at most ${MAX_CHAT_TARGETS} targets` });
@@ -70,7 +73,8 @@ export type CreateSessionRequest = z.input<typeof CreateSessionBody>;
  */
 export const SendMessageBody = z
   .strictObject({ body: z.string().min(1), ...flags, rejoining: z.boolean().default(false) })
-  .refine((body) => !(body.leaving && body.rejoining), { path: ['rejoining'], message: 'a message cannot both leave and rejoin' });
+  .refine((body) => !(body.leaving && body.rejoining), { path: ['rejoining'], message: 'a message cannot both leave and rejoin' })
+  .superRefine(refineClientSigning);
 export type SendMessageInput = z.output<typeof SendMessageBody>;
 export type SendMessageRequest = z.input<typeof SendMessageBody>;
 

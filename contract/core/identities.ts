@@ -27,6 +27,14 @@ export type Lifetime = z.output<typeof Lifetime>;
 export const IdentityStatus = z.enum(['active', 'archived', 'replaced', 'deleted']);
 export type IdentityStatus = z.output<typeof IdentityStatus>;
 
+/**
+ * Who holds the identity's private key: the node's custody, or only the client (upstream E1
+ * `custody: "self"`). The node never signs as a self-custodial identity: it verifies what the
+ * client signed (mail, chat, its did:svc log).
+ */
+export const Custody = z.enum(['custodial', 'self']);
+export type Custody = z.output<typeof Custody>;
+
 /** Who may reach an identity: anyone, or its own project and its contacts. */
 export const Reachability = z.enum(['public', 'contacts-only']);
 export type Reachability = z.output<typeof Reachability>;
@@ -54,9 +62,21 @@ export const InitBody = z
     name: addressName.optional(),
     lifetime: Lifetime.optional(),
     address_reachability: reachability.optional(),
+    /** Upstream's: `self` with `did` and `public_key` (the client keeps the private key); `custodial` (the default) has the node make one. */
+    custody: Custody.optional(),
+    /** The client's Ed25519 did:key (self custody only). */
+    did: z.string().min(1).max(256).optional(),
+    /** The same key's 32 bytes, base64url or standard base64, padding optional (self custody only). */
+    public_key: z.string().min(1).max(64).optional(),
     ...settings,
   })
   .superRefine((body, issue) => {
+    const self = body.custody === 'self';
+    if ((body.did === undefined) !== (body.public_key === undefined)) {
+      issue.addIssue({ code: 'custom', path: [body.did === undefined ? 'did' : 'public_key'], message: 'did and public_key go together' });
+    }
+    if (self && body.did === undefined) issue.addIssue({ code: 'custom', path: ['custody'], message: 'custody "self" needs did and public_key: the client holds the key' });
+    if (!self && body.did !== undefined) issue.addIssue({ code: 'custom', path: ['custody'], message: 'did and public_key are for custody "self"; a custodial identity gets its key from the node' });
     const persistent = body.lifetime === 'persistent';
     if (persistent && body.name === undefined) issue.addIssue({ code: 'custom', path: ['name'], message: 'a persistent identity needs a name' });
     if (persistent && body.alias !== undefined) issue.addIssue({ code: 'custom', path: ['alias'], message: 'a persistent identity takes a name, not an alias' });
@@ -82,7 +102,8 @@ export const Identity = z.object({
   name: z.string().nullable(),
   lifetime: Lifetime,
   status: IdentityStatus,
-  custody: z.literal('custodial'),
+  /** `self`: the client holds the key; the node never signs as it (mail and chat must come client-signed). */
+  custody: Custody,
   did_key: z.string(),
   /** The stable did:svc of a persistent identity. */
   did_aw: z.string().nullable(),
@@ -199,7 +220,7 @@ export const Resolved = z.object({
   alias: z.string().nullable(),
   human_name: z.string().nullable(),
   lifetime: Lifetime.nullable(),
-  custody: z.literal('custodial').nullable(),
+  custody: Custody.nullable(),
   status: IdentityStatus.nullable(),
 });
 export type Resolved = z.output<typeof Resolved>;

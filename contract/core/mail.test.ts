@@ -17,13 +17,13 @@ describe('SendMailBody', () => {
     ]);
   });
 
-  it('refuses client-signing fields by name, next to unknown ones', () => {
-    expect(issues({ to_alias: 'bo', body: 'x', signature: 's', bcc: 'x' })).toEqual([
-      { path: '', message: 'Unrecognized key: "bcc"' },
-      { path: 'signature', message: expect.stringMatching(/this node signs mail for its identities in custody/) },
-    ]);
+  it('takes a client signature only with what checking it needs, as upstream', () => {
+    const id = '6f1d2f4e-8a61-4f0e-9a3c-2b7f1d8e9c10';
+    const signed = { signature: 's', signed_payload: '{}', from_did: 'did:key:z6Mk', message_id: id, timestamp: '2026-01-01T00:00:00Z' };
+    expect(issues({ to_alias: 'bo', body: 'x', ...signed, signing_key_id: 'did:key:z6Mk' })).toEqual([]);
+    expect(issues({ to_alias: 'bo', body: 'x', signature: 's', bcc: 'x' }).map((i) => i.path)).toEqual(['', 'from_did', 'message_id', 'signed_payload']);
     for (const field of ['signed_payload', 'signing_key_id', 'from_did']) {
-      expect(issues({ to_alias: 'bo', body: 'x', [field]: 'v' }).map((i) => i.path)).toEqual([field]);
+      expect(issues({ to_alias: 'bo', body: 'x', [field]: 'v' })).toEqual([{ path: field, message: expect.stringMatching(/goes with signature/) }]);
     }
   });
 

@@ -29,10 +29,37 @@ const selector = z.string().min(1).max(256);
 const selectors = z.array(selector).max(MAX_RECIPIENTS);
 
 /**
- * Fields of a client-signed send (research/anchor-core.md §10.1). This node holds its identities'
- * keys and signs every mail itself, so they are refused by name rather than as unknown fields.
+ * A client-signed send (research/anchor-core.md §4, §10.1): the client signed the canonical
+ * envelope itself and sends `signature` beside the exact `signed_payload` bytes, naming its key
+ * in `from_did` (and `signing_key_id`, which must equal it). The node verifies and stores them in
+ * place of signing in custody; a self-custodial identity can only send this way.
  */
-const CLIENT_SIGNING_FIELDS = ['signature', 'signed_payload', 'signing_key_id', 'from_did'] as const;
+export const clientSigningFields = {
+  signature: z.string().min(1).max(512).optional(),
+  signed_payload: z.string().min(1).max(256 * 1024).optional(),
+  signing_key_id: z.string().max(256).optional(),
+  from_did: z.string().min(1).max(256).optional(),
+};
+
+/** The rules of a client-signed send, for mail's and chat's bodies (upstream's 422 messages). */
+export function refineClientSigning(
+  body: { signature?: string | undefined; signed_payload?: string | undefined; signing_key_id?: string | undefined; from_did?: string | undefined; message_id?: string | undefined; timestamp?: string | undefined },
+  ctx: z.RefinementCtx,
+): void {
+  if (body.signature === undefined) {
+    for (const field of ['signed_payload', 'signing_key_id', 'from_did'] as const) {
+      if (body[field] !== undefined) ctx.addIssue({ code: 'custom', path: [field], message: `${field} goes with signature: send the client signature too, or leave it out` });
+    }
+    return;
+  }
+  if (body.from_did === undefined) ctx.addIssue({ code: 'custom', path: ['from_did'], message: 'from_did is required when signature is provided' });
+  if (body.message_id === undefined || body.timestamp === undefined) {
+    ctx.addIssue({ code: 'custom', path: [body.message_id === undefined ? 'message_id' : 'timestamp'], message: 'message_id and timestamp are required when signature is provided' });
+  }
+  if (body.signed_payload === undefined) {
+    ctx.addIssue({ code: 'custom', path: ['signed_payload'], message: 'signed_payload is required when signature is provided: the node verifies and stores the exact signed bytes' });
+  }
+}
 
 /** The singular selectors, strongest first (upstream's precedence): when several are given they must name one identity. */
 export const SINGLE_SELECTORS = ['to_stable_id', 'to_did', 'to_address', 'to_agent_id', 'to_alias'] as const;
@@ -45,8 +72,9 @@ export const SINGLE_SELECTORS = ['to_stable_id', 'to_did', 'to_address', 'to_age
 export const ClientMessageId = z.uuid({ error: 'message_id must be a UUID' });
 
 /**
- * The client's signing time. Upstream reads it only beside a client's signature; a send the node
- * signs in custody is stamped by the node's clock, so here it is taken and not used.
+ * The client's signing time. It counts only beside a client's signature (then it must be second
+ * precision, within ±300 s, and becomes the stored time); a send the node signs in custody is
+ * stamped by the node's clock, so there it is taken and not used.
  */
 export const ClientTimestamp = z.string().max(64);
 export type SingleSelector = (typeof SINGLE_SELECTORS)[number];
@@ -69,22 +97,10 @@ export const SendMailBody = z
     thread_id: z.uuid({ error: 'thread_id must be a UUID' }).optional(),
     message_id: ClientMessageId.optional(),
     timestamp: ClientTimestamp.optional(),
-    // Present only to be refused with a clear message below.
-    signature: z.unknown().optional(),
-    signed_payload: z.unknown().optional(),
-    signing_key_id: z.unknown().optional(),
-    from_did: z.unknown().optional(),
+    ...clientSigningFields,
   })
   .superRefine((mail, ctx) => {
-    for (const field of CLIENT_SIGNING_FIELDS) {
-      if (mail[field] !== undefined) {
-        ctx.addIssue({
-          code: 'custom',
-          path: [field],
-          message: `"${field}" is not accepted: this node signs mail for its identities in custody`,
-        });
-      }
-    }
+    refineClientSigning(mail, ctx);
     const singles = SINGLE_SELECTORS.some((field) => mail[field] !== undefined) ? 1 : 0;
     const total = singles + (mail.to_aliases?.length ?? 0) + (mail.to_addresses?.length ?? 0) + (mail.to_dids?.length ?? 0);
     if (total === 0) {

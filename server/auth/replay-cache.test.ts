@@ -36,9 +36,6 @@ describe('ReplayCache: signed writes', () => {
     expect(cache.claim('didkey:sig', 'body-b', NOW)).toEqual({ kind: 'replayed' });
     if (first.kind === 'first') cache.settle(first.ticket, json('{}'), NOW);
     expect(cache.claim('didkey:sig', 'body-b', NOW)).toEqual({ kind: 'replayed' });
-    // A single-use signature has nothing to repeat.
-    expect(cache.remember('once:sig', NOW, { durable: true })).toBe(true);
-    expect(cache.remember('once:sig', NOW)).toBe(false);
   });
 
   it('tells a repeat when the first answer is not there: ended without one, too large, streamed', async () => {

@@ -10,7 +10,6 @@
  *   gets the first answer (status, content type, body); while the first still runs, it waits for
  *   it. The same signature over another request (what the signature does not cover differs: the
  *   body of a DIDKey operation, the content type, the certificate) is refused as a replay;
- * - `remember` is for signatures that work once and have no answer to repeat.
  *
  * The claims and answers live in a ReplayStore: the node's database (replay-store.ts,
  * replay_signatures), so a restart does not reopen the window and a retry after a crash never
@@ -39,7 +38,7 @@ export interface FirstAnswer {
 
 /** A signed write as recorded: its fingerprint, and its answer once it has one. */
 export interface SignedWriteRecord {
-  /** Null for a signature recorded by `remember` (works once, nothing to repeat). */
+  /** Null only for a row an older node wrote (single-use, nothing to repeat): refused. */
   fingerprint: string | null;
   /** Null while the write runs, or when the node stopped before answering it. */
   status: number | null;
@@ -50,8 +49,6 @@ export interface SignedWriteRecord {
 
 /** Where signatures and first answers are kept: the database (replay-store.ts) or memory. */
 export interface ReplayStore {
-  /** Records a single-use `key` until `expiresMs`; false when it is there already and not expired. */
-  add(key: string, expiresMs: number, nowMs: number): boolean;
   /** Claims a signed write: null when claimed now, else what is recorded under `key`. */
   claim(key: string, fingerprint: string, expiresMs: number, nowMs: number): SignedWriteRecord | null;
   /** Records the first answer of a claimed write; `body` null when it is not to be kept. */
@@ -67,11 +64,6 @@ export const ANSWER_LIMITS = {
   /** ...and their bytes in all. */
   maxKeptBytes: 16 * 1024 * 1024,
 };
-
-export interface RememberOptions {
-  /** Record the signature durably too. */
-  durable?: boolean;
-}
 
 /** What a repeat of a claimed write gets. */
 export type RepeatOutcome =
@@ -100,9 +92,7 @@ interface Running {
 
 export class ReplayCache {
   readonly #windowMs: number;
-  readonly #seen = new Map<string, number>();
   readonly #store: ReplayStore;
-  readonly #durable: boolean;
   /** Writes claimed by this process and not yet answered, by key. */
   readonly #running = new Map<string, Running>();
 
@@ -110,22 +100,11 @@ export class ReplayCache {
   constructor(windowMs: number, store: ReplayStore | null = null) {
     this.#windowMs = windowMs;
     this.#store = store ?? new MemoryReplayStore();
-    this.#durable = store !== null;
   }
 
   /** Twice the window: a timestamp may be up to one window ahead of now and is accepted until one window after it. */
   #expires(nowMs: number): number {
     return nowMs + 2 * this.#windowMs;
-  }
-
-  /** A single-use signature: true the first time `key` is presented inside the window. */
-  remember(key: string, nowMs: number, options: RememberOptions = {}): boolean {
-    this.#sweep(nowMs);
-    if (this.#seen.has(key)) return false;
-    const expires = this.#expires(nowMs);
-    const fresh = !options.durable || !this.#durable || this.#store.add(key, expires, nowMs);
-    this.#seen.set(key, expires);
-    return fresh;
   }
 
   /**
@@ -167,18 +146,6 @@ export class ReplayCache {
       running.resolve(kept === null ? { kind: 'not_kept', status } : { kind: 'answer', answer: { status, contentType, body: kept } });
     }
   }
-
-  #sweep(nowMs: number): void {
-    for (const [key, expires] of this.#seen) {
-      if (expires > nowMs) break; // insertion order is expiry order
-      this.#seen.delete(key);
-    }
-  }
-
-  /** Single-use signatures remembered in memory, and writes running now. */
-  get size(): number {
-    return this.#seen.size + this.#running.size;
-  }
 }
 
 function outcomeOf(record: SignedWriteRecord): RepeatOutcome {
@@ -197,13 +164,6 @@ class MemoryReplayStore implements ReplayStore {
   /** Keys whose answer body is kept, oldest answer first. */
   readonly #kept = new Set<string>();
   #keptBytes = 0;
-
-  add(key: string, expiresMs: number, nowMs: number): boolean {
-    this.#sweep(nowMs);
-    if (this.#records.has(key)) return false;
-    this.#records.set(key, { expires: expiresMs, record: { fingerprint: null, status: null, contentType: null, body: null } });
-    return true;
-  }
 
   claim(key: string, fingerprint: string, expiresMs: number, nowMs: number): SignedWriteRecord | null {
     this.#sweep(nowMs);

@@ -28,11 +28,6 @@ describe('SqliteSignatureStore', () => {
     // Claimed by the run that stopped, never answered: unknown, and it does not run again.
     const lost = after.claim('team:unanswered', 'fp', now + 1000);
     expect(lost.kind === 'repeat' && (await lost.outcome)).toEqual({ kind: 'unanswered' });
-    // A single-use signature is not a write to repeat.
-    expect(after.remember('didkey:once', now + 1000, { durable: true })).toBe(true);
-    const fresh = new ReplayCache(WINDOW, new SqliteSignatureStore(db(), WINDOW, now + 2000));
-    expect(fresh.remember('didkey:once', now + 2000, { durable: true })).toBe(false);
-    expect(fresh.claim('didkey:once', 'fp', now + 2000)).toEqual({ kind: 'replayed' });
   });
 
   it('sweeps rows two windows old: their signatures can be claimed anew', async () => {

@@ -36,10 +36,6 @@ export class SqliteSignatureStore implements ReplayStore {
     this.#sweep(nowMs);
   }
 
-  add(key: string, expiresMs: number, nowMs: number): boolean {
-    return this.#insert(key, null, expiresMs, nowMs);
-  }
-
   claim(key: string, fingerprint: string, expiresMs: number, nowMs: number): SignedWriteRecord | null {
     if (this.#insert(key, fingerprint, expiresMs, nowMs)) return null;
     const row = this.#db
@@ -68,7 +64,7 @@ export class SqliteSignatureStore implements ReplayStore {
    * not swept yet is taken over, answer and all: its signature's timestamp can no longer pass the
    * window, so presenting it again is not a replay this store must stop.
    */
-  #insert(key: string, fingerprint: string | null, expiresMs: number, nowMs: number): boolean {
+  #insert(key: string, fingerprint: string, expiresMs: number, nowMs: number): boolean {
     if (nowMs - this.#sweptAtMs >= this.#windowMs) this.#sweep(nowMs);
     const { changes } = this.#db
       .prepare(

@@ -182,9 +182,9 @@ describe('POST /v1/messages', () => {
     await refuse({ to_alias: 'bo', to_dids: [bo.did_key], body: 'x' }, 'to_dids', /same recipient as bo/);
     await refuse({ to_aliases: Array.from({ length: 51 }, (_, i) => `r${i}`), body: 'x' }, 'to_aliases');
     await refuse({ to_alias: 'bo', to_aliases: Array.from({ length: 50 }, (_, i) => `r${i}`), body: 'x' }, 'body', /At most 50 recipients/);
-    // A client cannot sign for an identity this node holds.
-    await refuse({ to_alias: 'bo', body: 'x', signature: 'AAAA' }, 'signature', /node signs mail for its identities/);
-    await refuse({ to_alias: 'bo', body: 'x', signed_payload: '{}' }, 'signed_payload', /node signs mail for its identities/);
+    // A client signature comes with everything it needs checking (test/api/self-custody.test.ts sends them).
+    await refuse({ to_alias: 'bo', body: 'x', signature: 'AAAA' }, 'from_did', /from_did is required when signature is provided/);
+    await refuse({ to_alias: 'bo', body: 'x', signed_payload: '{}' }, 'signed_payload', /goes with signature/);
     await refuse({ to_alias: 'bo', body: 'x', message_id: 'not-a-uuid' }, 'message_id', /UUID/);
     await refuse({ to_aliases: ['bo', 'cy'], body: 'x', message_id: '00000000-0000-4000-8000-000000000000' }, 'message_id', /one recipient/);
     expectRefusal(await send(ann.api_key, ['bo']), 422);

@@ -68,6 +68,7 @@ export function addIdentity(db: Db, fields: Partial<AgentRow> & Pick<AgentRow, '
     // Stored as text (NewAgentRow takes it parsed too).
     context: null,
     status: 'active',
+    custody: 'custodial',
     successor_agent_id: null,
     ...fields,
   };

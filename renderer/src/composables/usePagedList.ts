@@ -17,7 +17,7 @@
  *
  * The items are replaced whole on every change, never mutated (a shallowRef: no deep reactivity
  * over 100,000 rows); the stores may write them too (optimistic changes, live arrivals).
- * Paging itself is pure and tested in lib/paged-list.ts; this is tested in __tests__/usePagedList.test.ts.
+ * Paging itself is pure and tested in lib/paged-list.ts; this is tested in usePagedList.test.ts.
  */
 import { ref, shallowRef } from 'vue';
 import { errorMessage } from '../lib/format.ts';

@@ -4,7 +4,7 @@
  * the folder's root, the directories the library excludes (and the OS's own litter) left out,
  * every file decoded as strict UTF-8. Nothing else is computed: the node hashes each file itself.
  * blueprint.yaml is read for the summary shown before sending. No DOM beyond the File and
- * directory-entry shapes it is given; tested in __tests__/blueprint-folder.test.ts.
+ * directory-entry shapes it is given; tested in blueprint-folder.test.ts.
  */
 import { isMap, isSeq, parseDocument } from 'yaml';
 import type { BlueprintImportPayload } from '../../../contract/library/catalog.ts';

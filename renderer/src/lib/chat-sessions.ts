@@ -2,7 +2,7 @@
  * The chat list's rows: a session's title, its place in the list, whether someone waits for me,
  * and the summary of its last message, from whichever source said it last (the node's page, a
  * message of the open conversation, or one arriving live). Pure; tested in
- * __tests__/chat-sessions.test.ts.
+ * chat-sessions.test.ts.
  */
 import type { ChatLastMessage, ChatMessage, ChatSession } from '../api/chat.ts';
 import type { NodeChatWake } from '../api/owner.ts';

@@ -1,7 +1,7 @@
 /**
  * A conversation as the chat view keeps it: the node's messages plus my sends in flight, merged
  * as the stream and the send answers arrive in any order, who has read what, and who has left.
- * Pure; tested in __tests__/chat.test.ts.
+ * Pure; tested in chat.test.ts.
  */
 import { MAX_CHAT_MESSAGE_BYTES, utf8Length } from '../../../contract/core-rules.ts';
 import type { ChatMember, ChatMessage, ChatSession } from '../api/chat.ts';

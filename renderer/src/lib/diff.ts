@@ -1,7 +1,7 @@
 /**
  * Line diffs for proposal review: the longest common subsequence of two texts' lines, as a
  * unified list (kept, removed, added) and as side-by-side rows, with long unchanged runs folded.
- * Pure and small on purpose (no dependency); tested in __tests__/diff.test.ts.
+ * Pure and small on purpose (no dependency); tested in diff.test.ts.
  */
 
 export type DiffKind = 'same' | 'del' | 'add';

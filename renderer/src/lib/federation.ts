@@ -2,7 +2,7 @@
  * Words for mail and chat between nodes, peers and the tunnel: the tunnel state badge, delivery
  * states of mail and chat sent to other nodes, where an inbox mail came from, which chat
  * participants are on another node, what the outbox strip says after a send, and the tunnel
- * form's fields to and from the node's shape. Pure; tested in __tests__/federation.test.ts.
+ * form's fields to and from the node's shape. Pure; tested in federation.test.ts.
  */
 import type { ChatSession } from '../api/chat.ts';
 import type { MailMessage, OutboundMail, OutboundStatus, SendMailResult } from '../api/mail.ts';

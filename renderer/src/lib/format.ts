@@ -1,6 +1,6 @@
 /**
  * Small formatting helpers for the views: relative dates, initials, shortened DIDs. Pure
- * functions (no DOM), unit tested in __tests__/format.test.ts.
+ * functions (no DOM), unit tested in format.test.ts.
  */
 
 /** Parses the node's timestamps (ISO 8601 strings, or epoch seconds/milliseconds). */

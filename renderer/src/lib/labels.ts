@@ -1,6 +1,6 @@
 /**
  * Words for the node's enum values, so every view says the same thing the same way.
- * Pure and tested in __tests__/labels.test.ts.
+ * Pure and tested in labels.test.ts.
  */
 
 import type { NamespaceAuthority, NamespaceTrust } from '../api/owner.ts';

@@ -2,7 +2,7 @@
  * Mail helpers for the views and the mail store: list merging, the signature badge, priority
  * words, reply drafts; folders (issue 14): list updates after archive and delete, what a delete
  * says it does, Sent's delivery words, which links of a rendered body may open. Pure; tested in
- * __tests__/mail.test.ts.
+ * mail.test.ts.
  */
 import type { MailMessage, OutboundMail, Priority, SentMail, SignatureStatus } from '../api/mail.ts';
 import type { Identity } from '../api/owner.ts';

@@ -2,7 +2,7 @@
  * Keyset paging of a list the node serves in key order (`GET /v1/shelf?limit&after`; the inbox's
  * cursor is `before`): reading it again from the start as far as the reader had got, so a refresh
  * keeps what was on screen without reading a 100,000-row list whole. Pure; tested in
- * __tests__/paged-list.test.ts; composables/usePagedList.ts keeps a list's state around it.
+ * paged-list.test.ts; composables/usePagedList.ts keeps a list's state around it.
  */
 
 export interface KeysetPage<T> {

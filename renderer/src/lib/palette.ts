@@ -1,6 +1,6 @@
 /**
  * The command palette's list (Ctrl/Cmd-K): which commands match what was typed, best first.
- * Pure; tested in __tests__/palette.test.ts. The commands themselves (go to a view, new mail,
+ * Pure; tested in palette.test.ts. The commands themselves (go to a view, new mail,
  * switch identity, appearance) are made by components/CommandPalette.vue.
  */
 

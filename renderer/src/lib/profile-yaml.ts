@@ -2,7 +2,7 @@
  * profile.yaml in the editor and in proposal review: set its `version` without disturbing the
  * rest of the text, and render one field's value as text to diff; and the two files a new profile
  * starts with. Uses the `yaml` package (a dependency the node already has); tested in
- * __tests__/profile-yaml.test.ts.
+ * profile-yaml.test.ts.
  */
 import { isMap, parseDocument, stringify } from 'yaml';
 

@@ -1,7 +1,7 @@
 /**
  * Recipients for mail and chat: what a typed "to" means (an address, an alias in my project, or a
  * did), the autocomplete list (identities on this node and my contacts), and the request fields
- * a list of recipients becomes. Pure; tested in __tests__/recipients.test.ts.
+ * a list of recipients becomes. Pure; tested in recipients.test.ts.
  */
 import { ADDRESS_NAME, normalizeDomainName } from '../../../contract/core-rules.ts';
 import type { Contact } from '../api/contacts.ts';

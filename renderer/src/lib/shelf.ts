@@ -1,7 +1,7 @@
 /**
  * Pure helpers for the Shelf view: version numbers, refs, words for the library's values, proposal
  * changesets, and the materialized home as a tree. No DOM, no requests; tested in
- * __tests__/shelf.test.ts.
+ * shelf.test.ts.
  */
 import { isRef, nextPatchVersion, notNewerProblem, readTags, tagCountProblem, versionProblem, type TagReading } from '../../../contract/library-rules.ts';
 import type { Binding, BlueprintSummary, HomeFile, Proposal, ProposalAsset } from '../api/library.ts';

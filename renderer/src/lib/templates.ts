@@ -5,7 +5,7 @@
  * GET /v1/templates instead of bundling them): strings are trimmed, `cover.title`, a section's
  * `heading` and a metric's `label` and `value` must not be empty, and unknown keys are refused,
  * so empty optional strings and empty lists are left out here.
- * Pure; tested in __tests__/templates.test.ts.
+ * Pure; tested in templates.test.ts.
  */
 import type { SlotName, TemplateLimits } from '../api/docs.ts';
 

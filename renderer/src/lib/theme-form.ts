@@ -1,7 +1,7 @@
 /**
  * The theme editor's form (components/documents/ThemeDialog.vue) as plain data: read from the
  * team's saved theme, turned back into `PUT /v1/theme` input and the preview's draft, and the
- * words for the contrast check. Pure (no DOM), unit tested in __tests__/theme-form.test.ts.
+ * words for the contrast check. Pure (no DOM), unit tested in theme-form.test.ts.
  */
 import { AA_RATIO, formatRatio, IMAGE_MAX_BYTES, IMAGE_TYPES, PRESETS, TEXT_ROLES, THEME_TEXT_MAX } from '../../../contract/docs/rules.ts';
 import {

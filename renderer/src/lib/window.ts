@@ -1,6 +1,6 @@
 /**
  * Windowing for long lists of fixed-height rows: only the rows in view (plus a margin) are in the
- * DOM, so a few thousand messages scroll as smoothly as ten. Pure; tested in __tests__/window.test.ts.
+ * DOM, so a few thousand messages scroll as smoothly as ten. Pure; tested in window.test.ts.
  */
 
 export interface WindowRange {

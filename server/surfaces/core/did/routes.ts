@@ -47,6 +47,8 @@ export async function didRoutes(app: FastifyInstance, { services }: { services: 
       const { signature, ...body } = request.body;
       const head = registry.key(didAw).log_head;
       registry.rotate({ ...body, did_aw: didAw, previous_did_key: body.previous_did_key ?? head.new_did_key }, signature);
+      // A self-custodial identity of this node follows its log to the new key.
+      services.identities.followDidRotation(didAw, body.new_did_key);
       return { updated: true as const, did_aw: didAw, current_did_key: body.new_did_key };
     },
   );

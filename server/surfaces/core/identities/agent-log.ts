@@ -30,8 +30,11 @@ export function appendAgentLog(
     metadata: entry.metadata ?? {},
     created_at: ctx.clock.now().toISOString(),
   };
-  const signature = toBase64Unpadded(ctx.custody.sign(signer.keyId, agentLogSigningBytes(agentId, unsigned)));
-  const row: AgentLogEntry = { log_id: randomUUID(), ...unsigned, signed_by: signer.didKey, entry_signature: signature };
+  // A self-custodial identity has no key in custody (key_id ''): its entries are the node's
+  // record, unsigned (signed_by and entry_signature ''); what it signs itself is its did:svc log.
+  const selfCustodial = signer.keyId === '';
+  const signature = selfCustodial ? '' : toBase64Unpadded(ctx.custody.sign(signer.keyId, agentLogSigningBytes(agentId, unsigned)));
+  const row: AgentLogEntry = { log_id: randomUUID(), ...unsigned, signed_by: selfCustodial ? '' : signer.didKey, entry_signature: signature };
   insertAgentLogEntry(ctx.db, agentId, row);
   return row;
 }

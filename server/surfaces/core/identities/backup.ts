@@ -40,6 +40,7 @@ export class IdentityBackups {
       throw conflict('SVC_ERR_IDENTITY_WRONG_LIFETIME', 'Only persistent identities can be backed up; an ephemeral one has no lasting identity');
     }
     if (row.status === 'replaced') throw conflict('SVC_ERR_IDENTITY_REPLACED', 'This identity was replaced; back up its successor');
+    if (row.custody === 'self') throw conflict('SVC_ERR_IDENTITY_SELF_CUSTODIAL', 'This identity is self-custodial: the node holds no key to back up; its key is where the client keeps it');
     appendAgentLog(this.#ctx, agentId, { keyId: row.key_id, didKey: row.did_key }, { operation: 'export' });
     return {
       format: BACKUP_FORMAT,

@@ -51,6 +51,9 @@ export class IdentityLifecycle {
   rotate(agentId: string): Rotated {
     const row = this.#identities.row(agentId);
     this.#persistent(row, 'rotate the key of');
+    if (row.custody === 'self') {
+      throw conflict('SVC_ERR_IDENTITY_SELF_CUSTODIAL', `This identity is self-custodial: the node holds no key to rotate it with. Rotate it yourself: PUT /v1/did/${row.did_aw} with a rotate_key entry signed by the retiring key`);
+    }
     if (row.status !== 'active') throw conflict('SVC_ERR_IDENTITY_NOT_ACTIVE', `Identity is ${row.status}`);
     const { db, custody, clock } = this.#ctx;
     return db.transaction(() => {
@@ -94,7 +97,7 @@ export class IdentityLifecycle {
       appendAgentLog(this.#ctx, agentId, { keyId: row.key_id, didKey: row.did_key }, { operation: 'delete' });
       setIdentityStatus(db, agentId, 'deleted', clock.now().toISOString());
       deactivateAgentKeys(db, agentId);
-      custody.destroyKey(row.key_id);
+      if (row.key_id !== '') custody.destroyKey(row.key_id);
     })();
     return { agent_id: agentId, status: 'deleted' as const };
   }
@@ -180,7 +183,7 @@ export class IdentityLifecycle {
       });
       markIdentityReplaced(db, old.agent_id, agentId, now);
       deactivateAgentKeys(db, old.agent_id);
-      custody.destroyKey(old.key_id);
+      if (old.key_id !== '') custody.destroyKey(old.key_id);
       const { apiKey } = issueApiKey(db, old.project_id, agentId, now);
       const view = this.#identities.view(this.#identities.row(agentId));
       return {

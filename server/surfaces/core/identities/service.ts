@@ -6,7 +6,10 @@ import { randomUUID } from 'node:crypto';
 import { issueApiKey } from '../../../auth/api-keys.ts';
 import type { Principal } from '../../../auth/bearer.ts';
 import type { NodeContext } from '../../../context.ts';
-import { conflict, notFound } from '../../../errors.ts';
+import { publicKeyFromDidKey } from '../../../crypto/did-key.ts';
+import { fromBase64Padded, fromBase64Unpadded, fromBase64Url } from '../../../crypto/encoding.ts';
+import { DID_METHOD, stableIdFromPublicKey } from '../../../crypto/stable-id.ts';
+import { conflict, invalid, notFound } from '../../../errors.ts';
 import type { DidRegistry } from '../did/registry.ts';
 import type { NamespaceService } from '../namespaces/service.ts';
 import type { ProjectService } from '../projects/service.ts';
@@ -16,6 +19,7 @@ import { allocateAlias } from './domain/aliases.ts';
 import {
   aliasTaken,
   findIdentity,
+  followSelfCustodialKey,
   hostedIdentityOfDid,
   hostedIdentityOfDidKey,
   identityContext,
@@ -81,7 +85,7 @@ export class IdentityService {
       name: row.name,
       lifetime: row.lifetime,
       status: row.status,
-      custody: 'custodial',
+      custody: row.custody,
       did_key: row.did_key,
       did_aw: row.did_aw,
       address: this.address(row),
@@ -108,12 +112,14 @@ export class IdentityService {
     const { db, custody, clock } = this.#ctx;
     const project = this.#deps.projects.get(projectId);
     const lifetime: Lifetime = input.lifetime ?? 'ephemeral';
+    const self = input.custody === 'self' ? this.#clientKey(input, lifetime) : null;
     return db.transaction(() => {
       const taken = (alias: string) => aliasTaken(db, projectId, alias);
       const alias = input.name ?? input.alias ?? allocateAlias(taken);
       if (taken(alias)) throw conflict('SVC_ERR_ALIAS_TAKEN', `Alias ${alias} is already in use in project ${project.slug}`);
-      const key = custody.createSigningKey('identity');
-      const didAw = lifetime === 'persistent' ? this.#deps.did.registerCustodial(key.keyId).did_aw : null;
+      // Self custody: nothing goes into custody (key_id ''); the client registered its did:svc itself.
+      const key = self === null ? custody.createSigningKey('identity') : { keyId: '', didKey: self.didKey };
+      const didAw = self !== null ? self.didAw : lifetime === 'persistent' ? this.#deps.did.registerCustodial(key.keyId).did_aw : null;
       const now = clock.now().toISOString();
       const agentId = randomUUID();
       insertIdentity(db, {
@@ -122,6 +128,7 @@ export class IdentityService {
         alias,
         name: input.name ?? null,
         lifetime,
+        custody: self === null ? 'custodial' : 'self',
         key_id: key.keyId,
         did_key: key.didKey,
         did_aw: didAw,
@@ -151,6 +158,36 @@ export class IdentityService {
         server_url: this.#ctx.urls.core_url,
       };
     })();
+  }
+
+  /**
+   * The key a self-custodial client brings (upstream E1 `custody: "self"`): `did` an Ed25519
+   * did:key and `public_key` its 32 bytes. A persistent one's did:svc (derived from this key) must
+   * already be registered with it (POST /v1/did, signed by the client): the node signs no log
+   * entry for a key it does not hold. A key already hosted here is refused.
+   */
+  #clientKey(input: InitInput, lifetime: Lifetime): { didKey: string; didAw: string | null } {
+    const didKey = input.did ?? '';
+    const publicKey = publicKeyFromDidKey(didKey);
+    if (publicKey === null) throw invalid('SVC_ERR_DID_MALFORMED', 'did must be an Ed25519 did:key');
+    const text = (input.public_key ?? '').replace(/=+$/, '');
+    const given = fromBase64Url(text) ?? fromBase64Unpadded(text) ?? fromBase64Padded(input.public_key ?? '');
+    if (given === null || !given.equals(Buffer.from(publicKey))) throw invalid('SVC_ERR_PUBLIC_KEY_MISMATCH', 'public_key is not the 32-byte Ed25519 key of did');
+    if (hostedIdentityOfDidKey(this.#ctx.db, didKey) !== undefined) throw conflict('SVC_ERR_IDENTITY_EXISTS', 'An identity of this node already holds this did:key');
+    if (lifetime !== 'persistent') return { didKey, didAw: null };
+    const didAw = stableIdFromPublicKey(publicKey, DID_METHOD);
+    const current = this.#deps.did.currentKey(didAw);
+    if (current === null) {
+      throw conflict('SVC_ERR_DID_UNREGISTERED', `Register ${didAw} first: POST /v1/did with its genesis entry signed by this key (the node signs nothing for a key it does not hold)`);
+    }
+    if (current !== didKey) throw conflict('SVC_ERR_DID_KEY_MISMATCH', `did is not the current key of ${didAw}`);
+    if (hostedIdentityOfDid(this.#ctx.db, didAw) !== undefined) throw conflict('SVC_ERR_IDENTITY_EXISTS', `An identity of this node already holds ${didAw}`);
+    return { didKey, didAw };
+  }
+
+  /** A self-custodial identity takes the key its client rotated to in its did:svc log (PUT /v1/did). */
+  followDidRotation(didAw: string, didKey: string): void {
+    followSelfCustodialKey(this.#ctx.db, didAw, didKey, this.#ctx.clock.now().toISOString());
   }
 
   /** The node signs as controller: it holds the key of every namespace a project can own. */
@@ -232,7 +269,7 @@ export class IdentityService {
       alias: sameProject ? local.alias : null,
       human_name: local?.human_name ?? null,
       lifetime: local?.lifetime ?? null,
-      custody: local ? ('custodial' as const) : null,
+      custody: local?.custody ?? null,
       status: local?.status ?? null,
     };
   }

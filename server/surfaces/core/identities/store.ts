@@ -3,7 +3,7 @@
  * announcements its persistent identities sign. The only module that reads or writes them
  * directly; other stores may join `agents` in their own queries.
  */
-import type { IdentityStatus, Lifetime, Reachability } from '../../../../contract/core/identities.ts';
+import type { Custody, IdentityStatus, Lifetime, Reachability } from '../../../../contract/core/identities.ts';
 import type { Db } from '../../../context.ts';
 
 export interface AgentRow {
@@ -13,6 +13,9 @@ export interface AgentRow {
   name: string | null;
   lifetime: Lifetime;
   status: IdentityStatus;
+  /** `self`: the client holds the key, and key_id is '' (nothing in custody). */
+  custody: Custody;
+  /** The key in custody; '' for a self-custodial identity. */
   key_id: string;
   did_key: string;
   did_aw: string | null;
@@ -28,7 +31,11 @@ export interface AgentRow {
 }
 
 /** A new row: the status starts `active` and no successor is named. */
-export type NewAgentRow = Omit<AgentRow, 'status' | 'successor_agent_id' | 'context'> & { context: Record<string, unknown> | null };
+export type NewAgentRow = Omit<AgentRow, 'status' | 'successor_agent_id' | 'context' | 'custody'> & {
+  context: Record<string, unknown> | null;
+  /** Defaults to `custodial`. */
+  custody?: Custody;
+};
 
 /** The settings an identity may change; an absent field keeps its value. */
 export interface AgentSettingsPatch {
@@ -95,11 +102,11 @@ export function aliasTaken(db: Db, projectId: string, alias: string): boolean {
 
 export function insertIdentity(db: Db, row: NewAgentRow): void {
   db.prepare(
-    `INSERT INTO agents (agent_id, project_id, alias, name, lifetime, key_id, did_key, did_aw, address_reachability,
+    `INSERT INTO agents (agent_id, project_id, alias, name, lifetime, custody, key_id, did_key, did_aw, address_reachability,
        human_name, role, program, context, created_at, updated_at)
-     VALUES (@agent_id, @project_id, @alias, @name, @lifetime, @key_id, @did_key, @did_aw, @address_reachability,
+     VALUES (@agent_id, @project_id, @alias, @name, @lifetime, @custody, @key_id, @did_key, @did_aw, @address_reachability,
        @human_name, @role, @program, @context, @created_at, @updated_at)`,
-  ).run({ ...row, context: row.context === null ? null : JSON.stringify(row.context) });
+  ).run({ ...row, custody: row.custody ?? 'custodial', context: row.context === null ? null : JSON.stringify(row.context) });
 }
 
 export function updateIdentitySettings(db: Db, agentId: string, patch: AgentSettingsPatch, updatedAt: string): void {
@@ -120,6 +127,15 @@ export function updateIdentitySettings(db: Db, agentId: string, patch: AgentSett
 
 export function setIdentityKey(db: Db, agentId: string, key: { keyId: string; didKey: string }, updatedAt: string): void {
   db.prepare(`UPDATE agents SET key_id = ?, did_key = ?, updated_at = ? WHERE agent_id = ?`).run(key.keyId, key.didKey, updatedAt, agentId);
+}
+
+/**
+ * A self-custodial identity follows its did:svc log: when the client rotates the key there
+ * (PUT /v1/did/{did_aw}), its identities here take the new key. Custodial ones rotate through
+ * custody and are left alone.
+ */
+export function followSelfCustodialKey(db: Db, didAw: string, didKey: string, updatedAt: string): void {
+  db.prepare(`UPDATE agents SET did_key = ?, updated_at = ? WHERE did_aw = ? AND custody = 'self' AND status <> 'deleted'`).run(didKey, updatedAt, didAw);
 }
 
 /** Deletes or archives; a replacement names its successor with {@link markIdentityReplaced}. */

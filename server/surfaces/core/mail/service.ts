@@ -21,6 +21,7 @@ import { identityTopic } from '../../../events/bus.ts';
 import type { IdentityService } from '../identities/service.ts';
 import { findIdentity, type AgentRow } from '../identities/store.ts';
 import { announcementsFor, signingKeyId } from '../messaging/announcements.ts';
+import { clientSignatureOf, verifyClientSigned } from '../messaging/client-signed.ts';
 import { deliverMail, type RemoteQueue } from '../messaging/delivery.ts';
 import { earlierAnswer, keyedSend, recordAnswer } from '../messaging/idempotency.ts';
 import { assertReachable, isContact } from '../messaging/reachability.ts';
@@ -105,6 +106,17 @@ export class MailService {
     if (bytes > MAX_BODY_BYTES) throw tooLarge('SVC_ERR_MESSAGE_TOO_LARGE', `Mail body is ${bytes} bytes; the limit is ${MAX_BODY_BYTES} bytes (64 KiB)`);
     const { db, bus, clock } = this.#ctx;
     const keyed = keyedSend(agentId, 'mail', input);
+    // A client signature is checked before anything else, a repeat of its send included.
+    const signature = clientSignatureOf(input);
+    const clientSigned =
+      signature === null
+        ? null
+        : verifyClientSigned(this.#ctx, this.#recipients.party(this.#identities.row(agentId)), signature, {
+            type: 'mail',
+            subject: input.subject,
+            body: input.body,
+            priority: input.priority,
+          });
 
     const sent = db.transaction(() => {
       const earlier = keyed === null ? undefined : earlierAnswer<SendMailResult>(db, keyed);
@@ -114,7 +126,7 @@ export class MailService {
       const sender = this.#recipients.party(senderRow);
       const targets = this.#resolve(senderRow, input);
       for (const target of targets) if (!isRemote(target)) assertReachable(db, sender, target);
-      const deliveries = targets.map((target) => deliverMail(this.#ctx, this.#queue, sender, target, input));
+      const deliveries = targets.map((target) => deliverMail(this.#ctx, this.#queue, sender, target, { ...input, clientSigned }));
       const first = deliveries[0] as (typeof deliveries)[number];
       const result: SendMailResult = {
         message_id: first.delivery.message_id,

@@ -17,9 +17,10 @@ import type { AgentRow } from '../identities/store.ts';
 import { conflictOnConstraint } from '../mail/db-errors.ts';
 import { findMailOrigin, insertMailRow } from '../mail/store/messages.ts';
 import { splitAddress } from './addresses.ts';
+import { assertSignedRecipients, signedRecipient, type SignedRecipient, type VerifiedClientMessage } from './client-signed.ts';
 import type { Party, Recipient } from './participants.ts';
 import type { RemoteRecipient } from './recipients.ts';
-import { signMessage } from './signing.ts';
+import { signMessage, type SignedMessage } from './signing.ts';
 
 /** The durable queue of signed messages to other nodes (federation/outbox.ts). */
 export interface RemoteQueue {
@@ -29,8 +30,13 @@ export interface RemoteQueue {
   nudge(): void;
 }
 
-/** What a mail says, and optionally the thread it is in and the client's own id for it (one recipient only). */
-export type MailContent = Pick<SendMailInput, 'subject' | 'body' | 'priority'> & Partial<Pick<SendMailInput, 'thread_id' | 'message_id'>>;
+/**
+ * What a mail says, and optionally the thread it is in and the client's own id for it (one
+ * recipient only); `clientSigned` when the client signed it (checked by client-signed.ts), else
+ * the node signs it in custody.
+ */
+export type MailContent = Pick<SendMailInput, 'subject' | 'body' | 'priority'> &
+  Partial<Pick<SendMailInput, 'thread_id' | 'message_id'>> & { clientSigned?: VerifiedClientMessage | null };
 
 export interface MailDelivered {
   delivery: Delivery;
@@ -47,8 +53,23 @@ export function deliverMail(ctx: NodeContext, queue: RemoteQueue, sender: Party,
 /** Only these fields are signed and stored: `content` may be the whole send request. */
 const signedContent = (content: MailContent) => ({ type: 'mail' as const, subject: content.subject, body: content.body, priority: content.priority });
 
+/** The client's signature when it signed (naming this recipient), else the node's in custody. */
+function mailSignature(
+  ctx: NodeContext,
+  sender: Party,
+  to: Pick<Recipient, 'to' | 'didKey' | 'stableId'>,
+  names: SignedRecipient,
+  content: MailContent,
+): SignedMessage {
+  if (content.clientSigned) {
+    assertSignedRecipients(content.clientSigned, [names]);
+    return content.clientSigned.signed;
+  }
+  return signMessage(ctx, sender, to, signedContent(content), content.message_id);
+}
+
 function storeMail(ctx: NodeContext, sender: Party, recipient: Recipient, content: MailContent): MailDelivered {
-  const signed = signMessage(ctx, sender, recipient, signedContent(content), content.message_id);
+  const signed = mailSignature(ctx, sender, recipient, signedRecipient(recipient), content);
   conflictOnConstraint('SVC_ERR_MESSAGE_ID_TAKEN', 'message_id already exists', () =>
     insertMailRow(ctx.db, {
       message_id: signed.message_id,
@@ -92,7 +113,8 @@ function queueMail(ctx: NodeContext, queue: RemoteQueue, sender: Party, recipien
   if (sender.address === null) {
     throw invalid('SVC_ERR_SENDER_ADDRESS_REQUIRED', `Mail to ${recipient.to} goes to another node, which can only check a sender with an address: give this identity an address first`);
   }
-  const signed = signMessage(ctx, sender, { to: recipient.address, didKey: '', stableId: null }, signedContent(content), content.message_id);
+  const names: SignedRecipient = { names: [recipient.to, recipient.address], didKey: '', stableId: null };
+  const signed = mailSignature(ctx, sender, { to: recipient.address, didKey: '', stableId: null }, names, content);
   queue.enqueue(sender.agent.agent_id, recipient.domain, {
     v: FEDERATION_VERSION,
     kind: 'mail',

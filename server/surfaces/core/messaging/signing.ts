@@ -8,6 +8,7 @@ import { signingTimestamp } from '../../../clock.ts';
 import type { NodeContext } from '../../../context.ts';
 import { sha256Hex, toBase64Unpadded } from '../../../crypto/encoding.ts';
 import { buildMessageEnvelope, messageSigningBytes, verifyMessageSignature, type MessageFields, type MessageVerificationStatus } from '../../../crypto/message-signing.ts';
+import { invalid } from '../../../errors.ts';
 import { MemoCache } from '../../../memo-cache.ts';
 import type { Party, Recipient } from './participants.ts';
 
@@ -23,6 +24,19 @@ export interface SignedMessage {
 
 type ContentFields = Omit<MessageFields, 'from' | 'from_did' | 'from_stable_id' | 'to_did' | 'to_stable_id' | 'timestamp' | 'message_id' | 'to'>;
 
+/**
+ * A self-custodial sender has no key here: the node signs nothing as it, so its messages come
+ * client-signed (client-signed.ts) or not at all.
+ */
+export function assertNodeMaySign(sender: Party): void {
+  if (sender.agent.custody === 'self') {
+    throw invalid(
+      'SVC_ERR_SIGNATURE_REQUIRED',
+      `${sender.alias} is self-custodial: the node holds no key for it and signs nothing as it. Sign the message yourself and send signature, signed_payload, from_did, message_id and timestamp`,
+    );
+  }
+}
+
 /** `messageId`: the client's own id for the message (its idempotency key); otherwise a new one. */
 export function signMessage(
   ctx: NodeContext,
@@ -31,6 +45,7 @@ export function signMessage(
   content: ContentFields,
   messageId: string = randomUUID(),
 ): SignedMessage {
+  assertNodeMaySign(sender);
   const timestamp = signingTimestamp(ctx.clock);
   const from = sender.address ?? sender.alias;
   const envelope = buildMessageEnvelope({

@@ -11,6 +11,7 @@ import type { Db } from '../../../../context.ts';
 import { conflict } from '../../../../errors.ts';
 import { assertFederatable, forwardChat, type ChatContent } from '../../messaging/chat-forwarding.ts';
 import { assertChatReachable } from '../../messaging/chat-reachability.ts';
+import { assertSignedRecipients, clientSignatureOf, signedRecipient, verifyClientSigned, type VerifiedClientMessage } from '../../messaging/client-signed.ts';
 import { earlierAnswer, keyedSend, recordAnswer } from '../../messaging/idempotency.ts';
 import type { Party } from '../../messaging/participants.ts';
 import type { RecipientSelector } from '../../messaging/recipients.ts';
@@ -47,11 +48,14 @@ export function createOrSend(deps: ChatDeps, agentId: string, input: CreateSessi
   const { ctx, identities, recipients, presence, queue } = deps;
   const { db } = ctx;
   assertMessageSize(input.message, 'message');
+  const content = { body: input.message, reply_to: input.reply_to ?? null, wait_seconds: input.wait_seconds ?? null, hang_on: input.hang_on, sender_leaving: input.leaving };
+  const senderRow = identities.row(agentId);
+  const sender = recipients.party(senderRow);
+  // A client signature is checked before anything else, a repeat of its send included.
+  const clientSigned = verifyChat(deps, sender, input, content);
   const keyed = keyedSend(agentId, 'chat-create', input);
   const earlier = keyed === null ? undefined : earlierAnswer<StartedChat>(db, keyed);
   if (earlier !== undefined) return earlier;
-  const senderRow = identities.row(agentId);
-  const sender = recipients.party(senderRow);
   const selectors: RecipientSelector[] = [
     ...input.to_aliases.map((alias) => ({ alias })),
     ...input.to_addresses.map((address) => ({ address })),
@@ -76,8 +80,7 @@ export function createOrSend(deps: ChatDeps, agentId: string, input: CreateSessi
     if (again !== undefined) return { started: again, queued: null };
     const session = openSession(db, sender, targets, now);
     assertReplyTo(db, session.session_id, input.reply_to);
-    const content = { body: input.message, reply_to: input.reply_to ?? null, wait_seconds: input.wait_seconds ?? null, hang_on: input.hang_on, sender_leaving: input.leaving };
-    const message = signAndRecord(deps, session, sender, addressee(targets), now, content, false, input.message_id);
+    const message = signAndRecord(deps, session, sender, { to: addressee(targets), targets, clientSigned }, now, content, false, input.message_id);
     const queued = forwardChat(queue, sender, targets, message, content);
     const viewer = { agentId, projectId: senderRow.project_id };
     const memberships = sessionMemberships(db, session.session_id);
@@ -102,12 +105,15 @@ export function send(deps: ChatDeps, agentId: string, sessionId: string, input: 
   const { ctx, identities, recipients, queue } = deps;
   const { db } = ctx;
   const session = memberSession(db, agentId, sessionId);
+  const parties = sessionParties(deps, sessionId);
+  const sender = parties.find((p) => isAgent(p, agentId)) ?? recipients.party(identities.row(agentId));
+  const content = { body: input.body, reply_to: input.reply_to ?? null, wait_seconds: null, hang_on: input.hang_on, sender_leaving: input.leaving };
+  // A client signature is checked before anything else, a repeat of its send included.
+  const clientSigned = verifyChat(deps, sender, input, content);
   const keyed = keyedSend(agentId, 'chat-send', input, { session_id: sessionId });
   const earlier = keyed === null ? undefined : earlierAnswer<SendChatResult>(db, keyed);
   if (earlier !== undefined) return earlier;
   assertMessageSize(input.body, 'body');
-  const parties = sessionParties(deps, sessionId);
-  const sender = parties.find((p) => isAgent(p, agentId)) ?? recipients.party(identities.row(agentId));
   const others = parties.filter((p) => !isAgent(p, agentId)).map((p): ChatTarget => ({ ...p, to: p.address ?? p.alias }));
   // Being in the session is permission to answer those who took part in it; a contacts-only
   // participant that has not spoken yet is still protected by its own rule.
@@ -122,8 +128,7 @@ export function send(deps: ChatDeps, agentId: string, sessionId: string, input: 
     assertReplyTo(db, sessionId, input.reply_to);
     // Read again inside the transaction: the wait window may have moved since.
     const fresh = memberSession(db, agentId, sessionId);
-    const content = { body: input.body, reply_to: input.reply_to ?? null, wait_seconds: null, hang_on: input.hang_on, sender_leaving: input.leaving };
-    const message = signAndRecord(deps, fresh, sender, addressee(others), now, content, input.rejoining, input.message_id);
+    const message = signAndRecord(deps, fresh, sender, { to: addressee(others), targets: others, clientSigned }, now, content, input.rejoining, input.message_id);
     const result: SendChatResult = {
       message_id: message.message_id,
       session_id: sessionId,
@@ -144,19 +149,38 @@ function assertNewMessageId(db: Db, messageId: string | undefined): void {
   if (messageId !== undefined && messageRowId(db, messageId) !== undefined) throw conflict('SVC_ERR_MESSAGE_ID_TAKEN', `message_id ${messageId} is already taken`);
 }
 
+/** The client's signature over a chat message, checked (client-signed.ts); null when the node is to sign. */
+function verifyChat(
+  { ctx }: ChatDeps,
+  sender: Party,
+  input: CreateSessionInput | SendMessageInput,
+  content: ChatContent,
+): VerifiedClientMessage | null {
+  const signature = clientSignatureOf(input);
+  return signature === null ? null : verifyClientSigned(ctx, sender, signature, { type: 'chat', ...content });
+}
+
+/** Whom a message goes to: the signed addressing, the targets, and the client's signature when it signed. */
+interface Addressing {
+  to: Addressee;
+  targets: readonly ChatTarget[];
+  clientSigned: VerifiedClientMessage | null;
+}
+
 /** `rejoining` is the node's note beside the message, outside the signed envelope (upstream has no such field). */
 function signAndRecord(
   { ctx }: ChatDeps,
   session: ChatSessionRow,
   sender: Party,
-  to: Addressee,
+  { to, targets, clientSigned }: Addressing,
   now: string,
   content: ChatContent,
   rejoining: boolean,
   messageId?: string,
 ): SignedMessage {
   assertNewMessageId(ctx.db, messageId);
-  const signed = signMessage(ctx, sender, to, { type: 'chat', subject: '', ...content }, messageId);
+  if (clientSigned !== null) assertSignedRecipients(clientSigned, targets.map(signedRecipient));
+  const signed = clientSigned?.signed ?? signMessage(ctx, sender, to, { type: 'chat', subject: '', ...content }, messageId);
   recordMessage(ctx.db, session, {
     message_id: signed.message_id,
     session_id: session.session_id,

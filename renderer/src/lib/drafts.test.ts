@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { DocumentSummary } from '../../api/docs.ts';
-import { documentRows, DraftStore, slugFromTitle, SLUG_PATTERN, type DocumentDraft, type DraftStorage } from '../drafts.ts';
+import type { DocumentSummary } from '../api/docs.ts';
+import { documentRows, DraftStore, slugFromTitle, SLUG_PATTERN, type DocumentDraft, type DraftStorage } from './drafts.ts';
 
 /** A Storage over a Map, with an optional byte quota like a browser's. */
 function memoryStorage(quota = Infinity): DraftStorage & { map: Map<string, string> } {

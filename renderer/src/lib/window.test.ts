@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { revealScrollTop, visibleRange } from '../window.ts';
+import { revealScrollTop, visibleRange } from './window.ts';
 
 describe('visibleRange', () => {
   it('renders the rows in view plus an overscan margin, with spacers for the rest', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { diffLines, diffStats, foldUnchanged, splitLines, splitRows } from '../diff.ts';
-import type { DiffLine } from '../diff.ts';
+import { diffLines, diffStats, foldUnchanged, splitLines, splitRows } from './diff.ts';
+import type { DiffLine } from './diff.ts';
 
 const kinds = (lines: readonly { kind: string }[]) => lines.map((l) => l.kind).join(' ');
 

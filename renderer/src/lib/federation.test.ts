@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { OutboundMail } from '../../api/mail.ts';
-import type { TunnelConfig } from '../../api/owner.ts';
+import type { OutboundMail } from '../api/mail.ts';
+import type { TunnelConfig } from '../api/owner.ts';
 import {
   addressDomain,
   chatDelivery,
@@ -19,7 +19,7 @@ import {
   tunnelInput,
   tunnelIsBusy,
   tunnelStateBadge,
-} from '../federation.ts';
+} from './federation.ts';
 
 function outbound(extra: Partial<OutboundMail> = {}): OutboundMail {
   return {

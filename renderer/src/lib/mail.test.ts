@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { MailMessage, SentMail } from '../../api/mail.ts';
-import type { Identity } from '../../api/owner.ts';
+import type { MailMessage, SentMail } from '../api/mail.ts';
+import type { Identity } from '../api/owner.ts';
 import {
   deleteConsequence,
   folderTitle,
@@ -23,7 +23,7 @@ import {
   signatureBadge,
   threadEntries,
   threadOf,
-} from '../mail.ts';
+} from './mail.ts';
 
 function mail(id: string, createdAt: string, extra: Partial<MailMessage> = {}): MailMessage {
   return {

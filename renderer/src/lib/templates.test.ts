@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { TemplateLimits } from '../../api/docs.ts';
+import type { TemplateLimits } from '../api/docs.ts';
 import {
   emptyMetric,
   emptySection,
@@ -9,7 +9,7 @@ import {
   slotsFromForm,
   slotsProblem,
   type SlotForm,
-} from '../templates.ts';
+} from './templates.ts';
 
 const PITCH = ['cover', 'metrics', 'sections', 'ask'] as const;
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { matchCommands, paletteShortcut, type PaletteCommand } from '../palette.ts';
+import { matchCommands, paletteShortcut, type PaletteCommand } from './palette.ts';
 
 const COMMANDS: PaletteCommand[] = [
   { id: 'go-mail', group: 'Go to', title: 'Mail', keywords: 'inbox' },

@@ -4,8 +4,8 @@
  * rule texts kept; and an ApiError carries the problems field by field for the forms.
  */
 import { describe, expect, it } from 'vitest';
-import { ApiError, detailIssues, errorIssues, errorMessage, fieldLabel, formatDetail, issueSentence, issueWords } from '../errors.ts';
-import { fetchJson } from '../http.ts';
+import { ApiError, detailIssues, errorIssues, errorMessage, fieldLabel, formatDetail, issueSentence, issueWords } from './errors.ts';
+import { fetchJson } from './http.ts';
 
 describe('issueWords', () => {
   it('says zod’s stock texts in words', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { linkRowAction, linkState, timeUntil } from '../present-links.ts';
+import { linkRowAction, linkState, timeUntil } from './present-links.ts';
 
 describe('linkState', () => {
   const now = new Date('2026-03-01T12:00:00Z');

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Contact } from '../../api/contacts.ts';
-import type { Identity } from '../../api/owner.ts';
+import type { Contact } from '../api/contacts.ts';
+import type { Identity } from '../api/owner.ts';
 import {
   buildSuggestions,
   filterSuggestions,
@@ -9,7 +9,7 @@ import {
   recipientKind,
   selectorFor,
   splitRecipients,
-} from '../recipients.ts';
+} from './recipients.ts';
 
 function identity(name: string, extra: Partial<Identity> = {}): Identity {
   return {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readPages, type KeysetPage } from '../paged-list.ts';
+import { readPages, type KeysetPage } from './paged-list.ts';
 
 /** A list of `n` keys `k0000…` served in pages, recording each request. */
 function server(n: number) {

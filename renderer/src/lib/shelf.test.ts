@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { HomeFile, Proposal } from '../../api/library.ts';
+import type { HomeFile, Proposal } from '../api/library.ts';
 import {
   assetChange,
   assetField,
@@ -23,7 +23,7 @@ import {
   sourceLabel,
   staleReason,
   versionProblem,
-} from '../shelf.ts';
+} from './shelf.ts';
 
 const D1 = `sha256:${'1'.repeat(64)}`;
 const D2 = `sha256:${'2'.repeat(64)}`;

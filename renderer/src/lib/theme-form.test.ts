@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Theme } from '../../api/docs.ts';
+import type { Theme } from '../api/docs.ts';
 import {
   base64OfDataUrl,
   colorProblem,
@@ -18,7 +18,7 @@ import {
   themeInputFromForm,
   tokensFromForm,
   type ContrastReport,
-} from '../theme-form.ts';
+} from './theme-form.ts';
 
 const saved: Theme = {
   tokens: { colors: { text: '#111111', accent: '#0a5dbd' }, fonts: { heading: 'serif' }, layout: { measure: 'wide', color_scheme: 'auto' } },

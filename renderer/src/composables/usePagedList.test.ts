@@ -4,8 +4,8 @@
  * The node here is a list of keys whose answers the test releases one by one.
  */
 import { describe, expect, it } from 'vitest';
-import type { KeysetPage } from '../../lib/paged-list.ts';
-import { usePagedList } from '../usePagedList.ts';
+import type { KeysetPage } from '../lib/paged-list.ts';
+import { usePagedList } from './usePagedList.ts';
 
 interface Asked {
   after: string | null;

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../errors.ts';
-import { SessionKeys } from '../identity-keys.ts';
-import { NodeClient } from '../owner.ts';
-import type { SessionKey } from '../owner.ts';
-import type { FetchLike } from '../sse.ts';
+import { ApiError } from './errors.ts';
+import { SessionKeys } from './identity-keys.ts';
+import { NodeClient } from './owner.ts';
+import type { SessionKey } from './owner.ts';
+import type { FetchLike } from './sse.ts';
 
 const HOUR = 3600_000;
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ChatMember, ChatMessage } from '../../api/chat.ts';
+import type { ChatMember, ChatMessage } from '../api/chat.ts';
 import {
   confirmSend,
   conversationOthers,
@@ -18,7 +18,7 @@ import {
   timeline,
   toMarkRead,
   utf8Length,
-} from '../chat.ts';
+} from './chat.ts';
 
 const ME = { agent_id: 'me', alias: 'alice', address: 'acme.test/alice', did_key: 'did:key:z6Mkalice' };
 

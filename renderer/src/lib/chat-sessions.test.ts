@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { ChatSession } from '../../api/chat.ts';
-import { lastFromMessage, lastFromSummary, lastFromWake, lastPreview, moveToFront, presence, sessionTitle, withSummaries } from '../chat-sessions.ts';
+import type { ChatSession } from '../api/chat.ts';
+import { lastFromMessage, lastFromSummary, lastFromWake, lastPreview, moveToFront, presence, sessionTitle, withSummaries } from './chat-sessions.ts';
 
 describe('sessions', () => {
   const session = (id: string, at: string, participants: string[] = ['bob']): ChatSession => ({

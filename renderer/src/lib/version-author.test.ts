@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { authorLine } from '../version-author.ts';
+import { authorLine } from './version-author.ts';
 
 const base = { created_by_alias: 'owner', created_by_address: null, created_by_editor_name: null };
 

@@ -12,7 +12,7 @@ import {
   refreshDelayMs,
   relativeTime,
   shortenDid,
-} from '../format.ts';
+} from './format.ts';
 
 describe('parseTimestamp', () => {
   it('reads ISO strings and epoch seconds or milliseconds', () => {

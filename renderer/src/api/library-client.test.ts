@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../errors.ts';
-import { NodeClient } from '../owner.ts';
-import type { FetchLike } from '../sse.ts';
-import { LibraryClient } from '../library.ts';
+import { ApiError } from './errors.ts';
+import { NodeClient } from './owner.ts';
+import type { FetchLike } from './sse.ts';
+import { LibraryClient } from './library.ts';
 
 interface Call {
   url: string;

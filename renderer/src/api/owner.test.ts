@@ -1,10 +1,10 @@
 /** The owner API client (owner.ts), and how the UI gets one: connect.ts. */
 import { describe, expect, it } from 'vitest';
-import { connect, forgetSession, takeCodeFromFragment, tokenStorageKey } from '../connect.ts';
-import type { BrowserEnv } from '../connect.ts';
-import { ApiError } from '../errors.ts';
-import { NodeClient } from '../owner.ts';
-import type { FetchLike } from '../sse.ts';
+import { connect, forgetSession, takeCodeFromFragment, tokenStorageKey } from './connect.ts';
+import type { BrowserEnv } from './connect.ts';
+import { ApiError } from './errors.ts';
+import { NodeClient } from './owner.ts';
+import type { FetchLike } from './sse.ts';
 
 interface Call {
   url: string;

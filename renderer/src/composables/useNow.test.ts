@@ -5,7 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { effectScope, nextTick, ref } from 'vue';
-import { useNow } from '../useNow.ts';
+import { useNow } from './useNow.ts';
 
 beforeEach(() => {
   vi.useFakeTimers();

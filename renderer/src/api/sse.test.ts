@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { backoffMs, frameJson, openStream, SseParser } from '../sse.ts';
-import type { SseFrame, StreamState } from '../sse.ts';
+import { backoffMs, frameJson, openStream, SseParser } from './sse.ts';
+import type { SseFrame, StreamState } from './sse.ts';
 
 describe('SseParser', () => {
   it('parses named frames with JSON data and skips comments', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isTypingTarget, listKeyAction } from '../list-nav.ts';
+import { isTypingTarget, listKeyAction } from './list-nav.ts';
 
 describe('listKeyAction', () => {
   it('moves with arrows and j/k, clamped at the ends', () => {

@@ -9,7 +9,7 @@ import {
   reachabilityLabel,
   senderTrustBadge,
   verificationBadge,
-} from '../labels.ts';
+} from './labels.ts';
 
 describe('labels', () => {
   it('gives verification states a tone', () => {

@@ -5,8 +5,8 @@ import {
   listingFromEntries,
   listingFromFiles,
   readBlueprintFolder,
-} from '../blueprint-folder.ts';
-import type { EntryLike, FileLike } from '../blueprint-folder.ts';
+} from './blueprint-folder.ts';
+import type { EntryLike, FileLike } from './blueprint-folder.ts';
 
 const BLUEPRINT = 'id: docs.team\nversion: 1.2.0\nname: Docs crew\nprofiles:\n  - id: editor\n    default_count: 1\n  - id: checker\n';
 

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { coalesce } from '../coalesce.ts';
+import { coalesce } from './coalesce.ts';
 
 /** A run that stays in flight until `finish()` is called. */
 function slowRun() {

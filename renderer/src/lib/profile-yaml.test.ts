@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { profileFieldText, profileVersionOf, ProfileYamlError, renderFieldValue, setProfileVersion, starterProfileFiles } from '../profile-yaml.ts';
+import { profileFieldText, profileVersionOf, ProfileYamlError, renderFieldValue, setProfileVersion, starterProfileFiles } from './profile-yaml.ts';
 
 const PROFILE = `# The triager
 id: triager
