@@ -19,6 +19,10 @@ export const coreErrors = defineErrors({
     status: 409,
     summary: 'The identity is self-custodial: the node holds no key for it, so it cannot sign or export for it (its key rotates by PUT /v1/did/{did_aw})',
   },
+  SVC_ERR_REPLACEMENT_CUSTODY_REQUIRED: {
+    status: 422,
+    summary: 'A self-custodial identity\'s replacement must say who holds the successor\'s key: custody "self" with did and public_key, or "custodial"',
+  },
   SVC_ERR_PUBLIC_KEY_MISMATCH: { status: 422, summary: 'public_key is not the 32-byte Ed25519 key of did' },
   SVC_ERR_ALIAS_TAKEN: { status: 409, summary: 'Another identity of the project already has this alias' },
   SVC_ERR_ALIAS_EXHAUSTED: { status: 409, summary: 'No free alias is left in the project' },
@@ -94,4 +98,25 @@ export const coreErrors = defineErrors({
   // Event subscriptions
   SVC_ERR_TEAM_NOT_MEMBER: { status: 403, summary: 'The identity is not a member of the team (or of any team)' },
   SVC_ERR_SUBSCRIPTION_NOT_FOUND: { status: 404, summary: 'No event subscription with this id belongs to the identity' },
+
+  // Team-certificate identities (POST /v1/connect and the routes of connected members)
+  SVC_ERR_AGENT_NOT_CONNECTED: {
+    status: 403,
+    summary: 'The signature and certificate verify, but the member has not connected (POST /v1/connect), or no identity on this node holds the signing key',
+  },
+  SVC_ERR_TEAM_CERTIFICATE_REQUIRED: {
+    status: 401,
+    summary: 'A DIDKey-signed request without X-SVCID-Team-Certificate: identity-only auth is for the messaging routes (mail, chat, contacts, MCP) only',
+  },
+  SVC_ERR_DID_AW_MISMATCH: { status: 401, summary: 'X-SVC-DID-AW names a did:svc whose current key (in the log this node holds) is not the Authorization did:key' },
+  SVC_ERR_TEAM_AGENT_CONFLICT: {
+    status: 409,
+    summary: "The certificate's key is connected to the team under another alias, or its alias is connected under another key",
+  },
+  SVC_ERR_TEAM_ADDRESS_CONFLICT: {
+    status: 409,
+    summary: "The certificate's member_address is bound to another identity, or is not registered and this node does not control its namespace",
+  },
+  SVC_ERR_WORKSPACE_NOT_FOUND: { status: 404, summary: "No workspace with this id in the caller's team" },
+  SVC_ERR_WORKSPACE_IN_USE: { status: 409, summary: 'Only a gone ephemeral workspace can be deleted: this one is persistent, or was seen in the last 30 minutes' },
 });

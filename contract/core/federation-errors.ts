@@ -9,6 +9,10 @@ export const federationErrors = defineErrors({
   // retries on a 503. A recipient that takes only contacts' mail and a message_id already taken are
   // the core codes SVC_ERR_RECIPIENT_CONTACTS_ONLY and SVC_ERR_MESSAGE_ID_TAKEN, as for local mail.
   SVC_ERR_FEDERATION_SIGNATURE_INVALID: { status: 403, summary: 'The delivered message\'s signature does not verify against its from_did: forged or altered' },
+  SVC_ERR_FEDERATION_RECIPIENT_MISMATCH: {
+    status: 403,
+    summary: 'The sender signed the message for another identity (its to_did or to_stable_id) than the one it was delivered to',
+  },
   SVC_ERR_SENDER_NAMESPACE_LOCAL: { status: 403, summary: 'The sender\'s domain is a namespace of this node, so mail from it cannot come from another node' },
   SVC_ERR_SENDER_NODE_UNKNOWN: { status: 403, summary: 'No node is known for the sender\'s domain (no peer entry, no node= in its DNS record), so the sender cannot be checked' },
   SVC_ERR_SENDER_NOT_FOUND: { status: 403, summary: 'The sender\'s address does not exist on its own node' },

@@ -1,10 +1,15 @@
 /**
  * The messages one node delivers to another (`POST {peer}/v1/federation/messages`, ours: the spec
  * says only that cross-org mail and chat go "through the same endpoints"): mail, and chat
- * messages of a two-party session. Each carries the sender's signature over the canonical
- * envelope of the message-signing rules; `to_did` is signed empty, since the sender's node
- * addresses the recipient by address and need not know its key. The receiver trusts nothing here
- * it cannot check (server/federation/wire.ts rebuilds the envelope and verifies the signature).
+ * messages of a two-party session. Each carries the sender's signature over the envelope of the
+ * message-signing rules, made in custody by the sender's node or by a self-custodial client: the
+ * node signs `to_did` empty (it addresses the recipient by address and need not know its key),
+ * a client may name the recipient's keys. The receiver trusts nothing here it cannot check
+ * (server/federation/wire.ts checks that `signed_payload` says what the delivered fields say and
+ * that the signature verifies with `from_did`).
+ *
+ * Fields added later are optional, so a message from an older node still arrives; a node sends
+ * them only when they have a value.
  */
 import { z } from 'zod';
 import { PRIORITIES, utf8Length } from '../core-rules.ts';
@@ -35,6 +40,11 @@ export const FederatedMail = z.strictObject({
   kind: z.literal('mail'),
   subject: text(MAX_SUBJECT),
   priority: z.enum(PRIORITIES),
+  /**
+   * The thread the sender put it in (upstream E1's `thread_id`, outside the signed envelope as
+   * upstream's is); absent (or null) when it names none, as from nodes older than the field.
+   */
+  thread_id: z.uuid({ error: 'thread_id must be a UUID' }).nullable().optional(),
 });
 export type FederatedMail = z.output<typeof FederatedMail>;
 

@@ -91,6 +91,28 @@ export type SettingsInput = z.output<typeof SettingsBody>;
 export const ResolveParams = z.object({ namespace: z.string().min(1).max(253), name: z.string().min(1).max(64) });
 export const AgentIdParams = z.object({ agent_id: z.uuid() });
 
+/**
+ * `POST /api/v1/agents/{agent_id}/replace` (ours; the body is optional): who holds the
+ * successor's key. `custodial`: the node makes it. `self`: the client brings it as `did` and
+ * `public_key`, its did:svc registered first (POST /v1/did, signed by that key). A custodial
+ * identity's successor is custodial unless the body says otherwise; a self-custodial identity's
+ * replacement must say which (the node does not take custody of its successor's key unasked).
+ */
+export const ReplaceBody = z
+  .strictObject({
+    custody: Custody.optional(),
+    did: z.string().min(1).max(256).optional(),
+    public_key: z.string().min(1).max(64).optional(),
+  })
+  .superRefine((body, issue) => {
+    if ((body.did === undefined) !== (body.public_key === undefined)) {
+      issue.addIssue({ code: 'custom', path: [body.did === undefined ? 'did' : 'public_key'], message: 'did and public_key go together' });
+    }
+    if (body.custody === 'self' && body.did === undefined) issue.addIssue({ code: 'custom', path: ['custody'], message: 'custody "self" needs did and public_key: the client holds the new key' });
+    if (body.custody !== 'self' && body.did !== undefined) issue.addIssue({ code: 'custom', path: ['custody'], message: 'did and public_key are for custody "self"; a custodial successor gets its key from the node' });
+  });
+export type ReplaceInput = z.output<typeof ReplaceBody>;
+
 /** An identity as the node shows it (`identity_id` and `agent_id` are the same id). */
 export const Identity = z.object({
   identity_id: z.string(),

@@ -279,7 +279,7 @@ export const SentMail = z.object({
   priority: Priority,
   signature: z.string(),
   signed_payload: z.string(),
-  /** The thread it was sent in; null when it named none (and for mail to other nodes). */
+  /** The thread it was sent in; null when it named none. */
   thread_id: z.string().nullable(),
   /** When it was sent (second precision). */
   created_at: z.string(),

@@ -60,12 +60,20 @@ export interface TeamAuthDeps {
   /** The origins of the surface being called (never derived from Host). */
   audiences: () => Iterable<string>;
   now: Date;
+  /**
+   * Also accept upstream's compact v1 form (anchor-core §6.2): no X-SVC-Signed-Payload, the
+   * signature over canonical `{body_sha256, team_id, timestamp}`. It binds neither method, path
+   * nor audience, so only the core surface (upstream's clients) takes it; library and docs do not.
+   */
+  compact?: boolean | undefined;
 }
 
 /** A verified request: its member, and the signature (the key of what it did, replay-cache.ts). */
 export interface VerifiedTeamRequest {
   member: TeamMember;
   signature: string;
+  /** `envelope`: v2, the signature pins method, target and audience; `compact`: v1, it does not. */
+  form: 'envelope' | 'compact';
 }
 
 const fail = (code: ErrorCodeWithStatus<401>, detail: string) => unauthorized(code, detail, SCHEME);
@@ -125,28 +133,33 @@ export function verifyTeamRequest(request: TeamRequest, deps: TeamAuthDeps): Tea
 }
 
 export function verifyTeamEnvelope(request: TeamRequest, deps: TeamAuthDeps): VerifiedTeamRequest {
-  // 1. Presence and shape of the four headers.
+  // 1. Presence and shape of the headers (three for compact v1, four for the envelope).
   const auth = parseDidKeyAuthorization(header(request, 'authorization'));
   if (!auth) throw fail('SVC_ERR_AUTH_MISSING', 'Missing Authorization header');
   const timestamp = header(request, TIMESTAMP_HEADER);
   checkRequestTimestamp(timestamp, 'X-SVC-Timestamp', deps.now, SCHEME);
-  const { bytes, fields } = decodePayload(header(request, SIGNED_PAYLOAD_HEADER));
+  const payloadText = header(request, SIGNED_PAYLOAD_HEADER);
+  const envelope = payloadText === undefined && deps.compact === true ? null : decodePayload(payloadText);
   const certificateText = header(request, CERTIFICATE_HEADER);
   if (!certificateText) throw fail('SVC_ERR_TEAM_CERTIFICATE_INVALID', 'Missing X-SVCID-Team-Certificate header');
   if (hasUnhashedBody(request)) throw fail('SVC_ERR_TEAM_ENVELOPE_MISMATCH', 'The request body could not be hashed for the signed payload');
 
   // 2. The envelope pins this request.
-  checkEnvelope(fields, request, timestamp as string, deps.audiences());
+  if (envelope !== null) checkEnvelope(envelope.fields, request, timestamp as string, deps.audiences());
   const cert = parsedCertificates.get(certificateText, () => {
     const parsed = parseCertificateHeader(certificateText);
     return parsed && Object.freeze(parsed);
   });
   if (!cert) throw fail('SVC_ERR_TEAM_CERTIFICATE_INVALID', 'Malformed team certificate (X-SVCID-Team-Certificate)');
-  if (fields.team_id !== cert.team_id) throw fail('SVC_ERR_TEAM_ENVELOPE_MISMATCH', 'Signed payload team_id does not match the certificate');
+  if (envelope !== null && envelope.fields.team_id !== cert.team_id) throw fail('SVC_ERR_TEAM_ENVELOPE_MISMATCH', 'Signed payload team_id does not match the certificate');
   if (cert.member_did_key !== auth.didKey) throw fail('SVC_ERR_TEAM_CERTIFICATE_INVALID', 'Certificate member_did_key does not match the Authorization did:key');
 
-  // 3. Signatures: the member's over the exact presented bytes, the team's over the certificate.
-  if (!verifyBytes(publicKeyFromDidKey(auth.didKey)!, bytes, auth.signature)) throw fail('SVC_ERR_SIGNATURE_INVALID', 'Invalid signature over the signed payload');
+  // 3. Signatures: the member's over the exact presented bytes (compact: over the body hash, the
+  // certificate's team and the timestamp), the team's over the certificate.
+  const signed = envelope?.bytes ?? canonicalJsonBytes({ body_sha256: bodySha256Hex(request.rawBody ?? EMPTY_BODY), team_id: cert.team_id, timestamp: timestamp as string });
+  if (!verifyBytes(publicKeyFromDidKey(auth.didKey)!, signed, auth.signature)) {
+    throw fail('SVC_ERR_SIGNATURE_INVALID', envelope === null ? 'Invalid DIDKey signature' : 'Invalid signature over the signed payload');
+  }
   const teamDidKey = deps.teams.teamDidKey(cert.team_id);
   if (teamDidKey === null) throw fail('SVC_ERR_TEAM_CERTIFICATE_UNKNOWN', `Unknown team: ${cert.team_id}`);
   const teamKey = publicKeyFromDidKey(teamDidKey);
@@ -170,7 +183,7 @@ export function verifyTeamEnvelope(request: TeamRequest, deps: TeamAuthDeps): Ve
     lifetime: cert.lifetime === 'persistent' ? 'persistent' : 'ephemeral',
     scopes: [...issued.scopes],
   };
-  return { member, signature: auth.signatureText };
+  return { member, signature: auth.signatureText, form: envelope === null ? 'compact' : 'envelope' };
 }
 
 /** 403 unless the member's certificate carries `scope` (recorded by the node per certificate). */

@@ -3,7 +3,8 @@
  * is stored only when every check passes, in this order:
  *
  * 1. the message is what its sender signed (wire.ts: rebuilt envelope, signature by from_did);
- * 2. the recipient is an address this node hosts;
+ * 2. the recipient is an address this node hosts, and the one the sender signed for when its
+ *    signature names the recipient's keys (a self-custodial client's may);
  * 3. the sender's address is real: its domain is not one of ours, the node the directory names
  *    for that domain (peer table or DNS, never the message) says the address holds from_did, and
  *    when that node reports the namespace DNS-verified, DNS names the same controller here too.
@@ -40,7 +41,7 @@ import type { NamespaceService } from '../surfaces/core/namespaces/service.ts';
 import { checkNamespaceDns } from '../surfaces/core/namespaces/verification.ts';
 import type { NodeDirectory, NodeLocation } from './directory.ts';
 import type { FederatedChat, FederatedMail, FederatedMessage, InboundResult } from '../../contract/core/federation.ts';
-import { signatureProblem } from './wire.ts';
+import { recipientProblem, signatureProblem } from './wire.ts';
 
 /**
  * The largest answer the sender's node may give to an address, namespace or replacements lookup:
@@ -78,7 +79,7 @@ export class FederationInbound {
     if (message.kind === 'chat') return this.#receiveChat(message);
     if (arrivedBefore(this.#ctx.db, message)) return { message_id: message.message_id, status: 'duplicate' };
 
-    const recipient = this.#recipients.hosted(message.to);
+    const recipient = this.#hostedRecipient(message);
     const sender = await this.#checkSender(message);
     if (recipient.address_reachability === 'contacts-only' && !isContact(this.#ctx.db, recipient.agent_id, senderKeys(message))) {
       throw forbidden('SVC_ERR_RECIPIENT_CONTACTS_ONLY', `Refused: ${message.to} only accepts messages from contacts`);
@@ -88,11 +89,19 @@ export class FederationInbound {
 
   async #receiveChat(message: FederatedChat): Promise<InboundResult> {
     if (this.#chat.hasMessage(message.message_id, message.from_did)) return { message_id: message.message_id, status: 'duplicate' };
-    const recipient = this.#recipients.hosted(message.to);
+    const recipient = this.#hostedRecipient(message);
     const sender = await this.#checkSender(message);
     const contact = isContact(this.#ctx.db, recipient.agent_id, senderKeys(message));
     this.#chat.receiveRemote(message, recipient, { contact, namespaceTrust: sender.namespaceTrust });
     return { message_id: message.message_id, status: 'delivered' };
+  }
+
+  /** The identity `message.to` names here, when it is the one the sender signed for. */
+  #hostedRecipient(message: FederatedMessage): AgentRow & { address: string } {
+    const recipient = this.#recipients.hosted(message.to);
+    const wrong = recipientProblem(message, recipient);
+    if (wrong !== null) throw forbidden('SVC_ERR_FEDERATION_RECIPIENT_MISMATCH', `Refused: ${wrong}`);
+    return recipient;
   }
 
   /**

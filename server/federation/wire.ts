@@ -1,16 +1,24 @@
 /**
  * Checking a message one node delivers to another (`POST {peer}/v1/federation/messages`; its wire
  * schemas are contract/core/federation.ts). The receiver trusts nothing it cannot check: the
- * envelope rebuilt from the delivered fields (`to_did` signed empty, since the sender's node
- * addresses the recipient by address and need not know its key) must be the signed bytes, and
- * the signature must verify with `from_did`.
+ * signature must verify with `from_did` over the delivered `signed_payload` bytes, and that
+ * payload must say what the delivered fields say.
+ *
+ * The sender's node signs its custodial identities' messages with the envelope rebuilt here
+ * (`envelopeBytes`: `to_did` signed empty, since it addresses the recipient by address and need
+ * not know its key). A self-custodial identity's client signs its own envelope, with the latitude
+ * the message-signing rules give it (research/anchor-core.md §4; the same the sending node allowed,
+ * messaging/client-signed.ts): `priority` left out for `normal`, `from_stable_id` left out, the
+ * recipient's `to_did` (did:key or did:svc) and `to_stable_id` named. So the payload is compared
+ * field by field; the recipient's keys, once it is known, by `recipientProblem`.
  */
 import { buildMessageEnvelope, messageSigningBytes, verifyMessageSignature } from '../crypto/message-signing.ts';
+import { splitAddress } from '../surfaces/core/messaging/addresses.ts';
 import type { FederatedChat, FederatedMail, FederatedMessage } from '../../contract/core/federation.ts';
 
-type Unsigned<T> = Omit<T, 'v' | 'signature' | 'signed_payload'>;
+type Unsigned<T> = Omit<T, 'v' | 'signature' | 'signed_payload' | 'thread_id'>;
 
-/** The envelope the sender signed, rebuilt from the delivered fields (`to_did` signed empty). */
+/** The envelope the sender's node signs, rebuilt from the delivered fields (`to_did` signed empty). */
 export function envelopeBytes(message: Unsigned<FederatedMail> | Unsigned<FederatedChat>): Buffer {
   const shared = {
     body: message.body,
@@ -39,12 +47,69 @@ export function envelopeBytes(message: Unsigned<FederatedMail> | Unsigned<Federa
   );
 }
 
+const text = (value: unknown): string => (typeof value === 'string' ? value : '');
+
+/** The same address, the domain compared case-insensitively (as the recipient is looked up). */
+function sameAddress(a: string, b: string): boolean {
+  const x = splitAddress(a);
+  const y = splitAddress(b);
+  return x !== null && y !== null && x.domain === y.domain && x.name === y.name;
+}
+
+/** The signed payload as an object, or null when it is not one. */
+function payloadOf(message: FederatedMessage): Record<string, unknown> | null {
+  try {
+    const parsed: unknown = JSON.parse(message.signed_payload);
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Which delivered field the payload does not say, or null when it says them all. */
+function differingField(message: FederatedMessage, payload: Record<string, unknown>): string | null {
+  if (payload.type !== message.kind) return 'type';
+  for (const field of ['body', 'from', 'from_did', 'timestamp', 'message_id'] as const) if (payload[field] !== message[field]) return field;
+  if (!sameAddress(text(payload.to), message.to)) return 'to';
+  const stableId = text(payload.from_stable_id);
+  if (stableId !== '' && stableId !== message.from_stable_id) return 'from_stable_id';
+  if (message.kind === 'mail') {
+    if ((payload.subject ?? '') !== message.subject) return 'subject';
+    if ((text(payload.priority) || 'normal') !== message.priority) return 'priority';
+    return null;
+  }
+  if (text(payload.subject) !== '') return 'subject';
+  if ((text(payload.reply_to) || null) !== message.reply_to) return 'reply_to';
+  if ((payload.wait_seconds ?? null) !== message.wait_seconds) return 'wait_seconds';
+  if ((payload.hang_on === true) !== message.hang_on) return 'hang_on';
+  if ((payload.sender_leaving === true) !== message.sender_leaving) return 'sender_leaving';
+  return null;
+}
+
 /** Why the delivered message is not what its sender signed, or null when it is. */
 export function signatureProblem(message: FederatedMessage): string | null {
+  // The sending node's own envelope is checked byte for byte; a client's, field by field.
   if (!envelopeBytes(message).equals(Buffer.from(message.signed_payload, 'utf8'))) {
-    return 'signed_payload is not the canonical envelope of the delivered fields';
+    const payload = payloadOf(message);
+    const field = payload === null ? 'payload' : differingField(message, payload);
+    if (field !== null) return `signed_payload is not the canonical envelope of the delivered fields (${field === 'payload' ? 'not a JSON object' : `${field} differs`})`;
   }
   const status = verifyMessageSignature(message);
   if (status !== 'verified') return `the signature does not verify with from_did (${status})`;
+  return null;
+}
+
+/**
+ * Why the recipient's keys the sender signed (`to_did`, `to_stable_id`, when it named them) are
+ * not this recipient's, or null when they are: a signature meant for one identity cannot be
+ * delivered to another.
+ */
+export function recipientProblem(message: FederatedMessage, recipient: { did_key: string; did_aw: string | null }): string | null {
+  const payload = payloadOf(message);
+  if (payload === null) return null;
+  const toDid = text(payload.to_did);
+  if (toDid !== '' && toDid !== recipient.did_key && toDid !== recipient.did_aw) return `the signed recipient key (to_did) is not the key of ${message.to}`;
+  const toStableId = text(payload.to_stable_id);
+  if (toStableId !== '' && toStableId !== recipient.did_aw) return `the signed recipient (to_stable_id) is not ${message.to}`;
   return null;
 }

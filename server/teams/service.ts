@@ -67,6 +67,7 @@ export class TeamService implements TeamKeyring {
   readonly #teamKeys = new Map<string, string>();
   readonly #issued = new Map<string, KnownCertificate>();
   readonly #grantClosers: GrantCloser[] = [];
+  readonly #revokeListeners: ((certificateId: string) => void)[] = [];
 
   constructor(ctx: NodeContext) {
     this.#ctx = ctx;
@@ -79,6 +80,11 @@ export class TeamService implements TeamKeyring {
    */
   closesOnRevoke(closer: GrantCloser): void {
     this.#grantClosers.push(closer);
+  }
+
+  /** Told of each revocation once it has committed (the core ends the member's streams). */
+  afterRevoke(listener: (certificateId: string) => void): void {
+    this.#revokeListeners.push(listener);
   }
 
   #row(teamId: string): TeamRow | null {
@@ -227,6 +233,7 @@ export class TeamService implements TeamKeyring {
       return this.#grantClosers.reduce((sum, close) => sum + close(certificateId, revokedAt), 0);
     })();
     this.#issued.delete(certificateId);
+    for (const listener of this.#revokeListeners) listener(certificateId);
     this.#ctx.bus.publish(TEAMS_TOPIC);
     return { revoked: true, certificate_id: certificateId, revoked_at: revokedAt, closed_present_links: closed };
   }

@@ -156,7 +156,8 @@ describe('GET /openapi.json', () => {
     const operations = Object.entries(doc.paths as Record<string, Record<string, any>>)
       .filter(([path]) => AREA.test(path))
       .flatMap(([path, methods]) => Object.entries(methods).map(([method, op]) => ({ route: `${method.toUpperCase()} ${path}`, path, method, op })));
-    expect(operations).toHaveLength(55);
+    // 57 with the team workspace routes (PATCH /v1/agents/me/workspace, DELETE /v1/workspaces/{workspace_id}).
+    expect(operations).toHaveLength(57);
     for (const { route, path, method, op } of operations) {
       expect(op.security, route).toEqual(security(route));
       for (const [, name] of path.matchAll(/\{(\w+)\}/g)) {

@@ -5,7 +5,7 @@
  * client here is test/support/self-signer.ts (node:crypto and its own canonical JSON).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CreatedIdentity, Introspection } from '../../contract/core/identities.ts';
+import { CreatedIdentity, Introspection, Replaced } from '../../contract/core/identities.ts';
 import { MailMessage, SendMailResult } from '../../contract/core/mail.ts';
 import { openNodeDatabase } from '../support/database.ts';
 import { expectOk, expectRefusal, expectValidation } from '../support/expect.ts';
@@ -22,6 +22,8 @@ let bob: CreatedIdentity;
 let sally: CreatedIdentity;
 let key: SelfKey;
 let head: SignedLogEntry;
+/** Keys of self-custodial successors (and the lost key they replaced): the node must hold none. */
+const selfSuccessorKeys: string[] = [];
 
 const register = (entry: SignedLogEntry) => t.request('POST', '/v1/did', { body: { ...entry.payload, proof: entry.signature } });
 const sendMail = (token: string, body: unknown) => t.request('POST', '/v1/messages', { token, body });
@@ -183,14 +185,64 @@ describe('its did:svc log', () => {
   });
 });
 
+describe('replacing a self-custodial identity (a lost key)', () => {
+  const replace = (agentId: string, body?: Record<string, unknown>) =>
+    t.request('POST', `/api/v1/agents/${agentId}/replace`, { token: t.node.ownerToken, ...(body ? { body } : {}) });
+  const selfInit = (name: string, k: SelfKey) => init(t, project.api_key, persistent(name, { custody: 'self', did: k.didKey, public_key: k.publicKey.toString('base64') }));
+
+  it('must say who holds the successor\'s key; "self" takes the key the client brings, and the node still holds none', async () => {
+    const lost = selfKey();
+    expectOk(await register(genesisEntry(lost)));
+    const sam = CreatedIdentity.parse(expectOk(await selfInit('sam', lost), 201));
+    expectRefusal(await replace(sam.agent_id), 422, /custody "self".*custodial/, 'SVC_ERR_REPLACEMENT_CUSTODY_REQUIRED');
+    expectValidation(await replace(sam.agent_id, { custody: 'self' }), 'custody');
+    expectValidation(await replace(sam.agent_id, { custody: 'custodial', did: lost.didKey, public_key: lost.publicKey.toString('base64') }), 'custody');
+    const fresh = selfKey();
+    const freshBody = { custody: 'self', did: fresh.didKey, public_key: fresh.publicKey.toString('base64') };
+    expectRefusal(await replace(sam.agent_id, freshBody), 409, /POST \/v1\/did/, 'SVC_ERR_DID_UNREGISTERED');
+    expectRefusal(await replace(sam.agent_id, { ...freshBody, public_key: lost.publicKey.toString('base64') }), 422, /public_key/, 'SVC_ERR_PUBLIC_KEY_MISMATCH');
+    // Refusals changed nothing.
+    expect(expectOk(await t.request('GET', '/v1/auth/introspect', { token: sam.api_key }))).toMatchObject({ status: 'active', did_key: lost.didKey });
+
+    expectOk(await register(genesisEntry(fresh)));
+    const successor = Replaced.parse(expectOk(await replace(sam.agent_id, freshBody)));
+    expect(successor).toMatchObject({ old_agent_id: sam.agent_id, custody: 'self', did_key: fresh.didKey, did_aw: fresh.didSvc, address: `${DOMAIN}/sam` });
+    expect(successor.replacement_announcements).toMatchObject([{ address: `${DOMAIN}/sam`, old_did: lost.didKey, new_did: fresh.didKey }]);
+    expectRefusal(await t.request('GET', '/v1/auth/introspect', { token: sam.api_key }), 401);
+
+    // The successor signs for itself at the old address; the node signs nothing as it.
+    const envelope: Envelope = { type: 'mail', from: `${DOMAIN}/sam`, to: 'bob', to_did: bob.did_key, subject: 'new key', body: 'sam again' };
+    const signed = signedFields(fresh, envelope);
+    expectOk(await sendMail(successor.api_key, mailBody(envelope, signed)));
+    expect((await inbox(bob.api_key)).find((m) => m.message_id === signed.message_id)).toMatchObject({ from_did: fresh.didKey, from_address: `${DOMAIN}/sam`, signature_status: 'verified' });
+    expectRefusal(await sendMail(successor.api_key, { to_alias: 'bob', body: 'unsigned' }), 422, /self-custodial/, 'SVC_ERR_SIGNATURE_REQUIRED');
+    selfSuccessorKeys.push(fresh.didKey, lost.didKey);
+
+    // Or the owner gives custody to the node, explicitly: a custodial successor the node signs for.
+    const custodial = Replaced.parse(expectOk(await replace(successor.agent_id, { custody: 'custodial' })));
+    expect(custodial).toMatchObject({ custody: 'custodial', address: `${DOMAIN}/sam` });
+    expect(custodial.did_key).not.toBe(fresh.didKey);
+    expectOk(await sendMail(custodial.api_key, { to_alias: 'bob', body: 'the node signs for me now' }));
+  });
+
+  it('a custodial identity\'s successor is custodial by default, or self-custodial when the body brings a key', async () => {
+    const cal = await createIdentity(t, project.api_key, persistent('cal'));
+    const next = selfKey();
+    expectOk(await register(genesisEntry(next)));
+    const successor = Replaced.parse(expectOk(await replace(cal.agent_id, { custody: 'self', did: next.didKey, public_key: next.publicKey.toString('base64url') })));
+    expect(successor).toMatchObject({ custody: 'self', did_key: next.didKey, did_aw: next.didSvc, address: `${DOMAIN}/cal` });
+    selfSuccessorKeys.push(next.didKey);
+  });
+});
+
 describe('custody', () => {
   it('holds no key for a self-custodial identity', async () => {
-    const keys = [key.didKey, head.payload.previous_did_key as string];
+    const keys = [key.didKey, head.payload.previous_did_key as string, ...selfSuccessorKeys];
     const stopped = t;
     await stopped.stop({ keepData: true });
     const { db, close } = await openNodeDatabase(stopped.dataDir);
     try {
-      const held = db.prepare(`SELECT COUNT(*) FROM custody_keys WHERE did_key IN (?, ?)`).pluck().get(...keys);
+      const held = db.prepare(`SELECT COUNT(*) FROM custody_keys WHERE did_key IN (${keys.map(() => '?').join(', ')})`).pluck().get(...keys);
       expect(held).toBe(0);
       expect(db.prepare(`SELECT custody, key_id FROM agents WHERE agent_id = ?`).get(sally.agent_id)).toEqual({ custody: 'self', key_id: '' });
       // A custodial identity's key is there (the table is the right one to ask).

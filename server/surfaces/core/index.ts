@@ -11,6 +11,7 @@ import { didRoutes } from './did/routes.ts';
 import { eventRoutes } from './events/routes.ts';
 import { healthRoutes } from './health.ts';
 import { subscriptionRoutes } from './events/subscriptions-routes.ts';
+import { teamRoutes } from './team/routes.ts';
 import { identityRoutes } from './identities/routes.ts';
 import { mailRoutes } from './mail/routes.ts';
 import { namespaceRoutes } from './namespaces/routes.ts';
@@ -33,6 +34,7 @@ export async function coreSurface(app: FastifyInstance, options: CoreSurfaceOpti
   await app.register(mailRoutes, options);
   await app.register(contactRoutes, options);
   await app.register(controlRoutes, options);
+  await app.register(teamRoutes, options);
   await app.register(eventRoutes, options);
   await app.register(subscriptionRoutes, options);
   await app.register(federationRoutes, options);

@@ -26,6 +26,7 @@ import { Recipients } from './messaging/recipients.ts';
 import { NamespaceService } from './namespaces/service.ts';
 import { ProjectService } from './projects/service.ts';
 import { TeamService } from '../../teams/service.ts';
+import { TeamAgentService } from './team/service.ts';
 
 export interface CoreServices {
   ctx: NodeContext;
@@ -48,6 +49,8 @@ export interface CoreServices {
   wakeFeed: NodeWakeFeed;
   /** Teams whose key the node holds: certificates, and the keyring team-certificate auth checks. */
   teams: TeamService;
+  /** Members connected with a team certificate (POST /v1/connect): who a verified member is, the team surface. */
+  teamAgents: TeamAgentService;
   /** App events (`docs/doc.changed`): surfaces emit them, subscribed team members' streams show them. */
   appEvents: AppEvents;
   /** Which app events reach an identity's stream. */
@@ -87,6 +90,7 @@ export function createCoreServices(ctx: NodeContext, owner: OwnerAccess, options
   const contacts = new ContactService(ctx);
   const control = new ControlService(ctx, identities, recipients);
   const teams = new TeamService(ctx);
+  const teamAgents = new TeamAgentService(ctx, { teams, projects, namespaces, did, identities, presence });
   const appEvents = new AppEvents(ctx);
   const subscriptions = new EventSubscriptions(ctx, identities, teams);
   // The identity stream's wake sources: one per kind of pending item.
@@ -110,6 +114,7 @@ export function createCoreServices(ctx: NodeContext, owner: OwnerAccess, options
     events,
     wakeFeed,
     teams,
+    teamAgents,
     appEvents,
     subscriptions,
     directory,

@@ -34,7 +34,7 @@ export async function eventRoutes(app: FastifyInstance, { services }: { services
       const stream = openSse(request, reply, window);
       // An open stream counts the identity online (MCP's list_agents).
       stream.onClose(presence.streamOpened(agent.agent_id));
-      events.attach(agent, stream, resume);
+      events.attach(agent, stream, resume, request.credentialCheck);
       return reply;
     },
   );

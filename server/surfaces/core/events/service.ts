@@ -22,8 +22,12 @@ export class EventStreams {
     return this.#sources;
   }
 
-  /** Drives `stream` for the identity until it closes; from `resume` when it is a reconnect. */
-  attach(agent: { agent_id: string; project_id: string }, stream: SseStream, resume: IdentityStreamPosition | null = null): void {
+  /**
+   * Drives `stream` for the identity until it closes; from `resume` when it is a reconnect.
+   * `credential` throws once what the stream was opened with no longer holds (a revoked team
+   * certificate): the stream then ends.
+   */
+  attach(agent: { agent_id: string; project_id: string }, stream: SseStream, resume: IdentityStreamPosition | null = null, credential?: () => void): void {
     runIdentityStream({
       bus: this.#ctx.bus,
       agent,
@@ -33,6 +37,7 @@ export class EventStreams {
       check: () => {
         const current = identityStatus(this.#ctx.db, agent.agent_id) ?? 'deleted';
         if (current !== 'active') throw conflict('SVC_ERR_IDENTITY_NOT_ACTIVE', `Identity is ${current}; its event stream has ended`);
+        credential?.();
       },
     });
   }

@@ -10,7 +10,7 @@ import type { NodeContext } from '../../../context.ts';
 import { replacementPayloadBytes, rotationPayloadBytes } from '../../../crypto/announcements.ts';
 import { publicKeyFromDidKey } from '../../../crypto/did-key.ts';
 import { toBase64Unpadded } from '../../../crypto/encoding.ts';
-import { conflict } from '../../../errors.ts';
+import { conflict, invalid } from '../../../errors.ts';
 import { insertReplacementAnnouncement } from '../namespaces/store.ts';
 import { appendAgentLog } from './agent-log.ts';
 import { successorAlias } from './domain/aliases.ts';
@@ -25,7 +25,7 @@ import {
   setIdentityStatus,
   type AgentRow,
 } from './store.ts';
-import type { Archived, Deleted, Replaced, Rotated } from '../../../../contract/core/identities.ts';
+import type { Archived, Deleted, Replaced, ReplaceInput, Rotated } from '../../../../contract/core/identities.ts';
 
 export class IdentityLifecycle {
   readonly #ctx: NodeContext;
@@ -120,11 +120,24 @@ export class IdentityLifecycle {
    * Lost-key or migration recovery: a fresh identity (new key, new did:svc) takes over the old
    * one's addresses, each reassignment vouched for by a controller-signed replacement
    * announcement. Continuity is by address, not alias.
+   *
+   * Who holds the successor's key is the caller's word (`input.custody`): the node (custodial,
+   * the default for a custodial identity), or the client, which brings the new key and has
+   * registered its did:svc (`self`). A self-custodial identity's replacement must say which:
+   * the node never takes custody of what was the client's unasked.
    */
-  replace(agentId: string): Replaced {
+  replace(agentId: string, input: ReplaceInput = {}): Replaced {
     const old = this.#identities.row(agentId);
     this.#persistent(old, 'replace');
     if (old.status === 'replaced') throw conflict('SVC_ERR_IDENTITY_REPLACED', 'Identity was already replaced');
+    const custodyOfSuccessor = input.custody ?? (old.custody === 'self' ? null : 'custodial');
+    if (custodyOfSuccessor === null) {
+      throw invalid(
+        'SVC_ERR_REPLACEMENT_CUSTODY_REQUIRED',
+        'This identity is self-custodial: say who holds its successor\'s key. custody "self" with the new key\'s did and public_key (register its did:svc first: POST /v1/did), or custody "custodial" for a key the node makes and holds',
+      );
+    }
+    const self = custodyOfSuccessor === 'self' ? this.#identities.clientKey(input, 'persistent') : null;
     const { namespaces, did } = this.#deps;
     const addresses = namespaces.addressesOf(old.did_aw);
     if (addresses.length === 0) throw conflict('SVC_ERR_IDENTITY_NO_ADDRESS', 'Identity has no address to carry over; create a new identity instead');
@@ -135,8 +148,9 @@ export class IdentityLifecycle {
     });
     const { db, custody, clock } = this.#ctx;
     return db.transaction(() => {
-      const key = custody.createSigningKey('identity');
-      const didAw = did.registerCustodial(key.keyId).did_aw;
+      // A self-custodial successor's key stays with its client (key_id ''), its did:svc registered by it.
+      const key = self === null ? custody.createSigningKey('identity') : { keyId: '', didKey: self.didKey };
+      const didAw = self?.didAw ?? did.registerCustodial(key.keyId).did_aw;
       const now = clock.now().toISOString();
       const agentId = randomUUID();
       // The successor carries the old identity's name and settings under a fresh key and did:svc.
@@ -146,6 +160,7 @@ export class IdentityLifecycle {
         alias: successorAlias(old.name ?? old.alias, (alias) => aliasTaken(db, old.project_id, alias)),
         name: old.name,
         lifetime: 'persistent',
+        custody: self === null ? 'custodial' : 'self',
         key_id: key.keyId,
         did_key: key.didKey,
         did_aw: didAw,
@@ -174,7 +189,7 @@ export class IdentityLifecycle {
         });
         return { ...fields, controller_signature };
       });
-      appendAgentLog(this.#ctx, agentId, key, { operation: 'create', new_did: key.didKey, metadata: { lifetime: 'persistent', did_aw: didAw, replaces: old.agent_id } });
+      appendAgentLog(this.#ctx, agentId, key, { operation: 'create', new_did: key.didKey, metadata: { lifetime: 'persistent', did_aw: didAw, replaces: old.agent_id, custody: self === null ? 'custodial' : 'self' } });
       appendAgentLog(this.#ctx, old.agent_id, { keyId: old.key_id, didKey: old.did_key }, {
         operation: 'replaced_by',
         old_did: old.did_key,

@@ -15,6 +15,7 @@ import {
   InitBody,
   Introspection,
   Replaced,
+  ReplaceBody,
   ResolveParams,
   Resolved,
   Rotated,
@@ -123,11 +124,13 @@ export async function identityRoutes(
       config: { auth: 'key', ownerToo: true },
       schema: {
         tags,
-        summary: "Replaces a persistent identity with a fresh one that takes its addresses (the project's authority key, or the owner token on the loopback listener)",
+        summary:
+          "Replaces a persistent identity with a fresh one that takes its addresses; the body says who holds the successor's key (the project's authority key, or the owner token on the loopback listener)",
         params: AgentIdParams,
+        body: ReplaceBody,
         response: { 200: Replaced },
       },
     },
-    async (request) => lifecycle.replace(ownerDriven(request, request.params.agent_id)),
+    async (request) => lifecycle.replace(ownerDriven(request, request.params.agent_id), request.body),
   );
 }

@@ -112,7 +112,7 @@ export class IdentityService {
     const { db, custody, clock } = this.#ctx;
     const project = this.#deps.projects.get(projectId);
     const lifetime: Lifetime = input.lifetime ?? 'ephemeral';
-    const self = input.custody === 'self' ? this.#clientKey(input, lifetime) : null;
+    const self = input.custody === 'self' ? this.clientKey(input, lifetime) : null;
     return db.transaction(() => {
       const taken = (alias: string) => aliasTaken(db, projectId, alias);
       const alias = input.name ?? input.alias ?? allocateAlias(taken);
@@ -164,9 +164,10 @@ export class IdentityService {
    * The key a self-custodial client brings (upstream E1 `custody: "self"`): `did` an Ed25519
    * did:key and `public_key` its 32 bytes. A persistent one's did:svc (derived from this key) must
    * already be registered with it (POST /v1/did, signed by the client): the node signs no log
-   * entry for a key it does not hold. A key already hosted here is refused.
+   * entry for a key it does not hold. A key already hosted here is refused. Creation and a
+   * replacement by a self-custodial successor (lifecycle.ts) take it the same way.
    */
-  #clientKey(input: InitInput, lifetime: Lifetime): { didKey: string; didAw: string | null } {
+  clientKey(input: Pick<InitInput, 'did' | 'public_key'>, lifetime: Lifetime): { didKey: string; didAw: string | null } {
     const didKey = input.did ?? '';
     const publicKey = publicKeyFromDidKey(didKey);
     if (publicKey === null) throw invalid('SVC_ERR_DID_MALFORMED', 'did must be an Ed25519 did:key');

@@ -34,8 +34,7 @@ export class SentMail {
     const cursor = query.before === undefined ? null : this.#cursor(agentId, query.before);
     const n = query.limit + 1;
     const project = identityProject(db, agentId);
-    // A thread is mail on this node only: mail to another node carries no thread.
-    const queued = query.thread_id === undefined ? queuedSentRows(db, agentId, cursor, n) : [];
+    const queued = queuedSentRows(db, agentId, cursor, n, query.thread_id);
     const merged = [
       ...localSentRows(db, agentId, cursor, n, query.thread_id).map((row) => ({ key: { sec: row.sec, rank: 0 as const, id: row.id }, item: () => toLocalSentItem(row, project) })),
       ...queued.map((row) => ({ key: { sec: row.sec, rank: 1 as const, id: row.id }, item: () => toQueuedSentItem(row) })),

@@ -1,5 +1,6 @@
 /**
- * MCP at /mcp (and /mcp/; Streamable HTTP, stateless). Bearer auth with an identity's key; Host
+ * MCP at /mcp (and /mcp/; Streamable HTTP, stateless). Bearer auth with an identity's key, or a
+ * DIDKey signature (team certificate or identity-only) as on REST (http/route-auth.ts); Host
  * (and Origin) validation through the SDK's own hooks on top of the listener's guard. Only the
  * loopback listener mounts it: agents on this machine, never peers through a tunnel.
  *
@@ -11,8 +12,8 @@
  * that the JSON error handler answers.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { authenticateIdentity } from '../../../auth/bearer.ts';
 import { ServiceError } from '../../../errors.ts';
+import { authenticateIdentityCaller } from '../../../http/route-auth.ts';
 import { lazily } from '../../../lazy.ts';
 import type { CoreServices } from '../services.ts';
 import type * as RuntimeModule from './runtime.ts';
@@ -26,11 +27,13 @@ export async function mcpRoutes(app: FastifyInstance, { services }: { services: 
   app.addHook('onRequest', async (request, reply) => (await runtime()).checkOrigin(request, reply));
 
   const handle = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
-    const principal = authenticateIdentity(services.ctx, request);
+    // A Bearer key, or a DIDKey signature (team certificate or identity-only) as on REST.
+    const principal = await authenticateIdentityCaller(services, request, reply);
+    if (principal === null) return;
     await (await runtime()).handleMcp({ services, principal }, request, reply);
   };
-  const refuse = async (request: FastifyRequest): Promise<never> => {
-    authenticateIdentity(services.ctx, request);
+  const refuse = async (request: FastifyRequest, reply: FastifyReply): Promise<never> => {
+    await authenticateIdentityCaller(services, request, reply);
     const what = request.method === 'GET' ? 'no server-initiated stream' : 'no session to end';
     throw new ServiceError('SVC_ERR_MCP_METHOD_NOT_ALLOWED', `This MCP server is stateless: POST every request (there is ${what})`, { allow: 'POST' });
   };

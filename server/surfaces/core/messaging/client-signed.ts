@@ -126,6 +126,11 @@ export interface SignedRecipient {
   names: (string | null)[];
   didKey: string;
   stableId: string | null;
+  /**
+   * On another node: known here by its address alone, so the signed `to_did` and `to_stable_id`
+   * (when named) are that node's to check (federation/wire.ts `recipientProblem`).
+   */
+  remote?: boolean;
 }
 
 /**
@@ -148,13 +153,27 @@ export function assertSignedRecipients(verified: VerifiedClientMessage, recipien
     if (!allowed.has(to)) throw mismatch(`recipient must match ${what}`);
   }
   const only = recipients.length === 1 ? recipients[0] : undefined;
+  if (only?.remote === true) return;
   const toDid = text(payload.to_did);
   if (toDid !== '' && (only === undefined || ![only.didKey, only.stableId].includes(toDid))) throw mismatch(`recipient must match ${what}`);
   const toStableId = text(payload.to_stable_id);
   if (toStableId !== '' && (only === undefined || only.stableId !== toStableId)) throw mismatch(`recipient must match ${what}`);
 }
 
-/** A resolved recipient's names, in the order `assertSignedRecipients` compares them kind by kind. */
+/**
+ * A message to another node: that node checks the sender by the address the envelope names, so
+ * a client's signed `from` must be the sender's address (not its alias or a did).
+ */
+export function assertSignedFromAddress(verified: VerifiedClientMessage, sender: Party): void {
+  if (sender.address !== null && text(verified.payload.from) !== sender.address) {
+    throw mismatch(`from must be the sender's address ${sender.address}: the recipient's node checks the sender by it`);
+  }
+}
+
+/**
+ * A resolved recipient's names, in the order `assertSignedRecipients` compares them kind by kind;
+ * one on another node (no agent) by its address alone, as that node looks it up.
+ */
 export function signedRecipient(r: {
   to: string;
   alias: string;
@@ -163,5 +182,6 @@ export function signedRecipient(r: {
   stableId: string | null;
   agent: { agent_id: string } | null;
 }): SignedRecipient {
+  if (r.agent === null) return { names: [r.to, r.address], didKey: r.didKey, stableId: r.stableId, remote: true };
   return { names: [r.to, r.alias, r.address, r.stableId, r.didKey, r.agent?.agent_id ?? null], didKey: r.didKey, stableId: r.stableId };
 }

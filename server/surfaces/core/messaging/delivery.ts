@@ -17,7 +17,7 @@ import type { AgentRow } from '../identities/store.ts';
 import { conflictOnConstraint } from '../mail/db-errors.ts';
 import { findMailOrigin, insertMailRow } from '../mail/store/messages.ts';
 import { splitAddress } from './addresses.ts';
-import { assertSignedRecipients, signedRecipient, type SignedRecipient, type VerifiedClientMessage } from './client-signed.ts';
+import { assertSignedFromAddress, assertSignedRecipients, signedRecipient, type SignedRecipient, type VerifiedClientMessage } from './client-signed.ts';
 import type { Party, Recipient } from './participants.ts';
 import type { RemoteRecipient } from './recipients.ts';
 import { signMessage, type SignedMessage } from './signing.ts';
@@ -113,7 +113,8 @@ function queueMail(ctx: NodeContext, queue: RemoteQueue, sender: Party, recipien
   if (sender.address === null) {
     throw invalid('SVC_ERR_SENDER_ADDRESS_REQUIRED', `Mail to ${recipient.to} goes to another node, which can only check a sender with an address: give this identity an address first`);
   }
-  const names: SignedRecipient = { names: [recipient.to, recipient.address], didKey: '', stableId: null };
+  const names: SignedRecipient = { names: [recipient.to, recipient.address], didKey: '', stableId: null, remote: true };
+  if (content.clientSigned) assertSignedFromAddress(content.clientSigned, sender);
   const signed = mailSignature(ctx, sender, { to: recipient.address, didKey: '', stableId: null }, names, content);
   queue.enqueue(sender.agent.agent_id, recipient.domain, {
     v: FEDERATION_VERSION,
@@ -129,6 +130,8 @@ function queueMail(ctx: NodeContext, queue: RemoteQueue, sender: Party, recipien
     timestamp: signed.timestamp,
     signature: signed.signature,
     signed_payload: signed.signed_payload,
+    // Sent only when it has one: a node older than the field refuses a field it does not know.
+    ...(content.thread_id === undefined ? {} : { thread_id: content.thread_id }),
   });
   const delivery: Delivery = {
     message_id: signed.message_id,
@@ -191,6 +194,7 @@ export function storeArrivedMail(db: Db, mail: FederatedMail, recipient: AgentRo
       origin: 'remote',
       from_node: sender.nodeUrl,
       from_namespace_trust: sender.namespaceTrust,
+      thread_id: mail.thread_id ?? null,
     });
     return true;
   } catch (error) {

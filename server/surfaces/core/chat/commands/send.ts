@@ -11,7 +11,7 @@ import type { Db } from '../../../../context.ts';
 import { conflict } from '../../../../errors.ts';
 import { assertFederatable, forwardChat, type ChatContent } from '../../messaging/chat-forwarding.ts';
 import { assertChatReachable } from '../../messaging/chat-reachability.ts';
-import { assertSignedRecipients, clientSignatureOf, signedRecipient, verifyClientSigned, type VerifiedClientMessage } from '../../messaging/client-signed.ts';
+import { assertSignedFromAddress, assertSignedRecipients, clientSignatureOf, signedRecipient, verifyClientSigned, type VerifiedClientMessage } from '../../messaging/client-signed.ts';
 import { earlierAnswer, keyedSend, recordAnswer } from '../../messaging/idempotency.ts';
 import type { Party } from '../../messaging/participants.ts';
 import type { RecipientSelector } from '../../messaging/recipients.ts';
@@ -179,7 +179,10 @@ function signAndRecord(
   messageId?: string,
 ): SignedMessage {
   assertNewMessageId(ctx.db, messageId);
-  if (clientSigned !== null) assertSignedRecipients(clientSigned, targets.map(signedRecipient));
+  if (clientSigned !== null) {
+    assertSignedRecipients(clientSigned, targets.map(signedRecipient));
+    if (targets.some((t) => t.agent === null)) assertSignedFromAddress(clientSigned, sender);
+  }
   const signed = clientSigned?.signed ?? signMessage(ctx, sender, to, { type: 'chat', subject: '', ...content }, messageId);
   recordMessage(ctx.db, session, {
     message_id: signed.message_id,

@@ -72,15 +72,18 @@ export function localSentRows(db: Db, agentId: string, cursor: SentKey | null, n
     .all({ ...pageParams(agentId, cursor, n), threadId: threadId ?? null }) as LocalSentRow[];
 }
 
-/** Up to `n` sends to other nodes after `cursor`, newest first. */
-export function queuedSentRows(db: Db, agentId: string, cursor: SentKey | null, n: number): QueuedSentRow[] {
+/** Only one thread's mail to other nodes: the message with that id and every one naming it (in its payload). */
+const QUEUED_IN_THREAD = `AND (message_id = @threadId OR json_extract(payload, '$.thread_id') = @threadId)`;
+
+/** Up to `n` sends to other nodes after `cursor`, newest first; with `threadId`, only that thread's. */
+export function queuedSentRows(db: Db, agentId: string, cursor: SentKey | null, n: number, threadId?: string): QueuedSentRow[] {
   return db
     .prepare(
       `SELECT id, ${SECOND} AS sec, message_id, to_address, payload, status, attempts, next_attempt_at, last_error, delivered_to, settled_at
-       FROM federation_outbox WHERE from_agent_id = @agentId AND kind = 'mail' ${olderThan(cursor, 1)}
+       FROM federation_outbox WHERE from_agent_id = @agentId AND kind = 'mail' ${olderThan(cursor, 1)} ${threadId === undefined ? '' : QUEUED_IN_THREAD}
        ORDER BY ${SECOND} DESC, id DESC LIMIT +@n`,
     )
-    .all(pageParams(agentId, cursor, n)) as QueuedSentRow[];
+    .all({ ...pageParams(agentId, cursor, n), threadId: threadId ?? null }) as QueuedSentRow[];
 }
 
 /** Where a message the identity sent is in the merged order, or undefined when it sent none by that id. */
@@ -146,8 +149,8 @@ export function toQueuedSentItem(row: QueuedSentRow): SentMail {
     priority: message.priority,
     signature: message.signature,
     signed_payload: message.signed_payload,
-    // Mail to another node travels without its thread (the federation wire has no field for it).
-    thread_id: null,
+    // Carried on the federation wire since issue 16; mail queued before that has none.
+    thread_id: message.thread_id ?? null,
     created_at: `${row.sec}Z`,
     status: row.status,
     attempts: row.attempts,

@@ -1,0 +1,78 @@
+/**
+ * The team surface upstream's clients call (research anchor-core §9.1): connect with a team
+ * certificate, then the team, its members with presence, heartbeats, the workspace's team fields,
+ * and the cleanup of gone ephemeral workspaces. Control (`POST /v1/agents/{alias}/control`) is the
+ * control aggregate's route: a team is a project, so "within the team" is its project rule.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { ConnectBody, Connected, Heartbeat, TeamAgents, TeamInfo, WorkspaceBody, WorkspaceDeleted, WorkspaceParams, WorkspaceView } from '../../../../contract/core/team.ts';
+import { verifyTeamEnvelope, type TeamMember } from '../../../auth/team-envelope.ts';
+import { coreAudiences, identityOf, signedReplayKey } from '../../../http/route-auth.ts';
+import { claimSignedWrite } from '../../../http/signed-writes.ts';
+import type { CoreServices } from '../services.ts';
+
+const tags = ['team'];
+
+function teamMemberOf(request: FastifyRequest): TeamMember {
+  if (request.teamMember === undefined) throw new Error(`${request.method} ${request.routeOptions.url} reads a team member but did not verify one`);
+  return request.teamMember;
+}
+
+export async function teamRoutes(app: FastifyInstance, { services }: { services: CoreServices }): Promise<void> {
+  const { ctx, teams, teamAgents } = services;
+  const api = app.withTypeProvider<ZodTypeProvider>();
+
+  api.post(
+    '/v1/connect',
+    {
+      // The one team route a member calls before it is an identity: the certificate is verified
+      // here (the `identity` hook would answer "Agent not connected"), before validation.
+      config: { auth: 'team' },
+      preValidation: async (request, reply) => {
+        const verified = verifyTeamEnvelope(
+          { method: request.method, url: request.raw.url ?? request.url, headers: request.headers, rawBody: request.rawBody },
+          { teams, audiences: () => coreAudiences(ctx), now: ctx.clock.now(), compact: true },
+        );
+        request.teamMember = verified.member;
+        const key = signedReplayKey('team', verified.signature, verified.form === 'envelope', request);
+        if (!(await claimSignedWrite(request, reply, { replay: ctx.replay, clock: ctx.clock, key, scheme: 'DIDKey', extra: verified.member.certificate_id }))) return reply;
+      },
+      schema: { tags, summary: 'Connects a team member (team certificate): creates its self-custodial identity and workspace, or returns them', body: ConnectBody, response: { 200: Connected } },
+    },
+    async (request) => teamAgents.connect(teamMemberOf(request), request.body),
+  );
+
+  api.get(
+    '/v1/team',
+    { config: { auth: 'identity' }, schema: { tags, summary: "The caller's team", response: { 200: TeamInfo } } },
+    async (request) => teamAgents.team(identityOf(request).agentId),
+  );
+
+  api.get(
+    '/v1/agents',
+    { config: { auth: 'identity' }, schema: { tags, summary: "The caller's team members, with presence (online from heartbeats and open event streams)", response: { 200: TeamAgents } } },
+    async (request) => teamAgents.agents(identityOf(request).agentId),
+  );
+
+  api.post(
+    '/v1/agents/heartbeat',
+    { config: { auth: 'identity' }, schema: { tags, summary: 'Counts the caller online for the next 30 minutes', response: { 200: Heartbeat } } },
+    async (request) => teamAgents.heartbeat(identityOf(request).agentId),
+  );
+
+  api.patch(
+    '/v1/agents/me/workspace',
+    { config: { auth: 'identity' }, schema: { tags, summary: "Changes the team fields of the caller's workspace", body: WorkspaceBody, response: { 200: WorkspaceView } } },
+    async (request) => teamAgents.updateWorkspace(identityOf(request).agentId, request.body),
+  );
+
+  api.delete(
+    '/v1/workspaces/:workspace_id',
+    {
+      config: { auth: 'identity' },
+      schema: { tags, summary: 'Deletes a gone ephemeral workspace of the caller\'s team (not seen for 30 minutes) and its identity', params: WorkspaceParams, response: { 200: WorkspaceDeleted } },
+    },
+    async (request) => teamAgents.deleteWorkspace(identityOf(request).agentId, request.params.workspace_id),
+  );
+}
