@@ -236,12 +236,29 @@ export const NodeFeedChanges = {
 } as const;
 export type NodeChangeKind = keyof typeof NodeFeedChanges;
 
+/**
+ * `agent.online`, `agent.offline`: an identity's presence changed (an event stream opened or a
+ * heartbeat arrived; its last stream closed with no live heartbeat, or its heartbeat expired).
+ */
+export const NodeAgentPresence = z.object({
+  agent_id: z.string(),
+  type: z.enum(['agent.online', 'agent.offline']),
+  online: z.boolean(),
+  /** When the node saw the change (an expired heartbeat: when the feed's sweep noticed it). */
+  at: z.string(),
+  /** The last sign of life: a heartbeat, a stream opening or closing; null when none. */
+  last_seen: z.string().nullable(),
+});
+export type NodeAgentPresence = z.output<typeof NodeAgentPresence>;
+
 /** Each frame of the owner's feed, by its SSE event name. */
 export const NodeFeedFrames = {
   connected: NodeConnected,
   mail_message: NodeMailWake,
   chat_message: NodeChatWake,
   ...NodeFeedChanges,
+  'agent.online': NodeAgentPresence,
+  'agent.offline': NodeAgentPresence,
   // A failed read ends the feed with this frame (the stream pump's rule for every stream).
   error: StreamError,
   deadline: StreamDeadline,

@@ -84,8 +84,17 @@ export const InitBody = z
   });
 export type InitInput = z.output<typeof InitBody>;
 
-/** `PATCH /v1/agents/me`. */
-export const SettingsBody = z.strictObject({ ...settings, address_reachability: reachability.optional() });
+/**
+ * `PATCH /v1/agents/me`. Upstream's team clients send their workspace fields here too (research
+ * anchor-core §9.1: `hostname`, `workspace_path`, with `role` and `human_name`); those two are a
+ * team member's workspace, so an identity that did not connect to a team is refused them (404).
+ */
+export const SettingsBody = z.strictObject({
+  ...settings,
+  address_reachability: reachability.optional(),
+  hostname: z.string().max(256).optional(),
+  workspace_path: z.string().max(1024).optional(),
+});
 export type SettingsInput = z.output<typeof SettingsBody>;
 
 export const ResolveParams = z.object({ namespace: z.string().min(1).max(253), name: z.string().min(1).max(64) });
@@ -221,6 +230,11 @@ export const Settings = z.object({
   program: z.string().nullable(),
   context: z.record(z.string(), z.unknown()).nullable(),
   address_reachability: Reachability,
+  /** Upstream's (§9.1), beside ours: the identity's alias. */
+  alias: z.string(),
+  /** A team member's workspace fields (upstream's); null for an identity without a team workspace. */
+  hostname: z.string().nullable(),
+  workspace_path: z.string().nullable(),
 });
 export type Settings = z.output<typeof Settings>;
 

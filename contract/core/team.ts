@@ -77,24 +77,11 @@ export type TeamAgents = z.output<typeof TeamAgents>;
 export const Heartbeat = z.object({ agent_id: z.string(), alias: z.string(), last_seen_at: z.string(), ttl_seconds: z.number().int() });
 export type Heartbeat = z.output<typeof Heartbeat>;
 
-/** `PATCH /v1/agents/me/workspace`: the team fields of the caller's workspace. */
-export const WorkspaceBody = z.strictObject({
-  hostname: z.string().max(256).optional(),
-  workspace_path: z.string().max(1024).optional(),
-  role: z.string().max(50).optional(),
-  human_name: z.string().max(64).optional(),
-});
-export type WorkspaceInput = z.output<typeof WorkspaceBody>;
-
-export const WorkspaceView = z.object({
-  agent_id: z.string(),
-  alias: z.string(),
-  hostname: z.string(),
-  workspace_path: z.string(),
-  role: z.string(),
-  human_name: z.string(),
-});
-export type WorkspaceView = z.output<typeof WorkspaceView>;
+/** A member's workspace fields, as `PATCH /v1/agents/me` sets and answers them (contract/core/identities.ts). */
+export interface WorkspaceFields {
+  hostname: string;
+  workspace_path: string;
+}
 
 export const WorkspaceParams = z.object({ workspace_id: z.uuid() });
 

@@ -18,6 +18,7 @@ export const nodeErrors = defineErrors({
   SVC_ERR_TEAM_CERTIFICATE_ALREADY_REVOKED: { status: 409, summary: 'The certificate is already revoked' },
   SVC_ERR_TEAM_OWNER_NOT_REVOCABLE: { status: 403, summary: 'The team\'s owner member cannot be revoked: the node acts for its owner through it' },
   SVC_ERR_TEAM_OWNER_NOT_FOUND: { status: 404, summary: 'The team has no owner member whose key this node holds, so the node cannot act in it' },
+  SVC_ERR_TEAM_INVITE_INVALID: { status: 403, summary: 'The join code is unknown, already used or expired; ask the owner for a new one (`svc-node team invite`)' },
   // The tunnel.
   SVC_ERR_TUNNEL_NOT_CONFIGURED: { status: 409, summary: 'The tunnel has no SSH account configured yet, so it cannot start' },
   // Key custody and identity key backups.

@@ -36,6 +36,41 @@ export const AddMemberBody = z.strictObject({
 });
 export type AddMemberInput = z.output<typeof AddMemberBody>;
 
+/** `POST /v1/node/teams/{team_id}/invites` (ours, issue 17): a one-time join code for an agent that holds its own key. */
+export const InviteBody = z.strictObject({
+  alias: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/, 'must be 1-128 letters, digits, ".", "-" or "_", starting with a letter or digit'),
+  lifetime: CertificateLifetime.optional(),
+  /** How long the code works; a day by default, at most 30 days. */
+  expires_in_seconds: z.number().int().min(60).max(30 * 24 * 3600).optional(),
+});
+export type InviteInput = z.output<typeof InviteBody>;
+
+/** The invite, with its code: shown once (the node keeps only its SHA-256). */
+export const TeamInvite = z.object({
+  invite_id: z.string(),
+  team_id: z.string(),
+  alias: z.string(),
+  lifetime: CertificateLifetime,
+  code: z.string(),
+  expires_at: z.string(),
+  /** Where the agent presents the code: `POST` here with JoinBody. */
+  join_url: z.string(),
+});
+export type TeamInvite = z.output<typeof TeamInvite>;
+
+/**
+ * `POST /v1/team/join` (ours, issue 17): the agent redeems a join code for a certificate naming
+ * its own key. `signature`: Ed25519 by `did_key`, base64url without padding, over the canonical
+ * JSON of `{type: "svc.team.join", code, did_key, timestamp}`.
+ */
+export const JoinBody = z.strictObject({
+  code: z.string().min(1).max(128),
+  did_key: z.string().min(1).max(256),
+  timestamp: z.string().min(1).max(64),
+  signature: z.string().min(1).max(256),
+});
+export type JoinInput = z.output<typeof JoinBody>;
+
 /** `POST /v1/node/teams/{team_id}/sign`: what the owner asks the node to sign, exactly as it will be sent. */
 export const SignBody = z.strictObject({
   method: z.enum(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE']),

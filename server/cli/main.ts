@@ -29,6 +29,11 @@ const USAGE = `usage: svc-node <command> [options]
         [--did-aw <did:svc:...>] [--address <domain/name>] [--scope S ...] [--json]
         issue a certificate for a member who keeps its own key; scopes: docs:read, docs:write,
         library:read, library:write (these four by default), library:publish, library:approve, team:admin
+  team invite <team_id> --alias <alias> [--lifetime persistent|ephemeral] [--expires-in SECONDS] [--json]
+        a one-time join code (a day by default) and the one line the agent runs to join
+  team join <join_url> <code> [--dir DIR (default .aw)] [--json]
+        run by the agent on its own machine: generates its key there (or reuses DIR/signing.key),
+        signs the code with it, and writes its certificate to DIR/team-certs/
   team revoke <team_id> <certificate_id> [--json]
         revoke a certificate and the editable present links it minted
   team list [--json]
@@ -69,6 +74,8 @@ const OPTIONS = {
   'did-aw': { type: 'string' },
   address: { type: 'string' },
   scope: { type: 'string', multiple: true },
+  'expires-in': { type: 'string' },
+  dir: { type: 'string' },
   user: { type: 'string' },
   'remote-port': { type: 'string' },
   'public-url': { type: 'string' },

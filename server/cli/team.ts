@@ -5,6 +5,7 @@
  */
 import { CliError, ownerRequest } from './owner-client.ts';
 import { print } from './output.ts';
+import { invite, joinTeam } from './team-join.ts';
 import type { IssuedCertificate, Member, MemberList, Revoked, Team } from '../../contract/node/teams.ts';
 
 export interface TeamFlags {
@@ -15,6 +16,8 @@ export interface TeamFlags {
   'did-aw'?: string | undefined;
   address?: string | undefined;
   scope?: string[] | undefined;
+  'expires-in'?: string | undefined;
+  dir?: string | undefined;
 }
 
 const USAGE = {
@@ -23,7 +26,7 @@ const USAGE = {
     'usage: svc-node team add-member <team_id> --did-key <did:key> --alias <alias> [--lifetime persistent] [--did-aw <did:svc:...>] [--address <domain/name>] [--scope S ...] [--json]',
   revoke: 'usage: svc-node team revoke <team_id> <certificate_id> [--json]',
   members: 'usage: svc-node team members <team_id> [--json]',
-  any: 'usage: svc-node team create|add-member|revoke|list|members ... (see svc-node --help)',
+  any: 'usage: svc-node team create|add-member|invite|join|revoke|list|members ... (see svc-node --help)',
 };
 
 const teamPath = (teamId: string): string => `/v1/node/teams/${encodeURIComponent(teamId)}`;
@@ -54,6 +57,10 @@ export async function team(dataDir: string, json: boolean, flags: TeamFlags, sub
       const text = `certificate ${certificate.certificate_id} for ${certificate.alias} in ${arg}\n${certificate_b64}`;
       return print({ certificate, certificate_b64 }, json, text);
     }
+    case 'invite':
+      return invite(dataDir, json, flags, arg);
+    case 'join':
+      return joinTeam(json, flags, arg, arg2);
     case 'revoke': {
       if (!arg || !arg2) throw new CliError(USAGE.revoke);
       const result = await ownerRequest<Revoked>(

@@ -14,7 +14,7 @@ import { jsonSchemaTransform } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ErrorBody } from '../../contract/errors.ts';
 import { NODE_VERSION } from '../version.ts';
-import type { AuthMode } from './route-auth.ts';
+import { isMessagingRoute, type AuthMode } from './route-auth.ts';
 
 const DESCRIPTION = [
   'The HTTP API of an svc-node: identities, namespaces and addresses, mail and chat (core), the',
@@ -69,24 +69,43 @@ const SECURITY_SCHEMES = {
     type: 'apiKey',
     in: 'header',
     name: 'Authorization',
-    description: '`DIDKey <did:key> <signature>` over canonical {domain, name?, operation, timestamp}, with X-SVC-Timestamp',
+    description:
+      '`DIDKey <did:key> <signature>` with X-SVC-Timestamp. Namespace and address writes sign canonical {domain, name?, operation, timestamp}; ' +
+      'on identity routes it goes with a team certificate (see teamCertificate), or alone on the messaging routes (identity-only: canonical ' +
+      '{body_sha256, did_aw, timestamp}, X-SVC-DID-AW optional, checked against the did:svc log this node holds)',
   },
   teamCertificate: {
     type: 'apiKey',
     in: 'header',
     name: 'X-SVCID-Team-Certificate',
-    description: 'A team member certificate with the DIDKey-signed envelope (X-SVC-Signed-Payload, X-SVC-Timestamp, Authorization)',
+    description:
+      'A team member certificate this node issued, with the DIDKey Authorization and X-SVC-Timestamp: the envelope v2 in X-SVC-Signed-Payload, ' +
+      'or on identity routes also the compact v1 signature over canonical {body_sha256, team_id, timestamp} (the member must have called POST /v1/connect)',
   },
 } as const;
 
-const SECURITY: Partial<Record<AuthMode, Record<string, string[]>[]>> = {
+type Security = Record<string, string[]>[];
+
+const SECURITY: Partial<Record<AuthMode, Security>> = {
   key: [{ apiKey: [] }],
-  identity: [{ apiKey: [] }],
+  identity: [{ apiKey: [] }, { teamCertificate: [], didKey: [] }],
   project: [{ apiKey: [] }],
   owner: [{ ownerToken: [] }],
   didkey: [{ didKey: [] }],
   team: [{ teamCertificate: [] }],
 };
+
+/**
+ * A route's security requirement (alternatives, any one will do) from its declared auth
+ * (route-auth.ts): an identity route takes an API key or a team certificate with its DIDKey
+ * signature, and a messaging route also a DIDKey signature alone (identity-only); a team route
+ * names the scope it declares (OpenAPI 3.1 allows scopes on any scheme).
+ */
+function securityOf(auth: AuthMode | undefined, scope: string | undefined, url: string): Security | undefined {
+  if (auth === 'team' && scope !== undefined) return [{ teamCertificate: [scope] }];
+  if (auth === 'identity' && isMessagingRoute(url)) return [...(SECURITY.identity ?? []), { didKey: [] }];
+  return auth === undefined ? undefined : SECURITY[auth];
+}
 
 /** Where the reference lives; its assets sit under it. */
 export const API_REFERENCE_PATH = '/docs/api';
@@ -98,12 +117,11 @@ export async function installApiDescription(app: FastifyInstance, options: { ref
       info: { title: 'svc-node', version: NODE_VERSION, description: DESCRIPTION },
       components: { securitySchemes: SECURITY_SCHEMES },
     },
-    // The route's declared auth becomes its security requirement; a team route's scope is the
-    // requirement's scope (OpenAPI 3.1 allows scopes on any scheme).
+    // The route's declared auth becomes its security requirement (securityOf).
     transform: (input) => {
       const described = jsonSchemaTransform(input);
       const { auth, scope } = input.route.config ?? {};
-      const security = auth === 'team' && scope !== undefined ? [{ teamCertificate: [scope] }] : SECURITY[auth as AuthMode];
+      const security = securityOf(auth as AuthMode | undefined, scope, input.url);
       return security === undefined ? described : { ...described, schema: { ...described.schema, security } };
     },
     transformObject: (input) => ('openapiObject' in input ? withErrorResponses(input.openapiObject) : input.swaggerObject),

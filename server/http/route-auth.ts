@@ -57,7 +57,7 @@ export type SignedIdentityServices = Pick<CoreServices, 'ctx' | 'teams' | 'teamA
 /** Identity-only auth (no certificate) is for these routes only (upstream's messaging routes and MCP). */
 const MESSAGING_ROUTES = ['/v1/messages', '/v1/chat', '/v1/contacts', '/v1/conversations', '/mcp'];
 
-const isMessagingRoute = (url: string): boolean => MESSAGING_ROUTES.some((prefix) => url === prefix || url.startsWith(`${prefix}/`));
+export const isMessagingRoute = (url: string): boolean => MESSAGING_ROUTES.some((prefix) => url === prefix || url.startsWith(`${prefix}/`));
 
 /** A request signed with DIDKey (team certificate or identity-only) rather than a Bearer key. */
 const isDidKeyRequest = (request: FastifyRequest): boolean => request.headers.authorization?.startsWith('DIDKey ') === true;

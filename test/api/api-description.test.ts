@@ -48,8 +48,10 @@ describe('GET /openapi.json', () => {
     });
     expect(add.responses['200'].content['application/json'].schema.required).toEqual(['contact_id', 'contact_address', 'label', 'created_at']);
     expect(doc.paths['/v1/contacts/{contact_id}'].delete.parameters).toContainEqual(expect.objectContaining({ name: 'contact_id', in: 'path', required: true }));
-    // The declared auth mode is the operation's security requirement.
-    expect(add.security).toEqual([{ apiKey: [] }]);
+    // The declared auth mode is the operation's security requirement: an identity route takes its
+    // API key, its team certificate with the DIDKey signature, or (a messaging route) DIDKey alone.
+    expect(add.security).toEqual([{ apiKey: [] }, { teamCertificate: [], didKey: [] }, { didKey: [] }]);
+    expect(doc.paths['/v1/team'].get.security).toEqual([{ apiKey: [] }, { teamCertificate: [], didKey: [] }]);
     expect(doc.components.securitySchemes.apiKey).toMatchObject({ type: 'http', scheme: 'bearer' });
   });
 
@@ -122,7 +124,9 @@ describe('GET /openapi.json', () => {
       }
       for (const name of query) expect(op.parameters, route).toContainEqual(expect.objectContaining({ name, in: 'query' }));
       if (method === 'POST' && !/\/(ack|archive|unarchive|unread)$/.test(path)) expect(op.requestBody?.content['application/json'].schema, route).toBeDefined();
-      expect(op.security, route).toEqual(path === '/v1/federation/messages' ? undefined : [{ apiKey: [] }]);
+      // An identity route takes an API key or a team certificate with DIDKey; mail, chat, contacts and conversations also DIDKey alone (identity-only).
+      const identityOnly = /^\/v1\/(messages|chat|contacts|conversations)(\/|$)/.test(path) ? [{ didKey: [] }] : [];
+      expect(op.security, route).toEqual(path === '/v1/federation/messages' ? undefined : [{ apiKey: [] }, { teamCertificate: [], didKey: [] }, ...identityOnly]);
     }
     const inbox = doc.paths['/v1/messages/inbox'].get.responses['200'].content['application/json'].schema;
     expect(inbox.required).toEqual(['messages', 'has_more', 'next_before']);
@@ -151,12 +155,16 @@ describe('GET /openapi.json', () => {
       if (route.includes(' /v1/node/')) return [{ ownerToken: [] }];
       if (/^(POST|PUT|DELETE) \/v1\/namespaces/.test(route) && !route.endsWith('/verify')) return [{ didKey: [] }];
       if (/ \/v1\/(did|namespaces)/.test(route)) return undefined;
-      return [{ apiKey: [] }];
+      // A key of any kind (introspect, resolve), a project's key (init), the project's key or the owner (archive, replace).
+      if (/^(GET \/v1\/auth\/introspect|GET \/v1\/agents\/resolve\/|POST \/v1\/workspaces\/init|POST \/api\/v1\/agents\/)/.test(route)) return [{ apiKey: [] }];
+      // An identity's own routes: its API key, or (issue 17) its team certificate with the DIDKey signature.
+      return [{ apiKey: [] }, { teamCertificate: [], didKey: [] }];
     };
     const operations = Object.entries(doc.paths as Record<string, Record<string, any>>)
       .filter(([path]) => AREA.test(path))
       .flatMap(([path, methods]) => Object.entries(methods).map(([method, op]) => ({ route: `${method.toUpperCase()} ${path}`, path, method, op })));
-    // 57 with the team workspace routes (PATCH /v1/agents/me/workspace, DELETE /v1/workspaces/{workspace_id}).
+    // 57 with the team workspace route (DELETE /v1/workspaces/{workspace_id}; a member's workspace
+    // fields are PATCH /v1/agents/me's) and the owner's team invites (POST /v1/node/teams/{team_id}/invites).
     expect(operations).toHaveLength(57);
     for (const { route, path, method, op } of operations) {
       expect(op.security, route).toEqual(security(route));

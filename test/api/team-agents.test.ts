@@ -6,7 +6,9 @@
  * and its own canonical JSON), not the node's signing code.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Connected, Heartbeat, TeamAgents, TeamInfo, WorkspaceDeleted, WorkspaceView } from '../../contract/core/team.ts';
+import { Connected, Heartbeat, TeamAgents, TeamInfo, WorkspaceDeleted } from '../../contract/core/team.ts';
+import { Settings } from '../../contract/core/identities.ts';
+import { createIdentity, createProject } from '../support/identities.ts';
 import { MailMessage } from '../../contract/core/mail.ts';
 import { ControlSent } from '../../contract/core/control.ts';
 import { expectOk, expectRefusal } from '../support/expect.ts';
@@ -81,10 +83,33 @@ describe('team-certificate auth on the core', () => {
     const before = TeamAgents.parse(expectOk(await alice.request('GET', '/v1/agents')));
     expect(before.agents.map((a) => [a.alias, a.online])).toEqual([['alice', false], ['bob', false]]);
     expect(Heartbeat.parse(expectOk(await bob.request('POST', '/v1/agents/heartbeat'))).alias).toBe('bob');
-    const patched = WorkspaceView.parse(expectOk(await alice.request('PATCH', '/v1/agents/me/workspace', { hostname: 'desk', human_name: 'Alice' })));
-    expect(patched).toMatchObject({ alias: 'alice', hostname: 'desk', workspace_path: '/src/a', role: 'dev', human_name: 'Alice' });
     const after = TeamAgents.parse(expectOk(await alice.request('GET', '/v1/agents')));
     expect(after.agents.find((a) => a.alias === 'bob')).toMatchObject({ online: true, status: 'online', hostname: 'ci' });
+  });
+
+  it("takes upstream's PATCH /v1/agents/me: the workspace fields beside the settings, answered with upstream's fields beside ours", async () => {
+    // Upstream's body and answer (§9.1), compact v1 and envelope v2.
+    const patched = Settings.parse(expectOk(await alice.request('PATCH', '/v1/agents/me', { hostname: 'desk', human_name: 'Alice' })));
+    expect(patched).toMatchObject({ agent_id: aliceAgent.agent_id, alias: 'alice', hostname: 'desk', workspace_path: '/src/a', role: 'dev', human_name: 'Alice' });
+    const moved = Settings.parse(expectOk(await alice.request('PATCH', '/v1/agents/me', { workspace_path: '/src/b', role: 'lead' }, { mode: 'envelope' })));
+    expect(moved).toMatchObject({ hostname: 'desk', workspace_path: '/src/b', role: 'lead', human_name: 'Alice', address_reachability: 'public' });
+    // Ours in the same body; a member's answer carries its workspace fields even when it sends none.
+    expect(Settings.parse(expectOk(await alice.request('PATCH', '/v1/agents/me', { program: 'aw' })))).toMatchObject({ program: 'aw', hostname: 'desk', workspace_path: '/src/b' });
+    const listed = TeamAgents.parse(expectOk(await bob.request('GET', '/v1/agents'))).agents.find((a) => a.alias === 'alice');
+    expect(listed).toMatchObject({ hostname: 'desk', workspace_path: '/src/b', role: 'lead', human_name: 'Alice' });
+    // Still strict, with upstream's limits.
+    expectRefusal(await alice.request('PATCH', '/v1/agents/me', { hostname: 'h'.repeat(257) }), 422, /hostname/);
+    expectRefusal(await alice.request('PATCH', '/v1/agents/me', { repo_origin: 'x' }), 422, /repo_origin/);
+    // The old path is gone (no dead routes).
+    expect((await alice.request('PATCH', '/v1/agents/me/workspace', { hostname: 'x' })).status).toBe(404);
+
+    // An API-key identity has no team workspace: its workspace fields are refused, nothing changes.
+    const project = await createProject(t, 'keyed');
+    const keyed = await createIdentity(t, project.api_key, { alias: 'keyed', human_name: 'Kept' });
+    const patch = (body: unknown) => t.request('PATCH', '/v1/agents/me', { token: keyed.api_key, body });
+    expectRefusal(await patch({ hostname: 'desk', human_name: 'Changed' }), 404, /did not connect to a team/, 'SVC_ERR_WORKSPACE_NOT_FOUND');
+    const own = Settings.parse(expectOk(await patch({ role: 'dev' })));
+    expect(own).toMatchObject({ alias: 'keyed', human_name: 'Kept', role: 'dev', hostname: null, workspace_path: null });
   });
 
   it('streams events, and mail and chat arrive client-signed from identity-only and team auth alike', async () => {

@@ -80,7 +80,7 @@ export function createCoreServices(ctx: NodeContext, owner: OwnerAccess, options
   const identities = new IdentityService(ctx, deps);
   const lifecycle = new IdentityLifecycle(ctx, deps, identities);
   const backups = new IdentityBackups(ctx, deps, identities);
-  const presence = new IdentityPresence(ctx.clock);
+  const presence = new IdentityPresence(ctx.clock, ctx.bus);
   const recipients = new Recipients(ctx, identities, namespaces);
   const remote = new RemoteClient(ctx.dns, options.remote);
   const outbox = new FederationOutbox(ctx, directory, remote, options.outbox);
@@ -95,7 +95,7 @@ export function createCoreServices(ctx: NodeContext, owner: OwnerAccess, options
   const subscriptions = new EventSubscriptions(ctx, identities, teams);
   // The identity stream's wake sources: one per kind of pending item.
   const events = new EventStreams(ctx, [mailWakeSource(mail), chatWakeSource(chat), controlWakeSource(control), appEventWakeSource(appEvents)]);
-  const wakeFeed = new NodeWakeFeed(ctx.bus, mail, chat);
+  const wakeFeed = new NodeWakeFeed(ctx.bus, mail, chat, presence);
   return {
     ctx,
     owner,

@@ -9,15 +9,19 @@ import {
   AddMemberBody,
   CertificateParams,
   CreateTeamBody,
+  InviteBody,
   IssuedCertificate,
+  JoinBody,
   MemberList,
   Revoked,
   SignBody,
   SignedRequest,
   Team,
   TeamList,
+  TeamInvite,
   TeamParams,
 } from '../../../contract/node/teams.ts';
+import { TeamInvites } from '../../teams/invites.ts';
 import { describeScopes } from '../../teams/scopes.ts';
 import type { CoreServices } from '../core/services.ts';
 import { actingAsClaim } from '../docs/acting-as.ts';
@@ -27,6 +31,7 @@ const tags = ['owner'];
 export async function teamRoutes(app: FastifyInstance, { services }: { services: CoreServices }): Promise<void> {
   const { teams, ctx } = services;
   const api = app.withTypeProvider<ZodTypeProvider>();
+  const invites = new TeamInvites(ctx, teams);
 
   api.get(
     '/v1/node/teams',
@@ -72,6 +77,26 @@ export async function teamRoutes(app: FastifyInstance, { services }: { services:
       schema: { tags, summary: 'Revokes a certificate and closes the editable present links it minted', params: CertificateParams, response: { 200: Revoked } },
     },
     async (request) => teams.revoke(request.params.team_id, request.params.certificate_id),
+  );
+
+  // Onboarding an agent that holds its own key (issue 17): the owner makes a one-time code, the
+  // agent presents it with its did:key, signed with that key, and gets its certificate.
+  api.post(
+    '/v1/node/teams/:team_id/invites',
+    {
+      config: { auth: 'owner' },
+      schema: { tags, summary: 'A one-time join code for an agent under an alias (shown once; kept hashed; expires)', params: TeamParams, body: InviteBody, response: { 201: TeamInvite } },
+    },
+    async (request, reply) => reply.code(201).send(invites.create(request.params.team_id, request.body)),
+  );
+
+  api.post(
+    '/v1/team/join',
+    {
+      config: { auth: 'public' },
+      schema: { tags: ['team'], summary: "Redeems a join code for a certificate naming the agent's own did:key (signed with it)", body: JoinBody, response: { 201: IssuedCertificate } },
+    },
+    async (request, reply) => reply.code(201).send(invites.join(request.body)),
   );
 
   // The envelope names the surface's origin as `aud`; the UI sends the request itself.

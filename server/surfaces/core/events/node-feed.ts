@@ -10,7 +10,7 @@
  * {@link FEED_REPLAY_LIMIT} of each), not what it saw. The change nudges are not replayed: a
  * client that reconnects re-reads what it shows.
  */
-import type { NodeChangeKind, NodeWakeItem } from '../../../../contract/core/events.ts';
+import type { NodeAgentPresence, NodeChangeKind, NodeWakeItem } from '../../../../contract/core/events.ts';
 import { CATALOG_TOPIC, docsTopic, mailTopicParts, TEAMS_TOPIC, teamTopic, TUNNEL_TOPIC, type EventBus } from '../../../events/bus.ts';
 import { z } from 'zod';
 import { streamIds } from '../../../events/stream-ids.ts';
@@ -18,6 +18,7 @@ import { EVERY_TOPIC, pumpStream, startPump } from '../../../events/stream-pump.
 import type { SseStream } from '../../../http/sse.ts';
 import type { ChatService } from '../chat/service.ts';
 import type { MailService } from '../mail/service.ts';
+import type { IdentityPresence } from '../identities/presence.ts';
 
 const BATCH = 500;
 /** How far back a resumed feed goes, in rows of each kind: a feed that was away long starts there. */
@@ -37,11 +38,13 @@ export class NodeWakeFeed {
   readonly #bus: EventBus;
   readonly #mail: MailService;
   readonly #chat: ChatService;
+  readonly #presence: IdentityPresence | undefined;
 
-  constructor(bus: EventBus, mail: MailService, chat: ChatService) {
+  constructor(bus: EventBus, mail: MailService, chat: ChatService, presence?: IdentityPresence) {
     this.#bus = bus;
     this.#mail = mail;
     this.#chat = chat;
+    this.#presence = presence;
   }
 
   /**
@@ -52,6 +55,7 @@ export class NodeWakeFeed {
     const start = resume === null ? undefined : this.#resumeAt(resume);
     const read = this.#reader(start);
     stream.send('connected', { node_id: nodeId }, feedIds.encode(read.position()));
+    const presence = this.#presenceReader();
     const pump = pumpStream(stream, {
       bus: this.#bus,
       topics: EVERY_TOPIC,
@@ -60,6 +64,7 @@ export class NodeWakeFeed {
           const change = changeOf(topic);
           if (change !== null) stream.send(change.event, change.data);
         }
+        presence((frame) => stream.send(frame.type, frame));
         read.next((item, position) => stream.send(item.type, item, feedIds.encode(position)));
       },
     });
@@ -73,6 +78,24 @@ export class NodeWakeFeed {
   subscribe(listener: (item: NodeWakeItem) => void, onError: (error: unknown) => void = reportStopped): () => void {
     const read = this.#reader();
     return startPump({ bus: this.#bus, topics: EVERY_TOPIC, deliver: () => read.next((item) => listener(item)), onError }).stop;
+  }
+
+  /**
+   * Presence changes from now on (not replayed on resume: presence lives in memory). Each pass
+   * first sweeps for expired heartbeats: the pump's poll makes expiry observable without a timer.
+   */
+  #presenceReader(): (emit: (frame: NodeAgentPresence) => void) => void {
+    const presence = this.#presence;
+    if (presence === undefined) return () => {};
+    let cursor = presence.lastChange();
+    return (emit) => {
+      presence.sweep();
+      for (const change of presence.changesSince(cursor)) {
+        cursor = change.seq;
+        const type = change.online ? 'agent.online' : 'agent.offline';
+        emit({ agent_id: change.agent_id, type, online: change.online, at: change.at, last_seen: change.last_seen });
+      }
+    };
   }
 
   /** Where a resumed feed starts: where it stopped, but no further back than the replay limit. */

@@ -34,7 +34,7 @@ export async function identityRoutes(
   app: FastifyInstance,
   { services, ownerListener }: { services: CoreServices; ownerListener: boolean },
 ): Promise<void> {
-  const { ctx, identities, lifecycle, owner } = services;
+  const { ctx, identities, lifecycle, owner, teamAgents } = services;
   const api = app.withTypeProvider<ZodTypeProvider>();
 
   /**
@@ -89,8 +89,25 @@ export async function identityRoutes(
 
   api.patch(
     '/v1/agents/me',
-    { config: { auth: 'identity' }, schema: { tags, summary: "Changes the identity's settings", body: SettingsBody, response: { 200: Settings } } },
-    async (request) => identities.updateSettings(identityOf(request).agentId, request.body),
+    {
+      config: { auth: 'identity' },
+      schema: {
+        tags,
+        summary: "Changes the identity's settings and, for a team member, its workspace's hostname and workspace_path (upstream's PATCH /v1/agents/me)",
+        body: SettingsBody,
+        response: { 200: Settings },
+      },
+    },
+    async (request) => {
+      const { agentId } = identityOf(request);
+      const { hostname, workspace_path } = request.body;
+      // The workspace fields first: an identity without a team workspace is refused (404) before
+      // anything changes. role and human_name are the identity's, member or not.
+      const workspace =
+        hostname !== undefined || workspace_path !== undefined ? teamAgents.updateWorkspace(agentId, { hostname, workspace_path }) : teamAgents.workspaceOf(agentId);
+      const settings = identities.updateSettings(agentId, request.body);
+      return { ...settings, hostname: workspace?.hostname ?? null, workspace_path: workspace?.workspace_path ?? null };
+    },
   );
 
   api.get(

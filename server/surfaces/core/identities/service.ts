@@ -229,7 +229,8 @@ export class IdentityService {
     };
   }
 
-  updateSettings(agentId: string, patch: SettingsInput): Settings {
+  /** The identity's own settings; a team member's workspace fields are the team service's (the route joins them). */
+  updateSettings(agentId: string, patch: SettingsInput): Omit<Settings, 'hostname' | 'workspace_path'> {
     const row = this.row(agentId);
     const { db } = this.#ctx;
     db.transaction(() => {
@@ -247,6 +248,7 @@ export class IdentityService {
       program: view.program,
       context: view.context,
       address_reachability: view.address_reachability,
+      alias: view.alias,
     };
   }
 

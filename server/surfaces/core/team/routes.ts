@@ -1,12 +1,13 @@
 /**
  * The team surface upstream's clients call (research anchor-core §9.1): connect with a team
- * certificate, then the team, its members with presence, heartbeats, the workspace's team fields,
- * and the cleanup of gone ephemeral workspaces. Control (`POST /v1/agents/{alias}/control`) is the
- * control aggregate's route: a team is a project, so "within the team" is its project rule.
+ * certificate, then the team, its members with presence, heartbeats, and the cleanup of gone
+ * ephemeral workspaces. Control (`POST /v1/agents/{alias}/control`) is the control aggregate's
+ * route: a team is a project, so "within the team" is its project rule. The workspace's team
+ * fields are set with the identity's settings (`PATCH /v1/agents/me`, identities/routes.ts).
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { ConnectBody, Connected, Heartbeat, TeamAgents, TeamInfo, WorkspaceBody, WorkspaceDeleted, WorkspaceParams, WorkspaceView } from '../../../../contract/core/team.ts';
+import { ConnectBody, Connected, Heartbeat, TeamAgents, TeamInfo, WorkspaceDeleted, WorkspaceParams } from '../../../../contract/core/team.ts';
 import { verifyTeamEnvelope, type TeamMember } from '../../../auth/team-envelope.ts';
 import { coreAudiences, identityOf, signedReplayKey } from '../../../http/route-auth.ts';
 import { claimSignedWrite } from '../../../http/signed-writes.ts';
@@ -59,12 +60,6 @@ export async function teamRoutes(app: FastifyInstance, { services }: { services:
     '/v1/agents/heartbeat',
     { config: { auth: 'identity' }, schema: { tags, summary: 'Counts the caller online for the next 30 minutes', response: { 200: Heartbeat } } },
     async (request) => teamAgents.heartbeat(identityOf(request).agentId),
-  );
-
-  api.patch(
-    '/v1/agents/me/workspace',
-    { config: { auth: 'identity' }, schema: { tags, summary: "Changes the team fields of the caller's workspace", body: WorkspaceBody, response: { 200: WorkspaceView } } },
-    async (request) => teamAgents.updateWorkspace(identityOf(request).agentId, request.body),
   );
 
   api.delete(

@@ -32,7 +32,7 @@ import {
   updateWorkspace,
   type ConnectedAgent,
 } from './store.ts';
-import type { Connected, ConnectInput, Heartbeat, TeamAgents, TeamInfo, WorkspaceDeleted, WorkspaceInput, WorkspaceView } from '../../../../contract/core/team.ts';
+import type { Connected, ConnectInput, Heartbeat, TeamAgents, TeamInfo, WorkspaceDeleted, WorkspaceFields } from '../../../../contract/core/team.ts';
 
 /** Upstream's rule: a workspace seen in the last 30 minutes is not gone. */
 export const WORKSPACE_GONE_AFTER_MS = 30 * 60 * 1000;
@@ -278,17 +278,23 @@ export class TeamAgentService {
     return { agent_id: agentId, alias: agent.alias, last_seen_at: beat.last_seen, ttl_seconds: beat.ttl_seconds };
   }
 
-  updateWorkspace(agentId: string, input: WorkspaceInput): WorkspaceView {
-    const { db, clock } = this.#ctx;
-    const agent = this.#agentOf(agentId);
-    const now = clock.now().toISOString();
-    db.transaction(() => {
-      updateWorkspace(db, agent.workspace_id, { hostname: input.hostname, workspace_path: input.workspace_path });
-      if (input.role !== undefined || input.human_name !== undefined) updateIdentitySettings(db, agentId, { role: input.role, human_name: input.human_name }, now);
-    })();
-    const after = this.#agentOf(agentId);
-    const view = this.#deps.identities.view(this.#deps.identities.row(agentId));
-    return { agent_id: agentId, alias: after.alias, hostname: after.hostname, workspace_path: after.workspace_path, role: view.role ?? '', human_name: view.human_name };
+  /** The caller's team workspace fields; null for an identity that did not connect to a team. */
+  workspaceOf(agentId: string): WorkspaceFields | null {
+    const agent = liveAgentOfIdentity(this.#ctx.db, agentId);
+    return agent ? { hostname: agent.hostname, workspace_path: agent.workspace_path } : null;
+  }
+
+  /**
+   * A member's workspace fields (`PATCH /v1/agents/me`; its role and human_name are the identity's
+   * settings). 404 for an identity that did not connect to a team: it has no workspace.
+   */
+  updateWorkspace(agentId: string, input: Partial<WorkspaceFields>): WorkspaceFields {
+    const agent = liveAgentOfIdentity(this.#ctx.db, agentId);
+    if (!agent) {
+      throw notFound('SVC_ERR_WORKSPACE_NOT_FOUND', 'Workspace not found: hostname and workspace_path are a team member\'s workspace fields, and this identity did not connect to a team (POST /v1/connect)');
+    }
+    updateWorkspace(this.#ctx.db, agent.workspace_id, { hostname: input.hostname, workspace_path: input.workspace_path });
+    return this.workspaceOf(agentId) as WorkspaceFields;
   }
 
   /** Upstream's cleanup of a gone ephemeral workspace, by a member of the same team. */
