@@ -128,8 +128,17 @@ export type Member = z.output<typeof Member>;
 export const ScopeDescription = z.object({ scope: TeamScope, grants: z.string(), default: z.boolean() });
 export type ScopeDescription = z.output<typeof ScopeDescription>;
 
+/**
+ * A member certificate in the owner's listing, with its presence (issue 17): `agent_id` is the
+ * identity whose workspace uses this certificate (null when none connected with it via
+ * `POST /v1/connect`); `online` as on `GET /v1/agents` (never for a revoked certificate);
+ * `last_seen` the last sign of life (a heartbeat, a stream, the connect), null when none.
+ */
+export const ListedMember = Member.extend({ agent_id: z.string().nullable(), online: z.boolean(), last_seen: z.string().nullable() });
+export type ListedMember = z.output<typeof ListedMember>;
+
 /** `GET /v1/node/teams/{team_id}/members`: ours adds the scopes a certificate may hold, so whoever issues one sees the choices. */
-export const MemberList = z.object({ team_id: z.string(), members: z.array(Member), available_scopes: z.array(ScopeDescription) });
+export const MemberList = z.object({ team_id: z.string(), members: z.array(ListedMember), available_scopes: z.array(ScopeDescription) });
 export type MemberList = z.output<typeof MemberList>;
 
 /** A member certificate, signed by the team key (upstream's format). */

@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Connected, Heartbeat, TeamAgents, TeamInfo, WorkspaceDeleted } from '../../contract/core/team.ts';
 import { Settings } from '../../contract/core/identities.ts';
+import { MemberList } from '../../contract/node/teams.ts';
 import { createIdentity, createProject } from '../support/identities.ts';
 import { MailMessage } from '../../contract/core/mail.ts';
 import { ControlSent } from '../../contract/core/control.ts';
@@ -85,6 +86,18 @@ describe('team-certificate auth on the core', () => {
     expect(Heartbeat.parse(expectOk(await bob.request('POST', '/v1/agents/heartbeat'))).alias).toBe('bob');
     const after = TeamAgents.parse(expectOk(await alice.request('GET', '/v1/agents')));
     expect(after.agents.find((a) => a.alias === 'bob')).toMatchObject({ online: true, status: 'online', hostname: 'ci' });
+  });
+
+  it("lists the owner's team members with the identity each connected as, online and last seen", async () => {
+    const listing = () => t.owner('GET', `/v1/node/teams/${encodeURIComponent(teamId)}/members`);
+    const { members } = MemberList.parse(expectOk(await listing()));
+    const of = (alias: string) => members.find((m) => m.alias === alias);
+    // bob heartbeated (online); alice connected but sent no sign of life since (offline, seen at the connect).
+    expect(of('bob')).toMatchObject({ agent_id: bobAgent.agent_id, online: true, last_seen: expect.any(String) });
+    expect(of('alice')).toMatchObject({ agent_id: aliceAgent.agent_id, online: false, last_seen: expect.any(String) });
+    // Never connected: the owner member, and alice's key under another alias (its connect was refused).
+    expect(of('owner')).toMatchObject({ agent_id: null, online: false, last_seen: null });
+    expect(of('alice-two')).toMatchObject({ agent_id: null, online: false, last_seen: null });
   });
 
   it("takes upstream's PATCH /v1/agents/me: the workspace fields beside the settings, answered with upstream's fields beside ours", async () => {
@@ -175,6 +188,8 @@ describe('team-certificate auth on the core', () => {
   });
 
   it('ends the stream when the certificate is revoked; every later request is 401', async () => {
+    // A heartbeat just before: presence still counts alice online, the listing must not.
+    expectOk(await alice.request('POST', '/v1/agents/heartbeat'));
     expectOk(await t.owner('POST', `/v1/node/teams/${encodeURIComponent(teamId)}/members/${alice.certificateId}/revoke`));
     const error = await nextOf(stream, 'error');
     expect(error.detail).toMatch(/revoked/);
@@ -183,6 +198,9 @@ describe('team-certificate auth on the core', () => {
     expectRefusal(await alice.request('GET', '/v1/agents'), 401, /revoked/, 'SVC_ERR_TEAM_CERTIFICATE_REVOKED');
     expectRefusal(await alice.request('GET', '/v1/messages/inbox', undefined, { mode: 'identity' }), 401, /revoked/, 'SVC_ERR_TEAM_CERTIFICATE_REVOKED');
     expectRefusal(asApiResponse(await alice.stream(streamPath())), 401, /revoked/, 'SVC_ERR_TEAM_CERTIFICATE_REVOKED');
+    // The owner's listing still names the identity; a revoked member is never online.
+    const { members } = MemberList.parse(expectOk(await t.owner('GET', `/v1/node/teams/${encodeURIComponent(teamId)}/members`)));
+    expect(members.find((m) => m.certificate_id === alice.certificateId)).toMatchObject({ agent_id: aliceAgent.agent_id, online: false, revoked_at: expect.any(String) });
   });
 
   it('deletes a gone ephemeral workspace of the team, not one seen in the last 30 minutes', async () => {

@@ -134,6 +134,10 @@ describe('POST /v1/node/teams/:team_id/members', () => {
       revoked_at: null,
       scopes: ['docs:read'],
       owner: false,
+      // Presence (issue 17): never connected.
+      agent_id: null,
+      online: false,
+      last_seen: null,
     });
   });
 

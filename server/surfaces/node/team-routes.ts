@@ -55,10 +55,10 @@ export async function teamRoutes(app: FastifyInstance, { services }: { services:
     '/v1/node/teams/:team_id/members',
     {
       config: { auth: 'owner' },
-      schema: { tags, summary: "A team's certificates, and the scopes a certificate may hold", params: TeamParams, response: { 200: MemberList } },
+      schema: { tags, summary: "A team's certificates with their members' presence, and the scopes a certificate may hold", params: TeamParams, response: { 200: MemberList } },
     },
-    // Ours: the scopes a certificate may hold, so whoever issues one sees the choices.
-    async (request) => ({ team_id: request.params.team_id, members: teams.members(request.params.team_id), available_scopes: describeScopes() }),
+    // Ours: the scopes a certificate may hold, so whoever issues one sees the choices; each member's presence.
+    async (request) => ({ team_id: request.params.team_id, members: services.teamAgents.membersWithPresence(request.params.team_id), available_scopes: describeScopes() }),
   );
 
   api.post(

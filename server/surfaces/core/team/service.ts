@@ -30,8 +30,10 @@ import {
   markWorkspaceDeleted,
   teamProjectOf,
   updateWorkspace,
+  workspacesOfTeam,
   type ConnectedAgent,
 } from './store.ts';
+import type { ListedMember } from '../../../../contract/node/teams.ts';
 import type { Connected, ConnectInput, Heartbeat, TeamAgents, TeamInfo, WorkspaceDeleted, WorkspaceFields } from '../../../../contract/core/team.ts';
 
 /** Upstream's rule: a workspace seen in the last 30 minutes is not gone. */
@@ -269,6 +271,21 @@ export class TeamAgentService {
       };
     });
     return { team_id: teamId, agents };
+  }
+
+  /**
+   * The owner's listing of a team's certificates (`GET /v1/node/teams/{id}/members`), each with
+   * the identity connected under it and its presence; the workspaces in one query.
+   */
+  membersWithPresence(teamId: string): ListedMember[] {
+    const members = this.#deps.teams.members(teamId);
+    const byCertificate = new Map(workspacesOfTeam(this.#ctx.db, teamId).map((w) => [w.certificate_id, w]));
+    return members.map((member) => {
+      const workspace = byCertificate.get(member.certificate_id);
+      if (workspace === undefined) return { ...member, agent_id: null, online: false, last_seen: null };
+      const state = this.#deps.presence.of(workspace.agent_id);
+      return { ...member, agent_id: workspace.agent_id, online: state.online && member.revoked_at === null, last_seen: state.last_seen ?? workspace.last_seen_at };
+    });
   }
 
   heartbeat(agentId: string): Heartbeat {
