@@ -1,6 +1,6 @@
 /**
  * The repository stands alone: no source, script, config or test reaches outside it for files
- * (the team's design notes used to sit beside the checkout as ../shared). CI proves it by running
+ * (the team's design notes used to sit in a folder beside the checkout). CI proves it by running
  * from a clone with nothing beside it (.ci/run); this names the offending line sooner.
  */
 import { execFileSync } from 'node:child_process';

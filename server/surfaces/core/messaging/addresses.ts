@@ -1,6 +1,6 @@
 /** An address `<domain>/<name>` split into its parts, with the domain normalised; null when it is not one. */
 import { normalizeDomain } from '../../../crypto/dns-txt.ts';
-import { ADDRESS_NAME } from '../namespaces/schemas.ts';
+import { ADDRESS_NAME } from '../../../../contract/core/namespaces.ts';
 
 export interface AddressParts {
   domain: string;
