@@ -69,6 +69,14 @@ export const TeamAgent = z.object({
 });
 export type TeamAgent = z.output<typeof TeamAgent>;
 
+/**
+ * `GET /v1/teams/{team_id}/agents/{alias}` (upstream's agent detail; its channel client asks it of
+ * every same-team sender, to pin the sender's key on first use): a member of the team asks.
+ */
+export const TeamAgentParams = z.object({ team_id: z.string().min(3).max(320), alias: z.string().min(1).max(128) });
+export const TeamAgentDetail = TeamAgent.extend({ created_at: z.string() });
+export type TeamAgentDetail = z.output<typeof TeamAgentDetail>;
+
 /** `GET /v1/agents`. */
 export const TeamAgents = z.object({ team_id: z.string(), agents: z.array(TeamAgent) });
 export type TeamAgents = z.output<typeof TeamAgents>;

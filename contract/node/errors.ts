@@ -18,7 +18,10 @@ export const nodeErrors = defineErrors({
   SVC_ERR_TEAM_CERTIFICATE_ALREADY_REVOKED: { status: 409, summary: 'The certificate is already revoked' },
   SVC_ERR_TEAM_OWNER_NOT_REVOCABLE: { status: 403, summary: 'The team\'s owner member cannot be revoked: the node acts for its owner through it' },
   SVC_ERR_TEAM_OWNER_NOT_FOUND: { status: 404, summary: 'The team has no owner member whose key this node holds, so the node cannot act in it' },
-  SVC_ERR_TEAM_INVITE_INVALID: { status: 403, summary: 'The join code is unknown, already used or expired; ask the owner for a new one (`svc-node team invite`)' },
+  SVC_ERR_TEAM_INVITE_INVALID: { status: 403, summary: 'The join code is unknown, already used, cancelled or expired; ask the owner for a new one (`svc-node team invite`)' },
+  SVC_ERR_TEAM_INVITE_NOT_FOUND: { status: 404, summary: 'The team has no invite with this id' },
+  SVC_ERR_TEAM_INVITE_USED: { status: 409, summary: 'The invite was already redeemed; revoke the certificate it gave instead' },
+  SVC_ERR_TEAM_JOIN_IDENTITY_MISMATCH: { status: 403, summary: 'The did:svc a joining agent named is not its own: the did:svc log this node holds does not name its did:key as current' },
   // The tunnel.
   SVC_ERR_TUNNEL_NOT_CONFIGURED: { status: 409, summary: 'The tunnel has no SSH account configured yet, so it cannot start' },
   // Key custody and identity key backups.

@@ -42,6 +42,8 @@ export const InviteBody = z.strictObject({
   lifetime: CertificateLifetime.optional(),
   /** How long the code works; a day by default, at most 30 days. */
   expires_in_seconds: z.number().int().min(60).max(30 * 24 * 3600).optional(),
+  /** A persistent member's address `<domain>/<name>`, as `add-member` takes it (assigned when it connects). */
+  address: z.string().min(3).max(320).optional(),
 });
 export type InviteInput = z.output<typeof InviteBody>;
 
@@ -51,6 +53,7 @@ export const TeamInvite = z.object({
   team_id: z.string(),
   alias: z.string(),
   lifetime: CertificateLifetime,
+  address: z.string().nullable(),
   code: z.string(),
   expires_at: z.string(),
   /** Where the agent presents the code: `POST` here with JoinBody. */
@@ -59,13 +62,42 @@ export const TeamInvite = z.object({
 export type TeamInvite = z.output<typeof TeamInvite>;
 
 /**
+ * An invite not yet redeemed, as the owner lists it (`GET /v1/node/teams/{team_id}/invites`):
+ * never its code, which the node does not keep. Used, cancelled and expired invites are not listed.
+ */
+export const PendingInvite = z.object({
+  invite_id: z.string(),
+  team_id: z.string(),
+  alias: z.string(),
+  lifetime: CertificateLifetime,
+  address: z.string().nullable(),
+  created_at: z.string(),
+  expires_at: z.string(),
+});
+export type PendingInvite = z.output<typeof PendingInvite>;
+
+export const InviteList = z.object({ team_id: z.string(), invites: z.array(PendingInvite) });
+export type InviteList = z.output<typeof InviteList>;
+
+export const InviteParams = z.object({ team_id: z.string().min(3).max(320), invite_id: z.string().min(1).max(64) });
+
+/** `DELETE /v1/node/teams/{team_id}/invites/{invite_id}`: the code no longer works (cancelling again answers the same). */
+export const InviteCancelled = z.object({ cancelled: z.literal(true), invite_id: z.string(), cancelled_at: z.string() });
+export type InviteCancelled = z.output<typeof InviteCancelled>;
+
+/**
  * `POST /v1/team/join` (ours, issue 17): the agent redeems a join code for a certificate naming
  * its own key. `signature`: Ed25519 by `did_key`, base64url without padding, over the canonical
- * JSON of `{type: "svc.team.join", code, did_key, timestamp}`.
+ * JSON of `{type: "svc.team.join", code, did_key, timestamp}` (with `did_aw` in it when sent).
+ *
+ * A persistent agent with its own did:svc registered on this node (`/v1/did`, its log naming
+ * `did_key` as the current key) joins with it, so its certificate names it (upstream's persistent
+ * member: anchor-core §7), beside the address the invite names. Only a persistent invite takes it.
  */
 export const JoinBody = z.strictObject({
   code: z.string().min(1).max(128),
   did_key: z.string().min(1).max(256),
+  did_aw: z.string().min(1).max(256).optional(),
   timestamp: z.string().min(1).max(64),
   signature: z.string().min(1).max(256),
 });

@@ -30,6 +30,7 @@ export function createAppRouter(): Router {
       { path: '/documents', component: () => import('./views/DocumentsView.vue'), meta: { title: 'Documents' } },
       { path: '/shelf', component: () => import('./views/ShelfView.vue'), meta: { title: 'Shelf' } },
       { path: '/identities', component: () => import('./views/IdentitiesView.vue'), meta: { title: 'Identities' } },
+      { path: '/teams', component: () => import('./views/TeamsView.vue'), meta: { title: 'Teams' } },
       { path: '/settings', component: () => import('./views/SettingsView.vue'), meta: { title: 'Settings' } },
       { path: '/setup', component: () => import('./views/SetupView.vue'), meta: { title: 'Set up your node' } },
       { path: '/:rest(.*)*', redirect: '/mail' },

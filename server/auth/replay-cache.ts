@@ -57,7 +57,7 @@ export interface ReplayStore {
 
 /** Bounds on the answers kept; beyond them the oldest bodies go (their signatures stay claimed). */
 export const ANSWER_LIMITS = {
-  /** A larger (or streamed) answer is never kept: its repeat is a 409 (the write still runs once). */
+  /** A larger answer is never kept: its repeat is a 409 (the write still runs once). */
   maxAnswerBytes: 256 * 1024,
   /** Answers kept at once... */
   maxKeptAnswers: 1000,

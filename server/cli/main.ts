@@ -29,16 +29,25 @@ const USAGE = `usage: svc-node <command> [options]
         [--did-aw <did:svc:...>] [--address <domain/name>] [--scope S ...] [--json]
         issue a certificate for a member who keeps its own key; scopes: docs:read, docs:write,
         library:read, library:write (these four by default), library:publish, library:approve, team:admin
-  team invite <team_id> --alias <alias> [--lifetime persistent|ephemeral] [--expires-in SECONDS] [--json]
+  team invite <team_id> --alias <alias> [--lifetime persistent|ephemeral] [--address <domain/name>]
+        [--expires-in SECONDS] [--json]
         a one-time join code (a day by default) and the one line the agent runs to join
-  team join <join_url> <code> [--dir DIR (default .aw)] [--json]
+  team invites <team_id> [--json]
+        the team's invites that still work (their codes are never shown again)
+  team cancel-invite <team_id> <invite_id> [--json]
+        stop an invite's code working
+  team join <join_url> <code> [--dir DIR (default .aw)] [--did-aw <did:svc:...>] [--json]
         run by the agent on its own machine: generates its key there (or reuses DIR/signing.key),
-        signs the code with it, and writes its certificate to DIR/team-certs/
+        signs the code with it, gets its certificate, connects, and writes DIR/ as upstream's
+        tools read it; a persistent agent names its did:svc (its key must be its current key)
+  team connect <core_url> [--dir DIR (default .aw)] [--team <team_id>] [--json]
+        run by the agent: connects again with the key and certificate a join left in DIR (a join
+        whose connect failed) and writes DIR/ as upstream's tools read it
   team revoke <team_id> <certificate_id> [--json]
         revoke a certificate and the editable present links it minted
   team list [--json]
   team members <team_id> [--json]
-        the team's certificates with their scopes, and what each scope grants
+        the team's certificates with their presence and scopes, and what each scope grants
   peer add <domain> <url> [--json]
         mail to <domain> goes to the node at <url> (before DNS is asked)
   peer list [--json]
@@ -76,6 +85,7 @@ const OPTIONS = {
   scope: { type: 'string', multiple: true },
   'expires-in': { type: 'string' },
   dir: { type: 'string' },
+  team: { type: 'string' },
   user: { type: 'string' },
   'remote-port': { type: 'string' },
   'public-url': { type: 'string' },

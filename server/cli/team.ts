@@ -5,8 +5,9 @@
  */
 import { CliError, ownerRequest } from './owner-client.ts';
 import { print } from './output.ts';
+import { teamConnect } from './agent-connect.ts';
 import { invite, joinTeam } from './team-join.ts';
-import type { IssuedCertificate, Member, MemberList, Revoked, Team } from '../../contract/node/teams.ts';
+import type { InviteCancelled, InviteList, IssuedCertificate, ListedMember, MemberList, Revoked, Team } from '../../contract/node/teams.ts';
 
 export interface TeamFlags {
   domain?: string | undefined;
@@ -18,6 +19,7 @@ export interface TeamFlags {
   scope?: string[] | undefined;
   'expires-in'?: string | undefined;
   dir?: string | undefined;
+  team?: string | undefined;
 }
 
 const USAGE = {
@@ -26,7 +28,9 @@ const USAGE = {
     'usage: svc-node team add-member <team_id> --did-key <did:key> --alias <alias> [--lifetime persistent] [--did-aw <did:svc:...>] [--address <domain/name>] [--scope S ...] [--json]',
   revoke: 'usage: svc-node team revoke <team_id> <certificate_id> [--json]',
   members: 'usage: svc-node team members <team_id> [--json]',
-  any: 'usage: svc-node team create|add-member|invite|join|revoke|list|members ... (see svc-node --help)',
+  invites: 'usage: svc-node team invites <team_id> [--json]',
+  cancelInvite: 'usage: svc-node team cancel-invite <team_id> <invite_id> [--json]',
+  any: 'usage: svc-node team create|add-member|invite|invites|cancel-invite|join|connect|revoke|list|members ... (see svc-node --help)',
 };
 
 const teamPath = (teamId: string): string => `/v1/node/teams/${encodeURIComponent(teamId)}`;
@@ -61,6 +65,8 @@ export async function team(dataDir: string, json: boolean, flags: TeamFlags, sub
       return invite(dataDir, json, flags, arg);
     case 'join':
       return joinTeam(json, flags, arg, arg2);
+    case 'connect':
+      return teamConnect(json, flags, arg);
     case 'revoke': {
       if (!arg || !arg2) throw new CliError(USAGE.revoke);
       const result = await ownerRequest<Revoked>(
@@ -78,14 +84,36 @@ export async function team(dataDir: string, json: boolean, flags: TeamFlags, sub
     case 'members': {
       if (!arg) throw new CliError(USAGE.members);
       const result = await ownerRequest<MemberList>(dataDir, 'GET', `${teamPath(arg)}/members`);
-      const line = (m: Member) =>
-        `${m.certificate_id}  ${m.alias}  ${m.lifetime}  [${m.scopes.join(',')}]  ${m.revoked_at ? `revoked ${m.revoked_at}` : 'active'}  ${m.member_did_key}`;
       const width = Math.max(...result.available_scopes.map((s) => s.scope.length));
       const scopes = result.available_scopes.map((s) => `  ${s.scope.padEnd(width)}  ${s.default ? '(default) ' : ''}${s.grants}`);
-      const text = [result.members.map(line).join('\n') || 'no members', '', 'scopes (add-member --scope S, repeatable):', ...scopes].join('\n');
+      const text = [result.members.map(memberLine).join('\n') || 'no members', '', 'scopes (add-member --scope S, repeatable):', ...scopes].join('\n');
       return print(result, json, text);
+    }
+    case 'invites': {
+      if (!arg) throw new CliError(USAGE.invites);
+      const result = await ownerRequest<InviteList>(dataDir, 'GET', `${teamPath(arg)}/invites`);
+      const text = result.invites.map((i) => `${i.invite_id}  ${i.alias}  ${i.lifetime}  until ${i.expires_at}`).join('\n') || 'no pending invites';
+      return print(result, json, text);
+    }
+    case 'cancel-invite': {
+      if (!arg || !arg2) throw new CliError(USAGE.cancelInvite);
+      const result = await ownerRequest<InviteCancelled>(dataDir, 'DELETE', `${teamPath(arg)}/invites/${encodeURIComponent(arg2)}`);
+      return print(result, json, `cancelled invite ${result.invite_id} at ${result.cancelled_at}`);
     }
     default:
       throw new CliError(USAGE.any);
   }
+}
+
+/** Presence first, as the owner scans the list for who is working: online, or when last seen. */
+function presenceOf(m: ListedMember): string {
+  if (m.revoked_at) return `revoked ${m.revoked_at}`;
+  if (m.online) return 'online';
+  if (m.agent_id === null) return 'not connected';
+  return m.last_seen ? `offline, last seen ${m.last_seen}` : 'offline';
+}
+
+function memberLine(m: ListedMember): string {
+  const owner = m.owner ? ' (owner)' : '';
+  return `${m.certificate_id}  ${m.alias}${owner}  ${m.lifetime}  ${presenceOf(m)}  [${m.scopes.join(',')}]  ${m.member_did_key}`;
 }

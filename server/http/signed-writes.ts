@@ -17,8 +17,9 @@
  * kept, so a repeat of it is a 409 rather than the secret stored in the clear.
  */
 import { createHash } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { FirstAnswer, RepeatOutcome, ReplayCache } from '../auth/replay-cache.ts';
+import { ANSWER_LIMITS, type FirstAnswer, type RepeatOutcome, type ReplayCache } from '../auth/replay-cache.ts';
 import type { Clock } from '../clock.ts';
 import { bodySha256Hex } from '../crypto/encoding.ts';
 import { conflict, unauthorized } from '../errors.ts';
@@ -107,6 +108,55 @@ function answerOf(request: FastifyRequest, reply: FastifyReply, payload: unknown
   else if (Buffer.isBuffer(payload)) body = payload;
   else if (payload === null || payload === undefined) body = Buffer.alloc(0);
   return { status: reply.statusCode, contentType, body };
+}
+
+/**
+ * For a route that writes its answer to the raw response itself (`reply.hijack()`: MCP, whose SDK
+ * transport answers as JSON or as a short SSE stream), so onSend never sees it: records what it
+ * writes as the first answer, when the response ends and before its last bytes go out. A body
+ * past the size kept is not kept (its repeat is a 409, as for any answer that size).
+ */
+export function recordHijackedAnswer(request: FastifyRequest, reply: FastifyReply): void {
+  const settle = request.settleSignedWrite;
+  if (settle === undefined) return;
+  const raw = reply.raw;
+  const chunks: Buffer[] = [];
+  let bytes = 0;
+  const keep = (chunk: unknown, encoding: unknown): void => {
+    if (chunk === undefined || chunk === null || typeof chunk === 'function' || bytes > ANSWER_LIMITS.maxAnswerBytes) return;
+    const buffer = Buffer.isBuffer(chunk) ? chunk : typeof chunk === 'string' ? Buffer.from(chunk, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8') : Buffer.from(chunk as Uint8Array);
+    bytes += buffer.length;
+    chunks.push(buffer);
+  };
+  // writeHead's own headers never reach getHeader: the content type is taken as it passes.
+  let contentType: string | null = null;
+  const writeHead = raw.writeHead.bind(raw) as (...args: unknown[]) => ServerResponse;
+  raw.writeHead = ((...args: unknown[]) => {
+    const headers = args.find((arg): arg is Record<string, unknown> => typeof arg === 'object' && arg !== null && !Array.isArray(arg));
+    const named = headers === undefined ? undefined : Object.entries(headers).find(([name]) => name.toLowerCase() === 'content-type')?.[1];
+    if (named !== undefined) contentType = String(named);
+    return writeHead(...args);
+  }) as ServerResponse['writeHead'];
+  const write = raw.write.bind(raw) as (...args: unknown[]) => boolean;
+  const end = raw.end.bind(raw) as (...args: unknown[]) => ServerResponse;
+  raw.write = ((chunk: unknown, ...rest: unknown[]) => {
+    keep(chunk, rest[0]);
+    return write(chunk, ...rest);
+  }) as ServerResponse['write'];
+  raw.end = ((...args: unknown[]) => {
+    if (request.settleSignedWrite !== undefined) {
+      keep(args[0], args[1]);
+      request.settleSignedWrite = undefined;
+      const type = raw.getHeader('content-type');
+      const body = bytes > ANSWER_LIMITS.maxAnswerBytes ? null : Buffer.concat(chunks);
+      try {
+        settle({ status: raw.statusCode, contentType: contentType ?? (type === undefined ? null : String(type)), body });
+      } catch (error) {
+        request.log.error({ err: error }, 'could not record the answer of a signed write');
+      }
+    }
+    return end(...args);
+  }) as ServerResponse['end'];
 }
 
 /**

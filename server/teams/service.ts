@@ -44,7 +44,7 @@ const DID_SVC = /^did:(svc|aw):[1-9A-HJ-NP-Za-km-z]{1,64}$/;
 const issue = (field: string, msg: string) => invalid('SVC_ERR_VALIDATION', [{ loc: ['body', field], msg, type: 'value_error' }]);
 
 /** `<domain>/<name>` with a valid domain and address name. */
-function validAddress(address: string): boolean {
+export function validAddress(address: string): boolean {
   const slash = address.indexOf('/');
   if (slash < 0) return false;
   const domain = address.slice(0, slash);

@@ -5,16 +5,18 @@
  * POST /v1/team/join. The refusals are checked over HTTP with the test's own signing (node:crypto
  * and a canonical JSON of its own, not the node's code).
  */
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { IssuedCertificate, TeamInvite } from '../../contract/node/teams.ts';
+import { parse as parseYaml } from 'yaml';
+import { InviteCancelled, InviteList, IssuedCertificate, TeamInvite } from '../../contract/node/teams.ts';
 import { runCli, startServe, lines, type CliResult, type ServeProcess } from '../support/cli.ts';
 import { expectOneLineFailure, jsonOutput } from '../support/cli-expect.ts';
 import { expectOk, expectRefusal } from '../support/expect.ts';
+import { createNodeNamespace } from '../support/identities.ts';
 import { requestJson, startTestNode, type TestNode } from '../support/node.ts';
-import { selfKey, type SelfKey } from '../support/self-signer.ts';
+import { canonical, genesisEntry, selfKey, selfKeyFromSeed, type SelfKey } from '../support/self-signer.ts';
 import { signRequest } from '../support/upstream-client.ts';
 
 let dataDir: string;
@@ -22,12 +24,11 @@ let agentDir: string;
 let serve: ServeProcess;
 const cli = (...args: string[]): Promise<CliResult> => runCli([...args, '--data', dataDir]);
 
-/** The join body, signed independently: canonical JSON of flat string fields is sorted keys, no spaces. */
-function joinBody(key: SelfKey, code: string, timestamp = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z')) {
-  const fields: Record<string, string> = { type: 'svc.team.join', code, did_key: key.didKey, timestamp };
-  const text = JSON.stringify(Object.fromEntries(Object.keys(fields).sort().map((k) => [k, fields[k]])));
-  const signature = key.sign(text).replace(/\+/g, '-').replace(/\//g, '_');
-  return { code, did_key: key.didKey, timestamp, signature };
+/** The join body, signed independently (the test's own canonical JSON), naming a did:svc when given. */
+function joinBody(key: SelfKey, code: string, timestamp = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'), identity: { did_aw?: string } = {}) {
+  const fields = { type: 'svc.team.join', code, did_key: key.didKey, timestamp, ...identity };
+  const signature = key.sign(canonical(fields)).replace(/\+/g, '-').replace(/\//g, '_');
+  return { code, did_key: key.didKey, ...identity, timestamp, signature };
 }
 
 beforeAll(async () => {
@@ -69,6 +70,50 @@ describe('team invite and team join', { timeout: 60_000 }, () => {
     expect(members.find((m: { alias: string }) => m.alias === 'scout').member_did_key).toBe(joined.did_key);
     const again = await runCli(['team', 'join', invite.join_url, invite.code, '--dir', agentDir]);
     expectOneLineFailure(again, /join failed \(403\): Join code already used/);
+    // `team join` connected, and left upstream's workspace files for the agent's own tools.
+    const coreUrl = serve.ready.core_url as string;
+    expect(joined).toMatchObject({ agent_id: expect.any(String), workspace_id: expect.any(String) });
+    const certFile = 'team-certs/crew__invite.test.pem';
+    const membership = { team_id: teamId, alias: 'scout', cert_path: certFile, joined_at: issued.certificate.issued_at };
+    expect(parseYaml(readFileSync(join(agentDir, 'teams.yaml'), 'utf8'))).toEqual({ active_team: teamId, memberships: [membership] });
+    expect(parseYaml(readFileSync(join(agentDir, 'workspace.yaml'), 'utf8'))).toEqual({ aweb_url: coreUrl, memberships: [{ ...membership, workspace_id: joined.workspace_id }] });
+    // An ephemeral member has no persistent identity file (upstream reads one as persistent).
+    expect(existsSync(join(agentDir, 'identity.yaml'))).toBe(false);
+
+    // A join whose connect failed is finished with `team connect` from what it left: the same workspace, the files again.
+    rmSync(join(agentDir, 'workspace.yaml'));
+    const unreachable = await runCli(['team', 'connect', 'http://127.0.0.1:9', '--dir', agentDir]);
+    expectOneLineFailure(unreachable, /no answer at http:\/\/127\.0\.0\.1:9\/v1\/connect.*certificate is kept: run `svc-node team connect http:\/\/127\.0\.0\.1:9 --dir /);
+    const reconnected = jsonOutput(await runCli(['team', 'connect', coreUrl, '--dir', agentDir, '--json']));
+    expect(reconnected).toMatchObject({ team_id: teamId, agent_id: joined.agent_id, workspace_id: joined.workspace_id });
+    expect(parseYaml(readFileSync(join(agentDir, 'workspace.yaml'), 'utf8'))).toMatchObject({ aweb_url: coreUrl });
+    expectOneLineFailure(await runCli(['team', 'connect', coreUrl, '--dir', join(agentDir, 'nowhere')]), /no key at .*nowhere\/signing\.key: join first/);
+    expectOneLineFailure(await runCli(['team', 'connect', coreUrl, '--dir', agentDir, '--team', 'other:x.test']), /no certificate for other:x\.test/);
+
+    // Presence in the text listing: the owner member never connected; scout connected, offline until a sign of life.
+    const listing = await cli('team', 'members', teamId);
+    expect(listing.code, listing.stderr).toBe(0);
+    expect(listing.stdout).toMatch(/ owner \(owner\) +persistent +not connected /);
+    expect(listing.stdout).toMatch(/ scout +ephemeral +offline, last seen \d{4}-/);
+    // The agent's client signs with the key `team join` left on its machine: a heartbeat, and it is online.
+    const seed = Buffer.from(readFileSync(keyFile, 'utf8').replace(/-----[^-]+-----|\s/g, ''), 'base64');
+    const scout = { key: selfKeyFromSeed(seed), teamId, alias: 'scout', certificateId: issued.certificate.certificate_id, certificateB64: issued.certificate_b64 };
+    expect(scout.key.didKey).toBe(joined.did_key);
+    expectOk(await requestJson(coreUrl, 'POST', '/v1/agents/heartbeat', { headers: signRequest(scout, 'POST', '/v1/agents/heartbeat', '') }));
+    expect((await cli('team', 'members', teamId)).stdout).toMatch(/ scout +ephemeral +online /);
+
+    // The other invite is pending (never its code), until the owner cancels it; then it works no more.
+    const pending = InviteList.parse(jsonOutput(await cli('team', 'invites', teamId, '--json')));
+    expect(pending.invites.map((i) => i.alias)).toEqual(['other']);
+    expect(JSON.stringify(pending)).not.toContain('svc_join_');
+    const otherId = pending.invites[0]!.invite_id;
+    expect((await cli('team', 'invites', teamId)).stdout).toMatch(new RegExp(`^${otherId}  other  ephemeral  until `));
+    const cancelled = await cli('team', 'cancel-invite', teamId, otherId);
+    expect(cancelled.stdout).toMatch(new RegExp(`^cancelled invite ${otherId} at `));
+    expect((await cli('team', 'invites', teamId)).stdout.trim()).toBe('no pending invites');
+    const otherCode = /svc_join_[0-9a-f]{48}/.exec(text.stdout)![0];
+    expectOneLineFailure(await runCli(['team', 'join', invite.join_url, otherCode, '--dir', agentDir]), /join failed \(403\): Join code cancelled/);
+    expectOneLineFailure(await cli('team', 'cancel-invite', teamId), /usage: svc-node team cancel-invite/);
     expectOneLineFailure(await cli('team', 'invite', teamId), /usage: svc-node team invite/);
     expect(lines((await cli('--help')).stdout).join('\n')).toContain('team invite <team_id>');
   });
@@ -117,5 +162,64 @@ describe('POST /v1/team/join', () => {
     }
     expectRefusal(await t.owner('POST', `/v1/node/teams/${teamId}/invites`, { alias: 'bad alias' }), 422, undefined, 'SVC_ERR_VALIDATION');
     expectRefusal(await t.owner('POST', '/v1/node/teams/none:x.test/invites', { alias: 'x' }), 404, undefined, 'SVC_ERR_TEAM_NOT_FOUND');
+  });
+
+  it('lists pending invites (not used, cancelled or expired) and cancels one once; a redeemed one is a 409', async () => {
+    const listed = async () => InviteList.parse(expectOk(await t.owner('GET', `/v1/node/teams/${teamId}/invites`))).invites;
+    const keep = await invite('kim');
+    const drop = await invite('lou');
+    const used = await invite('max');
+    expectOk(await join(joinBody(selfKey(), used.code)), 201);
+    const pending = await listed();
+    expect(pending.map((i) => i.alias)).toEqual(expect.arrayContaining(['kim', 'lou']));
+    expect(pending.map((i) => i.alias)).not.toContain('max');
+    expect(pending.find((i) => i.alias === 'kim')).toEqual({ invite_id: keep.invite_id, team_id: teamId, alias: 'kim', lifetime: 'ephemeral', address: null, created_at: expect.any(String), expires_at: keep.expires_at });
+
+    const cancelled = InviteCancelled.parse(expectOk(await t.owner('DELETE', `/v1/node/teams/${teamId}/invites/${drop.invite_id}`)));
+    expect(cancelled).toEqual({ cancelled: true, invite_id: drop.invite_id, cancelled_at: expect.any(String) });
+    // Cancelling again answers the same; the code no longer works; the list no longer shows it.
+    expect(expectOk(await t.owner('DELETE', `/v1/node/teams/${teamId}/invites/${drop.invite_id}`))).toEqual(cancelled);
+    expectRefusal(await join(joinBody(selfKey(), drop.code)), 403, /cancelled/, 'SVC_ERR_TEAM_INVITE_INVALID');
+    expect((await listed()).map((i) => i.alias)).not.toContain('lou');
+
+    expectRefusal(await t.owner('DELETE', `/v1/node/teams/${teamId}/invites/${used.invite_id}`), 409, /redeemed/, 'SVC_ERR_TEAM_INVITE_USED');
+    expectRefusal(await t.owner('DELETE', `/v1/node/teams/${teamId}/invites/nope`), 404, undefined, 'SVC_ERR_TEAM_INVITE_NOT_FOUND');
+    expectRefusal(await t.owner('GET', '/v1/node/teams/none:x.test/invites'), 404, undefined, 'SVC_ERR_TEAM_NOT_FOUND');
+    // Another team's invite is not this team's.
+    const otherTeam = expectOk(await t.owner('POST', '/v1/node/teams', { name: 'other', domain: 'join.test' }), 201).team_id;
+    expectRefusal(await t.owner('DELETE', `/v1/node/teams/${otherTeam}/invites/${keep.invite_id}`), 404, undefined, 'SVC_ERR_TEAM_INVITE_NOT_FOUND');
+    expect((await listed()).map((i) => i.invite_id)).toContain(keep.invite_id);
+  });
+
+  it("joins a persistent agent with its own did:svc and the address the invite names; refuses a did:svc that is not the agent's", async () => {
+    const domain = 'persist.join.test';
+    await createNodeNamespace(t, domain);
+    const key = selfKey();
+    const genesis = genesisEntry(key);
+    expectOk(await t.request('POST', '/v1/did', { body: { ...genesis.payload, proof: genesis.signature } }));
+    const didAw = key.didSvc;
+    const address = `${domain}/pat`;
+
+    expectRefusal(await t.owner('POST', `/v1/node/teams/${teamId}/invites`, { alias: 'pat', address }), 422, /only a persistent member has an address/, 'SVC_ERR_VALIDATION');
+    expectRefusal(await t.owner('POST', `/v1/node/teams/${teamId}/invites`, { alias: 'pat', lifetime: 'persistent', address: 'no-slash' }), 422, /<domain>\/<name>/, 'SVC_ERR_VALIDATION');
+    const ephemeral = await invite('pat-e');
+    expectRefusal(await join(joinBody(key, ephemeral.code, undefined, { did_aw: didAw })), 422, /only a persistent invite/, 'SVC_ERR_VALIDATION');
+    const made = await invite('pat', { lifetime: 'persistent', address });
+    expect(made.address).toBe(address);
+    expect((InviteList.parse(expectOk(await t.owner('GET', `/v1/node/teams/${teamId}/invites`)))).invites.find((i) => i.alias === 'pat')?.address).toBe(address);
+    // Someone else's did:svc; and what is named is signed: added after signing, the signature fails.
+    expectRefusal(await join(joinBody(key, made.code, undefined, { did_aw: selfKey().didSvc })), 403, /does not name/, 'SVC_ERR_TEAM_JOIN_IDENTITY_MISMATCH');
+    expectRefusal(await join({ ...joinBody(key, made.code), did_aw: didAw }), 401, /does not verify/, 'SVC_ERR_SIGNATURE_INVALID');
+    const issued = IssuedCertificate.parse(expectOk(await join(joinBody(key, made.code, undefined, { did_aw: didAw })), 201));
+    expect(issued.certificate).toMatchObject({ alias: 'pat', lifetime: 'persistent', member_did_key: key.didKey, member_did_aw: didAw, member_address: address });
+    // It connects as a persistent identity with that did:svc, and the node assigns it the address.
+    const member = { key, teamId, alias: 'pat', certificateId: issued.certificate.certificate_id, certificateB64: issued.certificate_b64 };
+    const raw = JSON.stringify({ hostname: 'pat-laptop' });
+    const connected = expectOk(await requestJson(t.url, 'POST', '/v1/connect', { headers: signRequest(member, 'POST', '/v1/connect', raw, { aud: t.url }), raw }));
+    expect(connected).toMatchObject({ did_key: key.didKey, did_aw: didAw, address, lifetime: 'persistent', custody: 'self', created: true });
+
+    // A did:svc that is already an identity of this node cannot join as a second one.
+    const again = await invite('pat-2', { lifetime: 'persistent' });
+    expectRefusal(await join(joinBody(key, again.code, undefined, { did_aw: didAw })), 409, /already the identity pat/, 'SVC_ERR_TEAM_AGENT_CONFLICT');
   });
 });

@@ -11,6 +11,7 @@ import { startTestNode, type TestNode } from '../support/node.ts';
 import { connectSse, deadlineIn, type SseClient } from '../support/sse.ts';
 import { addTeamMember } from '../support/teams.ts';
 import { testKey } from '../support/keys.ts';
+import { upstreamMember } from '../support/upstream-client.ts';
 
 let t: TestNode;
 
@@ -50,6 +51,27 @@ describe('teams on the owner feed', () => {
       expectOk(await t.owner('POST', `${path}/${added.certificate.certificate_id}/revoke`));
       expect((await stream.next()).event).toBe('teams_changed');
       expectRefusal(await t.owner('POST', `${path}/${added.certificate.certificate_id}/revoke`), 409);
+      expect(await stream.maybeNext(200)).toBeNull();
+    } finally {
+      stream.close();
+    }
+  });
+});
+
+describe('invites and connects on the owner feed', () => {
+  it('nudges teams_changed when an invite is made or cancelled, and when a member first connects; not when it connects again', async () => {
+    const team = expectOk(await t.owner('POST', '/v1/node/teams', { name: 'invites', domain: 'live.test' }), 201);
+    const path = `/v1/node/teams/${encodeURIComponent(team.team_id)}`;
+    const worker = await upstreamMember(t, team.team_id, 'worker');
+    const stream = await ownerFeed();
+    try {
+      const made = expectOk(await t.owner('POST', `${path}/invites`, { alias: 'scout' }), 201);
+      expect((await stream.next()).event).toBe('teams_changed');
+      expectOk(await t.owner('DELETE', `${path}/invites/${made.invite_id}`));
+      expect((await stream.next()).event).toBe('teams_changed');
+      expectOk(await worker.request('POST', '/v1/connect', {}));
+      expect((await stream.next()).event).toBe('teams_changed');
+      expectOk(await worker.request('POST', '/v1/connect', { hostname: 'again' }));
       expect(await stream.maybeNext(200)).toBeNull();
     } finally {
       stream.close();

@@ -6,7 +6,7 @@
  * and its own canonical JSON), not the node's signing code.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Connected, Heartbeat, TeamAgents, TeamInfo, WorkspaceDeleted } from '../../contract/core/team.ts';
+import { Connected, Heartbeat, TeamAgentDetail, TeamAgents, TeamInfo, WorkspaceDeleted } from '../../contract/core/team.ts';
 import { Settings } from '../../contract/core/identities.ts';
 import { MemberList } from '../../contract/node/teams.ts';
 import { createIdentity, createProject } from '../support/identities.ts';
@@ -86,6 +86,15 @@ describe('team-certificate auth on the core', () => {
     expect(Heartbeat.parse(expectOk(await bob.request('POST', '/v1/agents/heartbeat'))).alias).toBe('bob');
     const after = TeamAgents.parse(expectOk(await alice.request('GET', '/v1/agents')));
     expect(after.agents.find((a) => a.alias === 'bob')).toMatchObject({ online: true, status: 'online', hostname: 'ci' });
+  });
+
+  it('answers one member of the caller\'s team by alias, as the channel client asks to pin a sender', async () => {
+    const path = (team: string, alias: string) => `/v1/teams/${encodeURIComponent(team)}/agents/${alias}`;
+    const detail = TeamAgentDetail.parse(expectOk(await alice.request('GET', path(teamId, 'bob'))));
+    expect(detail).toMatchObject({ agent_id: bobAgent.agent_id, alias: 'bob', did_key: bob.key.didKey, lifetime: 'ephemeral', online: true, status: 'online' });
+    expect(Date.parse(detail.created_at)).not.toBeNaN();
+    expectRefusal(await alice.request('GET', path(teamId, 'nobody')), 404, /Agent not found/, 'SVC_ERR_IDENTITY_NOT_FOUND');
+    expectRefusal(await alice.request('GET', path('other:elsewhere.example', 'bob')), 403, /Not a member/, 'SVC_ERR_TEAM_NOT_MEMBER');
   });
 
   it("lists the owner's team members with the identity each connected as, online and last seen", async () => {
@@ -181,6 +190,23 @@ describe('team-certificate auth on the core', () => {
     const text = await response.text();
     expect(response.status, text).toBe(200);
     expect(text).toContain(aliceAgent.agent_id);
+  });
+
+  it('takes a signed MCP call once: the identical request again gets the first answer, byte for byte', async () => {
+    const body = { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'send_control', arguments: { alias: 'alice', signal: 'pause' } } };
+    const raw = JSON.stringify(body);
+    const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...signRequest(bob, 'POST', '/mcp', raw, { at: at() }) };
+    const call = async () => {
+      const response = await fetch(`${t.url}/mcp`, { method: 'POST', headers, body: raw });
+      return { status: response.status, type: response.headers.get('content-type'), text: await response.text() };
+    };
+    const first = await call();
+    expect(first.status, first.text).toBe(200);
+    const sent = ControlSent.parse(JSON.parse(first.text).result.structuredContent);
+    expect(await call()).toEqual(first);
+    // One signal reached alice.
+    expect((await nextOf(stream, 'control_pause')).signal_id).toBe(sent.signal_id);
+    expect(await stream.maybeNext(300)).toBeNull();
   });
 
   it('checks X-SVC-DID-AW against the did:svc log this node holds', async () => {

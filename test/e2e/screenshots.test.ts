@@ -1,7 +1,7 @@
 /**
  * Every view as a person sees it, in Debian's Chromium against a real headless node with a little
  * of everything in it: the setup flow (on the empty node), then Mail, Chat, Documents, Shelf,
- * Identities and Settings, each at 1440x900, 1200x800 and 900x700, light and dark. Each is saved
+ * Identities, Teams and Settings, each at 1440x900, 1200x800 and 900x700, light and dark. Each is saved
  * as test/e2e/screenshots/view-<name>-<width>-<theme>.png (look at them), and nothing may scroll
  * sideways: neither the page nor the main pane is wider than the window.
  */
@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { unexpectedConsoleErrors } from './browser.ts';
 import type { HeadlessNode } from './headless-node.ts';
 import { openAppOnNode, shot, stopRig, type AppRig } from './steps.ts';
+import { selfKey } from '../support/self-signer.ts';
 
 const WAIT = 15_000;
 const SIZES = [
@@ -81,6 +82,9 @@ describe('Every view at three widths, light and dark (headless node, Chromium)',
     await asBob('/v1/chat/sessions', { to_addresses: [setUp.address], message: 'Are you free to look at the memo?' });
     const team = await node.owner('POST', '/v1/node/teams', { name: 'acme', domain: 'acme.test' });
     await node.asTeamOwner(team.team_id, 'POST', '/v1/documents', { slug: 'launch-plan', title: 'Launch plan', body: '# Launch plan\n\nWhat ships first, and why.\n' });
+    // A member with its own key, and an invite waiting for another.
+    await node.owner('POST', `/v1/node/teams/${encodeURIComponent(team.team_id)}/members`, { did_key: selfKey().didKey, alias: 'builder', lifetime: 'persistent' });
+    await node.owner('POST', `/v1/node/teams/${encodeURIComponent(team.team_id)}/invites`, { alias: 'scout' });
     await page.reload();
     await page.getByTestId('nav-mail').waitFor({ timeout: WAIT });
   });
@@ -108,6 +112,11 @@ describe('Every view at three widths, light and dark (headless node, Chromium)',
   it('Identities', async () => {
     await page.getByTestId('nav-identities').click();
     await everySizeAndTheme('identities', () => page.getByTestId('identity-list'));
+  });
+
+  it('Teams', async () => {
+    await page.getByTestId('nav-teams').click();
+    await everySizeAndTheme('teams', () => page.getByTestId('invite-list'));
   });
 
   it('Settings', async () => {

@@ -109,7 +109,9 @@ export const ROUTES: readonly RouteSpec[] = [
   r('POST', '/v1/node/teams/:team_id/members/:certificate_id/revoke', 'owner', { body: 'none', destructive: true }),
   r('POST', '/v1/node/teams/:team_id/sign', 'owner', json('method', 'path', 'body', 'surface', 'alias')),
   r('POST', '/v1/node/teams/:team_id/invites', 'owner', json('alias', 'lifetime', 'expires_in_seconds')),
-  r('POST', '/v1/team/join', 'none', json('code', 'did_key', 'timestamp', 'signature')),
+  r('GET', '/v1/node/teams/:team_id/invites', 'owner'),
+  r('DELETE', '/v1/node/teams/:team_id/invites/:invite_id', 'owner'),
+  r('POST', '/v1/team/join', 'none', json('code', 'did_key', 'did_aw', 'address', 'timestamp', 'signature')),
   r('GET', '/v1/node/docs/billing', 'owner'),
   r('PUT', '/v1/node/docs/billing', 'owner', json('caps')),
   r('GET', '/v1/node/peers', 'owner'),
@@ -179,6 +181,7 @@ export const ROUTES: readonly RouteSpec[] = [
   r('POST', '/v1/connect', 'didkey', json('hostname', 'workspace_path', 'repo_origin', 'role', 'human_name', 'agent_type')),
   r('GET', '/v1/team', 'identity'),
   r('GET', '/v1/agents', 'identity'),
+  r('GET', '/v1/teams/:team_id/agents/:alias', 'identity'),
   r('POST', '/v1/agents/heartbeat', 'identity'),
   r('DELETE', '/v1/workspaces/:workspace_id', 'identity'),
   r('GET', '/v1/events/stream', 'identity', { sse: true, query: ['deadline', 'after'] }),
@@ -343,10 +346,12 @@ export async function setupFuzzFixtures(t: TestNode): Promise<FuzzFixtures> {
   });
 
   const victim = await makeVictim(t, project.api_key, member);
+  const invite = ok('invite', await t.owner('POST', `/v1/node/teams/${encodeURIComponent(member.teamId)}/invites`, { alias: 'fuzz-invitee' }), 201);
   const pools: Record<string, string[]> = {
     agent_id: [alice.agent_id, bob.agent_id],
     team_id: [member.teamId, `fuzz:${DOMAIN}`],
     certificate_id: [member.certificateId],
+    invite_id: [invite.invite_id],
     domain: [DOMAIN],
     namespace: [DOMAIN],
     name: ['alice', 'bob', 'memo', 'status-report'],

@@ -3,7 +3,7 @@
  * node:crypto's Ed25519 and its own canonical JSON, base58 and envelope: none of the node's
  * signing code, so a test that passes with it shows the node agrees with an independent signer.
  */
-import { createHash, createPublicKey, generateKeyPairSync, randomUUID, sign, type KeyObject } from 'node:crypto';
+import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, randomUUID, sign, type KeyObject } from 'node:crypto';
 
 /** Keys sorted by code point at every level, no whitespace, literal UTF-8 (§1.3). */
 export function canonical(value: unknown): string {
@@ -48,6 +48,14 @@ export interface SelfKey {
 export function selfKey(): SelfKey {
   const { privateKey } = generateKeyPairSync('ed25519');
   return keyOf(privateKey);
+}
+
+/** PKCS#8 DER for an Ed25519 private key: this fixed prefix, then the 32-byte seed (RFC 8410). */
+const ED25519_PKCS8_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
+
+/** The key of a 32-byte seed (as a client keeps it on disk). */
+export function selfKeyFromSeed(seed: Buffer): SelfKey {
+  return keyOf(createPrivateKey({ key: Buffer.concat([ED25519_PKCS8_PREFIX, seed]), format: 'der', type: 'pkcs8' }));
 }
 
 function keyOf(privateKey: KeyObject): SelfKey {

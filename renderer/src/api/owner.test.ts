@@ -168,6 +168,59 @@ describe('NodeClient', () => {
     ]);
   });
 
+  it('manages a team’s members and invites with the owner token, ids encoded into the path', async () => {
+    const { fetch, calls } = fakeFetch((call) => {
+      if (call.url.endsWith('/members')) return { status: 200, body: { team_id: 'crew:x.test', members: [], available_scopes: [] } };
+      if (call.url.endsWith('/revoke')) return { status: 200, body: { revoked: true, certificate_id: 'c/1', revoked_at: 't', closed_present_links: 2 } };
+      if (call.method === 'POST') return { status: 201, body: { invite_id: 'i-1', code: 'svc_join_ab', join_url: 'http://n/v1/team/join' } };
+      if (call.method === 'DELETE') return { status: 200, body: { cancelled: true, invite_id: 'i 1', cancelled_at: 't' } };
+      return { status: 200, body: { team_id: 'crew:x.test', invites: [] } };
+    });
+    const client = new NodeClient({ coreUrl: 'http://n', token: 'T', mode: 'browser', fetch });
+    expect((await client.members('crew:x.test')).members).toEqual([]);
+    expect((await client.revokeMember('crew:x.test', 'c/1')).closed_present_links).toBe(2);
+    expect((await client.invite('crew:x.test', { alias: 'scout', lifetime: 'persistent', expires_in_seconds: 3600 })).code).toBe('svc_join_ab');
+    expect((await client.invites('crew:x.test')).invites).toEqual([]);
+    expect((await client.cancelInvite('crew:x.test', 'i 1')).cancelled).toBe(true);
+    expect(calls.map((c) => `${c.method} ${c.url.replace('http://n', '')}`)).toEqual([
+      'GET /v1/node/teams/crew%3Ax.test/members',
+      'POST /v1/node/teams/crew%3Ax.test/members/c%2F1/revoke',
+      'POST /v1/node/teams/crew%3Ax.test/invites',
+      'GET /v1/node/teams/crew%3Ax.test/invites',
+      'DELETE /v1/node/teams/crew%3Ax.test/invites/i%201',
+    ]);
+    expect(calls.every((c) => c.headers['authorization'] === 'Bearer T')).toBe(true);
+    expect(calls[2]?.body).toEqual({ alias: 'scout', lifetime: 'persistent', expires_in_seconds: 3600 });
+  });
+
+  it('passes presence frames on, online by the frame’s name, and skips unreadable ones', async () => {
+    const frames =
+      'event: agent.online\ndata: {"agent_id":"a-1","type":"agent.online","online":true,"at":"t1","last_seen":"t1"}\n\n' +
+      'event: agent.offline\ndata: not json\n\n' +
+      'event: agent.offline\ndata: {"agent_id":"a-1","type":"agent.online","online":true,"at":"t2","last_seen":"t1"}\n\n';
+    const fetch: FetchLike = async (_url, init) => {
+      const signal = init?.signal;
+      const body = new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(new TextEncoder().encode(frames));
+          signal?.addEventListener('abort', () => controller.close());
+        },
+      });
+      return new Response(body, { status: 200, headers: { 'content-type': 'text/event-stream' } });
+    };
+    const client = new NodeClient({ coreUrl: 'http://n', token: 'T', mode: 'browser', fetch });
+    const seen: unknown[] = [];
+    const changes: unknown[] = [];
+    const handle = client.streamWake({ onItem: () => undefined, onChange: (change) => changes.push(change), onPresence: (presence) => seen.push(presence) });
+    await expect.poll(() => seen.length).toBe(2);
+    handle.close();
+    expect(seen).toEqual([
+      { agent_id: 'a-1', type: 'agent.online', online: true, at: 't1', last_seen: 't1' },
+      { agent_id: 'a-1', type: 'agent.offline', online: false, at: 't2', last_seen: 't1' },
+    ]);
+    expect(changes).toEqual([]);
+  });
+
   it('refuses unreadable success bodies', async () => {
     const { fetch } = fakeFetch(() => ({ status: 200, raw: '<html>' }));
     const client = new NodeClient({ coreUrl: 'http://x:1', token: 't', mode: 'browser', fetch });

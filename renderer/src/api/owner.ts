@@ -7,14 +7,25 @@
  * How the UI gets its owner token: connect.ts.
  */
 // The wire contract (contract/) is written once, for the node and for this client (issue 15).
-import type { NodeChangeKind, NodeWakeItem } from '../../../contract/core/events.ts';
+import type { NodeAgentPresence, NodeChangeKind, NodeWakeItem } from '../../../contract/core/events.ts';
 import type { CreatedIdentity, Identity } from '../../../contract/core/identities.ts';
 import type { Namespace } from '../../../contract/core/namespaces.ts';
 import type { CreateIdentityInput, SessionKey } from '../../../contract/node/identities.ts';
 import type { CreatedProject, CreateNamespaceInput, CreateProjectInput, NodeInfo, ProjectListItem, UiLink } from '../../../contract/node/owner.ts';
 import type { Peer, PeerInput, PeerRemoved } from '../../../contract/node/peers.ts';
 import type { SetupInput, SetupResult } from '../../../contract/node/setup.ts';
-import type { CreateTeamInput, SignedRequest, SignInput, Team } from '../../../contract/node/teams.ts';
+import type {
+  CreateTeamInput,
+  InviteCancelled,
+  InviteInput,
+  InviteList,
+  MemberList,
+  Revoked,
+  SignedRequest,
+  SignInput,
+  Team,
+  TeamInvite,
+} from '../../../contract/node/teams.ts';
 import type { TunnelConfigInput, TunnelView } from '../../../contract/node/tunnel.ts';
 import { requestJson, trimSlash } from './http.ts';
 import { IdentityClient } from './identity.ts';
@@ -33,9 +44,13 @@ export type { Namespace, NamespaceAuthority, VerificationStatus } from '../../..
 export type { NamespaceTrust } from '../../../contract/core/namespaces.ts';
 export type { NodeInfo, ProjectListItem, CreatedProject, CreateProjectInput, CreateIdentityInput, SessionKey, SetupInput, SetupResult };
 export type { Team, CreateTeamInput, SignedRequest as SignedTeamRequest, Peer, PeerRemoved };
+export type { InviteCancelled, InviteInput, InviteList, MemberList, Revoked, TeamInvite };
+export type { ListedMember, PendingInvite } from '../../../contract/node/teams.ts';
 export type { TunnelState, TunnelStatus, TunnelConfig, TunnelView, TunnelConfigInput } from '../../../contract/node/tunnel.ts';
 /** The owner feed's new mail and chat for one identity on this node. */
 export type { NodeChatWake, NodeMailWake, NodeWakeItem } from '../../../contract/core/events.ts';
+/** The owner feed's `agent.online` / `agent.offline`: an identity's presence changed. */
+export type { NodeAgentPresence };
 
 /** What the owner asks the node to sign: the exact method, request target and body to be sent (and, for documents, who the app acts as). */
 export type TeamRequestToSign = Omit<SignInput, 'surface'>;
@@ -60,6 +75,11 @@ const NODE_CHANGES: Record<NodeChangeKind, true> = {
   mail_changed: true,
 };
 const isNodeChange = (event: string): event is NodeChangeKind => Object.hasOwn(NODE_CHANGES, event);
+
+const PRESENCE_FRAMES: Record<NodeAgentPresence['type'], true> = { 'agent.online': true, 'agent.offline': true };
+const isPresence = (event: string): event is NodeAgentPresence['type'] => Object.hasOwn(PRESENCE_FRAMES, event);
+
+const teamPath = (teamId: string): string => `/v1/node/teams/${encodeURIComponent(teamId)}`;
 
 // ---------------------------------------------------------------------------------------------
 // Client
@@ -144,6 +164,30 @@ export class NodeClient {
     return this.#post<Team>('/v1/node/teams', input);
   }
 
+  /** A team's member certificates with their presence (revoked ones too), and the scopes a certificate may hold. */
+  members(teamId: string): Promise<MemberList> {
+    return this.#get<MemberList>(`${teamPath(teamId)}/members`);
+  }
+
+  /** Revokes a member's certificate: its requests are refused, its streams end, its editable present links close. */
+  revokeMember(teamId: string, certificateId: string): Promise<Revoked> {
+    return this.#post<Revoked>(`${teamPath(teamId)}/members/${encodeURIComponent(certificateId)}/revoke`);
+  }
+
+  /** A one-time join code for an agent that makes its own key; the code is in this answer only. */
+  invite(teamId: string, input: InviteInput): Promise<TeamInvite> {
+    return this.#post<TeamInvite>(`${teamPath(teamId)}/invites`, input);
+  }
+
+  /** The invites not yet redeemed, cancelled or expired (never their codes). */
+  invites(teamId: string): Promise<InviteList> {
+    return this.#get<InviteList>(`${teamPath(teamId)}/invites`);
+  }
+
+  cancelInvite(teamId: string, inviteId: string): Promise<InviteCancelled> {
+    return this.#delete<InviteCancelled>(`${teamPath(teamId)}/invites/${encodeURIComponent(inviteId)}`);
+  }
+
   async peers(): Promise<Peer[]> {
     return (await this.#get<{ peers: Peer[] }>('/v1/node/peers')).peers;
   }
@@ -182,7 +226,7 @@ export class NodeClient {
    */
   signAsTeam(teamId: string, request: TeamRequestToSign, surface: 'library' | 'docs' = 'library'): Promise<SignedRequest> {
     const input: SignInput = { ...request, surface };
-    return this.#post<SignedRequest>(`/v1/node/teams/${encodeURIComponent(teamId)}/sign`, input);
+    return this.#post<SignedRequest>(`${teamPath(teamId)}/sign`, input);
   }
 
   /** A fresh key acting as the identity for 24 h; the UI keeps it in memory only. */
@@ -191,13 +235,15 @@ export class NodeClient {
   }
 
   /**
-   * The node-wide stream of new mail and chat for every identity (no replay: only what arrives
-   * while it is open). Reconnects by itself until closed.
+   * The node-wide stream of new mail and chat for every identity, change nudges and presence (no
+   * replay: only what arrives while it is open). Reconnects by itself until closed.
    */
   streamWake(handlers: {
     onItem: (item: NodeWakeItem) => void;
     /** A team's library or documents changed, the catalog did, an identity's mail, or the tunnel's state: views re-read what they show. */
     onChange?: (change: NodeChange) => void;
+    /** An identity of this node came online or went offline (the Teams view's presence dots). */
+    onPresence?: (presence: NodeAgentPresence) => void;
     onState?: (state: StreamState, detail: string | null) => void;
   }): StreamHandle {
     return openStream({
@@ -217,6 +263,10 @@ export class NodeClient {
             ...(typeof data?.agent_id === 'string' ? { agentId: data.agent_id } : {}),
             ...(typeof data?.message_id === 'string' ? { messageId: data.message_id } : {}),
           });
+        } else if (isPresence(frame.event)) {
+          const presence = frameJson<NodeAgentPresence>(frame);
+          // The frame's name says which way, whatever its body claims.
+          if (presence !== null && typeof presence.agent_id === 'string') handlers.onPresence?.({ ...presence, type: frame.event, online: frame.event === 'agent.online' });
         }
       },
     });

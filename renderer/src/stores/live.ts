@@ -2,11 +2,11 @@
  * The owner's live feed: one node-wide stream (`GET /v1/node/events/stream`) of new mail and chat
  * for every identity on this node. Mail, Chat and the unread badges subscribe to it; it also
  * counts what arrived for identities other than the current one, for the switcher's dots, and
- * passes on the nudges that a team's documents or library changed.
+ * passes on the nudges that a team's documents or library changed, and identities' presence.
  */
 import { defineStore } from 'pinia';
 import { ref } from 'vue';
-import type { NodeChange, NodeWakeItem } from '../api/owner.ts';
+import type { NodeAgentPresence, NodeChange, NodeWakeItem } from '../api/owner.ts';
 import type { StreamHandle, StreamState } from '../api/sse.ts';
 import { useSessionStore } from './session.ts';
 
@@ -20,6 +20,7 @@ export const useLiveStore = defineStore('live', () => {
 
   const itemListeners = new Set<(item: NodeWakeItem) => void>();
   const changeListeners = new Set<(change: NodeChange) => void>();
+  const presenceListeners = new Set<(presence: NodeAgentPresence) => void>();
   const openListeners = new Set<() => void>();
   let handle: StreamHandle | null = null;
   let current: string | null = null;
@@ -33,6 +34,9 @@ export const useLiveStore = defineStore('live', () => {
       },
       onChange: (change) => {
         for (const listener of changeListeners) listener(change);
+      },
+      onPresence: (presence) => {
+        for (const listener of presenceListeners) listener(presence);
       },
       onState: (next, why) => {
         state.value = next;
@@ -60,6 +64,12 @@ export const useLiveStore = defineStore('live', () => {
     return () => changeListeners.delete(listener);
   }
 
+  /** Calls `listener` whenever an identity of this node comes online or goes offline; returns the unsubscribe. */
+  function onPresence(listener: (presence: NodeAgentPresence) => void): () => void {
+    presenceListeners.add(listener);
+    return () => presenceListeners.delete(listener);
+  }
+
   /** Calls `listener` each time the stream (re)opens. */
   function onOpen(listener: () => void): () => void {
     openListeners.add(listener);
@@ -76,5 +86,5 @@ export const useLiveStore = defineStore('live', () => {
     }
   }
 
-  return { state, detail, fresh, start, stop, onItem, onChange, onOpen, setCurrent };
+  return { state, detail, fresh, start, stop, onItem, onChange, onPresence, onOpen, setCurrent };
 });

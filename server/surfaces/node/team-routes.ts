@@ -10,6 +10,9 @@ import {
   CertificateParams,
   CreateTeamBody,
   InviteBody,
+  InviteCancelled,
+  InviteList,
+  InviteParams,
   IssuedCertificate,
   JoinBody,
   MemberList,
@@ -31,7 +34,10 @@ const tags = ['owner'];
 export async function teamRoutes(app: FastifyInstance, { services }: { services: CoreServices }): Promise<void> {
   const { teams, ctx } = services;
   const api = app.withTypeProvider<ZodTypeProvider>();
-  const invites = new TeamInvites(ctx, teams);
+  const invites = new TeamInvites(ctx, teams, {
+    currentKey: (didAw) => services.did.currentKey(didAw),
+    identityOfDid: (didAw) => services.identities.aliasOfDid(didAw),
+  });
 
   api.get(
     '/v1/node/teams',
@@ -88,6 +94,18 @@ export async function teamRoutes(app: FastifyInstance, { services }: { services:
       schema: { tags, summary: 'A one-time join code for an agent under an alias (shown once; kept hashed; expires)', params: TeamParams, body: InviteBody, response: { 201: TeamInvite } },
     },
     async (request, reply) => reply.code(201).send(invites.create(request.params.team_id, request.body)),
+  );
+
+  api.get(
+    '/v1/node/teams/:team_id/invites',
+    { config: { auth: 'owner' }, schema: { tags, summary: "A team's invites that still work (never their codes)", params: TeamParams, response: { 200: InviteList } } },
+    async (request) => invites.pending(request.params.team_id),
+  );
+
+  api.delete(
+    '/v1/node/teams/:team_id/invites/:invite_id',
+    { config: { auth: 'owner' }, schema: { tags, summary: 'Cancels an invite: its code stops working', params: InviteParams, response: { 200: InviteCancelled } } },
+    async (request) => invites.cancel(request.params.team_id, request.params.invite_id),
   );
 
   api.post(

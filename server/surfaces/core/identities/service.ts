@@ -187,6 +187,11 @@ export class IdentityService {
   }
 
   /** A self-custodial identity takes the key its client rotated to in its did:svc log (PUT /v1/did). */
+  /** The alias of the identity of this node (active or archived) that is this did:svc; null when none is. */
+  aliasOfDid(didAw: string): string | null {
+    return hostedIdentityOfDid(this.#ctx.db, didAw)?.alias ?? null;
+  }
+
   followDidRotation(didAw: string, didKey: string): void {
     followSelfCustodialKey(this.#ctx.db, didAw, didKey, this.#ctx.clock.now().toISOString());
   }

@@ -6,6 +6,7 @@
 import { hostHeaderValidation, originValidation } from '@modelcontextprotocol/fastify';
 import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { recordHijackedAnswer } from '../../../http/signed-writes.ts';
 import type { ToolContext } from './tools/context.ts';
 import { createMcpServer } from './server.ts';
 import { answersAsStream } from './streaming.ts';
@@ -30,6 +31,8 @@ export async function handleMcp(context: ToolContext, request: FastifyRequest, r
     void transport.close();
     void server.close();
   });
+  // A DIDKey-signed call is a signed write: its repeat gets this answer (onSend never sees it).
+  recordHijackedAnswer(request, reply);
   reply.hijack();
   await transport.handleRequest(request.raw, reply.raw, request.body);
 }

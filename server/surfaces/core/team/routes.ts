@@ -1,13 +1,13 @@
 /**
  * The team surface upstream's clients call (research anchor-core §9.1): connect with a team
- * certificate, then the team, its members with presence, heartbeats, and the cleanup of gone
- * ephemeral workspaces. Control (`POST /v1/agents/{alias}/control`) is the control aggregate's
+ * certificate, then the team, its members with presence (and one by alias), heartbeats, and the
+ * cleanup of gone ephemeral workspaces. Control (`POST /v1/agents/{alias}/control`) is the control aggregate's
  * route: a team is a project, so "within the team" is its project rule. The workspace's team
  * fields are set with the identity's settings (`PATCH /v1/agents/me`, identities/routes.ts).
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { ConnectBody, Connected, Heartbeat, TeamAgents, TeamInfo, WorkspaceDeleted, WorkspaceParams } from '../../../../contract/core/team.ts';
+import { ConnectBody, Connected, Heartbeat, TeamAgentDetail, TeamAgentParams, TeamAgents, TeamInfo, WorkspaceDeleted, WorkspaceParams } from '../../../../contract/core/team.ts';
 import { verifyTeamEnvelope, type TeamMember } from '../../../auth/team-envelope.ts';
 import { coreAudiences, identityOf, signedReplayKey } from '../../../http/route-auth.ts';
 import { claimSignedWrite } from '../../../http/signed-writes.ts';
@@ -54,6 +54,15 @@ export async function teamRoutes(app: FastifyInstance, { services }: { services:
     '/v1/agents',
     { config: { auth: 'identity' }, schema: { tags, summary: "The caller's team members, with presence (online from heartbeats and open event streams)", response: { 200: TeamAgents } } },
     async (request) => teamAgents.agents(identityOf(request).agentId),
+  );
+
+  api.get(
+    '/v1/teams/:team_id/agents/:alias',
+    {
+      config: { auth: 'identity' },
+      schema: { tags, summary: "A member of the caller's team, by alias (upstream's agent detail: its clients pin a same-team sender's key)", params: TeamAgentParams, response: { 200: TeamAgentDetail } },
+    },
+    async (request) => teamAgents.agent(identityOf(request).agentId, request.params.team_id, request.params.alias),
   );
 
   api.post(

@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import type { TeamMember } from '../../../auth/team-envelope.ts';
 import type { NodeContext } from '../../../context.ts';
 import { conflict, forbidden, notFound, unauthorized } from '../../../errors.ts';
-import { identityTopic } from '../../../events/bus.ts';
+import { identityTopic, TEAMS_TOPIC } from '../../../events/bus.ts';
 import type { TeamService } from '../../../teams/service.ts';
 import type { DidRegistry } from '../did/registry.ts';
 import { appendAgentLog } from '../identities/agent-log.ts';
@@ -34,7 +34,7 @@ import {
   type ConnectedAgent,
 } from './store.ts';
 import type { ListedMember } from '../../../../contract/node/teams.ts';
-import type { Connected, ConnectInput, Heartbeat, TeamAgents, TeamInfo, WorkspaceDeleted, WorkspaceFields } from '../../../../contract/core/team.ts';
+import type { Connected, ConnectInput, Heartbeat, TeamAgent, TeamAgentDetail, TeamAgents, TeamInfo, WorkspaceDeleted, WorkspaceFields } from '../../../../contract/core/team.ts';
 
 /** Upstream's rule: a workspace seen in the last 30 minutes is not gone. */
 export const WORKSPACE_GONE_AFTER_MS = 30 * 60 * 1000;
@@ -130,6 +130,8 @@ export class TeamAgentService {
       if (byAlias) markWorkspaceDeleted(db, byAlias.workspace_id, now);
       return { agent: this.#create(member, input, now), created: true };
     })();
+    // The owner's member list shows which identity a certificate connected as.
+    if (result.created) this.#ctx.bus.publish(TEAMS_TOPIC);
     const view = this.#deps.identities.view(this.#deps.identities.row(result.agent.agent_id));
     return {
       team_id: member.team_id,
@@ -156,6 +158,9 @@ export class TeamAgentService {
       const current = this.#deps.did.currentKey(didAw);
       if (current === null) throw conflict('SVC_ERR_DID_UNREGISTERED', `Register ${didAw} first: POST /v1/did with its genesis entry signed by this key`);
       if (current !== member.did_key) throw conflict('SVC_ERR_DID_KEY_MISMATCH', `The certificate's key is not the current key of ${didAw}`);
+      // One identity per did:svc: a member is a new identity of the team's project, never a second copy of one.
+      const hosted = hostedIdentityOfDid(db, didAw);
+      if (hosted !== undefined) throw conflict('SVC_ERR_TEAM_AGENT_CONFLICT', `${didAw} is already the identity ${hosted.alias} of this node`);
     }
     const agentId = randomUUID();
     const addressName = member.address?.slice(member.address.indexOf('/') + 1) ?? null;
@@ -246,31 +251,41 @@ export class TeamAgentService {
 
   agents(agentId: string): TeamAgents {
     const teamId = this.#agentOf(agentId).team_id;
+    return { team_id: teamId, agents: liveAgentsOfTeam(this.#ctx.db, teamId).map((agent) => this.#viewOf(agent)) };
+  }
+
+  /** One member of the caller's own team, by alias (another team's members are not the caller's to read). */
+  agent(agentId: string, teamId: string, alias: string): TeamAgentDetail {
+    if (this.#agentOf(agentId).team_id !== teamId) throw forbidden('SVC_ERR_TEAM_NOT_MEMBER', `Not a member of team ${teamId}`);
+    const agent = liveAgentByAlias(this.#ctx.db, teamId, alias);
+    if (agent === undefined) throw notFound('SVC_ERR_IDENTITY_NOT_FOUND', `Agent not found: no connected member ${alias} in ${teamId}`);
+    const { identities } = this.#deps;
+    return { ...this.#viewOf(agent), created_at: identities.view(identities.row(agent.agent_id)).created_at };
+  }
+
+  #viewOf(agent: ConnectedAgent): TeamAgent {
     const { identities, presence } = this.#deps;
-    const agents = liveAgentsOfTeam(this.#ctx.db, teamId).map((agent) => {
-      const view = identities.view(identities.row(agent.agent_id));
-      const state = presence.of(agent.agent_id);
-      return {
-        agent_id: agent.agent_id,
-        alias: agent.alias,
-        did_key: view.did_key,
-        did_aw: view.did_aw,
-        address: view.address,
-        human_name: view.human_name,
-        agent_type: agent.agent_type,
-        workspace_id: agent.workspace_id,
-        workspace_type: 'agent',
-        role: view.role ?? '',
-        hostname: agent.hostname,
-        workspace_path: agent.workspace_path,
-        repo: agent.repo_origin,
-        status: state.online ? ('online' as const) : ('offline' as const),
-        online: state.online,
-        last_seen: state.last_seen ?? agent.last_seen_at,
-        lifetime: view.lifetime,
-      };
-    });
-    return { team_id: teamId, agents };
+    const view = identities.view(identities.row(agent.agent_id));
+    const state = presence.of(agent.agent_id);
+    return {
+      agent_id: agent.agent_id,
+      alias: agent.alias,
+      did_key: view.did_key,
+      did_aw: view.did_aw,
+      address: view.address,
+      human_name: view.human_name,
+      agent_type: agent.agent_type,
+      workspace_id: agent.workspace_id,
+      workspace_type: 'agent',
+      role: view.role ?? '',
+      hostname: agent.hostname,
+      workspace_path: agent.workspace_path,
+      repo: agent.repo_origin,
+      status: state.online ? 'online' : 'offline',
+      online: state.online,
+      last_seen: state.last_seen ?? agent.last_seen_at,
+      lifetime: view.lifetime,
+    };
   }
 
   /**

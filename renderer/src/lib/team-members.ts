@@ -1,0 +1,92 @@
+/**
+ * The Teams view's rules, pure and tested in team-members.test.ts: which members are listed where
+ * and in what order, a presence frame applied to the member it concerns, the one line an invited
+ * agent runs, and words for a certificate's lifetime and an invite's expiry.
+ */
+import type { ListedMember, NodeAgentPresence, PendingInvite, TeamInvite } from '../api/owner.ts';
+import type { BadgeLabel } from './labels.ts';
+
+/** Members that act (the owner first, then those online, then by alias), and revoked ones (latest first). */
+export function splitMembers(members: readonly ListedMember[]): { active: ListedMember[]; revoked: ListedMember[] } {
+  const active = members.filter((m) => m.revoked_at === null);
+  const revoked = members.filter((m) => m.revoked_at !== null);
+  active.sort((a, b) => Number(b.owner) - Number(a.owner) || Number(b.online) - Number(a.online) || a.alias.localeCompare(b.alias));
+  revoked.sort((a, b) => (b.revoked_at ?? '').localeCompare(a.revoked_at ?? '') || a.alias.localeCompare(b.alias));
+  return { active, revoked };
+}
+
+/**
+ * `members` with the presence frame applied to the member that connected as `presence.agent_id`;
+ * null when no member did (the frame is about another identity, or a member that connected since
+ * the list was read). A revoked certificate never counts as online, whatever its identity does.
+ */
+export function applyPresence(members: readonly ListedMember[], presence: NodeAgentPresence): ListedMember[] | null {
+  let matched = false;
+  const next = members.map((member) => {
+    if (member.agent_id !== presence.agent_id) return member;
+    matched = true;
+    return { ...member, online: presence.online && member.revoked_at === null, last_seen: presence.last_seen ?? member.last_seen };
+  });
+  return matched ? next : null;
+}
+
+/**
+ * Whether a presence frame nobody in the list matched may be about a member all the same: one
+ * that never connected (no agent_id yet) may just have, so the list is worth reading again.
+ */
+export function mayBeNewlyConnected(members: readonly ListedMember[]): boolean {
+  return members.some((m) => m.revoked_at === null && !m.owner && m.agent_id === null);
+}
+
+/** A member's presence, for its dot and the words beside it. */
+export type PresenceState = 'online' | 'offline' | 'never';
+
+export function presenceState(member: ListedMember): PresenceState {
+  if (member.online && member.revoked_at === null) return 'online';
+  return member.last_seen === null ? 'never' : 'offline';
+}
+
+/** The tooltip of a member's presence dot. */
+export function presenceHint(member: ListedMember): string {
+  switch (presenceState(member)) {
+    case 'online':
+      return 'Online: its event stream is open or it sent a heartbeat in the last 30 minutes.';
+    case 'offline':
+      return 'Offline: no open event stream and no recent heartbeat.';
+    case 'never':
+      return member.owner
+        ? 'This app acts through the owner member; it never connects as an agent.'
+        : 'Never connected: the agent has not called POST /v1/connect with this certificate yet.';
+  }
+}
+
+/** The one command the invited agent runs on its own machine (as `svc-node team invite` prints it). */
+export function joinCommand(invite: Pick<TeamInvite, 'join_url' | 'code'>): string {
+  return `svc-node team join ${invite.join_url} ${invite.code}`;
+}
+
+/** How long a join code works: the choices offered, and the one chosen by default (the node's default, a day). */
+export const INVITE_EXPIRIES = [
+  { label: '1 hour', seconds: 3600 },
+  { label: '1 day', seconds: 24 * 3600 },
+  { label: '7 days', seconds: 7 * 24 * 3600 },
+  { label: '30 days', seconds: 30 * 24 * 3600 },
+] as const;
+export const DEFAULT_INVITE_SECONDS = 24 * 3600;
+
+/** What a member certificate's lifetime means for the agent holding it. */
+export function certificateLifetimeBadge(lifetime: ListedMember['lifetime']): BadgeLabel {
+  return lifetime === 'persistent'
+    ? { text: 'Persistent', tone: 'accent', hint: 'A lasting member: it may join with its own did:svc and address, and its workspace is kept.' }
+    : { text: 'Ephemeral', tone: 'neutral', hint: 'One agent run: once it has been away for 30 minutes, the team may clean up its workspace.' };
+}
+
+/** The member for a confirm dialog's words: its alias, and its address when it has one. */
+export function memberName(member: Pick<ListedMember, 'alias' | 'member_address'>): string {
+  return member.member_address ? `${member.alias} (${member.member_address})` : member.alias;
+}
+
+/** Pending invites, the one expiring soonest first: that is the one to act on. */
+export function sortInvites(invites: readonly PendingInvite[]): PendingInvite[] {
+  return [...invites].sort((a, b) => a.expires_at.localeCompare(b.expires_at) || a.alias.localeCompare(b.alias));
+}
