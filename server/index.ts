@@ -30,6 +30,7 @@ import type { RemoteClientOptions } from './net/remote-client.ts';
 import { acquireNodeLock } from './store/node-lock.ts';
 import { removeNodeFile, writeNodeFile, type ReadyInfo } from './node-file.ts';
 import { nodeIdOf } from './node-id-store.ts';
+import { SearchBackfill, type BackfillProgress } from './search/backfill.ts';
 import { closeDatabase, openDatabase } from './store/database.ts';
 import type { NodeWakeItem } from '../contract/core/events.ts';
 import { createCoreServices } from './surfaces/core/services.ts';
@@ -148,7 +149,7 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
     const services = createCoreServices(ctx, owner, { outbox: options.outbox, remote: options.remote });
     // A signed envelope names the origin it was meant for; only this surface's own origins count.
     const library: LibrarySurfaceOptions = {
-      services: createLibraryServices(ctx),
+      services: createLibraryServices(ctx, services.search),
       auth: { teams: services.teams, audiences: () => surfaceOrigins(urls.library_url, urls.public_url), clock: ctx.clock, replay: ctx.replay },
       bus: ctx.bus,
     };
@@ -231,6 +232,11 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
     // Mail queued for other nodes (also what a previous run left) goes out once the node listens.
     services.outbox.start();
     cleanups.push(() => services.outbox.stop());
+    // What existed before the search index did is indexed in the background, resuming where a
+    // previous run stopped; progress goes to the log (and every search answer says how far it is).
+    const backfill = new SearchBackfill(ctx.db, () => services.search.documentHistory, throttledProgress(loopback));
+    backfill.start();
+    cleanups.push(() => backfill.stop());
     // Unfinished video uploads (a crash, an expired URL) are cleaned up now and periodically.
     docs.services.uploads.startSweeping();
     cleanups.push(() => docs.services.uploads.stopSweeping());
@@ -254,4 +260,15 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
     await cleanup();
     throw error;
   }
+}
+
+/** Backfill progress in the log: at most every few seconds per kind, and when a kind is done. */
+function throttledProgress(app: FastifyInstance): (progress: BackfillProgress) => void {
+  const last = new Map<string, number>();
+  return ({ kind, done, total }) => {
+    const now = Date.now();
+    if (done < total && now - (last.get(kind) ?? 0) < 3000) return;
+    last.set(kind, now);
+    app.log.info({ search_backfill: kind, done, total }, `search index: ${kind} ${done}/${total}`);
+  };
 }

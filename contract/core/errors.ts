@@ -69,6 +69,11 @@ export const coreErrors = defineErrors({
   SVC_ERR_SENDER_ADDRESS_REQUIRED: { status: 422, summary: 'Sending to another node needs a sender with an address; give the identity one first' },
   SVC_ERR_MESSAGE_TOO_LARGE: { status: 413, summary: 'The message body is over 64 KiB of UTF-8' },
   SVC_ERR_MESSAGE_NOT_FOUND: { status: 404, summary: 'No message with this id is visible to the caller' },
+  // Search (GET /v1/search, /v1/node/search, the MCP tool).
+  SVC_ERR_SEARCH_QUERY_INVALID: {
+    status: 422,
+    summary: 'The search query cannot be read (unclosed quote or parenthesis, operator with nothing on one side, prefix under 2 letters, only excluded terms, or too long, too many terms or too deeply nested); detail says what and where',
+  },
   SVC_ERR_MESSAGE_ID_TAKEN: { status: 409, summary: 'Another message is already stored under this message_id' },
   SVC_ERR_MESSAGE_ID_REUSED: { status: 409, summary: 'The sender already sent a message under this message_id, with other content (the same content again answers as the first send did)' },
   SVC_ERR_SIGNATURE_REQUIRED: {

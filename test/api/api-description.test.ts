@@ -163,10 +163,10 @@ describe('GET /openapi.json', () => {
     const operations = Object.entries(doc.paths as Record<string, Record<string, any>>)
       .filter(([path]) => AREA.test(path))
       .flatMap(([path, methods]) => Object.entries(methods).map(([method, op]) => ({ route: `${method.toUpperCase()} ${path}`, path, method, op })));
-    // 59 with the team workspace route (DELETE /v1/workspaces/{workspace_id}; a member's workspace
-    // fields are PATCH /v1/agents/me's) and the owner's team invites (POST, GET
-    // /v1/node/teams/{team_id}/invites; DELETE .../invites/{invite_id}).
-    expect(operations).toHaveLength(59);
+    // 60 with the team workspace route (DELETE /v1/workspaces/{workspace_id}; a member's workspace
+    // fields are PATCH /v1/agents/me's), the owner's team invites (POST, GET
+    // /v1/node/teams/{team_id}/invites; DELETE .../invites/{invite_id}) and the owner's search.
+    expect(operations).toHaveLength(60);
     for (const { route, path, method, op } of operations) {
       expect(op.security, route).toEqual(security(route));
       for (const [, name] of path.matchAll(/\{(\w+)\}/g)) {

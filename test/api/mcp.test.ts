@@ -36,6 +36,8 @@ const TOOLS = [
   // Upstream's presence tools (issue 16).
   'list_agents',
   'heartbeat',
+  // Full-text search (issue 18).
+  'search',
 ];
 
 beforeAll(async () => {

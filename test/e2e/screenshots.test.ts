@@ -1,7 +1,8 @@
 /**
  * Every view as a person sees it, in Debian's Chromium against a real headless node with a little
  * of everything in it: the setup flow (on the empty node), then Mail, Chat, Documents, Shelf,
- * Identities, Teams and Settings, each at 1440x900, 1200x800 and 900x700, light and dark. Each is saved
+ * Identities, Teams and Settings, and search (Mail's field, the command palette with hits), each at
+ * 1440x900, 1200x800 and 900x700, light and dark. Each is saved
  * as test/e2e/screenshots/view-<name>-<width>-<theme>.png (look at them), and nothing may scroll
  * sideways: neither the page nor the main pane is wider than the window.
  */
@@ -122,6 +123,18 @@ describe('Every view at three widths, light and dark (headless node, Chromium)',
   it('Settings', async () => {
     await page.getByTestId('nav-settings').click();
     await everySizeAndTheme('settings', () => page.getByTestId('data-dir'));
+  });
+
+  it('Search: Mail’s search field with a hit, and the command palette with commands and hits', async () => {
+    await page.getByTestId('nav-mail').click();
+    await page.getByTestId('mail-search').fill('tunnel');
+    await everySizeAndTheme('mail-search', () => page.getByTestId('mail-search-results').getByTestId('search-hit').first());
+    await page.getByTestId('mail-search').press('Escape');
+    await page.keyboard.press('Control+k');
+    // "shelf": the Go to command, and the mail that mentions it.
+    await page.getByTestId('palette-input').fill('shelf');
+    await everySizeAndTheme('palette-search', () => page.getByTestId('palette-group-mail'));
+    await page.keyboard.press('Escape');
   });
 
   it('left no unexpected console errors', () => {

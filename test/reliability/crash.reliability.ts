@@ -4,7 +4,7 @@
  * port. After each kill the test opens the crashed database itself (read-only, so the node still
  * has to recover the WAL on its own) and runs `PRAGMA integrity_check`; after each restart it
  * checks that every write acknowledged to a client (a 2xx response) is there exactly once with
- * its content, and that the recipient's event stream replays the unread mail and chat that is
+ * its content (and in the search index: issue 18), and that the recipient's event stream replays the unread mail and chat that is
  * pending. Requests in flight when the kill lands may or may not have committed: they are not
  * counted, and a committed one only shows up as an extra (unacknowledged) row.
  *
@@ -239,6 +239,17 @@ async function inspectDatabase(): Promise<{ walBytes: number | null }> {
         .all(SLUG) as [number, string][],
     );
     expect(acked.versions.filter((v) => versions.get(v.n) !== sha256(v.body)), 'acknowledged versions missing from the crashed database').toEqual([]);
+    // The search index is written in each write's own transaction: nothing the crash kept is missing from it.
+    const unindexed = (sql: string) => db.prepare(sql).pluck().get() as number;
+    expect(unindexed('SELECT count(*) FROM messages WHERE id NOT IN (SELECT rowid FROM search_mail)'), 'mail missing from the search index').toBe(0);
+    expect(unindexed('SELECT count(*) FROM chat_messages WHERE id NOT IN (SELECT rowid FROM search_chat)'), 'chat missing from the search index').toBe(0);
+    expect(
+      unindexed(
+        `SELECT count(*) FROM document_versions v WHERE NOT EXISTS (SELECT 1 FROM search_document_versions e JOIN search_documents s ON s.rowid = e.entry_id
+           WHERE e.document_id = v.document_id AND e.version_number = v.version_number)`,
+      ),
+      'document versions missing from the search index',
+    ).toBe(0);
   } finally {
     db.close();
   }

@@ -41,6 +41,7 @@ const ROWS: Row[] = [
   { route: 'POST /v1/team/register', scope: 'team:admin', path: fixed('/v1/team/register'), body: { owner: 'Mallory', display_name: 'Renamed by Mallory' } },
 
   { route: 'GET /v1/shelf', scope: 'library:read', path: fixed('/v1/shelf') },
+  { route: 'GET /v1/search/library', scope: 'library:read', path: fixed('/v1/search/library?q=worker') },
   { route: 'GET /v1/profiles/:profile_ref', scope: 'library:read', path: fixed('/v1/profiles/worker?include=files') },
   { route: 'GET /v1/profiles/:profile_ref/versions', scope: 'library:read', path: fixed('/v1/profiles/worker/versions') },
   { route: 'GET /v1/proposals', scope: 'library:read', path: fixed('/v1/proposals') },

@@ -87,6 +87,8 @@ const PNG_B64 = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 
 
 const json = (...fields: string[]): Partial<RouteSpec> => ({ body: 'json', fields });
 
+const SEARCH_QUERY: Partial<RouteSpec> = { query: ['q', 'type', 'from', 'to', 'after', 'before', 'unread', 'team', 'agent_id', 'sort', 'limit', 'cursor'] };
+
 /** Every route the node registers (test/api/fuzz.test.ts checks this against Fastify's own route table). */
 export const ROUTES: readonly RouteSpec[] = [
   // --- owner API (/v1/node/...) -------------------------------------------------------------
@@ -115,6 +117,7 @@ export const ROUTES: readonly RouteSpec[] = [
   r('GET', '/v1/node/docs/billing', 'owner'),
   r('PUT', '/v1/node/docs/billing', 'owner', json('caps')),
   r('GET', '/v1/node/peers', 'owner'),
+  r('GET', '/v1/node/search', 'owner', SEARCH_QUERY),
   r('POST', '/v1/node/peers', 'owner', json('domain', 'url', 'public_url')),
   r('DELETE', '/v1/node/peers/:domain', 'owner'),
   r('GET', '/v1/node/tunnel', 'owner'),
@@ -156,6 +159,7 @@ export const ROUTES: readonly RouteSpec[] = [
 
   // --- core: mail, chat, contacts, control, events, federation, MCP ----------------------------
   r('POST', '/v1/messages', 'identity', json('to_alias', 'to_address', 'to_did', 'to_stable_id', 'to_agent_id', 'to_aliases', 'subject', 'body', 'priority', 'signature', 'signed_payload', 'message_id', 'timestamp', 'thread_id')),
+  r('GET', '/v1/search', 'identity', SEARCH_QUERY),
   r('GET', '/v1/messages/inbox', 'identity', { query: ['limit', 'unread_only', 'message_id', 'before', 'folder'] }),
   r('GET', '/v1/messages/outbound', 'identity', { query: ['limit'] }),
   r('POST', '/v1/messages/:message_id/ack', 'identity', { body: 'none' }),
@@ -205,6 +209,7 @@ export const ROUTES: readonly RouteSpec[] = [
   r('DELETE', '/v1/blueprints/:blueprint_ref', 'team-library', { query: ['version'] }),
   r('POST', '/v1/agents/:agent_id/profile-binding', 'team-library', json('profile_ref', 'profile_version', 'profile_digest', 'source_blueprint_ref')),
   r('GET', '/v1/agents/:agent_id/profile-binding', 'team-library'),
+  r('GET', '/v1/search/library', 'team-library', SEARCH_QUERY),
   r('GET', '/v1/profile-bindings', 'team-library'),
   r('POST', '/v1/materialize', 'team-library', json('agent_id', 'runtime_kind', 'target', 'profile_ref'), { seed: { agent_id: 'agent-1', runtime_kind: 'claude-code', target: 'local' } }),
   r('POST', '/v1/team/register', 'team-library', json('owner', 'display_name'), { seed: { owner: 'fuzz', display_name: 'Fuzz' } }),
@@ -227,6 +232,7 @@ export const ROUTES: readonly RouteSpec[] = [
   // --- docs -------------------------------------------------------------------------------------
   r('POST', '/v1/documents', 'team-docs', json('slug', 'title', 'body', 'template'), { seed: { slug: 'fuzz-new', title: 'New', body: '# New\n' } }),
   r('GET', '/v1/documents', 'team-docs'),
+  r('GET', '/v1/search/documents', 'team-docs', SEARCH_QUERY),
   r('GET', '/v1/documents/:slug', 'team-docs'),
   r('GET', '/v1/documents/:slug/versions', 'team-docs'),
   r('GET', '/v1/documents/:slug/versions/:n', 'team-docs'),
@@ -381,6 +387,12 @@ export async function setupFuzzFixtures(t: TestNode): Promise<FuzzFixtures> {
     before: ['2020-01-01T00:00:00Z'],
     controller_did: [testKey().didKey],
     tags: ['a', 'a,b'],
+    q: ['hello', 'contr*', '"fuzz doc"', 'a OR b', 'x -y'],
+    type: ['mail', 'mail,chat', 'document', 'profile,blueprint'],
+    from: ['bob', `${DOMAIN}/bob`],
+    to: ['alice'],
+    unread: ['true'],
+    sort: ['relevance', 'recent'],
   };
   return {
     t,

@@ -30,6 +30,7 @@ import type { TunnelConfigInput, TunnelView } from '../../../contract/node/tunne
 import { requestJson, trimSlash } from './http.ts';
 import { IdentityClient } from './identity.ts';
 import type { SessionKeys } from './identity-keys.ts';
+import { searchPath, type SearchParams, type SearchResults } from './search.ts';
 import { frameJson, openStream } from './sse.ts';
 import type { FetchLike, StreamHandle, StreamState } from './sse.ts';
 
@@ -227,6 +228,14 @@ export class NodeClient {
   signAsTeam(teamId: string, request: TeamRequestToSign, surface: 'library' | 'docs' = 'library'): Promise<SignedRequest> {
     const input: SignInput = { ...request, surface };
     return this.#post<SignedRequest>(`${teamPath(teamId)}/sign`, input);
+  }
+
+  /**
+   * Full-text search over everything this node holds (mail, chat, documents, shelf profiles,
+   * catalog blueprints), narrowed by `params` (one identity's mail, one team's documents…).
+   */
+  search(params: SearchParams): Promise<SearchResults> {
+    return this.#get<SearchResults>(searchPath(params));
   }
 
   /** A fresh key acting as the identity for 24 h; the UI keeps it in memory only. */

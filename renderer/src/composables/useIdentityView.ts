@@ -1,7 +1,8 @@
 /**
  * What Mail and Chat share: load the view's store for the identity the switcher has chosen, and
- * apply a link into the view (from a notification: `?identity=<agent_id>&<item>=<id>`) once,
- * switching identity first when the link is for another one.
+ * apply a link into the view (from a notification or a search hit: `?identity=<agent_id>&<item>=<id>`,
+ * and whatever else the view reads, Mail's `folder`) once, switching identity first when the link
+ * is for another one.
  */
 import { computed, ref, watch } from 'vue';
 import { useRoute, useRouter } from 'vue-router';
@@ -13,7 +14,7 @@ export interface IdentityViewStore {
   show(agentId: string | null): Promise<void>;
 }
 
-export function useIdentityView(store: IdentityViewStore, itemParam: string, openItem: (id: string) => void) {
+export function useIdentityView(store: IdentityViewStore, itemParam: string, openItem: (id: string, params: Readonly<Record<string, string>>) => void) {
   const directory = useDirectoryStore();
   const route = useRoute();
   const router = useRouter();
@@ -27,14 +28,15 @@ export function useIdentityView(store: IdentityViewStore, itemParam: string, ope
     { immediate: true },
   );
 
-  const intent = ref<{ identity: string | null; item: string | null } | null>(null);
+  const intent = ref<{ identity: string | null; item: string | null; params: Record<string, string> } | null>(null);
   watch(
     () => route.query,
     (query) => {
       const identity = typeof query['identity'] === 'string' ? query['identity'] : null;
       const item = typeof query[itemParam] === 'string' ? query[itemParam] : null;
       if (identity === null && item === null) return;
-      intent.value = { identity, item };
+      const params = Object.fromEntries(Object.entries(query).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
+      intent.value = { identity, item, params };
       void router.replace({ query: {} });
     },
     { immediate: true },
@@ -55,7 +57,7 @@ export function useIdentityView(store: IdentityViewStore, itemParam: string, ope
       }
       if (!store.loaded || store.agentId !== (me.value?.agent_id ?? null)) return;
       intent.value = null;
-      if (wanted.item !== null) openItem(wanted.item);
+      if (wanted.item !== null) openItem(wanted.item, wanted.params);
     },
     { immediate: true },
   );

@@ -12,6 +12,8 @@ import { usePagedList } from '../composables/usePagedList.ts';
 import { useSessionStore } from './session.ts';
 
 const PAGE = 100;
+/** How many pages a link to one sent message reads looking for it (the node has no lookup by id for Sent). */
+const REVEAL_PAGES = 20;
 
 export const useSentStore = defineStore('mail-sent', () => {
   const session = useSessionStore();
@@ -50,6 +52,15 @@ export const useSentStore = defineStore('mail-sent', () => {
     selectedId.value = id;
   }
 
+  /** Selects a sent message by id (a search hit, a link), reading on until it is listed; false when it is not found. */
+  async function reveal(id: string): Promise<boolean> {
+    const listed = () => list.items.value.some((m) => m.message_id === id);
+    if (!list.loaded.value) await list.load();
+    for (let page = 0; !listed() && list.hasMore.value && page < REVEAL_PAGES; page++) await list.loadMore();
+    if (listed()) selectedId.value = id;
+    return listed();
+  }
+
   const { items, hasMore, loaded, loading, loadingMore, error, loadMore } = list;
-  return { agentId, items, hasMore, loaded, loading, loadingMore, error, selectedId, selected, reset, load, loadMore, refresh, select };
+  return { agentId, items, hasMore, loaded, loading, loadingMore, error, selectedId, selected, reset, load, loadMore, refresh, select, reveal };
 });

@@ -15,6 +15,7 @@ import { teamRoutes } from './team/routes.ts';
 import { identityRoutes } from './identities/routes.ts';
 import { mailRoutes } from './mail/routes.ts';
 import { namespaceRoutes } from './namespaces/routes.ts';
+import { searchRoutes } from './search/routes.ts';
 import type { CoreServices } from './services.ts';
 
 export interface CoreSurfaceOptions {
@@ -39,4 +40,5 @@ export async function coreSurface(app: FastifyInstance, options: CoreSurfaceOpti
   await app.register(subscriptionRoutes, options);
   await app.register(federationRoutes, options);
   await app.register(healthRoutes, options);
+  await app.register(searchRoutes, options);
 }

@@ -25,6 +25,7 @@ import { MailService } from './mail/service.ts';
 import { Recipients } from './messaging/recipients.ts';
 import { NamespaceService } from './namespaces/service.ts';
 import { ProjectService } from './projects/service.ts';
+import { SearchService } from '../../search/service.ts';
 import { TeamService } from '../../teams/service.ts';
 import { TeamAgentService } from './team/service.ts';
 
@@ -63,6 +64,8 @@ export interface CoreServices {
   inbound: FederationInbound;
   /** The one outbound HTTP client: every request this node makes to another node goes through it. */
   remote: RemoteClient;
+  /** Full-text search over everything this node holds, scoped like reads (server/search/). */
+  search: SearchService;
 }
 
 export interface CoreServiceOptions {
@@ -96,6 +99,7 @@ export function createCoreServices(ctx: NodeContext, owner: OwnerAccess, options
   // The identity stream's wake sources: one per kind of pending item.
   const events = new EventStreams(ctx, [mailWakeSource(mail), chatWakeSource(chat), controlWakeSource(control), appEventWakeSource(appEvents)]);
   const wakeFeed = new NodeWakeFeed(ctx.bus, mail, chat, presence);
+  const search = new SearchService(ctx.db, ctx.clock);
   return {
     ctx,
     owner,
@@ -121,5 +125,6 @@ export function createCoreServices(ctx: NodeContext, owner: OwnerAccess, options
     outbox,
     inbound,
     remote,
+    search,
   };
 }

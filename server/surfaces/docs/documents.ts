@@ -11,6 +11,8 @@ import type { NodeContext } from '../../context.ts';
 import { docsTopic } from '../../events/bus.ts';
 import { bodySha256Hex, sha256Hex } from '../../crypto/encoding.ts';
 import { conflict, notFound, paymentRequired } from '../../errors.ts';
+import type { DocumentHistory } from '../../search/backfill.ts';
+import { indexDocument } from '../../search/documents-index.ts';
 import type { CoreServices } from '../core/services.ts';
 import type { DocsBilling } from './billing.ts';
 import { checkAppend, checkCreate } from './domain/caps.ts';
@@ -116,7 +118,7 @@ export class Documents {
       const over = checkCreate(this.#billing.caps(), countDocuments(db, teamId));
       if (over) throw paymentRequired('SVC_ERR_FREE_TIER_LIMIT', over);
       insertDocument(db, { document_id: documentId, team_id: teamId, slug: input.slug, title: input.title, created_at: now });
-      this.#insertVersion(documentId, 1, null, input.body, input.source, author, now);
+      this.#insertVersion({ document_id: documentId, team_id: teamId, slug: input.slug, title: input.title }, 1, null, input.body, input.source, author, now);
     })();
     this.#heads.set(documentId, 1, input.body);
     this.#announce(teamId, input.slug, 1, input.source);
@@ -132,7 +134,7 @@ export class Documents {
       const over = checkAppend(this.#billing.caps(), current.current_version);
       if (over) throw paymentRequired('SVC_ERR_FREE_TIER_LIMIT', over);
       const next = current.current_version + 1;
-      this.#insertVersion(current.document_id, next, this.#head(current), body, source, author, now);
+      this.#insertVersion(current, next, this.#head(current), body, source, author, now);
       setCurrentVersion(db, current.document_id, next, now);
       return { ...current, current_version: next, updated_at: now };
     })();
@@ -141,6 +143,16 @@ export class Documents {
     this.#announce(teamId, slug, doc.current_version, source);
     return this.#response(doc);
   }
+
+  /**
+   * What search needs of the version chains, which only this service decodes: each version's
+   * time (the index backfill), and a version's body by the document's id (snippets, the backfill);
+   * held when it is the current one, else rebuilt.
+   */
+  readonly history: DocumentHistory = {
+    versions: (documentId) => listVersionMetadata(this.#ctx.db, documentId).map(({ version_number, created_at }) => ({ version_number, created_at })),
+    body: (documentId, currentVersion, n) => (n === currentVersion ? this.#heads.get(documentId, n) : null) ?? this.#rebuild(documentId, n),
+  };
 
   /** The current body: held in memory, or rebuilt from the version chain and then held. */
   #head(doc: DocumentRow): Buffer {
@@ -169,7 +181,18 @@ export class Documents {
     return row;
   }
 
-  #insertVersion(documentId: string, n: number, previous: Buffer | null, body: Buffer, source: VersionSource, author: VersionAuthor, now: string): void {
+  /** Writes version `n` and indexes it for search, in the caller's transaction (search/documents-index.ts says why here). */
+  #insertVersion(
+    doc: Pick<DocumentRow, 'document_id' | 'team_id' | 'slug' | 'title'>,
+    n: number,
+    previous: Buffer | null,
+    body: Buffer,
+    source: VersionSource,
+    author: VersionAuthor,
+    now: string,
+  ): void {
+    const documentId = doc.document_id;
+    indexDocument(this.#ctx.db, { documentId, teamId: doc.team_id, slug: doc.slug, title: doc.title, version: n, createdAt: now, body });
     insertVersion(this.#ctx.db, {
       document_id: documentId,
       version_number: n,

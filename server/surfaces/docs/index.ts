@@ -10,6 +10,7 @@ import { installTeamAuth, type TeamAuthOptions } from '../../http/team-auth.ts';
 import { assetRoutes, publicAssetRoutes, videoUploadRoutes } from './routes/assets.ts';
 import { billingRoutes } from './routes/billing.ts';
 import { documentRoutes } from './routes/documents.ts';
+import { documentSearchRoutes } from './routes/search.ts';
 import { markdownRoutes } from './routes/markdown.ts';
 import { presentApiRoutes, presentPageRoutes } from './routes/present.ts';
 import { templateRoutes } from './routes/templates.ts';
@@ -34,6 +35,7 @@ export async function docsSurface(app: FastifyInstance, options: DocsSurfaceOpti
     await scoped.register(presentApiRoutes, options);
     await scoped.register(themeRoutes, options);
     await scoped.register(assetRoutes, options);
+    await scoped.register(documentSearchRoutes, options);
   });
   // Outside team auth: assets are public by id; a direct upload's one-time token is its capability.
   await app.register(publicAssetRoutes, options);

@@ -3,6 +3,7 @@
  * links) share them.
  */
 import type { NodeContext } from '../../context.ts';
+import type { SearchService } from '../../search/service.ts';
 import type { CoreServices } from '../core/services.ts';
 import { AssetFiles } from './asset-files.ts';
 import { Assets } from './assets.ts';
@@ -33,6 +34,8 @@ export interface DocsServices {
   urls: DocsUrls;
   /** The certificate the node's owner acts through (the only one whose `acting_as` is believed). */
   ownerCertificateOf: (teamId: string) => string | null;
+  /** Core's search: the documents route searches the team's documents through it. */
+  search: SearchService;
 }
 
 export interface DocsServicesOptions {
@@ -40,14 +43,16 @@ export interface DocsServicesOptions {
   assetsDir: string;
 }
 
-/** `core` supplies the app-event emitter that announces `docs/doc.changed`, and the teams. */
-export function createDocsServices(ctx: NodeContext, core: Pick<CoreServices, 'appEvents' | 'teams'>, options: DocsServicesOptions): DocsServices {
+/** `core` supplies the app-event emitter that announces `docs/doc.changed`, the teams, and search. */
+export function createDocsServices(ctx: NodeContext, core: Pick<CoreServices, 'appEvents' | 'teams' | 'search'>, options: DocsServicesOptions): DocsServices {
   const urls = docsUrls(ctx);
   const billing = new DocsBilling(ctx.db);
   const files = new AssetFiles(options.assetsDir);
   const quota = new StorageQuota(ctx.db, billing);
   const assets = new Assets(ctx, files, quota, urls);
   const documents = new Documents(ctx, billing, core.appEvents);
+  // Search reads version chains (snippets, the index backfill) through the one service that decodes them.
+  core.search.readDocumentsWith(documents.history);
   const theme = new Themes(ctx, assets, urls);
   const themeFor: ThemeFor = (teamId) => theme.themeFor(teamId);
   const present = new PresentLinks(ctx, documents, urls);
@@ -63,6 +68,7 @@ export function createDocsServices(ctx: NodeContext, core: Pick<CoreServices, 'a
     theme,
     themeFor,
     urls,
+    search: core.search,
     ownerCertificateOf: (teamId) => {
       try {
         return core.teams.get(teamId).owner_certificate_id;

@@ -10,6 +10,7 @@ import { installTeamAuth, type TeamAuthOptions } from '../../http/team-auth.ts';
 import { bindingRoutes } from './routes/bindings.ts';
 import { catalogWriteRoutes, publicCatalogRoutes } from './routes/catalog.ts';
 import { proposalRoutes } from './routes/proposals.ts';
+import { librarySearchRoutes } from './routes/search.ts';
 import { shelfRoutes } from './routes/shelf.ts';
 import type { LibraryServices } from './services.ts';
 
@@ -35,5 +36,6 @@ export async function librarySurface(app: FastifyInstance, options: LibrarySurfa
     await scoped.register(shelfRoutes, options);
     await scoped.register(proposalRoutes, options);
     await scoped.register(bindingRoutes, options);
+    await scoped.register(librarySearchRoutes, options);
   });
 }

@@ -37,6 +37,7 @@ import { feedIds } from '../core/events/node-feed.ts';
 import type { CoreServices } from '../core/services.ts';
 import { docsOwnerRoutes } from './docs-routes.ts';
 import { peerRoutes } from './peer-routes.ts';
+import { ownerSearchRoutes } from './search-routes.ts';
 import { setupRoutes } from './setup-routes.ts';
 import { teamRoutes } from './team-routes.ts';
 import { tunnelRoutes } from './tunnel-routes.ts';
@@ -175,6 +176,7 @@ export async function ownerApi(app: FastifyInstance, { services, tunnel, nodeInf
   await app.register(teamRoutes, { services });
   await app.register(docsOwnerRoutes, { services });
   await app.register(peerRoutes, { services });
+  await app.register(ownerSearchRoutes, { services });
   await app.register(tunnelRoutes, { tunnel });
   await app.register(setupRoutes, { services, nodeId: nodeInfo().node_id });
 

@@ -1,0 +1,232 @@
+/**
+ * Search (issue 18): one query path for every place that searches. The caller says what it may
+ * see (a `SearchScope`, built from its credential the way its reads are: routes.ts), the service
+ * parses the query once, asks each kind's index for its most recent matches within that scope,
+ * ranks them together (ranking.ts), and cuts snippets from the stored text of the page it returns.
+ */
+import type { Db } from '../context.ts';
+import type { Clock } from '../clock.ts';
+import { invalid } from '../errors.ts';
+import { SEARCH_WINDOW, type SearchHit, type SearchIndexState, type SearchInput, type SearchKind, type SearchResults } from '../../contract/core/search.ts';
+import type { DocumentHistory } from './backfill.ts';
+import { parseQuery, type ParsedQuery } from './query.ts';
+import { rank, type Candidate, type Ranked } from './ranking.ts';
+import { PUBLIC_SCOPE, agentScope, scopedMatch, sessionScope, teamScope } from './scope.ts';
+import { snippet } from './snippet.ts';
+import {
+  backfillRows,
+  chatCandidates,
+  chatRows,
+  documentCandidates,
+  documentMeta,
+  libraryCandidates,
+  libraryRows,
+  libraryTimes,
+  mailCandidates,
+  mailRows,
+  sessionsOf,
+} from './store.ts';
+
+/**
+ * What a caller may find, kind by kind: null, none of that kind; a list, those scopes only; for
+ * the owner, `all` (every identity's, every team's).
+ */
+export interface SearchScope {
+  /** The identity whose mail (received and sent): null for none; 'all' for every mailbox. */
+  mail: string | 'all' | null;
+  /** The identity whose chats: null for none; 'all' for every chat. */
+  chat: string | 'all' | null;
+  /** Teams whose documents. */
+  documents: readonly string[] | 'all' | null;
+  /** Teams whose shelf profiles. */
+  profiles: readonly string[] | 'all' | null;
+  blueprints: boolean;
+}
+
+
+const decoder = new TextDecoder('utf-8', { fatal: false });
+const MAIL_COLUMNS = ['subject', 'body', 'people'];
+const CHAT_COLUMNS = ['body', 'people'];
+const TITLED_COLUMNS = ['title', 'body'];
+
+interface Cursor {
+  offset: number;
+}
+
+function readCursor(text: string | undefined): Cursor {
+  if (text === undefined) return { offset: 0 };
+  try {
+    const parsed = JSON.parse(Buffer.from(text, 'base64url').toString('utf8')) as { o?: unknown };
+    if (typeof parsed.o === 'number' && Number.isInteger(parsed.o) && parsed.o >= 0 && parsed.o < SEARCH_WINDOW) return { offset: parsed.o };
+  } catch {
+    // Falls through to the refusal.
+  }
+  throw invalid('SVC_ERR_VALIDATION', [{ loc: ['query', 'cursor'], msg: 'not a cursor this search gave (use next_cursor as it came)', type: 'value_error' }]);
+}
+
+const writeCursor = (offset: number): string => Buffer.from(JSON.stringify({ o: offset }), 'utf8').toString('base64url');
+
+export class SearchService {
+  readonly #db: Db;
+  readonly #clock: Clock;
+  #history: DocumentHistory | null = null;
+
+  constructor(db: Db, clock: Clock) {
+    this.#db = db;
+    this.#clock = clock;
+  }
+
+  /** The documents service tells how to read version chains (it alone decodes them): snippets and the backfill. */
+  readDocumentsWith(history: DocumentHistory): void {
+    this.#history = history;
+  }
+
+  get documentHistory(): DocumentHistory | null {
+    return this.#history;
+  }
+
+  /** How far the index of what existed before it has been built. */
+  indexState(): SearchIndexState {
+    const rows = backfillRows(this.#db);
+    const indexed = rows.reduce((sum, row) => sum + row.done, 0);
+    const total = rows.reduce((sum, row) => sum + row.total, 0);
+    return { complete: rows.every((row) => row.through === row.end_id), indexed, total };
+  }
+
+  search(scope: SearchScope, input: SearchInput): SearchResults {
+    const query = parseQuery(input.q);
+    const { offset } = readCursor(input.cursor);
+    const wanted = new Set<SearchKind>(input.type ?? ['mail', 'chat', 'document', 'profile', 'blueprint']);
+    // Relevance ranks the whole window; newest-first needs only as many as the page reaches.
+    const window = input.sort === 'relevance' ? SEARCH_WINDOW : Math.min(SEARCH_WINDOW, offset + input.limit + 1);
+    const perKind = [
+      wanted.has('mail') ? this.#mail(scope.mail, query, input, window) : [],
+      wanted.has('chat') ? this.#chat(scope.chat, query, input, window) : [],
+      wanted.has('document') ? this.#documents(scope.documents, query, input, window) : [],
+      this.#library(scope, wanted, query, window),
+    ];
+    const ranked = rank(perKind.flat(), input.sort, this.#clock.now().getTime());
+    const page = ranked.slice(offset, offset + input.limit);
+    const next = offset + input.limit;
+    return {
+      results: this.#hits(page, query, { mail: scope.mail === 'all' ? null : scope.mail, chat: scope.chat === 'all' ? null : scope.chat }),
+      next_cursor: next < ranked.length && next < SEARCH_WINDOW ? writeCursor(next) : null,
+      more_matches: perKind.some((list) => list.length >= window) && input.sort === 'relevance',
+      index: this.indexState(),
+    };
+  }
+
+  #mail(who: SearchScope['mail'], query: ParsedQuery, input: SearchInput, window: number): Candidate[] {
+    if (who === null) return [];
+    const agentId = who === 'all' ? null : who;
+    const match = scopedMatch(agentId === null ? null : [agentScope(agentId)], query.match(MAIL_COLUMNS));
+    if (match === null) return [];
+    const filter = { agentId, from: input.from ?? null, to: input.to ?? null, after: input.after ?? null, before: input.before ?? null, unread: input.unread ?? false };
+    return mailCandidates(this.#db, match, filter, window).map((row) => ({ kind: 'mail', id: row.id, bm25: row.score, created_at: row.created_at }));
+  }
+
+  #chat(who: SearchScope['chat'], query: ParsedQuery, input: SearchInput, window: number): Candidate[] {
+    // Unread is a mail filter; sent-to is mail's too: a chat cannot satisfy them.
+    if (who === null || input.unread === true || input.to !== undefined) return [];
+    const tokens = who === 'all' ? null : sessionsOf(this.#db, who).map(sessionScope);
+    const match = scopedMatch(tokens, query.match(CHAT_COLUMNS));
+    if (match === null) return [];
+    const filter = { from: input.from ?? null, after: input.after ?? null, before: input.before ?? null };
+    return chatCandidates(this.#db, match, filter, window).map((row) => ({ kind: 'chat', id: row.id, bm25: row.score, created_at: row.created_at }));
+  }
+
+  #documents(teams: SearchScope['documents'], query: ParsedQuery, input: SearchInput, window: number): Candidate[] {
+    if (teams === null || input.unread === true || input.from !== undefined || input.to !== undefined) return [];
+    const match = scopedMatch(teams === 'all' ? null : teams.map(teamScope), query.match(TITLED_COLUMNS));
+    if (match === null) return [];
+    return documentCandidates(this.#db, match, { after: input.after ?? null, before: input.before ?? null }, window).map((row) => ({
+      kind: 'document',
+      id: row.entry_id,
+      bm25: row.score,
+      created_at: row.created_at,
+      document: { documentId: row.document_id, version: row.version_number, currentVersion: row.current_version, current: row.version_number === row.current_version },
+    }));
+  }
+
+  #library(scope: SearchScope, wanted: ReadonlySet<SearchKind>, query: ParsedQuery, window: number): Candidate[] {
+    const profiles = wanted.has('profile') ? scope.profiles : null;
+    const blueprints = wanted.has('blueprint') && scope.blueprints;
+    if (profiles === null && !blueprints) return [];
+    const tokens = profiles === 'all' ? null : [...(profiles ?? []).map(teamScope), ...(blueprints ? [PUBLIC_SCOPE] : [])];
+    const match = scopedMatch(profiles === 'all' && !blueprints ? null : tokens, query.match(TITLED_COLUMNS));
+    if (match === null) return [];
+    const rows = libraryCandidates(this.#db, match, { profiles: profiles !== null, blueprints }, window);
+    // A profile's or blueprint's time is its latest version's.
+    const when = new Map(libraryTimes(this.#db, rows.map((row) => row.entry_id)).map((row) => [row.id, row.created_at]));
+    return rows.map((row) => ({
+      kind: row.kind,
+      id: row.entry_id,
+      bm25: row.score,
+      created_at: when.get(row.entry_id) ?? new Date(0).toISOString(),
+      library: { teamId: row.team_id, ref: row.ref },
+    }));
+  }
+
+  /** `viewer`: whose mailbox and chats the hits are shown as (null: the owner, who sees each as its holder's). */
+  #hits(page: readonly Ranked[], query: ParsedQuery, viewer: { mail: string | null; chat: string | null }): SearchHit[] {
+    const ids = (kind: SearchKind) => page.filter((c) => c.kind === kind).map((c) => c.id);
+    const mail = new Map(mailRows(this.#db, ids('mail')).map((row) => [row.id, row]));
+    const chat = new Map(chatRows(this.#db, ids('chat')).map((row) => [row.id, row]));
+    const library = new Map(libraryRows(this.#db, [...ids('profile'), ...ids('blueprint')]).map((row) => [row.id, row]));
+    const documents = new Map(documentMeta(this.#db, page.flatMap((c) => (c.document ? [c.document.documentId] : []))).map((row) => [row.document_id, row]));
+    const cut = (text: string) => snippet(text, query.highlightTerms);
+    // A title is shown whole: its marks, not a window of it.
+    const titled = (title: string) => {
+      const { text, highlights } = snippet(title, query.highlightTerms, Math.max(title.length, 3));
+      return { title: text, title_highlights: highlights };
+    };
+    const hits: SearchHit[] = [];
+    for (const c of page) {
+      const base = { score: c.score, created_at: c.created_at };
+      if (c.kind === 'mail') {
+        const row = mail.get(c.id);
+        if (row === undefined) continue;
+        const { text, highlights } = cut(row.body.trim() === '' ? row.subject : row.body);
+        // The recipient's copy unless the viewer sent it, or (the owner) the recipient deleted it and a local sender still has it.
+        const received = viewer.mail === null ? row.deleted_at === null || row.from_agent_id === null : row.to_agent_id === viewer.mail && row.deleted_at === null;
+        const folder = received ? (row.archived_at === null ? 'inbox' : 'archive') : 'sent';
+        const agentId = received ? row.to_agent_id : (row.from_agent_id ?? row.to_agent_id);
+        hits.push({
+          kind: 'mail',
+          ...base,
+          ...titled(row.subject),
+          snippet: text,
+          highlights,
+          message_id: row.message_id,
+          thread_id: row.thread_id,
+          agent_id: agentId,
+          folder,
+          from: row.from_address ?? row.from_alias,
+          to: row.to_address ?? row.to_alias,
+          unread: received && row.read_at === null,
+        });
+      } else if (c.kind === 'chat') {
+        const row = chat.get(c.id);
+        const agentId = viewer.chat ?? row?.local_agent_id ?? null;
+        if (row === undefined || agentId === null) continue;
+        const { text, highlights } = cut(row.body);
+        const from = row.from_address ?? row.from_remote_address ?? row.from_alias;
+        hits.push({ kind: 'chat', ...base, ...titled(from), snippet: text, highlights, message_id: row.message_id, session_id: row.session_id, agent_id: agentId, from });
+      } else if (c.kind === 'document' && c.document !== undefined) {
+        const meta = documents.get(c.document.documentId);
+        if (meta === undefined) continue;
+        const { version, currentVersion, current } = c.document;
+        const body = this.#history?.body(meta.document_id, currentVersion, version);
+        const { text, highlights } = cut(body === undefined ? '' : decoder.decode(body));
+        hits.push({ kind: 'document', ...base, ...titled(meta.title), snippet: text, highlights, team_id: meta.team_id, slug: meta.slug, version, current });
+      } else if ((c.kind === 'profile' || c.kind === 'blueprint') && c.library !== undefined) {
+        const row = library.get(c.id);
+        if (row === undefined) continue;
+        const { text, highlights } = cut(row.body);
+        if (c.kind === 'profile') hits.push({ kind: 'profile', ...base, ...titled(row.title), snippet: text, highlights, team_id: c.library.teamId, profile_ref: c.library.ref });
+        else hits.push({ kind: 'blueprint', ...base, ...titled(row.title), snippet: text, highlights, blueprint_ref: c.library.ref });
+      }
+    }
+    return hits;
+  }
+}

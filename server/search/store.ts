@@ -1,0 +1,295 @@
+/**
+ * The search indexes (migration 0029): the only module that queries them. Each `*Candidates`
+ * query takes a MATCH expression already made safe (query.ts; the scope part from scope.ts) and
+ * returns the most recent matching rows, up to `window`, with their bm25 relevance: FTS5 walks
+ * its index newest first and stops at the window, so a word in half a million rows costs a
+ * window's worth of work, not the half million. The text of the few rows shown is read after.
+ */
+import type { Db } from '../context.ts';
+
+/** Filters every kind may apply (null: not asked). */
+export interface TimeFilter {
+  after: string | null;
+  before: string | null;
+}
+
+export interface MailFilter extends TimeFilter {
+  /** The identity whose mailbox is searched (received, not deleted; or sent); null: every mailbox (the owner). */
+  agentId: string | null;
+  from: string | null;
+  to: string | null;
+  unread: boolean;
+}
+
+export interface MailCandidate {
+  id: number;
+  score: number;
+  created_at: string;
+}
+
+export interface MailRow {
+  id: number;
+  message_id: string;
+  thread_id: string | null;
+  subject: string;
+  body: string;
+  from_alias: string;
+  from_address: string | null;
+  to_alias: string;
+  to_address: string | null;
+  to_agent_id: string;
+  from_agent_id: string | null;
+  created_at: string;
+  read_at: string | null;
+  archived_at: string | null;
+  deleted_at: string | null;
+}
+
+// bm25 weights per column: scope never scores; a subject or title word counts most.
+const MAIL_WEIGHTS = '0.0, 4.0, 1.0, 2.0';
+const CHAT_WEIGHTS = '0.0, 1.0, 2.0';
+const TITLED_WEIGHTS = '0.0, 4.0, 1.0';
+
+const timeClause = (column: string) => `(@after IS NULL OR ${column} >= @after) AND (@before IS NULL OR ${column} < @before)`;
+
+export function mailCandidates(db: Db, match: string, filter: MailFilter, window: number): MailCandidate[] {
+  return db
+    .prepare(
+      `SELECT m.id, bm25(search_mail, ${MAIL_WEIGHTS}) AS score, m.created_at
+         FROM search_mail JOIN messages m ON m.id = search_mail.rowid
+        WHERE search_mail MATCH @match
+          AND (@agent IS NULL OR (m.to_agent_id = @agent AND m.deleted_at IS NULL) OR m.from_agent_id = @agent)
+          AND (@agent IS NOT NULL OR m.deleted_at IS NULL OR m.from_agent_id IS NOT NULL)
+          AND (@from IS NULL OR m.from_alias = @from OR m.from_address = @from)
+          AND (@to IS NULL OR m.to_alias = @to OR m.to_address = @to)
+          AND ${timeClause('m.created_at')}
+          AND (@unread = 0 OR (m.read_at IS NULL AND m.deleted_at IS NULL AND (@agent IS NULL OR m.to_agent_id = @agent)))
+        ORDER BY search_mail.rowid DESC
+        LIMIT +@window`,
+    )
+    .all({ match, agent: filter.agentId, from: filter.from, to: filter.to, after: filter.after, before: filter.before, unread: filter.unread ? 1 : 0, window }) as MailCandidate[];
+}
+
+export function mailRows(db: Db, ids: readonly number[]): MailRow[] {
+  if (ids.length === 0) return [];
+  return db
+    .prepare(
+      `SELECT id, message_id, thread_id, subject, body, from_alias, from_address, to_alias, to_address, to_agent_id, from_agent_id,
+              created_at, read_at, archived_at, deleted_at
+         FROM messages WHERE id IN (SELECT value FROM json_each(?))`,
+    )
+    .all(JSON.stringify(ids)) as MailRow[];
+}
+
+export interface ChatFilter extends TimeFilter {
+  from: string | null;
+}
+
+export interface ChatCandidate {
+  id: number;
+  score: number;
+  created_at: string;
+}
+
+export interface ChatRow {
+  id: number;
+  message_id: string;
+  session_id: string;
+  body: string;
+  from_alias: string;
+  from_address: string | null;
+  from_remote_address: string | null;
+  from_agent_id: string | null;
+  created_at: string;
+  /** An identity of this node in the session (the sender when it is one). */
+  local_agent_id: string | null;
+}
+
+export function chatCandidates(db: Db, match: string, filter: ChatFilter, window: number): ChatCandidate[] {
+  return db
+    .prepare(
+      `SELECT c.id, bm25(search_chat, ${CHAT_WEIGHTS}) AS score, c.created_at
+         FROM search_chat JOIN chat_messages c ON c.id = search_chat.rowid
+        WHERE search_chat MATCH @match
+          AND (@from IS NULL OR c.from_alias = @from OR c.from_address = @from OR c.from_remote_address = @from)
+          AND ${timeClause('c.created_at')}
+        ORDER BY search_chat.rowid DESC
+        LIMIT +@window`,
+    )
+    .all({ match, from: filter.from, after: filter.after, before: filter.before, window }) as ChatCandidate[];
+}
+
+export function chatRows(db: Db, ids: readonly number[]): ChatRow[] {
+  if (ids.length === 0) return [];
+  return db
+    .prepare(
+      `SELECT c.id, c.message_id, c.session_id, c.body, c.from_alias, c.from_address, c.from_remote_address, c.from_agent_id, c.created_at,
+              coalesce(c.from_agent_id, (SELECT p.agent_id FROM chat_participants p WHERE p.session_id = c.session_id AND p.agent_id IS NOT NULL ORDER BY p.rowid LIMIT 1)) AS local_agent_id
+         FROM chat_messages c WHERE c.id IN (SELECT value FROM json_each(?))`,
+    )
+    .all(JSON.stringify(ids)) as ChatRow[];
+}
+
+/** The chat sessions an identity is in: what its chat reads show, so what its search may. */
+export function sessionsOf(db: Db, agentId: string): string[] {
+  return db.prepare(`SELECT session_id FROM chat_participants WHERE agent_id = ?`).pluck().all(agentId) as string[];
+}
+
+export interface DocumentCandidate {
+  entry_id: number;
+  score: number;
+  created_at: string;
+  document_id: string;
+  version_number: number;
+  current_version: number;
+}
+
+export interface DocumentMeta {
+  document_id: string;
+  team_id: string;
+  slug: string;
+  title: string;
+}
+
+export function documentCandidates(db: Db, match: string, filter: TimeFilter, window: number): DocumentCandidate[] {
+  return db
+    .prepare(
+      `SELECT e.entry_id, bm25(search_documents, ${TITLED_WEIGHTS}) AS score, e.created_at, e.document_id, e.version_number, d.current_version
+         FROM search_documents
+         JOIN search_document_versions e ON e.entry_id = search_documents.rowid
+         JOIN documents d ON d.document_id = e.document_id
+        WHERE search_documents MATCH @match AND ${timeClause('e.created_at')}
+        ORDER BY search_documents.rowid DESC
+        LIMIT +@window`,
+    )
+    .all({ match, after: filter.after, before: filter.before, window }) as DocumentCandidate[];
+}
+
+export function documentMeta(db: Db, documentIds: readonly string[]): DocumentMeta[] {
+  if (documentIds.length === 0) return [];
+  return db
+    .prepare(`SELECT document_id, team_id, slug, title FROM documents WHERE document_id IN (SELECT value FROM json_each(?))`)
+    .all(JSON.stringify(documentIds)) as DocumentMeta[];
+}
+
+/** Indexes one version of a document (replacing what was indexed for it). */
+export function indexDocumentVersion(db: Db, entry: { documentId: string; version: number; createdAt: string; scope: string; title: string; body: string }): void {
+  const entryId = db
+    .prepare(
+      `INSERT INTO search_document_versions (document_id, version_number, created_at) VALUES (?, ?, ?)
+       ON CONFLICT (document_id, version_number) DO UPDATE SET created_at = excluded.created_at
+       RETURNING entry_id`,
+    )
+    .pluck()
+    .get(entry.documentId, entry.version, entry.createdAt) as number;
+  db.prepare(`INSERT OR REPLACE INTO search_documents (rowid, scope, title, body) VALUES (?, ?, ?, ?)`).run(entryId, entry.scope, entry.title, entry.body);
+}
+
+export interface LibraryCandidate {
+  entry_id: number;
+  score: number;
+  kind: 'profile' | 'blueprint';
+  team_id: string;
+  ref: string;
+}
+
+export interface LibraryRow {
+  id: number;
+  title: string;
+  body: string;
+  created_at: string;
+}
+
+export function libraryCandidates(db: Db, match: string, kinds: { profiles: boolean; blueprints: boolean }, window: number): LibraryCandidate[] {
+  return db
+    .prepare(
+      `SELECT i.entry_id, bm25(search_library, ${TITLED_WEIGHTS}) AS score, i.kind, i.team_id, i.ref
+         FROM search_library JOIN search_library_items i ON i.entry_id = search_library.rowid
+        WHERE search_library MATCH @match AND ((@profiles = 1 AND i.kind = 'profile') OR (@blueprints = 1 AND i.kind = 'blueprint'))
+        ORDER BY search_library.rowid DESC
+        LIMIT +@window`,
+    )
+    .all({ match, profiles: kinds.profiles ? 1 : 0, blueprints: kinds.blueprints ? 1 : 0, window }) as LibraryCandidate[];
+}
+
+/** When each profile's or blueprint's latest version was written (its text is not read). */
+export function libraryTimes(db: Db, ids: readonly number[]): Array<{ id: number; created_at: string }> {
+  if (ids.length === 0) return [];
+  const list = JSON.stringify(ids);
+  return db
+    .prepare(
+      `SELECT id, created_at FROM search_profile_rows WHERE id IN (SELECT value FROM json_each(@list))
+       UNION ALL
+       SELECT id, created_at FROM search_blueprint_rows WHERE id IN (SELECT value FROM json_each(@list))`,
+    )
+    .all({ list }) as Array<{ id: number; created_at: string }>;
+}
+
+export function libraryRows(db: Db, ids: readonly number[]): LibraryRow[] {
+  if (ids.length === 0) return [];
+  const list = JSON.stringify(ids);
+  return db
+    .prepare(
+      `SELECT id, title, body, created_at FROM search_profile_rows WHERE id IN (SELECT value FROM json_each(@list))
+       UNION ALL
+       SELECT id, title, body, created_at FROM search_blueprint_rows WHERE id IN (SELECT value FROM json_each(@list))`,
+    )
+    .all({ list }) as LibraryRow[];
+}
+
+export interface BackfillRow {
+  kind: 'mail' | 'chat' | 'document' | 'library';
+  through: string;
+  end_id: string;
+  done: number;
+  total: number;
+}
+
+export function backfillRows(db: Db): BackfillRow[] {
+  return db.prepare(`SELECT kind, through, end_id, done, total FROM search_backfill ORDER BY kind`).all() as BackfillRow[];
+}
+
+/** Indexes the next batch of older mail, chat or library rows from their view; the cursor moves in the same transaction. */
+export function backfillRowsBatch(db: Db, kind: 'mail' | 'chat' | 'library', batch: number): number {
+  const state = db.prepare(`SELECT through, end_id FROM search_backfill WHERE kind = ?`).get(kind) as { through: string; end_id: string };
+  const from = Number(state.through);
+  const end = Number(state.end_id);
+  if (from >= end) return 0;
+  const insert = {
+    mail: `INSERT OR REPLACE INTO search_mail (rowid, scope, subject, body, people)
+           SELECT id, scope, subject, body, people FROM search_mail_rows WHERE id > @from AND id <= @end ORDER BY id LIMIT +@batch`,
+    chat: `INSERT OR REPLACE INTO search_chat (rowid, scope, body, people)
+           SELECT id, scope, body, people FROM search_chat_rows WHERE id > @from AND id <= @end ORDER BY id LIMIT +@batch`,
+    library: `INSERT OR REPLACE INTO search_library (rowid, scope, title, body)
+              SELECT id, scope, title, body FROM (SELECT id, scope, title, body FROM search_profile_rows UNION ALL SELECT id, scope, title, body FROM search_blueprint_rows)
+               WHERE id > @from AND id <= @end ORDER BY id LIMIT +@batch`,
+  }[kind];
+  const source = { mail: 'messages', chat: 'chat_messages', library: 'search_library_items' }[kind];
+  const idColumn = kind === 'library' ? 'entry_id' : 'id';
+  // The batch's last id from the source itself: rows the view leaves out (a profile with no version yet) still move the cursor.
+  const last = db
+    .prepare(`SELECT max(${idColumn}) FROM (SELECT ${idColumn} FROM ${source} WHERE ${idColumn} > ? AND ${idColumn} <= ? ORDER BY ${idColumn} LIMIT +?)`)
+    .pluck()
+    .get(from, end, batch) as number | null;
+  const moved = db.prepare(`SELECT count(*) FROM ${source} WHERE ${idColumn} > ? AND ${idColumn} <= ?`).pluck().get(from, last ?? end) as number;
+  db.prepare(insert).run({ from, end: last ?? end, batch });
+  db.prepare(`UPDATE search_backfill SET through = ?, done = min(total, done + ?) WHERE kind = ?`).run(String(last ?? end), moved, kind);
+  return moved;
+}
+
+/** The documents after `through`, up to the backfill's end, in id order. */
+export function documentsToBackfill(db: Db, batch: number): Array<{ document_id: string; team_id: string; title: string; slug: string; current_version: number }> {
+  const state = db.prepare(`SELECT through, end_id FROM search_backfill WHERE kind = 'document'`).get() as { through: string; end_id: string };
+  return db
+    .prepare(`SELECT document_id, team_id, title, slug, current_version FROM documents WHERE document_id > ? AND document_id <= ? ORDER BY document_id LIMIT +?`)
+    .all(state.through, state.end_id, batch) as Array<{ document_id: string; team_id: string; title: string; slug: string; current_version: number }>;
+}
+
+export function markDocumentsBackfilled(db: Db, through: string, count: number): void {
+  db.prepare(`UPDATE search_backfill SET through = ?, done = min(total, done + ?) WHERE kind = 'document'`).run(through, count);
+}
+
+/** Backfill is finished for a kind when its cursor reached the end it recorded. */
+export function finishBackfill(db: Db, kind: BackfillRow['kind']): void {
+  db.prepare(`UPDATE search_backfill SET through = end_id, done = total WHERE kind = ?`).run(kind);
+}
