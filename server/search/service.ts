@@ -9,6 +9,7 @@ import type { Clock } from '../clock.ts';
 import { invalid } from '../errors.ts';
 import { SEARCH_WINDOW, type SearchHit, type SearchIndexState, type SearchInput, type SearchKind, type SearchResults } from '../../contract/core/search.ts';
 import type { DocumentHistory } from './backfill.ts';
+import { tokenize } from './fold.ts';
 import { parseQuery, type ParsedQuery } from './query.ts';
 import { rank, type Candidate, type Ranked } from './ranking.ts';
 import { PUBLIC_SCOPE, agentScope, scopedMatch, sessionScope, teamScope } from './scope.ts';
@@ -62,6 +63,20 @@ function readCursor(text: string | undefined): Cursor {
     // Falls through to the refusal.
   }
   throw invalid('SVC_ERR_VALIDATION', [{ loc: ['query', 'cursor'], msg: 'not a cursor this search gave (use next_cursor as it came)', type: 'value_error' }]);
+}
+
+/**
+ * `from` and `to` also as phrases in the `people` column, so the index walks only rows naming
+ * them (a superset: the store still compares the fields exactly); without it a filter on a common
+ * word walks every row holding the word. The tokens are quoted as query.ts quotes the user's.
+ */
+function withPeople(text: string, people: ReadonlyArray<string | undefined>): string {
+  const phrases = people.flatMap((value) => {
+    if (value === undefined) return [];
+    const tokens = tokenize(value).map((t) => `"${value.slice(t.start, t.end).replaceAll('"', '""')}"`);
+    return tokens.length === 0 ? [] : [`people : (${tokens.join(' + ')})`];
+  });
+  return phrases.length === 0 ? text : `(${text}) AND ${phrases.join(' AND ')}`;
 }
 
 const writeCursor = (offset: number): string => Buffer.from(JSON.stringify({ o: offset }), 'utf8').toString('base64url');
@@ -119,8 +134,10 @@ export class SearchService {
   #mail(who: SearchScope['mail'], query: ParsedQuery, input: SearchInput, window: number): Candidate[] {
     if (who === null) return [];
     const agentId = who === 'all' ? null : who;
-    const match = scopedMatch(agentId === null ? null : [agentScope(agentId)], query.match(MAIL_COLUMNS));
-    if (match === null) return [];
+    const text = query.match(MAIL_COLUMNS);
+    const scoped = scopedMatch(agentId === null ? null : [agentScope(agentId)], withPeople(text, [input.from, input.to]));
+    if (scoped === null) return [];
+    const match = { scoped, text: agentId === null ? null : text };
     const filter = { agentId, from: input.from ?? null, to: input.to ?? null, after: input.after ?? null, before: input.before ?? null, unread: input.unread ?? false };
     return mailCandidates(this.#db, match, filter, window).map((row) => ({ kind: 'mail', id: row.id, bm25: row.score, created_at: row.created_at }));
   }
@@ -129,8 +146,10 @@ export class SearchService {
     // Unread is a mail filter; sent-to is mail's too: a chat cannot satisfy them.
     if (who === null || input.unread === true || input.to !== undefined) return [];
     const tokens = who === 'all' ? null : sessionsOf(this.#db, who).map(sessionScope);
-    const match = scopedMatch(tokens, query.match(CHAT_COLUMNS));
-    if (match === null) return [];
+    const text = query.match(CHAT_COLUMNS);
+    const scoped = scopedMatch(tokens, withPeople(text, [input.from]));
+    if (scoped === null) return [];
+    const match = { scoped, text: tokens === null ? null : text };
     const filter = { from: input.from ?? null, after: input.after ?? null, before: input.before ?? null };
     return chatCandidates(this.#db, match, filter, window).map((row) => ({ kind: 'chat', id: row.id, bm25: row.score, created_at: row.created_at }));
   }

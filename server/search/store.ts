@@ -52,12 +52,46 @@ const TITLED_WEIGHTS = '0.0, 4.0, 1.0';
 
 const timeClause = (column: string) => `(@after IS NULL OR ${column} >= @after) AND (@before IS NULL OR ${column} < @before)`;
 
-export function mailCandidates(db: Db, match: string, filter: MailFilter, window: number): MailCandidate[] {
-  return db
+/**
+ * The index queries name what to match in two parts: `scoped`, the caller's scope tokens AND its
+ * words (what may be found), and `text`, the words alone (how well each row matches). bm25 reads
+ * every matched phrase's whole row list to weigh it, and a scope token's list is a whole mailbox:
+ * so the window is found with `scoped` and no bm25, then scored by walking `text`'s matches newest
+ * first down to the window's oldest row. The scores are the same (scope weighs nothing); null
+ * `text`: the owner's unscoped query, scored in one pass.
+ */
+export interface IndexMatch {
+  scoped: string;
+  text: string | null;
+}
+
+/** The lowest row id written at or after `after`: a row of that time or later has an id at least this (ids are not in time order, so min). */
+function lowestIdSince(db: Db, table: 'messages' | 'chat_messages', after: string | null): number | null {
+  if (after === null) return null;
+  // Through the time index (migration 0030): left to itself, SQLite walks the ids up from the first.
+  return (db.prepare(`SELECT min(id) FROM ${table} INDEXED BY ${table}_created WHERE created_at >= ?`).pluck().get(after) as number | null) ?? Number.MAX_SAFE_INTEGER;
+}
+
+/** bm25 of each of `rows` from `index`'s text-only match, newest first until below the oldest of them. */
+function scoreWindow<T extends { id: number; score: number }>(db: Db, index: 'search_mail' | 'search_chat', weights: string, text: string, rows: T[]): T[] {
+  if (rows.length === 0) return rows;
+  const lowest = rows[rows.length - 1]!.id;
+  const scores = new Map<number, number>();
+  const matches = db.prepare(`SELECT rowid AS id, bm25(${index}, ${weights}) AS score FROM ${index} WHERE ${index} MATCH ? ORDER BY rowid DESC`).iterate(text);
+  for (const row of matches as IterableIterator<{ id: number; score: number }>) {
+    if (row.id < lowest) break;
+    scores.set(row.id, row.score);
+  }
+  return rows.map((row) => ({ ...row, score: scores.get(row.id) ?? 0 }));
+}
+
+export function mailCandidates(db: Db, match: IndexMatch, filter: MailFilter, window: number): MailCandidate[] {
+  const rows = db
     .prepare(
-      `SELECT m.id, bm25(search_mail, ${MAIL_WEIGHTS}) AS score, m.created_at
+      `SELECT m.id, ${match.text === null ? `bm25(search_mail, ${MAIL_WEIGHTS})` : '0'} AS score, m.created_at
          FROM search_mail JOIN messages m ON m.id = search_mail.rowid
         WHERE search_mail MATCH @match
+          AND (@lowest IS NULL OR search_mail.rowid >= @lowest)
           AND (@agent IS NULL OR (m.to_agent_id = @agent AND m.deleted_at IS NULL) OR m.from_agent_id = @agent)
           AND (@agent IS NOT NULL OR m.deleted_at IS NULL OR m.from_agent_id IS NOT NULL)
           AND (@from IS NULL OR m.from_alias = @from OR m.from_address = @from)
@@ -67,7 +101,18 @@ export function mailCandidates(db: Db, match: string, filter: MailFilter, window
         ORDER BY search_mail.rowid DESC
         LIMIT +@window`,
     )
-    .all({ match, agent: filter.agentId, from: filter.from, to: filter.to, after: filter.after, before: filter.before, unread: filter.unread ? 1 : 0, window }) as MailCandidate[];
+    .all({
+      match: match.scoped,
+      lowest: lowestIdSince(db, 'messages', filter.after),
+      agent: filter.agentId,
+      from: filter.from,
+      to: filter.to,
+      after: filter.after,
+      before: filter.before,
+      unread: filter.unread ? 1 : 0,
+      window,
+    }) as MailCandidate[];
+  return match.text === null ? rows : scoreWindow(db, 'search_mail', MAIL_WEIGHTS, match.text, rows);
 }
 
 export function mailRows(db: Db, ids: readonly number[]): MailRow[] {
@@ -105,18 +150,20 @@ export interface ChatRow {
   local_agent_id: string | null;
 }
 
-export function chatCandidates(db: Db, match: string, filter: ChatFilter, window: number): ChatCandidate[] {
-  return db
+export function chatCandidates(db: Db, match: IndexMatch, filter: ChatFilter, window: number): ChatCandidate[] {
+  const rows = db
     .prepare(
-      `SELECT c.id, bm25(search_chat, ${CHAT_WEIGHTS}) AS score, c.created_at
+      `SELECT c.id, ${match.text === null ? `bm25(search_chat, ${CHAT_WEIGHTS})` : '0'} AS score, c.created_at
          FROM search_chat JOIN chat_messages c ON c.id = search_chat.rowid
         WHERE search_chat MATCH @match
+          AND (@lowest IS NULL OR search_chat.rowid >= @lowest)
           AND (@from IS NULL OR c.from_alias = @from OR c.from_address = @from OR c.from_remote_address = @from)
           AND ${timeClause('c.created_at')}
         ORDER BY search_chat.rowid DESC
         LIMIT +@window`,
     )
-    .all({ match, from: filter.from, after: filter.after, before: filter.before, window }) as ChatCandidate[];
+    .all({ match: match.scoped, lowest: lowestIdSince(db, 'chat_messages', filter.after), from: filter.from, after: filter.after, before: filter.before, window }) as ChatCandidate[];
+  return match.text === null ? rows : scoreWindow(db, 'search_chat', CHAT_WEIGHTS, match.text, rows);
 }
 
 export function chatRows(db: Db, ids: readonly number[]): ChatRow[] {
