@@ -21,11 +21,11 @@ import { isDidKey, publicKeyFromDidKey } from '../crypto/did-key.ts';
 import { verifyBytes } from '../crypto/ed25519.ts';
 import { fromBase64Url, sha256Hex } from '../crypto/encoding.ts';
 import { parseRfc3339 } from '../crypto/timestamp.ts';
-import { conflict, forbidden, invalid, notFound, unauthorized } from '../errors.ts';
+import { conflict, forbidden, notFound, unauthorized } from '../errors.ts';
 import type { InviteCancelled, InviteInput, InviteList, IssuedCertificate, JoinInput, PendingInvite, TeamInvite } from '../../contract/node/teams.ts';
 import { TEAMS_TOPIC } from '../events/bus.ts';
 import { cancelInvite, findInvite, findInviteByCode, insertInvite, pendingInvites, useInvite, type InviteRow } from './invite-store.ts';
-import { validAddress, type TeamService } from './service.ts';
+import { bodyIssue, validAddress, type TeamService } from './service.ts';
 
 export const JOIN_SIGNATURE_TYPE = 'svc.team.join';
 export const DEFAULT_INVITE_SECONDS = 24 * 3600;
@@ -43,8 +43,6 @@ export interface IdentityRecords {
   /** The alias of the identity of this node that is this did:svc; null when none is. */
   identityOfDid(didAw: string): string | null;
 }
-
-const field = (name: string, msg: string) => invalid('SVC_ERR_VALIDATION', [{ loc: ['body', name], msg, type: 'value_error' }]);
 
 function pendingOf(row: InviteRow): PendingInvite {
   return { invite_id: row.invite_id, team_id: row.team_id, alias: row.alias, lifetime: row.lifetime, address: row.address, created_at: row.created_at, expires_at: row.expires_at };
@@ -68,8 +66,8 @@ export class TeamInvites {
     const code = `svc_join_${randomBytes(24).toString('hex')}`;
     const lifetime = input.lifetime ?? 'ephemeral';
     const address = input.address ?? null;
-    if (address !== null && lifetime !== 'persistent') throw field('address', 'only a persistent member has an address (this invite is ephemeral)');
-    if (address !== null && !validAddress(address)) throw field('address', 'must be <domain>/<name>');
+    if (address !== null && lifetime !== 'persistent') throw bodyIssue('address', 'only a persistent member has an address (this invite is ephemeral)');
+    if (address !== null && !validAddress(address)) throw bodyIssue('address', 'must be <domain>/<name>');
     const expiresAt = new Date(now.getTime() + (input.expires_in_seconds ?? DEFAULT_INVITE_SECONDS) * 1000).toISOString();
     const row = { invite_id: randomUUID(), team_id: teamId, code_sha256: sha256Hex(code), alias: input.alias, lifetime, address, created_at: now.toISOString(), expires_at: expiresAt };
     insertInvite(this.#ctx.db, row);
@@ -107,7 +105,7 @@ export class TeamInvites {
       throw unauthorized('SVC_ERR_TIMESTAMP_INVALID', 'timestamp missing, malformed or more than 5 minutes from the node clock');
     }
     const key = isDidKey(did_key) ? publicKeyFromDidKey(did_key) : null;
-    if (key === null) throw invalid('SVC_ERR_VALIDATION', [{ loc: ['body', 'did_key'], msg: 'not an Ed25519 did:key', type: 'value_error' }]);
+    if (key === null) throw bodyIssue('did_key', 'not an Ed25519 did:key');
     const sig = fromBase64Url(signature);
     if (sig === null || !verifyBytes(key, joinPayload(code, did_key, timestamp, did_aw), sig)) {
       throw unauthorized('SVC_ERR_SIGNATURE_INVALID', 'The join signature does not verify against did_key');
@@ -129,7 +127,7 @@ export class TeamInvites {
 
   /** A did:svc named on joining: only on a persistent invite, the agent's own, and not an identity of this node already. */
   #checkDid(invite: InviteRow, didKey: string, didAw: string): void {
-    if (invite.lifetime !== 'persistent') throw field('did_aw', 'only a persistent invite takes a did:svc (this one is ephemeral)');
+    if (invite.lifetime !== 'persistent') throw bodyIssue('did_aw', 'only a persistent invite takes a did:svc (this one is ephemeral)');
     if (this.#identities.currentKey(didAw) !== didKey) {
       throw forbidden('SVC_ERR_TEAM_JOIN_IDENTITY_MISMATCH', `The did:svc log this node holds for ${didAw} does not name ${didKey} as its current key (register or rotate it through /v1/did first)`);
     }

@@ -260,13 +260,12 @@ export class TeamAgentService {
     const agent = liveAgentByAlias(this.#ctx.db, teamId, alias);
     if (agent === undefined) throw notFound('SVC_ERR_IDENTITY_NOT_FOUND', `Agent not found: no connected member ${alias} in ${teamId}`);
     const { identities } = this.#deps;
-    return { ...this.#viewOf(agent), created_at: identities.view(identities.row(agent.agent_id)).created_at };
+    const view = identities.view(identities.row(agent.agent_id));
+    return { ...this.#viewOf(agent, view), created_at: view.created_at };
   }
 
-  #viewOf(agent: ConnectedAgent): TeamAgent {
-    const { identities, presence } = this.#deps;
-    const view = identities.view(identities.row(agent.agent_id));
-    const state = presence.of(agent.agent_id);
+  #viewOf(agent: ConnectedAgent, view = this.#deps.identities.view(this.#deps.identities.row(agent.agent_id))): TeamAgent {
+    const state = this.#deps.presence.of(agent.agent_id);
     return {
       agent_id: agent.agent_id,
       alias: agent.alias,
