@@ -37,6 +37,7 @@ import { parseQuery } from '../server/search/query.ts';
 import { agentScope, scopedMatch } from '../server/search/scope.ts';
 import { identityScope } from '../server/search/scopes.ts';
 import { SearchService } from '../server/search/service.ts';
+import { textColumns } from '../server/search/scoring.ts';
 import { mailCandidates } from '../server/search/store.ts';
 import type { Database } from '../server/store/database.ts';
 import { DocsBilling } from '../server/surfaces/docs/billing.ts';
@@ -670,8 +671,7 @@ async function serviceLatency(f: Fixture, specs: Record<string, (i: number) => Q
     const plans: Record<string, string[]> = {};
     const mailSql = (spec: QuerySpec) => {
       const input = SearchQuery.parse(spec);
-      const text = parseQuery(input.q).match(['subject', 'body', 'people']);
-      const match = { scoped: scopedMatch([agentScope(f.owner.agent_id)], text)!, text };
+      const match = scopedMatch([agentScope(f.owner.agent_id)], parseQuery(input.q).match(textColumns('mail')))!;
       const filter = { agentId: f.owner.agent_id, from: input.from ?? null, to: null, after: input.after ?? null, before: null, unread: false };
       return { match, filter, window: input.sort === 'recent' ? input.limit + 1 : 1000 };
     };
@@ -688,10 +688,10 @@ async function serviceLatency(f: Fixture, specs: Record<string, (i: number) => Q
     plans.mail_candidates = (
       db
         .prepare(
-          `EXPLAIN QUERY PLAN SELECT m.id, bm25(search_mail, 0.0, 4.0, 1.0, 2.0) AS score, m.created_at FROM search_mail JOIN messages m ON m.id = search_mail.rowid
-            WHERE search_mail MATCH ? ORDER BY search_mail.rowid DESC LIMIT 1000`,
+          `EXPLAIN QUERY PLAN SELECT m.id, m.created_at FROM search_mail JOIN messages m ON m.id = search_mail.rowid
+            WHERE search_mail MATCH ? ORDER BY search_mail.rowid DESC`,
         )
-        .all(match.scoped) as Array<{ detail: string }>
+        .all(match) as Array<{ detail: string }>
     ).map((row) => row.detail);
     return {
       service: await interleaved(SERVICE_QUERIES, service),

@@ -261,7 +261,7 @@ export type MailAcknowledged = z.output<typeof MailAcknowledged>;
 export const OutboundStatus = z.enum(['queued', 'delivered', 'bounced']);
 export type OutboundStatus = z.output<typeof OutboundStatus>;
 
-/** Ours, `GET /v1/messages/sent`: one mail this identity sent to one recipient, with its delivery state. */
+/** Ours, `GET /v1/messages/sent` (and one by id, `GET /v1/messages/sent/{message_id}`): one mail this identity sent to one recipient, with its delivery state. */
 export const SentMail = z.object({
   message_id: z.string(),
   /** `local`: to an identity on this node; `remote`: to another node, through the outbox. */

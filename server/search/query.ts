@@ -32,6 +32,17 @@ export interface ParsedQuery {
   match(columns: readonly string[]): string;
   /** Positive terms for highlighting: folded tokens, and whether each is a prefix. */
   highlightTerms: Array<{ token: string; prefix: boolean }>;
+  /** Every term not under a negation, once each: what relevance weighs (scoring.ts). */
+  phrases: QueryPhrase[];
+}
+
+/** One term of a query as FTS5 reads it: a phrase of one or more tokens, its last one maybe a prefix. */
+export interface QueryPhrase {
+  /** Folded, for comparing with text folded the same way (fold.ts). */
+  tokens: string[];
+  prefix: boolean;
+  /** FTS5 MATCH expression for this phrase alone over the given text columns. */
+  match(columns: readonly string[]): string;
 }
 
 type Lexeme =
@@ -56,17 +67,23 @@ export function parseQuery(q: string): ParsedQuery {
   const root = new Parser(q, lexemes).parse();
   if (root === null) fail('no searchable words: the query holds only punctuation or symbols');
   const expression = positive(q, root);
-  const highlightTerms = collectHighlights(root);
   return {
-    highlightTerms,
-    match(columns) {
-      if (columns.length === 0 || columns.some((c) => !COLUMN.test(c) || FTS5_KEYWORDS.has(c.toUpperCase()))) {
-        throw new Error(`search columns must be plain identifiers: ${JSON.stringify(columns)}`);
-      }
-      return `{${columns.join(' ')}} : (${expression})`;
-    },
+    highlightTerms: collectHighlights(root),
+    phrases: collectPhrases(root).map((term) => ({ tokens: term.folded, prefix: term.prefix, match: (columns) => underColumns(columns, quoted(term)) })),
+    match: (columns) => underColumns(columns, expression),
   };
 }
+
+/** `expression` restricted to `columns`, which the code names (never user text). */
+function underColumns(columns: readonly string[], expression: string): string {
+  if (columns.length === 0 || columns.some((c) => !COLUMN.test(c) || FTS5_KEYWORDS.has(c.toUpperCase()))) {
+    throw new Error(`search columns must be plain identifiers: ${JSON.stringify(columns)}`);
+  }
+  return `{${columns.join(' ')}} : (${expression})`;
+}
+
+/** A term as FTS5 syntax: the user's own characters, not the folded tokens: FTS5 folds them as it folded the documents, which foldText only approximates (fold.ts says where they differ). */
+const quoted = (term: Extract<Node, { kind: 'term' }>): string => term.raw.map((token) => `"${token.replaceAll('"', '""')}"`).join(' + ') + (term.prefix ? '*' : '');
 
 function fail(msg: string): never {
   throw invalid(SEARCH_QUERY_INVALID, [{ loc: ['query', 'q'], msg, type: 'value_error' }]);
@@ -233,9 +250,7 @@ function combine(kind: 'and' | 'or', parts: Array<Node | null>): Node | null {
 function positive(q: string, node: Node): string {
   switch (node.kind) {
     case 'term':
-      // The user's own characters, not the folded tokens: FTS5 folds them as it folded the
-      // documents, which foldText only approximates (fold.ts says where they differ).
-      return node.raw.map((token) => `"${token.replaceAll('"', '""')}"`).join(' + ') + (node.prefix ? '*' : '');
+      return quoted(node);
     case 'not':
       return onlyNegative(q, node.pos);
     case 'or':
@@ -273,6 +288,17 @@ function collectHighlights(root: Node): ParsedQuery['highlightTerms'] {
       const prefix = node.prefix && index === node.folded.length - 1;
       seen.set(`${prefix ? '*' : '='}${token}`, { token, prefix });
     });
+  };
+  walk(root);
+  return [...seen.values()];
+}
+
+/** The terms not under a negation, each once (the same tokens and prefix are the same phrase). */
+function collectPhrases(root: Node): Array<Extract<Node, { kind: 'term' }>> {
+  const seen = new Map<string, Extract<Node, { kind: 'term' }>>();
+  const walk = (node: Node): void => {
+    if (node.kind === 'and' || node.kind === 'or') node.children.forEach(walk);
+    if (node.kind === 'term') seen.set(JSON.stringify([node.folded, node.prefix]), node);
   };
   walk(root);
   return [...seen.values()];

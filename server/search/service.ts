@@ -13,6 +13,7 @@ import { tokenize } from './fold.ts';
 import { parseQuery, type ParsedQuery } from './query.ts';
 import { rank, type Candidate, type Ranked } from './ranking.ts';
 import { PUBLIC_SCOPE, agentScope, scopedMatch, sessionScope, teamScope } from './scope.ts';
+import { relevanceOf, textColumns } from './scoring.ts';
 import { snippet } from './snippet.ts';
 import {
   backfillRows,
@@ -46,8 +47,6 @@ export interface SearchScope {
 
 
 const decoder = new TextDecoder('utf-8', { fatal: false });
-const MAIL_COLUMNS = ['subject', 'body', 'people'];
-const CHAT_COLUMNS = ['body', 'people'];
 const TITLED_COLUMNS = ['title', 'body'];
 
 interface Cursor {
@@ -134,24 +133,26 @@ export class SearchService {
   #mail(who: SearchScope['mail'], query: ParsedQuery, input: SearchInput, window: number): Candidate[] {
     if (who === null) return [];
     const agentId = who === 'all' ? null : who;
-    const text = query.match(MAIL_COLUMNS);
-    const scoped = scopedMatch(agentId === null ? null : [agentScope(agentId)], withPeople(text, [input.from, input.to]));
-    if (scoped === null) return [];
-    const match = { scoped, text: agentId === null ? null : text };
+    const match = scopedMatch(agentId === null ? null : [agentScope(agentId)], withPeople(query.match(textColumns('mail')), [input.from, input.to]));
+    if (match === null) return [];
     const filter = { agentId, from: input.from ?? null, to: input.to ?? null, after: input.after ?? null, before: input.before ?? null, unread: input.unread ?? false };
-    return mailCandidates(this.#db, match, filter, window).map((row) => ({ kind: 'mail', id: row.id, bm25: row.score, created_at: row.created_at }));
+    return this.#weighed('mail', query, mailCandidates(this.#db, match, filter, window));
   }
 
   #chat(who: SearchScope['chat'], query: ParsedQuery, input: SearchInput, window: number): Candidate[] {
     // Unread is a mail filter; sent-to is mail's too: a chat cannot satisfy them.
     if (who === null || input.unread === true || input.to !== undefined) return [];
     const tokens = who === 'all' ? null : sessionsOf(this.#db, who).map(sessionScope);
-    const text = query.match(CHAT_COLUMNS);
-    const scoped = scopedMatch(tokens, withPeople(text, [input.from]));
-    if (scoped === null) return [];
-    const match = { scoped, text: tokens === null ? null : text };
+    const match = scopedMatch(tokens, withPeople(query.match(textColumns('chat')), [input.from]));
+    if (match === null) return [];
     const filter = { from: input.from ?? null, after: input.after ?? null, before: input.before ?? null };
-    return chatCandidates(this.#db, match, filter, window).map((row) => ({ kind: 'chat', id: row.id, bm25: row.score, created_at: row.created_at }));
+    return this.#weighed('chat', query, chatCandidates(this.#db, match, filter, window));
+  }
+
+  /** Mail or chat candidates with their relevance (scoring.ts). */
+  #weighed(kind: 'mail' | 'chat', query: ParsedQuery, rows: ReadonlyArray<{ id: number; created_at: string }>): Candidate[] {
+    const scores = relevanceOf(this.#db, kind, query.phrases, rows.map((row) => row.id));
+    return rows.map((row) => ({ kind, id: row.id, bm25: scores.get(row.id) ?? 0, created_at: row.created_at }));
   }
 
   #documents(teams: SearchScope['documents'], query: ParsedQuery, input: SearchInput, window: number): Candidate[] {

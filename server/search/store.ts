@@ -1,9 +1,10 @@
 /**
  * The search indexes (migration 0029): the only module that queries them. Each `*Candidates`
  * query takes a MATCH expression already made safe (query.ts; the scope part from scope.ts) and
- * returns the most recent matching rows, up to `window`, with their bm25 relevance: FTS5 walks
- * its index newest first and stops at the window, so a word in half a million rows costs a
- * window's worth of work, not the half million. The text of the few rows shown is read after.
+ * returns the most recent matching rows, up to `window`: FTS5 walks its index newest first and
+ * stops at the window, so a word in half a million rows costs a window's worth of work, not the
+ * half million. Mail and chat candidates come without relevance (scoring.ts weighs them from
+ * their text, read here); documents and profiles, small indexes, with FTS5's bm25.
  */
 import type { Db } from '../context.ts';
 
@@ -23,7 +24,6 @@ export interface MailFilter extends TimeFilter {
 
 export interface MailCandidate {
   id: number;
-  score: number;
   created_at: string;
 }
 
@@ -45,74 +45,104 @@ export interface MailRow {
   deleted_at: string | null;
 }
 
-// bm25 weights per column: scope never scores; a subject or title word counts most.
-const MAIL_WEIGHTS = '0.0, 4.0, 1.0, 2.0';
-const CHAT_WEIGHTS = '0.0, 1.0, 2.0';
+// bm25 weights per column of the small indexes: scope never scores; a title word counts most.
 const TITLED_WEIGHTS = '0.0, 4.0, 1.0';
 
 const timeClause = (column: string) => `(@after IS NULL OR ${column} >= @after) AND (@before IS NULL OR ${column} < @before)`;
-
-/**
- * The index queries name what to match in two parts: `scoped`, the caller's scope tokens AND its
- * words (what may be found), and `text`, the words alone (how well each row matches). bm25 reads
- * every matched phrase's whole row list to weigh it, and a scope token's list is a whole mailbox:
- * so the window is found with `scoped` and no bm25, then scored by walking `text`'s matches newest
- * first down to the window's oldest row. The scores are the same (scope weighs nothing); null
- * `text`: the owner's unscoped query, scored in one pass.
- */
-export interface IndexMatch {
-  scoped: string;
-  text: string | null;
-}
+/** Mail and chat check `after` as they walk (newestDownTo). */
+const beforeClause = (column: string) => `(@before IS NULL OR ${column} < @before)`;
 
 /** The lowest row id written at or after `after`: a row of that time or later has an id at least this (ids are not in time order, so min). */
-function lowestIdSince(db: Db, table: 'messages' | 'chat_messages', after: string | null): number | null {
-  if (after === null) return null;
+function lowestIdSince(db: Db, table: 'messages' | 'chat_messages', after: string | null): number {
+  if (after === null) return 0;
   // Through the time index (migration 0030): left to itself, SQLite walks the ids up from the first.
   return (db.prepare(`SELECT min(id) FROM ${table} INDEXED BY ${table}_created WHERE created_at >= ?`).pluck().get(after) as number | null) ?? Number.MAX_SAFE_INTEGER;
 }
 
-/** bm25 of each of `rows` from `index`'s text-only match, newest first until below the oldest of them. */
-function scoreWindow<T extends { id: number; score: number }>(db: Db, index: 'search_mail' | 'search_chat', weights: string, text: string, rows: T[]): T[] {
-  if (rows.length === 0) return rows;
-  const lowest = rows[rows.length - 1]!.id;
-  const scores = new Map<number, number>();
-  const matches = db.prepare(`SELECT rowid AS id, bm25(${index}, ${weights}) AS score FROM ${index} WHERE ${index} MATCH ? ORDER BY rowid DESC`).iterate(text);
-  for (const row of matches as IterableIterator<{ id: number; score: number }>) {
-    if (row.id < lowest) break;
-    scores.set(row.id, row.score);
+/**
+ * The newest `window` rows of a walk down the index written at or after `after`. `lowest` (from
+ * lowestIdSince) ends the walk: the bound is kept out of FTS5 on purpose, because given a rowid
+ * range FTS5 seeks every phrase of an AND to it and runs about fifteen times slower than walking
+ * down and stopping here. So `after` is checked here too, not in SQL: a row SQL left out would
+ * never reach the check, and the walk would go on to the oldest row.
+ */
+function newestDownTo<T extends { id: number; created_at: string }>(rows: IterableIterator<T>, after: string | null, lowest: number, window: number): T[] {
+  const out: T[] = [];
+  for (const row of rows) {
+    if (row.id < lowest || out.length >= window) break;
+    if (after === null || row.created_at >= after) out.push(row);
   }
-  return rows.map((row) => ({ ...row, score: scores.get(row.id) ?? 0 }));
+  return out;
 }
 
-export function mailCandidates(db: Db, match: IndexMatch, filter: MailFilter, window: number): MailCandidate[] {
+export function mailCandidates(db: Db, match: string, filter: MailFilter, window: number): MailCandidate[] {
+  // Before the walk starts: the connection runs one statement at a time.
+  const lowest = lowestIdSince(db, 'messages', filter.after);
   const rows = db
     .prepare(
-      `SELECT m.id, ${match.text === null ? `bm25(search_mail, ${MAIL_WEIGHTS})` : '0'} AS score, m.created_at
+      `SELECT m.id, m.created_at
          FROM search_mail JOIN messages m ON m.id = search_mail.rowid
         WHERE search_mail MATCH @match
-          AND (@lowest IS NULL OR search_mail.rowid >= @lowest)
           AND (@agent IS NULL OR (m.to_agent_id = @agent AND m.deleted_at IS NULL) OR m.from_agent_id = @agent)
           AND (@agent IS NOT NULL OR m.deleted_at IS NULL OR m.from_agent_id IS NOT NULL)
           AND (@from IS NULL OR m.from_alias = @from OR m.from_address = @from)
           AND (@to IS NULL OR m.to_alias = @to OR m.to_address = @to)
-          AND ${timeClause('m.created_at')}
+          AND ${beforeClause('m.created_at')}
           AND (@unread = 0 OR (m.read_at IS NULL AND m.deleted_at IS NULL AND (@agent IS NULL OR m.to_agent_id = @agent)))
-        ORDER BY search_mail.rowid DESC
-        LIMIT +@window`,
+        ORDER BY search_mail.rowid DESC`,
     )
-    .all({
-      match: match.scoped,
-      lowest: lowestIdSince(db, 'messages', filter.after),
+    .iterate({
+      match,
       agent: filter.agentId,
       from: filter.from,
       to: filter.to,
-      after: filter.after,
       before: filter.before,
       unread: filter.unread ? 1 : 0,
-      window,
-    }) as MailCandidate[];
-  return match.text === null ? rows : scoreWindow(db, 'search_mail', MAIL_WEIGHTS, match.text, rows);
+    }) as IterableIterator<MailCandidate>;
+  return newestDownTo(rows, filter.after, lowest, window);
+}
+
+/** What the mail index holds of each row (its view), for weighing them. */
+export function mailTexts(db: Db, ids: readonly number[]): Array<{ id: number; subject: string; body: string; people: string }> {
+  if (ids.length === 0) return [];
+  return db.prepare(`SELECT id, subject, body, people FROM search_mail_rows WHERE id IN (SELECT value FROM json_each(?))`).all(JSON.stringify(ids)) as Array<{
+    id: number;
+    subject: string;
+    body: string;
+    people: string;
+  }>;
+}
+
+/** What the mail index holds of the newest `n` rows, whatever they are: a sample of the index. */
+export function newestMailTexts(db: Db, n: number): Array<{ id: number; subject: string; body: string; people: string }> {
+  return db.prepare(`SELECT id, subject, body, people FROM search_mail_rows ORDER BY id DESC LIMIT +?`).all(n) as Array<{ id: number; subject: string; body: string; people: string }>;
+}
+
+/** What the chat index holds of the newest `n` rows, whatever they are: a sample of the index. */
+export function newestChatTexts(db: Db, n: number): Array<{ id: number; body: string; people: string }> {
+  return db.prepare(`SELECT id, body, people FROM search_chat_rows ORDER BY id DESC LIMIT +?`).all(n) as Array<{ id: number; body: string; people: string }>;
+}
+
+/** What the chat index holds of each row (its view), for weighing them. */
+export function chatTexts(db: Db, ids: readonly number[]): Array<{ id: number; body: string; people: string }> {
+  if (ids.length === 0) return [];
+  return db.prepare(`SELECT id, body, people FROM search_chat_rows WHERE id IN (SELECT value FROM json_each(?))`).all(JSON.stringify(ids)) as Array<{
+    id: number;
+    body: string;
+    people: string;
+  }>;
+}
+
+/** The ids `table`'s rows span: about how many rows its index holds (ids are dense: rows are deleted rarely). */
+export function idSpan(db: Db, table: 'messages' | 'chat_messages'): { lowest: number; highest: number } | null {
+  // Two subqueries: SQLite reads a lone min() or max() off the end of the key, both at once by a full scan.
+  const row = db.prepare(`SELECT (SELECT min(id) FROM ${table}) AS lowest, (SELECT max(id) FROM ${table}) AS highest`).get() as { lowest: number | null; highest: number | null };
+  return row.lowest === null || row.highest === null ? null : { lowest: row.lowest, highest: row.highest };
+}
+
+/** The ids of the newest `n` rows of `index` matching `match` (no scope: how common a phrase is). */
+export function newestMatches(db: Db, index: 'search_mail' | 'search_chat', match: string, n: number): number[] {
+  return db.prepare(`SELECT rowid FROM ${index} WHERE ${index} MATCH ? ORDER BY rowid DESC LIMIT +?`).pluck().all(match, n) as number[];
 }
 
 export function mailRows(db: Db, ids: readonly number[]): MailRow[] {
@@ -132,7 +162,6 @@ export interface ChatFilter extends TimeFilter {
 
 export interface ChatCandidate {
   id: number;
-  score: number;
   created_at: string;
 }
 
@@ -150,20 +179,19 @@ export interface ChatRow {
   local_agent_id: string | null;
 }
 
-export function chatCandidates(db: Db, match: IndexMatch, filter: ChatFilter, window: number): ChatCandidate[] {
+export function chatCandidates(db: Db, match: string, filter: ChatFilter, window: number): ChatCandidate[] {
+  const lowest = lowestIdSince(db, 'chat_messages', filter.after);
   const rows = db
     .prepare(
-      `SELECT c.id, ${match.text === null ? `bm25(search_chat, ${CHAT_WEIGHTS})` : '0'} AS score, c.created_at
+      `SELECT c.id, c.created_at
          FROM search_chat JOIN chat_messages c ON c.id = search_chat.rowid
         WHERE search_chat MATCH @match
-          AND (@lowest IS NULL OR search_chat.rowid >= @lowest)
           AND (@from IS NULL OR c.from_alias = @from OR c.from_address = @from OR c.from_remote_address = @from)
-          AND ${timeClause('c.created_at')}
-        ORDER BY search_chat.rowid DESC
-        LIMIT +@window`,
+          AND ${beforeClause('c.created_at')}
+        ORDER BY search_chat.rowid DESC`,
     )
-    .all({ match: match.scoped, lowest: lowestIdSince(db, 'chat_messages', filter.after), from: filter.from, after: filter.after, before: filter.before, window }) as ChatCandidate[];
-  return match.text === null ? rows : scoreWindow(db, 'search_chat', CHAT_WEIGHTS, match.text, rows);
+    .iterate({ match, from: filter.from, before: filter.before }) as IterableIterator<ChatCandidate>;
+  return newestDownTo(rows, filter.after, lowest, window);
 }
 
 export function chatRows(db: Db, ids: readonly number[]): ChatRow[] {

@@ -111,7 +111,7 @@ describe('openDatabase', () => {
     );
   });
 
-  it('reads data back with the right key after reopen, in WAL mode with foreign keys on and synchronous FULL', () => {
+  it('reads data back with the right key after reopen, in WAL mode with foreign keys on, synchronous FULL and a 64 MiB page cache', () => {
     const db = openTracked();
     db.prepare('INSERT INTO notes (body) VALUES (?)').run(SECRET_TEXT);
     closeDatabase(db);
@@ -123,6 +123,7 @@ describe('openDatabase', () => {
     expect(again.pragma('foreign_keys', { simple: true })).toBe(1);
     expect(again.pragma('busy_timeout', { simple: true })).toBe(5000);
     expect(again.pragma('synchronous', { simple: true })).toBe(2);
+    expect(again.pragma('cache_size', { simple: true })).toBe(-65_536);
   });
 
   it('rejects a key that is not 32 bytes', () => {

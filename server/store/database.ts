@@ -17,6 +17,9 @@ export interface OpenDatabaseOptions {
   migrations?: string | URL;
 }
 
+/** The page cache, in KiB (SQLite takes a negative size as KiB). */
+const CACHE_KIB = -65_536;
+
 export function openDatabase({ file, key, migrations }: OpenDatabaseOptions): Database {
   if (key.length !== 32) throw new RangeError('database key must be 32 bytes');
   const dir = migrationsDir(migrations);
@@ -38,6 +41,10 @@ export function openDatabase({ file, key, migrations }: OpenDatabaseOptions): Da
     // acknowledged data (mail another node was told it holds, above all). NORMAL would be about
     // 8% faster on mail sends and lose only the last commits, and only to a power cut.
     db.pragma('synchronous=FULL');
+    // 64 MiB of decrypted pages instead of SQLite's 16: every page read from the file is
+    // decrypted and authenticated first, and a search walks a thousand rows and the index lists
+    // that find them. At a million messages this halves a search's typical time (README, Search).
+    db.pragma(`cache_size=${CACHE_KIB}`);
     migrate(db, dir);
     cacheStatements(db);
     return db;

@@ -93,6 +93,7 @@ describe('GET /openapi.json', () => {
       ['GET /v1/messages/outbound', [], ['200']],
       ['POST /v1/messages/{message_id}/ack', [], ['200']],
       ['GET /v1/messages/sent', ['limit', 'before'], ['200']],
+      ['GET /v1/messages/sent/{message_id}', [], ['200']],
       ['POST /v1/messages/{message_id}/archive', [], ['200']],
       ['POST /v1/messages/{message_id}/unarchive', [], ['200']],
       ['POST /v1/messages/{message_id}/unread', [], ['200']],

@@ -397,4 +397,14 @@ describe('Sent with another node: queued, delivered and bounced', () => {
     expect(received).toMatchObject({ origin: 'remote', subject: 'Across' });
     expectOk(await b.request('POST', `/v1/messages/${delivered.message_id}/archive`, { token: bob.api_key }));
   });
+
+  it("answers GET /v1/messages/sent/{message_id} for a federated send with the outbox's delivery state; on the recipient's node it is not bob's sent mail", async () => {
+    const sent = expectOk(await a.request('POST', '/v1/messages', { token: alice.api_key, body: { to_address: 'sent-b.test/bob', subject: 'Across', body: 'hello' } }));
+    const one = async () => expectOk(await a.request('GET', `/v1/messages/sent/${sent.message_id}`, { token: alice.api_key }));
+    await expect.poll(async () => (await one()).status, WAIT).toBe('delivered');
+    expect(await one()).toMatchObject({ destination: 'remote', to: 'sent-b.test/bob', delivered_to: b.url, attempts: 1, settled_at: expect.any(String), next_attempt_at: null });
+    // Bob has it in his inbox on his node; it is not in his Sent.
+    expect(expectOk(await b.request('GET', `/v1/messages/inbox?message_id=${sent.message_id}`, { token: bob.api_key })).messages).toHaveLength(1);
+    expectRefusal(await b.request('GET', `/v1/messages/sent/${sent.message_id}`, { token: bob.api_key }), 404, undefined, 'SVC_ERR_MESSAGE_NOT_FOUND');
+  });
 });

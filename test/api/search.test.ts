@@ -128,6 +128,25 @@ describe('GET /v1/search (an identity)', () => {
     expect(second.next_cursor).toBeNull();
     expect(first.index.complete).toBe(true);
   });
+
+  it('ranks by relevance: a word in the subject above the body, a rarer word above a common one, and scores fall with them', async () => {
+    const project = await createProject(t, 'rankers', DOMAIN);
+    const erin = await createIdentity(t, project.api_key, { alias: 'erin' });
+    const frank = await createIdentity(t, project.api_key, { alias: 'frank' });
+    const send = async (subject: string, text: string) => expectOk(await mail(frank.api_key, { to_alias: 'erin', subject, body: text }));
+    await send('Zebra crossing', 'Meet me there at noon.');
+    await send('Notes', 'We saw a zebra near the road, then went home for a long and quiet evening of reading.');
+    await send('Sightings', 'Walrus on the beach, and plenty of gulls around the pier.');
+    for (let i = 0; i < 4; i++) await send(`Filler ${i}`, 'Another zebra, as every week: the zebra count goes on.');
+    const ranked = await found(erin.api_key, { q: 'zebra OR walrus', type: 'mail', limit: '10' });
+    const titles = ranked.map((h) => h.title);
+    // The subject word counts four times a body word.
+    expect(titles.indexOf('Zebra crossing')).toBeLessThan(titles.indexOf('Notes'));
+    // "walrus" is in one mail, "zebra" in six: one walrus outweighs one zebra in a body as long.
+    expect(titles.indexOf('Sightings')).toBeLessThan(titles.indexOf('Notes'));
+    expect(ranked.map((h) => h.score)).toEqual([...ranked.map((h) => h.score)].sort((a, b) => b - a));
+    expect(ranked.every((h) => h.score > 0)).toBe(true);
+  });
 });
 
 describe('GET /v1/search/documents and /v1/search/library (team members)', () => {

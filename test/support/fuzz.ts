@@ -165,6 +165,7 @@ export const ROUTES: readonly RouteSpec[] = [
   r('POST', '/v1/messages/:message_id/ack', 'identity', { body: 'none' }),
   // Mail folders (issue 14).
   r('GET', '/v1/messages/sent', 'identity', { query: ['limit', 'before'] }),
+  r('GET', '/v1/messages/sent/:message_id', 'identity'),
   r('POST', '/v1/messages/:message_id/archive', 'identity', { body: 'none' }),
   r('POST', '/v1/messages/:message_id/unarchive', 'identity', { body: 'none' }),
   r('POST', '/v1/messages/:message_id/unread', 'identity', { body: 'none' }),

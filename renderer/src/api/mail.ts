@@ -19,6 +19,7 @@ import type {
   SentPage,
 } from '../../../contract/core/mail.ts';
 import { PRIORITIES } from '../../../contract/core-rules.ts';
+import { ApiError } from './errors.ts';
 import { query } from './http.ts';
 import type { IdentityRequests } from './identity-keys.ts';
 
@@ -123,6 +124,16 @@ export class MailClient {
   /** Everything this identity sent, newest first, one item per recipient. */
   sent(options: { limit?: number; before?: string } = {}): Promise<SentPage> {
     return this.#requests.call<SentPage>('GET', `/v1/messages/sent${query({ limit: options.limit, before: options.before })}`);
+  }
+
+  /** One message this identity sent, by id (however long ago), as Sent lists it; null when it sent none by that id. */
+  async sentMessage(messageId: string): Promise<SentMail | null> {
+    try {
+      return await this.#requests.call<SentMail>('GET', `/v1/messages/sent/${encodeURIComponent(messageId)}`);
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 404) return null;
+      throw error;
+    }
   }
 
   /** Archive (marks it read), back to the inbox, or unread again (back in the inbox). */

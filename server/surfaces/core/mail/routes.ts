@@ -1,9 +1,9 @@
 /**
- * Mail routes (spec §4.4): send, inbox, acknowledge; ours: Sent, archive and unarchive, delete
- * from the inbox, mark unread, and a body rendered as sanitised HTML (issue 14). Every call is
- * made with a key bound to an identity; a project-authority key is refused (403). The UI and
- * agents (MCP, tools/mail.ts) share these. Schemas and auth are declared; the contract
- * (contract/core/mail.ts) is the one definition.
+ * Mail routes (spec §4.4): send, inbox, acknowledge; ours: Sent (and one Sent item by id),
+ * archive and unarchive, delete from the inbox, mark unread, and a body rendered as sanitised HTML
+ * (issue 14). Every call is made with a key bound to an identity; a project-authority key is
+ * refused (403). The UI and agents (MCP, tools/mail.ts) share these. Schemas and auth are
+ * declared; the contract (contract/core/mail.ts) is the one definition.
  */
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
@@ -18,6 +18,7 @@ import {
   RenderedMail,
   SendMailBody,
   SendMailResult,
+  SentMail,
   SentPage,
   SentQuery,
 } from '../../../../contract/core/mail.ts';
@@ -66,6 +67,13 @@ export async function mailRoutes(app: FastifyInstance, { services }: { services:
     '/v1/messages/sent',
     { config: { auth }, schema: { tags, summary: 'Ours: everything the caller sent, one item per recipient, newest first', querystring: SentQuery, response: { 200: SentPage } } },
     async (request) => mail.sent.list(identityOf(request).agentId, request.query),
+  );
+
+  // One Sent item by id, however long ago it was sent (a search hit, a link); another identity's is a 404.
+  api.get(
+    '/v1/messages/sent/:message_id',
+    { config: { auth }, schema: { tags, summary: 'Ours: one mail the caller sent, as Sent lists it', params: MessageIdParams, response: { 200: SentMail } } },
+    async (request) => mail.sent.one(identityOf(request).agentId, request.params.message_id),
   );
 
   api.post(

@@ -11,13 +11,13 @@
  * Order and paging: by the second it was sent, then local before remote within a second (listed
  * newest first, so remote first), then by row id. The store reads `limit + 1` rows of each source
  * in that order (store/sent.ts); this merges them. `before` is the message_id of the last item of
- * the previous page.
+ * the previous page. `one` answers a single item by its message_id, however long ago it was sent.
  */
 import type { NodeContext } from '../../../context.ts';
-import { invalid } from '../../../errors.ts';
-import type { SentInput, SentPage } from '../../../../contract/core/mail.ts';
+import { invalid, notFound } from '../../../errors.ts';
+import type { SentInput, SentMail as SentItem, SentPage } from '../../../../contract/core/mail.ts';
 import { identityProject } from '../identities/store.ts';
-import { localSentRows, queuedSentRows, sentKeyOf, toLocalSentItem, toQueuedSentItem, type SentKey } from './store/sent.ts';
+import { localSentRows, queuedSentRows, sentKeyOf, sentRow, toLocalSentItem, toQueuedSentItem, type SentKey } from './store/sent.ts';
 
 /** Descending order of the merged list. */
 const newerFirst = (a: SentKey, b: SentKey): number => (a.sec !== b.sec ? (a.sec < b.sec ? 1 : -1) : a.rank !== b.rank ? b.rank - a.rank : b.id - a.id);
@@ -44,6 +44,14 @@ export class SentMail {
     const hasMore = merged.length > query.limit;
     const messages = merged.slice(0, query.limit).map((entry) => entry.item());
     return { messages, has_more: hasMore, next_before: hasMore ? (messages.at(-1)?.message_id ?? null) : null };
+  }
+
+  /** The one item the identity sent with this id, from either source; a 404 for anything else (another identity's, received, unknown). */
+  one(agentId: string, messageId: string): SentItem {
+    const { db } = this.#ctx;
+    const row = sentRow(db, agentId, messageId);
+    if (row === undefined) throw notFound('SVC_ERR_MESSAGE_NOT_FOUND', 'Message not found');
+    return 'local' in row ? toLocalSentItem(row.local, identityProject(db, agentId)) : toQueuedSentItem(row.queued);
   }
 
   #cursor(agentId: string, messageId: string): SentKey {

@@ -61,11 +61,14 @@ const pageParams = (agentId: string, cursor: SentKey | null, n: number) => ({ ag
 /** Only one thread's mail: the message with that id and every mail naming it as its thread. */
 const IN_THREAD = `AND id IN (SELECT id FROM messages WHERE thread_id = @threadId UNION ALL SELECT id FROM messages WHERE message_id = @threadId)`;
 
+/** What a local send is read as (a `LocalSentRow`). */
+const LOCAL_COLUMNS = `*, ${SECOND} AS sec, (SELECT project_id FROM agents a WHERE a.agent_id = messages.to_agent_id) AS to_project`;
+
 /** Up to `n` local sends after `cursor`, newest first; with `threadId`, only that thread's. */
 export function localSentRows(db: Db, agentId: string, cursor: SentKey | null, n: number, threadId?: string): LocalSentRow[] {
   return db
     .prepare(
-      `SELECT *, ${SECOND} AS sec, (SELECT project_id FROM agents a WHERE a.agent_id = messages.to_agent_id) AS to_project
+      `SELECT ${LOCAL_COLUMNS}
        FROM messages WHERE from_agent_id = @agentId AND origin = 'local' ${olderThan(cursor, 0)} ${threadId === undefined ? '' : IN_THREAD}
        ORDER BY ${SECOND} DESC, id DESC LIMIT +@n`,
     )
@@ -75,15 +78,34 @@ export function localSentRows(db: Db, agentId: string, cursor: SentKey | null, n
 /** Only one thread's mail to other nodes: the message with that id and every one naming it (in its payload). */
 const QUEUED_IN_THREAD = `AND (message_id = @threadId OR json_extract(payload, '$.thread_id') = @threadId)`;
 
+/** What an outbox mail row is read as (a `QueuedSentRow`). */
+const QUEUED_COLUMNS = `id, ${SECOND} AS sec, message_id, to_address, payload, status, attempts, next_attempt_at, last_error, delivered_to, settled_at`;
+
 /** Up to `n` sends to other nodes after `cursor`, newest first; with `threadId`, only that thread's. */
 export function queuedSentRows(db: Db, agentId: string, cursor: SentKey | null, n: number, threadId?: string): QueuedSentRow[] {
   return db
     .prepare(
-      `SELECT id, ${SECOND} AS sec, message_id, to_address, payload, status, attempts, next_attempt_at, last_error, delivered_to, settled_at
+      `SELECT ${QUEUED_COLUMNS}
        FROM federation_outbox WHERE from_agent_id = @agentId AND kind = 'mail' ${olderThan(cursor, 1)} ${threadId === undefined ? '' : QUEUED_IN_THREAD}
        ORDER BY ${SECOND} DESC, id DESC LIMIT +@n`,
     )
     .all({ ...pageParams(agentId, cursor, n), threadId: threadId ?? null }) as QueuedSentRow[];
+}
+
+/**
+ * One message the identity sent, by its id: the local row it wrote, else its outbox mail row;
+ * undefined when it sent none by that id (another identity's mail, mail it received, an unknown id).
+ * The local row stays the sender's after the recipient deletes its copy.
+ */
+export function sentRow(db: Db, agentId: string, messageId: string): { local: LocalSentRow } | { queued: QueuedSentRow } | undefined {
+  const local = db
+    .prepare(`SELECT ${LOCAL_COLUMNS} FROM messages WHERE message_id = ? AND from_agent_id = ? AND origin = 'local'`)
+    .get(messageId, agentId) as LocalSentRow | undefined;
+  if (local !== undefined) return { local };
+  const queued = db
+    .prepare(`SELECT ${QUEUED_COLUMNS} FROM federation_outbox WHERE message_id = ? AND from_agent_id = ? AND kind = 'mail'`)
+    .get(messageId, agentId) as QueuedSentRow | undefined;
+  return queued === undefined ? undefined : { queued };
 }
 
 /** Where a message the identity sent is in the merged order, or undefined when it sent none by that id. */
