@@ -31,6 +31,7 @@ import { acquireNodeLock } from './store/node-lock.ts';
 import { removeNodeFile, writeNodeFile, type ReadyInfo } from './node-file.ts';
 import { nodeIdOf } from './node-id-store.ts';
 import { SearchBackfill, type BackfillProgress } from './search/backfill.ts';
+import { SearchIndexer } from './search/indexer.ts';
 import { closeDatabase, openDatabase } from './store/database.ts';
 import type { NodeWakeItem } from '../contract/core/events.ts';
 import { createCoreServices } from './surfaces/core/services.ts';
@@ -237,6 +238,11 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
     const backfill = new SearchBackfill(ctx.db, () => services.search.documentHistory, throttledProgress(loopback));
     backfill.start();
     cleanups.push(() => backfill.stop());
+    // Mail and chat are moved into the search indexes in batches (what a crash left noted, first);
+    // stopping moves the rest, so a clean stop leaves nothing waiting.
+    const indexer = new SearchIndexer(ctx.db);
+    indexer.start();
+    cleanups.push(() => indexer.stop());
     // Unfinished video uploads (a crash, an expired URL) are cleaned up now and periodically.
     docs.services.uploads.startSweeping();
     cleanups.push(() => docs.services.uploads.stopSweeping());

@@ -5,8 +5,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { seeded } from '../../test/support/seeded.ts';
+import { mailRow } from '../../test/support/mail-rows.ts';
 import { addIdentity, useStoreDatabase } from '../../test/support/store-database.ts';
 import { insertMailRow } from '../surfaces/core/mail/store/messages.ts';
+import { SearchIndexer } from './indexer.ts';
 import { parseQuery } from './query.ts';
 import { estimatedHits, textColumns } from './scoring.ts';
 import { idSpan } from './store.ts';
@@ -27,30 +29,10 @@ describe('estimatedHits', () => {
         if (random() < 0.3) body.push('report');
         if (random() < 0.2) body.push(random() < 0.5 ? 'contract' : 'control');
         if (i % 300 === 7) body.push('narwhal');
-        insertMailRow(db, {
-          message_id: `m-${i}`,
-          from_agent_id: sender.agent_id,
-          from_alias: 'sender',
-          from_address: null,
-          from_did: sender.did_key,
-          from_stable_id: null,
-          to_agent_id: recipient.agent_id,
-          to_text: 'recipient',
-          to_alias: 'recipient',
-          to_address: null,
-          to_did: recipient.did_key,
-          to_stable_id: null,
-          subject: `note ${i}`,
-          body: body.join(' '),
-          priority: 'normal',
-          signature: 'sig',
-          signed_payload: '{}',
-          created_at: new Date(Date.UTC(2026, 0, 1) + i * 60_000).toISOString(),
-          origin: 'local',
-          from_node: null,
-        });
+        insertMailRow(db, mailRow(sender, recipient, { message_id: `m-${i}`, subject: `note ${i}`, body: body.join(' '), created_at: new Date(Date.UTC(2026, 0, 1) + i * 60_000).toISOString() }));
       }
     })();
+    new SearchIndexer(db).runToEnd();
     const span = idSpan(db, 'messages')!;
     for (const [q, tolerance] of [
       ['report', 0.25],

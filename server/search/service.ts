@@ -13,7 +13,10 @@ import { tokenize } from './fold.ts';
 import { parseQuery, type ParsedQuery } from './query.ts';
 import { rank, type Candidate, type Ranked } from './ranking.ts';
 import { PUBLIC_SCOPE, agentScope, scopedMatch, sessionScope, teamScope } from './scope.ts';
+import { PENDING_KINDS, attachRecent, pendingCount, syncRecent } from './pending-store.ts';
 import { relevanceOf, textColumns } from './scoring.ts';
+import { readProfile } from '../surfaces/library/domain/profile-yaml.ts';
+import { latestShelfVersion, shelfVersionFiles } from '../surfaces/library/store/shelf-versions.ts';
 import { snippet } from './snippet.ts';
 import {
   backfillRows,
@@ -47,6 +50,8 @@ export interface SearchScope {
 
 
 const decoder = new TextDecoder('utf-8', { fatal: false });
+/** The most rows not yet indexed that a search finds through the in-memory index (pending-store.ts). */
+const RECENT_LIMIT = 20_000;
 const TITLED_COLUMNS = ['title', 'body'];
 
 interface Cursor {
@@ -88,6 +93,7 @@ export class SearchService {
   constructor(db: Db, clock: Clock) {
     this.#db = db;
     this.#clock = clock;
+    attachRecent(db);
   }
 
   /** The documents service tells how to read version chains (it alone decodes them): snippets and the backfill. */
@@ -104,7 +110,11 @@ export class SearchService {
     const rows = backfillRows(this.#db);
     const indexed = rows.reduce((sum, row) => sum + row.done, 0);
     const total = rows.reduce((sum, row) => sum + row.total, 0);
-    return { complete: rows.every((row) => row.through === row.end_id), indexed, total };
+    // Rows written but not yet indexed are found through the in-memory index, unless there are
+    // more than it holds (rows written with the node stopped): those wait for the indexer.
+    const pending = pendingCount(this.#db);
+    const backlog = pending > RECENT_LIMIT ? pending : 0;
+    return { complete: rows.every((row) => row.through === row.end_id) && backlog === 0, indexed, total: total + backlog };
   }
 
   search(scope: SearchScope, input: SearchInput): SearchResults {
@@ -113,6 +123,7 @@ export class SearchService {
     const wanted = new Set<SearchKind>(input.type ?? ['mail', 'chat', 'document', 'profile', 'blueprint']);
     // Relevance ranks the whole window; newest-first needs only as many as the page reaches.
     const window = input.sort === 'relevance' ? SEARCH_WINDOW : Math.min(SEARCH_WINDOW, offset + input.limit + 1);
+    for (const kind of PENDING_KINDS) if (wanted.has(kind)) syncRecent(this.#db, kind, RECENT_LIMIT);
     const perKind = [
       wanted.has('mail') ? this.#mail(scope.mail, query, input, window) : [],
       wanted.has('chat') ? this.#chat(scope.chat, query, input, window) : [],
@@ -187,6 +198,12 @@ export class SearchService {
     }));
   }
 
+  /** A profile's name, as its latest profile.yaml gives it (the shelf shows it so); null when it names none. */
+  #profileName(teamId: string, ref: string): string | null {
+    const head = latestShelfVersion(this.#db, teamId, ref);
+    return head === undefined ? null : readProfile(shelfVersionFiles(this.#db, head.seq)).manifest.name;
+  }
+
   /** `viewer`: whose mailbox and chats the hits are shown as (null: the owner, who sees each as its holder's). */
   #hits(page: readonly Ranked[], query: ParsedQuery, viewer: { mail: string | null; chat: string | null }): SearchHit[] {
     const ids = (kind: SearchKind) => page.filter((c) => c.kind === kind).map((c) => c.id);
@@ -243,7 +260,9 @@ export class SearchService {
         const row = library.get(c.id);
         if (row === undefined) continue;
         const { text, highlights } = cut(row.body);
-        if (c.kind === 'profile') hits.push({ kind: 'profile', ...base, ...titled(row.title), snippet: text, highlights, team_id: c.library.teamId, profile_ref: c.library.ref });
+        if (c.kind === 'profile') {
+          hits.push({ kind: 'profile', ...base, ...titled(this.#profileName(c.library.teamId, c.library.ref) ?? row.title), snippet: text, highlights, team_id: c.library.teamId, profile_ref: c.library.ref });
+        }
         else hits.push({ kind: 'blueprint', ...base, ...titled(row.title), snippet: text, highlights, blueprint_ref: c.library.ref });
       }
     }

@@ -7,6 +7,7 @@
  * their text, read here); documents and profiles, small indexes, with FTS5's bm25.
  */
 import type { Db } from '../context.ts';
+import { RECENT_SCHEMA } from './pending-store.ts';
 
 /** Filters every kind may apply (null: not asked). */
 export interface TimeFilter {
@@ -66,7 +67,7 @@ function lowestIdSince(db: Db, table: 'messages' | 'chat_messages', after: strin
  * down and stopping here. So `after` is checked here too, not in SQL: a row SQL left out would
  * never reach the check, and the walk would go on to the oldest row.
  */
-function newestDownTo<T extends { id: number; created_at: string }>(rows: IterableIterator<T>, after: string | null, lowest: number, window: number): T[] {
+function newestDownTo<T extends { id: number; created_at: string }>(rows: Iterable<T>, after: string | null, lowest: number, window: number): T[] {
   const out: T[] = [];
   for (const row of rows) {
     if (row.id < lowest || out.length >= window) break;
@@ -75,13 +76,34 @@ function newestDownTo<T extends { id: number; created_at: string }>(rows: Iterab
   return out;
 }
 
+/**
+ * Two walks newest first as one: the rows not yet indexed (pending-store.ts; a few, read whole)
+ * and the index's, lazily. Noted rows are the newest almost always, but the merge does not count on it.
+ */
+function* newestOfBoth<T extends { id: number }>(recent: readonly T[], indexed: IterableIterator<T>): Generator<T> {
+  let r = 0;
+  for (const row of indexed) {
+    while (r < recent.length && recent[r]!.id > row.id) yield recent[r++]!;
+    yield row;
+  }
+  while (r < recent.length) yield recent[r++]!;
+}
+
+/** Runs `sql` over the index and over the in-memory index of rows not yet in it (`FROM ${from}`), newest first. */
+function walkBoth<T extends { id: number }>(db: Db, index: 'search_mail' | 'search_chat', sql: (from: string) => string, params: Record<string, unknown>): Generator<T> {
+  const recent = db.prepare(sql(`${RECENT_SCHEMA}.${index} AS ${index}`)).all(params) as T[];
+  return newestOfBoth(recent, db.prepare(sql(`main.${index} AS ${index}`)).iterate(params) as IterableIterator<T>);
+}
+
 export function mailCandidates(db: Db, match: string, filter: MailFilter, window: number): MailCandidate[] {
   // Before the walk starts: the connection runs one statement at a time.
   const lowest = lowestIdSince(db, 'messages', filter.after);
-  const rows = db
-    .prepare(
+  const rows = walkBoth<MailCandidate>(
+    db,
+    'search_mail',
+    (from) =>
       `SELECT m.id, m.created_at
-         FROM search_mail JOIN messages m ON m.id = search_mail.rowid
+         FROM ${from} JOIN messages m ON m.id = search_mail.rowid
         WHERE search_mail MATCH @match
           AND (@agent IS NULL OR (m.to_agent_id = @agent AND m.deleted_at IS NULL) OR m.from_agent_id = @agent)
           AND (@agent IS NOT NULL OR m.deleted_at IS NULL OR m.from_agent_id IS NOT NULL)
@@ -90,15 +112,8 @@ export function mailCandidates(db: Db, match: string, filter: MailFilter, window
           AND ${beforeClause('m.created_at')}
           AND (@unread = 0 OR (m.read_at IS NULL AND m.deleted_at IS NULL AND (@agent IS NULL OR m.to_agent_id = @agent)))
         ORDER BY search_mail.rowid DESC`,
-    )
-    .iterate({
-      match,
-      agent: filter.agentId,
-      from: filter.from,
-      to: filter.to,
-      before: filter.before,
-      unread: filter.unread ? 1 : 0,
-    }) as IterableIterator<MailCandidate>;
+    { match, agent: filter.agentId, from: filter.from, to: filter.to, before: filter.before, unread: filter.unread ? 1 : 0 },
+  );
   return newestDownTo(rows, filter.after, lowest, window);
 }
 
@@ -181,16 +196,18 @@ export interface ChatRow {
 
 export function chatCandidates(db: Db, match: string, filter: ChatFilter, window: number): ChatCandidate[] {
   const lowest = lowestIdSince(db, 'chat_messages', filter.after);
-  const rows = db
-    .prepare(
+  const rows = walkBoth<ChatCandidate>(
+    db,
+    'search_chat',
+    (from) =>
       `SELECT c.id, c.created_at
-         FROM search_chat JOIN chat_messages c ON c.id = search_chat.rowid
+         FROM ${from} JOIN chat_messages c ON c.id = search_chat.rowid
         WHERE search_chat MATCH @match
           AND (@from IS NULL OR c.from_alias = @from OR c.from_address = @from OR c.from_remote_address = @from)
           AND ${beforeClause('c.created_at')}
         ORDER BY search_chat.rowid DESC`,
-    )
-    .iterate({ match, from: filter.from, before: filter.before }) as IterableIterator<ChatCandidate>;
+    { match, from: filter.from, before: filter.before },
+  );
   return newestDownTo(rows, filter.after, lowest, window);
 }
 

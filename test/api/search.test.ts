@@ -172,6 +172,8 @@ describe('GET /v1/search/documents and /v1/search/library (team members)', () =>
       'blueprint:acme.crew',
       'profile:reviewer',
     ]);
+    // A profile shows as the shelf shows it: by the name its profile.yaml gives.
+    expect(hits.find((h) => h.kind === 'profile')?.title).toBe('The reviewer');
     const theirs = SearchResults.parse(expectOk(await teamSearch(other, '/v1/search/library', 'zeppelin'))).results;
     expect(theirs.map((h) => h.kind === 'profile' ? h.profile_ref : h.kind).sort()).toEqual(['blueprint', 'spy']);
   });
