@@ -240,7 +240,7 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
     cleanups.push(() => backfill.stop());
     // Mail and chat are moved into the search indexes in batches (what a crash left noted, first);
     // stopping moves the rest, so a clean stop leaves nothing waiting.
-    const indexer = new SearchIndexer(ctx.db);
+    const indexer = new SearchIndexer(ctx.db, (error) => loopback.log.warn({ err: error }, 'search index: a batch failed; it is tried again shortly'));
     indexer.start();
     cleanups.push(() => indexer.stop());
     // Unfinished video uploads (a crash, an expired URL) are cleaned up now and periodically.

@@ -64,10 +64,12 @@ export class SearchBackfill {
     const readable = (row: BackfillRow) => row.kind !== 'document' || this.#documents() !== null;
     const pending = backfillRows(this.#db).find((row) => row.through !== row.end_id && readable(row));
     if (pending === undefined) return false;
+    // IMMEDIATE, as the indexer's: a deferred transaction that read first could not become a
+    // writer once another process had committed meanwhile.
     this.#db.transaction(() => {
       if (pending.kind === 'document') this.#documentBatch();
       else if (backfillRowsBatch(this.#db, pending.kind, BACKFILL_BATCH) === 0) finishBackfill(this.#db, pending.kind);
-    })();
+    }).immediate();
     const now = backfillRows(this.#db).find((row) => row.kind === pending.kind)!;
     this.#onProgress({ kind: now.kind, done: now.done, total: now.total });
     return true;

@@ -6,20 +6,22 @@
  * crash the notes are still there, written with their rows, and the next start moves them.
  */
 import type { Db } from '../context.ts';
-import { PENDING_KINDS, indexPending } from './pending-store.ts';
+import { PENDING_KINDS, anythingPending, indexPending } from './pending-store.ts';
 
 /** How often noted rows are looked for, in ms: how long a row waits at most, when the node keeps up. */
 export const INDEX_INTERVAL_MS = 200;
-/** Rows per transaction: a backlog moves in steps short enough for requests to be served between them. */
-export const INDEX_BATCH = 1000;
+/** Rows per transaction of each kind: a backlog moves in steps of tens of ms, requests served between them. */
+export const INDEX_BATCH = 500;
 
 export class SearchIndexer {
   readonly #db: Db;
+  readonly #onError: (error: unknown) => void;
   #timer: NodeJS.Timeout | null = null;
   #stopped = true;
 
-  constructor(db: Db) {
+  constructor(db: Db, onError: (error: unknown) => void = () => {}) {
     this.#db = db;
+    this.#onError = onError;
   }
 
   start(): void {
@@ -44,7 +46,12 @@ export class SearchIndexer {
 
   /** One batch of each kind, in one transaction; how many rows moved. */
   step(): number {
-    return this.#db.transaction(() => PENDING_KINDS.reduce((moved, kind) => moved + indexPending(this.#db, kind, INDEX_BATCH), 0))();
+    // Looked for first without a transaction: an idle node never asks for the write lock, so it
+    // never waits on another process's writes (a tool seeding the database, a backup).
+    if (!anythingPending(this.#db)) return 0;
+    // IMMEDIATE: the write lock is taken (or waited for) before reading. A deferred transaction
+    // that read first could not become a writer once another process had committed meanwhile.
+    return this.#db.transaction(() => PENDING_KINDS.reduce((moved, kind) => moved + indexPending(this.#db, kind, INDEX_BATCH), 0)).immediate();
   }
 
   #schedule(delayMs: number): void {
@@ -53,7 +60,15 @@ export class SearchIndexer {
     // which goes on at once; anything less waits, so that a steady stream is moved in batches.
     this.#timer = setTimeout(() => {
       this.#timer = null;
-      this.#schedule(this.step() >= INDEX_BATCH ? 0 : INDEX_INTERVAL_MS);
+      let moved = 0;
+      try {
+        moved = this.step();
+      } catch (error) {
+        // The notes stay where they are (the batch rolled back), and searches still find them:
+        // the next try is only a little later. A node must not stop over its search index.
+        this.#onError(error);
+      }
+      this.#schedule(moved >= INDEX_BATCH ? 0 : INDEX_INTERVAL_MS);
     }, delayMs);
     this.#timer.unref();
   }

@@ -56,6 +56,11 @@ export function syncRecent(db: Db, kind: PendingKind, limit: number): void {
   })();
 }
 
+/** Whether anything is noted: a read, which never waits for a writer's lock. */
+export function anythingPending(db: Db): boolean {
+  return db.prepare(`SELECT 1 FROM main.search_pending LIMIT 1`).pluck().get() !== undefined;
+}
+
 /** Rows noted and not yet indexed, of every kind. */
 export function pendingCount(db: Db): number {
   return db.prepare(`SELECT count(*) FROM main.search_pending`).pluck().get() as number;

@@ -42,6 +42,8 @@ describe('mail not yet indexed', () => {
     const search = new SearchService(db, systemClock);
     expect(titles(search, 'walrus')).toEqual(expect.arrayContaining(['Walrus sighting', 'Gulls']));
     expect(titles(search, '"walrus shaped"')).toEqual(['Gulls']);
+    // A prefix of words the index does not hold yet (the index's word list names none of them).
+    expect(titles(search, 'walru*').sort()).toEqual(['Gulls', 'Walrus sighting']);
     expect(search.indexState().complete).toBe(true);
 
     // Moved into the index: found once each, from there.
@@ -49,6 +51,7 @@ describe('mail not yet indexed', () => {
     expect(pendingCount(db)).toBe(0);
     expect(indexed(db, 'm-1')).toBe(true);
     expect(titles(search, 'walrus').sort()).toEqual(['Gulls', 'Walrus sighting']);
+    expect(titles(search, 'walru*').sort()).toEqual(['Gulls', 'Walrus sighting']);
 
     // Noted rows left by a crash: a new connection finds them, and its indexer moves them.
     insertMailRow(db, mailRow(sender, recipient, { message_id: 'm-3', subject: 'Narwhal', body: 'A narwhal, of all things.' }));
@@ -68,5 +71,31 @@ describe('mail not yet indexed', () => {
     expect(pendingCount(db)).toBe(0);
     expect(titles(again, 'octopus')).toEqual([]);
     opened.close();
+  });
+
+  it('keeps moving notes after a batch fails, and never stops the node over it', async () => {
+    const opened = await openNodeDatabase(dir);
+    const other = await openNodeDatabase(dir);
+    try {
+      const db = opened.db;
+      const [sender, recipient] = [addIdentity(db, { alias: 'locked-out' }), addIdentity(db, { alias: 'waiting' })];
+      insertMailRow(db, mailRow(sender, recipient, { message_id: 'm-locked', subject: 'Held up', body: 'A batch that waits.' }));
+      // Another process holds the write lock, and this connection does not wait for it.
+      other.db.exec('BEGIN IMMEDIATE');
+      db.pragma('busy_timeout=0');
+      const errors: unknown[] = [];
+      const indexer = new SearchIndexer(db, (error) => errors.push(error));
+      indexer.start();
+      await expect.poll(() => errors.length, { timeout: 5000, interval: 20 }).toBeGreaterThan(0);
+      expect(errors[0]).toMatchObject({ code: 'SQLITE_BUSY' });
+      expect(pendingCount(db)).toBe(1);
+      other.db.exec('COMMIT');
+      await expect.poll(() => pendingCount(db), { timeout: 5000, interval: 20 }).toBe(0);
+      expect(indexed(db, 'm-locked')).toBe(true);
+      indexer.stop();
+    } finally {
+      other.close();
+      opened.close();
+    }
   });
 });

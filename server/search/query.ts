@@ -27,9 +27,17 @@ export const MAX_DEPTH = 8;
 /** FTS5 answers a one-letter prefix by scanning every term; the tables index prefixes of 2 and 3. */
 const MIN_PREFIX_CHARS = 2;
 
+/**
+ * The words of an index that start with a prefix (lower-case ASCII), or null when there are too
+ * many to name: a one-word prefix is then asked for as those words (`("contract" OR "control")`),
+ * which FTS5 walks newest first lazily, instead of as `"contr"*`, whose words' row lists FTS5
+ * merges whole before the walk starts (migration 0032).
+ */
+export type PrefixWords = (prefix: string) => string[] | null;
+
 export interface ParsedQuery {
-  /** FTS5 MATCH expression over the given text columns, every token double-quoted. */
-  match(columns: readonly string[]): string;
+  /** FTS5 MATCH expression over the given text columns, every token double-quoted; `words` names a prefix's words. */
+  match(columns: readonly string[], words?: PrefixWords): string;
   /** Positive terms for highlighting: folded tokens, and whether each is a prefix. */
   highlightTerms: Array<{ token: string; prefix: boolean }>;
   /** Every term not under a negation, once each: what relevance weighs (scoring.ts). */
@@ -70,7 +78,7 @@ export function parseQuery(q: string): ParsedQuery {
   return {
     highlightTerms: collectHighlights(root),
     phrases: collectPhrases(root).map((term) => ({ tokens: term.folded, prefix: term.prefix, match: (columns) => underColumns(columns, quoted(term)) })),
-    match: (columns) => underColumns(columns, expression),
+    match: (columns, words) => underColumns(columns, words === undefined ? expression : positive(q, root, words)),
   };
 }
 
@@ -84,6 +92,18 @@ function underColumns(columns: readonly string[], expression: string): string {
 
 /** A term as FTS5 syntax: the user's own characters, not the folded tokens: FTS5 folds them as it folded the documents, which foldText only approximates (fold.ts says where they differ). */
 const quoted = (term: Extract<Node, { kind: 'term' }>): string => term.raw.map((token) => `"${token.replaceAll('"', '""')}"`).join(' + ') + (term.prefix ? '*' : '');
+
+/** Only a plain ASCII prefix is named by its words: its folding is lower case, exactly as FTS5's. */
+const ASCII_WORD = /^[A-Za-z0-9]+$/;
+
+/** A one-word prefix as the words it covers, when `words` names them; else as FTS5's prefix. */
+function prefixAsWords(term: Extract<Node, { kind: 'term' }>, words: PrefixWords | undefined): string | null {
+  const [only, ...more] = term.raw;
+  if (words === undefined || !term.prefix || only === undefined || more.length > 0 || !ASCII_WORD.test(only)) return null;
+  const named = words(only.toLowerCase());
+  // No word at all: FTS5's prefix matches nothing just as fast.
+  return named === null || named.length === 0 ? null : `(${named.map((word) => `"${word}"`).join(' OR ')})`;
+}
 
 function fail(msg: string): never {
   throw invalid(SEARCH_QUERY_INVALID, [{ loc: ['query', 'q'], msg, type: 'value_error' }]);
@@ -247,23 +267,23 @@ function combine(kind: 'and' | 'or', parts: Array<Node | null>): Node | null {
  * negations are attached to the group's positive terms, and a negation with nothing positive
  * beside it (`-x`, `a OR -b`) is refused rather than silently answered as something else.
  */
-function positive(q: string, node: Node): string {
+function positive(q: string, node: Node, words?: PrefixWords): string {
   switch (node.kind) {
     case 'term':
-      return quoted(node);
+      return prefixAsWords(node, words) ?? quoted(node);
     case 'not':
       return onlyNegative(q, node.pos);
     case 'or':
-      return node.children.map((child) => operand(q, child)).join(' OR ');
+      return node.children.map((child) => operand(q, child, words)).join(' OR ');
     case 'and': {
       const included = node.children.filter((child) => child.kind !== 'not');
       const excluded = node.children.flatMap((child) => (child.kind === 'not' ? [child] : []));
       const first = excluded[0];
       if (included.length === 0 && first !== undefined) return onlyNegative(q, first.pos);
-      const all = included.map((child) => operand(q, child)).join(' AND ');
+      const all = included.map((child) => operand(q, child, words)).join(' AND ');
       if (excluded.length === 0) return all;
       const base = included.length > 1 ? `(${all})` : all;
-      return base + excluded.map((not) => ` NOT ${operand(q, not.child)}`).join('');
+      return base + excluded.map((not) => ` NOT ${operand(q, not.child, words)}`).join('');
     }
   }
 }
@@ -273,8 +293,8 @@ function onlyNegative(q: string, pos: number): never {
 }
 
 /** A sub-expression as an operand: parenthesised unless it is a single term. */
-function operand(q: string, node: Node): string {
-  const text = positive(q, node);
+function operand(q: string, node: Node, words?: PrefixWords): string {
+  const text = positive(q, node, words);
   return node.kind === 'term' ? text : `(${text})`;
 }
 

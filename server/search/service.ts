@@ -30,6 +30,8 @@ import {
   mailCandidates,
   mailRows,
   sessionsOf,
+  wordsStartingWith,
+  type WalkMatch,
 } from './store.ts';
 
 /**
@@ -50,6 +52,8 @@ export interface SearchScope {
 
 
 const decoder = new TextDecoder('utf-8', { fatal: false });
+/** The most words a prefix is asked for by name (query.ts); more, and FTS5's own prefix merge is no slower. */
+export const PREFIX_WORDS = 64;
 /** The most rows not yet indexed that a search finds through the in-memory index (pending-store.ts). */
 const RECENT_LIMIT = 20_000;
 const TITLED_COLUMNS = ['title', 'body'];
@@ -144,7 +148,7 @@ export class SearchService {
   #mail(who: SearchScope['mail'], query: ParsedQuery, input: SearchInput, window: number): Candidate[] {
     if (who === null) return [];
     const agentId = who === 'all' ? null : who;
-    const match = scopedMatch(agentId === null ? null : [agentScope(agentId)], withPeople(query.match(textColumns('mail')), [input.from, input.to]));
+    const match = this.#walkMatch('mail', agentId === null ? null : [agentScope(agentId)], query, [input.from, input.to]);
     if (match === null) return [];
     const filter = { agentId, from: input.from ?? null, to: input.to ?? null, after: input.after ?? null, before: input.before ?? null, unread: input.unread ?? false };
     return this.#weighed('mail', query, mailCandidates(this.#db, match, filter, window));
@@ -154,10 +158,19 @@ export class SearchService {
     // Unread is a mail filter; sent-to is mail's too: a chat cannot satisfy them.
     if (who === null || input.unread === true || input.to !== undefined) return [];
     const tokens = who === 'all' ? null : sessionsOf(this.#db, who).map(sessionScope);
-    const match = scopedMatch(tokens, withPeople(query.match(textColumns('chat')), [input.from]));
+    const match = this.#walkMatch('chat', tokens, query, [input.from]);
     if (match === null) return [];
     const filter = { from: input.from ?? null, after: input.after ?? null, before: input.before ?? null };
     return this.#weighed('chat', query, chatCandidates(this.#db, match, filter, window));
+  }
+
+  /** What a mail or chat walk matches, in the index and in the rows not yet in it (store.ts); null when the scope holds nothing. */
+  #walkMatch(kind: 'mail' | 'chat', scope: readonly string[] | null, query: ParsedQuery, people: ReadonlyArray<string | undefined>): WalkMatch | null {
+    const columns = textColumns(kind);
+    const index = kind === 'mail' ? 'search_mail' : 'search_chat';
+    const indexed = scopedMatch(scope, withPeople(query.match(columns, (prefix) => wordsStartingWith(this.#db, index, prefix, PREFIX_WORDS)), people));
+    const recent = scopedMatch(scope, withPeople(query.match(columns), people));
+    return indexed === null || recent === null ? null : { indexed, recent };
   }
 
   /** Mail or chat candidates with their relevance (scoring.ts). */

@@ -89,13 +89,23 @@ function* newestOfBoth<T extends { id: number }>(recent: readonly T[], indexed: 
   while (r < recent.length) yield recent[r++]!;
 }
 
-/** Runs `sql` over the index and over the in-memory index of rows not yet in it (`FROM ${from}`), newest first. */
-function walkBoth<T extends { id: number }>(db: Db, index: 'search_mail' | 'search_chat', sql: (from: string) => string, params: Record<string, unknown>): Generator<T> {
-  const recent = db.prepare(sql(`${RECENT_SCHEMA}.${index} AS ${index}`)).all(params) as T[];
-  return newestOfBoth(recent, db.prepare(sql(`main.${index} AS ${index}`)).iterate(params) as IterableIterator<T>);
+/**
+ * What a mail or chat walk matches: `indexed` in the index (a prefix may be named by the words the
+ * index holds, query.ts), `recent` in the in-memory index of rows not yet in it, whose words the
+ * index's list does not hold.
+ */
+export interface WalkMatch {
+  indexed: string;
+  recent: string;
 }
 
-export function mailCandidates(db: Db, match: string, filter: MailFilter, window: number): MailCandidate[] {
+/** Runs `sql` over the index and over the in-memory index of rows not yet in it (`FROM ${from}`, `@match`), newest first. */
+function walkBoth<T extends { id: number }>(db: Db, index: 'search_mail' | 'search_chat', sql: (from: string) => string, match: WalkMatch, params: Record<string, unknown>): Generator<T> {
+  const recent = db.prepare(sql(`${RECENT_SCHEMA}.${index} AS ${index}`)).all({ ...params, match: match.recent }) as T[];
+  return newestOfBoth(recent, db.prepare(sql(`main.${index} AS ${index}`)).iterate({ ...params, match: match.indexed }) as IterableIterator<T>);
+}
+
+export function mailCandidates(db: Db, match: WalkMatch, filter: MailFilter, window: number): MailCandidate[] {
   // Before the walk starts: the connection runs one statement at a time.
   const lowest = lowestIdSince(db, 'messages', filter.after);
   const rows = walkBoth<MailCandidate>(
@@ -112,7 +122,8 @@ export function mailCandidates(db: Db, match: string, filter: MailFilter, window
           AND ${beforeClause('m.created_at')}
           AND (@unread = 0 OR (m.read_at IS NULL AND m.deleted_at IS NULL AND (@agent IS NULL OR m.to_agent_id = @agent)))
         ORDER BY search_mail.rowid DESC`,
-    { match, agent: filter.agentId, from: filter.from, to: filter.to, before: filter.before, unread: filter.unread ? 1 : 0 },
+    match,
+    { agent: filter.agentId, from: filter.from, to: filter.to, before: filter.before, unread: filter.unread ? 1 : 0 },
   );
   return newestDownTo(rows, filter.after, lowest, window);
 }
@@ -146,6 +157,18 @@ export function chatTexts(db: Db, ids: readonly number[]): Array<{ id: number; b
     body: string;
     people: string;
   }>;
+}
+
+/**
+ * The words of `index` that start with `prefix` (folded as the index folds plain ASCII: lower
+ * case), at most `limit`; null when there are more (FTS5's own prefix merge is then no worse).
+ */
+export function wordsStartingWith(db: Db, index: 'search_mail' | 'search_chat', prefix: string, limit: number): string[] | null {
+  const words = db
+    .prepare(`SELECT term FROM ${index}_terms WHERE term >= @prefix AND term < @prefix || char(1114111) LIMIT +@n`)
+    .pluck()
+    .all({ prefix, n: limit + 1 }) as string[];
+  return words.length > limit ? null : words;
 }
 
 /** The ids `table`'s rows span: about how many rows its index holds (ids are dense: rows are deleted rarely). */
@@ -194,7 +217,7 @@ export interface ChatRow {
   local_agent_id: string | null;
 }
 
-export function chatCandidates(db: Db, match: string, filter: ChatFilter, window: number): ChatCandidate[] {
+export function chatCandidates(db: Db, match: WalkMatch, filter: ChatFilter, window: number): ChatCandidate[] {
   const lowest = lowestIdSince(db, 'chat_messages', filter.after);
   const rows = walkBoth<ChatCandidate>(
     db,
@@ -206,7 +229,8 @@ export function chatCandidates(db: Db, match: string, filter: ChatFilter, window
           AND (@from IS NULL OR c.from_alias = @from OR c.from_address = @from OR c.from_remote_address = @from)
           AND ${beforeClause('c.created_at')}
         ORDER BY search_chat.rowid DESC`,
-    { match, from: filter.from, before: filter.before },
+    match,
+    { from: filter.from, before: filter.before },
   );
   return newestDownTo(rows, filter.after, lowest, window);
 }
