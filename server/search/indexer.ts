@@ -1,7 +1,7 @@
 /**
  * Moves the mail and chat that writes noted (migration 0031) into the search indexes, a batch at
  * a time, shortly after they are written. FTS5 writes a segment at every commit that touches an
- * index, so one commit for a fifth of a second of sends costs what one send's did. Until a row
+ * index, so one commit for half a second of sends costs what one send's did. Until a row
  * is moved, searches find it in the in-memory index of noted rows (pending-store.ts); after a
  * crash the notes are still there, written with their rows, and the next start moves them.
  */
@@ -9,7 +9,7 @@ import type { Db } from '../context.ts';
 import { PENDING_KINDS, anythingPending, indexPending } from './pending-store.ts';
 
 /** How often noted rows are looked for, in ms: how long a row waits at most, when the node keeps up. */
-export const INDEX_INTERVAL_MS = 200;
+export const INDEX_INTERVAL_MS = 500;
 /** Rows per transaction of each kind: a backlog moves in steps of tens of ms, requests served between them. */
 export const INDEX_BATCH = 500;
 
