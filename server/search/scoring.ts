@@ -18,7 +18,7 @@
 import type { Db } from '../context.ts';
 import { PhraseCounter, bm25, idf, type WeightedColumns } from './bm25.ts';
 import type { QueryPhrase } from './query.ts';
-import { chatTexts, idSpan, mailTexts, newestChatTexts, newestMailTexts, newestMatches } from './store.ts';
+import { idSpan, indexedTexts, newestMatches, newestTexts, type IndexedText } from './store.ts';
 
 /** The newest rows a phrase's frequency is estimated from. */
 const SAMPLE = 200;
@@ -28,59 +28,48 @@ const MIN_SAMPLED = 5;
 interface ScoredIndex {
   index: 'search_mail' | 'search_chat';
   table: 'messages' | 'chat_messages';
-  /** The text columns a query's words are matched in. */
-  columns: readonly string[];
-  /** Rows' text columns with their weights: a subject word counts most, then the people. */
-  texts(db: Db, ids: readonly number[]): Array<{ id: number; columns: WeightedColumns }>;
-  /** The same of the newest `n` rows of the index. */
-  newest(db: Db, n: number): Array<{ id: number; columns: WeightedColumns }>;
+  /** The text columns a query's words are matched in, with their weights: a subject word counts most, then the people. */
+  columns: ReadonlyArray<{ name: string; weight: number }>;
 }
-
-const mailColumns = (row: { id: number; subject: string; body: string; people: string }) => ({
-  id: row.id,
-  columns: [
-    { text: row.subject, weight: 4 },
-    { text: row.body, weight: 1 },
-    { text: row.people, weight: 2 },
-  ],
-});
-const chatColumns = (row: { id: number; body: string; people: string }) => ({
-  id: row.id,
-  columns: [
-    { text: row.body, weight: 1 },
-    { text: row.people, weight: 2 },
-  ],
-});
 
 const SCORED: Record<'mail' | 'chat', ScoredIndex> = {
   mail: {
     index: 'search_mail',
     table: 'messages',
-    columns: ['subject', 'body', 'people'],
-    texts: (db, ids) => mailTexts(db, ids).map(mailColumns),
-    newest: (db, n) => newestMailTexts(db, n).map(mailColumns),
+    columns: [
+      { name: 'subject', weight: 4 },
+      { name: 'body', weight: 1 },
+      { name: 'people', weight: 2 },
+    ],
   },
   chat: {
     index: 'search_chat',
     table: 'chat_messages',
-    columns: ['body', 'people'],
-    texts: (db, ids) => chatTexts(db, ids).map(chatColumns),
-    newest: (db, n) => newestChatTexts(db, n).map(chatColumns),
+    columns: [
+      { name: 'body', weight: 1 },
+      { name: 'people', weight: 2 },
+    ],
   },
 };
 
+const names = (scored: ScoredIndex): string[] => scored.columns.map((column) => column.name);
+
+/** A row's text columns with their weights, as PhraseCounter reads them. */
+const weighted = (scored: ScoredIndex, row: IndexedText): WeightedColumns => scored.columns.map((column) => ({ text: row[column.name] ?? '', weight: column.weight }));
+
 /** The text columns of `kind`'s index, for the query's MATCH. */
-export const textColumns = (kind: 'mail' | 'chat'): readonly string[] => SCORED[kind].columns;
+export const textColumns = (kind: 'mail' | 'chat'): readonly string[] => names(SCORED[kind]);
 
 /** bm25 (negative, lower is better, as FTS5 gives it) of each of `ids`, rows of `kind`'s index matching `phrases`. */
 export function relevanceOf(db: Db, kind: 'mail' | 'chat', phrases: readonly QueryPhrase[], ids: readonly number[]): Map<number, number> {
   const scores = new Map<number, number>();
-  const span = idSpan(db, SCORED[kind].table);
+  const scored = SCORED[kind];
+  const span = idSpan(db, scored.table);
   if (ids.length === 0 || span === null) return scores;
   const rows = span.highest - span.lowest + 1;
   const counter = new PhraseCounter(phrases);
   const idfs = estimatedHits(db, kind, phrases, span, counter).map((hits) => idf(rows, hits));
-  const counted = SCORED[kind].texts(db, ids).map((row) => ({ id: row.id, counts: counter.count(row.columns) }));
+  const counted = indexedTexts(db, scored.index, names(scored), ids).map((row) => ({ id: row.id, counts: counter.count(weighted(scored, row)) }));
   const averageLength = counted.reduce((sum, row) => sum + row.counts.length, 0) / Math.max(1, counted.length);
   for (const row of counted) scores.set(row.id, bm25(row.counts, idfs, averageLength));
   return scores;
@@ -96,12 +85,12 @@ export function estimatedHits(
 ): number[] {
   const scored = SCORED[kind];
   const rows = span.highest - span.lowest + 1;
-  const sample = scored.newest(db, SAMPLE);
+  const sample = newestTexts(db, scored.index, names(scored), SAMPLE);
   const sampled = phrases.map(() => 0);
-  for (const row of sample) counter.count(row.columns).frequencies.forEach((frequency, p) => (sampled[p]! += frequency > 0 ? 1 : 0));
+  for (const row of sample) counter.count(weighted(scored, row)).frequencies.forEach((frequency, p) => (sampled[p]! += frequency > 0 ? 1 : 0));
   return phrases.map((phrase, p) => {
     if (sampled[p]! >= MIN_SAMPLED) return (sampled[p]! / sample.length) * rows;
-    const newest = newestMatches(db, scored.index, phrase.match(scored.columns), SAMPLE);
+    const newest = newestMatches(db, scored.index, phrase.match(names(scored)), SAMPLE);
     const oldest = newest.at(-1);
     if (newest.length < SAMPLE || oldest === undefined) return newest.length;
     return Math.min(rows, (SAMPLE * rows) / Math.max(1, span.highest - oldest + 1));

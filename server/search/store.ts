@@ -23,7 +23,8 @@ export interface MailFilter extends TimeFilter {
   unread: boolean;
 }
 
-export interface MailCandidate {
+/** A mail or chat row a walk down the index found: relevance is weighed later, from its text (scoring.ts). */
+export interface WalkedRow {
   id: number;
   created_at: string;
 }
@@ -99,16 +100,27 @@ export interface WalkMatch {
   recent: string;
 }
 
-/** Runs `sql` over the index and over the in-memory index of rows not yet in it (`FROM ${from}`, `@match`), newest first. */
-function walkBoth<T extends { id: number }>(db: Db, index: 'search_mail' | 'search_chat', sql: (from: string) => string, match: WalkMatch, params: Record<string, unknown>): Generator<T> {
+/**
+ * Runs `sql` over the index and over the in-memory index of rows not yet in it (`FROM ${from}`,
+ * `@match`), newest first, down to the first `window` rows written at or after `after`.
+ */
+function newestOfIndex<T extends { id: number; created_at: string }>(
+  db: Db,
+  index: 'search_mail' | 'search_chat',
+  sql: (from: string) => string,
+  match: WalkMatch,
+  params: Record<string, unknown>,
+  bounds: { after: string | null; window: number },
+): T[] {
+  // Before the walk starts: the connection runs one statement at a time.
+  const lowest = lowestIdSince(db, index === 'search_mail' ? 'messages' : 'chat_messages', bounds.after);
   const recent = db.prepare(sql(`${RECENT_SCHEMA}.${index} AS ${index}`)).all({ ...params, match: match.recent }) as T[];
-  return newestOfBoth(recent, db.prepare(sql(`main.${index} AS ${index}`)).iterate({ ...params, match: match.indexed }) as IterableIterator<T>);
+  const indexed = db.prepare(sql(`main.${index} AS ${index}`)).iterate({ ...params, match: match.indexed }) as IterableIterator<T>;
+  return newestDownTo(newestOfBoth(recent, indexed), bounds.after, lowest, bounds.window);
 }
 
-export function mailCandidates(db: Db, match: WalkMatch, filter: MailFilter, window: number): MailCandidate[] {
-  // Before the walk starts: the connection runs one statement at a time.
-  const lowest = lowestIdSince(db, 'messages', filter.after);
-  const rows = walkBoth<MailCandidate>(
+export function mailCandidates(db: Db, match: WalkMatch, filter: MailFilter, window: number): WalkedRow[] {
+  return newestOfIndex<WalkedRow>(
     db,
     'search_mail',
     (from) =>
@@ -124,39 +136,22 @@ export function mailCandidates(db: Db, match: WalkMatch, filter: MailFilter, win
         ORDER BY search_mail.rowid DESC`,
     match,
     { agent: filter.agentId, from: filter.from, to: filter.to, before: filter.before, unread: filter.unread ? 1 : 0 },
+    { after: filter.after, window },
   );
-  return newestDownTo(rows, filter.after, lowest, window);
 }
 
-/** What the mail index holds of each row (its view), for weighing them. */
-export function mailTexts(db: Db, ids: readonly number[]): Array<{ id: number; subject: string; body: string; people: string }> {
+/** A row of a mail or chat index's view (migration 0029): its id and the named text columns. */
+export type IndexedText = { id: number } & Record<string, string>;
+
+/** What `index` holds of each of `ids` (its view, `<index>_rows`), in the `columns` the code names, for weighing them. */
+export function indexedTexts(db: Db, index: 'search_mail' | 'search_chat', columns: readonly string[], ids: readonly number[]): IndexedText[] {
   if (ids.length === 0) return [];
-  return db.prepare(`SELECT id, subject, body, people FROM search_mail_rows WHERE id IN (SELECT value FROM json_each(?))`).all(JSON.stringify(ids)) as Array<{
-    id: number;
-    subject: string;
-    body: string;
-    people: string;
-  }>;
+  return db.prepare(`SELECT id, ${columns.join(', ')} FROM ${index}_rows WHERE id IN (SELECT value FROM json_each(?))`).all(JSON.stringify(ids)) as IndexedText[];
 }
 
-/** What the mail index holds of the newest `n` rows, whatever they are: a sample of the index. */
-export function newestMailTexts(db: Db, n: number): Array<{ id: number; subject: string; body: string; people: string }> {
-  return db.prepare(`SELECT id, subject, body, people FROM search_mail_rows ORDER BY id DESC LIMIT +?`).all(n) as Array<{ id: number; subject: string; body: string; people: string }>;
-}
-
-/** What the chat index holds of the newest `n` rows, whatever they are: a sample of the index. */
-export function newestChatTexts(db: Db, n: number): Array<{ id: number; body: string; people: string }> {
-  return db.prepare(`SELECT id, body, people FROM search_chat_rows ORDER BY id DESC LIMIT +?`).all(n) as Array<{ id: number; body: string; people: string }>;
-}
-
-/** What the chat index holds of each row (its view), for weighing them. */
-export function chatTexts(db: Db, ids: readonly number[]): Array<{ id: number; body: string; people: string }> {
-  if (ids.length === 0) return [];
-  return db.prepare(`SELECT id, body, people FROM search_chat_rows WHERE id IN (SELECT value FROM json_each(?))`).all(JSON.stringify(ids)) as Array<{
-    id: number;
-    body: string;
-    people: string;
-  }>;
+/** The same of the newest `n` rows of `index`, whatever they are: a sample of the index. */
+export function newestTexts(db: Db, index: 'search_mail' | 'search_chat', columns: readonly string[], n: number): IndexedText[] {
+  return db.prepare(`SELECT id, ${columns.join(', ')} FROM ${index}_rows ORDER BY id DESC LIMIT +?`).all(n) as IndexedText[];
 }
 
 /**
@@ -198,11 +193,6 @@ export interface ChatFilter extends TimeFilter {
   from: string | null;
 }
 
-export interface ChatCandidate {
-  id: number;
-  created_at: string;
-}
-
 export interface ChatRow {
   id: number;
   message_id: string;
@@ -217,9 +207,8 @@ export interface ChatRow {
   local_agent_id: string | null;
 }
 
-export function chatCandidates(db: Db, match: WalkMatch, filter: ChatFilter, window: number): ChatCandidate[] {
-  const lowest = lowestIdSince(db, 'chat_messages', filter.after);
-  const rows = walkBoth<ChatCandidate>(
+export function chatCandidates(db: Db, match: WalkMatch, filter: ChatFilter, window: number): WalkedRow[] {
+  return newestOfIndex<WalkedRow>(
     db,
     'search_chat',
     (from) =>
@@ -231,8 +220,8 @@ export function chatCandidates(db: Db, match: WalkMatch, filter: ChatFilter, win
         ORDER BY search_chat.rowid DESC`,
     match,
     { from: filter.from, before: filter.before },
+    { after: filter.after, window },
   );
-  return newestDownTo(rows, filter.after, lowest, window);
 }
 
 export function chatRows(db: Db, ids: readonly number[]): ChatRow[] {
