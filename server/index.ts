@@ -19,6 +19,7 @@ import { chooseBackend, recordedBackend } from './custody/select.ts';
 import type { BackendName } from './custody/types.ts';
 import { systemDnsResolver, type DnsResolver } from './dns/resolver.ts';
 import { EventBus, TUNNEL_TOPIC } from './events/bus.ts';
+import type { DomainBudget } from './federation/domain-budget.ts';
 import type { OutboxOptions } from './federation/outbox.ts';
 import { buildLoopbackApp, buildPeerApp, type RegisteredRoute } from './http/app.ts';
 import { loopbackHosts } from './http/host-guard.ts';
@@ -63,6 +64,8 @@ export interface StartNodeOptions {
   outbox?: Partial<OutboxOptions>;
   /** Timeouts and concurrency caps of the outbound client to other nodes (tests tighten them). */
   remote?: Partial<RemoteClientOptions>;
+  /** What each sending domain may deliver here (tests lower it). */
+  domainBudget?: DomainBudget;
   /** Reconnect timing of the tunnel (tests shorten it). */
   tunnelBackoff?: SshTunnelBackoff;
   /** Keepalive and `retry:` timing of the event streams (tests shorten it). */
@@ -147,7 +150,8 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
     const id = nodeIdOf(db);
     const validateResponses = options.validateResponses ?? env.SVC_NODE_VALIDATE_RESPONSES === '1';
     const owner = new OwnerAccess({ clock: ctx.clock });
-    const services = createCoreServices(ctx, owner, { outbox: options.outbox, remote: options.remote });
+    const services = createCoreServices(ctx, owner, { outbox: options.outbox, remote: options.remote, ...(options.domainBudget ? { domainBudget: options.domainBudget } : {}) });
+    cleanups.push(() => services.remote.close());
     // A signed envelope names the origin it was meant for; only this surface's own origins count.
     const library: LibrarySurfaceOptions = {
       services: createLibraryServices(ctx, services.search),
@@ -231,7 +235,7 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
     }
     urls.ui_url = uiLink();
     // Mail queued for other nodes (also what a previous run left) goes out once the node listens.
-    services.outbox.start();
+    services.outbox.start((error) => loopback.log.warn({ err: error }, 'federation delivery: a batch failed; its messages are tried again shortly'));
     cleanups.push(() => services.outbox.stop());
     // What existed before the search index did is indexed in the background, resuming where a
     // previous run stopped; progress goes to the log (and every search answer says how far it is).

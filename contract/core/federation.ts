@@ -64,3 +64,44 @@ export type FederatedMessage = z.output<typeof FederatedMessage>;
 /** The receiving node's answer: stored now, or stored before (a retried delivery is harmless). */
 export const InboundResult = z.object({ message_id: z.string(), status: z.enum(['delivered', 'duplicate']) });
 export type InboundResult = z.output<typeof InboundResult>;
+
+/**
+ * `POST {peer}/v1/federation/messages/batch`: many messages in one request, each still signed by
+ * its sender and checked on its own. A sending node keeps a batch within both caps; a message
+ * larger than the byte cap (at most about 0.8 MiB once JSON-escaped) travels alone. A node older
+ * than the route answers 404, and the sender falls back to one message per request.
+ */
+export const FEDERATION_BATCH_MAX_MESSAGES = 64;
+/** The summed JSON size of a batch's messages, well under the 2 MiB request body cap. */
+export const FEDERATION_BATCH_MAX_BYTES = 1024 * 1024;
+
+export const FederationBatch = z.strictObject({
+  v: z.literal(FEDERATION_VERSION),
+  /** Each is parsed as a FederatedMessage on its own, so one malformed message is refused alone. */
+  messages: z.array(z.unknown()).min(1).max(FEDERATION_BATCH_MAX_MESSAGES),
+});
+export type FederationBatch = z.output<typeof FederationBatch>;
+
+/** The longest refusal detail a batch result carries (the sender shows at most 300 characters). */
+export const BATCH_DETAIL_MAX_CHARS = 500;
+
+/**
+ * What became of one message of a batch, in the order they were sent:
+ * - `delivered` / `duplicate`: stored now, or before (as InboundResult);
+ * - `refused`: never will be (the single route's 4xx): the sender bounces it with `detail`;
+ * - `deferred`: not now (the sender's node could not be asked, a budget is spent, or an earlier
+ *   message from the same sender to the same recipient was deferred, which keeps their order):
+ *   the sender retries it, not before `retry_after` seconds when given.
+ */
+export const BatchItemResult = z.object({
+  /** Null when the item was not a message with a readable message_id. */
+  message_id: z.string().max(64).nullable(),
+  status: z.enum(['delivered', 'duplicate', 'refused', 'deferred']),
+  code: z.string().max(64).optional(),
+  detail: z.string().max(BATCH_DETAIL_MAX_CHARS).optional(),
+  retry_after: z.number().int().min(0).max(3600).optional(),
+});
+export type BatchItemResult = z.output<typeof BatchItemResult>;
+
+export const FederationBatchResult = z.object({ results: z.array(BatchItemResult).max(FEDERATION_BATCH_MAX_MESSAGES) });
+export type FederationBatchResult = z.output<typeof FederationBatchResult>;

@@ -39,6 +39,7 @@ import { isContact } from '../surfaces/core/messaging/reachability.ts';
 import type { Recipients } from '../surfaces/core/messaging/recipients.ts';
 import type { NamespaceService } from '../surfaces/core/namespaces/service.ts';
 import { checkNamespaceDns } from '../surfaces/core/namespaces/verification.ts';
+import { CheckedSenders } from './checked-senders.ts';
 import type { NodeDirectory, NodeLocation } from './directory.ts';
 import type { FederatedChat, FederatedMail, FederatedMessage, InboundResult } from '../../contract/core/federation.ts';
 import { recipientProblem, signatureProblem } from './wire.ts';
@@ -62,6 +63,7 @@ export class FederationInbound {
   readonly #chat: ChatService;
   readonly #remote: RemoteClient;
   readonly #namespaces: NamespaceService;
+  readonly #checked = new CheckedSenders();
 
   constructor(ctx: NodeContext, directory: NodeDirectory, remote: RemoteClient, recipients: Recipients, chat: ChatService, namespaces: NamespaceService) {
     this.#ctx = ctx;
@@ -76,6 +78,20 @@ export class FederationInbound {
   async receive(message: FederatedMessage): Promise<InboundResult> {
     const forged = signatureProblem(message);
     if (forged) throw forbidden('SVC_ERR_FEDERATION_SIGNATURE_INVALID', `Refused: ${forged}`);
+    return this.receiveSigned(message);
+  }
+
+  /**
+   * Whether `message`'s sender (its address holding from_did) was checked with its node moments
+   * ago, so receiving it asks no other node. Meaningful once its signature verified.
+   */
+  provenSender(message: FederatedMessage): boolean {
+    const from = splitAddress(message.from);
+    return from !== null && this.#checked.get(`${from.domain}/${from.name}`, message.from_did, this.#ctx.clock.now().getTime()) !== null;
+  }
+
+  /** `receive` for a message whose signature the caller has already checked (signatureProblem). */
+  async receiveSigned(message: FederatedMessage): Promise<InboundResult> {
     if (message.kind === 'chat') return this.#receiveChat(message);
     if (arrivedBefore(this.#ctx.db, message)) return { message_id: message.message_id, status: 'duplicate' };
 
@@ -114,6 +130,17 @@ export class FederationInbound {
     if (this.#namespaces.isLocal(from.domain)) {
       throw forbidden('SVC_ERR_SENDER_NAMESPACE_LOCAL', `Refused: ${from.domain} is a namespace of this node, so ${mail.from} cannot send from another node`);
     }
+    const address = `${from.domain}/${from.name}`;
+    const now = this.#ctx.clock.now().getTime();
+    const checked = this.#checked.get(address, mail.from_did, now);
+    if (checked !== null) return checked;
+    const sender = await this.#askSenderNode(mail, from);
+    if (sender.heldKey) this.#checked.remember(address, mail.from_did, sender.checked, now);
+    return sender.checked;
+  }
+
+  /** Step 3 with the sender's node: the address, its namespace, and when it is verified, DNS. */
+  async #askSenderNode(mail: FederatedMessage, from: { domain: string; name: string }): Promise<{ checked: CheckedSender; heldKey: boolean }> {
     const node = await this.#directory.locate(from.domain);
     if (node === null) throw forbidden('SVC_ERR_SENDER_NODE_UNKNOWN', `Refused: no node is known for ${from.domain} (no peer entry and no node= in DNS), so ${mail.from} cannot be checked`);
     const base = `/v1/namespaces/${encodeURIComponent(from.domain)}`;
@@ -122,16 +149,17 @@ export class FederationInbound {
     // The node's URL stays out of these details: the caller need not learn the owner's peer table.
     if (address === null) throw forbidden('SVC_ERR_SENDER_NOT_FOUND', `Refused: ${mail.from} does not exist on its node`);
     const namespace = await this.#lookupObject(node, base, from.domain);
-    if (address.current_did_key !== mail.from_did) {
+    const heldKey = address.current_did_key === mail.from_did;
+    if (!heldKey) {
       const earlier = await this.#earlierKey(mail, node, address, namespace, addressPath);
       if (earlier !== null) throw forbidden('SVC_ERR_SENDER_KEY_MISMATCH', `Refused: ${mail.from} resolves to another key on its node (${earlier})`);
     }
     if (namespace?.verification_status === 'verified' && typeof namespace.controller_did === 'string') {
       const dns = await checkNamespaceDns(this.#ctx.dns, from.domain, namespace.controller_did);
       if (dns.status !== 'verified') throw forbidden('SVC_ERR_SENDER_DNS_UNVERIFIED', `Refused: ${from.domain} claims DNS verification, but DNS here does not name its controller`);
-      return { nodeUrl: node.url, namespaceTrust: 'verified' };
+      return { checked: { nodeUrl: node.url, namespaceTrust: 'verified' }, heldKey };
     }
-    return { nodeUrl: node.url, namespaceTrust: 'unverified' };
+    return { checked: { nodeUrl: node.url, namespaceTrust: 'unverified' }, heldKey };
   }
 
   /**

@@ -7,8 +7,11 @@ import { describe, expect, it } from 'vitest';
 import { FEDERATION_VERSION, type FederatedMessage } from '../../contract/core/federation.ts';
 import { addIdentity, useStoreDatabase } from '../../test/support/store-database.ts';
 import {
-  dueOutboxRows,
+  deferDomains,
+  dueDomains,
+  dueRowsFor,
   insertOutboxRow,
+  leaseRows,
   makeDomainDue,
   nextOutboxAttempt,
   outboxRowsFrom,
@@ -57,13 +60,13 @@ describe('the outbox store', () => {
     expect(outboxRowsFrom(db(), ann.agent_id, 1)).toHaveLength(1);
   });
 
-  it('gives due rows by next attempt, settles them, and makes a domain due now', () => {
+  it('gives due rows in send order, settles them, and makes a domain due now', () => {
     const ann = addIdentity(db(), { alias: 'ann' });
     const [a, b, c] = [mail('far.test/x'), mail('far.test/y'), mail('near.test/z')];
     insertOutboxRow(db(), ann.agent_id, 'far.test', a, '2026-04-01T10:00:00.000Z');
     insertOutboxRow(db(), ann.agent_id, 'far.test', b, '2026-04-01T10:00:00.000Z');
     insertOutboxRow(db(), ann.agent_id, 'near.test', c, '2026-04-01T10:00:00.000Z');
-    const mine = (now: string) => dueOutboxRows(db(), now, 100).filter((row) => row.from_agent_id === ann.agent_id);
+    const mine = (now: string) => dueRowsFor(db(), ['far.test', 'near.test'], now, 100).filter((row) => row.from_agent_id === ann.agent_id);
     const [rowA, rowB, rowC] = mine('2026-04-01T10:00:00.000Z');
     expect([rowA, rowB, rowC].map((r) => r?.message_id)).toEqual([a.message_id, b.message_id, c.message_id]);
 
@@ -78,9 +81,36 @@ describe('the outbox store', () => {
     // Only queued rows are due, and the next attempt is the earliest queued one.
     expect(mine('2026-04-01T10:30:00.000Z')).toEqual([]);
     expect(mine('2026-04-01T11:00:00.000Z').map((r) => r.message_id)).toEqual([a.message_id]);
-    expect(nextOutboxAttempt(db())! <= '2026-04-01T11:00:00.000Z').toBe(true);
+    expect(nextOutboxAttempt(db(), '2026-04-01T10:30:00.000Z')! <= '2026-04-01T11:00:00.000Z').toBe(true);
     makeDomainDue(db(), 'far.test', '2026-04-01T10:05:00.000Z');
     expect(rowsOf(ann.agent_id).get(a.message_id)?.next_attempt_at).toBe('2026-04-01T10:05:00.000Z');
+  });
+
+  it("keeps a pair's later rows back while an earlier one is leased or backing off, and defers a node's domains", () => {
+    const ann = addIdentity(db(), { alias: 'ann' });
+    const at = '2026-05-01T10:00:00.000Z';
+    const [first, second, other] = [mail('pair.test/bob'), mail('pair.test/bob'), mail('pair.test/carol')];
+    for (const message of [first, second, other]) insertOutboxRow(db(), ann.agent_id, 'pair.test', message, at);
+    const due = (now: string) => dueRowsFor(db(), ['pair.test'], now, 100).map((row) => row.message_id);
+    expect(dueDomains(db(), at)).toContain('pair.test');
+    expect(due(at)).toEqual([first.message_id, second.message_id, other.message_id]);
+
+    // The first to bob is in flight: the second to bob waits for it; carol's is not held back.
+    const [firstRow] = dueRowsFor(db(), ['pair.test'], at, 1);
+    leaseRows(db(), [firstRow!.id], '2026-05-01T10:00:20.000Z');
+    expect(due(at)).toEqual([other.message_id]);
+    // Backing off holds it back the same way; once settled, the second is next.
+    scheduleRetry(db(), firstRow!.id, 1, 'deferred', '2026-05-01T10:01:00.000Z');
+    expect(due('2026-05-01T10:00:30.000Z')).toEqual([other.message_id]);
+    settleDelivered(db(), firstRow!.id, 2, 'https://pair.test', '2026-05-01T10:00:31.000Z');
+    expect(due('2026-05-01T10:00:31.000Z')).toEqual([second.message_id, other.message_id]);
+
+    // A node that asked us to wait: every queued row to its domains waits, none moves earlier.
+    deferDomains(db(), ['pair.test'], '2026-05-01T10:05:00.000Z');
+    expect(due('2026-05-01T10:04:59.000Z')).toEqual([]);
+    expect(dueDomains(db(), '2026-05-01T10:04:59.000Z')).not.toContain('pair.test');
+    deferDomains(db(), ['pair.test'], '2026-05-01T10:02:00.000Z');
+    expect(due('2026-05-01T10:05:00.000Z')).toEqual([second.message_id, other.message_id]);
   });
 
   it('calls mail by its subject and chat by the start of its text', () => {

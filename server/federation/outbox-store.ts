@@ -40,16 +40,50 @@ export function outboxRowsFrom(db: Db, agentId: string, limit: number): OutboxRo
   return db.prepare(`SELECT * FROM federation_outbox WHERE from_agent_id = ? ORDER BY id DESC LIMIT +?`).all(agentId, limit) as OutboxRow[];
 }
 
-/** Queued rows due by `now`, the longest-waiting first. */
-export function dueOutboxRows(db: Db, now: string, limit: number): OutboxRow[] {
-  return db
-    .prepare(`SELECT * FROM federation_outbox WHERE status = 'queued' AND next_attempt_at <= ? ORDER BY next_attempt_at, id LIMIT +?`)
-    .all(now, limit) as OutboxRow[];
+/** The domains with queued rows due by `now`. */
+export function dueDomains(db: Db, now: string): string[] {
+  return db.prepare(`SELECT DISTINCT to_domain FROM federation_outbox WHERE status = 'queued' AND next_attempt_at <= ?`).pluck().all(now) as string[];
 }
 
-/** When the next queued row is due; null when nothing is queued. */
-export function nextOutboxAttempt(db: Db): string | null {
-  return db.prepare(`SELECT min(next_attempt_at) FROM federation_outbox WHERE status = 'queued'`).pluck().get() as string | null;
+/**
+ * Rows to `domains` due by `now`, in send order, each only when no earlier queued row from the same
+ * sender to the same recipient is waiting (in flight, or backing off): so a pair's messages leave
+ * one after another, never overtaking.
+ */
+export function dueRowsFor(db: Db, domains: string[], now: string, limit: number): OutboxRow[] {
+  return db
+    .prepare(
+      `SELECT o.* FROM federation_outbox o
+       WHERE o.status = 'queued' AND o.to_domain IN (SELECT value FROM json_each(?)) AND o.next_attempt_at <= ?
+         AND NOT EXISTS (
+           SELECT 1 FROM federation_outbox e
+           WHERE e.status = 'queued' AND e.from_agent_id = o.from_agent_id AND e.to_address = o.to_address AND e.id < o.id AND e.next_attempt_at > ?
+         )
+       ORDER BY o.id LIMIT +?`,
+    )
+    .all(JSON.stringify(domains), now, now, limit) as OutboxRow[];
+}
+
+/** The rows are in flight until `until`: not due before it, nor are their pairs' later rows. After a crash they are simply due again then. */
+export function leaseRows(db: Db, ids: number[], until: string): void {
+  db.prepare(`UPDATE federation_outbox SET next_attempt_at = ? WHERE id IN (SELECT value FROM json_each(?))`).run(until, JSON.stringify(ids));
+}
+
+/** Every queued row to `domains` waits until at least `until` (their node asked us to wait, or is down). */
+export function deferDomains(db: Db, domains: string[], until: string): void {
+  db.prepare(`UPDATE federation_outbox SET next_attempt_at = ? WHERE status = 'queued' AND to_domain IN (SELECT value FROM json_each(?)) AND next_attempt_at < ?`).run(
+    until,
+    JSON.stringify(domains),
+    until,
+  );
+}
+
+/**
+ * When the next queued row falls due after `now`; null when none will. Rows due already are not
+ * asked: each waits for a delivery in flight, which wakes the worker when it settles.
+ */
+export function nextOutboxAttempt(db: Db, now: string): string | null {
+  return db.prepare(`SELECT min(next_attempt_at) FROM federation_outbox WHERE status = 'queued' AND next_attempt_at > ?`).pluck().get(now) as string | null;
 }
 
 /** Every queued row for `domain` is due at `now`. */

@@ -1,32 +1,38 @@
 /**
- * The durable outbox of mail and chat to identities on other nodes (DESIGN §8). A send writes the signed
- * message here in the same transaction as everything else it writes, so an acknowledged send is
- * never lost; this worker then delivers it to `POST {node}/v1/federation/messages`.
+ * The durable outbox of mail and chat to identities on other nodes (DESIGN §8, issue 19). A send
+ * writes the signed message here in the same transaction as everything else it writes, so an
+ * acknowledged send is never lost; this worker then delivers it to the node that answers for the
+ * recipient's domain, many messages per request (peer-delivery.ts).
  *
- * - Delivered (2xx): settled. The receiver deduplicates by message_id, so a retry after a lost
- *   answer is harmless and delivery is exactly once as far as the recipient can see.
- * - Refused (4xx other than 408/429): settled as bounced, and the sender finds a bounce in its
- *   inbox with the receiving node's reason (refusal-reason.ts: its JSON `detail` only, cleaned).
- * - Anything else (no node known for the domain, unreachable, timed out, an answer too large or
- *   a redirect, 5xx, 408, 429): retried with exponential backoff; after `giveUpAfterMs` it
- *   bounces with the last error.
+ * - Per peer node: the due rows of every domain it answers for, in send order, cut into batches
+ *   (at most FEDERATION_BATCH_MAX_MESSAGES and FEDERATION_BATCH_MAX_BYTES each), with at most
+ *   `inFlightPerPeer` requests to it at once. A row is leased while in flight (its next attempt
+ *   pushed past the delivery timeout), so a crash mid-delivery only makes it due again.
+ * - Order: a row leaves only when no earlier queued row from the same sender to the same recipient
+ *   is in flight or backing off (outbox-store.ts, dueRowsFor), and the receiver defers a pair's
+ *   later messages in a batch once one is deferred.
+ * - Flow control per peer: when the node is unreachable, answers 429/5xx, or defers with a time,
+ *   its whole queue waits (its Retry-After, or a backoff per node from `retryBaseMs` to
+ *   `peerRetryMaxMs`) rather than each message backing off on its own; the next success resets it.
+ * - Per message: delivered or duplicate settles it; a refusal bounces it (the sender finds the
+ *   receiving node's reason in its inbox); a deferral backs it off (`retryBaseMs` doubling to
+ *   `retryMaxMs`). Still undelivered after `giveUpAfterMs`, it bounces with the last error.
  *
- * Delivery goes through the outbound client (server/net/remote-client.ts), and `last_error` and
- * bounces say what failed in our words: a remote body other than a well-formed refusal detail is
- * never stored or shown.
- *
- * Rows carry their next attempt time, so a restarted node simply picks up where it left off.
+ * Rows carry their next attempt time, so a restarted node simply picks up where it left off; the
+ * receiver deduplicates by message_id, so delivery is exactly once as far as the recipient can see.
  */
 import type { NodeContext } from '../context.ts';
 import { identityTopic } from '../events/bus.ts';
-import type { RemoteAnswer, RemoteClient } from '../net/remote-client.ts';
-import { RemoteError, type RemoteErrorKind } from '../net/remote-error.ts';
+import type { RemoteClient } from '../net/remote-client.ts';
 import { findIdentity } from '../surfaces/core/identities/store.ts';
 import { storeBounce, type RemoteQueue } from '../surfaces/core/messaging/delivery.ts';
-import type { NodeDirectory } from './directory.ts';
+import type { NodeDirectory, NodeLocation } from './directory.ts';
 import {
-  dueOutboxRows,
+  deferDomains,
+  dueDomains,
+  dueRowsFor,
   insertOutboxRow,
+  leaseRows,
   makeDomainDue,
   nextOutboxAttempt,
   outboxRowsFrom,
@@ -37,56 +43,66 @@ import {
   toOutboundMail,
   type OutboxRow,
 } from './outbox-store.ts';
-import { refusalReason } from './refusal-reason.ts';
-import type { FederatedMessage } from '../../contract/core/federation.ts';
+import { PeerDelivery, type Outcome } from './peer-delivery.ts';
+import { FEDERATION_BATCH_MAX_BYTES, FEDERATION_BATCH_MAX_MESSAGES, type FederatedMessage } from '../../contract/core/federation.ts';
 import type { OutboundMail } from '../../contract/core/mail.ts';
 
+export { DELIVERY_ANSWER_MAX_BYTES } from './peer-delivery.ts';
+
 export interface OutboxOptions {
-  /** The first retry's delay; each later one doubles, up to `retryMaxMs`. */
+  /** A deferred message's first retry delay, and a failing node's first pause; each later one doubles. */
   retryBaseMs: number;
+  /** The longest a deferred message backs off. */
   retryMaxMs: number;
+  /** The longest a node that is down or overloaded waits between tries (one request each). */
+  peerRetryMaxMs: number;
   /** A message still undelivered this long after it was sent bounces. */
   giveUpAfterMs: number;
-  /** One delivery attempt, connecting to reading the answer (the receiver checks the sender first). */
+  /** One delivery, connecting to reading the answer (the receiver checks each new sender first). */
   deliveryTimeoutMs: number;
+  /** Requests to one node at once. */
+  inFlightPerPeer: number;
 }
 
 export const DEFAULT_OUTBOX_OPTIONS: OutboxOptions = {
   retryBaseMs: 2_000,
   retryMaxMs: 10 * 60_000,
+  peerRetryMaxMs: 30_000,
   giveUpAfterMs: 3 * 24 * 3600_000,
   deliveryTimeoutMs: 15_000,
+  inFlightPerPeer: 2,
 };
 
-type Outcome = { kind: 'delivered'; url: string } | { kind: 'retry'; error: string } | { kind: 'bounce'; reason: string };
+/** A node being delivered to: its requests in flight, its failures in a row, and until when its queue waits. */
+interface PeerState {
+  inFlight: number;
+  failures: number;
+  pausedUntil: number;
+}
 
-/** Rows delivered at once; the rest follow in the next round. */
-const BATCH = 16;
-/**
- * The largest answer a receiving node may give to a delivery: `{message_id, status}` or a
- * `{detail}` refusal, a few hundred bytes (a full validation list is under 4 KiB).
- */
-export const DELIVERY_ANSWER_MAX_BYTES = 16 * 1024;
-/** Failures that mean the receiving node was not reached at all (the rest are bad answers). */
-const NOT_REACHED: ReadonlySet<RemoteErrorKind> = new Set(['unreachable', 'timed-out', 'refused-address', 'busy']);
+/** Beyond the delivery timeout, how long a lease lasts (settling takes a moment after the answer). */
+const LEASE_MARGIN_MS = 5_000;
 /** The worker re-checks at least this often, so a clock moved by tests or NTP is noticed. */
 const MAX_SLEEP_MS = 60_000;
 
 export class FederationOutbox implements RemoteQueue {
   readonly #ctx: NodeContext;
   readonly #directory: NodeDirectory;
-  readonly #remote: RemoteClient;
+  readonly #delivery: PeerDelivery;
   readonly #options: OutboxOptions;
+  readonly #peers = new Map<string, PeerState>();
+  readonly #deliveries = new Set<Promise<void>>();
   #timer: ReturnType<typeof setTimeout> | undefined;
   #running: Promise<void> | null = null;
   #again = false;
   #stopped = true;
+  #onError: (error: unknown) => void = () => {};
 
   constructor(ctx: NodeContext, directory: NodeDirectory, remote: RemoteClient, options: Partial<OutboxOptions> = {}) {
     this.#ctx = ctx;
     this.#directory = directory;
-    this.#remote = remote;
     this.#options = { ...DEFAULT_OUTBOX_OPTIONS, ...options };
+    this.#delivery = new PeerDelivery(remote, this.#options.deliveryTimeoutMs);
   }
 
   /** Queues a signed message; call it inside the send's transaction, then `nudge()` after commit. */
@@ -99,12 +115,14 @@ export class FederationOutbox implements RemoteQueue {
     return outboxRowsFrom(this.#ctx.db, agentId, limit).map(toOutboundMail);
   }
 
-  start(): void {
+  /** Starts delivering; a delivery that fails unexpectedly goes to `onError`, and its rows are due again after their lease. */
+  start(onError: (error: unknown) => void = () => {}): void {
+    this.#onError = onError;
     this.#stopped = false;
     this.nudge();
   }
 
-  /** Something was queued (or a peer added): deliver what is due now. */
+  /** Something was queued (or a peer added, or a delivery finished): deliver what is due now. */
   nudge(): void {
     if (this.#stopped) return;
     clearTimeout(this.#timer);
@@ -114,13 +132,17 @@ export class FederationOutbox implements RemoteQueue {
   /** Mail waiting for `domain` is tried again now (its node was just added or changed). */
   retryNow(domain: string): void {
     makeDomainDue(this.#ctx.db, domain, this.#ctx.clock.now().toISOString());
+    // The node may be another one now: whatever the old one said about waiting no longer holds.
+    for (const peer of this.#peers.values()) Object.assign(peer, { failures: 0, pausedUntil: 0 });
     this.nudge();
   }
 
+  /** Stops starting deliveries and waits for those in flight to settle. */
   async stop(): Promise<void> {
     this.#stopped = true;
     clearTimeout(this.#timer);
     await this.#running;
+    await Promise.all(this.#deliveries);
   }
 
   #pump(): Promise<void> {
@@ -132,9 +154,7 @@ export class FederationOutbox implements RemoteQueue {
       try {
         do {
           this.#again = false;
-          const due = dueOutboxRows(this.#ctx.db, this.#ctx.clock.now().toISOString(), BATCH);
-          await Promise.all(due.map((row) => this.#attempt(row)));
-          if (due.length === BATCH) this.#again = true;
+          await this.#dispatchDue();
         } while (this.#again && !this.#stopped);
       } finally {
         this.#running = null;
@@ -144,10 +164,91 @@ export class FederationOutbox implements RemoteQueue {
     return this.#running;
   }
 
-  /** Sleeps until the next queued row is due (or MAX_SLEEP_MS). */
+  /** Starts a delivery for every peer node with due rows and a free slot. */
+  async #dispatchDue(): Promise<void> {
+    const now = this.#ctx.clock.now();
+    const domains = dueDomains(this.#ctx.db, now.toISOString());
+    const byNode = new Map<string, { node: NodeLocation; domains: string[] }>();
+    for (const domain of domains) {
+      const node = await this.#directory.locate(domain);
+      if (this.#stopped) return;
+      if (node === null) {
+        this.#settle(dueRowsFor(this.#ctx.db, [domain], now.toISOString(), FEDERATION_BATCH_MAX_MESSAGES), (row) => ({
+          kind: 'retry',
+          error: `no node is known for ${row.to_domain} (no peer entry and no node= in its _svcid DNS record)`,
+        }));
+        continue;
+      }
+      const key = `${node.via} ${node.url}`;
+      const entry = byNode.get(key) ?? { node, domains: [] };
+      entry.domains.push(domain);
+      byNode.set(key, entry);
+    }
+    for (const { node, domains: nodeDomains } of byNode.values()) {
+      const peer = this.#peer(node.url);
+      if (peer.pausedUntil > now.getTime()) {
+        // Queued since the node asked us to wait: it waits with the rest.
+        deferDomains(this.#ctx.db, nodeDomains, new Date(peer.pausedUntil).toISOString());
+        continue;
+      }
+      const free = this.#options.inFlightPerPeer - peer.inFlight;
+      if (free <= 0) continue;
+      const rows = dueRowsFor(this.#ctx.db, nodeDomains, this.#ctx.clock.now().toISOString(), free * FEDERATION_BATCH_MAX_MESSAGES);
+      for (const batch of batchesOf(rows).slice(0, free)) this.#start(node, nodeDomains, batch);
+    }
+  }
+
+  /** Leases `rows`, delivers them, and settles what came back; the pump runs again when it is done. */
+  #start(node: NodeLocation, domains: string[], rows: OutboxRow[]): void {
+    const { db, clock } = this.#ctx;
+    leaseRows(
+      db,
+      rows.map((row) => row.id),
+      new Date(clock.now().getTime() + this.#options.deliveryTimeoutMs + LEASE_MARGIN_MS).toISOString(),
+    );
+    const peer = this.#peer(node.url);
+    peer.inFlight += 1;
+    const delivery = (async () => {
+      const outcomes = await this.#delivery.deliver(node, rows);
+      const pause = this.#peerPause(peer, outcomes);
+      if (pause !== null) peer.pausedUntil = clock.now().getTime() + pause;
+      this.#settle(rows, (_row, i) => outcomes[i]!, pause === null ? undefined : { domains, untilMs: peer.pausedUntil });
+    })()
+      .catch((error: unknown) => this.#onError(error))
+      .finally(() => {
+        peer.inFlight -= 1;
+        this.#deliveries.delete(delivery);
+        this.nudge();
+      });
+    this.#deliveries.add(delivery);
+  }
+
+  #peer(url: string): PeerState {
+    let peer = this.#peers.get(url);
+    if (peer === undefined) {
+      peer = { inFlight: 0, failures: 0, pausedUntil: 0 };
+      this.#peers.set(url, peer);
+    }
+    return peer;
+  }
+
+  /** How long the node's whole queue waits after these outcomes: null when it need not. */
+  #peerPause(peer: PeerState, outcomes: Outcome[]): number | null {
+    const wide = outcomes.filter((o): o is Extract<Outcome, { kind: 'retry' }> => o.kind === 'retry' && o.peerWide === true);
+    if (wide.length === 0) {
+      peer.failures = 0;
+      return null;
+    }
+    peer.failures += 1;
+    const named = Math.max(...wide.map((o) => o.afterMs ?? 0));
+    const backoff = Math.min(this.#options.peerRetryMaxMs, this.#options.retryBaseMs * 2 ** (peer.failures - 1));
+    return named > 0 ? named : backoff * (0.8 + 0.2 * Math.random());
+  }
+
+  /** Sleeps until the next queued row falls due (or MAX_SLEEP_MS); a delivery settling wakes it sooner. */
   #sleep(): void {
     if (this.#stopped) return;
-    const next = nextOutboxAttempt(this.#ctx.db);
+    const next = nextOutboxAttempt(this.#ctx.db, this.#ctx.clock.now().toISOString());
     if (next === null) return;
     const delay = Math.min(Math.max(0, Date.parse(next) - this.#ctx.clock.now().getTime()), MAX_SLEEP_MS);
     clearTimeout(this.#timer);
@@ -155,55 +256,44 @@ export class FederationOutbox implements RemoteQueue {
     this.#timer.unref?.();
   }
 
-  async #attempt(row: OutboxRow): Promise<void> {
-    let outcome = await this.#deliver(row);
-    const age = this.#ctx.clock.now().getTime() - Date.parse(row.created_at);
-    if (outcome.kind === 'retry' && age >= this.#options.giveUpAfterMs) {
-      outcome = { kind: 'bounce', reason: `gave up after ${row.attempts + 1} attempts over ${Math.round(age / 3600_000)} h; the last error was: ${outcome.error}` };
-    }
-    this.#settle(row, outcome);
-  }
-
-  async #deliver(row: OutboxRow): Promise<Outcome> {
-    const node = await this.#directory.locate(row.to_domain);
-    if (node === null) return { kind: 'retry', error: `no node is known for ${row.to_domain} (no peer entry and no node= in its _svcid DNS record)` };
-    let answer: RemoteAnswer;
-    try {
-      answer = await this.#remote.request(node, {
-        method: 'POST',
-        path: '/v1/federation/messages',
-        json: row.payload,
-        maxBytes: DELIVERY_ANSWER_MAX_BYTES,
-        timeoutMs: this.#options.deliveryTimeoutMs,
-      });
-    } catch (error) {
-      if (!(error instanceof RemoteError)) throw error;
-      return { kind: 'retry', error: NOT_REACHED.has(error.kind) ? `could not reach ${node.url} (${error.message})` : `${node.url} gave no usable answer (${error.message})` };
-    }
-    const { status } = answer;
-    if (status >= 200 && status < 300) return { kind: 'delivered', url: node.url };
-    const refused = status >= 400 && status < 500 && status !== 408 && status !== 429;
-    if (refused) return { kind: 'bounce', reason: `the node for ${row.to_domain} (${node.url}) refused it: ${refusalReason(answer) ?? `it answered ${status}`}` };
-    return { kind: 'retry', error: `${node.url} answered ${status}` };
-  }
-
-  #settle(row: OutboxRow, outcome: Outcome): void {
+  /**
+   * Writes each row's outcome in one transaction: delivered, bounced (with the sender's bounce), or
+   * tried again later, at the peer's pause when its whole queue waits (`pause`), which every other
+   * queued row to its domains then waits for too.
+   */
+  #settle(rows: OutboxRow[], outcomeOf: (row: OutboxRow, index: number) => Outcome, pause?: { domains: string[]; untilMs: number }): void {
+    if (rows.length === 0) return;
     const { db, clock, bus } = this.#ctx;
     const now = clock.now();
     const at = now.toISOString();
-    const attempts = row.attempts + 1;
+    const bounced = new Set<string>();
     db.transaction(() => {
-      if (outcome.kind === 'delivered') {
-        settleDelivered(db, row.id, attempts, outcome.url, at);
-      } else if (outcome.kind === 'retry') {
-        const delay = Math.min(this.#options.retryMaxMs, this.#options.retryBaseMs * 2 ** (attempts - 1)) * (0.8 + 0.2 * Math.random());
-        scheduleRetry(db, row.id, attempts, outcome.error, new Date(now.getTime() + delay).toISOString());
-      } else {
-        settleBounced(db, row.id, attempts, outcome.reason, at);
-        this.#writeBounce(row, outcome.reason, at);
+      for (const [index, row] of rows.entries()) {
+        let outcome = outcomeOf(row, index);
+        const attempts = row.attempts + 1;
+        const age = now.getTime() - Date.parse(row.created_at);
+        if (outcome.kind === 'retry' && age >= this.#options.giveUpAfterMs) {
+          outcome = { kind: 'bounce', reason: `gave up after ${attempts} attempts over ${Math.round(age / 3600_000)} h; the last error was: ${outcome.error}` };
+        }
+        if (outcome.kind === 'delivered') {
+          settleDelivered(db, row.id, attempts, outcome.url, at);
+        } else if (outcome.kind === 'retry') {
+          scheduleRetry(db, row.id, attempts, outcome.error, new Date(pause?.untilMs ?? now.getTime() + this.#rowDelay(attempts, outcome)).toISOString());
+        } else {
+          settleBounced(db, row.id, attempts, outcome.reason, at);
+          this.#writeBounce(row, outcome.reason, at);
+          bounced.add(row.from_agent_id);
+        }
       }
+      if (pause !== undefined) deferDomains(db, pause.domains, new Date(pause.untilMs).toISOString());
     }).immediate();
-    if (outcome.kind === 'bounce') bus.publish(identityTopic(row.from_agent_id));
+    for (const agentId of bounced) bus.publish(identityTopic(agentId));
+  }
+
+  /** A message's own backoff: the time its node named, else exponential in its attempts. */
+  #rowDelay(attempts: number, outcome: Extract<Outcome, { kind: 'retry' }>): number {
+    if (outcome.afterMs !== undefined) return outcome.afterMs;
+    return Math.min(this.#options.retryMaxMs, this.#options.retryBaseMs * 2 ** (attempts - 1)) * (0.8 + 0.2 * Math.random());
   }
 
   /** The sender learns why: a message from this node in its own inbox. */
@@ -221,4 +311,34 @@ export class FederationOutbox implements RemoteQueue {
     ].join('\n');
     storeBounce(this.#ctx.db, sender, { from: message.from, subject: `Undeliverable: ${subjectOf(message) || '(no subject)'}`.slice(0, 256), body, at: now });
   }
+}
+
+/**
+ * `rows` (in send order) cut into batches within the message and byte caps; an oversized message
+ * goes alone. The batches may be in flight at once, so each sender-to-recipient pair is in one
+ * batch only: once its batch is full, the pair's later rows stay queued for the next round.
+ */
+function batchesOf(rows: OutboxRow[]): OutboxRow[][] {
+  const batches: { rows: OutboxRow[]; bytes: number }[] = [];
+  const batchOfPair = new Map<string, { rows: OutboxRow[]; bytes: number } | null>();
+  const fits = (batch: { rows: OutboxRow[]; bytes: number }, size: number) =>
+    batch.rows.length === 0 || (batch.rows.length < FEDERATION_BATCH_MAX_MESSAGES && batch.bytes + size <= FEDERATION_BATCH_MAX_BYTES);
+  for (const row of rows) {
+    const pair = `${row.from_agent_id}\n${row.to_address}`;
+    const size = Buffer.byteLength(row.payload);
+    let batch = batchOfPair.get(pair);
+    if (batch === null) continue;
+    if (batch === undefined) {
+      batch = batches.at(-1);
+      if (batch === undefined || !fits(batch, size)) batches.push((batch = { rows: [], bytes: 0 }));
+    } else if (!fits(batch, size)) {
+      // Left for the next round, with the pair's rows after it.
+      batchOfPair.set(pair, null);
+      continue;
+    }
+    batch.rows.push(row);
+    batch.bytes += size;
+    batchOfPair.set(pair, batch);
+  }
+  return batches.map((batch) => batch.rows);
 }

@@ -3,6 +3,7 @@ import { REFUSAL_REASON_MAX_CHARS, refusalReason } from './refusal-reason.ts';
 
 const answer = (contentType: string, body: unknown) => ({
   status: 403,
+  retryAfterSeconds: null,
   contentType,
   body: Buffer.from(typeof body === 'string' ? body : JSON.stringify(body)),
 });

@@ -39,7 +39,11 @@ export function refusalReason(answer: RemoteAnswer): string | null {
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return null;
   const text = detailText((value as { detail?: unknown }).detail);
-  if (text === null) return null;
+  return text === null ? null : cleanRefusal(text);
+}
+
+/** A refusal's words as a bounce may show them (a batch result's `detail`, or an answer's): null when nothing is left. */
+export function cleanRefusal(text: string): string | null {
   const clean = text
     .replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]+/gu, ' ')
     .replace(/\s+/g, ' ')

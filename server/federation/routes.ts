@@ -1,12 +1,12 @@
 /**
- * Federation inbound (DESIGN §8): `POST /v1/federation/messages`, served on the loopback and peer
- * listeners alike. No credential: the message carries its sender's signature, and inbound.ts
- * checks it and the sender's address before anything is stored. Its wire schemas are
- * contract/core/federation.ts.
+ * Federation inbound (DESIGN §8): `POST /v1/federation/messages` and, for many at once,
+ * `POST /v1/federation/messages/batch`, served on the loopback and peer listeners alike. No
+ * credential: each message carries its sender's signature, and inbound.ts checks it and the
+ * sender's address before anything is stored. Their wire schemas are contract/core/federation.ts.
  */
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { FederatedMessage, InboundResult } from '../../contract/core/federation.ts';
+import { FederatedMessage, FederationBatch, FederationBatchResult, InboundResult } from '../../contract/core/federation.ts';
 import type { CoreServices } from '../surfaces/core/services.ts';
 
 export async function federationRoutes(app: FastifyInstance, { services }: { services: CoreServices }): Promise<void> {
@@ -22,5 +22,18 @@ export async function federationRoutes(app: FastifyInstance, { services }: { ser
       },
     },
     async (request) => services.inbound.receive(request.body),
+  );
+  app.withTypeProvider<ZodTypeProvider>().post(
+    '/v1/federation/messages/batch',
+    {
+      config: { auth: 'public' },
+      schema: {
+        tags: ['federation'],
+        summary: 'Up to 64 messages from another node, each signed by its sender, checked and answered on its own',
+        body: FederationBatch,
+        response: { 200: FederationBatchResult },
+      },
+    },
+    async (request) => services.batches.receive(request.body, request.clientBudget ?? null),
   );
 }

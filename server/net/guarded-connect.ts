@@ -7,7 +7,7 @@
  * literal host is never looked up by Node).
  */
 import { connect as netConnect, isIP, type LookupFunction, type Socket } from 'node:net';
-import { connect as tlsConnect } from 'node:tls';
+import { connect as tlsConnect, TLSSocket } from 'node:tls';
 import type { DnsResolver } from '../dns/resolver.ts';
 import { isPublicAddress } from './address-policy.ts';
 import { refusedAddress } from './remote-error.ts';
@@ -19,6 +19,16 @@ export interface ConnectTarget {
   port: number;
   /** Only public addresses (a node found through DNS); false for owner-set peers, which may be anywhere. */
   publicOnly: boolean;
+}
+
+/** Where a request to `url` connects; `publicOnly` for a node found through DNS. */
+export function connectTarget(url: URL, publicOnly: boolean): ConnectTarget {
+  return {
+    protocol: url.protocol === 'https:' ? 'https:' : 'http:',
+    host: url.hostname.replace(/^\[(.*)\]$/, '$1'),
+    port: Number(url.port || (url.protocol === 'https:' ? 443 : 80)),
+    publicOnly,
+  };
 }
 
 /** A `lookup` for net/tls that asks `resolver` and drops the addresses the policy refuses. */
@@ -45,9 +55,8 @@ function policyLookup(resolver: DnsResolver, publicOnly: boolean): LookupFunctio
  * The connecting socket (TLS for https, with SNI and certificate checks as usual). It emits
  * 'error' with a refused-address RemoteError when a public-only connection landed elsewhere;
  * a public-only IP literal that is not public throws at once, since Node would not look it up.
- * `onConnected` runs once the connection (and for https the handshake) is up.
  */
-export function guardedConnect(target: ConnectTarget, resolver: DnsResolver, onConnected: () => void): Socket {
+export function guardedConnect(target: ConnectTarget, resolver: DnsResolver): Socket {
   if (target.publicOnly && isIP(target.host) !== 0 && !isPublicAddress(target.host)) throw refusedAddress();
   const lookup = policyLookup(resolver, target.publicOnly);
   const socket =
@@ -61,12 +70,22 @@ export function guardedConnect(target: ConnectTarget, resolver: DnsResolver, onC
         })
       : netConnect({ host: target.host, port: target.port, lookup });
   // Registered before the HTTP client gets the socket, so this runs before it writes the request
-  // (for https, the request waits for the handshake anyway).
+  // (for https, the request waits for the handshake anyway) and before any `whenConnected`.
   socket.once('connect', () => {
     if (target.publicOnly && !isPublicAddress(socket.remoteAddress ?? '')) socket.destroy(refusedAddress());
   });
-  socket.once(target.protocol === 'https:' ? 'secureConnect' : 'connect', () => {
+  return socket;
+}
+
+/**
+ * Runs `onConnected` once a socket from guardedConnect is up (for https, its handshake done), or
+ * at once for one a pool hands out already connected. Call it when the HTTP client hands the
+ * socket to a request: a new socket is then always still connecting (its lookup alone takes a
+ * turn of the event loop), so `connecting` tells the two apart.
+ */
+export function whenConnected(socket: Socket, onConnected: () => void): void {
+  if (!socket.connecting) return onConnected();
+  socket.once(socket instanceof TLSSocket ? 'secureConnect' : 'connect', () => {
     if (!socket.destroyed) onConnected();
   });
-  return socket;
 }

@@ -41,6 +41,23 @@ describe('RemoteClient', () => {
     expect(s.requests).toEqual(['GET /v1/x?y=1', 'POST /v1/x']);
   });
 
+  it("reads the answer's Retry-After as seconds from now, null when there is none", async () => {
+    const retryAfter: Record<string, string> = { '/seconds': '7', '/date': new Date(Date.now() + 30_000).toUTCString(), '/garbage': 'soon' };
+    const s = await server((request, r) => {
+      const value = retryAfter[request.url ?? ''];
+      r.writeHead(429, value === undefined ? {} : { 'retry-after': value }).end();
+    });
+    const client = new RemoteClient(staticDnsResolver());
+    const after = async (path: string) => (await client.request(peer(s), { method: 'GET', path, maxBytes: KiB })).retryAfterSeconds;
+    expect(await after('/seconds')).toBe(7);
+    // Half a minute from when the date was written, in whole seconds, less what the test took since.
+    const fromDate = await after('/date');
+    expect(fromDate).toBeGreaterThan(20);
+    expect(fromDate).toBeLessThanOrEqual(30);
+    expect(await after('/garbage')).toBeNull();
+    expect(await after('/none')).toBeNull();
+  });
+
   it('never connects to a non-public address for a DNS-found node, whatever form the address takes', async () => {
     const s = await server((_q, r) => json(r, 200, { secret: 'internal' }));
     const dns = staticDnsResolver({}, { 'node.evil.test': ['127.0.0.1'], 'mapped.evil.test': ['::ffff:127.0.0.1'], 'mixed.evil.test': ['10.0.0.1', '127.0.0.1'] });
@@ -191,7 +208,7 @@ describe('RemoteClient', () => {
 });
 
 describe('answerJson', () => {
-  const answer = (contentType: string, body: string) => ({ status: 200, contentType, body: Buffer.from(body) });
+  const answer = (contentType: string, body: string) => ({ status: 200, contentType, body: Buffer.from(body), retryAfterSeconds: null });
 
   it('takes JSON that says it is JSON', () => {
     expect(answerJson(answer('application/json', '{"a":1}'))).toEqual({ a: 1 });

@@ -112,6 +112,7 @@ describe('GET /openapi.json', () => {
       ['GET /v1/events/subscriptions', [], ['200']],
       ['DELETE /v1/events/subscriptions/{subscription_id}', [], ['200']],
       ['POST /v1/federation/messages', [], ['200']],
+      ['POST /v1/federation/messages/batch', [], ['200']],
     ];
     for (const [route, query, statuses] of MESSAGING) {
       const [method, path] = route.split(' ') as [string, string];
@@ -127,12 +128,15 @@ describe('GET /openapi.json', () => {
       if (method === 'POST' && !/\/(ack|archive|unarchive|unread)$/.test(path)) expect(op.requestBody?.content['application/json'].schema, route).toBeDefined();
       // An identity route takes an API key or a team certificate with DIDKey; mail, chat, contacts and conversations also DIDKey alone (identity-only).
       const identityOnly = /^\/v1\/(messages|chat|contacts|conversations)(\/|$)/.test(path) ? [{ didKey: [] }] : [];
-      expect(op.security, route).toEqual(path === '/v1/federation/messages' ? undefined : [{ apiKey: [] }, { teamCertificate: [], didKey: [] }, ...identityOnly]);
+      expect(op.security, route).toEqual(path.startsWith('/v1/federation/') ? undefined : [{ apiKey: [] }, { teamCertificate: [], didKey: [] }, ...identityOnly]);
     }
     const inbox = doc.paths['/v1/messages/inbox'].get.responses['200'].content['application/json'].schema;
     expect(inbox.required).toEqual(['messages', 'has_more', 'next_before']);
     const federated = doc.paths['/v1/federation/messages'].post.requestBody.content['application/json'].schema;
     expect(federated.oneOf ?? federated.anyOf).toHaveLength(2);
+    const batch = doc.paths['/v1/federation/messages/batch'].post;
+    expect(batch.requestBody.content['application/json'].schema.properties.messages.maxItems).toBe(64);
+    expect(batch.responses['200'].content['application/json'].schema.properties.results).toBeDefined();
   });
 
   it('carries the identity, namespace, did:svc and owner routes\' declared schemas and auth', async () => {

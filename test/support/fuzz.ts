@@ -194,6 +194,7 @@ export const ROUTES: readonly RouteSpec[] = [
   r('GET', '/v1/events/subscriptions', 'identity'),
   r('DELETE', '/v1/events/subscriptions/:subscription_id', 'identity'),
   r('POST', '/v1/federation/messages', 'none', json('from', 'to', 'from_did', 'to_domain', 'message_id', 'subject', 'body', 'timestamp', 'signature', 'signed_payload', 'payload', 'v')),
+  r('POST', '/v1/federation/messages/batch', 'none', json('v', 'messages')),
   r('POST', '/mcp', 'identity', { ...json('jsonrpc', 'id', 'method', 'params'), mcp: true }),
   r('GET', '/mcp', 'identity', { mcp: true }),
   r('DELETE', '/mcp', 'identity', { mcp: true }),

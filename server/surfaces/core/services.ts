@@ -6,7 +6,9 @@ import type { OwnerAccess } from '../../auth/owner.ts';
 import type { NodeContext } from '../../context.ts';
 import { AppEvents } from '../../events/app-events.ts';
 import { NodeDirectory } from '../../federation/directory.ts';
+import { DEFAULT_DOMAIN_BUDGET, DomainBudgets, type DomainBudget } from '../../federation/domain-budget.ts';
 import { FederationInbound } from '../../federation/inbound.ts';
+import { FederationBatches } from '../../federation/inbound-batch.ts';
 import { FederationOutbox, type OutboxOptions } from '../../federation/outbox.ts';
 import { RemoteClient, type RemoteClientOptions } from '../../net/remote-client.ts';
 import { ChatService } from './chat/service.ts';
@@ -62,6 +64,8 @@ export interface CoreServices {
   outbox: FederationOutbox;
   /** Mail arriving from other nodes. */
   inbound: FederationInbound;
+  /** Mail arriving from other nodes many at a time, budgeted by sending domain. */
+  batches: FederationBatches;
   /** The one outbound HTTP client: every request this node makes to another node goes through it. */
   remote: RemoteClient;
   /** Full-text search over everything this node holds, scoped like reads (server/search/). */
@@ -72,6 +76,8 @@ export interface CoreServiceOptions {
   outbox?: Partial<OutboxOptions>;
   /** Timeouts and concurrency caps of the outbound client (tests tighten them). */
   remote?: Partial<RemoteClientOptions>;
+  /** What each sending domain may deliver here (tests lower it). */
+  domainBudget?: DomainBudget;
 }
 
 export function createCoreServices(ctx: NodeContext, owner: OwnerAccess, options: CoreServiceOptions = {}): CoreServices {
@@ -89,6 +95,7 @@ export function createCoreServices(ctx: NodeContext, owner: OwnerAccess, options
   const outbox = new FederationOutbox(ctx, directory, remote, options.outbox);
   const chat = new ChatService(ctx, identities, recipients, outbox, namespaces);
   const inbound = new FederationInbound(ctx, directory, remote, recipients, chat, namespaces);
+  const batches = new FederationBatches(inbound, new DomainBudgets(options.domainBudget ?? DEFAULT_DOMAIN_BUDGET, ctx.clock));
   const mail = new MailService(ctx, identities, recipients, outbox, namespaces);
   const contacts = new ContactService(ctx);
   const control = new ControlService(ctx, identities, recipients);
@@ -124,6 +131,7 @@ export function createCoreServices(ctx: NodeContext, owner: OwnerAccess, options
     directory,
     outbox,
     inbound,
+    batches,
     remote,
     search,
   };

@@ -1,0 +1,107 @@
+/**
+ * A batch of messages from another node (`POST /v1/federation/messages/batch`, issue 19): each
+ * message is parsed, checked and stored on its own exactly as the single route does it
+ * (inbound.ts), in the order sent, and gets its own result, so one bad message never holds back
+ * the rest.
+ *
+ * Order: once a message from a sender to a recipient is deferred, that pair's later messages in
+ * the batch are deferred too, so the sender retries them in their order.
+ *
+ * Cost: a message whose sender is proven (signature verified, address checked with its node
+ * moments ago) is charged to that sender's domain's budget (domain-budget.ts); any other message
+ * costs the connecting client one token of its rate limit, as a request of its own would. The
+ * request took one token as it arrived: it pays for the first message when that one is anonymous,
+ * and is given back when it is proven. So a batch cannot multiply an anonymous client's work
+ * (signature checks, questions to other nodes) beyond its rate limit, and an honest busy node is
+ * limited by what its domain sends, not by how few addresses it sends from.
+ */
+import { ServiceError } from '../errors.ts';
+import type { ClientBudget } from '../http/rate-limit.ts';
+import type { DomainBudgets } from './domain-budget.ts';
+import type { FederationInbound } from './inbound.ts';
+import { splitAddress } from '../surfaces/core/messaging/addresses.ts';
+import { signatureProblem } from './wire.ts';
+import {
+  BATCH_DETAIL_MAX_CHARS,
+  FederatedMessage,
+  type BatchItemResult,
+  type FederationBatch,
+  type FederationBatchResult,
+} from '../../contract/core/federation.ts';
+
+/** Statuses of the single route that mean "not now" rather than "never". */
+const TEMPORARY = new Set([408, 429]);
+
+export class FederationBatches {
+  readonly #inbound: FederationInbound;
+  readonly #budgets: DomainBudgets;
+
+  constructor(inbound: FederationInbound, budgets: DomainBudgets) {
+    this.#inbound = inbound;
+    this.#budgets = budgets;
+  }
+
+  async receive(batch: FederationBatch, client: ClientBudget | null): Promise<FederationBatchResult> {
+    const results: BatchItemResult[] = [];
+    /** Pairs (sender → recipient) with a deferred message, and that message's result. */
+    const deferred = new Map<string, BatchItemResult>();
+    for (const [index, item] of batch.messages.entries()) {
+      const parsed = FederatedMessage.safeParse(item);
+      if (!parsed.success) {
+        results.push(refused(idOf(item), 'SVC_ERR_VALIDATION', parsed.error.issues.map((i) => `${['messages', index, ...i.path].join('.')}: ${i.message}`).join('; ')));
+        continue;
+      }
+      const message = parsed.data;
+      const pair = `${message.from}\n${message.to}`;
+      const earlier = deferred.get(pair);
+      const result =
+        earlier === undefined
+          ? await this.#one(message, client, index === 0)
+          : { ...earlier, message_id: message.message_id, detail: 'an earlier message from this sender to this recipient was deferred' };
+      if (result.status === 'deferred') deferred.set(pair, result);
+      results.push(result);
+    }
+    return { results };
+  }
+
+  /** One parsed message; `client` is the budget its anonymous work is charged to, `first` when the request's own token paid for it. */
+  async #one(message: FederatedMessage, client: ClientBudget | null, first: boolean): Promise<BatchItemResult> {
+    const id = message.message_id;
+    const forged = signatureProblem(message);
+    const domain = splitAddress(message.from)?.domain;
+    const proven = forged === null && domain !== undefined && this.#inbound.provenSender(message);
+    const wait = proven ? this.#budgets.take(domain, Buffer.byteLength(message.body) + Buffer.byteLength(message.signed_payload)) : first ? 0 : (client?.take(1) ?? 0);
+    if (proven && first) client?.refund();
+    if (wait > 0) {
+      const whose = proven ? `${domain}'s delivery budget is spent` : 'too many requests from this client';
+      return { message_id: id, status: 'deferred', code: 'SVC_ERR_RATE_LIMITED', detail: `${whose}; try again in ${wait} s`, retry_after: wait };
+    }
+    if (forged !== null) return refused(id, 'SVC_ERR_FEDERATION_SIGNATURE_INVALID', `Refused: ${forged}`);
+    try {
+      return await this.#inbound.receiveSigned(message);
+    } catch (error) {
+      if (!(error instanceof ServiceError)) throw error;
+      if (error.statusCode < 500 && !TEMPORARY.has(error.statusCode)) return refused(id, error.code, error.message);
+      const retryAfter = Number(error.headers['retry-after']);
+      return {
+        message_id: id,
+        status: 'deferred',
+        code: error.code,
+        detail: clip(error.message),
+        ...(Number.isInteger(retryAfter) && retryAfter >= 0 ? { retry_after: Math.min(retryAfter, 3600) } : {}),
+      };
+    }
+  }
+}
+
+function refused(messageId: string | null, code: string, detail: string): BatchItemResult {
+  return { message_id: messageId, status: 'refused', code, detail: clip(detail) };
+}
+
+const clip = (text: string): string => (text.length > BATCH_DETAIL_MAX_CHARS ? `${text.slice(0, BATCH_DETAIL_MAX_CHARS - 1)}…` : text);
+
+/** The message_id an unparseable item names, when it names a plausible one. */
+function idOf(item: unknown): string | null {
+  const id = typeof item === 'object' && item !== null ? (item as { message_id?: unknown }).message_id : undefined;
+  return typeof id === 'string' && id.length <= 64 ? id : null;
+}

@@ -1,0 +1,151 @@
+/**
+ * One delivery of queued messages to the node that answers for their domains (issue 19): as one
+ * `POST /v1/federation/messages/batch`, each message getting its own result, or, to a node older
+ * than that route (it answers 404), one `POST /v1/federation/messages` per message. The outbox
+ * (outbox.ts) decides what goes together and settles what comes back.
+ *
+ * What a node says is used only in our words (remote-error.ts), except a refusal's `detail`,
+ * cleaned and capped, as the bounce reason (refusal-reason.ts). An answer that is not a result for
+ * each message sent, in order, is no answer: the batch is tried again.
+ */
+import type { NodeLocation } from './directory.ts';
+import type { RemoteAnswer, RemoteClient } from '../net/remote-client.ts';
+import { answerJson } from '../net/remote-client.ts';
+import { RemoteError, type RemoteErrorKind } from '../net/remote-error.ts';
+import type { OutboxRow } from './outbox-store.ts';
+import { cleanRefusal, refusalReason } from './refusal-reason.ts';
+import { FEDERATION_VERSION, FederationBatchResult, type BatchItemResult } from '../../contract/core/federation.ts';
+
+export type Outcome =
+  | { kind: 'delivered'; url: string }
+  /**
+   * Not now. `peerWide`: the node itself is unreachable, overloaded or asked us to wait, so its
+   * whole queue waits (`afterMs`, its Retry-After, or the outbox's backoff for the node); else only
+   * this message backs off, by `afterMs` when the node named a time.
+   */
+  | { kind: 'retry'; error: string; afterMs?: number; peerWide?: boolean }
+  | { kind: 'bounce'; reason: string };
+
+/**
+ * The largest answer to a batch: a result per message, each at most a 500-character detail and a
+ * few fields (about 40 KiB for 64 refusals).
+ */
+export const BATCH_ANSWER_MAX_BYTES = 64 * 1024;
+/** The largest answer to one message: `{message_id, status}` or a `{detail}` refusal (a validation list is under 4 KiB). */
+export const DELIVERY_ANSWER_MAX_BYTES = 16 * 1024;
+/** How long a node that has no batch route gets one message per request before it is asked again (it may have been upgraded). */
+const SINGLE_ONLY_MS = 10 * 60_000;
+/** Failures that mean the receiving node was not reached at all (the rest are bad answers). */
+const NOT_REACHED: ReadonlySet<RemoteErrorKind> = new Set(['unreachable', 'timed-out', 'refused-address', 'busy']);
+/** Statuses that mean "not now" from a node that was reached. */
+const TEMPORARY_STATUSES = new Set([408, 429]);
+
+export class PeerDelivery {
+  readonly #remote: RemoteClient;
+  readonly #timeoutMs: number;
+  /** Nodes that answered the batch route with 404, until when they get single messages. */
+  readonly #singleOnly = new Map<string, number>();
+
+  constructor(remote: RemoteClient, timeoutMs: number) {
+    this.#remote = remote;
+    this.#timeoutMs = timeoutMs;
+  }
+
+  /** Delivers `rows` (in send order) to `node`: an outcome per row, in the same order. */
+  async deliver(node: NodeLocation, rows: OutboxRow[]): Promise<Outcome[]> {
+    if ((this.#singleOnly.get(node.url) ?? 0) > Date.now()) return this.#singles(node, rows);
+    let answer: RemoteAnswer;
+    try {
+      answer = await this.#post(node, '/v1/federation/messages/batch', `{"v":${FEDERATION_VERSION},"messages":[${rows.map((row) => row.payload).join(',')}]}`, BATCH_ANSWER_MAX_BYTES);
+    } catch (error) {
+      return rows.map(() => failed(node, error));
+    }
+    const { status } = answer;
+    if (status === 404 || status === 405) {
+      this.#singleOnly.set(node.url, Date.now() + SINGLE_ONLY_MS);
+      return this.#singles(node, rows);
+    }
+    if (status >= 200 && status < 300) return batchOutcomes(node, rows, answer);
+    // The batch as a whole refused (too large for that node, say): each message gets its own verdict.
+    if (isRefusal(status) && rows.length > 1) return this.#singles(node, rows);
+    return rows.map((row) => statusOutcome(node, row, answer));
+  }
+
+  /** One request per message, in order; a pair whose message must wait keeps its later ones back. */
+  async #singles(node: NodeLocation, rows: OutboxRow[]): Promise<Outcome[]> {
+    const outcomes: Outcome[] = [];
+    const waiting = new Set<string>();
+    let peerWide: Outcome | null = null;
+    for (const row of rows) {
+      const pair = `${row.from_agent_id}\n${row.to_address}`;
+      if (peerWide !== null || waiting.has(pair)) {
+        outcomes.push(peerWide ?? { kind: 'retry', error: 'waiting for an earlier message to the same recipient' });
+        continue;
+      }
+      let outcome: Outcome;
+      try {
+        outcome = statusOutcome(node, row, await this.#post(node, '/v1/federation/messages', row.payload, DELIVERY_ANSWER_MAX_BYTES));
+      } catch (error) {
+        outcome = failed(node, error);
+      }
+      if (outcome.kind === 'retry') {
+        waiting.add(pair);
+        if (outcome.peerWide === true) peerWide = outcome;
+      }
+      outcomes.push(outcome);
+    }
+    return outcomes;
+  }
+
+  #post(node: NodeLocation, path: string, json: string, maxBytes: number): Promise<RemoteAnswer> {
+    // Idempotent: the receiver stores a message_id from a key once, so a resend is only acknowledged.
+    return this.#remote.request(node, { method: 'POST', path, json, maxBytes, timeoutMs: this.#timeoutMs, idempotent: true });
+  }
+}
+
+const isRefusal = (status: number): boolean => status >= 400 && status < 500 && !TEMPORARY_STATUSES.has(status);
+
+/** The node was not asked, or gave no usable answer: the whole queue for it waits. */
+function failed(node: NodeLocation, error: unknown): Outcome {
+  if (!(error instanceof RemoteError)) throw error;
+  const error_ = NOT_REACHED.has(error.kind) ? `could not reach ${node.url} (${error.message})` : `${node.url} gave no usable answer (${error.message})`;
+  return { kind: 'retry', error: error_, peerWide: true };
+}
+
+/** What a status (of the single route, or of a batch refused whole) means for `row`. */
+function statusOutcome(node: NodeLocation, row: OutboxRow, answer: RemoteAnswer): Outcome {
+  const { status } = answer;
+  if (status >= 200 && status < 300) return { kind: 'delivered', url: node.url };
+  if (isRefusal(status)) return { kind: 'bounce', reason: `the node for ${row.to_domain} (${node.url}) refused it: ${refusalReason(answer) ?? `it answered ${status}`}` };
+  return { kind: 'retry', error: `${node.url} answered ${status}`, peerWide: true, ...afterMs(answer.retryAfterSeconds) };
+}
+
+/** A batch's 2xx answer: a result per row in order, or (anything else) no usable answer. */
+function batchOutcomes(node: NodeLocation, rows: OutboxRow[], answer: RemoteAnswer): Outcome[] {
+  let parsed: ReturnType<typeof FederationBatchResult.safeParse> | null = null;
+  try {
+    parsed = FederationBatchResult.safeParse(answerJson(answer));
+  } catch {
+    // Not JSON: the same as a JSON answer that is not a result list.
+  }
+  const results = parsed?.success === true ? parsed.data.results : [];
+  const matches = results.length === rows.length && results.every((result, i) => result.message_id === rows[i]!.message_id || (result.status === 'refused' && result.message_id === null));
+  if (!matches) return rows.map(() => ({ kind: 'retry', error: `${node.url} gave no usable answer (not a result for each message sent)`, peerWide: true }));
+  return results.map((result, i) => itemOutcome(node, rows[i]!, result));
+}
+
+function itemOutcome(node: NodeLocation, row: OutboxRow, result: BatchItemResult): Outcome {
+  const detail = result.detail === undefined ? null : cleanRefusal(result.detail);
+  switch (result.status) {
+    case 'delivered':
+    case 'duplicate':
+      return { kind: 'delivered', url: node.url };
+    case 'refused':
+      return { kind: 'bounce', reason: `the node for ${row.to_domain} (${node.url}) refused it: ${detail ?? 'no reason given'}` };
+    case 'deferred':
+      // A spent budget names when to come back, for every message from this node.
+      return { kind: 'retry', error: `${node.url} deferred it: ${detail ?? 'no reason given'}`, ...afterMs(result.retry_after ?? null), peerWide: result.retry_after !== undefined };
+  }
+}
+
+const afterMs = (seconds: number | null): { afterMs?: number } => (seconds === null ? {} : { afterMs: seconds * 1000 });
