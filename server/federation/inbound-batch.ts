@@ -15,10 +15,10 @@
  * (signature checks, questions to other nodes) beyond its rate limit, and an honest busy node is
  * limited by what its domain sends, not by how few addresses it sends from.
  */
-import { ServiceError } from '../errors.ts';
+import { rateLimited, ServiceError } from '../errors.ts';
 import type { ClientBudget } from '../http/rate-limit.ts';
 import type { DomainBudgets } from './domain-budget.ts';
-import type { FederationInbound } from './inbound.ts';
+import { forgedRefusal, type FederationInbound } from './inbound.ts';
 import { splitAddress } from '../surfaces/core/messaging/addresses.ts';
 import { signatureProblem } from './wire.ts';
 import {
@@ -27,6 +27,7 @@ import {
   type BatchItemResult,
   type FederationBatch,
   type FederationBatchResult,
+  type InboundResult,
 } from '../../contract/core/federation.ts';
 
 /** Statuses of the single route that mean "not now" rather than "never". */
@@ -64,19 +65,25 @@ export class FederationBatches {
     return { results };
   }
 
-  /** One parsed message; `client` is the budget its anonymous work is charged to, `first` when the request's own token paid for it. */
+  /**
+   * One message on the single route (`POST /v1/federation/messages`, what older nodes send), at
+   * the same cost: a spent budget is a 429 with Retry-After.
+   */
+  async single(message: FederatedMessage, client: ClientBudget | null): Promise<InboundResult> {
+    const forged = signatureProblem(message);
+    const over = this.#charge(message, forged === null, client, true);
+    if (over !== null) throw rateLimited('SVC_ERR_RATE_LIMITED', over.detail, over.wait);
+    if (forged !== null) throw forgedRefusal(forged);
+    return this.#inbound.receiveSigned(message);
+  }
+
+  /** One parsed message of a batch, `first` when the request's own token paid for it. */
   async #one(message: FederatedMessage, client: ClientBudget | null, first: boolean): Promise<BatchItemResult> {
     const id = message.message_id;
     const forged = signatureProblem(message);
-    const domain = splitAddress(message.from)?.domain;
-    const proven = forged === null && domain !== undefined && this.#inbound.provenSender(message);
-    const wait = proven ? this.#budgets.take(domain, Buffer.byteLength(message.body) + Buffer.byteLength(message.signed_payload)) : first ? 0 : (client?.take(1) ?? 0);
-    if (proven && first) client?.refund();
-    if (wait > 0) {
-      const whose = proven ? `${domain}'s delivery budget is spent` : 'too many requests from this client';
-      return { message_id: id, status: 'deferred', code: 'SVC_ERR_RATE_LIMITED', detail: `${whose}; try again in ${wait} s`, retry_after: wait };
-    }
-    if (forged !== null) return refused(id, 'SVC_ERR_FEDERATION_SIGNATURE_INVALID', `Refused: ${forged}`);
+    const over = this.#charge(message, forged === null, client, first);
+    if (over !== null) return { message_id: id, status: 'deferred', code: 'SVC_ERR_RATE_LIMITED', detail: over.detail, retry_after: over.wait };
+    if (forged !== null) return refused(id, 'SVC_ERR_FEDERATION_SIGNATURE_INVALID', forgedRefusal(forged).message);
     try {
       return await this.#inbound.receiveSigned(message);
     } catch (error) {
@@ -91,6 +98,23 @@ export class FederationBatches {
         ...(Number.isInteger(retryAfter) && retryAfter >= 0 ? { retry_after: Math.min(retryAfter, 3600) } : {}),
       };
     }
+  }
+
+  /**
+   * Charges `message` to its sender's domain when the sender is proven (`signed`: its signature
+   * verified), else to the client (the request's own token when `first`, given back when it was
+   * not needed). Null when allowed; else the seconds to wait and why.
+   */
+  #charge(message: FederatedMessage, signed: boolean, client: ClientBudget | null, first: boolean): { wait: number; detail: string } | null {
+    const domain = splitAddress(message.from)?.domain;
+    if (signed && domain !== undefined && this.#inbound.provenSender(message)) {
+      const wait = this.#budgets.take(domain, Buffer.byteLength(message.body) + Buffer.byteLength(message.signed_payload));
+      if (wait > 0) return { wait, detail: `${domain}'s delivery budget is spent; try again in ${wait} s` };
+      if (first) client?.refund();
+      return null;
+    }
+    const wait = first ? 0 : (client?.take(1) ?? 0);
+    return wait > 0 ? { wait, detail: `too many requests from this client; try again in ${wait} s` } : null;
   }
 }
 

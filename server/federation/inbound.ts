@@ -14,6 +14,10 @@
  * 4. the recipient accepts the sender (contacts-only identities need a matching contact, or, for
  *    chat, to have answered the sender in their session before).
  *
+ * A sender (address and key) that passed step 3 is not asked about again for 30 s
+ * (checked-senders.ts), so a busy sender's messages cost its node two questions, not two each.
+ *
+ * Messages come one per request or many (inbound-batch.ts, which also charges their cost).
  * A refusal is a 4xx whose detail the sending node reports back to its sender as a bounce; a
  * sender node that cannot be reached is a 503, so the message is retried rather than bounced.
  * A message_id already stored from the same key is acknowledged again (retries are safe).
@@ -42,7 +46,7 @@ import { checkNamespaceDns } from '../surfaces/core/namespaces/verification.ts';
 import { CheckedSenders } from './checked-senders.ts';
 import type { NodeDirectory, NodeLocation } from './directory.ts';
 import type { FederatedChat, FederatedMail, FederatedMessage, InboundResult } from '../../contract/core/federation.ts';
-import { recipientProblem, signatureProblem } from './wire.ts';
+import { recipientProblem } from './wire.ts';
 
 /**
  * The largest answer the sender's node may give to an address, namespace or replacements lookup:
@@ -74,13 +78,6 @@ export class FederationInbound {
     this.#namespaces = namespaces;
   }
 
-  /** `message` as the route's schema parsed it (contract/core/federation.ts). */
-  async receive(message: FederatedMessage): Promise<InboundResult> {
-    const forged = signatureProblem(message);
-    if (forged) throw forbidden('SVC_ERR_FEDERATION_SIGNATURE_INVALID', `Refused: ${forged}`);
-    return this.receiveSigned(message);
-  }
-
   /**
    * Whether `message`'s sender (its address holding from_did) was checked with its node moments
    * ago, so receiving it asks no other node. Meaningful once its signature verified.
@@ -90,7 +87,10 @@ export class FederationInbound {
     return from !== null && this.#checked.get(`${from.domain}/${from.name}`, message.from_did, this.#ctx.clock.now().getTime()) !== null;
   }
 
-  /** `receive` for a message whose signature the caller has already checked (signatureProblem). */
+  /**
+   * Steps 2 to 4 for `message` as the route's schema parsed it (contract/core/federation.ts), whose
+   * signature the caller has checked (step 1: wire.ts's signatureProblem, refused with forgedRefusal).
+   */
   async receiveSigned(message: FederatedMessage): Promise<InboundResult> {
     if (message.kind === 'chat') return this.#receiveChat(message);
     if (arrivedBefore(this.#ctx.db, message)) return { message_id: message.message_id, status: 'duplicate' };
@@ -236,6 +236,9 @@ export class FederationInbound {
     return { message_id: mail.message_id, status: 'delivered' };
   }
 }
+
+/** The refusal of a message that is not what its sender signed (`problem`: wire.ts's signatureProblem). */
+export const forgedRefusal = (problem: string) => forbidden('SVC_ERR_FEDERATION_SIGNATURE_INVALID', `Refused: ${problem}`);
 
 /** What a contact entry can name the sender by. */
 function senderKeys(message: FederatedMessage) {

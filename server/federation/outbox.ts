@@ -67,7 +67,7 @@ export interface OutboxOptions {
 export const DEFAULT_OUTBOX_OPTIONS: OutboxOptions = {
   retryBaseMs: 2_000,
   retryMaxMs: 10 * 60_000,
-  peerRetryMaxMs: 30_000,
+  peerRetryMaxMs: 10_000,
   giveUpAfterMs: 3 * 24 * 3600_000,
   deliveryTimeoutMs: 15_000,
   inFlightPerPeer: 2,

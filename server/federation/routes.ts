@@ -21,7 +21,7 @@ export async function federationRoutes(app: FastifyInstance, { services }: { ser
         response: { 200: InboundResult },
       },
     },
-    async (request) => services.inbound.receive(request.body),
+    async (request) => services.batches.single(request.body, request.clientBudget ?? null),
   );
   app.withTypeProvider<ZodTypeProvider>().post(
     '/v1/federation/messages/batch',

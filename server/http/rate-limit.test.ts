@@ -27,4 +27,15 @@ describe('TokenBuckets', () => {
     clock.t += 60_000;
     expect([buckets.take('a'), buckets.take('a'), buckets.take('a')]).toEqual([0, 0, 1]);
   });
+
+  it('takes and gives back several tokens at once, never above the burst', () => {
+    const clock = clockAt(0);
+    const buckets = new TokenBuckets({ burst: 4, perSecond: 1 }, clock);
+    expect(buckets.take('a', 3)).toBe(0);
+    expect(buckets.take('a', 2)).toBe(1);
+    expect(buckets.wait('a', 1)).toBe(0);
+    buckets.give('a', 10);
+    expect(buckets.take('a', 4)).toBe(0);
+    expect(buckets.take('a', 1)).toBe(1);
+  });
 });

@@ -114,6 +114,28 @@ describe('POST /v1/federation/messages/batch', () => {
   });
 });
 
+describe('POST /v1/federation/messages (one message, as older nodes send)', () => {
+  let c: TestNode;
+
+  afterAll(() => c?.stop());
+
+  it("charges a proven sender's domain rather than the client's request budget, and anonymous posts still the client's", async () => {
+    c = await startTestNode({ publicPort: 0, peerRateLimit: { burst: 3, perSecond: 0.01 } });
+    await createNodeNamespace(c, 'c.test');
+    await createIdentity(c, (await createProject(c, 'pc', 'c.test')).api_key, persistent('bob'));
+    const zed = testKey();
+    expectOk(await c.owner('POST', '/v1/node/peers', { domain: 'x.test', url: (await senderNode('x.test', { zed })).url }), 201);
+    const post = (body: unknown) => fetch(`${c.node.info.public_url}/v1/federation/messages`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    // Three tokens: the first mail pays one (its sender is not proven yet); the rest give theirs back.
+    const statuses: number[] = [];
+    for (let i = 0; i < 12; i++) statuses.push((await post(signedMail(zed, { from: 'x.test/zed', to: 'c.test/bob', body: `single ${i}` }))).status);
+    expect(statuses).toEqual(Array.from({ length: 12 }, () => 200));
+    const forged = [];
+    for (let i = 0; i < 4; i++) forged.push((await post({ ...signedMail(testKey(), { from: 'x.test/zed', to: 'c.test/bob' }), body: 'altered' })).status);
+    expect(forged).toEqual([403, 403, 429, 429]);
+  });
+});
+
 describe('the outbox, per peer node', () => {
   let a: TestNode;
   let alice: { api_key: string };
