@@ -9,6 +9,7 @@ import { isoNow } from '../clock.ts';
 import { dnsRecordName, normalizeDomain, parseDnsRecords, SVC_DNS } from '../crypto/dns-txt.ts';
 import { invalid, notFound } from '../errors.ts';
 import type { Peer, PeerRemoved } from '../../contract/node/peers.ts';
+import { queueOf } from './outbox-store.ts';
 import { deletePeer, findPeer, listPeers, upsertPeer } from './peer-store.ts';
 
 // A peer is on the owner API's wire: the contract defines it (contract/node/peers.ts).
@@ -44,17 +45,18 @@ export class NodeDirectory {
     this.#ctx = ctx;
   }
 
+  /** The peers, each with what waits for it in the outbox. */
   list(): Peer[] {
-    return listPeers(this.#ctx.db);
+    return listPeers(this.#ctx.db).map((peer) => ({ ...peer, queue: queueOf(this.#ctx.db, peer.domain) }));
   }
 
-  /** Adds or replaces the node for `domain`. */
+  /** Adds or replaces the node for `domain`; returned with what waits for it. */
   set(domainInput: string, urlInput: string): Peer {
     const domain = normalizeDomain(domainInput);
     if (domain === null) throw invalid('SVC_ERR_VALIDATION', [{ loc: ['body', 'domain'], msg: 'not a valid domain name', type: 'value_error' }]);
     const url = peerOrigin(urlInput);
     if (url === null) throw invalid('SVC_ERR_VALIDATION', [{ loc: ['body', 'url'], msg: 'must be an http(s) origin such as https://node.example.com', type: 'value_error' }]);
-    return upsertPeer(this.#ctx.db, domain, url, isoNow(this.#ctx.clock));
+    return { ...upsertPeer(this.#ctx.db, domain, url, isoNow(this.#ctx.clock)), queue: queueOf(this.#ctx.db, domain) };
   }
 
   remove(domainInput: string): PeerRemoved {

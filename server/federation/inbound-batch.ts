@@ -1,8 +1,8 @@
 /**
  * A batch of messages from another node (`POST /v1/federation/messages/batch`, issue 19): each
- * message is parsed, checked and stored on its own exactly as the single route does it
- * (inbound.ts), in the order sent, and gets its own result, so one bad message never holds back
- * the rest.
+ * message is parsed and checked on its own exactly as the single route does it (inbound.ts), in
+ * the order sent, and gets its own result, so one bad message never holds back the rest. The mail
+ * that passed is stored in one transaction, before the answer: one commit per batch.
  *
  * Order: once a message from a sender to a recipient is deferred, that pair's later messages in
  * the batch are deferred too, so the sender retries them in their order.
@@ -18,7 +18,7 @@
 import { rateLimited, ServiceError } from '../errors.ts';
 import type { ClientBudget } from '../http/rate-limit.ts';
 import type { DomainBudgets } from './domain-budget.ts';
-import { forgedRefusal, type FederationInbound } from './inbound.ts';
+import { forgedRefusal, type CheckedMail, type FederationInbound } from './inbound.ts';
 import { splitAddress } from '../surfaces/core/messaging/addresses.ts';
 import { signatureProblem } from './wire.ts';
 import {
@@ -42,8 +42,12 @@ export class FederationBatches {
     this.#budgets = budgets;
   }
 
+  /**
+   * Every message is checked first, in order; the mail that passed is then stored in one
+   * transaction (one commit for the batch), and only then answered.
+   */
   async receive(batch: FederationBatch, client: ClientBudget | null): Promise<FederationBatchResult> {
-    const results: BatchItemResult[] = [];
+    const results: (BatchItemResult | CheckedMail)[] = [];
     /** Pairs (sender → recipient) with a deferred message, and that message's result. */
     const deferred = new Map<string, BatchItemResult>();
     for (const [index, item] of batch.messages.entries()) {
@@ -59,10 +63,12 @@ export class FederationBatches {
         earlier === undefined
           ? await this.#one(message, client, index === 0)
           : { ...earlier, message_id: message.message_id, detail: 'an earlier message from this sender to this recipient was deferred' };
-      if (result.status === 'deferred') deferred.set(pair, result);
+      if ('status' in result && result.status === 'deferred') deferred.set(pair, result);
       results.push(result);
     }
-    return { results };
+    const checked = results.filter((result): result is CheckedMail => 'mail' in result);
+    const stored = this.#inbound.storeMail(checked);
+    return { results: results.map((result) => ('mail' in result ? asItem(result.mail.message_id, stored[checked.indexOf(result)]!) : result)) };
   }
 
   /**
@@ -77,26 +83,21 @@ export class FederationBatches {
     return this.#inbound.receiveSigned(message);
   }
 
-  /** One parsed message of a batch, `first` when the request's own token paid for it. */
-  async #one(message: FederatedMessage, client: ClientBudget | null, first: boolean): Promise<BatchItemResult> {
+  /**
+   * One parsed message of a batch, `first` when the request's own token paid for it: its result, or
+   * for mail that passed its checks, what storing it takes (chat is stored at once).
+   */
+  async #one(message: FederatedMessage, client: ClientBudget | null, first: boolean): Promise<BatchItemResult | CheckedMail> {
     const id = message.message_id;
     const forged = signatureProblem(message);
     const over = this.#charge(message, forged === null, client, first);
     if (over !== null) return { message_id: id, status: 'deferred', code: 'SVC_ERR_RATE_LIMITED', detail: over.detail, retry_after: over.wait };
     if (forged !== null) return refused(id, 'SVC_ERR_FEDERATION_SIGNATURE_INVALID', forgedRefusal(forged).message);
     try {
-      return await this.#inbound.receiveSigned(message);
+      return message.kind === 'mail' ? await this.#inbound.checkMail(message) : await this.#inbound.receiveSigned(message);
     } catch (error) {
-      if (!(error instanceof ServiceError)) throw error;
-      if (error.statusCode < 500 && !TEMPORARY.has(error.statusCode)) return refused(id, error.code, error.message);
-      const retryAfter = Number(error.headers['retry-after']);
-      return {
-        message_id: id,
-        status: 'deferred',
-        code: error.code,
-        detail: clip(error.message),
-        ...(Number.isInteger(retryAfter) && retryAfter >= 0 ? { retry_after: Math.min(retryAfter, 3600) } : {}),
-      };
+      if (error instanceof ServiceError) return asItem(id, error);
+      throw error;
     }
   }
 
@@ -116,6 +117,20 @@ export class FederationBatches {
     const wait = first ? 0 : (client?.take(1) ?? 0);
     return wait > 0 ? { wait, detail: `too many requests from this client; try again in ${wait} s` } : null;
   }
+}
+
+/** A message's result as the single route would have answered it: stored, or its refusal (4xx) or deferral (the rest). */
+function asItem(messageId: string, outcome: InboundResult | ServiceError): BatchItemResult {
+  if (!(outcome instanceof ServiceError)) return outcome;
+  if (outcome.statusCode < 500 && !TEMPORARY.has(outcome.statusCode)) return refused(messageId, outcome.code, outcome.message);
+  const retryAfter = Number(outcome.headers['retry-after']);
+  return {
+    message_id: messageId,
+    status: 'deferred',
+    code: outcome.code,
+    detail: clip(outcome.message),
+    ...(Number.isInteger(retryAfter) && retryAfter >= 0 ? { retry_after: Math.min(retryAfter, 3600) } : {}),
+  };
 }
 
 function refused(messageId: string | null, code: string, detail: string): BatchItemResult {

@@ -31,7 +31,7 @@
 import type { NodeContext } from '../context.ts';
 import { verifyReplacementAnnouncement, type ReplacementAnnouncement } from '../crypto/announcements.ts';
 import { verifyLog, type LogHead } from '../crypto/identity-log.ts';
-import { forbidden, invalid, unavailable } from '../errors.ts';
+import { forbidden, invalid, ServiceError, unavailable } from '../errors.ts';
 import { identityTopic } from '../events/bus.ts';
 import { RemoteError } from '../net/remote-error.ts';
 import type { RemoteClient } from '../net/remote-client.ts';
@@ -59,6 +59,13 @@ export const CHECK_ANSWER_MAX_BYTES = 64 * 1024;
  * rotations, far more than an identity makes, and is still small.
  */
 export const DID_LOG_MAX_BYTES = 256 * 1024;
+
+/** A mail that passed every check, and what storing it takes. */
+export interface CheckedMail {
+  mail: FederatedMail;
+  recipient: AgentRow & { address: string };
+  sender: CheckedSender;
+}
 
 export class FederationInbound {
   readonly #ctx: NodeContext;
@@ -93,14 +100,52 @@ export class FederationInbound {
    */
   async receiveSigned(message: FederatedMessage): Promise<InboundResult> {
     if (message.kind === 'chat') return this.#receiveChat(message);
-    if (arrivedBefore(this.#ctx.db, message)) return { message_id: message.message_id, status: 'duplicate' };
+    const checked = await this.checkMail(message);
+    if ('status' in checked) return checked;
+    const [result] = this.storeMail([checked]);
+    if (result instanceof ServiceError) throw result;
+    return result!;
+  }
 
+  /**
+   * Steps 2 to 4 for a mail whose signature the caller has checked: what storing it takes, or a
+   * duplicate's result when it arrived before. Throws the refusal.
+   */
+  async checkMail(message: FederatedMail): Promise<CheckedMail | InboundResult> {
+    if (arrivedBefore(this.#ctx.db, message)) return { message_id: message.message_id, status: 'duplicate' };
     const recipient = this.#hostedRecipient(message);
     const sender = await this.#checkSender(message);
     if (recipient.address_reachability === 'contacts-only' && !isContact(this.#ctx.db, recipient.agent_id, senderKeys(message))) {
       throw forbidden('SVC_ERR_RECIPIENT_CONTACTS_ONLY', `Refused: ${message.to} only accepts messages from contacts`);
     }
-    return this.#store(message, recipient, sender);
+    return { mail: message, recipient, sender };
+  }
+
+  /**
+   * Stores checked mail in one transaction, so a batch costs one commit rather than one each, then
+   * wakes the recipients. A result per mail, in order: a mail stored meanwhile is a duplicate, and
+   * one whose id another key took meanwhile gets that refusal.
+   */
+  storeMail(checked: CheckedMail[]): (InboundResult | ServiceError)[] {
+    const { db, clock, bus } = this.#ctx;
+    const now = clock.now().toISOString();
+    const results = db.transaction(() =>
+      checked.map(({ mail, recipient, sender }): InboundResult | ServiceError => {
+        if (storeArrivedMail(db, mail, recipient, sender, now)) return { message_id: mail.message_id, status: 'delivered' };
+        try {
+          // Stored first by another delivery: this message again, or (refused there) another under its id.
+          arrivedBefore(db, mail);
+          return { message_id: mail.message_id, status: 'duplicate' };
+        } catch (error) {
+          if (error instanceof ServiceError) return error;
+          throw error;
+        }
+      }),
+    ).immediate();
+    const woken = new Set<string>();
+    for (const [i, result] of results.entries()) if (!(result instanceof ServiceError) && result.status === 'delivered') woken.add(checked[i]!.recipient.agent_id);
+    for (const agentId of woken) bus.publish(identityTopic(agentId));
+    return results;
   }
 
   async #receiveChat(message: FederatedChat): Promise<InboundResult> {
@@ -223,17 +268,6 @@ export class FederationInbound {
     if (value === null) return null;
     if (typeof value !== 'object' || Array.isArray(value)) throw unavailable('SVC_ERR_PEER_UNAVAILABLE', `Could not check ${what} with its node (answer not a JSON object)`);
     return value as Record<string, unknown>;
-  }
-
-  #store(mail: FederatedMail, recipient: AgentRow & { address: string }, sender: CheckedSender): InboundResult {
-    const { db, clock, bus } = this.#ctx;
-    if (!storeArrivedMail(db, mail, recipient, sender, clock.now().toISOString())) {
-      // Two deliveries raced and the other stored first: this message again, or (refused there) another under its id.
-      arrivedBefore(db, mail);
-      return { message_id: mail.message_id, status: 'duplicate' };
-    }
-    bus.publish(identityTopic(recipient.agent_id));
-    return { message_id: mail.message_id, status: 'delivered' };
   }
 }
 

@@ -5,6 +5,7 @@
  */
 import type { FederatedMessage } from '../../contract/core/federation.ts';
 import type { OutboundMail, OutboundStatus } from '../../contract/core/mail.ts';
+import type { PeerQueue } from '../../contract/node/peers.ts';
 import type { Db } from '../context.ts';
 
 export interface OutboxRow {
@@ -84,6 +85,18 @@ export function deferDomains(db: Db, domains: string[], until: string): void {
  */
 export function nextOutboxAttempt(db: Db, now: string): string | null {
   return db.prepare(`SELECT min(next_attempt_at) FROM federation_outbox WHERE status = 'queued' AND next_attempt_at > ?`).pluck().get(now) as string | null;
+}
+
+/** What waits for `domain`: how many rows, the oldest, the next try, and the newest error. */
+export function queueOf(db: Db, domain: string): PeerQueue {
+  const summary = db
+    .prepare(`SELECT count(*) AS queued, min(created_at) AS oldest_queued_at, min(next_attempt_at) AS next_attempt_at FROM federation_outbox WHERE status = 'queued' AND to_domain = ?`)
+    .get(domain) as Omit<PeerQueue, 'last_error'>;
+  const lastError = db
+    .prepare(`SELECT last_error FROM federation_outbox WHERE status = 'queued' AND to_domain = ? AND last_error IS NOT NULL ORDER BY id DESC LIMIT 1`)
+    .pluck()
+    .get(domain) as string | undefined;
+  return { ...summary, last_error: lastError ?? null };
 }
 
 /** Every queued row for `domain` is due at `now`. */

@@ -125,6 +125,11 @@ export class FederationOutbox implements RemoteQueue {
   /** Something was queued (or a peer added, or a delivery finished): deliver what is due now. */
   nudge(): void {
     if (this.#stopped) return;
+    // A round under way looks again before it sleeps (its sleep would cancel a timer set here).
+    if (this.#running !== null) {
+      this.#again = true;
+      return;
+    }
     clearTimeout(this.#timer);
     this.#timer = setTimeout(() => void this.#pump(), 0);
   }
@@ -211,7 +216,9 @@ export class FederationOutbox implements RemoteQueue {
     const delivery = (async () => {
       const outcomes = await this.#delivery.deliver(node, rows);
       const pause = this.#peerPause(peer, outcomes);
-      if (pause !== null) peer.pausedUntil = clock.now().getTime() + pause;
+      // Whole milliseconds: the rows' times are ISO strings, and a pause a fraction of a
+      // millisecond past them would keep them waiting with no timer to end it.
+      if (pause !== null) peer.pausedUntil = Math.ceil(clock.now().getTime() + pause);
       this.#settle(rows, (_row, i) => outcomes[i]!, pause === null ? undefined : { domains, untilMs: peer.pausedUntil });
     })()
       .catch((error: unknown) => this.#onError(error))

@@ -5,8 +5,8 @@
 import type { Peer } from '../../contract/node/peers.ts';
 import type { Db } from '../context.ts';
 
-/** A row is the peer as the owner API shows it. */
-export type PeerRow = Peer;
+/** A row is the peer as the owner API shows it, but for what waits for it (outbox-store.ts). */
+export type PeerRow = Omit<Peer, 'queue'>;
 
 export function listPeers(db: Db): PeerRow[] {
   return db.prepare(`SELECT domain, url, created_at, updated_at FROM peers ORDER BY domain`).all() as PeerRow[];

@@ -4,7 +4,8 @@
  * needs a node that misbehaves in one exact way (an older node, one that says 429, a slow one) it
  * is a loopback server that answers the federation routes as told and records what reached it.
  */
-import type { IncomingMessage } from 'node:http';
+import { createServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FEDERATION_BATCH_MAX_MESSAGES } from '../../contract/core/federation.ts';
 import { expectOk } from '../support/expect.ts';
@@ -264,6 +265,55 @@ describe('the outbox, per peer node', () => {
         expect(pair).toEqual([...pair].sort((x, y) => x - y));
         expect(pair).toHaveLength(10);
       }
+    }
+  });
+
+  it("shows the owner what waits for each peer: how many, since when, the next try and the last error", async () => {
+    const down = await servers.start((_request, response) => response.destroy());
+    await peer('down.test', down.url);
+    const ids = await queue('down.test', 2);
+    const queueOf = async () => (expectOk(await a.owner('GET', '/v1/node/peers')).peers as any[]).find((p) => p.domain === 'down.test').queue;
+    await expect.poll(async () => (await queueOf()).last_error, WAIT).toBe(`could not reach ${down.url} (unreachable)`);
+    const waiting = await queueOf();
+    expect(waiting.queued).toBe(2);
+    expect(waiting.oldest_queued_at).toBe((await outbound(alice.api_key)).find((m) => m.message_id === ids[0]).created_at);
+    expect(Date.parse(waiting.next_attempt_at)).toBeGreaterThan(Date.parse(waiting.oldest_queued_at));
+    const other = (expectOk(await a.owner('GET', '/v1/node/peers')).peers as any[]).find((p) => p.domain === 'many.test').queue;
+    expect(other).toEqual({ queued: 0, oldest_queued_at: null, next_attempt_at: null, last_error: null });
+    expectOk(await a.owner('DELETE', '/v1/node/peers/down.test'));
+  });
+
+  it('drains the backlog of a peer that was down by itself once it is back: in order, exactly once', async () => {
+    // A port with nothing listening, for the first seconds: every try fails to connect.
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const port = (probe.address() as AddressInfo).port;
+    await new Promise((resolve) => probe.close(resolve));
+    await peer('back.test', `http://127.0.0.1:${port}`);
+    const sent: string[] = [];
+    const started = Date.now();
+    for (let k = 0; k < 120; k++) {
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, started + k * 20 - Date.now())));
+      sent.push(await send(k % 2 === 0 ? alice.api_key : ann.api_key, `back.test/r${k % 3}`, `d${k}`));
+    }
+    // Back, and nothing sent since: only the outbox's own timers can bring the backlog.
+    const arrived: string[] = [];
+    const back = createServer(async (request, response) => {
+      const { messages } = await bodyOf(request);
+      arrived.push(...messages.map((m: any) => m.message_id));
+      json(response, 200, results(messages, () => ({ status: 'delivered' })));
+    });
+    await new Promise<void>((resolve) => back.listen(port, '127.0.0.1', resolve));
+    try {
+      await expect.poll(() => arrived.length, WAIT).toBe(sent.length);
+      expect(new Set(arrived).size).toBe(sent.length);
+      // Each sender's messages to each recipient in the order sent (k steps by 6 within a pair).
+      for (let pair = 0; pair < 6; pair++) {
+        const ids = sent.filter((_, k) => k % 6 === pair);
+        expect(arrived.filter((id) => ids.includes(id))).toEqual(ids);
+      }
+    } finally {
+      back.close();
     }
   });
 

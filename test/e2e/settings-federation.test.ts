@@ -234,6 +234,31 @@ describe('Peers, tunnel and mail to other nodes (headless node, Chromium)', { ti
     await page.setViewportSize({ width: 1280, height: 820 });
   });
 
+  it('Peers: a peer that does not answer shows what waits for it and why, and retries on request', async () => {
+    const port = await closedPort();
+    await node.owner('POST', '/v1/node/peers', { domain: 'elsewhere.test', url: `http://127.0.0.1:${port}` });
+    await page.getByTestId('nav-settings').click();
+    const queue = peerRow('elsewhere.test').getByTestId('peer-queue');
+    // The panel reads the table when it opens; the try that fails comes moments after the peer is added.
+    await expect
+      .poll(
+        async () => {
+          if ((await queue.count()) > 0 && (await queue.textContent())?.includes('could not reach')) return true;
+          await page.getByTestId('nav-mail').click();
+          await page.getByTestId('nav-settings').click();
+          return false;
+        },
+        { timeout: 30_000 },
+      )
+      .toBe(true);
+    expect(await queue.textContent()).toMatch(/^\s*1 waiting, the oldest sent .+: could not reach http:\/\/127\.0\.0\.1:\d+ \(unreachable\)/);
+    await queue.getByTestId('peer-retry').click();
+    await expect.poll(() => queue.getByTestId('peer-retry').textContent(), { timeout: WAIT }).toContain('Retry now');
+    expect((await node.owner('GET', '/v1/node/peers')).peers.find((p: { domain: string }) => p.domain === 'elsewhere.test').queue).toMatchObject({ queued: 1 });
+    await peerRow('elsewhere.test').scrollIntoViewIfNeeded();
+    await shot('settings-peer-queue');
+  });
+
   it('left no unexpected console errors', () => {
     expect(unexpectedConsoleErrors(consoleErrors)).toEqual([]);
   });
