@@ -4,6 +4,7 @@
  */
 import { run as coreIdentity } from './core-identity.bench.ts';
 import { run as docs } from './docs.bench.ts';
+import { run as federation } from './federation.bench.ts';
 import { run as inboxUi } from './inbox-ui.bench.ts';
 import { run as library } from './library.bench.ts';
 import { run as messaging } from './messaging.bench.ts';
@@ -11,6 +12,6 @@ import { run as scale } from './scale.bench.ts';
 import { run as search } from './search.bench.ts';
 
 // BENCH_ONLY=messaging runs one file's benchmarks.
-const all = { 'core-identity': coreIdentity, messaging, library, docs, scale, 'inbox-ui': inboxUi, search };
+const all = { 'core-identity': coreIdentity, messaging, library, docs, scale, 'inbox-ui': inboxUi, search, federation };
 const only = process.env.BENCH_ONLY;
 for (const [name, bench] of Object.entries(all)) if (!only || only === name) await bench();

@@ -33,8 +33,10 @@ function extraNodeArgs(): string[] {
   return (process.env.SVC_NODE_TEST_NODE_ARGS ?? '').split(' ').filter((arg) => arg !== '');
 }
 
-function spawnCli(args: string[], env: NodeJS.ProcessEnv = {}): ChildProcess {
-  return spawn(NODE_BIN, [...extraNodeArgs(), SVC_NODE, ...args], { cwd: REPO_ROOT, env: { ...cliEnv(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+/** Runs the CLI; `wrapper` is a command that runs it (e.g. `ip netns exec <ns>`, which execs it in place). */
+function spawnCli(args: string[], env: NodeJS.ProcessEnv = {}, wrapper: string[] = []): ChildProcess {
+  const command = [...wrapper, NODE_BIN, ...extraNodeArgs(), SVC_NODE, ...args];
+  return spawn(command[0]!, command.slice(1), { cwd: REPO_ROOT, env: { ...cliEnv(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
 }
 
 function collect(child: ChildProcess): { output: () => { stdout: string; stderr: string }; exit: Promise<CliResult> } {
@@ -68,9 +70,9 @@ export interface ServeProcess {
 }
 
 /** Starts `svc-node serve` and waits for its ready line (or its early exit). */
-export async function startServe(args: string[], options: { timeoutMs?: number; env?: NodeJS.ProcessEnv } = {}): Promise<ServeProcess> {
-  const { timeoutMs = 30_000, env } = options;
-  const child = spawnCli(['serve', ...args], env);
+export async function startServe(args: string[], options: { timeoutMs?: number; env?: NodeJS.ProcessEnv; wrapper?: string[] } = {}): Promise<ServeProcess> {
+  const { timeoutMs = 30_000, env, wrapper } = options;
+  const child = spawnCli(['serve', ...args], env, wrapper);
   const { output, exit } = collect(child);
   const ready = await new Promise<Record<string, unknown>>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no ready line after ${timeoutMs} ms; stderr: ${output().stderr}`)), timeoutMs);
