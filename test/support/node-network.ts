@@ -18,13 +18,7 @@
  * gone), node processes inside included, and never touches a run that is still going.
  */
 import { execFileSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { readNodeFile, type ReadyInfo } from '../../server/node-file.ts';
-import { startServe } from './cli.ts';
-import { requestJson } from './node.ts';
-import type { ServedNode } from './served-node.ts';
+import { startServedNode, type ServedNode } from './served-node.ts';
 
 export type NetworkMode = 'netns' | 'loopback';
 
@@ -244,52 +238,22 @@ export interface HostNode extends ServedNode {
  * Starts `svc-node serve` on `host`, both listeners bound to the host's address (`--host`): the
  * loopback listener's Host check accepts the address it is bound to and the owner API asks only
  * for the token, so the test reaches the owner and identity APIs there directly (through the
- * bridge in namespace mode), and other nodes reach the peer listener. The first start takes any
- * free ports; restarts reuse them, so the node keeps its URLs.
+ * bridge in namespace mode), and other nodes reach the peer listener. Restarts keep the ports, so
+ * the node keeps its URLs.
  */
 export async function startHostNode(network: NodeNetwork, host: TestHost, options: { prefix?: string } = {}): Promise<HostNode> {
-  const dataDir = mkdtempSync(join(tmpdir(), options.prefix ?? 'svc-node-host-'));
-  const ports = { core: 0, peer: 0 };
-  const node: HostNode = {
-    host,
-    dataDir,
-    port: 0,
-    url: '',
-    publicUrl: '',
-    info: {} as ReadyInfo,
-    ownerToken: '',
-    process: null,
-    request: (method, path, opts) => requestJson(node.url, method, path, opts),
-    owner: (method, path, body) => requestJson(node.url, method, path, { token: node.ownerToken, ...(body === undefined ? {} : { body }) }),
-    async start() {
-      const args = ['--data', dataDir, '--host', host.address, '--port', String(ports.core), '--public-port', String(ports.peer)];
-      // `ip netns exec` execs the node in place, so the child is the node itself: its pid, signals and /proc entry.
-      const serving = await startServe(args, host.namespace === null ? {} : { wrapper: ['ip', 'netns', 'exec', host.namespace] });
-      children.get(network)?.add(serving.child);
-      void serving.exit.then(() => children.get(network)?.delete(serving.child));
-      node.process = serving;
-      node.info = serving.ready as unknown as ReadyInfo;
+  const served = await startServedNode({
+    prefix: options.prefix ?? 'svc-node-host-',
+    host: host.address,
+    peerListener: true,
+    // `ip netns exec` execs the node in place, so the child is the node itself: its pid, signals and /proc entry.
+    ...(host.namespace === null ? {} : { wrapper: ['ip', 'netns', 'exec', host.namespace] }),
+    onStart: ({ child, ready }) => {
+      children.get(network)?.add(child);
+      child.once('exit', () => children.get(network)?.delete(child));
       // Memory is read from /proc/<pid>: the pid must be the node's, not a wrapper's.
-      if (node.info.pid !== serving.child.pid) throw new Error(`the node runs as pid ${node.info.pid}, not as the spawned ${serving.child.pid}`);
-      node.url = node.info.core_url;
-      node.publicUrl = node.info.public_url ?? '';
-      ports.core = node.port = Number(new URL(node.url).port);
-      ports.peer = Number(new URL(node.publicUrl).port);
-      node.ownerToken = readNodeFile(dataDir)?.owner_token ?? '';
-      if (node.ownerToken === '') throw new Error(`no node.json in ${dataDir}`);
+      if (ready.pid !== child.pid) throw new Error(`the node runs as pid ${String(ready.pid)}, not as the spawned ${String(child.pid)}`);
     },
-    async stop(signal = 'SIGTERM') {
-      const running = node.process;
-      if (running === null) throw new Error('the node is not running');
-      node.process = null;
-      return running.stop(signal);
-    },
-    async dispose() {
-      await node.process?.stop('SIGTERM');
-      node.process = null;
-      rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
-  await node.start();
-  return node;
+  });
+  return Object.assign(served, { host, publicUrl: served.publicUrl! });
 }

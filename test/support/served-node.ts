@@ -1,6 +1,6 @@
 /**
- * A node in its own process, as a user runs it: `svc-node serve` on a fixed loopback port, so it
- * can be killed and started again on the same data dir and URL. The request helpers (identities,
+ * A node in its own process, as a user runs it: `svc-node serve` on a fixed port (loopback, or a
+ * test host's address), so it can be killed and started again on the same data dir and URLs. The request helpers (identities,
  * teams, documents) drive it through the same NodeEndpoint as an in-process TestNode.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -23,6 +23,8 @@ export async function freePort(): Promise<number> {
 export interface ServedNode extends NodeEndpoint {
   dataDir: string;
   port: number;
+  /** The peer listener's origin, with `peerListener`; null without. */
+  publicUrl: string | null;
   /** The ready line of the running process. */
   info: ReadyInfo;
   ownerToken: string;
@@ -41,15 +43,32 @@ export interface ServedNodeOptions {
   args?: string[];
   /** Temp dir prefix of the data dir. */
   prefix?: string;
+  /** The address its listeners bind to (`--host`; a test host's, test/support/node-network.ts); 127.0.0.1 when absent. */
+  host?: string;
+  /** Also listens for peers (`--public-port`), on a port kept across restarts. */
+  peerListener?: boolean;
+  /** A command that runs the node in place (`ip netns exec <ns>`): see startServe. */
+  wrapper?: string[];
+  /** Called with each process once it is ready. */
+  onStart?: (process: ServeProcess) => void;
 }
 
 export async function startServedNode(options: ServedNodeOptions = {}): Promise<ServedNode> {
   const dataDir = mkdtempSync(join(tmpdir(), options.prefix ?? 'svc-node-served-'));
+  const host = options.host ?? '127.0.0.1';
   const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
+  const publicPort = options.peerListener ? await freePort() : null;
+  const url = `http://${host}:${port}`;
+  const args = [
+    ...['--data', dataDir, '--port', String(port)],
+    ...(options.host === undefined ? [] : ['--host', options.host]),
+    ...(publicPort === null ? [] : ['--public-port', String(publicPort)]),
+    ...(options.args ?? []),
+  ];
   const served: ServedNode = {
     dataDir,
     port,
+    publicUrl: publicPort === null ? null : `http://${host}:${publicPort}`,
     url,
     info: {} as ReadyInfo,
     ownerToken: '',
@@ -57,8 +76,9 @@ export async function startServedNode(options: ServedNodeOptions = {}): Promise<
     request: (method, path, opts) => requestJson(url, method, path, opts),
     owner: (method, path, body) => requestJson(url, method, path, { token: served.ownerToken, ...(body === undefined ? {} : { body }) }),
     async start() {
-      served.process = await startServe(['--data', dataDir, '--port', String(port), ...(options.args ?? [])]);
+      served.process = await startServe(args, options.wrapper === undefined ? {} : { wrapper: options.wrapper });
       served.info = served.process.ready as unknown as ReadyInfo;
+      options.onStart?.(served.process);
       served.ownerToken = readNodeFile(dataDir)?.owner_token ?? '';
       if (served.ownerToken === '') throw new Error(`no node.json in ${dataDir}`);
     },
