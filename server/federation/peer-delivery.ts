@@ -84,7 +84,7 @@ export class PeerDelivery {
       }
       let outcome: Outcome;
       try {
-        outcome = statusOutcome(node, row, await this.#post(node, '/v1/federation/messages', row.payload, DELIVERY_ANSWER_MAX_BYTES));
+        outcome = await this.#single(node, row);
       } catch (error) {
         outcome = failed(node, error);
       }
@@ -95,6 +95,19 @@ export class PeerDelivery {
       outcomes.push(outcome);
     }
     return outcomes;
+  }
+
+  /**
+   * One message on the single route. A node older than mail's `thread_id` refuses the field it
+   * does not know (422 naming it); the thread travels outside the signed envelope, so the mail is
+   * sent again without it rather than bounced: that node keeps it outside any thread.
+   */
+  async #single(node: NodeLocation, row: OutboxRow): Promise<Outcome> {
+    const answer = await this.#post(node, '/v1/federation/messages', row.payload, DELIVERY_ANSWER_MAX_BYTES);
+    const message = JSON.parse(row.payload) as { thread_id?: unknown };
+    if (answer.status !== 422 || message.thread_id == null || !(refusalReason(answer) ?? '').includes('"thread_id"')) return statusOutcome(node, row, answer);
+    delete message.thread_id;
+    return statusOutcome(node, row, await this.#post(node, '/v1/federation/messages', JSON.stringify(message), DELIVERY_ANSWER_MAX_BYTES));
   }
 
   #post(node: NodeLocation, path: string, json: string, maxBytes: number): Promise<RemoteAnswer> {

@@ -206,6 +206,25 @@ describe('the outbox, per peer node', () => {
     expect(older.requests.filter((r) => r.endsWith('/batch'))).toHaveLength(1);
   });
 
+  it("gives a node older than mail's thread_id the mail without it, rather than a bounce", async () => {
+    const stored: any[] = [];
+    const oldest = await servers.start(async (request, response) => {
+      if (request.url !== '/v1/federation/messages') return json(response, 404, { detail: 'Route not found' });
+      const message = await bodyOf(request);
+      // As a node of that age answers a field it does not know (a strict schema).
+      if ('thread_id' in message) return json(response, 422, { detail: [{ loc: ['body'], msg: 'Unrecognized key: "thread_id"', type: 'unrecognized_keys' }] });
+      stored.push(message);
+      json(response, 200, { message_id: message.message_id, status: 'delivered' });
+    });
+    await peer('oldest.test', oldest.url);
+    const thread = '8a6f0c0e-5b7e-4f57-9d0c-2f1f5e0f9a11';
+    const id = expectOk(await a.request('POST', '/v1/messages', { token: alice.api_key, body: { to_address: 'oldest.test/bob', body: 'threaded', thread_id: thread } })).message_id;
+    await expect.poll(() => statusesOf([id]), WAIT).toEqual(['delivered']);
+    expect(stored).toHaveLength(1);
+    expect(stored[0]).toMatchObject({ message_id: id, body: 'threaded' });
+    expect(stored[0]).not.toHaveProperty('thread_id');
+  });
+
   it("waits out a peer's Retry-After for its whole queue, not message by message", async () => {
     const times: number[] = [];
     const busy = await servers.start(async (request, response) => {
