@@ -84,6 +84,10 @@ describe('the outbox store', () => {
     expect(nextOutboxAttempt(db(), '2026-04-01T10:30:00.000Z')! <= '2026-04-01T11:00:00.000Z').toBe(true);
     makeDomainDue(db(), 'far.test', '2026-04-01T10:05:00.000Z');
     expect(rowsOf(ann.agent_id).get(a.message_id)?.next_attempt_at).toBe('2026-04-01T10:05:00.000Z');
+    // A row in flight keeps its lease.
+    leaseRows(db(), [rowA!.id], '2026-04-01T10:06:00.000Z');
+    makeDomainDue(db(), 'far.test', '2026-04-01T10:05:30.000Z', [rowA!.id]);
+    expect(rowsOf(ann.agent_id).get(a.message_id)?.next_attempt_at).toBe('2026-04-01T10:06:00.000Z');
   });
 
   it("keeps a pair's later rows back while an earlier one is leased or backing off, and defers a node's domains", () => {

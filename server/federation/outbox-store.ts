@@ -99,9 +99,13 @@ export function queueOf(db: Db, domain: string): PeerQueue {
   return { ...summary, last_error: lastError ?? null };
 }
 
-/** Every queued row for `domain` is due at `now`. */
-export function makeDomainDue(db: Db, domain: string, now: string): void {
-  db.prepare(`UPDATE federation_outbox SET next_attempt_at = ? WHERE status = 'queued' AND to_domain = ?`).run(now, domain);
+/** Every queued row for `domain` is due at `now`, but those in flight (`inFlight`: their ids), whose lease stands. */
+export function makeDomainDue(db: Db, domain: string, now: string, inFlight: number[] = []): void {
+  db.prepare(`UPDATE federation_outbox SET next_attempt_at = ? WHERE status = 'queued' AND to_domain = ? AND id NOT IN (SELECT value FROM json_each(?))`).run(
+    now,
+    domain,
+    JSON.stringify(inFlight),
+  );
 }
 
 export function settleDelivered(db: Db, id: number, attempts: number, deliveredTo: string, now: string): void {

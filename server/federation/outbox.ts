@@ -92,6 +92,8 @@ export class FederationOutbox implements RemoteQueue {
   readonly #options: OutboxOptions;
   readonly #peers = new Map<string, PeerState>();
   readonly #deliveries = new Set<Promise<void>>();
+  /** Rows leased to a delivery now. */
+  readonly #inFlight = new Set<number>();
   #timer: ReturnType<typeof setTimeout> | undefined;
   #running: Promise<void> | null = null;
   #again = false;
@@ -136,7 +138,7 @@ export class FederationOutbox implements RemoteQueue {
 
   /** Mail waiting for `domain` is tried again now (its node was just added or changed). */
   retryNow(domain: string): void {
-    makeDomainDue(this.#ctx.db, domain, this.#ctx.clock.now().toISOString());
+    makeDomainDue(this.#ctx.db, domain, this.#ctx.clock.now().toISOString(), [...this.#inFlight]);
     // The node may be another one now: whatever the old one said about waiting no longer holds.
     for (const peer of this.#peers.values()) Object.assign(peer, { failures: 0, pausedUntil: 0 });
     this.nudge();
@@ -213,6 +215,7 @@ export class FederationOutbox implements RemoteQueue {
     );
     const peer = this.#peer(node.url);
     peer.inFlight += 1;
+    for (const row of rows) this.#inFlight.add(row.id);
     const delivery = (async () => {
       const outcomes = await this.#delivery.deliver(node, rows);
       const pause = this.#peerPause(peer, outcomes);
@@ -224,6 +227,7 @@ export class FederationOutbox implements RemoteQueue {
       .catch((error: unknown) => this.#onError(error))
       .finally(() => {
         peer.inFlight -= 1;
+        for (const row of rows) this.#inFlight.delete(row.id);
         this.#deliveries.delete(delivery);
         this.nudge();
       });
