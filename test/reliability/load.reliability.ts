@@ -1,6 +1,6 @@
 /**
  * Load (issue 7): a headless `svc-node serve` with 1,000 identities, each holding its event
- * stream open, takes 60 s of mixed traffic at a fixed offered rate: mail between those identities,
+ * stream open, takes 180 s of mixed traffic at a fixed offered rate: mail between those identities,
  * chat in two-party sessions, inbox reads, and team-signed library and document requests (reads
  * and writes). The requests are issued open-loop (on a clock, not when the previous one answers),
  * so a node that falls behind shows as a lower sustained rate and longer latencies rather than
@@ -10,9 +10,14 @@
  * acknowledged mail and chat message reached its recipient's stream exactly once (and nobody
  * else's) and sits in the recipient's inbox once, every acknowledged document version is stored,
  * the wake latency p99 (a send's response → the frame on the recipient's stream) is within the
- * messaging target, and the node's resident memory grew by no more than 10% over the last 30 s.
+ * messaging target, and the node's resident memory grew by no more than 10% over the last third.
  *
- * LOAD_SECONDS (60), LOAD_STREAMS (1000), LOAD_RATE (offered requests/s, 300) and LOAD_SEED tune it;
+ * Memory is judged only once the node is warm: at 300 requests/s its resident memory climbs for
+ * one to one and a half minutes (the 64 MiB SQLite page cache filling as the database grows, V8's
+ * heap reaching its working size) and then holds flat: 200 → 390 MiB by 92 s, then 390 → 396 MiB
+ * over the next 150 s, in a 240 s run. A 60 s run measured that climb and called it growth.
+ *
+ * LOAD_SECONDS (180), LOAD_STREAMS (1000), LOAD_RATE (offered requests/s, 300) and LOAD_SEED tune it;
  * LOAD_VERBOSE=1 also prints the node's resident memory second by second.
  */
 import { randomUUID } from 'node:crypto';
@@ -29,7 +34,7 @@ import { seeded } from '../support/seeded.ts';
 import { startServedNode, type ServedNode } from '../support/served-node.ts';
 import { connectSse, deadlineIn, type SseClient } from '../support/sse.ts';
 
-const SECONDS = Number(process.env.LOAD_SECONDS ?? 60);
+const SECONDS = Number(process.env.LOAD_SECONDS ?? 180);
 const STREAMS = Number(process.env.LOAD_STREAMS ?? 1000);
 const RATE = Number(process.env.LOAD_RATE ?? 300);
 const SEED = Number.parseInt(process.env.LOAD_SEED ?? String(Math.floor(Math.random() * 2 ** 31)), 10);
@@ -365,12 +370,13 @@ describe('load', () => {
 
     const answered = Object.values(outcome.answered).reduce((sum, list) => sum + list.length, 0);
     const sustained = answered / outcome.elapsedSeconds;
-    const half = SECONDS / 2;
+    // Warm by then (see above): the last third is judged.
+    const warm = Math.round((SECONDS * 2) / 3);
     const rssAt = (from: number, to: number): number => median(outcome.rss.filter((s) => s.at >= from && s.at < to).map((s) => s.bytes));
-    const rssHalf = rssAt(half - 2.5, half + 2.5);
+    const rssWarm = rssAt(warm - 2.5, warm + 2.5);
     const rssEnd = rssAt(SECONDS - 5, SECONDS);
-    const rssPeak = Math.max(...outcome.rss.filter((s) => s.at >= half).map((s) => s.bytes));
-    const growth = (rssEnd - rssHalf) / rssHalf;
+    const rssPeak = Math.max(...outcome.rss.filter((s) => s.at >= warm).map((s) => s.bytes));
+    const growth = (rssEnd - rssWarm) / rssWarm;
     const latency = Object.fromEntries(Object.entries(outcome.answered).map(([kind, samples]) => [kind, summarize(samples)]));
     const mb = (bytes: number): string => (bytes / 2 ** 20).toFixed(1);
 
@@ -383,7 +389,7 @@ describe('load', () => {
         `wake p50/p99 mail ${streams.wake.mail.p50_ms}/${streams.wake.mail.p99_ms} ms, chat ${streams.wake.chat.p50_ms}/${streams.wake.chat.p99_ms} ms; ` +
         `request p99 ${Object.entries(latency)
           .map(([kind, t]) => `${kind} ${t.p99_ms}`)
-          .join(', ')} ms; RSS ${mb(rssHalf)} MiB at ${half} s, ${mb(rssEnd)} MiB at the end (${(growth * 100).toFixed(1)}%, peak ${mb(rssPeak)}); ` +
+          .join(', ')} ms; RSS ${mb(rssWarm)} MiB at ${warm} s, ${mb(rssEnd)} MiB at the end (${(growth * 100).toFixed(1)}%, peak ${mb(rssPeak)}); ` +
         `setup ${setupSeconds.toFixed(1)} s`,
     );
 
@@ -401,6 +407,6 @@ describe('load', () => {
     expect(stored.profiles, 'shelf versions stored vs acknowledged').toEqual(world.profiles.map((p) => p.version));
     expect(streams.wake.mail.p99_ms).toBeLessThanOrEqual(WAKE_P99_TARGET_MS);
     expect(streams.wake.chat.p99_ms).toBeLessThanOrEqual(WAKE_P99_TARGET_MS);
-    expect(growth, 'resident memory growth over the last 30 s').toBeLessThanOrEqual(RSS_GROWTH_LIMIT);
+    expect(growth, 'resident memory growth over the last third').toBeLessThanOrEqual(RSS_GROWTH_LIMIT);
   });
 });
