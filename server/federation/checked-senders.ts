@@ -6,12 +6,15 @@
  *
  * Only a pass where the address holds the very key that signed is kept (not one vouched for by a
  * rotation or replacement), keyed by address and key: a key the address no longer holds is found
- * out at most `ttlMs` later. That is the same window DNS caching gives the `_svcid` record, and
- * shorter than a message may wait in an outbox, which the replacement rules already accept.
+ * out at most `ttlMs` later. Five minutes weakens little: mail signed by a retired key is accepted
+ * anyway when it says it was signed before the retirement (it may have waited in an outbox), and
+ * the signer chooses that timestamp. And it is what lets a node with many identities keep mailing
+ * a peer: a thousand active senders cost their node about 7 questions a second, well within the
+ * 20 requests/s its peer listener gives one client, where 30 s would cost 67.
  */
 import type { CheckedSender } from '../surfaces/core/messaging/delivery.ts';
 
-export const CHECKED_SENDER_TTL_MS = 30_000;
+export const CHECKED_SENDER_TTL_MS = 5 * 60_000;
 /** Enough for every sender of a busy node; the oldest entries go first beyond it. */
 const MAX_ENTRIES = 10_000;
 

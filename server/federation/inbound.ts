@@ -14,7 +14,7 @@
  * 4. the recipient accepts the sender (contacts-only identities need a matching contact, or, for
  *    chat, to have answered the sender in their session before).
  *
- * A sender (address and key) that passed step 3 is not asked about again for 30 s
+ * A sender (address and key) that passed step 3 is not asked about again for 5 minutes
  * (checked-senders.ts), so a busy sender's messages cost its node two questions, not two each.
  *
  * Messages come one per request or many (inbound-batch.ts, which also charges their cost).
