@@ -33,6 +33,24 @@ export const DomainParams = z.object({ domain: z.string().min(1).max(253) });
 export const AddressParams = z.object({ domain: z.string().min(1).max(253), name: z.string().min(1).max(64) });
 export const ControllerQuery = z.object({ controller_did: didKey });
 
+/** The most names one address-list query may ask for (a federation batch's senders fit). */
+export const ADDRESS_QUERY_MAX_NAMES = 64;
+
+/**
+ * `GET /v1/namespaces/{domain}/addresses?names=a,b`: only those addresses (the ones that exist),
+ * so a receiving node checks a batch's senders in one request. Without it, all of them. A node
+ * older than the filter ignores it and answers the whole list, which still answers the question.
+ */
+export const AddressListQuery = z.object({
+  names: z
+    .string()
+    .max(ADDRESS_QUERY_MAX_NAMES * 65)
+    .transform((value) => value.split(','))
+    .refine((names) => names.length <= ADDRESS_QUERY_MAX_NAMES, `at most ${ADDRESS_QUERY_MAX_NAMES} names`)
+    .refine((names) => names.every((name) => name.length > 0 && name.length <= 64), 'comma-separated names of 1-64 characters')
+    .optional(),
+});
+
 /** What the namespace's `_svcid` DNS record says of its controller. */
 export const VerificationStatus = z.enum(['unverified', 'verified', 'revoked']);
 export type VerificationStatus = z.output<typeof VerificationStatus>;

@@ -8,17 +8,18 @@
  * the batch are deferred too, so the sender retries them in their order.
  *
  * Cost: a message whose sender is proven (signature verified, address checked with its node
- * moments ago) is charged to that sender's domain's budget (domain-budget.ts); any other message
- * costs the connecting client one token of its rate limit, as a request of its own would. The
- * request took one token as it arrived: it pays for the first message when that one is anonymous,
- * and is given back when it is proven. So a batch cannot multiply an anonymous client's work
- * (signature checks, questions to other nodes) beyond its rate limit, and an honest busy node is
- * limited by what its domain sends, not by how few addresses it sends from.
+ * within the last minutes) is charged to that sender's domain's budget (domain-budget.ts), and so
+ * is a new sender's once its check passes. What the request makes this node do for anyone else is
+ * charged to the connecting client's rate limit, a token each (sender-lookups.ts): every question
+ * to another node (the senders of one domain are looked up together) and every forgery refused.
+ * So a batch cannot multiply an anonymous client's work beyond its rate limit, and an honest busy
+ * node is limited by what its domain sends, not by how few addresses it sends from.
  */
 import { rateLimited, ServiceError } from '../errors.ts';
 import type { ClientBudget } from '../http/rate-limit.ts';
 import type { DomainBudgets } from './domain-budget.ts';
 import { forgedRefusal, type CheckedMail, type FederationInbound } from './inbound.ts';
+import { SenderLookups } from './sender-lookups.ts';
 import { splitAddress } from '../surfaces/core/messaging/addresses.ts';
 import { signatureProblem } from './wire.ts';
 import {
@@ -43,29 +44,37 @@ export class FederationBatches {
   }
 
   /**
-   * Every message is checked first, in order; the mail that passed is then stored in one
-   * transaction (one commit for the batch), and only then answered.
+   * Every message is parsed and its signature checked; the new senders of each domain are looked
+   * up together; then each message is checked, in order, and the mail that passed is stored in one
+   * transaction (one commit for the batch) before the answer.
    */
   async receive(batch: FederationBatch, client: ClientBudget | null): Promise<FederationBatchResult> {
+    const lookups = new SenderLookups(client);
+    const items = batch.messages.map((item, index): BatchItemResult | Signed => {
+      const parsed = FederatedMessage.safeParse(item);
+      if (parsed.success) return { message: parsed.data, forged: signatureProblem(parsed.data) };
+      return refused(idOf(item), 'SVC_ERR_VALIDATION', parsed.error.issues.map((i) => `${['messages', index, ...i.path].join('.')}: ${i.message}`).join('; '));
+    });
+    await this.#lookUpNewSenders(items, lookups);
     const results: (BatchItemResult | CheckedMail)[] = [];
     /** Pairs (sender → recipient) with a deferred message, and that message's result. */
     const deferred = new Map<string, BatchItemResult>();
-    for (const [index, item] of batch.messages.entries()) {
-      const parsed = FederatedMessage.safeParse(item);
-      if (!parsed.success) {
-        results.push(refused(idOf(item), 'SVC_ERR_VALIDATION', parsed.error.issues.map((i) => `${['messages', index, ...i.path].join('.')}: ${i.message}`).join('; ')));
+    for (const item of items) {
+      if (!('message' in item)) {
+        results.push(item);
         continue;
       }
-      const message = parsed.data;
+      const { message } = item;
       const pair = `${message.from}\n${message.to}`;
       const earlier = deferred.get(pair);
       const result =
         earlier === undefined
-          ? await this.#one(message, client, index === 0)
+          ? await this.#one(item, lookups)
           : { ...earlier, message_id: message.message_id, detail: 'an earlier message from this sender to this recipient was deferred' };
       if ('status' in result && result.status === 'deferred') deferred.set(pair, result);
       results.push(result);
     }
+    lookups.settle();
     const checked = results.filter((result): result is CheckedMail => 'mail' in result);
     const stored = this.#inbound.storeMail(checked);
     return { results: results.map((result) => ('mail' in result ? asItem(result.mail.message_id, stored[checked.indexOf(result)]!) : result)) };
@@ -76,48 +85,76 @@ export class FederationBatches {
    * the same cost: a spent budget is a 429 with Retry-After.
    */
   async single(message: FederatedMessage, client: ClientBudget | null): Promise<InboundResult> {
-    const forged = signatureProblem(message);
-    const over = this.#charge(message, forged === null, client, true);
-    if (over !== null) throw rateLimited('SVC_ERR_RATE_LIMITED', over.detail, over.wait);
-    if (forged !== null) throw forgedRefusal(forged);
-    return this.#inbound.receiveSigned(message);
+    const lookups = new SenderLookups(client);
+    try {
+      const forged = signatureProblem(message);
+      if (forged !== null) {
+        // The request's own token pays for the signature check: a forgery gets nothing back.
+        lookups.charge();
+        throw forgedRefusal(forged);
+      }
+      const over = this.#inbound.provenSender(message) ? this.#chargeDomain(message) : null;
+      if (over !== null) throw rateLimited('SVC_ERR_RATE_LIMITED', over.detail, over.wait);
+      return await this.#inbound.receiveSigned(message, lookups);
+    } finally {
+      lookups.settle();
+    }
+  }
+
+  /** Looks up, one request per domain, the senders of two or more signed messages not proven yet. */
+  async #lookUpNewSenders(items: (BatchItemResult | Signed)[], lookups: SenderLookups): Promise<void> {
+    const names = new Map<string, Set<string>>();
+    for (const item of items) {
+      if (!('message' in item) || item.forged !== null || this.#inbound.provenSender(item.message)) continue;
+      const from = splitAddress(item.message.from);
+      if (from !== null) names.set(from.domain, (names.get(from.domain) ?? new Set()).add(from.name));
+    }
+    const shared = [...names].filter(([, senders]) => senders.size > 1);
+    await Promise.all(shared.map(([domain, senders]) => this.#inbound.prefetchAddresses(domain, [...senders], lookups)));
   }
 
   /**
-   * One parsed message of a batch, `first` when the request's own token paid for it: its result, or
-   * for mail that passed its checks, what storing it takes (chat is stored at once).
+   * One parsed message of a batch: its result, or for mail that passed its checks, what storing it
+   * takes (chat is stored at once). A forgery costs the client a token; a proven sender's message
+   * is charged to its domain before its checks, a new sender's once they have proven it.
    */
-  async #one(message: FederatedMessage, client: ClientBudget | null, first: boolean): Promise<BatchItemResult | CheckedMail> {
+  async #one({ message, forged }: Signed, lookups: SenderLookups): Promise<BatchItemResult | CheckedMail> {
     const id = message.message_id;
-    const forged = signatureProblem(message);
-    const over = this.#charge(message, forged === null, client, first);
-    if (over !== null) return { message_id: id, status: 'deferred', code: 'SVC_ERR_RATE_LIMITED', detail: over.detail, retry_after: over.wait };
-    if (forged !== null) return refused(id, 'SVC_ERR_FEDERATION_SIGNATURE_INVALID', forgedRefusal(forged).message);
+    if (forged !== null) {
+      const wait = lookups.charge();
+      if (wait > 0) return deferral(id, `too many requests from this client; try again in ${wait} s`, wait);
+      return refused(id, 'SVC_ERR_FEDERATION_SIGNATURE_INVALID', forgedRefusal(forged).message);
+    }
+    const proven = this.#inbound.provenSender(message);
+    const before = proven ? this.#chargeDomain(message) : null;
+    if (before !== null) return deferral(id, before.detail, before.wait);
     try {
-      return message.kind === 'mail' ? await this.#inbound.checkMail(message) : await this.#inbound.receiveSigned(message);
+      if (message.kind === 'chat') return await this.#inbound.receiveSigned(message, lookups);
+      const checked = await this.#inbound.checkMail(message, lookups);
+      const after = proven || !('mail' in checked) ? null : this.#chargeDomain(message);
+      return after === null ? checked : deferral(id, after.detail, after.wait);
     } catch (error) {
       if (error instanceof ServiceError) return asItem(id, error);
       throw error;
     }
   }
 
-  /**
-   * Charges `message` to its sender's domain when the sender is proven (`signed`: its signature
-   * verified), else to the client (the request's own token when `first`, given back when it was
-   * not needed). Null when allowed; else the seconds to wait and why.
-   */
-  #charge(message: FederatedMessage, signed: boolean, client: ClientBudget | null, first: boolean): { wait: number; detail: string } | null {
+  /** Charges `message` to its sender's domain: null when allowed; else the seconds to wait and why. */
+  #chargeDomain(message: FederatedMessage): { wait: number; detail: string } | null {
     const domain = splitAddress(message.from)?.domain;
-    if (signed && domain !== undefined && this.#inbound.provenSender(message)) {
-      const wait = this.#budgets.take(domain, Buffer.byteLength(message.body) + Buffer.byteLength(message.signed_payload));
-      if (wait > 0) return { wait, detail: `${domain}'s delivery budget is spent; try again in ${wait} s` };
-      if (first) client?.refund();
-      return null;
-    }
-    const wait = first ? 0 : (client?.take(1) ?? 0);
-    return wait > 0 ? { wait, detail: `too many requests from this client; try again in ${wait} s` } : null;
+    if (domain === undefined) return null;
+    const wait = this.#budgets.take(domain, Buffer.byteLength(message.body) + Buffer.byteLength(message.signed_payload));
+    return wait > 0 ? { wait, detail: `${domain}'s delivery budget is spent; try again in ${wait} s` } : null;
   }
 }
+
+/** A parsed message and why its signature does not verify (null: it does). */
+interface Signed {
+  message: FederatedMessage;
+  forged: string | null;
+}
+
+const deferral = (messageId: string, detail: string, wait: number): BatchItemResult => ({ message_id: messageId, status: 'deferred', code: 'SVC_ERR_RATE_LIMITED', detail, retry_after: wait });
 
 /** A message's result as the single route would have answered it: stored, or its refusal (4xx) or deferral (the rest). */
 function asItem(messageId: string, outcome: InboundResult | ServiceError): BatchItemResult {

@@ -44,6 +44,7 @@ import type { Recipients } from '../surfaces/core/messaging/recipients.ts';
 import type { NamespaceService } from '../surfaces/core/namespaces/service.ts';
 import { checkNamespaceDns } from '../surfaces/core/namespaces/verification.ts';
 import { CheckedSenders } from './checked-senders.ts';
+import type { SenderLookups } from './sender-lookups.ts';
 import type { NodeDirectory, NodeLocation } from './directory.ts';
 import type { FederatedChat, FederatedMail, FederatedMessage, InboundResult } from '../../contract/core/federation.ts';
 import { recipientProblem } from './wire.ts';
@@ -95,12 +96,38 @@ export class FederationInbound {
   }
 
   /**
+   * Asks the node of `domain` for several senders' addresses in one request (`?names=`), so their
+   * checks ask it nothing more. Best effort: whatever the answer lacks, or a node that cannot
+   * answer so (an older node's whole list over the cap, say), is asked address by address.
+   */
+  async prefetchAddresses(domain: string, names: string[], lookups: SenderLookups): Promise<void> {
+    if (this.#namespaces.isLocal(domain)) return;
+    const node = await this.#directory.locate(domain);
+    if (node === null) return;
+    const path = `${namespacePathOf(domain)}/addresses?names=${names.map(encodeURIComponent).join(',')}`;
+    let answer: unknown;
+    try {
+      answer = await this.#ask(node, path, domain, lookups);
+    } catch {
+      return;
+    }
+    const listed = (answer as { addresses?: unknown } | null)?.addresses;
+    if (!Array.isArray(listed)) return;
+    const wanted = new Set(names);
+    for (const address of listed as { name?: unknown }[]) {
+      if (typeof address === 'object' && address !== null && typeof address.name === 'string' && wanted.has(address.name)) {
+        lookups.prime(`${node.url}${addressPathOf(domain, address.name)}`, address);
+      }
+    }
+  }
+
+  /**
    * Steps 2 to 4 for `message` as the route's schema parsed it (contract/core/federation.ts), whose
    * signature the caller has checked (step 1: wire.ts's signatureProblem, refused with forgedRefusal).
    */
-  async receiveSigned(message: FederatedMessage): Promise<InboundResult> {
-    if (message.kind === 'chat') return this.#receiveChat(message);
-    const checked = await this.checkMail(message);
+  async receiveSigned(message: FederatedMessage, lookups: SenderLookups): Promise<InboundResult> {
+    if (message.kind === 'chat') return this.#receiveChat(message, lookups);
+    const checked = await this.checkMail(message, lookups);
     if ('status' in checked) return checked;
     const [result] = this.storeMail([checked]);
     if (result instanceof ServiceError) throw result;
@@ -111,10 +138,10 @@ export class FederationInbound {
    * Steps 2 to 4 for a mail whose signature the caller has checked: what storing it takes, or a
    * duplicate's result when it arrived before. Throws the refusal.
    */
-  async checkMail(message: FederatedMail): Promise<CheckedMail | InboundResult> {
+  async checkMail(message: FederatedMail, lookups: SenderLookups): Promise<CheckedMail | InboundResult> {
     if (arrivedBefore(this.#ctx.db, message)) return { message_id: message.message_id, status: 'duplicate' };
     const recipient = this.#hostedRecipient(message);
-    const sender = await this.#checkSender(message);
+    const sender = await this.#checkSender(message, lookups);
     if (recipient.address_reachability === 'contacts-only' && !isContact(this.#ctx.db, recipient.agent_id, senderKeys(message))) {
       throw forbidden('SVC_ERR_RECIPIENT_CONTACTS_ONLY', `Refused: ${message.to} only accepts messages from contacts`);
     }
@@ -148,10 +175,10 @@ export class FederationInbound {
     return results;
   }
 
-  async #receiveChat(message: FederatedChat): Promise<InboundResult> {
+  async #receiveChat(message: FederatedChat, lookups: SenderLookups): Promise<InboundResult> {
     if (this.#chat.hasMessage(message.message_id, message.from_did)) return { message_id: message.message_id, status: 'duplicate' };
     const recipient = this.#hostedRecipient(message);
-    const sender = await this.#checkSender(message);
+    const sender = await this.#checkSender(message, lookups);
     const contact = isContact(this.#ctx.db, recipient.agent_id, senderKeys(message));
     this.#chat.receiveRemote(message, recipient, { contact, namespaceTrust: sender.namespaceTrust });
     return { message_id: message.message_id, status: 'delivered' };
@@ -169,7 +196,7 @@ export class FederationInbound {
    * Checks that the sender's address holds from_did on its own node. Returns that node's origin,
    * and whether the sender's namespace is DNS-verified as checked here (the reader's badge).
    */
-  async #checkSender(mail: FederatedMessage): Promise<CheckedSender> {
+  async #checkSender(mail: FederatedMessage, lookups: SenderLookups): Promise<CheckedSender> {
     const from = splitAddress(mail.from);
     if (from === null) throw invalid('SVC_ERR_VALIDATION', [{ loc: ['body', 'from'], msg: 'must be an address <domain>/<name>', type: 'value_error' }]);
     if (this.#namespaces.isLocal(from.domain)) {
@@ -179,24 +206,23 @@ export class FederationInbound {
     const now = this.#ctx.clock.now().getTime();
     const checked = this.#checked.get(address, mail.from_did, now);
     if (checked !== null) return checked;
-    const sender = await this.#askSenderNode(mail, from);
+    const sender = await this.#askSenderNode(mail, from, lookups);
     if (sender.heldKey) this.#checked.remember(address, mail.from_did, sender.checked, now);
     return sender.checked;
   }
 
   /** Step 3 with the sender's node: the address, its namespace, and when it is verified, DNS. */
-  async #askSenderNode(mail: FederatedMessage, from: { domain: string; name: string }): Promise<{ checked: CheckedSender; heldKey: boolean }> {
+  async #askSenderNode(mail: FederatedMessage, from: { domain: string; name: string }, lookups: SenderLookups): Promise<{ checked: CheckedSender; heldKey: boolean }> {
     const node = await this.#directory.locate(from.domain);
     if (node === null) throw forbidden('SVC_ERR_SENDER_NODE_UNKNOWN', `Refused: no node is known for ${from.domain} (no peer entry and no node= in DNS), so ${mail.from} cannot be checked`);
-    const base = `/v1/namespaces/${encodeURIComponent(from.domain)}`;
-    const addressPath = `${base}/addresses/${encodeURIComponent(from.name)}`;
-    const address = await this.#lookupObject(node, addressPath, mail.from);
+    const addressPath = addressPathOf(from.domain, from.name);
+    const address = await this.#lookupObject(node, addressPath, mail.from, lookups);
     // The node's URL stays out of these details: the caller need not learn the owner's peer table.
     if (address === null) throw forbidden('SVC_ERR_SENDER_NOT_FOUND', `Refused: ${mail.from} does not exist on its node`);
-    const namespace = await this.#lookupObject(node, base, from.domain);
+    const namespace = await this.#lookupObject(node, namespacePathOf(from.domain), from.domain, lookups);
     const heldKey = address.current_did_key === mail.from_did;
     if (!heldKey) {
-      const earlier = await this.#earlierKey(mail, node, address, namespace, addressPath);
+      const earlier = await this.#earlierKey(mail, node, address, namespace, addressPath, lookups);
       if (earlier !== null) throw forbidden('SVC_ERR_SENDER_KEY_MISMATCH', `Refused: ${mail.from} resolves to another key on its node (${earlier})`);
     }
     if (namespace?.verification_status === 'verified' && typeof namespace.controller_did === 'string') {
@@ -218,11 +244,12 @@ export class FederationInbound {
     address: Record<string, unknown>,
     namespace: Record<string, unknown> | null,
     addressPath: string,
+    lookups: SenderLookups,
   ): Promise<string | null> {
     const signedAt = Date.parse(mail.timestamp);
     const stableId = mail.from_stable_id;
     if (stableId !== null && address.did_aw === stableId) {
-      const log = await this.#ask(node, `/v1/did/${encodeURIComponent(stableId)}/log`, stableId, DID_LOG_MAX_BYTES);
+      const log = await this.#ask(node, `/v1/did/${encodeURIComponent(stableId)}/log`, stableId, lookups, DID_LOG_MAX_BYTES);
       const entries = Array.isArray(log) ? (log as LogHead[]) : [];
       const verified = verifyLog(entries, { didAw: stableId });
       if (!verified.ok) return `its did:svc log does not verify: ${verified.error}`;
@@ -234,7 +261,7 @@ export class FederationInbound {
       return null;
     }
     const controllerDid = typeof namespace?.controller_did === 'string' ? namespace.controller_did : '';
-    const replacements = await this.#lookupObject(node, `${addressPath}/replacements`, mail.from);
+    const replacements = await this.#lookupObject(node, `${addressPath}/replacements`, mail.from, lookups);
     const listed = replacements?.replacement_announcements;
     const announcements = Array.isArray(listed) ? (listed as ReplacementAnnouncement[]) : [];
     const replaced = announcements.find((a) => a.old_did === mail.from_did && a.new_did === address.current_did_key);
@@ -253,23 +280,29 @@ export class FederationInbound {
    * GET a JSON value from the sender's node through the outbound client: null when it answers 404,
    * a 503 in our words when it cannot be asked (so the sending node retries rather than bounces).
    */
-  async #ask(node: NodeLocation, path: string, what: string, maxBytes = CHECK_ANSWER_MAX_BYTES): Promise<unknown> {
-    try {
-      return await this.#remote.getJson(node, path, maxBytes);
-    } catch (error) {
-      if (error instanceof RemoteError) throw unavailable('SVC_ERR_PEER_UNAVAILABLE', `Could not check ${what} with its node (${error.message})`);
-      throw error;
-    }
+  #ask(node: NodeLocation, path: string, what: string, lookups: SenderLookups, maxBytes = CHECK_ANSWER_MAX_BYTES): Promise<unknown> {
+    return lookups.answer(`${node.url}${path}`, async () => {
+      try {
+        return await this.#remote.getJson(node, path, maxBytes);
+      } catch (error) {
+        if (error instanceof RemoteError) throw unavailable('SVC_ERR_PEER_UNAVAILABLE', `Could not check ${what} with its node (${error.message})`);
+        throw error;
+      }
+    });
   }
 
   /** `#ask` for a JSON object (an address, a namespace, a replacements listing). */
-  async #lookupObject(node: NodeLocation, path: string, what: string): Promise<Record<string, unknown> | null> {
-    const value = await this.#ask(node, path, what);
+  async #lookupObject(node: NodeLocation, path: string, what: string, lookups: SenderLookups): Promise<Record<string, unknown> | null> {
+    const value = await this.#ask(node, path, what, lookups);
     if (value === null) return null;
     if (typeof value !== 'object' || Array.isArray(value)) throw unavailable('SVC_ERR_PEER_UNAVAILABLE', `Could not check ${what} with its node (answer not a JSON object)`);
     return value as Record<string, unknown>;
   }
 }
+
+/** Where a node answers for a namespace, and for one of its addresses. */
+const namespacePathOf = (domain: string): string => `/v1/namespaces/${encodeURIComponent(domain)}`;
+const addressPathOf = (domain: string, name: string): string => `${namespacePathOf(domain)}/addresses/${encodeURIComponent(name)}`;
 
 /** The refusal of a message that is not what its sender signed (`problem`: wire.ts's signatureProblem). */
 export const forgedRefusal = (problem: string) => forbidden('SVC_ERR_FEDERATION_SIGNATURE_INVALID', `Refused: ${problem}`);

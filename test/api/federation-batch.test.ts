@@ -28,11 +28,22 @@ async function bodyOf(request: IncomingMessage): Promise<any> {
   return JSON.parse(Buffer.concat(chunks).toString('utf8'));
 }
 
-/** A sender's node that vouches for `name@domain` holding `key` (the two lookups a receiver makes). */
-function senderNode(domain: string, keys: Record<string, TestKey>) {
+/**
+ * A sender's node that vouches for `<domain>/<name>` holding `keys[name]`: the address and
+ * namespace lookups a receiver makes, and the address list, filtered by `?names=` as this node
+ * does it, whole as a node older than the filter does, or not at all (404).
+ */
+function senderNode(domain: string, keys: Record<string, TestKey>, list: 'filtered' | 'whole' | 'none' = 'filtered') {
+  const address = (name: string) => ({ domain, name, address: `${domain}/${name}`, current_did_key: keys[name]!.didKey });
   return servers.start((request, response) => {
-    const name = /\/addresses\/([^/]+)$/.exec(request.url ?? '')?.[1];
-    if (name !== undefined) return keys[name] ? json(response, 200, { domain, name, current_did_key: keys[name]!.didKey }) : json(response, 404, { detail: 'no' });
+    const url = new URL(request.url ?? '/', 'http://x');
+    const name = /\/addresses\/([^/]+)$/.exec(url.pathname)?.[1];
+    if (name !== undefined) return keys[name] ? json(response, 200, address(name)) : json(response, 404, { detail: 'no' });
+    if (url.pathname.endsWith('/addresses')) {
+      if (list === 'none') return json(response, 404, { detail: 'Route not found' });
+      const names = list === 'filtered' ? (url.searchParams.get('names')?.split(',') ?? []) : Object.keys(keys);
+      return json(response, 200, { addresses: names.filter((n) => keys[n]).map(address) });
+    }
     return json(response, 200, { domain, verification_status: 'unverified' });
   });
 }
@@ -46,7 +57,7 @@ describe('POST /v1/federation/messages/batch', () => {
   let checks: RemoteServer;
 
   beforeAll(async () => {
-    b = await startTestNode({ publicPort: 0, peerRateLimit: { burst: 10, perSecond: 0.01 }, domainBudget: { messages: { burst: 5, perSecond: 0.01 }, bytes: { burst: 1 << 30, perSecond: 1 << 20 } } });
+    b = await startTestNode({ publicPort: 0, peerRateLimit: { burst: 10, perSecond: 0.01 }, domainBudget: { messages: { burst: 6, perSecond: 0.01 }, bytes: { burst: 1 << 30, perSecond: 1 << 20 } } });
     await createNodeNamespace(b, 'b.test');
     const project = await createProject(b, 'pb', 'b.test');
     bob = await createIdentity(b, project.api_key, persistent('bob'));
@@ -83,8 +94,8 @@ describe('POST /v1/federation/messages/batch', () => {
 
   it("defers what is over the sending domain's budget, and a pair's later messages behind it, with the time to come back", async () => {
     const to = (who: string, body: string) => signedMail(zed, { from: 'x.test/zed', to: `b.test/${who}`, body });
-    // Two of the domain's five were spent above (the duplicate and the refused stranger: proven
-    // sender, checked work); three remain.
+    // Three of the domain's six were spent above (the first mail once its sender was proven, then
+    // the duplicate and the refused stranger: a proven sender's checked work); three remain.
     const messages = [to('bob', 'o1'), to('carol', 'o2'), to('bob', 'o3'), to('bob', 'o4'), to('carol', 'o5'), to('bob', 'o6')];
     const { results } = (await (await batch(messages)).json()) as { results: any[] };
     expect(results.map((r) => r.status)).toEqual(['delivered', 'delivered', 'delivered', 'deferred', 'deferred', 'deferred']);
@@ -108,6 +119,28 @@ describe('POST /v1/federation/messages/batch', () => {
     expect((await fetch(`${peerUrl}/v1/federation/messages/batch`, { method: 'POST' })).status).toBe(429);
   });
 
+  it("checks a batch's new senders of one domain with one lookup, from a node with the names filter, one without it, or one without a list", async () => {
+    for (const list of ['filtered', 'whole', 'none'] as const) {
+      const domain = `${list}.test`;
+      const keys = Object.fromEntries(Array.from({ length: 5 }, (_, i) => [`s${i}`, testKey()]));
+      const node = await senderNode(domain, keys, list);
+      expectOk(await b.owner('POST', '/v1/node/peers', { domain, url: node.url }), 201);
+      // One each: this node's budget per sending domain is six messages.
+      const messages = Object.entries(keys).map(([name, key]) => signedMail(key, { from: `${domain}/${name}`, to: 'b.test/carol', body: name }));
+      const { results } = (await (await batch(messages)).json()) as { results: any[] };
+      expect(results.map((r) => r.status), list).toEqual(messages.map(() => 'delivered'));
+      const asked = node.requests.map((r) => r.replace(/^GET /, ''));
+      const namespaceAsked = asked.filter((path) => path === `/v1/namespaces/${domain}`);
+      const oneByOne = asked.filter((path) => /\/addresses\/s\d$/.test(path));
+      expect(namespaceAsked, list).toHaveLength(1);
+      if (list === 'none') expect(oneByOne).toHaveLength(5);
+      else {
+        expect(asked.filter((path) => path.startsWith(`/v1/namespaces/${domain}/addresses?names=`)), list).toHaveLength(1);
+        expect(oneByOne, list).toEqual([]);
+      }
+    }
+  });
+
   it(`refuses a batch of more than ${FEDERATION_BATCH_MAX_MESSAGES} messages or none, whole`, async () => {
     const many = Array.from({ length: FEDERATION_BATCH_MAX_MESSAGES + 1 }, () => signedMail(zed, { from: 'x.test/zed', to: 'b.test/bob' }));
     expect((await batch(many)).status).toBe(422);
@@ -127,13 +160,14 @@ describe('POST /v1/federation/messages (one message, as older nodes send)', () =
     const zed = testKey();
     expectOk(await c.owner('POST', '/v1/node/peers', { domain: 'x.test', url: (await senderNode('x.test', { zed })).url }), 201);
     const post = (body: unknown) => fetch(`${c.node.info.public_url}/v1/federation/messages`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-    // Three tokens: the first mail pays one (its sender is not proven yet); the rest give theirs back.
+    // Three tokens: the first mail's request pays one and its second question to the sender's node
+    // another (its sender is not proven yet); the rest give their request's token back.
     const statuses: number[] = [];
     for (let i = 0; i < 12; i++) statuses.push((await post(signedMail(zed, { from: 'x.test/zed', to: 'c.test/bob', body: `single ${i}` }))).status);
     expect(statuses).toEqual(Array.from({ length: 12 }, () => 200));
     const forged = [];
     for (let i = 0; i < 4; i++) forged.push((await post({ ...signedMail(testKey(), { from: 'x.test/zed', to: 'c.test/bob' }), body: 'altered' })).status);
-    expect(forged).toEqual([403, 403, 429, 429]);
+    expect(forged).toEqual([403, 429, 429, 429]);
   });
 });
 

@@ -391,6 +391,16 @@ describe('addresses', () => {
       expect(names).toEqual([...names].sort());
       expect(names).toEqual(expect.arrayContaining(['amy', 'zed']));
     });
+
+    it('answers only the names asked for (those that exist), at most 64 of them', async () => {
+      await assigned('ivy');
+      const asked = expectOk(await t.request('GET', `/v1/namespaces/${domain}/addresses?names=ivy,nobody,amy,ivy`)).addresses;
+      expect(asked.map((a: { name: string }) => a.name)).toEqual(['ivy', 'amy']);
+      expect(asked[0]).toEqual(expectOk(await address('ivy')));
+      const many = Array.from({ length: 65 }, (_, i) => `n${i}`).join(',');
+      expectValidation(await t.request('GET', `/v1/namespaces/${domain}/addresses?names=${many}`), 'names');
+      expectValidation(await t.request('GET', `/v1/namespaces/${domain}/addresses?names=amy,,zed`), 'names');
+    });
   });
 
   describe('PUT /v1/namespaces/{domain}/addresses/{name} (rotate)', () => {

@@ -16,6 +16,7 @@ import {
   AddressRemoved,
   AssignAddressBody,
   ControllerQuery,
+  AddressListQuery,
   DomainParams,
   Namespace,
   NamespaceList,
@@ -99,8 +100,11 @@ export async function namespaceRoutes(app: FastifyInstance, { services }: { serv
 
   api.get(
     '/v1/namespaces/:domain/addresses',
-    { config: { auth: 'public' }, schema: { tags, summary: "A namespace's addresses, by name", params: DomainParams, response: { 200: AddressList } } },
-    async (request) => ({ addresses: namespaces.listAddresses(domainParam(request.params)) }),
+    {
+      config: { auth: 'public' },
+      schema: { tags, summary: "A namespace's addresses, by name; `names` asks for some only", params: DomainParams, querystring: AddressListQuery, response: { 200: AddressList } },
+    },
+    async (request) => ({ addresses: namespaces.listAddresses(domainParam(request.params), request.query.names) }),
   );
 
   api.get(

@@ -199,9 +199,11 @@ export class NamespaceService {
     return this.get(domain);
   }
 
-  listAddresses(domain: string): Address[] {
+  /** The namespace's addresses, or of `names` only those that exist. */
+  listAddresses(domain: string, names?: string[]): Address[] {
     this.#require(domain);
-    return addressRowsIn(this.#ctx.db, domain).map(toAddress);
+    if (names === undefined) return addressRowsIn(this.#ctx.db, domain).map(toAddress);
+    return [...new Set(names)].flatMap((name) => this.findAddress(domain, name) ?? []);
   }
 
   findAddress(domain: string, name: string): Address | null {
