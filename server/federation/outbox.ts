@@ -174,6 +174,9 @@ export class FederationOutbox implements RemoteQueue {
   /** Starts a delivery for every peer node with due rows and a free slot. */
   async #dispatchDue(): Promise<void> {
     const now = this.#ctx.clock.now();
+    // A node with nothing in flight and no failures is as good as new: forget it, so the table holds
+    // only the nodes being delivered to or backing off.
+    for (const [url, peer] of this.#peers) if (peer.inFlight === 0 && peer.failures === 0) this.#peers.delete(url);
     const domains = dueDomains(this.#ctx.db, now.toISOString());
     const byNode = new Map<string, { node: NodeLocation; domains: string[] }>();
     for (const domain of domains) {

@@ -53,7 +53,10 @@ export class PeerDelivery {
 
   /** Delivers `rows` (in send order) to `node`: an outcome per row, in the same order. */
   async deliver(node: NodeLocation, rows: OutboxRow[]): Promise<Outcome[]> {
-    if ((this.#singleOnly.get(node.url) ?? 0) > Date.now()) return this.#singles(node, rows);
+    const singleUntil = this.#singleOnly.get(node.url);
+    if (singleUntil !== undefined && singleUntil > Date.now()) return this.#singles(node, rows);
+    // Forgotten once it lapses, so the table holds only nodes asked about in the last ten minutes.
+    if (singleUntil !== undefined) this.#singleOnly.delete(node.url);
     let answer: RemoteAnswer;
     try {
       answer = await this.#post(node, '/v1/federation/messages/batch', `{"v":${FEDERATION_VERSION},"messages":[${rows.map((row) => row.payload).join(',')}]}`, BATCH_ANSWER_MAX_BYTES);
