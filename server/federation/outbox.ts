@@ -12,7 +12,7 @@
  *   is in flight or backing off (outbox-store.ts, dueRowsFor), and the receiver defers a pair's
  *   later messages in a batch once one is deferred.
  * - Flow control per peer: when the node is unreachable, answers 429/5xx, or defers with a time,
- *   its whole queue waits (its Retry-After, or a backoff per node from `retryBaseMs` to
+ *   its whole queue waits (its Retry-After, or a backoff per node from half `retryBaseMs` to
  *   `peerRetryMaxMs`) rather than each message backing off on its own; the next success resets it.
  * - Per message: delivered or duplicate settles it; a refusal bounces it (the sender finds the
  *   receiving node's reason in its inbox); a deferral backs it off (`retryBaseMs` doubling to
@@ -50,7 +50,7 @@ import type { OutboundMail } from '../../contract/core/mail.ts';
 export { DELIVERY_ANSWER_MAX_BYTES } from './peer-delivery.ts';
 
 export interface OutboxOptions {
-  /** A deferred message's first retry delay, and a failing node's first pause; each later one doubles. */
+  /** A deferred message's first retry delay (a failing node's first pause is half of it); each later one doubles. */
   retryBaseMs: number;
   /** The longest a deferred message backs off. */
   retryMaxMs: number;
@@ -253,9 +253,15 @@ export class FederationOutbox implements RemoteQueue {
       peer.failures = 0;
       return null;
     }
-    peer.failures += 1;
     const named = Math.max(...wide.map((o) => o.afterMs ?? 0));
-    const backoff = Math.min(this.#options.peerRetryMaxMs, this.#options.retryBaseMs * 2 ** (peer.failures - 1));
+    // A second request that failed the same way while the node's queue already waits is the same
+    // failure: it keeps the pause rather than doubling it.
+    const waiting = peer.pausedUntil - this.#ctx.clock.now().getTime();
+    if (waiting > 0 && named === 0) return waiting;
+    peer.failures += 1;
+    // Half a message's first backoff: one request tells whether the node is back, and a node
+    // restarting is back within seconds.
+    const backoff = Math.min(this.#options.peerRetryMaxMs, (this.#options.retryBaseMs / 2) * 2 ** (peer.failures - 1));
     return named > 0 ? named : backoff * (0.8 + 0.2 * Math.random());
   }
 
