@@ -19,6 +19,7 @@ import { rateLimited, ServiceError } from '../errors.ts';
 import type { ClientBudget } from '../http/rate-limit.ts';
 import type { DomainBudgets } from './domain-budget.ts';
 import { forgedRefusal, type CheckedMail, type FederationInbound } from './inbound.ts';
+import { isRefusalStatus } from './refusal-reason.ts';
 import { SenderLookups } from './sender-lookups.ts';
 import { splitAddress } from '../surfaces/core/messaging/addresses.ts';
 import { signatureProblem } from './wire.ts';
@@ -30,9 +31,6 @@ import {
   type FederationBatchResult,
   type InboundResult,
 } from '../../contract/core/federation.ts';
-
-/** Statuses of the single route that mean "not now" rather than "never". */
-const TEMPORARY = new Set([408, 429]);
 
 export class FederationBatches {
   readonly #inbound: FederationInbound;
@@ -75,9 +73,9 @@ export class FederationBatches {
       results.push(result);
     }
     lookups.settle();
-    const checked = results.filter((result): result is CheckedMail => 'mail' in result);
-    const stored = this.#inbound.storeMail(checked);
-    return { results: results.map((result) => ('mail' in result ? asItem(result.mail.message_id, stored[checked.indexOf(result)]!) : result)) };
+    const stored = this.#inbound.storeMail(results.filter((result): result is CheckedMail => 'mail' in result));
+    let next = 0;
+    return { results: results.map((result) => ('mail' in result ? asItem(result.mail.message_id, stored[next++]!) : result)) };
   }
 
   /**
@@ -159,7 +157,7 @@ const deferral = (messageId: string, detail: string, wait: number): BatchItemRes
 /** A message's result as the single route would have answered it: stored, or its refusal (4xx) or deferral (the rest). */
 function asItem(messageId: string, outcome: InboundResult | ServiceError): BatchItemResult {
   if (!(outcome instanceof ServiceError)) return outcome;
-  if (outcome.statusCode < 500 && !TEMPORARY.has(outcome.statusCode)) return refused(messageId, outcome.code, outcome.message);
+  if (isRefusalStatus(outcome.statusCode)) return refused(messageId, outcome.code, outcome.message);
   const retryAfter = Number(outcome.headers['retry-after']);
   return {
     message_id: messageId,

@@ -13,7 +13,7 @@ import type { RemoteAnswer, RemoteClient } from '../net/remote-client.ts';
 import { answerJson } from '../net/remote-client.ts';
 import { RemoteError, type RemoteErrorKind } from '../net/remote-error.ts';
 import type { OutboxRow } from './outbox-store.ts';
-import { cleanRefusal, refusalReason } from './refusal-reason.ts';
+import { cleanRefusal, isRefusalStatus, refusalReason } from './refusal-reason.ts';
 import { FEDERATION_VERSION, FederationBatchResult, type BatchItemResult } from '../../contract/core/federation.ts';
 
 export type Outcome =
@@ -37,8 +37,6 @@ export const DELIVERY_ANSWER_MAX_BYTES = 16 * 1024;
 const SINGLE_ONLY_MS = 10 * 60_000;
 /** Failures that mean the receiving node was not reached at all (the rest are bad answers). */
 const NOT_REACHED: ReadonlySet<RemoteErrorKind> = new Set(['unreachable', 'timed-out', 'refused-address', 'busy']);
-/** Statuses that mean "not now" from a node that was reached. */
-const TEMPORARY_STATUSES = new Set([408, 429]);
 
 export class PeerDelivery {
   readonly #remote: RemoteClient;
@@ -70,7 +68,7 @@ export class PeerDelivery {
     }
     if (status >= 200 && status < 300) return batchOutcomes(node, rows, answer);
     // The batch as a whole refused (too large for that node, say): each message gets its own verdict.
-    if (isRefusal(status) && rows.length > 1) return this.#singles(node, rows);
+    if (isRefusalStatus(status) && rows.length > 1) return this.#singles(node, rows);
     return rows.map((row) => statusOutcome(node, row, answer));
   }
 
@@ -107,8 +105,9 @@ export class PeerDelivery {
    */
   async #single(node: NodeLocation, row: OutboxRow): Promise<Outcome> {
     const answer = await this.#post(node, '/v1/federation/messages', row.payload, DELIVERY_ANSWER_MAX_BYTES);
+    if (answer.status !== 422 || !(refusalReason(answer) ?? '').includes('"thread_id"')) return statusOutcome(node, row, answer);
     const message = JSON.parse(row.payload) as { thread_id?: unknown };
-    if (answer.status !== 422 || message.thread_id == null || !(refusalReason(answer) ?? '').includes('"thread_id"')) return statusOutcome(node, row, answer);
+    if (message.thread_id == null) return statusOutcome(node, row, answer);
     delete message.thread_id;
     return statusOutcome(node, row, await this.#post(node, '/v1/federation/messages', JSON.stringify(message), DELIVERY_ANSWER_MAX_BYTES));
   }
@@ -118,8 +117,6 @@ export class PeerDelivery {
     return this.#remote.request(node, { method: 'POST', path, json, maxBytes, timeoutMs: this.#timeoutMs, idempotent: true });
   }
 }
-
-const isRefusal = (status: number): boolean => status >= 400 && status < 500 && !TEMPORARY_STATUSES.has(status);
 
 /** The node was not asked, or gave no usable answer: the whole queue for it waits. */
 function failed(node: NodeLocation, error: unknown): Outcome {
@@ -132,7 +129,7 @@ function failed(node: NodeLocation, error: unknown): Outcome {
 function statusOutcome(node: NodeLocation, row: OutboxRow, answer: RemoteAnswer): Outcome {
   const { status } = answer;
   if (status >= 200 && status < 300) return { kind: 'delivered', url: node.url };
-  if (isRefusal(status)) return { kind: 'bounce', reason: `the node for ${row.to_domain} (${node.url}) refused it: ${refusalReason(answer) ?? `it answered ${status}`}` };
+  if (isRefusalStatus(status)) return refusedBy(node, row, refusalReason(answer) ?? `it answered ${status}`);
   return { kind: 'retry', error: `${node.url} answered ${status}`, peerWide: true, ...afterMs(answer.retryAfterSeconds) };
 }
 
@@ -157,11 +154,14 @@ function itemOutcome(node: NodeLocation, row: OutboxRow, result: BatchItemResult
     case 'duplicate':
       return { kind: 'delivered', url: node.url };
     case 'refused':
-      return { kind: 'bounce', reason: `the node for ${row.to_domain} (${node.url}) refused it: ${detail ?? 'no reason given'}` };
+      return refusedBy(node, row, detail ?? 'no reason given');
     case 'deferred':
       // A spent budget names when to come back, for every message from this node.
       return { kind: 'retry', error: `${node.url} deferred it: ${detail ?? 'no reason given'}`, ...afterMs(result.retry_after ?? null), peerWide: result.retry_after !== undefined };
   }
 }
+
+/** The bounce of `row`, with the receiving node's reason. */
+const refusedBy = (node: NodeLocation, row: OutboxRow, reason: string): Outcome => ({ kind: 'bounce', reason: `the node for ${row.to_domain} (${node.url}) refused it: ${reason}` });
 
 const afterMs = (seconds: number | null): { afterMs?: number } => (seconds === null ? {} : { afterMs: seconds * 1000 });

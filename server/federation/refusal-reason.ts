@@ -14,6 +14,13 @@
  */
 import { answerJson, type RemoteAnswer } from '../net/remote-client.ts';
 
+/**
+ * Whether a status refuses for good (the sender bounces the message): a 4xx other than 408 and
+ * 429, which only say "not now". The same rule for what a node answers us and what we answer in a
+ * batch's results.
+ */
+export const isRefusalStatus = (status: number): boolean => status >= 400 && status < 500 && status !== 408 && status !== 429;
+
 /** The longest refusal reason kept, in characters. */
 export const REFUSAL_REASON_MAX_CHARS = 300;
 
