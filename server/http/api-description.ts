@@ -5,6 +5,10 @@
  * node itself: nothing is fetched from elsewhere). Both listeners describe what they serve: the
  * peer listener's document has no owner routes.
  *
+ * The document passes `redocly lint` with the repository's redocly.yaml (test/api): every
+ * operation has an operationId (operation-ids.ts), a summary and its security (an empty list
+ * where no credential is asked for), and the UI's pages and trailing-slash aliases are left out.
+ *
  * Registered before any route, since the description is collected as routes are added.
  */
 import fastifySwagger from '@fastify/swagger';
@@ -13,7 +17,9 @@ import type { FastifyInstance } from 'fastify';
 import { jsonSchemaTransform } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ErrorBody } from '../../contract/errors.ts';
+import pkg from '../../package.json' with { type: 'json' };
 import { NODE_VERSION } from '../version.ts';
+import { operationIdOf } from './operation-ids.ts';
 import { isMessagingRoute, type AuthMode } from './route-auth.ts';
 
 const DESCRIPTION = [
@@ -37,20 +43,31 @@ const ERROR_RESPONSE = {
 const ERROR_RESPONSE_REF = { $ref: '#/components/responses/Error' };
 const HTTP_METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']);
 
+interface Operation {
+  operationId?: string;
+  security?: Security;
+  responses?: Record<string, unknown>;
+}
+
 interface OpenApiDocument {
-  paths?: Record<string, Record<string, { responses?: Record<string, unknown> }>>;
-  components?: { schemas?: Record<string, unknown>; responses?: Record<string, unknown> };
+  paths?: Record<string, Record<string, Operation>>;
+  components?: { schemas?: Record<string, unknown>; responses?: Record<string, unknown>; securitySchemes?: Record<string, unknown> };
+}
+
+/** Each operation of the document, with its method and path. */
+function* operationsOf(document: OpenApiDocument): Generator<{ method: string; path: string; operations: Record<string, Operation>; operation: Operation }> {
+  for (const [path, operations] of Object.entries(document.paths ?? {})) {
+    for (const [method, operation] of Object.entries(operations)) {
+      if (HTTP_METHODS.has(method)) yield { method, path, operations, operation };
+    }
+  }
 }
 
 /** Every operation documents its error responses: `4XX` and `5XX`, both the shared ErrorBody response. */
-function withErrorResponses<T extends object>(described: T): T {
-  const document = described as OpenApiDocument;
-  for (const operations of Object.values(document.paths ?? {})) {
-    for (const [method, operation] of Object.entries(operations)) {
-      if (!HTTP_METHODS.has(method)) continue;
-      const responses = (operation.responses ??= {});
-      for (const range of ['4XX', '5XX']) responses[range] ??= ERROR_RESPONSE_REF;
-    }
+function withErrorResponses(document: OpenApiDocument): void {
+  for (const { operation } of operationsOf(document)) {
+    const responses = (operation.responses ??= {});
+    for (const range of ['4XX', '5XX']) responses[range] ??= ERROR_RESPONSE_REF;
   }
   const components = document.components ?? {};
   document.components = {
@@ -58,6 +75,57 @@ function withErrorResponses<T extends object>(described: T): T {
     schemas: { ...components.schemas, ErrorBody: errorBodySchema() },
     responses: { ...components.responses, Error: ERROR_RESPONSE },
   };
+}
+
+/**
+ * Every operation gets its operationId (operation-ids.ts). A route registered for several methods
+ * shares one operation object between them, so each method gets its own copy to name.
+ */
+function withOperationIds(document: OpenApiDocument): void {
+  for (const { method, path, operations, operation } of operationsOf(document)) {
+    operations[method] = { ...operation, operationId: operationIdOf(method, path) };
+  }
+}
+
+/**
+ * A record keyed by an enum (`z.record(z.enum([...]), ...)`) becomes `propertyNames` with an enum
+ * and `required` keys, which some tools read as requiring properties that are never defined: the
+ * same schema also names each key as a property (what a value must be is unchanged).
+ */
+function withEnumKeysNamed(node: unknown): void {
+  if (Array.isArray(node)) {
+    for (const item of node) withEnumKeysNamed(item);
+    return;
+  }
+  if (typeof node !== 'object' || node === null) return;
+  const schema = node as { propertyNames?: { enum?: unknown }; additionalProperties?: unknown; properties?: unknown };
+  const keys = schema.propertyNames?.enum;
+  if (Array.isArray(keys) && typeof schema.additionalProperties === 'object' && schema.properties === undefined) {
+    schema.properties = Object.fromEntries(keys.map((key) => [String(key), schema.additionalProperties]));
+  }
+  for (const value of Object.values(node)) withEnumKeysNamed(value);
+}
+
+/** A listener's document declares only the security schemes its operations use (the peer listener has no owner token). */
+function withUsedSecuritySchemes(document: OpenApiDocument): void {
+  const used = new Set<string>();
+  for (const { operation } of operationsOf(document)) {
+    for (const requirement of operation.security ?? []) for (const name of Object.keys(requirement)) used.add(name);
+  }
+  const components = document.components ?? {};
+  // A new object: the schemes are shared by every listener's document.
+  components.securitySchemes = Object.fromEntries(Object.entries(components.securitySchemes ?? {}).filter(([name]) => used.has(name)));
+  document.components = components;
+}
+
+/** The whole document, once the routes are collected. */
+function finish<T extends object>(described: T): T {
+  const document = described as OpenApiDocument;
+  withErrorResponses(document);
+  withOperationIds(document);
+  withEnumKeysNamed(document.paths);
+  withEnumKeysNamed(document.components?.schemas);
+  withUsedSecuritySchemes(document);
   return described;
 }
 
@@ -99,12 +167,53 @@ const SECURITY: Partial<Record<AuthMode, Security>> = {
  * A route's security requirement (alternatives, any one will do) from its declared auth
  * (route-auth.ts): an identity route takes an API key or a team certificate with its DIDKey
  * signature, and a messaging route also a DIDKey signature alone (identity-only); a team route
- * names the scope it declares (OpenAPI 3.1 allows scopes on any scheme).
+ * names the scope it declares (OpenAPI 3.1 allows scopes on any scheme). A route that asks for no
+ * credential says so with an empty list: a public read, a present page, federation (each message
+ * carries its sender's signature), a join code or an upload token in the request itself.
  */
-function securityOf(auth: AuthMode | undefined, scope: string | undefined, url: string): Security | undefined {
+function securityOf(auth: AuthMode | undefined, scope: string | undefined, url: string): Security {
   if (auth === 'team' && scope !== undefined) return [{ teamCertificate: [scope] }];
   if (auth === 'identity' && isMessagingRoute(url)) return [...(SECURITY.identity ?? []), { didKey: [] }];
-  return auth === undefined ? undefined : SECURITY[auth];
+  return (auth === undefined ? undefined : SECURITY[auth]) ?? [];
+}
+
+/**
+ * Not the API: the UI's pages and redirects, a trailing-slash alias of a described path (`/mcp/`),
+ * and the methods MCP refuses (405: a stateless server has no stream to open, no session to end).
+ */
+function isNotApi(url: string, method: string | string[]): boolean {
+  if (url === '/mcp') return ![method].flat().includes('POST');
+  return url === '/' || url === '/ui' || url.startsWith('/ui/') || (url.length > 1 && url.endsWith('/'));
+}
+
+/** MCP's JSON-RPC messages, as far as HTTP sees them: one message or a batch. */
+const JSON_RPC = {
+  oneOf: [
+    { type: 'object', required: ['jsonrpc'], properties: { jsonrpc: { const: '2.0' } } },
+    { type: 'array', items: { type: 'object', required: ['jsonrpc'], properties: { jsonrpc: { const: '2.0' } } } },
+  ],
+};
+
+/**
+ * `/mcp` (Streamable HTTP, stateless; surfaces/core/mcp) authenticates in its handler, with the
+ * credentials of a messaging route (an identity's API key, or a DIDKey signature with or without
+ * a team certificate), and declares no schemas: it is described here.
+ */
+function mcpSchema(): Record<string, unknown> {
+  return {
+    tags: ['mcp'],
+    security: securityOf('identity', undefined, '/mcp'),
+    summary: 'MCP over Streamable HTTP (also at /mcp/): one JSON-RPC message or a batch, answered as JSON, or as an SSE stream for a call that may wait',
+    description: 'Stateless: GET (a stream of its own) and DELETE (the end of a session) are answered 405, Allow: POST.',
+    body: JSON_RPC,
+    response: {
+      200: {
+        description: 'The JSON-RPC answer: JSON, or an SSE stream whose last event is the answer',
+        content: { 'application/json': { schema: JSON_RPC }, 'text/event-stream': { schema: { type: 'string' } } },
+      },
+      202: { description: 'Notifications and responses accepted (no body)', type: 'null' },
+    },
+  };
 }
 
 /** Where the reference lives; its assets sit under it. */
@@ -114,17 +223,21 @@ export async function installApiDescription(app: FastifyInstance, options: { ref
   await app.register(fastifySwagger, {
     openapi: {
       openapi: '3.1.0',
-      info: { title: 'svc-node', version: NODE_VERSION, description: DESCRIPTION },
+      info: { title: 'svc-node', version: NODE_VERSION, description: DESCRIPTION, license: { name: pkg.license, identifier: pkg.license } },
+      // Relative: the node that served the document, on whichever listener and address it was asked.
+      servers: [{ url: '/', description: 'The node that served this document' }],
       components: { securitySchemes: SECURITY_SCHEMES },
     },
     // The route's declared auth becomes its security requirement (securityOf).
     transform: (input) => {
+      if (isNotApi(input.url, input.route.method)) return { schema: { hide: true }, url: input.url };
+      if (input.url === '/mcp') return { schema: mcpSchema(), url: input.url };
       const described = jsonSchemaTransform(input);
       const { auth, scope } = input.route.config ?? {};
       const security = securityOf(auth as AuthMode | undefined, scope, input.url);
-      return security === undefined ? described : { ...described, schema: { ...described.schema, security } };
+      return { ...described, schema: { ...described.schema, security } };
     },
-    transformObject: (input) => ('openapiObject' in input ? withErrorResponses(input.openapiObject) : input.swaggerObject),
+    transformObject: (input) => ('openapiObject' in input ? finish(input.openapiObject) : input.swaggerObject),
   });
   app.get('/openapi.json', { schema: { hide: true }, config: { auth: 'public' } }, async () => app.swagger());
   if (options.reference) {

@@ -4,14 +4,21 @@
  * without being described), routes that declare schemas carry them, and `/docs/api` is a readable
  * reference served by the node itself. The peer listener describes only what it serves. Every
  * operation documents its errors: one shared ErrorBody ({detail, code}, code from the catalogue).
+ *
+ * Generated clients and linters read it unchanged: every operation has a unique operationId and
+ * says its security (MCP too), and both listeners' documents pass `redocly lint` (the real CLI,
+ * offline) with the repository's redocly.yaml without a single problem.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_CODES, ErrorBody } from '../../contract/errors.ts';
 import { expectOk, expectRefusal } from '../support/expect.ts';
 import { startTestNode, type TestNode } from '../support/node.ts';
+import { redoclyLint } from '../support/redocly.ts';
 
 /** Routes that are not the API: the UI's files and redirect, and the reference page's assets. */
 const NOT_API = /^\/(ui|docs\/api|openapi\.json)?(\/|$)/;
+/** Routes left out of the description: `/mcp/`, an alias of `/mcp`, and the methods a stateless MCP server refuses (405). */
+const NOT_DESCRIBED = ['GET /mcp', 'DELETE /mcp', 'POST /mcp/', 'GET /mcp/', 'DELETE /mcp/'];
 
 let t: TestNode;
 const routes: { listener: string; method: string; url: string }[] = [];
@@ -31,7 +38,9 @@ describe('GET /openapi.json', () => {
     const doc = expectOk(await t.request('GET', '/openapi.json'));
     expect(doc.openapi).toBe('3.1.0');
     expect(doc.info).toMatchObject({ title: 'svc-node', version: expect.any(String) });
-    const api = routes.filter((route) => route.listener === 'loopback' && route.method !== 'HEAD' && !NOT_API.test(route.url));
+    const api = routes.filter(
+      (route) => route.listener === 'loopback' && route.method !== 'HEAD' && !NOT_API.test(route.url) && !NOT_DESCRIBED.includes(`${route.method} ${route.url}`),
+    );
     expect(api.length).toBeGreaterThan(100);
     const missing = api.filter((route) => doc.paths[openApiPath(route.url)]?.[route.method.toLowerCase()] === undefined);
     expect(missing.map((route) => `${route.method} ${route.url}`)).toEqual([]);
@@ -74,7 +83,7 @@ describe('GET /openapi.json', () => {
       }
       if ((method === 'post' || method === 'put') && !BODILESS.includes(route)) expect(op.requestBody?.content['application/json'].schema, route).toBeDefined();
       // A team route's requirement names the scope it declares (test/security/scopes.test.ts checks which).
-      expect(op.security, route).toEqual(PUBLIC.includes(route) ? undefined : [{ teamCertificate: [expect.stringMatching(/^(library:(read|write|publish|approve)|team:admin)$/)] }]);
+      expect(op.security, route).toEqual(PUBLIC.includes(route) ? [] : [{ teamCertificate: [expect.stringMatching(/^(library:(read|write|publish|approve)|team:admin)$/)] }]);
     }
     const shelfImport = doc.paths['/v1/shelf/import'].post;
     expect(Object.keys(shelfImport.responses)).toEqual(expect.arrayContaining(['200', '201']));
@@ -128,7 +137,7 @@ describe('GET /openapi.json', () => {
       if (method === 'POST' && !/\/(ack|archive|unarchive|unread)$/.test(path)) expect(op.requestBody?.content['application/json'].schema, route).toBeDefined();
       // An identity route takes an API key or a team certificate with DIDKey; mail, chat, contacts and conversations also DIDKey alone (identity-only).
       const identityOnly = /^\/v1\/(messages|chat|contacts|conversations)(\/|$)/.test(path) ? [{ didKey: [] }] : [];
-      expect(op.security, route).toEqual(path.startsWith('/v1/federation/') ? undefined : [{ apiKey: [] }, { teamCertificate: [], didKey: [] }, ...identityOnly]);
+      expect(op.security, route).toEqual(path.startsWith('/v1/federation/') ? [] : [{ apiKey: [] }, { teamCertificate: [], didKey: [] }, ...identityOnly]);
     }
     const inbox = doc.paths['/v1/messages/inbox'].get.responses['200'].content['application/json'].schema;
     expect(inbox.required).toEqual(['messages', 'has_more', 'next_before']);
@@ -155,11 +164,12 @@ describe('GET /openapi.json', () => {
       'POST /v1/node/tunnel/stop',
     ];
     const SSE = ['GET /v1/node/events/stream'];
+    // An empty list: no credential (an operation always says which it takes).
     const security = (route: string): unknown => {
-      if (route === 'POST /v1/node/session') return undefined;
+      if (route === 'POST /v1/node/session') return [];
       if (route.includes(' /v1/node/')) return [{ ownerToken: [] }];
       if (/^(POST|PUT|DELETE) \/v1\/namespaces/.test(route) && !route.endsWith('/verify')) return [{ didKey: [] }];
-      if (/ \/v1\/(did|namespaces)/.test(route)) return undefined;
+      if (/ \/v1\/(did|namespaces)/.test(route)) return [];
       // A key of any kind (introspect, resolve), a project's key (init), the project's key or the owner (archive, replace).
       if (/^(GET \/v1\/auth\/introspect|GET \/v1\/agents\/resolve\/|POST \/v1\/workspaces\/init|POST \/api\/v1\/agents\/)/.test(route)) return [{ apiKey: [] }];
       // An identity's own routes: its API key, or (issue 17) its team certificate with the DIDKey signature.
@@ -243,7 +253,7 @@ describe('GET /openapi.json', () => {
       for (const name of query) expect(op.parameters, route).toContainEqual(expect.objectContaining({ name, in: 'query' }));
       if (body === 'json') expect(op.requestBody?.content['application/json'].schema, route).toBeDefined();
       else expect(op.requestBody, route).toBeUndefined();
-      expect(op.security, route).toEqual(isPublic ? undefined : [{ teamCertificate: [method === 'GET' ? 'docs:read' : expect.stringMatching(/^docs:(read|write)$/)] }]);
+      expect(op.security, route).toEqual(isPublic ? [] : [{ teamCertificate: [method === 'GET' ? 'docs:read' : expect.stringMatching(/^docs:(read|write)$/)] }]);
       expect(op.tags?.length, route).toBe(1);
     }
     const create = doc.paths['/v1/documents'].post.requestBody.content['application/json'].schema;
@@ -294,6 +304,74 @@ describe('GET /openapi.json', () => {
     expect(peerRoutes.every((route) => doc.paths[openApiPath(route.url)] !== undefined)).toBe(true);
     expect((await fetch(`${peerUrl}/docs/api`)).status).toBe(404);
   });
+});
+
+/** Both listeners' documents. */
+async function documents(): Promise<[[string, any], [string, any]]> {
+  const peer = await (await fetch(`${t.node.info.public_url as string}/openapi.json`)).json();
+  return [['loopback', expectOk(await t.request('GET', '/openapi.json'))], ['peer', peer]];
+}
+
+const operationsOf = (doc: any): { route: string; op: any }[] =>
+  Object.entries(doc.paths as Record<string, Record<string, any>>).flatMap(([path, methods]) =>
+    Object.entries(methods).map(([method, op]) => ({ route: `${method.toUpperCase()} ${path}`, op })),
+  );
+
+describe('what generated clients and linters need', () => {
+  it('names every operation with an operationId, unique, readable, and upstream\'s where upstream names it', async () => {
+    for (const [listener, doc] of await documents()) {
+      const operations = operationsOf(doc);
+      expect(operations.filter(({ op }) => typeof op.operationId !== 'string').map(({ route }) => route), listener).toEqual([]);
+      for (const { route, op } of operations) expect(op.operationId, route).toMatch(/^[a-z][A-Za-z]*$/);
+      const ids = operations.map(({ op }) => op.operationId as string);
+      expect(ids.filter((id, index) => ids.indexOf(id) !== index), listener).toEqual([]);
+    }
+    const [[, doc]] = await documents();
+    const id = (method: string, path: string): string => doc.paths[path][method].operationId;
+    expect(id('post', '/v1/messages')).toBe('sendMessage');
+    expect(id('get', '/v1/messages/inbox')).toBe('getInbox');
+    expect(id('post', '/v1/messages/{message_id}/ack')).toBe('ackMessage');
+    expect(id('post', '/v1/chat/sessions/{session_id}/messages')).toBe('sendChatMessage');
+    expect(id('get', '/v1/node/identities')).toBe('listNodeIdentities');
+    expect(id('post', '/v1/node/identities')).toBe('createNodeIdentity');
+    expect(id('get', '/v1/documents/{slug}/versions/{n}')).toBe('getDocumentVersion');
+    expect(id('post', '/v1/proposals/{proposal_id}/approve')).toBe('approveProposal');
+    expect(id('delete', '/v1/contacts/{contact_id}')).toBe('deleteContact');
+    expect(id('post', '/mcp')).toBe('mcpRequest');
+  });
+
+  it('says every operation\'s security, /mcp\'s included (the bearer API key, or a DIDKey signature), and /mcp holds to it', async () => {
+    for (const [listener, doc] of await documents()) {
+      expect(operationsOf(doc).filter(({ op }) => !Array.isArray(op.security)).map(({ route }) => route), listener).toEqual([]);
+    }
+    const [[, doc]] = await documents();
+    const mcp = doc.paths['/mcp'].post;
+    expect(mcp.security).toEqual([{ apiKey: [] }, { teamCertificate: [], didKey: [] }, { didKey: [] }]);
+    expect(doc.components.securitySchemes.apiKey).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(mcp.requestBody.content['application/json'].schema).toBeDefined();
+    expect(Object.keys(mcp.responses)).toEqual(expect.arrayContaining(['200', '202', '4XX']));
+    // `/mcp/` is the same endpoint (said in the summary), and GET and DELETE are refused: neither is described.
+    expect(doc.paths['/mcp/']).toBeUndefined();
+    expect(Object.keys(doc.paths['/mcp'])).toEqual(['post']);
+    // As described: no credential, no MCP.
+    const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } };
+    const headers = { accept: 'application/json, text/event-stream' };
+    expectRefusal(await t.request('POST', '/mcp', { body: initialize, headers }), 401);
+    // A public operation says so with an empty list, and the peer listener's document names no owner token.
+    expect(doc.paths['/health'].get.security).toEqual([]);
+    const [, [, peer]] = await documents();
+    expect(Object.keys(peer.components.securitySchemes).sort()).toEqual(['apiKey', 'didKey', 'teamCertificate']);
+  });
+
+  it('passes redocly lint (recommended-strict, redocly.yaml) on both listeners without a problem, offline', async () => {
+    for (const [listener, doc] of await documents()) {
+      const result = await redoclyLint(doc);
+      const problems = result.problems.map((problem) => `${problem.ruleId} ${problem.severity}: ${problem.message} (${problem.location[0]?.pointer ?? ''})`);
+      expect(problems, listener).toEqual([]);
+      expect(result.exitCode, `${listener}: ${result.stderr}`).toBe(0);
+      expect(result.connections, `${listener}: redocly reached for the network`).toBe(0);
+    }
+  }, 60_000);
 });
 
 describe('/docs/api', () => {
