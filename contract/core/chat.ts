@@ -5,6 +5,7 @@
  * extra=forbid. The UI takes the inferred types only.
  */
 import { z } from 'zod';
+import { DeadlineParam } from './events.ts';
 import { ClientMessageId, ClientTimestamp, clientSigningFields, refineClientSigning, SignatureStatus } from './mail.ts';
 import { aliasSelector, RotationAnnouncement } from './identities.ts';
 import { NamespaceTrust, ReplacementAnnouncement } from './namespaces.ts';
@@ -101,9 +102,9 @@ export const SessionsQuery = z.object({
 });
 export type SessionsInput = z.output<typeof SessionsQuery>;
 
-/** `deadline` (required, RFC 3339) is checked by the route as every stream's is; `after` too. */
+/** `deadline` as every stream's (events.ts); `after` (RFC 3339) is checked by the route. */
 export const StreamQuery = z.object({
-  deadline: z.string().optional(),
+  deadline: DeadlineParam,
   after: z.string().optional(),
 });
 

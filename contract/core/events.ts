@@ -16,10 +16,18 @@ import { z } from 'zod';
 import { Signal } from './control.ts';
 import { Priority } from './mail.ts';
 
-/** Every stream takes `deadline` (required: RFC 3339, at most 300 s ahead), which the route checks itself so its refusals keep their words. */
-export const EventStreamQuery = z.object({
-  deadline: z.unknown().optional().describe('RFC 3339 timestamp with a timezone, at most 300 s ahead (required): the stream closes then'),
-});
+/**
+ * Every stream requires `deadline`: when it closes (RFC 3339 with a timezone, at most 300 s ahead).
+ * Its absence is refused here, in the words the route uses; whether it is a time, and not past, the
+ * route checks itself (http/sse.ts), since a reconnect after it is answered 204, not refused.
+ */
+export const DeadlineParam = z
+  .string({ error: (issue) => (issue.input === undefined ? 'deadline is required: an RFC 3339 timestamp at most 300 s ahead' : 'deadline must be an RFC 3339 timestamp with a timezone') })
+  .meta({ format: 'date-time' })
+  .describe('RFC 3339 timestamp with a timezone, at most 300 s ahead: the stream closes then');
+
+/** An identity's stream and the owner feed. */
+export const EventStreamQuery = z.object({ deadline: DeadlineParam });
 
 /** The longest `Last-Event-ID` a stream takes: its ids are far shorter. */
 export const MAX_EVENT_ID_LENGTH = 2048;

@@ -6,12 +6,15 @@
  * operation documents its errors: one shared ErrorBody ({detail, code}, code from the catalogue).
  *
  * Generated clients and linters read it unchanged: every operation has a unique operationId and
- * says its security (MCP too), and both listeners' documents pass `redocly lint` (the real CLI,
- * offline) with the repository's redocly.yaml without a single problem.
+ * says its security (MCP too), what the node requires is marked required (a stream's `deadline`),
+ * and both listeners' documents pass `redocly lint` (the real CLI, offline) with the repository's
+ * redocly.yaml without a single problem.
  */
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_CODES, ErrorBody } from '../../contract/errors.ts';
 import { expectOk, expectRefusal } from '../support/expect.ts';
+import { createIdentity, createNodeNamespace, createProject } from '../support/identities.ts';
 import { startTestNode, type TestNode } from '../support/node.ts';
 import { redoclyLint } from '../support/redocly.ts';
 
@@ -361,6 +364,32 @@ describe('what generated clients and linters need', () => {
     expect(doc.paths['/health'].get.security).toEqual([]);
     const [, [, peer]] = await documents();
     expect(Object.keys(peer.components.securitySchemes).sort()).toEqual(['apiKey', 'didKey', 'teamCertificate']);
+  });
+
+  it('marks a stream\'s deadline required, as the node requires it, and still refuses its absence with the same 422', async () => {
+    const [[, doc]] = await documents();
+    const STREAMS = ['/v1/events/stream', '/v1/chat/sessions/{session_id}/stream', '/v1/node/events/stream'];
+    for (const path of STREAMS) {
+      const deadline = doc.paths[path].get.parameters.find((parameter: any) => parameter.name === 'deadline');
+      expect(deadline, path).toMatchObject({ in: 'query', required: true, schema: { type: 'string', format: 'date-time' } });
+    }
+    await createNodeNamespace(t, 'description.test');
+    const project = await createProject(t, 'description', 'description.test');
+    const me = await createIdentity(t, project.api_key, { alias: 'reader' });
+    const absent = [
+      await t.request('GET', '/v1/events/stream', { token: me.api_key }),
+      await t.request('GET', `/v1/chat/sessions/${randomUUID()}/stream`, { token: me.api_key }),
+      await t.owner('GET', '/v1/node/events/stream'),
+    ];
+    for (const response of absent) {
+      expectRefusal(response, 422, /^query\.deadline: deadline is required: an RFC 3339 timestamp at most 300 s ahead$/, 'SVC_ERR_VALIDATION');
+      expect(response.body.detail).toHaveLength(1);
+    }
+    // Present but not a time, or empty: refused as before, in the route's words.
+    const malformed = await t.request('GET', '/v1/events/stream?deadline=tomorrow', { token: me.api_key });
+    expectRefusal(malformed, 422, /^query\.deadline: deadline must be an RFC 3339 timestamp with a timezone$/, 'SVC_ERR_VALIDATION');
+    const empty = await t.request('GET', '/v1/events/stream?deadline=', { token: me.api_key });
+    expectRefusal(empty, 422, /^query\.deadline: deadline is required/, 'SVC_ERR_VALIDATION');
   });
 
   it('passes redocly lint (recommended-strict, redocly.yaml) on both listeners without a problem, offline', async () => {
