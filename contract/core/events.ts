@@ -3,13 +3,14 @@
  * frames of the two event streams, declared here although an SSE route has no JSON response
  * schema, so the node writes them and the UI and the desktop shell read them from one definition:
  *
- * - an identity's stream, `GET /v1/events/stream` (`connected`, `mail_message`, `chat_message`,
+ * - an identity's stream, `GET /v1/events/stream` (`connected`, `mail_message`, `chat_message`
+ *   and upstream's names for them, `actionable_mail`, `actionable_chat`,
  *   `control_pause|resume|interrupt`, app events such as `docs/doc.changed`, `error`);
  * - the owner's node-wide feed, `GET /v1/node/events/stream` (`connected`, new mail and chat for
  *   every identity as `NodeWakeItem`s, and nudges that something the UI shows changed).
  *
  * A chat session's own stream is in contract/core/chat.ts. What every stream shares is here:
- * `deadline` and `Last-Event-ID` in, `error` and `deadline` frames out, and an opaque `id:` on
+ * `deadline` and `Last-Event-ID` in, `error`, `deadline`, `reset` and `superseded` frames out, and an opaque `id:` on
  * every frame that a reconnect sends back as `Last-Event-ID` to resume after it.
  */
 import { z } from 'zod';
@@ -56,6 +57,23 @@ export type StreamError = z.output<typeof StreamError>;
  */
 export const StreamDeadline = z.object({ type: z.literal('deadline'), deadline: z.string() });
 export type StreamDeadline = z.output<typeof StreamDeadline>;
+
+/**
+ * `superseded`: the holder (an identity, or the owner) opened more streams than the node keeps
+ * open at once (`limit`, README: "Work a request can cause"); this one, its oldest, closes after
+ * this frame. The response ends normally: EventSource reconnects after `retry:`.
+ */
+export const StreamSuperseded = z.object({ type: z.literal('superseded'), detail: z.string(), limit: z.number().int() });
+export type StreamSuperseded = z.output<typeof StreamSuperseded>;
+
+/**
+ * `reset`: the stream was resumed (`Last-Event-ID`) from further back than it can replay, so
+ * frames in between are missing; what follows is what a fresh connection gets (the owner's feed:
+ * what happens from now on; an identity's stream: its pending items). Reload what you show.
+ * Sent right after `connected`, only on a resume.
+ */
+export const StreamReset = z.object({ type: z.literal('reset'), detail: z.string() });
+export type StreamReset = z.output<typeof StreamReset>;
 
 // ------------------------------------------------------------------ app events and subscriptions
 
@@ -113,8 +131,11 @@ export type DocChangedFrame = z.output<typeof DocChangedFrame>;
 
 // ------------------------------------------------------------------ an identity's stream
 
-/** `connected`: the stream is open for this identity. */
-export const IdentityConnected = z.object({ agent_id: z.string(), project_id: z.string() });
+/**
+ * `connected`: the stream is open for this identity. `team_id` (upstream's field) for a team
+ * identity: the team whose certificate opened the stream, else the one team it is a member of.
+ */
+export const IdentityConnected = z.object({ agent_id: z.string(), project_id: z.string(), team_id: z.string().optional() });
 export type IdentityConnected = z.output<typeof IdentityConnected>;
 
 /** `mail_message`: unread mail (reading the stream marks nothing read). */
@@ -164,6 +185,54 @@ export const ChatWakeFrame = z.object({
 });
 export type ChatWakeFrame = z.output<typeof ChatWakeFrame>;
 
+/**
+ * `actionable_mail`: upstream's name for the same wake item as `mail_message`, sent right after it
+ * with the same id, in upstream's shape (its Go client and CLI know only this name): strings are
+ * never null, and `conversation_id` is the mail's thread (its own id when it has none).
+ */
+export const ActionableMailFrame = z.object({
+  type: z.literal('actionable_mail'),
+  message_id: z.string(),
+  conversation_id: z.string(),
+  from_alias: z.string(),
+  from_did: z.string(),
+  from_stable_id: z.string(),
+  from_address: z.string(),
+  subject: z.string(),
+  priority: Priority,
+  /** Upstream's mail format names; mail on this node is plaintext, version 1. */
+  content_mode: z.literal('legacy_plaintext_v1'),
+  message_version: z.literal(1),
+  encrypted: z.literal(false),
+  unread_count: z.number().int(),
+  wake_mode: z.enum(['prompt', 'idle']),
+  created_at: z.string(),
+});
+export type ActionableMailFrame = z.output<typeof ActionableMailFrame>;
+
+/**
+ * `actionable_chat`: upstream's name for the same wake item as `chat_message`, sent right after it
+ * with the same id: the session as the reader sees it (`conversation_id` is the session).
+ */
+export const ActionableChatFrame = z.object({
+  type: z.literal('actionable_chat'),
+  session_id: z.string(),
+  conversation_id: z.string(),
+  message_id: z.string(),
+  participants: z.array(z.string()),
+  from_alias: z.string(),
+  from_did: z.string(),
+  from_stable_id: z.string(),
+  from_address: z.string(),
+  last_from: z.string(),
+  last_message: z.string(),
+  last_activity: z.string(),
+  unread_count: z.number().int(),
+  sender_waiting: z.boolean(),
+  wake_mode: z.enum(['interrupt', 'prompt']),
+});
+export type ActionableChatFrame = z.output<typeof ActionableChatFrame>;
+
 /** `control_pause`, `control_resume`, `control_interrupt`: delivered to one stream, once. */
 export const CONTROL_FRAMES = ['control_pause', 'control_resume', 'control_interrupt'] as const satisfies readonly `control_${Signal}`[];
 export const ControlFrame = z.object({
@@ -179,10 +248,14 @@ export const IdentityStreamFrames = {
   connected: IdentityConnected,
   mail_message: MailWakeFrame,
   chat_message: ChatWakeFrame,
+  actionable_mail: ActionableMailFrame,
+  actionable_chat: ActionableChatFrame,
   control_pause: ControlFrame,
   control_resume: ControlFrame,
   control_interrupt: ControlFrame,
   'docs/doc.changed': DocChangedFrame,
+  reset: StreamReset,
+  superseded: StreamSuperseded,
   error: StreamError,
   deadline: StreamDeadline,
 } as const;
@@ -267,6 +340,8 @@ export const NodeFeedFrames = {
   ...NodeFeedChanges,
   'agent.online': NodeAgentPresence,
   'agent.offline': NodeAgentPresence,
+  reset: StreamReset,
+  superseded: StreamSuperseded,
   // A failed read ends the feed with this frame (the stream pump's rule for every stream).
   error: StreamError,
   deadline: StreamDeadline,

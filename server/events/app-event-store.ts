@@ -39,15 +39,16 @@ export function toStoredAppEvent(row: AppEventRow): StoredAppEvent {
  * subscription outlives neither the certificate nor the scope it was made with; a type without
  * a scope reaches nobody.
  */
-const VISIBLE = `
+const SEEN_BY = `
   FROM app_events e JOIN agents a ON a.agent_id = @agent
-  WHERE e.id > @after AND e.created_at >= @since
+  WHERE e.id > @after
     AND EXISTS (SELECT 1 FROM event_subscriptions s
                 WHERE s.agent_id = a.agent_id AND s.team_id = e.team_id AND s.type = e.type
                   AND (s.resource_ref IS NULL OR s.resource_ref = e.resource_ref))
     AND EXISTS (SELECT 1 FROM team_certificates c
                 WHERE c.team_id = e.team_id AND ${membershipSql('c', 'a.did_key', 'a.did_aw')}
                   AND ${grantsScopeSql('c', '(SELECT t.value FROM json_each(@scopes) t WHERE t.key = e.type)')})`;
+const VISIBLE = `${SEEN_BY} AND e.created_at >= @since`;
 const EVENT_SCOPES_JSON = JSON.stringify(APP_EVENT_SCOPES);
 
 /** Drops the events created before `before`. */
@@ -72,6 +73,23 @@ export function visibleAppEvents(db: Db, agentId: string, query: { afterId: numb
       ? (db.prepare(`SELECT e.* ${VISIBLE} ORDER BY e.id DESC LIMIT +@limit`).all(params) as AppEventRow[]).reverse()
       : (db.prepare(`SELECT e.* ${VISIBLE} ORDER BY e.id LIMIT +@limit`).all(params) as AppEventRow[]);
   return rows.map(toStoredAppEvent);
+}
+
+/** The newest id an event was ever given (ids are never reused: AUTOINCREMENT); 0 before the first. */
+export function lastAppEventId(db: Db): number {
+  return (db.prepare(`SELECT seq FROM sqlite_sequence WHERE name = 'app_events'`).pluck().get() as number | undefined) ?? 0;
+}
+
+/**
+ * Whether events after row `afterId` are out of reach of a stream: one the identity may see that
+ * is older than `since` (still stored), or any event after the cursor already pruned (whose
+ * audience is no longer known).
+ */
+export function appEventsLostAfter(db: Db, agentId: string, afterId: number, since: string): boolean {
+  const stored = db.prepare(`SELECT count(*) FROM app_events WHERE id > ?`).pluck().get(afterId) as number;
+  if (stored < lastAppEventId(db) - afterId) return true;
+  const params = { agent: agentId, after: afterId, since, scopes: EVENT_SCOPES_JSON };
+  return db.prepare(`SELECT 1 ${SEEN_BY} AND e.created_at < @since LIMIT 1`).get(params) !== undefined;
 }
 
 /** The identities subscribed to `type` in the team for `resourceRef` (exactly, or for all), by id. */

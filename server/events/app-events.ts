@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { APP_EVENT_TYPES, type DocChangeSource } from '../../contract/core/events.ts';
 import type { NodeContext } from '../context.ts';
-import { insertAppEvent, pruneAppEvents, subscribersOf, visibleAppEvents, type StoredAppEvent } from './app-event-store.ts';
+import { appEventsLostAfter, insertAppEvent, lastAppEventId, pruneAppEvents, subscribersOf, visibleAppEvents, type StoredAppEvent } from './app-event-store.ts';
 import { identityTopic } from './bus.ts';
 
 export interface DocChangedEvent {
@@ -76,7 +76,23 @@ export class AppEvents {
    * {@link APP_EVENT_SNAPSHOT_LIMIT} (a stream's snapshot on connect), otherwise those after it.
    */
   pending(agentId: string, afterId: number | null): StoredAppEvent[] {
-    const since = new Date(this.#ctx.clock.now().getTime() - APP_EVENT_LOOKBACK_MS).toISOString();
-    return visibleAppEvents(this.#ctx.db, agentId, { afterId, since, limit: afterId === null ? APP_EVENT_SNAPSHOT_LIMIT : LIVE_LIMIT });
+    return visibleAppEvents(this.#ctx.db, agentId, { afterId, since: this.#since(), limit: afterId === null ? APP_EVENT_SNAPSHOT_LIMIT : LIVE_LIMIT });
+  }
+
+  /** The newest event id given so far (anyone's). */
+  head(): number {
+    return lastAppEventId(this.#ctx.db);
+  }
+
+  /**
+   * Whether a stream resumed from `afterId` has missed events it can no longer be sent: older
+   * than the five minutes a stream replays, or pruned.
+   */
+  lostAfter(agentId: string, afterId: number): boolean {
+    return appEventsLostAfter(this.#ctx.db, agentId, afterId, this.#since());
+  }
+
+  #since(): string {
+    return new Date(this.#ctx.clock.now().getTime() - APP_EVENT_LOOKBACK_MS).toISOString();
   }
 }

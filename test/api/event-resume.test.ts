@@ -221,20 +221,31 @@ describe('every stream', () => {
 });
 
 describe("the owner's feed resumed from long ago", () => {
-  it(`replays at most the newest ${FEED_REPLAY_LIMIT} mails`, async () => {
+  it(`replays up to ${FEED_REPLAY_LIMIT} mails; from further back it says reset and replays none`, async () => {
     const node = await startCoreNode();
     try {
       const { project_id } = node.services.projects.create({ slug: 'feed-replay' });
       const from = node.services.identities.create(project_id, { alias: 'from' });
       const to = node.services.identities.create(project_id, { alias: 'to' });
+      const start = { mail: node.services.mail.lastId(), chat: 0 };
       const sent: string[] = [];
-      for (let i = 0; i < FEED_REPLAY_LIMIT + 5; i++) sent.push(node.services.mail.send(from.agent_id, SendMailBody.parse({ to_alias: 'to', subject: `#${i}`, body: 'x' })).message_id);
-      const stream = fakeSseStream();
-      node.services.wakeFeed.attach(stream, 'node', { mail: 0, chat: 0 });
-      const replayed = stream.frames.filter((f) => f.event === 'mail_message' && f.data.agent_id === to.agent_id).map((f) => f.data.message_id);
-      expect(replayed).toEqual(sent.slice(-FEED_REPLAY_LIMIT));
-      expect(feedIds.decode(stream.frames.at(-1)?.id)?.mail).toBeGreaterThan(0);
-      stream.close();
+      for (let i = 0; i < FEED_REPLAY_LIMIT + 1; i++) sent.push(node.services.mail.send(from.agent_id, SendMailBody.parse({ to_alias: 'to', subject: `#${i}`, body: 'x' })).message_id);
+      const replay = (mail: number) => {
+        const stream = fakeSseStream();
+        node.services.wakeFeed.attach(stream, 'node', { mail, chat: 0 });
+        stream.close();
+        return stream.frames;
+      };
+      // Exactly the limit behind: everything in between, and no reset.
+      const within = replay(start.mail + 1);
+      expect(within.filter((f) => f.event === 'mail_message' && f.data.agent_id === to.agent_id).map((f) => f.data.message_id)).toEqual(sent.slice(1));
+      expect(within.some((f) => f.event === 'reset')).toBe(false);
+      // One more behind: `reset` right after `connected`, nothing replayed, the position is the present.
+      const beyond = replay(start.mail);
+      expect(beyond.map((f) => f.event)).toEqual(['connected', 'reset']);
+      expect(feedIds.decode(beyond.at(-1)?.id)?.mail).toBe(node.services.mail.lastId());
+      // A position ahead of the feed (not one it sent) is not trusted to skip what comes next.
+      expect(replay(node.services.mail.lastId() + 10).map((f) => f.event)).toEqual(['connected', 'reset']);
     } finally {
       await node.close();
     }

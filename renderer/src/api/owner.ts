@@ -245,7 +245,8 @@ export class NodeClient {
 
   /**
    * The node-wide stream of new mail and chat for every identity, change nudges and presence (no
-   * replay: only what arrives while it is open). Reconnects by itself until closed.
+   * replay: only what arrives while it is open). Reconnects by itself until closed. A `reset`
+   * frame (the node could not replay what was missed) asks for a reload, as a reconnect does.
    */
   streamWake(handlers: {
     onItem: (item: NodeWakeItem) => void;
@@ -254,6 +255,8 @@ export class NodeClient {
     /** An identity of this node came online or went offline (the Teams view's presence dots). */
     onPresence?: (presence: NodeAgentPresence) => void;
     onState?: (state: StreamState, detail: string | null) => void;
+    /** The node could not send everything since the stream's last position (`reset`): reload what is shown. */
+    onReset?: () => void;
   }): StreamHandle {
     return openStream({
       url: (deadline) => `${this.coreUrl}/v1/node/events/stream?deadline=${encodeURIComponent(deadline)}`,
@@ -261,7 +264,9 @@ export class NodeClient {
       fetch: this.#fetch,
       onState: handlers.onState,
       onFrame: (frame) => {
-        if (frame.event === 'mail_message' || frame.event === 'chat_message') {
+        if (frame.event === 'reset') {
+          handlers.onReset?.();
+        } else if (frame.event === 'mail_message' || frame.event === 'chat_message') {
           const item = frameJson<NodeWakeItem>(frame);
           if (item !== null && typeof item.agent_id === 'string') handlers.onItem(item);
         } else if (isNodeChange(frame.event)) {

@@ -42,9 +42,16 @@ export const useLiveStore = defineStore('live', () => {
         state.value = next;
         detail.value = why;
         // Nothing is replayed across a reconnect: listeners catch up from the node.
-        if (next === 'open') for (const listener of openListeners) listener();
+        if (next === 'open') reload();
       },
+      // The node says the feed missed what it could not replay: catch up the same way.
+      onReset: reload,
     });
+  }
+
+  /** Every view re-reads what it shows from the node. */
+  function reload(): void {
+    for (const listener of openListeners) listener();
   }
 
   function stop(): void {
@@ -70,7 +77,7 @@ export const useLiveStore = defineStore('live', () => {
     return () => presenceListeners.delete(listener);
   }
 
-  /** Calls `listener` each time the stream (re)opens. */
+  /** Calls `listener` each time the stream (re)opens, and when the node says the feed missed items (`reset`): re-read from the node. */
   function onOpen(listener: () => void): () => void {
     openListeners.add(listener);
     return () => openListeners.delete(listener);

@@ -6,23 +6,32 @@
  * (server/events/stream-pump.ts). The frames are contract/core/events.ts's NodeFeedFrames.
  *
  * Every frame's id is the feed's position after it (its mail and chat cursors): a reconnect with
- * it as `Last-Event-ID` gets the mail and chat written in between (at most the newest
- * {@link FEED_REPLAY_LIMIT} of each), not what it saw. The change nudges are not replayed: a
- * client that reconnects re-reads what it shows.
+ * it as `Last-Event-ID` gets the mail and chat written in between, not what it saw; when more
+ * than {@link FEED_REPLAY_LIMIT} of either came in between, it gets `reset` instead and the feed
+ * goes on from the present, so the client reloads rather than silently missing some. The change
+ * nudges are not replayed: a client that reconnects re-reads what it shows. The owner keeps at
+ * most STREAMS_PER_HOLDER feeds open (events/stream-cap.ts).
  */
-import type { NodeAgentPresence, NodeChangeKind, NodeWakeItem } from '../../../../contract/core/events.ts';
+import type { NodeAgentPresence, NodeChangeKind, NodeWakeItem, StreamReset } from '../../../../contract/core/events.ts';
 import { CATALOG_TOPIC, docsTopic, mailTopicParts, TEAMS_TOPIC, teamTopic, TUNNEL_TOPIC, type EventBus } from '../../../events/bus.ts';
 import { z } from 'zod';
 import { streamIds } from '../../../events/stream-ids.ts';
 import { EVERY_TOPIC, pumpStream, startPump } from '../../../events/stream-pump.ts';
+import { StreamCap } from '../../../events/stream-cap.ts';
 import type { SseStream } from '../../../http/sse.ts';
 import type { ChatService } from '../chat/service.ts';
 import type { MailService } from '../mail/service.ts';
 import type { IdentityPresence } from '../identities/presence.ts';
 
 const BATCH = 500;
-/** How far back a resumed feed goes, in rows of each kind: a feed that was away long starts there. */
+/**
+ * How far back a resumed feed goes, in rows of each kind: a feed that was away longer gets
+ * `reset` and starts from the present (the client reloads what it shows).
+ */
 export const FEED_REPLAY_LIMIT = 500;
+const RESET_DETAIL = `Last-Event-ID is more than ${FEED_REPLAY_LIMIT} mails or chat messages back: the feed goes on from now; reload what you show`;
+/** The feeds' holder: every owner feed counts against one cap (events/stream-cap.ts). */
+const OWNER = 'owner';
 
 /** The feed's position: the last mail and chat row it sent. */
 export interface FeedPosition {
@@ -39,6 +48,7 @@ export class NodeWakeFeed {
   readonly #mail: MailService;
   readonly #chat: ChatService;
   readonly #presence: IdentityPresence | undefined;
+  readonly #cap = new StreamCap();
 
   constructor(bus: EventBus, mail: MailService, chat: ChatService, presence?: IdentityPresence) {
     this.#bus = bus;
@@ -52,9 +62,12 @@ export class NodeWakeFeed {
    * or, for a reconnect, from where `resume` says it stopped.
    */
   attach(stream: SseStream, nodeId: string, resume: FeedPosition | null = null): void {
-    const start = resume === null ? undefined : this.#resumeAt(resume);
+    this.#cap.admit(OWNER, stream);
+    const complete = resume === null || this.#replayable(resume);
+    const start = resume === null || !complete ? undefined : resume;
     const read = this.#reader(start);
     stream.send('connected', { node_id: nodeId }, feedIds.encode(read.position()));
+    if (!complete) stream.send('reset', { type: 'reset', detail: RESET_DETAIL } satisfies StreamReset);
     const presence = this.#presenceReader();
     const pump = pumpStream(stream, {
       bus: this.#bus,
@@ -98,12 +111,13 @@ export class NodeWakeFeed {
     };
   }
 
-  /** Where a resumed feed starts: where it stopped, but no further back than the replay limit. */
-  #resumeAt(resume: FeedPosition): FeedPosition {
-    return {
-      mail: Math.max(resume.mail, this.#mail.lastId() - FEED_REPLAY_LIMIT),
-      chat: Math.max(resume.chat, this.#chat.lastMessageRowId() - FEED_REPLAY_LIMIT),
-    };
+  /**
+   * Whether a feed resumed from `resume` can be sent everything since: at most the replay limit of
+   * rows of each kind behind, and not ahead of them (an id from before a restore, or forged).
+   */
+  #replayable(resume: FeedPosition): boolean {
+    const within = (cursor: number, last: number): boolean => cursor <= last && last - cursor <= FEED_REPLAY_LIMIT;
+    return within(resume.mail, this.#mail.lastId()) && within(resume.chat, this.#chat.lastMessageRowId());
   }
 
   /**

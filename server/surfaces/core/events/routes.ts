@@ -3,7 +3,7 @@
  * The deadline is checked before the stream opens (422), and capped at now + 300 s; a reconnect
  * past it is answered 204 (http/sse.ts). `Last-Event-ID` resumes after that frame (stream.ts).
  * The frames' payloads are declared in contract/core/events.ts (an SSE route has no JSON
- * response schema).
+ * response schema). An identity keeps at most STREAMS_PER_HOLDER streams open (events/stream-cap.ts).
  */
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
@@ -14,7 +14,7 @@ import type { CoreServices } from '../services.ts';
 import { identityStreamIds } from './stream.ts';
 
 export async function eventRoutes(app: FastifyInstance, { services }: { services: CoreServices }): Promise<void> {
-  const { ctx, identities, events, presence } = services;
+  const { ctx, identities, events, presence, teams } = services;
   app.withTypeProvider<ZodTypeProvider>().get(
     '/v1/events/stream',
     {
@@ -34,8 +34,28 @@ export async function eventRoutes(app: FastifyInstance, { services }: { services
       const stream = openSse(request, reply, window);
       // An open stream counts the identity online (MCP's list_agents).
       stream.onClose(presence.streamOpened(agent.agent_id));
-      events.attach(agent, stream, resume, request.credentialCheck);
+      const caller = { agent_id: agent.agent_id, project_id: agent.project_id, ...teamOf(request.teamMember?.team_id, teams.teamsOf(agent)) };
+      events.attach(caller, stream, { resume, credential: request.credentialCheck, upstreamNames: signedByUpstreamAuth(request.headers.authorization) });
       return reply;
     },
   );
+}
+
+/**
+ * The `team_id` of `connected` (upstream's field): the team whose certificate opened the stream,
+ * else the identity's one team; none for an identity in no team or several.
+ */
+function teamOf(certificateTeam: string | undefined, memberOf: readonly string[]): { team_id?: string } {
+  const team = certificateTeam ?? (memberOf.length === 1 ? memberOf[0] : undefined);
+  return team === undefined ? {} : { team_id: team };
+}
+
+/**
+ * A stream opened with DIDKey (a team certificate or an identity signature) comes from upstream's
+ * current clients, whose auth that is; they know the wake items only as `actionable_mail` and
+ * `actionable_chat`. A Bearer stream is the spec's, whose clients (and upstream's older ones,
+ * which used API keys) know `mail_message` and `chat_message`.
+ */
+function signedByUpstreamAuth(authorization: string | undefined): boolean {
+  return authorization?.startsWith('DIDKey ') === true;
 }

@@ -36,6 +36,11 @@ describe('chatWakeSource', () => {
         event: 'chat_message',
         at: Date.parse('2026-04-18T12:00:01Z') / 1000,
         data: { type: 'chat_message', message_id: 'm4', from_alias: 'ann', session_id: 's1', body: 'hello 4', created_at: '2026-04-18T12:00:01.500Z' },
+        // Upstream's name for it, with upstream's strings: an absent one is "", never null.
+        twin: {
+          event: 'actionable_chat',
+          data: expect.objectContaining({ type: 'actionable_chat', session_id: 's1', conversation_id: 's1', message_id: 'm4', from_alias: 'ann', from_did: '', last_message: 'hello 4' }),
+        },
       },
     ]);
   });

@@ -8,6 +8,7 @@ import type { ControlFrame, MailWakeFrame } from '../../../../contract/core/even
 import type { AppEvents } from '../../../events/app-events.ts';
 import type { ControlService } from '../control/service.ts';
 import type { MailService } from '../mail/service.ts';
+import { actionableChat, actionableMail } from './upstream-frames.ts';
 
 export interface WakeItem {
   /** The item's row id in its source's table: the stream's cursor for that source. */
@@ -24,6 +25,8 @@ export interface WakeItem {
    * stream; false means another stream took it, and the item is skipped.
    */
   claim?: () => boolean;
+  /** The same item under upstream's name, written right after it with the same id (upstream-frames.ts). */
+  twin?: { event: string; data: Record<string, unknown> };
 }
 
 export interface WakeSource {
@@ -33,6 +36,16 @@ export interface WakeSource {
    * when it connects, otherwise what is new since the item with that id.
    */
   pending(agentId: string, afterId: number | null): WakeItem[];
+  /**
+   * The newest row id of the source, anyone's: a stream with nothing pending from this source
+   * has seen it up to here. Without it, such a stream's cursor is 0.
+   */
+  head?(): number;
+  /**
+   * For a resume from `afterId`: true when items after it can no longer be sent (the source
+   * keeps only a window); the stream then says `reset` and starts afresh.
+   */
+  lost?(agentId: string, afterId: number): boolean;
 }
 
 /** Pending items of one kind that a connecting stream replays (spec §6; upstream: the newest 50). */
@@ -48,11 +61,8 @@ export function mailWakeSource(mail: MailService): WakeSource {
   return {
     name: 'mail',
     pending: (agentId, afterId) =>
-      mail.unread(agentId, afterId, SNAPSHOT_LIMIT).map((m) => ({
-        id: m.id,
-        event: 'mail_message',
-        at: time(m.created_at),
-        data: {
+      mail.unread(agentId, afterId, SNAPSHOT_LIMIT).map((m) => {
+        const data: MailWakeFrame = {
           type: 'mail_message',
           message_id: m.message_id,
           from_alias: m.from_alias,
@@ -64,8 +74,9 @@ export function mailWakeSource(mail: MailService): WakeSource {
           wake_mode: m.priority === 'high' || m.priority === 'urgent' ? 'prompt' : 'idle',
           created_at: m.created_at,
           unread_count: m.unread_count,
-        } satisfies MailWakeFrame,
-      })),
+        };
+        return { id: m.id, event: 'mail_message', at: time(m.created_at), data, twin: { event: 'actionable_mail', data: actionableMail(data, m.thread_id ?? null) } };
+      }),
   };
 }
 
@@ -97,6 +108,7 @@ export function chatWakeSource(chat: ChatWakeProvider): WakeSource {
         event: 'chat_message',
         at: time(fields.created_at ?? fields.timestamp),
         data: { type: 'chat_message', ...fields },
+        twin: { event: 'actionable_chat', data: actionableChat(fields) },
       }));
     },
   };
@@ -134,5 +146,9 @@ export function appEventWakeSource(appEvents: AppEvents): WakeSource {
         at: time(e.created_at),
         data: { type: e.type, event_id: e.event_id, team_id: e.team_id, resource_ref: e.resource_ref, ...e.payload, created_at: e.created_at },
       })),
+    // A quiet stream's cursor follows the table, so a resume can tell what it missed from what
+    // was never its own.
+    head: () => appEvents.head(),
+    lost: (agentId, afterId) => appEvents.lostAfter(agentId, afterId),
   };
 }
