@@ -112,6 +112,37 @@ describe('AppEvents', () => {
     expect(count()).toBe(1);
   });
 
+  it('knows when a resume from a cursor has missed events: its own aged out, or any pruned after it', () => {
+    const { teamId, members } = teamWith(1);
+    const agent = members[0]!.agent_id;
+    subscribe(agent, teamId, null);
+    const { appEvents } = node.services;
+    const stranger = teamWith(1);
+
+    const start = appEvents.head();
+    // Another team's event, even aged out, was never this identity's to miss.
+    appEvents.emit(stranger.teamId, changed('theirs'));
+    node.advance(6 * 60 * 1000);
+    expect(appEvents.lostAfter(agent, start)).toBe(false);
+
+    // Its own event within the window: resumable; past it: lost.
+    const before = appEvents.head();
+    appEvents.emit(teamId, changed('mine'));
+    expect(appEvents.head()).toBe(before + 1);
+    expect(appEvents.lostAfter(agent, before)).toBe(false);
+    node.advance(6 * 60 * 1000);
+    expect(appEvents.lostAfter(agent, before)).toBe(true);
+    expect(appEvents.lostAfter(agent, appEvents.head())).toBe(false);
+
+    // Pruned events after the cursor: whose they were is no longer known, so they count as missed.
+    const quiet = appEvents.head();
+    appEvents.emit(stranger.teamId, changed('pruned later'));
+    node.advance(61 * 60 * 1000);
+    appEvents.emit(stranger.teamId, changed('prunes'));
+    expect(appEvents.lostAfter(agent, quiet)).toBe(true);
+    expect(appEvents.lostAfter(agent, appEvents.head())).toBe(false);
+  });
+
   it('refuses an unknown type (a programming error)', () => {
     expect(() => node.services.appEvents.emit('x:y', { ...changed('a'), type: 'docs/other' } as unknown as DocChangedEvent)).toThrow(/unknown app event type/);
   });
