@@ -10,8 +10,9 @@
  *   every identity as `NodeWakeItem`s, and nudges that something the UI shows changed).
  *
  * A chat session's own stream is in contract/core/chat.ts. What every stream shares is here:
- * `deadline` and `Last-Event-ID` in, `error`, `deadline`, `reset` and `superseded` frames out, and an opaque `id:` on
- * every frame that a reconnect sends back as `Last-Event-ID` to resume after it.
+ * `deadline` and `Last-Event-ID` in, `error`, `deadline`, `reset` and `superseded` frames out,
+ * and an opaque `id:` on every frame that a reconnect sends back as `Last-Event-ID` to resume
+ * after it.
  */
 import { z } from 'zod';
 import { Signal } from './control.ts';
