@@ -72,8 +72,14 @@ export const SearchQuery = z.object({
 });
 export type SearchInput = z.output<typeof SearchQuery>;
 
-/** Where the matched words are in `snippet`: [start, end) in UTF-16 code units. */
-export const Highlight = z.tuple([z.number().int(), z.number().int()]);
+/**
+ * Where the matched words are in `snippet`: [start, end) in UTF-16 code units. Written as "two
+ * integers" rather than a tuple: a tuple's JSON Schema (`prefixItems` with `items: false`) means
+ * "no items at all" to a draft-07 validator, which is what MCP SDK 1.x hosts check a tool's
+ * structured result with, so every search with a hit failed there. This form reads the same in
+ * every draft, and the wire is unchanged.
+ */
+export const Highlight = z.array(z.number().int()).length(2);
 
 const hitBase = {
   /** The matched item's title: a mail's subject, a chat's sender, a document's title, a profile's or blueprint's name. */
