@@ -155,6 +155,52 @@ describe.each(MCP_CLIENTS)('with MCP %s', (client) => {
       await leaving.close();
       await expect.poll(waitingFor, { timeout: 5000 }).toBe(false);
     });
+
+    it('ends the wait at once when the client cancels the call and stays connected: its request timeout, or its host stopping it', async () => {
+      // The cancellation arrives in a POST of its own (notifications/cancelled), while the
+      // client keeps the call's stream open: the wait must end then, not at its 60 s deadline.
+      const session = await connectMcp(t.url, carol.api_key, { client });
+      const waitingFor = (message: string) => async () =>
+        (await bobMcp.call('chat_pending')).body.pending.find((p: { last_message: string }) => p.last_message === message)?.sender_waiting;
+      try {
+        const timedOut = session.client.callTool({ name: 'chat_send', arguments: { to_alias: 'bob', message: 'timing out', wait: true, wait_seconds: 60 } }, { timeout: 3000 });
+        const rejected = expect(timedOut).rejects.toThrow(/timed out/i);
+        await expect.poll(waitingFor('timing out'), { timeout: 2500 }).toBe(true);
+        await rejected;
+        await expect.poll(waitingFor('timing out'), { timeout: 2000 }).toBe(false);
+
+        const controller = new AbortController();
+        const stopped = session.client.callTool({ name: 'chat_send', arguments: { to_alias: 'bob', message: 'stopping', wait: true, wait_seconds: 60 } }, { signal: controller.signal });
+        await expect.poll(waitingFor('stopping'), { timeout: 5000 }).toBe(true);
+        controller.abort(new Error('the user pressed stop'));
+        await expect(stopped).rejects.toThrow();
+        await expect.poll(waitingFor('stopping'), { timeout: 2000 }).toBe(false);
+
+        // The client is still connected, and its next call is answered.
+        expect((await session.call('whoami')).body.alias).toBe('carol');
+      } finally {
+        await session.close();
+      }
+    });
+
+    it("matches a cancellation to the caller's own request: another identity's, or another id, ends nothing", async () => {
+      const waitingFor = async () =>
+        (await bobMcp.call('chat_pending')).body.pending.find((p: { last_message: string }) => p.last_message === 'cancel me')?.sender_waiting;
+      const response = await post('/mcp', callTool(77, 'chat_send', { to_alias: 'bob', message: 'cancel me', wait: true, wait_seconds: 30 }));
+      expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
+      const answer = response.text();
+      await expect.poll(waitingFor, { timeout: 5000 }).toBe(true);
+      const cancel = (requestId: number | string) => ({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId, reason: 'stop' } });
+      expect((await post('/mcp', cancel(77), carol.api_key)).status).toBe(202);
+      // JSON-RPC ids 77 and "77" are different requests.
+      expect((await post('/mcp/', cancel('77'))).status).toBe(202);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(await waitingFor()).toBe(true);
+      expect((await post('/mcp/', cancel(77))).status).toBe(202);
+      await expect.poll(waitingFor, { timeout: 2000 }).toBe(false);
+      // The exchange ends with no answer: the request was cancelled.
+      expect(await answer).not.toMatch(/"result"/);
+    });
   });
 
   describe('presence: list_agents and heartbeat', () => {

@@ -16,6 +16,7 @@ import { ServiceError } from '../../../errors.ts';
 import { authenticateIdentityCaller } from '../../../http/route-auth.ts';
 import { lazily } from '../../../lazy.ts';
 import type { CoreServices } from '../services.ts';
+import { InFlightRequests } from './cancellation.ts';
 import type * as RuntimeModule from './runtime.ts';
 
 const runtime = lazily<typeof RuntimeModule>(() => import('./runtime.ts'));
@@ -25,12 +26,14 @@ const PATHS = ['/mcp', '/mcp/'];
 export async function mcpRoutes(app: FastifyInstance, { services }: { services: CoreServices }): Promise<void> {
   app.addHook('onRequest', async (request, reply) => (await runtime()).checkHost(request, reply));
   app.addHook('onRequest', async (request, reply) => (await runtime()).checkOrigin(request, reply));
+  // The requests being answered, so a cancellation in a later POST reaches its request.
+  const inFlight = new InFlightRequests();
 
   const handle = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
     // A Bearer key, or a DIDKey signature (team certificate or identity-only) as on REST.
     const principal = await authenticateIdentityCaller(services, request, reply);
     if (principal === null) return;
-    await (await runtime()).handleMcp({ services, principal }, request, reply);
+    await (await runtime()).handleMcp({ services, principal }, inFlight, request, reply);
   };
   const refuse = async (request: FastifyRequest, reply: FastifyReply): Promise<never> => {
     await authenticateIdentityCaller(services, request, reply);

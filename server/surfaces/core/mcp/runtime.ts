@@ -7,6 +7,7 @@ import { hostHeaderValidation, originValidation } from '@modelcontextprotocol/fa
 import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { recordHijackedAnswer } from '../../../http/signed-writes.ts';
+import { callerOf, cancelledIn, requestIdsIn, type InFlightRequests } from './cancellation.ts';
 import type { ToolContext } from './tools/context.ts';
 import { createMcpServer } from './server.ts';
 import { answersAsStream } from './streaming.ts';
@@ -21,13 +22,18 @@ export const checkOrigin = originValidation(LOOPBACK_NAMES);
 /**
  * Answers one POST with a fresh server and transport (stateless Streamable HTTP): as JSON, or as
  * an SSE stream for a request that may wait (streaming.ts). The stream ends with the answer; a
- * client that goes away closes the transport, which cancels the tool's wait.
+ * client that goes away, or cancels the request in a later POST (cancellation.ts), closes the
+ * transport, which cancels the tool's wait.
  */
-export async function handleMcp(context: ToolContext, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+export async function handleMcp(context: ToolContext, inFlight: InFlightRequests, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  const caller = callerOf(context.principal);
+  for (const id of cancelledIn(request.body)) inFlight.cancel(caller, id);
   const server = createMcpServer(context);
   const transport = new NodeStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !answersAsStream(request.body) });
   await server.connect(transport);
+  const forget = inFlight.track(caller, requestIdsIn(request.body), () => void transport.close());
   reply.raw.on('close', () => {
+    forget();
     void transport.close();
     void server.close();
   });
