@@ -163,18 +163,18 @@ describe.each(MCP_CLIENTS)('with MCP %s', (client) => {
       const waitingFor = (message: string) => async () =>
         (await bobMcp.call('chat_pending')).body.pending.find((p: { last_message: string }) => p.last_message === message)?.sender_waiting;
       try {
-        const timedOut = session.client.callTool({ name: 'chat_send', arguments: { to_alias: 'bob', message: 'timing out', wait: true, wait_seconds: 60 } }, { timeout: 3000 });
+        const timedOut = session.client.callTool({ name: 'chat_send', arguments: { to_alias: 'bob', message: 'timing out', wait: true, wait_seconds: 60 } }, { timeout: 5000 });
         const rejected = expect(timedOut).rejects.toThrow(/timed out/i);
-        await expect.poll(waitingFor('timing out'), { timeout: 2500 }).toBe(true);
+        await expect.poll(waitingFor('timing out'), { timeout: 4500 }).toBe(true);
         await rejected;
-        await expect.poll(waitingFor('timing out'), { timeout: 2000 }).toBe(false);
+        await expect.poll(waitingFor('timing out'), { timeout: 3000 }).toBe(false);
 
         const controller = new AbortController();
         const stopped = session.client.callTool({ name: 'chat_send', arguments: { to_alias: 'bob', message: 'stopping', wait: true, wait_seconds: 60 } }, { signal: controller.signal });
         await expect.poll(waitingFor('stopping'), { timeout: 5000 }).toBe(true);
         controller.abort(new Error('the user pressed stop'));
         await expect(stopped).rejects.toThrow();
-        await expect.poll(waitingFor('stopping'), { timeout: 2000 }).toBe(false);
+        await expect.poll(waitingFor('stopping'), { timeout: 3000 }).toBe(false);
 
         // The client is still connected, and its next call is answered.
         expect((await session.call('whoami')).body.alias).toBe('carol');
@@ -197,7 +197,7 @@ describe.each(MCP_CLIENTS)('with MCP %s', (client) => {
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(await waitingFor()).toBe(true);
       expect((await post('/mcp/', cancel(77))).status).toBe(202);
-      await expect.poll(waitingFor, { timeout: 2000 }).toBe(false);
+      await expect.poll(waitingFor, { timeout: 3000 }).toBe(false);
       // The exchange ends with no answer: the request was cancelled.
       expect(await answer).not.toMatch(/"result"/);
     });

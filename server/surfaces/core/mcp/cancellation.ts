@@ -7,10 +7,11 @@
  * side seeing `sender_waiting`, because the client keeps the request's stream open until it
  * disconnects.
  *
- * So the node keeps the MCP requests it is answering, by caller and JSON-RPC id, and a
- * cancellation ends the exchange (the POST) that carries its request: closing the transport
- * aborts the request's signal (`ctx.mcpReq.signal`), which ends the wait, and ends the HTTP
- * answer, which the SDK would otherwise hold open (it answers no cancelled request).
+ * So the node keeps the MCP requests it is answering as a stream (the ones that wait:
+ * streaming.ts), by caller and JSON-RPC id, and a cancellation ends the exchange (the POST) that
+ * carries its request: closing the transport aborts the request's signal (`ctx.mcpReq.signal`),
+ * which ends the wait, and ends the stream, which the SDK would otherwise hold open (it answers
+ * no cancelled request).
  *
  * A caller is an identity and the credential it used. With no session, nothing tells apart two
  * clients that share one key: a cancellation from one ends the other's in-flight request if it

@@ -29,9 +29,13 @@ export async function handleMcp(context: ToolContext, inFlight: InFlightRequests
   const caller = callerOf(context.principal);
   for (const id of cancelledIn(request.body)) inFlight.cancel(caller, id);
   const server = createMcpServer(context);
-  const transport = new NodeStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !answersAsStream(request.body) });
+  const streams = answersAsStream(request.body);
+  const transport = new NodeStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !streams });
   await server.connect(transport);
-  const forget = inFlight.track(caller, requestIdsIn(request.body), () => void transport.close());
+  // Only an answer that streams can be cancelled: it is the one that waits, and closing ends its
+  // stream. A JSON answer comes at once, and is written only when every request in it is
+  // answered: closing it midway would leave it unwritten.
+  const forget = streams ? inFlight.track(caller, requestIdsIn(request.body), () => void transport.close()) : () => {};
   reply.raw.on('close', () => {
     forget();
     void transport.close();
