@@ -41,6 +41,20 @@ describe('RemoteClient', () => {
     expect(s.requests).toEqual(['GET /v1/x?y=1', 'POST /v1/x']);
   });
 
+  it("sends the caller's headers (a signed envelope, a token), never over its own content type", async () => {
+    const s = await server(async (request, response) => {
+      let body = '';
+      for await (const chunk of request) body += String(chunk);
+      json(response, 200, { method: request.method, token: request.headers.authorization ?? null, type: request.headers['content-type'] ?? null, body });
+    });
+    const client = new RemoteClient(staticDnsResolver());
+    const headers = { authorization: 'Bearer t', 'content-type': 'text/plain' };
+    const put = await client.request(peer(s), { method: 'PUT', path: '/v1/x', json: '{"a":1}', headers, maxBytes: KiB });
+    expect(answerJson(put)).toEqual({ method: 'PUT', token: 'Bearer t', type: 'application/json', body: '{"a":1}' });
+    const removed = await client.request(peer(s), { method: 'DELETE', path: '/v1/x', headers, maxBytes: KiB });
+    expect(answerJson(removed)).toMatchObject({ method: 'DELETE', token: 'Bearer t', body: '' });
+  });
+
   it("reads the answer's Retry-After as seconds from now, null when there is none", async () => {
     const retryAfter: Record<string, string> = { '/seconds': '7', '/date': new Date(Date.now() + 30_000).toUTCString(), '/garbage': 'soon' };
     const s = await server((request, r) => {

@@ -70,11 +70,13 @@ export interface RemoteTarget {
 }
 
 export interface RemoteRequest {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   /** Path (and query) on the target's origin. */
   path: string;
   /** A JSON body, sent as application/json. */
   json?: string;
+  /** More request headers (a signed envelope, a bearer token); the client's own win over these. */
+  headers?: Readonly<Record<string, string>>;
   /** The largest answer body accepted, in bytes. */
   maxBytes: number;
   /** Overrides the client's total timeout for this request. */
@@ -180,6 +182,7 @@ export class RemoteClient {
         port: to.port,
         path: `${url.pathname}${url.search}`,
         headers: {
+          ...request.headers,
           accept: 'application/json',
           ...(body === undefined ? {} : { 'content-type': 'application/json', 'content-length': String(body.length) }),
         },
