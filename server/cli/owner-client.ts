@@ -1,9 +1,14 @@
 /**
- * Owner commands reach the node running on a data dir through node.json and the owner API.
+ * Owner commands reach the node running on a data dir through node.json and the owner API, over
+ * the same guarded client as every CLI request to a node (node-request.ts).
  */
 import { readNodeFile, type NodeFile } from '../node-file.ts';
+import { CliError } from './cli-error.ts';
+import { askNode, httpUrl, OWNER_BUDGET } from './node-request.ts';
+import { terminalText } from './output.ts';
 
-export class CliError extends Error {}
+// Every command takes CliError from here, as it always has.
+export { CliError };
 
 function running(dataDir: string): NodeFile {
   const file = readNodeFile(dataDir);
@@ -26,48 +31,47 @@ export interface OwnerAnswer<T> {
 
 /**
  * A refusal's `detail` for a terminal: a sentence as it is; a validation list (`[{loc, msg}]`)
- * as one indented line per problem, "name: use 1-64 letters…", never as raw JSON.
+ * as one indented line per problem, "name: use 1-64 letters…", never as raw JSON. Every part of
+ * it is the node's text, so each is shown terminal-safe (a hostile node's escape sequences are
+ * printed as `\x1b…`, never acted on).
  */
 export function detailLines(detail: unknown, fallback: string): string {
-  if (typeof detail === 'string' && detail.trim() !== '') return detail;
+  if (typeof detail === 'string' && detail.trim() !== '') return terminalText(detail);
   if (Array.isArray(detail) && detail.length > 0) {
-    const lines = detail.map((issue: unknown) => {
-      if (typeof issue !== 'object' || issue === null) return String(issue);
+    const lines = detail.slice(0, 20).map((issue: unknown) => {
+      if (typeof issue !== 'object' || issue === null) return terminalText(String(issue));
       const { loc, msg } = issue as { loc?: unknown; msg?: unknown };
       const field = Array.isArray(loc) ? loc.filter((part) => part !== 'body' && part !== 'query' && part !== 'path').join('.') : '';
       const text = typeof msg === 'string' ? msg : JSON.stringify(msg);
-      return field === '' ? text : `${field}: ${text}`;
+      return terminalText(field === '' ? text : `${field}: ${text}`);
     });
     return lines.length === 1 ? (lines[0] as string) : `\n${lines.map((line) => `  ${line}`).join('\n')}`;
   }
-  return fallback;
+  return terminalText(fallback);
+}
+
+/** The `detail` of a JSON refusal body, if it has one. */
+export function detailOf(body: unknown): unknown {
+  return typeof body === 'object' && body !== null ? (body as { detail?: unknown }).detail : undefined;
 }
 
 /** Calls the owner API of the node on `dataDir`; a 4xx/5xx becomes a clear message (one line per problem). */
-export async function ownerCall<T>(dataDir: string, method: string, path: string, body?: unknown): Promise<OwnerAnswer<T>> {
+export async function ownerCall<T>(dataDir: string, method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown): Promise<OwnerAnswer<T>> {
   const node = running(dataDir);
-  let response: Response;
-  try {
-    response = await fetch(`${node.core_url}${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${node.owner_token}`,
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-  } catch {
-    throw new CliError(`the svc-node on ${dataDir} does not answer at ${node.core_url}`);
+  const url = httpUrl(`${node.core_url}${path}`, `the core_url in ${dataDir}/node.json`);
+  const request = { method, headers: { authorization: `Bearer ${node.owner_token}` }, ...(body === undefined ? {} : { json: JSON.stringify(body) }) };
+  const answer = await askNode(url, request, OWNER_BUDGET, (reason, error) =>
+    error.kind === 'unreachable' ? `the svc-node on ${dataDir} does not answer at ${node.core_url}` : `the svc-node on ${dataDir}: ${reason}`,
+  );
+  if (!answer.ok) {
+    const detail = detailLines(detailOf(answer.body), answer.statusText);
+    throw new CliError(`${method} ${path} failed (${answer.status}):${detail.startsWith('\n') ? '' : ' '}${detail}`);
   }
-  const payload = (await response.json().catch(() => ({}))) as { detail?: unknown };
-  if (!response.ok) {
-    const detail = detailLines(payload.detail, response.statusText);
-    throw new CliError(`${method} ${path} failed (${response.status}):${detail.startsWith('\n') ? '' : ' '}${detail}`);
-  }
-  return { status: response.status, body: payload as T };
+  if (answer.body === null) throw new CliError(`${method} ${path}: the svc-node on ${dataDir} answered ${answer.status} without JSON`);
+  return { status: answer.status, body: answer.body as T };
 }
 
 /** Calls the owner API of the node on `dataDir` for its answer's body. */
-export async function ownerRequest<T>(dataDir: string, method: string, path: string, body?: unknown): Promise<T> {
+export async function ownerRequest<T>(dataDir: string, method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown): Promise<T> {
   return (await ownerCall<T>(dataDir, method, path, body)).body;
 }
