@@ -8,7 +8,8 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { didKeyFromPublicKey } from '../crypto/did-key.ts';
 import { privateKeyFromSeed, rawPublicKey, SEED_LENGTH } from '../crypto/ed25519.ts';
-import { CliError } from './owner-client.ts';
+import { CliError } from './cli-error.ts';
+import { shellCommand } from './output.ts';
 
 const PEM_LABEL = 'ED25519 PRIVATE KEY';
 
@@ -43,6 +44,6 @@ export function loadOrCreateAgentKey(dir: string): AgentKey {
 /** The key in `dir`, which must be there (connecting again after a join). */
 export function loadAgentKey(dir: string): AgentKey {
   const path = join(dir, 'signing.key');
-  if (!existsSync(path)) throw new CliError(`no key at ${path}: join first (svc-node team join <join_url> <code> --dir ${dir})`);
+  if (!existsSync(path)) throw new CliError(`no key at ${path}: join first (${shellCommand('svc-node', 'team', 'join')} <join_url> <code> ${shellCommand('--dir', dir)})`);
   return keyOf(readSeed(path), path);
 }
