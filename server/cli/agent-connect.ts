@@ -15,6 +15,7 @@ import { buildTeamHeaders } from '../auth/team-envelope-client.ts';
 import { encodeCertificate } from '../crypto/team-certificate.ts';
 import { signBytes } from '../crypto/ed25519.ts';
 import { Connected } from '../../contract/core/team.ts';
+import { ADDRESS_NAME, normalizeDomainName } from '../../contract/core-rules.ts';
 import { certificateFile, verifiedCertificate, type Certificate } from './agent-certificate.ts';
 import { loadAgentKey, type AgentKey } from './agent-key.ts';
 import { writeAgentWorkspace } from './agent-workspace.ts';
@@ -29,6 +30,13 @@ export interface AgentConnection {
   files: string[];
 }
 
+/** `<domain>/<name>` by the contract's rules (a namespace domain as stored, an address name). */
+function isAddress(address: string): boolean {
+  const slash = address.indexOf('/');
+  const domain = address.slice(0, slash);
+  return slash > 0 && normalizeDomainName(domain) === domain && ADDRESS_NAME.test(address.slice(slash + 1));
+}
+
 /** The node's answer as the connection of `certificate`'s member, or a CliError saying why it is not. */
 function checkedConnection(body: unknown, certificate: Certificate, didKey: string, where: string): Connected {
   const parsed = Connected.safeParse(body);
@@ -40,7 +48,9 @@ function checkedConnection(body: unknown, certificate: Certificate, didKey: stri
   if (connected.team_id !== certificate.team_id || connected.alias !== certificate.alias || connected.did_key !== didKey) {
     return refuse(`the connection of another member (${terminalText(`${connected.alias} in ${connected.team_id}`, 200)})`);
   }
-  if (certificate.member_did_aw !== undefined && connected.did_aw !== certificate.member_did_aw) return refuse(`another did:svc (${terminalText(String(connected.did_aw), 120)})`);
+  // The identity a certificate makes is persistent with the did:svc it names, or has none.
+  if (connected.did_aw !== (certificate.member_did_aw ?? null)) return refuse(`another did:svc (${terminalText(String(connected.did_aw), 120)})`);
+  if (connected.address !== null && !isAddress(connected.address)) return refuse(`an address that is not one (${terminalText(connected.address, 120)})`);
   return connected;
 }
 

@@ -344,12 +344,22 @@ describe('svc-node team join against a hostile node', { timeout: 60_000 }, () =>
     expect(node.requests).toEqual(['POST /v1/team/join', 'POST /v1/connect']);
   });
 
-  it("refuses a connect answer that is another member's, writing no workspace files", async () => {
+  it("refuses a connect answer that is another member's, or names what it may not, writing no workspace files", async () => {
     const team = selfKey();
-    const node = await hostileNode({ ...signing(team), connect: (response) => json(response, 200, { ...connected(certificate(team, selfKey().didKey)), alias: 'admin' }) });
-    const dir = agentDir('connect');
-    expectOneLineFailure(await runCliWithin(joinArgs(node, dir)), /answered the connect with the connection of another member \(admin in crew:hostile\.test\); nothing was written/);
-    expect(readdirSync(dir).sort()).toEqual(['signing.key', 'team-certs']);
+    const cases: [(cert: Fields) => Fields, RegExp][] = [
+      [(cert) => ({ ...connected(cert), alias: 'admin' }), /the connection of another member \(admin in crew:hostile\.test\)/],
+      [(cert) => ({ ...connected(cert), did_key: selfKey().didKey }), /the connection of another member \(scout in crew:hostile\.test\)/],
+      [(cert) => ({ ...connected(cert), did_aw: 'did:svc:2Zx' }), /another did:svc \(did:svc:2Zx\)/],
+      [(cert) => ({ ...connected(cert), address: '../../x/y' }), /an address that is not one \(\.\.\/\.\.\/x\/y\)/],
+      [(cert) => ({ ...connected(cert), custody: 'node' }), /something that is not a connection/],
+    ];
+    for (const [answer, message] of cases) {
+      const node: JoinNode = signing(team);
+      const server = await hostileNode({ ...node, connect: (response) => json(response, 200, answer(node.issued!.at(-1)!)) });
+      const dir = agentDir('connect');
+      expectOneLineFailure(await runCliWithin(joinArgs(server, dir)), new RegExp(`answered the connect with ${message.source}; nothing was written`));
+      expect(readdirSync(dir).sort()).toEqual(['signing.key', 'team-certs']);
+    }
   });
 });
 
