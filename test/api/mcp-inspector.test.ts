@@ -34,6 +34,14 @@ describe('the MCP Inspector CLI', () => {
     for (const tool of tools) expect(tool.outputSchema?.type, tool.name).toBe('object');
   });
 
+  it('finds no portability problem in any tool schema (--strict)', async () => {
+    const strict = await runInspector(`${t.url}/mcp`, alice.api_key, ['--method', 'tools/list', '--strict']);
+    expect(strict.code, strict.stderr).toBe(0);
+    // With --strict every problem is written out in full (Warning:/Error: blocks); none may appear.
+    expect(strict.stderr).not.toMatch(/^(Warning|Error):/m);
+    expect(strict.json.tools.length).toBeGreaterThan(10);
+  });
+
   it('calls tools, and accepts their structured results: a search with hits too', async () => {
     const whoami = await runInspector(`${t.url}/mcp`, alice.api_key, ['--method', 'tools/call', '--tool-name', 'whoami']);
     expect(whoami.code, whoami.stderr).toBe(0);
@@ -54,7 +62,7 @@ describe('the MCP Inspector CLI', () => {
 
   it('finds no resources: the node offers tools only', async () => {
     const resources = await runInspector(`${t.url}/mcp`, alice.api_key, ['--method', 'resources/list']);
-    expect(resources.code).toBe(1);
-    expect(resources.stderr).toMatch(/Method not found/);
+    expect(resources.code, resources.stderr).toBe(0);
+    expect(resources.json).toEqual({ resources: [] });
   });
 });

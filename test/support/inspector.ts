@@ -1,22 +1,19 @@
 /**
  * The MCP Inspector's CLI, run as a user runs it (`npx @modelcontextprotocol/inspector --cli <url>
- * --method ...`): its own launcher and client in a process of their own, over real HTTP, with an
- * identity's key (inspector-auth.ts).
- *
- * The launcher is the one of `@modelcontextprotocol/inspector-cli`, the Inspector's CLI package
- * (the same version and code as the `mcp-inspector` bin): the `@modelcontextprotocol/inspector`
- * package's copy resolves the project's hoisted commander 5, which it does not declare and cannot
- * run on (`allowExcessArguments is not a function`).
+ * --header "Authorization: Bearer ..." --method ...`): the package's own launcher, in a process of
+ * its own, over real HTTP. Its catalog file goes to a temporary folder, never the user's home.
  */
 import { spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { NODE_BIN, REPO_ROOT } from './cli.ts';
 
 const require = createRequire(import.meta.url);
-const LAUNCHER = join(dirname(require.resolve('@modelcontextprotocol/inspector-cli/package.json')), 'build/cli.js');
-const AUTH_PRELOAD = fileURLToPath(new URL('./inspector-auth.ts', import.meta.url));
+const PACKAGE = dirname(require.resolve('@modelcontextprotocol/inspector/package.json'));
+/** What the package's `mcp-inspector` bin (and so `npx @modelcontextprotocol/inspector`) runs. */
+const LAUNCHER = join(PACKAGE, (require(join(PACKAGE, 'package.json')) as { bin: Record<string, string> }).bin['mcp-inspector']!);
 
 export interface InspectorResult {
   code: number | null;
@@ -30,13 +27,12 @@ export interface InspectorResult {
 export function runInspector(url: string, apiKey: string, args: string[]): Promise<InspectorResult> {
   const env: NodeJS.ProcessEnv = {
     ...process.env,
-    // The launcher starts the client with the `node` on PATH: the project's.
+    // The launcher starts its clients with the `node` on PATH: the project's.
     PATH: [dirname(NODE_BIN), process.env.PATH].join(delimiter),
-    NODE_OPTIONS: `--import=${AUTH_PRELOAD}`,
-    SVC_TEST_MCP_ORIGIN: new URL(url).origin,
-    SVC_TEST_MCP_AUTHORIZATION: `Bearer ${apiKey}`,
+    MCP_CATALOG_PATH: join(mkdtempSync(join(tmpdir(), 'svc-inspector-')), 'mcp.json'),
   };
-  const child = spawn(NODE_BIN, [LAUNCHER, '--cli', url, ...args], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const argv = [LAUNCHER, '--cli', url, '--header', `Authorization: Bearer ${apiKey}`, ...args];
+  const child = spawn(NODE_BIN, argv, { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));

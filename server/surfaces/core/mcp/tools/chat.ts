@@ -20,6 +20,7 @@ import {
 import { ChatSendToolResult, DEFAULT_TOOL_WAIT_SECONDS, MAX_TOOL_WAIT_SECONDS } from '../../../../../contract/core/mcp.ts';
 import { invalid } from '../../../../errors.ts';
 import { parseWith } from '../../../../http/validate.ts';
+import { portable } from '../portable-schema.ts';
 import { toolResult } from '../result.ts';
 import { changes, READS } from './annotations.ts';
 import { waitForReply } from './chat-wait.ts';
@@ -61,7 +62,7 @@ export function registerChatTools(server: McpServer, { services, principal }: To
         leaving: z.boolean().default(false),
         hang_on: z.boolean().default(false),
       }),
-      outputSchema: ChatSendToolResult,
+      outputSchema: portable(ChatSendToolResult),
       annotations: changes({ idempotent: false, openWorld: true }),
     },
     (args, request) =>
@@ -109,7 +110,7 @@ export function registerChatTools(server: McpServer, { services, principal }: To
       title: 'Pending chats',
       description: 'Conversations with unread messages or someone waiting for you.',
       inputSchema: z.object({}),
-      outputSchema: Pending,
+      outputSchema: portable(Pending),
       annotations: READS,
     },
     () => toolResult(Pending, () => chat.pending(me)),
@@ -121,7 +122,7 @@ export function registerChatTools(server: McpServer, { services, principal }: To
       title: 'Chat history',
       description: 'Messages of one of your sessions, oldest first.',
       inputSchema: SessionParams.extend({ unread_only: z.boolean().default(false), limit: z.number().int().min(1).max(2000).default(50) }),
-      outputSchema: ChatHistory,
+      outputSchema: portable(ChatHistory),
       annotations: READS,
     },
     ({ session_id, unread_only, limit }) =>
@@ -134,7 +135,7 @@ export function registerChatTools(server: McpServer, { services, principal }: To
       title: 'Mark chat read',
       description: 'Mark a session read up to a message; it never moves back.',
       inputSchema: SessionParams.extend({ up_to_message_id: z.string().min(1).max(128) }),
-      outputSchema: ChatReadMarked,
+      outputSchema: portable(ChatReadMarked),
       annotations: changes({ idempotent: true }),
     },
     ({ session_id, up_to_message_id }) => toolResult(ChatReadMarked, () => chat.markRead(me, session_id, up_to_message_id)),

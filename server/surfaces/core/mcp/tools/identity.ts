@@ -9,6 +9,7 @@ import { AgentList, Heartbeat, WhoAmI } from '../../../../../contract/core/mcp.t
 import { normalizeDomain } from '../../../../crypto/dns-txt.ts';
 import { invalid } from '../../../../errors.ts';
 import { PRESENCE_TTL_SECONDS } from '../../identities/presence.ts';
+import { portable } from '../portable-schema.ts';
 import { toolResult } from '../result.ts';
 import { changes, READS } from './annotations.ts';
 import type { ToolContext } from './context.ts';
@@ -22,7 +23,7 @@ export function registerIdentityTools(server: McpServer, { services, principal }
       title: 'Who am I',
       description: 'The calling identity: alias, address, did:key, did:svc, project.',
       inputSchema: z.object({}),
-      outputSchema: WhoAmI,
+      outputSchema: portable(WhoAmI),
       annotations: READS,
     },
     () => toolResult(WhoAmI, () => identities.view(identities.row(principal.agentId))),
@@ -34,7 +35,7 @@ export function registerIdentityTools(server: McpServer, { services, principal }
       title: 'Resolve an address',
       description: 'Resolve <domain>/<name> to the identity behind it (did:key, did:svc, controller).',
       inputSchema: z.object({ address: z.string().min(3).max(320).describe('An address of the form <domain>/<name>') }),
-      outputSchema: Resolved,
+      outputSchema: portable(Resolved),
       annotations: READS,
     },
     ({ address }) =>
@@ -54,7 +55,7 @@ export function registerIdentityTools(server: McpServer, { services, principal }
         'The identities of your project (you included), each with online: true while it has an event stream open on this node ' +
         `or sent a heartbeat in the last ${PRESENCE_TTL_SECONDS / 60} minutes, and last_seen.`,
       inputSchema: z.object({}),
-      outputSchema: AgentList,
+      outputSchema: portable(AgentList),
       annotations: READS,
     },
     () =>
@@ -80,7 +81,7 @@ export function registerIdentityTools(server: McpServer, { services, principal }
       title: 'Heartbeat',
       description: `Say you are here: list_agents shows you online for ${PRESENCE_TTL_SECONDS / 60} minutes (an open event stream does too).`,
       inputSchema: z.object({}),
-      outputSchema: Heartbeat,
+      outputSchema: portable(Heartbeat),
       annotations: changes({ idempotent: true }),
     },
     () =>

@@ -22,6 +22,7 @@ import {
 } from '../../../../../contract/core/mail.ts';
 import { InboxToolPage, SendMailToolResult } from '../../../../../contract/core/mcp.ts';
 import { parseWith } from '../../../../http/validate.ts';
+import { portable } from '../portable-schema.ts';
 import { toolResult } from '../result.ts';
 import { changes, READS } from './annotations.ts';
 import type { ToolContext } from './context.ts';
@@ -42,7 +43,7 @@ export function registerMailTools(server: McpServer, { services, principal }: To
         priority: Priority.default('normal'),
         thread_id: z.string().default('').describe('The thread this mail belongs to (a UUID: by convention the message_id of its first mail); empty for none'),
       }),
-      outputSchema: SendMailToolResult,
+      outputSchema: portable(SendMailToolResult),
       // A recipient may be on another node; every call sends again.
       annotations: changes({ idempotent: false, openWorld: true }),
     },
@@ -66,7 +67,7 @@ export function registerMailTools(server: McpServer, { services, principal }: To
         include_bodies: z.boolean().default(true),
         folder: MailFolder.default('inbox'),
       }),
-      outputSchema: InboxToolPage,
+      outputSchema: portable(InboxToolPage),
       annotations: READS,
     },
     ({ unread_only, limit, include_bodies, folder }) =>
@@ -82,7 +83,7 @@ export function registerMailTools(server: McpServer, { services, principal }: To
       title: 'Acknowledge mail',
       description: 'Mark one of your messages read.',
       inputSchema: MessageIdParams,
-      outputSchema: MailAcknowledged,
+      outputSchema: portable(MailAcknowledged),
       annotations: changes({ idempotent: true }),
     },
     ({ message_id }) => toolResult(MailAcknowledged, () => services.mail.ack(principal.agentId, message_id)),
@@ -98,7 +99,7 @@ export function registerMailTools(server: McpServer, { services, principal }: To
         limit: z.number().int().min(1).max(MAX_MAIL_PAGE).default(DEFAULT_MAIL_PAGE),
         before: SentQuery.shape.before.describe('next_before of the previous page'),
       }),
-      outputSchema: SentPage,
+      outputSchema: portable(SentPage),
       annotations: READS,
     },
     ({ limit, before }) => toolResult(SentPage, () => services.mail.sent.list(principal.agentId, parseWith(SentQuery, { limit, before }, 'query'))),
@@ -115,7 +116,7 @@ export function registerMailTools(server: McpServer, { services, principal }: To
     const result = destructive ? MailDeleted : MailFolderState;
     server.registerTool(
       name,
-      { title, description, inputSchema: MessageIdParams, outputSchema: result, annotations: changes({ destructive, idempotent: true }) },
+      { title, description, inputSchema: MessageIdParams, outputSchema: portable(result), annotations: changes({ destructive, idempotent: true }) },
       ({ message_id }) => toolResult(result, () => act(message_id)),
     );
   }

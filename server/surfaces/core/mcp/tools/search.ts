@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { DEFAULT_SEARCH_PAGE, MAX_SEARCH_PAGE, SearchQuery, SearchResults } from '../../../../../contract/core/search.ts';
 import { parseWith } from '../../../../http/validate.ts';
 import { identityScope } from '../../../../search/scopes.ts';
+import { portable } from '../portable-schema.ts';
 import { toolResult } from '../result.ts';
 import { READS } from './annotations.ts';
 import type { ToolContext } from './context.ts';
@@ -33,7 +34,7 @@ export function registerSearchTools(server: McpServer, { services, principal }: 
         limit: z.number().int().min(1).max(MAX_SEARCH_PAGE).default(DEFAULT_SEARCH_PAGE),
         cursor: z.string().default('').describe('next_cursor of the previous page'),
       }),
-      outputSchema: SearchResults,
+      outputSchema: portable(SearchResults),
       annotations: READS,
     },
     ({ query, type, from, to, after, before, unread, sort, limit, cursor }) =>
