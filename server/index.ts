@@ -17,7 +17,7 @@ import { Custody } from './custody/custody.ts';
 import type { SafeStorageLike } from './custody/backends/safe-storage.ts';
 import { chooseBackend, recordedBackend } from './custody/select.ts';
 import type { BackendName } from './custody/types.ts';
-import { systemDnsResolver, type DnsResolver } from './dns/resolver.ts';
+import { createSystemDnsResolver, systemDnsResolver, type DnsResolver } from './dns/resolver.ts';
 import { EventBus, TUNNEL_TOPIC } from './events/bus.ts';
 import type { DomainBudget } from './federation/domain-budget.ts';
 import type { OutboxOptions } from './federation/outbox.ts';
@@ -59,6 +59,12 @@ export interface StartNodeOptions {
   log?: boolean;
   env?: Record<string, string | undefined>;
   dns?: DnsResolver;
+  /**
+   * The name server (`host:port`) every DNS question of the node goes to, TXT and address
+   * lookups alike, instead of the machine's resolver (`svc-node serve --dns-server`). Ignored
+   * when `dns` is given.
+   */
+  dnsServer?: string;
   clock?: Clock;
   /** Retry timing of the federation outbox (tests shorten it). */
   outbox?: Partial<OutboxOptions>;
@@ -137,7 +143,7 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
       db,
       custody,
       clock: options.clock ?? systemClock,
-      dns: options.dns ?? systemDnsResolver,
+      dns: options.dns ?? (options.dnsServer === undefined ? systemDnsResolver : createSystemDnsResolver({ servers: [options.dnsServer] })),
       // Signed writes are remembered in the database too, so a restart does not reopen the window.
       replay: new ReplayCache(REPLAY_WINDOW_SECONDS * 1000, new SqliteSignatureStore(db, REPLAY_WINDOW_SECONDS * 1000, (options.clock ?? systemClock).now().getTime())),
       bus: new EventBus(),

@@ -2,6 +2,7 @@
  * The `svc-node` command line: `serve` runs a node; the owner commands talk to the node running
  * on `--data DIR` through its node.json.
  */
+import { Resolver } from 'node:dns/promises';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { NODE_VERSION } from '../version.ts';
 import { defaultDataDir } from './data-dir.ts';
@@ -17,7 +18,9 @@ import type { CreatedProject, UiLink } from '../../contract/node/owner.ts';
 const USAGE = `usage: svc-node <command> [options]
 
   serve [--data DIR] [--port N (default 7420; 0 = any free)] [--host H] [--public-port M] [--custody key-file|passphrase|keyring] [--log]
-        run the headless node; prints one "svc-node ready {...}" line when it listens
+        [--dns-server IP[:PORT]]
+        run the headless node; prints one "svc-node ready {...}" line when it listens; with
+        --dns-server every DNS question (TXT and addresses) goes to that name server
   project create <slug> [--name NAME] [--namespace DOMAIN] [--json]
         create a project; prints its project-authority key (shown once)
   namespace create <domain> [--controller <did:key>] [--json]
@@ -73,6 +76,7 @@ const OPTIONS = {
   host: { type: 'string' },
   'public-port': { type: 'string' },
   custody: { type: 'string' },
+  'dns-server': { type: 'string' },
   name: { type: 'string' },
   namespace: { type: 'string' },
   domain: { type: 'string' },
@@ -102,6 +106,16 @@ function port(value: string | undefined, flag: string, fallback: number): number
   return n;
 }
 
+/** `IP`, `IP:PORT` or `[IPv6]:PORT`, as node:dns takes a name server. */
+function dnsServer(value: string): string {
+  try {
+    new Resolver().setServers([value]);
+  } catch {
+    throw new CliError('--dns-server must be a name server address: IP, IP:PORT or [IPv6]:PORT');
+  }
+  return value;
+}
+
 async function run(argv: string[]): Promise<void> {
   const { values, positionals } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
   const [command, sub, arg, arg2] = positionals;
@@ -120,6 +134,7 @@ async function run(argv: string[]): Promise<void> {
         publicPort: values['public-port'] === undefined ? null : port(values['public-port'], '--public-port', 0),
         custody: values.custody,
         log: values.log ?? false,
+        dnsServer: values['dns-server'] === undefined ? null : dnsServer(values['dns-server']),
       });
     case 'project': {
       if (sub !== 'create' || !arg) throw new CliError('usage: svc-node project create <slug> [--name NAME] [--namespace DOMAIN] [--json]');

@@ -14,6 +14,8 @@ export interface ServeArgs {
   publicPort: number | null;
   custody: string | undefined;
   log: boolean;
+  /** `--dns-server host:port`: the name server for all of the node's DNS; null: the machine's. */
+  dnsServer: string | null;
 }
 
 export async function serve(args: ServeArgs): Promise<void> {
@@ -25,6 +27,7 @@ export async function serve(args: ServeArgs): Promise<void> {
     publicPort: args.publicPort,
     custody: { backend },
     log: args.log,
+    ...(args.dnsServer === null ? {} : { dnsServer: args.dnsServer }),
     warn: (message) => process.stderr.write(`${message}\n`),
   });
 

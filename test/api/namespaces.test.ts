@@ -254,14 +254,11 @@ describe('POST /v1/namespaces/{domain}/verify', () => {
     setDnsController(t, domain, controller.didKey);
     const before = await registered(domain);
     expect(before.verification_status).toBe('verified');
-    const resolveTxt = t.dns.resolveTxt;
-    t.dns.resolveTxt = async () => {
-      throw Object.assign(new Error('queryTxt ESERVFAIL'), { code: 'ESERVFAIL' });
-    };
+    t.dns.behaviour[`_svcid.${domain}`] = 'servfail';
     try {
       expectRefusal(await t.request('POST', `/v1/namespaces/${domain}/verify`), 503, /DNS/, 'SVC_ERR_NAMESPACE_DNS_UNAVAILABLE');
     } finally {
-      t.dns.resolveTxt = resolveTxt;
+      delete t.dns.behaviour[`_svcid.${domain}`];
     }
     expect(expectOk(await namespaceOf(domain))).toEqual(before);
     expectOk(await assignAddress(t, controller, domain, { name: 'still-works', did_key: controller.didKey }), 201);

@@ -78,14 +78,11 @@ describe('registering a namespace from outside', () => {
     const domain = 'servfail.example';
     // Were DNS up, it would name another controller: the old code registered it anyway.
     setDnsController(victim, domain, testKey().didKey, 'https://elsewhere.example');
-    const resolveTxt = victim.dns.resolveTxt;
-    victim.dns.resolveTxt = async () => {
-      throw Object.assign(new Error('queryTxt ESERVFAIL'), { code: 'ESERVFAIL' });
-    };
+    victim.dns.behaviour[`_svcid.${domain}`] = 'servfail';
     try {
       expectRefusal(await squat(domain), 503, /DNS/, 'SVC_ERR_NAMESPACE_DNS_UNAVAILABLE');
     } finally {
-      victim.dns.resolveTxt = resolveTxt;
+      delete victim.dns.behaviour[`_svcid.${domain}`];
     }
     expectRefusal(await namespaceOn(victim, domain), 404, undefined, 'SVC_ERR_NAMESPACE_NOT_FOUND');
   });

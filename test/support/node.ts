@@ -1,12 +1,12 @@
 /**
- * A real node for API tests: real encrypted database in a temp dir, real HTTP on loopback.
- * Only DNS is a table (a system edge).
+ * A real node for API tests: real encrypted database in a temp dir, real HTTP on loopback, and
+ * its DNS sent to a real name server on loopback whose tables the test edits (`t.dns`).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { staticDnsResolver } from '../../server/dns/resolver.ts';
 import { startNode, type RunningNode, type StartNodeOptions } from '../../server/index.ts';
+import { startDnsServer, type DnsServer } from './dns-server.ts';
 
 export interface ApiResponse<T = any> {
   status: number;
@@ -54,7 +54,8 @@ export async function requestJson<T = any>(baseUrl: string, method: string, path
 export interface TestNode extends NodeEndpoint {
   node: RunningNode;
   dataDir: string;
-  dns: ReturnType<typeof staticDnsResolver>;
+  /** The name server the node asks (unless the test passed its own `dns` resolver). */
+  dns: DnsServer;
   /** Stops the node; the temp data dir is removed unless `keepData` (then call removeData()). */
   stop(options?: { keepData?: boolean }): Promise<void>;
   removeData(): void;
@@ -62,16 +63,22 @@ export interface TestNode extends NodeEndpoint {
 
 export async function startTestNode(options: Partial<StartNodeOptions> = {}): Promise<TestNode> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'svc-node-test-'));
-  const dns = staticDnsResolver();
-  const node = await startNode({
-    dataDir,
-    port: 0,
-    uiDir: null,
-    custody: { backend: 'key-file' },
-    warn: () => {},
-    dns,
-    ...options,
-  });
+  const dns = await startDnsServer();
+  let node: RunningNode;
+  try {
+    node = await startNode({
+      dataDir,
+      port: 0,
+      uiDir: null,
+      custody: { backend: 'key-file' },
+      warn: () => {},
+      dnsServer: dns.address,
+      ...options,
+    });
+  } catch (error) {
+    await dns.close();
+    throw error;
+  }
   const url = node.info.core_url;
 
   const request = <T>(method: string, path: string, opts: RequestOptions = {}): Promise<ApiResponse<T>> => requestJson<T>(url, method, path, opts);
@@ -86,6 +93,7 @@ export async function startTestNode(options: Partial<StartNodeOptions> = {}): Pr
     owner: (method, path, body) => request(method, path, { token: node.ownerToken, ...(body === undefined ? {} : { body }) }),
     async stop({ keepData = false } = {}) {
       await node.close();
+      await dns.close();
       if (!options.dataDir && !keepData) rmSync(dataDir, { recursive: true, force: true });
     },
     removeData() {
