@@ -17,6 +17,8 @@ import { Custody } from './custody/custody.ts';
 import type { SafeStorageLike } from './custody/backends/safe-storage.ts';
 import { chooseBackend, recordedBackend } from './custody/select.ts';
 import type { BackendName } from './custody/types.ts';
+import { guardedResolver } from './dns/guarded-resolver.ts';
+import { DNS_LIMITS, type DnsLimits } from './dns/limits.ts';
 import { createSystemDnsResolver, systemDnsResolver, type DnsResolver } from './dns/resolver.ts';
 import { EventBus, TUNNEL_TOPIC } from './events/bus.ts';
 import type { DomainBudget } from './federation/domain-budget.ts';
@@ -65,6 +67,8 @@ export interface StartNodeOptions {
    * when `dns` is given.
    */
   dnsServer?: string;
+  /** The DNS cache times and node-wide query bounds (dns/limits.ts; tests change them). */
+  dnsLimits?: Partial<DnsLimits>;
   clock?: Clock;
   /** Retry timing of the federation outbox (tests shorten it). */
   outbox?: Partial<OutboxOptions>;
@@ -143,7 +147,12 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
       db,
       custody,
       clock: options.clock ?? systemClock,
-      dns: options.dns ?? (options.dnsServer === undefined ? systemDnsResolver : createSystemDnsResolver({ servers: [options.dnsServer] })),
+      // Whoever answers, the node's DNS is cached, joined and bounded node-wide in one place.
+      dns: guardedResolver(
+        options.dns ?? (options.dnsServer === undefined ? systemDnsResolver : createSystemDnsResolver({ servers: [options.dnsServer] })),
+        { ...DNS_LIMITS, ...options.dnsLimits },
+        options.clock ?? systemClock,
+      ),
       // Signed writes are remembered in the database too, so a restart does not reopen the window.
       replay: new ReplayCache(REPLAY_WINDOW_SECONDS * 1000, new SqliteSignatureStore(db, REPLAY_WINDOW_SECONDS * 1000, (options.clock ?? systemClock).now().getTime())),
       bus: new EventBus(),

@@ -14,11 +14,26 @@ export interface ResolvedAddress {
   family: 4 | 6;
 }
 
+/** What a caller learns of one lookup besides its answer. */
+export interface LookupOptions {
+  /**
+   * Called just before a query goes to a name server on this caller's behalf: not for an answer
+   * from the cache, nor for a lookup that joins one already asked. Throwing refuses the query
+   * (the lookup rejects with that error): how a request's DNS is budgeted (budget.ts).
+   */
+  onQuery?: (name: string) => void;
+  /**
+   * Ask again rather than take a kept answer (an explicit re-check after a DNS change); the new
+   * answer is kept for the next caller. A lookup already in flight is still joined.
+   */
+  fresh?: boolean;
+}
+
 export interface DnsResolver {
   /** TXT records at `name`, each as its list of strings; [] when the name has none. */
-  resolveTxt(name: string): Promise<string[][]>;
+  resolveTxt(name: string, options?: LookupOptions): Promise<string[][]>;
   /** Every address of `hostname` (as getaddrinfo answers, in its order); rejects when it has none. */
-  lookup(hostname: string): Promise<ResolvedAddress[]>;
+  lookup(hostname: string, options?: LookupOptions): Promise<ResolvedAddress[]>;
 }
 
 const NO_RECORD = new Set(['ENOTFOUND', 'ENODATA', 'ENONAME']);
@@ -81,7 +96,8 @@ export function createSystemDnsResolver(options: SystemDnsOptions = {}): DnsReso
     }
   };
   return {
-    async resolveTxt(name) {
+    async resolveTxt(name, lookupOptions) {
+      lookupOptions?.onQuery?.(name);
       try {
         return await withResolver(name, (resolver) => resolver.resolveTxt(name));
       } catch (error) {
@@ -89,15 +105,18 @@ export function createSystemDnsResolver(options: SystemDnsOptions = {}): DnsReso
         throw error;
       }
     },
-    async lookup(hostname) {
+    async lookup(hostname, lookupOptions) {
+      const name = hostname.toLowerCase().replace(/\.$/, '');
+      if (options.servers !== undefined) {
+        const literal = isIP(hostname);
+        if (literal !== 0) return [{ address: hostname, family: literal === 6 ? 6 : 4 }];
+        if (name === 'localhost' || name.endsWith('.localhost')) return LOCALHOST;
+      }
+      if (isIP(hostname) === 0) lookupOptions?.onQuery?.(hostname);
       if (options.servers === undefined) {
         const found = await dns.lookup(hostname, { all: true, order: 'verbatim' });
         return found.map(({ address, family }) => ({ address, family: family === 6 ? 6 : 4 }));
       }
-      const literal = isIP(hostname);
-      if (literal !== 0) return [{ address: hostname, family: literal === 6 ? 6 : 4 }];
-      const name = hostname.toLowerCase().replace(/\.$/, '');
-      if (name === 'localhost' || name.endsWith('.localhost')) return LOCALHOST;
       const [v4, v6] = await Promise.allSettled([addressesOf(name, 4), addressesOf(name, 6)]);
       const found = [...(v4.status === 'fulfilled' ? v4.value : []), ...(v6.status === 'fulfilled' ? v6.value : [])];
       if (found.length > 0) return found;
@@ -127,10 +146,12 @@ export function staticDnsResolver(
   return {
     records,
     addresses,
-    async resolveTxt(name) {
+    async resolveTxt(name, options) {
+      options?.onQuery?.(name);
       return records[name] ?? [];
     },
-    async lookup(hostname) {
+    async lookup(hostname, options) {
+      if (isIP(hostname) === 0) options?.onQuery?.(hostname);
       const listed = isIP(hostname) !== 0 ? [hostname] : (addresses[hostname.toLowerCase()] ?? []);
       if (listed.length === 0) throw notFound(hostname);
       return listed.map((address) => ({ address, family: isIP(address) === 6 ? 6 : 4 }));

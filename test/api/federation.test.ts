@@ -29,12 +29,15 @@ let dave: { agent_id: string; api_key: string };
 /** Node A's project: its key makes more identities there. */
 let projectKeyA: string;
 
+/** These tests add DNS records between steps: a "no record" answer is not kept for them to expire. */
+const DNS_LIMITS = { negativeTtlMs: 0 };
+
 async function startB(dataDir?: string): Promise<TestNode> {
-  return startTestNode({ outbox: FAST_OUTBOX, ...(dataDir ? { dataDir, port: bPort } : {}) });
+  return startTestNode({ outbox: FAST_OUTBOX, dnsLimits: DNS_LIMITS, ...(dataDir ? { dataDir, port: bPort } : {}) });
 }
 
 beforeAll(async () => {
-  a = await startTestNode({ outbox: FAST_OUTBOX });
+  a = await startTestNode({ outbox: FAST_OUTBOX, dnsLimits: DNS_LIMITS });
   b = await startB();
   bPort = Number(new URL(b.url).port);
   await createNodeNamespace(a, 'a.test');
