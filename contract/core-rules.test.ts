@@ -42,6 +42,13 @@ const DOMAINS = [
   'xn--bcher-kva.example',
   '',
   '.',
+  '127.0.0.1',
+  '127.0.0.1.',
+  '1.2.3',
+  '127.0.0.1.example',
+  '360.example',
+  'a.b.c.d.e.f.g.example',
+  'a.b.c.d.e.f.g.h.example',
 ];
 const URLS = [
   'https://node.example.com',
@@ -79,6 +86,8 @@ describe('contract/core-rules: the node’s rules, once', () => {
     expect(addressNameProblem('alice.smith')).toMatch(/no spaces or dots/);
     expect(domainProblem('https://example.com')).toMatch(/without https:\/\//);
     expect(domainProblem('example')).toMatch(/^enter a domain name such as example\.com/);
+    expect(domainProblem('127.0.0.1')).toBe('enter a domain name, not an IP address');
+    expect(domainProblem('a.b.c.d.e.f.g.h.example')).toBe('use at most 8 parts separated by dots');
   });
 
   it('checks the tunnel’s fields', () => {

@@ -44,15 +44,26 @@ const DOMAIN_LABEL = /^[a-z0-9]([a-z0-9-]*[a-z0-9])?$/;
 export const DOMAIN_RULE = 'enter a domain name such as example.com: letters, digits and hyphens, with dots between the parts';
 
 /**
+ * Labels a namespace domain may have. Its `_svcid` record may sit at the domain or at any
+ * ancestor down to two labels, and checking one takes a DNS query per name: eight labels keep a
+ * check within seven queries, and no real organisation nests its names deeper.
+ */
+export const MAX_DOMAIN_LABELS = 8;
+
+/**
  * A namespace domain as the node stores it: lower-cased, a trailing dot removed, at most 253
- * characters of labels (1-63 letters, digits or inner hyphens) with at least two labels, except
- * `local`, the one single-label namespace. Null when it is not one (server/crypto/dns-txt.ts).
+ * characters and 8 labels (1-63 letters, digits or inner hyphens each) with at least two labels,
+ * except `local`, the one single-label namespace. A domain is a name, never an address: a last
+ * label of digits only is refused, as no top-level domain is all digits (RFC 3696 §2), so
+ * `127.0.0.1` is not a domain. Null when it is not one (server/crypto/dns-txt.ts).
  */
 export function normalizeDomainName(value: string): string | null {
   const name = value.trim().toLowerCase().replace(/\.$/, '');
   if (name.length < 1 || name.length > 253) return null;
   const labels = name.split('.');
+  if (labels.length > MAX_DOMAIN_LABELS) return null;
   if (!labels.every((label) => label.length <= 63 && DOMAIN_LABEL.test(label))) return null;
+  if (/^[0-9]+$/.test(labels[labels.length - 1]!)) return null;
   if (labels.length < 2 && name !== 'local') return null;
   return name;
 }
@@ -62,6 +73,8 @@ export function domainProblem(value: string): string | null {
   const domain = value.trim();
   if (domain === '') return 'enter a domain, for example example.com';
   if (domain.includes('/') || domain.includes(':')) return 'enter just the domain, such as example.com, without https:// or a path';
+  if (/^[0-9.]+$/.test(domain)) return 'enter a domain name, not an IP address';
+  if (domain.replace(/\.$/, '').split('.').length > MAX_DOMAIN_LABELS) return `use at most ${MAX_DOMAIN_LABELS} parts separated by dots`;
   return normalizeDomainName(domain) === null ? DOMAIN_RULE : null;
 }
 

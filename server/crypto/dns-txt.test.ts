@@ -1,5 +1,6 @@
 import { describe, it, expect } from 'vitest';
-import { SVC_DNS, UPSTREAM_DNS, dnsRecordName, normalizeDomain, originError, parseDnsRecords, renderDnsRecord } from './dns-txt.ts';
+import { SVC_DNS, UPSTREAM_DNS, dnsRecordName, domainError, normalizeDomain, originError, parseDnsRecords, renderDnsRecord } from './dns-txt.ts';
+import { MAX_DOMAIN_LABELS } from '../../contract/core-rules.ts';
 
 const CONTROLLER = 'did:key:z6MkehRgf7yJbgaGfYsdoAsKdBPE3dj2CYhowQdcjqSJgvVd';
 
@@ -17,6 +18,23 @@ describe('normalizeDomain', () => {
     }
     expect(normalizeDomain(`${'a'.repeat(63)}.${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(61)}`)).toHaveLength(253);
     expect(normalizeDomain(`${'a'.repeat(63)}.${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(62)}`)).toBeNull();
+  });
+
+  it('refuses addresses: a namespace is a name', () => {
+    for (const literal of ['127.0.0.1', '127.0.0.1.', '10.0.0.1', '1.2.3', '4294967295.0', '::1', '[::1]', '::ffff:127.0.0.1', '2001:db8::1']) {
+      expect(normalizeDomain(literal), literal).toBeNull();
+      expect(domainError(literal), literal).toMatch(/IP address|not all digits|letters, digits/);
+    }
+    expect(domainError('127.0.0.1')).toMatch(/IP address is not a domain/);
+    // Digits are fine in any label but the last.
+    expect(normalizeDomain('127.0.0.1.example')).toBe('127.0.0.1.example');
+    expect(normalizeDomain('360.example')).toBe('360.example');
+  });
+
+  it(`refuses more than ${MAX_DOMAIN_LABELS} labels, before anything asks DNS about them`, () => {
+    expect(normalizeDomain('a.b.c.d.e.f.g.example')).toBe('a.b.c.d.e.f.g.example');
+    expect(normalizeDomain('a.b.c.d.e.f.g.h.example')).toBeNull();
+    expect(domainError(`${'a.'.repeat(120)}test`)).toBe('a domain has at most 8 labels');
   });
 });
 
