@@ -25,10 +25,11 @@ import {
   ReplacementList,
 } from '../../../../contract/core/namespaces.ts';
 import { verifySignedOperation } from '../../../auth/didkey.ts';
-import { normalizeDomain } from '../../../crypto/dns-txt.ts';
+import { domainError, normalizeDomain } from '../../../crypto/dns-txt.ts';
 import { forbidden, invalid, notFound } from '../../../errors.ts';
 import { claimSignedWrite, installSignedWriteAnswers } from '../../../http/signed-writes.ts';
 import type { CoreServices } from '../services.ts';
+import { requestDns } from './request-dns.ts';
 
 type Operation = 'register' | 'register_address' | 'update_address' | 'reassign_address' | 'delete_address';
 
@@ -68,14 +69,16 @@ export async function namespaceRoutes(app: FastifyInstance, { services }: { serv
     },
     async (request, reply) => {
       const body = request.body;
+      // Refused before anything else, DNS above all: an address, or a name too deep to check.
+      const problem = domainError(body.domain);
       const domain = normalizeDomain(body.domain);
-      if (domain === null) throw invalid('SVC_ERR_VALIDATION', [{ loc: ['body', 'domain'], msg: 'not a valid domain name', type: 'value_error' }]);
+      if (problem !== null || domain === null) throw invalid('SVC_ERR_VALIDATION', [{ loc: ['body', 'domain'], msg: `not a valid domain name: ${problem ?? 'invalid'}`, type: 'value_error' }]);
       const controller = await signer(request, reply, domain, 'register');
       if (controller === null) return reply;
       if (body.controller_did !== undefined && body.controller_did !== controller) {
         throw forbidden('SVC_ERR_NAMESPACE_CONTROLLER_MISMATCH', 'controller_did must be the key that signed the request');
       }
-      const { namespace, created } = await namespaces.registerByDnsProof(domain, controller);
+      const { namespace, created } = await namespaces.registerByDnsProof(domain, controller, requestDns(ctx.dns, request));
       return reply.code(created ? 201 : 200).send(namespace);
     },
   );
@@ -95,7 +98,7 @@ export async function namespaceRoutes(app: FastifyInstance, { services }: { serv
   api.post(
     '/v1/namespaces/:domain/verify',
     { config: { auth: 'public' }, schema: { tags, summary: "Re-reads the namespace's _svcid DNS record", params: DomainParams, response: { 200: Namespace } } },
-    async (request) => namespaces.reverify(domainParam(request.params)),
+    async (request) => namespaces.reverify(domainParam(request.params), requestDns(ctx.dns, request)),
   );
 
   api.get(

@@ -5,6 +5,7 @@
  * state; removal never depends on it.
  */
 import type { NodeContext } from '../../../context.ts';
+import type { DnsResolver } from '../../../dns/resolver.ts';
 import { isDidKey } from '../../../crypto/did-key.ts';
 import { conflict, forbidden, invalid, notFound, unavailable } from '../../../errors.ts';
 import type { DidRegistry } from '../did/registry.ts';
@@ -106,27 +107,33 @@ export class NamespaceService {
    * DNS is silent or unreachable (a node offline still works), never where the peer table or DNS
    * places the domain on another node, and never against a record naming another controller.
    */
-  async registerByOwner(domain: string, controllerDid: string, controllerKeyId: string | null = null): Promise<{ namespace: Namespace; created: boolean }> {
+  async registerByOwner(
+    domain: string,
+    controllerDid: string,
+    controllerKeyId: string | null = null,
+    resolver: DnsResolver = this.#ctx.dns,
+  ): Promise<{ namespace: Namespace; created: boolean }> {
     const existing = this.#existing(domain, controllerDid);
     if (existing) return { namespace: existing, created: false };
     this.#refusePeer(domain);
-    const dns = await checkNamespaceDns(this.#ctx.dns, domain, controllerDid);
+    const dns = await checkNamespaceDns(resolver, domain, controllerDid, { fresh: true });
     if (dns.status !== 'unverified') this.#refuseElsewhere(domain, dns.origin);
     if (dns.status === 'mismatch') {
       throw forbidden('SVC_ERR_NAMESPACE_DNS_MISMATCH', `DNS for ${domain} names another controller (${dns.controllerDid}); register it with that key as --controller, or fix the _svcid record`);
     }
-    return { namespace: this.#insert(domain, controllerDid, controllerKeyId, 'owner', dns.status), created: true };
+    return this.#insert(domain, controllerDid, controllerKeyId, 'owner', dns.status);
   }
 
   /**
    * Anyone else (`POST /v1/namespaces`) needs DNS proof: a `_svcid` record naming `controllerDid`
    * and this node. A lookup that fails proves nothing, so it is a 503, never a registration.
+   * `resolver` is the request's (request-dns.ts): its queries are capped and charged to its client.
    */
-  async registerByDnsProof(domain: string, controllerDid: string): Promise<{ namespace: Namespace; created: boolean }> {
+  async registerByDnsProof(domain: string, controllerDid: string, resolver: DnsResolver = this.#ctx.dns): Promise<{ namespace: Namespace; created: boolean }> {
     const existing = this.#existing(domain, controllerDid);
     if (existing) return { namespace: existing, created: false };
     this.#refusePeer(domain);
-    const dns = await checkNamespaceDns(this.#ctx.dns, domain, controllerDid);
+    const dns = await checkNamespaceDns(resolver, domain, controllerDid, { fresh: true });
     if (dns.status === 'unverified') {
       if (dns.lookupFailed) throw unavailable('SVC_ERR_NAMESPACE_DNS_UNAVAILABLE', `Could not look up _svcid.${domain} in DNS, so nothing proves this registration; try again later`);
       throw forbidden('SVC_ERR_NAMESPACE_DNS_PROOF_REQUIRED', `${domain} can only be registered here with DNS proof: publish ${proofRecordHint(controllerDid, this.#ctx.ownOrigins())} at _svcid.${domain}, or ask this node's owner`);
@@ -136,7 +143,7 @@ export class NamespaceService {
     if (dns.origin === null) {
       throw forbidden('SVC_ERR_NAMESPACE_DNS_NODE_MISSING', `The _svcid record of ${domain} names no node; add node=<this node's public origin> to prove the namespace lives here`);
     }
-    return { namespace: this.#insert(domain, controllerDid, null, 'dns', 'verified'), created: true };
+    return this.#insert(domain, controllerDid, null, 'dns', 'verified');
   }
 
   /** The namespace when it is already registered to `controllerDid` (idempotent); 409 for another controller. */
@@ -163,7 +170,23 @@ export class NamespaceService {
     }
   }
 
-  #insert(domain: string, controllerDid: string, controllerKeyId: string | null, authority: Authority, status: VerificationStatus): Namespace {
+  /**
+   * Inserts the namespace, unless a request for the same domain got there while this one waited
+   * on DNS: then it is that registration's (the same controller: unchanged, 200) or a 409. The
+   * check and the insert run with no await between them, so no two requests both insert.
+   */
+  #insert(
+    domain: string,
+    controllerDid: string,
+    controllerKeyId: string | null,
+    authority: Authority,
+    status: VerificationStatus,
+  ): { namespace: Namespace; created: boolean } {
+    const raced = this.#row(domain);
+    if (raced) {
+      if (raced.controller_did === controllerDid) return { namespace: toNamespace(raced), created: false };
+      throw conflict('SVC_ERR_NAMESPACE_TAKEN', `Namespace ${domain} was registered to another controller while this request waited on DNS`);
+    }
     const now = this.#ctx.clock.now().toISOString();
     insertNamespace(this.#ctx.db, {
       domain,
@@ -175,16 +198,16 @@ export class NamespaceService {
       created_at: now,
       updated_at: now,
     });
-    return this.get(domain);
+    return { namespace: this.get(domain), created: true };
   }
 
   /**
    * Re-reads DNS: a verified namespace whose record vanished or changed becomes revoked. A lookup
    * that fails (resolver down, timeout) proves nothing: 503, and the state stays as it was.
    */
-  async reverify(domain: string): Promise<Namespace> {
+  async reverify(domain: string, resolver: DnsResolver = this.#ctx.dns): Promise<Namespace> {
     const row = this.#require(domain);
-    const dns = await checkNamespaceDns(this.#ctx.dns, domain, row.controller_did);
+    const dns = await checkNamespaceDns(resolver, domain, row.controller_did, { fresh: true });
     if (dns.status === 'unverified' && dns.lookupFailed) {
       throw unavailable('SVC_ERR_NAMESPACE_DNS_UNAVAILABLE', `DNS lookup for ${domain} failed; verification state left as ${row.verification_status} (${dns.reason})`);
     }
