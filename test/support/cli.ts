@@ -5,6 +5,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { startDnsServer, type DnsServer } from './dns-server.ts';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const NODE_BIN = join(REPO_ROOT, 'node_modules/.bin/node');
@@ -61,6 +62,11 @@ export const lines = (text: string): string[] => text.split('\n').filter((line, 
 
 export interface ServeProcess {
   child: ChildProcess;
+  /**
+   * The name server on loopback the node asks (`--dns-server`), started for it unless the test
+   * passed its own or runs it through a wrapper (another network namespace cannot reach it).
+   */
+  dns: DnsServer | null;
   /** The parsed JSON of the ready line. */
   ready: Record<string, unknown>;
   output(): { stdout: string; stderr: string };
@@ -72,8 +78,11 @@ export interface ServeProcess {
 /** Starts `svc-node serve` and waits for its ready line (or its early exit). */
 export async function startServe(args: string[], options: { timeoutMs?: number; env?: NodeJS.ProcessEnv; wrapper?: string[] } = {}): Promise<ServeProcess> {
   const { timeoutMs = 30_000, env, wrapper } = options;
-  const child = spawnCli(['serve', ...args], env, wrapper);
+  // Tests never send DNS past loopback: the node asks a name server of the test's own.
+  const dns = args.includes('--dns-server') || (wrapper ?? []).length > 0 ? null : await startDnsServer();
+  const child = spawnCli(['serve', ...args, ...(dns ? ['--dns-server', dns.address] : [])], env, wrapper);
   const { output, exit } = collect(child);
+  if (dns) void exit.finally(() => dns.close()).catch(() => undefined);
   const ready = await new Promise<Record<string, unknown>>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no ready line after ${timeoutMs} ms; stderr: ${output().stderr}`)), timeoutMs);
     const check = (): void => {
@@ -90,6 +99,7 @@ export async function startServe(args: string[], options: { timeoutMs?: number; 
   });
   return {
     child,
+    dns,
     ready,
     output,
     exit,
