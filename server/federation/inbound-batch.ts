@@ -7,18 +7,21 @@
  * Order: once a message from a sender to a recipient is deferred, that pair's later messages in
  * the batch are deferred too, so the sender retries them in their order.
  *
- * Cost: a message whose sender is proven (signature verified, address checked with its node
- * within the last minutes) is charged to that sender's domain's budget (domain-budget.ts), and so
- * is a new sender's once its check passes. What the request makes this node do for anyone else is
- * charged to the connecting client's rate limit, a token each (sender-lookups.ts): every question
- * to another node (the senders of one domain are looked up together) and every forgery refused.
- * So a batch cannot multiply an anonymous client's work beyond its rate limit, and an honest busy
- * node is limited by what its domain sends, not by how few addresses it sends from.
+ * Cost: a message that passed every check (signature verified, not stored before, sender's
+ * address checked with its node) is charged to that sender's domain's budget (domain-budget.ts),
+ * which nobody else can spend. Everything else the request makes this node do is charged to the
+ * connecting client's rate limit, a token each (sender-lookups.ts): every question to another node
+ * (the senders of one domain are looked up together), and every message that proves nothing new:
+ * a forgery, a refusal, a copy of a message stored before (or earlier in the batch). The request's
+ * own token comes back only when it stored something new. So copies of a real sender's old mail
+ * cost whoever replays them, never that sender; a batch cannot multiply an anonymous client's
+ * work beyond its rate limit; and an honest busy node is limited by what its domain sends, not by
+ * how few addresses it sends from.
  */
 import { rateLimited, ServiceError } from '../errors.ts';
 import type { ClientBudget } from '../http/rate-limit.ts';
 import type { DomainBudgets } from './domain-budget.ts';
-import { forgedRefusal, type CheckedMail, type FederationInbound } from './inbound.ts';
+import { forgedRefusal, type CheckedChat, type CheckedMail, type CheckedMessage, type FederationInbound } from './inbound.ts';
 import { isRefusalStatus } from './refusal-reason.ts';
 import { SenderLookups } from './sender-lookups.ts';
 import { splitAddress } from '../surfaces/core/messaging/addresses.ts';
@@ -57,6 +60,8 @@ export class FederationBatches {
     const results: (BatchItemResult | CheckedMail)[] = [];
     /** Pairs (sender → recipient) with a deferred message, and that message's result. */
     const deferred = new Map<string, BatchItemResult>();
+    /** Messages (id and key) of this batch that passed their checks: a later copy is a duplicate. */
+    const passed = new Set<string>();
     for (const item of items) {
       if (!('message' in item)) {
         results.push(item);
@@ -64,18 +69,23 @@ export class FederationBatches {
       }
       const { message } = item;
       const pair = `${message.from}\n${message.to}`;
+      const same = `${message.from_did}\n${message.message_id}`;
       const earlier = deferred.get(pair);
       const result =
-        earlier === undefined
-          ? await this.#one(item, lookups)
-          : { ...earlier, message_id: message.message_id, detail: 'an earlier message from this sender to this recipient was deferred' };
+        earlier !== undefined
+          ? { ...earlier, message_id: message.message_id, detail: 'an earlier message from this sender to this recipient was deferred' }
+          : passed.has(same) && item.forged === null
+            ? this.#clientPays(lookups, { message_id: message.message_id, status: 'duplicate' })
+            : await this.#one(item, lookups);
       if ('status' in result && result.status === 'deferred') deferred.set(pair, result);
+      if (!('status' in result) || result.status === 'delivered') passed.add(same);
       results.push(result);
     }
+    const stored = this.#inbound.storeMail(results.filter(isCheckedMail));
+    if (stored.some((result) => !(result instanceof ServiceError) && result.status === 'delivered')) lookups.provedNew();
     lookups.settle();
-    const stored = this.#inbound.storeMail(results.filter((result): result is CheckedMail => 'mail' in result));
     let next = 0;
-    return { results: results.map((result) => ('mail' in result ? asItem(result.mail.message_id, stored[next++]!) : result)) };
+    return { results: results.map((result) => (isCheckedMail(result) ? asItem(result.message.message_id, stored[next++]!) : result)) };
   }
 
   /**
@@ -86,14 +96,16 @@ export class FederationBatches {
     const lookups = new SenderLookups(client);
     try {
       const forged = signatureProblem(message);
-      if (forged !== null) {
-        // The request's own token pays for the signature check: a forgery gets nothing back.
-        lookups.charge();
-        throw forgedRefusal(forged);
-      }
-      const over = this.#inbound.provenSender(message) ? this.#chargeDomain(message) : null;
+      // The request's own token pays for the signature check: a forgery gets nothing back.
+      if (forged !== null) throw forgedRefusal(forged);
+      const checked = await this.#inbound.check(message, lookups);
+      // A copy of a message stored before keeps the request's token: only new mail gives it back.
+      if (checked === 'duplicate') return { message_id: message.message_id, status: 'duplicate' };
+      const over = this.#chargeDomain(message);
       if (over !== null) throw rateLimited('SVC_ERR_RATE_LIMITED', over.detail, over.wait);
-      return await this.#inbound.receiveSigned(message, lookups);
+      const result = isChat(checked) ? this.#inbound.storeChat(checked) : storedOrThrown(this.#inbound.storeMail([checked])[0]!);
+      if (result.status === 'delivered') lookups.provedNew();
+      return result;
     } finally {
       lookups.settle();
     }
@@ -113,28 +125,40 @@ export class FederationBatches {
 
   /**
    * One parsed message of a batch: its result, or for mail that passed its checks, what storing it
-   * takes (chat is stored at once). A forgery costs the client a token; a proven sender's message
-   * is charged to its domain before its checks, a new sender's once they have proven it.
+   * takes (chat is stored at once). What proved nothing new (a forgery, a copy of a message stored
+   * before, a refusal) costs the client a token; a message that passed its checks is charged to its
+   * sender's domain, which nobody else can spend.
    */
   async #one({ message, forged }: Signed, lookups: SenderLookups): Promise<BatchItemResult | CheckedMail> {
     const id = message.message_id;
-    if (forged !== null) {
-      const wait = lookups.charge();
-      if (wait > 0) return deferral(id, `too many requests from this client; try again in ${wait} s`, wait);
-      return refused(id, 'SVC_ERR_FEDERATION_SIGNATURE_INVALID', forgedRefusal(forged).message);
-    }
-    const proven = this.#inbound.provenSender(message);
-    const before = proven ? this.#chargeDomain(message) : null;
-    if (before !== null) return deferral(id, before.detail, before.wait);
+    if (forged !== null) return this.#clientPays(lookups, refused(id, 'SVC_ERR_FEDERATION_SIGNATURE_INVALID', forgedRefusal(forged).message));
+    let checked: CheckedMessage | 'duplicate';
     try {
-      if (message.kind === 'chat') return await this.#inbound.receiveSigned(message, lookups);
-      const checked = await this.#inbound.checkMail(message, lookups);
-      const after = proven || !('mail' in checked) ? null : this.#chargeDomain(message);
-      return after === null ? checked : deferral(id, after.detail, after.wait);
+      checked = await this.#inbound.check(message, lookups);
+    } catch (error) {
+      if (!(error instanceof ServiceError)) throw error;
+      const result = asItem(id, error);
+      return result.status === 'refused' ? this.#clientPays(lookups, result) : result;
+    }
+    if (checked === 'duplicate') return this.#clientPays(lookups, { message_id: id, status: 'duplicate' });
+    const over = this.#chargeDomain(message);
+    if (over !== null) return deferral(id, over.detail, over.wait);
+    if (!isChat(checked)) return checked;
+    try {
+      const result = this.#inbound.storeChat(checked);
+      lookups.provedNew();
+      return result;
     } catch (error) {
       if (error instanceof ServiceError) return asItem(id, error);
       throw error;
     }
+  }
+
+  /** `result`, once the client paid a token for it; deferred when it has none left. */
+  #clientPays(lookups: SenderLookups, result: BatchItemResult): BatchItemResult {
+    const wait = lookups.charge();
+    if (wait > 0) return deferral(result.message_id, `too many requests from this client; try again in ${wait} s`, wait);
+    return result;
   }
 
   /** Charges `message` to its sender's domain: null when allowed; else the seconds to wait and why. */
@@ -146,13 +170,22 @@ export class FederationBatches {
   }
 }
 
+const isCheckedMail = (result: BatchItemResult | CheckedMail): result is CheckedMail => 'recipient' in result;
+const isChat = (checked: CheckedMessage): checked is CheckedChat => checked.message.kind === 'chat';
+
+/** The single route's answer for stored mail: its result, or the refusal storing it met. */
+function storedOrThrown(outcome: InboundResult | ServiceError): InboundResult {
+  if (outcome instanceof ServiceError) throw outcome;
+  return outcome;
+}
+
 /** A parsed message and why its signature does not verify (null: it does). */
 interface Signed {
   message: FederatedMessage;
   forged: string | null;
 }
 
-const deferral = (messageId: string, detail: string, wait: number): BatchItemResult => ({ message_id: messageId, status: 'deferred', code: 'SVC_ERR_RATE_LIMITED', detail, retry_after: wait });
+const deferral = (messageId: string | null, detail: string, wait: number): BatchItemResult => ({ message_id: messageId, status: 'deferred', code: 'SVC_ERR_RATE_LIMITED', detail, retry_after: wait });
 
 /** A message's result as the single route would have answered it: stored, or its refusal (4xx) or deferral (the rest). */
 function asItem(messageId: string, outcome: InboundResult | ServiceError): BatchItemResult {

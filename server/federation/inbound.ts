@@ -20,7 +20,9 @@
  * Messages come one per request or many (inbound-batch.ts, which also charges their cost).
  * A refusal is a 4xx whose detail the sending node reports back to its sender as a bounce; a
  * sender node that cannot be reached is a 503, so the message is retried rather than bounced.
- * A message_id already stored from the same key is acknowledged again (retries are safe).
+ * A message_id already stored from the same key is acknowledged again (retries are safe), before
+ * any other check, so copies cost nobody a question; an id another message holds is refused only
+ * once step 3 proved the sender, so an unproven peer cannot probe which ids exist.
  *
  * The caller is unauthenticated, and it chooses which node gets asked (the sender domain's), so
  * those questions go through the outbound client (server/net/remote-client.ts: public addresses
@@ -61,12 +63,15 @@ export const CHECK_ANSWER_MAX_BYTES = 64 * 1024;
  */
 export const DID_LOG_MAX_BYTES = 256 * 1024;
 
-/** A mail that passed every check, and what storing it takes. */
-export interface CheckedMail {
-  mail: FederatedMail;
+/** A message that passed every check, and what storing it takes. */
+interface Checked<M extends FederatedMessage> {
+  message: M;
   recipient: AgentRow & { address: string };
   sender: CheckedSender;
 }
+export type CheckedMail = Checked<FederatedMail>;
+export type CheckedChat = Checked<FederatedChat>;
+export type CheckedMessage = CheckedMail | CheckedChat;
 
 export class FederationInbound {
   readonly #ctx: NodeContext;
@@ -123,29 +128,25 @@ export class FederationInbound {
 
   /**
    * Steps 2 to 4 for `message` as the route's schema parsed it (contract/core/federation.ts), whose
-   * signature the caller has checked (step 1: wire.ts's signatureProblem, refused with forgedRefusal).
+   * signature the caller has checked (step 1: wire.ts's signatureProblem, refused with forgedRefusal):
+   * what storing it takes, or 'duplicate' when this very message (its id, from its key) arrived
+   * before. Throws the refusal.
+   *
+   * A duplicate is known before any other check: copies of a message cost no question to anyone.
+   * An id another message holds is refused only once the sender is proven (step 3): before that,
+   * a peer signing with a key of its own could learn from the refusal which message_ids exist
+   * here, so it hears what an unproven sender hears for a fresh id.
    */
-  async receiveSigned(message: FederatedMessage, lookups: SenderLookups): Promise<InboundResult> {
-    if (message.kind === 'chat') return this.#receiveChat(message, lookups);
-    const checked = await this.checkMail(message, lookups);
-    if ('status' in checked) return checked;
-    const [result] = this.storeMail([checked]);
-    if (result instanceof ServiceError) throw result;
-    return result!;
-  }
-
-  /**
-   * Steps 2 to 4 for a mail whose signature the caller has checked: what storing it takes, or a
-   * duplicate's result when it arrived before. Throws the refusal.
-   */
-  async checkMail(message: FederatedMail, lookups: SenderLookups): Promise<CheckedMail | InboundResult> {
-    if (arrivedBefore(this.#ctx.db, message)) return { message_id: message.message_id, status: 'duplicate' };
+  async check(message: FederatedMessage, lookups: SenderLookups): Promise<CheckedMessage | 'duplicate'> {
+    const held = this.#held(message);
+    if (held === 'duplicate') return held;
     const recipient = this.#hostedRecipient(message);
     const sender = await this.#checkSender(message, lookups);
-    if (recipient.address_reachability === 'contacts-only' && !isContact(this.#ctx.db, recipient.agent_id, senderKeys(message))) {
+    if (held instanceof ServiceError) throw held;
+    if (message.kind === 'mail' && recipient.address_reachability === 'contacts-only' && !isContact(this.#ctx.db, recipient.agent_id, senderKeys(message))) {
       throw forbidden('SVC_ERR_RECIPIENT_CONTACTS_ONLY', `Refused: ${message.to} only accepts messages from contacts`);
     }
-    return { mail: message, recipient, sender };
+    return { message, recipient, sender } as CheckedMessage;
   }
 
   /**
@@ -157,12 +158,12 @@ export class FederationInbound {
     const { db, clock, bus } = this.#ctx;
     const now = clock.now().toISOString();
     const results = db.transaction(() =>
-      checked.map(({ mail, recipient, sender }): InboundResult | ServiceError => {
-        if (storeArrivedMail(db, mail, recipient, sender, now)) return { message_id: mail.message_id, status: 'delivered' };
+      checked.map(({ message, recipient, sender }): InboundResult | ServiceError => {
+        if (storeArrivedMail(db, message, recipient, sender, now)) return { message_id: message.message_id, status: 'delivered' };
         try {
           // Stored first by another delivery: this message again, or (refused there) another under its id.
-          arrivedBefore(db, mail);
-          return { message_id: mail.message_id, status: 'duplicate' };
+          arrivedBefore(db, message);
+          return { message_id: message.message_id, status: 'duplicate' };
         } catch (error) {
           if (error instanceof ServiceError) return error;
           throw error;
@@ -175,13 +176,25 @@ export class FederationInbound {
     return results;
   }
 
-  async #receiveChat(message: FederatedChat, lookups: SenderLookups): Promise<InboundResult> {
-    if (this.#chat.hasMessage(message.message_id, message.from_did)) return { message_id: message.message_id, status: 'duplicate' };
-    const recipient = this.#hostedRecipient(message);
-    const sender = await this.#checkSender(message, lookups);
+  /** Stores a checked chat message at once (a chat session is written message by message). */
+  storeChat({ message, recipient, sender }: CheckedChat): InboundResult {
     const contact = isContact(this.#ctx.db, recipient.agent_id, senderKeys(message));
     this.#chat.receiveRemote(message, recipient, { contact, namespaceTrust: sender.namespaceTrust });
     return { message_id: message.message_id, status: 'delivered' };
+  }
+
+  /**
+   * What this node holds under `message`'s id: nothing (null), this message from the same key
+   * ('duplicate'), or another message (the refusal to give once the sender is proven).
+   */
+  #held(message: FederatedMessage): 'duplicate' | ServiceError | null {
+    try {
+      const before = message.kind === 'mail' ? arrivedBefore(this.#ctx.db, message) : this.#chat.hasMessage(message.message_id, message.from_did);
+      return before ? 'duplicate' : null;
+    } catch (error) {
+      if (error instanceof ServiceError) return error;
+      throw error;
+    }
   }
 
   /** The identity `message.to` names here, when it is the one the sender signed for. */

@@ -5,10 +5,12 @@
  * - Each question is asked once per request, however many of its messages need the answer: a
  *   batch from one node asks for that namespace once, and for its new senders' addresses in one
  *   lookup (`?names=`), primed here.
- * - Each question, and each message refused as forged, costs the connecting client one token of
- *   its rate limit (rate-limit.ts), the first paid by the request's own token. A request that
- *   costs nothing (every sender proven already) gives that token back. So a request cannot make
- *   this node ask other nodes, or verify forgeries, beyond the rate its client may send requests.
+ * - Each question, and each message that proves nothing new (a forgery, a refusal, a copy of a
+ *   message stored before), costs the connecting client one token of its rate limit
+ *   (rate-limit.ts), the first paid by the request's own token. A request that stored new mail
+ *   and cost nothing else (every sender proven already) gives that token back. So a request cannot
+ *   make this node ask other nodes, verify forgeries or answer replays beyond the rate its client
+ *   may send requests.
  */
 import { rateLimited } from '../errors.ts';
 import type { ClientBudget } from '../http/rate-limit.ts';
@@ -18,6 +20,8 @@ export class SenderLookups {
   readonly #answers = new Map<string, Promise<unknown>>();
   /** The request's own token, until something uses it. */
   #prepaid = 1;
+  /** Whether the request stored a message new here: only then may its own token go back. */
+  #provedNew = false;
 
   /** `client`: the peer listener's budget for the caller; null on the loopback listener. */
   constructor(client: ClientBudget | null) {
@@ -49,9 +53,17 @@ export class SenderLookups {
     if (!this.#answers.has(key)) this.#answers.set(key, Promise.resolve(value));
   }
 
-  /** The request is answered: its own token goes back when nothing used it. */
+  /** A message of the request was stored new here (and charged to its sender's domain). */
+  provedNew(): void {
+    this.#provedNew = true;
+  }
+
+  /**
+   * The request is answered: its own token goes back when nothing used it and the request stored
+   * something new, so copies of old mail, or mail deferred before anything proved new, never ride free.
+   */
   settle(): void {
-    if (this.#prepaid > 0) this.#client?.refund();
+    if (this.#prepaid > 0 && this.#provedNew) this.#client?.refund();
     this.#prepaid = 0;
   }
 }

@@ -94,15 +94,16 @@ describe('POST /v1/federation/messages/batch', () => {
 
   it("defers what is over the sending domain's budget, and a pair's later messages behind it, with the time to come back", async () => {
     const to = (who: string, body: string) => signedMail(zed, { from: 'x.test/zed', to: `b.test/${who}`, body });
-    // Three of the domain's six were spent above (the first mail once its sender was proven, then
-    // the duplicate and the refused stranger: a proven sender's checked work); three remain.
-    const messages = [to('bob', 'o1'), to('carol', 'o2'), to('bob', 'o3'), to('bob', 'o4'), to('carol', 'o5'), to('bob', 'o6')];
+    // One of the domain's six was spent above, by the one mail stored: the duplicate and the refused
+    // stranger proved nothing new, so they cost the client instead. Five remain.
+    const messages = [to('bob', 'o1'), to('carol', 'o2'), to('bob', 'o3'), to('bob', 'o4'), to('carol', 'o5'), to('bob', 'o6'), to('carol', 'o7'), to('bob', 'o8')];
     const { results } = (await (await batch(messages)).json()) as { results: any[] };
-    expect(results.map((r) => r.status)).toEqual(['delivered', 'delivered', 'delivered', 'deferred', 'deferred', 'deferred']);
-    expect(results[3]).toMatchObject({ code: 'SVC_ERR_RATE_LIMITED', detail: expect.stringMatching(/x\.test's delivery budget is spent/) });
-    expect(results[3].retry_after).toBeGreaterThan(0);
+    expect(results.map((r) => r.status)).toEqual(['delivered', 'delivered', 'delivered', 'delivered', 'delivered', 'deferred', 'deferred', 'deferred']);
+    expect(results[5]).toMatchObject({ code: 'SVC_ERR_RATE_LIMITED', detail: expect.stringMatching(/x\.test's delivery budget is spent/) });
+    expect(results[5].retry_after).toBeGreaterThan(0);
+    expect(results[6]).toMatchObject({ code: 'SVC_ERR_RATE_LIMITED', detail: expect.stringMatching(/x\.test's delivery budget is spent/) });
     // Bob's last waits behind his deferred one, whatever the budget says by then.
-    expect(results[5]).toMatchObject({ detail: 'an earlier message from this sender to this recipient was deferred', retry_after: results[3].retry_after });
+    expect(results[7]).toMatchObject({ detail: 'an earlier message from this sender to this recipient was deferred', retry_after: results[5].retry_after });
   });
 
   it('charges an anonymous client a request token per unproven message, so a batch cannot multiply a flood', async () => {

@@ -5,13 +5,14 @@
 import { randomUUID } from 'node:crypto';
 import { buildMessageEnvelope, messageSigningBytes } from '../../server/crypto/message-signing.ts';
 import type { TestKey } from './keys.ts';
+import { json, type RemoteHandler, type RemoteServer } from './remote-server.ts';
 
-/** A federated mail from `from` to `to`, signed by `key`. */
-export function signedMail(key: TestKey, fields: { from: string; to: string; body?: string }) {
+/** A federated mail from `from` to `to`, signed by `key` (under `messageId`, or a fresh one). */
+export function signedMail(key: TestKey, fields: { from: string; to: string; body?: string; messageId?: string }) {
   const mail = {
     v: 1,
     kind: 'mail',
-    message_id: randomUUID(),
+    message_id: fields.messageId ?? randomUUID(),
     from: fields.from,
     from_did: key.didKey,
     from_stable_id: null,
@@ -23,4 +24,22 @@ export function signedMail(key: TestKey, fields: { from: string; to: string; bod
   };
   const bytes = messageSigningBytes(buildMessageEnvelope({ ...mail, type: 'mail', to_did: '' } as Parameters<typeof buildMessageEnvelope>[0]));
   return { ...mail, signature: key.sign(bytes), signed_payload: bytes.toString('utf8') };
+}
+
+/**
+ * A sender's node as a receiver asks it (inbound.ts step 3), answering on loopback: it vouches for
+ * `<domain>/<name>` holding `keys[name]` (the address, the namespace, the `?names=` list), after
+ * `delayMs` when given, so a test can hold a receiver's question as long as it likes.
+ */
+export function vouchingNode(servers: { start(handler: RemoteHandler): Promise<RemoteServer> }, domain: string, keys: Record<string, TestKey>, delayMs = 0): Promise<RemoteServer> {
+  const address = (name: string) => ({ domain, name, address: `${domain}/${name}`, current_did_key: keys[name]!.didKey });
+  return servers.start(async (request, response) => {
+    if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
+    if (response.destroyed) return;
+    const url = new URL(request.url ?? '/', 'http://x');
+    const name = /\/addresses\/([^/]+)$/.exec(url.pathname)?.[1];
+    if (name !== undefined) return keys[name] ? json(response, 200, address(name)) : json(response, 404, { detail: 'no' });
+    if (url.pathname.endsWith('/addresses')) return json(response, 200, { addresses: (url.searchParams.get('names')?.split(',') ?? []).filter((n) => keys[n]).map(address) });
+    return json(response, 200, { domain, verification_status: 'unverified' });
+  });
 }
