@@ -26,6 +26,7 @@ export const commonErrors = defineErrors({
   SVC_ERR_UNSUPPORTED_MEDIA_TYPE: { status: 415, summary: 'The body\'s content type is not one the route takes' },
   SVC_ERR_ROUTE_NOT_FOUND: { status: 404, summary: 'No route has this method and path' },
   SVC_ERR_REQUEST_TIMEOUT: { status: 408, summary: 'The request was not received in time' },
+  SVC_ERR_RESPONSE_TIMEOUT: { status: 503, summary: 'The peer listener could not answer the request in the time it gives one; try again after Retry-After' },
   SVC_ERR_HEADERS_TOO_LARGE: { status: 431, summary: 'The request headers are too large' },
   SVC_ERR_HOST_REFUSED: { status: 403, summary: 'The Host or Origin header is not this node\'s' },
   SVC_ERR_RATE_LIMITED: { status: 429, summary: 'Too many requests from this client; Retry-After says when to try again' },
