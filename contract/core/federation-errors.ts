@@ -18,6 +18,14 @@ export const federationErrors = defineErrors({
   SVC_ERR_SENDER_NOT_FOUND: { status: 403, summary: 'The sender\'s address does not exist on its own node' },
   SVC_ERR_SENDER_KEY_MISMATCH: { status: 403, summary: 'The sender\'s address holds another key on its node, and no rotation or replacement vouches for the one that signed' },
   SVC_ERR_SENDER_DNS_UNVERIFIED: { status: 403, summary: 'The sender\'s namespace claims DNS verification, but DNS as this node sees it does not name its controller' },
+  SVC_ERR_SENDER_DNS_FAILED: {
+    status: 503,
+    summary: 'The sender\'s domain could not be looked up in DNS here (no answer in time, or the resolver failed), so the message is deferred, not refused; try again after Retry-After',
+  },
+  SVC_ERR_FEDERATION_BUDGET_SPENT: {
+    status: 503,
+    summary: 'The request used its whole budget for checking senders (its time, or its DNS lookups): the messages not checked are deferred; try again after Retry-After',
+  },
   // The node directory (the owner's peer table) and asking another node.
   SVC_ERR_PEER_NOT_FOUND: { status: 404, summary: 'The node directory has no peer for this domain' },
   SVC_ERR_PEER_DOMAIN_LOCAL: { status: 409, summary: 'The domain is a namespace of this node: its mail is delivered here, so it cannot have a peer' },

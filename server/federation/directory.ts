@@ -5,6 +5,7 @@
  * its sender lives never is, or anyone could vouch for an address they made up.
  */
 import type { NodeContext } from '../context.ts';
+import type { DnsResolver } from '../dns/resolver.ts';
 import { isoNow } from '../clock.ts';
 import { dnsRecordName, normalizeDomain, parseDnsRecords, SVC_DNS } from '../crypto/dns-txt.ts';
 import { invalid, notFound } from '../errors.ts';
@@ -70,17 +71,24 @@ export class NodeDirectory {
     return findPeer(this.#ctx.db, domain)?.url ?? null;
   }
 
-  /** The node for `domain`, or null when neither the peer table nor DNS names one. */
-  async locate(domain: string): Promise<NodeLocation | null> {
+  /**
+   * The node for `domain`, or null when neither the peer table nor DNS names one. A DNS lookup that
+   * failed (timed out, SERVFAIL) rejects: it proved nothing, unlike an answer without a record.
+   * `dns`: the resolver to ask (an inbound request's, which counts and charges its lookups).
+   */
+  async find(domain: string, dns: DnsResolver = this.#ctx.dns): Promise<NodeLocation | null> {
     const peer = this.peerUrl(domain);
     if (peer !== null) return { url: peer, via: 'peer' };
-    let records: string[][];
+    const parsed = parseDnsRecords(await dns.resolveTxt(dnsRecordName(domain, SVC_DNS)), SVC_DNS);
+    return parsed.ok && parsed.origin !== null ? { url: parsed.origin, via: 'dns' } : null;
+  }
+
+  /** `find`, with a failed lookup as no node: the outbox retries either way. */
+  async locate(domain: string): Promise<NodeLocation | null> {
     try {
-      records = await this.#ctx.dns.resolveTxt(dnsRecordName(domain, SVC_DNS));
+      return await this.find(domain);
     } catch {
       return null;
     }
-    const parsed = parseDnsRecords(records, SVC_DNS);
-    return parsed.ok && parsed.origin !== null ? { url: parsed.origin, via: 'dns' } : null;
   }
 }

@@ -23,7 +23,7 @@ import type { ClientBudget } from '../http/rate-limit.ts';
 import type { DomainBudgets } from './domain-budget.ts';
 import { forgedRefusal, type CheckedChat, type CheckedMail, type CheckedMessage, type FederationInbound } from './inbound.ts';
 import { isRefusalStatus } from './refusal-reason.ts';
-import { SenderLookups } from './sender-lookups.ts';
+import type { SenderLookups } from './sender-lookups.ts';
 import { splitAddress } from '../surfaces/core/messaging/addresses.ts';
 import { signatureProblem } from './wire.ts';
 import {
@@ -50,7 +50,7 @@ export class FederationBatches {
    * transaction (one commit for the batch) before the answer.
    */
   async receive(batch: FederationBatch, client: ClientBudget | null): Promise<FederationBatchResult> {
-    const lookups = new SenderLookups(client);
+    const lookups = this.#inbound.lookupsFor(client);
     const items = batch.messages.map((item, index): BatchItemResult | Signed => {
       const parsed = FederatedMessage.safeParse(item);
       if (parsed.success) return { message: parsed.data, forged: signatureProblem(parsed.data) };
@@ -93,7 +93,7 @@ export class FederationBatches {
    * the same cost: a spent budget is a 429 with Retry-After.
    */
   async single(message: FederatedMessage, client: ClientBudget | null): Promise<InboundResult> {
-    const lookups = new SenderLookups(client);
+    const lookups = this.#inbound.lookupsFor(client);
     try {
       const forged = signatureProblem(message);
       // The request's own token pays for the signature check: a forgery gets nothing back.

@@ -30,13 +30,14 @@
  * back about them is in our words only: never the other node's status, body or socket error,
  * which would make this endpoint a port and status scanner.
  */
+import { isIP } from 'node:net';
 import type { NodeContext } from '../context.ts';
 import { verifyReplacementAnnouncement, type ReplacementAnnouncement } from '../crypto/announcements.ts';
 import { verifyLog, type LogHead } from '../crypto/identity-log.ts';
 import { forbidden, invalid, ServiceError, unavailable } from '../errors.ts';
 import { identityTopic } from '../events/bus.ts';
-import { RemoteError } from '../net/remote-error.ts';
-import type { RemoteClient } from '../net/remote-client.ts';
+import { answerJson, type RemoteClient } from '../net/remote-client.ts';
+import { httpStatus, RemoteError } from '../net/remote-error.ts';
 import type { ChatService } from '../surfaces/core/chat/service.ts';
 import type { AgentRow } from '../surfaces/core/identities/store.ts';
 import { splitAddress } from '../surfaces/core/messaging/addresses.ts';
@@ -46,7 +47,8 @@ import type { Recipients } from '../surfaces/core/messaging/recipients.ts';
 import type { NamespaceService } from '../surfaces/core/namespaces/service.ts';
 import { checkNamespaceDns } from '../surfaces/core/namespaces/verification.ts';
 import { CheckedSenders } from './checked-senders.ts';
-import type { SenderLookups } from './sender-lookups.ts';
+import { SenderLookups } from './sender-lookups.ts';
+import type { ClientBudget } from '../http/rate-limit.ts';
 import type { NodeDirectory, NodeLocation } from './directory.ts';
 import type { FederatedChat, FederatedMail, FederatedMessage, InboundResult } from '../../contract/core/federation.ts';
 import { recipientProblem } from './wire.ts';
@@ -91,6 +93,11 @@ export class FederationInbound {
     this.#namespaces = namespaces;
   }
 
+  /** What answering one request may make this node do, and who pays (`client`: null on the loopback listener). */
+  lookupsFor(client: ClientBudget | null): SenderLookups {
+    return new SenderLookups(client, this.#ctx.dns);
+  }
+
   /**
    * Whether `message`'s sender (its address holding from_did) was checked with its node moments
    * ago, so receiving it asks no other node. Meaningful once its signature verified.
@@ -107,12 +114,12 @@ export class FederationInbound {
    */
   async prefetchAddresses(domain: string, names: string[], lookups: SenderLookups): Promise<void> {
     if (this.#namespaces.isLocal(domain)) return;
-    const node = await this.#directory.locate(domain);
-    if (node === null) return;
-    const path = `${namespacePathOf(domain)}/addresses?names=${names.map(encodeURIComponent).join(',')}`;
     let answer: unknown;
+    let node: NodeLocation | null;
     try {
-      answer = await this.#ask(node, path, domain, lookups);
+      node = await this.#nodeOf(domain, lookups);
+      if (node === null) return;
+      answer = await this.#ask(node, `${namespacePathOf(domain)}/addresses?names=${names.map(encodeURIComponent).join(',')}`, domain, lookups);
     } catch {
       return;
     }
@@ -226,7 +233,7 @@ export class FederationInbound {
 
   /** Step 3 with the sender's node: the address, its namespace, and when it is verified, DNS. */
   async #askSenderNode(mail: FederatedMessage, from: { domain: string; name: string }, lookups: SenderLookups): Promise<{ checked: CheckedSender; heldKey: boolean }> {
-    const node = await this.#directory.locate(from.domain);
+    const node = await this.#nodeOf(from.domain, lookups);
     if (node === null) throw forbidden('SVC_ERR_SENDER_NODE_UNKNOWN', `Refused: no node is known for ${from.domain} (no peer entry and no node= in DNS), so ${mail.from} cannot be checked`);
     const addressPath = addressPathOf(from.domain, from.name);
     const address = await this.#lookupObject(node, addressPath, mail.from, lookups);
@@ -239,7 +246,9 @@ export class FederationInbound {
       if (earlier !== null) throw forbidden('SVC_ERR_SENDER_KEY_MISMATCH', `Refused: ${mail.from} resolves to another key on its node (${earlier})`);
     }
     if (namespace?.verification_status === 'verified' && typeof namespace.controller_did === 'string') {
-      const dns = await checkNamespaceDns(this.#ctx.dns, from.domain, namespace.controller_did);
+      const dns = await checkNamespaceDns(lookups.dns, from.domain, namespace.controller_did);
+      // A lookup that failed proved nothing: the message waits, it is not refused.
+      if (dns.status === 'unverified' && dns.lookupFailed === true) throw lookups.lastDnsRefusal ?? dnsFailed(from.domain);
       if (dns.status !== 'verified') throw forbidden('SVC_ERR_SENDER_DNS_UNVERIFIED', `Refused: ${from.domain} claims DNS verification, but DNS here does not name its controller`);
       return { checked: { nodeUrl: node.url, namespaceTrust: 'verified' }, heldKey };
     }
@@ -290,15 +299,41 @@ export class FederationInbound {
   }
 
   /**
-   * GET a JSON value from the sender's node through the outbound client: null when it answers 404,
-   * a 503 in our words when it cannot be asked (so the sending node retries rather than bounces).
+   * The node for `domain` (the peer table, then DNS through the request's lookups): null when
+   * neither names one; a 503 when DNS could not be asked, so the sending node retries rather than
+   * bounces.
+   */
+  async #nodeOf(domain: string, lookups: SenderLookups): Promise<NodeLocation | null> {
+    try {
+      return await this.#directory.find(domain, lookups.dns);
+    } catch (error) {
+      if (error instanceof ServiceError) throw error;
+      throw dnsFailed(domain);
+    }
+  }
+
+  /**
+   * GET a JSON value from the sender's node through the outbound client, within the request's
+   * time: null when it answers 404, a 503 when it cannot be asked (so the sending node retries
+   * rather than bounces). That 503 says the same whatever went wrong: the caller chose which node
+   * is asked, and whether its name resolved to a private address, did not connect, timed out or
+   * answered something odd would map this node's network (its split DNS, its open ports) for it.
+   * A node DNS named by host name costs the request a DNS lookup, made as the outbound client connects.
    */
   #ask(node: NodeLocation, path: string, what: string, lookups: SenderLookups, maxBytes = CHECK_ANSWER_MAX_BYTES): Promise<unknown> {
-    return lookups.answer(`${node.url}${path}`, async () => {
+    const host = URL.parse(node.url)?.hostname ?? '';
+    if (node.via === 'dns' && isIP(host.replace(/^\[|\]$/g, '')) === 0) {
+      const refusal = lookups.lookupElsewhere(`A ${host.toLowerCase()}`);
+      if (refusal !== null) return Promise.reject(refusal);
+    }
+    return lookups.answer(`${node.url}${path}`, async (timeoutMs) => {
       try {
-        return await this.#remote.getJson(node, path, maxBytes);
+        const answer = await this.#remote.request(node, { method: 'GET', path, maxBytes, timeoutMs: Math.min(timeoutMs, this.#remote.timeoutMs) });
+        if (answer.status === 404) return null;
+        if (answer.status < 200 || answer.status > 299) throw httpStatus(answer.status);
+        return answerJson(answer);
       } catch (error) {
-        if (error instanceof RemoteError) throw unavailable('SVC_ERR_PEER_UNAVAILABLE', `Could not check ${what} with its node (${error.message})`);
+        if (error instanceof RemoteError) throw uncheckable(what);
         throw error;
       }
     });
@@ -308,10 +343,20 @@ export class FederationInbound {
   async #lookupObject(node: NodeLocation, path: string, what: string, lookups: SenderLookups): Promise<Record<string, unknown> | null> {
     const value = await this.#ask(node, path, what, lookups);
     if (value === null) return null;
-    if (typeof value !== 'object' || Array.isArray(value)) throw unavailable('SVC_ERR_PEER_UNAVAILABLE', `Could not check ${what} with its node (answer not a JSON object)`);
+    if (typeof value !== 'object' || Array.isArray(value)) throw uncheckable(what);
     return value as Record<string, unknown>;
   }
 }
+
+/** The one answer for a sender's node that could not be asked, or gave no usable answer. */
+const uncheckable = (what: string) => unavailable('SVC_ERR_PEER_UNAVAILABLE', `Could not check ${what} with its node; try again later`);
+
+/** How long a message whose sender's DNS failed waits: long enough for a resolver hiccup to pass. */
+export const DNS_FAILED_RETRY_AFTER_S = 10;
+
+/** A sender domain whose DNS lookup failed (not one that answered without a record). */
+const dnsFailed = (domain: string) =>
+  unavailable('SVC_ERR_SENDER_DNS_FAILED', `Could not look up ${domain} in DNS here; try again in ${DNS_FAILED_RETRY_AFTER_S} s`, DNS_FAILED_RETRY_AFTER_S);
 
 /** Where a node answers for a namespace, and for one of its addresses. */
 const namespacePathOf = (domain: string): string => `/v1/namespaces/${encodeURIComponent(domain)}`;

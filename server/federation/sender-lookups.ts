@@ -1,19 +1,43 @@
 /**
- * What answering one federation request asks of other nodes (the checks of its messages' senders,
- * inbound.ts step 3), and who pays for it.
+ * What answering one federation request makes this node do beyond its own database (the checks of
+ * its messages' senders, inbound.ts step 3: questions to their nodes, DNS lookups), how long that
+ * may take, and who pays for it.
  *
- * - Each question is asked once per request, however many of its messages need the answer: a
- *   batch from one node asks for that namespace once, and for its new senders' addresses in one
- *   lookup (`?names=`), primed here.
- * - Each question, and each message that proves nothing new (a forgery, a refusal, a copy of a
- *   message stored before), costs the connecting client one token of its rate limit
- *   (rate-limit.ts), the first paid by the request's own token. A request that stored new mail
- *   and cost nothing else (every sender proven already) gives that token back. So a request cannot
- *   make this node ask other nodes, verify forgeries or answer replays beyond the rate its client
- *   may send requests.
+ * - Each question and each DNS lookup is made once per request, however many of its messages need
+ *   the answer: a batch from one node asks for that namespace once, and for its new senders'
+ *   addresses in one lookup (`?names=`), primed here.
+ * - Each question, each DNS lookup, and each message that proves nothing new (a forgery, a
+ *   refusal, a copy of a message stored before), costs the connecting client one token of its
+ *   rate limit (rate-limit.ts), the first paid by the request's own token. A request that stored
+ *   new mail and cost nothing else (every sender proven already) gives that token back. So a
+ *   request cannot make this node ask other nodes or DNS, verify forgeries or answer replays
+ *   beyond the rate its client may send requests.
+ * - The request has `INBOUND_TIME_BUDGET_MS` for all of it, and `INBOUND_DNS_LOOKUPS_MAX` DNS
+ *   lookups. A question or lookup still running when the time is up is no longer waited for, and
+ *   none starts after it: what needed one is deferred with a retry_after (a 503 with Retry-After
+ *   on the single route), and the sending node comes back for it in a request of its own. So a
+ *   sender domain whose DNS never answers, or a node that answers slowly, holds a peer connection
+ *   for seconds, not minutes, however many such senders a batch names.
  */
-import { rateLimited } from '../errors.ts';
+import type { DnsResolver } from '../dns/resolver.ts';
+import { rateLimited, ServiceError, unavailable } from '../errors.ts';
 import type { ClientBudget } from '../http/rate-limit.ts';
+
+/**
+ * The time one inbound request's checks may take in all. An honest sender's check is two
+ * questions to its node and a DNS lookup or two, well under a second; a few seconds lets a slow
+ * but working node through while a connection cannot be held for long.
+ */
+export const INBOUND_TIME_BUDGET_MS = 4_000;
+/**
+ * DNS lookups one inbound request may make: a sender's `_svcid` record, its parents' when its
+ * namespace claims DNS verification, its node's host name. Beyond them its messages are deferred.
+ */
+export const INBOUND_DNS_LOOKUPS_MAX = 8;
+/** How much longer than the request's time a question may run before its own timeout ends it. */
+const ASK_GRACE_MS = 250;
+/** The wait given with a message deferred because its request's budget was spent: soon, in a request of its own. */
+export const BUDGET_RETRY_AFTER_S = 1;
 
 export class SenderLookups {
   readonly #client: ClientBudget | null;
@@ -23,9 +47,28 @@ export class SenderLookups {
   /** Whether the request stored a message new here: only then may its own token go back. */
   #provedNew = false;
 
-  /** `client`: the peer listener's budget for the caller; null on the loopback listener. */
-  constructor(client: ClientBudget | null) {
+  /** DNS as this request may use it: each lookup counted, charged, remembered and bounded in time. */
+  readonly dns: DnsResolver;
+  readonly #deadline: number;
+  #dnsLookups = 0;
+  #lastDnsRefusal: ServiceError | null = null;
+
+  /**
+   * `client`: the peer listener's budget for the caller (null on the loopback listener, which has
+   * no rate limit); `resolver`: the node's DNS.
+   */
+  constructor(client: ClientBudget | null, resolver: DnsResolver) {
     this.#client = client;
+    this.#deadline = Date.now() + INBOUND_TIME_BUDGET_MS;
+    this.dns = {
+      resolveTxt: (name) => this.#lookup(`TXT ${name.toLowerCase()}`, () => resolver.resolveTxt(name)),
+      lookup: (hostname) => this.#lookup(`A ${hostname.toLowerCase()}`, () => resolver.lookup(hostname)),
+    };
+  }
+
+  /** The milliseconds left of the request's time budget. */
+  remainingMs(): number {
+    return Math.max(0, this.#deadline - Date.now());
   }
 
   /** Charges one token: 0 when allowed, else the seconds until the client has one. */
@@ -37,15 +80,31 @@ export class SenderLookups {
     return this.#client?.take(1) ?? 0;
   }
 
-  /** The answer to `key`, asked (and charged) the first time only; a 429 when the client is out of tokens. */
-  answer(key: string, ask: () => Promise<unknown>): Promise<unknown> {
+  /**
+   * The answer to `key`, asked (and charged) the first time only, given the time left (`ask` gets
+   * it, to bound its own request by it); a 429 when the client is out of tokens, a 503 once the
+   * request's time is spent.
+   */
+  answer(key: string, ask: (timeoutMs: number) => Promise<unknown>): Promise<unknown> {
     const known = this.#answers.get(key);
     if (known !== undefined) return known;
-    const wait = this.charge();
-    if (wait > 0) return Promise.reject(rateLimited('SVC_ERR_RATE_LIMITED', `Too many requests from this client; try again in ${wait} s`, wait));
-    const answer = ask();
+    const refusal = this.#timeLeft() ?? this.#paid();
+    if (refusal !== null) return Promise.reject(refusal);
+    // The question's own timeout ends a moment after the budget, so the budget's refusal is the one heard.
+    const answer = this.#withinTime(ask(this.remainingMs() + ASK_GRACE_MS));
     this.#answers.set(key, answer);
     return answer;
+  }
+
+  /**
+   * Counts and charges a DNS lookup made on the request's behalf by someone else (the outbound
+   * client resolving a node's host name as it connects): null when allowed, else the refusal.
+   */
+  lookupElsewhere(key: string): ServiceError | null {
+    if (this.#answers.has(key)) return null;
+    const refusal = this.#lookupAllowed();
+    if (refusal === null) this.#answers.set(key, Promise.resolve(null));
+    return refusal;
   }
 
   /** An answer learned another way (one lookup of many addresses), for a question not asked yet. */
@@ -66,4 +125,69 @@ export class SenderLookups {
     if (this.#prepaid > 0 && this.#provedNew) this.#client?.refund();
     this.#prepaid = 0;
   }
+
+  /**
+   * The budget or rate-limit refusal a DNS lookup of this request met, if any: a caller that only
+   * learns that its lookup failed (namespace verification) defers with this rather than blaming DNS.
+   */
+  get lastDnsRefusal(): ServiceError | null {
+    return this.#lastDnsRefusal;
+  }
+
+  #lookup<T>(key: string, run: () => Promise<T>): Promise<T> {
+    const known = this.#answers.get(key);
+    if (known !== undefined) return known as Promise<T>;
+    const refusal = this.#lookupAllowed();
+    if (refusal !== null) {
+      this.#lastDnsRefusal = refusal;
+      return Promise.reject(refusal);
+    }
+    const answer = this.#withinTime(run());
+    answer.catch((error: unknown) => {
+      if (error instanceof ServiceError) this.#lastDnsRefusal = error;
+    });
+    this.#answers.set(key, answer);
+    return answer;
+  }
+
+  /** Takes one of the request's DNS lookups (and a token): null when allowed, else the refusal. */
+  #lookupAllowed(): ServiceError | null {
+    if (this.#dnsLookups >= INBOUND_DNS_LOOKUPS_MAX) {
+      return unavailable('SVC_ERR_FEDERATION_BUDGET_SPENT', `This request made the ${INBOUND_DNS_LOOKUPS_MAX} DNS lookups one request may; try again in ${BUDGET_RETRY_AFTER_S} s`, BUDGET_RETRY_AFTER_S);
+    }
+    const refusal = this.#timeLeft() ?? this.#paid();
+    if (refusal === null) this.#dnsLookups += 1;
+    return refusal;
+  }
+
+  /** Null while the request has time left, else the refusal. */
+  #timeLeft(): ServiceError | null {
+    return this.remainingMs() > 0 ? null : timeSpent();
+  }
+
+  /** Null once a token is charged, else the client's refusal. */
+  #paid(): ServiceError | null {
+    const wait = this.charge();
+    return wait > 0 ? rateLimited('SVC_ERR_RATE_LIMITED', `Too many requests from this client; try again in ${wait} s`, wait) : null;
+  }
+
+  /** `work`, or the refusal for a spent time budget if it is not done by the deadline (it is left to finish on its own). */
+  #withinTime<T>(work: Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const timer = setTimeout(() => reject(timeSpent()), this.remainingMs());
+      work.then(
+        (value) => {
+          clearTimeout(timer);
+          resolve(value);
+        },
+        (error: unknown) => {
+          clearTimeout(timer);
+          reject(error instanceof Error ? error : new Error(String(error)));
+        },
+      );
+    });
+  }
 }
+
+const timeSpent = (): ServiceError =>
+  unavailable('SVC_ERR_FEDERATION_BUDGET_SPENT', `This request's ${INBOUND_TIME_BUDGET_MS / 1000} s for checking senders are spent; try again in ${BUDGET_RETRY_AFTER_S} s`, BUDGET_RETRY_AFTER_S);

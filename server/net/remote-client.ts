@@ -114,6 +114,11 @@ export class RemoteClient {
     this.#pools = new ConnectionPools(resolver, { socketsPerOrigin: o.perOriginConcurrency, idleSocketMs: o.idleSocketMs, maxOrigins: o.pooledOrigins });
   }
 
+  /** The total timeout a request gets unless it asks for less (callers with a deadline of their own take the shorter). */
+  get timeoutMs(): number {
+    return this.#options.timeoutMs;
+  }
+
   /** Remote origins with kept connections now (for tests and diagnostics). */
   get pooledOrigins(): number {
     return this.#pools.size;

@@ -83,12 +83,30 @@ describe('the sender check of an unauthenticated POST /v1/federation/messages', 
       for (let attempt = 0; attempt < 3; attempt++) {
         const answer = await forged(`evil${i}.test/mallory`);
         expectRefusal(answer, 503, undefined, 'SVC_ERR_PEER_UNAVAILABLE');
-        expect(answer.body.detail).toBe(`Could not check evil${i}.test/mallory with its node (refused: its address is not a public one)`);
+        expect(answer.body.detail).toBe(`Could not check evil${i}.test/mallory with its node; try again later`);
         expectNoLeak(answer.body);
       }
     }
     expect(internal.connections).toBe(0);
     expect((await inbox(bob.api_key)).filter((m) => m.from_address?.startsWith('evil'))).toEqual([]);
+  });
+
+  it('answers in the same words whether the named node is at a private address, has no address, does not connect or never answers', async () => {
+    // What the attacker picks: names that map this node's own DNS and network, were the answers to differ.
+    dnsNode('split-private.test', 'node.split-private.test', internal.port, ['10.20.30.40']);
+    dnsNode('split-none.test', 'node.split-none.test', internal.port, []);
+    const closed = await remote(() => undefined);
+    await closed.close();
+    await peer('split-closed.test', closed.url);
+    await peer('split-silent.test', (await remote(() => undefined)).url);
+    const details = new Set<string>();
+    for (const domain of ['split-private.test', 'split-none.test', 'split-closed.test', 'split-silent.test']) {
+      const answer = await forged(`${domain}/x`);
+      expectRefusal(answer, 503, undefined, 'SVC_ERR_PEER_UNAVAILABLE');
+      details.add(answer.body.detail.replace(domain, 'D'));
+    }
+    expect([...details]).toEqual(['Could not check D/x with its node; try again later']);
+    expect(internal.connections).toBe(0);
   });
 
   it('does not follow a redirect from a peer: the target sees no request, and the answer leaks neither its status nor its body', async () => {
@@ -99,7 +117,7 @@ describe('the sender check of an unauthenticated POST /v1/federation/messages', 
     expectNoLeak(answer.body);
     expect(redirect.requests).toEqual(['GET /v1/namespaces/redirect.test/addresses/mallory']);
     expectRefusal(answer, 503, undefined, 'SVC_ERR_PEER_UNAVAILABLE');
-    expect(answer.body.detail).toBe('Could not check redirect.test/mallory with its node (refused: it answered with a redirect, which is never followed)');
+    expect(answer.body.detail).toBe('Could not check redirect.test/mallory with its node; try again later');
   });
 
   it('answers alike whatever status or body the sender node gives, so it is no status oracle', async () => {
@@ -113,14 +131,14 @@ describe('the sender check of an unauthenticated POST /v1/federation/messages', 
       expect(answer.body.detail).not.toContain(String(status));
       details.push(answer.body.detail.replace(/oracle-\w\.test/, 'D'));
     }
-    expect(new Set(details)).toEqual(new Set(['Could not check D/x with its node (refused)']));
+    expect(new Set(details)).toEqual(new Set(['Could not check D/x with its node; try again later']));
 
-    // A 200 that is not JSON is named as such, without a word of it.
+    // A 200 that is not JSON gets the same words.
     const text = await remote((_request, response) => response.writeHead(200, { 'content-type': 'text/plain' }).end(SECRET));
     await peer('text.test', text.url);
     const answer = await forged('text.test/x');
     expectRefusal(answer, 503, undefined, 'SVC_ERR_PEER_UNAVAILABLE');
-    expect(answer.body.detail).toBe('Could not check text.test/x with its node (answer not JSON)');
+    expect(answer.body.detail).toBe('Could not check text.test/x with its node; try again later');
     expectNoLeak(answer.body);
   });
 
@@ -143,7 +161,7 @@ describe('the sender check of an unauthenticated POST /v1/federation/messages', 
     expect(rssGrowth).toBeLessThan(100 * MiB);
     for (const [i, answer] of answers.entries()) {
       expectRefusal(answer, 503, undefined, 'SVC_ERR_PEER_UNAVAILABLE');
-      expect(answer.body.detail).toBe(`Could not check ${i < 4 ? 'huge' : 'declared'}.test/x with its node (answer too large)`);
+      expect(answer.body.detail).toBe(`Could not check ${i < 4 ? 'huge' : 'declared'}.test/x with its node; try again later`);
     }
   });
 
@@ -163,7 +181,7 @@ describe('the sender check of an unauthenticated POST /v1/federation/messages', 
       expect(Date.now() - started).toBeGreaterThanOrEqual(1_900);
       expect(Date.now() - started).toBeLessThan(8_000);
       expectRefusal(answer, 503, undefined, 'SVC_ERR_PEER_UNAVAILABLE');
-      expect(answer.body.detail).toBe(`Could not check ${domain}/x with its node (timed out)`);
+      expect(answer.body.detail).toBe(`Could not check ${domain}/x with its node; try again later`);
     }
     await expect.poll(() => silent.open + trickle.open, WAIT).toBe(0);
   });
@@ -195,7 +213,7 @@ describe('the sender check of an unauthenticated POST /v1/federation/messages', 
     expect(maxOpen).toBe(3);
     expect(Math.max(one.maxOpen, two.maxOpen)).toBe(2);
     const details = answers.map((answer) => `${answer.status} ${answer.body.detail.replace(/hold\d/, 'D')}`);
-    const busy = '503 Could not check D.test/x with its node (too many requests to it are already waiting)';
+    const busy = '503 Could not check D.test/x with its node; try again later';
     expect(details.filter((d) => d === busy).length).toBeGreaterThanOrEqual(1);
     expect(details.filter((d) => d !== busy).every((d) => d === '403 Refused: D.test/x does not exist on its node')).toBe(true);
     expect(one.requests.length + two.requests.length).toBe(details.filter((d) => d !== busy).length);

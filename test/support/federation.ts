@@ -28,18 +28,25 @@ export function signedMail(key: TestKey, fields: { from: string; to: string; bod
 
 /**
  * A sender's node as a receiver asks it (inbound.ts step 3), answering on loopback: it vouches for
- * `<domain>/<name>` holding `keys[name]` (the address, the namespace, the `?names=` list), after
- * `delayMs` when given, so a test can hold a receiver's question as long as it likes.
+ * `<domain>/<name>` holding `keys[name]` (the address, the namespace as `namespace` says, the
+ * `?names=` list), each after `delayMs()` when given, so a test can hold a receiver's question as
+ * long as it likes.
  */
-export function vouchingNode(servers: { start(handler: RemoteHandler): Promise<RemoteServer> }, domain: string, keys: Record<string, TestKey>, delayMs = 0): Promise<RemoteServer> {
+export function vouchingNode(
+  servers: { start(handler: RemoteHandler): Promise<RemoteServer> },
+  domain: string,
+  keys: Record<string, TestKey>,
+  options: { delayMs?: () => number; namespace?: Record<string, unknown> } = {},
+): Promise<RemoteServer> {
   const address = (name: string) => ({ domain, name, address: `${domain}/${name}`, current_did_key: keys[name]!.didKey });
   return servers.start(async (request, response) => {
+    const delayMs = options.delayMs?.() ?? 0;
     if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
     if (response.destroyed) return;
     const url = new URL(request.url ?? '/', 'http://x');
     const name = /\/addresses\/([^/]+)$/.exec(url.pathname)?.[1];
     if (name !== undefined) return keys[name] ? json(response, 200, address(name)) : json(response, 404, { detail: 'no' });
     if (url.pathname.endsWith('/addresses')) return json(response, 200, { addresses: (url.searchParams.get('names')?.split(',') ?? []).filter((n) => keys[n]).map(address) });
-    return json(response, 200, { domain, verification_status: 'unverified' });
+    return json(response, 200, options.namespace ?? { domain, verification_status: 'unverified' });
   });
 }
