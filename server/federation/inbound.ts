@@ -248,7 +248,7 @@ export class FederationInbound {
     if (namespace?.verification_status === 'verified' && typeof namespace.controller_did === 'string') {
       const dns = await checkNamespaceDns(lookups.dns, from.domain, namespace.controller_did);
       // A lookup that failed proved nothing: the message waits, it is not refused.
-      if (dns.status === 'unverified' && dns.lookupFailed === true) throw lookups.lastDnsRefusal ?? dnsFailed(from.domain);
+      if (dns.status === 'unverified' && dns.lookupFailed === true) throw dnsFailed(from.domain);
       if (dns.status !== 'verified') throw forbidden('SVC_ERR_SENDER_DNS_UNVERIFIED', `Refused: ${from.domain} claims DNS verification, but DNS here does not name its controller`);
       return { checked: { nodeUrl: node.url, namespaceTrust: 'verified' }, heldKey };
     }
@@ -318,12 +318,12 @@ export class FederationInbound {
    * rather than bounces). That 503 says the same whatever went wrong: the caller chose which node
    * is asked, and whether its name resolved to a private address, did not connect, timed out or
    * answered something odd would map this node's network (its split DNS, its open ports) for it.
-   * A node DNS named by host name costs the request a DNS lookup, made as the outbound client connects.
+   * A node DNS named by host name costs the request a DNS query, made as the outbound client connects.
    */
   #ask(node: NodeLocation, path: string, what: string, lookups: SenderLookups, maxBytes = CHECK_ANSWER_MAX_BYTES): Promise<unknown> {
     const host = URL.parse(node.url)?.hostname ?? '';
     if (node.via === 'dns' && isIP(host.replace(/^\[|\]$/g, '')) === 0) {
-      const refusal = lookups.lookupElsewhere(`A ${host.toLowerCase()}`);
+      const refusal = lookups.queryElsewhere(`A ${host.toLowerCase()}`);
       if (refusal !== null) return Promise.reject(refusal);
     }
     return lookups.answer(`${node.url}${path}`, async (timeoutMs) => {

@@ -3,24 +3,26 @@
  * its messages' senders, inbound.ts step 3: questions to their nodes, DNS lookups), how long that
  * may take, and who pays for it.
  *
- * - Each question and each DNS lookup is made once per request, however many of its messages need
- *   the answer: a batch from one node asks for that namespace once, and for its new senders'
- *   addresses in one lookup (`?names=`), primed here.
- * - Each question, each DNS lookup, and each message that proves nothing new (a forgery, a
- *   refusal, a copy of a message stored before), costs the connecting client one token of its
- *   rate limit (rate-limit.ts), the first paid by the request's own token. A request that stored
- *   new mail and cost nothing else (every sender proven already) gives that token back. So a
- *   request cannot make this node ask other nodes or DNS, verify forgeries or answer replays
- *   beyond the rate its client may send requests.
- * - The request has `INBOUND_TIME_BUDGET_MS` for all of it, and `INBOUND_DNS_LOOKUPS_MAX` DNS
- *   lookups. A question or lookup still running when the time is up is no longer waited for, and
+ * - Each question is asked once per request, however many of its messages need the answer: a
+ *   batch from one node asks for that namespace once, and for its new senders' addresses in one
+ *   lookup (`?names=`), primed here. DNS answers come from the node's cache when it has them
+ *   (dns/guarded-resolver.ts), which also joins lookups already in flight.
+ * - Each question, each DNS query that goes out (a cached or joined answer is free), and each
+ *   message that proves nothing new (a forgery, a refusal, a copy of a message stored before),
+ *   costs the connecting client one token of its rate limit (rate-limit.ts), the first paid by
+ *   the request's own token. A request that stored new mail and cost nothing else (every sender
+ *   proven already) gives that token back. So a request cannot make this node ask other nodes or
+ *   DNS, verify forgeries or answer replays beyond the rate its client may send requests.
+ * - The request has `INBOUND_TIME_BUDGET_MS` for all of it, and `MAX_DNS_QUERIES_PER_REQUEST`
+ *   DNS queries. A question or lookup still running when the time is up is no longer waited for, and
  *   none starts after it: what needed one is deferred with a retry_after (a 503 with Retry-After
  *   on the single route), and the sending node comes back for it in a request of its own. So a
  *   sender domain whose DNS never answers, or a node that answers slowly, holds a peer connection
  *   for seconds, not minutes, however many such senders a batch names.
  */
-import type { DnsResolver } from '../dns/resolver.ts';
-import { rateLimited, ServiceError, unavailable } from '../errors.ts';
+import { MAX_DNS_QUERIES_PER_REQUEST } from '../dns/limits.ts';
+import type { DnsResolver, LookupOptions } from '../dns/resolver.ts';
+import { rateLimited, unavailable, type ServiceError } from '../errors.ts';
 import type { ClientBudget } from '../http/rate-limit.ts';
 
 /**
@@ -29,11 +31,6 @@ import type { ClientBudget } from '../http/rate-limit.ts';
  * but working node through while a connection cannot be held for long.
  */
 export const INBOUND_TIME_BUDGET_MS = 4_000;
-/**
- * DNS lookups one inbound request may make: a sender's `_svcid` record, its parents' when its
- * namespace claims DNS verification, its node's host name. Beyond them its messages are deferred.
- */
-export const INBOUND_DNS_LOOKUPS_MAX = 8;
 /** How much longer than the request's time a question may run before its own timeout ends it. */
 const ASK_GRACE_MS = 250;
 /** The wait given with a message deferred because its request's budget was spent: soon, in a request of its own. */
@@ -47,11 +44,10 @@ export class SenderLookups {
   /** Whether the request stored a message new here: only then may its own token go back. */
   #provedNew = false;
 
-  /** DNS as this request may use it: each lookup counted, charged, remembered and bounded in time. */
+  /** DNS as this request may use it: each query counted and charged, each lookup bounded by the request's time. */
   readonly dns: DnsResolver;
   readonly #deadline: number;
-  #dnsLookups = 0;
-  #lastDnsRefusal: ServiceError | null = null;
+  #dnsQueries = 0;
 
   /**
    * `client`: the peer listener's budget for the caller (null on the loopback listener, which has
@@ -60,9 +56,19 @@ export class SenderLookups {
   constructor(client: ClientBudget | null, resolver: DnsResolver) {
     this.#client = client;
     this.#deadline = Date.now() + INBOUND_TIME_BUDGET_MS;
+    // The node's resolver tells us of each query it sends for us (not of cached or joined answers);
+    // throwing refuses that query, and the lookup rejects with our refusal.
+    const counted = (options: LookupOptions | undefined): LookupOptions => ({
+      ...options,
+      onQuery: (name) => {
+        const refusal = this.#queryAllowed();
+        if (refusal !== null) throw refusal;
+        options?.onQuery?.(name);
+      },
+    });
     this.dns = {
-      resolveTxt: (name) => this.#lookup(`TXT ${name.toLowerCase()}`, () => resolver.resolveTxt(name)),
-      lookup: (hostname) => this.#lookup(`A ${hostname.toLowerCase()}`, () => resolver.lookup(hostname)),
+      resolveTxt: (name, options) => this.#withinTime(resolver.resolveTxt(name, counted(options))),
+      lookup: (hostname, options) => this.#withinTime(resolver.lookup(hostname, counted(options))),
     };
   }
 
@@ -97,12 +103,13 @@ export class SenderLookups {
   }
 
   /**
-   * Counts and charges a DNS lookup made on the request's behalf by someone else (the outbound
-   * client resolving a node's host name as it connects): null when allowed, else the refusal.
+   * Counts and charges the DNS query the outbound client makes on the request's behalf as it
+   * connects to a node named by host name (`key`: that name, once per request): null when
+   * allowed, else the refusal.
    */
-  lookupElsewhere(key: string): ServiceError | null {
+  queryElsewhere(key: string): ServiceError | null {
     if (this.#answers.has(key)) return null;
-    const refusal = this.#lookupAllowed();
+    const refusal = this.#queryAllowed();
     if (refusal === null) this.#answers.set(key, Promise.resolve(null));
     return refusal;
   }
@@ -126,37 +133,13 @@ export class SenderLookups {
     this.#prepaid = 0;
   }
 
-  /**
-   * The budget or rate-limit refusal a DNS lookup of this request met, if any: a caller that only
-   * learns that its lookup failed (namespace verification) defers with this rather than blaming DNS.
-   */
-  get lastDnsRefusal(): ServiceError | null {
-    return this.#lastDnsRefusal;
-  }
-
-  #lookup<T>(key: string, run: () => Promise<T>): Promise<T> {
-    const known = this.#answers.get(key);
-    if (known !== undefined) return known as Promise<T>;
-    const refusal = this.#lookupAllowed();
-    if (refusal !== null) {
-      this.#lastDnsRefusal = refusal;
-      return Promise.reject(refusal);
-    }
-    const answer = this.#withinTime(run());
-    answer.catch((error: unknown) => {
-      if (error instanceof ServiceError) this.#lastDnsRefusal = error;
-    });
-    this.#answers.set(key, answer);
-    return answer;
-  }
-
-  /** Takes one of the request's DNS lookups (and a token): null when allowed, else the refusal. */
-  #lookupAllowed(): ServiceError | null {
-    if (this.#dnsLookups >= INBOUND_DNS_LOOKUPS_MAX) {
-      return unavailable('SVC_ERR_FEDERATION_BUDGET_SPENT', `This request made the ${INBOUND_DNS_LOOKUPS_MAX} DNS lookups one request may; try again in ${BUDGET_RETRY_AFTER_S} s`, BUDGET_RETRY_AFTER_S);
+  /** Takes one of the request's DNS queries (and a token): null when allowed, else the refusal. */
+  #queryAllowed(): ServiceError | null {
+    if (this.#dnsQueries >= MAX_DNS_QUERIES_PER_REQUEST) {
+      return unavailable('SVC_ERR_FEDERATION_BUDGET_SPENT', `This request made the ${MAX_DNS_QUERIES_PER_REQUEST} DNS queries one request may; try again in ${BUDGET_RETRY_AFTER_S} s`, BUDGET_RETRY_AFTER_S);
     }
     const refusal = this.#timeLeft() ?? this.#paid();
-    if (refusal === null) this.#dnsLookups += 1;
+    if (refusal === null) this.#dnsQueries += 1;
     return refusal;
   }
 

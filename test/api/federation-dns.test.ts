@@ -4,7 +4,7 @@
  * is asked.
  * - a batch whose sender domains' DNS never answers is answered within the request's time budget,
  *   not after minutes of lookups one after the other;
- * - one request makes at most INBOUND_DNS_LOOKUPS_MAX lookups, each charged to its client;
+ * - one request makes at most MAX_DNS_QUERIES_PER_REQUEST lookups, each charged to its client;
  * - a lookup that failed defers the message (retried), where one answered "no such record"
  *   refuses it (bounced): a resolver hiccup at the receiver loses no mail, between real nodes too.
  */
@@ -12,7 +12,8 @@ import { performance } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderDnsRecord } from '../../server/crypto/dns-txt.ts';
 import { DNS_FAILED_RETRY_AFTER_S } from '../../server/federation/inbound.ts';
-import { INBOUND_DNS_LOOKUPS_MAX, INBOUND_TIME_BUDGET_MS } from '../../server/federation/sender-lookups.ts';
+import { MAX_DNS_QUERIES_PER_REQUEST } from '../../server/dns/limits.ts';
+import { INBOUND_TIME_BUDGET_MS } from '../../server/federation/sender-lookups.ts';
 import { expectOk, expectRefusal } from '../support/expect.ts';
 import { signedMail, vouchingNode } from '../support/federation.ts';
 import { rawRequest } from '../support/http.ts';
@@ -54,7 +55,7 @@ describe('sender domains whose DNS never answers', () => {
     expect(performance.now() - started).toBeLessThan(INBOUND_TIME_BUDGET_MS + SLACK_MS);
     expect(answer.status).toBe(200);
     for (const result of answer.body.results) expect(result).toMatchObject({ status: 'deferred', code: 'SVC_ERR_FEDERATION_BUDGET_SPENT', retry_after: expect.any(Number) });
-    expect(domains.filter((domain) => b.dns.queries(`_svcid.${domain}`) > 0).length).toBeLessThanOrEqual(INBOUND_DNS_LOOKUPS_MAX);
+    expect(domains.filter((domain) => b.dns.queries(`_svcid.${domain}`) > 0).length).toBeLessThanOrEqual(MAX_DNS_QUERIES_PER_REQUEST);
   }, 30_000);
 });
 
@@ -67,26 +68,38 @@ describe('DNS lookups of one request', () => {
   });
   afterAll(() => b?.stop());
 
-  it(`are at most ${INBOUND_DNS_LOOKUPS_MAX}, each charged to the client: a batch of senders without records is no DNS amplifier`, async () => {
-    // Domains with no record at all: each one a lookup, answered "no such name".
-    const domains = Array.from({ length: 64 }, (_, i) => `unlisted${i}.test`);
-    const first = (await batchFrom(b, domains.map(from), '127.0.0.2')).body.results as any[];
-    const asked = domains.filter((domain) => b.dns.queries(`_svcid.${domain}`) > 0);
-    expect(asked).toHaveLength(INBOUND_DNS_LOOKUPS_MAX);
-    expect(first.slice(0, INBOUND_DNS_LOOKUPS_MAX).map((r) => r.code)).toEqual(asked.map(() => 'SVC_ERR_SENDER_NODE_UNKNOWN'));
-    for (const result of first.slice(INBOUND_DNS_LOOKUPS_MAX)) expect(result).toMatchObject({ status: 'deferred', code: 'SVC_ERR_FEDERATION_BUDGET_SPENT' });
+  it(`are at most ${MAX_DNS_QUERIES_PER_REQUEST}, each charged to the client: a batch of senders without records is no DNS amplifier`, async () => {
+    // Domains with no record at all: each one a query, answered "no such name".
+    const domains = (prefix: string) => Array.from({ length: 64 }, (_, i) => `${prefix}${i}.test`);
+    const askedOf = (names: string[]) => names.filter((domain) => b.dns.queries(`_svcid.${domain}`) > 0);
+    const first = domains('unlisted');
+    const results = (await batchFrom(b, first.map(from), '127.0.0.2')).body.results as any[];
+    expect(askedOf(first)).toEqual(first.slice(0, MAX_DNS_QUERIES_PER_REQUEST));
+    expect(results.slice(0, MAX_DNS_QUERIES_PER_REQUEST).map((r) => r.code)).toEqual(first.slice(0, MAX_DNS_QUERIES_PER_REQUEST).map(() => 'SVC_ERR_SENDER_NODE_UNKNOWN'));
+    for (const result of results.slice(MAX_DNS_QUERIES_PER_REQUEST)) expect(result).toMatchObject({ status: 'deferred', code: 'SVC_ERR_FEDERATION_BUDGET_SPENT' });
 
-    // Each lookup and each refusal took a token: the client's bucket runs dry within the next request.
-    const second = (await batchFrom(b, domains.map(from), '127.0.0.2')).body.results as any[];
-    expect(second.some((r) => r.status === 'deferred' && r.code === 'SVC_ERR_RATE_LIMITED')).toBe(true);
-    expectRefusal(await batchFrom(b, domains.map(from), '127.0.0.2'), 429, undefined, 'SVC_ERR_RATE_LIMITED');
+    // Each query and each refusal took a token (16 of the 20, the request's own among them): four
+    // are left, so the next request gets two queries out before its client's bucket is dry.
+    const second = domains('other');
+    const more = (await batchFrom(b, second.map(from), '127.0.0.2')).body.results as any[];
+    expect(askedOf(second)).toHaveLength(2);
+    expect(more.filter((r) => r.code === 'SVC_ERR_SENDER_NODE_UNKNOWN')).toHaveLength(2);
+    expect(more.slice(2).every((r) => r.status === 'deferred' && r.code === 'SVC_ERR_RATE_LIMITED')).toBe(true);
+    expectRefusal(await batchFrom(b, second.map(from), '127.0.0.2'), 429, undefined, 'SVC_ERR_RATE_LIMITED');
+
+    // Answers are kept: another client naming the first domains again sends no query for them.
+    const before = first.map((domain) => b.dns.queries(`_svcid.${domain}`));
+    const again = (await batchFrom(b, first.slice(0, MAX_DNS_QUERIES_PER_REQUEST).map(from), '127.0.0.3')).body.results as any[];
+    expect(again.map((r) => r.code)).toEqual(first.slice(0, MAX_DNS_QUERIES_PER_REQUEST).map(() => 'SVC_ERR_SENDER_NODE_UNKNOWN'));
+    expect(first.map((domain) => b.dns.queries(`_svcid.${domain}`))).toEqual(before);
   });
 });
 
 describe('a sender lookup that failed', () => {
   let b: TestNode;
   beforeAll(async () => {
-    b = await receiver({ peerRateLimit: { burst: 1_000, perSecond: 100 } });
+    // DNS changes between steps here: no answer is kept for them to expire.
+    b = await receiver({ peerRateLimit: { burst: 1_000, perSecond: 100 }, dnsLimits: { positiveTtlMs: 0, failureTtlMs: 0, negativeTtlMs: 0 } });
   });
   afterAll(() => b?.stop());
 
@@ -128,8 +141,8 @@ describe('between real nodes, a resolver failure at the receiver', () => {
   });
 
   it('delays the mail instead of bouncing it: it arrives once DNS answers again', async () => {
-    a = await startTestNode({ publicPort: 0, outbox: { retryBaseMs: 40, retryMaxMs: 200, peerRetryMaxMs: 200 } });
-    b = await receiver();
+    a = await startTestNode({ publicPort: 0, outbox: { retryBaseMs: 40, retryMaxMs: 200, peerRetryMaxMs: 200 }, dnsLimits: { negativeTtlMs: 0 } });
+    b = await receiver({ dnsLimits: { failureTtlMs: 0, negativeTtlMs: 0 } });
     // a.test is verified on its node, so the receiver confirms it in its own DNS.
     const { controller_did } = await createNodeNamespace(a, 'a.test');
     a.dns.records['_svcid.a.test'] = [[renderDnsRecord({ controllerDid: controller_did })]];
