@@ -11,7 +11,7 @@
  *   the loopback one), so 30 s is all any body may take through it.
  * - keep-alive: an idle connection between requests closes after 5 s (Node adds 1 s of grace).
  * - idle: 60 s without a byte either way closes a connection, unless a response is under way with
- *   nothing waiting to be sent (a quiet event stream, a chat send awaiting its reply), which ends
+ *   nothing waiting to be sent (a quiet event stream), which ends
  *   at its own deadline. So a client that stops reading its response is cut.
  * Node checks the header and request deadlines every `checkEveryMs`; its default, 30 s, would let a
  * half-open request live 40 s.
