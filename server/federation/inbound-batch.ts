@@ -45,15 +45,16 @@ export class FederationBatches {
   }
 
   /**
-   * Every message is parsed and its signature checked; the new senders of each domain are looked
-   * up together; then each message is checked, in order, and the mail that passed is stored in one
-   * transaction (one commit for the batch) before the answer.
+   * Every message is parsed; the new senders of each domain are looked up together; then each
+   * message is checked (its signature first), in order, and the mail that passed is stored in one
+   * transaction (one commit for the batch) before the answer. Once the request's time is spent the
+   * messages not reached are deferred unchecked: signatures are the costliest work left.
    */
   async receive(batch: FederationBatch, client: ClientBudget | null): Promise<FederationBatchResult> {
     const lookups = this.#inbound.lookupsFor(client);
-    const items = batch.messages.map((item, index): BatchItemResult | Signed => {
+    const items = batch.messages.map((item, index): BatchItemResult | Parsed => {
       const parsed = FederatedMessage.safeParse(item);
-      if (parsed.success) return { message: parsed.data, forged: signatureProblem(parsed.data) };
+      if (parsed.success) return { message: parsed.data, forged: undefined };
       return refused(idOf(item), 'SVC_ERR_VALIDATION', parsed.error.issues.map((i) => `${['messages', index, ...i.path].join('.')}: ${i.message}`).join('; '));
     });
     await this.#lookUpNewSenders(items, lookups);
@@ -71,12 +72,16 @@ export class FederationBatches {
       const pair = `${message.from}\n${message.to}`;
       const same = `${message.from_did}\n${message.message_id}`;
       const earlier = deferred.get(pair);
+      // Once the request's time is spent, the rest waits for the sender's next request unverified.
+      const spent = lookups.timeSpent();
       const result =
         earlier !== undefined
           ? { ...earlier, message_id: message.message_id, detail: 'an earlier message from this sender to this recipient was deferred' }
-          : passed.has(same) && item.forged === null
-            ? this.#clientPays(lookups, { message_id: message.message_id, status: 'duplicate' })
-            : await this.#one(item, lookups);
+          : spent !== null
+            ? asItem(message.message_id, spent)
+            : passed.has(same) && forgedOf(item) === null
+              ? this.#clientPays(lookups, { message_id: message.message_id, status: 'duplicate' })
+              : await this.#one(item, lookups);
       if ('status' in result && result.status === 'deferred') deferred.set(pair, result);
       if (!('status' in result) || result.status === 'delivered') passed.add(same);
       results.push(result);
@@ -111,16 +116,27 @@ export class FederationBatches {
     }
   }
 
-  /** Looks up, one request per domain, the senders of two or more signed messages not proven yet. */
-  async #lookUpNewSenders(items: (BatchItemResult | Signed)[], lookups: SenderLookups): Promise<void> {
-    const names = new Map<string, Set<string>>();
+  /**
+   * Looks up, one request per domain, the senders of two or more signed messages not proven yet.
+   * Only those messages' signatures are checked here; the rest are checked as their turn comes.
+   */
+  async #lookUpNewSenders(items: (BatchItemResult | Parsed)[], lookups: SenderLookups): Promise<void> {
+    const byDomain = new Map<string, { names: Set<string>; items: Parsed[] }>();
     for (const item of items) {
-      if (!('message' in item) || item.forged !== null || this.#inbound.provenSender(item.message)) continue;
+      if (!('message' in item) || this.#inbound.provenSender(item.message)) continue;
       const from = splitAddress(item.message.from);
-      if (from !== null) names.set(from.domain, (names.get(from.domain) ?? new Set()).add(from.name));
+      if (from === null) continue;
+      const entry = byDomain.get(from.domain) ?? { names: new Set(), items: [] };
+      entry.names.add(from.name);
+      entry.items.push(item);
+      byDomain.set(from.domain, entry);
     }
-    const shared = [...names].filter(([, senders]) => senders.size > 1);
-    await Promise.all(shared.map(([domain, senders]) => this.#inbound.prefetchAddresses(domain, [...senders], lookups)));
+    const shared = [...byDomain].flatMap(([domain, entry]) => {
+      if (entry.names.size < 2) return [];
+      const signed = new Set(entry.items.filter((item) => forgedOf(item) === null).map((item) => splitAddress(item.message.from)!.name));
+      return signed.size > 1 ? [{ domain, senders: [...signed] }] : [];
+    });
+    await Promise.all(shared.map(({ domain, senders }) => this.#inbound.prefetchAddresses(domain, senders, lookups)));
   }
 
   /**
@@ -129,8 +145,10 @@ export class FederationBatches {
    * before, a refusal) costs the client a token; a message that passed its checks is charged to its
    * sender's domain, which nobody else can spend.
    */
-  async #one({ message, forged }: Signed, lookups: SenderLookups): Promise<BatchItemResult | CheckedMail> {
+  async #one(item: Parsed, lookups: SenderLookups): Promise<BatchItemResult | CheckedMail> {
+    const { message } = item;
     const id = message.message_id;
+    const forged = forgedOf(item);
     if (forged !== null) return this.#clientPays(lookups, refused(id, 'SVC_ERR_FEDERATION_SIGNATURE_INVALID', forgedRefusal(forged).message));
     let checked: CheckedMessage | 'duplicate';
     try {
@@ -179,10 +197,16 @@ function storedOrThrown(outcome: InboundResult | ServiceError): InboundResult {
   return outcome;
 }
 
-/** A parsed message and why its signature does not verify (null: it does). */
-interface Signed {
+/** A parsed message and, once checked, why its signature does not verify (null: it does). */
+interface Parsed {
   message: FederatedMessage;
-  forged: string | null;
+  forged: string | null | undefined;
+}
+
+/** Why `item`'s signature does not verify (null: it does), checked the first time it is asked. */
+function forgedOf(item: Parsed): string | null {
+  if (item.forged === undefined) item.forged = signatureProblem(item.message);
+  return item.forged;
 }
 
 const deferral = (messageId: string | null, detail: string, wait: number): BatchItemResult => ({ message_id: messageId, status: 'deferred', code: 'SVC_ERR_RATE_LIMITED', detail, retry_after: wait });

@@ -77,6 +77,11 @@ export class SenderLookups {
     return Math.max(0, this.#deadline - Date.now());
   }
 
+  /** Null while the request has time left, else the deferral for what it has not reached. */
+  timeSpent(): ServiceError | null {
+    return this.#timeLeft();
+  }
+
   /** Charges one token: 0 when allowed, else the seconds until the client has one. */
   charge(): number {
     if (this.#prepaid > 0) {
