@@ -62,6 +62,15 @@ export const TeamInvite = z.object({
 export type TeamInvite = z.output<typeof TeamInvite>;
 
 /**
+ * The words of the one line an invited agent runs on its own machine, as `svc-node team invite`
+ * prints it and the app copies it. It names the invited alias, so the joining client refuses a
+ * certificate the node issues for any other alias.
+ */
+export function joinCommandWords(invite: Pick<TeamInvite, 'join_url' | 'code' | 'alias'>): string[] {
+  return ['svc-node', 'team', 'join', invite.join_url, invite.code, '--alias', invite.alias];
+}
+
+/**
  * An invite not yet redeemed, as the owner lists it (`GET /v1/node/teams/{team_id}/invites`):
  * never its code, which the node does not keep. Used, cancelled and expired invites are not listed.
  */

@@ -28,7 +28,7 @@ import { loadOrCreateAgentKey } from './agent-key.ts';
 import { AGENT_BUDGET, askNode, httpUrl } from './node-request.ts';
 import { CliError, detailLines, detailOf, ownerRequest } from './owner-client.ts';
 import { print, shellCommand, terminalText } from './output.ts';
-import type { TeamInvite } from '../../contract/node/teams.ts';
+import { joinCommandWords, type TeamInvite } from '../../contract/node/teams.ts';
 
 export const USAGE_INVITE = 'usage: svc-node team invite <team_id> --alias <alias> [--lifetime persistent|ephemeral] [--address <domain/name>] [--expires-in SECONDS] [--json]';
 export const USAGE_JOIN = 'usage: svc-node team join <join_url> <code> [--dir DIR (default .aw)] [--alias <alias>] [--did-aw <did:svc:...>] [--json]';
@@ -53,7 +53,7 @@ export async function invite(
     ...(expires === undefined ? {} : { expires_in_seconds: expires }),
   };
   const made = await ownerRequest<TeamInvite>(dataDir, 'POST', `/v1/node/teams/${encodeURIComponent(teamId)}/invites`, body);
-  const command = shellCommand('svc-node', 'team', 'join', made.join_url, made.code);
+  const command = shellCommand(...joinCommandWords(made));
   const text = [
     `invite for ${made.alias} (${made.lifetime}${made.address === null ? '' : `, ${made.address}`}) in ${made.team_id}, works once until ${made.expires_at}.`,
     'The agent runs, on its own machine (its key is generated there and never sent):',

@@ -49,16 +49,16 @@ describe('team invite and team join', { timeout: 60_000 }, () => {
     const invite = TeamInvite.parse(made);
     expect(invite).toMatchObject({ team_id: teamId, alias: 'scout', lifetime: 'ephemeral' });
     expect(invite.code).toMatch(/^svc_join_[0-9a-f]{48}$/);
-    expect(made.command).toBe(`svc-node team join ${invite.join_url} ${invite.code}`);
+    expect(made.command).toBe(`svc-node team join ${invite.join_url} ${invite.code} --alias scout`);
     // The text form says what the agent does and offers the owner's alternative.
     const text = await cli('team', 'invite', teamId, '--alias', 'other');
     expect(text.code, text.stderr).toBe(0);
-    expect(text.stdout).toMatch(/svc-node team join http\S+\/v1\/team\/join svc_join_/);
+    expect(text.stdout).toMatch(/svc-node team join http\S+\/v1\/team\/join svc_join_[0-9a-f]+ --alias other\n/);
     expect(text.stdout).toContain('never sent');
     expect(text.stdout).toContain(`svc-node team add-member ${teamId} --did-key <did:key> --alias other`);
 
     // The agent's machine: `team join` as printed, with its own directory.
-    const joined = jsonOutput(await runCli(['team', 'join', invite.join_url, invite.code, '--dir', agentDir, '--json']));
+    const joined = jsonOutput(await runCli(['team', 'join', invite.join_url, invite.code, '--alias', 'scout', '--dir', agentDir, '--json']));
     const issued = IssuedCertificate.parse({ certificate: joined.certificate, certificate_b64: joined.certificate_b64 });
     expect(issued.certificate).toMatchObject({ team_id: teamId, alias: 'scout', lifetime: 'ephemeral', member_did_key: joined.did_key });
     const keyFile = join(agentDir, 'signing.key');

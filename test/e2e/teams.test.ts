@@ -21,7 +21,7 @@ import { signRequest, type UpstreamMember } from '../support/upstream-client.ts'
 const TEAM = { name: 'crew', domain: 'teams-e2e.test' };
 const TEAM_ID = `${TEAM.name}:${TEAM.domain}`;
 const WAIT = 15_000;
-const JOIN_COMMAND = /^svc-node team join (http:\/\/127\.0\.0\.1:\d+\/v1\/team\/join) (svc_join_[0-9a-f]{48})$/;
+const JOIN_COMMAND = /^svc-node team join (http:\/\/127\.0\.0\.1:\d+\/v1\/team\/join) (svc_join_[0-9a-f]{48}) --alias ([A-Za-z0-9._-]+)$/;
 
 let rig: AppRig | undefined;
 let node: HeadlessNode;
@@ -61,6 +61,7 @@ async function inviteThroughDialog(alias: string, options: { lifetime?: 'Persist
   const command = await modal().getByTestId('secret-value').inputValue();
   const match = JOIN_COMMAND.exec(command);
   expect(match, command).not.toBeNull();
+  expect(match?.[3]).toBe(alias);
   shown.set(alias, { joinUrl: match?.[1] ?? '', code: match?.[2] ?? '' });
 }
 
@@ -122,7 +123,7 @@ describe('Teams view (headless node, Chromium)', { timeout: 40_000 }, () => {
     expect(await modal().getByTestId('invite-code').textContent()).toBe(code);
     expect(await modal().getByTestId('invite-join-url').textContent()).toBe(joinUrl);
     await modal().getByRole('button', { name: 'Copy', exact: true }).first().click();
-    expect(await page.evaluate('navigator.clipboard.readText()')).toBe(`svc-node team join ${joinUrl} ${code}`);
+    expect(await page.evaluate('navigator.clipboard.readText()')).toBe(`svc-node team join ${joinUrl} ${code} --alias scout`);
     await shot('teams-invite');
     await modal().getByRole('button', { name: 'Done' }).click();
     await expect.poll(() => modal().count()).toBe(0);

@@ -82,7 +82,9 @@ describe('presenceState', () => {
 
 describe('joinCommand', () => {
   it('is the line `svc-node team invite` prints', () => {
-    expect(joinCommand({ join_url: 'http://127.0.0.1:7420/v1/team/join', code: 'svc_join_ab' })).toBe('svc-node team join http://127.0.0.1:7420/v1/team/join svc_join_ab');
+    expect(joinCommand({ join_url: 'http://127.0.0.1:7420/v1/team/join', code: 'svc_join_ab', alias: 'scout' })).toBe(
+      'svc-node team join http://127.0.0.1:7420/v1/team/join svc_join_ab --alias scout',
+    );
   });
 });
 

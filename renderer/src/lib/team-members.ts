@@ -3,6 +3,7 @@
  * and in what order, a presence frame applied to the member it concerns, the one line an invited
  * agent runs, and words for a certificate's lifetime and an invite's expiry.
  */
+import { joinCommandWords } from '../../../contract/node/teams.ts';
 import type { ListedMember, NodeAgentPresence, PendingInvite, TeamInvite } from '../api/owner.ts';
 import type { BadgeLabel } from './labels.ts';
 
@@ -60,9 +61,13 @@ export function presenceHint(member: ListedMember): string {
   }
 }
 
-/** The one command the invited agent runs on its own machine (as `svc-node team invite` prints it). */
-export function joinCommand(invite: Pick<TeamInvite, 'join_url' | 'code'>): string {
-  return `svc-node team join ${invite.join_url} ${invite.code}`;
+/**
+ * The one command the invited agent runs on its own machine (as `svc-node team invite` prints it).
+ * Its words need no quoting: the node's own join URL, a hex code, and an alias of letters, digits,
+ * ".", "-" and "_" (the invite's rule).
+ */
+export function joinCommand(invite: Pick<TeamInvite, 'join_url' | 'code' | 'alias'>): string {
+  return joinCommandWords(invite).join(' ');
 }
 
 /** How long a join code works: the choices offered, and the one chosen by default (the node's default, a day). */
