@@ -9,6 +9,7 @@ import { request as httpRequest } from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { StreamSuperseded } from '../../contract/core/events.ts';
 import { STREAMS_PER_HOLDER } from '../../server/events/stream-cap.ts';
+import { SESSION_STREAMS_PER_IDENTITY } from '../../server/surfaces/core/chat/stream-limits.ts';
 import { expectOk } from '../support/expect.ts';
 import { createIdentity, createNodeNamespace, createProject, persistent, type Project } from '../support/identities.ts';
 import { startTestNode, type TestNode } from '../support/node.ts';
@@ -94,6 +95,32 @@ describe(`at most ${STREAMS_PER_HOLDER} open streams per identity and per owner`
       streams.push(stream);
     }
     await expectOldestClosed(streams, 1);
+  });
+
+  it(`closes an identity's oldest chat session streams beyond ${SESSION_STREAMS_PER_IDENTITY}, across its sessions`, async () => {
+    const rex = await createIdentity(t, project.api_key, { alias: `rx${++counter}` });
+    const sessionWith = async (body: string) =>
+      expectOk(await t.request('POST', '/v1/chat/sessions', { token: rex.api_key, body: { to_aliases: [ann.alias], message: body } })).session_id as string;
+    const sessions = [await sessionWith('first'), await sessionWith('second')];
+    const streams: SseClient[] = [];
+    for (let i = 0; i < SESSION_STREAMS_PER_IDENTITY + 2; i++) {
+      // A session stream has no `connected` frame: its 200 means the node has counted it.
+      const response = await connectSse(`${t.url}${path(`/v1/chat/sessions/${sessions[i % 2]}/stream`)}`, { headers: bearer(rex.api_key) });
+      expect(response.status, JSON.stringify(response.body)).toBe(200);
+      open.push(response.stream as SseClient);
+      streams.push(response.stream as SseClient);
+    }
+    for (const stream of streams.slice(0, 2)) {
+      const rest = await stream.untilEnd();
+      expect(rest.map((f) => f.event)).toEqual(['superseded']);
+      expect(StreamSuperseded.strict().parse(rest[0]?.data)).toMatchObject({ limit: SESSION_STREAMS_PER_IDENTITY });
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(streams.slice(2).map((s) => s.ended)).toEqual(Array(SESSION_STREAMS_PER_IDENTITY).fill(false));
+    // Ann's own session streams are hers to count.
+    const hers = await connectSse(`${t.url}${path(`/v1/chat/sessions/${sessions[0]}/stream`)}`, { headers: bearer(ann.api_key) });
+    expect(hers.status).toBe(200);
+    open.push(hers.stream as SseClient);
   });
 
   it("closes the owner's oldest feeds beyond the cap", async () => {

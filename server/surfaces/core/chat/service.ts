@@ -43,10 +43,15 @@ import { listSessions, pending } from './reads/session-list.ts';
 import { postedSince, wakeItems, type PostedChat } from './reads/wake.ts';
 import { lastChatMessageRowId, lastSessionMessageRowId, messageRowId, type ChatWakeItem } from './store/messages.ts';
 import { readWatermarks } from './store/participants.ts';
+import { SESSION_STREAMS_PER_IDENTITY } from './stream-limits.ts';
+import { StreamCap } from '../../../events/stream-cap.ts';
+import type { SseStream } from '../../../http/sse.ts';
 
 
 export class ChatService {
   readonly #deps: ChatDeps;
+  /** Open session streams per identity, across all its sessions (stream.ts says how many). */
+  readonly #streams = new StreamCap(SESSION_STREAMS_PER_IDENTITY);
 
   constructor(ctx: NodeContext, identities: IdentityService, recipients: Recipients, queue: RemoteQueue, namespaces: NamespaceService) {
     this.#deps = { ctx, identities, recipients, namespaces, queue, presence: new ChatPresence() };
@@ -116,6 +121,11 @@ export class ChatService {
 
   connect(sessionId: string, agentId: string): () => void {
     return connect(this.#deps, sessionId, agentId);
+  }
+
+  /** Counts `stream` as one of the viewer's session streams; its oldest closes beyond the cap. */
+  admitStream(agentId: string, stream: SseStream): void {
+    this.#streams.admit(agentId, stream);
   }
 
   /** The row id of a message (0 when unknown): where a wait for replies to it starts. */

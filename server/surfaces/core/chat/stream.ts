@@ -8,6 +8,8 @@
  * Every frame's id is the stream's position after it: the last message row sent, and each other
  * participant's read watermark the client knows. A reconnect with it as `Last-Event-ID` takes
  * the place of `after`: the messages and receipts since then, nothing the client saw.
+ *
+ * An identity keeps at most SESSION_STREAMS_PER_IDENTITY session streams open (stream-limits.ts).
  */
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -45,6 +47,7 @@ export interface SessionStreamOptions {
 export function streamSession(ctx: NodeContext, chat: ChatService, request: FastifyRequest, reply: FastifyReply, options: SessionStreamOptions): void {
   const { viewer, sessionId, resume } = options;
   const sse = openSse(request, reply, options.window);
+  chat.admitStream(viewer.agentId, sse);
   sse.onClose(chat.connect(sessionId, viewer.agentId));
   // A session stream has no `connected` frame: this comment is what shows the client it is open.
   sse.comment(KEEPALIVE_COMMENT);
