@@ -31,6 +31,17 @@ export const DocumentListQuery = z.object({
 });
 export type DocumentListInput = z.output<typeof DocumentListQuery>;
 
+/**
+ * Ours: `POST /v1/documents/{slug}/versions?base_version=<n>`: the version the new text was
+ * written over. Given, a save over any other version is refused (409 SVC_ERR_DOCUMENT_VERSION_STALE,
+ * the latest in its detail) rather than replacing a change made meanwhile; left out, the save
+ * appends as upstream's does (agents that read, then write at once).
+ */
+export const AppendQuery = z.object({
+  base_version: z.string().regex(/^[1-9][0-9]{0,9}$/, 'must be a version number (1, 2, 3, ...)').transform(Number).optional(),
+});
+export type AppendQueryInput = z.input<typeof AppendQuery>;
+
 export const VersionParams = z.strictObject({
   slug,
   n: z.string().regex(/^[1-9][0-9]{0,9}$/, 'must be a version number (1, 2, 3, ...)').transform(Number),
@@ -104,6 +115,14 @@ export const DocumentDetail = DocumentSummary.extend({
   latest: DocumentVersion,
 });
 export type DocumentDetail = z.output<typeof DocumentDetail>;
+
+/**
+ * A save's answer (appending raw Markdown or a template): the document after it, and `unchanged`
+ * (ours): true when the text is byte for byte the latest version's, so no version was made and the
+ * answer is 200 with that version; false for a new version (201).
+ */
+export const DocumentSaved = DocumentDetail.extend({ unchanged: z.boolean() });
+export type DocumentSaved = z.output<typeof DocumentSaved>;
 
 /** Ours (issue 14): one page, most recently changed first, and how many match in all. */
 export const DocumentPage = z.object({

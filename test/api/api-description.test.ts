@@ -217,9 +217,10 @@ describe('GET /openapi.json', () => {
       ['GET /v1/documents/{slug}', [], ['200'], 'none', false],
       ['GET /v1/documents/{slug}/versions', [], ['200'], 'none', false],
       ['GET /v1/documents/{slug}/versions/{n}', [], ['200'], 'none', false],
-      ['POST /v1/documents/{slug}/versions/template', [], ['201'], 'json', false],
+      // A save answers 201 with a new version, 200 (unchanged) when the text is the latest's already.
+      ['POST /v1/documents/{slug}/versions/template', [], ['200', '201'], 'json', false],
       // Raw text/markdown: the envelope hashes the bytes, so no JSON body is declared.
-      ['POST /v1/documents/{slug}/versions', [], ['201'], 'raw', false],
+      ['POST /v1/documents/{slug}/versions', ['base_version'], ['200', '201'], 'raw', false],
       ['GET /v1/templates', [], ['200'], 'none', false],
       ['GET /v1/templates/{name}', [], ['200'], 'none', false],
       ['GET /v1/billing', [], ['200'], 'none', false],

@@ -180,6 +180,46 @@ describe('raw Markdown versions', () => {
   });
 });
 
+describe('saving nothing new, and saving over a stale base', () => {
+  const over = (base: number) => `/v1/documents/merge-me/versions?base_version=${base}`;
+
+  it('answers the latest text again with 200 and unchanged, making no version and announcing nothing', async () => {
+    expectOk(await alice.create('same', '# Same\n'), 201);
+    expect(expectOk(await alice.append('same', '# Same\nmore\n'), 201)).toMatchObject({ current_version: 2, unchanged: false });
+    const again = expectOk(await bob.append('same', '# Same\nmore\n'), 200);
+    expect(again).toMatchObject({ current_version: 2, body: '# Same\nmore\n', unchanged: true, latest: { version_number: 2, created_by_alias: 'alice' } });
+    // A template rendering to the latest text is no change either.
+    const memo = { name: 'memo', slots: { cover } };
+    const rendered = expectOk(await alice.appendTemplate('same', memo), 201);
+    expect(expectOk(await alice.appendTemplate('same', memo), 200)).toMatchObject({ current_version: rendered.current_version, unchanged: true });
+    expect(await snapshot(alice, 'same')).toEqual({ body: rendered.body, current_version: 3, versions: 3 });
+  });
+
+  it('appends over the latest version named as base_version, and refuses an older one with a 409 carrying the latest', async () => {
+    expectOk(await alice.create('merge-me', 'a\nb\nc\n'), 201);
+    const mine = expectOk(await alice.request('POST', over(1), { raw: 'A\nb\nc\n', contentType: MARKDOWN }), 201);
+    expect(mine).toMatchObject({ current_version: 2, unchanged: false });
+    // Bob wrote over version 1 too: his save would replace alice's change, so nothing is saved.
+    const stale = await bob.request('POST', over(1), { raw: 'a\nb\nC\n', contentType: MARKDOWN });
+    expect(stale.status).toBe(409);
+    expect(stale.body).toEqual({
+      detail: { message: expect.stringContaining('changed since version 1'), version_number: 2, body: 'A\nb\nc\n' },
+      code: 'SVC_ERR_DOCUMENT_VERSION_STALE',
+    });
+    expect(await snapshot(alice, 'merge-me')).toEqual({ body: 'A\nb\nc\n', current_version: 2, versions: 2 });
+    // Merged over the latest, it goes through; the latest text over a stale base is no change, not a conflict.
+    expect(expectOk(await bob.request('POST', over(2), { raw: 'A\nb\nC\n', contentType: MARKDOWN }), 201)).toMatchObject({ current_version: 3 });
+    expect(expectOk(await bob.request('POST', over(1), { raw: 'A\nb\nC\n', contentType: MARKDOWN }), 200)).toMatchObject({ current_version: 3, unchanged: true });
+  });
+
+  it('refuses a base_version that is not a version number', async () => {
+    for (const bad of ['0', 'two', '-1', '1.5']) {
+      expectRefusal(await alice.request('POST', `/v1/documents/merge-me/versions?base_version=${bad}`, { raw: 'x\n', contentType: MARKDOWN }), 422, undefined, 'SVC_ERR_VALIDATION');
+    }
+    expect((await snapshot(alice, 'merge-me')).current_version).toBe(3);
+  });
+});
+
 describe('templates', () => {
   it('creates a document from a template', async () => {
     const doc = expectOk(

@@ -6,7 +6,7 @@
  * committed version is announced as `docs/doc.changed`.
  */
 import { randomUUID } from 'node:crypto';
-import type { DocumentDetail, DocumentListInput, DocumentPage, DocumentSummary, DocumentVersion, VersionSource } from '../../../contract/docs/documents.ts';
+import type { DocumentDetail, DocumentListInput, DocumentPage, DocumentSaved, DocumentSummary, DocumentVersion, VersionSource } from '../../../contract/docs/documents.ts';
 import type { NodeContext } from '../../context.ts';
 import { docsTopic } from '../../events/bus.ts';
 import { bodySha256Hex, sha256Hex } from '../../crypto/encoding.ts';
@@ -125,23 +125,33 @@ export class Documents {
     return this.get(teamId, input.slug);
   }
 
-  /** A new version; needs only the current body, never the history. */
-  append(teamId: string, slug: string, body: Buffer, source: VersionSource, author: VersionAuthor): DocumentDetail {
+  /**
+   * A new version; needs only the current body, never the history. A body byte for byte the
+   * current one's makes no version (`unchanged`, nothing announced): saving nothing new is not a
+   * change. With `baseVersion` (the version the text was written over), a save over an older one
+   * is refused with the latest in the 409's detail, so a change made meanwhile is never replaced
+   * unseen; check and append run in one transaction.
+   */
+  append(teamId: string, slug: string, body: Buffer, source: VersionSource, author: VersionAuthor, baseVersion?: number): DocumentSaved {
     const { db, clock } = this.#ctx;
     const now = clock.now().toISOString();
-    const doc = db.transaction(() => {
+    const saved = db.transaction(() => {
       const current = this.#document(teamId, slug);
+      const head = this.#head(current);
+      if (head.equals(body)) return { doc: current, unchanged: true };
+      if (baseVersion !== undefined && baseVersion !== current.current_version) throw staleBase(slug, baseVersion, current.current_version, head);
       const over = checkAppend(this.#billing.caps(), current.current_version);
       if (over) throw paymentRequired('SVC_ERR_FREE_TIER_LIMIT', over);
       const next = current.current_version + 1;
-      this.#insertVersion(current, next, this.#head(current), body, source, author, now);
+      this.#insertVersion(current, next, head, body, source, author, now);
       setCurrentVersion(db, current.document_id, next, now);
-      return { ...current, current_version: next, updated_at: now };
+      return { doc: { ...current, current_version: next, updated_at: now }, unchanged: false };
     })();
+    if (saved.unchanged) return { ...this.#response(saved.doc), unchanged: true };
     // Only once the version has committed does it become the head.
-    this.#heads.set(doc.document_id, doc.current_version, body);
-    this.#announce(teamId, slug, doc.current_version, source);
-    return this.#response(doc);
+    this.#heads.set(saved.doc.document_id, saved.doc.current_version, body);
+    this.#announce(teamId, slug, saved.doc.current_version, source);
+    return { ...this.#response(saved.doc), unchanged: false };
   }
 
   /**
@@ -222,6 +232,15 @@ export class Documents {
     const latest = this.#metadata(doc.document_id, doc.current_version);
     return { ...toDocumentSummary(doc), body: decoder.decode(this.#head(doc)), latest: toDocumentVersion(latest, null) };
   }
+}
+
+/** A save over `base`, which is no longer the latest: the latest's number and text go back, nothing is saved. */
+export function staleBase(slug: string, base: number, latest: number, latestBody: Buffer): Error {
+  return conflict('SVC_ERR_DOCUMENT_VERSION_STALE', {
+    message: `Document ${slug} changed since version ${base}; the latest is version ${latest}. Nothing was saved: merge with it, then save over version ${latest}.`,
+    version_number: latest,
+    body: decoder.decode(latestBody),
+  });
 }
 
 /** The UTF-8 text of raw bytes, or null when they are not valid UTF-8. */

@@ -10,6 +10,7 @@ import {
   DocumentDetail,
   DocumentListing,
   DocumentListQuery,
+  DocumentSaved,
   DocumentVersion,
   SlugParams,
   VersionList,
@@ -102,13 +103,19 @@ export async function documentRoutes(app: FastifyInstance, { services }: DocsRou
     {
       config: team('docs:write'),
       preValidation: knownSlug,
-      schema: { tags, summary: 'Appends a version rendered from a template', params: SlugParams, body: TemplateRequest, response: { 201: DocumentDetail } },
+      schema: {
+        tags,
+        summary: 'Appends a version rendered from a template; the latest text again makes none (200, unchanged)',
+        params: SlugParams,
+        body: TemplateRequest,
+        response: { 200: DocumentSaved, 201: DocumentSaved },
+      },
     },
     async (request, reply) => {
       const member = memberOf(request);
       const markdown = renderTemplate(request.body, ['body']);
       const appended = documents.append(member.team_id, request.params.slug, Buffer.from(markdown, 'utf8'), 'template', authorOf(request, member, services));
-      return reply.code(201).send(appended);
+      return reply.code(appended.unchanged ? 200 : 201).send(appended);
     },
   );
 }

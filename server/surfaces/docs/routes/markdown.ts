@@ -8,7 +8,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { DocumentDetail, SlugParams } from '../../../../contract/docs/documents.ts';
+import { AppendQuery, DocumentSaved, SlugParams } from '../../../../contract/docs/documents.ts';
 import { malformed, unsupportedMediaType } from '../../../errors.ts';
 import { decodeUtf8 } from '../documents.ts';
 import { memberOf } from '../../../http/route-scope.ts';
@@ -45,9 +45,10 @@ export async function markdownRoutes(app: FastifyInstance, { services }: DocsRou
       preValidation: knownSlug,
       schema: {
         tags: ['documents'],
-        summary: 'Appends a version: the raw UTF-8 Markdown body (Content-Type: text/markdown)',
+        summary: 'Appends a version: the raw UTF-8 Markdown body (Content-Type: text/markdown), over `base_version` when given; the latest text again makes none (200, unchanged)',
         params: SlugParams,
-        response: { 201: DocumentDetail },
+        querystring: AppendQuery,
+        response: { 200: DocumentSaved, 201: DocumentSaved },
       },
     },
     async (request, reply) => {
@@ -56,7 +57,8 @@ export async function markdownRoutes(app: FastifyInstance, { services }: DocsRou
       if (!isMarkdownContentType(type)) throw unsupportedMediaType('SVC_ERR_UNSUPPORTED_MEDIA_TYPE', `Unsupported content type ${type ?? '(none)'}: ${WANTED}`);
       const bytes = request.rawBody ?? Buffer.alloc(0);
       if (decodeUtf8(bytes) === null) throw malformed('SVC_ERR_MALFORMED_REQUEST', 'The request body is not valid UTF-8');
-      return reply.code(201).send(services.documents.append(member.team_id, request.params.slug, bytes, 'api', authorOf(request, member, services)));
+      const saved = services.documents.append(member.team_id, request.params.slug, bytes, 'api', authorOf(request, member, services), request.query.base_version);
+      return reply.code(saved.unchanged ? 200 : 201).send(saved);
     },
   );
 }
