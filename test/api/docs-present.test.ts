@@ -230,6 +230,9 @@ describe('editable links', () => {
     expect(p.text).toContain('<title>Title of shared</title>');
     expect(p.text).toContain('# Draft two &#38; more');
     expect(p.text).toContain('data-version="2"');
+    // A heading names the document and what saving does, above the text (not a bare textarea).
+    expect(p.text).toContain('<h1 class="editor-title">Title of shared</h1>');
+    expect(p.text).toMatch(/editing the latest version \(2\) through a link\. Saving makes a new version/);
     const csp = p.headers.get('content-security-policy') ?? '';
     const nonce = /script-src 'nonce-([A-Za-z0-9+/=]+)'/.exec(csp)?.[1];
     expect(nonce).toBeDefined();

@@ -5,7 +5,7 @@
  */
 import type { Asset } from '../../../contract/docs/assets.ts';
 import type { Billing } from '../../../contract/docs/billing.ts';
-import type { CreateDocumentInput, DocumentDetail, DocumentPage, DocumentSummary, DocumentVersion } from '../../../contract/docs/documents.ts';
+import type { CreateDocumentInput, DocumentDetail, DocumentPage, DocumentSaved, DocumentSummary, DocumentVersion } from '../../../contract/docs/documents.ts';
 import type { MintedLink, MintInput, PresentLinkSummary, Preview } from '../../../contract/docs/present.ts';
 import type { TemplateDetail, TemplateList, TemplateRequest } from '../../../contract/docs/templates.ts';
 import type { Theme, ThemeDraft, ThemeInput } from '../../../contract/docs/theme.ts';
@@ -18,7 +18,7 @@ import { sendSigned, type Method, type RequestBody, type TeamSigner } from './te
 // bundle; re-exported here for the stores, components and lib/ that read them.
 // ---------------------------------------------------------------------------------------------
 
-export type { Asset, Billing, CreateDocumentInput, DocumentDetail, DocumentPage, DocumentSummary, DocumentVersion };
+export type { Asset, Billing, CreateDocumentInput, DocumentDetail, DocumentPage, DocumentSaved, DocumentSummary, DocumentVersion };
 export type { ActingAs, VersionAuthorView, VersionSource } from '../../../contract/docs/documents.ts';
 export type { MintedLink, MintInput, PresentLinkSummary, Preview };
 export type { TemplateDetail, TemplateLimits, TemplateList, TemplateRequest, TemplateSummary } from '../../../contract/docs/templates.ts';
@@ -73,9 +73,14 @@ export class DocsClient {
     return this.#call('POST', '/v1/documents', { json: input });
   }
 
-  /** A new version from raw Markdown (the body is sent as it is, `text/markdown`). */
-  append(slug: string, markdown: string): Promise<DocumentDetail> {
-    return this.#call('POST', `/v1/documents/${part(slug)}/versions`, { text: markdown, contentType: MARKDOWN });
+  /**
+   * A new version from raw Markdown (the body is sent as it is, `text/markdown`), written over
+   * `baseVersion`: a version saved meanwhile makes the node refuse it (409
+   * SVC_ERR_DOCUMENT_VERSION_STALE) rather than replace that change; the latest text again makes
+   * none (`unchanged`).
+   */
+  append(slug: string, markdown: string, baseVersion: number): Promise<DocumentSaved> {
+    return this.#call('POST', `/v1/documents/${part(slug)}/versions${query({ base_version: baseVersion })}`, { text: markdown, contentType: MARKDOWN });
   }
 
   appendTemplate(slug: string, template: TemplateRequest): Promise<DocumentDetail> {

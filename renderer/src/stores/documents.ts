@@ -172,7 +172,13 @@ export const useDocumentsStore = defineStore('documents', () => {
       const detail = await docs(team).get(slug);
       if (selectedSlug.value !== slug) return;
       current.value = detail;
-      if (draft === null) {
+      if (draft !== null && draft.body === detail.body) {
+        // A draft that reads as the latest version is no draft: nothing is left to save.
+        if (team !== null) draftStore.value.remove(team, slug);
+        readDrafts();
+        baseVersion.value = detail.current_version;
+        saveState.value = 'saved';
+      } else if (draft === null) {
         text.value = detail.body;
         title.value = detail.title;
         baseVersion.value = detail.current_version;
@@ -215,13 +221,35 @@ export const useDocumentsStore = defineStore('documents', () => {
 
   // ------------------------------------------------------------------ typing and drafts
 
-  /** The editor changed: kept as a draft shortly after typing pauses. */
+  /**
+   * The editor changed: kept as a draft shortly after typing pauses. Typed back to the latest
+   * version's text, there is nothing to save (and the text stands on that version).
+   */
   function edit(next: string): void {
     if (next === text.value) return;
     text.value = next;
-    saveState.value = 'unsaved';
+    if (dirty.value) {
+      saveState.value = 'unsaved';
+    } else {
+      saveState.value = 'saved';
+      saveError.value = null;
+      if (current.value !== null) baseVersion.value = current.value.current_version;
+    }
     clearTimeout(draftTimer);
     draftTimer = setTimeout(flushDraft, DRAFT_DELAY_MS);
+  }
+
+  /**
+   * Takes a merge of the draft with the latest version (components/documents/MergeDialog.vue)
+   * into the editor: the text now stands on the latest version, to be saved over it.
+   */
+  function applyMerge(merged: string): void {
+    if (current.value === null) return;
+    baseVersion.value = current.value.current_version;
+    text.value = merged;
+    saveError.value = null;
+    saveState.value = dirty.value ? 'unsaved' : 'saved';
+    flushDraft();
   }
 
   /** Writes the open document's draft now (also on window close); removes it when nothing is unsaved. */
@@ -266,12 +294,19 @@ export const useDocumentsStore = defineStore('documents', () => {
     const team = shownTeam;
     if (slug === null || team === null || saveState.value === 'saving' || !ready) return null;
     flushDraft();
+    // Nothing new (typed and typed back): no version, and nothing to keep.
+    if (!dirty.value) {
+      saveState.value = 'saved';
+      return current.value;
+    }
     const body = text.value;
+    const base = baseVersion.value;
     saveState.value = 'saving';
     saveError.value = null;
     try {
       const client = docs(team);
-      const saved = baseVersion.value === null ? await client.create({ slug, title: title.value, body }) : await client.append(slug, body);
+      // Over the version the text started from: a version saved meanwhile is refused, never replaced.
+      const saved = base === null ? await client.create({ slug, title: title.value, body }) : await client.append(slug, body, base);
       if (selectedSlug.value !== slug) return saved;
       current.value = saved;
       baseVersion.value = saved.current_version;
@@ -288,11 +323,28 @@ export const useDocumentsStore = defineStore('documents', () => {
       void loadVersions();
       return saved;
     } catch (error) {
+      if (error instanceof ApiError && error.code === 'SVC_ERR_DOCUMENT_VERSION_STALE') return await refusedAsStale(team, slug);
       const unreachable = error instanceof ApiError && error.status === 0;
       saveState.value = unreachable ? 'offline' : 'failed';
       saveError.value = unreachable ? 'The node can’t be reached. Your changes are kept on this device; save again when it is back.' : errorMessage(error);
       return null;
     }
+  }
+
+  /**
+   * The node refused the save: a version was saved meanwhile. The draft stays; the latest is
+   * read so the editor can compare and merge with it (`behind`), and nothing was saved.
+   */
+  async function refusedAsStale(team: string, slug: string): Promise<null> {
+    saveState.value = 'failed';
+    try {
+      const latest = await docs(team).get(slug);
+      if (selectedSlug.value === slug) current.value = latest;
+      void loadVersions();
+    } catch (error) {
+      saveError.value = errorMessage(error);
+    }
+    return null;
   }
 
   // ------------------------------------------------------------------ new documents
@@ -393,6 +445,7 @@ export const useDocumentsStore = defineStore('documents', () => {
     flushDraft,
     discardDraft,
     restore,
+    applyMerge,
     save,
     create,
     startLive,

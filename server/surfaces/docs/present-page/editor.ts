@@ -9,6 +9,9 @@ import { escapeHtml, presentDocument, type PresentTheme } from './page.ts';
 
 // The primary button is the surface colour on the accent: the pair the link check measures (theme-tokens.ts).
 const EDITOR_CSS = `
+.editor-head{margin-bottom:1rem}
+.editor-title{margin:0 0 .25rem;font-family:var(--font-heading);font-size:1.5rem;line-height:1.25}
+.editor-note{margin:0;color:var(--muted);font-size:.9rem}
 .editor-bar{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center;margin-bottom:1rem}
 .editor-bar button{font:inherit;padding:.35rem .9rem;border:1px solid var(--border);border-radius:6px;background:var(--surface);color:var(--text);cursor:pointer}
 .editor-bar button[aria-pressed="true"],.editor-bar button.primary{background:var(--accent);border-color:var(--accent);color:var(--surface)}
@@ -59,6 +62,8 @@ setInterval(function(){
 /** The editor over `body` (the latest version, `version`). */
 export function editorPage(options: { body: string; version: number; title: string; theme: PresentTheme | null; nonce: string }): string {
   const inner = `<div id="editor" data-version="${options.version}">
+<header class="editor-head no-print"><h1 class="editor-title">${escapeHtml(options.title)}</h1>
+<p class="editor-note">You are editing the latest version (${options.version}) through a link. Saving makes a new version; earlier ones stay in the document's history.</p></header>
 <div class="editor-bar no-print">
 <button type="button" id="write" aria-pressed="true">Write</button>
 <button type="button" id="show" aria-pressed="false">Preview</button>
