@@ -236,6 +236,31 @@ describe('Editing documents (headless node, Chromium)', { timeout: 60_000 }, () 
     await page.evaluate(`localStorage.setItem('svc-node.appearance', 'system')`);
   });
 
+  it('fits the banner and the merge dialog at 1440, 1200 and 900 px, light and dark', async () => {
+    await page.reload();
+    await page.getByTestId('nav-documents').click();
+    await docRow('plan').click();
+    const latest = (await asOwnerMember('GET', '/v1/documents/plan')).body as string;
+    await typeInEditor(page, `${latest}A line of mine.\n`);
+    await asOwnerMember('POST', '/v1/documents/plan/versions/template', { name: 'memo', slots: { cover: { title: 'Plan, by an agent' } } });
+    await page.getByTestId('behind-banner').waitFor({ timeout: WAIT });
+    for (const scheme of ['light', 'dark'] as const) {
+      await emulateColorScheme(page, scheme);
+      for (const width of [1440, 1200, 900]) {
+        await page.setViewportSize({ width, height: 820 });
+        expect(await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth'), `${width} ${scheme}`).toBe(0);
+        await saveShot(page, `documents-behind-${width}-${scheme}`);
+      }
+      await page.getByTestId('merge-latest').click();
+      await modal().getByTestId('merge-summary').waitFor({ timeout: WAIT });
+      await saveShot(page, `documents-merge-900-${scheme}`);
+      await modal().getByRole('button', { name: 'Cancel' }).click();
+      await expect.poll(() => modal().count(), { timeout: WAIT }).toBe(0);
+    }
+    await emulateColorScheme(page, 'light');
+    await page.setViewportSize({ width: 1280, height: 820 });
+  });
+
   it('logged no errors in the browser console', () => {
     expect(unexpectedConsoleErrors(consoleErrors)).toEqual([]);
   });

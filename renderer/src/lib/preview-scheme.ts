@@ -28,7 +28,6 @@ export function inScheme(html: string, schemes: readonly Scheme[], scheme: Schem
 
 /** What the preview pane says about the look it shows. */
 export function schemeNote(schemes: readonly Scheme[], app: Scheme): string {
-  if (schemes.length >= 2) return `In your ${app} look · readers see the page in the look their system asks for`;
-  const only = schemes[0] ?? 'light';
-  return only === app ? `The page’s ${only} theme, as every reader sees it` : `The page’s own ${only} theme, as every reader sees it (set in Theme)`;
+  if (schemes.length >= 2) return `In your ${app} look · readers get their system’s`;
+  return `The page’s own ${schemes[0] ?? 'light'} theme, as every reader sees it`;
 }
