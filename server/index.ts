@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import { OwnerAccess } from './auth/owner.ts';
+import { OwnerSessions } from './auth/owner-sessions.ts';
 import { ReplayCache } from './auth/replay-cache.ts';
 import { SqliteSignatureStore } from './auth/replay-store.ts';
 import { REPLAY_WINDOW_SECONDS } from './auth/timestamp.ts';
@@ -164,7 +165,7 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
     };
     const id = nodeIdOf(db);
     const validateResponses = options.validateResponses ?? env.SVC_NODE_VALIDATE_RESPONSES === '1';
-    const owner = new OwnerAccess({ clock: ctx.clock });
+    const owner = new OwnerAccess({ clock: ctx.clock, sessions: new OwnerSessions(db, ctx.clock) });
     const services = createCoreServices(ctx, owner, { outbox: options.outbox, remote: options.remote, ...(options.domainBudget ? { domainBudget: options.domainBudget } : {}) });
     cleanups.push(() => services.remote.close());
     // A signed envelope names the origin it was meant for; only this surface's own origins count.

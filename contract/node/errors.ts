@@ -5,9 +5,13 @@
 import { defineErrors } from '../error-catalogue.ts';
 
 export const nodeErrors = defineErrors({
-  // Signing in: a browser trades a one-time link code for the owner token.
+  // Signing in: a browser trades a one-time link code for a session of its own.
   SVC_ERR_UI_LINK_INVALID: { status: 401, summary: 'The sign-in link\'s code is unknown or was already used; run `svc-node ui` for a new one' },
   SVC_ERR_UI_LINK_EXPIRED: { status: 401, summary: 'The sign-in link expired (links work for a few minutes); run `svc-node ui` for a fresh one' },
+  SVC_ERR_OWNER_SESSION_UNKNOWN: { status: 401, summary: 'The node does not know this browser session (its data was reset, or the session ended long ago); run `svc-node ui` for a new sign-in link' },
+  SVC_ERR_OWNER_SESSION_REVOKED: { status: 401, summary: 'This browser session was signed out (from Settings, or by signing out); run `svc-node ui` for a new sign-in link' },
+  SVC_ERR_OWNER_SESSION_EXPIRED: { status: 401, summary: 'This browser session expired (14 days without use, or 90 days after signing in); run `svc-node ui` for a new sign-in link' },
+  SVC_ERR_OWNER_SESSION_NOT_FOUND: { status: 404, summary: 'The node has no browser session with this id' },
   // First-run setup (a namespace under an outside key, an address taken: core's SVC_ERR_NAMESPACE_TAKEN, SVC_ERR_ADDRESS_TAKEN).
   SVC_ERR_SETUP_ALREADY_DONE: { status: 409, summary: 'The node is already set up, with another name or domain; add more identities instead' },
   // Teams (/v1/node/teams/...).

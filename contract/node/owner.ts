@@ -1,15 +1,10 @@
 /**
- * The owner API's own routes (`/v1/node/...`, loopback listener only): signing in with a one-time
- * code, a fresh sign-in link, what the node is, its projects and the owner's consent to a
- * namespace. Every route but `POST /v1/node/session` needs the owner token.
+ * The owner API's own routes (`/v1/node/...`, loopback listener only): a fresh sign-in link, what
+ * the node is, its projects and the owner's consent to a namespace. Signing in and the browser
+ * sessions: sessions.ts. Every route but `POST /v1/node/session` needs an owner credential.
  */
 import { z } from 'zod';
 import { domainName, projectSlug } from './fields.ts';
-
-/** `POST /v1/node/session`: a one-time code (from a sign-in link) for the owner token. */
-export const SessionBody = z.strictObject({ code: z.string().min(1).max(128) });
-export const OwnerSession = z.object({ owner_token: z.string() });
-export type OwnerSession = z.output<typeof OwnerSession>;
 
 /** `POST /v1/node/ui-link`: a fresh one-time link that opens the UI in a browser. */
 export const UiLink = z.object({ ui_url: z.string() });

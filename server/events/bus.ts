@@ -30,6 +30,9 @@ export const CATALOG_TOPIC = 'catalog';
 /** The node's teams changed (one created, a member added or revoked): pickers re-read them. */
 export const TEAMS_TOPIC = 'teams';
 
+/** The owner's browser sessions changed (one revoked): open owner feeds check theirs at once. */
+export const OWNER_SESSIONS_TOPIC = 'owner-sessions';
+
 /** Every publish is also announced here, with its topic: for node-wide feeds. */
 const ANY = Symbol('any topic');
 

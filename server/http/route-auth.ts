@@ -11,7 +11,8 @@
  *   one (identity-only, `X-SVC-DID-AW` optional) on the messaging routes. Either way the route gets
  *   the same identity principal; signed writes take effect once (http/signed-writes.ts);
  * - `project`: a project-authority key (`principalOf`);
- * - `owner`: the node owner's token (the owner API, loopback listener only);
+ * - `owner`: the node owner's token, or a browser session a sign-in link was traded for (the
+ *   owner API, loopback listener only; auth/owner.ts);
  * - `didkey`: a DIDKey signature over fields the route names, checked by the route itself since
  *   what is signed depends on the request (auth/didkey.ts); declared so the description says so;
  * - `team`: a team certificate envelope, checked by the surface's team-auth hook (http/team-auth.ts),

@@ -161,6 +161,8 @@ describe('GET /openapi.json', () => {
       'POST /api/v1/agents/{agent_id}/replace',
       'PUT /v1/agents/me/rotate',
       'POST /v1/node/ui-link',
+      'POST /v1/node/sessions/revoke-others',
+      'DELETE /v1/node/sessions/{session_id}',
       'POST /v1/node/identities/{agent_id}/session-key',
       'POST /v1/node/teams/{team_id}/members/{certificate_id}/revoke',
       'POST /v1/node/tunnel/start',
@@ -183,8 +185,9 @@ describe('GET /openapi.json', () => {
       .flatMap(([path, methods]) => Object.entries(methods).map(([method, op]) => ({ route: `${method.toUpperCase()} ${path}`, path, method, op })));
     // 60 with the team workspace route (DELETE /v1/workspaces/{workspace_id}; a member's workspace
     // fields are PATCH /v1/agents/me's), the owner's team invites (POST, GET
-    // /v1/node/teams/{team_id}/invites; DELETE .../invites/{invite_id}) and the owner's search.
-    expect(operations).toHaveLength(60);
+    // /v1/node/teams/{team_id}/invites; DELETE .../invites/{invite_id}) and the owner's search;
+    // 63 with the owner's browser sessions (list, revoke one, revoke the others).
+    expect(operations).toHaveLength(63);
     for (const { route, path, method, op } of operations) {
       expect(op.security, route).toEqual(security(route));
       for (const [, name] of path.matchAll(/\{(\w+)\}/g)) {

@@ -113,13 +113,16 @@ describe('owner API', () => {
     expect(info).toMatchObject({ node_id: t.node.nodeId, core_url: t.url, data_dir: t.dataDir, custody_backend: 'key-file' });
   });
 
-  it('trades a UI link code for the owner token exactly once', async () => {
+  it('trades a UI link code for a browser session (never the owner token) exactly once', async () => {
     const { ui_url } = expectOk(await t.owner('POST', '/v1/node/ui-link'));
     expect(ui_url.startsWith(`${t.url}/ui/#code=`)).toBe(true);
     const code = new URL(ui_url).hash.replace(/^#code=/, '');
     expect(code.length).toBeGreaterThan(20);
 
-    expect(expectOk(await t.request('POST', '/v1/node/session', { body: { code } }))).toEqual({ owner_token: t.node.ownerToken });
+    const signedIn = expectOk(await t.request('POST', '/v1/node/session', { body: { code } }));
+    // A browser session of its own: never the owner token.
+    expect(signedIn.session_token).toMatch(/^svc_os_[0-9a-f]{64}$/);
+    expect(JSON.stringify(signedIn)).not.toContain(t.node.ownerToken);
     expectRefusal(await t.request('POST', '/v1/node/session', { body: { code } }), 401, /already used/, 'SVC_ERR_UI_LINK_INVALID');
 
     expectRefusal(await t.request('POST', '/v1/node/session', { body: { code: 'made-up' } }), 401, undefined, 'SVC_ERR_UI_LINK_INVALID');
@@ -130,7 +133,7 @@ describe('owner API', () => {
     // Each link is its own code; one from uiLink() works too, once.
     const other = new URL(t.node.uiLink()).hash.replace(/^#code=/, '');
     expect(other).not.toBe(code);
-    expect(expectOk(await t.request('POST', '/v1/node/session', { body: { code: other } })).owner_token).toBe(t.node.ownerToken);
+    expect(expectOk(await t.request('POST', '/v1/node/session', { body: { code: other } })).session_token).not.toBe(signedIn.session_token);
     expectRefusal(await t.request('POST', '/v1/node/session', { body: { code: other } }), 401, undefined, 'SVC_ERR_UI_LINK_INVALID');
   });
 });

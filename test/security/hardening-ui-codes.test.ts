@@ -15,6 +15,7 @@ const clock = { now: () => new Date(Date.now() + offsetMs) };
 let t: TestNode;
 let startCode: string;
 
+const SESSION = /^svc_os_[0-9a-f]{64}$/;
 const codeOf = (url: string): string => new URL(url).hash.replace(/^#code=/, '');
 const newCode = async (): Promise<string> => codeOf(expectOk(await t.owner('POST', '/v1/node/ui-link')).ui_url);
 const redeem = (code: string) => t.request('POST', '/v1/node/session', { body: { code } });
@@ -32,14 +33,14 @@ describe('one-time UI codes', () => {
     expect(UI_CODE_TTL_MS).toBe(5 * 60 * 1000);
     const fresh = await newCode();
     offsetMs += UI_CODE_TTL_MS - 1000;
-    expect(expectOk(await redeem(fresh)).owner_token).toBe(t.node.ownerToken);
+    expect(expectOk(await redeem(fresh)).session_token).toMatch(SESSION);
     const late = await newCode();
     offsetMs += 2000;
     expectRefusal(await redeem(startCode), 401, /expired.*svc-node ui/, 'SVC_ERR_UI_LINK_EXPIRED');
     // Once refused, it is gone like a used one.
     expectRefusal(await redeem(startCode), 401, /already used or is unknown/, 'SVC_ERR_UI_LINK_INVALID');
     // A code issued later than the start's is still good.
-    expect(expectOk(await redeem(late)).owner_token).toBe(t.node.ownerToken);
+    expect(expectOk(await redeem(late)).session_token).toMatch(SESSION);
 
     const stale = await newCode();
     offsetMs += UI_CODE_TTL_MS;
@@ -58,6 +59,6 @@ describe('one-time UI codes', () => {
     for (let i = 0; i < MAX_UI_CODES + 8; i++) codes.push(t.node.uiLink());
     const issued = codes.map((url) => codeOf(url));
     for (const dropped of issued.slice(0, 8)) expectRefusal(await redeem(dropped), 401, /already used or is unknown/, 'SVC_ERR_UI_LINK_INVALID');
-    for (const kept of issued.slice(8)) expect(expectOk(await redeem(kept)).owner_token).toBe(t.node.ownerToken);
+    for (const kept of issued.slice(8)) expect(expectOk(await redeem(kept)).session_token).toMatch(SESSION);
   });
 });

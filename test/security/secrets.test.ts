@@ -67,6 +67,9 @@ let members: DocsClient[] = [];
 
 const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
 const keySecrets = (): Secret[] => [...apiKeys].map(([label, key]) => tokenSecret(label, key));
+/** The browser session the start's sign-in link was traded for (a credential the node keeps, as a hash). */
+let sessionToken = '';
+const sessionSecrets = (): Secret[] => [tokenSecret('browser session', sessionToken)];
 
 beforeAll(async () => {
   node = await startLoggedNode();
@@ -80,6 +83,12 @@ beforeAll(async () => {
     rendererReads.push({ what, text });
     return JSON.parse(text) as unknown;
   };
+
+  // A browser signs in with the link printed at start, and reads with its session.
+  const signIn = await fetch(`${t.url}/v1/node/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ code: new URL(t.info.ui_url).hash.replace(/^#code=/, '') }) });
+  sessionToken = ((await signIn.json()) as { session_token: string }).session_token;
+  expect(sessionToken).toMatch(/^svc_os_[0-9a-f]{64}$/);
+  await read('GET /v1/node/sessions', sessionToken, '/v1/node/sessions');
 
   // The owner feed is open from the start, so it carries the wake items of what follows.
   const feed = await connectSse(`${t.url}/v1/node/events/stream?deadline=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`, { token: ownerToken });
@@ -203,16 +212,16 @@ describe('what custody holds', () => {
 });
 
 describe('the decrypted database', () => {
-  it('holds no signing seed, no member seed, no API key and no owner token, in any table', () => {
+  it('holds no signing seed, no member seed, no API key, no browser session and no owner token, in any table', () => {
     expect(dump.some((v) => v.value.includes(MAIL_BODY)), 'the dump is the real data').toBe(true);
-    const secrets = [...seeds, ...keySecrets(), tokenSecret('owner token', ownerToken)];
+    const secrets = [...seeds, ...keySecrets(), ...sessionSecrets(), tokenSecret('owner token', ownerToken)];
     const found = dump.flatMap(({ where, value }) => secretsIn(value, secrets).map((label) => `${label} in ${where}`));
     expect(found).toEqual([]);
   });
 
-  it('stores each API key and present-link token only as its sha256', () => {
+  it('stores each API key, present-link token and browser session only as its sha256', () => {
     const values = dump.map((v) => v.value.toString('utf8'));
-    for (const [label, key] of [...apiKeys, ...presentTokens.map((token) => ['present token', token] as const)]) {
+    for (const [label, key] of [...apiKeys, ...presentTokens.map((token) => ['present token', token] as const), ['browser session', sessionToken] as const]) {
       expect(values.some((v) => v.includes(key)), label).toBe(false);
       expect(values.includes(sha256(key)), `${label} hash`).toBe(true);
     }
@@ -220,12 +229,12 @@ describe('the decrypted database', () => {
 });
 
 describe('the logs', () => {
-  it('hold no seed, API key or owner token, though every request was logged', () => {
+  it('hold no seed, API key, browser session or owner token, though every request was logged', () => {
     const text = `${logs.stdout}\n${logs.stderr}`;
     expect(text).toContain('"msg":"incoming request"');
     expect(text).toContain('/v1/workspaces/init');
     expect(text).toContain('/session-key');
-    expect(secretsIn(text, [...seeds, ...keySecrets(), tokenSecret('owner token', ownerToken)])).toEqual([]);
+    expect(secretsIn(text, [...seeds, ...keySecrets(), ...sessionSecrets(), tokenSecret('owner token', ownerToken)])).toEqual([]);
   });
 
   it('hold no present-link token: the page was opened, and its URL is logged redacted', () => {
@@ -280,7 +289,7 @@ describe('the data on disk', () => {
     expect(db?.bytes.length).toBeGreaterThan(4096);
     expect(db?.bytes.subarray(0, 16).toString('latin1')).not.toBe('SQLite format 3\0');
     const plaintext: Secret[] = [MAIL_BODY, CHAT_BODY, DOC_BODY.trim().split('\n').pop()!, ALIAS, 'made-by-owner'].map((text) => ({ label: `plaintext ${text}`, needles: [Buffer.from(text)] }));
-    const secrets = [...seeds, ...keySecrets(), tokenSecret('owner token', ownerToken), ...plaintext];
+    const secrets = [...seeds, ...keySecrets(), ...sessionSecrets(), tokenSecret('owner token', ownerToken), ...plaintext];
     expect(files.flatMap(({ path, bytes }) => secretsIn(bytes, secrets).map((label) => `${label} in ${path}`))).toEqual([]);
   });
 });

@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { OwnerAccess } from '../../server/auth/owner.ts';
+import { OwnerSessions } from '../../server/auth/owner-sessions.ts';
 import { ReplayCache } from '../../server/auth/replay-cache.ts';
 import type { NodeContext } from '../../server/context.ts';
 import { Custody } from '../../server/custody/custody.ts';
@@ -43,7 +44,7 @@ export async function startCoreNode(): Promise<CoreNode> {
     urls: { core_url: '', library_url: '', docs_url: '', ui_url: '', public_url: null },
     ownOrigins: () => [],
   };
-  const services = createCoreServices(ctx, new OwnerAccess());
+  const services = createCoreServices(ctx, new OwnerAccess({ clock: ctx.clock, sessions: new OwnerSessions(db, ctx.clock) }));
   const app = baseApp({ services, log: false, validateResponses: true });
   await app.register(coreSurface, { services, ownerListener: false });
   await app.listen({ host: '127.0.0.1', port: 0 });

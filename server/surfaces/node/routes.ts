@@ -1,8 +1,8 @@
 /**
  * The owner API (`/v1/node/...`): what the node's owner does through the UI and the CLI. Only the
  * loopback listener mounts it. Every route but the code exchange declares `auth: 'owner'` (the
- * owner token, checked by the auth hook before validation); schemas are the contract's
- * (contract/node/).
+ * owner token or a browser session, checked by the auth hook before validation); schemas are the
+ * contract's (contract/node/).
  */
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
@@ -24,13 +24,11 @@ import {
   CreateNamespaceBody,
   CreateProjectBody,
   NodeInfo,
-  OwnerSession,
   ProjectList,
-  SessionBody,
   UiLink,
 } from '../../../contract/node/owner.ts';
 import { normalizeDomain } from '../../crypto/dns-txt.ts';
-import { conflict, invalid, unauthorized } from '../../errors.ts';
+import { conflict, invalid } from '../../errors.ts';
 import { endOfStream, openSse, streamWindow } from '../../http/sse.ts';
 import type { TunnelService } from '../../tunnel/service.ts';
 import { feedIds } from '../core/events/node-feed.ts';
@@ -38,6 +36,7 @@ import type { CoreServices } from '../core/services.ts';
 import { docsOwnerRoutes } from './docs-routes.ts';
 import { peerRoutes } from './peer-routes.ts';
 import { ownerSearchRoutes } from './search-routes.ts';
+import { sessionRoutes } from './session-routes.ts';
 import { setupRoutes } from './setup-routes.ts';
 import { teamRoutes } from './team-routes.ts';
 import { tunnelRoutes } from './tunnel-routes.ts';
@@ -55,19 +54,7 @@ export async function ownerApi(app: FastifyInstance, { services, tunnel, nodeInf
   const { owner, projects, identities, namespaces, backups, wakeFeed, ctx } = services;
   const api = app.withTypeProvider<ZodTypeProvider>();
 
-  // The one owner route without the owner token: it is how a browser gets it.
-  api.post(
-    '/v1/node/session',
-    {
-      config: { auth: 'public' },
-      schema: { tags, summary: "Exchanges a sign-in link's one-time code for the owner token", body: SessionBody, response: { 200: OwnerSession } },
-    },
-    async (request) => {
-      const token = owner.redeem(request.body.code);
-      if (token === null) throw unauthorized('SVC_ERR_UI_LINK_INVALID', 'This link was already used or is unknown; run `svc-node ui` for a new one');
-      return { owner_token: token };
-    },
-  );
+  await app.register(sessionRoutes, { services });
 
   api.post(
     '/v1/node/ui-link',
@@ -146,7 +133,10 @@ export async function ownerApi(app: FastifyInstance, { services, tunnel, nodeInf
       const window = streamWindow(request, request.query.deadline, ctx.clock.now());
       if (window === null) return endOfStream(reply);
       const resume = feedIds.decode(request.headers['last-event-id']);
-      wakeFeed.attach(openSse(request, reply, window), nodeInfo().node_id, resume);
+      // A browser session revoked meanwhile ends the stream; the owner token lasts the process.
+      const session = request.ownerSession ?? null;
+      const credential = session === null ? undefined : () => owner.sessions.check(session);
+      wakeFeed.attach(openSse(request, reply, window), nodeInfo().node_id, resume, credential);
       return reply;
     },
   );

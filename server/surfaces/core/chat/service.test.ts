@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OwnerAccess } from '../../../auth/owner.ts';
+import { OwnerSessions } from '../../../auth/owner-sessions.ts';
 import { ReplayCache } from '../../../auth/replay-cache.ts';
 import { systemClock } from '../../../clock.ts';
 import type { NodeContext } from '../../../context.ts';
@@ -41,7 +42,7 @@ beforeAll(async () => {
     urls: { core_url: '', library_url: '', docs_url: '', ui_url: '', public_url: null },
     ownOrigins: () => [],
   };
-  services = createCoreServices(ctx, new OwnerAccess());
+  services = createCoreServices(ctx, new OwnerAccess({ sessions: new OwnerSessions(ctx.db, ctx.clock) }));
   projectId = services.projects.create({ slug: 'chat-unit' }).project_id;
 });
 afterAll(() => {

@@ -59,9 +59,10 @@ export class NodeWakeFeed {
 
   /**
    * Drives the owner's SSE feed until it closes: `connected`, then what is written from now on,
-   * or, for a reconnect, from where `resume` says it stopped.
+   * or, for a reconnect, from where `resume` says it stopped. `credential` throws once what the
+   * stream was opened with no longer holds (a revoked browser session): the stream then ends.
    */
-  attach(stream: SseStream, nodeId: string, resume: FeedPosition | null = null): void {
+  attach(stream: SseStream, nodeId: string, resume: FeedPosition | null = null, credential?: () => void): void {
     this.#cap.admit(OWNER, stream);
     const complete = resume === null || this.#replayable(resume);
     const start = resume === null || !complete ? undefined : resume;
@@ -73,6 +74,7 @@ export class NodeWakeFeed {
       bus: this.#bus,
       topics: EVERY_TOPIC,
       deliver: (nudges) => {
+        credential?.();
         for (const topic of nudges) {
           const change = changeOf(topic);
           if (change !== null) stream.send(change.event, change.data);
