@@ -1,7 +1,11 @@
-/** Renderer entry: apply the appearance, take the one-time code out of the URL, then start Vue, Pinia and the router. */
+/**
+ * Renderer entry: apply the appearance; trade a sign-in link's code (if the address bar holds one)
+ * for a browser session and only then take it out of the address bar; then start Vue, Pinia and
+ * the router. Links opened in this tab later are heard before the router sees them.
+ */
 import { createPinia } from 'pinia';
 import { createApp } from 'vue';
-import { takeCodeFromFragment } from './api/connect.ts';
+import { clearFragment, codeInFragment, sessionStorageKey, watchSignInLinks } from './api/connect.ts';
 import App from './App.vue';
 import { startTheme } from './composables/useTheme.ts';
 import { createAppRouter } from './router.ts';
@@ -13,12 +17,31 @@ import './styles/shared.css';
 // First of all, so the first frame is already in the chosen light or dark (Settings → Appearance).
 startTheme();
 
-// Before the router reads the fragment: `#code=...` is a sign-in code, not a route.
-const code = takeCodeFromFragment({ location: window.location, history: window.history });
+async function boot(): Promise<void> {
+  const pinia = createPinia();
+  const session = useSessionStore(pinia);
+  // Before the router exists, so `#code=...` pasted into this tab is a sign-in, never a route. The
+  // router is set when it exists: the tab goes back to the route it showed.
+  let route = (): string => '';
+  watchSignInLinks(window, (code) => void session.signIn(code, route()));
+  // Another tab signed in: a window without a working session takes it up.
+  window.addEventListener('storage', (event) => {
+    if (event.key === sessionStorageKey(window.location.origin) && event.newValue) void session.adopt();
+  });
 
-const app = createApp(App);
-const pinia = createPinia();
-app.use(pinia);
-app.use(createAppRouter());
-void useSessionStore(pinia).start(code);
-app.mount('#app');
+  const code = codeInFragment(window.location);
+  if (code !== null) {
+    await session.redeem(code);
+    clearFragment({ location: window.location, history: window.history });
+  }
+
+  const app = createApp(App);
+  const router = createAppRouter();
+  route = () => `#${router.currentRoute.value.fullPath}`;
+  app.use(pinia);
+  app.use(router);
+  void session.start();
+  app.mount('#app');
+}
+
+void boot();

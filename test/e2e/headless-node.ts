@@ -34,10 +34,13 @@ async function jsonAnswer(response: Response, what: string): Promise<any> {
   return JSON.parse(text);
 }
 
-/** `dataDir`: start on an existing data dir (a node stopped earlier, its database seeded meanwhile). */
-export async function startHeadlessNode(timeoutMs = 30_000, options: { dataDir?: string } = {}): Promise<HeadlessNode> {
+/**
+ * `dataDir`: start on an existing data dir (a node stopped earlier, its database seeded meanwhile);
+ * `port`: on the port a stopped node listened on (a restart, as the browser sees one).
+ */
+export async function startHeadlessNode(timeoutMs = 30_000, options: { dataDir?: string; port?: number } = {}): Promise<HeadlessNode> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'svc-node-e2e-'));
-  const serve = await startServe(['--data', dataDir, '--port', '0'], { timeoutMs });
+  const serve = await startServe(['--data', dataDir, '--port', String(options.port ?? 0)], { timeoutMs });
   const info = serve.ready as unknown as ReadyInfo;
   const ownerToken = (): string => {
     const token = readNodeFile(dataDir)?.owner_token;

@@ -1,6 +1,18 @@
 /** The owner API client (owner.ts), and how the UI gets one: connect.ts. */
 import { describe, expect, it } from 'vitest';
-import { connect, forgetSession, takeCodeFromFragment, tokenStorageKey } from './connect.ts';
+import {
+  clearFragment,
+  codeInFragment,
+  connect,
+  exchangeCode,
+  forgetSession,
+  linkRefusal,
+  saveSession,
+  sessionEndedReason,
+  sessionStorageKey,
+  signInCommand,
+  watchSignInLinks,
+} from './connect.ts';
 import type { BrowserEnv } from './connect.ts';
 import { ApiError } from './errors.ts';
 import { NodeClient } from './owner.ts';
@@ -228,26 +240,70 @@ describe('NodeClient', () => {
   });
 });
 
-describe('takeCodeFromFragment', () => {
-  it('takes the code and clears the fragment', () => {
-    const env = browser('#code=abc123', fakeFetch(() => ({ status: 500 })).fetch);
-    expect(takeCodeFromFragment(env)).toBe('abc123');
-    expect(env.replaced).toEqual(['/ui/']);
+describe('sign-in links', () => {
+  it('reads the code without touching the address bar, and leaves router fragments alone', () => {
+    expect(codeInFragment({ hash: '#code=abc123' })).toBe('abc123');
+    expect(codeInFragment({ hash: '#/identities' })).toBeNull();
+    expect(codeInFragment({ hash: '' })).toBeNull();
+    expect(codeInFragment({ hash: '#code=' })).toBeNull();
   });
 
-  it('leaves router fragments and empty hashes alone', () => {
-    const env = browser('#/identities', fakeFetch(() => ({ status: 500 })).fetch);
-    expect(takeCodeFromFragment(env)).toBeNull();
-    expect(takeCodeFromFragment(browser('', env.fetch))).toBeNull();
-    expect(env.replaced).toEqual([]);
+  it('clears the fragment once exchanged, back to the route the tab showed', () => {
+    const env = browser('#code=abc123', fakeFetch(() => ({ status: 500 })).fetch);
+    clearFragment(env);
+    clearFragment(env, '#/settings');
+    expect(env.replaced).toEqual(['/ui/', '/ui/#/settings']);
+  });
+
+  it('hears a link pasted into a running tab before the router does, once per code', () => {
+    const target = new EventTarget() as EventTarget & { location: { hash: string } };
+    target.location = { hash: '#/mail' };
+    const codes: string[] = [];
+    const stop = watchSignInLinks(target as unknown as Window, (code) => codes.push(code));
+    const router: string[] = [];
+    target.addEventListener('popstate', () => router.push(target.location.hash));
+    target.dispatchEvent(new Event('popstate'));
+    target.location.hash = '#code=fresh';
+    target.dispatchEvent(new Event('popstate'));
+    target.dispatchEvent(new Event('hashchange'));
+    expect(codes).toEqual(['fresh']);
+    expect(router).toEqual(['#/mail']);
+    stop();
+    target.location.hash = '#code=later';
+    target.dispatchEvent(new Event('hashchange'));
+    expect(codes).toEqual(['fresh']);
+  });
+
+  it('exchanges a code, without a credential, for a browser session', async () => {
+    const { fetch, calls } = fakeFetch(() => ({ status: 200, body: { session_token: 'svc_os_1', session: {} } }));
+    expect(await exchangeCode(fetch, 'http://127.0.0.1:4100', 'code-1')).toBe('svc_os_1');
+    expect(calls[0]?.url).toBe('http://127.0.0.1:4100/v1/node/session');
+    expect(calls[0]?.body).toEqual({ code: 'code-1' });
+    expect(calls[0]?.headers['authorization']).toBeUndefined();
+    // An older node's answer (the owner token itself) is no session.
+    await expect(exchangeCode(fakeFetch(() => ({ status: 200, body: { owner_token: 'svc_ot_x' } })).fetch, 'http://127.0.0.1:4100', 'c')).rejects.toThrow(/did not return a session/);
+  });
+
+  it('says why a link did not work, and how to get a fresh one', async () => {
+    const used = fakeFetch(() => ({ status: 401, body: { detail: 'This link was already used or is unknown; run `svc-node ui` for a new one' } })).fetch;
+    const usedError = await exchangeCode(used, 'http://127.0.0.1:4100', 'old').catch((error: unknown) => error);
+    expect(linkRefusal(usedError)).toMatch(/^That sign-in link was already used: each link works once\. For a fresh one, run `svc-node ui`/);
+    const late = fakeFetch(() => ({ status: 401, body: { detail: 'This link expired (links work for 5 minutes); run `svc-node ui` for a fresh one' } })).fetch;
+    expect(linkRefusal(await exchangeCode(late, 'http://127.0.0.1:4100', 'late').catch((error: unknown) => error))).toMatch(/^That sign-in link has expired.*`svc-node ui`/);
+  });
+
+  it('names the exact command for a new link, quoted for the shell', () => {
+    expect(signInCommand('/home/ada/.config/svc-node')).toBe('npx svc-node ui --data /home/ada/.config/svc-node');
+    expect(signInCommand("/tmp/my node's data")).toBe(`npx svc-node ui --data '/tmp/my node'\\''s data'`);
+    expect(signInCommand(null)).toBe('npx svc-node ui --data DIR');
   });
 });
 
 describe('connect', () => {
-  it('uses the desktop bridge when there is one', async () => {
+  it('uses the desktop bridge when there is one', () => {
     const env = browser('', fakeFetch(() => ({ status: 500 })).fetch);
     env.svc = { ownerToken: 'desk', coreUrl: 'http://127.0.0.1:5000', libraryUrl: 'x', docsUrl: 'y', platform: 'linux' };
-    const result = await connect(env, null);
+    const result = connect(env, () => {});
     expect(result.kind).toBe('connected');
     if (result.kind === 'connected') {
       expect(result.client.mode).toBe('desktop');
@@ -255,50 +311,48 @@ describe('connect', () => {
     }
   });
 
-  it('exchanges a one-time code and keeps the token for this origin', async () => {
-    const { fetch, calls } = fakeFetch(() => ({ status: 200, body: { owner_token: 'owner-1' } }));
+  it('uses the session saved for this origin, and nothing else', async () => {
+    const { fetch, calls } = fakeFetch(() => ({ status: 200, body: { node_id: 'n' } }));
     const env = browser('', fetch);
-    const result = await connect(env, 'code-1');
-    expect(calls[0]?.url).toBe('http://127.0.0.1:4100/v1/node/session');
-    expect(calls[0]?.body).toEqual({ code: 'code-1' });
-    expect(calls[0]?.headers['authorization']).toBeUndefined();
-    expect(env.storage.data.get(tokenStorageKey('http://127.0.0.1:4100'))).toBe('owner-1');
-    expect(result.kind === 'connected' && result.client.mode).toBe('browser');
+    expect(connect(env, () => {})).toEqual({ kind: 'signed-out' });
+    saveSession(env, 'svc_os_saved');
+    const result = connect(env, () => {});
+    expect(result.kind === 'connected' && result.token).toBe('svc_os_saved');
+    if (result.kind === 'connected') await result.client.info();
+    expect(calls[0]?.headers['authorization']).toBe('Bearer svc_os_saved');
   });
 
-  it('reuses a saved token without a code', async () => {
-    const { fetch, calls } = fakeFetch(() => ({ status: 500 }));
-    const env = browser('', fetch);
-    env.storage.setItem(tokenStorageKey('http://127.0.0.1:4100'), 'saved');
-    expect((await connect(env, null)).kind).toBe('connected');
-    expect(calls).toHaveLength(0);
+  it('drops an owner token an older build saved', () => {
+    const env = browser('', fakeFetch(() => ({ status: 500 })).fetch);
+    env.storage.setItem('svc-node.owner-token@http://127.0.0.1:4100', 'svc_ot_old');
+    expect(connect(env, () => {})).toEqual({ kind: 'signed-out' });
+    expect([...env.storage.data.keys()]).toEqual([]);
   });
 
-  it('reports a used code, and signs out when nothing is saved', async () => {
-    const { fetch } = fakeFetch(() => ({ status: 401, body: { detail: 'This link was already used or is unknown; run `svc-node ui` for a new one' } }));
-    const result = await connect(browser('', fetch), 'old');
-    expect(result.kind).toBe('signed-out');
-    const reason = result.kind === 'signed-out' ? result.reason : null;
-    expect(reason).toMatch(/^That sign-in link was already used: each link works once\. For a fresh one, run `svc-node ui`/);
-    expect(await connect(browser('', fetch), null)).toEqual({ kind: 'signed-out', reason: null });
-  });
-
-  it('says when a link expired, and keeps the link problem when a saved session exists', async () => {
-    const { fetch } = fakeFetch(() => ({ status: 401, body: { detail: 'This link expired (links work for 5 minutes); run `svc-node ui` for a fresh one' } }));
-    const expired = await connect(browser('', fetch), 'late');
-    expect(expired.kind === 'signed-out' && expired.reason).toMatch(/^That sign-in link has expired.*`svc-node ui`/);
-    const env = browser('', fetch);
-    env.storage.setItem(tokenStorageKey('http://127.0.0.1:4100'), 'saved');
-    const saved = await connect(env, 'late');
-    expect(saved.kind).toBe('connected');
-    expect(saved.kind === 'connected' && saved.linkProblem).toMatch(/has expired/);
+  it('hears the node end the session on any request, and passes the answer on', async () => {
+    let answer = { status: 200, body: { node_id: 'n' } as unknown };
+    const env = browser('', fakeFetch(() => answer).fetch);
+    saveSession(env, 'svc_os_mine');
+    const ends: [string, string][] = [];
+    const result = connect(env, (end, token) => ends.push([end.code, token]));
+    if (result.kind !== 'connected') throw new Error('expected a client');
+    await result.client.info();
+    answer = { status: 401, body: { detail: 'The API key is not valid', code: 'SVC_ERR_API_KEY_INVALID' } };
+    await expect(result.client.info()).rejects.toThrow(/not valid/);
+    expect(ends).toEqual([]);
+    answer = { status: 401, body: { detail: 'This session was signed out at …; run `svc-node ui` where the node runs for a new sign-in link', code: 'SVC_ERR_OWNER_SESSION_REVOKED' } };
+    await expect(result.client.info()).rejects.toThrow(/signed out/);
+    expect(ends).toEqual([['SVC_ERR_OWNER_SESSION_REVOKED', 'svc_os_mine']]);
+    expect(sessionEndedReason('SVC_ERR_OWNER_SESSION_REVOKED')).toMatch(/signed out/);
+    expect(sessionEndedReason('SVC_ERR_OWNER_SESSION_EXPIRED')).toMatch(/14 days without use/);
+    expect(sessionEndedReason('SVC_ERR_OWNER_SESSION_UNKNOWN')).toMatch(/data was reset/);
   });
 
   it('forgets the saved session', () => {
     const env = browser('', fakeFetch(() => ({ status: 500 })).fetch);
-    env.storage.setItem(tokenStorageKey('http://127.0.0.1:4100'), 'saved');
-    env.storage.setItem(tokenStorageKey('http://127.0.0.1:9999'), 'other-node');
+    env.storage.setItem(sessionStorageKey('http://127.0.0.1:4100'), 'saved');
+    env.storage.setItem(sessionStorageKey('http://127.0.0.1:9999'), 'other-node');
     forgetSession(env);
-    expect([...env.storage.data.keys()]).toEqual([tokenStorageKey('http://127.0.0.1:9999')]);
+    expect([...env.storage.data.keys()]).toEqual([sessionStorageKey('http://127.0.0.1:9999')]);
   });
 });

@@ -4,7 +4,7 @@
  * as an identity (session keys, identity.ts) or as a team (signatures, team-request.ts). Views and
  * stores never call `fetch` themselves: every request goes through a client of renderer/src/api/,
  * and every failure becomes an `ApiError` whose message is the node's detail in plain words.
- * How the UI gets its owner token: connect.ts.
+ * How the UI gets its credential (the desktop's owner token, a browser's session): connect.ts.
  */
 // The wire contract (contract/) is written once, for the node and for this client (issue 15).
 import type { NodeAgentPresence, NodeChangeKind, NodeWakeItem } from '../../../contract/core/events.ts';
@@ -13,6 +13,7 @@ import type { Namespace } from '../../../contract/core/namespaces.ts';
 import type { CreateIdentityInput, SessionKey } from '../../../contract/node/identities.ts';
 import type { CreatedProject, CreateNamespaceInput, CreateProjectInput, NodeInfo, ProjectListItem, UiLink } from '../../../contract/node/owner.ts';
 import type { Peer, PeerInput, PeerRemoved } from '../../../contract/node/peers.ts';
+import type { OwnerSessionList, OwnerSessionView, RevokedSessions } from '../../../contract/node/sessions.ts';
 import type { SetupInput, SetupResult } from '../../../contract/node/setup.ts';
 import type {
   CreateTeamInput,
@@ -45,6 +46,7 @@ export type { Namespace, NamespaceAuthority, VerificationStatus } from '../../..
 export type { NamespaceTrust } from '../../../contract/core/namespaces.ts';
 export type { NodeInfo, ProjectListItem, CreatedProject, CreateProjectInput, CreateIdentityInput, SessionKey, SetupInput, SetupResult };
 export type { Team, CreateTeamInput, SignedRequest as SignedTeamRequest, Peer, PeerRemoved };
+export type { OwnerSessionList, OwnerSessionView, RevokedSessions };
 export type { InviteCancelled, InviteInput, InviteList, MemberList, Revoked, TeamInvite };
 export type { ListedMember, PendingInvite } from '../../../contract/node/teams.ts';
 export type { TunnelState, TunnelStatus, TunnelConfig, TunnelView, TunnelConfigInput } from '../../../contract/node/tunnel.ts';
@@ -123,6 +125,21 @@ export class NodeClient {
   /** A fresh one-time sign-in link for a browser. */
   async uiLink(): Promise<string> {
     return (await this.#post<UiLink>('/v1/node/ui-link')).ui_url;
+  }
+
+  /** The owner's live browser sessions, newest first (this window's marked `current`), and their limits. */
+  sessions(): Promise<OwnerSessionList> {
+    return this.#get<OwnerSessionList>('/v1/node/sessions');
+  }
+
+  /** Ends a browser session at once. */
+  revokeSession(sessionId: string): Promise<RevokedSessions> {
+    return this.#delete<RevokedSessions>(`/v1/node/sessions/${encodeURIComponent(sessionId)}`);
+  }
+
+  /** Ends every browser session but this window's. */
+  revokeOtherSessions(): Promise<RevokedSessions> {
+    return this.#post<RevokedSessions>('/v1/node/sessions/revoke-others');
   }
 
   async projects(): Promise<ProjectListItem[]> {
