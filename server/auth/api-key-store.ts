@@ -44,6 +44,12 @@ export function deactivateAgentKeys(db: Db, agentId: string): void {
   db.prepare(`UPDATE api_keys SET is_active = 0 WHERE agent_id = ?`).run(agentId);
 }
 
+/** These keys stop working (the browser session that minted them was signed out). */
+export function deactivateApiKeys(db: Db, apiKeyIds: readonly string[]): void {
+  const statement = db.prepare(`UPDATE api_keys SET is_active = 0 WHERE api_key_id = ?`);
+  for (const id of apiKeyIds) statement.run(id);
+}
+
 export function touchApiKey(db: Db, apiKeyId: string, usedAt: string): void {
   db.prepare(`UPDATE api_keys SET last_used_at = ? WHERE api_key_id = ?`).run(usedAt, apiKeyId);
 }

@@ -53,12 +53,23 @@ export function revokeOwnerSession(db: Db, sessionId: string, revokedAt: string)
   return db.prepare(`UPDATE owner_sessions SET revoked_at = ? WHERE session_id = ? AND revoked_at IS NULL`).run(revokedAt, sessionId).changes > 0;
 }
 
-/** Revokes every live session but `keepId`; how many were revoked. */
-export function revokeOtherOwnerSessions(db: Db, keepId: string | null, revokedAt: string): number {
-  return db.prepare(`UPDATE owner_sessions SET revoked_at = ? WHERE revoked_at IS NULL AND session_id IS NOT ?`).run(revokedAt, keepId).changes;
+/** The sessions not revoked yet, but `keepId`. */
+export function unrevokedOwnerSessionIds(db: Db, keepId: string | null): string[] {
+  return (db.prepare(`SELECT session_id FROM owner_sessions WHERE revoked_at IS NULL AND session_id IS NOT ?`).all(keepId) as { session_id: string }[]).map((row) => row.session_id);
 }
 
 /** Forgets sessions past their absolute end (revoked or not): nothing can be told about them any more. */
 export function pruneOwnerSessions(db: Db, nowIso: string): number {
+  db.prepare(`DELETE FROM owner_session_keys WHERE session_id IN (SELECT session_id FROM owner_sessions WHERE expires_at <= ?)`).run(nowIso);
   return db.prepare(`DELETE FROM owner_sessions WHERE expires_at <= ?`).run(nowIso).changes;
+}
+
+/** An identity key the session minted: it ends with the session. */
+export function bindOwnerSessionKey(db: Db, sessionId: string, apiKeyId: string): void {
+  db.prepare(`INSERT INTO owner_session_keys (api_key_id, session_id) VALUES (?, ?)`).run(apiKeyId, sessionId);
+}
+
+/** The identity keys the session minted. */
+export function ownerSessionKeyIds(db: Db, sessionId: string): string[] {
+  return (db.prepare(`SELECT api_key_id FROM owner_session_keys WHERE session_id = ?`).all(sessionId) as { api_key_id: string }[]).map((row) => row.api_key_id);
 }

@@ -5,7 +5,8 @@
  * secret, so a copy of the database signs nobody in) and so outlives a restart. A session ends
  * when it is revoked (Settings, or signing out), after OWNER_SESSION_IDLE_MS without a request, or
  * OWNER_SESSION_MAX_MS after it was made, whichever comes first; at most MAX_OWNER_SESSIONS are
- * live (signing in once more ends the one used longest ago).
+ * live (signing in once more ends the one used longest ago). The identity keys a session mints
+ * for its window stop working when it is signed out.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { OwnerSessionView } from '../../contract/node/sessions.ts';
@@ -13,15 +14,18 @@ import type { Clock } from '../clock.ts';
 import type { Db } from '../context.ts';
 import { sha256Hex } from '../crypto/encoding.ts';
 import { notFound, unauthorized } from '../errors.ts';
+import { deactivateApiKeys } from './api-key-store.ts';
 import {
+  bindOwnerSessionKey,
   insertOwnerSession,
   liveOwnerSessions,
   ownerSessionById,
   ownerSessionBySecretHash,
+  ownerSessionKeyIds,
   pruneOwnerSessions,
-  revokeOtherOwnerSessions,
   revokeOwnerSession,
   touchOwnerSession,
+  unrevokedOwnerSessionIds,
   type OwnerSessionRow,
 } from './owner-session-store.ts';
 
@@ -75,7 +79,7 @@ export class OwnerSessions {
       const live = liveOwnerSessions(this.#db, nowIso, this.#idleSince(now));
       // Newest first: whatever lies past the cap was used longest ago.
       const surplus = [...live].sort((a, b) => b.last_used_at.localeCompare(a.last_used_at)).slice(MAX_OWNER_SESSIONS);
-      for (const old of surplus) revokeOwnerSession(this.#db, old.session_id, nowIso);
+      for (const old of surplus) this.#end(old.session_id, nowIso);
     })();
     return { token, session: this.#view({ ...row, revoked_at: null }, row.session_id) };
   }
@@ -116,16 +120,31 @@ export class OwnerSessions {
     return liveOwnerSessions(this.#db, now.toISOString(), this.#idleSince(now)).map((row) => this.#view(row, currentId));
   }
 
-  /** Ends one session at once (its next request is a 401). Revoking it again answers the same. */
+  /** Ends one session at once (its next request is a 401), and its identity keys. Revoking it again answers the same. */
   revoke(sessionId: string): void {
     const row = ownerSessionById(this.#db, sessionId);
     if (row === null) throw notFound('SVC_ERR_OWNER_SESSION_NOT_FOUND', `No session ${sessionId} on this node`);
-    revokeOwnerSession(this.#db, sessionId, this.#clock.now().toISOString());
+    this.#db.transaction(() => this.#end(sessionId, this.#clock.now().toISOString()))();
   }
 
-  /** Ends every session but `keepId` (null: every one); how many ended. */
+  /** Ends every session but `keepId` (null: every one), and their identity keys; how many ended. */
   revokeOthers(keepId: string | null): number {
-    return revokeOtherOwnerSessions(this.#db, keepId, this.#clock.now().toISOString());
+    const nowIso = this.#clock.now().toISOString();
+    return this.#db.transaction(() => {
+      const ids = unrevokedOwnerSessionIds(this.#db, keepId);
+      for (const id of ids) this.#end(id, nowIso);
+      return ids.length;
+    })();
+  }
+
+  /** A day-long identity key minted with the session: it stops working when the session is signed out. */
+  bindKey(sessionId: string, apiKeyId: string): void {
+    bindOwnerSessionKey(this.#db, sessionId, apiKeyId);
+  }
+
+  #end(sessionId: string, nowIso: string): void {
+    revokeOwnerSession(this.#db, sessionId, nowIso);
+    deactivateApiKeys(this.#db, ownerSessionKeyIds(this.#db, sessionId));
   }
 
   #idleSince(now: Date): string {

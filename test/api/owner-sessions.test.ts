@@ -125,6 +125,22 @@ describe('revoking', () => {
   });
 });
 
+describe('the identity keys a session mints', () => {
+  it('stop working when the session is signed out; the owner token’s do not', async () => {
+    const project = expectOk(await t.owner('POST', '/v1/node/projects', { slug: 'keys' }), 201);
+    const identity = expectOk(await t.owner('POST', '/v1/node/identities', { project_id: project.project_id, name: 'kim' }), 201);
+    const session = await signIn();
+    const mint = async (token: string): Promise<string> => expectOk(await t.request('POST', `/v1/node/identities/${identity.agent_id}/session-key`, { token }), 201).api_key;
+    const windowKey = await mint(session.token);
+    const cliKey = await mint(t.node.ownerToken);
+    const inbox = (key: string) => t.request('GET', '/v1/messages/inbox', { token: key });
+    expectOk(await inbox(windowKey));
+    expectOk(await t.request('DELETE', `/v1/node/sessions/${session.id}`, { token: t.node.ownerToken }));
+    expect((await inbox(windowKey)).status).toBe(401);
+    expectOk(await inbox(cliKey));
+  });
+});
+
 describe('expiry by the node’s clock', () => {
   it('ends a session after 14 days without use, and one in use 90 days after signing in', async () => {
     const signedInAt = offsetMs;

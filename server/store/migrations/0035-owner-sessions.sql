@@ -11,3 +11,12 @@ CREATE TABLE owner_sessions (
   client         TEXT,
   revoked_at     TEXT
 ) STRICT;
+
+-- The day-long identity keys a window mints while signed in with a session (the UI acts for an
+-- identity with one): signing the session out deactivates them too, so a revoked window keeps
+-- no way in.
+CREATE TABLE owner_session_keys (
+  api_key_id  TEXT PRIMARY KEY REFERENCES api_keys(api_key_id),
+  session_id  TEXT NOT NULL REFERENCES owner_sessions(session_id)
+) STRICT;
+CREATE INDEX owner_session_keys_by_session ON owner_session_keys (session_id);

@@ -111,7 +111,12 @@ export async function ownerApi(app: FastifyInstance, { services, tunnel, nodeInf
       config: { auth: 'owner' },
       schema: { tags, summary: 'A key acting as the identity for 24 h (the UI holds it in memory only)', params: AgentIdParams, response: { 201: SessionKey } },
     },
-    async (request, reply) => reply.code(201).send(identities.issueSessionKey(request.params.agent_id)),
+    async (request, reply) => {
+      const key = identities.issueSessionKey(request.params.agent_id);
+      // Minted for a browser window: it ends when that window's session is signed out.
+      if (request.ownerSession) owner.sessions.bindKey(request.ownerSession, key.api_key_id);
+      return reply.code(201).send(key);
+    },
   );
 
   // New mail and chat for every identity, live: the UI's badges and highlights; and nudges that
