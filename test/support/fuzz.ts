@@ -94,6 +94,9 @@ export const ROUTES: readonly RouteSpec[] = [
   // --- owner API (/v1/node/...) -------------------------------------------------------------
   r('POST', '/v1/node/session', 'none', json('code')),
   r('POST', '/v1/node/ui-link', 'owner', { body: 'none' }),
+  r('GET', '/v1/node/sessions', 'owner'),
+  r('DELETE', '/v1/node/sessions/:session_id', 'owner'),
+  r('POST', '/v1/node/sessions/revoke-others', 'owner', { body: 'none' }),
   r('GET', '/v1/node/info', 'owner'),
   r('GET', '/v1/node/projects', 'owner'),
   r('POST', '/v1/node/projects', 'owner', json('slug', 'name', 'namespace'), { seed: { slug: 'fuzz-new', name: 'New' } }),
