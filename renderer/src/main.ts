@@ -23,7 +23,7 @@ async function boot(): Promise<void> {
   // Before the router exists, so `#code=...` pasted into this tab is a sign-in, never a route. The
   // router is set when it exists: the tab goes back to the route it showed.
   let route = (): string => '';
-  watchSignInLinks(window, (code) => void session.signIn(code, route()));
+  watchSignInLinks(window, (code) => session.signIn(code, route()));
   // Another tab signed in: a window without a working session takes it up.
   window.addEventListener('storage', (event) => {
     if (event.key === sessionStorageKey(window.location.origin) && event.newValue) void session.adopt();

@@ -71,16 +71,16 @@ export function clearFragment(env: Pick<BrowserEnv, 'location' | 'history'>, rou
  * the address bar: the fragment changes, the page stays). It must be installed before the router:
  * the router then never sees `#code=…` as a route (the event stops here). Returns the uninstall.
  */
-export function watchSignInLinks(target: Pick<Window, 'addEventListener' | 'removeEventListener' | 'location'>, onCode: (code: string) => void): () => void {
-  let last: string | null = null;
+export function watchSignInLinks(target: Pick<Window, 'addEventListener' | 'removeEventListener' | 'location'>, onCode: (code: string) => Promise<void>): () => void {
+  const pending = new Set<string>();
   const listener = (event: Event): void => {
     const code = codeInFragment(target.location);
     if (code === null) return;
     event.stopImmediatePropagation();
-    // A fragment navigation fires popstate and then hashchange: one sign-in.
-    if (code === last) return;
-    last = code;
-    onCode(code);
+    // A fragment navigation fires popstate and then hashchange: one sign-in while it runs.
+    if (pending.has(code)) return;
+    pending.add(code);
+    void onCode(code).finally(() => pending.delete(code));
   };
   target.addEventListener('popstate', listener);
   target.addEventListener('hashchange', listener);

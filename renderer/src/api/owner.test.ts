@@ -255,11 +255,15 @@ describe('sign-in links', () => {
     expect(env.replaced).toEqual(['/ui/', '/ui/#/settings']);
   });
 
-  it('hears a link pasted into a running tab before the router does, once per code', () => {
+  it('hears a link pasted into a running tab before the router does, once per paste', async () => {
     const target = new EventTarget() as EventTarget & { location: { hash: string } };
     target.location = { hash: '#/mail' };
     const codes: string[] = [];
-    const stop = watchSignInLinks(target as unknown as Window, (code) => codes.push(code));
+    let finish = (): void => {};
+    const stop = watchSignInLinks(target as unknown as Window, (code) => {
+      codes.push(code);
+      return new Promise<void>((resolve) => (finish = resolve));
+    });
     const router: string[] = [];
     target.addEventListener('popstate', () => router.push(target.location.hash));
     target.dispatchEvent(new Event('popstate'));
@@ -268,10 +272,16 @@ describe('sign-in links', () => {
     target.dispatchEvent(new Event('hashchange'));
     expect(codes).toEqual(['fresh']);
     expect(router).toEqual(['#/mail']);
+    // Once done, the same link pasted again is heard again (it then says it was used).
+    finish();
+    await Promise.resolve();
+    await Promise.resolve();
+    target.dispatchEvent(new Event('hashchange'));
+    expect(codes).toEqual(['fresh', 'fresh']);
     stop();
     target.location.hash = '#code=later';
     target.dispatchEvent(new Event('hashchange'));
-    expect(codes).toEqual(['fresh']);
+    expect(codes).toEqual(['fresh', 'fresh']);
   });
 
   it('exchanges a code, without a credential, for a browser session', async () => {

@@ -179,9 +179,10 @@ export const useSessionStore = defineStore('session', () => {
     if (env.svc === undefined) env.storage.setItem(dataDirStorageKey(env.location.origin), dir);
   }
 
-  /** Browser only: ends this browser's session on the node and forgets it here. */
+  /** Browser only: ends this browser's session on the node (when it answers) and forgets it here. */
   async function signOut(): Promise<void> {
     const current = client.value;
+    if (current !== null) await revokeOwn(current);
     forgetSession(browserEnv());
     resetKeys();
     client.value = null;
@@ -190,7 +191,6 @@ export const useSessionStore = defineStore('session', () => {
     ended.value = false;
     status.value = 'signed-out';
     reason.value = 'You signed out of this browser.';
-    if (current !== null) await revokeOwn(current);
   }
 
   /** The client, for stores that only run while connected. */
