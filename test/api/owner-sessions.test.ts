@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OWNER_SESSION_IDLE_MS, OWNER_SESSION_MAX_MS } from '../../server/auth/owner-sessions.ts';
+import { MAX_OWNER_SESSIONS, OWNER_SESSION_IDLE_MS, OWNER_SESSION_MAX_MS } from '../../server/auth/owner-sessions.ts';
 import type { Clock } from '../../server/clock.ts';
 import { openNodeDatabase } from '../support/database.ts';
 import { expectOk, expectRefusal } from '../support/expect.ts';
@@ -122,6 +122,24 @@ describe('revoking', () => {
     // With the owner token (the CLI), every session ends.
     expectOk(await t.owner('POST', '/v1/node/sessions/revoke-others'));
     expectRefusal(await info(keep.token), 401, undefined, 'SVC_ERR_OWNER_SESSION_REVOKED');
+  });
+});
+
+describe('how many', () => {
+  it('keeps at most 64 live: one more signs out the one used longest ago', async () => {
+    expectOk(await t.owner('POST', '/v1/node/sessions/revoke-others'));
+    const used = await signIn();
+    const idle = await signIn();
+    for (let i = 2; i < MAX_OWNER_SESSIONS; i++) await signIn();
+    offsetMs += 2 * 60_000;
+    expectOk(await info(used.token));
+    const list = () => t.request('GET', '/v1/node/sessions', { token: used.token });
+    expect(expectOk(await list()).sessions).toHaveLength(MAX_OWNER_SESSIONS);
+    const last = await signIn();
+    expect(expectOk(await list()).sessions).toHaveLength(MAX_OWNER_SESSIONS);
+    expectRefusal(await info(idle.token), 401, undefined, 'SVC_ERR_OWNER_SESSION_REVOKED');
+    expectOk(await info(used.token));
+    expectOk(await info(last.token));
   });
 });
 

@@ -3,9 +3,11 @@
  * window signed in with a one-time link holds a session (never the owner token); the node stops
  * and starts again on the same data dir and port, and the window reconnects by itself, with no
  * new sign-in; a session signed out from another window's Settings ends this one at once, which
- * says so and names the command for a new link; that link, pasted into the same tab, signs it in.
+ * says so and names the command for a new link; that link, pasted into the same tab, signs it in;
+ * a node whose data was reset knows the session no more, and the window says that too.
  * Screenshots go to test/e2e/screenshots/.
  */
+import { rmSync } from 'node:fs';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emulateColorScheme, openWindow, unexpectedConsoleErrors } from './browser.ts';
@@ -133,6 +135,17 @@ describe('A browser session survives a node restart (headless node, Chromium)', 
     } finally {
       await stranger.close();
     }
+  });
+
+  it('says so at once when the node comes back with its data reset, and names the command for a link', async () => {
+    const port = Number(new URL(node.info.core_url).port);
+    await node.stop();
+    rmSync(node.dataDir, { recursive: true, force: true });
+    node = await startHeadlessNode(30_000, { dataDir: node.dataDir, port });
+    await page.getByTestId('session-ended').waitFor({ timeout: RECONNECT });
+    expect(await page.getByTestId('sign-in-reason').textContent()).toMatch(/the node no longer knows it \(its data was reset/);
+    expect(await page.getByTestId('sign-in-command').textContent()).toBe(`npx svc-node ui --data ${node.dataDir}`);
+    expect(await page.evaluate(MARK)).toBe(true);
   });
 
   it('logs no unexpected console errors', () => {
