@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from './errors.ts';
 import { NodeClient } from './owner.ts';
-import { searchErrorText, searchPath } from './search.ts';
+import { actingSearch, searchErrorText, searchPath } from './search.ts';
 import type { FetchLike } from './sse.ts';
 
 const EMPTY = { results: [], next_cursor: null, more_matches: false, index: { complete: true, indexed: 0, total: 0 } };
@@ -73,5 +73,62 @@ describe('searchErrorText', () => {
     expect(searchErrorText(new ApiError(422, 'x', issues))).toBe('After: use a date and time');
     expect(searchErrorText(new ApiError(0, 'Could not reach the node.'))).toBe('Could not reach the node.');
     expect(searchErrorText(new ApiError(422, 'The query is too long.'))).toBe('The query is too long.');
+  });
+});
+
+describe('actingSearch', () => {
+  type Params = Parameters<Parameters<typeof actingSearch>[0]>[0];
+  const hit = (kind: 'mail' | 'document', title: string) =>
+    kind === 'mail'
+      ? { kind, title, title_highlights: [], snippet: '', highlights: [], created_at: '', score: 1, message_id: title, thread_id: null, agent_id: 'alice', folder: 'inbox' as const, from: 'bob', to: 'alice', unread: false }
+      : { kind, title, title_highlights: [], snippet: '', highlights: [], created_at: '', score: 1, team_id: 'crew:x.test', slug: title, version: 1, current: true };
+
+  function fake(pages: Record<string, { results: ReturnType<typeof hit>[]; next_cursor: string | null }>) {
+    const asked: Params[] = [];
+    const run = async (params: Params) => {
+      asked.push(params);
+      const side = params.agent_id === undefined ? 'teams' : 'own';
+      const page = pages[`${side}:${params.cursor ?? ''}`] ?? { results: [], next_cursor: null };
+      return { ...EMPTY, ...page, index: { complete: side === 'own', indexed: side === 'own' ? 5 : 3, total: 5 } };
+    };
+    return { asked, run };
+  }
+
+  it('asks for the acting identity’s own mail and chats, and the teams’ kinds without an identity', async () => {
+    const { asked, run } = fake({ 'own:': { results: [hit('mail', 'm1')], next_cursor: null }, 'teams:': { results: [hit('document', 'd1')], next_cursor: null } });
+    const answer = await actingSearch(run)({ q: 'walrus', agent_id: 'alice' });
+    expect(asked).toEqual([
+      { q: 'walrus', type: ['mail', 'chat'], agent_id: 'alice' },
+      { q: 'walrus', type: ['document', 'profile', 'blueprint'] },
+    ]);
+    expect(answer.results.map((result) => result.title)).toEqual(['m1', 'd1']);
+    expect(answer.next_cursor).toBeNull();
+    expect(answer.index).toEqual({ complete: false, indexed: 3, total: 5 });
+  });
+
+  it('never asks for every identity’s mail: without an acting identity only the teams’ kinds', async () => {
+    const { asked, run } = fake({});
+    await actingSearch(run)({ q: 'walrus' });
+    expect(asked).toEqual([{ q: 'walrus', type: ['document', 'profile', 'blueprint'] }]);
+  });
+
+  it('keeps a type filter, and pages on each side until it ends', async () => {
+    const { asked, run } = fake({
+      'own:': { results: [hit('mail', 'm1')], next_cursor: 'o2' },
+      'teams:': { results: [hit('document', 'd1')], next_cursor: null },
+      'own:o2': { results: [hit('mail', 'm2')], next_cursor: null },
+    });
+    const search = actingSearch(run);
+    const first = await search({ q: 'x', agent_id: 'alice', limit: 5 });
+    expect(first.next_cursor).not.toBeNull();
+    const second = await search({ q: 'x', agent_id: 'alice', limit: 5, cursor: first.next_cursor ?? '' });
+    expect(second.results.map((result) => result.title)).toEqual(['m2']);
+    expect(second.next_cursor).toBeNull();
+    expect(asked.at(-1)).toEqual({ q: 'x', type: ['mail', 'chat'], agent_id: 'alice', limit: 5, cursor: 'o2' });
+    expect(asked).toHaveLength(3);
+
+    asked.length = 0;
+    await search({ q: 'x', agent_id: 'alice', type: ['mail', 'document'] });
+    expect(asked.map((params) => params.type)).toEqual([['mail'], ['document']]);
   });
 });

@@ -5,7 +5,7 @@
  * builds zod schemas, which the renderer's bundle does without); the client method is
  * NodeClient.search (owner.ts).
  */
-import type { SearchInput } from '../../../contract/core/search.ts';
+import type { SearchIndexState, SearchInput, SearchKind, SearchResults } from '../../../contract/core/search.ts';
 import { ApiError, issueSentence } from './errors.ts';
 import { query } from './http.ts';
 
@@ -47,4 +47,65 @@ export function searchErrorText(error: unknown): string {
     return error.issues.map((issue) => issueSentence(issue.field === 'q' ? { ...issue, field: null } : issue)).join('; ');
   }
   return error instanceof Error ? error.message : String(error);
+}
+
+/** What an identity holds itself: its own mail (received and sent) and the chats it is in. */
+const OWN_KINDS: readonly SearchKind[] = ['mail', 'chat'];
+/** What the node's teams hold, whoever acts: documents, shelf profiles, the catalog's blueprints. */
+const TEAM_KINDS: readonly SearchKind[] = ['document', 'profile', 'blueprint'];
+
+/** The two questions' cursors, as one `next_cursor` (only ever handed back to `actingSearch`). */
+interface ActingCursor {
+  own: string | null;
+  teams: string | null;
+}
+
+function readCursor(cursor: string | undefined): ActingCursor | null {
+  if (cursor === undefined) return null;
+  const parsed = JSON.parse(cursor) as Partial<ActingCursor>;
+  return { own: parsed.own ?? null, teams: parsed.teams ?? null };
+}
+
+function mergeIndex(states: readonly SearchIndexState[]): SearchIndexState {
+  return {
+    complete: states.every((state) => state.complete),
+    indexed: Math.min(...states.map((state) => state.indexed)),
+    total: Math.max(...states.map((state) => state.total)),
+  };
+}
+
+/**
+ * Search as the identity acting in the app (`agent_id`) sees the node: its own mail and chats
+ * (the owner's search narrowed to that identity, so another identity's copy of a mail, such as
+ * the sender's Sent copy of one this identity deleted, is never among them) and the teams'
+ * documents, profiles and blueprints, which belong to no identity. The owner's search names one
+ * identity or none (then every identity's mail), so this asks two questions at once and answers
+ * as one: the hits of each kind come from one answer (the palette groups them by kind), and the
+ * next page continues both. Without `agent_id`, no one acts: the teams' kinds only.
+ */
+export function actingSearch(run: (params: SearchParams) => Promise<SearchResults>): (params: SearchParams) => Promise<SearchResults> {
+  return async (params) => {
+    const { agent_id: agentId, cursor, type, ...rest } = params;
+    const wanted = (kinds: readonly SearchKind[]): SearchKind[] => kinds.filter((kind) => type === undefined || type.length === 0 || type.includes(kind));
+    const paging = readCursor(cursor);
+    const ownKinds = agentId === undefined ? [] : wanted(OWN_KINDS);
+    const teamKinds = wanted(TEAM_KINDS);
+    const asks: [Promise<SearchResults> | null, Promise<SearchResults> | null] = [
+      ownKinds.length > 0 && (paging === null || paging.own !== null)
+        ? run({ ...rest, type: ownKinds, agent_id: agentId, ...(paging?.own ? { cursor: paging.own } : {}) })
+        : null,
+      teamKinds.length > 0 && (paging === null || paging.teams !== null)
+        ? run({ ...rest, type: teamKinds, ...(paging?.teams ? { cursor: paging.teams } : {}) })
+        : null,
+    ];
+    const [own, teams] = await Promise.all(asks);
+    const answers = [own, teams].filter((answer): answer is SearchResults => answer !== null);
+    const next: ActingCursor = { own: own?.next_cursor ?? null, teams: teams?.next_cursor ?? null };
+    return {
+      results: answers.flatMap((answer) => answer.results),
+      next_cursor: next.own === null && next.teams === null ? null : JSON.stringify(next),
+      more_matches: answers.some((answer) => answer.more_matches),
+      index: answers.length > 0 ? mergeIndex(answers.map((answer) => answer.index)) : { complete: true, indexed: 0, total: 0 },
+    };
+  };
 }
