@@ -1,0 +1,72 @@
+/**
+ * The shortcuts on screen (lib/shortcuts.ts): a view calls `useShortcuts('Mail', () => [...])`
+ * while it is shown, and one listener on the window runs the key pressed, once no focused part
+ * took it itself (a focused list its arrows, a button its Enter, a field its letters). The `?`
+ * sheet (ShortcutsSheet.vue) lists `shortcutGroups()`: the same groups, so it lists exactly the
+ * keys that work here.
+ */
+import { computed, getCurrentInstance, onBeforeUnmount, shallowRef } from 'vue';
+import { isTypingTarget } from '../lib/list-nav.ts';
+import { effectiveGroups, findShortcut, mayRun, pressName, type Shortcut, type ShortcutGroup } from '../lib/shortcuts.ts';
+
+interface Registered {
+  id: number;
+  title: string;
+  global: boolean;
+  shortcuts: () => readonly Shortcut[];
+}
+
+/** In the order they were put on screen (a view before the parts inside it). */
+const registered = shallowRef<readonly Registered[]>([]);
+let nextId = 1;
+let listening = false;
+
+const groups = computed<ShortcutGroup[]>(() =>
+  registered.value.map((entry) => ({ id: entry.id, title: entry.title, global: entry.global, shortcuts: entry.shortcuts() })),
+);
+
+/** What the `?` sheet lists: every group on screen, each key where a press of it goes. */
+export const shortcutGroups = computed(() => effectiveGroups(groups.value));
+
+/** Keys a focused control acts on itself: Enter and Space press it; arrows move in widgets and scroll panes. */
+const MOVING_KEYS = new Set(['ArrowDown', 'ArrowUp', 'ArrowLeft', 'ArrowRight', 'Home', 'End', 'PageUp', 'PageDown']);
+const ARROW_WIDGETS = '[role="listbox"], [role="tablist"], [role="menu"], [role="radiogroup"], [role="tree"], [role="grid"], [role="slider"], select';
+
+function takenByFocus(target: EventTarget | null, key: string): boolean {
+  if (!(target instanceof HTMLElement) || target === document.body || target === document.documentElement) return false;
+  if (key === 'Enter' || key === ' ') return true;
+  if (MOVING_KEYS.has(key)) return target.closest(ARROW_WIDGETS) !== null || target.scrollHeight > target.clientHeight + 1;
+  return false;
+}
+
+function onKeydown(event: KeyboardEvent): void {
+  if (event.defaultPrevented || event.isComposing) return;
+  const key = pressName(event);
+  if (key === null) return;
+  const shortcut = findShortcut(groups.value, key);
+  if (shortcut === null) return;
+  const typing = isTypingTarget(event.target);
+  if (!mayRun(shortcut, { typing, dialogOpen: document.querySelector('dialog[open]') !== null })) return;
+  if (!typing && takenByFocus(event.target, key)) return;
+  if (shortcut.run(key) === false) return;
+  event.preventDefault();
+}
+
+/**
+ * Puts a group of shortcuts on screen while the calling component is (call it from `setup`):
+ * `shortcuts` is read again whenever what it reads changes (a key that applies only to an open
+ * item, say). `global` for the shell's keys, which work in every view.
+ */
+export function useShortcuts(title: string, shortcuts: () => readonly Shortcut[], options: { global?: boolean } = {}): void {
+  const entry: Registered = { id: nextId++, title, global: options.global === true, shortcuts };
+  registered.value = [...registered.value, entry];
+  if (!listening) {
+    window.addEventListener('keydown', onKeydown);
+    listening = true;
+  }
+  if (getCurrentInstance() !== null) {
+    onBeforeUnmount(() => {
+      registered.value = registered.value.filter((other) => other !== entry);
+    });
+  }
+}
