@@ -139,6 +139,8 @@ describe('The keyboard everywhere (headless node, Chromium)', { timeout: 40_000 
     await menu().waitFor({ timeout: WAIT });
     expect(await switcher().getAttribute('aria-expanded')).toBe('true');
     expect(await switcher().getAttribute('aria-haspopup')).toBe('listbox');
+    // The button names the list it opens.
+    expect(await menu().getAttribute('id')).toBeTruthy();
     expect(await switcher().getAttribute('aria-controls')).toBe(await menu().getAttribute('id'));
     expect(await menu().getAttribute('role')).toBe('listbox');
     expect(await menu().getByRole('option').count()).toBe(3);
@@ -343,6 +345,20 @@ describe('The keyboard everywhere (headless node, Chromium)', { timeout: 40_000 
     await page.keyboard.press('Escape');
     await expect.poll(() => page.getByTestId('conversation').count()).toBe(0);
     expect(await sheetOf('chat')).toEqual([{ title: 'Chat', labels: ['New chat', ...LIST, 'Back to the list; again: close the open chat'] }, EVERYWHERE]);
+  });
+
+  it('Identities and Teams list their own keys, and N there does what the sheet says', async () => {
+    await go('identities');
+    expect(await sheetOf('identities')).toEqual([
+      { title: 'Identities', labels: ['New identity', 'New project', 'New namespace: a domain for addresses'] },
+      EVERYWHERE,
+    ]);
+    await go('teams');
+    expect(await sheetOf('teams')).toEqual([{ title: 'Teams', labels: ['New team', 'Invite an agent'] }, EVERYWHERE]);
+    await page.keyboard.press('n');
+    await modal().waitFor({ timeout: WAIT });
+    await page.keyboard.press('Escape');
+    await expect.poll(() => modal().count()).toBe(0);
   });
 
   it('the sheet in dark mode and a 900 px window', async () => {
