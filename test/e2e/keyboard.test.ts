@@ -169,6 +169,17 @@ describe('The keyboard everywhere (headless node, Chromium)', { timeout: 40_000 
     expect(await menu().count()).toBe(0);
   });
 
+  it('the identity menu closes on a click in the document preview, a frame this page hears no pointer from', async () => {
+    await go('documents');
+    const frame = page.getByTestId('preview-frame');
+    await frame.waitFor({ timeout: WAIT });
+    await switcher().click();
+    await menu().waitFor({ timeout: WAIT });
+    await frame.click();
+    await expect.poll(() => menu().count()).toBe(0);
+    await go('mail');
+  });
+
   it('Mail’s Inbox: j/k and the arrows move from anywhere in the view, Enter opens, Esc goes back to the list', async () => {
     await go('mail');
     await page.getByTestId('folder-inbox').click();
