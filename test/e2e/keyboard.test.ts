@@ -85,9 +85,14 @@ async function actAs(name: string): Promise<void> {
   await switcher().filter({ hasText: `${DOMAIN}/${name}` }).waitFor({ timeout: WAIT });
 }
 
-/** Clicks a sidebar section: the keyboard is then on that link, not in the list. */
+/**
+ * Clicks a sidebar section (the keyboard is then on that link, not in the list) and waits until
+ * the router has shown it: until then the view before it is still on screen, with its keys.
+ */
 async function go(section: string): Promise<void> {
-  await page.getByTestId(`nav-${section}`).click();
+  const link = page.getByTestId(`nav-${section}`);
+  await link.click();
+  await expect.poll(() => link.getAttribute('aria-current'), { timeout: WAIT }).toBe('page');
 }
 
 beforeAll(async () => {
