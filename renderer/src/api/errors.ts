@@ -6,6 +6,7 @@
  * views that act on one. Shared by http.ts and sse.ts; forms use it through useFieldErrors.
  */
 import type { ErrorCode } from '../../../contract/errors.ts';
+import { plural } from '../lib/format.ts';
 
 /** A failed call, with the node's `detail` (or our own plain explanation) as the message. */
 export class ApiError extends Error {
@@ -50,9 +51,9 @@ function locField(loc: unknown): string | null {
  */
 const ZOD_WORDS: [RegExp, (match: RegExpExecArray) => string][] = [
   [/^Invalid input: expected \w+, received undefined$/, () => 'this is required'],
-  [/^Too big: expected string to have <=(\d+) characters?$/, (m) => `use at most ${m[1]} characters`],
+  [/^Too big: expected string to have <=(\d+) characters?$/, (m) => `use at most ${plural(Number(m[1]), 'character')}`],
   [/^Too small: expected string to have >=1 characters?$/, () => 'this is required'],
-  [/^Too small: expected string to have >=(\d+) characters?$/, (m) => `use at least ${m[1]} characters`],
+  [/^Too small: expected string to have >=(\d+) characters?$/, (m) => `use at least ${plural(Number(m[1]), 'character')}`],
   [/^Too big: expected number to be <=(\d+)$/, (m) => `use a number no larger than ${m[1]}`],
   [/^Too small: expected number to be >=(\d+)$/, (m) => `use a number no smaller than ${m[1]}`],
   [/^Too big: expected array to have <=(\d+) items?$/, (m) => `give at most ${m[1]}`],

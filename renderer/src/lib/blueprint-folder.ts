@@ -9,6 +9,7 @@
 import { isMap, isSeq, parseDocument } from 'yaml';
 import type { BlueprintImportPayload } from '../../../contract/library/catalog.ts';
 import { IMPORT_PAYLOAD_SCHEMA } from '../../../contract/library-rules.ts';
+import { plural } from './format.ts';
 
 // The payload's schema string and shape are the wire contract's (contract/).
 export { IMPORT_PAYLOAD_SCHEMA };
@@ -213,7 +214,7 @@ export async function readBlueprintFolder(
   options.signal?.throwIfAborted();
   if (notText.length > 0) {
     throw new BlueprintFolderError(
-      `${notText.length === 1 ? `${notText[0]} is` : `${notText.length} files are`} not UTF-8 text${notText.length === 1 ? '' : ` (${someOf(notText)})`}, ` +
+      `${notText.length === 1 ? `${notText[0]} is` : `${plural(notText.length, 'file')} are`} not UTF-8 text${notText.length === 1 ? '' : ` (${someOf(notText)})`}, ` +
         'and a blueprint holds only text files. Remove or convert them, then choose the folder again.',
     );
   }

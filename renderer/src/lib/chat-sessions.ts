@@ -7,6 +7,7 @@
 import type { ChatLastMessage, ChatMessage, ChatSession } from '../api/chat.ts';
 import type { NodeChatWake } from '../api/owner.ts';
 import { isMine } from './chat.ts';
+import { plural } from './format.ts';
 
 /** The summary a session row shows under its participants. */
 export interface LastMessage {
@@ -27,7 +28,7 @@ export function sessionTitle(session: Pick<ChatSession, 'participants'>): string
   if (names.length === 1) return names[0] as string;
   if (names.length === 2) return `${names[0]} and ${names[1]}`;
   const rest = names.length - 2;
-  return `${names[0]}, ${names[1]} and ${rest} ${rest === 1 ? 'other' : 'others'}`;
+  return `${names[0]}, ${names[1]} and ${plural(rest, 'other')}`;
 }
 
 /** The session with new activity goes to the top, changed by `update`; the others keep their order. */

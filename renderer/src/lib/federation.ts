@@ -8,6 +8,7 @@ import type { ChatSession } from '../api/chat.ts';
 import type { MailMessage, OutboundMail, OutboundStatus, SendMailResult } from '../api/mail.ts';
 import type { TunnelConfig, TunnelConfigInput, TunnelState } from '../api/owner.ts';
 import { hostKeyProblem, portProblem, publicUrlProblem, tunnelHostProblem, tunnelUserProblem } from '../../../contract/core-rules.ts';
+import { plural } from './format.ts';
 import type { BadgeLabel } from './labels.ts';
 
 // ------------------------------------------------------------------ tunnel
@@ -122,7 +123,7 @@ export function nodeHost(origin: string | null): string | null {
 
 /** "1 attempt", "3 attempts". */
 function attempts(count: number): string {
-  return `${count} ${count === 1 ? 'attempt' : 'attempts'}`;
+  return plural(count, 'attempt');
 }
 
 /** The badge for one mail to another node, its tooltip the details behind the state. */

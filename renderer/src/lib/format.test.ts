@@ -8,6 +8,7 @@ import {
   keyFingerprint,
   middleTruncate,
   parseTimestamp,
+  formatCount,
   plural,
   refreshDelayMs,
   relativeTime,
@@ -114,7 +115,7 @@ describe('formatBytes', () => {
   it('says a size in bytes, KB or MB', () => {
     expect(formatBytes(0)).toBe('0 bytes');
     expect(formatBytes(1)).toBe('1 byte');
-    expect(formatBytes(1023)).toBe('1023 bytes');
+    expect(formatBytes(1023)).toBe('1,023 bytes');
     expect(formatBytes(1024)).toBe('1 KB');
     expect(formatBytes(2150)).toBe('2.1 KB');
     expect(formatBytes(200 * 1024)).toBe('200 KB');
@@ -128,6 +129,16 @@ describe('plural and hueFor', () => {
     expect(plural(0, 'identity', 'identities')).toBe('0 identities');
     expect(plural(2, 'address', 'addresses')).toBe('2 addresses');
     expect(plural(3, 'project')).toBe('3 projects');
+    expect(plural(1, 'line')).toBe('1 line');
+    expect(plural(1, 'message')).toBe('1 message');
+  });
+
+  it('groups large counts the reader’s way', () => {
+    expect(formatCount(66666, 'en')).toBe('66,666');
+    expect(formatCount(999, 'en')).toBe('999');
+    expect(formatCount(1234567, 'de')).toBe('1.234.567');
+    expect(plural(66666, 'unread message', 'unread messages', 'en')).toBe('66,666 unread messages');
+    expect(plural(1200, 'line', 'lines', 'en')).toBe('1,200 lines');
   });
 
   it('gives a stable hue in range', () => {

@@ -34,7 +34,7 @@ export function relativeTime(date: Date, now: Date = new Date()): string {
   if (hours < 24) return `${hours} h ago`;
   const days = Math.max(1, calendarDaysBetween(date, now));
   if (days === 1) return 'yesterday';
-  if (days < 7) return `${days} days ago`;
+  if (days < 7) return `${plural(days, 'day')} ago`;
   return shortDate(date, now);
 }
 
@@ -108,9 +108,21 @@ export function keyFingerprint(didKey: string, head = 8, tail = 4): string {
   return middleTruncate(didKey.replace(/^did:key:/, ''), head, tail);
 }
 
-/** "1 identity", "3 identities". */
-export function plural(count: number, singular: string, pluralForm = `${singular}s`): string {
-  return `${count} ${count === 1 ? singular : pluralForm}`;
+/**
+ * A count as people read it: digits grouped the reader's way ("66,666"), by Intl. `locale` is
+ * for tests; the app uses the reader's.
+ */
+export function formatCount(count: number, locale?: string): string {
+  return new Intl.NumberFormat(locale, { maximumFractionDigits: 0 }).format(count);
+}
+
+/**
+ * The app's one way to say how many: "1 identity", "3 identities", "66,666 messages" (the
+ * count grouped as formatCount does). Every "N things" in the app goes through it, so none
+ * reads "1 messages".
+ */
+export function plural(count: number, singular: string, pluralForm = `${singular}s`, locale?: string): string {
+  return `${formatCount(count, locale)} ${count === 1 ? singular : pluralForm}`;
 }
 
 /** A size in words: "512 bytes", "2.1 KB", "1.4 MB" (1 KB = 1024 bytes). */

@@ -1,5 +1,6 @@
 /** Present links as the UI shows them: whether a link still opens, and how long it has left. */
 import type { PresentLinkSummary } from '../api/docs.ts';
+import { plural } from './format.ts';
 
 export type LinkState = 'live' | 'expired' | 'revoked';
 
@@ -19,7 +20,7 @@ export function timeUntil(date: Date, now: Date): string {
   const hours = Math.round(minutes / 60);
   if (hours < 24) return `in ${hours} h`;
   const days = Math.round(hours / 24);
-  return days === 1 ? 'in 1 day' : `in ${days} days`;
+  return `in ${plural(days, 'day')}`;
 }
 
 /** What a key does to the active row of the links list (moving is the list's own: lib/list-nav.ts). */

@@ -8,6 +8,7 @@
  * Pure; tested in templates.test.ts.
  */
 import type { SlotName, TemplateLimits } from '../api/docs.ts';
+import { plural } from './format.ts';
 
 
 export interface CoverForm {
@@ -132,21 +133,21 @@ export function slotsProblem(slots: Record<string, unknown>, limits: TemplateLim
   const cover = record(slots.cover);
   if (text(cover.title).trim() === '') return 'Give the cover a title.';
   const sections = rows(slots.sections);
-  if (sections.length > limits.sections) return `At most ${limits.sections} sections.`;
+  if (sections.length > limits.sections) return `At most ${plural(limits.sections, 'section')}.`;
   for (const [i, section] of sections.entries()) {
     if (text(section.heading).trim() === '') return `Section ${i + 1} needs a heading.`;
   }
   const metrics = rows(slots.metrics);
-  if (metrics.length > limits.metrics) return `At most ${limits.metrics} metrics.`;
+  if (metrics.length > limits.metrics) return `At most ${plural(limits.metrics, 'metric')}.`;
   for (const [i, metric] of metrics.entries()) {
     if (text(metric.label).trim() === '') return `Metric ${i + 1} needs a label.`;
     if (text(metric.value).trim() === '') return `Metric ${i + 1} needs a value.`;
   }
   const items = record(slots.ask).items;
   if (Array.isArray(items)) {
-    if (items.length > limits.items) return `At most ${limits.items} items in the ask (one per line).`;
+    if (items.length > limits.items) return `At most ${plural(limits.items, 'item')} in the ask (one per line).`;
     const long = items.findIndex((item) => text(item).length > limits.item);
-    if (long >= 0) return `Item ${long + 1} of the ask is longer than ${limits.item} characters.`;
+    if (long >= 0) return `Item ${long + 1} of the ask is longer than ${plural(limits.item, 'character')}.`;
   }
   return null;
 }
