@@ -4,6 +4,7 @@ import type { Identity } from '../api/owner.ts';
 import {
   buildSuggestions,
   filterSuggestions,
+  addressFromEmail,
   parseRecipient,
   recipientFields,
   recipientKind,
@@ -131,5 +132,30 @@ describe('splitRecipients and recipientFields', () => {
         { value: 'b.test/y', kind: 'address', label: 'Y' },
       ]),
     ).toEqual({ to_addresses: ['a.test/x', 'b.test/y'], to_aliases: ['bob'], to_dids: ['did:svc:1'] });
+  });
+});
+
+describe('addressFromEmail', () => {
+  it('reads an e-mail-shaped entry as the address it likely means', () => {
+    expect(addressFromEmail('carol@beta.test')).toBe('beta.test/carol');
+    expect(addressFromEmail('  Carol@Beta.Test ')).toBe('beta.test/Carol');
+    expect(addressFromEmail('mailto:carol@beta.test')).toBe('beta.test/carol');
+    expect(addressFromEmail('<carol@beta.test>')).toBe('beta.test/carol');
+  });
+
+  it('offers nothing when the entry would not make an address either', () => {
+    expect(addressFromEmail('beta.test/carol')).toBeNull();
+    expect(addressFromEmail('carol')).toBeNull();
+    expect(addressFromEmail('carol.smith@beta.test')).toBeNull(); // no dots in an address name
+    expect(addressFromEmail('carol@-bad-.test')).toBeNull();
+    expect(addressFromEmail('a@b@c.test')).toBeNull();
+    expect(addressFromEmail('@beta.test')).toBeNull();
+  });
+
+  it('parseRecipient refuses it with the fix to offer', () => {
+    const parsed = parseRecipient('carol@beta.test', []);
+    expect(parsed).toMatchObject({ suggestion: 'beta.test/carol' });
+    expect('error' in parsed && parsed.error).toContain('Did you mean beta.test/carol?');
+    expect(parseRecipient('not an address!', [])).not.toHaveProperty('suggestion');
   });
 });

@@ -46,11 +46,31 @@ export function recipientKind(text: string): RecipientKind | null {
 }
 
 /**
+ * The address an e-mail-shaped entry most likely means: `carol@beta.test` (or `mailto:` and
+ * `<…>` around it) is `beta.test/carol` here, where the domain comes first. Null when the entry
+ * is not of that shape or would not make an address either.
+ */
+export function addressFromEmail(text: string): string | null {
+  const match = /^(?:mailto:)?<?([^@\s<>/]+)@([^@\s<>/]+?)>?$/i.exec(text.trim());
+  if (match === null) return null;
+  const domain = normalizeDomainName(match[2] ?? '');
+  const address = `${domain}/${match[1] ?? ''}`;
+  return domain !== null && isAddress(address) ? address : null;
+}
+
+/** Why an entry cannot be a recipient, and the address it likely means when there is one. */
+export interface RecipientProblem {
+  error: string;
+  /** A corrected entry the field offers as a one-click fix. */
+  suggestion?: string;
+}
+
+/**
  * A typed entry as a chip: a known suggestion when it matches one exactly (by value, or by the
  * label or alias of a single suggestion), else whatever its shape says. An error sentence when it
  * cannot be a recipient.
  */
-export function parseRecipient(text: string, known: readonly Suggestion[]): Recipient | { error: string } {
+export function parseRecipient(text: string, known: readonly Suggestion[]): Recipient | RecipientProblem {
   const value = text.trim();
   if (value === '') return { error: 'Enter an address, such as example.com/alice.' };
   const exact = known.find((s) => s.value === value);
@@ -60,6 +80,10 @@ export function parseRecipient(text: string, known: readonly Suggestion[]): Reci
   if (named.length === 1 && named[0] !== undefined) return { value: named[0].value, kind: named[0].kind, label: named[0].label };
   const kind = recipientKind(value);
   if (kind === null) {
+    const meant = addressFromEmail(value);
+    if (meant !== null) {
+      return { error: `“${value}” is an e-mail address; addresses here put the domain first. Did you mean ${meant}?`, suggestion: meant };
+    }
     return { error: `“${value}” is not an address (example.com/alice), an alias in this project, or a did.` };
   }
   return { value, kind, label: null };
