@@ -97,7 +97,7 @@ describe('First run and the shell (headless node, Chromium)', { timeout: 60_000 
     expect(await alert.textContent()).toContain('Add at least one recipient.');
     await compose.getByLabel('Subject').fill('Hello');
     await expect.poll(() => compose.getByRole('alert').count()).toBe(0);
-    await compose.getByRole('button', { name: 'Cancel' }).click();
+    await compose.getByRole('button', { name: 'Discard' }).click();
     await expect.poll(() => page.locator('dialog[open]').count()).toBe(0);
   });
 

@@ -1,6 +1,21 @@
 import { describe, expect, it } from 'vitest';
 import type { DocumentSummary } from '../api/docs.ts';
-import { documentRows, DraftStore, slugFromTitle, SLUG_PATTERN, type DocumentDraft, type DraftStorage } from './drafts.ts';
+import {
+  documentRows,
+  DraftStore,
+  MAIL_BODY_KEPT,
+  MAIL_DRAFTS_KEPT,
+  mailDraftSlot,
+  MailDrafts,
+  sameMailDraft,
+  slugFromTitle,
+  SLUG_PATTERN,
+  UNSENT_KEPT,
+  type DocumentDraft,
+  type DraftStorage,
+  type MailDraft,
+  type UnsentMail,
+} from './drafts.ts';
 
 /** A Storage over a Map, with an optional byte quota like a browser's. */
 function memoryStorage(quota = Infinity): DraftStorage & { map: Map<string, string> } {
@@ -114,5 +129,82 @@ describe('documentRows', () => {
     const drafts = [draft({ slug: 'road-map', title: 'Roadmap' }), draft({ slug: 'minutes', title: 'Tuesday' })];
     expect(documentRows(drafts, [], ' ROAD ').map((row) => row.slug)).toEqual(['road-map']);
     expect(documentRows(drafts, [], 'tues').map((row) => row.slug)).toEqual(['minutes']);
+  });
+});
+
+const mailDraft = (over: Partial<MailDraft> = {}): MailDraft => ({
+  to: [{ value: 'acme.test/bob', kind: 'address', label: 'bob' }],
+  subject: 'Lunch',
+  body: 'Friday?',
+  priority: 'normal',
+  ...over,
+});
+
+const unsent = (id: string, over: Partial<UnsentMail> = {}): UnsentMail => ({
+  id,
+  draft: mailDraft(),
+  error: 'The node did not answer.',
+  messageId: null,
+  triedAt: '2026-11-21T10:00:00.000Z',
+  ...over,
+});
+
+describe('MailDrafts', () => {
+  const ORIGIN = 'http://127.0.0.1:4000';
+
+  it('keeps a draft per identity and slot: a new mail, and a reply per thread', () => {
+    const storage = memoryStorage();
+    const drafts = new MailDrafts(storage, ORIGIN);
+    expect(drafts.put('alice', mailDraft())).toBeNull();
+    expect(drafts.put('alice', mailDraft({ thread_id: 't1', body: 'Yes.' }))).toBeNull();
+    expect(drafts.get('alice', 'new')).toEqual(mailDraft());
+    expect(drafts.get('alice', mailDraftSlot({ thread_id: 't1' }))?.body).toBe('Yes.');
+    expect(drafts.get('bob', 'new')).toBeNull();
+    expect(new MailDrafts(storage, 'http://127.0.0.1:5000').get('alice', 'new')).toBeNull();
+    drafts.remove('alice', 'new');
+    expect(drafts.get('alice', 'new')).toBeNull();
+    // The Documents drafts in the same storage are another family of keys.
+    expect(new DraftStore(storage, ORIGIN).list('alice')).toEqual([]);
+  });
+
+  it('stays bounded: the oldest drafts go, a body longer than the node takes is refused, a full storage is said', () => {
+    const drafts = new MailDrafts(memoryStorage(), ORIGIN);
+    for (let i = 0; i < MAIL_DRAFTS_KEPT + 3; i++) drafts.put('alice', mailDraft({ thread_id: `t${i}` }), new Date(Date.UTC(2026, 0, 1, 0, i)));
+    expect(drafts.get('alice', 're:t0')).toBeNull();
+    expect(drafts.get('alice', 're:t2')).toBeNull();
+    expect(drafts.get('alice', 're:t3')).not.toBeNull();
+    expect(drafts.get('alice', `re:t${MAIL_DRAFTS_KEPT + 2}`)).not.toBeNull();
+    expect(drafts.put('alice', mailDraft({ body: 'x'.repeat(MAIL_BODY_KEPT + 1) }))).toBe('too-long');
+    expect(new MailDrafts(memoryStorage(100), ORIGIN).put('alice', mailDraft({ body: 'x'.repeat(200) }))).toBe('full');
+  });
+
+  it('reads back nothing from a damaged or altered entry', () => {
+    const storage = memoryStorage();
+    const drafts = new MailDrafts(storage, ORIGIN);
+    storage.setItem(`svc-node.mail-draft@${ORIGIN}|alice|new`, '{not json');
+    expect(drafts.get('alice', 'new')).toBeNull();
+    storage.setItem(`svc-node.mail-draft@${ORIGIN}|alice|new`, JSON.stringify({ draft: { ...mailDraft(), priority: 'loud' } }));
+    expect(drafts.get('alice', 'new')).toBeNull();
+    storage.setItem(`svc-node.mail-unsent@${ORIGIN}|alice`, JSON.stringify([unsent('a'), { id: 'b' }]));
+    expect(drafts.unsent('alice').map((u) => u.id)).toEqual(['a']);
+  });
+
+  it('keeps the unsent mail of each identity, the newest few', () => {
+    const drafts = new MailDrafts(memoryStorage(), ORIGIN);
+    expect(drafts.unsent('alice')).toEqual([]);
+    const many = Array.from({ length: UNSENT_KEPT + 2 }, (_, i) => unsent(`u${i}`));
+    expect(drafts.putUnsent('alice', many)).toBe(true);
+    expect(drafts.unsent('alice').map((u) => u.id)).toEqual(many.slice(2).map((u) => u.id));
+    expect(drafts.unsent('bob')).toEqual([]);
+    expect(drafts.putUnsent('alice', [])).toBe(true);
+    expect(drafts.unsent('alice')).toEqual([]);
+    expect(new MailDrafts(memoryStorage(10), ORIGIN).putUnsent('alice', [unsent('a')])).toBe(false);
+  });
+
+  it('tells a changed draft from the one it started as', () => {
+    expect(sameMailDraft(mailDraft(), mailDraft())).toBe(true);
+    expect(sameMailDraft(mailDraft(), mailDraft({ body: 'Friday? ' }))).toBe(false);
+    expect(sameMailDraft(mailDraft(), mailDraft({ to: [] }))).toBe(false);
+    expect(sameMailDraft(mailDraft(), mailDraft({ thread_id: 't' }))).toBe(false);
   });
 });

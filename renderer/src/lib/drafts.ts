@@ -6,9 +6,16 @@
  * yet (made while the node could not be reached) has `baseVersion` null and carries its title.
  *
  * Keys: `svc-node.draft@<node origin>|<team id>|<slug>`; one JSON value each.
+ *
+ * Mail drafts (MailDrafts, below) are kept the same way, per identity: the mail being written
+ * (a new one, or a reply per thread) until it is sent or discarded, and the sends that did not go
+ * (refused, or the node could not be reached) until they are sent or discarded.
  */
+import { PRIORITIES, type Priority } from '../../../contract/core-rules.ts';
+import { MAX_BODY_BYTES, MAX_RECIPIENTS, MAX_SUBJECT } from '../../../contract/core/mail.ts';
 import { DOCUMENT_SLUG } from '../../../contract/docs/rules.ts';
 import type { DocumentSummary } from '../api/docs.ts';
+import type { Recipient } from './recipients.ts';
 
 export interface DocumentDraft {
   teamId: string;
@@ -87,6 +94,179 @@ export class DraftStore {
       if (draft !== null) drafts.push(draft);
     }
     return drafts.sort((a, b) => b.updatedAt.localeCompare(a.updatedAt));
+  }
+}
+
+// ------------------------------------------------------------------ mail
+
+/** A mail being written: recipients, subject, priority and body; a reply names its thread. */
+export interface MailDraft {
+  to: Recipient[];
+  subject: string;
+  body: string;
+  priority: Priority;
+  /** A reply's thread (the thread's first message id). */
+  thread_id?: string;
+}
+
+/** A send that has not gone: the node refused it, could not be reached, or never answered. */
+export interface UnsentMail {
+  id: string;
+  draft: MailDraft;
+  /** The node's reason; null when the window closed before the node answered. */
+  error: string | null;
+  /** The send's own message id (one recipient): a retry is then the same send, never a second mail. */
+  messageId: string | null;
+  /** ISO time it was last tried. */
+  triedAt: string;
+}
+
+/** Drafts kept per identity (a new mail, and a reply per thread); past this the oldest goes. */
+export const MAIL_DRAFTS_KEPT = 10;
+/** Unsent mail kept per identity; past this the oldest goes. */
+export const UNSENT_KEPT = 10;
+/** The longest body kept, in characters: the most the node takes in one mail (contract/core/mail.ts). */
+export const MAIL_BODY_KEPT = MAX_BODY_BYTES;
+
+/** Where a draft is kept: a reply by its thread, a new mail in the one slot for new mail. */
+export function mailDraftSlot(draft: Pick<MailDraft, 'thread_id'>): string {
+  return draft.thread_id === undefined ? 'new' : `re:${draft.thread_id}`;
+}
+
+/** Whether two drafts say the same (recipients, subject, priority, body, thread). */
+export function sameMailDraft(a: MailDraft, b: MailDraft): boolean {
+  return (
+    a.subject === b.subject &&
+    a.body === b.body &&
+    a.priority === b.priority &&
+    a.thread_id === b.thread_id &&
+    a.to.length === b.to.length &&
+    a.to.every((r, i) => r.value === b.to[i]?.value && r.kind === b.to[i]?.kind)
+  );
+}
+
+function isRecipient(value: unknown): value is Recipient {
+  if (typeof value !== 'object' || value === null) return false;
+  const r = value as Record<string, unknown>;
+  return typeof r.value === 'string' && (r.kind === 'address' || r.kind === 'alias' || r.kind === 'did') && (r.label === null || typeof r.label === 'string');
+}
+
+function isMailDraft(value: unknown): value is MailDraft {
+  if (typeof value !== 'object' || value === null) return false;
+  const d = value as Record<string, unknown>;
+  return (
+    Array.isArray(d.to) &&
+    d.to.length <= MAX_RECIPIENTS &&
+    d.to.every(isRecipient) &&
+    typeof d.subject === 'string' &&
+    d.subject.length <= MAX_SUBJECT &&
+    typeof d.body === 'string' &&
+    d.body.length <= MAIL_BODY_KEPT &&
+    PRIORITIES.includes(d.priority as Priority) &&
+    (d.thread_id === undefined || typeof d.thread_id === 'string')
+  );
+}
+
+function isUnsent(value: unknown): value is UnsentMail {
+  if (typeof value !== 'object' || value === null) return false;
+  const u = value as Record<string, unknown>;
+  return (
+    typeof u.id === 'string' &&
+    isMailDraft(u.draft) &&
+    (u.error === null || typeof u.error === 'string') &&
+    (u.messageId === null || typeof u.messageId === 'string') &&
+    typeof u.triedAt === 'string'
+  );
+}
+
+function parse(raw: string | null): unknown {
+  if (raw === null) return null;
+  try {
+    return JSON.parse(raw);
+  } catch {
+    return null;
+  }
+}
+
+/** Why a mail draft was not kept: longer than the node takes, or the window's storage is full. */
+export type KeepProblem = 'too-long' | 'full';
+
+/**
+ * Mail drafts and unsent mail in the window's storage, per node and identity. Keys:
+ * `svc-node.mail-draft@<node origin>|<agent id>|<slot>` (one draft, with when it was last
+ * edited) and `svc-node.mail-unsent@<node origin>|<agent id>` (the list of unsent mail).
+ */
+export class MailDrafts {
+  readonly #storage: DraftStorage;
+  readonly #origin: string;
+
+  constructor(storage: DraftStorage, origin: string) {
+    this.#storage = storage;
+    this.#origin = origin;
+  }
+
+  #draftPrefix(agentId: string): string {
+    return `svc-node.mail-draft@${this.#origin}|${agentId}|`;
+  }
+
+  #unsentKey(agentId: string): string {
+    return `svc-node.mail-unsent@${this.#origin}|${agentId}`;
+  }
+
+  get(agentId: string, slot: string): MailDraft | null {
+    const kept = parse(this.#storage.getItem(this.#draftPrefix(agentId) + slot));
+    if (typeof kept !== 'object' || kept === null) return null;
+    const draft = (kept as Record<string, unknown>).draft;
+    return isMailDraft(draft) ? draft : null;
+  }
+
+  /** Keeps the draft in its slot (the identity's oldest go past MAIL_DRAFTS_KEPT); null when kept. */
+  put(agentId: string, draft: MailDraft, now: Date = new Date()): KeepProblem | null {
+    if (draft.body.length > MAIL_BODY_KEPT || !isMailDraft(draft)) return 'too-long';
+    const prefix = this.#draftPrefix(agentId);
+    const key = prefix + mailDraftSlot(draft);
+    try {
+      this.#storage.setItem(key, JSON.stringify({ draft, updatedAt: now.toISOString() }));
+    } catch {
+      return 'full';
+    }
+    const others = this.#keys(prefix)
+      .filter((k) => k !== key)
+      .map((k) => ({ k, at: String((parse(this.#storage.getItem(k)) as { updatedAt?: unknown } | null)?.updatedAt ?? '') }))
+      .sort((a, b) => b.at.localeCompare(a.at));
+    for (const old of others.slice(MAIL_DRAFTS_KEPT - 1)) this.#storage.removeItem(old.k);
+    return null;
+  }
+
+  remove(agentId: string, slot: string): void {
+    this.#storage.removeItem(this.#draftPrefix(agentId) + slot);
+  }
+
+  /** The identity's unsent mail, oldest first. */
+  unsent(agentId: string): UnsentMail[] {
+    const list = parse(this.#storage.getItem(this.#unsentKey(agentId)));
+    return Array.isArray(list) ? list.filter(isUnsent) : [];
+  }
+
+  /** Keeps the identity's unsent mail (the newest UNSENT_KEPT); false when the storage refused it. */
+  putUnsent(agentId: string, items: readonly UnsentMail[]): boolean {
+    const key = this.#unsentKey(agentId);
+    try {
+      if (items.length === 0) this.#storage.removeItem(key);
+      else this.#storage.setItem(key, JSON.stringify(items.slice(-UNSENT_KEPT)));
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  #keys(prefix: string): string[] {
+    const keys: string[] = [];
+    for (let i = 0; i < this.#storage.length; i++) {
+      const key = this.#storage.key(i);
+      if (key !== null && key.startsWith(prefix)) keys.push(key);
+    }
+    return keys;
   }
 }
 

@@ -14,6 +14,9 @@ import {
   sentDetail,
   withoutMessage,
   mergeMessages,
+  ownWords,
+  folderBadge,
+  folderCountText,
   preview,
   priorityBadge,
   replyBody,
@@ -163,9 +166,23 @@ describe('priorityBadge and preview', () => {
 
   it('leaves Markdown’s marks out of the preview, keeping the words', () => {
     expect(preview('# Launch plan\n\nThe **numbers** are in; see [the dashboard](https://x.example/d).\n\n- ship on *Friday*\n> quoted\n```\nnpm run `release`\n```')).toBe(
-      'Launch plan The numbers are in; see the dashboard. ship on Friday quoted npm run release',
+      'Launch plan The numbers are in; see the dashboard. ship on Friday npm run release',
     );
     expect(preview('2 * 3 = 6, a_b_c')).toBe('2 * 3 = 6, a_b_c');
+  });
+
+  it('shows a reply by its own words: not the attribution line, not the quote', () => {
+    const quote = replyBody(mail('m', '', { body: 'Lunch on Friday?\nAlice' }), 'Tuesday, 3 March 2026 at 10:00:00');
+    expect(preview(`Friday at noon works.\n\nBob${quote}`)).toBe('Friday at noon works. Bob');
+    // Answered below the quote, or between quoted parts.
+    expect(preview(`${quote}\n\nFriday at noon works.`)).toBe('Friday at noon works.');
+    expect(preview('On Monday, carol wrote:\n\n> first\n\nyes\n> second\nno')).toBe('yes no');
+    expect(ownWords('top\nOn Monday, carol wrote:\n> q')).toBe('top');
+  });
+
+  it('keeps a line that ends in "wrote:" but quotes nothing, and a body that only quotes', () => {
+    expect(preview('Here is what she wrote:\nnothing yet')).toBe('Here is what she wrote: nothing yet');
+    expect(preview('> only a quote')).toBe('only a quote');
   });
 });
 
@@ -242,7 +259,7 @@ describe('folders (issue 14)', () => {
   });
 
   it('words the delivery of sent mail: local is delivered; another node has its outbox state', () => {
-    expect(sentBadge(sentItem({}))).toEqual({ text: 'Delivered', tone: 'ok', hint: 'In bob’s inbox on this node.' });
+    expect(sentBadge(sentItem({}))).toEqual({ text: 'Delivered', tone: 'ok', hint: 'Delivered to bob on this node when it was sent.' });
     expect(sentDetail(sentItem({}))).toBe('On this node');
     const queued = sentItem({ destination: 'remote', to: 'far.example/zed', status: 'queued', attempts: 0 });
     expect(sentBadge(queued)).toMatchObject({ text: 'Queued', tone: 'warn', hint: expect.stringContaining('far.example') });
@@ -257,7 +274,7 @@ describe('folders (issue 14)', () => {
     expect(deliveryRow(sentItem({ to_alias: 'bob', to_address: 'acme.test/bob', body: '**Hi** there' }))).toEqual({
       to: 'To bob',
       toTitle: 'acme.test/bob',
-      badge: { text: 'Delivered', tone: 'ok', hint: 'In bob’s inbox on this node.' },
+      badge: { text: 'Delivered', tone: 'ok', hint: 'Delivered to bob on this node when it was sent.' },
       note: 'Hi there',
     });
     const queued = sentItem({ destination: 'remote', to: 'far.example/zed', to_alias: null, to_address: null, status: 'queued', attempts: 2, last_error: 'timed out' });
@@ -282,5 +299,22 @@ describe('folders (issue 14)', () => {
   it('opens only http(s) and mailto links of a rendered body', () => {
     for (const href of ['https://example.com/x', 'http://example.com', 'mailto:a@example.com']) expect(opensExternally(href)).toBe(true);
     for (const href of [null, '#section', '#/settings', '/ui/#/mail', 'javascript:alert(1)', 'file:///etc/passwd', 'not a url']) expect(opensExternally(href)).toBe(false);
+  });
+});
+
+describe('folder counts', () => {
+  it('give each number one meaning, in words, grouped', () => {
+    const counts = { unread: 66666, queued: 1 };
+    expect(folderCountText('inbox', counts, 'en')).toBe('66,666 unread');
+    expect(folderCountText('unread', counts, 'en')).toBe('66,666 unread');
+    expect(folderCountText('outbound', counts, 'en')).toBe('1 on the way');
+    // Paged lists with no total from the node: no number that would only be a page's.
+    expect(folderCountText('sent', counts, 'en')).toBe('');
+    expect(folderCountText('archive', counts, 'en')).toBe('');
+    expect(folderCountText('inbox', { unread: 0, queued: 0 }, 'en')).toBe('');
+    expect(folderBadge('inbox', counts, 'en')).toEqual({ text: '66,666', label: '66,666 unread messages' });
+    expect(folderBadge('outbound', counts, 'en')).toEqual({ text: '1', label: '1 message still on the way' });
+    expect(folderBadge('sent', counts, 'en')).toBeNull();
+    expect(folderBadge('inbox', { unread: 0, queued: 0 }, 'en')).toBeNull();
   });
 });

@@ -7,7 +7,7 @@
 import type { MailMessage, OutboundMail, Priority, SentMail, SignatureStatus } from '../api/mail.ts';
 import type { Identity } from '../api/owner.ts';
 import { addressDomain, outboundBadge, outboundDetail } from './federation.ts';
-import { keyFingerprint } from './format.ts';
+import { formatCount, keyFingerprint, plural } from './format.ts';
 import type { BadgeLabel } from './labels.ts';
 import type { Recipient } from './recipients.ts';
 
@@ -98,7 +98,7 @@ export function replySubject(subject: string): string {
   return /^re:/i.test(trimmed) ? trimmed : `Re: ${trimmed}`;
 }
 
-/** The quoted original under a reply. */
+/** The quoted original under a reply, after a blank line to write the answer on (the cursor starts there). */
 export function replyBody(message: Pick<MailMessage, 'body' | 'from_alias' | 'created_at'>, when: string): string {
   const quoted = message.body
     .split('\n')
@@ -116,9 +116,33 @@ const MARKDOWN_MARKS: readonly [RegExp, string][] = [
   [/\*(\S(?:[^*\n]*\S)?)\*/g, '$1'],
 ];
 
-/** One line of the body for the list: Markdown's marks left out, whitespace collapsed, cut at `max` characters. */
+const QUOTED = /^\s*>/;
+/** The line a reply puts above the quote ("On Tuesday, 3 March 2026 at 10:00, alice wrote:"). */
+const ATTRIBUTION = /\bwrote:\s*$/;
+
+/**
+ * A mail's own words: the quoted lines ("> …") and the line introducing a quote ("On …, alice
+ * wrote:") left out, so a reply is known by what it says, not by what it answers. The whole
+ * body when nothing else is left (a forward that only quotes).
+ */
+export function ownWords(body: string): string {
+  const lines = body.split('\n');
+  const introducesQuote = (index: number): boolean => {
+    let next = index + 1;
+    while (next < lines.length && lines[next]?.trim() === '') next++;
+    return QUOTED.test(lines[next] ?? '');
+  };
+  const kept = lines.filter((line, index) => !QUOTED.test(line) && !(ATTRIBUTION.test(line) && introducesQuote(index)));
+  const own = kept.join('\n');
+  return own.trim() === '' ? body : own;
+}
+
+/**
+ * One line for the list: the mail's own words (ownWords), Markdown's marks left out, whitespace
+ * collapsed, cut at `max` characters.
+ */
 export function preview(body: string, max = 140): string {
-  const text = MARKDOWN_MARKS.reduce((out, [mark, keep]) => out.replace(mark, keep), body);
+  const text = MARKDOWN_MARKS.reduce((out, [mark, keep]) => out.replace(mark, keep), ownWords(body));
   const flat = text.replace(/\s+/g, ' ').trim();
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
@@ -180,6 +204,25 @@ export function folderTitle(folder: MailFolder): string {
   return MAIL_FOLDERS.find((f) => f.id === folder)?.label ?? 'Inbox';
 }
 
+/**
+ * The number beside a folder's title, with its meaning in words and grouped ("66,666 unread"):
+ * the identity's unread mail (the node's count, the same number the folder list shows) for the
+ * inbox and Unread; what is still on its way for "Sent to other nodes". Sent and the Archive say
+ * no number: the list is read in pages and the node gives no total, so any count would be a page's.
+ */
+export function folderCountText(folder: MailFolder, counts: { unread: number; queued: number }, locale?: string): string {
+  if (folder === 'inbox' || folder === 'unread') return counts.unread > 0 ? `${formatCount(counts.unread, locale)} unread` : '';
+  if (folder === 'outbound') return counts.queued > 0 ? `${formatCount(counts.queued, locale)} on the way` : '';
+  return '';
+}
+
+/** A folder's count in the folder list: the number, and what it counts for a tooltip and screen readers. */
+export function folderBadge(folder: MailFolder, counts: { unread: number; queued: number }, locale?: string): { text: string; label: string } | null {
+  if (folder === 'inbox' && counts.unread > 0) return { text: formatCount(counts.unread, locale), label: plural(counts.unread, 'unread message', 'unread messages', locale) };
+  if (folder === 'outbound' && counts.queued > 0) return { text: formatCount(counts.queued, locale), label: `${plural(counts.queued, 'message', 'messages', locale)} still on the way` };
+  return null;
+}
+
 /** The list without `id`. */
 export function withoutMessage<T extends { message_id: string }>(list: readonly T[], id: string): T[] {
   return list.filter((m) => m.message_id !== id);
@@ -222,9 +265,13 @@ export function deleteConsequence(message: Pick<MailMessage, 'subject' | 'origin
   return `${what} is removed from your mail for good, from the inbox and the archive; this cannot be undone.${keeps}`;
 }
 
-/** The delivery badge of a sent item: local mail is delivered as it is sent; mail to another node has the outbox's state. */
+/**
+ * The delivery badge of a sent item: local mail is delivered as it is sent; mail to another node
+ * has the outbox's state. It says what the sender knows, the delivery, never where the mail is
+ * now: the recipient may have archived or deleted it since.
+ */
 export function sentBadge(item: SentMail): BadgeLabel {
-  if (item.destination === 'local') return { text: 'Delivered', tone: 'ok', hint: `In ${item.to}’s inbox on this node.` };
+  if (item.destination === 'local') return { text: 'Delivered', tone: 'ok', hint: `Delivered to ${item.to} on this node when it was sent.` };
   return outboundBadge({ ...item, attempts: item.attempts ?? 0, to_domain: addressDomain(item.to) ?? item.to });
 }
 

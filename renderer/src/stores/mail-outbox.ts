@@ -3,27 +3,24 @@
  * shown). Optimistic: a send shows at once as "Sending…", then goes (mail for another node says
  * it is queued) and leaves after a few seconds, or stays with the node's reason and a retry. A
  * send refreshes the Sent list, and "Sent to other nodes" when it was queued there.
+ *
+ * What has not gone is kept in the window's storage per identity (lib/drafts.ts MailDrafts) until
+ * it is sent or discarded, so a reload, a sign-in again or a node that was down loses no mail: a
+ * send the window closed on before the node answered comes back as not confirmed, and its retry
+ * is the same send (its message id), never a second mail.
  */
 import { defineStore } from 'pinia';
-import { computed, ref } from 'vue';
-import type { Priority } from '../api/mail.ts';
+import { computed, ref, watch } from 'vue';
+import { MailDrafts, type MailDraft, type UnsentMail } from '../lib/drafts.ts';
 import { queuedRecipients } from '../lib/federation.ts';
 import { errorMessage } from '../lib/format.ts';
 import { recipientFields } from '../lib/recipients.ts';
-import type { Recipient } from '../lib/recipients.ts';
 import { useMailStore } from './mail.ts';
 import { useOutboundStore } from './mail-outbound.ts';
 import { useSentStore } from './mail-sent.ts';
 import { useSessionStore } from './session.ts';
 
-export interface MailDraft {
-  to: Recipient[];
-  subject: string;
-  body: string;
-  priority: Priority;
-  /** A reply's thread (the thread's first message id). */
-  thread_id?: string;
-}
+export type { MailDraft };
 
 export interface OutboxItem {
   id: string;
@@ -40,31 +37,60 @@ export interface OutboxItem {
    * send, answered again, never a second mail.
    */
   messageId: string | null;
+  /** False when the window's storage refused it: it would not outlive this window. */
+  kept: boolean;
 }
 
 /** How long a sent item stays in the outbox. */
 const SENT_MS = 5000;
 /** A send queued for another node stays a little longer: it says something worth reading. */
 const QUEUED_MS = 9000;
-
-let outboxSeq = 0;
+/** Said of a send kept while it was on its way, when the window closed before the node answered. */
+export const NOT_CONFIRMED = 'Not confirmed: the window closed before the node answered. Retry sends it again (once).';
 
 export const useOutboxStore = defineStore('mail-outbox', () => {
   const session = useSessionStore();
   const mail = useMailStore();
   const sent = useSentStore();
   const outbound = useOutboundStore();
+  const storage = new MailDrafts(window.localStorage, window.location.origin);
 
   const items = ref<OutboxItem[]>([]);
   /** The sends of the identity whose mail is shown. */
   const mine = computed(() => items.value.filter((item) => item.agentId === mail.agentId));
+  /** Identities whose kept unsent mail was read back. */
+  const restored = new Set<string>();
+
+  /** The identity's kept unsent mail, back in the outbox the first time its mail is shown. */
+  function restore(agentId: string | null): void {
+    if (agentId === null || restored.has(agentId)) return;
+    restored.add(agentId);
+    const back = storage.unsent(agentId).map(
+      (u): OutboxItem => ({ id: u.id, agentId, draft: u.draft, state: 'failed', error: u.error ?? NOT_CONFIRMED, queued: [], messageId: u.messageId, kept: true }),
+    );
+    const known = new Set(items.value.map((item) => item.id));
+    items.value = [...back.filter((item) => !known.has(item.id)), ...items.value];
+  }
+  watch(() => mail.agentId, restore, { immediate: true });
+
+  /** Writes what of the identity's mail has not gone to the window's storage. */
+  function keep(agentId: string): void {
+    const unsent = items.value
+      .filter((item) => item.agentId === agentId && item.state !== 'sent')
+      .map((item): UnsentMail => ({ id: item.id, draft: item.draft, error: item.state === 'failed' ? item.error : null, messageId: item.messageId, triedAt: new Date().toISOString() }));
+    const kept = storage.putUnsent(agentId, unsent);
+    const ids = new Set(unsent.map((u) => u.id));
+    if (items.value.some((item) => ids.has(item.id) && item.kept !== kept)) {
+      items.value = items.value.map((item) => (ids.has(item.id) ? { ...item, kept } : item));
+    }
+  }
 
   /** Sends as the identity shown. Returns at once; the outbox item tells how it went. */
   function send(draft: MailDraft): OutboxItem {
     const owner = mail.agentId;
     if (owner === null) throw new Error('No identity is selected.');
     const messageId = draft.to.length === 1 ? crypto.randomUUID() : null;
-    const item: OutboxItem = { id: `out-${++outboxSeq}`, agentId: owner, draft, state: 'sending', error: null, queued: [], messageId };
+    const item: OutboxItem = { id: crypto.randomUUID(), agentId: owner, draft, state: 'sending', error: null, queued: [], messageId, kept: true };
     items.value = [...items.value, item];
     void deliver(item.id);
     return item;
@@ -72,6 +98,8 @@ export const useOutboxStore = defineStore('mail-outbox', () => {
 
   function patch(id: string, changes: Partial<OutboxItem>): void {
     items.value = items.value.map((item) => (item.id === id ? { ...item, ...changes } : item));
+    const owner = items.value.find((item) => item.id === id)?.agentId;
+    if (owner !== undefined) keep(owner);
   }
 
   async function deliver(id: string): Promise<void> {
@@ -102,9 +130,16 @@ export const useOutboxStore = defineStore('mail-outbox', () => {
     void deliver(id);
   }
 
-  function discard(id: string): void {
-    items.value = items.value.filter((item) => item.id !== id);
+  /** An unsent mail edited and closed without sending: kept as edited. */
+  function update(id: string, draft: MailDraft): void {
+    if (items.value.some((item) => item.id === id && item.state === 'failed')) patch(id, { draft });
   }
 
-  return { items, mine, send, retry, discard };
+  function discard(id: string): void {
+    const owner = items.value.find((item) => item.id === id)?.agentId;
+    items.value = items.value.filter((item) => item.id !== id);
+    if (owner !== undefined) keep(owner);
+  }
+
+  return { items, mine, send, retry, update, discard };
 });

@@ -28,10 +28,12 @@ export type Folder = MailFolder;
 /** Folders listed from the inbox route (`messages`). */
 const INBOX_FOLDERS: readonly Folder[] = ['inbox', 'unread', 'archive'];
 
-/** Said above the list after an archive, with a way back. */
+/** Said over the list after an archive (with a way back), a delete, or a draft kept (with Discard). */
 export interface MailNotice {
   text: string;
   undo: (() => void) | null;
+  /** Another thing to do about it ("Discard" a kept draft); the notice goes once done. */
+  action?: { label: string; run: () => void };
 }
 
 const PAGE = 100;
@@ -187,8 +189,8 @@ export const useMailStore = defineStore('mail', () => {
     }
   }
 
-  function say(text: string, undo: (() => void) | null): void {
-    const shown: MailNotice = { text, undo };
+  function say(text: string, undo: (() => void) | null, action?: MailNotice['action']): void {
+    const shown: MailNotice = { text, undo, ...(action ? { action } : {}) };
     notice.value = shown;
     setTimeout(() => {
       if (notice.value === shown) notice.value = null;
@@ -394,6 +396,7 @@ export const useMailStore = defineStore('mail', () => {
     unarchive,
     remove,
     dismissNotice,
+    say,
     markContact,
   };
 });
