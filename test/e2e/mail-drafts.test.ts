@@ -10,7 +10,7 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.ts';
-import { unexpectedConsoleErrors } from './browser.ts';
+import { emulateColorScheme, unexpectedConsoleErrors } from './browser.ts';
 import type { HeadlessNode } from './headless-node.ts';
 import { openAppOnNode, shot as saveShot, stopRig, type AppRig } from './steps.ts';
 
@@ -89,6 +89,30 @@ beforeAll(async () => {
 afterAll(() => stopRig(rig));
 
 describe('Mail drafts, replies and honest states (headless node, Chromium)', { timeout: 60_000 }, () => {
+  it('an empty inbox names the address once in the view; folder names stay on one line (1440, 1200, 900 px; light and dark)', async () => {
+    await page.getByTestId('mail-empty').waitFor({ timeout: WAIT });
+    const view = page.locator('.mail-view');
+    const mentions = async () => (await view.innerText()).split(ALICE).length - 1;
+    for (const scheme of ['light', 'dark'] as const) {
+      await emulateColorScheme(page, scheme);
+      for (const width of [1440, 1200, 900]) {
+        await page.setViewportSize({ width, height: 820 });
+        expect(await mentions()).toBe(1);
+        if (width > 1180) {
+          // One line: as tall as the other folders.
+          const heights = await Promise.all(['folder-inbox', 'folder-outbound'].map(async (id) => (await page.getByTestId(id).boundingBox())?.height));
+          expect(heights[1]).toBe(heights[0]);
+          // Nor cut short.
+          const label = page.getByTestId('folder-outbound').locator('.folder-label');
+          expect(await label.evaluate((el) => (el as unknown as { scrollWidth: number; clientWidth: number }).scrollWidth <= (el as unknown as { clientWidth: number }).clientWidth)).toBe(true);
+        }
+        await shot(`mail-empty-${width}-${scheme}`);
+      }
+    }
+    await emulateColorScheme(page, 'light');
+    await page.setViewportSize({ width: 1280, height: 820 });
+  });
+
   it('Esc keeps the draft and says so; C brings it back, after a reload too; Discard throws it away', async () => {
     await openCompose();
     const to = compose().getByLabel('To', { exact: true });
@@ -204,11 +228,12 @@ describe('Mail drafts, replies and honest states (headless node, Chromium)', { t
   });
 
   it('Sent says "Delivered" after the recipient deleted the mail, not where it is now', async () => {
-    // Bob's first mail, "Lunch", deleted by alice.
-    const lunch = (await inboxOf('alice')).find((m) => m.subject === 'Lunch');
-    await api('alice', 'DELETE', `/v1/messages/${lunch.message_id}`);
+    // Bob mails alice, who deletes it.
+    const sentMail = await mailTo('bob', 'alice', 'Status check', 'Did it arrive?');
+    await api('alice', 'DELETE', `/v1/messages/${sentMail.message_id}`);
+    if ((await page.getByTestId('identity-switcher').filter({ hasText: BOB }).count()) === 0) await actAs('bob');
     await page.getByTestId('folder-sent').click();
-    const sentRow = page.getByTestId('sent-list').getByRole('option').filter({ hasText: 'Lunch' });
+    const sentRow = page.getByTestId('sent-list').getByRole('option').filter({ hasText: 'Status check' });
     await sentRow.waitFor({ timeout: WAIT });
     const badge = sentRow.getByTestId('sent-status');
     expect(await badge.textContent()).toBe('Delivered');
@@ -227,26 +252,39 @@ describe('Mail drafts, replies and honest states (headless node, Chromium)', { t
     await actAs('alice');
     await page.getByTestId('folder-inbox').click();
     for (const subject of ['Next A', 'Next B', 'Next C', 'Next D']) await mailTo('bob', 'alice', subject, `About ${subject}.`);
-    await row('Next D').waitFor({ timeout: WAIT });
+    await expect.poll(() => list().getByRole('option').filter({ hasText: 'Next' }).count(), { timeout: WAIT }).toBe(4);
     await row('Next D').click();
+    await expect.poll(() => heading().textContent(), { timeout: WAIT }).toBe('Next D');
     await pane().getByTestId('read-state').waitFor({ timeout: WAIT });
 
     const readAt = async (subject: string) => (await inboxOf('alice')).find((m) => m.subject === subject)?.read_at ?? null;
-    // Archived (E): C opens, and is read at the node after the same second a click takes.
+    // Archived (E): the next opens, and is read at the node after the same second a click takes. The
+    // notice floats over the list: the list does not move.
+    const top = async () => (await list().boundingBox())?.y;
+    const before = await top();
     await page.keyboard.press('e');
-    await expect.poll(() => heading().textContent(), { timeout: WAIT }).toBe('Next C');
-    await expect.poll(() => readAt('Next C'), { timeout: WAIT }).not.toBeNull();
-    await expect.poll(() => row('Next C').locator('.unread').count(), { timeout: WAIT }).toBe(0);
+    await page.getByTestId('mail-notice').waitFor({ timeout: WAIT });
+    expect(await top()).toBe(before);
+    for (const scheme of ['light', 'dark'] as const) {
+      await emulateColorScheme(page, scheme);
+      await shot(`mail-archived-notice-${scheme}`);
+    }
+    await emulateColorScheme(page, 'light');
+    // Which one opens is the list's order (mail of the same second keeps its arrival order).
+    await expect.poll(() => heading().textContent(), { timeout: WAIT }).not.toBe('Next D');
+    const afterArchive = (await heading().textContent()) ?? '';
+    await expect.poll(() => readAt(afterArchive), { timeout: WAIT }).not.toBeNull();
+    await expect.poll(() => row(afterArchive).locator('.unread').count(), { timeout: WAIT }).toBe(0);
 
-    // Deleted (#, confirmed): B opens, and is read too.
+    // Deleted (#, confirmed): the next opens, and is read too.
     await page.keyboard.press('#');
     await modal().getByTestId('delete-mail-dialog').waitFor({ timeout: WAIT });
     await page.keyboard.press('Enter');
     await expect.poll(() => modal().count()).toBe(0);
-    await expect.poll(() => heading().textContent(), { timeout: WAIT }).toBe('Next B');
-    await expect.poll(() => readAt('Next B'), { timeout: WAIT }).not.toBeNull();
-    await expect.poll(() => row('Next B').locator('.unread').count(), { timeout: WAIT }).toBe(0);
-    expect(await readAt('Next A')).toBeNull();
+    await expect.poll(() => heading().textContent(), { timeout: WAIT }).not.toBe(afterArchive);
+    const afterDelete = (await heading().textContent()) ?? '';
+    await expect.poll(() => readAt(afterDelete), { timeout: WAIT }).not.toBeNull();
+    await expect.poll(() => row(afterDelete).locator('.unread').count(), { timeout: WAIT }).toBe(0);
   });
 
   it('quick triage: a mail archived or deleted before it was read; the one that opens next is marked read', async () => {
