@@ -230,11 +230,13 @@ export class MailDrafts {
     } catch {
       return 'full';
     }
-    const others = this.#keys(prefix)
-      .filter((k) => k !== key)
+    // Past the bound only (most keystrokes never get here): the oldest drafts go.
+    const others = this.#keys(prefix).filter((k) => k !== key);
+    if (others.length < MAIL_DRAFTS_KEPT) return null;
+    const byAge = others
       .map((k) => ({ k, at: String((parse(this.#storage.getItem(k)) as { updatedAt?: unknown } | null)?.updatedAt ?? '') }))
       .sort((a, b) => b.at.localeCompare(a.at));
-    for (const old of others.slice(MAIL_DRAFTS_KEPT - 1)) this.#storage.removeItem(old.k);
+    for (const old of byAge.slice(MAIL_DRAFTS_KEPT - 1)) this.#storage.removeItem(old.k);
     return null;
   }
 
