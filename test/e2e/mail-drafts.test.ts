@@ -165,7 +165,9 @@ describe('Mail drafts, replies and honest states (headless node, Chromium)', { t
 
     // Signed out of this browser, then in again with a fresh link.
     await page.getByTestId('nav-settings').click();
-    await page.getByRole('button', { name: 'Sign out of this browser' }).click();
+    const current = page.locator('[data-testid="session-row"][data-current="true"]');
+    await current.getByRole('button', { name: 'Sign out of this browser' }).click();
+    await current.getByTestId('session-revoke-confirm').click();
     await page.getByTestId('sign-in').waitFor({ timeout: WAIT });
     const fresh = JSON.parse((await runCli(['ui', '--data', node.dataDir, '--json'])).stdout) as { ui_url: string };
     // A new page load (the link differs from the page shown only in its #fragment).
