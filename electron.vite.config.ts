@@ -22,6 +22,13 @@ const root = import.meta.dirname;
 const NATIVE_MODULES = ['better-sqlite3-multiple-ciphers', '@napi-rs/keyring'];
 
 /**
+ * The bundler warns, many lines at a time, when plugins "take significant time": on a busy or slow
+ * machine that is every build, and nothing a user of `npm install`/`npm start` can act on. Other
+ * warnings and errors still print.
+ */
+const QUIET_CHECKS = { bundlerTimings: false };
+
+/**
  * The server reads its SQL migrations at runtime from `./migrations/` next to its own module
  * (server/store/migrations/*.sql). Once bundled, that module is out/main/index.js, so the main
  * build must carry the folder along: this plugin emits every .sql file as out/main/migrations/<name>.
@@ -56,6 +63,7 @@ export default defineConfig({
       rolldownOptions: {
         input: { index: resolve(root, 'main/index.ts') },
         external: NATIVE_MODULES,
+        checks: QUIET_CHECKS,
       },
     },
   },
@@ -67,6 +75,7 @@ export default defineConfig({
       externalizeDeps: false,
       rolldownOptions: {
         input: { index: resolve(root, 'preload/index.ts') },
+        checks: QUIET_CHECKS,
         output: { format: 'cjs', entryFileNames: '[name].cjs' },
       },
     },
@@ -80,6 +89,7 @@ export default defineConfig({
       emptyOutDir: true,
       rolldownOptions: {
         input: { index: resolve(root, 'renderer/index.html') },
+        checks: QUIET_CHECKS,
         // Views are loaded when first opened (renderer/src/router.ts); Vue, Pinia and the router,
         // which every screen needs, form one named chunk. test/packaging/bundle-size.test.ts holds
         // what the first screen loads under its budget.

@@ -1,10 +1,12 @@
 /**
- * `npm start`: the desktop app where Electron can launch; otherwise one line saying why, and the
- * headless node instead (its ready line carries the UI URL).
+ * `npm start`: builds the app only when out/ is not a build of the current sources (so never right
+ * after `npm install`, which built it), then the desktop app where Electron can launch; otherwise
+ * one line saying why, and the headless node instead (its ready line carries the UI URL).
  */
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { buildApp } from './build-app.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const electronDir = `${root}node_modules/electron/`;
@@ -20,6 +22,8 @@ function electronBinary(): { path: string } | { reason: string } {
   return { path: binary };
 }
 
+const seconds = buildApp(root);
+if (seconds !== null) process.stdout.write(`svc-node: built in ${seconds.toFixed(1)} s\n`);
 const electron = electronBinary();
 if ('path' in electron) {
   const child = spawn(electron.path, [root, ...process.argv.slice(2)], { stdio: 'inherit' });
