@@ -6,6 +6,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { recordBuild } from '../../scripts/build-app.ts';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
 export const UI_INDEX = join(ROOT, 'out/renderer/index.html');
@@ -43,4 +44,6 @@ export function ensureUiBuilt(): void {
     throw new Error(`electron-vite build failed (exit ${result.status}):\n${result.stdout}\n${result.stderr}`);
   }
   if (!existsSync(UI_INDEX)) throw new Error(`electron-vite build did not produce ${UI_INDEX}`);
+  // A full build of the current sources: `npm start` need not build it again.
+  recordBuild(ROOT);
 }
