@@ -15,6 +15,7 @@ import { join, resolve } from 'node:path';
 import vue from '@vitejs/plugin-vue';
 import { defineConfig } from 'electron-vite';
 import type { Plugin } from 'vite';
+import { precompress } from './scripts/precompress.ts';
 
 const root = import.meta.dirname;
 
@@ -52,6 +53,21 @@ function copyMigrations(): Plugin {
   };
 }
 
+/**
+ * Brotli and gzip copies of the renderer's scripts and styles beside them (scripts/precompress.ts),
+ * written once per build for the headless node to serve by Accept-Encoding.
+ */
+function precompressRenderer(outDir: string): Plugin {
+  return {
+    name: 'svc-node:precompress',
+    apply: 'build',
+    enforce: 'post',
+    async closeBundle() {
+      await precompress(outDir);
+    },
+  };
+}
+
 export default defineConfig({
   main: {
     plugins: [copyMigrations()],
@@ -83,7 +99,7 @@ export default defineConfig({
   renderer: {
     root: resolve(root, 'renderer'),
     base: './',
-    plugins: [vue()],
+    plugins: [vue(), precompressRenderer(resolve(root, 'out/renderer'))],
     build: {
       outDir: resolve(root, 'out/renderer'),
       emptyOutDir: true,

@@ -76,9 +76,17 @@ describe('content types and headers', () => {
   });
 
   it('sends the CSP and nosniff with every file', () => {
-    const headers = appResponseHeaders('/x/index.html', "default-src 'none'");
+    const headers = appResponseHeaders('/x', '/x/index.html', "default-src 'none'");
     expect(headers['content-security-policy']).toBe("default-src 'none'");
     expect(headers['x-content-type-options']).toBe('nosniff');
+  });
+
+  it('keeps content-hashed assets for a year and revalidates index.html, as the headless node does', () => {
+    expect(appResponseHeaders('/x', '/x/assets/index-BZCE0W8c.js', '')['cache-control']).toBe('public, max-age=31536000, immutable');
+    expect(appResponseHeaders('/x/', '/x/assets/index-BiGwVY8z.css', '')['cache-control']).toBe('public, max-age=31536000, immutable');
+    expect(appResponseHeaders('/x', '/x/index.html', '')['cache-control']).toBe('no-cache');
+    // A file that merely has "assets" in its name is not in the hashed folder.
+    expect(appResponseHeaders('/x', '/x/assets.html', '')['cache-control']).toBe('no-cache');
   });
 });
 

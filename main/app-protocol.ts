@@ -9,6 +9,7 @@
  * Pure logic only (path resolution, content types, the CSP string): main/index.ts does the I/O.
  */
 import { extname, isAbsolute, relative, resolve } from 'node:path';
+import { insideRoot, uiCacheControl } from '../server/http/ui-cache-policy.ts';
 
 export const APP_SCHEME = 'app';
 export const APP_HOST = 'svc-node';
@@ -97,13 +98,17 @@ export function buildCsp(nodeUrls: readonly string[]): string {
   ].join('; ');
 }
 
-/** Headers sent with every `app://` file. */
-export function appResponseHeaders(file: string, csp: string): Record<string, string> {
+/**
+ * Headers sent with every `app://` file under `rootDir`: the same cache rule as the headless node's
+ * /ui/ (content-hashed assets kept, index.html revalidated). Files come off the local disk here, so
+ * they go out uncompressed.
+ */
+export function appResponseHeaders(rootDir: string, file: string, csp: string): Record<string, string> {
   return {
     'content-type': contentTypeFor(file),
     'content-security-policy': csp,
     'x-content-type-options': 'nosniff',
-    'cache-control': 'no-cache',
+    'cache-control': uiCacheControl(insideRoot(rootDir, file)),
   };
 }
 

@@ -108,8 +108,9 @@ function registerAppProtocol(csp: string): void {
     try {
       // Symlinks must not lead out of the renderer folder either.
       const real = await realpath(file);
-      if (!isInside(await realpath(RENDERER_DIR), real)) return new Response('Not found', { status: 404 });
-      return new Response(await readFile(real), { headers: appResponseHeaders(real, csp) });
+      const realRoot = await realpath(RENDERER_DIR);
+      if (!isInside(realRoot, real)) return new Response('Not found', { status: 404 });
+      return new Response(await readFile(real), { headers: appResponseHeaders(realRoot, real, csp) });
     } catch {
       return new Response('Not found', { status: 404 });
     }

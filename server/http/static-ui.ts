@@ -1,11 +1,15 @@
 /**
  * Headless, the node serves the built renderer at /ui/ so a browser can be the desktop window;
- * `/` sends a browser there.
+ * `/` sends a browser there. Scripts and styles go out compressed: the build writes a brotli and a
+ * gzip copy beside each (scripts/precompress.ts) and the browser's Accept-Encoding picks one; a
+ * build without them is served as it is. Content-hashed files are cached for a year, index.html
+ * revalidated every time (server/http/ui-cache-policy.ts).
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
+import { insideRoot, uiCacheControl } from './ui-cache-policy.ts';
 
 /** The renderer is same-origin here, so its API calls need no CORS. */
 const UI_CSP =
@@ -26,7 +30,12 @@ export async function serveUi(app: FastifyInstance, { uiDir }: { uiDir: string |
     root: uiDir,
     prefix: '/ui/',
     index: ['index.html'],
-    setHeaders: (res) => {
+    preCompressed: true,
+    // Set per file below instead of one max-age for all.
+    cacheControl: false,
+    setHeaders: (res, path) => {
+      // `path` is the file sent: `x.js.br` for a compressed copy, whose cache rule is x.js's.
+      res.header('cache-control', uiCacheControl(insideRoot(uiDir, path.replace(/\.(br|gz)$/, ''))));
       res.header('content-security-policy', UI_CSP);
       res.header('x-content-type-options', 'nosniff');
       res.header('referrer-policy', 'no-referrer');
