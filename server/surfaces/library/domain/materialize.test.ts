@@ -156,6 +156,13 @@ describe('materializeHome', () => {
     );
   });
 
+  it('shows the title once: instructions opening with their own title nest under "## Instructions"', () => {
+    const files = FILES.map(({ path, content_utf8 }) => ({ path, content_utf8: path === 'instructions.md' ? '# Coder\n\n## Before you start\n\nRun the tests first.\n' : content_utf8 }));
+    const agents = textOf(materializeHome(input({ files: checkPayloadFiles(files, []) })).home_files, 'AGENTS.md');
+    expect(agents.match(/^# Coder$/gm)).toHaveLength(1);
+    expect(agents).toContain('## Instructions\n\n### Before you start\n\nRun the tests first.\n\n## Apps you use');
+  });
+
   it('omits empty sections and marks a profile created on the shelf', () => {
     const bare = checkPayloadFiles([{ path: 'profile.yaml', content_utf8: 'id: solo\nversion: "1"\n' }], []);
     const { home_files } = materializeHome(input({ files: bare, profile_ref: 'solo', profile_version: '1', source: null }));

@@ -16,6 +16,7 @@
  */
 import type { HomeFile, MaterializeTarget } from '../../../../contract/library/materialize.ts';
 import { canonicalJson, type JsonValue } from '../../../crypto/canonical-json.ts';
+import { nestInstructions } from './nest-headings.ts';
 import { comparePaths, type PayloadFile } from './payload.ts';
 import { readProfile, type ProfileManifest } from './profile-yaml.ts';
 import { skillDir } from './skills.ts';
@@ -62,11 +63,12 @@ function memorySection(policy: JsonValue | null): string | null {
 function composeAgentsMd(manifest: ProfileManifest, instructions: string, input: MaterializeInput): string {
   const provenance = input.source ? `blueprint ${input.source.blueprint_ref} v${input.source.blueprint_version}` : 'created';
   const skillNames = [...new Set(manifest.skills.map((s) => skillDir(s.path) ?? s.path))];
+  const nested = nestInstructions(instructions);
   const sections = [
     `# ${manifest.name || input.profile_ref}\n\n> Profile ${input.profile_ref} v${input.profile_version} · ${provenance}`,
     manifest.mission ? `## Mission\n\n${manifest.mission}` : null,
     manifest.accepted_work.length ? `## Work you take on\n\n${bullets(manifest.accepted_work)}` : null,
-    instructions.trim() ? `## Instructions\n\n${instructions.replace(/\n+$/, '')}` : null,
+    nested.trim() ? `## Instructions\n\n${nested.replace(/\n+$/, '')}` : null,
     manifest.expected_apps.length ? `## Apps you use\n\n${bullets(manifest.expected_apps)}` : null,
     manifest.approval_required.length ? `## Actions requiring human approval\n\n${bullets(manifest.approval_required)}` : null,
     memorySection(manifest.memory_policy),
