@@ -11,7 +11,7 @@
  *                          headless node (`svc-node serve`).
  */
 import { readdirSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import vue from '@vitejs/plugin-vue';
 import { defineConfig } from 'electron-vite';
 import type { Plugin } from 'vite';
@@ -68,9 +68,33 @@ function precompressRenderer(outDir: string): Plugin {
   };
 }
 
+/**
+ * The sample blueprints the node publishes into a fresh catalog are read at runtime from
+ * `./blueprint-samples/` next to their module (server/surfaces/library/samples.ts); bundled, that
+ * is out/main/, so the main build carries the folder along, file by file.
+ */
+function copyBlueprintSamples(): Plugin {
+  const source = resolve(root, 'server/surfaces/library/blueprint-samples');
+  const files = (): string[] =>
+    readdirSync(source, { withFileTypes: true, recursive: true })
+      .filter((entry) => entry.isFile())
+      .map((entry) => relative(source, join(entry.parentPath, entry.name)).split('\\').join('/'))
+      .sort();
+  return {
+    name: 'svc-node:copy-blueprint-samples',
+    apply: 'build',
+    buildStart() {
+      for (const file of files()) this.addWatchFile(join(source, file));
+    },
+    generateBundle() {
+      for (const file of files()) this.emitFile({ type: 'asset', fileName: `blueprint-samples/${file}`, source: readFileSync(join(source, file)) });
+    },
+  };
+}
+
 export default defineConfig({
   main: {
-    plugins: [copyMigrations()],
+    plugins: [copyMigrations(), copyBlueprintSamples()],
     build: {
       outDir: resolve(root, 'out/main'),
       // Dependencies from package.json stay external (electron-vite's default); the native ones are

@@ -42,6 +42,7 @@ import { createCoreServices } from './surfaces/core/services.ts';
 import type { DocsSurfaceOptions } from './surfaces/docs/index.ts';
 import { createDocsServices } from './surfaces/docs/services.ts';
 import type { LibrarySurfaceOptions } from './surfaces/library/index.ts';
+import { SAMPLES_DIR, seedSampleBlueprints } from './surfaces/library/samples.ts';
 import { createLibraryServices } from './surfaces/library/services.ts';
 import type { TunnelTarget } from './tunnel/provider.ts';
 import { TunnelService } from './tunnel/service.ts';
@@ -95,6 +96,8 @@ export interface StartNodeOptions {
   /** The peer listener's timeouts (tests shorten them). */
   peerTimeouts?: Partial<PeerTimeouts>;
   warn?: (message: string) => void;
+  /** The sample blueprints published into the catalog at start (default: the shipped ones; null: none). */
+  sampleBlueprintsDir?: string | null;
 }
 
 export interface RunningNode {
@@ -174,6 +177,10 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
       auth: { teams: services.teams, audiences: () => surfaceOrigins(urls.library_url, urls.public_url), clock: ctx.clock, replay: ctx.replay },
       bus: ctx.bus,
     };
+    // A fresh node's catalog offers the shipped samples; restarts leave it as it is.
+    if (options.sampleBlueprintsDir !== null) {
+      seedSampleBlueprints(library.services.catalog, library.services.registrations, options.sampleBlueprintsDir ?? SAMPLES_DIR);
+    }
     const docs: DocsSurfaceOptions = {
       services: createDocsServices(ctx, services, { assetsDir: join(dataDir, 'assets') }),
       auth: { teams: services.teams, audiences: () => surfaceOrigins(urls.docs_url, urls.public_url), clock: ctx.clock, replay: ctx.replay },

@@ -108,6 +108,9 @@ beforeAll(async () => {
 
 afterAll(() => stopRig(rig));
 
+/** The samples a fresh node publishes into its catalog (server/surfaces/library/blueprint-samples/). */
+const SAMPLE_BLUEPRINTS = 3;
+
 describe('Shelf view (headless node, Chromium)', { timeout: 40_000 }, () => {
   it('teaches what a team is and creates one', async () => {
     await page.getByTestId('nav-shelf').click();
@@ -120,9 +123,10 @@ describe('Shelf view (headless node, Chromium)', { timeout: 40_000 }, () => {
     expect(await noTeam.textContent()).toContain(TEAM_ID);
     await page.getByRole('button', { name: 'Create team' }).click();
 
-    // An empty shelf offers the catalog, which is empty too and says how it fills.
+    // An empty shelf offers the catalog, where the node's shipped sample blueprints already wait.
     await page.getByTestId('shelf-empty').waitFor({ timeout: WAIT });
-    await page.getByText('Nothing published yet').waitFor({ timeout: WAIT });
+    await expect.poll(() => page.getByTestId('blueprint').count(), { timeout: WAIT }).toBe(SAMPLE_BLUEPRINTS);
+    expect(await blueprintCard('svc-node.code-review').textContent()).toContain('Code review desk');
     expect(await page.getByTestId('team-name').textContent()).toContain(TEAM.name);
     expect((await owner('GET', '/v1/node/teams')).teams.map((t: any) => t.team_id)).toEqual([TEAM_ID]);
     await shot('shelf-empty');
@@ -132,7 +136,7 @@ describe('Shelf view (headless node, Chromium)', { timeout: 40_000 }, () => {
     await publish('support.team', '1.0.0', 'Support desk', 'Agents that answer a support inbox.', [TRIAGER_V1, WRITER], ['support', 'email']);
     await publish('research.team', '1.0.0', 'Research crew', 'Agents that read and summarise.', [{ ref: 'reader', name: 'Reader' }], ['research']);
     await page.getByTestId('shelf-refresh').click();
-    await expect.poll(() => page.getByTestId('blueprint').count(), { timeout: WAIT }).toBe(2);
+    await expect.poll(() => page.getByTestId('blueprint').count(), { timeout: WAIT }).toBe(SAMPLE_BLUEPRINTS + 2);
     expect(await page.getByTestId('tag-filter').getByRole('button').allTextContents()).toEqual(
       expect.arrayContaining([expect.stringContaining('email'), expect.stringContaining('research'), expect.stringContaining('support')]),
     );
