@@ -2,9 +2,11 @@
  * Every view as a person sees it, in Debian's Chromium against a real headless node with a little
  * of everything in it: the setup flow (on the empty node), then Mail, Chat, Documents, Shelf,
  * Identities, Teams and Settings, and search (Mail's field, the command palette with hits), each at
- * 1440x900, 1200x800 and 900x700, light and dark. Each is saved
- * as test/e2e/screenshots/view-<name>-<width>-<theme>.png (look at them), and nothing may scroll
- * sideways: neither the page nor the main pane is wider than the window.
+ * 1440x900, 1200x800 and 900x700, light and dark; then the same views with an item open (a mail, a
+ * chat, a document, a blueprint of the catalog) and a tall dialog. Each is saved as
+ * test/e2e/screenshots/view-<name>-<width>-<theme>.png (look at them), and nothing may scroll
+ * sideways: neither the page nor the main pane is wider than the window. The sidebar keeps its
+ * labels only where there is room for them (1280 px and up); below, its icons.
  */
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -36,6 +38,12 @@ const overflow = async () => ({
   main: await page.evaluate("(() => { const main = document.querySelector('main'); return main ? main.scrollWidth - main.clientWidth : 0; })()"),
 });
 
+/** The sidebar's width and whether its labels are drawn (they stay readable to screen readers either way). */
+const sidebar = async () => ({
+  width: await page.evaluate("Math.round(document.querySelector('aside.sidebar').getBoundingClientRect().width)"),
+  labelsShown: await page.evaluate("document.querySelector('.sidebar .nav-entry-label').getBoundingClientRect().width > 1"),
+});
+
 /** The view at every size and theme: screenshot, and no sideways scrolling. */
 async function everySizeAndTheme(name: string, ready: () => Locator): Promise<void> {
   for (const size of SIZES) {
@@ -46,6 +54,9 @@ async function everySizeAndTheme(name: string, ready: () => Locator): Promise<vo
       await settled();
       expect(await page.evaluate('document.documentElement.dataset.theme'), `${name} ${theme}`).toBe(theme);
       expect(await overflow(), `${name} at ${size.width}px, ${theme}`).toEqual({ page: 0, main: 0 });
+      if (name !== 'setup') {
+        expect(await sidebar(), `the sidebar at ${size.width}px`).toEqual(size.width >= 1280 ? { width: 240, labelsShown: true } : { width: 56, labelsShown: false });
+      }
       await shot(page, `view-${name}-${size.width}-${theme}`);
     }
   }
@@ -80,7 +91,19 @@ describe('Every view at three widths, light and dark (headless node, Chromium)',
       expect(response.status, await response.clone().text()).toBeLessThan(300);
     };
     await asBob('/v1/messages', { to_address: setUp.address, subject: SUBJECT, body: 'The tunnel works; next, the shelf.', priority: 'normal' });
-    await asBob('/v1/chat/sessions', { to_addresses: [setUp.address], message: 'Are you free to look at the memo?' });
+    const chat = await (async () => {
+      const response = await fetch(`${node.info.core_url}/v1/chat/sessions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${bob.api_key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ to_addresses: [setUp.address], message: 'Are you free to look at the memo?' }),
+      });
+      expect(response.status, await response.clone().text()).toBeLessThan(300);
+      return (await response.json()) as { session_id: string };
+    })();
+    // A few in a row from one sender: the trust chips show once, not on every bubble.
+    for (const body of ['It is the one from Tuesday.', 'The shelf part is short.']) {
+      await asBob(`/v1/chat/sessions/${chat.session_id}/messages`, { body });
+    }
     const team = await node.owner('POST', '/v1/node/teams', { name: 'acme', domain: 'acme.test' });
     await node.asTeamOwner(team.team_id, 'POST', '/v1/documents', { slug: 'launch-plan', title: 'Launch plan', body: '# Launch plan\n\nWhat ships first, and why.\n' });
     // A member with its own key, and an invite waiting for another.
@@ -135,6 +158,46 @@ describe('Every view at three widths, light and dark (headless node, Chromium)',
     await page.getByTestId('palette-input').fill('shelf');
     await everySizeAndTheme('palette-search', () => page.getByTestId('palette-group-mail'));
     await page.keyboard.press('Escape');
+  });
+
+  it('Mail with a message open', async () => {
+    await page.getByTestId('nav-mail').click();
+    await page.getByText(SUBJECT).first().click();
+    await everySizeAndTheme('mail-open', () => page.getByTestId('reading-pane'));
+  });
+
+  it('Chat with a conversation open', async () => {
+    await page.getByTestId('nav-chat').click();
+    await page.getByTestId('session-list').getByText('bob').first().click();
+    await everySizeAndTheme('chat-open', () => page.getByTestId('messages').getByText('The shelf part is short.'));
+    // One sender, three messages in a row: the sender's trust shows once.
+    expect(await page.getByTestId('messages').getByTestId('signature-badge').count()).toBe(1);
+  });
+
+  it('Documents with a document open', async () => {
+    await page.getByTestId('nav-documents').click();
+    await page.getByTestId('document-row').first().click();
+    await everySizeAndTheme('documents-open', () => page.locator('.cm-editor').first());
+  });
+
+  it('Shelf with the public catalog and a sample blueprint open', async () => {
+    await page.getByTestId('nav-shelf').click();
+    await page.getByTestId('catalog-entry').click();
+    await page.locator('[data-ref="svc-node.code-review"]').getByRole('button', { name: /Code review desk/ }).click();
+    await everySizeAndTheme('shelf-catalog', () => page.locator('[data-ref="svc-node.code-review"] [data-profile="code-reviewer"]'));
+  });
+
+  it('a tall dialog: its body scrolls inside the rounded frame, under a head that stays', async () => {
+    await page.getByTestId('nav-documents').click();
+    await page.getByTestId('open-theme').click();
+    const dialog = page.locator('dialog[open]');
+    await everySizeAndTheme('dialog-theme', () => dialog);
+    await page.setViewportSize(SIZES[2]);
+    await settled();
+    const frame = await page.evaluate("(() => { const d = document.querySelector('dialog[open]'); return { scrolls: d.scrollHeight > d.clientHeight, overflow: getComputedStyle(d).overflowY }; })()");
+    expect(frame).toEqual({ scrolls: false, overflow: 'hidden' });
+    await page.keyboard.press('Escape');
+    await page.setViewportSize(SIZES[0]);
   });
 
   it('left no unexpected console errors', () => {
