@@ -130,7 +130,8 @@ describe('Every view at three widths, light and dark (headless node, Chromium)',
 
   it('Shelf', async () => {
     await page.getByTestId('nav-shelf').click();
-    await everySizeAndTheme('shelf', () => page.getByTestId('shelf-list').or(page.getByTestId('shelf-empty')).first());
+    // Below 1000 px the Shelf shows one pane: its catalog (with a way back to the list).
+    await everySizeAndTheme('shelf', () => page.locator('[data-testid="shelf-list"]:visible, [data-testid="blueprint-list"]:visible').first());
   });
 
   it('Identities', async () => {
@@ -172,6 +173,15 @@ describe('Every view at three widths, light and dark (headless node, Chromium)',
     await everySizeAndTheme('chat-open', () => page.getByTestId('messages').getByText('The shelf part is short.'));
     // One sender, three messages in a row: the sender's trust shows once.
     expect(await page.getByTestId('messages').getByTestId('signature-badge').count()).toBe(1);
+    // Below 1000 px: the conversation alone, with a way back to the list (which closes it).
+    await page.setViewportSize(SIZES[2]);
+    expect(await page.getByTestId('session-list').isVisible()).toBe(false);
+    await page.getByTestId('pane-back').click();
+    await page.getByTestId('session-list').waitFor({ timeout: WAIT });
+    expect(await page.getByTestId('messages').count()).toBe(0);
+    await page.setViewportSize(SIZES[1]);
+    expect(await page.getByTestId('pane-back').isVisible()).toBe(false);
+    await page.setViewportSize(SIZES[0]);
   });
 
   it('Documents with a document open', async () => {

@@ -434,12 +434,20 @@ describe('Shelf view (headless node, Chromium)', { timeout: 40_000 }, () => {
         expect(publish.x + publish.width).toBeLessThanOrEqual(pane.x + pane.width);
         await shot(`shelf-${width}-${scheme}`);
       }
-      // The catalog at the same width.
+      // The catalog at the same width. Below 1000 px the view shows one pane: back to the list first.
+      if (width < 1000) await page.getByTestId('pane-back').click();
       await page.getByTestId('catalog-entry').click();
       await page.getByTestId('blueprint-list').waitFor({ timeout: WAIT });
       expect(await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth')).toBe(0);
       await shot(`shelf-catalog-${width}-dark`);
+      if (width < 1000) {
+        await page.getByTestId('pane-back').click();
+        // The list alone, then the profile alone: one pane at a time.
+        expect(await page.getByTestId('blueprint-list').isVisible()).toBe(false);
+        await shot(`shelf-list-${width}-dark`);
+      }
       await shelfRow('triager').click();
+      if (width < 1000) expect(await page.getByTestId('catalog-entry').isVisible()).toBe(false);
       await page.getByTestId('tab-files').click();
     }
     await emulateColorScheme(page, 'light');
@@ -456,10 +464,17 @@ describe('Shelf view (headless node, Chromium)', { timeout: 40_000 }, () => {
 
     await emulateColorScheme(page, 'light');
     await page.setViewportSize({ width: 1024, height: 700 });
-    // Narrow: the review falls back to a unified diff; nothing overflows sideways.
-    await page.locator('[data-testid="diff"].unified').first().waitFor({ timeout: WAIT });
+    // At 1024 px the sidebar keeps its icons only, which leaves the review room for side by side
+    // (and below 1000 px the profile has the window to itself); narrower still, the review falls
+    // back to a unified diff. Nothing overflows sideways either way.
+    await page.locator('[data-testid="diff"].split').first().waitFor({ timeout: WAIT });
     expect(await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth')).toBe(0);
     await shot('shelf-proposal-1024x700');
+    await page.setViewportSize({ width: 680, height: 700 });
+    await page.locator('[data-testid="diff"].unified').first().waitFor({ timeout: WAIT });
+    expect(await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth')).toBe(0);
+    await shot('shelf-proposal-680x700');
+    await page.setViewportSize({ width: 1024, height: 700 });
     await page.getByRole('button', { name: 'All proposals' }).click();
     await page.getByTestId('tab-files').click();
     await page.getByTestId('file-content').waitFor({ timeout: WAIT });
