@@ -125,7 +125,8 @@ describe('Every view at three widths, light and dark (headless node, Chromium)',
 
   it('Documents', async () => {
     await page.getByTestId('nav-documents').click();
-    await everySizeAndTheme('documents', () => page.getByTestId('document-list'));
+    // Below 1000 px Documents shows one pane: the open document (with a way back to the list).
+    await everySizeAndTheme('documents', () => page.locator('[data-testid="document-list"]:visible, .cm-editor:visible').first());
   });
 
   it('Shelf', async () => {
@@ -188,6 +189,14 @@ describe('Every view at three widths, light and dark (headless node, Chromium)',
     await page.getByTestId('nav-documents').click();
     await page.getByTestId('document-row').first().click();
     await everySizeAndTheme('documents-open', () => page.locator('.cm-editor').first());
+    // Below 1000 px: the document alone, Back to the list, and picking it again opens it.
+    await page.setViewportSize(SIZES[2]);
+    expect(await page.getByTestId('document-list').isVisible()).toBe(false);
+    await page.getByTestId('pane-back').click();
+    await page.getByTestId('document-row').first().click();
+    await page.locator('.cm-editor').first().waitFor({ timeout: WAIT });
+    expect(await page.getByTestId('document-list').isVisible()).toBe(false);
+    await page.setViewportSize(SIZES[0]);
   });
 
   it('Shelf with the public catalog and a sample blueprint open', async () => {
