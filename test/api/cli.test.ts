@@ -179,7 +179,10 @@ describe('owner commands', { timeout: 60_000 }, () => {
     expect(ui_url).not.toBe(serve.ready.ui_url);
     const code = new URL(ui_url).hash.slice('#code='.length);
     const owner = JSON.parse(readFileSync(join(dataDir, 'node.json'), 'utf8')).owner_token;
-    expect(await api('POST', '/v1/node/session', undefined, { code })).toEqual({ status: 200, body: { owner_token: owner } });
+    // The code buys a browser session of its own, never the owner token.
+    const signedIn = await api('POST', '/v1/node/session', undefined, { code });
+    expect(signedIn).toMatchObject({ status: 200, body: { session_token: expect.stringMatching(/^svc_os_[0-9a-f]{64}$/), session: { current: true } } });
+    expect(JSON.stringify(signedIn.body)).not.toContain(owner);
     expect(await api('POST', '/v1/node/session', undefined, { code })).toMatchObject({ status: 401, body: { code: 'SVC_ERR_UI_LINK_INVALID' } });
   });
 

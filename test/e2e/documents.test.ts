@@ -525,8 +525,8 @@ describe('Documents view (headless node, Chromium)', { timeout: 45_000 }, () => 
     await picker.waitFor({ timeout: WAIT });
     expect(await picker.inputValue()).toBe(TEAM_ID);
     await picker.selectOption(`design:${TEAM.domain}`);
-    await page.getByTestId('documents-empty').waitFor({ timeout: WAIT });
-    expect(await page.getByTestId('documents-empty').textContent()).toContain('No documents in design yet');
+    await page.getByTestId('documents-pane-empty').waitFor({ timeout: WAIT });
+    expect(await page.getByTestId('documents-pane-empty').textContent()).toContain('No documents in design yet');
     await shot('documents-team-design');
     // The Shelf acts as the same team, and switching there switches here.
     await page.getByTestId('nav-shelf').click();
