@@ -4,7 +4,7 @@
  * the library and document surfaces without ever holding a key.
  */
 import { z } from 'zod';
-import { addressName } from '../core/namespaces.ts';
+import { domainName, identityName } from './fields.ts';
 
 /** Every scope a team certificate may hold (server/teams/scopes.ts says what each grants). */
 export const TEAM_SCOPES = ['docs:read', 'docs:write', 'library:read', 'library:write', 'library:publish', 'library:approve', 'team:admin'] as const;
@@ -18,9 +18,10 @@ export type TeamScope = z.output<typeof TeamScope>;
  */
 export const SIGNED_BODY_MAX_BYTES = 2 * 1024 * 1024;
 
+/** A team's name and domain by the contract's rules (contract/core-rules.ts), as the new-team form checks them. */
 export const CreateTeamBody = z.strictObject({
-  name: addressName,
-  domain: z.string().min(1).max(253),
+  name: identityName,
+  domain: domainName,
 });
 export type CreateTeamInput = z.input<typeof CreateTeamBody>;
 

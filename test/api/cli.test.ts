@@ -155,7 +155,7 @@ describe('owner commands', { timeout: 60_000 }, () => {
     expect(several.stderr).not.toMatch(/[[{]"/);
     // The issue's own example: a team name with a space.
     const team = await runCli(['team', 'create', 'Bad Name', '--domain', 'teams.cli.test', '--data', dataDir]);
-    expectOneLineFailure(team, /^svc-node: POST \/v1\/node\/teams failed \(422\): name: must be 1-64 letters, digits, "-" or "_"/);
+    expectOneLineFailure(team, /^svc-node: POST \/v1\/node\/teams failed \(422\): name: use 1-64 letters, digits, "-" or "_", starting with a letter or digit \(no spaces or dots\)$/);
   });
 
   it('namespace create --controller consents to a namespace an outside key controls', async () => {

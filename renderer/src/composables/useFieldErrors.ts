@@ -1,7 +1,8 @@
 /**
  * A form's problems, each shown next to its field as "Label: what is wrong", in words:
- * - the client's own checks (the node's exact rules, from contract/core-rules.ts), shown once
- *   the person tried to submit, and gone the moment the value is fixed;
+ * - the client's own checks (the node's exact rules, from contract/), shown as the person types
+ *   (a blank field's "enter a name" only once they tried to submit, so a fresh form is not all
+ *   red), and gone the moment the value is fixed;
  * - the node's 422 problems for a field (an ApiError's `issues`), gone as soon as that field is
  *   edited: an error never outlives the fix.
  * Fields are keyed by their wire names (`slug`, `remote_port`), the names the node's issues carry.
@@ -46,11 +47,16 @@ export function useFieldErrors<K extends string>(fields: Record<K, FieldSpec>, i
         found[key] = node;
         continue;
       }
-      const problem = attempted.value ? (fields[key].check?.(fields[key].value()) ?? null) : null;
+      const value = fields[key].value();
+      const live = attempted.value || value.trim() !== '';
+      const problem = live ? (fields[key].check?.(value) ?? null) : null;
       if (problem !== null) found[key] = issueSentence({ field: key, message: problem }, labels);
     }
     return found;
   });
+
+  /** True while a problem is shown: a form's submit button waits for the fix. */
+  const blocked = computed(() => Object.keys(errors.value).length > 0);
 
   /** Before sending: shows the client's checks; true when nothing stands in the way. */
   function validate(): boolean {
@@ -90,5 +96,5 @@ export function useFieldErrors<K extends string>(fields: Record<K, FieldSpec>, i
     return { 'aria-invalid': invalid ? 'true' : undefined, 'aria-errormessage': invalid ? errorId(key) : undefined };
   }
 
-  return { errors, validate, take, reset, errorId, describe, values: () => keys.map((key) => fields[key].value()) };
+  return { errors, blocked, validate, take, reset, errorId, describe, values: () => keys.map((key) => fields[key].value()) };
 }
