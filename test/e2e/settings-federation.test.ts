@@ -71,6 +71,11 @@ describe('Peers, tunnel and mail to other nodes (headless node, Chromium)', { ti
     await page.getByTestId('nav-settings').click();
     const panel = page.getByTestId('peers-panel');
     await panel.waitFor({ timeout: WAIT });
+    // The three surfaces share one listener: its URL once, with what answers there.
+    const urls = page.getByTestId('node-url');
+    expect(await urls.count()).toBe(1);
+    expect(await urls.textContent()).toMatch(new RegExp(`^${node.info.core_url}Mail, chat`));
+    expect(await page.getByRole('region', { name: 'Addresses' }).textContent()).toContain('the library and documents');
     expect(await panel.textContent()).toContain('the node that answers for a domain, when DNS does not say');
     await panel.getByTestId('peers-empty').waitFor({ timeout: WAIT });
 
@@ -147,7 +152,9 @@ describe('Peers, tunnel and mail to other nodes (headless node, Chromium)', { ti
     await key.waitFor({ timeout: WAIT });
     expect(await key.textContent()).toMatch(/^ssh-ed25519 AAAA\S+ svc-node\b/);
     expect(await panel.textContent()).toContain('the private key never leaves this node');
-    expect(await tunnelState()).toBe('Stopped');
+    // Never set up: it says so, not "Stopped since" the node's start.
+    expect(await tunnelState()).toBe('Not set up');
+    expect(await panel.textContent()).not.toMatch(/since/);
     expect(await panel.getByTestId('tunnel-start').isDisabled()).toBe(true);
     expect(await panel.getByTestId('tunnel-port').inputValue()).toBe('22');
 
@@ -170,6 +177,7 @@ describe('Peers, tunnel and mail to other nodes (headless node, Chromium)', { ti
     await panel.getByTestId('tunnel-save').click();
     await expect.poll(() => panel.getByTestId('tunnel-start').isDisabled(), { timeout: WAIT }).toBe(false);
     expect(await panel.getByTestId('tunnel-error').count()).toBe(0);
+    expect(await tunnelState()).toBe('Stopped');
     const saved = await node.owner('GET', '/v1/node/tunnel');
     expect(saved.config).toMatchObject({ host: '127.0.0.1', port, username: 'tunnel', remote_port: 9000, public_url: 'https://node.e2e-fed.test' });
     await panel.scrollIntoViewIfNeeded();

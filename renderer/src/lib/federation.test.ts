@@ -53,6 +53,9 @@ describe('tunnel state', () => {
     expect(tunnelIsBusy('reconnecting')).toBe(true);
     expect(tunnelIsBusy('up')).toBe(false);
     expect(tunnelIsBusy('failed')).toBe(false);
+    // Never set up: not "Stopped", which would date from the node's start.
+    expect(tunnelStateBadge('stopped', false).text).toBe('Not set up');
+    expect(tunnelStateBadge('stopped', true).text).toBe('Stopped');
   });
 });
 

@@ -13,7 +13,14 @@ import type { BadgeLabel } from './labels.ts';
 
 // ------------------------------------------------------------------ tunnel
 
-export function tunnelStateBadge(state: TunnelState | string): BadgeLabel {
+/**
+ * The tunnel's state in words. `configured`: whether it has settings; a tunnel that was never set
+ * up is "Not set up", not "Stopped" since whenever the node started.
+ */
+export function tunnelStateBadge(state: TunnelState | string, configured = true): BadgeLabel {
+  if (state === 'stopped' && !configured) {
+    return { text: 'Not set up', tone: 'neutral', hint: 'No tunnel settings yet: fill in the SSH host below to let other nodes reach this one through a tunnel.' };
+  }
   switch (state) {
     case 'up':
       return { text: 'Up', tone: 'ok', hint: 'Other nodes can reach this node through the tunnel.' };
