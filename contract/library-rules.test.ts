@@ -112,8 +112,11 @@ describe('isRef', () => {
 });
 
 describe('tags', () => {
-  it('spells a tag trimmed and lower-cased', () => {
+  it('spells a tag trimmed and lower-cased, inner spaces as one "-": one rule for case and spaces', () => {
     expect(normalizeTag('  Support ')).toBe('support');
+    expect(normalizeTag('CI')).toBe('ci');
+    expect(normalizeTag('Shipping Tools')).toBe('shipping-tools');
+    expect(normalizeTag(' Shipping \t  Tools ')).toBe('shipping-tools');
     expect(normalizeTag('   ')).toBe('');
   });
 
@@ -132,9 +135,10 @@ describe('tags', () => {
     expect(tagSuggestion('fine')).toBeNull();
   });
 
-  it('reads what was typed the way the node will: "Code Review" is one refused tag, never two', () => {
-    expect(readTags(['Code Review', ' Email ', '', 'ok.1'])).toEqual([
-      { typed: 'Code Review', tag: 'code review', problem: 'tag "code review" may only use a-z, 0-9, ".", "_" and "-"', suggestion: 'code-review' },
+  it('reads what was typed the way the node will: "Code Review" is one tag, code-review, never two', () => {
+    expect(readTags(['Code Review', 'C++', ' Email ', '', 'ok.1'])).toEqual([
+      { typed: 'Code Review', tag: 'code-review', problem: null, suggestion: null },
+      { typed: 'C++', tag: 'c++', problem: 'tag "c++" may only use a-z, 0-9, ".", "_" and "-"', suggestion: 'c' },
       { typed: ' Email ', tag: 'email', problem: null, suggestion: null },
       { typed: 'ok.1', tag: 'ok.1', problem: null, suggestion: null },
     ]);

@@ -136,17 +136,19 @@ export function compareVersions(a: string, b: string): number {
 
 /**
  * Tags on blueprints and shelf profiles are record metadata, never part of a digest. One spelling
- * per tag (trimmed, lower-case) so filters match what users typed, and a small URL-safe alphabet
- * so a tag is usable as a query value. A space is not in it: "Code Review" is not silently made
- * into something else; tagSuggestion offers `code-review` instead.
+ * per tag so filters match what users typed: trimmed, lower-cased, and each run of spaces inside
+ * made one `-` ("CI" is `ci`, "Shipping Tools" is `shipping-tools`: case and spaces are spelling,
+ * one rule for both, and the UI shows what a tag becomes as it is typed). The alphabet is small and
+ * URL-safe so a tag is usable as a query value; anything else outside it is refused, and
+ * tagSuggestion offers the close tag that would do (`c++` → `c`).
  */
 export const MAX_TAGS = 32;
 export const MAX_TAG_LENGTH = 64;
 const TAG = /^[a-z0-9._-]+$/;
 
-/** The one spelling of a typed tag: trimmed and lower-cased ('' for a blank one, which is dropped). */
+/** The one spelling of a typed tag: trimmed, lower-cased, inner spaces as one `-` ('' for a blank one, which is dropped). */
 export function normalizeTag(raw: string): string {
-  return raw.trim().toLowerCase();
+  return raw.trim().toLowerCase().replace(/\s+/g, '-');
 }
 
 /** Why a normalised, non-empty tag cannot be one; null when it can. */

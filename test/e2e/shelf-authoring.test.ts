@@ -7,7 +7,7 @@
  * published", a changed file refused by the node, a binary file refused before sending), files
  * dropped on the catalog, and a blueprint deleted, detaching the shelf copy that tracked it.
  * The forms check as they are typed with the node's rules: the blueprint id follows the name,
- * tags show what they become ("Code Review" is one refused tag, with code-review offered), a
+ * tags show what they become ("Code Review" is one tag, code-review, as "CI" is ci), a
  * version such as "banana" is explained and never named on a button, and every message clears
  * once fixed. A skill added as skills/<n>/SKILL.md is declared by the node, so materialize links
  * it for claude-code. Screenshots (light, dark, 1440/1200/900 px, 1024x700) go to
@@ -185,13 +185,15 @@ describe('Shelf authoring (headless node, Chromium)', { timeout: 40_000 }, () =>
     expect(await form.getByTestId('publish-ref').inputValue()).toBe('review.team');
     await form.getByLabel('Blueprint name').fill('Review crew');
     await form.getByLabel('Summary').fill('Agents that review changes before they land.');
-    // Tags show what they become as they are typed: "Code Review" is one tag, refused, with the one that would do.
-    await form.getByLabel('Tags').fill('code, Code Review');
+    // Tags show what they become as they are typed, by one rule for case and spaces: "CI" is ci,
+    // "Shipping Tools" is shipping-tools; what the rule cannot spell is refused, with the one that would do.
+    await form.getByLabel('Tags').fill('CI, Shipping Tools, C++');
     expect(await form.getByTestId('tag-preview').locator('[data-tag]').evaluateAll((chips) => chips.map((c) => [c.getAttribute('data-tag'), c.getAttribute('data-refused')]))).toEqual([
-      ['code', null],
-      ['code review', 'true'],
+      ['ci', null],
+      ['shipping-tools', null],
+      ['c++', 'true'],
     ]);
-    expect(await form.getByTestId('publish-tags-hint').textContent()).toContain('Tag "code review" may only use a-z, 0-9, ".", "_" and "-"; perhaps code-review.');
+    expect(await form.getByTestId('publish-tags-hint').textContent()).toContain('Tag "c++" may only use a-z, 0-9, ".", "_" and "-"; perhaps c.');
     await shot('publish-tags');
     await form.getByLabel('Tags').fill('code, Review');
     expect(await form.getByTestId('tag-preview').locator('[data-tag]').evaluateAll((chips) => chips.map((c) => c.getAttribute('data-tag')))).toEqual(['code', 'review']);
@@ -465,14 +467,15 @@ describe('Shelf authoring (headless node, Chromium)', { timeout: 40_000 }, () =>
 
   it('shows what a typed tag becomes, and clears a refusal once it is fixed', async () => {
     const input = pane().getByTestId('tag-input');
-    await input.fill('Code Review');
-    expect(await pane().getByTestId('tag-preview').locator('[data-tag]').getAttribute('data-tag')).toBe('code review');
-    expect(await pane().getByTestId('tag-problem').textContent()).toBe('Tag "code review" may only use a-z, 0-9, ".", "_" and "-"; perhaps code-review.');
+    await input.fill('Code Review!');
+    expect(await pane().getByTestId('tag-preview').locator('[data-tag]').getAttribute('data-tag')).toBe('code-review!');
+    expect(await pane().getByTestId('tag-problem').textContent()).toBe('Tag "code-review!" may only use a-z, 0-9, ".", "_" and "-"; perhaps code-review.');
     expect(await input.getAttribute('aria-invalid')).toBe('true');
     await input.press('Enter');
     expect(await pane().getByTestId('profile-tags').locator('.chip').count()).toBe(0);
     await shot('tag-refused');
-    await input.fill('Code-Review');
+    // Spaces are spelled as "-", as capitals are lower-cased: shown before it is added.
+    await input.fill('Code Review');
     expect(await pane().getByTestId('tag-problem').count()).toBe(0);
     expect(await pane().getByTestId('tag-preview').locator('[data-tag]').getAttribute('data-tag')).toBe('code-review');
     await input.press('Enter');
@@ -503,7 +506,7 @@ describe('Shelf authoring (headless node, Chromium)', { timeout: 40_000 }, () =>
         const form = modal().getByTestId('publish-form');
         await form.waitFor({ timeout: WAIT });
         await form.getByLabel('Blueprint name').fill('Edge crew');
-        await form.getByLabel('Tags').fill('testing, Code Review');
+        await form.getByLabel('Tags').fill('testing, Code Review, C++');
         expect(await noSideScroll()).toBe(0);
         await shot(`publish-${width}-${scheme}`);
         await page.keyboard.press('Escape');

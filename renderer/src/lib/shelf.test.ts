@@ -118,16 +118,19 @@ describe('refs', () => {
 });
 
 describe('tags', () => {
-  it('reads a tags field as the node will: commas separate, "Code Review" stays one tag and is refused with a suggestion', () => {
+  it('reads a tags field as the node will: commas separate, "Code Review" stays one tag, code-review, as "CI" is ci', () => {
     expect(previewTagList('')).toEqual({ readings: [], tags: [], problem: null });
     const preview = previewTagList(' Support, Email,,support\nops ');
     expect(preview.tags).toEqual(['support', 'email', 'ops']);
     expect(preview.problem).toBeNull();
     expect(preview.readings.map((r) => r.tag)).toEqual(['support', 'email', 'support', 'ops']);
-    const refused = previewTagList('email, Code Review');
+    const spaced = previewTagList('CI, Shipping Tools');
+    expect(spaced.tags).toEqual(['ci', 'shipping-tools']);
+    expect(spaced.problem).toBeNull();
+    const refused = previewTagList('email, C++');
     expect(refused.tags).toEqual(['email']);
-    expect(refused.readings.map((r) => r.tag)).toEqual(['email', 'code review']);
-    expect(refused.problem).toBe('Tag "code review" may only use a-z, 0-9, ".", "_" and "-"; perhaps code-review.');
+    expect(refused.readings.map((r) => r.tag)).toEqual(['email', 'c++']);
+    expect(refused.problem).toBe('Tag "c++" may only use a-z, 0-9, ".", "_" and "-"; perhaps c.');
     expect(previewTagList('no/slash').problem).toBe('Tag "no/slash" may only use a-z, 0-9, ".", "_" and "-"; perhaps no-slash.');
     expect(previewTagList(Array.from({ length: 33 }, (_, i) => `t${i}`).join(',')).problem).toBe('At most 32 tags are allowed (got 33).');
   });

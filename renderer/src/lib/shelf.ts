@@ -134,13 +134,13 @@ export function profileTitle(profile: { name: string | null; profile_ref: string
 
 // ------------------------------------------------------------------ tags
 
-/** A refused tag in words, with the close tag that would do: `Tag "code review" may only use …; perhaps code-review.` */
+/** A refused tag in words, with the close tag that would do: `Tag "c++" may only use …; perhaps c.` */
 export function tagReadingProblem(reading: TagReading): string | null {
   if (reading.problem === null) return null;
   return sentence(reading.problem, reading.suggestion === null ? '' : `; perhaps ${reading.suggestion}`);
 }
 
-/** What a tags field holds as the node will read it: only commas (or new lines) separate tags, so "Code Review" stays one. */
+/** What a tags field holds as the node will read it: only commas (or new lines) separate tags, so "Code Review" stays one (code-review). */
 export interface TagListPreview {
   readings: TagReading[];
   /** The tags to send: accepted, each once, in the order typed. */

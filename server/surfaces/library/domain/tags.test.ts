@@ -15,12 +15,14 @@ function detail(fn: () => unknown) {
 describe('normalizeTags', () => {
   it('trims, lower-cases, drops empties, dedupes and sorts', () => {
     expect(normalizeTags(['  Coder ', 'twitter', 'CODER', '', '   ', 'github', 'a.b_c-d'])).toEqual(['a.b_c-d', 'coder', 'github', 'twitter']);
+    // Spaces are spelling, as case is: "Shipping Tools" and shipping-tools are one tag.
+    expect(normalizeTags(['Shipping Tools', 'shipping-tools', 'CI'])).toEqual(['ci', 'shipping-tools']);
     expect(normalizeTags([])).toEqual([]);
   });
 
   it('refuses characters outside [a-z0-9._-], naming the index', () => {
-    expect(detail(() => normalizeTags(['ok', 'no space', 'émoji']))).toEqual([
-      { loc: ['body', 'tags', 1], msg: 'tag "no space" may only use a-z, 0-9, ".", "_" and "-"', type: 'value_error' },
+    expect(detail(() => normalizeTags(['ok', 'c++', 'émoji']))).toEqual([
+      { loc: ['body', 'tags', 1], msg: 'tag "c++" may only use a-z, 0-9, ".", "_" and "-"', type: 'value_error' },
       { loc: ['body', 'tags', 2], msg: 'tag "émoji" may only use a-z, 0-9, ".", "_" and "-"', type: 'value_error' },
     ]);
   });
