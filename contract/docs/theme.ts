@@ -5,9 +5,15 @@
 import { z } from 'zod';
 import { COLOR_KEYS, FONT_NAMES, IMAGE_TYPES, LAYOUT, PALETTE_NAMES, PRESETS, TEXT_ROLES, THEME_TEXT_MAX } from './rules.ts';
 
-/** Tokens as stored and answered: only valid entries (the node drops the rest when it saves). */
+/**
+ * Tokens as stored and answered: only valid entries (the node drops the rest when it saves).
+ * `colors` paint every palette the scheme shows; `dark_colors`, with the `auto` scheme only
+ * ("follow the reader's system"), are the dark palette's own on top of them, so one text colour
+ * need not pass on both a light and a dark surface. A theme saved before they existed reads the same.
+ */
 export const ThemeTokens = z.object({
   colors: z.partialRecord(z.enum(COLOR_KEYS), z.string()).optional(),
+  dark_colors: z.partialRecord(z.enum(COLOR_KEYS), z.string()).optional(),
   fonts: z.object({ body: z.enum(FONT_NAMES).optional(), heading: z.enum(FONT_NAMES).optional() }).optional(),
   layout: z
     .object({ mode: z.enum(LAYOUT.mode).optional(), measure: z.enum(LAYOUT.measure).optional(), color_scheme: z.enum(LAYOUT.color_scheme).optional() })

@@ -116,6 +116,17 @@ describe('theme', () => {
     expectOk(await putTheme({ tokens: { layout: { color_scheme: 'auto' } }, preset: 'svc' }));
   });
 
+  it('takes the dark palette’s own colours when the page follows the reader’s system, and stores them', async () => {
+    // One text colour cannot pass on both surfaces: each palette gets its own.
+    expectRefusal(await putTheme({ tokens: { colors: { text: '#1a1a1a' }, layout: { color_scheme: 'auto' } } }), 422, /text #1a1a1a on surface #161b22 .*\(dark palette\)/);
+    const saved = expectOk(await putTheme({ tokens: { colors: { text: '#1a1a1a' }, dark_colors: { text: '#f0f0f0', nope: '#fff', muted: 'red!' }, layout: { color_scheme: 'auto' } } }));
+    expect(saved.tokens).toEqual({ colors: { text: '#1a1a1a' }, dark_colors: { text: '#f0f0f0' }, layout: { color_scheme: 'auto' } });
+    expect(expectOk(await getTheme()).tokens.dark_colors).toEqual({ text: '#f0f0f0' });
+    // A page that shows only one palette paints the shared colours: the dark palette's own do not apply.
+    expectRefusal(await putTheme({ tokens: { colors: { text: '#1a1a1a' }, dark_colors: { text: '#f0f0f0' }, layout: { color_scheme: 'dark' } } }), 422, /dark palette/);
+    expectOk(await putTheme({ tokens: {} }));
+  });
+
   it('checks every text colour the page paints: muted text, links and code blocks too (issue 14)', async () => {
     expectOk(await putTheme({ header: 'kept' }));
     const before = expectOk(await getTheme());

@@ -57,7 +57,10 @@ export const COLOR_LABELS: Readonly<Record<ColorToken, string>> = {
 
 /** The editor's fields; '' means unset (the node's default). */
 export interface ThemeForm {
+  /** Every palette's colours. */
   colors: Record<ColorToken, string>;
+  /** With "Follow the reader's system": the dark palette's own, over `colors` ('' falls back to them). */
+  darkColors: Record<ColorToken, string>;
   fontBody: FontName | '';
   fontHeading: FontName | '';
   measure: Measure | '';
@@ -75,15 +78,20 @@ function emptyColors(): Record<ColorToken, string> {
 
 /** A form with nothing set: the node's defaults throughout. */
 export function emptyForm(): ThemeForm {
-  return { colors: emptyColors(), fontBody: '', fontHeading: '', measure: '', scheme: '', preset: '', header: '', footer: '', clearLogo: false };
+  return { colors: emptyColors(), darkColors: emptyColors(), fontBody: '', fontHeading: '', measure: '', scheme: '', preset: '', header: '', footer: '', clearLogo: false };
 }
 
 /** The form for a saved theme. */
 export function formFromTheme(theme: Theme): ThemeForm {
   const colors = emptyColors();
-  for (const name of COLOR_TOKENS) colors[name] = theme.tokens.colors?.[name] ?? '';
+  const darkColors = emptyColors();
+  for (const name of COLOR_TOKENS) {
+    colors[name] = theme.tokens.colors?.[name] ?? '';
+    darkColors[name] = theme.tokens.dark_colors?.[name] ?? '';
+  }
   return {
     colors,
+    darkColors,
     fontBody: theme.tokens.fonts?.body ?? '',
     fontHeading: theme.tokens.fonts?.heading ?? '',
     measure: theme.tokens.layout?.measure ?? '',
@@ -133,15 +141,31 @@ export function basePalette(form: Pick<ThemeForm, 'scheme'>, palettes: Preview['
   return form.scheme === 'dark' ? palettes.dark : palettes.light;
 }
 
-/** The form's tokens: only what is set; colours that are not hex are left out (the node would drop them). */
-export function tokensFromForm(form: ThemeForm): ThemeTokens {
-  const tokens: ThemeTokens = {};
+/** The colours set, as hex; those that are not hex are left out (the node would drop them). */
+function setColors(fields: Record<ColorToken, string>): NonNullable<ThemeTokens['colors']> {
   const colors: NonNullable<ThemeTokens['colors']> = {};
   for (const name of COLOR_TOKENS) {
-    const hex = normalizeHex(form.colors[name]);
-    if (form.colors[name].trim() !== '' && hex !== null) colors[name] = hex;
+    const hex = normalizeHex(fields[name]);
+    if (fields[name].trim() !== '' && hex !== null) colors[name] = hex;
   }
+  return colors;
+}
+
+/**
+ * What an unset dark-palette colour falls back to: the colour set for every palette, else the
+ * preset's dark one.
+ */
+export function darkBasePalette(form: Pick<ThemeForm, 'colors'>, palettes: Preview['base_palettes'] | null): Readonly<Partial<Palette>> {
+  return { ...(palettes?.dark ?? {}), ...setColors(form.colors) };
+}
+
+/** The form's tokens: only what is set; the dark palette's own colours only when the page follows the reader's system. */
+export function tokensFromForm(form: ThemeForm): ThemeTokens {
+  const tokens: ThemeTokens = {};
+  const colors = setColors(form.colors);
   if (Object.keys(colors).length > 0) tokens.colors = colors;
+  const darkColors = form.scheme === 'auto' ? setColors(form.darkColors) : {};
+  if (Object.keys(darkColors).length > 0) tokens.dark_colors = darkColors;
   const fonts: NonNullable<ThemeTokens['fonts']> = {};
   if (form.fontBody !== '') fonts.body = form.fontBody;
   if (form.fontHeading !== '') fonts.heading = form.fontHeading;
@@ -241,8 +265,12 @@ function listed(items: readonly string[]): string {
   return items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`;
 }
 
-/** Why Save is off because of contrast, naming each colour and palette; null when every one passes. */
-export function contrastBlock(contrast: readonly ContrastReport[]): string | null {
+/**
+ * Why Save is off because of contrast, naming each colour and palette; null when every one passes.
+ * When the page follows the reader's system and the dark palette fails, it says why one colour
+ * cannot do (the same colour paints both palettes) and where the dark palette gets its own.
+ */
+export function contrastBlock(contrast: readonly ContrastReport[], scheme: ThemeForm['scheme'] = ''): string | null {
   const cells = contrast.flatMap((c) => checksOf(c).map((check) => cellOf(c.palette, check)));
   const where = (cell: ContrastCell) => `${ROLE_LABELS[cell.role].toLowerCase()} in the ${cell.palette} palette`;
   const low = cells.filter((c) => !c.ok && c.ratio !== null);
@@ -254,7 +282,11 @@ export function contrastBlock(contrast: readonly ContrastReport[]): string | nul
   }
   if (unknown.length > 0) reasons.push(`${listed(unknown.map(where))} must be opaque so the contrast can be checked`);
   if (reasons.length === 0) return null;
-  return `Can’t save yet: ${reasons.join('; and ')}. Change those colours or the surface.`;
+  const darkFails = scheme === 'auto' && [...low, ...unknown].some((cell) => cell.palette === 'dark');
+  const why = darkFails
+    ? ' Following the reader’s system, a colour set for both palettes must pass on the light and the dark surface: give the dark palette its own under “Dark palette”.'
+    : '';
+  return `Can’t save yet: ${reasons.join('; and ')}. Change those colours or the surface.${why}`;
 }
 
 /** What the preview shows when no document with text is open: one of each block a theme styles. */

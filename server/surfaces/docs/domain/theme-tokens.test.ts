@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { contrastReport, TEXT_ROLES } from './theme-tokens.ts';
+import { contrastReport, effectivePalettes, sanitizeTokens, TEXT_ROLES } from './theme-tokens.ts';
 
 const rolesOf = (report: ReturnType<typeof contrastReport>) => report.map((p) => [p.palette, p.checks.map((c) => [c.role, c.passes])]);
 
@@ -50,5 +50,29 @@ describe('contrastReport: every text colour a page paints (issue 14)', () => {
       ],
     ]);
     expect(report[0]!.checks[1]!.ratio).toBeNull();
+  });
+});
+
+describe('per-palette colours: the dark palette’s own when the page follows the reader’s system', () => {
+  it('keeps valid dark colours and drops the rest', () => {
+    expect(sanitizeTokens({ dark_colors: { text: ' #eee ', muted: 'nope', other: '#fff' } })).toEqual({ dark_colors: { text: '#eee' } });
+    expect(sanitizeTokens({ dark_colors: 'x' })).toEqual({});
+  });
+
+  it('paints them over the shared colours in the dark palette of an auto page only', () => {
+    const tokens = { colors: { text: '#111111', accent: '#0a5dbd' }, dark_colors: { text: '#eeeeee' }, layout: { color_scheme: 'auto' as const } };
+    const [light, dark] = effectivePalettes(tokens, null);
+    expect(light!.palette).toMatchObject({ text: '#111111', accent: '#0a5dbd' });
+    expect(dark!.palette).toMatchObject({ text: '#eeeeee', accent: '#0a5dbd' });
+    expect(effectivePalettes({ ...tokens, layout: { color_scheme: 'dark' } }, null)[0]!.palette.text).toBe('#111111');
+    // A theme saved before they existed reads the same.
+    expect(effectivePalettes({ colors: { text: '#111111' }, layout: { color_scheme: 'auto' } }, null)[1]!.palette.text).toBe('#111111');
+  });
+
+  it('lets a text colour pass in both palettes through each its own', () => {
+    const shared = contrastReport({ colors: { text: '#1a1a1a' }, layout: { color_scheme: 'auto' } }, null);
+    expect(shared.map((p) => p.passes)).toEqual([true, false]);
+    const own = contrastReport({ colors: { text: '#1a1a1a' }, dark_colors: { text: '#f0f0f0' }, layout: { color_scheme: 'auto' } }, null);
+    expect(own.map((p) => p.passes)).toEqual([true, true]);
   });
 });

@@ -22,17 +22,24 @@ export const MEASURES: Readonly<Record<(typeof LAYOUT.measure)[number], string>>
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
+/** A colour group's valid entries, trimmed; null when none is. */
+function sanitizeColors(raw: unknown): Partial<Record<ColorKey, string>> | null {
+  if (!isRecord(raw)) return null;
+  const colors: Partial<Record<ColorKey, string>> = {};
+  for (const key of COLOR_KEYS) {
+    const value = raw[key];
+    if (parseColor(value) !== null) colors[key] = (value as string).trim();
+  }
+  return Object.keys(colors).length > 0 ? colors : null;
+}
+
 /** Keeps the valid token entries and silently drops the rest (and groups left empty). */
 export function sanitizeTokens(raw: Record<string, unknown>): ThemeTokens {
   const tokens: ThemeTokens = {};
-  if (isRecord(raw.colors)) {
-    const colors: Partial<Record<ColorKey, string>> = {};
-    for (const key of COLOR_KEYS) {
-      const value = raw.colors[key];
-      if (parseColor(value) !== null) colors[key] = (value as string).trim();
-    }
-    if (Object.keys(colors).length > 0) tokens.colors = colors;
-  }
+  const colors = sanitizeColors(raw.colors);
+  if (colors !== null) tokens.colors = colors;
+  const darkColors = sanitizeColors(raw.dark_colors);
+  if (darkColors !== null) tokens.dark_colors = darkColors;
   if (isRecord(raw.fonts)) {
     const fonts: NonNullable<ThemeTokens['fonts']> = {};
     for (const key of ['body', 'heading'] as const) {
@@ -52,12 +59,17 @@ export function sanitizeTokens(raw: Record<string, unknown>): ThemeTokens {
   return tokens;
 }
 
-/** The palettes a page can show: the preset's base palettes with the custom colours on top. */
+/**
+ * The palettes a page can show: the preset's base palettes with the custom colours on top, and,
+ * when the page follows the reader's system (`auto`), the dark palette's own colours on top of
+ * those in the dark one.
+ */
 export function effectivePalettes(tokens: ThemeTokens, preset: Preset | null): { name: PaletteName; palette: Palette }[] {
   const base = palettesOf(preset);
   const scheme = tokens.layout?.color_scheme ?? 'light';
   const names: PaletteName[] = scheme === 'auto' ? ['light', 'dark'] : [scheme];
-  return names.map((name) => ({ name, palette: { ...base[name], ...tokens.colors } }));
+  const own = (name: PaletteName) => (scheme === 'auto' && name === 'dark' ? tokens.dark_colors : undefined);
+  return names.map((name) => ({ name, palette: { ...base[name], ...tokens.colors, ...own(name) } }));
 }
 
 /** What a code block lays over the surface; page.ts paints exactly this. */

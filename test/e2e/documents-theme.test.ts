@@ -1,0 +1,93 @@
+/**
+ * The documents theme in Chromium against a real headless node: following the reader's system,
+ * one text colour cannot pass on both the light and the dark surface, so the editor says which
+ * palette fails and why, and lets the dark palette have colours of its own; the node stores them
+ * and present pages paint them under `prefers-color-scheme: dark`. The colour swatches are drawn
+ * opaque, so a swatch matches the hex beside it.
+ */
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { unexpectedConsoleErrors } from './browser.ts';
+import type { HeadlessNode } from './headless-node.ts';
+import { openAppOnNode, shot as saveShot, stopRig, type AppRig } from './steps.ts';
+
+const TEAM = { name: 'writers', domain: 'e2e-theme.test' };
+const TEAM_ID = `${TEAM.name}:${TEAM.domain}`;
+const WAIT = 15_000;
+
+let rig: AppRig | undefined;
+let node: HeadlessNode;
+let page: Page;
+const consoleErrors: string[] = [];
+
+const modal = () => page.locator('dialog[open]');
+const shot = (name: string): Promise<void> => saveShot(page, name);
+
+beforeAll(async () => {
+  rig = await openAppOnNode({
+    section: 'nav-documents',
+    sink: consoleErrors,
+    timeout: WAIT,
+    prepare: async (started) => {
+      await started.owner('POST', '/v1/node/setup', { name: 'wren', domain: TEAM.domain });
+      await started.owner('POST', '/v1/node/teams', TEAM);
+    },
+  });
+  ({ node, page } = rig);
+}, 90_000);
+
+afterAll(() => stopRig(rig));
+
+describe('Documents theme (headless node, Chromium)', { timeout: 45_000 }, () => {
+  it('following the reader’s system: says which palette fails and why, and takes a dark colour of its own', async () => {
+    await page.getByTestId('nav-documents').click();
+    await page.getByTestId('open-theme').click();
+    const dialog = modal().getByTestId('theme-dialog');
+    await dialog.waitFor({ timeout: WAIT });
+    await dialog.getByTestId('theme-scheme').selectOption('auto');
+    await dialog.getByTestId('theme-color-text').fill('#1a1a1a');
+    await expect.poll(() => dialog.getByTestId('contrast-dark-text').textContent(), { timeout: WAIT }).toMatch(/✗/);
+    expect(await dialog.getByTestId('contrast-light-text').textContent()).toMatch(/✓/);
+    const blocked = dialog.getByTestId('theme-blocked');
+    expect(await blocked.textContent()).toMatch(/text in the dark palette \(\d\.\d\d:1\)/);
+    expect(await blocked.textContent()).toContain('a colour set for both palettes must pass on the light and the dark surface: give the dark palette its own under “Dark palette”');
+    expect(await dialog.getByTestId('theme-save').isDisabled()).toBe(true);
+    await shot('documents-theme-auto-refused');
+
+    // The dark palette's own text colour: both pass, and Save saves it.
+    const dark = dialog.getByTestId('theme-dark-colors');
+    expect(await dark.getByTestId('theme-dark-color-text').getAttribute('placeholder')).toBe('#1a1a1a');
+    await dark.getByTestId('theme-dark-color-text').fill('#f0f0f0');
+    await expect.poll(() => dialog.getByTestId('contrast-dark-text').textContent(), { timeout: WAIT }).toMatch(/✓/);
+    await expect.poll(() => dialog.getByTestId('theme-save').isDisabled(), { timeout: WAIT }).toBe(false);
+    await shot('documents-theme-auto-dark-colours');
+    await dialog.getByTestId('theme-save').click();
+    await expect.poll(async () => (await node.asTeamOwner(TEAM_ID, 'GET', '/v1/theme')).tokens, { timeout: WAIT }).toEqual({
+      colors: { text: '#1a1a1a' },
+      dark_colors: { text: '#f0f0f0' },
+      layout: { color_scheme: 'auto' },
+    });
+  });
+
+  it('reads a saved theme’s dark colours back, and offers them only while following the system', async () => {
+    await page.keyboard.press('Escape');
+    await expect.poll(() => modal().count()).toBe(0);
+    await page.getByTestId('open-theme').click();
+    const dialog = modal().getByTestId('theme-dialog');
+    await expect.poll(() => dialog.getByTestId('theme-dark-color-text').inputValue(), { timeout: WAIT }).toBe('#f0f0f0');
+    await dialog.getByTestId('theme-scheme').selectOption('light');
+    expect(await dialog.getByTestId('theme-dark-colors').count()).toBe(0);
+  });
+
+  it('draws each swatch opaque, so it matches its hex value', async () => {
+    // A string: these tests compile without the DOM's types.
+    const opacities = (await page.evaluate(`[...document.querySelectorAll('dialog[open] input[type="color"]')].map((swatch) => getComputedStyle(swatch).opacity)`)) as string[];
+    expect(opacities.length).toBeGreaterThan(0);
+    expect(new Set(opacities)).toEqual(new Set(['1']));
+    await page.keyboard.press('Escape');
+  });
+
+  it('logged no errors in the browser console', () => {
+    expect(unexpectedConsoleErrors(consoleErrors)).toEqual([]);
+  });
+});
