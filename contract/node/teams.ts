@@ -4,6 +4,7 @@
  * the library and document surfaces without ever holding a key.
  */
 import { z } from 'zod';
+import { shellCommand } from '../shell-words.ts';
 import { domainName, identityName } from './fields.ts';
 
 /** Every scope a team certificate may hold (server/teams/scopes.ts says what each grants). */
@@ -59,17 +60,38 @@ export const TeamInvite = z.object({
   expires_at: z.string(),
   /** Where the agent presents the code: `POST` here with JoinBody. */
   join_url: z.string(),
+  /**
+   * The words that run this node's own `svc-node` on this computer: its pinned Node and its
+   * `bin/svc-node.js`, absolute paths, so the join line works in any folder of this machine with
+   * nothing installed and no `svc-node` on the PATH (the join URL is this node's local address).
+   * Absent when the node runs without its source folder; the line then starts with `svc-node`.
+   */
+  cli: z.array(z.string()).optional(),
 });
 export type TeamInvite = z.output<typeof TeamInvite>;
 
 /**
- * The words of the one line an invited agent runs on its own machine, as `svc-node team invite`
- * prints it and the app copies it. It names the invited alias, so the joining client refuses a
- * certificate the node issues for any other alias.
+ * The words of the one line an invited agent runs, as `svc-node team invite` prints it and the app
+ * copies it: this node's own svc-node (`cli`), so it runs in any folder of this computer. It names
+ * the invited alias, so the joining client refuses a certificate the node issues for any other alias.
  */
-export function joinCommandWords(invite: Pick<TeamInvite, 'join_url' | 'code' | 'alias'>): string[] {
-  return ['svc-node', 'team', 'join', invite.join_url, invite.code, '--alias', invite.alias];
+export function joinCommandWords(invite: Pick<TeamInvite, 'join_url' | 'code' | 'alias' | 'cli'>): string[] {
+  return [...(invite.cli ?? ['svc-node']), 'team', 'join', invite.join_url, invite.code, '--alias', invite.alias];
 }
+
+/** The join line as a shell reads it: each word quoted as it needs (a path with a space stays one word). */
+export function joinCommandLine(invite: Pick<TeamInvite, 'join_url' | 'code' | 'alias' | 'cli'>): string {
+  return shellCommand(...joinCommandWords(invite));
+}
+
+/**
+ * What an agent needs to join from another machine, where this node's own svc-node is not: a
+ * clone of this repository with its two commands' first (`npm install`), then the join line run
+ * as `npx svc-node` inside it (it writes `.aw/` where it runs, or in `--dir`), or a client of its
+ * own that POSTs to the join URL. The join URL must reach this node from there.
+ */
+export const JOIN_ELSEWHERE =
+  'On another machine: clone this repository there and run npm install in it, then the same line with “npx svc-node” in place of the words before “team join”, inside that folder (add --dir to write .aw/ elsewhere); the join URL must reach this node from that machine.';
 
 /**
  * An invite not yet redeemed, as the owner lists it (`GET /v1/node/teams/{team_id}/invites`):

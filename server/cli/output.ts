@@ -34,22 +34,8 @@ export function terminalLines(text: string): string {
     .join('\n');
 }
 
-/** Characters a POSIX shell takes literally in a word. */
-const SHELL_SAFE = /^[A-Za-z0-9_@%+=:,./-]+$/;
-
-/**
- * One argument for a command line the CLI suggests, quoted for a POSIX shell when it needs to be
- * (single quotes, an embedded one as `'\''`), so it reaches the command as one word, unexpanded.
- */
-export function shellQuote(arg: string): string {
-  if (SHELL_SAFE.test(arg)) return arg;
-  return `'${arg.replace(/'/g, `'\\''`)}'`;
-}
-
-/** A command line from its words, each quoted as it needs. */
-export function shellCommand(...words: string[]): string {
-  return words.map(shellQuote).join(' ');
-}
+// Quoting a suggested command line is the contract's (the app copies the same lines).
+export { shellCommand, shellQuote } from '../../contract/shell-words.ts';
 
 /** In JSON: the characters JSON.stringify leaves as they are but a terminal would act on. */
 const JSON_UNSAFE = /[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;

@@ -1,7 +1,7 @@
 /**
- * Onboarding an agent that holds its own key (issue 17). The owner runs `svc-node team invite`
- * and hands the printed line to the agent; the agent runs `svc-node team join <join_url> <code>`
- * on its own machine: it generates (or reuses) its Ed25519 key there, signs the code with it, and
+ * Onboarding an agent that holds its own key. The owner runs `svc-node team invite` and hands
+ * the printed line to the agent; the agent runs it (`<this node's node> <its bin/svc-node.js> team
+ * join <join_url> <code>`, self-command.ts: no install, no PATH) in the folder it works in: it generates (or reuses) its Ed25519 key there, signs the code with it, and
  * receives its certificate (server/teams/invites.ts). The key never leaves the agent's machine.
  *
  * It then connects (agent-connect.ts) and leaves everything the agent's own tools need, in
@@ -28,7 +28,7 @@ import { loadOrCreateAgentKey } from './agent-key.ts';
 import { AGENT_BUDGET, askNode, httpUrl } from './node-request.ts';
 import { CliError, detailLines, detailOf, ownerRequest } from './owner-client.ts';
 import { print, shellCommand, terminalText } from './output.ts';
-import { joinCommandWords, type TeamInvite } from '../../contract/node/teams.ts';
+import { JOIN_ELSEWHERE, joinCommandLine, type TeamInvite } from '../../contract/node/teams.ts';
 
 export const USAGE_INVITE = 'usage: svc-node team invite <team_id> --alias <alias> [--lifetime persistent|ephemeral] [--address <domain/name>] [--expires-in SECONDS] [--json]';
 export const USAGE_JOIN = 'usage: svc-node team join <join_url> <code> [--dir DIR (default .aw)] [--alias <alias>] [--did-aw <did:svc:...>] [--json]';
@@ -53,14 +53,17 @@ export async function invite(
     ...(expires === undefined ? {} : { expires_in_seconds: expires }),
   };
   const made = await ownerRequest<TeamInvite>(dataDir, 'POST', `/v1/node/teams/${encodeURIComponent(teamId)}/invites`, body);
-  const command = shellCommand(...joinCommandWords(made));
+  const command = joinCommandLine(made);
   const text = [
     `invite for ${made.alias} (${made.lifetime}${made.address === null ? '' : `, ${made.address}`}) in ${made.team_id}, works once until ${made.expires_at}.`,
-    'The agent runs, on its own machine (its key is generated there and never sent):',
+    made.cli === undefined
+      ? 'The agent runs, in the folder it works in (its key is generated there and never sent; it needs svc-node on its PATH):'
+      : 'The agent runs, in the folder it works in on this computer (this node\'s own svc-node: nothing to install; its key is generated there and never sent):',
     '',
     `  ${command}`,
     '',
     'It connects and writes .aw/ there (its key, its certificate, and the workspace files upstream\'s CLI and channel client read).',
+    JOIN_ELSEWHERE,
     `An agent with its own client instead signs {type: "svc.team.join", code, did_key, timestamp} and POSTs it to ${made.join_url}.`,
     `Or it sends you its did:key and you run: ${shellCommand('svc-node', 'team', 'add-member', made.team_id)} --did-key <did:key> ${shellCommand('--alias', made.alias)}`,
   ].join('\n');

@@ -24,6 +24,7 @@ import { parseRfc3339 } from '../crypto/timestamp.ts';
 import { conflict, forbidden, notFound, unauthorized } from '../errors.ts';
 import type { InviteCancelled, InviteInput, InviteList, IssuedCertificate, JoinInput, PendingInvite, TeamInvite } from '../../contract/node/teams.ts';
 import { TEAMS_TOPIC } from '../events/bus.ts';
+import { selfCommandWords } from '../self-command.ts';
 import { cancelInvite, findInvite, findInviteByCode, insertInvite, pendingInvites, useInvite, type InviteRow } from './invite-store.ts';
 import { bodyIssue, validAddress, type TeamService } from './service.ts';
 
@@ -72,7 +73,18 @@ export class TeamInvites {
     const row = { invite_id: randomUUID(), team_id: teamId, code_sha256: sha256Hex(code), alias: input.alias, lifetime, address, created_at: now.toISOString(), expires_at: expiresAt };
     insertInvite(this.#ctx.db, row);
     this.#ctx.bus.publish(TEAMS_TOPIC);
-    return { invite_id: row.invite_id, team_id: teamId, alias: input.alias, lifetime, address, code, expires_at: expiresAt, join_url: `${this.#ctx.urls.core_url}/v1/team/join` };
+    const cli = selfCommandWords();
+    return {
+      invite_id: row.invite_id,
+      team_id: teamId,
+      alias: input.alias,
+      lifetime,
+      address,
+      code,
+      expires_at: expiresAt,
+      join_url: `${this.#ctx.urls.core_url}/v1/team/join`,
+      ...(cli === null ? {} : { cli: [...cli] }),
+    };
   }
 
   /** The team's invites that still work, oldest first. */

@@ -5,13 +5,14 @@
  * POST /v1/team/join. The refusals are checked over HTTP with the test's own signing (node:crypto
  * and a canonical JSON of its own, not the node's code).
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { InviteCancelled, InviteList, IssuedCertificate, TeamInvite } from '../../contract/node/teams.ts';
-import { runCli, startServe, lines, type CliResult, type ServeProcess } from '../support/cli.ts';
+import { REPO_ROOT, runCli, startServe, lines, type CliResult, type ServeProcess } from '../support/cli.ts';
 import { expectOneLineFailure, jsonOutput } from '../support/cli-expect.ts';
 import { expectOk, expectRefusal } from '../support/expect.ts';
 import { createNodeNamespace } from '../support/identities.ts';
@@ -21,6 +22,8 @@ import { signRequest } from '../support/upstream-client.ts';
 
 let dataDir: string;
 let agentDir: string;
+/** The folder the agent works in: the join line writes its .aw/ here. */
+let agentHome: string;
 let serve: ServeProcess;
 const cli = (...args: string[]): Promise<CliResult> => runCli([...args, '--data', dataDir]);
 
@@ -34,12 +37,14 @@ function joinBody(key: SelfKey, code: string, timestamp = new Date().toISOString
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'svc-node-cli-invite-'));
   agentDir = mkdtempSync(join(tmpdir(), 'svc-node-agent-'));
+  agentHome = mkdtempSync(join(tmpdir(), 'svc-node-agent-home-'));
   serve = await startServe(['--data', dataDir, '--port', '0']);
 });
 afterAll(async () => {
   await serve?.stop();
   rmSync(dataDir, { recursive: true, force: true });
   rmSync(agentDir, { recursive: true, force: true });
+  rmSync(agentHome, { recursive: true, force: true });
 });
 
 describe('team invite and team join', { timeout: 60_000 }, () => {
@@ -49,16 +54,25 @@ describe('team invite and team join', { timeout: 60_000 }, () => {
     const invite = TeamInvite.parse(made);
     expect(invite).toMatchObject({ team_id: teamId, alias: 'scout', lifetime: 'ephemeral' });
     expect(invite.code).toMatch(/^svc_join_[0-9a-f]{48}$/);
-    expect(made.command).toBe(`svc-node team join ${invite.join_url} ${invite.code} --alias scout`);
+    // This node's own svc-node: its pinned Node and its bin, absolute, so the line runs in any folder.
+    expect(invite.cli).toEqual([join(REPO_ROOT, 'node_modules', 'node', 'bin', 'node'), join(REPO_ROOT, 'bin', 'svc-node.js')]);
+    expect(made.command).toBe(`${invite.cli!.join(' ')} team join ${invite.join_url} ${invite.code} --alias scout`);
     // The text form says what the agent does and offers the owner's alternative.
     const text = await cli('team', 'invite', teamId, '--alias', 'other');
     expect(text.code, text.stderr).toBe(0);
-    expect(text.stdout).toMatch(/svc-node team join http\S+\/v1\/team\/join svc_join_[0-9a-f]+ --alias other\n/);
+    expect(text.stdout).toMatch(/\/bin\/svc-node\.js team join http\S+\/v1\/team\/join svc_join_[0-9a-f]+ --alias other\n/);
+    expect(text.stdout).toContain('nothing to install');
+    expect(text.stdout).toContain('On another machine: clone this repository there and run npm install in it');
     expect(text.stdout).toContain('never sent');
     expect(text.stdout).toContain(`svc-node team add-member ${teamId} --did-key <did:key> --alias other`);
 
-    // The agent's machine: `team join` as printed, with its own directory.
-    const joined = jsonOutput(await runCli(['team', 'join', invite.join_url, invite.code, '--alias', 'scout', '--dir', agentDir, '--json']));
+    // The agent: the line as printed, run by a shell in a folder of its own, with a PATH that has
+    // no svc-node and only the system's Node (whatever its version): it writes .aw/ there.
+    const ran = spawnSync('/bin/sh', ['-c', `${made.command} --json`], { cwd: agentHome, env: { PATH: '/usr/bin:/bin', HOME: agentHome }, encoding: 'utf8', timeout: 30_000 });
+    expect(ran.status, ran.stderr).toBe(0);
+    const joined = JSON.parse(ran.stdout.trim());
+    expect(joined.certificate_path).toBe(join(agentHome, '.aw', 'team-certs', 'crew__invite.test.pem'));
+    cpSync(join(agentHome, '.aw'), agentDir, { recursive: true });
     const issued = IssuedCertificate.parse({ certificate: joined.certificate, certificate_b64: joined.certificate_b64 });
     expect(issued.certificate).toMatchObject({ team_id: teamId, alias: 'scout', lifetime: 'ephemeral', member_did_key: joined.did_key });
     const keyFile = join(agentDir, 'signing.key');

@@ -8,6 +8,10 @@
  * cancelled (its code no longer works) and the member is revoked with the confirm dialog.
  * Screenshots (light, dark, 1024x700) go to test/e2e/screenshots/.
  */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IssuedCertificate, MemberList, InviteList } from '../../contract/node/teams.ts';
@@ -21,14 +25,15 @@ import { signRequest, type UpstreamMember } from '../support/upstream-client.ts'
 const TEAM = { name: 'crew', domain: 'teams-e2e.test' };
 const TEAM_ID = `${TEAM.name}:${TEAM.domain}`;
 const WAIT = 15_000;
-const JOIN_COMMAND = /^svc-node team join (http:\/\/127\.0\.0\.1:\d+\/v1\/team\/join) (svc_join_[0-9a-f]{48}) --alias ([A-Za-z0-9._-]+)$/;
+/** This node's own svc-node (its pinned Node, its bin: absolute paths), then the join words. */
+const JOIN_COMMAND = /^(\/\S+\/node \/\S+\/bin\/svc-node\.js) team join (http:\/\/127\.0\.0\.1:\d+\/v1\/team\/join) (svc_join_[0-9a-f]{48}) --alias ([A-Za-z0-9._-]+)$/;
 
 let rig: AppRig | undefined;
 let node: HeadlessNode;
 let page: Page;
 const consoleErrors: string[] = [];
 /** What the app showed once for each invite: the join URL and the code. */
-const shown = new Map<string, { joinUrl: string; code: string }>();
+const shown = new Map<string, { command: string; joinUrl: string; code: string }>();
 let scout: UpstreamMember;
 let stream: SseClient | null = null;
 
@@ -61,8 +66,8 @@ async function inviteThroughDialog(alias: string, options: { lifetime?: 'Persist
   const command = await modal().getByTestId('secret-value').inputValue();
   const match = JOIN_COMMAND.exec(command);
   expect(match, command).not.toBeNull();
-  expect(match?.[3]).toBe(alias);
-  shown.set(alias, { joinUrl: match?.[1] ?? '', code: match?.[2] ?? '' });
+  expect(match?.[4]).toBe(alias);
+  shown.set(alias, { command, joinUrl: match?.[2] ?? '', code: match?.[3] ?? '' });
 }
 
 beforeAll(async () => {
@@ -148,7 +153,10 @@ describe('Teams view (headless node, Chromium)', { timeout: 40_000 }, () => {
     expect(await modal().getByTestId('invite-code').textContent()).toBe(code);
     expect(await modal().getByTestId('invite-join-url').textContent()).toBe(joinUrl);
     await modal().getByRole('button', { name: 'Copy', exact: true }).first().click();
-    expect(await page.evaluate('navigator.clipboard.readText()')).toBe(`svc-node team join ${joinUrl} ${code} --alias scout`);
+    expect(await page.evaluate('navigator.clipboard.readText()')).toBe(shown.get('scout')?.command);
+    // It says what the line needs, here and on another machine.
+    expect(text).toContain('nothing to install');
+    expect(await modal().getByTestId('invite-elsewhere').textContent()).toContain('On another machine: clone this repository there and run npm install');
     await shot('teams-invite');
     await modal().getByRole('button', { name: 'Done' }).click();
     await expect.poll(() => modal().count()).toBe(0);
@@ -262,6 +270,24 @@ describe('Teams view (headless node, Chromium)', { timeout: 40_000 }, () => {
     const again = await post(`${node.info.core_url}/v1/connect`, {}, signRequest(scout, 'POST', '/v1/connect', '{}'));
     expect(again.status).toBe(401);
     await shot('teams-light');
+  });
+
+  it('the line the dialog shows joins as it reads: run by a shell in another folder, with no svc-node on the PATH', async () => {
+    await page.getByTestId('invite-agent').click();
+    await inviteThroughDialog('runner');
+    const { command } = shown.get('runner') ?? { command: '' };
+    await modal().getByRole('button', { name: 'Done' }).click();
+    const home = mkdtempSync(join(tmpdir(), 'svc-node-e2e-agent-'));
+    try {
+      const ran = spawnSync('/bin/sh', ['-c', command], { cwd: home, env: { PATH: '/usr/bin:/bin', HOME: home }, encoding: 'utf8', timeout: 30_000 });
+      expect(ran.status, ran.stderr).toBe(0);
+      expect(ran.stdout).toMatch(/^joined crew:teams-e2e\.test as runner /);
+      expect(existsSync(join(home, '.aw', 'signing.key'))).toBe(true);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+    await expect.poll(() => memberRow('runner').count(), { timeout: WAIT }).toBe(1);
+    await expect.poll(() => inviteRow('runner').count(), { timeout: WAIT }).toBe(0);
   });
 
   it('renders in dark mode and in a 1024x700 window', async () => {

@@ -86,6 +86,13 @@ describe('joinCommand', () => {
       'svc-node team join http://127.0.0.1:7420/v1/team/join svc_join_ab --alias scout',
     );
   });
+
+  it('starts with this node’s own svc-node when the node says where it is, a path with a space kept one word', () => {
+    const invite = { join_url: 'http://127.0.0.1:7420/v1/team/join', code: 'svc_join_ab', alias: 'scout', cli: ['/opt/svc node/node_modules/node/bin/node', '/opt/svc node/bin/svc-node.js'] };
+    expect(joinCommand(invite)).toBe(
+      "'/opt/svc node/node_modules/node/bin/node' '/opt/svc node/bin/svc-node.js' team join http://127.0.0.1:7420/v1/team/join svc_join_ab --alias scout",
+    );
+  });
 });
 
 describe('sortInvites', () => {

@@ -3,7 +3,10 @@
  * and in what order, a presence frame applied to the member it concerns, the one line an invited
  * agent runs, and words for a certificate's lifetime and an invite's expiry.
  */
-import { joinCommandWords } from '../../../contract/node/teams.ts';
+import { JOIN_ELSEWHERE, joinCommandLine } from '../../../contract/node/teams.ts';
+
+/** What an agent on another machine needs, in the contract's words (the CLI prints the same). */
+export { JOIN_ELSEWHERE };
 import type { ListedMember, NodeAgentPresence, PendingInvite, TeamInvite } from '../api/owner.ts';
 import type { BadgeLabel } from './labels.ts';
 
@@ -62,12 +65,11 @@ export function presenceHint(member: ListedMember): string {
 }
 
 /**
- * The one command the invited agent runs on its own machine (as `svc-node team invite` prints it).
- * Its words need no quoting: the node's own join URL, a hex code, and an alias of letters, digits,
- * ".", "-" and "_" (the invite's rule).
+ * The one command the invited agent runs (as `svc-node team invite` prints it): this node's own
+ * svc-node when the node says where it is, each word quoted as a shell needs.
  */
-export function joinCommand(invite: Pick<TeamInvite, 'join_url' | 'code' | 'alias'>): string {
-  return joinCommandWords(invite).join(' ');
+export function joinCommand(invite: Pick<TeamInvite, 'join_url' | 'code' | 'alias' | 'cli'>): string {
+  return joinCommandLine(invite);
 }
 
 /** How long a join code works: the choices offered, and the one chosen by default (the node's default, a day). */
