@@ -7,6 +7,14 @@ import { z } from 'zod';
 import { shellCommand } from '../shell-words.ts';
 import { domainName, identityName } from './fields.ts';
 
+/**
+ * The alias of a team's owner member: the certificate this app (the node's owner, the person)
+ * acts through. No other member can hold it (aliases are unique among a team's active members and
+ * the owner member is never revoked), so a record "by owner" is the person using this app, and the
+ * app names them ("you", the identity they act as) rather than by this alias.
+ */
+export const OWNER_ALIAS = 'owner';
+
 /** Every scope a team certificate may hold (server/teams/scopes.ts says what each grants). */
 export const TEAM_SCOPES = ['docs:read', 'docs:write', 'library:read', 'library:write', 'library:publish', 'library:approve', 'team:admin'] as const;
 export const TeamScope = z.enum(TEAM_SCOPES);

@@ -35,9 +35,10 @@ import {
   type CertificateRow,
   type TeamRow,
 } from './store.ts';
+import { OWNER_ALIAS } from '../../contract/node/teams.ts';
 import type { AddMemberInput, IssuedCertificate, Member, Revoked, Team } from '../../contract/node/teams.ts';
 
-export const OWNER_ALIAS = 'owner';
+export { OWNER_ALIAS };
 const ALIAS = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 const DID_SVC = /^did:(svc|aw):[1-9A-HJ-NP-Za-km-z]{1,64}$/;
 

@@ -3,7 +3,8 @@
  * one text colour cannot pass on both the light and the dark surface, so the editor says which
  * palette fails and why, and lets the dark palette have colours of its own; the node stores them
  * and present pages paint them under `prefers-color-scheme: dark`. The colour swatches are drawn
- * opaque, so a swatch matches the hex beside it.
+ * opaque, so a swatch matches the hex beside it. A link made through this app says "by you", not
+ * by the owner member's alias.
  */
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -84,6 +85,21 @@ describe('Documents theme (headless node, Chromium)', { timeout: 45_000 }, () =>
     const opacities = (await page.evaluate(`[...document.querySelectorAll('dialog[open] input[type="color"]')].map((swatch) => getComputedStyle(swatch).opacity)`)) as string[];
     expect(opacities.length).toBeGreaterThan(0);
     expect(new Set(opacities)).toEqual(new Set(['1']));
+    await page.keyboard.press('Escape');
+  });
+
+  it('names the person behind a link made through this app: "by you", never the owner member’s alias', async () => {
+    await node.asTeamOwner(TEAM_ID, 'POST', '/v1/documents', { slug: 'memo', title: 'Memo', body: '# Memo\n\nText.\n' });
+    await node.asTeamOwner(TEAM_ID, 'POST', '/v1/present', { slug: 'memo' });
+    const row = page.getByTestId('document-list').locator('[data-slug="memo"]');
+    await row.waitFor({ timeout: WAIT });
+    await row.click();
+    await page.getByTestId('present').click();
+    const dialog = modal().getByTestId('present-dialog');
+    await dialog.waitFor({ timeout: WAIT });
+    const link = dialog.getByTestId('present-link-row').first();
+    await expect.poll(() => link.textContent(), { timeout: WAIT }).toMatch(/by you ·/);
+    expect(await link.textContent()).not.toMatch(/by owner/);
     await page.keyboard.press('Escape');
   });
 

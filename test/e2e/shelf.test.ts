@@ -283,6 +283,8 @@ describe('Shelf view (headless node, Chromium)', { timeout: 40_000 }, () => {
 
     await review.getByTestId('approve').click();
     await expect.poll(() => review.getByTestId('proposal-outcome').textContent(), { timeout: WAIT }).toContain('version 0.1.3 was minted');
+    // Decided through this app: by the person using it, never by the owner member's alias.
+    await expect.poll(() => review.getByTestId('proposal-decision').textContent(), { timeout: WAIT }).toMatch(/^\s*Approved by you /);
     await expect.poll(() => page.getByTestId('profile-version').textContent(), { timeout: WAIT }).toBe('v0.1.3');
     await page.getByTestId('tab-versions').click();
     const newest = page.getByTestId('version-list').getByRole('option').first();

@@ -121,8 +121,10 @@ describe('Teams view (headless node, Chromium)', { timeout: 40_000 }, () => {
     await page.getByTestId('team-panel').waitFor({ timeout: WAIT });
     expect(await page.getByTestId('team-list').textContent()).toContain(TEAM.domain);
     expect(await page.getByTestId('team-panel').textContent()).toContain(TEAM_ID);
-    const owner = memberRow('owner');
+    // The owner member is the person using this app, named by the identity they act as, not "owner".
+    const owner = memberRow('alice (you)');
     await expect.poll(() => owner.count()).toBe(1);
+    expect(await page.getByTestId('member-list').locator('.row-title').allTextContents()).toEqual(['alice (you)']);
     expect(await owner.getByTestId('owner-badge').count()).toBe(1);
     expect(await owner.getByTestId('revoke-member').count()).toBe(0);
     await page.getByText('No members yet: invite an agent').waitFor({ timeout: WAIT });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ListedMember, NodeAgentPresence, PendingInvite } from '../api/owner.ts';
-import { applyPresence, joinCommand, mayBeNewlyConnected, presenceState, sortInvites, splitMembers } from './team-members.ts';
+import { actorName, applyPresence, joinCommand, listedMemberName, mayBeNewlyConnected, presenceState, sortInvites, splitMembers } from './team-members.ts';
 
 function member(alias: string, fields: Partial<ListedMember> = {}): ListedMember {
   return {
@@ -108,5 +108,15 @@ describe('sortInvites', () => {
     });
     const sorted = sortInvites([invite('late', '2026-03-01T00:00:00.000Z'), invite('soon', '2026-01-02T00:00:00.000Z')]);
     expect(sorted.map((i) => i.alias)).toEqual(['soon', 'late']);
+  });
+});
+
+describe('names of people in team records', () => {
+  it('calls the owner member the person using this app, never "owner"', () => {
+    expect(actorName('owner')).toBe('you');
+    expect(actorName('scout')).toBe('scout');
+    expect(listedMemberName({ alias: 'owner', owner: true }, 'alice')).toBe('alice (you)');
+    expect(listedMemberName({ alias: 'owner', owner: true }, null)).toBe('You');
+    expect(listedMemberName({ alias: 'scout', owner: false }, 'alice')).toBe('scout');
   });
 });

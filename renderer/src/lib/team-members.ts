@@ -3,7 +3,7 @@
  * and in what order, a presence frame applied to the member it concerns, the one line an invited
  * agent runs, and words for a certificate's lifetime and an invite's expiry.
  */
-import { JOIN_ELSEWHERE, joinCommandLine } from '../../../contract/node/teams.ts';
+import { JOIN_ELSEWHERE, joinCommandLine, OWNER_ALIAS } from '../../../contract/node/teams.ts';
 
 /** What an agent on another machine needs, in the contract's words (the CLI prints the same). */
 export { JOIN_ELSEWHERE };
@@ -96,4 +96,18 @@ export function memberName(member: Pick<ListedMember, 'alias' | 'member_address'
 /** Pending invites, the one expiring soonest first: that is the one to act on. */
 export function sortInvites(invites: readonly PendingInvite[]): PendingInvite[] {
   return [...invites].sort((a, b) => a.expires_at.localeCompare(b.expires_at) || a.alias.localeCompare(b.alias));
+}
+
+/**
+ * Who a team record names, as a person reads it: the owner member is the person using this app,
+ * so "you", never its certificate alias "owner"; anyone else by their alias.
+ */
+export function actorName(alias: string): string {
+  return alias === OWNER_ALIAS ? 'you' : alias;
+}
+
+/** A member's name in the list: the owner member is the person using this app, by the identity they act as. */
+export function listedMemberName(member: Pick<ListedMember, 'alias' | 'owner'>, actingName: string | null): string {
+  if (!member.owner) return member.alias;
+  return actingName === null ? 'You' : `${actingName} (you)`;
 }
