@@ -9,6 +9,8 @@ import { peerOrigin as nodePeerOrigin } from '../server/federation/directory.ts'
 import {
   ADDRESS_NAME,
   addressNameProblem,
+  addressProblem,
+  memberAliasProblem,
   domainProblem,
   hostKeyProblem,
   localNamespace,
@@ -88,6 +90,18 @@ describe('contract/core-rules: the node’s rules, once', () => {
     expect(domainProblem('example')).toMatch(/^enter a domain name such as example\.com/);
     expect(domainProblem('127.0.0.1')).toBe('enter a domain name, not an IP address');
     expect(domainProblem('a.b.c.d.e.f.g.h.example')).toBe('use at most 8 parts separated by dots');
+  });
+
+  it('checks a member’s alias and address as the team service does', () => {
+    for (const alias of ['scout', 'a.b_c-d', 'x'.repeat(128)]) expect(memberAliasProblem(alias), alias).toBeNull();
+    expect(memberAliasProblem('not ok')).toBe('use 1-128 letters, digits, ".", "-" or "_", starting with a letter or digit (no spaces)');
+    expect(memberAliasProblem('')).toBe('enter an alias, for example scout');
+    expect(memberAliasProblem('x'.repeat(129))).toBe('use at most 128 characters (this one has 129)');
+    expect(addressProblem('example.com/scout')).toBeNull();
+    expect(addressProblem('scout')).toMatch(/^enter an address as domain\/name/);
+    expect(addressProblem('Example.com/scout')).toBe('write the domain in lower case, without a trailing dot');
+    expect(addressProblem('example.com/a b')).toMatch(/^the name: use 1-64 letters/);
+    expect(addressProblem('https://x/y')).toMatch(/^the domain: /);
   });
 
   it('checks the tunnel’s fields', () => {

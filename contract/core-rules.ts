@@ -38,6 +38,33 @@ export function addressNameProblem(value: string): string | null {
   return ADDRESS_NAME.test(name) ? null : ADDRESS_NAME_RULE;
 }
 
+// ------------------------------------------------------------------ team members
+
+/** A team member's alias (a certificate's name in its team): wider than an address name, `.` allowed. */
+export const MEMBER_ALIAS = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+export const MEMBER_ALIAS_RULE = 'use 1-128 letters, digits, ".", "-" or "_", starting with a letter or digit (no spaces)';
+
+/** Why `value` cannot be a member's alias; null when it can. */
+export function memberAliasProblem(value: string): string | null {
+  const alias = value.trim();
+  if (alias === '') return 'enter an alias, for example scout';
+  if (alias.length > 128) return `use at most 128 characters (this one has ${alias.length})`;
+  return MEMBER_ALIAS.test(alias) ? null : MEMBER_ALIAS_RULE;
+}
+
+/** Why `value` cannot be an address `<domain>/<name>`; null when it can. */
+export function addressProblem(value: string): string | null {
+  const text = value.trim();
+  const slash = text.indexOf('/');
+  if (slash === -1) return 'enter an address as domain/name, for example example.com/scout';
+  const domainText = text.slice(0, slash);
+  const domain = domainProblem(domainText);
+  if (domain !== null) return `the domain: ${domain}`;
+  if (normalizeDomainName(domainText) !== domainText) return 'write the domain in lower case, without a trailing dot';
+  const name = addressNameProblem(text.slice(slash + 1));
+  return name === null ? null : `the name: ${name}`;
+}
+
 // ------------------------------------------------------------------ domains
 
 const DOMAIN_LABEL = /^[a-z0-9]([a-z0-9-]*[a-z0-9])?$/;

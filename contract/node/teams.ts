@@ -5,7 +5,8 @@
  */
 import { z } from 'zod';
 import { shellCommand } from '../shell-words.ts';
-import { domainName, identityName } from './fields.ts';
+import { memberAliasProblem } from '../core-rules.ts';
+import { domainName, identityName, ruled } from './fields.ts';
 
 /**
  * The alias of a team's owner member: the certificate this app (the node's owner, the person)
@@ -48,7 +49,7 @@ export type AddMemberInput = z.output<typeof AddMemberBody>;
 
 /** `POST /v1/node/teams/{team_id}/invites` (ours, issue 17): a one-time join code for an agent that holds its own key. */
 export const InviteBody = z.strictObject({
-  alias: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/, 'must be 1-128 letters, digits, ".", "-" or "_", starting with a letter or digit'),
+  alias: ruled(memberAliasProblem),
   lifetime: CertificateLifetime.optional(),
   /** How long the code works; a day by default, at most 30 days. */
   expires_in_seconds: z.number().int().min(60).max(30 * 24 * 3600).optional(),

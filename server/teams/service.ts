@@ -35,11 +35,12 @@ import {
   type CertificateRow,
   type TeamRow,
 } from './store.ts';
+import { MEMBER_ALIAS, MEMBER_ALIAS_RULE } from '../../contract/core-rules.ts';
 import { OWNER_ALIAS } from '../../contract/node/teams.ts';
 import type { AddMemberInput, IssuedCertificate, Member, Revoked, Team } from '../../contract/node/teams.ts';
 
 export { OWNER_ALIAS };
-const ALIAS = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+const ALIAS = MEMBER_ALIAS;
 const DID_SVC = /^did:(svc|aw):[1-9A-HJ-NP-Za-km-z]{1,64}$/;
 
 /** A 422 naming one body field: the teams' and their invites' one way of refusing a field. */
@@ -156,7 +157,7 @@ export class TeamService implements TeamKeyring {
   addMember(teamId: string, input: AddMemberInput): IssuedCertificate {
     const team = this.#require(teamId);
     if (!isDidKey(input.did_key)) throw bodyIssue('did_key', 'not an Ed25519 did:key');
-    if (!ALIAS.test(input.alias)) throw bodyIssue('alias', 'must be 1-128 letters, digits, ".", "-" or "_", starting with a letter or digit');
+    if (!ALIAS.test(input.alias)) throw bodyIssue('alias', MEMBER_ALIAS_RULE);
     if (input.did_aw !== undefined && !DID_SVC.test(input.did_aw)) throw bodyIssue('did_aw', 'not a did:svc stable id');
     if (input.address !== undefined && !validAddress(input.address)) throw bodyIssue('address', 'must be <domain>/<name>');
     for (const scope of input.scopes ?? []) {

@@ -137,10 +137,16 @@ describe('Teams view (headless node, Chromium)', { timeout: 40_000 }, () => {
     // Ephemeral and a day, unless chosen otherwise.
     expect(await modal().getByLabel('Ephemeral').isChecked()).toBe(true);
     expect(await modal().getByLabel('The code works for').locator('option:checked').textContent()).toBe('1 day');
-    // The node's own rule for an alias, next to the field.
+    // The node's own rules for an alias and an address, next to the field, as they are typed.
     await modal().getByLabel('Alias').fill('not ok');
-    await modal().getByRole('button', { name: 'Create invite' }).click();
-    await expect.poll(() => modal().getByTestId('field-error').textContent()).toMatch(/^Alias: /);
+    await expect.poll(() => modal().getByTestId('field-error').allTextContents()).toEqual([
+      'Alias: use 1-128 letters, digits, ".", "-" or "_", starting with a letter or digit (no spaces)',
+    ]);
+    await modal().getByLabel('Persistent').check();
+    await modal().getByRole('textbox', { name: 'Address (optional)' }).fill('scout');
+    await expect.poll(() => modal().getByTestId('field-error').count()).toBe(2);
+    await modal().getByRole('textbox', { name: 'Address (optional)' }).fill('');
+    await modal().getByLabel('Ephemeral').check();
 
     await inviteThroughDialog('scout');
     const { code, joinUrl } = shown.get('scout') ?? { code: '', joinUrl: '' };
@@ -171,12 +177,14 @@ describe('Teams view (headless node, Chromium)', { timeout: 40_000 }, () => {
     expect(await inviteRow('scout').textContent()).toMatch(/expires in (1 day|2[34] h)/);
     await page.keyboard.press('i');
     await page.getByRole('heading', { name: `Invite an agent to ${TEAM.name}` }).waitFor({ timeout: WAIT });
-    // A persistent invite may name the member's address; a malformed one is refused next to the field.
+    // A persistent invite may name the member's address; a malformed one is refused next to the field, by the node's rule.
     await modal().getByLabel('Alias').fill('spare');
     await modal().getByLabel('Persistent').check();
     await modal().getByRole('textbox', { name: 'Address (optional)' }).fill('no-slash');
     await modal().getByRole('button', { name: 'Create invite' }).click();
-    await expect.poll(() => modal().getByText('must be <domain>/<name>').count(), { timeout: WAIT }).toBe(1);
+    await expect.poll(() => modal().getByTestId('field-error').allTextContents(), { timeout: WAIT }).toEqual([
+      'Address: enter an address as domain/name, for example example.com/scout',
+    ]);
     await inviteThroughDialog('spare', { lifetime: 'Persistent', expiry: '1 hour', address: `${TEAM.domain}/spare` });
     await page.keyboard.press('Escape');
     await expect.poll(() => modal().count()).toBe(0);
