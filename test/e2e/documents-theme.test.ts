@@ -8,7 +8,7 @@
  */
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { unexpectedConsoleErrors } from './browser.ts';
+import { emulateColorScheme, unexpectedConsoleErrors } from './browser.ts';
 import type { HeadlessNode } from './headless-node.ts';
 import { openAppOnNode, shot as saveShot, stopRig, type AppRig } from './steps.ts';
 
@@ -101,6 +101,23 @@ describe('Documents theme (headless node, Chromium)', { timeout: 45_000 }, () =>
     await expect.poll(() => link.textContent(), { timeout: WAIT }).toMatch(/by you ·/);
     expect(await link.textContent()).not.toMatch(/by owner/);
     await page.keyboard.press('Escape');
+  });
+
+  it('lays the two palettes’ colours out at 1200 and 900 px, light and dark', async () => {
+    for (const width of [1200, 900]) {
+      for (const scheme of ['light', 'dark'] as const) {
+        await page.setViewportSize({ width, height: 800 });
+        await emulateColorScheme(page, scheme);
+        await page.getByTestId('open-theme').click();
+        const dialog = modal().getByTestId('theme-dialog');
+        await expect.poll(() => dialog.getByTestId('theme-dark-colors').count(), { timeout: WAIT }).toBe(1);
+        await shot(`documents-theme-palettes-${width}-${scheme}`);
+        await page.keyboard.press('Escape');
+        await expect.poll(() => modal().count()).toBe(0);
+      }
+    }
+    await emulateColorScheme(page, 'light');
+    await page.setViewportSize({ width: 1280, height: 820 });
   });
 
   it('logged no errors in the browser console', () => {
