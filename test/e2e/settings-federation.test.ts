@@ -76,6 +76,8 @@ describe('Peers, tunnel and mail to other nodes (headless node, Chromium)', { ti
     expect(await urls.count()).toBe(1);
     expect(await urls.textContent()).toMatch(new RegExp(`^${node.info.core_url}Mail, chat`));
     expect(await page.getByRole('region', { name: 'Addresses' }).textContent()).toContain('the library and documents');
+    await page.getByRole('region', { name: 'Addresses' }).scrollIntoViewIfNeeded();
+    await shot('settings-addresses');
     expect(await panel.textContent()).toContain('the node that answers for a domain, when DNS does not say');
     await panel.getByTestId('peers-empty').waitFor({ timeout: WAIT });
 
