@@ -16,6 +16,13 @@ export const SLUG_MAX = 160;
 export const SLUG_RULE = 'must start with a letter or digit and contain only letters, digits, ".", "-" or "_"';
 /** The same rule as one pattern, its length included, for forms (contract/docs/rules.test.ts pins the two together). */
 export const DOCUMENT_SLUG = /^[a-zA-Z0-9][a-zA-Z0-9_.-]{0,159}$/;
+
+/** Why `value` (as it will be sent) cannot be a document's slug, in words that follow the field's label; null when it can. */
+export function documentSlugProblem(value: string): string | null {
+  if (value === '') return 'enter a slug, for example q3-update';
+  if (value.length > SLUG_MAX) return `use at most ${SLUG_MAX} characters (this one has ${value.length})`;
+  return SLUG_PATTERN.test(value) ? null : 'use letters, digits, ".", "-" or "_", starting with a letter or digit (no spaces)';
+}
 export const TITLE_MAX = 240;
 
 // ------------------------------------------------------------------ templates (research B3)

@@ -4,7 +4,7 @@
  * palette fails and why, and lets the dark palette have colours of its own; the node stores them
  * and present pages paint them under `prefers-color-scheme: dark`. The colour swatches are drawn
  * opaque, so a swatch matches the hex beside it. A link made through this app says "by you", not
- * by the owner member's alias.
+ * by the owner member's alias. A new document's slug is checked as it is typed.
  */
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -118,6 +118,24 @@ describe('Documents theme (headless node, Chromium)', { timeout: 45_000 }, () =>
     }
     await emulateColorScheme(page, 'light');
     await page.setViewportSize({ width: 1280, height: 820 });
+  });
+
+  it('checks a new document’s slug as it is typed, by the node’s rule, under the field', async () => {
+    await page.getByTestId('new-document').click();
+    const dialog = modal().getByTestId('new-document-dialog');
+    await dialog.waitFor({ timeout: WAIT });
+    await dialog.getByTestId('new-doc-title').fill('Q3 update');
+    expect(await dialog.getByTestId('new-doc-slug').inputValue()).toBe('q3-update');
+    await dialog.getByTestId('new-doc-slug').fill('Q3 update');
+    const slugField = dialog.locator('.field').filter({ has: page.getByTestId('new-doc-slug') });
+    await expect.poll(() => slugField.getByTestId('field-error').allTextContents(), { timeout: WAIT }).toEqual([
+      'Slug: use letters, digits, ".", "-" or "_", starting with a letter or digit (no spaces)',
+    ]);
+    expect(await dialog.getByTestId('new-doc-slug').getAttribute('aria-invalid')).toBe('true');
+    await dialog.getByTestId('new-doc-slug').fill('q3-update');
+    await expect.poll(() => dialog.getByTestId('field-error').count()).toBe(0);
+    await page.keyboard.press('Escape');
+    await expect.poll(() => modal().count()).toBe(0);
   });
 
   it('logged no errors in the browser console', () => {
