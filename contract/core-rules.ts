@@ -200,6 +200,15 @@ export type Priority = (typeof PRIORITIES)[number];
 export const MAX_CHAT_MESSAGE_BYTES = 64 * 1024;
 
 /**
+ * Mail's limits: recipients of one mail over every selector together, the body in UTF-8 bytes (a
+ * larger one is a 413), and the subject. Here, beside the other plain rules, so the app can keep
+ * drafts within them without loading the wire schemas.
+ */
+export const MAX_RECIPIENTS = 50;
+export const MAX_BODY_BYTES = 64 * 1024;
+export const MAX_SUBJECT = 256;
+
+/**
  * Bytes of `text` in UTF-8, as the node counts its limits (Buffer.byteLength's count, where a
  * lone surrogate becomes U+FFFD, 3 bytes), without Node's Buffer, so both builds can take it.
  */

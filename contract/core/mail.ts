@@ -5,17 +5,12 @@
  * the UI's client take these (the UI their inferred types only, so zod stays out of its bundle).
  */
 import { z } from 'zod';
-import { PRIORITIES } from '../core-rules.ts';
+import { MAX_RECIPIENTS, MAX_SUBJECT, PRIORITIES } from '../core-rules.ts';
 import { RotationAnnouncement } from './identities.ts';
 import { NamespaceTrust, ReplacementAnnouncement } from './namespaces.ts';
 
-export { PRIORITIES } from '../core-rules.ts';
+export { MAX_BODY_BYTES, MAX_RECIPIENTS, MAX_SUBJECT, PRIORITIES } from '../core-rules.ts';
 
-/** Recipients of one mail, over every selector together. */
-export const MAX_RECIPIENTS = 50;
-/** Mail bodies are measured in UTF-8 bytes (a larger one is a 413). */
-export const MAX_BODY_BYTES = 64 * 1024;
-export const MAX_SUBJECT = 256;
 /** Mail per page of the inbox and of Sent: `limit` defaults to this, and may be at most the max. */
 export const DEFAULT_MAIL_PAGE = 50;
 export const MAX_MAIL_PAGE = 200;

@@ -11,8 +11,7 @@
  * (a new one, or a reply per thread) until it is sent or discarded, and the sends that did not go
  * (refused, or the node could not be reached) until they are sent or discarded.
  */
-import { PRIORITIES, type Priority } from '../../../contract/core-rules.ts';
-import { MAX_BODY_BYTES, MAX_RECIPIENTS, MAX_SUBJECT } from '../../../contract/core/mail.ts';
+import { MAX_BODY_BYTES, MAX_RECIPIENTS, MAX_SUBJECT, PRIORITIES, type Priority } from '../../../contract/core-rules.ts';
 import { DOCUMENT_SLUG } from '../../../contract/docs/rules.ts';
 import type { DocumentSummary } from '../api/docs.ts';
 import type { Recipient } from './recipients.ts';
@@ -125,7 +124,7 @@ export interface UnsentMail {
 export const MAIL_DRAFTS_KEPT = 10;
 /** Unsent mail kept per identity; past this the oldest goes. */
 export const UNSENT_KEPT = 10;
-/** The longest body kept, in characters: the most the node takes in one mail (contract/core/mail.ts). */
+/** The longest body kept, in characters: the most the node takes in one mail (contract/core-rules.ts). */
 export const MAIL_BODY_KEPT = MAX_BODY_BYTES;
 
 /** Where a draft is kept: a reply by its thread, a new mail in the one slot for new mail. */
