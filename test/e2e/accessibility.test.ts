@@ -15,8 +15,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emulateColorScheme, unexpectedConsoleErrors } from './browser.ts';
 import type { HeadlessNode } from './headless-node.ts';
-import { openAppOnNode, shot, stopRig, type AppRig } from './steps.ts';
-import { selfKey } from '../support/self-signer.ts';
+import { openAppOnNode, seedTeamViews, shot, stopRig, type AppRig } from './steps.ts';
 
 const WAIT = 15_000;
 const THEMES = ['light', 'dark'] as const;
@@ -117,11 +116,7 @@ describe('No serious accessibility violations in any view, light and dark (axe-c
     await asBob('/v1/messages', { to_address: setUp.address, subject: SUBJECT, body: 'The tunnel works; next, the shelf.', priority: 'normal' });
     const chat = await asBob('/v1/chat/sessions', { to_addresses: [setUp.address], message: 'Are you free to look at the memo?' });
     await asBob(`/v1/chat/sessions/${chat.session_id}/messages`, { body: 'The shelf part is short.' });
-    const team = await node.owner('POST', '/v1/node/teams', { name: 'acme', domain: 'acme.test' });
-    await node.asTeamOwner(team.team_id, 'POST', '/v1/documents', { slug: 'launch-plan', title: 'Launch plan', body: '# Launch plan\n\nWhat ships first, and why.\n' });
-    // A member with its own key (revocable, unlike the owner member), and an invite waiting for another.
-    await node.owner('POST', `/v1/node/teams/${encodeURIComponent(team.team_id)}/members`, { did_key: selfKey().didKey, alias: 'builder', lifetime: 'persistent' });
-    await node.owner('POST', `/v1/node/teams/${encodeURIComponent(team.team_id)}/invites`, { alias: 'scout' });
+    await seedTeamViews(node);
     await page.reload();
     await page.getByTestId('nav-mail').waitFor({ timeout: WAIT });
   });

@@ -12,8 +12,7 @@ import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { unexpectedConsoleErrors } from './browser.ts';
 import type { HeadlessNode } from './headless-node.ts';
-import { openAppOnNode, shot, stopRig, type AppRig } from './steps.ts';
-import { selfKey } from '../support/self-signer.ts';
+import { openAppOnNode, seedTeamViews, shot, stopRig, type AppRig } from './steps.ts';
 
 const WAIT = 15_000;
 const SIZES = [
@@ -104,11 +103,7 @@ describe('Every view at three widths, light and dark (headless node, Chromium)',
     for (const body of ['It is the one from Tuesday.', 'The shelf part is short.']) {
       await asBob(`/v1/chat/sessions/${chat.session_id}/messages`, { body });
     }
-    const team = await node.owner('POST', '/v1/node/teams', { name: 'acme', domain: 'acme.test' });
-    await node.asTeamOwner(team.team_id, 'POST', '/v1/documents', { slug: 'launch-plan', title: 'Launch plan', body: '# Launch plan\n\nWhat ships first, and why.\n' });
-    // A member with its own key, and an invite waiting for another.
-    await node.owner('POST', `/v1/node/teams/${encodeURIComponent(team.team_id)}/members`, { did_key: selfKey().didKey, alias: 'builder', lifetime: 'persistent' });
-    await node.owner('POST', `/v1/node/teams/${encodeURIComponent(team.team_id)}/invites`, { alias: 'scout' });
+    await seedTeamViews(node);
     await page.reload();
     await page.getByTestId('nav-mail').waitFor({ timeout: WAIT });
   });

@@ -19,6 +19,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { ensureUiBuilt, ROOT } from './build-ui.ts';
 import { launchChromium, openApp, type TestChromium } from './browser.ts';
 import { startHeadlessNode, type HeadlessNode } from './headless-node.ts';
+import { selfKey } from '../support/self-signer.ts';
 
 export const SHOTS = join(ROOT, 'test/e2e/screenshots');
 
@@ -77,4 +78,16 @@ export async function stopRig(rig: Partial<Rig> | undefined): Promise<void> {
 /** The visible window of `page`, as test/e2e/screenshots/<name>.png. */
 export async function shot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: false });
+}
+
+/**
+ * What the team views show once filled: team acme with one document, a member holding its own key
+ * (revocable, unlike the owner member), and an invite waiting for another.
+ */
+export async function seedTeamViews(node: HeadlessNode): Promise<void> {
+  const team = await node.owner('POST', '/v1/node/teams', { name: 'acme', domain: 'acme.test' });
+  const teamPath = `/v1/node/teams/${encodeURIComponent(team.team_id)}`;
+  await node.asTeamOwner(team.team_id, 'POST', '/v1/documents', { slug: 'launch-plan', title: 'Launch plan', body: '# Launch plan\n\nWhat ships first, and why.\n' });
+  await node.owner('POST', `${teamPath}/members`, { did_key: selfKey().didKey, alias: 'builder', lifetime: 'persistent' });
+  await node.owner('POST', `${teamPath}/invites`, { alias: 'scout' });
 }
