@@ -1,14 +1,18 @@
 #!/usr/bin/env node
 // The svc-node command. The node is TypeScript run by Node's type stripping, so it needs the
 // Node 24 the project pins: `npx svc-node` and npm scripts put that one first on PATH.
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import module from 'node:module';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
-const [major, minor] = process.versions.node.split('.').map(Number);
-if (major < 22 || (major === 22 && minor < 18)) {
-  process.stderr.write(`svc-node: needs Node 24 (this is ${process.version}); run it as \`npx svc-node\` inside the project\n`);
+// The Node the project runs on is stated once, in package.json's `engines`; this reads it rather
+// than repeating it, and is written so that any older Node gets this sentence, not a syntax error.
+const manifest = JSON.parse(readFileSync(join(dirname(fileURLToPath(import.meta.url)), '..', 'package.json'), 'utf8'));
+const needed = Number(/^>=\s*(\d+)/.exec(manifest.engines.node)[1]);
+if (Number(process.versions.node.split('.')[0]) < needed) {
+  process.stderr.write(`svc-node: needs Node ${needed} (this is ${process.version}); run it as \`npx svc-node\` inside the project\n`);
   process.exit(1);
 }
 
