@@ -225,3 +225,12 @@ export function utf8Length(text: string): number {
   }
   return bytes;
 }
+
+/**
+ * Search. A one-letter word matches nearly everything, and the index keeps prefixes of 2 and 3
+ * characters only: the node refuses a shorter prefix (`a*`), and the app asks nothing until this
+ * many characters are typed.
+ */
+export const MIN_SEARCH_CHARS = 2;
+/** The query text, in characters; longer is a 422. */
+export const MAX_SEARCH_QUERY = 500;

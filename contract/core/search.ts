@@ -15,13 +15,14 @@
  * parentheses; diacritics ignored) is parsed by the node, never handed to the index as typed.
  */
 import { z } from 'zod';
+import { MAX_SEARCH_QUERY } from '../core-rules.ts';
 
 export const SEARCH_KINDS = ['mail', 'chat', 'document', 'profile', 'blueprint'] as const;
 export const SearchKind = z.enum(SEARCH_KINDS);
 export type SearchKind = z.output<typeof SearchKind>;
 
-/** The query text, in characters; longer is a 422 (as are more terms or deeper nesting than the parser allows). */
-export const MAX_SEARCH_QUERY = 500;
+// Longer text is a 422, as are more terms or deeper nesting than the parser allows.
+export { MAX_SEARCH_QUERY };
 export const DEFAULT_SEARCH_PAGE = 20;
 export const MAX_SEARCH_PAGE = 50;
 /**

@@ -14,6 +14,7 @@
  *   unary   := ('NOT' | '-')* primary        `-` only when glued to a word, quote or parenthesis
  *   primary := word['*'] | '"' phrase '"'['*'] | '(' or ')'
  */
+import { MAX_SEARCH_QUERY, MIN_SEARCH_CHARS } from '../../contract/core-rules.ts';
 import { invalid } from '../errors.ts';
 import { tokenize } from './fold.ts';
 
@@ -21,11 +22,11 @@ import { tokenize } from './fold.ts';
 export const SEARCH_QUERY_INVALID = 'SVC_ERR_SEARCH_QUERY_INVALID';
 
 /** Hostile-input bounds: the parser's work and the FTS5 query's cost stay small. */
-export const MAX_QUERY_CHARS = 500;
+export const MAX_QUERY_CHARS = MAX_SEARCH_QUERY;
 export const MAX_TERMS = 32;
 export const MAX_DEPTH = 8;
 /** FTS5 answers a one-letter prefix by scanning every term; the tables index prefixes of 2 and 3. */
-const MIN_PREFIX_CHARS = 2;
+const MIN_PREFIX_CHARS = MIN_SEARCH_CHARS;
 
 /**
  * The words of an index that start with a prefix (lower-case ASCII), or null when there are too

@@ -5,6 +5,7 @@
  * query), what the index still lacks, a refused query in words, and the next page. Each place
  * makes its own with its own filters (`scope`); this is the one implementation they share.
  */
+import { MIN_SEARCH_CHARS } from '../../../contract/core-rules.ts';
 import { computed, getCurrentScope, onScopeDispose, ref, shallowRef, watch } from 'vue';
 import { searchErrorText, type SearchHit, type SearchIndexState, type SearchParams, type SearchResults } from '../api/search.ts';
 import { hitKey, latestOnly } from '../lib/search.ts';
@@ -12,8 +13,6 @@ import { useSessionStore } from '../stores/session.ts';
 
 /** Typing may pause this long before the node is asked (short: search should feel instant). */
 export const SEARCH_DELAY_MS = 150;
-/** Fewer characters than this are not asked: one letter matches nearly everything. */
-export const MIN_SEARCH_LENGTH = 2;
 
 /** A place's filters: everything but the text and the page. */
 export type SearchScope = Omit<SearchParams, 'q' | 'cursor'>;
@@ -34,7 +33,7 @@ export function useSearch(options: SearchOptions = {}) {
   const text = ref('');
   const query = computed(() => text.value.trim());
   /** The text is long enough to ask the node. */
-  const searching = computed(() => query.value.length >= MIN_SEARCH_LENGTH);
+  const searching = computed(() => query.value.length >= MIN_SEARCH_CHARS);
 
   // Replaced whole on every answer: no deep reactivity over the hits.
   const hits = shallowRef<SearchHit[]>([]);
