@@ -13,7 +13,7 @@
  * field by field; the recipient's keys, once it is known, by `recipientProblem`.
  */
 import { buildMessageEnvelope, messageSigningBytes, verifyMessageSignature } from '../crypto/message-signing.ts';
-import { splitAddress } from '../surfaces/core/messaging/addresses.ts';
+import { splitAddress } from '../surfaces/core/namespaces/addresses.ts';
 import type { FederatedChat, FederatedMail, FederatedMessage } from '../../contract/core/federation.ts';
 
 type Unsigned<T> = Omit<T, 'v' | 'signature' | 'signed_payload' | 'thread_id'>;
