@@ -6,7 +6,7 @@
  * escaping, control characters as lowercase `\u00xx`. RFC 8785 libraries sort by UTF-16 code units
  * and reformat numbers, so they would not reproduce upstream's bytes.
  */
-import { MAX_JSON_DEPTH } from '../http/limits.ts';
+import { MAX_JSON_DEPTH } from '../json-depth.ts';
 
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 

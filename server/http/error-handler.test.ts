@@ -10,7 +10,7 @@ import { errorCatalogue, isErrorCode, type ErrorCode } from '../../contract/erro
 import { notFound, rateLimited } from '../errors.ts';
 import { frameworkErrorHandler, installErrorHandlers } from './error-handler.ts';
 import { installJsonBody } from './json-body.ts';
-import { MAX_JSON_DEPTH } from './limits.ts';
+import { MAX_JSON_DEPTH } from '../json-depth.ts';
 
 const apps: FastifyInstance[] = [];
 

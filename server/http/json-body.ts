@@ -4,7 +4,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { malformed } from '../errors.ts';
-import { MAX_JSON_DEPTH } from './limits.ts';
+import { MAX_JSON_DEPTH } from '../json-depth.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {

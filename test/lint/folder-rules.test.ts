@@ -59,8 +59,6 @@ const KNOWN: Record<string, string> = {
   'core/mail -> surfaces/docs': 'mail bodies are rendered with the documents surface’s Markdown renderer, which belongs below both',
   'core/messaging -> core/chat': 'delivery reads chat participants; chat’s rows are not yet behind one chat module',
   'core/messaging -> core/mail': 'delivery writes mail rows itself; mail’s rows are not yet behind one mail module',
-  'core/namespaces -> core/messaging': 'the address grammar lives in messaging rather than with the namespaces that assign addresses',
-  'crypto -> http': 'canonical JSON takes its depth limit from the HTTP limits rather than owning it',
   'events -> teams': 'the app event store checks team scopes itself rather than being handed a filter',
   'federation -> core/chat': 'arrival from another node calls chat’s service rather than an interface core implements',
   'federation -> core/identities': 'the outbox and arrival read identity rows rather than an interface core implements',

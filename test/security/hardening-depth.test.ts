@@ -7,7 +7,7 @@
  * MAX_JSON_DEPTH (64) for JSON bodies and YAML, MAX_YAML_BYTES for a YAML file, no YAML aliases.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_JSON_DEPTH } from '../../server/http/limits.ts';
+import { MAX_JSON_DEPTH } from '../../server/json-depth.ts';
 import { MAX_YAML_BYTES } from '../../server/surfaces/library/domain/yaml-doc.ts';
 import { expectOk, expectRefusal } from '../support/expect.ts';
 import { createIdentity, createProject, type Project } from '../support/identities.ts';

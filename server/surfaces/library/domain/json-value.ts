@@ -8,7 +8,7 @@
  */
 import type { JsonValue } from '../../../crypto/canonical-json.ts';
 import type { ValidationIssue } from '../../../errors.ts';
-import { MAX_JSON_DEPTH } from '../../../http/limits.ts';
+import { MAX_JSON_DEPTH } from '../../../json-depth.ts';
 
 type Loc = (string | number)[];
 

@@ -15,7 +15,7 @@
 import { Parser, parseDocument, stringify, type CST } from 'yaml';
 import type { JsonValue } from '../../../crypto/canonical-json.ts';
 import { invalid, type ValidationIssue } from '../../../errors.ts';
-import { MAX_JSON_DEPTH } from '../../../http/limits.ts';
+import { MAX_JSON_DEPTH } from '../../../json-depth.ts';
 import { toJsonValue } from './json-value.ts';
 
 export type YamlMapping = Record<string, JsonValue>;
