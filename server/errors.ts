@@ -30,8 +30,8 @@ export class ServiceError extends Error {
 
 /**
  * A refusal whose `detail` is an object rather than a message (the document surface's cap
- * refusal, research B8: `{detail: {code, limit, current, max, ..., message}}`). Elsewhere (MCP,
- * logs) it is its `message`.
+ * refusal, upstream's shape: `{detail: {code, limit, current, max, ..., message}}`). Elsewhere
+ * (MCP, logs) it is its `message`.
  */
 export interface DetailObject {
   message: string;

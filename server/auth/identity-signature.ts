@@ -1,5 +1,6 @@
 /**
- * Identity-only messaging auth (upstream E2, research anchor-core §6.3): a DIDKey signature with
+ * Identity-only messaging auth, as upstream's current clients send it when they present no team
+ * certificate (docs/adr/0003-request-authentication.md): a DIDKey signature with
  * no team certificate, for the messaging routes only. The client signs canonical
  * `{body_sha256, did_aw, timestamp}` with the key in `Authorization: DIDKey <did:key> <sig>`;
  * `did_aw` is the optional `X-SVC-DID-AW` header's value, or "" when it sends none. Who the key

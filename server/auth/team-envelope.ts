@@ -1,5 +1,6 @@
 /**
- * Team-certificate auth, envelope v2 (spec §5 mode 3; research anchor-core §6.4, §7.3; DESIGN §5).
+ * Team-certificate auth, envelope v2 (spec §5 mode 3; DESIGN §5;
+ * docs/adr/0003-request-authentication.md).
  *
  * A member signs a canonical JSON envelope that pins the request (method, exact target, body
  * hash, audience, team, timestamp) and presents the certificate the team key gave it. We differ
@@ -61,7 +62,7 @@ export interface TeamAuthDeps {
   audiences: () => Iterable<string>;
   now: Date;
   /**
-   * Also accept upstream's compact v1 form (anchor-core §6.2): no X-SVC-Signed-Payload, the
+   * Also accept the compact v1 form upstream's current clients send: no X-SVC-Signed-Payload, the
    * signature over canonical `{body_sha256, team_id, timestamp}`. It binds neither method, path
    * nor audience, so only the core surface (upstream's clients) takes it; library and docs do not.
    */

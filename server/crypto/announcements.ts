@@ -1,5 +1,6 @@
 /**
- * Rotation and replacement announcements (research/anchor-core.md §3).
+ * Rotation and replacement announcements, in upstream's shapes
+ * (docs/adr/0002-did-svc-identity-log-and-namespace-records.md).
  *
  * A rotation is vouched for by the retiring key; a replacement (address moved to a fresh identity)
  * by the namespace controller, never by the old key. Both are accepted only while fresh, so a

@@ -1,5 +1,6 @@
 /**
- * DNS TXT namespace authority records (research/anchor-core.md §5, DESIGN.md §5).
+ * DNS TXT namespace authority records (DESIGN.md §5;
+ * docs/adr/0002-did-svc-identity-log-and-namespace-records.md).
  *
  * Ours: `_svcid.<domain>` TXT `svcid=v1; controller=<did:key>; node=<origin>;`. Upstream's
  * `_awid` / `awid=` / `registry=` differ only in names, so the names are a profile and one parser

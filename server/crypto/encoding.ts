@@ -1,7 +1,9 @@
 /**
- * The byte encodings the wire uses, each in one place (research/anchor-core.md §1.4):
- * signatures are standard base64 without padding, certificates standard base64 with padding,
- * signed payload headers base64url without padding, hashes lowercase hex SHA-256.
+ * The byte encodings the wire uses, each in one place, as upstream's clients decode them
+ * (docs/adr/0001-upstream-wire-primitives.md): signatures are standard base64 without padding
+ * (upstream's Go client refuses padding, its TypeScript client the URL-safe alphabet),
+ * certificates standard base64 with padding, signed payload headers base64url without padding,
+ * hashes lowercase hex SHA-256.
  */
 import { createHash } from 'node:crypto';
 

@@ -1,5 +1,6 @@
 /**
- * Identity audit log entries (research/anchor-core.md §2.1, §2.3).
+ * Identity audit log entries, as upstream's registry writes them and its clients verify log heads
+ * (docs/adr/0002-did-svc-identity-log-and-namespace-records.md).
  *
  * Every entry payload carries all 9 keys (absent values as null) and is signed over its canonical
  * bytes by `authorized_by`: the new key at genesis, the retiring key on rotation. This module builds

@@ -1,5 +1,6 @@
 /**
- * Mail and chat message signatures (research/anchor-core.md §4).
+ * Mail and chat message signatures, over upstream's envelope
+ * (docs/adr/0005-signed-messages-and-federation.md).
  *
  * The envelope's presence rules decide the signed bytes: eight fields always appear (to_did even
  * when ""), the rest only when non-empty or true. Receivers verify over the `signed_payload` bytes

@@ -1,7 +1,8 @@
 /**
- * Stable identity ids (research/anchor-core.md §1.2): "did:<method>:" + base58btc of the first 20
- * bytes of sha256(raw 32-byte genesis public key). The node says `did:svc`; upstream vectors say
- * `did:aw`, so the method is a parameter and the suffix is the same for both.
+ * Stable identity ids (docs/adr/0002-did-svc-identity-log-and-namespace-records.md):
+ * "did:<method>:" + base58btc of the first 20 bytes of sha256(raw 32-byte genesis public key), so
+ * the id survives every rotation. The node says `did:svc`; upstream vectors say `did:aw`, so the
+ * method is a parameter and the suffix is the same for both.
  */
 import { base58 } from '@scure/base';
 import { sha256 } from './encoding.ts';

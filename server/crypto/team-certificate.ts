@@ -1,8 +1,8 @@
 /**
- * Team certificates (research anchor-core §7): a team key's Ed25519 statement that a member key
- * belongs to the team under an alias. The document is upstream's, byte for byte: optional member
- * fields are omitted when unset (an issuer emitting `""` breaks upstream's Go verifier), and the
- * signature covers the canonical JSON of every key present except `signature`.
+ * Team certificates (docs/adr/0003-request-authentication.md): a team key's Ed25519 statement that
+ * a member key belongs to the team under an alias. The document is upstream's, byte for byte:
+ * optional member fields are omitted when unset (an issuer emitting `""` breaks upstream's Go
+ * verifier), and the signature covers the canonical JSON of every key present except `signature`.
  */
 import { canonicalJsonBytes } from './canonical-json.ts';
 import { verifyBytes } from './ed25519.ts';

@@ -1,5 +1,7 @@
 /**
- * Timestamp shapes shared by the signed objects (research/anchor-core.md §1.5, §2.3, §3).
+ * Timestamp shapes shared by the signed objects: upstream's clients sign RFC 3339 UTC at second
+ * precision, and its log-head verifier refuses fractional seconds
+ * (docs/adr/0001-upstream-wire-primitives.md).
  */
 
 /** RFC 3339 at second precision with an explicit offset: what log entries must carry. */

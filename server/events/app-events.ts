@@ -1,10 +1,11 @@
 /**
- * App events (DESIGN §5; research anchor-library-docs B9): a surface announces that one of a
- * team's resources changed (today: `docs/doc.changed`, a document gained a version), and every
- * identity that subscribed to it and is still a member of the team sees it on its event stream.
- * Events are metadata only (never a document body) and short-lived: a stream replays the last
- * five minutes and keeps no durable cursor, so replays happen and clients deduplicate by
- * `event_id`. Subscriptions are written by the core surface (surfaces/core/events/subscriptions.ts).
+ * App events (DESIGN §5; docs/adr/0006-library-and-document-surfaces.md): a surface announces that
+ * one of a team's resources changed (today: `docs/doc.changed`, a document gained a version), and
+ * every identity that subscribed to it and is still a member of the team sees it on its event
+ * stream. Events are metadata only (never a document body) and short-lived: a stream replays the
+ * last five minutes and keeps no durable cursor, so replays happen and clients deduplicate by
+ * `event_id`. Subscriptions are written by the core surface
+ * (surfaces/core/events/subscriptions.ts).
  */
 import { randomUUID } from 'node:crypto';
 import { APP_EVENT_TYPES, type DocChangeSource } from '../../contract/core/events.ts';

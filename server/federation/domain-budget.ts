@@ -1,6 +1,6 @@
 /**
  * What a sending node may deliver here, budgeted by its domain rather than by the address it
- * connects from (issue 19): a busy but honest node shares one address among all its identities,
+ * connects from: a busy but honest node shares one address among all its identities,
  * and a per-request limit would push its whole queue into backoff. A message is charged to its
  * sender's domain only once its signature verified and that sender (address and key) was checked
  * with its node: nobody can spend another domain's budget. Until then it costs the connecting

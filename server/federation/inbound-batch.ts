@@ -1,8 +1,9 @@
 /**
- * A batch of messages from another node (`POST /v1/federation/messages/batch`, issue 19): each
- * message is parsed and checked on its own exactly as the single route does it (inbound.ts), in
- * the order sent, and gets its own result, so one bad message never holds back the rest. The mail
- * that passed is stored in one transaction, before the answer: one commit per batch.
+ * A batch of messages from another node (`POST /v1/federation/messages/batch`;
+ * docs/adr/0005-signed-messages-and-federation.md): each message is parsed and checked on its own
+ * exactly as the single route does it (inbound.ts), in the order sent, and gets its own result, so
+ * one bad message never holds back the rest. The mail that passed is stored in one transaction,
+ * before the answer: one commit per batch.
  *
  * Order: once a message from a sender to a recipient is deferred, that pair's later messages in
  * the batch are deferred too, so the sender retries them in their order.

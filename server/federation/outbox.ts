@@ -1,5 +1,6 @@
 /**
- * The durable outbox of mail and chat to identities on other nodes (DESIGN §8, issue 19). A send
+ * The durable outbox of mail and chat to identities on other nodes (DESIGN §8;
+ * docs/adr/0005-signed-messages-and-federation.md). A send
  * writes the signed message here in the same transaction as everything else it writes, so an
  * acknowledged send is never lost; this worker then delivers it to the node that answers for the
  * recipient's domain, many messages per request (peer-delivery.ts).

@@ -1,5 +1,5 @@
 /**
- * One delivery of queued messages to the node that answers for their domains (issue 19): as one
+ * One delivery of queued messages to the node that answers for their domains: as one
  * `POST /v1/federation/messages/batch`, each message getting its own result, or, to a node older
  * than that route (it answers 404), one `POST /v1/federation/messages` per message. The outbox
  * (outbox.ts) decides what goes together and settles what comes back.

@@ -2,7 +2,8 @@
  * The reason a receiving node gave for refusing a delivery, as the sender's bounce and outbound
  * status may show it.
  *
- * Issue 13 says remote answers are never echoed, and the one exception is deliberate: a refusal's
+ * Remote answers are never echoed (DESIGN §7: otherwise anyone could make the node fetch a server
+ * of their choosing and show them its answer), and the one exception is deliberate: a refusal's
  * `detail` is the federation protocol's way for the receiving node to tell the sender why (the
  * recipient only takes mail from contacts, the address does not exist), and without it a bounce
  * says nothing useful. It is kept only in the shape a node answers with (a JSON content type and a

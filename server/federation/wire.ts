@@ -7,10 +7,11 @@
  * The sender's node signs its custodial identities' messages with the envelope rebuilt here
  * (`envelopeBytes`: `to_did` signed empty, since it addresses the recipient by address and need
  * not know its key). A self-custodial identity's client signs its own envelope, with the latitude
- * the message-signing rules give it (research/anchor-core.md §4; the same the sending node allowed,
- * messaging/client-signed.ts): `priority` left out for `normal`, `from_stable_id` left out, the
- * recipient's `to_did` (did:key or did:svc) and `to_stable_id` named. So the payload is compared
- * field by field; the recipient's keys, once it is known, by `recipientProblem`.
+ * the message-signing rules give it (docs/adr/0005-signed-messages-and-federation.md; the same the
+ * sending node allowed, messaging/client-signed.ts): `priority` left out for `normal`,
+ * `from_stable_id` left out, the recipient's `to_did` (did:key or did:svc) and `to_stable_id`
+ * named. So the payload is compared field by field; the recipient's keys, once it is known, by
+ * `recipientProblem`.
  */
 import { buildMessageEnvelope, messageSigningBytes, verifyMessageSignature } from '../crypto/message-signing.ts';
 import { splitAddress } from '../surfaces/core/namespaces/addresses.ts';

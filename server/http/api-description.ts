@@ -1,5 +1,6 @@
 /**
- * The node describes its own API (issue 15): an OpenAPI 3.1 document generated from the routes
+ * The node describes its own API, so a client author needs no copy that can drift from the code:
+ * an OpenAPI 3.1 document generated from the routes
  * as they are registered (schemas from contract/, auth from route config) at `GET /openapi.json`,
  * and, on the loopback listener, a readable reference at `/docs/api` (Swagger UI, served from the
  * node itself: nothing is fetched from elsewhere). Both listeners describe what they serve: the

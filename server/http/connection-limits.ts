@@ -1,5 +1,5 @@
 /**
- * The peer listener's connection caps (issue 13; DESIGN §7). Some 20,000 half-open requests once
+ * The peer listener's connection caps (DESIGN §7). Some 20,000 half-open requests once
  * used up the process's file descriptors and took the loopback listener (owner API, UI) down with
  * them. Now each client (client-key.ts: an address, an IPv6 /64, or a tunnel's originator) may hold
  * a few connections, the listener a bounded number in all, and that total stays a fraction of the

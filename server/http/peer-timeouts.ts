@@ -1,6 +1,7 @@
 /**
- * The peer listener's timeouts (issue 13): a connection from the internet gets a short time to say
- * what it wants, and none to sit idle holding a slot.
+ * The peer listener's timeouts: a connection from the internet gets a short time to say what it
+ * wants, and none to sit idle holding a slot (a flood of half-open requests once held every
+ * descriptor the process had; connection-limits.ts).
  * - headers: the whole header block within 10 s of the connection opening (a later request on it:
  *   of its first byte); a half-open request gets a JSON 408 and is closed.
  * - request: the whole request, body included, within 30 s; and its answer begun within those

@@ -6,7 +6,7 @@
  * - `public`: no credential (namespace reads, the catalog, federation inbound, present pages);
  * - `key`: any API key, bound to an identity or a project's authority (`principalOf`);
  * - `identity`: a key bound to an identity (`identityOf`), or a DIDKey-signed request of a
- *   self-custodial identity (issue 17, research anchor-core §6.2-§6.4): with a team certificate
+ *   self-custodial identity (docs/adr/0003-request-authentication.md): with a team certificate
  *   (compact v1 or envelope v2; the member must have connected) on every such route, or without
  *   one (identity-only, `X-SVC-DID-AW` optional) on the messaging routes. Either way the route gets
  *   the same identity principal; signed writes take effect once (http/signed-writes.ts);

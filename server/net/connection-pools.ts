@@ -1,5 +1,5 @@
 /**
- * Kept-alive connections to other nodes (issue 19): one http(s).Agent per remote origin and per
+ * Kept-alive connections to other nodes: one http(s).Agent per remote origin and per
  * way the node learned it, so a burst of deliveries to a peer rides a few warm sockets instead of
  * paying a TCP (and TLS) handshake per message.
  *

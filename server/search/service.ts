@@ -1,5 +1,5 @@
 /**
- * Search (issue 18): one query path for every place that searches. The caller says what it may
+ * Search: one query path for every place that searches. The caller says what it may
  * see (a `SearchScope`, built from its credential the way its reads are: routes.ts), the service
  * parses the query once, asks each kind's index for its most recent matches within that scope,
  * ranks them together (ranking.ts), and cuts snippets from the stored text of the page it returns.

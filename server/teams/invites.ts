@@ -1,9 +1,9 @@
 /**
- * One-time join codes (issue 17): the owner invites an agent under an alias; the agent presents
- * the code with its own did:key, signed with that key, and receives its certificate. The key is
- * generated on the agent's side and never reaches the node; the code is stored as its SHA-256,
- * expires, and works once. The owner lists pending invites (never their codes) and may cancel one
- * until it is redeemed.
+ * One-time join codes (ours; docs/adr/0004-custody-model.md): the owner invites an agent under an
+ * alias; the agent presents the code with its own did:key, signed with that key, and receives its
+ * certificate. The key is generated on the agent's side and never reaches the node; the code is
+ * stored as its SHA-256, expires, and works once. The owner lists pending invites (never their
+ * codes) and may cancel one until it is redeemed.
  *
  * What the agent signs (Ed25519, base64url without padding): the canonical JSON of
  * `{type: "svc.team.join", code, did_key, timestamp}` (and `did_aw` when it names one), timestamp

@@ -171,7 +171,8 @@ export class TeamService implements TeamKeyring {
   #issue(team: TeamRow, { certificateId, input, memberKeyId }: { certificateId: string; input: AddMemberInput; memberKeyId: string | null }): IssuedCertificate {
     const db = this.#ctx.db;
     if (activeAliasTaken(db, team.team_id, input.alias)) throw conflict('SVC_ERR_TEAM_ALIAS_TAKEN', 'Alias already active in team');
-    // Upstream's default: a certificate without a lifetime is ephemeral (spec §2, anchor-core §7.3).
+    // Upstream's default: a certificate without a lifetime is ephemeral (spec §2): upstream's
+    // verifiers read a missing lifetime that way, so a persistent one must be asked for.
     const lifetime = input.lifetime ?? 'ephemeral';
     const certificate = issueCertificate(
       {

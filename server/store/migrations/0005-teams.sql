@@ -1,7 +1,7 @@
--- Teams whose key this node holds, and the certificates it issued with that key (research
--- anchor-core §7; DESIGN §4). The node is its own registry: a presented certificate is accepted
--- only when its signature verifies against teams.team_did_key and its certificate_id is a row
--- here that has not been revoked.
+-- Teams whose key this node holds, and the certificates it issued with that key (DESIGN §4;
+-- docs/adr/0003-request-authentication.md). The node is its own registry: a presented certificate
+-- is accepted only when its signature verifies against teams.team_did_key and its certificate_id is
+-- a row here that has not been revoked.
 
 CREATE TABLE teams (
   team_id              TEXT PRIMARY KEY,           -- "<name>:<domain>"

@@ -1,7 +1,8 @@
--- The blueprint library surface (spec §4.6; research/anchor-library-docs.md A10), with upstream's
--- quirks fixed (A11): a blueprint_ref belongs to its first publisher, tags live on the ref (a new
--- version keeps them), and every (ref, version) is immutable. "Latest" is the highest `seq`,
--- which new versions only ever raise. File payloads are JSON arrays of {path, content_utf8, sha256}.
+-- The blueprint library surface (spec §4.6; docs/adr/0006-library-and-document-surfaces.md), stored
+-- as upstream's library stores it, with its quirks fixed: a blueprint_ref belongs to its first
+-- publisher, tags live on the ref (a new version keeps them), and every (ref, version) is
+-- immutable. "Latest" is the highest `seq`, which new versions only ever raise. File payloads are
+-- JSON arrays of {path, content_utf8, sha256}.
 
 -- Teams that called POST /v1/team/register; the first write wins.
 CREATE TABLE library_teams (

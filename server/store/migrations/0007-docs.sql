@@ -1,8 +1,8 @@
--- The document surface (spec §4.7; research/anchor-library-docs.md B1, B2, B8). Documents are
+-- The document surface (spec §4.7; docs/adr/0006-library-and-document-surfaces.md). Documents are
 -- team-scoped and unique per (team, slug); versions are append-only and numbered 1..n. Nothing
 -- here is ever updated in place except the document row's pointer to its latest version.
 --
--- Storage (issue 5): the latest body is kept in full on the document row, so current reads and
+-- Storage: the latest body is kept in full on the document row, so current reads and
 -- appends are O(1) in the history length. Each version row stores either a full snapshot (every
 -- 64th version: 1, 65, 129, ...) or a delta against the previous version: the common prefix and
 -- suffix lengths in UTF-8 bytes and the changed middle. Payloads are deflate-raw compressed when

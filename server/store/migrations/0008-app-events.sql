@@ -1,7 +1,8 @@
--- App events on the core event stream (DESIGN §5; research anchor-library-docs B9): an identity
--- subscribes to a type of event in a team it is a member of, for one resource (a document slug)
--- or, with a null resource_ref, for all of them. Events are metadata only (never a document body)
--- and short-lived: a stream replays the last five minutes, and rows older than an hour are pruned.
+-- App events on the core event stream (DESIGN §5; docs/adr/0006-library-and-document-surfaces.md):
+-- an identity subscribes to a type of event in a team it is a member of, for one resource (a
+-- document slug) or, with a null resource_ref, for all of them. Events are metadata only (never a
+-- document body) and short-lived: a stream replays the last five minutes, and rows older than an
+-- hour are pruned.
 
 CREATE TABLE event_subscriptions (
   subscription_id TEXT PRIMARY KEY,

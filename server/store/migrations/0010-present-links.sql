@@ -1,6 +1,6 @@
--- Present links (spec §3, §4.7; research/anchor-library-docs.md B4): a capability URL that shows
--- one document to anyone holding it, until it expires or is revoked. A read link is pinned to one
--- version; an editable link opens an editor over the latest version.
+-- Present links (spec §3, §4.7; docs/adr/0006-library-and-document-surfaces.md): a capability URL
+-- that shows one document to anyone holding it, until it expires or is revoked. A read link is
+-- pinned to one version; an editable link opens an editor over the latest version.
 --
 -- The token itself is never stored: the key is its sha256 (hex), so a leaked database (or
 -- backup) does not leak live links. The token is shown once, in the mint response; a lost token

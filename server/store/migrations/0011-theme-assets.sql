@@ -1,4 +1,4 @@
--- Document theme and assets (spec §4.7; research/anchor-library-docs.md B6, B7, C4).
+-- Document theme and assets (spec §4.7; docs/adr/0006-library-and-document-surfaces.md).
 --
 -- Assets are team-owned and never deleted (their public URLs are immutable). Images arrive whole
 -- (base64 in JSON, at most 256 KiB) and are ready at once. Videos start as `pending_upload` with

@@ -1,8 +1,8 @@
--- Why a namespace exists on this node (issue 13): the owner consented (`owner`: the owner API or
--- `svc-node namespace create`, with a custody-held or an outside controller) or DNS proved it
--- (`dns`: the _svcid record named the controller and this node). Namespaces registered before
--- this rule through the public route proved neither: `unproven`, shown as unverified unless DNS
--- later verifies them.
+-- Why a namespace exists on this node (DESIGN §5: holding a key proves nothing about a domain): the
+-- owner consented (`owner`: the owner API or `svc-node namespace create`, with a custody-held or an
+-- outside controller) or DNS proved it (`dns`: the _svcid record named the controller and this
+-- node). Namespaces registered before this rule through the public route proved neither:
+-- `unproven`, shown as unverified unless DNS later verifies them.
 ALTER TABLE namespaces ADD COLUMN authority TEXT NOT NULL DEFAULT 'unproven'
   CHECK (authority IN ('owner', 'dns', 'unproven'));
 

@@ -1,4 +1,4 @@
--- Mail folders (issue 14): a recipient archives or deletes its copy of a message, and a sender
+-- Mail folders (ours): a recipient archives or deletes its copy of a message, and a sender
 -- lists everything it sent. A row of `messages` is both the recipient's copy and the sender's
 -- (one row per recipient), so archiving and deleting are marks on the recipient's side only: the
 -- sender's Sent keeps the row, and a deleted message_id stays taken (a federation retry of it is

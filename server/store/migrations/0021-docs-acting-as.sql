@@ -1,4 +1,4 @@
--- Who made a version, as a person reads it (issue 14). The app acts through the team's owner
+-- Who made a version, as a person reads it. The app acts through the team's owner
 -- member, so created_by_alias says "owner" for everything it saves; the identity chosen in the
 -- app's switcher is what the owner's sign route puts in the signed envelope (`acting_as`), and the
 -- node records it here. Only envelopes signed by the team's owner member are believed (its key

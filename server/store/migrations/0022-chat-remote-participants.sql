@@ -1,4 +1,4 @@
--- Chat participants and senders on another node get a column of their own (issue 15). Since 0014
+-- Chat participants and senders on another node get a column of their own. Since 0014
 -- they were named `remote:<address>` in the agent-id columns, so those columns lost their foreign
 -- key and every query meaning "an identity of this node" had to filter on a string prefix. Now the
 -- agent id is null for them, the new column holds their address, and exactly one of the two is

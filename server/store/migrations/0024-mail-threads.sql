@@ -1,5 +1,5 @@
--- Wire parity with upstream (issue 16): mail threads, client-chosen message ids as idempotency
--- keys, and the lookups the new read fields make.
+-- Wire parity with upstream (docs/adr/0001-upstream-wire-primitives.md): mail threads,
+-- client-chosen message ids as idempotency keys, and the lookups the new read fields make.
 
 -- The thread a mail was sent in (upstream E1's `thread_id`: by convention the id of the thread's
 -- first message, which itself carries none). Every recipient's copy of a send carries the same.

@@ -1,7 +1,8 @@
--- Team-certificate identities on the core (issue 17; upstream E2 POST /v1/connect): a member with
--- a certificate this node issued connects once and becomes a self-custodial identity of its
--- team's project (agents.custody 'self'), with one workspace. Messaging keys rows by identity, so
--- a team is a project here: team_projects says which.
+-- Team-certificate identities on the core (upstream's POST /v1/connect;
+-- docs/adr/0004-custody-model.md): a member with a certificate this node issued connects once and
+-- becomes a self-custodial identity of its team's project (agents.custody 'self'), with one
+-- workspace. Messaging keys rows by identity, so a team is a project here: team_projects says
+-- which.
 CREATE TABLE team_projects (
   team_id    TEXT PRIMARY KEY REFERENCES teams(team_id),
   project_id TEXT NOT NULL UNIQUE REFERENCES projects(project_id)

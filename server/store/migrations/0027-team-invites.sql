@@ -1,4 +1,4 @@
--- One-time join codes (issue 17): the owner invites an agent to a team under an alias; the agent
+-- One-time join codes (ours): the owner invites an agent to a team under an alias; the agent
 -- presents the code with its own did:key, signed with that key, and receives its certificate. The
 -- key never leaves the agent; the code is stored only as its SHA-256 and works once, until it expires.
 CREATE TABLE team_invites (

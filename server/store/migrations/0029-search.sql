@@ -1,4 +1,5 @@
--- Full-text search (issue 18): FTS5 indexes inside the encrypted database, never beside it.
+-- Full-text search: FTS5 indexes inside the encrypted database, never beside it (an index file
+-- beside it would hold the words of every message in the clear).
 --
 -- Each index is contentless (`content=''`): it holds the words, not a second copy of the text;
 -- snippets are cut from the rows themselves (server/search/). `remove_diacritics 2` makes "cafe"

@@ -1,4 +1,4 @@
--- Search (issue 18): a time filter (`after`) becomes a lower bound on the row ids the index walks,
+-- Search: a time filter (`after`) becomes a lower bound on the row ids the index walks,
 -- found through these indexes, so a rare filter on a common word no longer walks every row holding
 -- the word (server/search/store.ts).
 CREATE INDEX messages_created ON messages(created_at);

@@ -1,4 +1,4 @@
--- Search (issue 18): mail and chat are indexed in batches instead of in each write's commit.
+-- Search: mail and chat are indexed in batches instead of in each write's commit.
 --
 -- FTS5 writes a new segment at every commit that touched an index: with a trigger indexing each
 -- mail, every send paid about nine more pages written and a fifth of its time. Now the triggers

@@ -1,4 +1,4 @@
--- Search (issue 18): the words each mail and chat index holds, for prefix queries.
+-- Search: the words each mail and chat index holds, for prefix queries.
 --
 -- A prefix longer than the indexed prefixes (2 and 3 letters) makes FTS5 merge the row lists of
 -- every word it covers before it can walk them newest first: `contr*` over a million messages

@@ -1,4 +1,4 @@
--- Search (issue 18): how often the mail and chat indexes rewrite what they hold.
+-- Search: how often the mail and chat indexes rewrite what they hold.
 --
 -- FTS5 merges an index's segments four at a time by default, so every indexed word is rewritten
 -- about log4(rows / batch) times over an index's life: at a million messages, most of the

@@ -1,4 +1,4 @@
--- Federation that keeps up (issue 19): the outbox is read per peer node, in send order, and a
+-- Federation that keeps up with a busy peer: the outbox is read per peer node, in send order, and a
 -- message waits while an earlier one from the same sender to the same recipient is in flight or
 -- backing off (server/federation/outbox-store.ts, dueRowsFor).
 --

@@ -1,7 +1,8 @@
 /**
- * `GET /health`, as upstream answers it (research/anchor-core.md §8): `{status, version, checks}`,
- * 200 while the database answers, 503 with `status: "unhealthy"` when it does not. No credential;
- * served on the loopback and the peer listener (monitors and tunnels probe it).
+ * `GET /health`, as upstream's registry answers it, so the same monitors work:
+ * `{status, version, checks}`, 200 while the database answers, 503 with `status: "unhealthy"` when
+ * it does not. No credential; served on the loopback and the peer listener (monitors and tunnels
+ * probe it).
  */
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';

@@ -1,5 +1,5 @@
 /**
- * Who the app is acting as when it saves (issue 14). The UI holds no team key: the node's owner
+ * Who the app is acting as when it saves. The UI holds no team key: the node's owner
  * sign route signs each request as the team's owner member, so every save would read "owner".
  * The sign route therefore accepts the identity chosen in the app's switcher and puts it, as
  * `acting_as`, inside the envelope it signs; the document routes record it on the version.

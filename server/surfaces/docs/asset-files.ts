@@ -1,6 +1,6 @@
 /**
- * Uploaded videos on disk, never in the database (issue 13: buffered whole and stored as blobs,
- * six parallel 190 MB uploads took the node to 2 GiB of memory and the database to 1.2 GB).
+ * Uploaded videos on disk, never in the database (buffered whole and stored as blobs, six
+ * parallel 190 MB uploads once took the node to 2 GiB of memory and the database to 1.2 GB).
  *
  * `DIR/assets/<asset_id>` holds a ready video; while its bytes arrive they go to
  * `DIR/assets/<asset_id>.part`, written chunk by chunk as they come off the socket and renamed

@@ -1,9 +1,9 @@
 /**
- * Team assets (research B7, C4): images stored in the database (png/jpeg/gif/webp, at most
- * 256 KiB, magic bytes must agree with the declared type) and videos uploaded straight to this
- * node through a one-time URL (video-uploads.ts) and kept as files (asset-files.ts). Served
- * publicly by id at `/assets/{asset_id}`. Every stored byte counts against the team's storage
- * quota (storage-quota.ts).
+ * Team assets (docs/adr/0006-library-and-document-surfaces.md): images stored in the database
+ * (png/jpeg/gif/webp, at most 256 KiB, magic bytes must agree with the declared type) and videos
+ * uploaded straight to this node through a one-time URL (video-uploads.ts) and kept as files
+ * (asset-files.ts). Served publicly by id at `/assets/{asset_id}`. Every stored byte counts against
+ * the team's storage quota (storage-quota.ts).
  */
 import { randomUUID } from 'node:crypto';
 import type { Asset } from '../../../contract/docs/assets.ts';

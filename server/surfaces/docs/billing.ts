@@ -1,8 +1,8 @@
 /**
- * The node's document caps (research B8, C5): none by default; the owner can set them
- * (`PUT /v1/node/docs/billing`), and they are kept in node_settings. Read on every capped write
- * (one primary-key lookup), so every service instance sees the owner's change at once. The same
- * setting holds the per-team asset storage quota (domain/caps.ts), 2 GiB unless set.
+ * The node's document caps (docs/adr/0006-library-and-document-surfaces.md): none by default; the
+ * owner can set them (`PUT /v1/node/docs/billing`), and they are kept in node_settings. Read on
+ * every capped write (one primary-key lookup), so every service instance sees the owner's change at
+ * once. The same setting holds the per-team asset storage quota (domain/caps.ts), 2 GiB unless set.
  */
 import type { Billing, BillingSettings, CapsInput } from '../../../contract/docs/billing.ts';
 import type { Db } from '../../context.ts';

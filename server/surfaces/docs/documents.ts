@@ -1,8 +1,8 @@
 /**
- * Team documents and their append-only versions (research B1, B2). Bodies are UTF-8 Markdown
- * bytes, stored as snapshots and deltas (domain/delta.ts), each version with the sha256 of its
- * body, verified whenever a version is rebuilt. The current body is held in memory
- * (head-bodies.ts), so an append writes one small delta row and never a whole copy. Every
+ * Team documents and their append-only versions (docs/adr/0006-library-and-document-surfaces.md).
+ * Bodies are UTF-8 Markdown bytes, stored as snapshots and deltas (domain/delta.ts), each version
+ * with the sha256 of its body, verified whenever a version is rebuilt. The current body is held in
+ * memory (head-bodies.ts), so an append writes one small delta row and never a whole copy. Every
  * committed version is announced as `docs/doc.changed`.
  */
 import { randomUUID } from 'node:crypto';
@@ -75,7 +75,7 @@ export class Documents {
   }
 
   /**
-   * Ours (issue 14): one page of the same order, by key from the (team_id, updated_at, slug)
+   * Ours: one page of the same order, by key from the (team_id, updated_at, slug)
    * index, so the app never reads 100,000 rows to show twenty. `after` is the previous page's
    * `next_after` (`<updated_at>/<slug>`), a bound rather than a lookup, so it outlives its
    * document. `total` counts every match (an index count; with `q`, a scan of titles and slugs).
@@ -101,7 +101,10 @@ export class Documents {
     return listVersionMetadata(this.#ctx.db, doc.document_id).map((row) => toDocumentVersion(row, null));
   }
 
-  /** One version with its body (research C7): its snapshot plus at most 63 deltas, checked against its sha256. */
+  /**
+   * One version with its body (ours: upstream serves only the latest body): its snapshot plus at
+   * most 63 deltas, checked against its sha256.
+   */
   version(teamId: string, slug: string, n: number): DocumentVersion {
     const doc = this.#document(teamId, slug);
     if (!Number.isSafeInteger(n) || n < 1 || n > doc.current_version) throw notFound('SVC_ERR_DOCUMENT_VERSION_NOT_FOUND', `Document ${slug} has no version ${n}`);

@@ -1,6 +1,6 @@
 /**
- * Read links' pages, built once and served from memory (issue 13: a 2 MB document was rendered
- * again on every GET of its read link, 9.3 s each). A read link is pinned to a version, so its
+ * Read links' pages, built once and served from memory (a 2 MB document was once rendered again
+ * on every GET of its read link, 9.3 s each). A read link is pinned to a version, so its
  * page depends only on that version's body, the team's theme and the team's images (which images
  * the sanitiser keeps); the cache key names all of them, so a page is never stale and a theme
  * change or a new image simply makes a new page. A document the renderer refuses as too complex

@@ -1,8 +1,9 @@
 /**
- * Present links (spec §3, §4.7; research B4): mint, revoke, list, and resolve a token for the
- * public `/present/{token}` pages. A token is 32 random bytes in base64url, shown once; only its
- * sha256 is stored (migration 0010). Valid means not revoked and `expires_at > now`; anything else
- * resolves to nothing, and the public pages say no more than "not found".
+ * Present links (spec §3, §4.7; docs/adr/0006-library-and-document-surfaces.md): mint, revoke,
+ * list, and resolve a token for the public `/present/{token}` pages. A token is 32 random bytes in
+ * base64url, shown once; only its sha256 is stored (migration 0010). Valid means not revoked and
+ * `expires_at > now`; anything else resolves to nothing, and the public pages say no more than "not
+ * found".
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { DocumentDetail } from '../../../contract/docs/documents.ts';
@@ -29,7 +30,7 @@ import type { DocsUrls } from './urls.ts';
 
 /** A valid link, resolved from its token. */
 
-/** Default and maximum lifetime of a link (research B4: 1 day, 7 days). */
+/** Default and maximum lifetime of a link: upstream's, 1 day and 7 days. */
 export const PRESENT_TTL_DEFAULT_SECONDS = 86_400;
 export const PRESENT_TTL_MAX_SECONDS = 604_800;
 

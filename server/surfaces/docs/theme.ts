@@ -1,8 +1,9 @@
 /**
- * The team's document theme (research B6): sanitised tokens (colours, fonts, layout), a preset,
- * a logo stored as an image asset, header and footer. PUT replaces tokens, preset, header and
- * footer wholesale; the logo stays unless `clear_logo` or a new logo is sent. Text on surface
- * must reach WCAG AA (4.5:1) in every palette the colour scheme can show.
+ * The team's document theme (docs/adr/0006-library-and-document-surfaces.md): sanitised tokens
+ * (colours, fonts, layout), a preset, a logo stored as an image asset, header and footer. PUT
+ * replaces tokens, preset, header and footer wholesale; the logo stays unless `clear_logo` or a new
+ * logo is sent. Text on surface must reach WCAG AA (4.5:1) in every palette the colour scheme can
+ * show.
  */
 import type { BasePalettes, Theme, ThemeDraft, ThemeInput } from '../../../contract/docs/theme.ts';
 import type { NodeContext } from '../../context.ts';

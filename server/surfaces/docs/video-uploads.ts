@@ -1,6 +1,7 @@
 /**
- * Video direct uploads (research B7, C4; issue 13): a pending video and its one-time upload URL,
- * then the PUT of its bytes, streamed to disk (asset-files.ts) and never held whole in memory.
+ * Video direct uploads (docs/adr/0006-library-and-document-surfaces.md: a one-time local URL where
+ * upstream uses a video host): a pending video and its one-time upload URL, then the PUT of its
+ * bytes, streamed to disk (asset-files.ts) and never held whole in memory.
  *
  * Bounded while the bytes arrive, not after: at most VIDEO_MAX_BYTES per file (413) and the team's
  * storage quota counting its other uploads in progress (402, storage-quota.ts), both checked on

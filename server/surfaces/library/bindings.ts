@@ -1,7 +1,7 @@
 /**
- * Profile bindings and materialization (research A4, A8): an agent is bound to one exact shelf
- * version (checked to exist, digest included), and materialize turns a bound or named version
- * into the home files a runtime writes.
+ * Profile bindings and materialization (docs/adr/0006-library-and-document-surfaces.md): an agent
+ * is bound to one exact shelf version (checked to exist, digest included), and materialize turns a
+ * bound or named version into the home files a runtime writes.
  */
 import type { BindInput, Binding } from '../../../contract/library/bindings.ts';
 import type { Materialized, MaterializeInput } from '../../../contract/library/materialize.ts';

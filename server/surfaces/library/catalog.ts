@@ -1,8 +1,8 @@
 /**
- * The public blueprint catalog (research A1, A4, A9): versioned, tagged blueprints owned by the
- * team that first published their ref. Anyone may read; only the owner may add versions, retag
- * or delete. A published (ref, version) never changes: re-importing identical content is a no-op,
- * different content a 409.
+ * The public blueprint catalog (docs/adr/0006-library-and-document-surfaces.md): versioned, tagged
+ * blueprints owned by the team that first published their ref. Anyone may read; only the owner may
+ * add versions, retag or delete. A published (ref, version) never changes: re-importing identical
+ * content is a no-op, different content a 409.
  */
 import type {
   BlueprintDeleted,
@@ -148,7 +148,7 @@ export class BlueprintCatalog {
     };
   }
 
-  /** The public profile read (research A4 get-profile): the profile's manifest fields and files. */
+  /** The public profile read (upstream's get-profile): the profile's manifest fields and files. */
   publicProfile(ref: string, profileRef: string, version?: string): PublicProfile {
     const profile = this.profile(ref, profileRef, version);
     const { manifest, document } = readProfile(profile.files);

@@ -1,7 +1,8 @@
 /**
- * Reviewable proposals (research A7, C1): a changeset of profile assets, checked when submitted
- * (shape, collisions, bases) and checked again when approved, which mints the next patch version.
- * A stale base found at approval rejects the proposal: its bases can never become current again.
+ * Reviewable proposals (docs/adr/0006-library-and-document-surfaces.md): a changeset of profile
+ * assets, checked when submitted (shape, collisions, bases) and checked again when approved, which
+ * mints the next patch version. A stale base found at approval rejects the proposal: its bases can
+ * never become current again.
  */
 import { randomUUID } from 'node:crypto';
 import type { MintedVersion, Proposal, ProposalFilter, ProposalInput, ProposalStatus } from '../../../contract/library/proposals.ts';

@@ -1,5 +1,5 @@
 /**
- * Publishing a shelf profile (research A4 publish-profile): going public means publishing a copy
+ * Publishing a shelf profile (upstream's publish-profile): going public means publishing a copy
  * into the catalog, either as a new blueprint or as a new version of one the team owns. A new
  * version keeps every profile of the previous one (the profile set accumulates), its README and
  * its manifest; the library writes blueprint.yaml itself.

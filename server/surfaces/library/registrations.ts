@@ -1,5 +1,5 @@
 /**
- * POST /v1/team/register (research A4): a team's public owner and display name in the catalog.
+ * POST /v1/team/register (upstream's): a team's public owner and display name in the catalog.
  * Idempotent and first-write-wins per field, so registering again never rewrites what others
  * already see. Publishing registers a team implicitly, with neither field set.
  */

@@ -1,7 +1,7 @@
 /**
- * A team's private shelf (research A4, A5, A6): working copies of profiles, each an immutable
- * series of versions. Tags, source pins and merge baselines are record metadata of the profile,
- * so a new version keeps them and none of them enters a digest.
+ * A team's private shelf (docs/adr/0006-library-and-document-surfaces.md): working copies of
+ * profiles, each an immutable series of versions. Tags, source pins and merge baselines are record
+ * metadata of the profile, so a new version keeps them and none of them enters a digest.
  */
 import { notNewerProblem } from '../../../contract/library-rules.ts';
 import type {

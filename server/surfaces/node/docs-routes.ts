@@ -1,7 +1,7 @@
 /**
- * The owner's document settings (`/v1/node/docs/...`): the billing caps (research B8, C5). None by
- * default (tier `active`); with caps set, the node reports `free` and enforces them with a 402.
- * Schemas: contract/docs/billing.ts.
+ * The owner's document settings (`/v1/node/docs/...`): the billing caps
+ * (docs/adr/0006-library-and-document-surfaces.md). None by default (tier `active`); with caps set,
+ * the node reports `free` and enforces them with a 402. Schemas: contract/docs/billing.ts.
  */
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';

@@ -1,5 +1,5 @@
 /**
- * `GET /v1/node/search` (issue 18): the owner's app searches everything this node holds, every
+ * `GET /v1/node/search`: the owner's app searches everything this node holds, every
  * identity's mail and chats and every team's documents and shelf, or one identity's (`agent_id`)
  * or one team's (`team`): the command palette and the search fields of Mail, Documents and Shelf.
  */

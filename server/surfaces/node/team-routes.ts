@@ -85,7 +85,7 @@ export async function teamRoutes(app: FastifyInstance, { services }: { services:
     async (request) => teams.revoke(request.params.team_id, request.params.certificate_id),
   );
 
-  // Onboarding an agent that holds its own key (issue 17): the owner makes a one-time code, the
+  // Onboarding an agent that holds its own key (ours): the owner makes a one-time code, the
   // agent presents it with its did:key, signed with that key, and gets its certificate.
   api.post(
     '/v1/node/teams/:team_id/invites',

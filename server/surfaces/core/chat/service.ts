@@ -1,9 +1,9 @@
 /**
- * Chat (spec §4.4; upstream research/anchor-core.md §10.2, §10.3): sessions between identities,
- * signed messages, read watermarks, send-and-wait windows, and the reads the session stream and
- * the identity event stream are built from. One object for HTTP, MCP, federation and the streams;
- * the work is in commands/ (writes), reads/ (read models), store/ (all chat SQL) and domain/
- * (pure rules), and delivery to other nodes in messaging/chat-*.ts.
+ * Chat (spec §4.4; upstream's shapes, docs/adr/0001-upstream-wire-primitives.md): sessions between
+ * identities, signed messages, read watermarks, send-and-wait windows, and the reads the session
+ * stream and the identity event stream are built from. One object for HTTP, MCP, federation and the
+ * streams; the work is in commands/ (writes), reads/ (read models), store/ (all chat SQL) and
+ * domain/ (pure rules), and delivery to other nodes in messaging/chat-*.ts.
  *
  * Each write publishes on the bus after it commits: the session topic (message and read-receipt
  * frames) and the identity topic of every participant of this node it concerns (wake items).

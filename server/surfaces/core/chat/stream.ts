@@ -1,9 +1,9 @@
 /**
- * GET /v1/chat/sessions/{id}/stream (upstream research/anchor-core.md §11.2): while it is open
- * the viewer counts as connected (sender_waiting, targets_connected). `after` replays up to 50
- * messages stored after it; then every new message and every other participant's read receipt,
- * as the session topic nudges the stream pump (server/events/stream-pump.ts: its poll, keepalive
- * and error frame are every stream's). The stream closes at its deadline.
+ * GET /v1/chat/sessions/{id}/stream, as upstream serves it (its CLI's send-and-wait reads it):
+ * while it is open the viewer counts as connected (sender_waiting, targets_connected). `after`
+ * replays up to 50 messages stored after it; then every new message and every other participant's
+ * read receipt, as the session topic nudges the stream pump (server/events/stream-pump.ts: its
+ * poll, keepalive and error frame are every stream's). The stream closes at its deadline.
  *
  * Every frame's id is the stream's position after it: the last message row sent, and each other
  * participant's read watermark the client knows. A reconnect with it as `Last-Event-ID` takes

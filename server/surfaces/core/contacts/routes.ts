@@ -1,5 +1,5 @@
 /**
- * Contacts routes (research/anchor-core.md §10.4), with a key bound to an identity. Schemas and
+ * Contacts routes (upstream's `/v1/contacts`), with a key bound to an identity. Schemas and
  * auth are declared; the contract (contract/core/contacts.ts) is the one definition.
  */
 import type { FastifyInstance } from 'fastify';

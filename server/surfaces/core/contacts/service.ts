@@ -1,5 +1,6 @@
 /**
- * Contacts (research/anchor-core.md §10.4): the addresses, domains and dids an identity knows.
+ * Contacts (upstream's `/v1/contacts`): the addresses, domains and dids an identity knows; an
+ * address matches exactly, a domain matches every address under it, as upstream matches them.
  * A `contacts-only` identity accepts mail and chat from outside its project only from these
  * (messaging/reachability.ts applies the rule).
  */

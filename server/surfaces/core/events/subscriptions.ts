@@ -1,9 +1,10 @@
 /**
- * An identity's app event subscriptions (DESIGN §5; research anchor-library-docs B9): which
- * team's events of a type, for one resource or (resource_ref null) all of them, reach its event
- * stream. Documents are team-scoped and identities are not, so an identity may subscribe only in
- * a team it is a member of (TeamService.teamsOf), with a certificate holding the type's scope
- * (docs:read for docs/doc.changed); delivery checks both again.
+ * An identity's app event subscriptions (DESIGN §5;
+ * docs/adr/0006-library-and-document-surfaces.md): which team's events of a type, for one resource
+ * or (resource_ref null) all of them, reach its event stream. Documents are team-scoped and
+ * identities are not, so an identity may subscribe only in a team it is a member of
+ * (TeamService.teamsOf), with a certificate holding the type's scope (docs:read for
+ * docs/doc.changed); delivery checks both again.
  */
 import { randomUUID } from 'node:crypto';
 import type { EventSubscription, SubscriptionInput, SubscriptionList } from '../../../../contract/core/events.ts';

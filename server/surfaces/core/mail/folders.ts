@@ -1,7 +1,7 @@
 /**
- * The recipient's side of a message (ours, issue 14): archive and unarchive, delete from this
- * inbox, mark unread. Each acts only on a message in the caller's own inbox (anything else is a
- * 404, as for ack) and never on the sender's copy, which is the same row seen from Sent.
+ * The recipient's side of a message (ours; upstream has none): archive and unarchive, delete from
+ * this inbox, mark unread. Each acts only on a message in the caller's own inbox (anything else is
+ * a 404, as for ack) and never on the sender's copy, which is the same row seen from Sent.
  *
  * One rule keeps the badge, the Unread folder and the event stream in agreement: unread mail is
  * always in the inbox. So archiving and deleting also mark the message read (it is dealt with,

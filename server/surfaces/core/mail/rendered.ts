@@ -1,5 +1,5 @@
 /**
- * A message's body as HTML (ours, issue 14), for readers that show mail as Markdown: rendered by
+ * A message's body as HTML (ours), for readers that show mail as Markdown: rendered by
  * the node's one Markdown renderer and sanitiser (docs/render: markdown-it without raw HTML, then
  * sanitize-html's allow-list, in the render worker). Mail has no assets, so every image becomes
  * its alt text and nothing outside is ever loaded; links keep only http(s)/mailto/#fragment

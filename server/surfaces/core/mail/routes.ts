@@ -1,9 +1,9 @@
 /**
  * Mail routes (spec §4.4): send, inbox, acknowledge; ours: Sent (and one Sent item by id),
  * archive and unarchive, delete from the inbox, mark unread, and a body rendered as sanitised HTML
- * (issue 14). Every call is made with a key bound to an identity; a project-authority key is
- * refused (403). The UI and agents (MCP, tools/mail.ts) share these. Schemas and auth are
- * declared; the contract (contract/core/mail.ts) is the one definition.
+ * (what a person reading mail daily expects). Every call is made with a key bound to an identity; a
+ * project-authority key is refused (403). The UI and agents (MCP, tools/mail.ts) share these.
+ * Schemas and auth are declared; the contract (contract/core/mail.ts) is the one definition.
  */
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
@@ -61,7 +61,7 @@ export async function mailRoutes(app: FastifyInstance, { services }: { services:
     async (request) => mail.ack(identityOf(request).agentId, request.params.message_id),
   );
 
-  // ------------------------------------------------------------------ ours: folders (issue 14)
+  // ------------------------------------------------------------------ ours: folders
 
   api.get(
     '/v1/messages/sent',

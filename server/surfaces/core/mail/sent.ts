@@ -1,5 +1,5 @@
 /**
- * Sent (ours, issue 14): every mail the identity sent, newest first, one item per recipient (a
+ * Sent (ours): every mail the identity sent, newest first, one item per recipient (a
  * send to three people is three items, as it is three signed messages with their own ids and
  * delivery states). Two sources merge here:
  *

@@ -1,7 +1,7 @@
 /**
- * Mail (spec §4.4; bodies as research/anchor-core.md §10.1): one signed, stored message per
- * recipient, the inbox, and acknowledgement. Each mail is signed in custody with the sender's
- * current key and delivered (messaging/delivery.ts: stored here, or queued in the same
+ * Mail (spec §4.4; bodies as upstream's, docs/adr/0001-upstream-wire-primitives.md): one signed,
+ * stored message per recipient, the inbox, and acknowledgement. Each mail is signed in custody with
+ * the sender's current key and delivered (messaging/delivery.ts: stored here, or queued in the same
  * transaction for a recipient on another node); the recipients' streams are nudged, and the
  * federation outbox told, once the whole send has committed.
  */

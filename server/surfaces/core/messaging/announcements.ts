@@ -1,8 +1,9 @@
 /**
- * Upstream's announcements beside a received message (research/anchor-core.md §3): when the key
- * that signed it came from a rotation on this node, the retiring key's signed word for it; when
- * its sender took over an address by a replacement, the namespace controller's. A client that
- * pinned the old key verifies these to accept the new one; without them it sees a key change.
+ * Upstream's announcements beside a received message
+ * (docs/adr/0002-did-svc-identity-log-and-namespace-records.md): when the key that signed it came
+ * from a rotation on this node, the retiring key's signed word for it; when its sender took over an
+ * address by a replacement, the namespace controller's. A client that pinned the old key verifies
+ * these to accept the new one; without them it sees a key change.
  */
 import type { RotationAnnouncement } from '../../../../contract/core/identities.ts';
 import type { ReplacementAnnouncement } from '../../../../contract/core/namespaces.ts';

@@ -1,8 +1,8 @@
 /**
- * Client-signed mail and chat (research/anchor-core.md §4, §10): the one place the node checks a
- * signature a client made over a message envelope. The sender signs the canonical envelope with
- * its own key and sends `signature` beside the exact `signed_payload` bytes; the node checks, in
- * this order, that
+ * Client-signed mail and chat (docs/adr/0004-custody-model.md,
+ * docs/adr/0005-signed-messages-and-federation.md): the one place the node checks a signature a
+ * client made over a message envelope. The sender signs the canonical envelope with its own key and
+ * sends `signature` beside the exact `signed_payload` bytes; the node checks, in this order, that
  *
  * 1. `signing_key_id` (when given) is `from_did`, and `from_did` is the sender's current key;
  * 2. the signed `timestamp` is second precision and within ±300 s of the node's clock;

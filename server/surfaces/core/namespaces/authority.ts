@@ -1,5 +1,5 @@
 /**
- * Namespace authority (DESIGN §5, issue 13): a domain becomes a namespace of this node only with
+ * Namespace authority (DESIGN §5): a domain becomes a namespace of this node only with
  * the owner's consent or with DNS proof, a `_svcid` record naming the controller and this node.
  * Whoever merely holds a key proves nothing about a domain: without this rule anyone reaching the
  * node could claim `bigcorp.example` and receive the mail local identities send there.

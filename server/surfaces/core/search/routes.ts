@@ -1,5 +1,5 @@
 /**
- * `GET /v1/search` (issue 18): an identity searches its own mail (received and sent) and the chats
+ * `GET /v1/search` (ours): an identity searches its own mail (received and sent) and the chats
  * it is in, as its reads show them; Bearer or DIDKey (http/route-auth.ts). The MCP tool `search`
  * is the same call.
  */

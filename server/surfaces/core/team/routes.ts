@@ -1,9 +1,10 @@
 /**
- * The team surface upstream's clients call (research anchor-core §9.1): connect with a team
- * certificate, then the team, its members with presence (and one by alias), heartbeats, and the
- * cleanup of gone ephemeral workspaces. Control (`POST /v1/agents/{alias}/control`) is the control aggregate's
- * route: a team is a project, so "within the team" is its project rule. The workspace's team
- * fields are set with the identity's settings (`PATCH /v1/agents/me`, identities/routes.ts).
+ * The team surface upstream's clients call (docs/adr/0003-request-authentication.md): connect with
+ * a team certificate, then the team, its members with presence (and one by alias), heartbeats, and
+ * the cleanup of gone ephemeral workspaces. Control (`POST /v1/agents/{alias}/control`) is the
+ * control aggregate's route: a team is a project, so "within the team" is its project rule. The
+ * workspace's team fields are set with the identity's settings (`PATCH /v1/agents/me`,
+ * identities/routes.ts).
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';

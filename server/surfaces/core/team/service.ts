@@ -1,5 +1,5 @@
 /**
- * Team-certificate identities on the core (issue 17; research anchor-core §9.1): a member whose
+ * Team-certificate identities on the core (docs/adr/0004-custody-model.md): a member whose
  * certificate this node issued connects once and becomes a self-custodial identity of the team's
  * project (the node holds no key for it: what it sends, it signs). Mail, chat, contacts, control,
  * events and MCP then serve it as any identity; this service answers who a verified member is

@@ -1,9 +1,10 @@
 /**
- * Billing caps for documents (research B8, C5; DESIGN §5). A self-custodial node is `active` with
- * no caps unless its owner configures some; then it reports `free` and the free-tier 402 path
- * applies to creates and appends. Reads are never capped and nothing is ever deleted.
+ * Billing caps for documents (DESIGN §5; docs/adr/0006-library-and-document-surfaces.md). A
+ * self-custodial node is `active` with no caps unless its owner configures some; then it reports
+ * `free` and the free-tier 402 path applies to creates and appends. Reads are never capped and
+ * nothing is ever deleted.
  *
- * Asset storage is different (issue 13): every team has a quota on the bytes its images and
+ * Asset storage is different: every team has a quota on the bytes its images and
  * videos take, 2 GiB unless the owner sets another, whatever the tier, because a node's disk is
  * finite and uploads arrive from outside. It does not make the tier `free`.
  */

@@ -1,7 +1,8 @@
 /**
- * Theme colours (research B6): the accepted spellings, parsed to RGBA, and the base palettes.
- * Accepted: `#rgb`, `#rrggbb`, `#rrggbbaa`, `rgb(r, g, b)` / `rgba(r, g, b, a)` with integer
- * channels 0-255 and alpha 0-1, and a short list of names. Anything else is null (dropped).
+ * Theme colours (docs/adr/0006-library-and-document-surfaces.md): the accepted
+ * spellings, parsed to RGBA, and the base palettes. Accepted: `#rgb`, `#rrggbb`, `#rrggbbaa`,
+ * `rgb(r, g, b)` / `rgba(r, g, b, a)` with integer channels 0-255 and alpha 0-1, and a short list
+ * of names. Anything else is null (dropped).
  */
 import { COLOR_KEYS, PRESETS, type ColorKey, type Preset } from '../../../../contract/docs/rules.ts';
 import type { Palette } from '../../../../contract/docs/theme.ts';

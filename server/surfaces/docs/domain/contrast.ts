@@ -1,4 +1,4 @@
-/** WCAG 2.x relative luminance and contrast ratio (research B6: text on surface must reach AA). */
+/** WCAG 2.x relative luminance and contrast ratio (a theme's text on its surface must reach AA). */
 import type { Rgba } from './colors.ts';
 
 /** WCAG AA for normal text, and the ratio as messages show it: the UI's rules too. */

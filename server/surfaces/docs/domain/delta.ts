@@ -1,5 +1,6 @@
 /**
- * Version storage for documents (issue 5): history must not cost a full copy per version.
+ * Version storage for documents: history must not cost a full copy per version (versions are
+ * append-only and never deleted, so full copies would grow without bound).
  *
  * Every version is stored as a delta against the one before it: the length of the common prefix,
  * the length of the common suffix and the changed middle, all in UTF-8 bytes (so a split inside a

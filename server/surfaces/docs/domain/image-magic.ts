@@ -1,7 +1,7 @@
 /**
- * What an upload's first bytes say it is (research B7): png, jpeg, gif (87a/89a) and webp
- * (RIFF....WEBP). SVG is never an image here (it can carry script). Video containers get a
- * lighter check: an ISO BMFF box (mp4, quicktime) or the EBML header (webm).
+ * What an upload's first bytes say it is, checked as upstream checks images: png, jpeg, gif
+ * (87a/89a) and webp (RIFF....WEBP). SVG is never an image here (it can carry script). Video
+ * containers get a lighter check: an ISO BMFF box (mp4, quicktime) or the EBML header (webm).
  */
 import { IMAGE_TYPES, VIDEO_TYPES, type ImageType, type VideoType } from '../../../../contract/docs/rules.ts';
 

@@ -1,6 +1,7 @@
 /**
- * Declarative templates (research B3): built-in only. A template is validated, rendered to plain
- * Markdown and stored as an ordinary version; the template object itself is never stored.
+ * Declarative templates, as upstream has them: built-in only (team-authored templates would need a
+ * safety design first). A template is validated, rendered to plain Markdown and stored as an
+ * ordinary version; the template object itself is never stored.
  *
  * - `pitch`: cover, metrics, sections, ask; `memo`: cover, sections; `metrics`: cover, metrics.
  * - `cover` is required everywhere; unknown keys and slots are 422; strings are trimmed.
@@ -119,7 +120,7 @@ export function renderTemplate(request: TemplateRequestInput, loc: (string | num
   return render(name, validate(name, request.slots ?? {}, [...loc, 'slots']));
 }
 
-// ---- Discovery (research C8): GET /v1/templates and /v1/templates/{name} ----
+// ---- Discovery (ours): GET /v1/templates and /v1/templates/{name} ----
 
 const str = (maxLength: number, description?: string) => ({ type: 'string', maxLength, ...(description ? { description } : {}) });
 

@@ -3,7 +3,7 @@ import { contrastReport, effectivePalettes, sanitizeTokens, TEXT_ROLES } from '.
 
 const rolesOf = (report: ReturnType<typeof contrastReport>) => report.map((p) => [p.palette, p.checks.map((c) => [c.role, c.passes])]);
 
-describe('contrastReport: every text colour a page paints (issue 14)', () => {
+describe('contrastReport: every text colour a page paints, muted text, links and code too', () => {
   it('passes the svc palettes in every role, light and dark', () => {
     const report = contrastReport({ layout: { color_scheme: 'auto' } }, null);
     expect(report.map((p) => p.palette)).toEqual(['light', 'dark']);

@@ -1,5 +1,5 @@
 /**
- * Theme tokens (research B6) as one pure module: what a token may be, the palettes a theme shows
+ * Theme tokens as one pure module: what a token may be, the palettes a theme shows
  * (the preset's base palettes with custom colours on top, light and/or dark by `color_scheme`) and
  * their contrast. The theme service stores and checks tokens with it, and present pages paint
  * exactly the palettes it returns, so what the contrast check passed is what a reader sees.

@@ -1,9 +1,9 @@
 /**
- * An editable link's page (research B4, M8): a plain Markdown editor over the latest version with
- * a Write/Preview toggle, an optional name remembered in the browser, and Save. Its one inline
- * script is allowed by a per-request CSP nonce and talks only to this link's own endpoints
- * (`state`, `preview`, `edit`, same origin). A stale save gets the latest body back (409) and the
- * editor offers to load it.
+ * An editable link's page, as upstream's (docs/adr/0006-library-and-document-surfaces.md): a plain
+ * Markdown editor over the latest version with a Write/Preview toggle, an optional name remembered
+ * in the browser, and Save. Its one inline script is allowed by a per-request CSP nonce and talks
+ * only to this link's own endpoints (`state`, `preview`, `edit`, same origin). A stale save gets
+ * the latest body back (409) and the editor offers to load it.
  */
 import { escapeHtml, presentDocument, type PresentTheme } from './page.ts';
 

@@ -1,10 +1,10 @@
 /**
- * The HTML of the public present pages (research B4): a full document titled with the document's
- * own title (issue 14: a reader's tab and bookmarks should say what it is; whoever holds the link
- * sees the title on the page anyway), noindex, a `main.page > article.surface` card with
- * the optional theme logo, header, sanitised body and footer, a clean default look and a print
- * stylesheet. Pure string builders: every value is escaped here, and the body is already sanitised
- * HTML from render/markdown.ts.
+ * The HTML of the public present pages (docs/adr/0006-library-and-document-surfaces.md): a full
+ * document titled with the document's own title (upstream says "Presented document"; a reader's tab
+ * and bookmarks should say what it is; whoever holds the link sees the title on the page anyway),
+ * noindex, a `main.page > article.surface` card with the optional theme logo, header, sanitised
+ * body and footer, a clean default look and a print stylesheet. Pure string builders: every value
+ * is escaped here, and the body is already sanitised HTML from render/markdown.ts.
  */
 
 import { COLOR_KEYS, SVC_PALETTES, type Palette, type Preset } from '../domain/colors.ts';

@@ -1,5 +1,5 @@
 /**
- * Markdown rendering off the event loop (issue 13): one worker thread (worker.ts), started at the
+ * Markdown rendering off the event loop: one worker thread (worker.ts), started at the
  * first render, never at the node's start. markdown-it and sanitize-html are linear but slow on
  * hostile input (a 200k-character table takes over a second), so on the main thread a few previews
  * stalled every request of the node. Here they only occupy the worker:

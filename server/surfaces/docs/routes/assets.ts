@@ -1,7 +1,7 @@
 /**
- * Assets (research B7, C4). Team routes: POST /v1/assets (image, base64 in JSON),
- * POST /v1/assets/video/direct-upload, GET /v1/assets/{asset_id}. Public routes, outside
- * team auth: GET /assets/{asset_id} (the bytes, by id; a video streamed from its file, with
+ * Assets (docs/adr/0006-library-and-document-surfaces.md). Team routes: POST /v1/assets (image,
+ * base64 in JSON), POST /v1/assets/video/direct-upload, GET /v1/assets/{asset_id}. Public routes,
+ * outside team auth: GET /assets/{asset_id} (the bytes, by id; a video streamed from its file, with
  * Range) and PUT /v1/assets/{asset_id}/upload (the one-time token in the URL is the capability).
  */
 import { createReadStream } from 'node:fs';

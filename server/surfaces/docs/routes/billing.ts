@@ -1,4 +1,4 @@
-/** GET /v1/billing (research B8): tier, caps and the team's usage. Never blocked. */
+/** GET /v1/billing, as upstream answers it: tier, caps and the team's usage. Never blocked. */
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { Billing } from '../../../../contract/docs/billing.ts';

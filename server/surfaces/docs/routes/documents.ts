@@ -1,6 +1,6 @@
 /**
- * Documents over JSON (research B2): create (raw Markdown or a template), list, read, history,
- * one older version (ours, C7) and template appends. Schemas and scopes are declared; the
+ * Documents over JSON, upstream's routes: create (raw Markdown or a template), list, read, history,
+ * one older version (ours) and template appends. Schemas and scopes are declared; the
  * contract (contract/docs/documents.ts, templates.ts) is the one definition.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';

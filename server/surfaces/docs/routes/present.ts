@@ -1,5 +1,5 @@
 /**
- * Present links (spec §4.7; research B4).
+ * Present links (spec §4.7; docs/adr/0006-library-and-document-surfaces.md).
  *
  * `presentApiRoutes` (behind team auth): mint (`POST /v1/present`, docs:write), revoke
  * (`POST /v1/present/{token}/revoke`, docs:write) and, ours, list (`GET /v1/present`, docs:read,

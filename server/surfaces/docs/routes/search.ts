@@ -1,5 +1,5 @@
 /**
- * `GET /v1/search/documents` (issue 18): a member with `docs:read` searches its team's documents,
+ * `GET /v1/search/documents` (ours): a member with `docs:read` searches its team's documents,
  * current versions first, older ones findable and ranked lower.
  */
 import type { FastifyInstance } from 'fastify';

@@ -1,4 +1,4 @@
-/** Template discovery (ours, research C8): the built-in templates, their slots and an example. */
+/** Template discovery (ours): the built-in templates, their slots and an example, for forms and agents. */
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { TemplateDetail, TemplateList, TemplateParams } from '../../../../contract/docs/templates.ts';

@@ -1,4 +1,4 @@
-/** GET /v1/theme (docs:read) and PUT /v1/theme (docs:write), research B6. */
+/** GET /v1/theme (docs:read) and PUT /v1/theme (docs:write), as upstream routes them. */
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { Theme, ThemeBody } from '../../../../contract/docs/theme.ts';

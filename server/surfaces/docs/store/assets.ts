@@ -1,8 +1,9 @@
 /**
- * The `docs_assets` table: a team's images (bytes in `data`) and videos (bytes in a file since
- * issue 13, `data` NULL; older ones in `data`). A video row starts `pending_upload` with the
- * sha256 of its one-time upload token and turns `ready` when its bytes arrived. Rows are never
- * deleted once ready (their public URLs are immutable). The only module that reads or writes it.
+ * The `docs_assets` table: a team's images (bytes in `data`) and videos (bytes in a file,
+ * `data` NULL; videos stored by older versions keep theirs in `data`). A video row starts
+ * `pending_upload` with the sha256 of its one-time upload token and turns `ready` when its bytes
+ * arrived. Rows are never deleted once ready (their public URLs are immutable). The only module
+ * that reads or writes it.
  */
 import type { Asset } from '../../../../contract/docs/assets.ts';
 import type { Db } from '../../../context.ts';

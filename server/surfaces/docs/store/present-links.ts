@@ -82,7 +82,7 @@ export const toResolvedLink = (row: PresentLinkRow): ResolvedLink => ({
     alias: row.created_by_alias,
     did_key: row.created_by_did_key,
     did_aw: row.created_by_did_aw,
-    // Research B4: a save through a link names the minter, but no address.
+    // As upstream attributes it: a save through a link names the minter, but no address.
     address: null,
     lifetime: 'persistent',
     scopes: [],

@@ -1,9 +1,9 @@
 /**
- * Blueprint import payloads (research A2): blueprint.yaml at the root, one `profiles/<id>/`
- * directory per listed profile, anything else at the root (README.md) kept as is. Reading splits a
- * payload into its manifest and profile-relative profile payloads whose entries are unchanged, so a
- * profile digests the same inside a blueprint and on its own. Building writes the library-generated
- * blueprint.yaml that publish-profile uses, in a form reading accepts.
+ * Blueprint import payloads, in upstream's file layout: blueprint.yaml at the root, one
+ * `profiles/<id>/` directory per listed profile, anything else at the root (README.md) kept as is.
+ * Reading splits a payload into its manifest and profile-relative profile payloads whose entries
+ * are unchanged, so a profile digests the same inside a blueprint and on its own. Building writes
+ * the library-generated blueprint.yaml that publish-profile uses, in a form reading accepts.
  */
 import type { JsonValue } from '../../../crypto/canonical-json.ts';
 import { invalid, ServiceError, type ValidationIssue } from '../../../errors.ts';

@@ -1,10 +1,11 @@
 /**
- * Profile proposals are asset-scoped changesets (research A7): each asset is one file
- * (`instructions.md`, `skills/x/SKILL.md`) or one profile.yaml field (`profile.yaml#mission`), set
- * or deleted against the base digest the proposer saw. Checking them per asset is what lets
- * non-overlapping proposals compose.
+ * Profile proposals are asset-scoped changesets, as upstream's
+ * (docs/adr/0006-library-and-document-surfaces.md): each asset is one file (`instructions.md`,
+ * `skills/x/SKILL.md`) or one profile.yaml field (`profile.yaml#mission`), set or deleted against
+ * the base digest the proposer saw. Checking them per asset is what lets non-overlapping proposals
+ * compose.
  *
- * The same code runs at submission, as a dry run against the current shelf version (research C1:
+ * The same code runs at submission, as a dry run against the current shelf version (ours:
  * invalid or colliding changes never reach review), and again at approve, where the bases are
  * rechecked. Shape errors are 422; collisions and stale or missing bases are 409.
  */
@@ -124,7 +125,7 @@ function entryPaths(value: JsonValue | undefined): string[] {
   return value.flatMap((e) => (isObject(e) && typeof e.path === 'string' ? [e.path] : []));
 }
 
-/** 409 for changes that cannot all hold at once (research C1). */
+/** 409 for changes that cannot all hold at once (say, one path twice, or deleting a file profile.yaml names). */
 function collisions(changeset: Changeset, before: ReadonlySet<string>, after: ReadonlySet<string>, original: YamlMapping, result: YamlMapping): string[] {
   const out: string[] = [];
   const seen = new Set<string>();
@@ -149,7 +150,7 @@ function collisions(changeset: Changeset, before: ReadonlySet<string>, after: Re
   return out;
 }
 
-/** 409 for assets whose base does not match the current version (research A7 stale rules). */
+/** 409 for assets whose base does not match the current version (upstream's stale rule). */
 function staleness(changeset: Changeset, current: Record<string, string>): string[] {
   const out: string[] = [];
   for (const asset of changeset.assets) {

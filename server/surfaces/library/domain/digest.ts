@@ -1,7 +1,7 @@
 /**
- * Content digests (research A3): of a whole payload, and of each part of a profile. Schema strings
- * are ours (`svc.*`, DESIGN §5, contract/library-rules.ts), so digests deliberately differ from
- * upstream aweb catalogs. Tags and other record metadata never enter a digest, and file order
+ * Content digests, upstream's algorithms: of a whole payload, and of each part of a profile. Schema
+ * strings are ours (`svc.*`, DESIGN §5, contract/library-rules.ts), so digests deliberately differ
+ * from upstream aweb catalogs. Tags and other record metadata never enter a digest, and file order
  * does not matter (files are sorted by path first).
  */
 import { IMPORT_PAYLOAD_SCHEMA, PROFILE_PAYLOAD_SCHEMA } from '../../../../contract/library-rules.ts';
@@ -48,9 +48,10 @@ export function partDigests(files: readonly PayloadFile[]): Record<string, strin
 }
 
 /**
- * The bases a proposal quotes, keyed by exact proposal path (research C2): every file path
- * (profile.yaml included) and `profile.yaml#<field>` for each field asset present in profile.yaml.
- * An absent field has no entry, which tells a client to create it without a base.
+ * The bases a proposal quotes (ours, so a proposer need not compute them), keyed by exact proposal
+ * path: every file path (profile.yaml included) and `profile.yaml#<field>` for each field asset
+ * present in profile.yaml. An absent field has no entry, which tells a client to create it without
+ * a base.
  */
 export function proposalAssetDigests(files: readonly PayloadFile[]): Record<string, string> {
   const { document } = readProfile(files);

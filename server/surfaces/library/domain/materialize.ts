@@ -1,8 +1,9 @@
 /**
- * The agent home a runtime writes for a shelf profile (research A8, C3): a composed AGENTS.md, the
- * profile's skills and artifacts at the home root, the whole payload under `.svc/profile/` (our
- * brand directory where upstream writes `.aw/profile/`) and a `ref.json` pin with the managed set,
- * which clients use to refresh and prune. Pure: the same input always gives the same bytes.
+ * The agent home a runtime writes for a shelf profile, laid out as upstream's CLI expects it: a
+ * composed AGENTS.md, the profile's skills and artifacts at the home root, the whole payload under
+ * `.svc/profile/` (our brand directory where upstream writes `.aw/profile/`) and a `ref.json` pin
+ * with the managed set, which clients use to refresh and prune. Pure: the same input always gives
+ * the same bytes.
  *
  * runtime_kind `claude-code` (also the default, empty) adds `CLAUDE.md` → `AGENTS.md` and one
  * directory symlink `.claude/skills/<n>` → `../../skills/<n>` per skill; other kinds get the plain

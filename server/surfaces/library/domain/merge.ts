@@ -1,9 +1,10 @@
 /**
- * update-from-source (research A6): a three-way merge of a shelf profile (ours) with a newer copy
- * of its source profile (theirs), part by part against the digests recorded at the last copy or
- * sync (baselines). A part is a whole file or one MERGE_FIELDS field; there is no line merge and
- * no conflict marker. Upstream changes land only where ours never evolved, so local learning
- * (including approved proposals) is never clobbered.
+ * update-from-source, upstream's merge (docs/adr/0006-library-and-document-surfaces.md): a
+ * three-way merge of a shelf profile (ours) with a newer copy of its source profile (theirs), part
+ * by part against the digests recorded at the last copy or sync (baselines). A part is a whole file
+ * or one MERGE_FIELDS field; there is no line merge and no conflict marker. Upstream changes land
+ * only where ours never evolved, so local learning (including approved proposals) is never
+ * clobbered.
  *
  * A part missing from the baselines counts as unknown: it never equals ours or theirs, so ours is
  * kept unless ours and theirs already agree.

@@ -1,5 +1,5 @@
 /**
- * The one rule for a file path inside a blueprint or profile payload (research A2, A3): POSIX,
+ * The one rule for a file path inside a blueprint or profile payload: POSIX,
  * relative, already normal, and never something that must not leave a machine. Payload imports and
  * changeset file assets both go through here, so a path accepted in one is accepted in the other.
  *

@@ -1,5 +1,5 @@
 /**
- * Payload file entries `{path, content_utf8, sha256}` (research A2), checked once at the door.
+ * Payload file entries `{path, content_utf8, sha256}` (upstream's shape), checked once at the door.
  *
  * Upstream trusts the client's sha256; we recompute it and refuse a mismatch (DESIGN §5), fill it in
  * when omitted, and refuse content whose bytes or canonical JSON would differ between encoders

@@ -1,6 +1,7 @@
 /**
- * profile.yaml, the manifest of a profile payload (research A2): reading it into typed fields for
- * the service, and writing it back when the library itself changes a profile (merge, proposals).
+ * profile.yaml, the manifest of a profile payload (upstream's fields): reading it into typed fields
+ * for the service, and writing it back when the library itself changes a profile (merge,
+ * proposals).
  *
  * Only the shape is checked here (types, the id and version formats, paths that are valid payload
  * paths); whether the named instructions, skill and artifact files exist is left to the operations

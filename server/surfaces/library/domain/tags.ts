@@ -1,5 +1,5 @@
 /**
- * Tags on blueprints and shelf profiles (research A4) at the node's door: each one spelled and
+ * Tags on blueprints and shelf profiles at the node's door: each one spelled and
  * checked by the shared rule (contract/library-rules.ts, which the UI previews with), the set
  * deduplicated and sorted, and every refusal reported in one 422.
  */

@@ -1,6 +1,6 @@
 /**
  * YAML in and out for blueprint.yaml and profile.yaml. Parsing pins the YAML 1.2 core schema, so
- * `yes`/`no`/`on` stay strings and dates stay text (PyYAML upstream is YAML 1.1; research A3), and
+ * `yes`/`no`/`on` stay strings and dates stay text (upstream parses with PyYAML, YAML 1.1), and
  * fails closed: a syntax error, duplicate key, second document or unresolved tag is a 422. Dumping
  * is deterministic (key order kept, block style, no line folding, no anchors), so a rewritten file
  * has one spelling and re-reads to the same values; strings a YAML 1.1 reader would take for

@@ -1,6 +1,6 @@
 /**
- * The catalog: three public reads anyone may make without a certificate (research A9), and the
- * owner team's writes (import, tags, delete). Schemas and auth are declared; the contract
+ * The catalog: three public reads anyone may make without a certificate, as upstream serves them,
+ * and the owner team's writes (import, tags, delete). Schemas and auth are declared; the contract
  * (contract/library/catalog.ts) is the one definition.
  */
 import type { FastifyInstance } from 'fastify';

@@ -1,5 +1,5 @@
 /**
- * `GET /v1/search/library` (issue 18): a member with `library:read` searches its team's shelf
+ * `GET /v1/search/library` (ours): a member with `library:read` searches its team's shelf
  * profiles and the public catalog's blueprints (names, descriptions, file contents).
  */
 import type { FastifyInstance } from 'fastify';

@@ -1,5 +1,5 @@
 /**
- * The `library_teams` table: a team's public owner and display name in the catalog (research A4).
+ * The `library_teams` table: a team's public owner and display name in the catalog.
  * The catalog's version reads join it for the display name.
  */
 import type { Db } from '../../../context.ts';

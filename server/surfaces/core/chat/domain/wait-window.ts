@@ -1,6 +1,7 @@
 /**
- * Send-and-wait (upstream research/anchor-core.md §10.3): a message with wait_seconds opens its
- * sender's wait window on the session. Each session holds at most one window, kept on its row.
+ * Send-and-wait, as upstream's CLI uses it: a message with wait_seconds opens its sender's wait
+ * window on the session, and the CLI waits on the session stream for a reply, extending its wait
+ * on a read receipt or a hang_on message. Each session holds at most one window, kept on its row.
  */
 
 /** What a hang_on message adds to an open wait window, and what a read receipt asks a waiter to add. */

@@ -1,5 +1,5 @@
 /**
- * The Sent view's reads (ours, issue 14): what an identity sent, from its two sources, each read
+ * The Sent view's reads (ours): what an identity sent, from its two sources, each read
  * newest first from its own index (migration 0019), `limit + 1` rows a page however much was sent.
  *
  * - mail to identities on this node: the `messages` rows it wrote (origin `local`);
@@ -171,7 +171,8 @@ export function toQueuedSentItem(row: QueuedSentRow): SentMail {
     priority: message.priority,
     signature: message.signature,
     signed_payload: message.signed_payload,
-    // Carried on the federation wire since issue 16; mail queued before that has none.
+    // The federation wire carries upstream's thread_id since mail threads were added; mail queued
+    // by an older version has none.
     thread_id: message.thread_id ?? null,
     created_at: `${row.sec}Z`,
     status: row.status,

@@ -1,6 +1,6 @@
 /**
  * Mail for agents: send, read the inbox (or the archive), acknowledge; list what was sent;
- * archive, unarchive, delete and mark unread (issue 14). Arguments go through the HTTP API's own
+ * archive, unarchive, delete and mark unread. Arguments go through the HTTP API's own
  * schemas (contract/core/mail.ts) and services, so both surfaces refuse the same inputs with the
  * same words.
  */

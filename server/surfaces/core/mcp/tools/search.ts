@@ -1,5 +1,5 @@
 /**
- * Search for agents (issue 18): "the mail from acme about the contract" without paging an inbox.
+ * Search for agents: "the mail from acme about the contract" without paging an inbox.
  * The same query, scope and answer as `GET /v1/search` (the identity's own mail and the chats it
  * is in): the arguments go through that route's schema, so both refuse the same inputs alike.
  */
