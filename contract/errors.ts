@@ -83,7 +83,7 @@ export type ValidationIssue = z.output<typeof ValidationIssue>;
 
 /**
  * Every error body. `detail` is a sentence, a 422's list of issues, or (the document surface's cap
- * refusal, research B8) an object whose `message` is the sentence.
+ * refusal, in upstream's shape) an object whose `message` is the sentence.
  */
 export const ErrorBody = z.object({
   detail: z.union([z.string(), z.array(ValidationIssue), z.looseObject({ message: z.string() })]),

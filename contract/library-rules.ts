@@ -13,9 +13,10 @@
 // ------------------------------------------------------------------ canonical payloads
 
 /**
- * The `schema` of each canonical payload (research A2, A3, A7). They are ours (`svc.*`, DESIGN §5)
- * and enter every digest, so digests deliberately differ from upstream aweb catalogs. Constants
- * here, not in contract/library/, so the UI can send them without bundling zod.
+ * The `schema` of each canonical payload (docs/adr/0006-library-and-document-surfaces.md). They are
+ * ours (`svc.*`, DESIGN §5) and enter every digest, so digests deliberately differ from upstream
+ * aweb catalogs. Constants here, not in contract/library/, so the UI can send them without bundling
+ * zod.
  */
 export const IMPORT_PAYLOAD_SCHEMA = 'svc.blueprint.import-payload.v1';
 export const PROFILE_PAYLOAD_SCHEMA = 'svc.blueprint.profile-payload.v1';

@@ -1,7 +1,7 @@
 /**
- * Chat (`/v1/chat/...`, spec §4.4; upstream research/anchor-core.md §10.2, §10.3, §11.2): the
- * requests the node validates, its answers, and the frames of a session's stream, as zod schemas
- * that also describe the API. Bodies are strict: an unknown field is a 422, as upstream's
+ * Chat (`/v1/chat/...`, spec §4.4; upstream's shapes, docs/adr/0001-upstream-wire-primitives.md):
+ * the requests the node validates, its answers, and the frames of a session's stream, as zod
+ * schemas that also describe the API. Bodies are strict: an unknown field is a 422, as upstream's
  * extra=forbid. The UI takes the inferred types only.
  */
 import { z } from 'zod';

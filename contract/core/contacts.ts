@@ -1,5 +1,5 @@
 /**
- * Contacts (`/v1/contacts`; research/anchor-core.md §10.4): the addresses, domains and dids an
+ * Contacts (`/v1/contacts`, upstream's): the addresses, domains and dids an
  * identity knows. A `contacts-only` identity accepts mail and chat from outside its project only
  * from these. The node validates requests and describes its API with these schemas; the UI takes
  * the inferred types.

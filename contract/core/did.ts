@@ -1,5 +1,6 @@
 /**
- * The did:svc registry (`/v1/did`; research/anchor-core.md §2): a stable id's current did:key and
+ * The did:svc registry (`/v1/did`, upstream's registry routes;
+ * docs/adr/0002-did-svc-identity-log-and-namespace-records.md): a stable id's current did:key and
  * its append-only log. Reads are public; `POST /v1/did` and `PUT /v1/did/{did_aw}` take entries
  * self-custodial clients sign themselves (the proof is in the body, not in a header). The node
  * validates requests and describes its API with these schemas; clients take the inferred types.

@@ -1,5 +1,5 @@
 /**
- * `GET /health` (upstream's, research/anchor-core.md §8): whether the node answers and its
+ * `GET /health` (upstream's shape, `{status, version, checks}`): whether the node answers and its
  * database with it, and its version. No credential; served on every listener.
  */
 import { z } from 'zod';

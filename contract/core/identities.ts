@@ -85,8 +85,8 @@ export const InitBody = z
 export type InitInput = z.output<typeof InitBody>;
 
 /**
- * `PATCH /v1/agents/me`. Upstream's team clients send their workspace fields here too (research
- * anchor-core §9.1: `hostname`, `workspace_path`, with `role` and `human_name`); those two are a
+ * `PATCH /v1/agents/me`. Upstream's team clients send their workspace fields here too
+ * (`hostname`, `workspace_path`, with `role` and `human_name`); those two are a
  * team member's workspace, so an identity that did not connect to a team is refused them (404).
  */
 export const SettingsBody = z.strictObject({

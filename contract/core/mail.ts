@@ -1,8 +1,9 @@
 /**
- * Mail (`/v1/messages`, spec §4.4; bodies as research/anchor-core.md §10.1; ours: Sent, folders,
- * the rendered body, mail to other nodes): the requests the node validates and the answers it
- * gives, as zod schemas that also describe the API. The node's routes, services and MCP tools and
- * the UI's client take these (the UI their inferred types only, so zod stays out of its bundle).
+ * Mail (`/v1/messages`, spec §4.4; bodies as upstream's, docs/adr/0001-upstream-wire-primitives.md;
+ * ours: Sent, folders, the rendered body, mail to other nodes): the requests the node validates and
+ * the answers it gives, as zod schemas that also describe the API. The node's routes, services and
+ * MCP tools and the UI's client take these (the UI their inferred types only, so zod stays out of
+ * its bundle).
  */
 import { z } from 'zod';
 import { MAX_RECIPIENTS, MAX_SUBJECT, PRIORITIES } from '../core-rules.ts';
@@ -24,10 +25,11 @@ const selector = z.string().min(1).max(256);
 const selectors = z.array(selector).max(MAX_RECIPIENTS);
 
 /**
- * A client-signed send (research/anchor-core.md §4, §10.1): the client signed the canonical
- * envelope itself and sends `signature` beside the exact `signed_payload` bytes, naming its key
- * in `from_did` (and `signing_key_id`, which must equal it). The node verifies and stores them in
- * place of signing in custody; a self-custodial identity can only send this way.
+ * A client-signed send (docs/adr/0004-custody-model.md,
+ * docs/adr/0005-signed-messages-and-federation.md): the client signed the canonical envelope itself
+ * and sends `signature` beside the exact `signed_payload` bytes, naming its key in `from_did` (and
+ * `signing_key_id`, which must equal it). The node verifies and stores them in place of signing in
+ * custody; a self-custodial identity can only send this way.
  */
 export const clientSigningFields = {
   signature: z.string().min(1).max(512).optional(),

@@ -1,5 +1,5 @@
 /**
- * Full-text search (issue 18): one query shape and one answer for every place that searches, each
+ * Full-text search (ours): one query shape and one answer for every place that searches, each
  * scoped exactly like its reads:
  *
  * - `GET /v1/search` on the core (an identity: Bearer or DIDKey; the MCP tool `search` too): its

@@ -1,8 +1,9 @@
 /**
- * The team surface upstream's clients call on the core (research anchor-core §9.1): a member
- * holding its own key and a team certificate this node issued connects once (`POST /v1/connect`),
- * which makes it an identity of the team's project, self-custodial (the node holds no key for
- * it). Every route here is team-certificate auth (or an API key bound to such an identity).
+ * The team surface upstream's clients call on the core (docs/adr/0003-request-authentication.md): a
+ * member holding its own key and a team certificate this node issued connects once
+ * (`POST /v1/connect`), which makes it an identity of the team's project, self-custodial (the node
+ * holds no key for it). Every route here is team-certificate auth (or an API key bound to such an
+ * identity).
  */
 import { z } from 'zod';
 import { Lifetime } from './identities.ts';

@@ -1,7 +1,7 @@
 /**
- * Assets (research B7, C4): images sent as base64 in JSON, videos through a one-time upload URL
- * (the PUT of their raw bytes is not JSON), and what the node answers about them. The bytes
- * themselves are served publicly by id at `/assets/{asset_id}`.
+ * Assets (docs/adr/0006-library-and-document-surfaces.md): images sent as base64 in JSON, videos
+ * through a one-time upload URL (the PUT of their raw bytes is not JSON), and what the node answers
+ * about them. The bytes themselves are served publicly by id at `/assets/{asset_id}`.
  */
 import { z } from 'zod';
 import { IMAGE_TYPES, VIDEO_TYPES } from './rules.ts';

@@ -1,7 +1,8 @@
 /**
- * Document caps and usage (research B8, C5): a team's `GET /v1/billing`, and the owner's
- * `GET`/`PUT /v1/node/docs/billing` (the owner API). A node with no document caps is `active`;
- * with some it is `free` and creates and appends beyond them are refused (402).
+ * Document caps and usage (docs/adr/0006-library-and-document-surfaces.md): a team's
+ * `GET /v1/billing`, and the owner's `GET`/`PUT /v1/node/docs/billing` (the owner API). A node with
+ * no document caps is `active`; with some it is `free` and creates and appends beyond them are
+ * refused (402).
  */
 import { z } from 'zod';
 

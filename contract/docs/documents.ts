@@ -1,7 +1,7 @@
 /**
- * Documents and their versions (spec §4.7; research B1, B2, C7): the requests of `/v1/documents`
- * and what the node answers. The node validates requests and describes its API with these
- * schemas; the UI takes the inferred types.
+ * Documents and their versions (spec §4.7; docs/adr/0006-library-and-document-surfaces.md): the
+ * requests of `/v1/documents` and what the node answers. The node validates requests and describes
+ * its API with these schemas; the UI takes the inferred types.
  */
 import { z } from 'zod';
 import { SLUG_MAX, SLUG_PATTERN, SLUG_RULE, TITLE_MAX } from './rules.ts';
@@ -63,9 +63,9 @@ export const ActingAs = z.object({
 export type ActingAs = z.output<typeof ActingAs>;
 
 /**
- * Who made a version, as history names it (issue 14): an identity the app acted as, a team member
- * (an agent, by its certificate's alias and address), or a visitor through an editable link (by
- * the name they typed; null when they typed none).
+ * Who made a version, as history names it (a person reads a name, not a key): an identity the app
+ * acted as, a team member (an agent, by its certificate's alias and address), or a visitor through
+ * an editable link (by the name they typed; null when they typed none).
  */
 export const VersionAuthorView = z.object({
   kind: z.enum(['identity', 'member', 'link-editor']),
@@ -124,7 +124,7 @@ export type DocumentDetail = z.output<typeof DocumentDetail>;
 export const DocumentSaved = DocumentDetail.extend({ unchanged: z.boolean() });
 export type DocumentSaved = z.output<typeof DocumentSaved>;
 
-/** Ours (issue 14): one page, most recently changed first, and how many match in all. */
+/** Ours: one page, most recently changed first, and how many match in all. */
 export const DocumentPage = z.object({
   documents: z.array(DocumentSummary),
   has_more: z.boolean(),

@@ -1,7 +1,7 @@
 /**
- * Present links (spec §3, §4.7; research B4): minting, listing and revoking them (team routes),
- * the editor's live preview, and the JSON an editable link's page exchanges with the node
- * (`/present/{token}/…`; the pages themselves are HTML).
+ * Present links (spec §3, §4.7; docs/adr/0006-library-and-document-surfaces.md): minting, listing
+ * and revoking them (team routes), the editor's live preview, and the JSON an editable link's page
+ * exchanges with the node (`/present/{token}/…`; the pages themselves are HTML).
  */
 import { z } from 'zod';
 import { EDITOR_NAME_MAX, PREVIEW_MAX_CHARS, SLUG_MAX, SLUG_PATTERN } from './rules.ts';

@@ -25,7 +25,7 @@ export function documentSlugProblem(value: string): string | null {
 }
 export const TITLE_MAX = 240;
 
-// ------------------------------------------------------------------ templates (research B3)
+// ------------------------------------------------------------------ templates
 
 export const TEMPLATE_NAMES = ['pitch', 'memo', 'metrics'] as const;
 export type TemplateName = (typeof TEMPLATE_NAMES)[number];
@@ -51,7 +51,7 @@ export const TEMPLATE_LIMITS = {
   item: 240,
 } as const;
 
-// ------------------------------------------------------------------ theme (research B6)
+// ------------------------------------------------------------------ theme
 
 export const COLOR_KEYS = ['background', 'surface', 'text', 'muted', 'border', 'accent'] as const;
 export type ColorKey = (typeof COLOR_KEYS)[number];
@@ -87,7 +87,7 @@ export function formatRatio(ratio: number): string {
 /** The theme's header and footer, in characters. */
 export const THEME_TEXT_MAX = 2000;
 
-// ------------------------------------------------------------------ assets (research B7, C4)
+// ------------------------------------------------------------------ assets
 
 export const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'] as const;
 export type ImageType = (typeof IMAGE_TYPES)[number];
@@ -97,7 +97,7 @@ export const IMAGE_MAX_BYTES = 256 * 1024;
 export const VIDEO_TYPES = ['video/mp4', 'video/quicktime', 'video/webm'] as const;
 export type VideoType = (typeof VIDEO_TYPES)[number];
 
-// ------------------------------------------------------------------ present links (research B4)
+// ------------------------------------------------------------------ present links
 
 /** The name a visitor types when saving through an editable link, in characters. */
 export const EDITOR_NAME_MAX = 120;

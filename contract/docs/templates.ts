@@ -1,7 +1,8 @@
 /**
- * Templates (research B3, C8): the template object a document is created or appended from, the
- * slots each built-in template takes, and what discovery (`GET /v1/templates…`) answers. Which
- * template takes which slots, and rendering, are the node's (server/surfaces/docs/domain/templates.ts).
+ * Templates (upstream's built-in ones; discovery is ours): the template object a document is
+ * created or appended from, the slots each built-in template takes, and what discovery
+ * (`GET /v1/templates…`) answers. Which template takes which slots, and rendering, are the node's
+ * (server/surfaces/docs/domain/templates.ts).
  */
 import { z } from 'zod';
 import { SLOT_NAMES, TEMPLATE_LIMITS as LIMITS, TEMPLATE_NAMES } from './rules.ts';

@@ -1,6 +1,7 @@
 /**
- * The team's document theme (research B6): `GET`/`PUT /v1/theme`, and the contrast report the
- * editor's preview carries (`POST /v1/present/preview`, present.ts).
+ * The team's document theme (docs/adr/0006-library-and-document-surfaces.md):
+ * `GET`/`PUT /v1/theme`, and the contrast report the editor's preview carries
+ * (`POST /v1/present/preview`, present.ts).
  */
 import { z } from 'zod';
 import { COLOR_KEYS, FONT_NAMES, IMAGE_TYPES, LAYOUT, PALETTE_NAMES, PRESETS, TEXT_ROLES, THEME_TEXT_MAX } from './rules.ts';

@@ -1,6 +1,6 @@
 /**
- * Profile bindings (research A4, A8): which agent wears which exact shelf profile version
- * (digest included). One binding per agent; binding again replaces it.
+ * Profile bindings (docs/adr/0006-library-and-document-surfaces.md): which agent wears which exact
+ * shelf profile version (digest included). One binding per agent; binding again replaces it.
  */
 import { z } from 'zod';
 import { AgentId, Digest, Ref, Version } from './common.ts';

@@ -1,6 +1,6 @@
 /**
- * The public blueprint catalog (research A1, A4, A9): three reads anyone may make, and the owner
- * team's writes (import a blueprint payload, retag, delete).
+ * The public blueprint catalog (docs/adr/0006-library-and-document-surfaces.md): three reads anyone
+ * may make, and the owner team's writes (import a blueprint payload, retag, delete).
  */
 import { z } from 'zod';
 import { IMPORT_PAYLOAD_SCHEMA } from '../library-rules.ts';
@@ -71,7 +71,7 @@ export const BlueprintDetail = BlueprintSummary.extend({
 });
 export type BlueprintDetail = z.output<typeof BlueprintDetail>;
 
-/** The public profile read (research A4 get-profile): its manifest fields and profile-relative files. */
+/** The public profile read (upstream's get-profile): its manifest fields and profile-relative files. */
 export const PublicProfile = z.object({
   blueprint_ref: z.string(),
   blueprint_version: z.string(),

@@ -1,8 +1,9 @@
 /**
- * What every part of the library surface (spec §4.6, research A4) shares on the wire: refs,
- * versions, digests and tags as requests spell them, payload files, where a shelf profile was
- * copied from, and profile.yaml's free-form values. Content rules beyond shape (paths, sha256,
- * profile.yaml, changesets) are the node's (server/surfaces/library/domain/), checked after these.
+ * What every part of the library surface (spec §4.6;
+ * docs/adr/0006-library-and-document-surfaces.md) shares on the wire: refs, versions, digests and
+ * tags as requests spell them, payload files, where a shelf profile was copied from, and
+ * profile.yaml's free-form values. Content rules beyond shape (paths, sha256, profile.yaml,
+ * changesets) are the node's (server/surfaces/library/domain/), checked after these.
  */
 import { z } from 'zod';
 import { MAX_TAGS, REF_PATTERN, REF_RULE, VERSION_PATTERN } from '../library-rules.ts';

@@ -1,6 +1,6 @@
 /**
- * Materialize (research A8, C3): the home files a runtime writes for a bound or named shelf
- * profile version. It computes and writes nothing on the node.
+ * Materialize (upstream's, laid out as its CLI writes a home): the home files a runtime writes for
+ * a bound or named shelf profile version. It computes and writes nothing on the node.
  */
 import { z } from 'zod';
 import { AgentId, JsonList, JsonMapping, Ref, Version } from './common.ts';

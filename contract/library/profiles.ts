@@ -1,7 +1,7 @@
 /**
- * One shelf profile (research A4, A5, A6): an immutable series of versions made on the shelf, by
- * update from source or by an approved proposal; its tags; and publishing a version into the
- * catalog (research A4 publish-profile).
+ * One shelf profile (docs/adr/0006-library-and-document-surfaces.md): an immutable series of
+ * versions made on the shelf, by update from source or by an approved proposal; its tags; and
+ * publishing a version into the catalog (upstream's publish-profile).
  */
 import { z } from 'zod';
 import { PROFILE_PAYLOAD_SCHEMA } from '../library-rules.ts';

@@ -1,8 +1,9 @@
 /**
- * Reviewable proposals (research A7, C1): a changeset of profile assets submitted for review,
- * approved (which mints the next patch version) or rejected. The reviewer's alias comes from the
- * certificate. A changeset's content rules (paths, bases, collisions) are the node's
- * (server/surfaces/library/domain/changeset.ts), checked when submitted and again when approved.
+ * Reviewable proposals (docs/adr/0006-library-and-document-surfaces.md): a changeset of profile
+ * assets submitted for review, approved (which mints the next patch version) or rejected. The
+ * reviewer's alias comes from the certificate. A changeset's content rules (paths, bases,
+ * collisions) are the node's (server/surfaces/library/domain/changeset.ts), checked when submitted
+ * and again when approved.
  */
 import { z } from 'zod';
 import { CHANGESET_SCHEMA } from '../library-rules.ts';

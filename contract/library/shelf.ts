@@ -1,6 +1,7 @@
 /**
- * A team's private shelf as a whole (research A4, A5): the working set read in pages, importing a
- * catalog profile onto it, and the team's public registration in the catalog.
+ * A team's private shelf as a whole (docs/adr/0006-library-and-document-surfaces.md): the working
+ * set read in pages, importing a catalog profile onto it, and the team's public registration in the
+ * catalog.
  */
 import { z } from 'zod';
 import { Ref, SourcePins, Tags, Version } from './common.ts';

@@ -47,7 +47,7 @@ export const AddMemberBody = z.strictObject({
 });
 export type AddMemberInput = z.output<typeof AddMemberBody>;
 
-/** `POST /v1/node/teams/{team_id}/invites` (ours, issue 17): a one-time join code for an agent that holds its own key. */
+/** `POST /v1/node/teams/{team_id}/invites` (ours): a one-time join code for an agent that holds its own key. */
 export const InviteBody = z.strictObject({
   alias: ruled(memberAliasProblem),
   lifetime: CertificateLifetime.optional(),
@@ -127,13 +127,15 @@ export const InviteCancelled = z.object({ cancelled: z.literal(true), invite_id:
 export type InviteCancelled = z.output<typeof InviteCancelled>;
 
 /**
- * `POST /v1/team/join` (ours, issue 17): the agent redeems a join code for a certificate naming
- * its own key. `signature`: Ed25519 by `did_key`, base64url without padding, over the canonical
- * JSON of `{type: "svc.team.join", code, did_key, timestamp}` (with `did_aw` in it when sent).
+ * `POST /v1/team/join` (ours; docs/adr/0004-custody-model.md): the agent redeems a join code for a
+ * certificate naming its own key. `signature`: Ed25519 by `did_key`, base64url without padding,
+ * over the canonical JSON of `{type: "svc.team.join", code, did_key, timestamp}` (with `did_aw` in
+ * it when sent).
  *
  * A persistent agent with its own did:svc registered on this node (`/v1/did`, its log naming
  * `did_key` as the current key) joins with it, so its certificate names it (upstream's persistent
- * member: anchor-core §7), beside the address the invite names. Only a persistent invite takes it.
+ * member certificate carries `member_did_aw` and `member_address`), beside the address the invite
+ * names. Only a persistent invite takes it.
  */
 export const JoinBody = z.strictObject({
   code: z.string().min(1).max(128),
@@ -152,7 +154,7 @@ export const SignBody = z.strictObject({
   /** The exact body text that will be sent, if any. */
   body: z.string().max(SIGNED_BODY_MAX_BYTES).optional(),
   surface: z.enum(['library', 'docs']).optional(),
-  /** Ours (issue 14): the agent_id of the identity the app acts as; signed into the envelope and recorded on document versions. */
+  /** Ours: the agent_id of the identity the app acts as; signed into the envelope and recorded on document versions. */
   acting_as: z.string().min(1).max(128).optional(),
 });
 export type SignInput = z.input<typeof SignBody>;
@@ -202,7 +204,7 @@ export const ScopeDescription = z.object({ scope: TeamScope, grants: z.string(),
 export type ScopeDescription = z.output<typeof ScopeDescription>;
 
 /**
- * A member certificate in the owner's listing, with its presence (issue 17): `agent_id` is the
+ * A member certificate in the owner's listing, with its presence: `agent_id` is the
  * identity whose workspace uses this certificate (null when none connected with it via
  * `POST /v1/connect`); `online` as on `GET /v1/agents` (never for a revoked certificate);
  * `last_seen` the last sign of life (a heartbeat, a stream, the connect), null when none.
