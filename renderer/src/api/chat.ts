@@ -3,7 +3,8 @@
  * rejoining too), read positions, and a session's live stream. Through `IdentityRequests`
  * (identity-keys.ts).
  */
-// The wire contract (contract/) is written once, for the node and for this client (issue 15).
+// The wire contract (contract/) is written once, for the node and for this client, so the two
+// cannot drift apart.
 import type {
   ChatHistory,
   ChatMessage,

@@ -1,5 +1,6 @@
 /** An identity's contacts (/v1/contacts), through `IdentityRequests` (identity-keys.ts). */
-// The wire contract (contract/) is written once, for the node and for this client (issue 15).
+// The wire contract (contract/) is written once, for the node and for this client, so the two
+// cannot drift apart.
 import type { Contact } from '../../../contract/core/contacts.ts';
 import type { IdentityRequests } from './identity-keys.ts';
 

@@ -3,8 +3,8 @@
  * bindings, materialize). The catalog reads are public; everything else is a team-signed request
  * (team-request.ts).
  */
-// The wire contract (contract/library/) is written once, for the node and for this client (issue 15).
-// Types only, so zod never enters the bundle.
+// The wire contract (contract/library/) is written once, for the node and for this client, so the
+// two cannot drift apart. Types only, so zod never enters the bundle.
 import type * as Bindings from '../../../contract/library/bindings.ts';
 import type * as Catalog from '../../../contract/library/catalog.ts';
 import type * as Materialize from '../../../contract/library/materialize.ts';

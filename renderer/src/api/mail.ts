@@ -2,7 +2,8 @@
  * Mail as one identity (/v1/messages): the inbox and its folders, sending, what was sent, and the
  * delivery state of mail to other nodes. Through `IdentityRequests` (identity-keys.ts).
  */
-// The wire contract (contract/) is written once, for the node and for this client (issue 15).
+// The wire contract (contract/) is written once, for the node and for this client, so the two
+// cannot drift apart.
 import type {
   InboxPage,
   MailAcknowledged,
@@ -119,7 +120,7 @@ export class MailClient {
     return this.#requests.call('POST', `/v1/messages/${encodeURIComponent(messageId)}/ack`, {});
   }
 
-  // Mail folders (issue 14).
+  // Mail folders (the node's own, beyond upstream's inbox).
 
   /** Everything this identity sent, newest first, one item per recipient. */
   sent(options: { limit?: number; before?: string } = {}): Promise<SentPage> {

@@ -6,7 +6,8 @@
  * and every failure becomes an `ApiError` whose message is the node's detail in plain words.
  * How the UI gets its credential (the desktop's owner token, a browser's session): connect.ts.
  */
-// The wire contract (contract/) is written once, for the node and for this client (issue 15).
+// The wire contract (contract/) is written once, for the node and for this client, so the two
+// cannot drift apart.
 import type { NodeAgentPresence, NodeChangeKind, NodeWakeItem } from '../../../contract/core/events.ts';
 import type { CreatedIdentity, Identity } from '../../../contract/core/identities.ts';
 import type { Namespace } from '../../../contract/core/namespaces.ts';

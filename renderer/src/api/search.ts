@@ -1,5 +1,5 @@
 /**
- * Full-text search on the owner API (`GET /v1/node/search`, issue 18): the request target built
+ * Full-text search on the owner API (`GET /v1/node/search`): the request target built
  * from the contract's query shape, and a refused query in words. The wire types are the
  * contract's (contract/core/search.ts), re-exported for the views (types only: that module
  * builds zod schemas, which the renderer's bundle does without); the client method is

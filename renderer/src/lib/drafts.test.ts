@@ -102,7 +102,7 @@ describe('slugFromTitle', () => {
     expect(long.endsWith('-')).toBe(false);
   });
 
-  it('transliterates letters that carry no separate accent (issue 14)', () => {
+  it('transliterates letters that carry no separate accent, instead of dropping them', () => {
     expect(slugFromTitle('Ünïcødé')).toBe('unicode');
     expect(slugFromTitle('Straße nach Ærø')).toBe('strasse-nach-aero');
     expect(slugFromTitle('Łódź Œuvre Þór ıstanbul')).toBe('lodz-oeuvre-thor-istanbul');

@@ -300,7 +300,7 @@ export function documentRows(drafts: readonly DocumentDraft[], documents: readon
 
 /**
  * Letters that Unicode does not decompose into a base letter and marks, spelled the way they are
- * usually transliterated (issue 14: "Ünïcødé" became `unic-de`).
+ * usually transliterated (without them "Ünïcødé" became `unic-de`).
  */
 const TRANSLITERATE: Readonly<Record<string, string>> = {
   ß: 'ss',

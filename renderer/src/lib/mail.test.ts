@@ -186,7 +186,7 @@ describe('priorityBadge and preview', () => {
   });
 });
 
-describe('folders (issue 14)', () => {
+describe('folders', () => {
   const list = [mail('c', '2026-01-03T00:00:00Z'), mail('b', '2026-01-02T00:00:00Z'), mail('a', '2026-01-01T00:00:00Z')];
 
   it('takes a message out, patches one, and picks the next to show as mail apps do', () => {

@@ -1,6 +1,6 @@
 /**
  * Mail helpers for the views and the mail store: list merging, the signature badge, priority
- * words, reply drafts; folders (issue 14): list updates after archive and delete, what a delete
+ * words, reply drafts; folders: list updates after archive and delete, what a delete
  * says it does, Sent's delivery words, which links of a rendered body may open. Pure; tested in
  * mail.test.ts.
  */
@@ -184,7 +184,7 @@ export function threadEntries(received: readonly MailMessage[], sent: readonly S
     .sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : 0));
 }
 
-// ------------------------------------------------------------------ folders (issue 14)
+// ------------------------------------------------------------------ folders
 
 /**
  * Mail's folders: the inbox, its unread part, everything sent, what was archived, and mail and

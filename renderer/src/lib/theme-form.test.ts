@@ -139,7 +139,7 @@ describe('theme form', () => {
     expect(contrastBlock([])).toBeNull();
   });
 
-  it('shows and blocks on every text colour the page paints, not only text (issue 14)', () => {
+  it('shows and blocks on every text colour the page paints, not only text', () => {
     const check = (role: 'text' | 'muted' | 'link' | 'code', ratio: number) => ({
       role,
       label: role,

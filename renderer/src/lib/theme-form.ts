@@ -215,11 +215,11 @@ export function base64OfDataUrl(dataUrl: string): string {
   return comma === -1 ? '' : dataUrl.slice(comma + 1);
 }
 
-/** The text colours a present page paints (issue 14), as the editor names them. */
+/** The text colours a present page paints, each checked for contrast, as the editor names them. */
 export const ROLE_LABELS: Readonly<Record<TextRole, string>> = { text: 'Text', muted: 'Muted text', link: 'Links', code: 'Code blocks' };
 const ROLES: readonly TextRole[] = TEXT_ROLES;
 
-/** A palette's contrast as a node reports it: one older than issue 14 sends no `checks` (text on surface only). */
+/** A palette's contrast as a node reports it: a node from before per-colour checks sends no `checks` (text on surface only). */
 export type ContrastReport = Omit<PaletteContrast, 'checks'> & Partial<Pick<PaletteContrast, 'checks'>>;
 
 /** One text colour in one palette, in words: "15.80:1", ok, and what was measured. */
@@ -233,7 +233,7 @@ export interface ContrastCell {
   hint: string;
 }
 
-/** A palette's checks; a node older than issue 14 reports text on surface only. */
+/** A palette's checks; a node from before per-colour checks reports text on surface only. */
 function checksOf(contrast: ContrastReport): ContrastCheck[] {
   return (
     contrast.checks ?? [

@@ -1,5 +1,5 @@
 /**
- * Who made a version, in words for the history (issue 14): the identity the app acted as, the
+ * Who made a version, in words for the history: the identity the app acted as, the
  * agent (team member) that saved it, or the visitor who edited through a link, by the name they
  * typed; never "owner through a present link" for an anonymous visitor. Pure; unit tested.
  */
@@ -16,12 +16,13 @@ export interface AuthorLine {
 
 const HOW: Record<VersionSource, string> = { api: 'saved', template: 'from a template', 'present-link': 'through an editable link' };
 
-/** A version as a node reports it: one older than issue 14 sends no `author`. */
+/** A version as a node reports it: a node from before versions named their author sends no `author`. */
 export type ReportedVersion = Pick<DocumentVersion, 'source' | 'created_by_alias' | 'created_by_address' | 'created_by_editor_name'> & Partial<Pick<DocumentVersion, 'author'>>;
 
 export function authorLine(version: ReportedVersion): AuthorLine {
   const how = HOW[version.source] ?? version.source;
-  // A node older than issue 14 sends no `author`: the certificate's fields, as before.
+  // A node from before versions named their author sends no `author`: the certificate's fields, as
+  // before.
   const author = version.author ?? {
     kind: version.source === 'present-link' ? ('link-editor' as const) : ('member' as const),
     name: version.source === 'present-link' ? version.created_by_editor_name : version.created_by_alias,

@@ -1,6 +1,6 @@
 /**
- * Whether the team's present-page theme changed, so open previews repaint (issue 14: the preview
- * stayed stale after a theme save until reload). A theme save, here or by an agent, nudges the
+ * Whether the team's present-page theme changed, so open previews repaint (otherwise a preview
+ * stays stale after a theme save until reload). A theme save, here or by an agent, nudges the
  * owner feed with `docs_changed`, as document saves do; the documents store then asks for the
  * theme's `updated_at`, and a new one bumps `version`, which previews watch.
  */

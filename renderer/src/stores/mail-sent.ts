@@ -1,5 +1,5 @@
 /**
- * Sent (issue 14): everything the current identity sent, newest first, one item per recipient,
+ * Sent: everything the current identity sent, newest first, one item per recipient,
  * to identities on this node (delivered) and to other nodes (queued, delivered or bounced), paged
  * from the node as the list scrolls (composables/usePagedList.ts). The mail store says whose it is
  * (`reset`) and when a send or a bounce may have changed it (`refresh`, which puts the newest page
