@@ -1,5 +1,5 @@
 /**
- * The node describes its own API (issue 15): `GET /openapi.json` is an OpenAPI 3.1 document built
+ * The node describes its own API: `GET /openapi.json` is an OpenAPI 3.1 document built
  * from the routes as Fastify registers them, so every route appears in it (a route cannot be added
  * without being described), routes that declare schemas carry them, and `/docs/api` is a readable
  * reference served by the node itself. The peer listener describes only what it serves. Every
@@ -177,7 +177,7 @@ describe('GET /openapi.json', () => {
       if (/ \/v1\/(did|namespaces)/.test(route)) return [];
       // A key of any kind (introspect, resolve), a project's key (init), the project's key or the owner (archive, replace).
       if (/^(GET \/v1\/auth\/introspect|GET \/v1\/agents\/resolve\/|POST \/v1\/workspaces\/init|POST \/api\/v1\/agents\/)/.test(route)) return [{ apiKey: [] }];
-      // An identity's own routes: its API key, or (issue 17) its team certificate with the DIDKey signature.
+      // An identity's own routes: its API key, or its team certificate with the DIDKey signature.
       return [{ apiKey: [] }, { teamCertificate: [], didKey: [] }];
     };
     const operations = Object.entries(doc.paths as Record<string, Record<string, any>>)

@@ -1,6 +1,6 @@
 /**
- * Chat (spec §4.4; upstream research/anchor-core.md §10.2, §10.3, §11.2) over real HTTP: sessions
- * created or reused, signed messages, history, monotonic reads, pending with send-and-wait
+ * Chat (spec §4.4; upstream's shapes, docs/adr/0001-upstream-wire-primitives.md) over real HTTP:
+ * sessions created or reused, signed messages, history, monotonic reads, pending with send-and-wait
  * windows, and the session stream with replay, live message and read-receipt frames.
  */
 import { randomUUID } from 'node:crypto';
@@ -175,7 +175,7 @@ describe('POST /v1/chat/sessions', () => {
       signature_status: 'verified',
       // An ephemeral sender has no address, so there is no namespace to vouch for.
       from_namespace_trust: null,
-      // Upstream's fields (issue 16).
+      // Upstream's fields, which its clients read.
       from_agent: a.alias,
       to_address: b.alias,
       to_stable_id: null,

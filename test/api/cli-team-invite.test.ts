@@ -1,5 +1,5 @@
 /**
- * Onboarding an agent that keeps its own key (issue 17): the owner's `svc-node team invite` makes
+ * Onboarding an agent that keeps its own key: the owner's `svc-node team invite` makes
  * a one-time join code and prints the one line the agent runs; the agent's `svc-node team join`
  * generates its key on its side, signs the code with it and gets its certificate from
  * POST /v1/team/join. The refusals are checked over HTTP with the test's own signing (node:crypto

@@ -1,5 +1,5 @@
 /**
- * Contacts (research/anchor-core.md §10.4): an identity's own list of addresses, domains and
+ * Contacts (upstream's `/v1/contacts`): an identity's own list of addresses, domains and
  * dids, which `contacts-only` reachability consults (test/api/mail.test.ts covers that rule).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

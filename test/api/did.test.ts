@@ -1,7 +1,7 @@
 /**
- * The did:svc registry (spec §4.2; research/anchor-core.md §2): a self-custodial client registers
- * and rotates with entries it signs itself; reads are public; the log verifies end to end and is
- * append-only in the database.
+ * The did:svc registry (spec §4.2; docs/adr/0002-did-svc-identity-log-and-namespace-records.md): a
+ * self-custodial client registers and rotates with entries it signs itself; reads are public; the
+ * log verifies end to end and is append-only in the database.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyLog, type LogEntry } from '../../server/crypto/identity-log.ts';

@@ -1,7 +1,8 @@
 /**
- * Who may do what on the document surface (DESIGN §4): `docs:read` for every read, `docs:write`
- * for every write, recorded per certificate; and `docs/doc.changed` reaching a subscribed team
- * member's event stream after each committed version (DESIGN §5, research C6).
+ * Who may do what on the document surface (DESIGN §4): `docs:read` for every read, `docs:write` for
+ * every write, recorded per certificate; and `docs/doc.changed` reaching a subscribed team member's
+ * event stream after each committed version, create included (DESIGN §5;
+ * docs/adr/0006-library-and-document-surfaces.md).
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { addDocsMember, type DocsClient } from '../support/docs.ts';

@@ -1,5 +1,5 @@
 /**
- * Who made each version (issue 14), over real HTTP: the app signs through the owner's sign route
+ * Who made each version, over real HTTP: the app signs through the owner's sign route
  * naming the identity chosen in its switcher (`acting_as`), and the node records that identity on
  * the version; without it the owner member is named. An outside member's own envelope cannot
  * claim to act for anyone. A visitor through an editable link is named by what they typed, and

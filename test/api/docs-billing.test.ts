@@ -1,9 +1,10 @@
 /**
- * Billing on a self-custodial node (research B8, C5; DESIGN §5): `active` with no caps by default;
- * with caps configured by the owner, `free`, and a 402 with the structured detail on the create or
- * append over a cap. Reads are never blocked and nothing is deleted. Asset storage has a per-team
- * quota whatever the tier (2 GiB unless the owner sets another), with its usage in the report and
- * a 402 in the same shape past it (uploads: test/security/docs-bounded-uploads.test.ts).
+ * Billing on a self-custodial node (DESIGN §5; docs/adr/0006-library-and-document-surfaces.md):
+ * `active` with no caps by default; with caps configured by the owner, `free`, and a 402 with the
+ * structured detail on the create or append over a cap. Reads are never blocked and nothing is
+ * deleted. Asset storage has a per-team quota whatever the tier (2 GiB unless the owner sets
+ * another), with its usage in the report and a 402 in the same shape past it (uploads:
+ * test/security/docs-bounded-uploads.test.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDocsMember, setDocCaps, type DocsClient } from '../support/docs.ts';

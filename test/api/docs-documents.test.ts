@@ -1,7 +1,7 @@
 /**
- * The document surface over real HTTP (spec §4.7; research B1-B3, C7, C8): documents, versions
- * with raw Markdown or templates, history and older bodies, team isolation, and that a refused
- * request leaves the data as it was.
+ * The document surface over real HTTP (spec §4.7; docs/adr/0006-library-and-document-surfaces.md):
+ * documents, versions with raw Markdown or templates, history and older bodies, team isolation, and
+ * that a refused request leaves the data as it was.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256Hex } from '../../server/crypto/encoding.ts';
@@ -291,7 +291,7 @@ describe('listing and isolation', () => {
     expect(await snapshot(alice, 'plan')).toEqual(before);
   });
 
-  it('pages the list by key, newest first, with a total, and filters by title or slug (issue 14)', async () => {
+  it('pages the list by key, newest first, with a total, and filters by title or slug', async () => {
     const pam = await addDocsMember(t, { team: 'pages', domain: 'pages.test', alias: 'pam' });
     for (let i = 0; i < 12; i++) expectOk(await pam.create(`p-${i}`, `body ${i}`, i === 7 ? 'Quarterly 100% plan' : `Page ${i}`), 201);
     const all: string[] = expectOk(await pam.request('GET', '/v1/documents')).map((d: any) => d.slug);

@@ -1,8 +1,9 @@
 /**
- * Present links over real HTTP (spec §3, §4.7; research B4): mint with defaults, clamping and
- * pinning; revoke; expiry on a node clock the test moves; the public read page (pinned version,
- * CSP and robots headers, no script, hostile Markdown neutralised); editable links (editor page,
- * state, preview, edit with stale-base 409); listing without tokens; `docs/doc.changed` for saves.
+ * Present links over real HTTP (spec §3, §4.7; docs/adr/0006-library-and-document-surfaces.md):
+ * mint with defaults, clamping and pinning; revoke; expiry on a node clock the test moves; the
+ * public read page (pinned version, CSP and robots headers, no script, hostile Markdown
+ * neutralised); editable links (editor page, state, preview, edit with stale-base 409); listing
+ * without tokens; `docs/doc.changed` for saves.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { addDocsMember, setDocCaps, type DocsClient } from '../support/docs.ts';
@@ -64,7 +65,7 @@ function expectNotFoundPage(p: Page): void {
   expect(p.headers.get('content-type')).toMatch(/^text\/html/);
   expect(p.text).toContain('<h1>Not found</h1>');
   expect(p.text).not.toMatch(/present|alice|slug|version/i);
-  // A small styled page (issue 14), still with nothing a guesser could learn, and no script.
+  // A small styled page, still with nothing a guesser could learn, and no script.
   expect(p.text).toContain('<title>Link not found</title>');
   expect(p.text).toMatch(/<style>[\s\S]*prefers-color-scheme:dark[\s\S]*<\/style>/);
   expect(p.text).not.toContain('<script');
@@ -123,7 +124,7 @@ describe('the read page', () => {
     const p = await page(link.url);
     expect(p.status).toBe(200);
     expect(p.headers.get('content-type')).toMatch(/^text\/html; charset=utf-8/);
-    // The tab says what the document is (issue 14).
+    // The tab says what the document is: whoever holds the link sees the title on the page anyway.
     expect(p.text).toContain('<title>Secret title</title>');
     expect(p.text).toContain('<meta name="robots" content="noindex, nofollow, noarchive">');
     expect(p.text).toMatch(/<main class="page"><article class="surface">/);
@@ -184,7 +185,7 @@ describe('revoke and expiry', () => {
     expectRefusal(await alice.request('POST', '/v1/present/00000000-0000-4000-8000-000000000000/revoke'), 404, undefined, 'SVC_ERR_PRESENT_LINK_NOT_FOUND');
   });
 
-  it('nudges the owner\'s feed on mint and revoke, so an open list of links follows (issue 14)', async () => {
+  it('nudges the owner\'s feed on mint and revoke, so an open list of links follows', async () => {
     const response = await connectSse(`${t.url}/v1/node/events/stream?deadline=${encodeURIComponent(deadlineIn(10))}`, { token: t.node.ownerToken });
     const stream = response.stream!;
     try {

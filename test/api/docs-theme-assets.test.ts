@@ -1,7 +1,7 @@
 /**
- * Theme and assets over real HTTP (spec §4.7; research B6, B7, C4): theme tokens, presets,
- * contrast, logo and wholesale replace; image assets, public serving, team isolation; and the
- * local video direct upload (pending_upload → ready through a one-time URL).
+ * Theme and assets over real HTTP (spec §4.7; docs/adr/0006-library-and-document-surfaces.md):
+ * theme tokens, presets, contrast, logo and wholesale replace; image assets, public serving, team
+ * isolation; and the local video direct upload (pending_upload → ready through a one-time URL).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDocsMember, type DocsClient } from '../support/docs.ts';
@@ -127,7 +127,7 @@ describe('theme', () => {
     expectOk(await putTheme({ tokens: {} }));
   });
 
-  it('checks every text colour the page paints: muted text, links and code blocks too (issue 14)', async () => {
+  it('checks every text colour the page paints: muted text, links and code blocks too', async () => {
     expectOk(await putTheme({ header: 'kept' }));
     const before = expectOk(await getTheme());
     // The issue's theme: a dark scheme whose plum accent made links 2.1:1 on the dark surface.
@@ -154,7 +154,7 @@ describe('theme', () => {
     expectRefusal(await putTheme({ tokens: { colors: { surface: 'transparent' } } }), 422, /opaque/);
   });
 
-  it('nudges the owner\'s feed when the theme is saved, so open previews repaint (issue 14)', async () => {
+  it('nudges the owner\'s feed when the theme is saved, so open previews repaint', async () => {
     const response = await connectSse(`${t.url}/v1/node/events/stream?deadline=${encodeURIComponent(deadlineIn(10))}`, { token: t.node.ownerToken });
     const stream = response.stream!;
     try {

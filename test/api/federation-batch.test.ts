@@ -1,8 +1,9 @@
 /**
- * Issue 19, federation that keeps up: delivery in batches with a result per message, budgets by
- * sending domain, and the outbox's flow control per peer node. Real nodes on loopback; where a test
- * needs a node that misbehaves in one exact way (an older node, one that says 429, a slow one) it
- * is a loopback server that answers the federation routes as told and records what reached it.
+ * Federation that keeps up with a busy peer (docs/adr/0005-signed-messages-and-federation.md):
+ * delivery in batches with a result per message, budgets by sending domain, and the outbox's flow
+ * control per peer node. Real nodes on loopback; where a test needs a node that misbehaves in one
+ * exact way (an older node, one that says 429, a slow one) it is a loopback server that answers the
+ * federation routes as told and records what reached it.
  */
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';

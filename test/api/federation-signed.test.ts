@@ -1,5 +1,5 @@
 /**
- * What travels between two real nodes on loopback beyond the message itself (issue 16): a mail's
+ * What travels between two real nodes on loopback beyond the message itself: a mail's
  * `thread_id`, and mail and chat a self-custodial identity signed with its own key. The client is
  * test/support/self-signer.ts (node:crypto and its own canonical JSON, none of the node's signing
  * code); the receiving node checks its signature and its sender's address as it does for a

@@ -1,7 +1,7 @@
 /**
- * The public blueprint catalog (spec §4.6, research A4, A9, A11): imports checked file by file,
- * immutable versions, refs owned by their first publisher, tags on the ref, the three public
- * reads, and delete detaching the shelf copies that track a blueprint.
+ * The public blueprint catalog (spec §4.6; docs/adr/0006-library-and-document-surfaces.md): imports
+ * checked file by file, immutable versions, refs owned by their first publisher, tags on the ref,
+ * the three public reads, and delete detaching the shelf copies that track a blueprint.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectRefusal } from '../support/expect.ts';

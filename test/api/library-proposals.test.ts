@@ -1,7 +1,8 @@
 /**
- * Proposals (spec §3, §7; research A7, C1) and bindings with materialize (research A8, C3):
- * changesets checked at submission and again at approval, which mints the next patch version;
- * stale bases rejected; bindings to exact shelf versions; home files per runtime.
+ * Proposals (spec §3, §7) and bindings with materialize
+ * (docs/adr/0006-library-and-document-surfaces.md): changesets checked at submission and again at
+ * approval, which mints the next patch version; stale bases rejected; bindings to exact shelf
+ * versions; home files per runtime.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ErrorCode } from '../../contract/errors.ts';

@@ -1,7 +1,7 @@
 /**
- * The private shelf (spec §3, §4.6; research A4-A6): profiles and immutable versions, import from
- * the catalog (idempotent per source profile), the newer-source flag, update-from-source with its
- * per-part 3-way merge, publish, tags and delete.
+ * The private shelf (spec §3, §4.6; docs/adr/0006-library-and-document-surfaces.md): profiles and
+ * immutable versions, import from the catalog (idempotent per source profile), the newer-source
+ * flag, update-from-source with its per-part 3-way merge, publish, tags and delete.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectOk, expectRefusal, expectValidation } from '../support/expect.ts';

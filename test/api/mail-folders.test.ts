@@ -1,5 +1,5 @@
 /**
- * Mail folders (ours, issue 14), over real HTTP on real encrypted SQLite: archive and unarchive,
+ * Mail folders (ours), over real HTTP on real encrypted SQLite: archive and unarchive,
  * delete from the inbox (the sender keeps its copy), mark unread, the inbox's `folder`, Sent (one
  * item per recipient, local and remote, with delivery states from a second real node, paged across
  * both sources), a body rendered as sanitised HTML, the event stream (archived and deleted mail is

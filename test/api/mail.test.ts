@@ -1,7 +1,7 @@
 /**
- * Mail (spec §4.4; bodies as research/anchor-core.md §10.1): sending to one or several
- * recipients by alias, address or did, each message signed in custody and verifiable against
- * the sender's did:key; reachability (contacts-only); the inbox and acknowledgement.
+ * Mail (spec §4.4; bodies as upstream's, docs/adr/0001-upstream-wire-primitives.md): sending to one
+ * or several recipients by alias, address or did, each message signed in custody and verifiable
+ * against the sender's did:key; reachability (contacts-only); the inbox and acknowledgement.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyMessageSignature } from '../../server/crypto/message-signing.ts';
@@ -68,7 +68,7 @@ describe('POST /v1/messages', () => {
       body: 'The build is green.',
       priority: 'high',
       read_at: null,
-      // Ours (issue 14): in the inbox, not archived.
+      // Ours: in the inbox, not archived.
       archived_at: null,
       created_at: sent.delivered_at,
       signature: expect.any(String),
@@ -79,7 +79,8 @@ describe('POST /v1/messages', () => {
       origin: 'local',
       from_node: null,
       is_contact: false,
-      // Upstream's fields (issue 16): the signing key, no thread, no announcements for a key never rotated.
+      // Upstream's fields, which its clients read: the signing key, no thread, no announcements for
+      // a key never rotated.
       signing_key_id: ann.did_key,
       thread_id: null,
       rotation_announcement: null,

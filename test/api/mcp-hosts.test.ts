@@ -1,5 +1,5 @@
 /**
- * MCP as real hosts use it (issue 16), driven by the official SDK client over real HTTP: both
+ * MCP as real hosts use it, driven by the official SDK client over real HTTP: both
  * paths, GET/DELETE per the Streamable HTTP transport, annotations and output schemas, a
  * chat_send wait that outlasts the client's request timeout thanks to progress notifications,
  * upstream's presence tools, and thread_id on send_mail. Once with each official client

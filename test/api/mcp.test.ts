@@ -12,7 +12,7 @@ const TOOLS = [
   'send_mail',
   'check_inbox',
   'ack_message',
-  // Mail folders (issue 14).
+  // Mail folders (ours).
   'list_sent',
   'archive_message',
   'unarchive_message',
@@ -27,10 +27,10 @@ const TOOLS = [
   'contacts_add',
   'contacts_remove',
   'send_control',
-  // Upstream's presence tools (issue 16).
+  // Upstream's presence tools.
   'list_agents',
   'heartbeat',
-  // Full-text search (issue 18).
+  // Full-text search (ours).
   'search',
 ];
 

@@ -128,7 +128,7 @@ describe('POST /v1/namespaces', () => {
     expectRefusal(await namespaceOf(domain), 404);
   });
 
-  it('runs a signed request once: the identical request again gets the first answer (issue 16)', async () => {
+  it('runs a signed request once: the identical request again gets the first answer', async () => {
     const domain = newDomain();
     prove(domain);
     const headers = didKeyHeaders(controller, { domain, operation: 'register' });

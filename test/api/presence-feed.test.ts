@@ -1,5 +1,5 @@
 /**
- * Presence on the owner feed (issue 17): `agent.online` when an identity opens its first event
+ * Presence on the owner feed: `agent.online` when an identity opens its first event
  * stream or sends a heartbeat, `agent.offline` when its last stream closes with no live heartbeat,
  * or when its heartbeat expires (noticed by the feed's sweep on its poll, no timer per identity).
  */

@@ -1,5 +1,5 @@
 /**
- * The search index for data that existed before it (issue 18): built in the background by the
+ * The search index for data that existed before it: built in the background by the
  * migration's backfill, in batches that commit their cursor with their rows, so progress shows
  * and a node stopped halfway resumes where it was. The "before" state is made the way migration
  * 0029 finds a database: rows present, indexes empty, the backfill's cursors at the start.

@@ -1,5 +1,5 @@
 /**
- * Full-text search (issue 18) over real HTTP on a real encrypted database: the query language,
+ * Full-text search over real HTTP on a real encrypted database: the query language,
  * filters, ranking and paging, and above all scoping. Each caller finds exactly what its reads
  * show: an identity its own mail and its chats, a team member its team's documents and shelf (and
  * the public catalog), the owner everything. Nothing leaks across identities, projects or teams.

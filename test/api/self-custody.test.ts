@@ -1,6 +1,6 @@
 /**
- * Self-custodial identities and client-signed mail and chat (issue 16; research/anchor-core.md
- * §2, §4, §9.3, §10): the client keeps the key, registers and rotates its did:svc itself, and
+ * Self-custodial identities and client-signed mail and chat (docs/adr/0004-custody-model.md): the
+ * client keeps the key, registers and rotates its did:svc itself, and
  * signs its own messages; the node verifies, refuses what fails, and holds no key for it. The
  * client here is test/support/self-signer.ts (node:crypto and its own canonical JSON).
  */

@@ -1,9 +1,10 @@
 /**
- * Team-certificate identities on the core (issue 17; research anchor-core §6.2-§6.4, §7, §9.1,
- * §11): an upstream client generates its own key, the owner issues it a certificate, and it
- * connects, opens its event stream, mails and chats (client-signed), is paused and interrupted,
- * and is revoked mid-stream. Every signature here is test/support/upstream-client.ts's (node:crypto
- * and its own canonical JSON), not the node's signing code.
+ * Team-certificate identities on the core (docs/adr/0003-request-authentication.md,
+ * docs/adr/0004-custody-model.md): an upstream client generates its own key, the owner issues it a
+ * certificate, and it connects, opens its event stream, mails and chats (client-signed), is paused
+ * and interrupted, and is revoked mid-stream. Every signature here is
+ * test/support/upstream-client.ts's (node:crypto and its own canonical JSON), not the node's
+ * signing code.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Connected, Heartbeat, TeamAgentDetail, TeamAgents, TeamInfo, WorkspaceDeleted } from '../../contract/core/team.ts';

@@ -1,7 +1,7 @@
 /**
- * The owner's team routes (DESIGN §4; research anchor-core §7): teams whose key the node holds,
- * certificates in upstream's exact format (optional member fields omitted, never ""), signed by
- * that key, one active alias per team, revocation, and owner-member signing for the UI.
+ * The owner's team routes (DESIGN §4; docs/adr/0003-request-authentication.md): teams whose key the
+ * node holds, certificates in upstream's exact format (optional member fields omitted, never ""),
+ * signed by that key, one active alias per team, revocation, and owner-member signing for the UI.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyTeamRequest, type TeamKeyring } from '../../server/auth/team-envelope.ts';
@@ -134,7 +134,7 @@ describe('POST /v1/node/teams/:team_id/members', () => {
       revoked_at: null,
       scopes: ['docs:read'],
       owner: false,
-      // Presence (issue 17): never connected.
+      // Presence: never connected.
       agent_id: null,
       online: false,
       last_seen: null,

@@ -1,8 +1,9 @@
 /**
- * Wire parity with upstream (issue 16): requests upstream clients send that were refused
- * (`to_agent_id`, `thread_id`, `message_id` and `timestamp`, `<project>~<alias>`), a client's
- * message_id as an idempotency key, mail threads, the address a `{name, did_key}` assignment gives
- * an identity, upstream's announcements beside a received message, and `GET /health`.
+ * Wire parity with upstream (docs/adr/0001-upstream-wire-primitives.md): requests upstream clients
+ * send that were refused (`to_agent_id`, `thread_id`, `message_id` and `timestamp`,
+ * `<project>~<alias>`), a client's message_id as an idempotency key, mail threads, the address a
+ * `{name, did_key}` assignment gives an identity, upstream's announcements beside a received
+ * message, and `GET /health`.
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

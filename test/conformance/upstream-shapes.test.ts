@@ -1,8 +1,8 @@
 /**
- * Upstream's clients against this node (issue 16): requests shaped exactly as upstream's Go CLI
- * and TypeScript channel client build them (research/anchor-core.md §10, §11, §16), and what those
- * clients then read from the answers, checked the way they read it. Written from the research
- * notes; no upstream code is copied. What each client reads:
+ * Upstream's clients against this node: requests shaped exactly as upstream's Go CLI and
+ * TypeScript channel client build them (docs/adr/0001-upstream-wire-primitives.md), and what those
+ * clients then read from the answers, checked the way they read it. Written from the wire rules
+ * alone; no upstream code is copied. What each client reads:
  *
  * - the channel client: inbox items (`message_id`, `from_alias`, `from_address`, `subject`,
  *   `priority`, `thread_id`, and it verifies `signature` over `signed_payload` with `from_did`,

@@ -1,5 +1,5 @@
 /**
- * Documents at scale (issue 14), in Debian's Chromium against a real headless node whose
+ * Documents at scale, in Debian's Chromium against a real headless node whose
  * encrypted database holds 100,000 documents: the list shows the count, keeps only the rows in
  * view in the DOM, reads further pages from the node as the keyboard reaches the end, opens a
  * document with Enter, and the filter finds one document among them on the node. The seeding

@@ -169,7 +169,7 @@ describe('Documents view (headless node, Chromium)', { timeout: 45_000 }, () => 
     await expect.poll(() => editor().textContent(), { timeout: WAIT }).toContain('A draft that was never saved.');
     expect(await saveState().textContent()).toContain('Unsaved changes');
     expect(await docRow('launch-plan').getByTestId('draft-badge').count()).toBe(1);
-    // Discarding asks first (issue 14); keeping the changes keeps them.
+    // Discarding asks first (one click used to lose them); keeping the changes keeps them.
     await page.getByTestId('discard-draft').click();
     const ask = modal().getByTestId('discard-dialog');
     await ask.waitFor({ timeout: WAIT });
@@ -208,7 +208,7 @@ describe('Documents view (headless node, Chromium)', { timeout: 45_000 }, () => 
     await page.getByTestId('new-document').click();
     const dialog = modal().getByTestId('new-document-dialog');
     await dialog.waitFor({ timeout: WAIT });
-    // Letters without a separate accent are spelled out (issue 14: "Ünïcødé" gave `unic-de`).
+    // Letters without a separate accent are spelled out (dropped, "Ünïcødé" gave `unic-de`).
     await dialog.getByTestId('new-doc-title').fill('Ünïcødé & Straße');
     await expect.poll(() => dialog.getByTestId('new-doc-slug').inputValue(), { timeout: WAIT }).toBe('unicode-strasse');
     await dialog.getByTestId('new-doc-title').fill('Weekly memo');
@@ -248,7 +248,7 @@ describe('Documents view (headless node, Chromium)', { timeout: 45_000 }, () => 
       expect(response?.headers()['content-security-policy']).toContain("script-src 'none'");
       expect(await visitor.locator('article.surface h1').textContent()).toBe('Launch plan');
       expect(await visitor.locator('article.surface').textContent()).toContain('Written offline.');
-      // The tab names the document (issue 14).
+      // The tab names the document, so a reader's tabs and bookmarks say what it is.
       expect(await visitor.title()).toBe('Launch plan');
       expect(await visitor.locator('script').count()).toBe(0);
       await saveShot(visitor, 'documents-present-page');
@@ -321,7 +321,7 @@ describe('Documents view (headless node, Chromium)', { timeout: 45_000 }, () => 
     expect(await dialog.getByTestId('theme-save').isDisabled()).toBe(true);
     await shot('documents-theme-refused');
 
-    // Every text colour is checked (issue 14): the issue's dark theme with a plum accent.
+    // Every text colour is checked, not only text on surface: a dark theme with a plum accent.
     await dialog.getByTestId('theme-color-text').fill('');
     await dialog.getByTestId('theme-scheme').selectOption('dark');
     await dialog.getByTestId('theme-color-accent').fill('#8a1c7c');
@@ -368,7 +368,7 @@ describe('Documents view (headless node, Chromium)', { timeout: 45_000 }, () => 
     await shot('documents-history-1024x700');
   });
 
-  it('fits the head in the window at 1440, 1200 and 900 px, light and dark (issue 14)', async () => {
+  it('fits the head in the window at 1440, 1200 and 900 px, light and dark', async () => {
     await asOwnerMember('POST', '/v1/documents', { slug: 'seed-round', title: 'Seed round: what we raise, and why', body: '# Seed round\n\nThe numbers.\n' });
     await docRow('seed-round').waitFor({ timeout: WAIT });
     await docRow('seed-round').click();
@@ -407,7 +407,7 @@ describe('Documents view (headless node, Chromium)', { timeout: 45_000 }, () => 
     await expect.poll(() => saveState().textContent(), { timeout: WAIT }).toBe('Saved as version 2');
   });
 
-  it('repaints the open preview when the theme is saved, by an agent or here (issue 14)', async () => {
+  it('repaints the open preview when the theme is saved, by an agent or here', async () => {
     await expect.poll(() => preview().locator('h1').textContent(), { timeout: WAIT }).toBe('Seed round');
     // An agent saves the theme: the preview follows without a reload.
     await asOwnerMember('PUT', '/v1/theme', { tokens: { colors: { text: '#222222' } }, header: 'Changed by an agent' });
@@ -444,7 +444,7 @@ describe('Documents view (headless node, Chromium)', { timeout: 45_000 }, () => 
     await shot('documents-preview-themed');
   });
 
-  it('names who made each version: the identity acting in the app, an agent, a visitor (issue 14)', async () => {
+  it('names who made each version: the identity acting in the app, an agent, a visitor', async () => {
     const project = (await node.owner('GET', '/v1/node/projects')).projects.find((p: { slug: string }) => p.slug === 'writers-people');
     await node.owner('POST', '/v1/node/identities', { project_id: project.project_id, name: 'bob' });
     await page.reload();
@@ -475,7 +475,7 @@ describe('Documents view (headless node, Chromium)', { timeout: 45_000 }, () => 
     expect(names).toContain('Visiting Editor through an editable link');
     expect(names).toContain('owner from a template');
     expect(names.join('|')).not.toMatch(/owner through/);
-    // One line each way, said in the singular (issue 14: "1 lines").
+    // One line each way, said in the singular (not "1 lines").
     await expect.poll(() => page.getByTestId('diff').locator('.visually-hidden').first().textContent(), { timeout: WAIT }).toBe('1 line removed, 1 line added');
     const stored = await asOwnerMember('GET', `/v1/documents/weekly-memo/versions/${before + 1}`);
     expect(stored.author).toEqual({ kind: 'identity', name: 'bob', address: null });

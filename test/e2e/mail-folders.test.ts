@@ -1,5 +1,5 @@
 /**
- * Mail a daily user expects (issue 14), driven in Debian's Chromium against a real headless node:
+ * Mail a daily user expects, driven in Debian's Chromium against a real headless node:
  * Sent (local and to another node, with delivery states), Markdown bodies rendered by the node
  * (sanitised; links open outside the app; no outside images) with a remembered "Plain text"
  * toggle, archive (E) with Undo (Z), the Archive folder and back to the inbox, mark unread (U),

@@ -1,5 +1,5 @@
 /**
- * Search (issue 18), driven as a person would in Debian's Chromium against a real headless node:
+ * Search, driven as a person would in Debian's Chromium against a real headless node:
  * mail and a chat between two identities (one mail about a "Café au lait contract"), documents and
  * shelf profiles. The command palette (Ctrl+K) searches as you type, as the identity acting (bob
  * finds his Sent copy only, alice her inbox copy): `cafe` finds the mail grouped under Mail with

@@ -1,5 +1,5 @@
 /**
- * No import cycles anywhere (issue 15): a cycle hides which module a rule belongs to, and in ESM
+ * No import cycles anywhere: a cycle hides which module a rule belongs to, and in ESM
  * it can hand a module a binding before it is initialised. dpdm parses every module of the node,
  * the shared contract, the Electron main process and the renderer's scripts, type-only imports
  * included (they tie modules together just as much for a reader).

@@ -1,5 +1,5 @@
 /**
- * SQL lives in store modules only (issue 15's data layer): a file named `store.ts` or
+ * SQL lives in store modules only (the data layer): a file named `store.ts` or
  * `*-store.ts`, or one inside a `store/` folder. Routes and services call typed store functions;
  * so a reader finds every query on a table in one place, and no SQL hides in orchestration code.
  */

@@ -1,12 +1,13 @@
 /**
- * Crash safety (issue 7): a headless `svc-node serve` under a steady mail, chat and document load,
- * killed with SIGKILL at a random point of every round and restarted on the same data dir and
- * port. After each kill the test opens the crashed database itself (read-only, so the node still
- * has to recover the WAL on its own) and runs `PRAGMA integrity_check`; after each restart it
- * checks that every write acknowledged to a client (a 2xx response) is there exactly once with
- * its content (and in the search index: issue 18), and that the recipient's event stream replays the unread mail and chat that is
- * pending. Requests in flight when the kill lands may or may not have committed: they are not
- * counted, and a committed one only shows up as an extra (unacknowledged) row.
+ * Crash safety (never lose acknowledged data): a headless `svc-node serve` under a steady mail,
+ * chat and document load, killed with SIGKILL at a random point of every round and restarted on the
+ * same data dir and port. After each kill the test opens the crashed database itself (read-only, so
+ * the node still has to recover the WAL on its own) and runs `PRAGMA integrity_check`; after each
+ * restart it checks that every write acknowledged to a client (a 2xx response) is there exactly
+ * once with its content (and in the search index), and that the recipient's event stream replays
+ * the unread mail and chat that is pending. Requests in flight when the kill lands may or may not
+ * have committed: they are not counted, and a committed one only shows up as an extra
+ * (unacknowledged) row.
  *
  * CRASH_ROUNDS (default 20) sets the number of kills; CRASH_SEED replays a run's random timings;
  * CRASH_VERBOSE=1 prints one line per round.

@@ -1,9 +1,9 @@
 /**
- * Bad input (issue 7), the full run: at least 10,000 fuzzed requests (FUZZ_RUNS to change) spread
- * over every route of the three surfaces, the owner API and federation inbound, with malformed
- * JSON, wrong types, oversize values, odd Unicode, path tricks and forged auth headers. No 5xx,
- * no hang, a JSON `detail` on every 4xx, stored data unchanged by refused requests, and the node
- * answering throughout. FUZZ_SEED replays a run; FUZZ_SHRINK=1 stops at the first failure and
+ * Bad input (a clear 4xx, never a 500), the full run: at least 10,000 fuzzed requests (FUZZ_RUNS to
+ * change) spread over every route of the three surfaces, the owner API and federation inbound, with
+ * malformed JSON, wrong types, oversize values, odd Unicode, path tricks and forged auth headers.
+ * No 5xx, no hang, a JSON `detail` on every 4xx, stored data unchanged by refused requests, and the
+ * node answering throughout. FUZZ_SEED replays a run; FUZZ_SHRINK=1 stops at the first failure and
  * lets fast-check shrink it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * Load (issue 7): a headless `svc-node serve` with 1,000 identities, each holding its event
+ * Load: a headless `svc-node serve` with 1,000 identities, each holding its event
  * stream open, takes 180 s of mixed traffic at a fixed offered rate: mail between those identities,
  * chat in two-party sessions, inbox reads, and team-signed library and document requests (reads
  * and writes). The requests are issued open-loop (on a clock, not when the previous one answers),

@@ -1,5 +1,5 @@
 /**
- * Many nodes (issue 19): 20 `svc-node serve` processes, each on its own test host (a network
+ * Many nodes: 20 `svc-node serve` processes, each on its own test host (a network
  * namespace with its own address, or loopback addresses where namespaces cannot be made: the
  * title and the report say which), each with a namespace and 3 identities, mailing each other all
  * to all at 100 sends/s for 60 s while two nodes are SIGKILLed and started again. Every

@@ -1,9 +1,9 @@
 /**
- * The connection flood of issue 13 at full size: ~20,000 half-open requests (a partial request
- * line, then nothing) to the peer listener of a `svc-node serve --public-port` process with its
- * default caps and timeouts, held open at once by several flood processes (flood workers are
- * half-open-flood.ts) from 64 loopback addresses, while a prober asks the loopback listener for
- * /v1/node/info with the owner token every 50 ms, each time on a new connection.
+ * The connection flood that once took the node down, at full size: ~20,000 half-open requests (a
+ * partial request line, then nothing) to the peer listener of a `svc-node serve --public-port`
+ * process with its default caps and timeouts, held open at once by several flood processes (flood
+ * workers are half-open-flood.ts) from 64 loopback addresses, while a prober asks the loopback
+ * listener for /v1/node/info with the owner token every 50 ms, each time on a new connection.
  *
  * It passes when every probe answered 200, the node never held more descriptors than it did
  * before the flood plus the peer listener's total cap (and a small margin), every flood connection

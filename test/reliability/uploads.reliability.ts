@@ -1,5 +1,5 @@
 /**
- * Video uploads at full size (issue 13: six parallel 190 MB uploads, buffered whole, took the node
+ * Video uploads at full size (six parallel 190 MB uploads, buffered whole, once took the node
  * to 2 GiB of memory and its database to 1.2 GB). Against a real `svc-node serve`:
  * - six parallel 190 MB uploads are stored as files: the node's resident memory grows by a
  *   one-time amount that does not depend on the uploads' size or number (UPLOADS_RSS_LIMIT_MIB,

@@ -1,5 +1,5 @@
 /**
- * Rendering stays bounded (issue 13: a 200k-character pathological table previewed 20 times on the
+ * Rendering stays bounded (a 200k-character pathological table previewed 20 times on the
  * peer listener made a loopback request wait 14.8 s; each view of a 2 MB document's read link took
  * 9.3 s, rendered again on every GET).
  * - While hostile tables render, through the team preview on the peer listener and through an

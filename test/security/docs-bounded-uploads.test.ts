@@ -1,5 +1,5 @@
 /**
- * Video uploads stay bounded (issue 13: six parallel 190 MB uploads, buffered whole, took the node
+ * Video uploads stay bounded (six parallel 190 MB uploads, buffered whole, once took the node
  * to 2 GiB of memory and its database to 1.2 GB). Against a real `svc-node serve`:
  * - parallel uploads are streamed to files under DIR/assets: the node's resident memory grows by
  *   less than what is in flight, the database not at all, and the bytes come back intact (whole

@@ -1,5 +1,5 @@
 /**
- * A static check of the Electron configuration (issue 7; Electron's security checklist), without
+ * A static check of the Electron configuration (DESIGN §7; Electron's security checklist), without
  * launching Electron (it cannot run on the test machines): main/ is parsed with the TypeScript
  * compiler API and every BrowserWindow, the sandbox switch and the navigation and window-open
  * guards are read from the syntax tree; the CSP that app:// sends is built by the shipped

@@ -1,9 +1,9 @@
 /**
- * `docs/doc.changed` needs `docs:read` (issue 13, "Revocation and scopes"), attacked over real
- * HTTP: before this change a member without docs:read subscribed to `docs/doc.changed` and
- * received slugs and versions. Now the subscription is refused (403, nothing stored), and an
- * identity whose certificate lost docs:read (revoked and re-issued without it) or was revoked
- * receives nothing, on the live stream or in the replay a new connection gets.
+ * `docs/doc.changed` needs `docs:read` (a scope that guards document reads guards news of them
+ * too), attacked over real HTTP: before this change a member without docs:read subscribed to
+ * `docs/doc.changed` and received slugs and versions. Now the subscription is refused (403, nothing
+ * stored), and an identity whose certificate lost docs:read (revoked and re-issued without it) or
+ * was revoked receives nothing, on the live stream or in the replay a new connection gets.
  *
  * "Nothing" is shown without a timeout: the identities are also subscribed in a second team where
  * they keep docs:read, whose event is written after the forbidden one. Streams deliver in write

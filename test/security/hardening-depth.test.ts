@@ -1,5 +1,5 @@
 /**
- * Deep nesting and YAML bombs (issue 13). Each attack answered 500 (a stack overflow in whatever
+ * Deep nesting and YAML bombs. Each attack once answered 500 (a stack overflow in whatever
  * walked the value first, or the YAML library's alias guard thrown as an internal error): `context`
  * nested thousands deep on PATCH /v1/agents/me and POST /v1/workspaces/init, a proposal's field
  * asset nested 3,000 deep, and an alias bomb in profile.yaml. Each is sent over real HTTP and must

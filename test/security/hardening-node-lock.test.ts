@@ -1,5 +1,5 @@
 /**
- * The node lock (issue 13). It was a pid file checked with kill(pid, 0): a stale lock whose pid
+ * The node lock. It was a pid file checked with kill(pid, 0): a stale lock whose pid
  * now belongs to another process refused to start (containers reuse small pids), and a restart
  * right after a crash raced the dying process (a killed node that is not yet reaped still answers
  * kill(pid, 0)). Now it is an SQLite lock the operating system drops when the process dies.

@@ -1,5 +1,5 @@
 /**
- * Invisible characters in file paths (issue 13): a blueprint or profile file path carrying a
+ * Invisible characters in file paths: a blueprint or profile file path carrying a
  * bidirectional override shows a reviewer another name than the one materialize writes
  * (`skills/\u202Edm.exe/SKILL.md` reads as `skills/exe.md/SKILL.md`), and zero-width or other
  * format characters make two different paths look alike. They were accepted; each must be a 422

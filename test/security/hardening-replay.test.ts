@@ -1,9 +1,9 @@
 /**
- * Replays across a restart (issue 13): the replay cache lived in memory, so a signed write
+ * Replays across a restart: the replay cache lived in memory, so a signed write
  * captured before a restart was accepted once more after it. Each attack captures a real signed
  * write (its exact headers and body), undoes its effect, restarts the node on the same data dir
  * and URL, and replays the bytes: the write does not run again (the data stays as it was left);
- * the replay only gets the first answer again (issue 16: an honest retry of an identical write
+ * the replay only gets the first answer again (an honest retry of an identical write
  * gets its first answer, DESIGN §5), while a fresh signature still works. Signed reads may repeat
  * (DESIGN §5) and add no row to the durable table.
  */

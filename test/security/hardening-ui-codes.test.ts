@@ -1,5 +1,5 @@
 /**
- * One-time UI codes (issue 13): the code printed at start never expired while the process ran,
+ * One-time UI codes: the code printed at start never expired while the process ran,
  * and every `svc-node ui` (POST /v1/node/ui-link) added another that stayed good, so a link left in
  * a terminal's scrollback or a shell history opened the owner's UI hours later. Codes now expire
  * after UI_CODE_TTL_MS (5 minutes) on the node's clock, and at most MAX_UI_CODES (32) are

@@ -1,5 +1,5 @@
 /**
- * The two listeners' boundaries (issue 7; DESIGN §7), each property stated once:
+ * The two listeners' boundaries (DESIGN §7), each property stated once:
  * - loopback: a page on a rebound DNS name (a foreign `Host`) or a foreign page (a foreign
  *   `Origin`) is refused with a JSON 403 before any handler runs, on every kind of endpoint it
  *   serves (owner API, spec API, MCP, UI), while the node's own Host spellings and Origin pass;

@@ -1,5 +1,5 @@
 /**
- * Namespace authority (issue 13; DESIGN §5): a namespace exists on a node only with its owner's
+ * Namespace authority (DESIGN §5): a namespace exists on a node only with its owner's
  * consent or with DNS proof. Each attack below is performed for real, from the peer listener with
  * no credential but a key of the attacker's own: squatting `bigcorp.example` to receive the mail
  * local identities send there, to refuse the real node's mail, to earn a trusted sender badge, and

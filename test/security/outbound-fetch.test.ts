@@ -1,5 +1,5 @@
 /**
- * Issue 13, "Federation fetches": everything the node fetches from other nodes goes through one
+ * Federation fetches (DESIGN §7): everything the node fetches from other nodes goes through one
  * outbound client. Each attack runs for real against a running node: unauthenticated
  * `POST /v1/federation/messages` whose sender domain points the node's sender check somewhere
  * hostile, and a local identity mailing a hostile domain. The "internal service" is a loopback

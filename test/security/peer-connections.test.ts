@@ -1,5 +1,5 @@
 /**
- * The peer listener's connections (issue 13), each attack performed for real against a running
+ * The peer listener's connections, each attack performed for real against a running
  * node, with caps and timeouts lowered through StartNodeOptions so a few hundred connections
  * suffice (test/reliability/peer-connections.reliability.ts floods the default caps with ~20,000):
  * - half-open requests from one address beyond its cap are closed at accept, unread; with the

@@ -1,11 +1,11 @@
 /**
- * Honest repeats of signed requests (issue 16, DESIGN §5). Ed25519 is deterministic and timestamps
- * have second precision, so a client that sends the same request twice inside a second, or retries
- * after a timeout, sends identical bytes; upstream's clients add no nonce. Reads may repeat; an
- * identical write takes effect once and every repeat inside the window gets the first answer
- * (status and body), across a restart and a crash too. The same signature over another request
- * is still refused. Requests are signed here the way upstream's clients sign them (no nonce, one
- * timestamp), so two signings of one request are the same bytes.
+ * Honest repeats of signed requests (DESIGN §5; docs/adr/0003-request-authentication.md). Ed25519
+ * is deterministic and timestamps have second precision, so a client that sends the same request
+ * twice inside a second, or retries after a timeout, sends identical bytes; upstream's clients add
+ * no nonce. Reads may repeat; an identical write takes effect once and every repeat inside the
+ * window gets the first answer (status and body), across a restart and a crash too. The same
+ * signature over another request is still refused. Requests are signed here the way upstream's
+ * clients sign them (no nonce, one timestamp), so two signings of one request are the same bytes.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

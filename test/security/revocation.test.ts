@@ -1,7 +1,7 @@
 /**
- * Revoking a member closes its editable present links at once (issue 13, "Revocation and
- * scopes"), attacked over real HTTP: before this change a revoked member's seven-day editable
- * link kept appending versions credited to the revoked certificate.
+ * Revoking a member closes its editable present links at once (a revoked certificate must stop
+ * writing, whatever it minted), attacked over real HTTP: before this change a revoked member's
+ * seven-day editable link kept appending versions credited to the revoked certificate.
  *
  * An editor page opened before the revocation gets a clear refusal on its next save, and the
  * document does not change. Read links stay open (a pinned snapshot the team already shared; see

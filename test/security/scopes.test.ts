@@ -1,5 +1,5 @@
 /**
- * Scopes on every team-authenticated library route (issue 13, "Revocation and scopes"), attacked
+ * Scopes on every team-authenticated library route, attacked
  * over real HTTP with real certificates issued by the owner API. Before this change only document
  * routes checked scopes: a certificate with no scopes renamed the team with
  * `POST /v1/team/register` and could do every library write.

@@ -1,12 +1,13 @@
 /**
- * Secrets stay in custody (issue 7; DESIGN §6): a real `svc-node serve --log` process does
- * everything that makes or uses a key (node-held namespaces, projects, persistent, ephemeral and
- * owner-made identities, session keys, a rotation, a team with members, a tunnel key, an identity
- * backup, mail, chat, documents, owner-signed team requests, present links), then stops. The test
- * collects every secret it legitimately learns: the API keys shown once, the owner token, and every
- * signing seed, read back through custody's own export after the node stopped. None of them may
- * appear in the decrypted database (API keys only as their sha256), in the logs, in anything the
- * renderer reads, or in the files on disk; and the database file opens only with its key.
+ * Secrets stay in custody (DESIGN §6; docs/adr/0004-custody-model.md): a real
+ * `svc-node serve --log` process does everything that makes or uses a key (node-held namespaces,
+ * projects, persistent, ephemeral and owner-made identities, session keys, a rotation, a team with
+ * members, a tunnel key, an identity backup, mail, chat, documents, owner-signed team requests,
+ * present links), then stops. The test collects every secret it legitimately learns: the API keys
+ * shown once, the owner token, and every signing seed, read back through custody's own export after
+ * the node stopped. None of them may appear in the decrypted database (API keys only as their
+ * sha256), in the logs, in anything the renderer reads, or in the files on disk; and the database
+ * file opens only with its key.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { join } from 'node:path';

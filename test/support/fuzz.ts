@@ -1,7 +1,8 @@
 /**
- * Property-based fuzzing of every HTTP route of the node (issue 7, "Bad input"): the route table,
- * the fast-check arbitraries for bad input (paths, queries, bodies, content types, forged auth),
- * the fixtures that let fuzzed requests get past auth, and the runner with its properties:
+ * Property-based fuzzing of every HTTP route of the node (bad input gets a clear 4xx, never a 500):
+ * the route table, the fast-check arbitraries for bad input (paths, queries, bodies, content types,
+ * forged auth), the fixtures that let fuzzed requests get past auth, and the runner with its
+ * properties:
  *
  * - no answer is a 5xx, and every request is answered (no hang, no crash);
  * - a 4xx answer is JSON `{detail, code}`, its code one the error catalogue answers with that
@@ -130,7 +131,7 @@ export const ROUTES: readonly RouteSpec[] = [
   r('POST', '/v1/node/tunnel/stop', 'owner', { body: 'none' }),
   r('GET', '/v1/node/namespaces', 'owner'),
   r('POST', '/v1/node/namespaces', 'owner', json('domain', 'controller_did')),
-  // The first-run flow (issue 14): once set up, other names are refused (409), the same one answered again.
+  // The first-run flow: once set up, other names are refused (409), the same one answered again.
   r('POST', '/v1/node/setup', 'owner', json('name', 'domain'), { seed: { name: 'fuzz-setup' } }),
 
   // --- core: identities, namespaces, DID registry ----------------------------------------------
@@ -166,7 +167,7 @@ export const ROUTES: readonly RouteSpec[] = [
   r('GET', '/v1/messages/inbox', 'identity', { query: ['limit', 'unread_only', 'message_id', 'before', 'folder'] }),
   r('GET', '/v1/messages/outbound', 'identity', { query: ['limit'] }),
   r('POST', '/v1/messages/:message_id/ack', 'identity', { body: 'none' }),
-  // Mail folders (issue 14).
+  // Mail folders (ours).
   r('GET', '/v1/messages/sent', 'identity', { query: ['limit', 'before'] }),
   r('GET', '/v1/messages/sent/:message_id', 'identity'),
   r('POST', '/v1/messages/:message_id/archive', 'identity', { body: 'none' }),
@@ -185,7 +186,8 @@ export const ROUTES: readonly RouteSpec[] = [
   r('POST', '/v1/contacts', 'identity', json('contact_address', 'label'), { seed: { contact_address: 'fuzz.test/carol', label: 'Carol' } }),
   r('DELETE', '/v1/contacts/:contact_id', 'identity'),
   r('POST', '/v1/agents/:alias/control', 'identity', json('signal')),
-  // The team surface (issue 17): connect verifies its certificate in the route (no valid one here).
+  // The team surface upstream's clients call: connect verifies its certificate in the route (no
+  // valid one here).
   r('POST', '/v1/connect', 'didkey', json('hostname', 'workspace_path', 'repo_origin', 'role', 'human_name', 'agent_type')),
   r('GET', '/v1/team', 'identity'),
   r('GET', '/v1/agents', 'identity'),
@@ -266,10 +268,10 @@ export const ROUTES: readonly RouteSpec[] = [
   r('GET', '/ui/', 'none', { exempt: 'static UI: a 503 text placeholder by design when the UI is not built (test nodes run with uiDir null)' }),
   r('GET', '/ui', 'none', { exempt: 'static UI redirect, registered only when the UI is built' }),
   r('GET', '/ui/*', 'none', { exempt: "the built UI's files (@fastify/static), registered only when the UI is built" }),
-  // The loopback root sends a browser to the UI (issue 14).
+  // The loopback root sends a browser to the UI.
   r('GET', '/', 'none'),
 
-  // --- the API's description (issue 15) ----------------------------------------------------------
+  // --- the API's description -------------------------------------------------------------------------
   r('GET', '/openapi.json', 'none'),
   r('GET', '/health', 'none'),
   ...['/docs/api', '/docs/api/static/index.html', '/docs/api/static/swagger-initializer.js', '/docs/api/json', '/docs/api/yaml', '/docs/api/static/*'].map((path) =>

@@ -1,6 +1,6 @@
 /**
- * Blueprint and profile payloads as a client would build them (research A2): profile.yaml plus
- * instructions, skills and artifacts, each file with its `sha256:` digest.
+ * Blueprint and profile payloads as a client would build them, in upstream's layout: profile.yaml
+ * plus instructions, skills and artifacts, each file with its `sha256:` digest.
  */
 import { createHash } from 'node:crypto';
 import { stringify } from 'yaml';

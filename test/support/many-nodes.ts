@@ -1,5 +1,5 @@
 /**
- * The many-node federation scenario (issue 19), shared by the reliability suite (20 nodes, 60 s)
+ * The many-node federation scenario, shared by the reliability suite (20 nodes, 60 s)
  * and the regular suite's short run. Every node is a `svc-node serve` on its own test host
  * (node-network.ts: a network namespace, or a loopback address where namespaces cannot be made),
  * with its own namespace `n<i>.test`, a few identities `n<i>.test/m<j>`, and a peer table naming

@@ -1,7 +1,10 @@
 /**
- * A self-custodial client written from the wire rules alone (research/anchor-core.md §1-§4), with
- * node:crypto's Ed25519 and its own canonical JSON, base58 and envelope: none of the node's
- * signing code, so a test that passes with it shows the node agrees with an independent signer.
+ * A self-custodial client written from the wire rules alone
+ * (docs/adr/0001-upstream-wire-primitives.md,
+ * docs/adr/0002-did-svc-identity-log-and-namespace-records.md,
+ * docs/adr/0005-signed-messages-and-federation.md), with node:crypto's Ed25519 and its own
+ * canonical JSON, base58 and envelope: none of the node's signing code, so a test that passes with
+ * it shows the node agrees with an independent signer.
  */
 import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, randomUUID, sign, type KeyObject } from 'node:crypto';
 

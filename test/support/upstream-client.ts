@@ -1,8 +1,9 @@
 /**
- * An upstream client of the core's team surface, written from the wire rules alone (research
- * anchor-core §6.2-§6.4, §7): its own key (node:crypto), the certificate the owner issued, and
- * its own request signatures, through test/support/self-signer.ts's canonical JSON: none of the
- * node's signing code. Upstream's brand words are aw/aweb; a client of this node sends X-SVC-*.
+ * An upstream client of the core's team surface, written from the wire rules alone
+ * (docs/adr/0003-request-authentication.md): its own key (node:crypto), the certificate the owner
+ * issued, and its own request signatures, through test/support/self-signer.ts's canonical JSON:
+ * none of the node's signing code. Upstream's brand words are aw/aweb; a client of this node sends
+ * X-SVC-*.
  */
 import { createHash } from 'node:crypto';
 import { connectSse, type SseResponse } from './sse.ts';
