@@ -1,5 +1,5 @@
 /**
- * Issue 5's benchmarks (the document surface), over real HTTP with signed team requests:
+ * The document surface's benchmarks, over real HTTP with signed team requests:
  * - append latency: a 1 MB document that already has 1,000 versions (seeded through the API), then
  *   200 timed appends with small edits, p50/p99; target p99 ≤ 20 ms. The append needs only the
  *   current body (kept on the document row), never the history. Headers are signed before timing.

@@ -1,5 +1,5 @@
 /**
- * Issue 19's benchmarks: mail between two nodes on loopback, each measure against local delivery
+ * Federation's benchmarks: mail between two nodes on loopback, each measure against local delivery
  * on the same nodes in the same run. Node A (namespace a.bench) and node B (b.bench) each have
  * their own data dir and a peer listener (`--public-port`), and each one's peer table points at
  * the other's peer listener, so deliveries and sender checks meet the connection caps and rate

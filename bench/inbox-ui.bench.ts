@@ -1,5 +1,5 @@
 /**
- * Issue 14's list benchmark: the Mail view of an identity with 100,000 messages, in Debian's
+ * The mail list's benchmark: the Mail view of an identity with 100,000 messages, in Debian's
  * Chromium against a real node serving the built UI (BENCH_ONLY=inbox-ui).
  *
  * - time to first rows: from navigation start (the app boots, signs in with the one-time link,

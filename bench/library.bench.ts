@@ -1,7 +1,7 @@
 /**
- * Issue 4's benchmarks, each against a baseline measured in the same run. The servers (node and
- * bare route alike) run on a worker thread, as a server runs in its own process: with the load
- * generator on the same event loop, the client's own fetch cost would dominate both sides.
+ * The library surface's benchmarks, each against a baseline measured in the same run. The servers
+ * (node and bare route alike) run on a worker thread, as a server runs in its own process: with the
+ * load generator on the same event loop, the client's own fetch cost would dominate both sides.
  * - signed-request cost: GET /v1/shelf with the full team-auth envelope verified (certificate,
  *   signature, seven fields, replay cache), requests/s with 8 concurrent clients as a ratio to a
  *   bare Fastify route sent the same headers; target ≥ 0.5;

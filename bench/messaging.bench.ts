@@ -1,10 +1,10 @@
 /**
- * Issue 3's benchmarks, each against a baseline measured in the same run:
+ * Messaging's benchmarks, each against a baseline measured in the same run:
  * - wake latency: POST /v1/messages returning → the mail_message frame on the recipient's open
  *   stream, with 200 other idle streams open (upstream polls every second);
  * - mail throughput: signed, persisted, authenticated sends/s with 8 concurrent clients, as a ratio
  *   to a bare Fastify route driven the same way.
- * Inbox at scale lives with issue 7's other scale benchmarks, in scale.bench.ts.
+ * Inbox at scale lives with the other scale benchmarks, in scale.bench.ts.
  */
 import { connectSse, deadlineIn, type SseClient } from '../test/support/sse.ts';
 import { startBareRoute } from './bare-route.ts';

@@ -1,5 +1,5 @@
 /**
- * Issue 7's scale benchmarks: reads stay flat (p99 ratio ≤ 2) as the data grows, and the node
+ * Scale benchmarks: reads stay flat (p99 ratio ≤ 2) as the data grows, and the node
  * starts fast on a large database. Each compares a large data set with a small one in the same run;
  * the small and large reads take turns request by request, so other load on the machine hits both.
  * - inbox at scale: p99 of GET /v1/messages/inbox?limit=50 with 1,000 and 1,000,000 stored

@@ -1,5 +1,5 @@
 /**
- * Issue 18's search benchmarks (`BENCH_ONLY=search`), on one node holding the worst case: a single
+ * Search benchmarks (`BENCH_ONLY=search`), on one node holding the worst case: a single
  * identity's mailbox of 1,000,000 messages, 100,000 chat messages in the chats it is in, and one
  * team's 10,000 documents. The text is generated, the same every run: a vocabulary drawn with a
  * Zipf distribution (a few words in nearly every message, a long tail) and planted words of known

@@ -7,7 +7,7 @@
  * Logic worth testing sits in small Electron-free modules beside it (bridge-args.ts,
  * app-protocol.ts, security.ts), because Electron itself cannot be launched in our test machines.
  *
- * Security model (DESIGN.md §7, research/anchor-ecosystem.md §3.2): sandboxed renderer with
+ * Security model (DESIGN.md §7, following Electron's security checklist): sandboxed renderer with
  * context isolation and no Node integration; one preload that exposes `window.svc` and nothing
  * else (one IPC channel, main → page only: the route of a clicked notification, allow-listed in
  * main/navigate.ts); a strict CSP sent with every `app://` response; navigation and new windows
