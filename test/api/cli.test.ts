@@ -153,7 +153,7 @@ describe('owner commands', { timeout: 60_000 }, () => {
       '  namespace: enter a domain name such as example.com: letters, digits and hyphens, with dots between the parts',
     ]);
     expect(several.stderr).not.toMatch(/[[{]"/);
-    // The issue's own example: a team name with a space.
+    // A team name with a space: refused in one line that says what a name may be.
     const team = await runCli(['team', 'create', 'Bad Name', '--domain', 'teams.cli.test', '--data', dataDir]);
     expectOneLineFailure(team, /^svc-node: POST \/v1\/node\/teams failed \(422\): name: use 1-64 letters, digits, "-" or "_", starting with a letter or digit \(no spaces or dots\)$/);
   });

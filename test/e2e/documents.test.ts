@@ -389,8 +389,8 @@ describe('Documents view (headless node, Chromium)', { timeout: 45_000 }, () => 
           expect(button.width, where).toBeGreaterThan(20);
         }
         expect(head.titleCut, where).toBe(false);
-        // One line where there is room, wrapping (never cut) where there is not; the facts below
-        // on one line, two at the window's minimum (the issue: three lines, then a word per line).
+        // One line where there is room, wrapping (never cut) where there is not; the facts below on
+        // one line, two at the window's minimum (they once took three lines, then a word per line).
         expect(head.titleLines, where).toBeLessThanOrEqual(width === 1440 ? 1 : 2);
         expect(head.metaLines, where).toBeLessThanOrEqual(width === 900 ? 2 : 1);
         // Each fact (slug, version, when, save state) stays on one line.

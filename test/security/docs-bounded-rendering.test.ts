@@ -23,7 +23,7 @@ import { requestJson, startTestNode, type NodeEndpoint, type TestNode } from '..
 import { freePort, startServedNode, type ServedNode } from '../support/served-node.ts';
 
 /**
- * The issue's pathological table: a header, then one-character rows that markdown-it completes to
+ * The pathological table: a header, then one-character rows that markdown-it completes to
  * full rows, and sanitize-html then parses again: about 2 MB of HTML out of 200k characters, over
  * a second of rendering on this machine's cores.
  */

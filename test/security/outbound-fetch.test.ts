@@ -79,7 +79,7 @@ describe('the sender check of an unauthenticated POST /v1/federation/messages', 
     const cases = [['127.0.0.1'], ['::ffff:127.0.0.1'], ['::1'], ['10.0.0.1', '127.0.0.1'], ['169.254.169.254']];
     for (const [i, addresses] of cases.entries()) {
       dnsNode(`evil${i}.test`, `node.evil${i}.test`, internal.port, addresses);
-      // The issue's attack made the node GET the internal URL three times.
+      // Three tries each: the attack used to make the node GET the internal URL three times.
       for (let attempt = 0; attempt < 3; attempt++) {
         const answer = await forged(`evil${i}.test/mallory`);
         expectRefusal(answer, 503, undefined, 'SVC_ERR_PEER_UNAVAILABLE');

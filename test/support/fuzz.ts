@@ -1000,7 +1000,7 @@ function resolveCase(c: FuzzCase, fx: FuzzFixtures): { target: string; headers: 
 // Stored data: a fingerprint through a second, read-only connection
 // ---------------------------------------------------------------------------------------------
 
-/** Bookkeeping a refused request may legitimately touch (not stored data in the sense of the issue). */
+/** Bookkeeping a refused request may legitimately touch (not data a client stored). */
 const VOLATILE_COLUMNS: Record<string, readonly string[]> = {
   api_keys: ['last_used_at'],
 };
