@@ -35,7 +35,7 @@ process.stdout.write(JSON.stringify({ atStart, afterRender: [...loaded], html })
 
 function packagesLoaded(): { atStart: string[]; afterRender: string[]; html: string } {
   const entries = ['./index.ts', './cli/serve.ts'].map((path) => new URL(path, import.meta.url).href);
-  const renderer = new URL('./surfaces/docs/render/lazy.ts', import.meta.url).href;
+  const renderer = new URL('./markdown/lazy.ts', import.meta.url).href;
   const output = execFileSync(process.execPath, ['--input-type=module', '--eval', SCRIPT, JSON.stringify([entries, renderer])], {
     cwd: fileURLToPath(new URL('..', import.meta.url)),
     encoding: 'utf8',

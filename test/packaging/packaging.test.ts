@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 
-// jsdom parses the plist as XML. As in server/surfaces/docs/render/markdown.test.ts it is loaded
+// jsdom parses the plist as XML. As in server/markdown/markdown.test.ts it is loaded
 // through a non-literal specifier with the few DOM shapes used here typed locally (@types/jsdom
 // would pull the DOM lib into the Node program).
 interface XmlElement {

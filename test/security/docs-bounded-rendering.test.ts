@@ -15,8 +15,8 @@
 import { performance } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { presentPagesBuilt } from '../../server/surfaces/docs/present-pages.ts';
-import { RENDER_MAX_BYTES } from '../../server/surfaces/docs/render/lazy.ts';
-import { renderPool } from '../../server/surfaces/docs/render/pool.ts';
+import { RENDER_MAX_BYTES } from '../../server/markdown/lazy.ts';
+import { renderPool } from '../../server/markdown/pool.ts';
 import { addDocsMember, type DocsClient } from '../support/docs.ts';
 import { expectOk } from '../support/expect.ts';
 import { requestJson, startTestNode, type NodeEndpoint, type TestNode } from '../support/node.ts';

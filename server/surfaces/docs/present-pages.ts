@@ -15,8 +15,8 @@ import { PageCache } from './present-page/page-cache.ts';
 import { readPage, type ThemeFor } from './present-page/page.ts';
 import type { PresentLinks } from './present.ts';
 import type { ResolvedLink } from './store/present-links.ts';
-import { renderMarkdownLazily } from './render/lazy.ts';
-import { plainTextFragment } from './render/plain.ts';
+import { renderMarkdownLazily } from '../../markdown/lazy.ts';
+import { plainTextFragment } from '../../markdown/plain.ts';
 
 /** Memory for finished read pages; one page may take up to a quarter of it. */
 export const PAGE_CACHE_BYTES = 64 * 1024 * 1024;

@@ -12,7 +12,7 @@ import type { RenderedMail } from '../../../../contract/core/mail.ts';
 import type { Db } from '../../../context.ts';
 import { notFound } from '../../../errors.ts';
 import type { Listener } from '../../../http/listener.ts';
-import { renderMarkdownLazily } from '../../docs/render/lazy.ts';
+import { renderMarkdownLazily } from '../../../markdown/lazy.ts';
 import { readableMailBody } from './store/messages.ts';
 import { queuedMailBody } from './store/sent.ts';
 

@@ -5,7 +5,8 @@
  * only to this link's own endpoints (`state`, `preview`, `edit`, same origin). A stale save gets
  * the latest body back (409) and the editor offers to load it.
  */
-import { escapeHtml, presentDocument, type PresentTheme } from './page.ts';
+import { escapeHtml } from '../../../markdown/escape.ts';
+import { presentDocument, type PresentTheme } from './page.ts';
 
 // The primary button is the surface colour on the accent: the pair the link check measures (theme-tokens.ts).
 const EDITOR_CSS = `

@@ -7,6 +7,7 @@
  * is escaped here, and the body is already sanitised HTML from render/markdown.ts.
  */
 
+import { escapeHtml } from '../../../markdown/escape.ts';
 import { COLOR_KEYS, SVC_PALETTES, type Palette, type Preset } from '../domain/colors.ts';
 import { CODE_TINT, effectivePalettes, FONT_STACKS, MEASURES, type ThemeTokens } from '../domain/theme-tokens.ts';
 
@@ -29,10 +30,6 @@ export type ThemeFor = (teamId: string) => PresentTheme | null;
 // declaration reach the stylesheet: hex, rgb()/rgba() with numbers, or a colour word.
 const SAFE_COLOR = /^(?:#[0-9a-fA-F]{3,8}|rgba?\(\s*[0-9.]+\s*(?:,\s*[0-9.]+\s*){2,3}\)|[a-zA-Z]{3,20})$/;
 const SAFE_LOGO = /^\/assets\/[A-Za-z0-9-]{1,64}$/;
-
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
 
 function paletteVars(palette: Palette): string {
   return COLOR_KEYS.filter((name) => SAFE_COLOR.test(palette[name]))

@@ -29,7 +29,7 @@ import { notFound } from '../../../errors.ts';
 import { editorPage } from '../present-page/editor.ts';
 import { notFoundPage, readPage, type PresentTheme } from '../present-page/page.ts';
 import type { ResolvedLink } from '../store/present-links.ts';
-import { renderMarkdownLazily } from '../render/lazy.ts';
+import { renderMarkdownLazily } from '../../../markdown/lazy.ts';
 import { memberOf } from '../../../http/route-scope.ts';
 import { team, type DocsRouteOptions } from './options.ts';
 

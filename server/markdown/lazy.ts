@@ -4,7 +4,7 @@
  * load at the node's start, nor on its main thread); larger ones are never rendered and come back
  * as plain text under a notice (plain.ts). Documents may be larger than that to store.
  */
-import type { Listener } from '../../../http/listener.ts';
+import type { Listener } from '../http/listener.ts';
 import type { RenderMarkdownOptions } from './markdown.ts';
 import { plainTextFragment } from './plain.ts';
 import { renderPool } from './pool.ts';

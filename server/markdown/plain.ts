@@ -3,7 +3,7 @@
  * text under a short notice. Building it is one linear escape, so it costs nothing a reader could
  * abuse, and the reader still gets the whole document.
  */
-import { escapeHtml } from '../present-page/page.ts';
+import { escapeHtml } from './escape.ts';
 
 export type PlainReason = 'too_large' | 'too_complex';
 

@@ -5,7 +5,7 @@
  * outgrows the worker's heap is refused; the event loop is free while a render runs.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { ServiceError } from '../../../errors.ts';
+import { ServiceError } from '../errors.ts';
 import { RenderPool } from './pool.ts';
 
 /** Over a second of rendering: one-character rows that markdown-it completes to whole table rows. */

@@ -16,9 +16,9 @@
  * The pool is shared by every node in the process (CPU is per process, not per node).
  */
 import { Worker } from 'node:worker_threads';
-import { invalid, unavailable, type ServiceError } from '../../../errors.ts';
-import type { Listener } from '../../../http/listener.ts';
-import { lazily } from '../../../lazy.ts';
+import { invalid, unavailable, type ServiceError } from '../errors.ts';
+import type { Listener } from '../http/listener.ts';
+import { lazily } from '../lazy.ts';
 // Types only: a value imported from worker.ts would bundle it into the main chunk (see worker.ts).
 import type { RenderRequest, WorkerMessage } from './worker.ts';
 
