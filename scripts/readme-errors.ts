@@ -2,5 +2,5 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { withErrorCodeTable } from './error-code-table.ts';
 
-const path = new URL('../README.md', import.meta.url);
+const path = new URL('../docs/errors.md', import.meta.url);
 writeFileSync(path, withErrorCodeTable(readFileSync(path, 'utf8')));

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../../contract/errors.ts';
 import { withErrorCodeTable } from '../../scripts/error-code-table.ts';
 
-const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+const readme = readFileSync(new URL('../../docs/errors.md', import.meta.url), 'utf8');
 
 describe('the README error code table', () => {
   it('is the catalogue (run `npm run readme:errors` after changing a code)', () => {
