@@ -1,6 +1,6 @@
 /**
  * How a part of the error catalogue is written (contract/errors.ts joins them): code → the one
- * status it is answered with and a summary of the situation, as the README lists it. Codes are
+ * status it is answered with and a summary of the situation, as docs/errors.md lists it. Codes are
  * `SVC_ERR_` plus the situation in capitals.
  */
 

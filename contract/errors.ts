@@ -4,7 +4,7 @@
  * bodies are `{"detail": ..., "code": ...}`; clients branch on `code`, show `detail`.
  *
  * The catalogue is split by where the situation arises (common: the HTTP edge and auth; one file
- * per surface) and joined here. The README lists every code (a test keeps the two equal).
+ * per surface) and joined here. docs/errors.md lists every code (a test keeps the two equal).
  */
 import { z } from 'zod';
 import { coreErrors } from './core/errors.ts';

@@ -1,4 +1,4 @@
-/** Writes the catalogue's error codes into README.md (see error-code-table.ts). */
+/** Writes the catalogue's error codes into docs/errors.md (see error-code-table.ts). */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { withErrorCodeTable } from './error-code-table.ts';
 
