@@ -1,6 +1,6 @@
 /**
  * `npm run package -- [--linux] [--mac] [--win] [--rebuild]`: the desktop installers, on a
- * networked machine (README "Packaging the desktop app"). With no platform flag it packages for
+ * networked machine (docs/development.md, "Packaging the desktop app"). With no platform flag it packages for
  * the machine it runs on. Steps, each printed before it runs:
  *
  * 1. `electron-vite build` into out/ (what build/electron-builder.yml packs).

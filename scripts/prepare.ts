@@ -1,7 +1,7 @@
 /**
  * `npm install`'s prepare step: build the app into out/ (unless out/ already holds a build of these
  * very sources, scripts/build-app.ts), and load the whole node once so Node's compile cache is warm
- * for the first start (see README, "The command line"). It prints a line of progress instead of the
+ * for the first start (see docs/command-line.md). It prints a line of progress instead of the
  * build's file list; the build's warnings and errors still print, and a failure fails the install.
  */
 import { spawnSync } from 'node:child_process';

@@ -61,7 +61,7 @@ export type StreamDeadline = z.output<typeof StreamDeadline>;
 
 /**
  * `superseded`: the holder (an identity, or the owner) opened more streams than the node keeps
- * open at once (`limit`, README: "Work a request can cause"); this one, its oldest, closes after
+ * open at once (`limit`, docs/security.md: "Work a request can cause"); this one, its oldest, closes after
  * this frame. The response ends normally: EventSource reconnects after `retry:`.
  */
 export const StreamSuperseded = z.object({ type: z.literal('superseded'), detail: z.string(), limit: z.number().int() });

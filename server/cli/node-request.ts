@@ -1,7 +1,8 @@
 /**
  * One request from the command line to a node, through the guarded client (server/net/
  * cli-client.ts): the answer's status and JSON body, or a CliError saying, in our words, why
- * there is none. The budgets are per kind of call, and the README's security section lists them.
+ * there is none. The budgets are per kind of call, and docs/federation.md lists them
+ * ("The command line and the nodes it joins").
  */
 import { STATUS_CODES } from 'node:http';
 import { requestNode, type CliRequest } from '../net/cli-client.ts';

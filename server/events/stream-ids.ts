@@ -4,7 +4,7 @@
  * it has been sent). A client that reconnects with that id as `Last-Event-ID` (EventSource does
  * it by itself) gets what came after it: nothing it already saw, nothing written in between.
  *
- * Ids are opaque to clients (README: "Event streams"): a kind prefix naming the stream they
+ * Ids are opaque to clients (docs/http-api.md: "Event streams"): a kind prefix naming the stream they
  * belong to, a dot, and the position as base64url JSON. An id the stream did not send, or one of
  * another kind of stream, is a 422 on `header.last-event-id` before the stream opens (a longer one
  * than contract's MAX_EVENT_ID_LENGTH is refused by the routes' header schema).

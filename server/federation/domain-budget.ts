@@ -18,7 +18,7 @@ export interface DomainBudget {
 }
 
 /**
- * About twice what one node on these machines stores per second (README, Benchmarks), with a
+ * About twice what one node on these machines stores per second (docs/benchmarks.md), with a
  * burst that lets a peer's backlog after an outage of several minutes arrive without pausing.
  */
 export const DEFAULT_DOMAIN_BUDGET: DomainBudget = {

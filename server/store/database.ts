@@ -43,7 +43,7 @@ export function openDatabase({ file, key, migrations }: OpenDatabaseOptions): Da
     db.pragma('synchronous=FULL');
     // 64 MiB of decrypted pages instead of SQLite's 16: every page read from the file is
     // decrypted and authenticated first, and a search walks a thousand rows and the index lists
-    // that find them. At a million messages this halves a search's typical time (README, Search).
+    // that find them. At a million messages this halves a search's typical time (docs/benchmarks.md, Search).
     db.pragma(`cache_size=${CACHE_KIB}`);
     migrate(db, dir);
     cacheStatements(db);

@@ -39,7 +39,7 @@ const STREAMS = Number(process.env.LOAD_STREAMS ?? 1000);
 const RATE = Number(process.env.LOAD_RATE ?? 300);
 const SEED = Number.parseInt(process.env.LOAD_SEED ?? String(Math.floor(Math.random() * 2 ** 31)), 10);
 const VERBOSE = process.env.LOAD_VERBOSE === '1';
-/** The messaging target for wake latency (README, Benchmarks): p99 ≤ 20 ms. */
+/** The messaging target for wake latency (docs/benchmarks.md): p99 ≤ 20 ms. */
 const WAKE_P99_TARGET_MS = 20;
 /** The most resident memory may grow over the last half of the run. */
 const RSS_GROWTH_LIMIT = 0.1;

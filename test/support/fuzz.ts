@@ -1248,7 +1248,7 @@ export async function runFuzz(fx: FuzzFixtures, options: FuzzOptions): Promise<F
 
     const first = await sendOnce();
     const teamRoute = c.route.auth === 'team-library' || c.route.auth === 'team-docs';
-    // A replayed envelope (README, "Replays"): a read may repeat; a write takes effect once, and the
+    // A replayed envelope (docs/security.md, "Replays"): a read may repeat; a write takes effect once, and the
     // repeat gets the first answer itself (or a 409 saying it cannot), never a second success of its own.
     const read = c.method === 'GET' || c.method === 'HEAD';
     if (c.auth.kind === 'team' && c.auth.mode === 'replay' && teamRoute && !read) {

@@ -4,7 +4,7 @@
  * `actionable_mail` and `actionable_chat` and skip every other name, and they send nothing that
  * would let the node tell them apart from any other client (the same `Accept` and
  * `Cache-Control`, the same auth). So the stream sends both: each wake item as the spec's frame,
- * then as upstream's, with the same id (README: "Events"). A client listening for one name never
+ * then as upstream's, with the same id (docs/http-api.md: "Upstream's event names"). A client listening for one name never
  * sees the other; one listening for both deduplicates by `message_id`.
  */
 import type { ActionableChatFrame, ActionableMailFrame, MailWakeFrame } from '../../../../contract/core/events.ts';
