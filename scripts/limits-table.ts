@@ -145,10 +145,29 @@ const SECTIONS: [string, Row[]][] = [
   ],
 ];
 
+/** The words a link to each section reads as. */
+const SECTION_NAMES: Record<string, string> = {
+  '#bounded-input': 'Bounded input',
+  '#signatures-sessions-and-the-lock': 'Signatures, sessions and the lock',
+  '#work-a-request-can-cause': 'Work a request can cause',
+  '#connections-and-rates': 'Connections and rates',
+  '#dns': 'DNS',
+  'http-api.md#mail': 'HTTP API: Mail',
+  'http-api.md#chat': 'HTTP API: Chat',
+  'http-api.md#search': 'HTTP API: Search',
+  'http-api.md#namespaces-and-addresses': 'HTTP API: Namespaces',
+  'http-api.md#event-streams': 'HTTP API: Event streams',
+  'http-api.md#team-certificate-identities': 'HTTP API: Team members',
+  'http-api.md#documents': 'HTTP API: Documents',
+  'federation.md#federation-and-the-tunnel': 'Federation',
+  'federation.md#fetches-from-other-nodes': 'Fetches from other nodes',
+  'federation.md#the-command-line-and-the-nodes-it-joins': 'The command line and the nodes it joins',
+};
+
 export function limitsTable(): string {
   const rows = SECTIONS.flatMap(([part, limits]) => [
     `| **${part}** | | |`,
-    ...limits.map(([limit, value, section]) => `| ${limit} | ${value} | [${section.startsWith('#') ? 'below' : section.split('#')[0]}](${section}) |`),
+    ...limits.map(([limit, value, section]) => `| ${limit} | ${value} | [${SECTION_NAMES[section] ?? section}](${section}) |`),
   ]);
   return [START_MARKER, '| Limit | Value | Explained in |', '|---|---|---|', ...rows, END_MARKER].join('\n');
 }
