@@ -24,7 +24,8 @@ import { DEFAULT_OUTBOX_OPTIONS } from '../server/federation/outbox.ts';
 import { BATCH_ANSWER_MAX_BYTES, DELIVERY_ANSWER_MAX_BYTES } from '../server/federation/peer-delivery.ts';
 import { INBOUND_TIME_BUDGET_MS } from '../server/federation/sender-lookups.ts';
 import { PEER_CONNECTIONS } from '../server/http/connection-limits.ts';
-import { BODY_LIMIT_BYTES, MAX_JSON_DEPTH } from '../server/http/limits.ts';
+import { BODY_LIMIT_BYTES } from '../server/http/limits.ts';
+import { MAX_JSON_DEPTH } from '../server/json-depth.ts';
 import { PEER_TIMEOUTS } from '../server/http/peer-timeouts.ts';
 import { PEER_RATE_LIMIT } from '../server/http/rate-limit.ts';
 import { KEEPALIVE_INTERVAL_MS, MAX_STREAM_SECONDS } from '../server/http/sse.ts';
@@ -36,8 +37,8 @@ import { SEND_ANSWER_TTL_MS } from '../server/surfaces/core/messaging/idempotenc
 import { DEFAULT_MAX_ASSET_BYTES } from '../server/surfaces/docs/domain/caps.ts';
 import { PRESENT_TTL_DEFAULT_SECONDS, PRESENT_TTL_MAX_SECONDS } from '../server/surfaces/docs/present.ts';
 import { PAGE_CACHE_BYTES } from '../server/surfaces/docs/present-pages.ts';
-import { RENDER_MAX_BYTES } from '../server/surfaces/docs/render/lazy.ts';
-import { RENDER_BUDGET_MS, RENDER_HEAP_MB, RENDER_QUEUE_MAX } from '../server/surfaces/docs/render/pool.ts';
+import { RENDER_MAX_BYTES } from '../server/markdown/lazy.ts';
+import { RENDER_BUDGET_MS, RENDER_HEAP_MB, RENDER_QUEUE_MAX } from '../server/markdown/pool.ts';
 import { UPLOAD_IDLE_MS, UPLOAD_TTL_MS, VIDEO_MAX_BYTES } from '../server/surfaces/docs/video-uploads.ts';
 import { MAX_YAML_BYTES } from '../server/surfaces/library/domain/yaml-doc.ts';
 

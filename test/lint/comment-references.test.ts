@@ -12,7 +12,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 
 const root = new URL('../../', import.meta.url).pathname;
-const CHECKED = /\.(ts|vue|js|cjs|mjs|json|ya?ml|sh|html|sql|css)$|^\.ci\/run$|^\.npmrc$|^ARCHITECTURE\.md$|^docs\/adr\//;
+const CHECKED = /\.(ts|vue|js|cjs|mjs|json|ya?ml|sh|html|sql|css)$|^\.ci\/run$|^\.npmrc$|^ARCHITECTURE\.md$|^README\.md$|^docs\/.*\.md$/;
 const EXEMPT = /^docs\/(spec\/|DESIGN\.md$|UI\.md$)|^test\/lint\/comment-references\.test\.ts$/;
 /**
  * An issue number ("issue 14", "Issue 5's", "issues 12 and 13", "#19" after "issue"), an issue
