@@ -21,7 +21,7 @@ import { ErrorBody } from '../../contract/errors.ts';
 import pkg from '../../package.json' with { type: 'json' };
 import { NODE_VERSION } from '../version.ts';
 import { operationIdOf } from './operation-ids.ts';
-import { isMessagingRoute, type AuthMode } from './route-auth.ts';
+import { declareRoutesAuth, isMessagingRoute, type AuthMode } from './route-auth.ts';
 
 const DESCRIPTION = [
   'The HTTP API of an svc-node: identities, namespaces and addresses, mail and chat (core), the',
@@ -242,6 +242,11 @@ export async function installApiDescription(app: FastifyInstance, options: { ref
   });
   app.get('/openapi.json', { schema: { hide: true }, config: { auth: 'public' } }, async () => app.swagger());
   if (options.reference) {
-    await app.register(fastifySwaggerUi, { routePrefix: API_REFERENCE_PATH, staticCSP: true, uiConfig: { deepLinking: true } });
+    // The reference's pages and assets are public like the document they show; the plugin's
+    // routes carry no config, so its own context declares their mode.
+    await app.register(async (reference) => {
+      declareRoutesAuth(reference, 'public');
+      await reference.register(fastifySwaggerUi, { routePrefix: API_REFERENCE_PATH, staticCSP: true, uiConfig: { deepLinking: true } });
+    });
   }
 }

@@ -1,7 +1,9 @@
 /**
  * Routes say how they authenticate in their config (`config: { auth: 'identity' }`), and one hook
- * per mode runs before validation, so a request without a credential is a 401 before any 422, and
- * the handler finds the caller on the request instead of calling an authenticator itself:
+ * runs each mode before validation, so a request without a credential is a 401 before any 422, and
+ * the handler finds the caller on the request instead of calling an authenticator itself. Every
+ * route declares its mode, `public` included: a route that declares none (or a mode that does not
+ * exist) stops the node at start-up, so none ships without auth by omission.
  *
  * - `public`: no credential (namespace reads, the catalog, federation inbound, present pages);
  * - `key`: any API key, bound to an identity or a project's authority (`principalOf`);
@@ -15,20 +17,27 @@
  *   owner API, loopback listener only; auth/owner.ts);
  * - `didkey`: a DIDKey signature over fields the route names, checked by the route itself since
  *   what is signed depends on the request (auth/didkey.ts); declared so the description says so;
- * - `team`: a team certificate envelope, checked by the surface's team-auth hook (http/team-auth.ts),
- *   or by the route itself where the member is not an identity yet (`POST /v1/connect`).
+ * - `team`: a team certificate envelope (http/team-auth.ts), with the audiences of the surface the
+ *   route sits in; the scope it needs is checked after this (http/route-scope.ts).
+ *
+ * Certificates are verified by one authenticator (http/team-auth.ts) for `team` and `identity`
+ * routes alike, so both claim a signed write under the same replay key.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { authenticate, authenticateIdentity, authenticateProjectAuthority, type IdentityPrincipal, type Principal } from '../auth/bearer.ts';
 import { verifyIdentitySignature } from '../auth/identity-signature.ts';
 import { CERTIFICATE_HEADER } from '../auth/team-envelope-client.ts';
-import { verifyTeamEnvelope } from '../auth/team-envelope.ts';
 import type { NodeContext } from '../context.ts';
 import { unauthorized } from '../errors.ts';
 import type { CoreServices } from '../surfaces/core/services.ts';
-import { claimSignedWrite, installSignedWriteAnswers, isReadMethod } from './signed-writes.ts';
+import { claimSignedWrite, installSignedWriteAnswers, isReadMethod, signedReplayKey } from './signed-writes.ts';
+import { authenticateTeam, declareTeamSurface, type TeamAuthOptions } from './team-auth.ts';
 
-export type AuthMode = 'public' | 'key' | 'identity' | 'project' | 'owner' | 'didkey' | 'team';
+/** Every auth mode a route can declare (above). */
+export const AUTH_MODES = ['public', 'key', 'identity', 'project', 'owner', 'didkey', 'team'] as const;
+export type AuthMode = (typeof AUTH_MODES)[number];
+
+const isAuthMode = (value: unknown): value is AuthMode => (AUTH_MODES as readonly unknown[]).includes(value);
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -40,6 +49,10 @@ declare module 'fastify' {
      * token on the loopback listener only).
      */
     ownerToo?: boolean;
+  }
+  interface FastifyInstance {
+    /** The auth mode of the routes a third-party plugin registers in this context (`declareRoutesAuth`). */
+    routesAuth?: AuthMode;
   }
   interface FastifyRequest {
     /** The API key's principal, for `key`, `identity` and `project` routes. */
@@ -53,7 +66,7 @@ declare module 'fastify' {
 }
 
 /** What DIDKey-signed identity auth needs of the core. */
-export type SignedIdentityServices = Pick<CoreServices, 'ctx' | 'teams' | 'teamAgents' | 'did'>;
+type SignedIdentityServices = Pick<CoreServices, 'ctx' | 'teams' | 'teamAgents' | 'did'>;
 
 /** Identity-only auth (no certificate) is for these routes only (upstream's messaging routes and MCP). */
 const MESSAGING_ROUTES = ['/v1/messages', '/v1/chat', '/v1/contacts', '/v1/conversations', '/mcp'];
@@ -70,12 +83,11 @@ export function coreAudiences(ctx: NodeContext): string[] {
 }
 
 /**
- * A signature claims its write once. A compact signature (v1, identity-only) binds no method or
- * target, so upstream clients sign two empty-bodied writes in one second alike (two acks): the
- * target is part of its key, and the same bytes at another target are another write.
+ * Team auth on the core: its own origins, and upstream's compact v1 form too (its clients sign
+ * so). Identity routes signed with a certificate take it, and the core surface declares it.
  */
-export function signedReplayKey(prefix: string, signature: string, bindsTarget: boolean, request: FastifyRequest): string {
-  return bindsTarget ? `${prefix}:${signature}` : `${prefix}:${signature}\n${request.method.toUpperCase()} ${request.raw.url ?? request.url}`;
+export function coreTeamAuth({ ctx, teams }: Pick<CoreServices, 'ctx' | 'teams'>): TeamAuthOptions {
+  return { teams, audiences: () => coreAudiences(ctx), clock: ctx.clock, replay: ctx.replay, compact: true };
 }
 
 /**
@@ -83,82 +95,110 @@ export function signedReplayKey(prefix: string, signature: string, bindsTarget: 
  * answer has been sent (the caller returns `reply`).
  */
 async function signedIdentity(services: SignedIdentityServices, request: FastifyRequest, reply: FastifyReply): Promise<IdentityPrincipal | null> {
-  const { ctx, teams, teamAgents, did } = services;
-  const now = ctx.clock.now();
-  let caller: { agentId: string; projectId: string };
-  let key: string;
-  let extra = '';
+  const { ctx, teamAgents, did } = services;
   if (request.headers[CERTIFICATE_HEADER] !== undefined) {
-    const verified = verifyTeamEnvelope(
-      { method: request.method, url: request.raw.url ?? request.url, headers: request.headers, rawBody: request.rawBody },
-      { teams, audiences: () => coreAudiences(ctx), now, compact: true },
-    );
-    const { member } = verified;
-    caller = teamAgents.callerOf(member);
-    request.teamMember = member;
-    request.credentialCheck = () => {
-      const certificate = teams.certificate(member.certificate_id);
-      if (certificate === null || certificate.revoked_at !== null) {
-        throw unauthorized('SVC_ERR_TEAM_CERTIFICATE_REVOKED', `Certificate ${member.certificate_id} has been revoked`, 'DIDKey');
-      }
-    };
-    key = signedReplayKey('team', verified.signature, verified.form === 'envelope', request);
-    extra = member.certificate_id;
-  } else {
-    if (!isMessagingRoute(request.routeOptions.url ?? request.url)) {
-      throw unauthorized('SVC_ERR_TEAM_CERTIFICATE_REQUIRED', 'Missing X-SVCID-Team-Certificate header: DIDKey auth without a certificate is for mail, chat, contacts and MCP only', 'DIDKey');
-    }
-    const signed = verifyIdentitySignature(request, now);
-    if (signed.didAw !== null && did.currentKey(signed.didAw) !== signed.didKey) {
-      throw unauthorized('SVC_ERR_DID_AW_MISMATCH', 'did:svc does not match Authorization did:key (X-SVC-DID-AW against the did:svc log this node holds)', 'DIDKey');
-    }
-    caller = teamAgents.identityOfKey(signed.didKey, signed.didAw);
-    request.credentialCheck = () => teamAgents.requireLiveMembership(caller.agentId);
-    key = signedReplayKey('identity', signed.signature, false, request);
+    // The member must have connected (its identity exists) before its write is claimed.
+    return authenticateTeam(request, reply, coreTeamAuth(services), (member) => principalOfCaller(teamAgents.callerOf(member)));
   }
+  if (!isMessagingRoute(request.routeOptions.url ?? request.url)) {
+    throw unauthorized('SVC_ERR_TEAM_CERTIFICATE_REQUIRED', 'Missing X-SVCID-Team-Certificate header: DIDKey auth without a certificate is for mail, chat, contacts and MCP only', 'DIDKey');
+  }
+  const signed = verifyIdentitySignature(request, ctx.clock.now());
+  if (signed.didAw !== null && did.currentKey(signed.didAw) !== signed.didKey) {
+    throw unauthorized('SVC_ERR_DID_AW_MISMATCH', 'did:svc does not match Authorization did:key (X-SVC-DID-AW against the did:svc log this node holds)', 'DIDKey');
+  }
+  const caller = teamAgents.identityOfKey(signed.didKey, signed.didAw);
+  request.credentialCheck = () => teamAgents.requireLiveMembership(caller.agentId);
   if (!isReadMethod(request.method)) {
-    const write = { replay: ctx.replay, clock: ctx.clock, key, scheme: 'DIDKey', extra };
+    const write = { replay: ctx.replay, clock: ctx.clock, key: signedReplayKey('identity', signed.signature, false, request), scheme: 'DIDKey' };
     if (!(await claimSignedWrite(request, reply, write))) return null;
   }
-  return { apiKeyId: '', projectId: caller.projectId, agentId: caller.agentId };
+  return principalOfCaller(caller);
 }
+
+const principalOfCaller = (caller: { agentId: string; projectId: string }): IdentityPrincipal => ({ apiKeyId: '', projectId: caller.projectId, agentId: caller.agentId });
 
 /**
  * The caller of an identity route: a Bearer key bound to an identity, or a DIDKey-signed request
- * (above). For routes that authenticate in their handler (MCP); null: a repeat was answered.
+ * (above); null: a repeat was answered.
  */
-export async function authenticateIdentityCaller(services: SignedIdentityServices, request: FastifyRequest, reply: FastifyReply): Promise<IdentityPrincipal | null> {
+async function authenticateIdentityCaller(services: SignedIdentityServices, request: FastifyRequest, reply: FastifyReply): Promise<IdentityPrincipal | null> {
   if (isDidKeyRequest(request)) return signedIdentity(services, request, reply);
   return authenticateIdentity(services.ctx, request);
 }
 
+/**
+ * For a third-party plugin whose routes cannot carry a config (the API reference's pages, the
+ * built UI's files): every route registered in `app`, its own context, from now on that declares
+ * no mode itself gets `mode`. Register the plugin inside a context of its own that calls this.
+ */
+export function declareRoutesAuth(app: FastifyInstance, mode: AuthMode): void {
+  app.decorate('routesAuth', mode);
+}
+
+const methodsOf = (method: string | string[]): string => [method].flat().join(',');
+
 export function installRouteAuth(app: FastifyInstance, services: Pick<CoreServices, 'ctx' | 'owner' | 'teams' | 'teamAgents' | 'did'>): void {
   const { ctx, owner } = services;
   app.decorateRequest('principal', null);
-  // Signed writes on identity routes record their first answers (repeats get them).
+  // A team route outside any surface's context: the core's origins, and only the envelope form
+  // (the surfaces declare their own, http/team-auth.ts).
+  declareTeamSurface(app, { ...coreTeamAuth(services), compact: false });
+  // Signed writes record their first answers (repeats get them).
   installSignedWriteAnswers(app);
+  // Runs for every route as it is registered (`this`: the context it is registered in), before
+  // any hook a surface adds, so a route without a mode never serves a request.
+  app.addHook('onRoute', function requireDeclaredAuth(this: FastifyInstance, route) {
+    const auth: unknown = route.config?.auth ?? this.routesAuth;
+    if (!isAuthMode(auth)) {
+      const what = auth === undefined ? 'declares no auth mode' : `declares an unknown auth mode ${JSON.stringify(auth)}`;
+      throw new Error(`Route ${methodsOf(route.method)} ${route.url} ${what}: set config.auth to one of ${AUTH_MODES.join(', ')} ('public' where no credential is asked for)`);
+    }
+    route.config = { ...route.config, auth };
+  });
   app.addHook('preValidation', async (request, reply) => {
-    switch (request.routeOptions.config.auth) {
+    // No route matched: there is nothing to authenticate for, and the 404 gives nothing away.
+    if (request.is404) return;
+    const auth = request.routeOptions.config.auth;
+    switch (auth) {
+      case 'public':
+        return;
+      case 'didkey':
+        // The route checks the signature over the fields it names (auth/didkey.ts).
+        return;
       case 'key':
-        if (request.routeOptions.config.ownerToo === true && owner.isOwner(request)) break;
+        if (request.routeOptions.config.ownerToo === true && owner.isOwner(request)) return;
         request.principal = authenticate(ctx, request);
-        break;
+        return;
       case 'identity': {
         const principal = await authenticateIdentityCaller(services, request, reply);
         if (principal === null) return reply;
         request.principal = principal;
-        break;
+        return;
       }
       case 'project':
         request.principal = authenticateProjectAuthority(ctx, request);
-        break;
+        return;
       case 'owner':
         owner.require(request);
-        break;
+        return;
+      case 'team': {
+        const member = await authenticateTeam(request, reply, request.server.teamAuth, (verified) => verified);
+        if (member === null) return reply;
+        return;
+      }
+      case undefined:
+        // Unreachable after the onRoute check; refusing is the safe answer all the same.
+        throw unauthorized('SVC_ERR_AUTH_MISSING', 'This route declares no auth mode, so it serves no one', 'Bearer');
       default:
-        break;
+        return unknownMode(auth);
     }
   });
+}
+
+/** A mode added to AuthMode without a case above fails to compile here. */
+function unknownMode(auth: never): never {
+  throw new Error(`No authenticator for auth mode ${String(auth)}`);
 }
 
 function declared(request: FastifyRequest, what: string): never {

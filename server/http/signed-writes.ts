@@ -51,6 +51,15 @@ export interface SignedWrite {
   extra?: string;
 }
 
+/**
+ * The key a signature claims its write under. A signature that binds no method or target (a
+ * compact v1 one) is the same bytes for two empty-bodied writes signed in one second: the target
+ * is part of its key, and the same bytes at another target are another write.
+ */
+export function signedReplayKey(prefix: string, signature: string, bindsTarget: boolean, request: FastifyRequest): string {
+  return bindsTarget ? `${prefix}:${signature}` : `${prefix}:${signature}\n${request.method.toUpperCase()} ${request.raw.url ?? request.url}`;
+}
+
 function header(request: FastifyRequest, name: string): string {
   const value = request.headers[name];
   return (Array.isArray(value) ? value[0] : value) ?? '';

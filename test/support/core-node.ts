@@ -3,6 +3,7 @@
  * surface's `appEvents.emit`, which no endpoint reaches): a real encrypted database in a temp
  * dir, the core routes on a real loopback listener, and a clock the test can move forward.
  */
+import type { FastifyPluginAsync } from 'fastify';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -28,7 +29,12 @@ export interface CoreNode {
   close(): Promise<void>;
 }
 
-export async function startCoreNode(): Promise<CoreNode> {
+export interface CoreNodeOptions {
+  /** More routes, registered beside the core surface (outside its context), to test the hooks every route passes. */
+  routes?: FastifyPluginAsync<{ services: CoreServices }>;
+}
+
+export async function startCoreNode(options: CoreNodeOptions = {}): Promise<CoreNode> {
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-node-core-'));
   const custody = await Custody.open({ dataDir, backend: 'key-file', warn() {} });
   const db = openDatabase({ file: join(dataDir, 'node.db'), key: custody.databaseKey() });
@@ -42,11 +48,13 @@ export async function startCoreNode(): Promise<CoreNode> {
     replay: new ReplayCache(300_000),
     bus: new EventBus(),
     urls: { core_url: '', library_url: '', docs_url: '', ui_url: '', public_url: null },
-    ownOrigins: () => [],
+    // The listener's origin once it listens: signed envelopes name it as their audience.
+    ownOrigins: () => (ctx.urls.core_url === '' ? [] : [ctx.urls.core_url]),
   };
   const services = createCoreServices(ctx, new OwnerAccess({ clock: ctx.clock, sessions: new OwnerSessions(db, ctx.clock) }));
   const app = baseApp({ services, log: false, validateResponses: true });
   await app.register(coreSurface, { services, ownerListener: false });
+  if (options.routes) await app.register(options.routes, { services });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();
   const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;

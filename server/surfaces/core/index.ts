@@ -4,6 +4,8 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { federationRoutes } from '../../federation/routes.ts';
+import { coreTeamAuth } from '../../http/route-auth.ts';
+import { declareTeamSurface } from '../../http/team-auth.ts';
 import { chatRoutes } from './chat/routes.ts';
 import { contactRoutes } from './contacts/routes.ts';
 import { controlRoutes } from './control/routes.ts';
@@ -28,6 +30,8 @@ export interface CoreSurfaceOptions {
 }
 
 export async function coreSurface(app: FastifyInstance, options: CoreSurfaceOptions): Promise<void> {
+  // Its team route (`POST /v1/connect`) takes upstream's compact v1 as its identity routes do.
+  declareTeamSurface(app, coreTeamAuth(options.services));
   await app.register(namespaceRoutes, options);
   await app.register(didRoutes, options);
   await app.register(identityRoutes, options);

@@ -6,7 +6,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { enforceRouteScopes } from '../../http/route-scope.ts';
-import { installTeamAuth, type TeamAuthOptions } from '../../http/team-auth.ts';
+import { declareTeamSurface, type TeamAuthOptions } from '../../http/team-auth.ts';
 import { assetRoutes, publicAssetRoutes, videoUploadRoutes } from './routes/assets.ts';
 import { billingRoutes } from './routes/billing.ts';
 import { documentRoutes } from './routes/documents.ts';
@@ -24,7 +24,8 @@ export interface DocsSurfaceOptions {
 
 export async function docsSurface(app: FastifyInstance, options: DocsSurfaceOptions): Promise<void> {
   await app.register(async (scoped) => {
-    installTeamAuth(scoped, options.auth);
+    // Its team routes take envelopes addressed to this surface's origins (http/route-auth.ts checks them).
+    declareTeamSurface(scoped, options.auth);
     // After auth, before validation: the scope each route declares (403 without it).
     enforceRouteScopes(scoped, 'document');
     await scoped.register(documentRoutes, options);

@@ -6,7 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import { teamTopic, type EventBus } from '../../events/bus.ts';
 import { enforceRouteScopes } from '../../http/route-scope.ts';
-import { installTeamAuth, type TeamAuthOptions } from '../../http/team-auth.ts';
+import { declareTeamSurface, type TeamAuthOptions } from '../../http/team-auth.ts';
 import { bindingRoutes } from './routes/bindings.ts';
 import { catalogWriteRoutes, publicCatalogRoutes } from './routes/catalog.ts';
 import { proposalRoutes } from './routes/proposals.ts';
@@ -23,7 +23,8 @@ export interface LibrarySurfaceOptions {
 export async function librarySurface(app: FastifyInstance, options: LibrarySurfaceOptions): Promise<void> {
   await app.register(publicCatalogRoutes, options);
   await app.register(async (scoped) => {
-    installTeamAuth(scoped, options.auth);
+    // Its team routes take envelopes addressed to this surface's origins (http/route-auth.ts checks them).
+    declareTeamSurface(scoped, options.auth);
     // After auth, before validation: the scope each route declares (403 without it).
     enforceRouteScopes(scoped, 'library');
     // Every successful write is announced once it has committed, so the owner's UI (and any

@@ -1,6 +1,7 @@
 /**
- * MCP at /mcp (and /mcp/; Streamable HTTP, stateless). Bearer auth with an identity's key, or a
- * DIDKey signature (team certificate or identity-only) as on REST (http/route-auth.ts); Host
+ * MCP at /mcp (and /mcp/; Streamable HTTP, stateless), declared `identity`: Bearer auth with an
+ * identity's key, or a DIDKey signature (team certificate or identity-only) as on REST
+ * (http/route-auth.ts, whose hook runs before the handler as on every route); Host
  * (and Origin) validation through the SDK's own hooks on top of the listener's guard. Only the
  * loopback listener mounts it: agents on this machine, never peers through a tunnel.
  *
@@ -13,7 +14,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ServiceError } from '../../../errors.ts';
-import { authenticateIdentityCaller } from '../../../http/route-auth.ts';
+import { identityOf } from '../../../http/route-auth.ts';
 import { lazily } from '../../../lazy.ts';
 import type { CoreServices } from '../services.ts';
 import { InFlightRequests } from './cancellation.ts';
@@ -29,20 +30,18 @@ export async function mcpRoutes(app: FastifyInstance, { services }: { services: 
   // The requests being answered, so a cancellation in a later POST reaches its request.
   const inFlight = new InFlightRequests();
 
+  // Declared `identity`: the route-auth hook has put the caller on the request (a repeated signed
+  // write has been answered there and never reaches these handlers).
   const handle = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
-    // A Bearer key, or a DIDKey signature (team certificate or identity-only) as on REST.
-    const principal = await authenticateIdentityCaller(services, request, reply);
-    if (principal === null) return;
-    await (await runtime()).handleMcp({ services, principal }, inFlight, request, reply);
+    await (await runtime()).handleMcp({ services, principal: identityOf(request) }, inFlight, request, reply);
   };
-  const refuse = async (request: FastifyRequest, reply: FastifyReply): Promise<never> => {
-    await authenticateIdentityCaller(services, request, reply);
+  const refuse = async (request: FastifyRequest): Promise<never> => {
     const what = request.method === 'GET' ? 'no server-initiated stream' : 'no session to end';
     throw new ServiceError('SVC_ERR_MCP_METHOD_NOT_ALLOWED', `This MCP server is stateless: POST every request (there is ${what})`, { allow: 'POST' });
   };
 
   for (const url of PATHS) {
-    app.route({ method: 'POST', url, handler: handle });
-    app.route({ method: ['GET', 'DELETE'], url, handler: refuse });
+    app.route({ method: 'POST', url, config: { auth: 'identity' }, handler: handle });
+    app.route({ method: ['GET', 'DELETE'], url, config: { auth: 'identity' }, handler: refuse });
   }
 }

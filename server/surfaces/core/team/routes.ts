@@ -9,9 +9,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { ConnectBody, Connected, Heartbeat, TeamAgentDetail, TeamAgentParams, TeamAgents, TeamInfo, WorkspaceDeleted, WorkspaceParams } from '../../../../contract/core/team.ts';
-import { verifyTeamEnvelope, type TeamMember } from '../../../auth/team-envelope.ts';
-import { coreAudiences, identityOf, signedReplayKey } from '../../../http/route-auth.ts';
-import { claimSignedWrite } from '../../../http/signed-writes.ts';
+import type { TeamMember } from '../../../auth/team-envelope.ts';
+import { identityOf } from '../../../http/route-auth.ts';
 import type { CoreServices } from '../services.ts';
 
 const tags = ['team'];
@@ -22,24 +21,15 @@ function teamMemberOf(request: FastifyRequest): TeamMember {
 }
 
 export async function teamRoutes(app: FastifyInstance, { services }: { services: CoreServices }): Promise<void> {
-  const { ctx, teams, teamAgents } = services;
+  const { teamAgents } = services;
   const api = app.withTypeProvider<ZodTypeProvider>();
 
   api.post(
     '/v1/connect',
     {
-      // The one team route a member calls before it is an identity: the certificate is verified
-      // here (the `identity` hook would answer "Agent not connected"), before validation.
+      // The one team route a member calls before it is an identity: team auth (the `identity`
+      // hook would answer "Agent not connected"), with the core's audiences and compact v1.
       config: { auth: 'team' },
-      preValidation: async (request, reply) => {
-        const verified = verifyTeamEnvelope(
-          { method: request.method, url: request.raw.url ?? request.url, headers: request.headers, rawBody: request.rawBody },
-          { teams, audiences: () => coreAudiences(ctx), now: ctx.clock.now(), compact: true },
-        );
-        request.teamMember = verified.member;
-        const key = signedReplayKey('team', verified.signature, verified.form === 'envelope', request);
-        if (!(await claimSignedWrite(request, reply, { replay: ctx.replay, clock: ctx.clock, key, scheme: 'DIDKey', extra: verified.member.certificate_id }))) return reply;
-      },
       schema: { tags, summary: 'Connects a team member (team certificate): creates its self-custodial identity and workspace, or returns them', body: ConnectBody, response: { 200: Connected } },
     },
     async (request) => teamAgents.connect(teamMemberOf(request), request.body),
