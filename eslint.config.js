@@ -56,6 +56,13 @@ export default tseslint.config(
     },
   },
   {
+    // The route-auth hook switches over every auth mode: a mode added without its case is an error
+    // here (and a compile error at its `never` check), never a route that answers anyone.
+    files: ['server/http/route-auth.ts'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: { '@typescript-eslint/switch-exhaustiveness-check': ['error', { considerDefaultExhaustiveForUnions: false }] },
+  },
+  {
     // Rules shared by the node and the renderer: plain TypeScript that both builds can take.
     files: ['contract/**/*.ts'],
     ignores: ['contract/**/*.test.ts'],
