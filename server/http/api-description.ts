@@ -140,7 +140,7 @@ const SECURITY_SCHEMES = {
     name: 'Authorization',
     description:
       '`DIDKey <did:key> <signature>` with X-SVC-Timestamp. Namespace and address writes sign canonical {domain, name?, operation, timestamp}; ' +
-      'on identity routes it goes with a team certificate (see teamCertificate), or alone on the messaging routes (identity-only: canonical ' +
+      'on team and identity routes it goes with a team certificate (see teamCertificate), or alone on the messaging routes (identity-only: canonical ' +
       '{body_sha256, did_aw, timestamp}, X-SVC-DID-AW optional, checked against the did:svc log this node holds)',
   },
   teamCertificate: {
@@ -149,33 +149,36 @@ const SECURITY_SCHEMES = {
     name: 'X-SVCID-Team-Certificate',
     description:
       'A team member certificate this node issued, with the DIDKey Authorization and X-SVC-Timestamp: the envelope v2 in X-SVC-Signed-Payload, ' +
-      'or on identity routes also the compact v1 signature over canonical {body_sha256, team_id, timestamp} (the member must have called POST /v1/connect)',
+      'or on the core (identity routes, where the member must have called POST /v1/connect, and POST /v1/connect itself) also the compact v1 ' +
+      'signature over canonical {body_sha256, team_id, timestamp}',
   },
 } as const;
 
 type Security = Record<string, string[]>[];
 
-const SECURITY: Partial<Record<AuthMode, Security>> = {
+/** Every mode's requirement (alternatives, any one will do); `public` asks for no credential. */
+const SECURITY: Record<AuthMode, Security> = {
+  public: [],
   key: [{ apiKey: [] }],
   identity: [{ apiKey: [] }, { teamCertificate: [], didKey: [] }],
   project: [{ apiKey: [] }],
   owner: [{ ownerToken: [] }],
   didkey: [{ didKey: [] }],
-  team: [{ teamCertificate: [] }],
+  team: [{ teamCertificate: [], didKey: [] }],
 };
 
 /**
- * A route's security requirement (alternatives, any one will do) from its declared auth
- * (route-auth.ts): an identity route takes an API key or a team certificate with its DIDKey
- * signature, and a messaging route also a DIDKey signature alone (identity-only); a team route
+ * A route's security requirement from its declared auth (route-auth.ts): an identity route takes
+ * an API key or a team certificate with its DIDKey signature, and a messaging route also a DIDKey
+ * signature alone (identity-only); a team route takes the certificate with its signature, and
  * names the scope it declares (OpenAPI 3.1 allows scopes on any scheme). A route that asks for no
- * credential says so with an empty list: a public read, a present page, federation (each message
- * carries its sender's signature), a join code or an upload token in the request itself.
+ * credential (`public`) says so with an empty list: a public read, a present page, federation
+ * (each message carries its sender's signature), a join code or an upload token in the request.
  */
-function securityOf(auth: AuthMode | undefined, scope: string | undefined, url: string): Security {
-  if (auth === 'team' && scope !== undefined) return [{ teamCertificate: [scope] }];
-  if (auth === 'identity' && isMessagingRoute(url)) return [...(SECURITY.identity ?? []), { didKey: [] }];
-  return (auth === undefined ? undefined : SECURITY[auth]) ?? [];
+function securityOf(auth: AuthMode, scope: string | undefined, url: string): Security {
+  if (auth === 'team' && scope !== undefined) return [{ teamCertificate: [scope], didKey: [] }];
+  if (auth === 'identity' && isMessagingRoute(url)) return [...SECURITY.identity, { didKey: [] }];
+  return SECURITY[auth];
 }
 
 /**
@@ -235,7 +238,9 @@ export async function installApiDescription(app: FastifyInstance, options: { ref
       if (input.url === '/mcp') return { schema: mcpSchema(), url: input.url };
       const described = jsonSchemaTransform(input);
       const { auth, scope } = input.route.config ?? {};
-      const security = securityOf(auth as AuthMode | undefined, scope, input.url);
+      // Unreachable: route-auth.ts refuses such a route as it is registered, before this runs.
+      if (auth === undefined) throw new Error(`${String(input.route.method)} ${input.url} declares no auth mode`);
+      const security = securityOf(auth, scope, input.url);
       return { ...described, schema: { ...described.schema, security } };
     },
     transformObject: (input) => ('openapiObject' in input ? finish(input.openapiObject) : input.swaggerObject),

@@ -13,6 +13,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_CODES, ErrorBody } from '../../contract/errors.ts';
+import type { RegisteredRoute } from '../../server/http/app.ts';
 import { expectOk, expectRefusal } from '../support/expect.ts';
 import { createIdentity, createNodeNamespace, createProject } from '../support/identities.ts';
 import { startTestNode, type TestNode } from '../support/node.ts';
@@ -24,7 +25,7 @@ const NOT_API = /^\/(ui|docs\/api|openapi\.json)?(\/|$)/;
 const NOT_DESCRIBED = ['GET /mcp', 'DELETE /mcp', 'POST /mcp/', 'GET /mcp/', 'DELETE /mcp/'];
 
 let t: TestNode;
-const routes: { listener: string; method: string; url: string }[] = [];
+const routes: (RegisteredRoute & { listener: string })[] = [];
 
 beforeAll(async () => {
   t = await startTestNode({ publicPort: 0, onRoute: (listener, route) => void routes.push({ listener, ...route }) });
@@ -86,7 +87,7 @@ describe('GET /openapi.json', () => {
       }
       if ((method === 'post' || method === 'put') && !BODILESS.includes(route)) expect(op.requestBody?.content['application/json'].schema, route).toBeDefined();
       // A team route's requirement names the scope it declares (test/security/scopes.test.ts checks which).
-      expect(op.security, route).toEqual(PUBLIC.includes(route) ? [] : [{ teamCertificate: [expect.stringMatching(/^(library:(read|write|publish|approve)|team:admin)$/)] }]);
+      expect(op.security, route).toEqual(PUBLIC.includes(route) ? [] : [{ teamCertificate: [expect.stringMatching(/^(library:(read|write|publish|approve)|team:admin)$/)], didKey: [] }]);
     }
     const shelfImport = doc.paths['/v1/shelf/import'].post;
     expect(Object.keys(shelfImport.responses)).toEqual(expect.arrayContaining(['200', '201']));
@@ -260,7 +261,7 @@ describe('GET /openapi.json', () => {
       for (const name of query) expect(op.parameters, route).toContainEqual(expect.objectContaining({ name, in: 'query' }));
       if (body === 'json') expect(op.requestBody?.content['application/json'].schema, route).toBeDefined();
       else expect(op.requestBody, route).toBeUndefined();
-      expect(op.security, route).toEqual(isPublic ? [] : [{ teamCertificate: [method === 'GET' ? 'docs:read' : expect.stringMatching(/^docs:(read|write)$/)] }]);
+      expect(op.security, route).toEqual(isPublic ? [] : [{ teamCertificate: [method === 'GET' ? 'docs:read' : expect.stringMatching(/^docs:(read|write)$/)], didKey: [] }]);
       expect(op.tags?.length, route).toBe(1);
     }
     const create = doc.paths['/v1/documents'].post.requestBody.content['application/json'].schema;
@@ -368,6 +369,39 @@ describe('what generated clients and linters need', () => {
     expect(doc.paths['/health'].get.security).toEqual([]);
     const [, [, peer]] = await documents();
     expect(Object.keys(peer.components.securitySchemes).sort()).toEqual(['apiKey', 'didKey', 'teamCertificate']);
+  });
+
+  it('states each route\'s security as its declared auth mode asks, on both listeners', async () => {
+    // Written out here rather than taken from the server: what each mode asks for of a caller.
+    const MESSAGING = /^\/(v1\/(messages|chat|contacts|conversations)(\/|$)|mcp$)/;
+    const expected = ({ auth, scope, url }: RegisteredRoute): unknown[] => {
+      switch (auth) {
+        case 'public':
+          return [];
+        case 'key':
+        case 'project':
+          return [{ apiKey: [] }];
+        case 'identity':
+          return [{ apiKey: [] }, { teamCertificate: [], didKey: [] }, ...(MESSAGING.test(url) ? [{ didKey: [] }] : [])];
+        case 'owner':
+          return [{ ownerToken: [] }];
+        case 'didkey':
+          return [{ didKey: [] }];
+        case 'team':
+          return [{ teamCertificate: scope === undefined ? [] : [scope], didKey: [] }];
+        default:
+          throw new Error(`${url} declares no auth mode`);
+      }
+    };
+    const docs = new Map(await documents());
+    let checked = 0;
+    for (const route of routes) {
+      const op = docs.get(route.listener)?.paths[openApiPath(route.url)]?.[route.method.toLowerCase()];
+      if (op === undefined) continue;
+      expect(op.security, `${route.listener} ${route.method} ${route.url} (${route.auth})`).toEqual(expected(route));
+      checked += 1;
+    }
+    expect(checked).toBeGreaterThan(200);
   });
 
   it('marks a stream\'s deadline required, as the node requires it, and still refuses its absence with the same 422', async () => {
