@@ -34,7 +34,7 @@ import { claimSignedWrite, installSignedWriteAnswers, isReadMethod, signedReplay
 import { authenticateTeam, declareTeamSurface, type TeamAuthOptions } from './team-auth.ts';
 
 /** Every auth mode a route can declare (above). */
-export const AUTH_MODES = ['public', 'key', 'identity', 'project', 'owner', 'didkey', 'team'] as const;
+const AUTH_MODES = ['public', 'key', 'identity', 'project', 'owner', 'didkey', 'team'] as const;
 export type AuthMode = (typeof AUTH_MODES)[number];
 
 const isAuthMode = (value: unknown): value is AuthMode => (AUTH_MODES as readonly unknown[]).includes(value);
@@ -77,7 +77,7 @@ export const isMessagingRoute = (url: string): boolean => MESSAGING_ROUTES.some(
 const isDidKeyRequest = (request: FastifyRequest): boolean => request.headers.authorization?.startsWith('DIDKey ') === true;
 
 /** The core's own origins, as a v2 envelope may name them in `aud` (never taken from Host). */
-export function coreAudiences(ctx: NodeContext): string[] {
+function coreAudiences(ctx: NodeContext): string[] {
   const own = ctx.ownOrigins();
   return [...own, ...own.filter((url) => url.includes('//127.0.0.1:')).map((url) => url.replace('//127.0.0.1:', '//localhost:'))];
 }
