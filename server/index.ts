@@ -173,7 +173,7 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
     cleanups.push(() => services.remote.close());
     // A signed envelope names the origin it was meant for; only this surface's own origins count.
     const library: LibrarySurfaceOptions = {
-      services: createLibraryServices(ctx, services.search),
+      services: createLibraryServices(ctx, services),
       auth: { teams: services.teams, audiences: () => surfaceOrigins(urls.library_url, urls.public_url), clock: ctx.clock, replay: ctx.replay },
       bus: ctx.bus,
     };

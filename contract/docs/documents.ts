@@ -4,6 +4,7 @@
  * its API with these schemas; the UI takes the inferred types.
  */
 import { z } from 'zod';
+import { ActingAs } from '../acting-as.ts';
 import { SLUG_MAX, SLUG_PATTERN, SLUG_RULE, TITLE_MAX } from './rules.ts';
 import { TemplateRequest } from './templates.ts';
 
@@ -54,13 +55,7 @@ export const VersionSource = z.enum(['api', 'template', 'present-link']);
 export type VersionSource = z.output<typeof VersionSource>;
 
 /** The identity of this node the app acted as when the team's owner member signed (recorded by the node). */
-export const ActingAs = z.object({
-  agent_id: z.string(),
-  alias: z.string(),
-  name: z.string(),
-  address: z.string().nullable(),
-});
-export type ActingAs = z.output<typeof ActingAs>;
+export { ActingAs };
 
 /**
  * Who made a version, as history names it (a person reads a name, not a key): an identity the app

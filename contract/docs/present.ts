@@ -4,6 +4,7 @@
  * exchanges with the node (`/present/{token}/…`; the pages themselves are HTML).
  */
 import { z } from 'zod';
+import { ActingAs } from '../acting-as.ts';
 import { EDITOR_NAME_MAX, PREVIEW_MAX_CHARS, SLUG_MAX, SLUG_PATTERN } from './rules.ts';
 import { BasePalettes, PaletteContrast, ThemeDraft } from './theme.ts';
 
@@ -59,6 +60,8 @@ export const PresentLinkSummary = z.object({
   expires_at: z.string(),
   revoked_at: z.string().nullable(),
   created_by_alias: z.string(),
+  /** Ours: the identity the app acted as when it made the link, when the team's owner member signed; else null (an agent, by its alias). */
+  created_by_acting_as: ActingAs.nullable(),
   created_at: z.string(),
 });
 export type PresentLinkSummary = z.output<typeof PresentLinkSummary>;

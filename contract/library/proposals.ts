@@ -6,6 +6,7 @@
  * and again when approved.
  */
 import { z } from 'zod';
+import { ActingAs } from '../acting-as.ts';
 import { CHANGESET_SCHEMA } from '../library-rules.ts';
 import { JsonValue, Ref } from './common.ts';
 
@@ -76,8 +77,12 @@ export const Proposal = z.object({
   /** The shelf version the changeset was checked against when submitted. */
   base_profile_version: z.string().nullable(),
   created_by_alias: z.string(),
+  /** Ours: the identity the app acted as when it submitted, when the team's owner member signed; else null (an agent, by its alias). */
+  created_by_acting_as: ActingAs.nullable(),
   created_at: z.string(),
   decided_by_alias: z.string().nullable(),
+  /** Ours: the identity the app acted as when it approved or rejected, when the team's owner member signed; else null. */
+  decided_by_acting_as: ActingAs.nullable(),
   decided_at: z.string().nullable(),
   /** Set when the approval recheck rejected it (its bases went stale). */
   decision_reason: z.string().nullable(),

@@ -154,7 +154,7 @@ export const SignBody = z.strictObject({
   /** The exact body text that will be sent, if any. */
   body: z.string().max(SIGNED_BODY_MAX_BYTES).optional(),
   surface: z.enum(['library', 'docs']).optional(),
-  /** Ours: the agent_id of the identity the app acts as; signed into the envelope and recorded on document versions. */
+  /** Ours: the agent_id of the identity the app acts as; signed into the envelope and recorded on what the request makes or decides (contract/acting-as.ts). */
   acting_as: z.string().min(1).max(128).optional(),
 });
 export type SignInput = z.input<typeof SignBody>;

@@ -97,6 +97,25 @@ describe('GET /openapi.json', () => {
     expect(doc.paths['/v1/shelf'].get.responses['200'].content['application/json'].schema.required).toEqual(['profiles', 'has_more', 'next_after']);
   });
 
+  it('describes who acted on a team record: the identity the app acted as, beside the certificate\'s alias', async () => {
+    const doc = expectOk(await t.request('GET', '/openapi.json'));
+    const actingAs = {
+      type: 'object',
+      required: ['agent_id', 'alias', 'name', 'address'],
+      properties: { agent_id: { type: 'string' }, alias: { type: 'string' }, name: { type: 'string' }, address: { type: ['string', 'null'] } },
+    };
+    const nullable = (schema: any) => (schema.anyOf ?? [schema]).find((option: any) => option.type === 'object');
+    for (const [path, method] of [['/v1/proposals/{proposal_id}', 'get'], ['/v1/proposals/{proposal_id}/approve', 'post'], ['/v1/proposals/{proposal_id}/reject', 'post']] as const) {
+      const proposal = doc.paths[path][method].responses['200'].content['application/json'].schema;
+      expect(proposal.required, path).toEqual(expect.arrayContaining(['created_by_alias', 'created_by_acting_as', 'decided_by_alias', 'decided_by_acting_as']));
+      expect(nullable(proposal.properties.decided_by_acting_as), path).toMatchObject(actingAs);
+      expect(nullable(proposal.properties.created_by_acting_as), path).toMatchObject(actingAs);
+    }
+    const link = doc.paths['/v1/present'].get.responses['200'].content['application/json'].schema.items;
+    expect(link.required).toEqual(expect.arrayContaining(['created_by_alias', 'created_by_acting_as']));
+    expect(nullable(link.properties.created_by_acting_as)).toMatchObject(actingAs);
+  });
+
   it('carries the messaging routes\' declared schemas and auth (mail, chat, control, events, federation)', async () => {
     const doc = expectOk(await t.request('GET', '/openapi.json'));
     // [route, query parameters, success statuses with a JSON answer (none for a server-sent event stream)]

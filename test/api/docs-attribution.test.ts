@@ -3,7 +3,8 @@
  * naming the identity chosen in its switcher (`acting_as`), and the node records that identity on
  * the version; without it the owner member is named. An outside member's own envelope cannot
  * claim to act for anyone. A visitor through an editable link is named by what they typed, and
- * never as the link's minter. The sign route refuses identities that cannot act.
+ * never as the link's minter. A present link made in the app names the identity it acted as, an
+ * agent's link its certificate. The sign route refuses identities that cannot act.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDocsMember, MARKDOWN, type DocsClient } from '../support/docs.ts';
@@ -108,5 +109,26 @@ describe('members and visitors', () => {
     ]);
     // The minter stays on record, as before.
     expect(history[1].created_by_alias).toBe('owner');
+  });
+});
+
+describe('present links', () => {
+  it('name the identity the app acted as when it made them, and an agent by its certificate', async () => {
+    expectOk(await asApp('POST', '/v1/documents', { json: { slug: 'shown', title: 'Shown', body: 'x' }, actingAs: bob.agent_id }), 201);
+    const byBob = expectOk(await asApp('POST', '/v1/present', { json: { slug: 'shown' }, actingAs: bob.agent_id }), 201);
+    const byCarol = expectOk(await asApp('POST', '/v1/present', { json: { slug: 'shown' }, actingAs: carol.agent_id }), 201);
+    const unnamed = expectOk(await asApp('POST', '/v1/present', { json: { slug: 'shown' } }), 201);
+    const claim = { agent_id: bob.agent_id, alias: 'bob', name: 'bob', address: 'credit.test/bob' };
+    const byAgent = expectOk(await alice.request('POST', '/v1/present', { body: { slug: 'shown' }, extra: { acting_as: claim } }), 201);
+
+    const links = expectOk(await alice.request('GET', '/v1/present')) as { link_id: string; created_by_alias: string; created_by_acting_as: unknown }[];
+    const who = (id: string) => {
+      const link = links.find((l) => l.link_id === id)!;
+      return [link.created_by_alias, link.created_by_acting_as];
+    };
+    expect(who(byBob.link_id)).toEqual(['owner', claim]);
+    expect(who(byCarol.link_id)).toEqual(['owner', { agent_id: carol.agent_id, alias: 'carol', name: 'carol', address: null }]);
+    expect(who(unnamed.link_id)).toEqual(['owner', null]);
+    expect(who(byAgent.link_id)).toEqual(['alice', null]);
   });
 });

@@ -339,6 +339,8 @@ describe('listing', () => {
       expires_at: link.expires_at,
       revoked_at: null,
       created_by_alias: 'alice',
+      // An agent's own link: named by its certificate, no identity of the node acting.
+      created_by_acting_as: null,
       created_at: expect.any(String),
     });
     expect(expectOk(await outsider.request('GET', '/v1/present'))).toEqual([]);

@@ -132,3 +132,33 @@ export async function addTeamMember(t: NodeEndpoint, options: AddTeamMemberOptio
     request,
   };
 }
+
+export interface AsOwnerAppOptions {
+  /** JSON-encoded and sent with Content-Type: application/json. */
+  json?: unknown;
+  surface?: 'library' | 'docs';
+  /** The agent_id of the identity the app acts as (the switcher's choice); absent: none named. */
+  actingAs?: string;
+}
+
+/**
+ * A team request as the app makes it: the owner's sign route signs it as the team's owner member
+ * (naming the identity the app acts as, when given), then it is sent over real HTTP exactly as signed.
+ */
+export async function asOwnerApp<T = any>(t: NodeEndpoint, teamId: string, method: string, path: string, options: AsOwnerAppOptions = {}): Promise<ApiResponse<T>> {
+  const text = options.json === undefined ? undefined : JSON.stringify(options.json);
+  const signed = await t.owner('POST', `/v1/node/teams/${encodeURIComponent(teamId)}/sign`, {
+    method,
+    path,
+    surface: options.surface ?? 'library',
+    ...(text === undefined ? {} : { body: text }),
+    ...(options.actingAs === undefined ? {} : { acting_as: options.actingAs }),
+  });
+  if (signed.status !== 200) return signed as ApiResponse<T>;
+  const { url, headers } = signed.body as { url: string; headers: Record<string, string> };
+  // The URL as signed (origin and target), untouched.
+  return requestJson<T>(url, method, '', {
+    headers: { ...headers, ...(text === undefined ? {} : { 'content-type': 'application/json' }) },
+    ...(text === undefined ? {} : { raw: text }),
+  });
+}

@@ -6,6 +6,7 @@
  * found".
  */
 import { randomBytes, randomUUID } from 'node:crypto';
+import type { ActingAs } from '../../../contract/acting-as.ts';
 import type { DocumentDetail } from '../../../contract/docs/documents.ts';
 import type { MintedLink, MintInput, PresentLinkSummary } from '../../../contract/docs/present.ts';
 import { EDITOR_NAME_MAX } from '../../../contract/docs/rules.ts';
@@ -57,7 +58,8 @@ export class PresentLinks {
     this.#urls = urls;
   }
 
-  mint(member: TeamMember, input: MintInput): MintedLink {
+  /** `actingAs`: the identity the app acted as, when the owner member signed for it (teams/acting-as.ts). */
+  mint(member: TeamMember, input: MintInput, actingAs: ActingAs | null): MintedLink {
     const doc = this.#documents.get(member.team_id, input.slug);
     const version = input.version ?? doc.current_version;
     if (version > doc.current_version) throw notFound('SVC_ERR_DOCUMENT_VERSION_NOT_FOUND', `Document ${input.slug} has no version ${version}`);
@@ -75,6 +77,7 @@ export class PresentLinks {
       editable,
       expires_at: expiresAt,
       minter: member,
+      acting_as: actingAs,
       created_at: now.toISOString(),
     });
     // The owner's open list of links hears about it (a `docs_changed` nudge on the owner feed).

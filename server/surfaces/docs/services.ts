@@ -17,6 +17,7 @@ import { StorageQuota } from './storage-quota.ts';
 import { docsUrls, type DocsUrls } from './urls.ts';
 import { VideoUploads } from './video-uploads.ts';
 import { revokeEditableLinksOf } from './store/present-links.ts';
+import { ownerCertificateOf } from '../../teams/acting-as.ts';
 
 export interface DocsServices {
   documents: Documents;
@@ -69,12 +70,6 @@ export function createDocsServices(ctx: NodeContext, core: Pick<CoreServices, 'a
     themeFor,
     urls,
     search: core.search,
-    ownerCertificateOf: (teamId) => {
-      try {
-        return core.teams.get(teamId).owner_certificate_id;
-      } catch {
-        return null;
-      }
-    },
+    ownerCertificateOf: ownerCertificateOf(core.teams),
   };
 }

@@ -5,6 +5,7 @@
  * never become current again.
  */
 import { randomUUID } from 'node:crypto';
+import type { ActingAs } from '../../../contract/acting-as.ts';
 import type { MintedVersion, Proposal, ProposalFilter, ProposalInput, ProposalStatus } from '../../../contract/library/proposals.ts';
 import { nextPatchVersion } from '../../../contract/library-rules.ts';
 import type { NodeContext } from '../../context.ts';
@@ -13,9 +14,11 @@ import { applyChangeset, parseChangeset } from './domain/changeset.ts';
 import { decideProposal, findProposal, insertProposal, listProposals, proposalContent, toProposal, type ProposalRow } from './store/proposals.ts';
 import type { Shelf } from './shelf.ts';
 
+/** Who submits or decides: the member's team and alias, and the identity the app acted as (null for an agent's own request). */
 export interface Reviewer {
   team_id: string;
   alias: string;
+  acting_as: ActingAs | null;
 }
 
 export class Proposals {
@@ -44,6 +47,7 @@ export class Proposals {
       rationale: body.rationale ?? null,
       base_profile_version: current.version.version,
       created_by_alias: author.alias,
+      created_by_acting_as: author.acting_as,
       created_at: this.#ctx.clock.now().toISOString(),
     });
   }
@@ -76,12 +80,12 @@ export class Proposals {
             supersedes_profile_digest: current.version.digest,
           };
         }
-        this.#decide(row, 'approved', reviewer.alias, null, minted);
+        this.#decide(row, 'approved', reviewer, null, minted);
         return toProposal(this.#row(reviewer.team_id, proposalId));
       })();
     } catch (error) {
       if (error instanceof ServiceError && error.statusCode === 409 && this.#row(reviewer.team_id, proposalId).status === 'open') {
-        this.#decide(this.#row(reviewer.team_id, proposalId), 'rejected', reviewer.alias, `Rejected by the approval recheck: ${error.message}`, null);
+        this.#decide(this.#row(reviewer.team_id, proposalId), 'rejected', reviewer, `Rejected by the approval recheck: ${error.message}`, null);
         throw conflict('SVC_ERR_PROPOSAL_RECHECK_REJECTED', `${error.message}. The approval recheck rejected proposal ${proposalId}; nothing was minted`);
       }
       throw error;
@@ -90,14 +94,15 @@ export class Proposals {
 
   reject(reviewer: Reviewer, proposalId: string): Proposal {
     const row = this.#open(reviewer.team_id, proposalId);
-    this.#decide(row, 'rejected', reviewer.alias, null, null);
+    this.#decide(row, 'rejected', reviewer, null, null);
     return toProposal(this.#row(reviewer.team_id, proposalId));
   }
 
-  #decide(row: ProposalRow, status: Exclude<ProposalStatus, 'open'>, alias: string, reason: string | null, minted: MintedVersion | null): void {
+  #decide(row: ProposalRow, status: Exclude<ProposalStatus, 'open'>, reviewer: Reviewer, reason: string | null, minted: MintedVersion | null): void {
     decideProposal(this.#ctx.db, row.proposal_id, {
       status,
-      decided_by_alias: alias,
+      decided_by_alias: reviewer.alias,
+      decided_by_acting_as: reviewer.acting_as,
       decided_at: this.#ctx.clock.now().toISOString(),
       decision_reason: reason,
       minted,

@@ -3,6 +3,8 @@
  */
 import type { NodeContext } from '../../context.ts';
 import type { SearchService } from '../../search/service.ts';
+import { ownerCertificateOf } from '../../teams/acting-as.ts';
+import type { CoreServices } from '../core/services.ts';
 import { Bindings } from './bindings.ts';
 import { BlueprintCatalog } from './catalog.ts';
 import { Proposals } from './proposals.ts';
@@ -19,9 +21,12 @@ export interface LibraryServices {
   bindings: Bindings;
   /** Core's search: the library routes search the team's shelf and the catalog through it. */
   search: SearchService;
+  /** The certificate the node's owner acts through (the only one whose `acting_as` is believed). */
+  ownerCertificateOf: (teamId: string) => string | null;
 }
 
-export function createLibraryServices(ctx: NodeContext, search: SearchService): LibraryServices {
+/** `core` supplies search and the teams (whose owner member may sign for an identity). */
+export function createLibraryServices(ctx: NodeContext, core: Pick<CoreServices, 'search' | 'teams'>): LibraryServices {
   const catalog = new BlueprintCatalog(ctx);
   const shelf = new Shelf(ctx, catalog);
   return {
@@ -31,6 +36,7 @@ export function createLibraryServices(ctx: NodeContext, search: SearchService): 
     publisher: new ProfilePublisher(catalog, shelf),
     proposals: new Proposals(ctx, shelf),
     bindings: new Bindings(ctx, shelf),
-    search,
+    search: core.search,
+    ownerCertificateOf: ownerCertificateOf(core.teams),
   };
 }

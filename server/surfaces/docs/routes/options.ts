@@ -13,7 +13,7 @@ import { teamRoute } from '../../../http/route-scope.ts';
 import type { TeamScope } from '../../../teams/scopes.ts';
 import type { VersionAuthor } from '../store/document-versions.ts';
 import type { DocsServices } from '../services.ts';
-import { actingAsOf } from '../acting-as.ts';
+import { actingAsOf } from '../../../teams/acting-as.ts';
 
 export interface DocsRouteOptions {
   services: DocsServices;

@@ -31,6 +31,7 @@ import { notFoundPage, readPage, type PresentTheme } from '../present-page/page.
 import type { ResolvedLink } from '../store/present-links.ts';
 import { renderMarkdownLazily } from '../../../markdown/lazy.ts';
 import { memberOf } from '../../../http/route-scope.ts';
+import { actingAsOf } from '../../../teams/acting-as.ts';
 import { team, type DocsRouteOptions } from './options.ts';
 
 export const EDIT_REFUSED = 'This link no longer accepts edits (it expired or was revoked); nothing was saved';
@@ -61,7 +62,10 @@ export async function presentApiRoutes(app: FastifyInstance, { services }: DocsR
   api.post(
     '/v1/present',
     { config: { ...team('docs:write'), answerHoldsSecret: true }, schema: { tags, summary: 'Mints a present link (its token is shown this once)', body: MintBody, response: { 201: MintedLink } } },
-    async (request, reply) => reply.code(201).send(services.present.mint(memberOf(request), request.body)),
+    async (request, reply) => {
+      const member = memberOf(request);
+      return reply.code(201).send(services.present.mint(member, request.body, actingAsOf(request, member, services.ownerCertificateOf)));
+    },
   );
 
   api.post(

@@ -6,6 +6,7 @@
 import type { ActingAs, DocumentVersion, VersionAuthorView, VersionSource } from '../../../../contract/docs/documents.ts';
 import type { TeamMember } from '../../../auth/team-envelope.ts';
 import type { Db } from '../../../context.ts';
+import { actingAsColumns, actingAsOfColumns } from '../../../teams/acting-as-columns.ts';
 import type { StoredVersion } from '../domain/delta.ts';
 
 /** Who made a version: a team member (API), possibly acting for an identity, or a human through an editable link. */
@@ -62,10 +63,7 @@ export interface NewVersion {
 const METADATA_COLUMNS = `version_id, version_number, body_sha256, source, created_by_did_key, created_by_did_aw, created_by_address,
   created_by_alias, certificate_id, created_by_editor_name, created_at, acting_as_agent_id, acting_as_alias, acting_as_name, acting_as_address`;
 
-function actingAsOfRow(row: VersionMetadataRow): ActingAs | null {
-  if (row.acting_as_agent_id === null) return null;
-  return { agent_id: row.acting_as_agent_id, alias: row.acting_as_alias ?? '', name: row.acting_as_name ?? row.acting_as_alias ?? '', address: row.acting_as_address };
-}
+const actingAsOfRow = (row: VersionMetadataRow): ActingAs | null => actingAsOfColumns(row.acting_as_agent_id, row.acting_as_alias, row.acting_as_name, row.acting_as_address);
 
 /** A link edit is the visitor's (never the minter's); an app save is the identity's; else the member's. */
 function authorOf(row: VersionMetadataRow, actingAs: ActingAs | null): VersionAuthorView {
@@ -153,9 +151,6 @@ export function insertVersion(db: Db, version: NewVersion): void {
     member?.certificate_id ?? null,
     author.editor_name ?? null,
     version.created_at,
-    author.acting_as?.agent_id ?? null,
-    author.acting_as?.alias ?? null,
-    author.acting_as?.name ?? null,
-    author.acting_as?.address ?? null,
+    ...actingAsColumns(author.acting_as),
   );
 }

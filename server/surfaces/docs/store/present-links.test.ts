@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
+import type { ActingAs } from '../../../../contract/acting-as.ts';
 import type { TeamMember } from '../../../auth/team-envelope.ts';
 import { insertDocument } from './documents.ts';
 import {
@@ -33,7 +34,7 @@ beforeAll(() => {
   insertDocument(db(), { document_id: documentId, team_id: TEAM, slug: 'pitch', title: 'The pitch', created_at: '2026-01-01T00:00:00.000Z' });
 });
 
-function link(createdAt: string, member: TeamMember = minter): NewPresentLinkRow {
+function link(createdAt: string, member: TeamMember = minter, actingAs: ActingAs | null = null): NewPresentLinkRow {
   const row = {
     token_sha256: randomUUID(),
     link_id: randomUUID(),
@@ -42,6 +43,7 @@ function link(createdAt: string, member: TeamMember = minter): NewPresentLinkRow
     editable: true,
     expires_at: '2026-01-02T00:00:00.000Z',
     minter: member,
+    acting_as: actingAs,
     created_at: createdAt,
   };
   insertPresentLink(db(), row);
@@ -98,8 +100,17 @@ describe('the present links store', () => {
       expires_at: '2026-01-02T00:00:00.000Z',
       revoked_at: null,
       created_by_alias: 'writer',
+      created_by_acting_as: null,
       created_at: '2026-03-01T00:00:00.000Z',
     });
     expect(Object.values(summary)).not.toContain(older.token_sha256);
+  });
+
+  it('keeps the identity the app acted as when it made a link, beside the minter', () => {
+    const team = 'acting:example.com';
+    const alice: ActingAs = { agent_id: 'agent-alice', alias: 'alice', name: 'Alice Liddell', address: 'example.com/alice' };
+    const made = link('2026-04-01T00:00:00.000Z', { ...minter, team_id: team, alias: 'owner' }, alice);
+    const [row] = listTeamLinks(db(), team);
+    expect(toPresentLinkSummary(row!)).toMatchObject({ link_id: made.link_id, created_by_alias: 'owner', created_by_acting_as: alice });
   });
 });

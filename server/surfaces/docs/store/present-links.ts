@@ -1,12 +1,15 @@
 /**
  * The `present_links` table: capability links to a team document, keyed by the sha256 of their
  * token (never the token), named by `link_id` in listings, with their minter kept for the saves
- * an editable link makes. The only module that reads or writes it; its reads join `documents`
- * for the slug and title a link shows.
+ * an editable link makes, and the identity the app acted as when it made one (migration 0036).
+ * The only module that reads or writes it; its reads join `documents` for the slug and title a
+ * link shows.
  */
+import type { ActingAs } from '../../../../contract/acting-as.ts';
 import type { PresentLinkSummary } from '../../../../contract/docs/present.ts';
 import type { TeamMember } from '../../../auth/team-envelope.ts';
 import type { Db } from '../../../context.ts';
+import { actingAsColumns, actingAsOfColumns } from '../../../teams/acting-as-columns.ts';
 
 /** A link row with its document's slug and title. */
 export interface PresentLinkRow {
@@ -25,6 +28,10 @@ export interface PresentLinkRow {
   created_by_alias: string;
   certificate_id: string;
   created_at: string;
+  acting_as_agent_id: string | null;
+  acting_as_alias: string | null;
+  acting_as_name: string | null;
+  acting_as_address: string | null;
 }
 
 export interface NewPresentLinkRow {
@@ -35,6 +42,8 @@ export interface NewPresentLinkRow {
   editable: boolean;
   expires_at: string;
   minter: TeamMember;
+  /** The identity the app acted as, when the owner member signed for it; else null. */
+  acting_as: ActingAs | null;
   created_at: string;
 }
 
@@ -54,7 +63,8 @@ export interface ResolvedLink {
 export type LinkKey = { token_sha256: string } | { link_id: string };
 
 const LINK_COLUMNS = `l.link_id, l.team_id, l.document_id, d.slug, d.title, l.version_number, l.editable, l.expires_at, l.revoked_at, l.created_by_did_key,
-  l.created_by_did_aw, l.created_by_address, l.created_by_alias, l.certificate_id, l.created_at`;
+  l.created_by_did_aw, l.created_by_address, l.created_by_alias, l.certificate_id, l.created_at, l.acting_as_agent_id, l.acting_as_alias, l.acting_as_name,
+  l.acting_as_address`;
 
 /** A listing's entry: never the token (which is not stored anyway). */
 export const toPresentLinkSummary = (row: PresentLinkRow): PresentLinkSummary => ({
@@ -65,6 +75,7 @@ export const toPresentLinkSummary = (row: PresentLinkRow): PresentLinkSummary =>
   expires_at: row.expires_at,
   revoked_at: row.revoked_at,
   created_by_alias: row.created_by_alias,
+  created_by_acting_as: actingAsOfColumns(row.acting_as_agent_id, row.acting_as_alias, row.acting_as_name, row.acting_as_address),
   created_at: row.created_at,
 });
 
@@ -93,8 +104,9 @@ export function insertPresentLink(db: Db, row: NewPresentLinkRow): void {
   const { minter } = row;
   db.prepare(
     `INSERT INTO present_links (token_sha256, link_id, team_id, document_id, version_number, editable, expires_at, revoked_at,
-       created_by_did_key, created_by_did_aw, created_by_address, created_by_alias, certificate_id, created_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?, ?, ?)`,
+       created_by_did_key, created_by_did_aw, created_by_address, created_by_alias, certificate_id, created_at,
+       acting_as_agent_id, acting_as_alias, acting_as_name, acting_as_address)
+     VALUES (?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   ).run(
     row.token_sha256,
     row.link_id,
@@ -109,6 +121,7 @@ export function insertPresentLink(db: Db, row: NewPresentLinkRow): void {
     minter.alias,
     minter.certificate_id,
     row.created_at,
+    ...actingAsColumns(row.acting_as),
   );
 }
 

@@ -249,6 +249,7 @@ describe('proposals', () => {
     rationale: 'why',
     base_profile_version: '0.1.0',
     created_by_alias: 'alice',
+    created_by_acting_as: null,
     created_at: createdAt,
   });
 
@@ -264,8 +265,10 @@ describe('proposals', () => {
       rationale: 'why',
       base_profile_version: '0.1.0',
       created_by_alias: 'alice',
+      created_by_acting_as: null,
       created_at: T0,
       decided_by_alias: null,
+      decided_by_acting_as: null,
       decided_at: null,
       decision_reason: null,
       content: { schema: 'x', assets: [] },
@@ -278,8 +281,17 @@ describe('proposals', () => {
     shelve('t', 'p', ['0.1.0']);
     insertProposal(db, draft('p1', 'p'));
     const minted = { profile_ref: 'p', version: '0.1.1', digest: 'd', supersedes_profile_version: '0.1.0', supersedes_profile_digest: 'd0' };
-    decideProposal(db, 'p1', { status: 'approved', decided_by_alias: 'bob', decided_at: 'later', decision_reason: null, minted });
-    expect(toProposal(findProposal(db, 't', 'p1')!)).toMatchObject({ status: 'approved', decided_by_alias: 'bob', decided_at: 'later', minted });
+    decideProposal(db, 'p1', { status: 'approved', decided_by_alias: 'bob', decided_by_acting_as: null, decided_at: 'later', decision_reason: null, minted });
+    expect(toProposal(findProposal(db, 't', 'p1')!)).toMatchObject({ status: 'approved', decided_by_alias: 'bob', decided_by_acting_as: null, decided_at: 'later', minted });
+  });
+
+  it('keeps the identities the app acted as when it submitted and when it decided, each on its own', () => {
+    shelve('t', 'p', ['0.1.0']);
+    const alice = { agent_id: 'agent-alice', alias: 'alice', name: 'Alice Liddell', address: 'example.com/alice' };
+    const bob = { agent_id: 'agent-bob', alias: 'bob', name: 'bob', address: null };
+    expect(insertProposal(db, { ...draft('p1', 'p'), created_by_alias: 'owner', created_by_acting_as: alice })).toMatchObject({ created_by_acting_as: alice, decided_by_acting_as: null });
+    decideProposal(db, 'p1', { status: 'rejected', decided_by_alias: 'owner', decided_by_acting_as: bob, decided_at: 'later', decision_reason: null, minted: null });
+    expect(toProposal(findProposal(db, 't', 'p1')!)).toMatchObject({ created_by_alias: 'owner', created_by_acting_as: alice, decided_by_alias: 'owner', decided_by_acting_as: bob });
   });
 
   it('lists newest first (insertion order among equal times), filtered by status and profile', () => {
@@ -288,7 +300,7 @@ describe('proposals', () => {
     insertProposal(db, draft('old', 'p', '2025-01-01T00:00:00.000Z'));
     insertProposal(db, draft('same-1', 'p'));
     insertProposal(db, draft('same-2', 'q'));
-    decideProposal(db, 'same-1', { status: 'rejected', decided_by_alias: 'bob', decided_at: T0, decision_reason: 'no', minted: null });
+    decideProposal(db, 'same-1', { status: 'rejected', decided_by_alias: 'bob', decided_by_acting_as: null, decided_at: T0, decision_reason: 'no', minted: null });
     const ids = (filter: Parameters<typeof listProposals>[2]) => listProposals(db, 't', filter).map((row) => row.proposal_id);
     expect(ids({})).toEqual(['same-2', 'same-1', 'old']);
     expect(ids({ status: 'open' })).toEqual(['same-2', 'old']);

@@ -1,8 +1,9 @@
 /**
- * Who the app is acting as when it saves. The UI holds no team key: the node's owner
- * sign route signs each request as the team's owner member, so every save would read "owner".
+ * Who the app is acting as when it writes to a team. The UI holds no team key: the node's owner
+ * sign route signs each request as the team's owner member, so every record would name "owner".
  * The sign route therefore accepts the identity chosen in the app's switcher and puts it, as
- * `acting_as`, inside the envelope it signs; the document routes record it on the version.
+ * `acting_as`, inside the envelope it signs; the routes that record who did something (document
+ * versions, proposals and their decisions, present links) record it beside the member.
  *
  * Trust: the claim is believed only inside an envelope signed by the team's owner member, whose
  * key custody holds and only the owner sign route uses (behind the owner token). An outside
@@ -10,12 +11,13 @@
  */
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import type { TeamMember } from '../../auth/team-envelope.ts';
-import { SIGNED_PAYLOAD_HEADER } from '../../auth/team-envelope-client.ts';
-import { fromBase64Url } from '../../crypto/encoding.ts';
-import { invalid } from '../../errors.ts';
-import type { ActingAs } from '../../../contract/docs/documents.ts';
-import type { IdentityService } from '../core/identities/service.ts';
+import type { TeamMember } from '../auth/team-envelope.ts';
+import { SIGNED_PAYLOAD_HEADER } from '../auth/team-envelope-client.ts';
+import { fromBase64Url } from '../crypto/encoding.ts';
+import { invalid } from '../errors.ts';
+import type { ActingAs } from '../../contract/acting-as.ts';
+import type { IdentityService } from '../surfaces/core/identities/service.ts';
+import type { TeamService } from './service.ts';
 
 /** The identity the app acted as, as it was when the request was signed (`name`: its display name, else its alias). */
 export type { ActingAs };
@@ -55,4 +57,15 @@ export function actingAsOf(request: FastifyRequest, member: TeamMember, ownerCer
   } catch {
     return null;
   }
+}
+
+/** Which certificate a team's owner member holds (null for a team this node does not hold): the only one whose claim counts. */
+export function ownerCertificateOf(teams: Pick<TeamService, 'get'>): (teamId: string) => string | null {
+  return (teamId) => {
+    try {
+      return teams.get(teamId).owner_certificate_id;
+    } catch {
+      return null;
+    }
+  };
 }
