@@ -3,8 +3,9 @@
  * one text colour cannot pass on both the light and the dark surface, so the editor says which
  * palette fails and why, and lets the dark palette have colours of its own; the node stores them
  * and present pages paint them under `prefers-color-scheme: dark`. The colour swatches are drawn
- * opaque, so a swatch matches the hex beside it. A link made through this app says "by you", not
- * by the owner member's alias. A new document's slug is checked as it is typed.
+ * opaque, so a swatch matches the hex beside it. A link made through this app names the identity
+ * it acted as ("by wren", its address on hover), not the owner member's alias; one the node kept no
+ * identity for says "by you". A new document's slug is checked as it is typed.
  */
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -88,7 +89,8 @@ describe('Documents theme (headless node, Chromium)', { timeout: 45_000 }, () =>
     await page.keyboard.press('Escape');
   });
 
-  it('names the person behind a link made through this app: "by you", never the owner member’s alias', async () => {
+  it('names the identity behind a link made through this app, never the owner member’s alias', async () => {
+    // Signed as the owner member without naming an identity (as before the node recorded one).
     await node.asTeamOwner(TEAM_ID, 'POST', '/v1/documents', { slug: 'memo', title: 'Memo', body: '# Memo\n\nText.\n' });
     await node.asTeamOwner(TEAM_ID, 'POST', '/v1/present', { slug: 'memo' });
     const row = page.getByTestId('document-list').locator('[data-slug="memo"]');
@@ -97,9 +99,16 @@ describe('Documents theme (headless node, Chromium)', { timeout: 45_000 }, () =>
     await page.getByTestId('present').click();
     const dialog = modal().getByTestId('present-dialog');
     await dialog.waitFor({ timeout: WAIT });
-    const link = dialog.getByTestId('present-link-row').first();
-    await expect.poll(() => link.textContent(), { timeout: WAIT }).toMatch(/by you ·/);
-    expect(await link.textContent()).not.toMatch(/by owner/);
+    const rows = dialog.getByTestId('present-link-row');
+    await expect.poll(() => rows.first().textContent(), { timeout: WAIT }).toMatch(/by you ·/);
+
+    // Made here, acting as wren (the identity set up first): the link says so.
+    await dialog.getByTestId('present-create').click();
+    await expect.poll(() => rows.count(), { timeout: WAIT }).toBe(2);
+    const made = rows.first().getByTestId('present-link-by');
+    await expect.poll(() => made.textContent(), { timeout: WAIT }).toMatch(/^\s*by wren ·/);
+    expect(await made.locator('span[title]').first().getAttribute('title')).toBe(`In this app as ${TEAM.domain}/wren`);
+    expect(await dialog.textContent()).not.toMatch(/by owner/);
     await page.keyboard.press('Escape');
   });
 

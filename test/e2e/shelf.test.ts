@@ -283,8 +283,10 @@ describe('Shelf view (headless node, Chromium)', { timeout: 40_000 }, () => {
 
     await review.getByTestId('approve').click();
     await expect.poll(() => review.getByTestId('proposal-outcome').textContent(), { timeout: WAIT }).toContain('version 0.1.3 was minted');
-    // Decided through this app: by the person using it, never by the owner member's alias.
-    await expect.poll(() => review.getByTestId('proposal-decision').textContent(), { timeout: WAIT }).toMatch(/^\s*Approved by you /);
+    // Decided through this app: by the identity the person acts as (alice, the only one), never by
+    // the owner member's alias nor a bare "you" that would not say which identity decided.
+    await expect.poll(() => review.getByTestId('proposal-decision').textContent(), { timeout: WAIT }).toMatch(/^\s*Approved by alice /);
+    expect(await review.getByTestId('proposal-decision').locator('span').first().getAttribute('title')).toBe('In this app as alice');
     await expect.poll(() => page.getByTestId('profile-version').textContent(), { timeout: WAIT }).toBe('v0.1.3');
     await page.getByTestId('tab-versions').click();
     const newest = page.getByTestId('version-list').getByRole('option').first();
@@ -317,6 +319,7 @@ describe('Shelf view (headless node, Chromium)', { timeout: 40_000 }, () => {
     expect(await review.locator('[data-path="notes/style.md"]').textContent()).toContain('new');
     await review.getByTestId('reject').click();
     await expect.poll(() => review.getByTestId('proposal-outcome').textContent(), { timeout: WAIT }).toContain('Rejected');
+    await expect.poll(() => review.getByTestId('proposal-decision').textContent(), { timeout: WAIT }).toMatch(/^\s*Rejected by alice /);
     await expect.poll(() => shelfBadge().count(), { timeout: WAIT }).toBe(0);
     await page.getByRole('button', { name: 'All proposals' }).click();
     expect(await page.getByTestId('proposal-list').locator('[data-status="open"]').count()).toBe(0);
@@ -327,6 +330,8 @@ describe('Shelf view (headless node, Chromium)', { timeout: 40_000 }, () => {
       [proposals['stale']!]: 'rejected',
       [proposals['note']!]: 'rejected',
     });
+    // The node recorded which identity decided, for every decision the app made.
+    expect(new Set(decided.map((p: any) => p.decided_by_acting_as?.agent_id))).toEqual(new Set([aliceAgentId]));
   });
 
   it('binds the profile to an identity', async () => {

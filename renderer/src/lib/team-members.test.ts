@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ListedMember, NodeAgentPresence, PendingInvite } from '../api/owner.ts';
-import { actorName, applyPresence, joinCommand, listedMemberName, mayBeNewlyConnected, presenceState, sortInvites, splitMembers } from './team-members.ts';
+import { actorHint, actorName, applyPresence, joinCommand, listedMemberName, mayBeNewlyConnected, presenceState, sortInvites, splitMembers } from './team-members.ts';
 
 function member(alias: string, fields: Partial<ListedMember> = {}): ListedMember {
   return {
@@ -112,9 +112,22 @@ describe('sortInvites', () => {
 });
 
 describe('names of people in team records', () => {
-  it('calls the owner member the person using this app, never "owner"', () => {
+  it('names the identity the app acted as, by its name, and says which address it stands for', () => {
+    const alice = { agent_id: 'a1', alias: 'alice', name: 'Alice Liddell', address: 'example.com/alice' };
+    expect(actorName('owner', alice)).toBe('Alice Liddell');
+    expect(actorHint('owner', alice)).toBe('In this app as example.com/alice');
+    const bob = { agent_id: 'b1', alias: 'bob', name: 'bob', address: null };
+    expect(actorName('owner', bob)).toBe('bob');
+    expect(actorHint('owner', bob)).toBe('In this app as bob');
+  });
+
+  it('calls the owner member the person using this app when no identity was recorded, never "owner"', () => {
     expect(actorName('owner')).toBe('you');
+    expect(actorName('owner', null)).toBe('you');
+    expect(actorHint('owner', null)).toMatch(/not recorded/);
     expect(actorName('scout')).toBe('scout');
+    expect(actorName('scout', null)).toBe('scout');
+    expect(actorHint('scout', null)).toBe('Team member scout');
     expect(listedMemberName({ alias: 'owner', owner: true }, 'alice')).toBe('alice (you)');
     expect(listedMemberName({ alias: 'owner', owner: true }, null)).toBe('You');
     expect(listedMemberName({ alias: 'scout', owner: false }, 'alice')).toBe('scout');

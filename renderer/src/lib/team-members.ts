@@ -3,6 +3,7 @@
  * and in what order, a presence frame applied to the member it concerns, the one line an invited
  * agent runs, and words for a certificate's lifetime and an invite's expiry.
  */
+import type { ActingAs } from '../../../contract/acting-as.ts';
 import { JOIN_ELSEWHERE, joinCommandLine, OWNER_ALIAS } from '../../../contract/node/teams.ts';
 
 /** What an agent on another machine needs, in the contract's words (the CLI prints the same). */
@@ -99,11 +100,20 @@ export function sortInvites(invites: readonly PendingInvite[]): PendingInvite[] 
 }
 
 /**
- * Who a team record names, as a person reads it: the owner member is the person using this app,
- * so "you", never its certificate alias "owner"; anyone else by their alias.
+ * Who a team record names, as a person reads it (as document history does): the identity the app
+ * acted as, by its name, when the node recorded it; else the owner member is the person using this
+ * app, so "you" (a record from before the node kept the identity), never its certificate alias
+ * "owner"; an agent by its alias. `actingAs` is absent from a node that does not record it.
  */
-export function actorName(alias: string): string {
+export function actorName(alias: string, actingAs?: ActingAs | null): string {
+  if (actingAs) return actingAs.name;
   return alias === OWNER_ALIAS ? 'you' : alias;
+}
+
+/** What the name means, for its tooltip: the identity's address (as history gives it), or whose record it is. */
+export function actorHint(alias: string, actingAs?: ActingAs | null): string {
+  if (actingAs) return `In this app as ${actingAs.address ?? actingAs.name}`;
+  return alias === OWNER_ALIAS ? 'In this app (which identity was not recorded)' : `Team member ${alias}`;
 }
 
 /** A member's name in the list: the owner member is the person using this app, by the identity they act as. */
