@@ -14,9 +14,7 @@ import { z } from 'zod';
 import type { TeamMember } from '../auth/team-envelope.ts';
 import { SIGNED_PAYLOAD_HEADER } from '../auth/team-envelope-client.ts';
 import { fromBase64Url } from '../crypto/encoding.ts';
-import { invalid } from '../errors.ts';
 import type { ActingAs } from '../../contract/acting-as.ts';
-import type { IdentityService } from '../surfaces/core/identities/service.ts';
 import type { TeamService } from './service.ts';
 
 /** The identity the app acted as, as it was when the request was signed (`name`: its display name, else its alias). */
@@ -28,18 +26,6 @@ const ActingAsClaim = z.strictObject({
   name: z.string().min(1).max(256),
   address: z.string().max(320).nullable(),
 });
-
-/**
- * The claim for `agentId`, for the owner sign route to sign: one of this node's identities that
- * can act (404 for an unknown or deleted one, 422 for an archived or replaced one).
- */
-export function actingAsClaim(identities: Pick<IdentityService, 'row' | 'address'>, agentId: string): ActingAs {
-  const row = identities.row(agentId);
-  if (row.status !== 'active') {
-    throw invalid('SVC_ERR_ACTING_AS_INACTIVE', [{ loc: ['body', 'acting_as'], msg: `identity ${agentId} is ${row.status}; only an active identity can act`, type: 'value_error' }]);
-  }
-  return { agent_id: row.agent_id, alias: row.alias, name: row.name ?? row.alias, address: identities.address(row) };
-}
 
 /** The signed envelope's `acting_as`, when the owner member signed it; null otherwise or when absent. */
 export function actingAsOf(request: FastifyRequest, member: TeamMember, ownerCertificateId: (teamId: string) => string | null): ActingAs | null {

@@ -27,7 +27,7 @@ import {
 import { TeamInvites } from '../../teams/invites.ts';
 import { describeScopes } from '../../teams/scopes.ts';
 import type { CoreServices } from '../core/services.ts';
-import { actingAsClaim } from '../../teams/acting-as.ts';
+import { actingAsClaim } from './acting-as-claim.ts';
 
 const tags = ['owner'];
 
