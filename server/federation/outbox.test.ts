@@ -391,6 +391,33 @@ describe('the federation outbox', () => {
     expect(batchIds(received)[1]).toEqual([first.message_id, second.message_id]);
   });
 
+  it('sends one message per request to a node without the batch route (404 or 405), and asks it for batches again ten minutes later', async () => {
+    let noBatch: 404 | 405 = 404;
+    const { received } = await receivingNode(['b.test'], (r) =>
+      r.route === 'batch' ? { status: noBatch, body: { detail: 'Route not found' } } : { status: 200, body: { message_id: r.body.message_id, status: 'delivered' } },
+    );
+    const outbox = startOutbox();
+    const routes = () => received.map((r) => r.route);
+    const pair = [mail('b.test/bob'), mail('b.test/bea')];
+    send(outbox, ...pair);
+    for (const message of pair) expect((await tried(message, 1)).status).toBe('delivered');
+    expect(routes()).toEqual(['batch', 'single', 'single']);
+    expect(received.slice(1).map((r) => r.body)).toEqual(pair);
+    // Within the ten minutes, singles only.
+    node.advance(9 * 60_000);
+    const soon = mail('b.test/bob');
+    send(outbox, soon);
+    await tried(soon, 1);
+    expect(routes()).toEqual(['batch', 'single', 'single', 'single']);
+    // After them, the node may have been upgraded: it is asked again (and a 405 counts the same).
+    node.advance(60_000 + 1);
+    noBatch = 405;
+    const later = mail('b.test/bob');
+    send(outbox, later);
+    expect((await tried(later, 1)).status).toBe('delivered');
+    expect(routes()).toEqual(['batch', 'single', 'single', 'single', 'batch', 'single']);
+  });
+
   it('on the single route, bounces a refusal with its detail (only a JSON one), and holds the rest back when the node fails', async () => {
     const [unknown, html, failing, after] = [mail('b.test/nobody'), mail('b.test/bob'), mail('b.test/bea'), mail('b.test/cy')];
     const { server, received } = await receivingNode(['b.test'], (r) => {

@@ -105,7 +105,7 @@ export class FederationOutbox implements RemoteQueue {
     this.#ctx = ctx;
     this.#directory = directory;
     this.#options = { ...DEFAULT_OUTBOX_OPTIONS, ...options };
-    this.#delivery = new PeerDelivery(remote, this.#options.deliveryTimeoutMs);
+    this.#delivery = new PeerDelivery(remote, this.#options.deliveryTimeoutMs, ctx.clock);
   }
 
   /** Queues a signed message; call it inside the send's transaction, then `nudge()` after commit. */

@@ -8,6 +8,7 @@
  * cleaned and capped, as the bounce reason (refusal-reason.ts). An answer that is not a result for
  * each message sent, in order, is no answer: the batch is tried again.
  */
+import type { Clock } from '../clock.ts';
 import type { NodeLocation } from './directory.ts';
 import type { RemoteAnswer, RemoteClient } from '../net/remote-client.ts';
 import { answerJson } from '../net/remote-client.ts';
@@ -41,18 +42,22 @@ const NOT_REACHED: ReadonlySet<RemoteErrorKind> = new Set(['unreachable', 'timed
 export class PeerDelivery {
   readonly #remote: RemoteClient;
   readonly #timeoutMs: number;
+  /** The node's clock, as the outbox's: a node asked again after ten minutes of the time the outbox goes by. */
+  readonly #clock: Clock;
   /** Nodes that answered the batch route with 404, until when they get single messages. */
   readonly #singleOnly = new Map<string, number>();
 
-  constructor(remote: RemoteClient, timeoutMs: number) {
+  constructor(remote: RemoteClient, timeoutMs: number, clock: Clock) {
     this.#remote = remote;
     this.#timeoutMs = timeoutMs;
+    this.#clock = clock;
   }
 
   /** Delivers `rows` (in send order) to `node`: an outcome per row, in the same order. */
   async deliver(node: NodeLocation, rows: OutboxRow[]): Promise<Outcome[]> {
+    const now = this.#clock.now().getTime();
     const singleUntil = this.#singleOnly.get(node.url);
-    if (singleUntil !== undefined && singleUntil > Date.now()) return this.#singles(node, rows);
+    if (singleUntil !== undefined && singleUntil > now) return this.#singles(node, rows);
     // Forgotten once it lapses, so the table holds only nodes asked about in the last ten minutes.
     if (singleUntil !== undefined) this.#singleOnly.delete(node.url);
     let answer: RemoteAnswer;
@@ -63,7 +68,7 @@ export class PeerDelivery {
     }
     const { status } = answer;
     if (status === 404 || status === 405) {
-      this.#singleOnly.set(node.url, Date.now() + SINGLE_ONLY_MS);
+      this.#singleOnly.set(node.url, this.#clock.now().getTime() + SINGLE_ONLY_MS);
       return this.#singles(node, rows);
     }
     if (status >= 200 && status < 300) return batchOutcomes(node, rows, answer);
