@@ -438,6 +438,27 @@ describe('the federation outbox', () => {
     expect(bounces().map((b) => b.body).join('\n')).not.toContain('hunter2');
   });
 
+  it("counts a message delivered on the single route only when the node's answer is its result for that message", async () => {
+    const message = mail('b.test/bob');
+    const answers: Answer[] = [
+      { status: 200, body: '<html>Welcome</html>' },
+      { status: 200, body: {} },
+      { status: 204 },
+      { status: 200, body: { message_id: randomUUID(), status: 'delivered' } },
+      { status: 200, body: { message_id: message.message_id, status: 'duplicate' } },
+    ];
+    let singles = 0;
+    const { server } = await receivingNode(['b.test'], (r) => (r.route === 'batch' ? { status: 404 } : answers[singles++]!));
+    const outbox = startOutbox();
+    send(outbox, message);
+    for (let attempt = 1; attempt <= 4; attempt++) {
+      if (attempt > 1) whenDue(outbox, message);
+      expect(await tried(message, attempt)).toMatchObject({ status: 'queued', last_error: `${server.url} gave no usable answer (not a result for the message sent)` });
+    }
+    whenDue(outbox, message);
+    expect(await tried(message, 5)).toMatchObject({ status: 'delivered', delivered_to: server.url });
+  });
+
   it('sends each message of a batch the node refused whole (413) on its own, and bounces a lone message it refuses', async () => {
     const { server, received } = await receivingNode(['b.test'], (r) =>
       r.route === 'batch' ? { status: 413, body: { detail: 'Request body is too large' } } : { status: 200, body: { message_id: r.body.message_id, status: 'delivered' } },

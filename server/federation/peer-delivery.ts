@@ -6,7 +6,9 @@
  *
  * What a node says is used only in our words (remote-error.ts), except a refusal's `detail`,
  * cleaned and capped, as the bounce reason (refusal-reason.ts). An answer that is not a result for
- * each message sent, in order, is no answer: the batch is tried again.
+ * each message sent, in order, is no answer: the batch is tried again. The same on the single
+ * route: a 2xx that is not the node's result for that message (a web page, an empty body) is no
+ * answer, so a message is never counted delivered on the word of something that did not store it.
  */
 import type { Clock } from '../clock.ts';
 import type { NodeLocation } from './directory.ts';
@@ -15,7 +17,7 @@ import { answerJson } from '../net/remote-client.ts';
 import { RemoteError, type RemoteErrorKind } from '../net/remote-error.ts';
 import type { OutboxRow } from './outbox-store.ts';
 import { cleanRefusal, isRefusalStatus, refusalReason } from './refusal-reason.ts';
-import { FEDERATION_VERSION, FederationBatchResult, type BatchItemResult } from '../../contract/core/federation.ts';
+import { FEDERATION_VERSION, FederationBatchResult, InboundResult, type BatchItemResult } from '../../contract/core/federation.ts';
 
 export type Outcome =
   | { kind: 'delivered'; url: string }
@@ -130,12 +132,25 @@ function failed(node: NodeLocation, error: unknown): Outcome {
   return { kind: 'retry', error: error_, peerWide: true };
 }
 
-/** What a status (of the single route, or of a batch refused whole) means for `row`. */
+/** What an answer (of the single route, or a batch refused whole) means for `row`. */
 function statusOutcome(node: NodeLocation, row: OutboxRow, answer: RemoteAnswer): Outcome {
   const { status } = answer;
-  if (status >= 200 && status < 300) return { kind: 'delivered', url: node.url };
+  if (status >= 200 && status < 300) {
+    if (resultFor(row, answer)) return { kind: 'delivered', url: node.url };
+    return { kind: 'retry', error: `${node.url} gave no usable answer (not a result for the message sent)`, peerWide: true };
+  }
   if (isRefusalStatus(status)) return refusedBy(node, row, refusalReason(answer) ?? `it answered ${status}`);
   return { kind: 'retry', error: `${node.url} answered ${status}`, peerWide: true, ...afterMs(answer.retryAfterSeconds) };
+}
+
+/** Whether a 2xx answer of the single route is the node's result for `row` (every node version answers one). */
+function resultFor(row: OutboxRow, answer: RemoteAnswer): boolean {
+  try {
+    const parsed = InboundResult.safeParse(answerJson(answer));
+    return parsed.success && parsed.data.message_id === row.message_id;
+  } catch {
+    return false;
+  }
 }
 
 /** A batch's 2xx answer: a result per row in order, or (anything else) no usable answer. */
