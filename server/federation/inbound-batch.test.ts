@@ -162,6 +162,13 @@ describe('a batch from another node', () => {
     expect(FederationBatch.safeParse({ v: 1, messages: [] }).success).toBe(false);
   });
 
+  it('stores mail that two deliveries race with once, and acknowledges it to both', async () => {
+    const mail = from(zed, 'zed', 'bob', 'raced');
+    const [one, two] = await Promise.all([batches().receive({ v: 1, messages: [mail] }, null), batches().receive({ v: 1, messages: [mail] }, null)]);
+    expect([one.results[0]!.status, two.results[0]!.status].sort()).toEqual(['delivered', 'duplicate']);
+    expect(bodies(bob)).toEqual(['raced']);
+  });
+
   it('stores the mail that passed in one transaction: a failure storing one leaves none of the batch stored', async () => {
     const messages = [from(zed, 'zed', 'bob', 'm1'), from(zed, 'zed', 'carol', 'm2'), from(zed, 'zed', 'bob', 'fails'), from(zed, 'zed', 'bob', 'm4')];
     // The disk fails as the third mail is written.
