@@ -117,6 +117,19 @@ describe('the outbox store', () => {
     expect(due('2026-05-01T10:05:00.000Z')).toEqual([second.message_id, other.message_id]);
   });
 
+  it("keeps rows a delivery holds, and their pairs' later rows, back even once their lease has run out", () => {
+    const ann = addIdentity(db(), { alias: 'ann' });
+    const at = '2026-06-01T10:00:00.000Z';
+    const [first, second, other] = [mail('held.test/bob'), mail('held.test/bob'), mail('held.test/carol')];
+    for (const message of [first, second, other]) insertOutboxRow(db(), ann.agent_id, 'held.test', message, at);
+    const [firstRow] = dueRowsFor(db(), ['held.test'], at, 1);
+    leaseRows(db(), [firstRow!.id], '2026-06-01T10:00:20.000Z');
+    const due = (inFlight: number[]) => dueRowsFor(db(), ['held.test'], '2026-06-01T10:00:21.000Z', 100, inFlight).map((row) => row.message_id);
+    // The lease is over: without a word about what is in flight, all three are due again.
+    expect(due([])).toEqual([first.message_id, second.message_id, other.message_id]);
+    expect(due([firstRow!.id])).toEqual([other.message_id]);
+  });
+
   it('calls mail by its subject and chat by the start of its text', () => {
     expect(subjectOf(mail('b.test/bob'))).toBe('Plans');
     expect(subjectOf(chat('x'.repeat(61)))).toBe(`Chat: ${'x'.repeat(60)}…`);

@@ -49,20 +49,24 @@ export function dueDomains(db: Db, now: string): string[] {
 /**
  * Rows to `domains` due by `now`, in send order, each only when no earlier queued row from the same
  * sender to the same recipient is waiting (in flight, or backing off): so a pair's messages leave
- * one after another, never overtaking.
+ * one after another, never overtaking. `inFlight` (ids): rows a delivery of this process holds now,
+ * which are not due, nor are their pairs' later rows, even once their lease has run out (a delivery
+ * of one message per request to an older node may take longer than one request's lease).
  */
-export function dueRowsFor(db: Db, domains: string[], now: string, limit: number): OutboxRow[] {
+export function dueRowsFor(db: Db, domains: string[], now: string, limit: number, inFlight: number[] = []): OutboxRow[] {
   return db
     .prepare(
       `SELECT o.* FROM federation_outbox o
        WHERE o.status = 'queued' AND o.to_domain IN (SELECT value FROM json_each(?)) AND o.next_attempt_at <= ?
+         AND o.id NOT IN (SELECT value FROM json_each(?))
          AND NOT EXISTS (
            SELECT 1 FROM federation_outbox e
-           WHERE e.status = 'queued' AND e.from_agent_id = o.from_agent_id AND e.to_address = o.to_address AND e.id < o.id AND e.next_attempt_at > ?
+           WHERE e.status = 'queued' AND e.from_agent_id = o.from_agent_id AND e.to_address = o.to_address AND e.id < o.id
+             AND (e.next_attempt_at > ? OR e.id IN (SELECT value FROM json_each(?)))
          )
        ORDER BY o.id LIMIT +?`,
     )
-    .all(JSON.stringify(domains), now, now, limit) as OutboxRow[];
+    .all(JSON.stringify(domains), now, JSON.stringify(inFlight), now, JSON.stringify(inFlight), limit) as OutboxRow[];
 }
 
 /** The rows are in flight until `until`: not due before it, nor are their pairs' later rows. After a crash they are simply due again then. */

@@ -530,6 +530,31 @@ describe('the federation outbox', () => {
     expect(received).toHaveLength(2);
   });
 
+  it('never sends a message again while its delivery is in flight, however long one message per request to an older node takes in all', async () => {
+    const first = mail('b.test/bob');
+    const second = mail('b.test/bea');
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const singlesOf = (message: FederatedMail) => received.filter((r) => r.route === 'single' && r.body.message_id === message.message_id).length;
+    const { received } = await receivingNode(['b.test'], async (r) => {
+      if (r.route === 'batch') return { status: 404 };
+      if (r.body.message_id === first.message_id && singlesOf(first) === 1) await held;
+      return { status: 200, body: { message_id: r.body.message_id, status: 'delivered' } };
+    });
+    const outbox = startOutbox({ deliveryTimeoutMs: 60_000 });
+    send(outbox, first, second);
+    await vi.waitFor(() => expect(singlesOf(first)).toBe(1), WAIT);
+    // Each request within its own timeout, but the delivery's requests together longer than one:
+    // its lease is over while it still runs.
+    node.advance(60_000 + 5_000 + 1);
+    outbox.nudge();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect([singlesOf(first), singlesOf(second)]).toEqual([1, 0]);
+    release();
+    for (const message of [first, second]) expect((await tried(message, 1)).status).toBe('delivered');
+    expect(received.filter((r) => r.route === 'single').map((r) => r.body.message_id)).toEqual([first.message_id, second.message_id]);
+  });
+
   it("tries a domain's waiting mail at once when its node is changed, whatever the old node said about waiting", async () => {
     const { server } = await receivingNode(['b.test']);
     await server.close();

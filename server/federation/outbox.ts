@@ -8,7 +8,8 @@
  * - Per peer node: the due rows of every domain it answers for, in send order, cut into batches
  *   (at most FEDERATION_BATCH_MAX_MESSAGES and FEDERATION_BATCH_MAX_BYTES each), with at most
  *   `inFlightPerPeer` requests to it at once. A row is leased while in flight (its next attempt
- *   pushed past the delivery timeout), so a crash mid-delivery only makes it due again.
+ *   pushed past the delivery timeout), so a crash mid-delivery only makes it due again; while this
+ *   process still delivers it, it is not due whatever its lease says.
  * - Order: a row leaves only when no earlier queued row from the same sender to the same recipient
  *   is in flight or backing off (outbox-store.ts, dueRowsFor), and the receiver defers a pair's
  *   later messages in a batch once one is deferred.
@@ -184,7 +185,7 @@ export class FederationOutbox implements RemoteQueue {
       const node = await this.#directory.locate(domain);
       if (this.#stopped) return;
       if (node === null) {
-        this.#settle(dueRowsFor(this.#ctx.db, [domain], now.toISOString(), FEDERATION_BATCH_MAX_MESSAGES), (row) => ({
+        this.#settle(dueRowsFor(this.#ctx.db, [domain], now.toISOString(), FEDERATION_BATCH_MAX_MESSAGES, [...this.#inFlight]), (row) => ({
           kind: 'retry',
           error: `no node is known for ${row.to_domain} (no peer entry and no node= in its _svcid DNS record)`,
         }));
@@ -204,7 +205,7 @@ export class FederationOutbox implements RemoteQueue {
       }
       const free = this.#options.inFlightPerPeer - peer.inFlight;
       if (free <= 0) continue;
-      const rows = dueRowsFor(this.#ctx.db, nodeDomains, this.#ctx.clock.now().toISOString(), free * FEDERATION_BATCH_MAX_MESSAGES);
+      const rows = dueRowsFor(this.#ctx.db, nodeDomains, this.#ctx.clock.now().toISOString(), free * FEDERATION_BATCH_MAX_MESSAGES, [...this.#inFlight]);
       for (const batch of batchesOf(rows).slice(0, free)) this.#start(node, nodeDomains, batch);
     }
   }
