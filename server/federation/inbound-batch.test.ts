@@ -6,7 +6,8 @@
  * vouching for the test's keys.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FEDERATION_BATCH_MAX_MESSAGES, FederationBatch, type FederatedMessage } from '../../contract/core/federation.ts';
+import { randomUUID } from 'node:crypto';
+import { FEDERATION_BATCH_MAX_MESSAGES, FEDERATION_VERSION, FederationBatch, type FederatedChat, type FederatedMessage } from '../../contract/core/federation.ts';
 import { InboxQuery } from '../../contract/core/mail.ts';
 import { ServiceError } from '../errors.ts';
 import { TokenBuckets, type ClientBudget, type RateLimit } from '../http/rate-limit.ts';
@@ -17,6 +18,7 @@ import { startUnitNode, type UnitNode } from '../../test/support/unit-node.ts';
 import { DomainBudgets, type DomainBudget } from './domain-budget.ts';
 import { FederationBatches } from './inbound-batch.ts';
 import { BUDGET_RETRY_AFTER_S, INBOUND_TIME_BUDGET_MS } from './sender-lookups.ts';
+import { envelopeBytes } from './wire.ts';
 
 const PLENTY: DomainBudget = { messages: { burst: 1000, perSecond: 1000 }, bytes: { burst: 1 << 30, perSecond: 1 << 30 } };
 /** How much past the time budget an answer may come (the work in flight is abandoned, not awaited). */
@@ -57,6 +59,27 @@ function client(limit: RateLimit): ClientBudget & { refunds: number } {
   const buckets = new TokenBuckets(limit, node.ctx.clock);
   const budget = { refunds: 0, take: (cost: number) => buckets.take('client', cost), refund: () => void (budget.refunds += 1) };
   return budget;
+}
+
+/** A chat message `key` signed as its node does. */
+function signedChat(key: TestKey, fields: { from: string; to: string; body: string }): FederatedChat {
+  const chat = {
+    v: FEDERATION_VERSION as typeof FEDERATION_VERSION,
+    kind: 'chat' as const,
+    message_id: randomUUID(),
+    from: fields.from,
+    from_did: key.didKey,
+    from_stable_id: null,
+    to: fields.to,
+    body: fields.body,
+    timestamp: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+    reply_to: null,
+    wait_seconds: null,
+    hang_on: false,
+    sender_leaving: false,
+  };
+  const bytes = envelopeBytes(chat);
+  return { ...chat, signature: key.sign(bytes), signed_payload: bytes.toString('utf8') };
 }
 
 const from = (key: TestKey, name: string, to: string, body?: string) => signedMail(key, { from: `x.test/${name}`, to: `b.test/${to}`, ...(body === undefined ? {} : { body }) });
@@ -167,6 +190,13 @@ describe('a batch from another node', () => {
     const [one, two] = await Promise.all([batches().receive({ v: 1, messages: [mail] }, null), batches().receive({ v: 1, messages: [mail] }, null)]);
     expect([one.results[0]!.status, two.results[0]!.status].sort()).toEqual(['delivered', 'duplicate']);
     expect(bodies(bob)).toEqual(['raced']);
+  });
+
+  it('stores a chat message that two deliveries race with once, and acknowledges it to both', async () => {
+    const message = signedChat(zed, { from: 'x.test/zed', to: 'b.test/bob', body: 'raced chat' });
+    const results = await Promise.all([batches().receive({ v: 1, messages: [message] }, null), batches().single(message, null)]);
+    expect([results[0].results[0]!.status, results[1].status].sort()).toEqual(['delivered', 'duplicate']);
+    expect(node.services.chat.hasMessage(message.message_id, zed.didKey)).toBe(true);
   });
 
   it('stores the mail that passed in one transaction: a failure storing one leaves none of the batch stored', async () => {

@@ -165,7 +165,7 @@ export class FederationBatches {
     if (!isChat(checked)) return checked;
     try {
       const result = this.#inbound.storeChat(checked);
-      lookups.provedNew();
+      if (result.status === 'delivered') lookups.provedNew();
       return result;
     } catch (error) {
       if (error instanceof ServiceError) return asItem(id, error);

@@ -183,8 +183,13 @@ export class FederationInbound {
     return results;
   }
 
-  /** Stores a checked chat message at once (a chat session is written message by message). */
+  /**
+   * Stores a checked chat message at once (a chat session is written message by message). One
+   * stored by another delivery since it was checked (two raced) is a duplicate, and another under
+   * its id that refusal, as for mail.
+   */
   storeChat({ message, recipient, sender }: CheckedChat): InboundResult {
+    if (this.#chat.hasMessage(message.message_id, message.from_did)) return { message_id: message.message_id, status: 'duplicate' };
     const contact = isContact(this.#ctx.db, recipient.agent_id, senderKeys(message));
     this.#chat.receiveRemote(message, recipient, { contact, namespaceTrust: sender.namespaceTrust });
     return { message_id: message.message_id, status: 'delivered' };
