@@ -24,6 +24,9 @@ const NOT_API = /^\/(ui|docs\/api|openapi\.json)?(\/|$)/;
 /** Routes left out of the description: `/mcp/`, an alias of `/mcp`, and the methods a stateless MCP server refuses (405). */
 const NOT_DESCRIBED = ['GET /mcp', 'DELETE /mcp', 'POST /mcp/', 'GET /mcp/', 'DELETE /mcp/'];
 
+/** Operations whose success answer is not JSON: event streams, stored files and rendered pages. */
+const NOT_JSON = ['GET /v1/events/stream', 'GET /v1/chat/sessions/{session_id}/stream', 'GET /v1/node/events/stream', 'GET /assets/{asset_id}', 'GET /present/{token}'];
+
 let t: TestNode;
 const routes: (RegisteredRoute & { listener: string })[] = [];
 
@@ -48,6 +51,22 @@ describe('GET /openapi.json', () => {
     expect(api.length).toBeGreaterThan(100);
     const missing = api.filter((route) => doc.paths[openApiPath(route.url)]?.[route.method.toLowerCase()] === undefined);
     expect(missing.map((route) => `${route.method} ${route.url}`)).toEqual([]);
+  });
+
+  it('declares every operation\'s success answer as JSON with a schema, unless it is a stream, a stored file or a page', async () => {
+    // An object answered for a status with no declared schema is refused (server/http/route-schemas.ts).
+    const peerDoc = await (await fetch(`${t.node.info.public_url as string}/openapi.json`)).json();
+    const without = new Set<string>();
+    for (const doc of [expectOk(await t.request('GET', '/openapi.json')), peerDoc]) {
+      for (const [path, methods] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
+        for (const [method, op] of Object.entries(methods)) {
+          const success = Object.entries(op.responses ?? {}).filter(([status]) => /^[23]\d\d$/.test(status));
+          const json = success.filter(([, response]: [string, any]) => response.content?.['application/json']?.schema !== undefined);
+          if (json.length === 0) without.add(`${method.toUpperCase()} ${path}`);
+        }
+      }
+    }
+    expect([...without].sort()).toEqual([...NOT_JSON].sort());
   });
 
   it('carries the schemas a route declares', async () => {
