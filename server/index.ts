@@ -83,8 +83,9 @@ export interface StartNodeOptions {
   /** Keepalive and `retry:` timing of the event streams (tests shorten it). */
   streams?: Partial<StreamTiming>;
   /**
-   * Check every response against its declared schema (test suites: a route that drifts from its
-   * contract fails). Defaults to SVC_NODE_VALIDATE_RESPONSES=1 in the environment.
+   * Fail every answer outside its declared schema, an undeclared field included (test suites: a
+   * route that drifts from its contract fails); without it undeclared fields are dropped.
+   * Defaults to SVC_NODE_VALIDATE_RESPONSES=1 in the environment.
    */
   validateResponses?: boolean;
   /** Told of every route each listener registers (tests read the route table from here). */

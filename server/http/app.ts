@@ -43,7 +43,7 @@ export interface RegisteredRoute {
 export interface BaseOptions {
   services: CoreServices;
   log: boolean;
-  /** Check every response against its declared schema (the test suites); off in production. */
+  /** Fail every answer outside its declared schema, undeclared fields included (the test suites); production drops undeclared fields. */
   validateResponses?: boolean | undefined;
   /** Told of every route as it is registered (tests read the route table from here). */
   onRoute?: ((route: RegisteredRoute) => void) | undefined;
