@@ -32,9 +32,12 @@ export interface CoreNode {
 export interface CoreNodeOptions {
   /** More routes, registered beside the core surface (outside its context), to test the hooks every route passes. */
   routes?: FastifyPluginAsync<{ services: CoreServices }>;
+  /** Fail answers outside their declared schemas, as every suite does (the default); false runs them as production does. */
+  validateResponses?: boolean;
 }
 
 export async function startCoreNode(options: CoreNodeOptions = {}): Promise<CoreNode> {
+  const { validateResponses = true } = options;
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-node-core-'));
   const custody = await Custody.open({ dataDir, backend: 'key-file', warn() {} });
   const db = openDatabase({ file: join(dataDir, 'node.db'), key: custody.databaseKey() });
@@ -52,7 +55,7 @@ export async function startCoreNode(options: CoreNodeOptions = {}): Promise<Core
     ownOrigins: () => (ctx.urls.core_url === '' ? [] : [ctx.urls.core_url]),
   };
   const services = createCoreServices(ctx, new OwnerAccess({ clock: ctx.clock, sessions: new OwnerSessions(db, ctx.clock) }));
-  const app = baseApp({ services, log: false, validateResponses: true });
+  const app = baseApp({ services, log: false, validateResponses });
   await app.register(coreSurface, { services, ownerListener: false });
   if (options.routes) await app.register(options.routes, { services });
   await app.listen({ host: '127.0.0.1', port: 0 });
