@@ -46,7 +46,7 @@ const validatorCompiler: FastifySchemaCompiler<z.ZodType> = ({ schema, httpPart 
 };
 
 /** An answer outside its route's declared response schema, in the test suites: the request fails with a 500. */
-export class ResponseOutsideSchemaError extends Error {
+class ResponseOutsideSchemaError extends Error {
   constructor(method: string, url: string, problems: string[]) {
     super(`${method} ${url} answered outside its declared response schema: ${problems.join('; ')}`);
     this.name = 'ResponseOutsideSchemaError';
@@ -76,7 +76,7 @@ const checkingSerializer: FastifySerializerCompiler<z.ZodType> = ({ schema, meth
 };
 
 /** An object answered for a success status its route declares no schema for: nothing says what of it may leave. */
-export class ResponseWithoutSchemaError extends Error {
+class ResponseWithoutSchemaError extends Error {
   constructor(method: string, url: string, status: number) {
     super(`${method} ${url} answered ${status} with a body, but declares no response schema for ${status}`);
     this.name = 'ResponseWithoutSchemaError';
@@ -101,7 +101,8 @@ export function installRouteSchemas(app: FastifyInstance, options: RouteSchemaOp
   // success answer like that is refused instead (a 500), in production too, since nothing declares
   // any part of it safe to send. Errors are the error handler's `{detail, code}`, built from named
   // errors; routes hidden from the API description (the description itself, its reference page)
-  // answer what they build from the route table. Strings, buffers and streams (the UI's files,
+  // answer what they build from the route table, and every other route must be described
+  // (test/api/api-description.test.ts). Strings, buffers and streams (the UI's files,
   // assets, SSE) never reach this hook.
   app.addHook('preSerialization', async (request, reply, payload) => {
     const schema = request.routeOptions.schema;
