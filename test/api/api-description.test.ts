@@ -27,6 +27,28 @@ const NOT_DESCRIBED = ['GET /mcp', 'DELETE /mcp', 'POST /mcp/', 'GET /mcp/', 'DE
 /** Operations whose success answer is not JSON: event streams, stored files and rendered pages. */
 const NOT_JSON = ['GET /v1/events/stream', 'GET /v1/chat/sessions/{session_id}/stream', 'GET /v1/node/events/stream', 'GET /assets/{asset_id}', 'GET /present/{token}'];
 
+/**
+ * The fields of success answers that let any value through, by name (ARCHITECTURE.md, "What an
+ * answer may carry", says why each stays open): an identity's context, an agent log entry's signed
+ * metadata, a team's free-form profile.yaml / blueprint.yaml values, a proposal's content, a
+ * template's built-in JSON Schema and example.
+ */
+const OPEN_FIELDS = [
+  'accepted_work', 'approval_required', 'content', 'context', 'event_subscriptions', 'expected_apps', 'first_mission_examples',
+  'memory_policy', 'metadata', 'recommendations', 'runtime_assumptions', 'runtime_hints', 'schema', 'slots',
+];
+const ANNOTATIONS = new Set(['description', 'title', 'default', 'examples', 'deprecated', 'readOnly']);
+
+/** Adds to `open` the name of each field of `schema` whose value may be anything: no schema, or an object open to any other key. */
+function openFields(schema: any, name: string, open: Set<string>): void {
+  if (typeof schema !== 'object' || schema === null) return;
+  if (Object.keys(schema).every((key) => ANNOTATIONS.has(key))) open.add(name);
+  const rest = schema.additionalProperties;
+  if (rest === true || (typeof rest === 'object' && rest !== null && Object.keys(rest).length === 0)) open.add(name);
+  for (const [key, field] of Object.entries(schema.properties ?? {})) openFields(field, key, open);
+  for (const nested of [schema.items, rest, ...(schema.prefixItems ?? []), ...(schema.anyOf ?? []), ...(schema.oneOf ?? []), ...(schema.allOf ?? [])]) openFields(nested, name, open);
+}
+
 let t: TestNode;
 const routes: (RegisteredRoute & { listener: string })[] = [];
 
@@ -67,6 +89,21 @@ describe('GET /openapi.json', () => {
       }
     }
     expect([...without].sort()).toEqual([...NOT_JSON].sort());
+  });
+
+  it('lets any value through in a success answer only where ARCHITECTURE.md says why', async () => {
+    const doc = expectOk(await t.request('GET', '/openapi.json'));
+    const open = new Set<string>();
+    for (const [path, methods] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
+      for (const [method, op] of Object.entries(methods)) {
+        // The MCP SDK writes /mcp's answers; its tool results are read through their output schemas.
+        if (path === '/mcp') continue;
+        for (const [status, response] of Object.entries(op.responses ?? {}) as [string, any][]) {
+          if (/^[23]\d\d$/.test(status)) openFields(response.content?.['application/json']?.schema, `${method.toUpperCase()} ${path}`, open);
+        }
+      }
+    }
+    expect([...open].sort()).toEqual([...OPEN_FIELDS].sort());
   });
 
   it('carries the schemas a route declares', async () => {
