@@ -24,11 +24,14 @@ const MESSAGES = 60;
 
 type Answers = { inbox: z.output<typeof InboxPage>; search: z.output<typeof SearchResults> };
 
-/** A loopback app answering `answers` under their route schemas; `plain` writes them with JSON.stringify (before). */
+/**
+ * A loopback app answering `answers` under their route schemas: as the node does, or with `plain`
+ * as it did before (JSON.stringify, and no check of the status an answer is sent with).
+ */
 async function serve(answers: Answers, plain: boolean): Promise<{ app: FastifyInstance; url: string }> {
   const app = Fastify();
-  installRouteSchemas(app);
   if (plain) app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+  else installRouteSchemas(app);
   const api = app.withTypeProvider<ZodTypeProvider>();
   api.get('/inbox', { schema: { response: { 200: InboxPage } } }, async () => answers.inbox);
   api.get('/search', { schema: { response: { 200: SearchResults } } }, async () => answers.search);
