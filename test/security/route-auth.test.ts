@@ -12,6 +12,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { baseApp } from '../../server/http/app.ts';
 import { declareRoutesAuth, type AuthMode } from '../../server/http/route-auth.ts';
 import { startCoreNode, type CoreNode } from '../support/core-node.ts';
@@ -85,7 +86,7 @@ describe('a route that declares no auth mode', () => {
     const app = await build(async (scope) => {
       await scope.register(async (plugin) => {
         declareRoutesAuth(plugin, 'public');
-        plugin.get('/v1/probe/plugin', async () => ({ reached: true }));
+        plugin.get('/v1/probe/plugin', { schema: { response: { 200: z.object({ reached: z.boolean() }) } } }, async () => ({ reached: true }));
       });
     });
     const response = await app.inject({ method: 'GET', url: '/v1/probe/plugin' });
@@ -101,10 +102,12 @@ describe('a team route registered outside any team surface', () => {
   let runs = 0;
 
   beforeAll(async () => {
+    // Answers leave only as a declared schema parses them.
+    const schema = { response: { 200: z.object({ alias: z.string().nullable(), run: z.number() }) } };
     core = await startCoreNode({
       routes: async (app) => {
-        app.post('/v1/probe/team', { config: { auth: 'team' } }, async (request) => ({ alias: request.teamMember?.alias ?? null, run: ++runs }));
-        app.post('/v1/probe/team/other', { config: { auth: 'team' } }, async (request) => ({ alias: request.teamMember?.alias ?? null, run: ++runs }));
+        app.post('/v1/probe/team', { config: { auth: 'team' }, schema }, async (request) => ({ alias: request.teamMember?.alias ?? null, run: ++runs }));
+        app.post('/v1/probe/team/other', { config: { auth: 'team' }, schema }, async (request) => ({ alias: request.teamMember?.alias ?? null, run: ++runs }));
       },
     });
     const team = core.services.teams.create('probe', 'route-auth.test');
