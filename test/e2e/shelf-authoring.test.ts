@@ -260,9 +260,10 @@ describe('Shelf authoring (headless node, Chromium)', { timeout: 40_000 }, () =>
     await form.getByLabel('Blueprint name').fill('Review crew');
     await form.getByLabel('Blueprint id').fill('review.team');
     await form.getByTestId('publish-submit').click();
-    const alert = form.getByRole('alert');
-    await alert.waitFor({ timeout: WAIT });
-    expect(await alert.textContent()).toContain('Blueprint review.team already exists; publish into it with target_blueprint_ref');
+    // Under the id it is about.
+    await expect
+      .poll(() => form.locator('#publish-ref-hint').textContent(), { timeout: WAIT })
+      .toContain('Blueprint review.team already exists; publish into it with target_blueprint_ref');
 
     await form.getByTestId('publish-mode-existing').check();
     expect(await form.getByTestId('publish-target').inputValue()).toBe('review.team');
