@@ -377,6 +377,80 @@ describe('The keyboard everywhere (headless node, Chromium)', { timeout: 40_000 
     await expect.poll(() => modal().count()).toBe(0);
   });
 
+  it('below 1000 px, one pane: Esc backs out of the open document to the list, the keys move it, Enter opens, k from the document brings the list back', async () => {
+    await page.setViewportSize({ width: 900, height: 700 });
+    try {
+      await go('documents');
+      await page.getByTestId('doc-title').waitFor({ timeout: WAIT });
+      expect(await page.getByTestId('document-list').isVisible()).toBe(false);
+      await page.getByTestId('doc-title').click();
+      await page.keyboard.press('Escape');
+      await expect.poll(() => page.getByTestId('document-list').isVisible(), { timeout: WAIT }).toBe(true);
+      expect(await focused()).toBe('document-list');
+      // Newest first: doc-three, doc-two, doc-one.
+      await page.keyboard.press('g');
+      await page.keyboard.press('j');
+      expect(await activeRow('document-list')).toContain('Title doc-two');
+      await page.keyboard.press('Enter');
+      await expect.poll(() => page.getByTestId('document-list').isVisible(), { timeout: WAIT }).toBe(false);
+      await expect.poll(() => page.getByTestId('doc-title').textContent(), { timeout: WAIT }).toBe('Title doc-two');
+      // k from the open document: the list again, one row up.
+      await page.getByTestId('doc-title').click();
+      await page.keyboard.press('k');
+      await expect.poll(() => page.getByTestId('document-list').isVisible(), { timeout: WAIT }).toBe(true);
+      expect(await focused()).toBe('document-list');
+      expect(await activeRow('document-list')).toContain('Title doc-three');
+      await shot('keyboard-documents-900');
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 820 });
+    }
+  });
+
+  it('below 1000 px, one pane: Esc backs out of the open profile to the Shelf list, Enter opens, j from the profile brings the list back', async () => {
+    await page.setViewportSize({ width: 900, height: 700 });
+    try {
+      await go('shelf');
+      const heading = () => page.getByTestId('profile-pane').locator('h1');
+      await heading().waitFor({ timeout: WAIT });
+      expect(await page.getByTestId('shelf-list').isVisible()).toBe(false);
+      await heading().click();
+      await page.keyboard.press('Escape');
+      await expect.poll(() => page.getByTestId('shelf-list').isVisible(), { timeout: WAIT }).toBe(true);
+      expect(await focused()).toBe('shelf-list');
+      await page.keyboard.press('j');
+      const next = await activeRow('shelf-list');
+      await page.keyboard.press('Enter');
+      await expect.poll(() => page.getByTestId('shelf-list').isVisible(), { timeout: WAIT }).toBe(false);
+      await expect.poll(() => heading().textContent(), { timeout: WAIT }).toBe(next?.match(/Profile (analyst|builder|critic)/)?.[0]);
+      await heading().click();
+      await page.keyboard.press('j');
+      await expect.poll(() => page.getByTestId('shelf-list').isVisible(), { timeout: WAIT }).toBe(true);
+      expect(await focused()).toBe('shelf-list');
+      await shot('keyboard-shelf-900');
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 820 });
+    }
+  });
+
+  it('below 1000 px, one pane: Enter opens a chat alone, Esc from its composer backs out to the list at once', async () => {
+    await page.setViewportSize({ width: 900, height: 700 });
+    try {
+      await go('chat');
+      await page.getByTestId('session-list').waitFor({ timeout: WAIT });
+      await page.keyboard.press('j');
+      expect(await focused()).toBe('session-list');
+      await page.keyboard.press('Enter');
+      await expect.poll(focused, { timeout: WAIT }).toBe('composer');
+      expect(await page.getByTestId('session-list').isVisible()).toBe(false);
+      await page.keyboard.press('Escape');
+      await expect.poll(() => page.getByTestId('session-list').isVisible(), { timeout: WAIT }).toBe(true);
+      expect(await focused()).toBe('session-list');
+      expect(await page.getByTestId('conversation').count()).toBe(0);
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 820 });
+    }
+  });
+
   it('the sheet in dark mode and a 900 px window', async () => {
     await emulateColorScheme(page, 'dark');
     await go('mail');
