@@ -377,6 +377,54 @@ describe('The keyboard everywhere (headless node, Chromium)', { timeout: 40_000 
     await expect.poll(() => modal().count()).toBe(0);
   });
 
+  it('a small list in a pane takes its keys from anywhere in that pane, and `?` lists them there: a document’s versions', async () => {
+    await go('documents');
+    await page.getByTestId('tab-history').click();
+    await page.getByTestId('version-list').waitFor({ timeout: WAIT });
+    // A click in the history beside the list (the comparison's layout): the keyboard is in the pane, not in the list.
+    await page.getByTestId('history').getByRole('button', { name: 'Unified' }).click();
+    await page.keyboard.press('j');
+    expect(await focused()).toBe('version-list');
+    expect(await activeRow('version-list')).toContain('v1');
+    const groups = await sheetOf('documents-history');
+    expect(groups).toContainEqual({ title: 'Versions', labels: LIST });
+    // The documents list keeps its Esc; its moving keys are the versions' here.
+    expect(groups[0]).toEqual({ title: 'Documents', labels: ['Back to the list'] });
+    // Elsewhere in the view the keys are the documents list's again.
+    await page.getByTestId('tab-write').click();
+    await page.keyboard.press('j');
+    expect(await focused()).toBe('document-list');
+  });
+
+  it('… a profile’s files, the file shown following', async () => {
+    await go('shelf');
+    await page.getByTestId('file-list').waitFor({ timeout: WAIT });
+    await page.getByTestId('file-content').click();
+    const shown = await page.getByTestId('file-content').textContent();
+    await page.keyboard.press('j');
+    expect(await focused()).toBe('file-list');
+    await page.keyboard.press('End');
+    await expect.poll(() => page.getByTestId('file-content').textContent(), { timeout: WAIT }).not.toBe(shown);
+    expect(await sheetOf('shelf-files')).toContainEqual({ title: 'Files', labels: LIST });
+  });
+
+  it('… a team’s members: j from the section, Enter opens the member, Esc closes it', async () => {
+    await go('teams');
+    await page.locator('#member-list-title').click();
+    await page.keyboard.press('j');
+    expect(await focused()).toBe('member-list');
+    expect(await activeRow('member-list')).toBeTruthy();
+    expect(await sheetOf('teams-members')).toEqual([
+      { title: 'Teams', labels: ['New team', 'Invite an agent'] },
+      { title: 'Members', labels: LIST },
+      EVERYWHERE,
+    ]);
+    await page.keyboard.press('Enter');
+    await modal().waitFor({ timeout: WAIT });
+    await page.keyboard.press('Escape');
+    await expect.poll(() => modal().count()).toBe(0);
+  });
+
   it('below 1000 px, one pane: Esc backs out of the open document to the list, the keys move it, Enter opens, k from the document brings the list back', async () => {
     await page.setViewportSize({ width: 900, height: 700 });
     try {

@@ -21,6 +21,24 @@ const registered = shallowRef<readonly Registered[]>([]);
 let nextId = 1;
 let listening = false;
 
+/**
+ * Where the person last was on the page: the element last focused or pressed, outside dialogs (the
+ * `?` sheet is one, and must list the keys of the place it was opened from). A part with keys of
+ * its own for one region (a list in a pane: `inRegion`) offers them while this is inside it.
+ */
+const lastPlace = shallowRef<Element | null>(null);
+
+function noteTarget(target: EventTarget | null): void {
+  if (!(target instanceof Element) || target.closest('dialog') !== null) return;
+  lastPlace.value = target;
+}
+
+/** The person is in `region` (it holds the element last focused or pressed). Reactive: read it in a group's `shortcuts`. */
+export function inRegion(region: Element | null): boolean {
+  const place = lastPlace.value;
+  return region !== null && place !== null && region.contains(place);
+}
+
 const groups = computed<ShortcutGroup[]>(() =>
   registered.value.map((entry) => ({ id: entry.id, title: entry.title, global: entry.global, shortcuts: entry.shortcuts() })),
 );
@@ -62,6 +80,8 @@ export function useShortcuts(title: string, shortcuts: () => readonly Shortcut[]
   registered.value = [...registered.value, entry];
   if (!listening) {
     window.addEventListener('keydown', onKeydown);
+    document.addEventListener('focusin', (event) => noteTarget(event.target));
+    document.addEventListener('pointerdown', (event) => noteTarget(event.target), { capture: true });
     listening = true;
   }
   if (getCurrentInstance() !== null) {
