@@ -120,6 +120,9 @@ beforeAll(async () => {
       await api('bob', 'POST', '/v1/chat/sessions', { to_addresses: [`${DOMAIN}/alice`], message: 'Chat from bob' });
       await api('carol', 'POST', '/v1/chat/sessions', { to_addresses: [`${DOMAIN}/alice`], message: 'Chat from carol' });
 
+      // Settings: two peers.
+      for (const name of ['one', 'two']) await node.owner('POST', '/v1/node/peers', { domain: `${name}.example`, url: `https://node.${name}.example` });
+
       await node.owner('POST', '/v1/node/teams', { name: 'crew', domain: DOMAIN });
       for (const slug of ['doc-one', 'doc-two', 'doc-three']) {
         await node.asTeamOwner(TEAM_ID, 'POST', '/v1/documents', { slug, title: `Title ${slug}`, body: `# ${slug}\n\nText.\n` });
@@ -423,6 +426,35 @@ describe('The keyboard everywhere (headless node, Chromium)', { timeout: 40_000 
     await modal().waitFor({ timeout: WAIT });
     await page.keyboard.press('Escape');
     await expect.poll(() => modal().count()).toBe(0);
+  });
+
+  it('… Settings’ peers and browser sessions: j from the panel moves the rows, Enter acts on one', async () => {
+    await go('settings');
+    const peers = page.getByTestId('peers-panel');
+    await peers.locator('#peers-title').click();
+    await page.keyboard.press('j');
+    const domainShown = (): Promise<string | null> => page.evaluate("document.activeElement?.getAttribute('data-domain') ?? null") as Promise<string | null>;
+    expect(await focused()).toBe('peer-row');
+    const first = await domainShown();
+    await page.keyboard.press('j');
+    expect(await domainShown()).not.toBe(first);
+    expect(await sheetOf('settings-peers')).toEqual([{ title: 'Peers', labels: LIST }, EVERYWHERE]);
+    // Enter: that peer into the form, to change its URL.
+    const picked = await domainShown();
+    await page.keyboard.press('Enter');
+    expect(await peers.getByLabel('Domain').inputValue()).toBe(picked);
+
+    const sessions = page.getByTestId('sessions-panel');
+    await sessions.locator('#sessions-title').click();
+    await page.keyboard.press('j');
+    expect(await focused()).toBe('session-row');
+    expect(await sheetOf('settings-sessions')).toEqual([{ title: 'Browser sessions', labels: LIST }, EVERYWHERE]);
+    // Enter asks first, as the row's Sign out does.
+    await page.keyboard.press('Enter');
+    const confirm = sessions.getByRole('group', { name: /^Sign out/ });
+    await confirm.waitFor({ timeout: WAIT });
+    await confirm.getByRole('button', { name: 'Keep it' }).click();
+    await expect.poll(() => confirm.count()).toBe(0);
   });
 
   it('below 1000 px, one pane: Esc backs out of the open document to the list, the keys move it, Enter opens, k from the document brings the list back', async () => {

@@ -10,7 +10,7 @@
 import { nextTick, ref, watch } from 'vue';
 import type { Ref } from 'vue';
 import { inRegion, useShortcuts } from './useShortcuts.ts';
-import { listKeyAction } from '../lib/list-nav.ts';
+import { listKeyAction, type ListStep } from '../lib/list-nav.ts';
 import { listShortcuts } from '../lib/shortcuts.ts';
 
 /** A list's keys from anywhere in its region. */
@@ -23,6 +23,15 @@ export interface ListInPane {
   region: () => HTMLElement | null;
   /** After each key the list took (its own or from the region): a pane that follows the cursor. */
   stepped?: () => void;
+}
+
+/**
+ * A list's keys (lib/list-nav.ts LIST_KEYS) from anywhere in `region` while the person is there,
+ * as a group of the `?` sheet named `title`; `press` takes the step (false: it does nothing).
+ * For lists that keep their own keyboard (a roving tab stop over rows).
+ */
+export function useListKeysInRegion(title: string, region: () => HTMLElement | null, press: (step: ListStep, key: string) => boolean): void {
+  useShortcuts(title, () => (inRegion(region()) ? listShortcuts(press) : []));
 }
 
 export function useListNav<T>(prefix: string, items: Ref<readonly T[]>, open: (item: T) => void, inPane?: ListInPane) {
@@ -63,13 +72,11 @@ export function useListNav<T>(prefix: string, items: Ref<readonly T[]>, open: (i
   }
 
   if (inPane !== undefined) {
-    useShortcuts(inPane.title, () => {
-      if (!inRegion(inPane.region())) return [];
-      return listShortcuts((_step, key) => {
-        const list = inPane.list();
-        if (list === null || !step(key)) return false;
-        list.focus({ preventScroll: true });
-      });
+    useListKeysInRegion(inPane.title, inPane.region, (_step, key) => {
+      const list = inPane.list();
+      if (list === null || !step(key)) return false;
+      list.focus({ preventScroll: true });
+      return true;
     });
   }
 
