@@ -207,6 +207,26 @@ describe('Mail one pane at a time below 1000 px (headless node, Chromium)', { ti
     await expectList();
   });
 
+  it('archive from the open message: the next one opens alone, and the notice with Undo shows over it', async () => {
+    await row('Beta').click();
+    await expectDetail();
+    await page.keyboard.press('e');
+    await expect.poll(subjectShown, { timeout: WAIT }).toBe('Message: Alpha');
+    await expectDetail();
+    const notice = page.getByTestId('mail-notice');
+    await expect.poll(() => notice.isVisible(), { timeout: WAIT }).toBe(true);
+    expect(await notice.getByTestId('undo').isVisible()).toBe(true);
+    await shot('mail-one-pane-archived-900');
+    const inInbox = async (subject: string): Promise<boolean> =>
+      ((await api('alice', 'GET', '/v1/messages/inbox?limit=50')).messages as { subject: string }[]).some((m) => m.subject === subject);
+    expect(await inInbox('Beta')).toBe(false);
+    await page.keyboard.press('z');
+    await expect.poll(() => inInbox('Beta'), { timeout: WAIT }).toBe(true);
+    await back().click();
+    await expectList();
+    await row('Beta').waitFor({ timeout: WAIT });
+  });
+
   it('Sent and Sent to other nodes: one pane too, Enter opens, Esc and Back return', async () => {
     await page.getByTestId('folder-sent').click();
     await page.getByTestId('sent-list').waitFor({ timeout: WAIT });
