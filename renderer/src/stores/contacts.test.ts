@@ -1,0 +1,68 @@
+// @vitest-environment jsdom
+/** Contacts: each identity's, loaded when needed, kept on a failed read, and the suggestions they make. */
+import { beforeEach, describe, expect, it } from 'vitest';
+import { ApiError } from '../api/errors.ts';
+import { useContactsStore } from './contacts.ts';
+import { useDirectoryStore } from './directory.ts';
+import { connectFakeNode, contact, identity, type FakeNode } from './test-client.ts';
+
+let node: FakeNode;
+
+beforeEach(async () => {
+  window.localStorage.clear();
+  window.sessionStorage.clear();
+  node = connectFakeNode();
+  node.owner.identities = async () => [identity('ada'), identity('bo')];
+  node.owner.projects = async () => [];
+  node.owner.namespaces = async () => [];
+  await useDirectoryStore().load();
+});
+
+describe('contacts store', () => {
+  it('keeps each identity’s contacts apart', async () => {
+    node.contacts.list = async () => [contact('far.example/cy')];
+    const contacts = useContactsStore();
+    await contacts.load('agent-ada');
+    node.contacts.list = async () => [contact('far.example/dee')];
+    await contacts.load('agent-bo');
+    expect(contacts.byAgent['agent-ada']?.map((c) => c.contact_address)).toEqual(['far.example/cy']);
+    expect(contacts.byAgent['agent-bo']?.map((c) => c.contact_address)).toEqual(['far.example/dee']);
+    expect(node.callsTo('contacts', 'list').map((c) => c.as)).toEqual(['agent-ada', 'agent-bo']);
+  });
+
+  it('keeps the contacts it had when a read fails', async () => {
+    node.contacts.list = async () => [contact('far.example/cy')];
+    const contacts = useContactsStore();
+    await contacts.load('agent-ada');
+    node.contacts.list = async () => {
+      throw new ApiError(0, 'The node can’t be reached.');
+    };
+    expect((await contacts.load('agent-ada')).map((c) => c.contact_address)).toEqual(['far.example/cy']);
+    expect(await contacts.load('agent-new')).toEqual([]);
+  });
+
+  it('adds a contact as the node stored it, and suggests it beside the other identities', async () => {
+    node.contacts.list = async () => [];
+    node.contacts.add = async (address, label) => contact(address.toLowerCase(), { label });
+    const contacts = useContactsStore();
+    await contacts.load('agent-ada');
+    const added = await contacts.add('agent-ada', 'Far.example/cy', 'Cy');
+    expect(added.contact_address).toBe('far.example/cy');
+    expect(node.callsTo('contacts', 'add')[0]).toMatchObject({ args: ['Far.example/cy', 'Cy'], as: 'agent-ada' });
+    expect(contacts.suggestions.map((s) => [s.value, s.source])).toEqual([
+      ['example.com/bo', 'identity'],
+      ['far.example/cy', 'contact'],
+    ]);
+  });
+
+  it('leaves the contacts as they were when the node refuses one', async () => {
+    node.contacts.list = async () => [contact('far.example/cy')];
+    node.contacts.add = async () => {
+      throw new ApiError(409, 'far.example/cy is already a contact', [], 'SVC_ERR_CONTACT_EXISTS');
+    };
+    const contacts = useContactsStore();
+    await contacts.load('agent-ada');
+    await expect(contacts.add('agent-ada', 'far.example/cy')).rejects.toThrow('far.example/cy is already a contact');
+    expect(contacts.byAgent['agent-ada']).toHaveLength(1);
+  });
+});

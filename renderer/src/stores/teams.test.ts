@@ -1,0 +1,73 @@
+// @vitest-environment jsdom
+/** Teams: the list, the team chosen (remembered per node origin), and teams changed elsewhere. */
+import { beforeEach, describe, expect, it } from 'vitest';
+import { nextTick } from 'vue';
+import { ApiError } from '../api/errors.ts';
+import { useLiveStore } from './live.ts';
+import { useTeamsStore } from './teams.ts';
+import { connectFakeNode, team, type FakeNode } from './test-client.ts';
+
+let node: FakeNode;
+
+beforeEach(() => {
+  window.localStorage.clear();
+  node = connectFakeNode();
+  node.owner.teams = async () => [team('crew:example.com'), team('ops:example.com')];
+  useLiveStore().start();
+});
+
+describe('teams store', () => {
+  it('chooses the first team until one is chosen, and remembers the choice across a reload', async () => {
+    const teams = useTeamsStore();
+    await teams.load();
+    expect(teams.teamId).toBe('crew:example.com');
+    teams.choose('ops:example.com');
+    expect(teams.team?.name).toBe('ops');
+    await nextTick();
+
+    connectFakeNode().owner.teams = async () => [team('crew:example.com'), team('ops:example.com')];
+    const reloaded = useTeamsStore();
+    await reloaded.load();
+    expect(reloaded.teamId).toBe('ops:example.com');
+  });
+
+  it('falls back to the first team when the one remembered is gone', async () => {
+    window.localStorage.setItem(`svc-node.current-team@${window.location.origin}`, 'gone:example.com');
+    const teams = useTeamsStore();
+    await teams.load();
+    expect(teams.teamId).toBe('crew:example.com');
+  });
+
+  it('chooses a team it made', async () => {
+    node.owner.createTeam = async (input) => team(`${input.name}:example.com`);
+    const teams = useTeamsStore();
+    await teams.load();
+    node.owner.teams = async () => [team('crew:example.com'), team('ops:example.com'), team('new:example.com')];
+    await teams.create({ name: 'new', domain: 'example.com' });
+    expect(teams.teamId).toBe('new:example.com');
+  });
+
+  it('keeps the list with the node’s words when a read fails', async () => {
+    const teams = useTeamsStore();
+    await teams.load();
+    node.owner.teams = async () => {
+      throw new ApiError(503, 'The node is starting.');
+    };
+    await teams.load();
+    expect(teams.error).toBe('The node is starting.');
+    expect(teams.teams).toHaveLength(2);
+  });
+
+  it('reads the list again when teams change elsewhere, and after a reconnect once it was read', async () => {
+    const teams = useTeamsStore();
+    node.feed.state('open');
+    expect(node.callsTo('owner', 'teams')).toEqual([]);
+    await teams.load();
+    node.owner.teams = async () => [team('crew:example.com')];
+    node.feed.change({ kind: 'teams_changed', teamId: null });
+    await expect.poll(() => teams.teams).toHaveLength(1);
+    node.feed.change({ kind: 'docs_changed', teamId: 'crew:example.com' });
+    node.feed.state('open');
+    await expect.poll(() => node.callsTo('owner', 'teams')).toHaveLength(3);
+  });
+});
