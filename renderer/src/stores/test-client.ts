@@ -15,6 +15,7 @@ import { Contact } from '../../../contract/core/contacts.ts';
 import { NodeMailWake, NodeChatWake } from '../../../contract/core/events.ts';
 import { Identity } from '../../../contract/core/identities.ts';
 import { MailMessage, OutboundMail, SendMailResult } from '../../../contract/core/mail.ts';
+import { DocumentDetail, DocumentVersion } from '../../../contract/docs/documents.ts';
 import { Team } from '../../../contract/node/teams.ts';
 import { ChatClient, type SessionEvent } from '../api/chat.ts';
 import { ContactsClient } from '../api/contacts.ts';
@@ -399,6 +400,42 @@ export function pendingChat(sessionId: string, fields: Partial<PendingChat> = {}
     last_activity: AT,
     sender_waiting: false,
     time_remaining_seconds: 0,
+    ...fields,
+  });
+}
+
+/** A version's metadata as a history lists it (`body` only when one version is read). */
+export function documentVersion(n: number, body: string | null = null, fields: Partial<DocumentVersion> = {}): DocumentVersion {
+  return DocumentVersion.parse({
+    version_id: `v-${n}`,
+    version_number: n,
+    body,
+    source: 'api',
+    body_sha256: '0'.repeat(64),
+    created_by_did_key: null,
+    created_by_did_aw: null,
+    created_by_address: null,
+    created_by_alias: 'owner',
+    certificate_id: null,
+    created_by_editor_name: null,
+    created_at: AT,
+    acting_as: null,
+    author: { kind: 'member', name: 'owner', address: null },
+    ...fields,
+  });
+}
+
+/** A document at its `version`, whose text is `body`. */
+export function documentDetail(slug: string, version: number, body: string, fields: Partial<DocumentDetail> = {}): DocumentDetail {
+  return DocumentDetail.parse({
+    document_id: `d-${slug}`,
+    slug,
+    title: `Title of ${slug}`,
+    current_version: version,
+    updated_at: AT,
+    created_at: AT,
+    body,
+    latest: documentVersion(version),
     ...fields,
   });
 }
