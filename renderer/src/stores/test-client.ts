@@ -16,6 +16,10 @@ import { NodeMailWake, NodeChatWake } from '../../../contract/core/events.ts';
 import { Identity } from '../../../contract/core/identities.ts';
 import { MailMessage, OutboundMail, SendMailResult } from '../../../contract/core/mail.ts';
 import { DocumentDetail, DocumentVersion } from '../../../contract/docs/documents.ts';
+import { BlueprintDetail, BlueprintSummary } from '../../../contract/library/catalog.ts';
+import { ProfileWithFiles } from '../../../contract/library/profiles.ts';
+import { Proposal } from '../../../contract/library/proposals.ts';
+import { ShelfProfile } from '../../../contract/library/shelf.ts';
 import { Team } from '../../../contract/node/teams.ts';
 import { ChatClient, type SessionEvent } from '../api/chat.ts';
 import { ContactsClient } from '../api/contacts.ts';
@@ -42,6 +46,12 @@ export interface Call {
 
 type FeedHandlers = Parameters<NodeClient['streamWake']>[0];
 type ChatStreamHandlers = Parameters<ChatClient['stream']>[1];
+
+/** What one team's clients answer. */
+export interface TeamAnswers {
+  docs: Partial<Methods<DocsModule.DocsClient>>;
+  library: Partial<Methods<LibraryModule.LibraryClient>>;
+}
 
 /** A chat session stream a store opened, for the test to push frames into. */
 export interface FakeChatStream {
@@ -96,16 +106,28 @@ export class FakeNode {
       },
     };
     // The real client's private fields make its type nominal: the one cast between the fake and the stores.
-    this.client = facade(this, 'owner', NodeClient.prototype, this.owner, null, { coreUrl: NODE_INFO.core_url, mode: 'desktop' }) as unknown as NodeClient;
+    this.client = facade(this, 'owner', NodeClient.prototype, () => [this.owner], null, { coreUrl: NODE_INFO.core_url, mode: 'desktop' }) as unknown as NodeClient;
   }
 
   #identity(agentId: string): IdentityClient {
     const face = {
-      mail: facade(this, 'mail', MailClient.prototype, this.mail, agentId),
-      chat: facade(this, 'chat', ChatClient.prototype, this.chat, agentId),
-      contacts: facade(this, 'contacts', ContactsClient.prototype, this.contacts, agentId),
+      mail: facade(this, 'mail', MailClient.prototype, () => [this.mail], agentId),
+      chat: facade(this, 'chat', ChatClient.prototype, () => [this.chat], agentId),
+      contacts: facade(this, 'contacts', ContactsClient.prototype, () => [this.contacts], agentId),
     };
     return face as unknown as IdentityClient;
+  }
+
+  readonly #teams = new Map<string, TeamAnswers>();
+
+  /** Answers for one team's documents and library only; they come before the answers for every team. */
+  forTeam(teamId: string): TeamAnswers {
+    let answers = this.#teams.get(teamId);
+    if (answers === undefined) {
+      answers = { docs: {}, library: {} };
+      this.#teams.set(teamId, answers);
+    }
+    return answers;
   }
 
   /** The calls to one area (and method), as `method(args)` lists are hard to read in a failure. */
@@ -140,17 +162,18 @@ export class FakeNode {
 
 /**
  * An object with every method of `proto` (a real client class's prototype), each recording the
- * call and answering from `handlers`; `fields` are the client's plain properties.
+ * call and answering from the first of `answers()` that has that method; `fields` are the
+ * client's plain properties.
  */
-function facade(node: FakeNode, area: Area, proto: object, handlers: object, as: string | null, fields: Record<string, unknown> = {}): Record<string, unknown> {
+function facade(node: FakeNode, area: Area, proto: object, answers: () => readonly object[], as: string | null, fields: Record<string, unknown> = {}): Record<string, unknown> {
   const face: Record<string, unknown> = { ...fields };
   for (const method of Object.getOwnPropertyNames(proto)) {
     if (method === 'constructor') continue;
     face[method] = (...args: unknown[]): unknown => {
       node.calls.push({ area, method, args, as });
-      const handler: unknown = Reflect.get(handlers, method);
-      if (typeof handler !== 'function') return Promise.reject(new Error(`The fake node has no answer for ${area}.${method}.`));
-      return Reflect.apply(handler, handlers, args);
+      const handlers = answers().find((candidate) => typeof Reflect.get(candidate, method) === 'function');
+      if (handlers === undefined) return Promise.reject(new Error(`The fake node has no answer for ${area}.${method}.`));
+      return Reflect.apply(Reflect.get(handlers, method) as (...args: unknown[]) => unknown, handlers, args);
     };
   }
   return face;
@@ -180,7 +203,7 @@ export function fakeDocsModule(original: typeof DocsModule): typeof DocsModule {
   const proto = original.DocsClient.prototype;
   function FakeDocsClient(options: ConstructorParameters<typeof DocsModule.DocsClient>[0]) {
     const node = activeNode();
-    return facade(node, 'docs', proto, node.docs, options.teamId, { docsUrl: options.docsUrl, teamId: options.teamId });
+    return facade(node, 'docs', proto, () => [node.forTeam(options.teamId).docs, node.docs], options.teamId, { docsUrl: options.docsUrl, teamId: options.teamId });
   }
   return { ...original, DocsClient: FakeDocsClient as unknown as typeof DocsModule.DocsClient };
 }
@@ -190,7 +213,7 @@ export function fakeLibraryModule(original: typeof LibraryModule): typeof Librar
   const proto = original.LibraryClient.prototype;
   function FakeLibraryClient(options: ConstructorParameters<typeof LibraryModule.LibraryClient>[0]) {
     const node = activeNode();
-    return facade(node, 'library', proto, node.library, options.teamId, { libraryUrl: options.libraryUrl, teamId: options.teamId });
+    return facade(node, 'library', proto, () => [node.forTeam(options.teamId).library, node.library], options.teamId, { libraryUrl: options.libraryUrl, teamId: options.teamId });
   }
   return { ...original, LibraryClient: FakeLibraryClient as unknown as typeof LibraryModule.LibraryClient };
 }
@@ -438,4 +461,88 @@ export function documentDetail(slug: string, version: number, body: string, fiel
     latest: documentVersion(version),
     ...fields,
   });
+}
+
+const NO_SOURCE = { source_blueprint_ref: null, source_blueprint_version: null, source_blueprint_digest: null, source_profile_ref: null, source_profile_version: null };
+
+export function shelfProfile(profileRef: string, fields: Partial<ShelfProfile> = {}): ShelfProfile {
+  return ShelfProfile.parse({
+    ...NO_SOURCE,
+    profile_ref: profileRef,
+    version: '1.0.0',
+    digest: `sha256:${profileRef}`,
+    name: profileRef,
+    summary: null,
+    tags: [],
+    source_blueprint_latest_version: null,
+    update_available: false,
+    source_profile_changed: false,
+    updated_at: AT,
+    ...fields,
+  });
+}
+
+export function profileWithFiles(profileRef: string, version = '1.0.0', fields: Partial<ProfileWithFiles> = {}): ProfileWithFiles {
+  return ProfileWithFiles.parse({
+    ...NO_SOURCE,
+    source_profile_digest: null,
+    profile_ref: profileRef,
+    version,
+    digest: `sha256:${profileRef}@${version}`,
+    tags: [],
+    name: profileRef,
+    mission: null,
+    accepted_work: [],
+    runtime_assumptions: [],
+    memory_policy: null,
+    expected_apps: [],
+    origin: 'created',
+    created_at: AT,
+    files: [{ path: 'profile.yaml', content_utf8: `version: ${version}\n`, sha256: '0'.repeat(64) }],
+    proposal_asset_digests: {},
+    ...fields,
+  });
+}
+
+export function proposal(proposalId: string, profileRef: string, fields: Partial<Proposal> = {}): Proposal {
+  return Proposal.parse({
+    proposal_id: proposalId,
+    target: 'profile',
+    profile_ref: profileRef,
+    status: 'open',
+    content: { schema: 1, assets: [] },
+    summary: null,
+    rationale: null,
+    base_profile_version: '1.0.0',
+    created_by_alias: 'scout',
+    created_at: AT,
+    decided_by_alias: null,
+    decided_at: null,
+    decision_reason: null,
+    ...fields,
+  });
+}
+
+export function blueprint(blueprintRef: string, fields: Partial<BlueprintSummary> = {}): BlueprintSummary {
+  return BlueprintSummary.parse({
+    blueprint_ref: blueprintRef,
+    version: '1.0.0',
+    digest: `sha256:${blueprintRef}`,
+    tags: [],
+    name: blueprintRef,
+    summary: null,
+    description: null,
+    recommendations: [],
+    runtime_hints: [],
+    expected_apps: [],
+    first_mission_examples: [],
+    owner: 'crew:example.com',
+    display_name: null,
+    published_at: AT,
+    ...fields,
+  });
+}
+
+export function blueprintDetail(blueprintRef: string, fields: Partial<BlueprintDetail> = {}): BlueprintDetail {
+  return BlueprintDetail.parse({ ...blueprint(blueprintRef), profiles: [], versions: [{ version: '1.0.0', digest: `sha256:${blueprintRef}`, published_at: AT }], files: [], ...fields });
 }
