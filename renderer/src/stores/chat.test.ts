@@ -150,6 +150,29 @@ describe('chat store: the open conversation', () => {
     expect(chat.conversationError).toBe('No such chat session.');
     expect(chat.conversationLoading).toBe(false);
   });
+
+  it('reads a conversation again when it is chosen again after its history failed', async () => {
+    node.chat.conversation = async () => {
+      throw new ApiError(0, 'The node can’t be reached.');
+    };
+    const chat = await shown();
+    await chat.openConversation(S);
+    expect(chat.conversationError).toBe('The node can’t be reached.');
+
+    node.chat.conversation = async () => history;
+    await chat.openConversation(S);
+    expect(chat.conversationError).toBeNull();
+    expect(chat.entries.map((e) => e.key)).toEqual(['c-1', 'c-2']);
+    expect(node.chatStream(S).closed).toBe(false);
+  });
+
+  it('opens a conversation once while its history is on its way, and once it is open', async () => {
+    const chat = await shown();
+    await Promise.all([chat.openConversation(S), chat.openConversation(S)]);
+    await chat.openConversation(S);
+    expect(node.callsTo('chat', 'conversation')).toHaveLength(1);
+    expect(node.chatStreams).toHaveLength(1);
+  });
 });
 
 describe('chat store: sending', () => {

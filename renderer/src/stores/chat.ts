@@ -160,7 +160,8 @@ export const useChatStore = defineStore('chat', () => {
   }
 
   async function openConversation(sessionId: string): Promise<void> {
-    if (openId.value === sessionId) return;
+    // Open, or on its way: nothing to do. One whose history failed is read again when chosen again.
+    if (openId.value === sessionId && conversationError.value === null) return;
     closeConversation();
     openId.value = sessionId;
     const mine = conversationGeneration;
