@@ -5,7 +5,8 @@ import { nextTick } from 'vue';
 import { ApiError } from '../api/errors.ts';
 import { useLiveStore } from './live.ts';
 import { useTeamsStore } from './teams.ts';
-import { connectFakeNode, team, type FakeNode } from './test-client.ts';
+import type { Team } from '../api/owner.ts';
+import { connectFakeNode, deferred, team, type FakeNode } from './test-client.ts';
 
 let node: FakeNode;
 
@@ -69,5 +70,48 @@ describe('teams store', () => {
     node.feed.change({ kind: 'docs_changed', teamId: 'crew:example.com' });
     node.feed.state('open');
     await expect.poll(() => node.callsTo('owner', 'teams')).toHaveLength(3);
+  });
+
+  it('keeps the newest list when an older read answers last', async () => {
+    const teams = useTeamsStore();
+    const slow = deferred<Team[]>();
+    node.owner.teams = () => slow.promise;
+    const opening = teams.load();
+    // A team made elsewhere meanwhile: the nudge's read answers first.
+    node.owner.teams = async () => [team('crew:example.com'), team('ops:example.com'), team('new:example.com')];
+    node.feed.change({ kind: 'teams_changed', teamId: null });
+    await expect.poll(() => teams.teams).toHaveLength(3);
+    slow.resolve([team('crew:example.com'), team('ops:example.com')]);
+    await opening;
+    expect(teams.teams.map((t) => t.team_id)).toContain('new:example.com');
+  });
+
+  it('keeps the newest list when an older read fails last', async () => {
+    const teams = useTeamsStore();
+    const slow = deferred<Team[]>();
+    node.owner.teams = () => slow.promise;
+    const opening = teams.load();
+    node.owner.teams = async () => [team('crew:example.com')];
+    await teams.load();
+    slow.reject(new ApiError(0, 'The node can’t be reached.'));
+    await opening;
+    expect(teams.error).toBeNull();
+  });
+
+  it('has a caller whose read was overtaken wait for the newest answer (the Shelf and Documents choose a team from it)', async () => {
+    const teams = useTeamsStore();
+    const first = deferred<Team[]>();
+    const second = deferred<Team[]>();
+    node.owner.teams = () => first.promise;
+    let opened = false;
+    const opening = teams.load().then(() => (opened = true));
+    node.owner.teams = () => second.promise;
+    void teams.load();
+    first.resolve([]);
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(opened).toBe(false);
+    second.resolve([team('crew:example.com')]);
+    await opening;
+    expect(teams.teamId).toBe('crew:example.com');
   });
 });

@@ -28,14 +28,33 @@ export const useTeamsStore = defineStore('teams', () => {
     else window.localStorage.setItem(teamStorageKey(), id);
   });
 
-  async function load(): Promise<void> {
+  /**
+   * Each read is numbered: an answer older than one asked for since (a nudge's) is dropped, and
+   * its caller goes on once the newest has answered, so what it reads next is that one's.
+   */
+  let reads = 0;
+  let newest: Promise<void> = Promise.resolve();
+
+  async function read(mine: number): Promise<void> {
     try {
-      teams.value = await session.api().teams();
+      const list = await session.api().teams();
+      if (mine !== reads) return;
+      teams.value = list;
       error.value = null;
     } catch (failure) {
-      error.value = errorMessage(failure);
+      if (mine === reads) error.value = errorMessage(failure);
     } finally {
-      loaded.value = true;
+      if (mine === reads) loaded.value = true;
+    }
+  }
+
+  async function load(): Promise<void> {
+    let waiting = read(++reads);
+    newest = waiting;
+    for (;;) {
+      await waiting;
+      if (waiting === newest) return;
+      waiting = newest;
     }
   }
 
