@@ -1,11 +1,10 @@
 /** The Teams view's store: what it reads, what it keeps live from the owner feed, what it drops. */
-import { createPinia, setActivePinia } from 'pinia';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ApiError } from '../api/errors.ts';
-import type { InviteList, ListedMember, MemberList, NodeAgentPresence, NodeChange, NodeClient } from '../api/owner.ts';
+import type { InviteList, ListedMember } from '../api/owner.ts';
 import { useLiveStore } from './live.ts';
-import { useSessionStore } from './session.ts';
 import { useTeamMembersStore } from './team-members.ts';
+import { connectFakeNode, type FakeNode } from './test-client.ts';
 
 const TEAM = 'crew:example.com';
 
@@ -29,50 +28,38 @@ function member(alias: string, fields: Partial<ListedMember> = {}): ListedMember
   };
 }
 
-/** A node as the store sees it: lists it answers from, calls it counts, the feed's handlers it keeps. */
-function fakeNode() {
+/** The team's members and invites as the fake node holds them; a read may be held back (`gate`) or fail. */
+function answering(fake: FakeNode) {
   const state = {
     members: [member('owner', { owner: true }), member('ada', { agent_id: 'a-1' })] as ListedMember[],
     invites: [{ invite_id: 'i-1', team_id: TEAM, alias: 'scout', lifetime: 'ephemeral', address: null, created_at: '2026-01-01T00:00:00Z', expires_at: '2026-01-02T00:00:00Z' }] as InviteList['invites'],
-    reads: 0,
     failWith: null as Error | null,
     /** Holds the next read until released (a slow answer). */
     gate: null as Promise<void> | null,
   };
-  const handlers: { onPresence?: (p: NodeAgentPresence) => void; onChange?: (c: NodeChange) => void; onState?: (s: 'open') => void } = {};
-  const client = {
-    async members(teamId: string): Promise<MemberList> {
-      state.reads++;
-      const gate = state.gate;
-      if (gate) await gate;
-      if (state.failWith) throw state.failWith;
-      return { team_id: teamId, members: state.members.map((m) => ({ ...m, team_id: teamId })), available_scopes: [] };
-    },
-    async invites(teamId: string): Promise<InviteList> {
-      return { team_id: teamId, invites: state.invites };
-    },
-    async revokeMember(_teamId: string, certificateId: string) {
-      return { revoked: true as const, certificate_id: certificateId, revoked_at: '2026-01-03T00:00:00.000Z', closed_present_links: 0 };
-    },
-    async cancelInvite(_teamId: string, inviteId: string) {
-      state.invites = state.invites.filter((i) => i.invite_id !== inviteId);
-      return { cancelled: true as const, invite_id: inviteId, cancelled_at: '2026-01-03T00:00:00.000Z' };
-    },
-    streamWake(h: typeof handlers) {
-      Object.assign(handlers, h);
-      return { close: () => undefined };
-    },
+  fake.owner.members = async (teamId) => {
+    const gate = state.gate;
+    if (gate) await gate;
+    if (state.failWith) throw state.failWith;
+    return { team_id: teamId, members: state.members.map((m) => ({ ...m, team_id: teamId })), available_scopes: [] };
   };
-  return { state, handlers, client: client as unknown as NodeClient };
+  fake.owner.invites = async (teamId) => ({ team_id: teamId, invites: state.invites });
+  fake.owner.revokeMember = async (_teamId, certificateId) => ({ revoked: true as const, certificate_id: certificateId, revoked_at: '2026-01-03T00:00:00.000Z', closed_present_links: 0 });
+  fake.owner.cancelInvite = async (_teamId, inviteId) => {
+    state.invites = state.invites.filter((i) => i.invite_id !== inviteId);
+    return { cancelled: true as const, invite_id: inviteId, cancelled_at: '2026-01-03T00:00:00.000Z' };
+  };
+  return state;
 }
 
-let node: ReturnType<typeof fakeNode>;
+let node: FakeNode;
+let state: ReturnType<typeof answering>;
+const reads = () => node.callsTo('owner', 'members').length;
 
 beforeEach(() => {
   vi.useFakeTimers();
-  setActivePinia(createPinia());
-  node = fakeNode();
-  useSessionStore().client = node.client;
+  node = connectFakeNode();
+  state = answering(node);
   useLiveStore().start();
 });
 afterEach(() => vi.useRealTimers());
@@ -90,31 +77,31 @@ describe('team members store', () => {
   it('moves a member’s presence from the feed in place, without reading the list again', async () => {
     const store = useTeamMembersStore();
     await store.show(TEAM);
-    node.handlers.onPresence?.({ agent_id: 'a-1', type: 'agent.online', online: true, at: 'now', last_seen: '2026-01-02T00:00:00.000Z' });
+    node.feed.presence({ agent_id: 'a-1', type: 'agent.online', online: true, at: 'now', last_seen: '2026-01-02T00:00:00.000Z' });
     expect(store.members.find((m) => m.alias === 'ada')).toMatchObject({ online: true, last_seen: '2026-01-02T00:00:00.000Z' });
     await vi.advanceTimersByTimeAsync(1000);
-    expect(node.state.reads).toBe(1);
+    expect(reads()).toBe(1);
   });
 
   it('reads again when a member that never connected may just have, or when teams changed', async () => {
     const store = useTeamMembersStore();
     await store.show(TEAM);
     // Everyone listed has connected: a frame about another identity is not about this team.
-    node.handlers.onPresence?.({ agent_id: 'other', type: 'agent.online', online: true, at: 'now', last_seen: null });
+    node.feed.presence({ agent_id: 'other', type: 'agent.online', online: true, at: 'now', last_seen: null });
     await vi.advanceTimersByTimeAsync(1000);
-    expect(node.state.reads).toBe(1);
+    expect(reads()).toBe(1);
 
-    node.state.members = [...node.state.members, member('scout')];
-    node.handlers.onChange?.({ kind: 'teams_changed', teamId: null });
-    node.handlers.onChange?.({ kind: 'teams_changed', teamId: null });
+    state.members = [...state.members, member('scout')];
+    node.feed.change({ kind: 'teams_changed', teamId: null });
+    node.feed.change({ kind: 'teams_changed', teamId: null });
     await vi.advanceTimersByTimeAsync(1000);
-    expect(node.state.reads).toBe(2);
+    expect(reads()).toBe(2);
     expect(store.active.map((m) => m.alias)).toContain('scout');
 
-    node.state.members = node.state.members.map((m) => (m.alias === 'scout' ? { ...m, agent_id: 'a-3', online: true } : m));
-    node.handlers.onPresence?.({ agent_id: 'a-3', type: 'agent.online', online: true, at: 'now', last_seen: null });
+    state.members = state.members.map((m) => (m.alias === 'scout' ? { ...m, agent_id: 'a-3', online: true } : m));
+    node.feed.presence({ agent_id: 'a-3', type: 'agent.online', online: true, at: 'now', last_seen: null });
     await vi.advanceTimersByTimeAsync(1000);
-    expect(node.state.reads).toBe(3);
+    expect(reads()).toBe(3);
     expect(store.members.find((m) => m.alias === 'scout')?.online).toBe(true);
   });
 
@@ -122,19 +109,19 @@ describe('team members store', () => {
     const store = useTeamMembersStore();
     await store.show(TEAM);
     store.hide();
-    node.handlers.onChange?.({ kind: 'teams_changed', teamId: null });
-    node.handlers.onPresence?.({ agent_id: 'a-1', type: 'agent.online', online: true, at: 'now', last_seen: null });
+    node.feed.change({ kind: 'teams_changed', teamId: null });
+    node.feed.presence({ agent_id: 'a-1', type: 'agent.online', online: true, at: 'now', last_seen: null });
     await vi.advanceTimersByTimeAsync(1000);
-    expect(node.state.reads).toBe(1);
+    expect(reads()).toBe(1);
     expect(store.members).toEqual([]);
   });
 
   it('drops an answer for a team no longer shown', async () => {
     const store = useTeamMembersStore();
     let release: () => void = () => undefined;
-    node.state.gate = new Promise((done) => (release = done));
+    state.gate = new Promise((done) => (release = done));
     const first = store.show('old:example.com');
-    node.state.gate = null;
+    state.gate = null;
     await store.show(TEAM);
     release();
     await first;
@@ -153,7 +140,7 @@ describe('team members store', () => {
   });
 
   it('keeps the node’s words when a read fails', async () => {
-    node.state.failWith = new ApiError(404, 'Unknown team: crew:example.com', [], 'SVC_ERR_TEAM_NOT_FOUND');
+    state.failWith = new ApiError(404, 'Unknown team: crew:example.com', [], 'SVC_ERR_TEAM_NOT_FOUND');
     const store = useTeamMembersStore();
     await store.show(TEAM);
     expect(store.error).toBe('Unknown team: crew:example.com');
