@@ -191,6 +191,26 @@ describe('documents store: saving', () => {
     expect(drafts().get(TEAM, 'plan')).toMatchObject({ body: '# Plan v3, and more', baseVersion: 3 });
   });
 
+  it('forgets the draft of a save that answers after another document was opened', async () => {
+    const store = await opened();
+    const answer = deferred<DocumentSaved>();
+    node.docs.append = () => answer.promise;
+    store.edit('# Plan v3');
+    const saving = store.save();
+    await store.select('notes');
+    held.get('plan')!.bodies.push('# Plan v3');
+    answer.resolve({ ...detail('plan'), unchanged: false });
+    await saving;
+    expect(drafts().get(TEAM, 'plan')).toBeNull();
+    expect(store.rows.find((r) => r.slug === 'plan')?.hasDraft).toBe(false);
+
+    // Someone saves over it later: opening it shows their version, not a merge with my own saved text.
+    held.get('plan')!.bodies.push('# Plan v4 by an agent');
+    await store.select('plan');
+    expect(store.text).toBe('# Plan v4 by an agent');
+    expect(store.saveState).toBe('saved');
+  });
+
   it('starts a document as a local draft while the node can’t be reached, and the first save creates it', async () => {
     const store = await opened();
     node.docs.create = async () => {

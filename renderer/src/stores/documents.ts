@@ -307,7 +307,12 @@ export const useDocumentsStore = defineStore('documents', () => {
       const client = docs(team);
       // Over the version the text started from: a version saved meanwhile is refused, never replaced.
       const saved = base === null ? await client.create({ slug, title: title.value, body }) : await client.append(slug, body, base);
-      if (selectedSlug.value !== slug) return saved;
+      if (selectedSlug.value !== slug) {
+        // Another document was opened meanwhile and kept this one's text as its draft: it is saved now.
+        if (draftStore.value.get(team, slug)?.body === body) draftStore.value.remove(team, slug);
+        readDrafts();
+        return saved;
+      }
       current.value = saved;
       baseVersion.value = saved.current_version;
       if (text.value === body) {
