@@ -102,6 +102,21 @@ describe('mail store: changes to a message', () => {
     expect(mail.notice).toBeNull();
   });
 
+  it('says why an Undo failed over the list it was asked from, not over another identity’s', async () => {
+    node.mail.move = async (id) => ({ message_id: id, folder: 'archive', archived_at: '2026-03-02T00:00:00.000Z', read_at: '2026-03-02T00:00:00.000Z' });
+    const mail = await shown();
+    await mail.archive('m-2');
+    const refusal = deferred<never>();
+    node.mail.move = () => refusal.promise;
+    mail.notice?.undo?.();
+    await mail.show('agent-bo');
+    refusal.reject(new ApiError(0, 'The node can’t be reached.'));
+    await expect.poll(() => node.callsTo('mail', 'move')).toHaveLength(2);
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(mail.agentId).toBe('agent-bo');
+    expect(mail.actionError).toBeNull();
+  });
+
   it('puts an archived message back where it was, selected, when the node refuses', async () => {
     node.mail.move = async () => {
       throw new ApiError(409, 'It was deleted meanwhile.');

@@ -221,7 +221,7 @@ export const useMailStore = defineStore('mail', () => {
       }
       if (wasUnread) unread.schedule(0);
     } catch (error) {
-      actionError.value = `Could not undo: ${errorMessage(error)}`;
+      if (owner === agentId.value) actionError.value = `Could not undo: ${errorMessage(error)}`;
     }
   }
 
