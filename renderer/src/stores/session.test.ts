@@ -144,6 +144,22 @@ describe('session store (browser)', () => {
     expect(session.client).toBeNull();
   });
 
+  it('does not later blame a link that failed while this window stayed signed in', async () => {
+    node.state.codes.set('c-1', 'fresh');
+    node.state.codes.set('c-old', 'used');
+    const session = useSessionStore();
+    await session.signIn('c-1', '');
+    await session.signIn('c-old', '');
+    expect(session.status).toBe('connected');
+    expect(session.reason).toBeNull();
+    // Hours later the session is signed out elsewhere, and Settings reads the node's info.
+    node.state.sessions.get('secret-1')!.state = 'revoked';
+    await session.refreshInfo();
+    expect(session.status).toBe('signed-out');
+    expect(session.reason).toBe('This browser’s session has ended: it was signed out, from Settings or another window.');
+    expect(session.ended).toBe(true);
+  });
+
   it('takes up the session another tab saved when its own ends', async () => {
     node.state.codes.set('c-1', 'fresh');
     node.state.codes.set('c-2', 'fresh');

@@ -111,6 +111,8 @@ export const useSessionStore = defineStore('session', () => {
     const saved = await redeem(code);
     clearFragment(browserEnv(), route);
     if (saved || status.value !== 'connected') await start();
+    // Still signed in with the session it had: the link's refusal is moot, and must not be said later about an end it did not cause.
+    else linkProblem = null;
   }
 
   /**
