@@ -5,6 +5,7 @@ import { NodeClient } from '../api/owner.ts';
 import type { FetchLike } from '../api/sse.ts';
 import { useLiveStore } from './live.ts';
 import { useSessionStore } from './session.ts';
+import { chatWake, connectFakeNode, mailWake } from './test-client.ts';
 
 /** A node whose feed sends `frames` once and then stays open (until the client closes it). */
 function feedSending(frames: string): FetchLike {
@@ -46,5 +47,38 @@ describe('live store', () => {
     live.start();
     await expect.poll(() => changes).toBe(1);
     expect(reloads).toBe(1);
+  });
+});
+
+describe('live store: the switcher’s dots', () => {
+  it('counts what arrives for identities other than the current one, and forgets the count once one is current', async () => {
+    const node = connectFakeNode();
+    const live = useLiveStore();
+    live.setCurrent('agent-ada');
+    live.start();
+    node.feed.item(mailWake('agent-bo', 'm-1'));
+    node.feed.item(chatWake('agent-bo', 's-1'));
+    node.feed.item(mailWake('agent-ada', 'm-2'));
+    expect(live.fresh).toEqual({ 'agent-bo': 2 });
+    live.setCurrent('agent-bo');
+    expect(live.fresh).toEqual({});
+  });
+
+  it('passes every item, nudge and presence on to its listeners, and none once unsubscribed', async () => {
+    const node = connectFakeNode();
+    const live = useLiveStore();
+    const heard: string[] = [];
+    const off = [
+      live.onItem((item) => heard.push(`item ${item.message_id}`)),
+      live.onChange((change) => heard.push(`change ${change.kind}`)),
+      live.onPresence((presence) => heard.push(`presence ${presence.agent_id}`)),
+    ];
+    live.start();
+    node.feed.item(mailWake('agent-bo', 'm-1'));
+    node.feed.change({ kind: 'library_changed', teamId: 'crew:example.com' });
+    node.feed.presence({ agent_id: 'a-1', type: 'agent.online', online: true, at: 'now', last_seen: null });
+    for (const unsubscribe of off) unsubscribe();
+    node.feed.item(mailWake('agent-bo', 'm-2'));
+    expect(heard).toEqual(['item m-1', 'change library_changed', 'presence a-1']);
   });
 });
