@@ -54,6 +54,20 @@ describe('outbound store', () => {
     expect(store.loaded).toBe(false);
   });
 
+  it('keeps the newest delivery states when an older read answers last', async () => {
+    const store = useOutboundStore();
+    store.reset('agent-ada');
+    const slow = deferred<OutboundMail[]>();
+    node.mail.outbound = () => slow.promise;
+    const first = store.load();
+    node.mail.outbound = async () => [outboundMail('o-1', { status: 'delivered', settled_at: '2026-03-01T11:00:00.000Z' })];
+    await store.load();
+    slow.resolve([outboundMail('o-1')]);
+    await first;
+    expect(store.items.map((m) => m.status)).toEqual(['delivered']);
+    expect(store.queuedCount).toBe(0);
+  });
+
   it('asks nothing without an identity', async () => {
     const store = useOutboundStore();
     store.reset(null);

@@ -31,21 +31,26 @@ export const useOutboundStore = defineStore('mail-outbound', () => {
     selectedId.value = null;
   }
 
+  /** Each read is numbered: an answer older than one asked for since (states it would turn back) is dropped. */
+  let reads = 0;
+
   async function load(): Promise<void> {
     const owner = agentId.value;
     if (owner === null) {
       loaded.value = true;
       return;
     }
+    const mine = ++reads;
+    const current = () => owner === agentId.value && mine === reads;
     try {
       const list = await session.asIdentity(owner).mail.outbound();
-      if (owner !== agentId.value) return;
+      if (!current()) return;
       items.value = list;
       error.value = null;
     } catch (failure) {
-      if (owner === agentId.value) error.value = errorMessage(failure);
+      if (current()) error.value = errorMessage(failure);
     } finally {
-      if (owner === agentId.value) loaded.value = true;
+      if (current()) loaded.value = true;
     }
   }
 
