@@ -12,7 +12,7 @@
 import { createPinia, setActivePinia } from 'pinia';
 import { ChatMessage, ChatSession, PendingChat } from '../../../contract/core/chat.ts';
 import { Contact } from '../../../contract/core/contacts.ts';
-import { NodeMailWake, NodeChatWake } from '../../../contract/core/events.ts';
+import { NodeChatWake, NodeMailWake } from '../../../contract/core/events.ts';
 import { Identity } from '../../../contract/core/identities.ts';
 import { MailMessage, OutboundMail, SendMailResult } from '../../../contract/core/mail.ts';
 import { DocumentDetail, DocumentVersion } from '../../../contract/docs/documents.ts';
@@ -105,7 +105,7 @@ export class FakeNode {
         return { close: () => (stream.closed = true) };
       },
     };
-    // The real client's private fields make its type nominal: the one cast between the fake and the stores.
+    // The real clients' private fields make their types nominal: these two casts are where the fake meets the stores.
     this.client = facade(this, 'owner', NodeClient.prototype, () => [this.owner], null, { coreUrl: NODE_INFO.core_url, mode: 'desktop' }) as unknown as NodeClient;
   }
 
@@ -130,7 +130,7 @@ export class FakeNode {
     return answers;
   }
 
-  /** The calls to one area (and method), as `method(args)` lists are hard to read in a failure. */
+  /** The calls to one client (and, when named, one of its methods), in order. */
   callsTo(area: Area, method?: string): Call[] {
     return this.calls.filter((call) => call.area === area && (method === undefined || call.method === method));
   }
