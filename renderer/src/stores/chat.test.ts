@@ -11,7 +11,8 @@ import { MAX_CHAT_MESSAGE_BYTES } from '../lib/chat.ts';
 import { useChatStore } from './chat.ts';
 import { useDirectoryStore } from './directory.ts';
 import { useLiveStore } from './live.ts';
-import { chatMessage, chatSession, chatWake, connectFakeNode, deferred, identity, type FakeNode } from './test-client.ts';
+import { chatMessage, chatSession, chatWake, connectFakeNode, deferred, identity, pendingChat, type FakeNode } from './test-client.ts';
+import { useUnreadStore } from './unread.ts';
 
 const ADA = 'agent-ada';
 const S = 's-1';
@@ -92,6 +93,19 @@ describe('chat store: sessions', () => {
     node.feed.item(chatWake(ADA, 's-new'));
     await expect.poll(() => chat.sessions[0]?.session_id).toBe('s-new');
     expect(chat.sessions).toHaveLength(101);
+  });
+
+  it('takes the rows’ unread counts and who waits from the badges’ pending list, zero for a session read elsewhere', async () => {
+    sessions = sessions.map((s, n) => (n < 2 ? { ...s, unread_count: 3 } : s));
+    const chat = await shown();
+    expect(chat.sessions.slice(0, 2).map((s) => s.unread_count)).toEqual([3, 3]);
+    // s-1 was read in another window; s-2 got one more, and its sender waits in it.
+    node.chat.pending = async () => ({ pending: [pendingChat('s-2', { unread_count: 4, sender_waiting: true })], messages_waiting: 0 });
+    await useUnreadStore().refresh();
+    await expect.poll(() => chat.sessions.slice(0, 2).map((s) => [s.session_id, s.unread_count, s.sender_waiting])).toEqual([
+      ['s-1', 0, false],
+      ['s-2', 4, true],
+    ]);
   });
 
   it('ignores chat for another identity', async () => {

@@ -331,7 +331,8 @@ export const useChatStore = defineStore('chat', () => {
     if (sessionId !== openId.value) markFresh(sessionId);
   }
 
-  // The badges' pending list is refreshed on every arrival: it also says who is in a chat now.
+  // The badges' pending list is refreshed on every arrival: it also says who is in a chat now, and
+  // it lists every session with something unread.
   watch(
     () => unread.pending,
     (pending) => {
@@ -339,7 +340,8 @@ export const useChatStore = defineStore('chat', () => {
       const byId = new Map(pending.map((item) => [item.session_id, item]));
       sessions.value = sessions.value.map((s) => {
         const item = byId.get(s.session_id);
-        if (item === undefined) return s;
+        // Not pending: nothing in it is unread (read here or in another window), whatever the row last said.
+        if (item === undefined) return s.unread_count === 0 ? s : { ...s, unread_count: 0 };
         const unreadCount = s.session_id === openId.value ? s.unread_count : item.unread_count;
         return { ...s, sender_waiting: item.sender_waiting, unread_count: unreadCount };
       });
