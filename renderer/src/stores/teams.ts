@@ -6,6 +6,7 @@ import { defineStore } from 'pinia';
 import { computed, ref, watch } from 'vue';
 import type { CreateTeamInput, Team } from '../api/owner.ts';
 import { errorMessage } from '../lib/format.ts';
+import { newestRead } from '../lib/newest-read.ts';
 import { useLiveStore } from './live.ts';
 import { useSessionStore } from './session.ts';
 
@@ -28,35 +29,19 @@ export const useTeamsStore = defineStore('teams', () => {
     else window.localStorage.setItem(teamStorageKey(), id);
   });
 
-  /**
-   * Each read is numbered: an answer older than one asked for since (a nudge's) is dropped, and
-   * its caller goes on once the newest has answered, so what it reads next is that one's.
-   */
-  let reads = 0;
-  let newest: Promise<void> = Promise.resolve();
-
-  async function read(mine: number): Promise<void> {
+  /** An answer older than one asked for since (a nudge's) is dropped; its caller waits for the newest. */
+  const load = newestRead(async (newest) => {
     try {
       const list = await session.api().teams();
-      if (mine !== reads) return;
+      if (!newest()) return;
       teams.value = list;
       error.value = null;
     } catch (failure) {
-      if (mine === reads) error.value = errorMessage(failure);
+      if (newest()) error.value = errorMessage(failure);
     } finally {
-      if (mine === reads) loaded.value = true;
+      if (newest()) loaded.value = true;
     }
-  }
-
-  async function load(): Promise<void> {
-    let waiting = read(++reads);
-    newest = waiting;
-    for (;;) {
-      await waiting;
-      if (waiting === newest) return;
-      waiting = newest;
-    }
-  }
+  });
 
   async function create(input: CreateTeamInput): Promise<Team> {
     const created = await session.api().createTeam(input);
