@@ -5,7 +5,8 @@ import { nextTick } from 'vue';
 import { CreatedIdentity } from '../../../contract/core/identities.ts';
 import { ApiError } from '../api/errors.ts';
 import { useDirectoryStore } from './directory.ts';
-import { connectFakeNode, identity, type FakeNode } from './test-client.ts';
+import type { Identity } from '../api/owner.ts';
+import { connectFakeNode, deferred, identity, type FakeNode } from './test-client.ts';
 
 const key = () => `svc-node.current-identity@${window.location.origin}`;
 
@@ -86,5 +87,21 @@ describe('directory store', () => {
     await directory.createIdentity({ project_id: '6f1c1a2e-0000-4000-8000-000000000001', name: 'cy' });
     expect(directory.currentIdentity?.alias).toBe('cy');
     expect(node.callsTo('owner', 'identities')).toHaveLength(2);
+  });
+
+  it('keeps the newest lists when an older read answers last', async () => {
+    const directory = useDirectoryStore();
+    const slow = deferred<Identity[]>();
+    node.owner.identities = () => slow.promise;
+    const opening = directory.load();
+    // An identity made meanwhile: its own read of the lists answers first.
+    node.owner.createIdentity = async () => created('cy');
+    node.owner.identities = async () => [identity('ada'), identity('cy')];
+    await directory.createIdentity({ project_id: '6f1c1a2e-0000-4000-8000-000000000001', name: 'cy' });
+    expect(directory.loading).toBe(false);
+    slow.resolve([identity('ada')]);
+    await opening;
+    expect(directory.identities.map((i) => i.alias)).toEqual(['ada', 'cy']);
+    expect(directory.currentIdentity?.alias).toBe('cy');
   });
 });

@@ -6,6 +6,7 @@ import { defineStore } from 'pinia';
 import { computed, ref, watch } from 'vue';
 import type { CreatedIdentity, CreatedProject, CreateIdentityInput, CreateProjectInput, Identity, Namespace, ProjectListItem, SetupInput, SetupResult } from '../api/owner.ts';
 import { errorMessage } from '../lib/format.ts';
+import { newestRead } from '../lib/newest-read.ts';
 import { useSessionStore } from './session.ts';
 
 function currentIdentityKey(): string {
@@ -54,7 +55,8 @@ export const useDirectoryStore = defineStore('directory', () => {
   /** Namespaces whose controller key this node holds: the ones a project can be bound to. */
   const nodeNamespaces = computed(() => namespaces.value.filter((namespace) => namespace.node_controlled));
 
-  async function load(): Promise<void> {
+  /** An answer older than one asked for since (after a create) is dropped; its caller waits for the newest. */
+  const load = newestRead(async (newest) => {
     loading.value = true;
     try {
       const api = session.api();
@@ -63,17 +65,20 @@ export const useDirectoryStore = defineStore('directory', () => {
         api.projects(),
         api.namespaces(),
       ]);
+      if (!newest()) return;
       identities.value = nextIdentities;
       projects.value = nextProjects;
       namespaces.value = nextNamespaces;
       loadError.value = null;
     } catch (error) {
-      loadError.value = errorMessage(error);
+      if (newest()) loadError.value = errorMessage(error);
     } finally {
-      loading.value = false;
-      loaded.value = true;
+      if (newest()) {
+        loading.value = false;
+        loaded.value = true;
+      }
     }
-  }
+  });
 
   async function createProject(input: CreateProjectInput): Promise<CreatedProject> {
     const created = await session.api().createProject(input);
