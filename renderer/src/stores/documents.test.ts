@@ -126,6 +126,28 @@ describe('documents store: drafts', () => {
   });
 });
 
+describe('documents store: taking text back', () => {
+  it('drops the local changes and shows the node’s version again', async () => {
+    const store = await opened();
+    store.edit('# Plan, abandoned');
+    store.flushDraft();
+    await store.discardDraft();
+    expect(store.text).toBe('# Plan v2');
+    expect(store.saveState).toBe('saved');
+    expect(drafts().get(TEAM, 'plan')).toBeNull();
+  });
+
+  it('takes an older version’s text into the editor as a draft, to be saved as a new version', async () => {
+    const store = await opened();
+    await store.restore(1);
+    expect(store.text).toBe('# Plan v1');
+    expect(store.saveState).toBe('unsaved');
+    expect(drafts().get(TEAM, 'plan')).toMatchObject({ body: '# Plan v1', baseVersion: 2 });
+    await store.save();
+    expect(held.get('plan')!.bodies).toEqual(['# Plan v1', '# Plan v2', '# Plan v1']);
+  });
+});
+
 describe('documents store: saving', () => {
   it('saves over the version the text started from, and the draft goes', async () => {
     const store = await opened();

@@ -60,6 +60,31 @@ describe('mail store: the list', () => {
   });
 });
 
+describe('mail store: reveal', () => {
+  it('opens a message the list has not reached, read by id, in the folder it is in', async () => {
+    const mail = await shown();
+    const archived = mailMessage('m-old', { archived_at: '2026-02-01T00:00:00.000Z', read_at: '2026-02-01T00:00:00.000Z', created_at: '2026-02-01T00:00:00.000Z' });
+    held = [...held, archived];
+    await mail.reveal('m-old');
+    expect(mail.folder).toBe('archive');
+    expect(mail.selected?.message_id).toBe('m-old');
+  });
+
+  it('selects a listed message without asking the node', async () => {
+    const mail = await shown();
+    await mail.reveal('m-3');
+    expect(mail.selectedId).toBe('m-3');
+    expect(node.callsTo('mail', 'message')).toEqual([]);
+  });
+
+  it('selects nothing for a message that is not (or no longer) there', async () => {
+    const mail = await shown();
+    await mail.reveal('gone');
+    expect(mail.selectedId).toBeNull();
+    expect(mail.loadError).toBeNull();
+  });
+});
+
 describe('mail store: changes to a message', () => {
   it('shows a message read at once, with the node’s time once it answers', async () => {
     node.mail.ack = async (id) => ({ message_id: id, acknowledged_at: '2026-03-02T00:00:00.000Z' });
