@@ -95,6 +95,18 @@ describe('documents store: the list and the open document', () => {
     expect(await store.versionBody(2)).toBe('# Plan v2');
     expect(node.callsTo('docs', 'version')).toHaveLength(1);
   });
+  it('takes no typing while the document is on its way, since its text would replace what was typed', async () => {
+    const store = await opened();
+    expect(store.editable).toBe(true);
+    const answer = deferred<DocumentDetail>();
+    node.docs.get = () => answer.promise;
+    const opening = store.select('notes');
+    expect(store.editable).toBe(false);
+    answer.resolve(detail('notes'));
+    await opening;
+    expect(store.editable).toBe(true);
+    expect(store.text).toBe('notes');
+  });
 });
 
 describe('documents store: drafts', () => {

@@ -10,7 +10,7 @@
  * arrive as `docs_changed` nudges.
  */
 import { defineStore } from 'pinia';
-import { computed, ref, shallowRef } from 'vue';
+import { computed, readonly, ref, shallowRef } from 'vue';
 import { ApiError } from '../api/errors.ts';
 import type { DocumentDetail, DocumentSummary, DocumentVersion, TemplateRequest } from '../api/docs.ts';
 import { useDocs } from '../composables/useDocs.ts';
@@ -71,9 +71,10 @@ export const useDocumentsStore = defineStore('documents', () => {
   const versions = ref<DocumentVersion[]>([]);
   /**
    * The editor's text is the open document's (its draft, or the node's version): until then there
-   * is nothing of the person's to keep, and an empty editor must never be kept as a draft.
+   * is nothing of the person's to keep, an empty editor must never be kept as a draft, and the
+   * editor takes no typing (it would be replaced when the document arrives).
    */
-  let ready = false;
+  const ready = ref(false);
   /** Bumped by every change made elsewhere to the shown team's documents, links or theme (views re-read). */
   const changes = ref(0);
 
@@ -140,7 +141,7 @@ export const useDocumentsStore = defineStore('documents', () => {
   // ------------------------------------------------------------------ the open document
 
   function clearSelection(): void {
-    ready = false;
+    ready.value = false;
     selectedSlug.value = null;
     current.value = null;
     text.value = '';
@@ -164,7 +165,7 @@ export const useDocumentsStore = defineStore('documents', () => {
       title.value = draft.title;
       baseVersion.value = draft.baseVersion;
       saveState.value = 'unsaved';
-      ready = true;
+      ready.value = true;
     }
     if (draft?.baseVersion === null) return;
     loading.value = true;
@@ -182,7 +183,7 @@ export const useDocumentsStore = defineStore('documents', () => {
         text.value = detail.body;
         title.value = detail.title;
         baseVersion.value = detail.current_version;
-        ready = true;
+        ready.value = true;
       }
       void loadVersions();
     } catch (error) {
@@ -257,7 +258,7 @@ export const useDocumentsStore = defineStore('documents', () => {
     clearTimeout(draftTimer);
     draftTimer = undefined;
     const slug = selectedSlug.value;
-    if (shownTeam === null || slug === null || !ready) return;
+    if (shownTeam === null || slug === null || !ready.value) return;
     if (!dirty.value) {
       draftStore.value.remove(shownTeam, slug);
     } else {
@@ -292,7 +293,7 @@ export const useDocumentsStore = defineStore('documents', () => {
   async function save(): Promise<DocumentDetail | null> {
     const slug = selectedSlug.value;
     const team = shownTeam;
-    if (slug === null || team === null || saveState.value === 'saving' || !ready) return null;
+    if (slug === null || team === null || saveState.value === 'saving' || !ready.value) return null;
     flushDraft();
     // Nothing new (typed and typed back): no version, and nothing to keep.
     if (!dirty.value) {
@@ -427,6 +428,8 @@ export const useDocumentsStore = defineStore('documents', () => {
     selectedSlug,
     current,
     loading,
+    /** Whether the editor may take typing: the open document's text (its draft, or the node's) is in. */
+    editable: readonly(ready),
     loadError,
     text,
     title,
