@@ -95,4 +95,16 @@ export default tseslint.config(
       ],
     },
   },
+  {
+    // A command asked for from elsewhere (the palette) runs by name, through the view's own shortcut;
+    // a made-up key press would depend on focus, dialogs and timing the caller cannot see.
+    files: ['renderer/**/*.{ts,vue}'],
+    ignores: ['renderer/**/*.test.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        { selector: "NewExpression[callee.name='KeyboardEvent']", message: 'Run the command by name (composables/useShortcuts.ts runCommand) instead of faking a key press.' },
+      ],
+    },
+  },
 );

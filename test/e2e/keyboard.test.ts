@@ -572,6 +572,19 @@ describe('The keyboard everywhere (headless node, Chromium)', { timeout: 40_000 
     expect(await switcher().textContent()).toContain(`${DOMAIN}/alice`);
   });
 
+  it('the palette’s “New mail” opens Mail and runs its command there, from any view', async () => {
+    await go('settings');
+    await page.keyboard.press('Control+k');
+    await palette().waitFor({ timeout: WAIT });
+    await page.getByTestId('palette-input').pressSequentially('new mail');
+    await palette().getByTestId('palette-new-mail').waitFor({ timeout: WAIT });
+    await page.keyboard.press('Enter');
+    await modal().getByTestId('compose').waitFor({ timeout: WAIT });
+    expect(await page.getByTestId('nav-mail').getAttribute('aria-current')).toBe('page');
+    await page.keyboard.press('Escape');
+    await expect.poll(() => modal().count()).toBe(0);
+  });
+
   it('logged no errors in the browser console', () => {
     expect(unexpectedConsoleErrors(consoleErrors)).toEqual([]);
   });

@@ -41,4 +41,9 @@ describe('architecture lint rules', () => {
   it('let server/ use node: modules', async () => {
     expect(await ruleIds("import { createHash } from 'node:crypto';\nexport const h = createHash;\n", 'server/x.ts')).toEqual([]);
   });
+  it('forbid faking a key press in the renderer, outside its tests', async () => {
+    const fake = "document.body.dispatchEvent(new KeyboardEvent('keydown', { key: 'c' }));\n";
+    expect(await ruleIds(fake, 'renderer/src/components/X.ts')).toContain('no-restricted-syntax');
+    expect(await ruleIds(fake, 'renderer/src/lib/x.test.ts')).not.toContain('no-restricted-syntax');
+  });
 });

@@ -7,7 +7,7 @@
  */
 import { computed, getCurrentInstance, onBeforeUnmount, shallowRef } from 'vue';
 import { isTypingTarget } from '../lib/list-nav.ts';
-import { effectiveGroups, findShortcut, mayRun, pressName, type Shortcut, type ShortcutGroup } from '../lib/shortcuts.ts';
+import { effectiveGroups, findShortcut, mayRun, pressName, type CommandName, type Shortcut, type ShortcutGroup } from '../lib/shortcuts.ts';
 
 interface Registered {
   id: number;
@@ -68,6 +68,18 @@ function onKeydown(event: KeyboardEvent): void {
   if (!typing && takenByFocus(event.target, key)) return;
   if (shortcut.run(key) === false) return;
   event.preventDefault();
+}
+
+/**
+ * Runs the command `name` of a view on screen (the innermost that offers it), as its key would,
+ * without pretending a key was pressed; false when no view on screen offers it now.
+ */
+export function runCommand(name: CommandName): boolean {
+  for (const group of [...groups.value].reverse()) {
+    const shortcut = group.shortcuts.find((candidate) => candidate.command === name);
+    if (shortcut !== undefined) return shortcut.run(shortcut.keys[0] ?? '') !== false;
+  }
+  return false;
 }
 
 /**

@@ -7,6 +7,13 @@
  */
 import { LIST_KEYS, type ListStep } from './list-nav.ts';
 
+/**
+ * The things a view does that are also asked for by name, from elsewhere than its keys (the
+ * command palette's "New mail"): the view's shortcut is the one implementation, and the caller runs
+ * it by this name rather than pressing its key.
+ */
+export type CommandName = 'mail.new' | 'chat.new' | 'identities.new-project' | 'identities.new-namespace' | 'teams.new' | 'teams.invite';
+
 export interface Shortcut {
   /**
    * Keys as `KeyboardEvent.key` names them (`j`, `ArrowDown`, `Escape`, `?`, `#`); `Mod+k` is
@@ -21,6 +28,8 @@ export interface Shortcut {
   whileTyping?: boolean;
   /** Also while a dialog is open (the palette's own toggle). */
   inDialogs?: boolean;
+  /** Its name when others ask for it (composables/useShortcuts.ts `runCommand`). */
+  command?: CommandName;
 }
 
 export interface ShortcutGroup {
