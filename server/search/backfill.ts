@@ -7,7 +7,7 @@
  */
 import type { Db } from '../context.ts';
 import { indexDocument } from './documents-index.ts';
-import { backfillRows, backfillRowsBatch, documentsToBackfill, finishBackfill, markDocumentsBackfilled, type BackfillRow } from './store.ts';
+import { type BackfillRow, backfillRows, backfillRowsBatch, documentsToBackfill, finishBackfill, markDocumentsBackfilled } from './store/backfill.ts';
 
 /** Rows per transaction: large enough to be quick, small enough that a request waits at most a few ms. */
 export const BACKFILL_BATCH = 2000;

@@ -7,7 +7,7 @@
  */
 import type { Db } from '../context.ts';
 import { teamScope } from './scope.ts';
-import { indexDocumentVersion } from './store.ts';
+import { indexDocumentVersion } from './store/documents.ts';
 
 export interface IndexedVersion {
   documentId: string;

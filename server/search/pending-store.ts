@@ -5,7 +5,7 @@
  * That index is this connection's own, in memory (an attached database, `recent`): FTS5 tables of
  * the same columns and tokenizer as the real ones, holding exactly the rows `search_pending`
  * notes. It is brought up to date before each search (`syncRecent`), not at each write, so it
- * costs the write path nothing; and a search reads it beside the real index (store.ts), so a row
+ * costs the write path nothing; and a search reads it beside the real index (store/walk.ts), so a row
  * is findable from the moment its write commits.
  */
 import type { Db } from '../context.ts';

@@ -34,7 +34,7 @@ insert.run(51, 'words', 'contrary', 'contribute conTRol', 'Cy');
 insert.run(52, 'words', 'red redder reddest', 'alphabet', 'Dee');
 db.exec(`CREATE VIRTUAL TABLE t_terms USING fts5vocab(t, 'row')`);
 const wordList = db.prepare(`SELECT term FROM t_terms WHERE term >= @prefix AND term < @prefix || char(1114111) LIMIT +@n`).pluck();
-/** As the service names a prefix's words (store.ts), with a small limit so that "too many" happens too. */
+/** As the service names a prefix's words (store/index-texts.ts), with a small limit so that "too many" happens too. */
 const words = (prefix: string): string[] | null => {
   const found = wordList.all({ prefix, n: 4 }) as string[];
   return found.length > 3 ? null : found;

@@ -11,7 +11,7 @@ import { insertMailRow } from '../surfaces/core/mail/store/messages.ts';
 import { SearchIndexer } from './indexer.ts';
 import { parseQuery } from './query.ts';
 import { estimatedHits, textColumns } from './scoring.ts';
-import { idSpan } from './store.ts';
+import { idSpan } from './store/index-texts.ts';
 
 const database = useStoreDatabase();
 const MAILS = 3000;

@@ -18,7 +18,7 @@
 import type { Db } from '../context.ts';
 import { PhraseCounter, bm25, idf, type WeightedColumns } from './bm25.ts';
 import type { QueryPhrase } from './query.ts';
-import { idSpan, indexedTexts, newestMatches, newestTexts, type IndexedText } from './store.ts';
+import { idSpan, type IndexedText, indexedTexts, newestMatches, newestTexts } from './store/index-texts.ts';
 
 /** The newest rows a phrase's frequency is estimated from. */
 const SAMPLE = 200;

@@ -18,21 +18,13 @@ import { relevanceOf, textColumns } from './scoring.ts';
 import { readProfile } from '../surfaces/library/domain/profile-yaml.ts';
 import { latestShelfVersion, shelfVersionFiles } from '../surfaces/library/store/shelf-versions.ts';
 import { snippet } from './snippet.ts';
-import {
-  backfillRows,
-  chatCandidates,
-  chatRows,
-  documentCandidates,
-  documentMeta,
-  libraryCandidates,
-  libraryRows,
-  libraryTimes,
-  mailCandidates,
-  mailRows,
-  sessionsOf,
-  wordsStartingWith,
-  type WalkMatch,
-} from './store.ts';
+import { backfillRows } from './store/backfill.ts';
+import { chatCandidates, chatRows, sessionsOf } from './store/chat.ts';
+import { documentCandidates, documentMeta } from './store/documents.ts';
+import { wordsStartingWith } from './store/index-texts.ts';
+import { libraryCandidates, libraryRows, libraryTimes } from './store/library.ts';
+import { mailCandidates, mailRows } from './store/mail.ts';
+import { type WalkMatch } from './store/walk.ts';
 
 /**
  * What a caller may find, kind by kind: null, none of that kind; a list, those scopes only; for
@@ -164,7 +156,7 @@ export class SearchService {
     return this.#weighed('chat', query, chatCandidates(this.#db, match, filter, window));
   }
 
-  /** What a mail or chat walk matches, in the index and in the rows not yet in it (store.ts); null when the scope holds nothing. */
+  /** What a mail or chat walk matches, in the index and in the rows not yet in it (store/walk.ts); null when the scope holds nothing. */
   #walkMatch(kind: 'mail' | 'chat', scope: readonly string[] | null, query: ParsedQuery, people: ReadonlyArray<string | undefined>): WalkMatch | null {
     const columns = textColumns(kind);
     const index = kind === 'mail' ? 'search_mail' : 'search_chat';
