@@ -193,3 +193,28 @@ export function readTags(typed: readonly string[]): TagReading[] {
 export function tagCountProblem(distinct: number): string | null {
   return distinct > MAX_TAGS ? `at most ${MAX_TAGS} tags are allowed (got ${distinct})` : null;
 }
+
+/** One refusal in a set of typed tags: at the index of the tag it names, or of the whole set (null). */
+export interface TagSetProblem {
+  index: number | null;
+  msg: string;
+}
+
+/**
+ * A typed set of tags as the node keeps it: each spelled (normalizeTag), blanks and duplicates
+ * dropped, sorted; and every refusal at once, so one answer names each tag to fix.
+ */
+export function spellTagSet(typed: readonly string[]): { tags: string[]; problems: TagSetProblem[] } {
+  const problems: TagSetProblem[] = [];
+  const tags = new Set<string>();
+  typed.forEach((raw, index) => {
+    const tag = normalizeTag(raw);
+    if (tag === '') return;
+    const problem = tagProblem(tag);
+    if (problem !== null) problems.push({ index, msg: problem });
+    else tags.add(tag);
+  });
+  const tooMany = tagCountProblem(tags.size);
+  if (tooMany !== null) problems.push({ index: null, msg: tooMany });
+  return { tags: [...tags].sort(), problems };
+}

@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { IMPORT_PAYLOAD_SCHEMA } from '../library-rules.ts';
-import { JsonList, JsonMapping, JsonValue, LibraryFile, PayloadFiles, Ref, Version } from './common.ts';
+import { JsonList, JsonMapping, JsonValue, LibraryFile, PayloadFiles, Ref, TagSet, Version } from './common.ts';
 
 // ------------------------------------------------------------------ requests
 
@@ -12,12 +12,13 @@ export const BlueprintParams = z.object({ blueprint_ref: Ref });
 export const BlueprintProfileParams = z.object({ blueprint_ref: Ref, profile_ref: Ref });
 export const VersionQuery = z.object({ version: Version.optional() });
 
-/** `?tags=a&tags=b` or `?tags=a,b`: the blueprints carrying any of them. */
+/** `?tags=a&tags=b` or `?tags=a,b`: the blueprints carrying any of them, each tag spelled as the node keeps it. */
 export const CatalogQuery = z.object({
   tags: z
     .union([z.string(), z.array(z.string())])
     .optional()
-    .transform((value) => (value === undefined ? [] : [value].flat().flatMap((t) => t.split(',')))),
+    .transform((value) => (value === undefined ? [] : [value].flat().flatMap((t) => t.split(','))))
+    .pipe(TagSet),
 });
 
 /** `POST /v1/blueprints/import`: the canonical payload, blueprint.yaml at its root. */

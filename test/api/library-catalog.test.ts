@@ -111,6 +111,15 @@ describe('public reads and tags', () => {
     expect(all.body.map((b: any) => b.blueprint_ref)).toEqual(expect.arrayContaining(['tagged.team', 'plain.team']));
   });
 
+  it('refuses a tag that cannot be one where it was sent: the filter in the query, a set in the body', async () => {
+    const filter = await t.request('GET', '/v1/blueprints?tags=coder,c%2B%2B');
+    expectRefusal(filter, 422, undefined, 'SVC_ERR_VALIDATION');
+    expect(filter.body.detail).toEqual([{ loc: ['query', 'tags', 1], msg: 'tag "c++" may only use a-z, 0-9, ".", "_" and "-"', type: 'custom' }]);
+    const set = await alice.request('PUT', '/v1/blueprints/tagged.team/tags', { body: { tags: ['ok', 'x'.repeat(65)] } });
+    expectRefusal(set, 422, undefined, 'SVC_ERR_VALIDATION');
+    expect(set.body.detail).toEqual([{ loc: ['body', 'tags', 1], msg: 'tag must be at most 64 characters', type: 'custom' }]);
+  });
+
   it('keeps the tags when a new version is published', async () => {
     await alice.request('PUT', '/v1/blueprints/tagged.team/tags', { body: { tags: ['coder'] } });
     await alice.request('POST', '/v1/blueprints/import', { body: blueprintPayload({ ref: 'tagged.team', version: '1.1.0', profiles: [coordinator] }) });

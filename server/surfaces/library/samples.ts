@@ -17,11 +17,11 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { TagSet } from '../../../contract/library/common.ts';
 import { compareVersions } from '../../../contract/library-rules.ts';
 import type { BlueprintCatalog } from './catalog.ts';
 import { readBlueprintPayload } from './domain/blueprint-yaml.ts';
 import { checkPayloadFiles, type PayloadFile } from './domain/payload.ts';
-import { normalizeTags } from './domain/tags.ts';
 import type { TeamRegistrations } from './registrations.ts';
 
 /** The samples' publisher in the catalog: an id no team can have. */
@@ -68,9 +68,17 @@ function payloadOf(root: string): PayloadFile[] {
   return checkPayloadFiles(files, [root]);
 }
 
+/** A sample's tags as the catalog keeps them, read by the rule every request's tags are read by. */
+function tagsOf(entry: SampleEntry): string[] {
+  const read = TagSet.safeParse(entry.tags);
+  if (read.success) return read.data;
+  const problems = read.error.issues.map((issue) => `${['tags', ...issue.path].join('.')}: ${issue.message}`);
+  throw new Error(`${SAMPLES_INDEX}: the sample ${entry.dir} has tags the catalog refuses (${problems.join('; ')})`);
+}
+
 /** The shipped samples, each as its import payload and tags. */
 export function readSamples(dir: string = SAMPLES_DIR): { files: PayloadFile[]; tags: string[] }[] {
-  return readIndex(dir).map((entry) => ({ files: payloadOf(join(dir, entry.dir)), tags: normalizeTags(entry.tags, [entry.dir, 'tags']) }));
+  return readIndex(dir).map((entry) => ({ files: payloadOf(join(dir, entry.dir)), tags: tagsOf(entry) }));
 }
 
 /**

@@ -195,7 +195,7 @@ export class Shelf {
    * Copies a public blueprint's profile to the shelf, byte for byte (so the digests agree).
    * Idempotent per source profile: a re-import returns the copy as it is now.
    */
-  importFromBlueprint(teamId: string, input: ShelfImportInput & { tags: string[] }): ShelfImportResult {
+  importFromBlueprint(teamId: string, input: ShelfImportInput): ShelfImportResult {
     const source = this.#catalog.profile(input.source_blueprint_ref, input.profile_ref, input.source_blueprint_version);
     const { db } = this.#ctx;
     return db.transaction(() => {

@@ -20,7 +20,6 @@ import {
 } from '../../../../contract/library/catalog.ts';
 import { TagsBody } from '../../../../contract/library/common.ts';
 import { checkPayloadFiles } from '../domain/payload.ts';
-import { normalizeTags } from '../domain/tags.ts';
 import { memberOf, teamRoute } from '../../../http/route-scope.ts';
 import { type LibraryRouteOptions } from './options.ts';
 
@@ -33,7 +32,7 @@ export async function publicCatalogRoutes(app: FastifyInstance, { services }: Li
   api.get(
     '/v1/blueprints',
     { config: { auth: 'public' }, schema: { tags, summary: 'The latest version of every blueprint, newest first; tags match any', querystring: CatalogQuery, response: { 200: BlueprintList } } },
-    async (request) => catalog.list(normalizeTags(request.query.tags)),
+    async (request) => catalog.list(request.query.tags),
   );
 
   api.get(
@@ -82,7 +81,7 @@ export async function catalogWriteRoutes(app: FastifyInstance, { services }: Lib
   api.put(
     '/v1/blueprints/:blueprint_ref/tags',
     { config: teamRoute('library:publish'), schema: { tags, summary: "Replaces the tags of a blueprint the team owns", params: BlueprintParams, body: TagsBody, response: { 200: BlueprintTags } } },
-    async (request) => catalog.setTags(memberOf(request).team_id, request.params.blueprint_ref, normalizeTags(request.body.tags)),
+    async (request) => catalog.setTags(memberOf(request).team_id, request.params.blueprint_ref, request.body.tags),
   );
 
   api.delete(

@@ -23,7 +23,6 @@ import {
 } from '../../../../contract/library/profiles.ts';
 import { RegisterBody, Registration, ShelfImportBody, ShelfImportResult, ShelfPage, ShelfQuery } from '../../../../contract/library/shelf.ts';
 import { checkPayloadFiles } from '../domain/payload.ts';
-import { normalizeTags } from '../domain/tags.ts';
 import { memberOf, teamRoute } from '../../../http/route-scope.ts';
 import { type LibraryRouteOptions } from './options.ts';
 
@@ -53,8 +52,7 @@ export async function shelfRoutes(app: FastifyInstance, { services }: LibraryRou
       schema: { tags, summary: 'Copies a catalog profile onto the shelf (201; 200 when it is there already from that source)', body: ShelfImportBody, response: { 200: ShelfImportResult, 201: ShelfImportResult } },
     },
     async (request, reply) => {
-      const { body } = request;
-      const result = shelf.importFromBlueprint(team(request), { ...body, tags: normalizeTags(body.tags ?? []) });
+      const result = shelf.importFromBlueprint(team(request), request.body);
       return reply.code(result.created ? 201 : 200).send(result);
     },
   );
@@ -64,7 +62,7 @@ export async function shelfRoutes(app: FastifyInstance, { services }: LibraryRou
     { config: teamRoute('library:write'), schema: { tags, summary: "A new profile made on the shelf; profile.yaml's id is its ref", body: CreateProfileBody, response: { 201: AuthoredProfile } } },
     async (request, reply) => {
       const files = checkPayloadFiles(request.body.files, ['body', 'files']);
-      return reply.code(201).send(shelf.create(team(request), files, normalizeTags(request.body.tags ?? [])));
+      return reply.code(201).send(shelf.create(team(request), files, request.body.tags));
     },
   );
 
@@ -107,17 +105,13 @@ export async function shelfRoutes(app: FastifyInstance, { services }: LibraryRou
       config: teamRoute('library:publish'),
       schema: { tags, summary: 'Publishes a profile version as a new blueprint or the next version of one the team owns', params: ProfileParams, body: PublishBody, response: { 201: PublishResult } },
     },
-    async (request, reply) => {
-      const { body } = request;
-      const normalized = body.new_blueprint?.tags ? { ...body, new_blueprint: { ...body.new_blueprint, tags: normalizeTags(body.new_blueprint.tags) } } : body;
-      return reply.code(201).send(publisher.publish(team(request), request.params.profile_ref, normalized));
-    },
+    async (request, reply) => reply.code(201).send(publisher.publish(team(request), request.params.profile_ref, request.body)),
   );
 
   api.put(
     '/v1/profiles/:profile_ref/tags',
     { config: teamRoute('library:write'), schema: { tags, summary: "Replaces a profile's tags (record metadata: no new version)", params: ProfileParams, body: TagsBody, response: { 200: ProfileTags } } },
-    async (request) => shelf.setTags(team(request), request.params.profile_ref, normalizeTags(request.body.tags)),
+    async (request) => shelf.setTags(team(request), request.params.profile_ref, request.body.tags),
   );
 
   api.delete(
