@@ -77,22 +77,41 @@ export const DOMAIN_RULE = 'enter a domain name such as example.com: letters, di
  */
 export const MAX_DOMAIN_LABELS = 8;
 
+/** An address written as one (v4 dotted, v6 with colons, either bracketed). */
+function isIpLiteral(name: string): boolean {
+  const bare = name.replace(/^\[(.*)\]$/, '$1');
+  return /^[0-9a-f:.]+$/.test(bare) && (bare.includes(':') || /^[0-9]{1,3}(\.[0-9]{1,3}){3}$/.test(bare));
+}
+
 /**
- * A namespace domain as the node stores it: lower-cased, a trailing dot removed, at most 253
- * characters and 8 labels (1-63 letters, digits or inner hyphens each) with at least two labels,
- * except `local`, the one single-label namespace. A domain is a name, never an address: a last
- * label of digits only is refused, as no top-level domain is all digits (RFC 3696 §2), so
- * `127.0.0.1` is not a domain. Null when it is not one (server/crypto/dns-txt.ts).
+ * Why `value`, exactly as written (no surrounding spaces are forgiven), is not a namespace domain;
+ * null when it is one. A namespace domain, in any case and with or without a trailing dot, has at
+ * most 253 characters and 8 labels (1-63 letters, digits or inner hyphens each) and at least two
+ * labels, except `local`, the one single-label namespace. A domain is a name, never an address:
+ * a last label of digits only is refused, as no top-level domain is all digits (RFC 3696 §2), so
+ * `127.0.0.1` is not a domain. Checked before anything asks DNS about it; the node's refusals
+ * (server/crypto/dns-txt.ts) carry these words.
  */
-export function normalizeDomainName(value: string): string | null {
-  const name = value.trim().toLowerCase().replace(/\.$/, '');
-  if (name.length < 1 || name.length > 253) return null;
+export function namespaceDomainError(value: string): string | null {
+  const name = value.toLowerCase().replace(/\.$/, '');
+  if (isIpLiteral(name)) return 'an IP address is not a domain: a namespace is a DNS name';
+  if (name.length < 1 || name.length > 253) return 'a domain has 1 to 253 characters';
   const labels = name.split('.');
-  if (labels.length > MAX_DOMAIN_LABELS) return null;
-  if (!labels.every((label) => label.length <= 63 && DOMAIN_LABEL.test(label))) return null;
-  if (/^[0-9]+$/.test(labels[labels.length - 1]!)) return null;
-  if (labels.length < 2 && name !== 'local') return null;
-  return name;
+  if (labels.length > MAX_DOMAIN_LABELS) return `a domain has at most ${MAX_DOMAIN_LABELS} labels`;
+  if (!labels.every((label) => label.length <= 63 && DOMAIN_LABEL.test(label))) return 'each label has 1 to 63 letters, digits or inner hyphens';
+  if (/^[0-9]+$/.test(labels[labels.length - 1]!)) return 'the last label of a domain is not all digits (a domain is a name, not an address)';
+  if (labels.length < 2 && name !== 'local') return 'a domain has at least two labels';
+  return null;
+}
+
+/** A namespace domain written exactly, as the node stores it: lower-cased, a trailing dot removed; null when it is not one. */
+export function namespaceDomain(value: string): string | null {
+  return namespaceDomainError(value) === null ? value.toLowerCase().replace(/\.$/, '') : null;
+}
+
+/** A namespace domain as typed in a form (trimmed), as the node stores it; null when it is not one (namespaceDomain). */
+export function normalizeDomainName(value: string): string | null {
+  return namespaceDomain(value.trim());
 }
 
 /** Why `value` cannot be a domain; null when it can. */

@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { DidLogEntry } from './did.ts';
-import { addressName, ReplacementAnnouncement, VerificationStatus } from './namespaces.ts';
+import { addressName, NamespaceDomainPath, ReplacementAnnouncement, VerificationStatus } from './namespaces.ts';
 
 export const ALIAS = /^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$/;
 export const alias = z.string().regex(ALIAS, 'must be 1-64 letters, digits, "-" or "_", starting with a letter or digit');
@@ -97,7 +97,7 @@ export const SettingsBody = z.strictObject({
 });
 export type SettingsInput = z.output<typeof SettingsBody>;
 
-export const ResolveParams = z.object({ namespace: z.string().min(1).max(253), name: z.string().min(1).max(64) });
+export const ResolveParams = z.object({ namespace: NamespaceDomainPath, name: z.string().min(1).max(64) });
 export const AgentIdParams = z.object({ agent_id: z.uuid() });
 
 /**

@@ -4,7 +4,7 @@
  * describes its API with these schemas; the UI takes the inferred types.
  */
 import { z } from 'zod';
-import { ADDRESS_NAME } from '../core-rules.ts';
+import { ADDRESS_NAME, namespaceDomain, namespaceDomainError } from '../core-rules.ts';
 
 export { ADDRESS_NAME };
 
@@ -13,8 +13,32 @@ export const addressName = z.string().regex(ADDRESS_NAME, 'must be 1-64 letters,
 const didKey = z.string().min(1).max(256);
 const didAw = z.string().min(1).max(256);
 
+/**
+ * A namespace domain a request names, read as the node stores it (lower case, no trailing dot);
+ * one that cannot be a domain is refused here, before any signature is checked or DNS asked.
+ */
+export const NamespaceDomain = z
+  .string()
+  .min(1)
+  .max(253)
+  .transform((value, context) => {
+    const domain = namespaceDomain(value);
+    if (domain === null) context.addIssue({ code: 'custom', message: `not a valid domain name: ${namespaceDomainError(value) ?? 'invalid'}`, input: value });
+    return domain ?? value;
+  });
+
+/**
+ * A namespace domain in a path, spelled as the node stores it. One that cannot be a domain is
+ * no namespace of this node, so it stays as written and the service answers 404 for it.
+ */
+export const NamespaceDomainPath = z
+  .string()
+  .min(1)
+  .max(253)
+  .transform((value) => namespaceDomain(value) ?? value);
+
 export const RegisterNamespaceBody = z.strictObject({
-  domain: z.string().min(1).max(253),
+  domain: NamespaceDomain,
   controller_did: didKey.optional(),
 });
 
@@ -29,8 +53,8 @@ export const RebindAddressBody = z.strictObject({
   did_aw: didAw.optional(),
 });
 
-export const DomainParams = z.object({ domain: z.string().min(1).max(253) });
-export const AddressParams = z.object({ domain: z.string().min(1).max(253), name: z.string().min(1).max(64) });
+export const DomainParams = z.object({ domain: NamespaceDomainPath });
+export const AddressParams = z.object({ domain: NamespaceDomainPath, name: z.string().min(1).max(64) });
 export const ControllerQuery = z.object({ controller_did: didKey });
 
 /** The most names one address-list query may ask for (a federation batch's senders fit). */

@@ -4,7 +4,7 @@
  * same words.
  */
 import { z } from 'zod';
-import { addressNameProblem, domainProblem, slugProblem } from '../core-rules.ts';
+import { addressNameProblem, domainProblem, normalizeDomainName, slugProblem } from '../core-rules.ts';
 
 /** A string checked by a rule that says what is wrong; the rule checks lengths itself, so one bad value is one issue. */
 export function ruled(problem: (value: string) => string | null) {
@@ -17,7 +17,11 @@ export function ruled(problem: (value: string) => string | null) {
     });
 }
 
-/** A project slug, an identity's (address) name and a namespace domain, by the contract's rules. */
+/** A project slug and an identity's (address) name, by the contract's rules. */
 export const projectSlug = ruled(slugProblem);
 export const identityName = ruled(addressNameProblem);
-export const domainName = ruled(domainProblem);
+/**
+ * A namespace domain by the contract's rule, read as the node stores it (lower case, no trailing
+ * dot). domainProblem refuses whatever normalizeDomainName cannot spell, so the fallback is never taken.
+ */
+export const domainName = ruled(domainProblem).transform((value) => normalizeDomainName(value) ?? value);

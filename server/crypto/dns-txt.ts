@@ -8,7 +8,7 @@
  */
 import { isIP } from 'node:net';
 import { isDidKey } from './did-key.ts';
-import { MAX_DOMAIN_LABELS } from '../../contract/core-rules.ts';
+import { namespaceDomain, namespaceDomainError } from '../../contract/core-rules.ts';
 
 export interface DnsTxtProfile {
   /** The owner-name label in front of the domain. */
@@ -31,33 +31,12 @@ export type DnsRecordResult =
   | { ok: true; controllerDid: string; origin: string | null }
   | { ok: false; reason: 'absent' | 'invalid'; error: string };
 
-const LABEL = /^[a-z0-9]([a-z0-9-]*[a-z0-9])?$/;
-
 /**
- * Why `domain` is not a namespace domain (contract/core-rules.ts has the same rule for forms);
- * null when it is one. Checked before anything asks DNS about it.
+ * Why `domain` is not a namespace domain, null when it is one; and the domain as stored. The rule
+ * is the contract's (contract/core-rules.ts), which the UI's forms and the request schemas use too.
  */
-export function domainError(domain: string): string | null {
-  if (typeof domain !== 'string') return 'not a string';
-  const name = domain.toLowerCase().replace(/\.$/, '');
-  // An address in any spelling (v4, v6, bracketed) is not a name.
-  if (isIP(name.replace(/^\[(.*)\]$/, '$1')) !== 0) return 'an IP address is not a domain: a namespace is a DNS name';
-  if (name.length < 1 || name.length > 253) return 'a domain has 1 to 253 characters';
-  const labels = name.split('.');
-  if (labels.length > MAX_DOMAIN_LABELS) return `a domain has at most ${MAX_DOMAIN_LABELS} labels`;
-  if (!labels.every((l) => l.length <= 63 && LABEL.test(l))) return 'each label has 1 to 63 letters, digits or inner hyphens';
-  // No top-level domain is all digits (RFC 3696 §2): such a name is an address, or a mistake.
-  if (/^[0-9]+$/.test(labels[labels.length - 1]!)) return 'the last label of a domain is not all digits (a domain is a name, not an address)';
-  // A bare TLD-like name is not a namespace; `local` is the one single-label namespace.
-  if (labels.length < 2 && name !== 'local') return 'a domain has at least two labels';
-  return null;
-}
-
-/** Lower-cased, trailing dot removed, and a valid namespace domain (domainError); null otherwise. */
-export function normalizeDomain(domain: string): string | null {
-  if (domainError(domain) !== null) return null;
-  return domain.toLowerCase().replace(/\.$/, '');
-}
+export const domainError = (domain: string): string | null => (typeof domain === 'string' ? namespaceDomainError(domain) : 'not a string');
+export const normalizeDomain = (domain: string): string | null => (typeof domain === 'string' ? namespaceDomain(domain) : null);
 
 export function dnsRecordName(domain: string, profile: DnsTxtProfile = SVC_DNS): string {
   const name = normalizeDomain(domain);

@@ -6,7 +6,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { Peer, PeerBody, PeerList, PeerParams, PeerRemoved } from '../../../contract/node/peers.ts';
-import { normalizeDomain } from '../../crypto/dns-txt.ts';
 import { conflict } from '../../errors.ts';
 import type { CoreServices } from '../core/services.ts';
 
@@ -31,8 +30,7 @@ export async function peerRoutes(app: FastifyInstance, { services }: { services:
     async (request, reply) => {
       const { domain, url } = request.body;
       // One place per domain: a namespace of this node is answered here, never by a peer.
-      const local = normalizeDomain(domain);
-      if (local !== null && namespaces.isLocal(local)) throw conflict('SVC_ERR_PEER_DOMAIN_LOCAL', `${local} is a namespace of this node; its mail is delivered here, not to a peer`);
+      if (namespaces.isLocal(domain)) throw conflict('SVC_ERR_PEER_DOMAIN_LOCAL', `${domain} is a namespace of this node; its mail is delivered here, not to a peer`);
       const peer = directory.set(domain, url);
       outbox.retryNow(peer.domain);
       return reply.code(201).send(peer);

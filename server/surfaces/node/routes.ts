@@ -27,8 +27,7 @@ import {
   ProjectList,
   UiLink,
 } from '../../../contract/node/owner.ts';
-import { normalizeDomain } from '../../crypto/dns-txt.ts';
-import { conflict, invalid } from '../../errors.ts';
+import { conflict } from '../../errors.ts';
 import { endOfStream, openSse, streamWindow } from '../../http/sse.ts';
 import type { TunnelService } from '../../tunnel/service.ts';
 import { feedIds } from '../core/events/node-feed.ts';
@@ -80,11 +79,7 @@ export async function ownerApi(app: FastifyInstance, { services, tunnel, nodeInf
       config: { auth: 'owner' },
       schema: { tags, summary: 'Creates a project; its authority key is shown once', body: CreateProjectBody, response: { 201: CreatedProject } },
     },
-    async (request, reply) => {
-      const body = request.body;
-      const namespace = body.namespace === undefined ? undefined : (normalizeDomain(body.namespace) ?? body.namespace);
-      return reply.code(201).send(projects.create({ ...body, namespace }));
-    },
+    async (request, reply) => reply.code(201).send(projects.create(request.body)),
   );
 
   api.get(
@@ -196,8 +191,7 @@ export async function ownerApi(app: FastifyInstance, { services, tunnel, nodeInf
     },
     async (request, reply) => {
       const body = request.body;
-      const domain = normalizeDomain(body.domain);
-      if (domain === null) throw invalid('SVC_ERR_VALIDATION', [{ loc: ['body', 'domain'], msg: 'not a valid domain name', type: 'value_error' }]);
+      const domain = body.domain;
       if (body.controller_did !== undefined) {
         const { namespace, created } = await namespaces.registerByOwner(domain, body.controller_did);
         return reply.code(created ? 201 : 200).send(namespace);

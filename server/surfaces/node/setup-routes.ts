@@ -6,7 +6,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { SetupBody, SetupResult } from '../../../contract/node/setup.ts';
-import { normalizeDomain } from '../../crypto/dns-txt.ts';
 import type { CoreServices } from '../core/services.ts';
 import { NodeSetup } from './setup.ts';
 
@@ -24,10 +23,7 @@ export async function setupRoutes(app: FastifyInstance, { services, nodeId }: { 
       },
     },
     async (request, reply) => {
-      const body = request.body;
-      // The schema refused what normalizeDomain refuses; this only lower-cases and drops a final dot.
-      const domain = body.domain === undefined ? undefined : (normalizeDomain(body.domain) ?? body.domain);
-      const result = await setup.run({ name: body.name, domain });
+      const result = await setup.run(request.body);
       return reply.code(result.created ? 201 : 200).send(result);
     },
   );

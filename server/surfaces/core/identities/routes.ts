@@ -23,7 +23,6 @@ import {
   SettingsBody,
 } from '../../../../contract/core/identities.ts';
 import { authenticate } from '../../../auth/bearer.ts';
-import { normalizeDomain } from '../../../crypto/dns-txt.ts';
 import { forbidden, notFound } from '../../../errors.ts';
 import { identityOf, principalOf } from '../../../http/route-auth.ts';
 import type { CoreServices } from '../services.ts';
@@ -113,12 +112,7 @@ export async function identityRoutes(
   api.get(
     '/v1/agents/resolve/:namespace/:name',
     { config: { auth: 'key' }, schema: { tags, summary: 'The identity behind an address', params: ResolveParams, response: { 200: Resolved } } },
-    async (request) => {
-      const principal = principalOf(request);
-      const domain = normalizeDomain(request.params.namespace);
-      if (domain === null) throw notFound('SVC_ERR_NAMESPACE_NOT_FOUND', 'Namespace not found');
-      return identities.resolve(principal, domain, request.params.name);
-    },
+    async (request) => identities.resolve(principalOf(request), request.params.namespace, request.params.name),
   );
 
   api.post(

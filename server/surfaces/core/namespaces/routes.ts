@@ -25,8 +25,7 @@ import {
   ReplacementList,
 } from '../../../../contract/core/namespaces.ts';
 import { verifySignedOperation } from '../../../auth/didkey.ts';
-import { domainError, normalizeDomain } from '../../../crypto/dns-txt.ts';
-import { forbidden, invalid, notFound } from '../../../errors.ts';
+import { forbidden } from '../../../errors.ts';
 import { claimSignedWrite, installSignedWriteAnswers } from '../../../http/signed-writes.ts';
 import type { CoreServices } from '../services.ts';
 import { requestDns } from './request-dns.ts';
@@ -34,15 +33,6 @@ import { requestDns } from './request-dns.ts';
 type Operation = 'register' | 'register_address' | 'update_address' | 'reassign_address' | 'delete_address';
 
 const tags = ['namespaces'];
-
-/** A domain from the path; one that cannot exist is simply not found. */
-function domainParam({ domain }: { domain: string }): string {
-  const normalized = normalizeDomain(domain);
-  if (normalized === null) throw notFound('SVC_ERR_NAMESPACE_NOT_FOUND', 'Namespace not found');
-  return normalized;
-}
-
-const addressParams = (params: { domain: string; name: string }): { domain: string; name: string } => ({ domain: domainParam(params), name: params.name });
 
 export async function namespaceRoutes(app: FastifyInstance, { services }: { services: CoreServices }): Promise<void> {
   const { ctx, namespaces } = services;
@@ -69,10 +59,7 @@ export async function namespaceRoutes(app: FastifyInstance, { services }: { serv
     },
     async (request, reply) => {
       const body = request.body;
-      // Refused before anything else, DNS above all: an address, or a name too deep to check.
-      const problem = domainError(body.domain);
-      const domain = normalizeDomain(body.domain);
-      if (problem !== null || domain === null) throw invalid('SVC_ERR_VALIDATION', [{ loc: ['body', 'domain'], msg: `not a valid domain name: ${problem ?? 'invalid'}`, type: 'value_error' }]);
+      const domain = body.domain;
       const controller = await signer(request, reply, domain, 'register');
       if (controller === null) return reply;
       if (body.controller_did !== undefined && body.controller_did !== controller) {
@@ -92,13 +79,13 @@ export async function namespaceRoutes(app: FastifyInstance, { services }: { serv
   api.get(
     '/v1/namespaces/:domain',
     { config: { auth: 'public' }, schema: { tags, summary: 'A namespace and its verification state', params: DomainParams, response: { 200: Namespace } } },
-    async (request) => namespaces.get(domainParam(request.params)),
+    async (request) => namespaces.get(request.params.domain),
   );
 
   api.post(
     '/v1/namespaces/:domain/verify',
     { config: { auth: 'public' }, schema: { tags, summary: "Re-reads the namespace's _svcid DNS record", params: DomainParams, response: { 200: Namespace } } },
-    async (request) => namespaces.reverify(domainParam(request.params), requestDns(ctx.dns, request)),
+    async (request) => namespaces.reverify(request.params.domain, requestDns(ctx.dns, request)),
   );
 
   api.get(
@@ -107,14 +94,14 @@ export async function namespaceRoutes(app: FastifyInstance, { services }: { serv
       config: { auth: 'public' },
       schema: { tags, summary: "A namespace's addresses, by name; `names` asks for some only", params: DomainParams, querystring: AddressListQuery, response: { 200: AddressList } },
     },
-    async (request) => ({ addresses: namespaces.listAddresses(domainParam(request.params), request.query.names) }),
+    async (request) => ({ addresses: namespaces.listAddresses(request.params.domain, request.query.names) }),
   );
 
   api.get(
     '/v1/namespaces/:domain/addresses/:name',
     { config: { auth: 'public' }, schema: { tags, summary: 'An address and the key it names', params: AddressParams, response: { 200: Address } } },
     async (request) => {
-      const { domain, name } = addressParams(request.params);
+      const { domain, name } = request.params;
       return namespaces.getAddress(domain, name);
     },
   );
@@ -127,7 +114,7 @@ export async function namespaceRoutes(app: FastifyInstance, { services }: { serv
       schema: { tags, summary: "The controller's replacement announcements for an address, oldest first", params: AddressParams, response: { 200: ReplacementList } },
     },
     async (request) => {
-      const { domain, name } = addressParams(request.params);
+      const { domain, name } = request.params;
       return { replacement_announcements: namespaces.replacements(domain, name) };
     },
   );
@@ -145,7 +132,7 @@ export async function namespaceRoutes(app: FastifyInstance, { services }: { serv
       },
     },
     async (request, reply) => {
-      const domain = domainParam(request.params);
+      const { domain } = request.params;
       const body = request.body;
       const by = await signer(request, reply, domain, 'register_address', body.name);
       if (by === null) return reply;
@@ -158,7 +145,7 @@ export async function namespaceRoutes(app: FastifyInstance, { services }: { serv
   const rebind =
     (operation: 'update_address' | 'reassign_address') =>
     async (request: FastifyRequest<{ Params: { domain: string; name: string }; Body: { did_key: string; did_aw?: string | undefined } }>, reply: FastifyReply) => {
-      const { domain, name } = addressParams(request.params);
+      const { domain, name } = request.params;
       const by = await signer(request, reply, domain, operation, name);
       if (by === null) return reply;
       return namespaces.rebindAddress(domain, name, by, request.body.did_key, request.body.did_aw, operation);
@@ -186,7 +173,7 @@ export async function namespaceRoutes(app: FastifyInstance, { services }: { serv
     '/v1/namespaces/:domain/addresses/:name',
     { config: { auth: 'didkey' }, schema: { tags, summary: 'Removes an address, signed by the controller', params: AddressParams, response: { 200: AddressRemoved } } },
     async (request, reply) => {
-      const { domain, name } = addressParams(request.params);
+      const { domain, name } = request.params;
       const by = await signer(request, reply, domain, 'delete_address', name);
       if (by === null) return reply;
       return namespaces.removeAddress(domain, name, by);
