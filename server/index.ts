@@ -176,7 +176,6 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
     const library: LibrarySurfaceOptions = {
       services: createLibraryServices(ctx, services),
       auth: { teams: services.teams, audiences: () => surfaceOrigins(urls.library_url, urls.public_url), clock: ctx.clock, replay: ctx.replay },
-      bus: ctx.bus,
     };
     // A fresh node's catalog offers the shipped samples; restarts leave it as it is.
     if (options.sampleBlueprintsDir !== null) {

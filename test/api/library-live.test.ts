@@ -109,3 +109,40 @@ describe('proposals on the owner feed', () => {
     }
   });
 });
+
+describe('library writes on the owner feed, announced by the services', () => {
+  it('nudges nothing for a refused write, nor for a POST that only reads; a rejection by the approval recheck, though answered 409, is heard', async () => {
+    const author = await addTeamMember(t, { team: 'quiet', domain: 'live.test', alias: 'author' });
+    const reviewer = await addTeamMember(t, { teamId: author.teamId, alias: 'reviewer', scopes: ['library:read', 'library:write', 'library:approve'] });
+    expectOk(await author.request('POST', '/v1/profiles', { body: { files: profileFiles({ ref: 'quiet' }) } }), 201);
+    const { proposal_asset_digests: bases } = expectOk(await author.request('GET', '/v1/profiles/quiet?include=files'));
+    const proposal = expectOk(
+      await author.request('POST', '/v1/proposals', {
+        body: {
+          target: 'profile',
+          profile_ref: 'quiet',
+          content: { schema: CHANGESET_SCHEMA, assets: [{ path: 'profile.yaml#mission', content: 'Say less.', base_asset_digest: bases['profile.yaml#mission'] }] },
+        },
+      }),
+      201,
+    );
+    const stream = await ownerFeed();
+    try {
+      // Refused: the profile exists, the version is not new. Nothing was written, nothing is said.
+      expectRefusal(await author.request('POST', '/v1/profiles', { body: { files: profileFiles({ ref: 'quiet' }) } }), 409, undefined, 'SVC_ERR_PROFILE_EXISTS');
+      expectRefusal(await author.request('POST', '/v1/profiles/quiet/versions', { body: { files: profileFiles({ ref: 'quiet' }) } }), 409, undefined, 'SVC_ERR_PROFILE_VERSION_EXISTS');
+      // A POST that only computes the home files a runtime writes changes nothing either.
+      expectOk(await author.request('POST', '/v1/materialize', { body: { profile_ref: 'quiet', runtime_kind: 'claude-code', target: 'local' } }));
+      expect(await stream.maybeNext(200)).toBeNull();
+
+      // A new version makes the proposal's base stale: approving it is refused, and the rejection is written.
+      expectOk(await author.request('POST', '/v1/profiles/quiet/versions', { body: { files: profileFiles({ ref: 'quiet', version: '0.2.0', mission: 'Say more.' }) } }), 201);
+      expect(await stream.next()).toMatchObject({ event: 'library_changed', data: { team_id: author.teamId } });
+      expectRefusal(await reviewer.request('POST', `/v1/proposals/${proposal.proposal_id}/approve`), 409, undefined, 'SVC_ERR_PROPOSAL_RECHECK_REJECTED');
+      expect(await stream.next()).toMatchObject({ event: 'library_changed', data: { team_id: author.teamId } });
+      expect(expectOk(await reviewer.request('GET', `/v1/proposals/${proposal.proposal_id}`)).status).toBe('rejected');
+    } finally {
+      stream.close();
+    }
+  });
+});

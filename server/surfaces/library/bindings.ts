@@ -11,6 +11,7 @@ import { materializeHome } from './domain/materialize.ts';
 import { readProfile } from './domain/profile-yaml.ts';
 import { findBinding, listBindings, toBinding, upsertBinding } from './store/bindings.ts';
 import { pinsOf } from './store/shelf-profiles.ts';
+import { libraryChanged } from './changes.ts';
 import type { Shelf } from './shelf.ts';
 
 export class Bindings {
@@ -37,6 +38,7 @@ export class Bindings {
       bound_at: this.#ctx.clock.now().toISOString(),
     };
     upsertBinding(this.#ctx.db, { team_id: teamId, ...binding });
+    libraryChanged(this.#ctx, teamId);
     return binding;
   }
 

@@ -4,7 +4,6 @@
  * and the scope each route declares in its config (server/http/route-scope.ts).
  */
 import type { FastifyInstance } from 'fastify';
-import { teamTopic, type EventBus } from '../../events/bus.ts';
 import { enforceRouteScopes } from '../../http/route-scope.ts';
 import { declareTeamSurface, type TeamAuthOptions } from '../../http/team-auth.ts';
 import { bindingRoutes } from './routes/bindings.ts';
@@ -17,7 +16,6 @@ import type { LibraryServices } from './services.ts';
 export interface LibrarySurfaceOptions {
   services: LibraryServices;
   auth: TeamAuthOptions;
-  bus: EventBus;
 }
 
 export async function librarySurface(app: FastifyInstance, options: LibrarySurfaceOptions): Promise<void> {
@@ -27,12 +25,6 @@ export async function librarySurface(app: FastifyInstance, options: LibrarySurfa
     declareTeamSurface(scoped, options.auth);
     // After auth, before validation: the scope each route declares (403 without it).
     enforceRouteScopes(scoped, 'library');
-    // Every successful write is announced once it has committed, so the owner's UI (and any
-    // other open view) refreshes live instead of polling. (The catalog announces its own changes.)
-    scoped.addHook('onResponse', async (request, reply) => {
-      if (request.method === 'GET' || reply.statusCode >= 300 || !request.teamMember) return;
-      options.bus.publish(teamTopic(request.teamMember.team_id));
-    });
     await scoped.register(catalogWriteRoutes, options);
     await scoped.register(shelfRoutes, options);
     await scoped.register(proposalRoutes, options);

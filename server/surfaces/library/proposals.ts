@@ -12,6 +12,7 @@ import type { NodeContext } from '../../context.ts';
 import { conflict, notFound, ServiceError } from '../../errors.ts';
 import { applyChangeset, parseChangeset } from './domain/changeset.ts';
 import { decideProposal, findProposal, insertProposal, listProposals, proposalContent, toProposal, type ProposalRow } from './store/proposals.ts';
+import { libraryChanged } from './changes.ts';
 import type { Shelf } from './shelf.ts';
 
 /** Who submits or decides: the member's team and alias, and the identity the app acted as (null for an agent's own request). */
@@ -37,7 +38,7 @@ export class Proposals {
       const changeset = parseChangeset(body.content);
       applyChangeset(current.files, changeset, { profileRef: body.profile_ref, version: nextPatchVersion(current.version.version) });
     }
-    return insertProposal(this.#ctx.db, {
+    const proposal = insertProposal(this.#ctx.db, {
       proposal_id: randomUUID(),
       team_id: author.team_id,
       target: body.target,
@@ -50,6 +51,8 @@ export class Proposals {
       created_by_acting_as: author.acting_as,
       created_at: this.#ctx.clock.now().toISOString(),
     });
+    libraryChanged(this.#ctx, author.team_id);
+    return proposal;
   }
 
   list(teamId: string, filter: ProposalFilter): Proposal[] {
@@ -64,7 +67,7 @@ export class Proposals {
   approve(reviewer: Reviewer, proposalId: string): Proposal {
     const { db } = this.#ctx;
     try {
-      return db.transaction(() => {
+      const approved = db.transaction(() => {
         const row = this.#open(reviewer.team_id, proposalId);
         let minted: MintedVersion | null = null;
         if (row.target === 'profile') {
@@ -83,9 +86,13 @@ export class Proposals {
         this.#decide(row, 'approved', reviewer, null, minted);
         return toProposal(this.#row(reviewer.team_id, proposalId));
       })();
+      libraryChanged(this.#ctx, reviewer.team_id);
+      return approved;
     } catch (error) {
       if (error instanceof ServiceError && error.statusCode === 409 && this.#row(reviewer.team_id, proposalId).status === 'open') {
         this.#decide(this.#row(reviewer.team_id, proposalId), 'rejected', reviewer, `Rejected by the approval recheck: ${error.message}`, null);
+        // The answer is a refusal, yet the rejection is written: the team hears of it.
+        libraryChanged(this.#ctx, reviewer.team_id);
         throw conflict('SVC_ERR_PROPOSAL_RECHECK_REJECTED', `${error.message}. The approval recheck rejected proposal ${proposalId}; nothing was minted`);
       }
       throw error;
@@ -95,6 +102,7 @@ export class Proposals {
   reject(reviewer: Reviewer, proposalId: string): Proposal {
     const row = this.#open(reviewer.team_id, proposalId);
     this.#decide(row, 'rejected', reviewer, null, null);
+    libraryChanged(this.#ctx, reviewer.team_id);
     return toProposal(this.#row(reviewer.team_id, proposalId));
   }
 

@@ -5,6 +5,7 @@
  */
 import type { RegisterInput, Registration } from '../../../contract/library/shelf.ts';
 import type { NodeContext } from '../../context.ts';
+import { libraryChanged } from './changes.ts';
 import { registerLibraryTeam } from './store/library-teams.ts';
 
 export class TeamRegistrations {
@@ -15,11 +16,13 @@ export class TeamRegistrations {
   }
 
   register(teamId: string, input: RegisterInput): Registration {
-    return registerLibraryTeam(this.#ctx.db, {
+    const registration = registerLibraryTeam(this.#ctx.db, {
       team_id: teamId,
       owner: input.owner ?? null,
       display_name: input.display_name ?? null,
       registered_at: this.#ctx.clock.now().toISOString(),
     });
+    libraryChanged(this.#ctx, teamId);
+    return registration;
   }
 }

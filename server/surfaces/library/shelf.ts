@@ -20,6 +20,7 @@ import type { ShelfImportInput, ShelfImportResult, ShelfPage, ShelfQuery } from 
 import type { NodeContext } from '../../context.ts';
 import { conflict, invalid, notFound } from '../../errors.ts';
 import type { BlueprintCatalog } from './catalog.ts';
+import { libraryChanged } from './changes.ts';
 import { partDigests, profileDigest, proposalAssetDigests } from './domain/digest.ts';
 import { mergeFromSource } from './domain/merge.ts';
 import { registerSkills } from './domain/skills.ts';
@@ -96,11 +97,13 @@ export class Shelf {
     const { files, registered } = registerSkills(sent, ['body', 'files']);
     const ref = manifestOf(profileDigest(files), () => files, ['body', 'files']).id;
     const { db } = this.#ctx;
-    return db.transaction(() => {
+    const created = db.transaction(() => {
       if (findShelfProfile(db, teamId, ref)) throw conflict('SVC_ERR_PROFILE_EXISTS', `Profile ${ref} is already on the shelf; add a version to it instead`);
       this.#insertProfile(teamId, ref, tags, NO_SOURCE, null);
       return { ...summaryOfEntry(this.insertVersion(teamId, ref, files, 'created')), registered_skills: registered };
     })();
+    libraryChanged(this.#ctx, teamId);
+    return created;
   }
 
   /** A new content version of an owned profile, its skills declared as create() does. */
@@ -108,10 +111,12 @@ export class Shelf {
     const { files, registered } = registerSkills(sent, ['body', 'files']);
     const manifest = manifestOf(profileDigest(files), () => files, ['body', 'files']);
     if (manifest.id !== ref) throw invalid('SVC_ERR_PROFILE_ID_MISMATCH', `profile.yaml id "${manifest.id}" must equal the profile_ref ${ref}`);
-    return this.#ctx.db.transaction(() => {
+    const added = this.#ctx.db.transaction(() => {
       this.#head(teamId, ref);
       return { ...summaryOfEntry(this.insertVersion(teamId, ref, files, 'version')), registered_skills: registered };
     })();
+    libraryChanged(this.#ctx, teamId);
+    return added;
   }
 
   /**
@@ -198,7 +203,7 @@ export class Shelf {
   importFromBlueprint(teamId: string, input: ShelfImportInput): ShelfImportResult {
     const source = this.#catalog.profile(input.source_blueprint_ref, input.profile_ref, input.source_blueprint_version);
     const { db } = this.#ctx;
-    return db.transaction(() => {
+    const result = db.transaction(() => {
       const held = findShelfProfile(db, teamId, input.profile_ref);
       if (held) {
         if (held.source_blueprint_ref !== source.blueprint_ref || held.source_profile_ref !== source.profile_ref) {
@@ -217,6 +222,8 @@ export class Shelf {
       this.#insertProfile(teamId, source.profile_ref, input.tags, pins, partDigests(source.files));
       return this.#importResult(this.insertVersion(teamId, source.profile_ref, source.files, 'import'), true);
     })();
+    if (result.created) libraryChanged(this.#ctx, teamId);
+    return result;
   }
 
   /**
@@ -225,7 +232,7 @@ export class Shelf {
    */
   updateFromSource(teamId: string, ref: string, input: UpdateFromSourceInput): UpdateFromSourceResult {
     const { db } = this.#ctx;
-    return db.transaction((): UpdateFromSourceResult => {
+    const result = db.transaction((): UpdateFromSourceResult => {
       const current = this.entry(teamId, ref);
       const { profile } = current;
       if (profile.source_blueprint_ref === null || profile.source_profile_ref === null) {
@@ -279,23 +286,29 @@ export class Shelf {
         source_blueprint_digest: theirs.blueprint_digest,
       };
     })();
+    // A preview, or nothing to pull, changed nothing.
+    if (result.updated) libraryChanged(this.#ctx, teamId);
+    return result;
   }
 
   setTags(teamId: string, ref: string, tags: string[]): ProfileTags {
     this.#head(teamId, ref);
     setShelfProfileTags(this.#ctx.db, teamId, ref, tags);
+    libraryChanged(this.#ctx, teamId);
     return { profile_ref: ref, tags };
   }
 
   /** Hard-deletes every version; bindings and proposals go with it (foreign-key cascade). */
   delete(teamId: string, ref: string): ProfileDeleted {
     const { db } = this.#ctx;
-    return db.transaction(() => {
+    const deleted = db.transaction(() => {
       this.#head(teamId, ref);
       const versions = shelfVersionNumbers(db, teamId, ref);
       deleteShelfProfile(db, teamId, ref);
       return { profile_ref: ref, deleted_versions: versions };
     })();
+    libraryChanged(this.#ctx, teamId);
+    return deleted;
   }
 
   #head(teamId: string, ref: string, version?: string): { profile: ShelfProfileRow; version: ShelfVersionHead } {
