@@ -21,7 +21,7 @@ import type { BackendName } from './custody/types.ts';
 import { guardedResolver } from './dns/guarded-resolver.ts';
 import { DNS_LIMITS, type DnsLimits } from './dns/limits.ts';
 import { createSystemDnsResolver, systemDnsResolver, type DnsResolver } from './dns/resolver.ts';
-import { EventBus, TUNNEL_TOPIC } from './events/bus.ts';
+import { EventBus, OWNER_SESSIONS_TOPIC, TUNNEL_TOPIC } from './events/bus.ts';
 import type { DomainBudget } from './federation/domain-budget.ts';
 import type { OutboxOptions } from './federation/outbox.ts';
 import { buildLoopbackApp, buildPeerApp, type RegisteredRoute } from './http/app.ts';
@@ -169,7 +169,7 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
     };
     const id = nodeIdOf(db);
     const validateResponses = options.validateResponses ?? env.SVC_NODE_VALIDATE_RESPONSES === '1';
-    const owner = new OwnerAccess({ clock: ctx.clock, sessions: new OwnerSessions(db, ctx.clock) });
+    const owner = new OwnerAccess({ clock: ctx.clock, sessions: new OwnerSessions(db, ctx.clock, () => ctx.bus.publish(OWNER_SESSIONS_TOPIC)) });
     const services = createCoreServices(ctx, owner, { outbox: options.outbox, remote: options.remote, ...(options.domainBudget ? { domainBudget: options.domainBudget } : {}) });
     cleanups.push(() => services.remote.close());
     // A signed envelope names the origin it was meant for; only this surface's own origins count.

@@ -54,10 +54,17 @@ export const isSessionToken = (token: string): boolean => token.startsWith(OWNER
 export class OwnerSessions {
   readonly #db: Db;
   readonly #clock: Clock;
+  readonly #ended: () => void;
 
-  constructor(db: Db, clock: Clock) {
+  /**
+   * `ended` is called once sessions have ended and the change has committed (a revoke, or the cap
+   * at sign-in), whoever ended them: the node wires it to the bus, so the owner feeds open on an
+   * ended session close at once instead of at their next poll.
+   */
+  constructor(db: Db, clock: Clock, ended: () => void) {
     this.#db = db;
     this.#clock = clock;
+    this.#ended = ended;
   }
 
   /** A new session for a browser that presented a good sign-in code. */
@@ -73,14 +80,16 @@ export class OwnerSessions {
       expires_at: new Date(now.getTime() + OWNER_SESSION_MAX_MS).toISOString(),
       client: client === null ? null : client.slice(0, CLIENT_MAX),
     };
-    this.#db.transaction(() => {
+    const capped = this.#db.transaction(() => {
       pruneOwnerSessions(this.#db, nowIso);
       insertOwnerSession(this.#db, row);
       const live = liveOwnerSessions(this.#db, nowIso, this.#idleSince(now));
       // Newest first: whatever lies past the cap was used longest ago.
       const surplus = [...live].sort((a, b) => b.last_used_at.localeCompare(a.last_used_at)).slice(MAX_OWNER_SESSIONS);
       for (const old of surplus) this.#end(old.session_id, nowIso);
+      return surplus.length;
     })();
+    if (capped > 0) this.#ended();
     return { token, session: this.#view({ ...row, revoked_at: null }, row.session_id) };
   }
 
@@ -125,16 +134,19 @@ export class OwnerSessions {
     const row = ownerSessionById(this.#db, sessionId);
     if (row === null) throw notFound('SVC_ERR_OWNER_SESSION_NOT_FOUND', `No session ${sessionId} on this node`);
     this.#db.transaction(() => this.#end(sessionId, this.#clock.now().toISOString()))();
+    this.#ended();
   }
 
   /** Ends every session but `keepId` (null: every one), and their identity keys; how many ended. */
   revokeOthers(keepId: string | null): number {
     const nowIso = this.#clock.now().toISOString();
-    return this.#db.transaction(() => {
+    const revoked = this.#db.transaction(() => {
       const ids = unrevokedOwnerSessionIds(this.#db, keepId);
       for (const id of ids) this.#end(id, nowIso);
       return ids.length;
     })();
+    if (revoked > 0) this.#ended();
+    return revoked;
   }
 
   /** A day-long identity key minted with the session: it stops working when the session is signed out. */

@@ -13,7 +13,7 @@ import { ReplayCache } from '../../server/auth/replay-cache.ts';
 import type { NodeContext } from '../../server/context.ts';
 import { Custody } from '../../server/custody/custody.ts';
 import { staticDnsResolver } from '../../server/dns/resolver.ts';
-import { EventBus } from '../../server/events/bus.ts';
+import { EventBus, OWNER_SESSIONS_TOPIC } from '../../server/events/bus.ts';
 import { baseApp } from '../../server/http/app.ts';
 import { closeDatabase, openDatabase } from '../../server/store/database.ts';
 import { coreSurface } from '../../server/surfaces/core/index.ts';
@@ -54,7 +54,7 @@ export async function startCoreNode(options: CoreNodeOptions = {}): Promise<Core
     // The listener's origin once it listens: signed envelopes name it as their audience.
     ownOrigins: () => (ctx.urls.core_url === '' ? [] : [ctx.urls.core_url]),
   };
-  const services = createCoreServices(ctx, new OwnerAccess({ clock: ctx.clock, sessions: new OwnerSessions(db, ctx.clock) }));
+  const services = createCoreServices(ctx, new OwnerAccess({ clock: ctx.clock, sessions: new OwnerSessions(db, ctx.clock, () => ctx.bus.publish(OWNER_SESSIONS_TOPIC)) }));
   const app = baseApp({ services, log: false, validateResponses });
   await app.register(coreSurface, { services, ownerListener: false });
   if (options.routes) await app.register(options.routes, { services });

@@ -2,21 +2,21 @@
  * Signing in and the owner's browser sessions: a sign-in link's one-time code traded for a session
  * (`POST /v1/node/session`, the one owner route without an owner credential), the live sessions
  * with the caller's own marked, and revoking one or all others (server/auth/owner-sessions.ts).
- * A revoke nudges the owner feeds, so a window on a revoked session hears it at once.
+ * A revoke nudges the owner feeds (the sessions' service announces it), so a window on a revoked
+ * session hears it at once.
  * Schemas: contract/node/sessions.ts.
  */
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { OwnerSessionList, RevokedSessions, SessionBody, SessionIdParams, SignedInSession } from '../../../contract/node/sessions.ts';
 import { OWNER_SESSION_IDLE_MS, OWNER_SESSION_MAX_MS } from '../../auth/owner-sessions.ts';
-import { OWNER_SESSIONS_TOPIC } from '../../events/bus.ts';
 import type { CoreServices } from '../core/services.ts';
 
 const tags = ['owner'];
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 export async function sessionRoutes(app: FastifyInstance, { services }: { services: CoreServices }): Promise<void> {
-  const { owner, ctx } = services;
+  const { owner } = services;
   const { sessions } = owner;
   const api = app.withTypeProvider<ZodTypeProvider>();
 
@@ -46,7 +46,6 @@ export async function sessionRoutes(app: FastifyInstance, { services }: { servic
     },
     async (request) => {
       sessions.revoke(request.params.session_id);
-      ctx.bus.publish(OWNER_SESSIONS_TOPIC);
       return { revoked: 1 };
     },
   );
@@ -57,10 +56,6 @@ export async function sessionRoutes(app: FastifyInstance, { services }: { servic
       config: { auth: 'owner' },
       schema: { tags, summary: 'Ends every browser session but the caller’s own (with the owner token: every one)', response: { 200: RevokedSessions } },
     },
-    async (request) => {
-      const revoked = sessions.revokeOthers(request.ownerSession ?? null);
-      ctx.bus.publish(OWNER_SESSIONS_TOPIC);
-      return { revoked };
-    },
+    async (request) => ({ revoked: sessions.revokeOthers(request.ownerSession ?? null) }),
   );
 }

@@ -13,7 +13,7 @@ import { systemClock } from '../../../clock.ts';
 import type { NodeContext } from '../../../context.ts';
 import { Custody } from '../../../custody/custody.ts';
 import { staticDnsResolver } from '../../../dns/resolver.ts';
-import { EventBus, identityTopic, sessionTopic } from '../../../events/bus.ts';
+import { EventBus, identityTopic, OWNER_SESSIONS_TOPIC, sessionTopic } from '../../../events/bus.ts';
 import { closeDatabase, openDatabase } from '../../../store/database.ts';
 import { createCoreServices, type CoreServices } from '../services.ts';
 import { ChatPresence } from './presence.ts';
@@ -42,7 +42,7 @@ beforeAll(async () => {
     urls: { core_url: '', library_url: '', docs_url: '', ui_url: '', public_url: null },
     ownOrigins: () => [],
   };
-  services = createCoreServices(ctx, new OwnerAccess({ sessions: new OwnerSessions(ctx.db, ctx.clock) }));
+  services = createCoreServices(ctx, new OwnerAccess({ sessions: new OwnerSessions(ctx.db, ctx.clock, () => ctx.bus.publish(OWNER_SESSIONS_TOPIC)) }));
   projectId = services.projects.create({ slug: 'chat-unit' }).project_id;
 });
 afterAll(() => {
