@@ -6,10 +6,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectOk, expectRefusal } from '../support/expect.ts';
-import { CHANGESET_SCHEMA, profileFiles } from '../support/library.ts';
+import { blueprintPayload, CHANGESET_SCHEMA, profileFiles } from '../support/library.ts';
 import { startTestNode, type TestNode } from '../support/node.ts';
 import { connectSse, deadlineIn, type SseClient } from '../support/sse.ts';
-import { addTeamMember } from '../support/teams.ts';
+import { addTeamMember, PUBLISHER_SCOPES } from '../support/teams.ts';
 import { testKey } from '../support/keys.ts';
 import { upstreamMember } from '../support/upstream-client.ts';
 
@@ -114,6 +114,8 @@ describe('library writes on the owner feed, announced by the services', () => {
   it('nudges nothing for a refused write, nor for a POST that only reads; a rejection by the approval recheck, though answered 409, is heard', async () => {
     const author = await addTeamMember(t, { team: 'quiet', domain: 'live.test', alias: 'author' });
     const reviewer = await addTeamMember(t, { teamId: author.teamId, alias: 'reviewer', scopes: ['library:read', 'library:write', 'library:approve'] });
+    const publisher = await addTeamMember(t, { teamId: author.teamId, alias: 'publisher', scopes: PUBLISHER_SCOPES });
+    expectOk(await publisher.request('POST', '/v1/blueprints/import', { body: blueprintPayload({ ref: 'quiet.team', profiles: [{ ref: 'quiet' }] }) }), 201);
     expectOk(await author.request('POST', '/v1/profiles', { body: { files: profileFiles({ ref: 'quiet' }) } }), 201);
     const { proposal_asset_digests: bases } = expectOk(await author.request('GET', '/v1/profiles/quiet?include=files'));
     const proposal = expectOk(
@@ -131,6 +133,8 @@ describe('library writes on the owner feed, announced by the services', () => {
       // Refused: the profile exists, the version is not new. Nothing was written, nothing is said.
       expectRefusal(await author.request('POST', '/v1/profiles', { body: { files: profileFiles({ ref: 'quiet' }) } }), 409, undefined, 'SVC_ERR_PROFILE_EXISTS');
       expectRefusal(await author.request('POST', '/v1/profiles/quiet/versions', { body: { files: profileFiles({ ref: 'quiet' }) } }), 409, undefined, 'SVC_ERR_PROFILE_VERSION_EXISTS');
+      const changed = blueprintPayload({ ref: 'quiet.team', profiles: [{ ref: 'quiet', mission: 'Other.' }] });
+      expectRefusal(await publisher.request('POST', '/v1/blueprints/import', { body: changed }), 409, undefined, 'SVC_ERR_BLUEPRINT_VERSION_EXISTS');
       // A POST that only computes the home files a runtime writes changes nothing either.
       expectOk(await author.request('POST', '/v1/materialize', { body: { profile_ref: 'quiet', runtime_kind: 'claude-code', target: 'local' } }));
       expect(await stream.maybeNext(200)).toBeNull();

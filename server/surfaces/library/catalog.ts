@@ -19,7 +19,7 @@ import { CATALOG_TOPIC } from '../../events/bus.ts';
 import { conflict, forbidden, invalid, notFound } from '../../errors.ts';
 import { readBlueprintPayload } from './domain/blueprint-yaml.ts';
 import { blueprintDigest, profileDigest } from './domain/digest.ts';
-import type { PayloadFile } from './domain/payload.ts';
+import { checkPayloadFiles, type PayloadFile, type PayloadFileInput } from './domain/payload.ts';
 import { readProfile } from './domain/profile-yaml.ts';
 import { manifestOf } from './manifests.ts';
 import { blueprintProfileFiles, blueprintProfilesAt, findBlueprintProfile, insertBlueprintProfiles } from './store/blueprint-profiles.ts';
@@ -38,6 +38,7 @@ import {
   type CatalogVersionRow,
 } from './store/blueprint-versions.ts';
 import { blueprintOwner, deleteBlueprint, insertBlueprint, setBlueprintTags } from './store/blueprints.ts';
+import { registerLibraryTeam } from './store/library-teams.ts';
 import { detachShelfProfiles } from './store/shelf-profiles.ts';
 
 /** One published profile, as the shelf and the public profile read need it. */
@@ -58,13 +59,34 @@ export class BlueprintCatalog {
     this.#ctx = ctx;
   }
 
+  /**
+   * A team's import (`POST /v1/blueprints/import`): the files as sent, checked here; publishing
+   * registers the team implicitly, with neither of its public fields set (registrations.ts).
+   */
+  importPayload(teamId: string, sent: readonly PayloadFileInput[]): BlueprintImportResult {
+    const files = checkPayloadFiles(sent, ['body', 'files']);
+    const { db } = this.#ctx;
+    const published = db.transaction(() => {
+      registerLibraryTeam(db, { team_id: teamId, owner: null, display_name: null, registered_at: this.#ctx.clock.now().toISOString() });
+      return this.#insert(teamId, files);
+    })();
+    if (published.created) this.#changed();
+    return published;
+  }
+
   /** Publishes a checked import payload as a new version of `blueprint.yaml`'s ref. */
   publish(teamId: string, files: PayloadFile[]): BlueprintImportResult {
+    const published = this.#insert(teamId, files);
+    if (published.created) this.#changed();
+    return published;
+  }
+
+  #insert(teamId: string, files: PayloadFile[]): BlueprintImportResult {
     const { manifest, profiles } = readBlueprintPayload(files);
     const digest = blueprintDigest(files);
     const ref = manifest.blueprint_ref;
     const { db } = this.#ctx;
-    const published = db.transaction((): BlueprintImportResult => {
+    return db.transaction((): BlueprintImportResult => {
       const owner = blueprintOwner(db, ref);
       if (owner !== undefined && owner !== teamId) throw forbidden('SVC_ERR_BLUEPRINT_OWNED_BY_OTHER_TEAM', `Blueprint ${ref} is owned by team ${owner}`);
       const stored = profiles.map((p) => ({ profile_ref: p.profile_ref, version: p.manifest.version, digest: profileDigest(p.files), files: p.files }));
@@ -103,8 +125,6 @@ export class BlueprintCatalog {
       insertBlueprintProfiles(db, seq, stored);
       return result(true);
     })();
-    if (published.created) this.#changed();
-    return published;
   }
 
   /** The latest version of every blueprint, newest first; `tags` matches any overlap. */

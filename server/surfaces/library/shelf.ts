@@ -24,7 +24,7 @@ import { libraryChanged } from './changes.ts';
 import { partDigests, profileDigest, proposalAssetDigests } from './domain/digest.ts';
 import { mergeFromSource } from './domain/merge.ts';
 import { registerSkills } from './domain/skills.ts';
-import type { PayloadFile } from './domain/payload.ts';
+import { checkPayloadFiles, type PayloadFile, type PayloadFileInput } from './domain/payload.ts';
 import { manifestOf } from './manifests.ts';
 import { latestBlueprintProfileDigest } from './store/blueprint-profiles.ts';
 import { latestBlueprintVersionNumber } from './store/blueprint-versions.ts';
@@ -93,8 +93,8 @@ export class Shelf {
    * A new profile made on the shelf; its ref is profile.yaml's `id`. Skills found in the files are
    * declared (domain/skills.ts); `registered_skills` names the SKILL.md files that were.
    */
-  create(teamId: string, sent: PayloadFile[], tags: string[]): AuthoredProfile {
-    const { files, registered } = registerSkills(sent, ['body', 'files']);
+  create(teamId: string, sent: readonly PayloadFileInput[], tags: string[]): AuthoredProfile {
+    const { files, registered } = registerSkills(checkPayloadFiles(sent, ['body', 'files']), ['body', 'files']);
     const ref = manifestOf(profileDigest(files), () => files, ['body', 'files']).id;
     const { db } = this.#ctx;
     const created = db.transaction(() => {
@@ -107,8 +107,8 @@ export class Shelf {
   }
 
   /** A new content version of an owned profile, its skills declared as create() does. */
-  addVersion(teamId: string, ref: string, sent: PayloadFile[]): AuthoredProfile {
-    const { files, registered } = registerSkills(sent, ['body', 'files']);
+  addVersion(teamId: string, ref: string, sent: readonly PayloadFileInput[]): AuthoredProfile {
+    const { files, registered } = registerSkills(checkPayloadFiles(sent, ['body', 'files']), ['body', 'files']);
     const manifest = manifestOf(profileDigest(files), () => files, ['body', 'files']);
     if (manifest.id !== ref) throw invalid('SVC_ERR_PROFILE_ID_MISMATCH', `profile.yaml id "${manifest.id}" must equal the profile_ref ${ref}`);
     const added = this.#ctx.db.transaction(() => {

@@ -13,6 +13,12 @@ import { pathProblem } from './paths.ts';
 
 /** A checked entry, its sha256 computed: the wire's LibraryFile (contract/library/common.ts). */
 export type PayloadFile = LibraryFile;
+/** An entry as a client sends it, before checkPayloadFiles: its sha256 may be absent or wrong. */
+export interface PayloadFileInput {
+  path: string;
+  content_utf8: string;
+  sha256?: string | undefined;
+}
 
 export const MAX_FILES = 1000;
 export const MAX_FILE_BYTES = 1024 * 1024;
@@ -55,7 +61,7 @@ export function contentProblem(content: string): string | null {
  * listing every issue, each located at `[...loc, index, field]`.
  */
 export function checkPayloadFiles(
-  files: readonly { path: string; content_utf8: string; sha256?: string }[],
+  files: readonly PayloadFileInput[],
   loc: (string | number)[],
 ): PayloadFile[] {
   if (files.length === 0) throw invalid('SVC_ERR_VALIDATION', [{ loc, msg: 'at least one file is required', type: 'value_error' }]);

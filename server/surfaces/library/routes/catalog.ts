@@ -19,7 +19,6 @@ import {
   VersionQuery,
 } from '../../../../contract/library/catalog.ts';
 import { TagsBody } from '../../../../contract/library/common.ts';
-import { checkPayloadFiles } from '../domain/payload.ts';
 import { memberOf, teamRoute } from '../../../http/route-scope.ts';
 import { type LibraryRouteOptions } from './options.ts';
 
@@ -55,7 +54,7 @@ export async function publicCatalogRoutes(app: FastifyInstance, { services }: Li
 }
 
 export async function catalogWriteRoutes(app: FastifyInstance, { services }: LibraryRouteOptions): Promise<void> {
-  const { catalog, registrations } = services;
+  const { catalog } = services;
   const api = app.withTypeProvider<ZodTypeProvider>();
 
   api.post(
@@ -70,10 +69,7 @@ export async function catalogWriteRoutes(app: FastifyInstance, { services }: Lib
       },
     },
     async (request, reply) => {
-      const member = memberOf(request);
-      const files = checkPayloadFiles(request.body.files, ['body', 'files']);
-      registrations.register(member.team_id, {});
-      const result = catalog.publish(member.team_id, files);
+      const result = catalog.importPayload(memberOf(request).team_id, request.body.files);
       return reply.code(result.created ? 201 : 200).send(result);
     },
   );

@@ -22,7 +22,6 @@ import {
   UpdateFromSourceResult,
 } from '../../../../contract/library/profiles.ts';
 import { RegisterBody, Registration, ShelfImportBody, ShelfImportResult, ShelfPage, ShelfQuery } from '../../../../contract/library/shelf.ts';
-import { checkPayloadFiles } from '../domain/payload.ts';
 import { memberOf, teamRoute } from '../../../http/route-scope.ts';
 import { type LibraryRouteOptions } from './options.ts';
 
@@ -60,10 +59,7 @@ export async function shelfRoutes(app: FastifyInstance, { services }: LibraryRou
   api.post(
     '/v1/profiles',
     { config: teamRoute('library:write'), schema: { tags, summary: "A new profile made on the shelf; profile.yaml's id is its ref", body: CreateProfileBody, response: { 201: AuthoredProfile } } },
-    async (request, reply) => {
-      const files = checkPayloadFiles(request.body.files, ['body', 'files']);
-      return reply.code(201).send(shelf.create(team(request), files, request.body.tags));
-    },
+    async (request, reply) => reply.code(201).send(shelf.create(team(request), request.body.files, request.body.tags)),
   );
 
   api.get(
@@ -84,10 +80,7 @@ export async function shelfRoutes(app: FastifyInstance, { services }: LibraryRou
   api.post(
     '/v1/profiles/:profile_ref/versions',
     { config: teamRoute('library:write'), schema: { tags, summary: 'A new version from whole files', params: ProfileParams, body: AddVersionBody, response: { 201: AuthoredProfile } } },
-    async (request, reply) => {
-      const files = checkPayloadFiles(request.body.files, ['body', 'files']);
-      return reply.code(201).send(shelf.addVersion(team(request), request.params.profile_ref, files));
-    },
+    async (request, reply) => reply.code(201).send(shelf.addVersion(team(request), request.params.profile_ref, request.body.files)),
   );
 
   api.post(
