@@ -11,12 +11,16 @@ import { TemplateRequest } from './templates.ts';
 const slug = z.string().max(SLUG_MAX).regex(SLUG_PATTERN, SLUG_RULE);
 
 /** Exactly one of `body` (raw Markdown) or `template` (checked by the route before this schema). */
-export const CreateDocumentBody = z.strictObject({
-  slug,
-  title: z.string().min(1).max(TITLE_MAX),
-  body: z.string().optional(),
-  template: TemplateRequest.optional(),
-});
+/** Raw Markdown in `body`, or a template to render in `template`: exactly one (`body: ""` counts). */
+export const CreateDocumentBody = z
+  .strictObject({
+    slug,
+    title: z.string().min(1).max(TITLE_MAX),
+    body: z.string().optional(),
+    template: TemplateRequest.optional(),
+  })
+  .refine((value) => (value.body === undefined) !== (value.template === undefined), 'Provide exactly one of body or template');
+export type CreateDocumentRequest = z.output<typeof CreateDocumentBody>;
 export type CreateDocumentInput = z.input<typeof CreateDocumentBody>;
 
 export const SlugParams = z.strictObject({ slug });
@@ -25,11 +29,13 @@ export const SlugParams = z.strictObject({ slug });
 export const CURSOR_PATTERN = /^\d{4}-\d{2}-\d{2}T[0-9:.]+Z\/[a-zA-Z0-9][a-zA-Z0-9_.-]*$/;
 
 /** Ours: `GET /v1/documents?limit&after&q`; without `limit` every document; unknown parameters are ignored. */
-export const DocumentListQuery = z.object({
-  limit: z.coerce.number().int().min(1).max(500).optional(),
-  after: z.string().max(SLUG_MAX + 40).regex(CURSOR_PATTERN, 'must be a next_after from the previous page').optional(),
-  q: z.string().max(200).optional(),
-});
+export const DocumentListQuery = z
+  .object({
+    limit: z.coerce.number().int().min(1).max(500).optional(),
+    after: z.string().max(SLUG_MAX + 40).regex(CURSOR_PATTERN, 'must be a next_after from the previous page').optional(),
+    q: z.string().max(200).optional(),
+  })
+  .refine((value) => value.after === undefined || value.limit !== undefined, { message: 'after pages a listing: give limit too', path: ['after'] });
 export type DocumentListInput = z.output<typeof DocumentListQuery>;
 
 /**

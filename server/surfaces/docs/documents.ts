@@ -6,7 +6,17 @@
  * committed version is announced as `docs/doc.changed`.
  */
 import { randomUUID } from 'node:crypto';
-import type { DocumentDetail, DocumentListInput, DocumentPage, DocumentSaved, DocumentSummary, DocumentVersion, VersionSource } from '../../../contract/docs/documents.ts';
+import type {
+  CreateDocumentRequest,
+  DocumentDetail,
+  DocumentListInput,
+  DocumentPage,
+  DocumentSaved,
+  DocumentSummary,
+  DocumentVersion,
+  VersionSource,
+} from '../../../contract/docs/documents.ts';
+import type { TemplateRequest } from '../../../contract/docs/templates.ts';
 import type { NodeContext } from '../../context.ts';
 import { docsTopic } from '../../events/bus.ts';
 import { bodySha256Hex, sha256Hex } from '../../crypto/encoding.ts';
@@ -17,6 +27,7 @@ import type { CoreServices } from '../core/services.ts';
 import type { DocsBilling } from './billing.ts';
 import { checkAppend, checkCreate } from './domain/caps.ts';
 import { encodeVersion, reconstruct, snapshotVersionFor } from './domain/delta.ts';
+import { renderTemplate } from './domain/templates.ts';
 import { HeadBodies } from './head-bodies.ts';
 import {
   findVersionMetadata,
@@ -135,6 +146,18 @@ export class Documents {
    * is refused with the latest in the 409's detail, so a change made meanwhile is never replaced
    * unseen; check and append run in one transaction.
    */
+  /** A document as `POST /v1/documents` asks for it: its raw Markdown, or its template rendered. */
+  createFromRequest(teamId: string, request: CreateDocumentRequest, author: VersionAuthor): DocumentDetail {
+    const markdown = request.template === undefined ? (request.body ?? '') : renderTemplate(request.template, ['body', 'template']);
+    const source = request.template === undefined ? 'api' : 'template';
+    return this.create(teamId, { slug: request.slug, title: request.title, body: Buffer.from(markdown, 'utf8'), source }, author);
+  }
+
+  /** A new version rendered from a template (the same rules as append). */
+  appendTemplate(teamId: string, slug: string, request: TemplateRequest, author: VersionAuthor): DocumentSaved {
+    return this.append(teamId, slug, Buffer.from(renderTemplate(request, ['body']), 'utf8'), 'template', author);
+  }
+
   append(teamId: string, slug: string, body: Buffer, source: VersionSource, author: VersionAuthor, baseVersion?: number): DocumentSaved {
     const { db, clock } = this.#ctx;
     const now = clock.now().toISOString();

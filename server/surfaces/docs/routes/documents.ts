@@ -3,7 +3,7 @@
  * one older version (ours) and template appends. Schemas and scopes are declared; the
  * contract (contract/docs/documents.ts, templates.ts) is the one definition.
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import {
   CreateDocumentBody,
@@ -17,20 +17,10 @@ import {
   VersionParams,
 } from '../../../../contract/docs/documents.ts';
 import { TemplateRequest } from '../../../../contract/docs/templates.ts';
-import { invalid } from '../../../errors.ts';
-import { renderTemplate } from '../domain/templates.ts';
 import { memberOf } from '../../../http/route-scope.ts';
 import { authorOf, knownSlug, team, type DocsRouteOptions } from './options.ts';
 
 const tags = ['documents'];
-
-/** Key presence decides, so `body: ""` next to a template is refused too; before the schema, as it always was. */
-async function bodyOrTemplate(request: FastifyRequest): Promise<void> {
-  const raw = request.body;
-  if (raw !== null && typeof raw === 'object' && !Array.isArray(raw) && Object.hasOwn(raw, 'body') === Object.hasOwn(raw, 'template')) {
-    throw invalid('SVC_ERR_VALIDATION', [{ loc: ['body'], msg: 'Provide exactly one of body or template', type: 'value_error' }]);
-  }
-}
 
 export async function documentRoutes(app: FastifyInstance, { services }: DocsRouteOptions): Promise<void> {
   const { documents } = services;
@@ -40,20 +30,11 @@ export async function documentRoutes(app: FastifyInstance, { services }: DocsRou
     '/v1/documents',
     {
       config: team('docs:write'),
-      preValidation: bodyOrTemplate,
       schema: { tags, summary: 'Creates a document from raw Markdown or a template (exactly one)', body: CreateDocumentBody, response: { 201: DocumentDetail } },
     },
     async (request, reply) => {
       const member = memberOf(request);
-      const input = request.body;
-      const fromTemplate = input.template !== undefined;
-      const markdown = fromTemplate ? renderTemplate(input.template!, ['body', 'template']) : input.body!;
-      const created = documents.create(
-        member.team_id,
-        { slug: input.slug, title: input.title, body: Buffer.from(markdown, 'utf8'), source: fromTemplate ? 'template' : 'api' },
-        authorOf(request, member, services),
-      );
-      return reply.code(201).send(created);
+      return reply.code(201).send(documents.createFromRequest(member.team_id, request.body, authorOf(request, member, services)));
     },
   );
 
@@ -72,10 +53,7 @@ export async function documentRoutes(app: FastifyInstance, { services }: DocsRou
     async (request) => {
       const teamId = memberOf(request).team_id;
       const query = request.query;
-      if (query.limit === undefined) {
-        if (query.after !== undefined) throw invalid('SVC_ERR_VALIDATION', [{ loc: ['query', 'after'], msg: 'after pages a listing: give limit too', type: 'value_error' }]);
-        return documents.list(teamId, query.q);
-      }
+      if (query.limit === undefined) return documents.list(teamId, query.q);
       return documents.page(teamId, { limit: query.limit, after: query.after, q: query.q });
     },
   );
@@ -113,8 +91,7 @@ export async function documentRoutes(app: FastifyInstance, { services }: DocsRou
     },
     async (request, reply) => {
       const member = memberOf(request);
-      const markdown = renderTemplate(request.body, ['body']);
-      const appended = documents.append(member.team_id, request.params.slug, Buffer.from(markdown, 'utf8'), 'template', authorOf(request, member, services));
+      const appended = documents.appendTemplate(member.team_id, request.params.slug, request.body, authorOf(request, member, services));
       return reply.code(appended.unchanged ? 200 : 201).send(appended);
     },
   );
