@@ -1,7 +1,7 @@
 /**
  * The core's rules that the node and the UI must apply alike (DESIGN §3: `contract/` is where a
  * rule both sides need is written once): a project slug, an address name, a namespace domain, a
- * peer's URL and the tunnel's fields. The owner API's schemas are built from them
+ * peer's URL, the tunnel's fields and an RFC 3339 time. The owner API's schemas are built from them
  * (server/surfaces/node/), and the UI checks its forms with the very same functions, so it never
  * accepts what the node refuses, nor words it differently. contract/core-rules.test.ts pins them
  * to the deeper checks the node's services make.
@@ -253,3 +253,15 @@ export function utf8Length(text: string): number {
 export const MIN_SEARCH_CHARS = 2;
 /** The query text, in characters; longer is a 422. */
 export const MAX_SEARCH_QUERY = 500;
+
+// ------------------------------------------------------------------ timestamps
+
+/** RFC 3339 with optional fractional seconds and an explicit offset: what Go's RFC3339/RFC3339Nano parsers accept. */
+const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
+
+/** Milliseconds since the epoch of an RFC 3339 timestamp, or null when it is not one. */
+export function parseRfc3339(value: unknown): number | null {
+  if (typeof value !== 'string' || !RFC3339.test(value)) return null;
+  const ms = Date.parse(value);
+  return Number.isFinite(ms) ? ms : null;
+}

@@ -5,6 +5,7 @@
  * extra=forbid. The UI takes the inferred types only.
  */
 import { z } from 'zod';
+import { parseRfc3339 } from '../core-rules.ts';
 import { DeadlineParam } from './events.ts';
 import { ClientMessageId, ClientTimestamp, clientSigningFields, refineClientSigning, SignatureStatus } from './mail.ts';
 import { aliasSelector, RotationAnnouncement } from './identities.ts';
@@ -102,10 +103,17 @@ export const SessionsQuery = z.object({
 });
 export type SessionsInput = z.output<typeof SessionsQuery>;
 
-/** `deadline` as every stream's (events.ts); `after` (RFC 3339) is checked by the route. */
+/** `deadline` as every stream's (events.ts); `after`, an RFC 3339 time, read as the ISO instant stored times compare with. */
 export const StreamQuery = z.object({
   deadline: DeadlineParam,
-  after: z.string().optional(),
+  after: z
+    .string()
+    .transform((value, context) => {
+      const ms = parseRfc3339(value);
+      if (ms === null) context.addIssue({ code: 'custom', message: 'after must be an RFC 3339 timestamp with a timezone', input: value });
+      return ms === null ? value : new Date(ms).toISOString();
+    })
+    .optional(),
 });
 
 // ------------------------------------------------------------------ answers

@@ -22,8 +22,6 @@ import {
   StreamQuery,
 } from '../../../../contract/core/chat.ts';
 import { StreamResumeHeaders } from '../../../../contract/core/events.ts';
-import { parseRfc3339 } from '../../../crypto/timestamp.ts';
-import { invalid } from '../../../errors.ts';
 import { identityOf } from '../../../http/route-auth.ts';
 import { endOfStream, streamWindow } from '../../../http/sse.ts';
 import type { CoreServices } from '../services.ts';
@@ -92,12 +90,7 @@ export async function chatRoutes(app: FastifyInstance, { services }: { services:
       const window = streamWindow(request, request.query.deadline, ctx.clock.now());
       if (window === null) return endOfStream(reply);
       const resume = sessionStreamIds.decode(request.headers['last-event-id']);
-      let after: string | null = null;
-      if (request.query.after !== undefined) {
-        const ms = parseRfc3339(request.query.after);
-        if (ms === null) throw invalid('SVC_ERR_VALIDATION', [{ loc: ['query', 'after'], msg: 'after must be an RFC 3339 timestamp with a timezone', type: 'value_error' }]);
-        after = new Date(ms).toISOString();
-      }
+      const after = request.query.after ?? null;
       const viewer = chat.assertStreamable(agentId, session_id);
       streamSession(ctx, chat, request, reply, { viewer, sessionId: session_id, window, after, resume });
       return reply;
