@@ -27,7 +27,6 @@ import {
   ProjectList,
   UiLink,
 } from '../../../contract/node/owner.ts';
-import { conflict } from '../../errors.ts';
 import { endOfStream, openSse, streamWindow } from '../../http/sse.ts';
 import type { TunnelService } from '../../tunnel/service.ts';
 import { feedIds } from '../core/events/node-feed.ts';
@@ -190,27 +189,8 @@ export async function ownerApi(app: FastifyInstance, { services, tunnel, nodeInf
       },
     },
     async (request, reply) => {
-      const body = request.body;
-      const domain = body.domain;
-      if (body.controller_did !== undefined) {
-        const { namespace, created } = await namespaces.registerByOwner(domain, body.controller_did);
-        return reply.code(created ? 201 : 200).send(namespace);
-      }
-      // Asked again for a namespace whose key this node already holds: the same namespace (200), not
-      // a new key that would then be "another controller".
-      if (namespaces.isLocal(domain)) {
-        const held = namespaces.get(domain);
-        if (held.node_controlled) return reply.code(200).send(held);
-        throw conflict('SVC_ERR_NAMESPACE_TAKEN', `${domain} is already on this node, controlled by the outside key ${held.controller_did}; only that key assigns its addresses`);
-      }
-      const key = ctx.custody.createSigningKey('namespace');
-      try {
-        const { namespace } = await namespaces.registerByOwner(domain, key.didKey, key.keyId);
-        return reply.code(201).send(namespace);
-      } catch (error) {
-        ctx.custody.destroyKey(key.keyId);
-        throw error;
-      }
+      const { namespace, created } = await namespaces.consentByOwner(request.body.domain, request.body.controller_did);
+      return reply.code(created ? 201 : 200).send(namespace);
     },
   );
 }

@@ -113,14 +113,8 @@ export class NodeSetup {
 
   /** A new namespace with a node-held key (DNS and the peer table may refuse it: nothing is kept then). */
   async #registerNamespace(domain: string): Promise<{ domain: string; keyId: string }> {
-    const key = this.#ctx.custody.createSigningKey('namespace');
-    try {
-      await this.#services.namespaces.registerByOwner(domain, key.didKey, key.keyId);
-    } catch (error) {
-      this.#ctx.custody.destroyKey(key.keyId);
-      throw error;
-    }
-    return { domain, keyId: key.keyId };
+    const { keyId } = await this.#services.namespaces.registerWithNodeKey(domain);
+    return { domain, keyId };
   }
 
   /**

@@ -125,6 +125,35 @@ export class NamespaceService {
   }
 
   /**
+   * The owner's consent as the owner API asks for it (`POST /v1/node/namespaces`, `svc-node
+   * namespace create`): with `controllerDid`, an outside key controls the namespace; without, a key
+   * this node creates and holds. Asked again for a namespace whose key this node already holds:
+   * the same namespace, not a new key that would then be "another controller".
+   */
+  async consentByOwner(domain: string, controllerDid?: string): Promise<{ namespace: Namespace; created: boolean }> {
+    if (controllerDid !== undefined) return this.registerByOwner(domain, controllerDid);
+    if (this.isLocal(domain)) {
+      const held = this.get(domain);
+      if (held.node_controlled) return { namespace: held, created: false };
+      throw conflict('SVC_ERR_NAMESPACE_TAKEN', `${domain} is already on this node, controlled by the outside key ${held.controller_did}; only that key assigns its addresses`);
+    }
+    const { namespace } = await this.registerWithNodeKey(domain);
+    return { namespace, created: true };
+  }
+
+  /** A new namespace with a key this node creates in custody; when DNS or the peer table refuses it, no key is kept. */
+  async registerWithNodeKey(domain: string): Promise<{ namespace: Namespace; keyId: string }> {
+    const key = this.#ctx.custody.createSigningKey('namespace');
+    try {
+      const { namespace } = await this.registerByOwner(domain, key.didKey, key.keyId);
+      return { namespace, keyId: key.keyId };
+    } catch (error) {
+      this.#ctx.custody.destroyKey(key.keyId);
+      throw error;
+    }
+  }
+
+  /**
    * Anyone else (`POST /v1/namespaces`) needs DNS proof: a `_svcid` record naming `controllerDid`
    * and this node. A lookup that fails proves nothing, so it is a 503, never a registration.
    * `resolver` is the request's (request-dns.ts): its queries are capped and charged to its client.
