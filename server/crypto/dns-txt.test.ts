@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest';
-import { SVC_DNS, UPSTREAM_DNS, dnsRecordName, domainError, normalizeDomain, originError, parseDnsRecords, renderDnsRecord } from './dns-txt.ts';
-import { MAX_DOMAIN_LABELS } from '../../contract/core-rules.ts';
+import { SVC_DNS, UPSTREAM_DNS, dnsRecordName, normalizeDomain, originError, parseDnsRecords, renderDnsRecord } from './dns-txt.ts';
+import { MAX_DOMAIN_LABELS, namespaceDomainError as domainError } from '../../contract/core-rules.ts';
 
 const CONTROLLER = 'did:key:z6MkehRgf7yJbgaGfYsdoAsKdBPE3dj2CYhowQdcjqSJgvVd';
 

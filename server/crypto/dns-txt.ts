@@ -8,7 +8,7 @@
  */
 import { isIP } from 'node:net';
 import { isDidKey } from './did-key.ts';
-import { namespaceDomain, namespaceDomainError } from '../../contract/core-rules.ts';
+import { namespaceDomain } from '../../contract/core-rules.ts';
 
 export interface DnsTxtProfile {
   /** The owner-name label in front of the domain. */
@@ -32,10 +32,10 @@ export type DnsRecordResult =
   | { ok: false; reason: 'absent' | 'invalid'; error: string };
 
 /**
- * Why `domain` is not a namespace domain, null when it is one; and the domain as stored. The rule
- * is the contract's (contract/core-rules.ts), which the UI's forms and the request schemas use too.
+ * A namespace domain as stored (lower-cased, no trailing dot), or null when it is not one. The rule
+ * and its words are the contract's (contract/core-rules.ts namespaceDomainError), which the UI's
+ * forms and the request schemas use too.
  */
-export const domainError = (domain: string): string | null => (typeof domain === 'string' ? namespaceDomainError(domain) : 'not a string');
 export const normalizeDomain = (domain: string): string | null => (typeof domain === 'string' ? namespaceDomain(domain) : null);
 
 export function dnsRecordName(domain: string, profile: DnsTxtProfile = SVC_DNS): string {
