@@ -13,7 +13,7 @@ export const ProfileParams = z.object({ profile_ref: Ref });
 export const ProfileQuery = z.object({ include: z.enum(['files']).optional(), version: Version.optional() });
 
 /** `POST /v1/profiles`: a profile made on the shelf; profile.yaml's `id` becomes its ref. */
-export const CreateProfileBody = z.strictObject({ schema: z.literal(PROFILE_PAYLOAD_SCHEMA).optional(), files: PayloadFiles, tags: Tags.default([]) });
+export const CreateProfileBody = z.strictObject({ schema: z.literal(PROFILE_PAYLOAD_SCHEMA).optional(), files: PayloadFiles, tags: Tags.optional() });
 export type CreateProfileInput = z.output<typeof CreateProfileBody>;
 
 /** `POST /v1/profiles/{ref}/versions`: whole files; profile.yaml's `version` must be new and higher. */

@@ -69,7 +69,7 @@ export const ShelfImportBody = z.strictObject({
   source_blueprint_ref: Ref,
   source_blueprint_version: Version.optional(),
   profile_ref: Ref,
-  tags: Tags.default([]),
+  tags: Tags.optional(),
 });
 export type ShelfImportInput = z.output<typeof ShelfImportBody>;
 

@@ -21,8 +21,8 @@ describe('tags', () => {
     // Spaces are spelling, as case is: "Shipping Tools" and shipping-tools are one tag.
     expect(TagsBody.parse({ tags: ['Shipping Tools', 'shipping-tools', 'CI'] }).tags).toEqual(['ci', 'shipping-tools']);
     expect(TagsBody.parse({ tags: [] }).tags).toEqual([]);
-    // Absent where they are optional: none.
-    expect(CreateProfileBody.parse({ files: [{ path: 'profile.yaml', content_utf8: '' }] }).tags).toEqual([]);
+    // Where a set is optional, each entry is still read by the one rule.
+    expect(CreateProfileBody.parse({ files: [{ path: 'profile.yaml', content_utf8: '' }], tags: ['B', 'a'] }).tags).toEqual(['a', 'b']);
   });
 
   it('refuses characters outside [a-z0-9._-], each at its own index', () => {

@@ -93,7 +93,7 @@ export class Shelf {
    * A new profile made on the shelf; its ref is profile.yaml's `id`. Skills found in the files are
    * declared (domain/skills.ts); `registered_skills` names the SKILL.md files that were.
    */
-  create(teamId: string, sent: readonly PayloadFileInput[], tags: string[]): AuthoredProfile {
+  create(teamId: string, sent: readonly PayloadFileInput[], tags: string[] = []): AuthoredProfile {
     const { files, registered } = registerSkills(checkPayloadFiles(sent, ['body', 'files']), ['body', 'files']);
     const ref = manifestOf(profileDigest(files), () => files, ['body', 'files']).id;
     const { db } = this.#ctx;
@@ -219,7 +219,7 @@ export class Shelf {
         source_profile_version: source.version,
         source_profile_digest: source.digest,
       };
-      this.#insertProfile(teamId, source.profile_ref, input.tags, pins, partDigests(source.files));
+      this.#insertProfile(teamId, source.profile_ref, input.tags ?? [], pins, partDigests(source.files));
       return this.#importResult(this.insertVersion(teamId, source.profile_ref, source.files, 'import'), true);
     })();
     if (result.created) libraryChanged(this.#ctx, teamId);
