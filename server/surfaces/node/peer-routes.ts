@@ -6,13 +6,14 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { Peer, PeerBody, PeerList, PeerParams, PeerRemoved } from '../../../contract/node/peers.ts';
-import { conflict } from '../../errors.ts';
 import type { CoreServices } from '../core/services.ts';
+import { NodePeers } from './peers.ts';
 
 const tags = ['owner'];
 
 export async function peerRoutes(app: FastifyInstance, { services }: { services: CoreServices }): Promise<void> {
-  const { directory, outbox, namespaces } = services;
+  const { directory } = services;
+  const peers = new NodePeers(services);
   const api = app.withTypeProvider<ZodTypeProvider>();
 
   api.get(
@@ -27,14 +28,7 @@ export async function peerRoutes(app: FastifyInstance, { services }: { services:
       config: { auth: 'owner' },
       schema: { tags, summary: 'Adds or replaces the peer for a domain, and retries the mail waiting for it', body: PeerBody, response: { 201: Peer } },
     },
-    async (request, reply) => {
-      const { domain, url } = request.body;
-      // One place per domain: a namespace of this node is answered here, never by a peer.
-      if (namespaces.isLocal(domain)) throw conflict('SVC_ERR_PEER_DOMAIN_LOCAL', `${domain} is a namespace of this node; its mail is delivered here, not to a peer`);
-      const peer = directory.set(domain, url);
-      outbox.retryNow(peer.domain);
-      return reply.code(201).send(peer);
-    },
+    async (request, reply) => reply.code(201).send(peers.add(request.body.domain, request.body.url)),
   );
 
   api.delete(
