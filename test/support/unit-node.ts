@@ -12,7 +12,7 @@ import { ReplayCache } from '../../server/auth/replay-cache.ts';
 import type { NodeContext } from '../../server/context.ts';
 import { Custody } from '../../server/custody/custody.ts';
 import { staticDnsResolver, type DnsResolver } from '../../server/dns/resolver.ts';
-import { EventBus } from '../../server/events/bus.ts';
+import { EventBus, OWNER_SESSIONS_TOPIC } from '../../server/events/bus.ts';
 import { closeDatabase, openDatabase } from '../../server/store/database.ts';
 import { createCoreServices, type CoreServiceOptions, type CoreServices } from '../../server/surfaces/core/services.ts';
 
@@ -40,7 +40,7 @@ export async function startUnitNode(options: CoreServiceOptions = {}, dns: DnsRe
     urls: { core_url: '', library_url: '', docs_url: '', ui_url: '', public_url: null },
     ownOrigins: () => [],
   };
-  const services = createCoreServices(ctx, new OwnerAccess({ clock: ctx.clock, sessions: new OwnerSessions(db, ctx.clock) }), options);
+  const services = createCoreServices(ctx, new OwnerAccess({ clock: ctx.clock, sessions: new OwnerSessions(db, ctx.clock, () => ctx.bus.publish(OWNER_SESSIONS_TOPIC)) }), options);
   return {
     ctx,
     services,
