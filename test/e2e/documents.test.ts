@@ -175,6 +175,13 @@ describe('Documents view (headless node, Chromium)', { timeout: 45_000 }, () => 
     await ask.waitFor({ timeout: WAIT });
     expect(await ask.textContent()).toContain('version 3 again');
     await shot('documents-discard-confirm');
+    // The safe choice has the focus; Esc keeps the changes and hands the focus back to the button that asked.
+    expect(await page.evaluate('document.activeElement?.dataset.testid')).toBe('discard-keep');
+    await page.keyboard.press('Escape');
+    await expect.poll(() => modal().count(), { timeout: WAIT }).toBe(0);
+    expect(await page.evaluate('document.activeElement?.dataset.testid')).toBe('discard-draft');
+    expect(await editor().textContent()).toContain('A draft that was never saved.');
+    await page.getByTestId('discard-draft').click();
     await ask.getByTestId('discard-keep').click();
     await expect.poll(() => modal().count(), { timeout: WAIT }).toBe(0);
     expect(await editor().textContent()).toContain('A draft that was never saved.');
