@@ -98,6 +98,9 @@ describe('Identities view (headless node, Chromium)', { timeout: 40_000 }, () =>
     // The node's own rule, checked before sending, in words after the field's label.
     expect(await fieldError.textContent()).toBe('Name: use 1-64 letters, digits, "-" or "_", starting with a letter or digit (no spaces or dots)');
     expect(await modal().getByLabel('Name', { exact: true }).getAttribute('aria-invalid')).toBe('true');
+    // A screen reader reads the problem with the field: the input is described by it (and by its hint).
+    const describedBy = (await modal().getByLabel('Name', { exact: true }).getAttribute('aria-describedby'))?.split(' ') ?? [];
+    expect(describedBy).toContain(await fieldError.getAttribute('id'));
     await shot('identity-error');
     await modal().getByLabel('Name', { exact: true }).fill('still bad');
     expect(await fieldError.textContent()).toMatch(/^Name: use 1-64 letters/);

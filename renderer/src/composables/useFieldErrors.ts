@@ -21,8 +21,8 @@ export interface FieldSpec {
 
 export type FieldErrors<K extends string> = ReturnType<typeof useFieldErrors<K>>;
 
-/** `idPrefix` keeps the error lines' ids apart when two forms share a page. */
-export function useFieldErrors<K extends string>(fields: Record<K, FieldSpec>, idPrefix = 'form') {
+/** Shown with FormField: it puts each problem under its field and wires it to the control. */
+export function useFieldErrors<K extends string>(fields: Record<K, FieldSpec>) {
   const keys = Object.keys(fields) as K[];
   const labels = Object.fromEntries(keys.map((key) => [key, fields[key].label])) as Record<string, string>;
   /** True once a submit was tried: the client's checks show from then on. */
@@ -87,14 +87,5 @@ export function useFieldErrors<K extends string>(fields: Record<K, FieldSpec>, i
     fromNode.value = {};
   }
 
-  /** The id of a field's error line, for its input's aria-describedby. */
-  const errorId = (key: K): string => `${idPrefix}-error-${key}`;
-
-  /** What an input needs to say it is invalid and where the words are. */
-  function describe(key: K): { 'aria-invalid': 'true' | undefined; 'aria-errormessage': string | undefined } {
-    const invalid = errors.value[key] !== undefined;
-    return { 'aria-invalid': invalid ? 'true' : undefined, 'aria-errormessage': invalid ? errorId(key) : undefined };
-  }
-
-  return { errors, blocked, validate, take, reset, errorId, describe, values: () => keys.map((key) => fields[key].value()) };
+  return { errors, blocked, validate, take, reset, values: () => keys.map((key) => fields[key].value()) };
 }
