@@ -118,9 +118,14 @@ describe('Shelf authoring (headless node, Chromium)', { timeout: 40_000 }, () =>
     await dialog.getByLabel('Name').fill('Code reviewer');
     expect(await dialog.getByTestId('new-profile-id').inputValue()).toBe('code-reviewer');
     await dialog.getByTestId('new-profile-id').fill('Reviewer');
-    expect(await dialog.locator('#new-profile-id-hint').textContent()).toContain('(perhaps reviewer)');
+    // Under the field, as every form says it, and read with it.
+    const idError = dialog.getByTestId('field-error');
+    expect(await idError.textContent()).toMatch(/^Id: "Reviewer" cannot be an id \(perhaps reviewer\)/);
+    expect(await dialog.getByTestId('new-profile-id').getAttribute('aria-invalid')).toBe('true');
+    expect((await dialog.getByTestId('new-profile-id').getAttribute('aria-describedby'))?.split(' ')).toContain(await idError.getAttribute('id'));
     await dialog.getByTestId('create-profile').click();
-    expect(await dialog.getByRole('alert').textContent()).toContain('"Reviewer" cannot be an id');
+    expect(await idError.textContent()).toContain('"Reviewer" cannot be an id');
+    expect(await modal().count()).toBe(1);
     await dialog.getByTestId('new-profile-id').fill('reviewer');
     await dialog.getByLabel('Mission').fill('Review every change for correctness and clarity.');
     await shot('new-profile');
