@@ -3,38 +3,21 @@
  * first, more as the list scrolls; a refresh reads the first page again and keeps the rest), and
  * the open conversation over the session's live stream (messages and the others' read receipts).
  * The history says how far each participant has read and who left, so receipts and membership
- * are the same after a reload. Leaving and rejoining are explicit acts: while I am out of a chat
- * nothing is sent there. Sends are optimistic: shown at once as "Sending…", then confirmed, or
- * marked failed with the node's reason (and a retry only when trying again could help); a draft
- * over the node's size limit is never sent. In a session with someone on another node, what I
- * sent also shows its delivery state from the node's outbound list (queued, delivered,
- * bounced), read again while any of it is still queued (composables/useChatDelivery.ts). The
- * rows' summaries and order: lib/chat-sessions.ts; the conversation's: lib/chat.ts.
+ * are the same after a reload. Sending, leaving and rejoining: composables/useChatSending.ts. In
+ * a session with someone on another node, what I sent also shows its delivery state from the
+ * node's outbound list (composables/useChatDelivery.ts). The rows' summaries and order:
+ * lib/chat-sessions.ts; the conversation's: lib/chat.ts.
  */
 import { defineStore } from 'pinia';
 import { computed, ref, shallowRef, watch } from 'vue';
 import type { ChatMember, ChatMessage, ChatSession } from '../api/chat.ts';
-import { ApiError } from '../api/errors.ts';
 import type { NodeWakeItem } from '../api/owner.ts';
 import type { StreamHandle, StreamState } from '../api/sse.ts';
 import { useChatDelivery } from '../composables/useChatDelivery.ts';
+import { useChatSending } from '../composables/useChatSending.ts';
 import { useFresh } from '../composables/useFresh.ts';
 import { usePagedList } from '../composables/usePagedList.ts';
-import {
-  confirmSend,
-  conversationOthers,
-  conversationStatus,
-  failSend,
-  isMine,
-  isRetryable,
-  LEFT_BODY,
-  memberStates,
-  mergeMessages,
-  messageSize,
-  pendingEntry,
-  receiptsFrom,
-  REJOINED_BODY,
-} from '../lib/chat.ts';
+import { conversationOthers, conversationStatus, isMine, memberStates, mergeMessages, receiptsFrom } from '../lib/chat.ts';
 import type { ConversationEntry } from '../lib/chat.ts';
 import { lastFromMessage, lastFromWake, moveToFront, sessionTitle, withSummaries } from '../lib/chat-sessions.ts';
 import type { LastMessage } from '../lib/chat-sessions.ts';
@@ -51,8 +34,6 @@ const PAGE = 100;
 const HISTORY = 200;
 /** How long a session that just got a message stays highlighted in the list. */
 const FRESH_MS = 6000;
-
-let localSeq = 0;
 
 export const useChatStore = defineStore('chat', () => {
   const session = useSessionStore();
@@ -112,6 +93,16 @@ export const useChatStore = defineStore('chat', () => {
     read: () => api().mail.outbound(),
   });
   const { remoteAddresses, outbound } = delivery;
+  const { send, leave, rejoin, retry, discard, takeBack } = useChatSending({
+    openId,
+    me,
+    youLeft,
+    entries,
+    generation: () => conversationGeneration,
+    api,
+    noteLast,
+    deliveryChanged: () => void delivery.load(),
+  });
 
   function api() {
     if (agentId.value === null) throw new Error('No identity is selected.');
@@ -226,79 +217,6 @@ export const useChatStore = defineStore('chat', () => {
     } catch {
       markedUpTo = null; // try again next time it is visible
     }
-  }
-
-  /**
-   * Sends into the open conversation (optimistic). Nothing goes out while I am out of the chat
-   * (rejoining is its own act) or when the node would refuse the size anyway.
-   */
-  async function send(body: string): Promise<void> {
-    const sessionId = openId.value;
-    const identity = me.value;
-    if (sessionId === null || identity === null || youLeft.value || messageSize(body).state === 'over') return;
-    const key = `local-${++localSeq}`;
-    entries.value = [...entries.value, pendingEntry(key, identity, sessionId, body, {}, new Date())];
-    await deliver(key);
-  }
-
-  /**
-   * Leaving or rejoining: not optimistic, since the caller (a confirmation, a button) shows the
-   * outcome; the message joins the conversation once the node has it. Throws with its reason.
-   */
-  async function changeMembership(flags: { leaving?: boolean; rejoining?: boolean }, body: string): Promise<void> {
-    const sessionId = openId.value;
-    const identity = me.value;
-    if (sessionId === null || identity === null) return;
-    const mine = conversationGeneration;
-    const answer = await api().chat.send(sessionId, body, flags);
-    if (mine !== conversationGeneration) return;
-    const key = `local-${++localSeq}`;
-    const entry = pendingEntry(key, identity, sessionId, body, flags, new Date());
-    entries.value = confirmSend([...entries.value, entry], key, answer.message_id);
-    noteLast(sessionId, { ...entry.message, message_id: answer.message_id });
-  }
-
-  /** Leaves the open chat, with a parting note or the standard words. */
-  function leave(note = ''): Promise<void> {
-    return changeMembership({ leaving: true }, note.trim() || LEFT_BODY);
-  }
-
-  function rejoin(): Promise<void> {
-    return changeMembership({ rejoining: true }, REJOINED_BODY);
-  }
-
-  async function deliver(key: string): Promise<void> {
-    const entry = entries.value.find((e) => e.key === key);
-    const sessionId = openId.value;
-    if (entry === undefined || sessionId === null) return;
-    const mine = conversationGeneration;
-    entries.value = entries.value.map((e) => (e.key === key ? { ...e, delivery: 'sending', error: null } : e));
-    try {
-      const answer = await api().chat.send(sessionId, entry.message.body, { leaving: entry.message.sender_leaving });
-      if (mine !== conversationGeneration) return;
-      entries.value = confirmSend(entries.value, key, answer.message_id);
-      noteLast(sessionId, { ...entry.message, message_id: answer.message_id });
-      void delivery.load();
-    } catch (error) {
-      const retryable = !(error instanceof ApiError) || isRetryable(error.status);
-      if (mine === conversationGeneration) entries.value = failSend(entries.value, key, errorMessage(error), retryable);
-    }
-  }
-
-  function retry(key: string): void {
-    void deliver(key);
-  }
-
-  function discard(key: string): void {
-    entries.value = entries.value.filter((e) => e.key !== key || e.delivery === 'sent');
-  }
-
-  /** Takes a failed send back out of the conversation; its text, to put in the composer. */
-  function takeBack(key: string): string | null {
-    const entry = entries.value.find((e) => e.key === key && e.delivery === 'failed');
-    if (entry === undefined) return null;
-    discard(key);
-    return entry.message.body;
   }
 
   /** Starts (or continues) a chat with `to`; opens it. Throws with the node's reason. */
