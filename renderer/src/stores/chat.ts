@@ -9,18 +9,15 @@
  * lib/chat-sessions.ts; the conversation's: lib/chat.ts.
  */
 import { defineStore } from 'pinia';
-import { computed, ref, shallowRef, watch } from 'vue';
-import type { ChatMember, ChatMessage, ChatSession } from '../api/chat.ts';
-import type { NodeWakeItem } from '../api/owner.ts';
+import { computed, ref, shallowRef } from 'vue';
+import type { ChatMember } from '../api/chat.ts';
 import type { StreamHandle, StreamState } from '../api/sse.ts';
 import { useChatDelivery } from '../composables/useChatDelivery.ts';
 import { useChatSending } from '../composables/useChatSending.ts';
-import { useFresh } from '../composables/useFresh.ts';
-import { usePagedList } from '../composables/usePagedList.ts';
+import { useChatSessions } from '../composables/useChatSessions.ts';
 import { conversationOthers, conversationStatus, isMine, memberStates, mergeMessages, receiptsFrom } from '../lib/chat.ts';
 import type { ConversationEntry } from '../lib/chat.ts';
-import { lastFromMessage, lastFromWake, moveToFront, sessionTitle, withSummaries } from '../lib/chat-sessions.ts';
-import type { LastMessage } from '../lib/chat-sessions.ts';
+import { sessionTitle } from '../lib/chat-sessions.ts';
 import { errorMessage } from '../lib/format.ts';
 import { recipientFields } from '../lib/recipients.ts';
 import type { Recipient } from '../lib/recipients.ts';
@@ -29,11 +26,8 @@ import { useLiveStore } from './live.ts';
 import { useSessionStore } from './session.ts';
 import { useUnreadStore } from './unread.ts';
 
-/** Sessions per page from the node (the list asks for the next page as it nears the end). */
-const PAGE = 100;
+/** Messages of the history read when a conversation opens. */
 const HISTORY = 200;
-/** How long a session that just got a message stays highlighted in the list. */
-const FRESH_MS = 6000;
 
 export const useChatStore = defineStore('chat', () => {
   const session = useSessionStore();
@@ -42,23 +36,8 @@ export const useChatStore = defineStore('chat', () => {
   const unread = useUnreadStore();
 
   const agentId = ref<string | null>(null);
-  const list = usePagedList<ChatSession>({
-    read: async (before, limit) => {
-      const owner = agentId.value;
-      if (owner === null) return { items: [], hasMore: false, next: null };
-      const page = await api().chat.sessionsPage({ limit, before });
-      // Every page read says what its rows' last messages were (newer ones already known stay).
-      if (owner === agentId.value) last.value = withSummaries(last.value, page.sessions, agentId.value);
-      return { items: page.sessions, hasMore: page.has_more, next: page.next_before };
-    },
-    key: (s) => s.session_id,
-    pageSize: PAGE,
-  });
-  // Shallow: a list of 100,000 sessions is replaced, never changed in place, so it needs no deep proxies.
-  const { items: sessions, loaded, loadingMore, error: loadError } = list;
-  const last = shallowRef<Record<string, LastMessage>>({});
-
   const openId = ref<string | null>(null);
+  const { sessions, last, loaded, loadingMore, loadError, fresh, loadSessions, loadMore, noteLast, arrived, ...sessionList } = useChatSessions({ agentId, openId, api });
   const entries = ref<ConversationEntry[]>([]);
   /** reader alias → the message they have read up to (the history's positions, then read_receipt frames). */
   const receipts = ref<Record<string, string>>({});
@@ -68,9 +47,6 @@ export const useChatStore = defineStore('chat', () => {
   const conversationError = ref<string | null>(null);
   const streamState = ref<StreamState>('stopped');
   const streamDetail = ref<string | null>(null);
-  /** Sessions that just got a message live (highlighted in the list). */
-  const { fresh, mark: markFresh, clear: clearFresh } = useFresh(FRESH_MS);
-
   const handle = shallowRef<StreamHandle | null>(null);
   let markedUpTo: string | null = null;
   let conversationGeneration = 0;
@@ -114,24 +90,8 @@ export const useChatStore = defineStore('chat', () => {
     if (id === agentId.value && loaded.value) return;
     closeConversation();
     agentId.value = id;
-    list.reset();
-    last.value = {};
-    clearFresh();
+    sessionList.reset();
     await loadSessions();
-  }
-
-  /**
-   * Reads the first page again: its sessions take their place at the top, the ones read further
-   * down stay below (anything that moved is on the fresh page), so a refresh costs one page
-   * however far the list was scrolled.
-   */
-  async function loadSessions(): Promise<void> {
-    await list.refreshTop();
-  }
-
-  /** The next page, when the list has more (asked for as the list nears its end). */
-  async function loadMore(): Promise<void> {
-    await list.loadMore();
   }
 
   // ------------------------------------------------------------------ the open conversation
@@ -192,25 +152,12 @@ export const useChatStore = defineStore('chat', () => {
     });
   }
 
-  function noteLast(sessionId: string, message: ChatMessage): void {
-    const current = last.value[sessionId];
-    if (current !== undefined && current.created_at > message.created_at) return;
-    last.value = { ...last.value, [sessionId]: lastFromMessage(message, agentId.value) };
-    const mine = isMine(message, agentId.value);
-    sessions.value = moveToFront(sessions.value, sessionId, (s) => ({
-      ...s,
-      last_activity: message.created_at,
-      // My own goodbye or return changes what the row says about me at once.
-      you_left: mine ? message.sender_leaving : s.you_left,
-    }));
-  }
-
   /** Marks the open conversation read up to its newest message from someone else. */
   async function markRead(upTo: string): Promise<void> {
     const sessionId = openId.value;
     if (sessionId === null || upTo === markedUpTo) return;
     markedUpTo = upTo;
-    sessions.value = sessions.value.map((s) => (s.session_id === sessionId ? { ...s, unread_count: 0 } : s));
+    sessionList.markSessionRead(sessionId);
     unread.chatRead(sessionId);
     try {
       await api().chat.markRead(sessionId, upTo);
@@ -228,43 +175,6 @@ export const useChatStore = defineStore('chat', () => {
   }
 
   // ------------------------------------------------------------------ live
-
-  function arrived(item: NodeWakeItem): void {
-    if (item.type !== 'chat_message' || item.agent_id !== agentId.value || !loaded.value || item.session_id === undefined) return;
-    const sessionId = item.session_id;
-    const known = sessions.value.some((s) => s.session_id === sessionId);
-    if (!known) {
-      void loadSessions();
-    } else {
-      const open = sessionId === openId.value;
-      sessions.value = moveToFront(sessions.value, sessionId, (s) => ({
-        ...s,
-        last_activity: item.created_at,
-        unread_count: open ? s.unread_count : s.unread_count + 1,
-      }));
-      const current = last.value[sessionId];
-      // A goodbye or a return says so in the row at once, as the node's summary will.
-      if (current === undefined || current.created_at <= item.created_at) last.value = { ...last.value, [sessionId]: lastFromWake(item) };
-    }
-    if (sessionId !== openId.value) markFresh(sessionId);
-  }
-
-  // The badges' pending list is refreshed on every arrival: it also says who is in a chat now, and
-  // it lists every session with something unread.
-  watch(
-    () => unread.pending,
-    (pending) => {
-      if (agentId.value === null || agentId.value !== directory.currentIdentity?.agent_id) return;
-      const byId = new Map(pending.map((item) => [item.session_id, item]));
-      sessions.value = sessions.value.map((s) => {
-        const item = byId.get(s.session_id);
-        // Not pending: nothing in it is unread (read here or in another window), whatever the row last said.
-        if (item === undefined) return s.unread_count === 0 ? s : { ...s, unread_count: 0 };
-        const unreadCount = s.session_id === openId.value ? s.unread_count : item.unread_count;
-        return { ...s, sender_waiting: item.sender_waiting, unread_count: unreadCount };
-      });
-    },
-  );
 
   live.onItem(arrived);
   // A refused chat message comes back as mail (a bounce from this node): read the states again.
