@@ -10,11 +10,12 @@
  * (stores/live.ts) re-read what changed, whoever changed it (an agent's proposal or version,
  * another window, a publish).
  *
- * The sidebar badge of open proposals is its own store (stores/proposal-badge.ts); the shelf
- * reads the shown team's proposals again with the rest of it.
+ * The selected profile's versions, proposals and viewed version are read by
+ * composables/useShelfProfile.ts. The sidebar badge of open proposals is its own store
+ * (stores/proposal-badge.ts); the shelf reads the shown team's proposals again with the rest of it.
  */
 import { defineStore } from 'pinia';
-import { computed, ref, shallowRef } from 'vue';
+import { computed, ref } from 'vue';
 import type {
   AddVersionInput,
   AuthoredProfile,
@@ -25,8 +26,6 @@ import type {
   Materialized,
   MaterializeInput,
   Proposal,
-  ProfileVersion,
-  ProfileWithFiles,
   PublishInput,
   PublishResult,
   ShelfImportResult,
@@ -36,9 +35,8 @@ import type {
 } from '../api/library.ts';
 import { useLibrary } from '../composables/useLibrary.ts';
 import { usePagedList } from '../composables/usePagedList.ts';
+import { useShelfProfile } from '../composables/useShelfProfile.ts';
 import { coalesce } from '../lib/coalesce.ts';
-import { errorMessage } from '../lib/format.ts';
-import { sortProposals } from '../lib/shelf.ts';
 import { useCatalogStore } from './catalog.ts';
 import { useLiveStore } from './live.ts';
 import { useProposalBadgeStore } from './proposal-badge.ts';
@@ -76,18 +74,12 @@ export const useShelfStore = defineStore('shelf', () => {
 
   // ------------------------------------------------------------------ the selected profile
 
-  const current = shallowRef<ProfileWithFiles | null>(null);
-  const profileLoading = ref(false);
-  const profileError = ref<string | null>(null);
-  const versions = ref<ProfileVersion[]>([]);
-  const proposals = ref<Proposal[]>([]);
-  /** An older version whose files are shown instead of the latest. */
-  const viewed = shallowRef<ProfileWithFiles | null>(null);
-  const viewError = ref<string | null>(null);
+  // Read by composables/useShelfProfile.ts; which profile is selected is this store's.
+  const profile = useShelfProfile(() => library());
+  const { current, profileLoading, profileError, versions, proposals, viewed, viewError, clearProfile, loadProfile } = profile;
 
   let shownTeam: string | null = null;
   let teamGeneration = 0;
-  let profileGeneration = 0;
 
   const selectedRef = computed(() => (selection.value?.kind === 'profile' ? selection.value.ref : null));
   const selectedProfile = computed(() => profiles.value.find((p) => p.profile_ref === selectedRef.value) ?? null);
@@ -211,17 +203,6 @@ export const useShelfStore = defineStore('shelf', () => {
 
   // ------------------------------------------------------------------ the selected profile
 
-  function clearProfile(): void {
-    profileGeneration++;
-    current.value = null;
-    versions.value = [];
-    proposals.value = [];
-    viewed.value = null;
-    viewError.value = null;
-    profileError.value = null;
-    profileLoading.value = false;
-  }
-
   async function selectProfile(profileRef: string): Promise<void> {
     if (selectedRef.value === profileRef && current.value?.profile_ref === profileRef) return;
     selection.value = { kind: 'profile', ref: profileRef };
@@ -229,49 +210,9 @@ export const useShelfStore = defineStore('shelf', () => {
     await loadProfile(profileRef);
   }
 
-  /** The latest version with its files, every version, and the profile's proposals. */
-  async function loadProfile(profileRef: string, quiet = false): Promise<void> {
-    const mine = ++profileGeneration;
-    if (!quiet) profileLoading.value = true;
-    try {
-      const client = library();
-      const [profile, versionList, proposalList] = await Promise.all([
-        client.profile(profileRef),
-        client.versions(profileRef),
-        client.proposals({ profile_ref: profileRef }),
-      ]);
-      if (mine !== profileGeneration) return;
-      current.value = profile;
-      versions.value = versionList;
-      proposals.value = sortProposals(proposalList);
-      profileError.value = null;
-    } catch (error) {
-      if (mine === profileGeneration) profileError.value = errorMessage(error);
-    } finally {
-      if (mine === profileGeneration) profileLoading.value = false;
-    }
-  }
-
-  /** Shows an older version's files (null: back to the latest). */
-  async function viewVersion(version: string | null): Promise<void> {
-    viewError.value = null;
-    const profileRef = selectedRef.value;
-    if (version === null || profileRef === null || version === current.value?.version) {
-      viewed.value = null;
-      return;
-    }
-    const mine = profileGeneration;
-    try {
-      const profile = await library().profile(profileRef, version);
-      if (mine === profileGeneration) viewed.value = profile;
-    } catch (error) {
-      if (mine === profileGeneration) viewError.value = errorMessage(error);
-    }
-  }
-
-  /** A version with its files, without showing it (the base a decided proposal was made on). */
-  function profileAt(profileRef: string, version: string): Promise<ProfileWithFiles> {
-    return library().profile(profileRef, version);
+  /** Shows an older version's files of the selected profile (null: back to the latest). */
+  function viewVersion(version: string | null): Promise<void> {
+    return profile.viewVersion(selectedRef.value, version);
   }
 
   /** After a change to the selected profile: it, the shelf row and the badge. */
@@ -384,7 +325,7 @@ export const useShelfStore = defineStore('shelf', () => {
     selectProfile,
     loadProfile,
     viewVersion,
-    profileAt,
+    profileAt: profile.profileAt,
     addVersion,
     createProfile,
     publish,
