@@ -5,17 +5,20 @@
  * unreachable node loses nothing; a document can even be started while the node is unreachable
  * and is created on the node by its first save. Every call goes through DocsClient, signed by the
  * node as the team's owner member; writes name the identity chosen in the switcher
- * (composables/useDocs.ts). The list is read a page at a time (100,000 documents stay smooth),
- * filtered on the node; its rows put drafts first (lib/drafts.ts). Documents changed elsewhere
- * arrive as `docs_changed` nudges.
+ * (composables/useDocs.ts). This store holds the open document and its draft; the list is
+ * composables/useDocumentList.ts, saving and a save refused as stale
+ * composables/useDocumentSaving.ts, the open document's history
+ * composables/useDocumentHistory.ts. Documents changed elsewhere arrive as `docs_changed` nudges.
  */
 import { defineStore } from 'pinia';
 import { computed, readonly, ref, shallowRef } from 'vue';
 import { ApiError } from '../api/errors.ts';
-import type { DocumentDetail, DocumentSummary, DocumentVersion, TemplateRequest } from '../api/docs.ts';
+import type { DocumentDetail, TemplateRequest } from '../api/docs.ts';
 import { useDocs } from '../composables/useDocs.ts';
-import { usePagedList } from '../composables/usePagedList.ts';
-import { documentRows, DraftStore, type DocumentDraft } from '../lib/drafts.ts';
+import { useDocumentHistory } from '../composables/useDocumentHistory.ts';
+import { useDocumentList } from '../composables/useDocumentList.ts';
+import { useDocumentSaving, type SaveState } from '../composables/useDocumentSaving.ts';
+import { DraftStore } from '../lib/drafts.ts';
 import { errorMessage } from '../lib/format.ts';
 import { useDocsThemeStore } from './docs-theme.ts';
 import { useLiveStore } from './live.ts';
@@ -24,34 +27,22 @@ import { useTeamsStore } from './teams.ts';
 
 /** How long typing may pause before the draft is written (also written on window close). */
 const DRAFT_DELAY_MS = 250;
-/** Documents read per page as the list scrolls; a refresh reads up to 500 at a time. */
-const PAGE_SIZE = 100;
-const REFRESH_PAGE_SIZE = 500;
 
-export type SaveState = 'saved' | 'unsaved' | 'saving' | 'offline' | 'failed';
+export type { SaveState } from '../composables/useDocumentSaving.ts';
 
 export const useDocumentsStore = defineStore('documents', () => {
   const session = useSessionStore();
   const teams = useTeamsStore();
   /** The documents as the chosen team, or `shownTeam`; writes name the identity the app acts as. */
   const docs = useDocs();
+  let shownTeam: string | null = null;
 
-  /** The list's filter (title or slug), applied by the node. */
-  const query = ref('');
-  /** The pages of the list read so far, newest first (composables/usePagedList.ts). */
-  const list = usePagedList<DocumentSummary>({
-    read: async (after, limit) => {
-      const page = await docs(shownTeam).page({ limit, after, q: query.value });
-      return { items: page.documents, hasMore: page.has_more, next: page.next_after, total: page.total };
-    },
-    key: (d) => d.slug,
-    pageSize: PAGE_SIZE,
-    reloadPageSize: REFRESH_PAGE_SIZE,
+  const draftStore = computed(() => new DraftStore(window.localStorage, session.info?.docs_url ?? window.location.origin));
+  const { query, documents, loaded, listError, hasMore, total, drafts, rows, readDrafts, loadList, loadMore, search, reset: resetList } = useDocumentList({
+    team: () => shownTeam,
+    client: () => docs(shownTeam),
+    drafts: () => draftStore.value,
   });
-  const { items: documents, loaded, error: listError, hasMore } = list;
-  /** How many documents match the filter on the node (more than `documents` until every page is read). */
-  const total = computed(() => list.total.value ?? 0);
-  const drafts = ref<DocumentDraft[]>([]);
 
   const selectedSlug = ref<string | null>(null);
   /** The open document as the node has it (null for a draft not yet created). */
@@ -67,8 +58,6 @@ export const useDocumentsStore = defineStore('documents', () => {
   const saveError = ref<string | null>(null);
   /** The draft could not be written (storage full): typing is not safe across a close. */
   const draftWarning = ref<string | null>(null);
-  /** The history of the open document, newest first. */
-  const versions = ref<DocumentVersion[]>([]);
   /**
    * The editor's text is the open document's (its draft, or the node's version): until then there
    * is nothing of the person's to keep, an empty editor must never be kept as a draft, and the
@@ -78,17 +67,36 @@ export const useDocumentsStore = defineStore('documents', () => {
   /** Bumped by every change made elsewhere to the shown team's documents, links or theme (views re-read). */
   const changes = ref(0);
 
-  let shownTeam: string | null = null;
+  const { versions, loadVersions, versionBody, clear: clearHistory } = useDocumentHistory({
+    selectedSlug,
+    current,
+    team: () => shownTeam,
+    client: () => docs(shownTeam),
+  });
   let draftTimer: ReturnType<typeof setTimeout> | undefined;
-
-  const draftStore = computed(() => new DraftStore(window.localStorage, session.info?.docs_url ?? window.location.origin));
 
   /** The node's newest version is newer than the one the editor started from. */
   const behind = computed(() => current.value !== null && baseVersion.value !== null && current.value.current_version > baseVersion.value);
   /** Something typed is not in the node's current version (or the document is not on the node yet). */
   const dirty = computed(() => baseVersion.value === null || current.value === null || text.value !== current.value.body);
-
-  const rows = computed(() => documentRows(drafts.value, documents.value, query.value));
+  const { save } = useDocumentSaving({
+    team: () => shownTeam,
+    client: (team) => docs(team),
+    drafts: () => draftStore.value,
+    selectedSlug,
+    current,
+    text,
+    title,
+    baseVersion,
+    saveState,
+    saveError,
+    ready,
+    dirty,
+    flushDraft,
+    readDrafts,
+    loadList,
+    loadVersions,
+  });
 
   // ------------------------------------------------------------------ the list
 
@@ -101,7 +109,7 @@ export const useDocumentsStore = defineStore('documents', () => {
     if (id !== shownTeam) {
       flushDraft();
       shownTeam = id;
-      list.reset();
+      resetList();
       clearSelection();
     }
     if (id === null) return;
@@ -113,31 +121,6 @@ export const useDocumentsStore = defineStore('documents', () => {
     }
   }
 
-  function readDrafts(): void {
-    drafts.value = shownTeam === null ? [] : draftStore.value.list(shownTeam);
-  }
-
-  /**
-   * Reads the list again from the top, as far as it had been read (at least a page), so a refresh
-   * keeps what was on screen; another team or filter meanwhile makes the answer moot.
-   */
-  async function loadList(): Promise<void> {
-    await list.load();
-  }
-
-  /** The next page, when the list is scrolled near its end; one read at a time. */
-  function loadMore(): Promise<void> {
-    return list.loadMore();
-  }
-
-  /** Filters the list on the node by title or slug (the component debounces typing). */
-  async function search(text: string): Promise<void> {
-    if (text === query.value) return;
-    query.value = text;
-    list.clear();
-    await loadList();
-  }
-
   // ------------------------------------------------------------------ the open document
 
   function clearSelection(): void {
@@ -147,7 +130,7 @@ export const useDocumentsStore = defineStore('documents', () => {
     text.value = '';
     title.value = '';
     baseVersion.value = null;
-    versions.value = [];
+    clearHistory();
     saveState.value = 'saved';
     saveError.value = null;
     loadError.value = null;
@@ -192,32 +175,6 @@ export const useDocumentsStore = defineStore('documents', () => {
     } finally {
       loading.value = false;
     }
-  }
-
-  async function loadVersions(): Promise<void> {
-    const slug = selectedSlug.value;
-    if (slug === null || current.value === null) return;
-    try {
-      const list = await docs(shownTeam).versions(slug);
-      if (selectedSlug.value === slug) versions.value = list;
-    } catch {
-      // The History tab says what failed when it is opened.
-    }
-  }
-
-  /** One version's body (cached: versions never change). */
-  const bodies = new Map<string, string>();
-  async function versionBody(n: number): Promise<string> {
-    const slug = selectedSlug.value;
-    if (slug === null) throw new ApiError(0, 'No document is open.');
-    if (current.value?.current_version === n) return current.value.body;
-    const key = `${shownTeam}|${slug}|${n}`;
-    const known = bodies.get(key);
-    if (known !== undefined) return known;
-    const version = await docs(shownTeam).version(slug, n);
-    const body = version.body ?? '';
-    bodies.set(key, body);
-    return body;
   }
 
   // ------------------------------------------------------------------ typing and drafts
@@ -285,72 +242,6 @@ export const useDocumentsStore = defineStore('documents', () => {
   async function restore(n: number): Promise<void> {
     edit(await versionBody(n));
     flushDraft();
-  }
-
-  // ------------------------------------------------------------------ saving
-
-  /** Saves the editor's text as the next version (or creates the document); the draft goes once saved. */
-  async function save(): Promise<DocumentDetail | null> {
-    const slug = selectedSlug.value;
-    const team = shownTeam;
-    if (slug === null || team === null || saveState.value === 'saving' || !ready.value) return null;
-    flushDraft();
-    // Nothing new (typed and typed back): no version, and nothing to keep.
-    if (!dirty.value) {
-      saveState.value = 'saved';
-      return current.value;
-    }
-    const body = text.value;
-    const base = baseVersion.value;
-    saveState.value = 'saving';
-    saveError.value = null;
-    try {
-      const client = docs(team);
-      // Over the version the text started from: a version saved meanwhile is refused, never replaced.
-      const saved = base === null ? await client.create({ slug, title: title.value, body }) : await client.append(slug, body, base);
-      if (selectedSlug.value !== slug) {
-        // Another document was opened meanwhile and kept this one's text as its draft: it is saved now.
-        if (draftStore.value.get(team, slug)?.body === body) draftStore.value.remove(team, slug);
-        readDrafts();
-        return saved;
-      }
-      current.value = saved;
-      baseVersion.value = saved.current_version;
-      if (text.value === body) {
-        draftStore.value.remove(team, slug);
-        saveState.value = 'saved';
-      } else {
-        // Typed on while saving: what is new stays a draft on top of the version just saved.
-        saveState.value = 'unsaved';
-        flushDraft();
-      }
-      readDrafts();
-      void loadList();
-      void loadVersions();
-      return saved;
-    } catch (error) {
-      if (error instanceof ApiError && error.code === 'SVC_ERR_DOCUMENT_VERSION_STALE') return await refusedAsStale(team, slug);
-      const unreachable = error instanceof ApiError && error.status === 0;
-      saveState.value = unreachable ? 'offline' : 'failed';
-      saveError.value = unreachable ? 'The node can’t be reached. Your changes are kept on this device; save again when it is back.' : errorMessage(error);
-      return null;
-    }
-  }
-
-  /**
-   * The node refused the save: a version was saved meanwhile. The draft stays; the latest is
-   * read so the editor can compare and merge with it (`behind`), and nothing was saved.
-   */
-  async function refusedAsStale(team: string, slug: string): Promise<null> {
-    saveState.value = 'failed';
-    try {
-      const latest = await docs(team).get(slug);
-      if (selectedSlug.value === slug) current.value = latest;
-      void loadVersions();
-    } catch (error) {
-      saveError.value = errorMessage(error);
-    }
-    return null;
   }
 
   // ------------------------------------------------------------------ new documents
