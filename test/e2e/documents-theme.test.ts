@@ -47,7 +47,16 @@ describe('Documents theme (headless node, Chromium)', { timeout: 45_000 }, () =>
     const dialog = modal().getByTestId('theme-dialog');
     await dialog.waitFor({ timeout: WAIT });
     await dialog.getByTestId('theme-scheme').selectOption('auto');
-    await dialog.getByTestId('theme-color-text').fill('#1a1a1a');
+    // A value that is not a colour: its problem once, under its hex field, read with it; gone once fixed.
+    const text = dialog.getByTestId('theme-color-text');
+    await text.fill('ink');
+    expect(await dialog.getByTestId('field-error').allTextContents()).toEqual(['Use a hex colour such as #1f2328, or clear the field for the default.']);
+    expect(await text.getAttribute('aria-invalid')).toBe('true');
+    expect(await text.getAttribute('aria-describedby')).toBe('theme-color-text-error');
+    const [hexBox, problemBox] = [await text.boundingBox(), await dialog.locator('#theme-color-text-error').boundingBox()];
+    expect(problemBox!.y).toBeGreaterThan(hexBox!.y + hexBox!.height - 1);
+    expect(Math.abs(problemBox!.x - hexBox!.x)).toBeLessThan(2);
+    await text.fill('#1a1a1a');
     await expect.poll(() => dialog.getByTestId('contrast-dark-text').textContent(), { timeout: WAIT }).toMatch(/✗/);
     expect(await dialog.getByTestId('contrast-light-text').textContent()).toMatch(/✓/);
     const blocked = dialog.getByTestId('theme-blocked');

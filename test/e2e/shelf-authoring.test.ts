@@ -198,19 +198,19 @@ describe('Shelf authoring (headless node, Chromium)', { timeout: 40_000 }, () =>
       ['shipping-tools', null],
       ['c++', 'true'],
     ]);
-    expect(await form.getByTestId('publish-tags-hint').textContent()).toContain('Tag "c++" may only use a-z, 0-9, ".", "_" and "-"; perhaps c.');
+    expect(await form.locator('#publish-tags-error').textContent()).toContain('Tag "c++" may only use a-z, 0-9, ".", "_" and "-"; perhaps c.');
     await shot('publish-tags');
     await form.getByLabel('Tags').fill('code, Review');
     expect(await form.getByTestId('tag-preview').locator('[data-tag]').evaluateAll((chips) => chips.map((c) => c.getAttribute('data-tag')))).toEqual(['code', 'review']);
-    expect(await form.getByTestId('publish-tags-hint').textContent()).not.toContain('may only use');
+    expect(await form.locator('#publish-tags-error').count()).toBe(0);
     // A version that is not one is explained, and the button never names it.
     await form.getByTestId('publish-version').fill('banana');
-    expect(await form.getByTestId('publish-version-hint').textContent()).toContain('"banana" is not a version');
+    expect(await form.locator('#publish-version-error').textContent()).toContain('"banana" is not a version');
     expect(await form.getByTestId('publish-submit').textContent()).toBe('Publish');
     expect(await form.getByTestId('publish-submit').isDisabled()).toBe(true);
     await form.getByTestId('publish-version').fill('1.0.0');
     expect(await form.getByTestId('publish-submit').textContent()).toBe('Publish v1.0.0');
-    expect(await form.getByTestId('publish-version-hint').textContent()).not.toContain('not a version');
+    expect(await form.locator('#publish-version-error').count()).toBe(0);
     await form.getByLabel('README').fill('# Review crew\n\nReviewers for every pull request.\n');
     await shot('publish');
     await form.getByTestId('publish-submit').click();
@@ -267,7 +267,7 @@ describe('Shelf authoring (headless node, Chromium)', { timeout: 40_000 }, () =>
     await form.getByTestId('publish-submit').click();
     // Under the id it is about.
     await expect
-      .poll(() => form.locator('#publish-ref-hint').textContent(), { timeout: WAIT })
+      .poll(() => form.locator('#publish-ref-error').textContent(), { timeout: WAIT })
       .toContain('Blueprint review.team already exists; publish into it with target_blueprint_ref');
 
     await form.getByTestId('publish-mode-existing').check();
@@ -432,18 +432,21 @@ describe('Shelf authoring (headless node, Chromium)', { timeout: 40_000 }, () =>
     expect(await version.inputValue()).toBe('0.1.1');
     expect(await save.textContent()).toBe('Save as v0.1.1');
     await version.fill('banana');
-    expect(await editor.getByTestId('new-version-hint').textContent()).toBe(
+    expect(await editor.locator('#new-version-error').textContent()).toBe(
       '"banana" is not a version: use 1-64 characters of 0-9, A-Z, a-z, ".", "+" or "-", starting with a digit, for example 0.2.0.',
     );
     expect(await version.getAttribute('aria-invalid')).toBe('true');
+    // The problem is under the input, once; the hint stays below it.
+    expect(await editor.getByTestId('field-error').count()).toBe(1);
+    expect(await editor.locator('#new-version-hint').textContent()).toContain('newer than 0.1.0');
     expect(await save.textContent()).toBe('Save version');
     expect(await save.isDisabled()).toBe(true);
     await shot('version-invalid');
     await version.fill('0.0.1');
-    expect(await editor.getByTestId('new-version-hint').textContent()).toBe('Version 0.0.1 must be newer than the latest version 0.1.0.');
+    expect(await editor.locator('#new-version-error').textContent()).toBe('Version 0.0.1 must be newer than the latest version 0.1.0.');
     await version.fill('0.2.0');
-    expect(await editor.getByTestId('new-version-hint').textContent()).toContain('newer than 0.1.0');
-    expect(await version.getAttribute('aria-invalid')).toBe('false');
+    expect(await editor.locator('#new-version-error').count()).toBe(0);
+    expect(await version.getAttribute('aria-invalid')).toBeNull();
     expect(await save.textContent()).toBe('Save as v0.2.0');
 
     await editor.getByTestId('new-file-path').fill('skills/edge-cases/SKILL.md');
@@ -475,14 +478,15 @@ describe('Shelf authoring (headless node, Chromium)', { timeout: 40_000 }, () =>
     const input = pane().getByTestId('tag-input');
     await input.fill('Code Review!');
     expect(await pane().getByTestId('tag-preview').locator('[data-tag]').getAttribute('data-tag')).toBe('code-review!');
-    expect(await pane().getByTestId('tag-problem').textContent()).toBe('Tag "code-review!" may only use a-z, 0-9, ".", "_" and "-"; perhaps code-review.');
+    expect(await pane().locator('#tag-input-tester-error').textContent()).toBe('Tag "code-review!" may only use a-z, 0-9, ".", "_" and "-"; perhaps code-review.');
     expect(await input.getAttribute('aria-invalid')).toBe('true');
+    expect((await input.getAttribute('aria-describedby'))?.split(' ')).toContain('tag-input-tester-error');
     await input.press('Enter');
     expect(await pane().getByTestId('profile-tags').locator('.chip').count()).toBe(0);
     await shot('tag-refused');
     // Spaces are spelled as "-", as capitals are lower-cased: shown before it is added.
     await input.fill('Code Review');
-    expect(await pane().getByTestId('tag-problem').count()).toBe(0);
+    expect(await pane().locator('#tag-input-tester-error').count()).toBe(0);
     expect(await pane().getByTestId('tag-preview').locator('[data-tag]').getAttribute('data-tag')).toBe('code-review');
     await input.press('Enter');
     await expect.poll(() => pane().getByTestId('profile-tags').locator('.chip').allTextContents(), { timeout: WAIT }).toEqual([expect.stringContaining('code-review')]);
@@ -501,7 +505,7 @@ describe('Shelf authoring (headless node, Chromium)', { timeout: 40_000 }, () =>
         const editor = page.getByTestId('version-editor');
         await editor.waitFor({ timeout: WAIT });
         await editor.getByTestId('new-version').fill('0.1.9');
-        await editor.getByTestId('new-version-hint').waitFor({ timeout: WAIT });
+        await editor.locator('#new-version-error').waitFor({ timeout: WAIT });
         expect(await noSideScroll()).toBe(0);
         const bar = (await editor.boundingBox())!;
         const save = (await editor.getByTestId('save-version').boundingBox())!;

@@ -27,8 +27,8 @@ async function timesShown(text: string): Promise<number> {
   return all.split(text).length - 1;
 }
 
-/** The words under a field (its hint, or its problem in place of the hint), by the field's id. */
-const hint = (id: string): Locator => form().locator(`#${id}-hint`);
+/** A field's problem, right under its control (above the field's hint), by the field's id. */
+const fieldError = (id: string): Locator => form().locator(`#${id}-error`);
 
 /** The form's error note at its foot, for what concerns no one field. */
 const formAlert = (): Locator => form().getByRole('alert');
@@ -66,10 +66,13 @@ describe('Publish says each problem once, where it is (headless node, Chromium)'
     await form().getByLabel('Blueprint name').fill('Writers');
     await form().getByTestId('publish-ref').fill('Writers.Team');
     const problem = '"Writers.Team" cannot be an id (perhaps writers.team)';
-    expect(await hint('publish-ref').textContent()).toContain(problem);
+    expect(await fieldError('publish-ref').textContent()).toContain(problem);
+    // The hint stays under the problem, and a screen reader reads both with the input.
+    expect(await form().locator('#publish-ref-hint').textContent()).toContain('it names the blueprint for good');
+    expect((await form().getByTestId('publish-ref').getAttribute('aria-describedby'))?.split(' ')).toEqual(['publish-ref-error', 'publish-ref-hint']);
     await form().getByTestId('publish-submit').click();
     expect(await timesShown(problem)).toBe(1);
-    expect(await hint('publish-ref').textContent()).toContain(problem);
+    expect(await fieldError('publish-ref').textContent()).toContain(problem);
     expect(await formAlert().count()).toBe(0);
     await shot('publish-error-ref');
     await form().getByTestId('publish-ref').fill('writers.team');
@@ -80,7 +83,7 @@ describe('Publish says each problem once, where it is (headless node, Chromium)'
     await form().getByTestId('publish-ref').fill('writers.team');
     await form().getByTestId('publish-tags').fill('docs, c++');
     const problem = 'Tag "c++" may only use a-z, 0-9, ".", "_" and "-"';
-    expect(await hint('publish-tags').textContent()).toContain(problem);
+    expect(await fieldError('publish-tags').textContent()).toContain(problem);
     await form().getByTestId('publish-submit').click();
     expect(await timesShown(problem)).toBe(1);
     expect(await formAlert().count()).toBe(0);
@@ -92,7 +95,7 @@ describe('Publish says each problem once, where it is (headless node, Chromium)'
     await form().getByLabel('Blueprint name').fill('');
     await form().getByTestId('publish-submit').click();
     const problem = 'Give the blueprint a name';
-    expect(await hint('publish-name').textContent()).toContain(problem);
+    expect(await fieldError('publish-name').textContent()).toContain(problem);
     expect(await timesShown(problem)).toBe(1);
     expect(await formAlert().count()).toBe(0);
     expect(await page.evaluate('document.activeElement?.id')).toBe('publish-name');
@@ -104,7 +107,7 @@ describe('Publish says each problem once, where it is (headless node, Chromium)'
     await form().getByTestId('publish-ref').fill('taken.team');
     await form().getByTestId('publish-submit').click();
     const refusal = 'Blueprint taken.team already exists';
-    await expect.poll(() => hint('publish-ref').textContent(), { timeout: WAIT }).toContain(refusal);
+    await expect.poll(() => fieldError('publish-ref').textContent(), { timeout: WAIT }).toContain(refusal);
     expect(await timesShown(refusal)).toBe(1);
     expect(await formAlert().count()).toBe(0);
     expect(await form().getByTestId('publish-ref').getAttribute('aria-invalid')).toBe('true');

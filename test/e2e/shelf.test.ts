@@ -215,7 +215,7 @@ describe('Shelf view (headless node, Chromium)', { timeout: 40_000 }, () => {
     await page.getByTestId('edit-version').click();
     await page.getByTestId('new-version').fill('0.0.9');
     // Refused before anything is sent, in the node's words; the button names no version.
-    expect(await page.getByTestId('new-version-hint').textContent()).toContain('must be newer than the latest version 0.1.1');
+    expect(await page.locator('#new-version-error').textContent()).toContain('must be newer than the latest version 0.1.1');
     expect(await page.getByTestId('save-version').isDisabled()).toBe(true);
     expect(await page.getByTestId('save-version').textContent()).toBe('Save version');
     await page.getByRole('button', { name: 'Cancel' }).click();
