@@ -283,7 +283,7 @@ describe('Mail folders, Markdown and keyboard (headless node, Chromium)', { time
     expect(await options()).toBeLessThan(40);
     // One meaning per number, grouped: the unread count (the node's) in the folder list, the
     // header and the sidebar; never the size of the page loaded so far.
-    await expect.poll(() => page.locator('.list-head .count').textContent(), { timeout: WAIT }).toBe('1,200 unread');
+    await expect.poll(() => page.locator('.list-head .head-count').textContent(), { timeout: WAIT }).toBe('1,200 unread');
     const inboxCount = page.getByTestId('folder-inbox').getByTestId('folder-count');
     expect(await inboxCount.textContent()).toBe('1,200');
     expect(await inboxCount.getAttribute('aria-label')).toBe('1,200 unread messages');
