@@ -16,6 +16,7 @@ import { compareVersions } from '../../../contract/library-rules.ts';
 import type { NodeContext } from '../../context.ts';
 import type { JsonValue } from '../../crypto/canonical-json.ts';
 import { CATALOG_TOPIC } from '../../events/bus.ts';
+import { libraryChanged } from './changes.ts';
 import { conflict, forbidden, invalid, notFound } from '../../errors.ts';
 import { readBlueprintPayload } from './domain/blueprint-yaml.ts';
 import { blueprintDigest, profileDigest } from './domain/digest.ts';
@@ -70,14 +71,14 @@ export class BlueprintCatalog {
       registerLibraryTeam(db, { team_id: teamId, owner: null, display_name: null, registered_at: this.#ctx.clock.now().toISOString() });
       return this.#insert(teamId, files);
     })();
-    if (published.created) this.#changed();
+    if (published.created) this.#changed(teamId);
     return published;
   }
 
   /** Publishes a checked import payload as a new version of `blueprint.yaml`'s ref. */
   publish(teamId: string, files: PayloadFile[]): BlueprintImportResult {
     const published = this.#insert(teamId, files);
-    if (published.created) this.#changed();
+    if (published.created) this.#changed(teamId);
     return published;
   }
 
@@ -206,7 +207,7 @@ export class BlueprintCatalog {
   setTags(teamId: string, ref: string, tags: string[]): BlueprintTags {
     this.#owned(teamId, ref);
     setBlueprintTags(this.#ctx.db, ref, tags);
-    this.#changed();
+    this.#changed(teamId);
     return { blueprint_ref: ref, tags };
   }
 
@@ -220,13 +221,18 @@ export class BlueprintCatalog {
       const detached = detachShelfProfiles(db, ref);
       return { blueprint_ref: ref, deleted_versions: versions, detached_profiles: detached };
     })();
-    this.#changed();
+    this.#changed(teamId);
     return deleted;
   }
 
-  /** Announced after the write commits: open catalog views re-read (the owner's event stream). */
-  #changed(): void {
+  /**
+   * Announced after the write commits: open catalog views re-read (the owner's event stream), and
+   * so do the publishing team's, whose library now holds the blueprint it owns (and, on a first
+   * import, its registration).
+   */
+  #changed(teamId: string): void {
     this.#ctx.bus.publish(CATALOG_TOPIC);
+    libraryChanged(this.#ctx, teamId);
   }
 
   /** blueprint.yaml's `profiles[]` entry for a profile (where runtime hints live). */
