@@ -93,6 +93,8 @@ export class MailArrivals {
           continue;
         }
         this.#streams.add(stream);
+        // close() may have run while this awaited the connection; the types do not see that across the await.
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition
         if (this.#closed) stream.close();
         // SseClient queues frames in the order of its `ids`: the n-th frame taken has the n-th id.
         let taken = 0;

@@ -829,7 +829,7 @@ async function backfill(f: Fixture) {
     const ms = performance.now() - started;
     const after = count(COMMON);
     check('backfill', after === before, { before, after });
-    const bytes = (db.prepare(`SELECT sum(pgsize) FROM dbstat WHERE name IN ('search_mail_data', 'search_mail_idx', 'search_mail_docsize', 'search_mail_config')`).pluck().get() as number) ?? 0;
+    const bytes = (db.prepare(`SELECT sum(pgsize) FROM dbstat WHERE name IN ('search_mail_data', 'search_mail_idx', 'search_mail_docsize', 'search_mail_config')`).pluck().get() as number | null) ?? 0;
     return {
       rows,
       batches,

@@ -28,7 +28,8 @@ export function selfCommandWords(): readonly string[] | null {
   const root = sourceRoot(dirname(fileURLToPath(import.meta.url)));
   if (root === null) return (memo = null);
   const pinned = join(root, 'node_modules', 'node', 'bin', process.platform === 'win32' ? 'node.exe' : 'node');
-  // Without the pinned one: the Node running this node, unless that is Electron's.
-  const node = existsSync(pinned) ? pinned : process.versions.electron === undefined ? process.execPath : null;
+  // Without the pinned one: the Node running this node, unless that is Electron's (asked with `in`:
+  // Electron's types, part of this build, declare `versions.electron` on every process).
+  const node = existsSync(pinned) ? pinned : !('electron' in process.versions) ? process.execPath : null;
   return (memo = node === null ? null : [node, join(root, 'bin', 'svc-node.js')]);
 }

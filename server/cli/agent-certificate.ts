@@ -48,7 +48,7 @@ function teamIdParts(teamId: string): { name: string; domain: string } | null {
 }
 
 /** Shown in a message: the node's text, terminal-safe and short. */
-const shown = (value: unknown): string => terminalText(typeof value === 'string' ? value : JSON.stringify(value) ?? String(value), 120);
+const shown = (value: unknown): string => terminalText(typeof value === 'string' ? value : (JSON.stringify(value) as string | undefined) ?? String(value), 120);
 
 /** Where a certificate is kept, relative to the directory (upstream's name for it); only for a valid team id. */
 export function certificateFile(teamId: string): string {

@@ -42,13 +42,15 @@ export function sealKeyBackup(seed: Uint8Array, passphrase: string, scryptCost?:
 
 /** The seed and did:key inside a backup; the caller must wipe the seed after use. */
 export function openKeyBackup(text: string, passphrase: string): { seed: Buffer; didKey: string } {
-  let blob: Partial<BackupBlob>;
+  let parsed: unknown;
   try {
-    blob = JSON.parse(text) as Partial<BackupBlob>;
+    parsed = JSON.parse(text);
   } catch {
     throw invalid('SVC_ERR_BACKUP_INVALID', 'the key backup is not JSON');
   }
-  if (typeof blob !== 'object' || blob === null || blob.format !== BACKUP_FORMAT) {
+  // Any JSON value parses: only an object can be a backup, and its fields are checked one by one.
+  const blob = (typeof parsed === 'object' && parsed !== null ? parsed : {}) as Partial<BackupBlob>;
+  if (blob.format !== BACKUP_FORMAT) {
     throw invalid('SVC_ERR_BACKUP_INVALID', 'this is not an svc-node key backup');
   }
   if (blob.v !== 1) throw invalid('SVC_ERR_BACKUP_VERSION_UNSUPPORTED', `key backup version ${String(blob.v)} is not supported by this svc-node`);

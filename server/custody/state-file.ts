@@ -23,14 +23,16 @@ export function readState(dataDir: string): CustodyState | null {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw error;
   }
-  let state: Partial<CustodyState>;
+  let parsed: unknown;
   try {
-    state = JSON.parse(text) as Partial<CustodyState>;
+    parsed = JSON.parse(text);
   } catch {
     throw new CustodyError('state_invalid', `${file} is not valid JSON; restore it from a backup`);
   }
-  if (typeof state !== 'object' || state === null || state.v !== 1) {
-    throw new CustodyError('state_invalid', `${file} has version ${String(state?.v)}, which this svc-node does not read`);
+  // Any JSON value parses: one that is not an object has no version, like an object without one.
+  const state = (typeof parsed === 'object' && parsed !== null ? parsed : {}) as Partial<CustodyState>;
+  if (state.v !== 1) {
+    throw new CustodyError('state_invalid', `${file} has version ${String(state.v)}, which this svc-node does not read`);
   }
   if (!BACKEND_NAMES.includes(state.backend as never)) {
     throw new CustodyError('state_invalid', `${file} names an unknown custody backend ${JSON.stringify(state.backend)}`);

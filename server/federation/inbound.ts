@@ -126,8 +126,8 @@ export class FederationInbound {
     const listed = (answer as { addresses?: unknown } | null)?.addresses;
     if (!Array.isArray(listed)) return;
     const wanted = new Set(names);
-    for (const address of listed as { name?: unknown }[]) {
-      if (typeof address === 'object' && address !== null && typeof address.name === 'string' && wanted.has(address.name)) {
+    for (const address of listed as unknown[]) {
+      if (typeof address === 'object' && address !== null && 'name' in address && typeof address.name === 'string' && wanted.has(address.name)) {
         lookups.prime(`${node.url}${addressPathOf(domain, address.name)}`, address);
       }
     }

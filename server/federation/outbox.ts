@@ -164,6 +164,8 @@ export class FederationOutbox implements RemoteQueue {
         do {
           this.#again = false;
           await this.#dispatchDue();
+          // Another #pump() sets #again while this one awaits; the types do not see that across the await.
+          // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition
         } while (this.#again && !this.#stopped);
       } finally {
         this.#running = null;
@@ -275,7 +277,7 @@ export class FederationOutbox implements RemoteQueue {
     const delay = Math.min(Math.max(0, Date.parse(next) - this.#ctx.clock.now().getTime()), MAX_SLEEP_MS);
     clearTimeout(this.#timer);
     this.#timer = setTimeout(() => void this.#pump(), delay);
-    this.#timer.unref?.();
+    this.#timer.unref();
   }
 
   /**

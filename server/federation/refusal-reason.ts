@@ -29,11 +29,11 @@ export const REFUSAL_REASON_MAX_CHARS = 300;
 function detailText(detail: unknown): string | null {
   if (typeof detail === 'string') return detail;
   if (!Array.isArray(detail)) return null;
-  const issues = detail.flatMap((issue: { loc?: unknown; msg?: unknown }) =>
-    typeof issue === 'object' && issue !== null && typeof issue.msg === 'string'
-      ? [`${Array.isArray(issue.loc) ? `${issue.loc.join('.')}: ` : ''}${issue.msg}`]
-      : [],
-  );
+  const issues = (detail as unknown[]).flatMap((item) => {
+    if (typeof item !== 'object' || item === null) return [];
+    const issue = item as { loc?: unknown; msg?: unknown };
+    return typeof issue.msg === 'string' ? [`${Array.isArray(issue.loc) ? `${issue.loc.join('.')}: ` : ''}${issue.msg}`] : [];
+  });
   return issues.length > 0 ? issues.join('; ') : null;
 }
 

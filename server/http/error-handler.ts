@@ -19,7 +19,8 @@ function fastifyClientCode(error: FastifyError): ErrorCode | null {
   if (status === 413) return 'SVC_ERR_BODY_TOO_LARGE';
   if (status === 415) return 'SVC_ERR_UNSUPPORTED_MEDIA_TYPE';
   if (status === 408) return 'SVC_ERR_REQUEST_TIMEOUT';
-  if (error.code?.includes('JSON')) return 'SVC_ERR_MALFORMED_JSON';
+  // Typed as always there, but any error with a 4xx statusCode arrives here, with or without a code.
+  if ((error.code as string | undefined)?.includes('JSON')) return 'SVC_ERR_MALFORMED_JSON';
   return 'SVC_ERR_MALFORMED_REQUEST';
 }
 

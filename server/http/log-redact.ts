@@ -15,5 +15,5 @@ export function redactUrl(url: string): string {
 
 /** Fastify's request log fields, with the URL redacted. */
 export function requestLogFields(request: FastifyRequest): Record<string, unknown> {
-  return { method: request.method, url: redactUrl(request.url), host: request.host, remoteAddress: request.ip, remotePort: request.socket?.remotePort };
+  return { method: request.method, url: redactUrl(request.url), host: request.host, remoteAddress: request.ip, remotePort: request.socket.remotePort };
 }

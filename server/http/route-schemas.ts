@@ -23,10 +23,8 @@ import type { z } from 'zod';
 import { invalid, type ValidationIssue } from '../errors.ts';
 import { declaredPart, undeclaredPaths } from './response-filter.ts';
 
-type HttpPart = 'body' | 'querystring' | 'params' | 'headers';
-
-/** Where a problem was, in the words parseWith has always used. */
-const LOCATION: Record<HttpPart, ValidationIssue['loc'][number]> = { body: 'body', querystring: 'query', params: 'path', headers: 'header' };
+/** Where a problem was, in the words parseWith has always used; by Fastify's name for the part. */
+const LOCATION: Record<string, ValidationIssue['loc'][number]> = { body: 'body', querystring: 'query', params: 'path', headers: 'header' };
 
 export function issuesOf(error: z.ZodError, where: ValidationIssue['loc'][number]): ValidationIssue[] {
   return error.issues.map((issue) => ({
@@ -37,7 +35,7 @@ export function issuesOf(error: z.ZodError, where: ValidationIssue['loc'][number
 }
 
 const validatorCompiler: FastifySchemaCompiler<z.ZodType> = ({ schema, httpPart }) => {
-  const where = LOCATION[(httpPart ?? 'body') as HttpPart] ?? 'body';
+  const where = LOCATION[httpPart ?? 'body'] ?? 'body';
   return (data) => {
     // A route that declares a body also takes none at all as an empty object (parseWith did too).
     const result = schema.safeParse(data ?? (where === 'body' ? {} : data));

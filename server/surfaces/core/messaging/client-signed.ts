@@ -183,5 +183,5 @@ export function signedRecipient(r: {
   agent: { agent_id: string } | null;
 }): SignedRecipient {
   if (r.agent === null) return { names: [r.to, r.address], didKey: r.didKey, stableId: r.stableId, remote: true };
-  return { names: [r.to, r.alias, r.address, r.stableId, r.didKey, r.agent?.agent_id ?? null], didKey: r.didKey, stableId: r.stableId };
+  return { names: [r.to, r.alias, r.address, r.stableId, r.didKey, r.agent.agent_id], didKey: r.didKey, stableId: r.stableId };
 }

@@ -106,7 +106,7 @@ export function send(deps: ChatDeps, agentId: string, sessionId: string, input: 
   const { db } = ctx;
   const session = memberSession(db, agentId, sessionId);
   const parties = sessionParties(deps, sessionId);
-  const sender = parties.find((p) => isAgent(p, agentId)) ?? recipients.party(identities.row(agentId));
+  const sender = parties.find((p): p is Party => isAgent(p, agentId)) ?? recipients.party(identities.row(agentId));
   const content = { body: input.body, reply_to: input.reply_to ?? null, wait_seconds: null, hang_on: input.hang_on, sender_leaving: input.leaving };
   // A client signature is checked before anything else, a repeat of its send included.
   const clientSigned = verifyChat(deps, sender, input, content);

@@ -40,8 +40,11 @@ export function remoteParty(address: string, did = ''): RemoteParty {
   };
 }
 
-/** Whether `party` is the identity `agentId` of this node. */
-export function isAgent(party: ChatParty, agentId: string): party is Party {
+/**
+ * Whether `party` is the identity `agentId` of this node. Not a type guard: a party that is not
+ * this agent may still be another identity of this node, not only one on another node.
+ */
+export function isAgent(party: ChatParty, agentId: string): boolean {
   return party.agent !== null && party.agent.agent_id === agentId;
 }
 
