@@ -93,7 +93,7 @@ export function useChatSessions(shown: ChatShown) {
 
   /** A chat message arrived for someone (the owner feed): its row moves up, or the list is read again when it is new. */
   function arrived(item: NodeWakeItem): void {
-    if (item.type !== 'chat_message' || item.agent_id !== agentId.value || !loaded.value || item.session_id === undefined) return;
+    if (item.type !== 'chat_message' || item.agent_id !== agentId.value || !loaded.value) return;
     const sessionId = item.session_id;
     const known = sessions.value.some((s) => s.session_id === sessionId);
     if (!known) {

@@ -265,7 +265,7 @@ export function timeline(entries: readonly ConversationEntry[], myAgentId: strin
     }
     const previous = rows.at(-1);
     const first = previous?.kind !== 'message' || previous.entry.message.from_alias !== message.from_alias || isMine(previous.entry.message, myAgentId) !== mine;
-    if (!first && previous?.kind === 'message') previous.last = false;
+    if (!first) previous.last = false;
     rows.push({ kind: 'message', key: entry.key, entry, first, last: true });
   }
   return rows;

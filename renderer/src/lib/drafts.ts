@@ -140,7 +140,7 @@ export function sameMailDraft(a: MailDraft, b: MailDraft): boolean {
     a.priority === b.priority &&
     a.thread_id === b.thread_id &&
     a.to.length === b.to.length &&
-    a.to.every((r, i) => r.value === b.to[i]?.value && r.kind === b.to[i]?.kind)
+    a.to.every((r, i) => r.value === b.to[i]?.value && r.kind === b.to[i].kind)
   );
 }
 

@@ -26,13 +26,12 @@ export function splitMembers(members: readonly ListedMember[]): { active: Listed
  * the list was read). A revoked certificate never counts as online, whatever its identity does.
  */
 export function applyPresence(members: readonly ListedMember[], presence: NodeAgentPresence): ListedMember[] | null {
-  let matched = false;
-  const next = members.map((member) => {
-    if (member.agent_id !== presence.agent_id) return member;
-    matched = true;
-    return { ...member, online: presence.online && member.revoked_at === null, last_seen: presence.last_seen ?? member.last_seen };
-  });
-  return matched ? next : null;
+  if (!members.some((member) => member.agent_id === presence.agent_id)) return null;
+  return members.map((member) =>
+    member.agent_id !== presence.agent_id
+      ? member
+      : { ...member, online: presence.online && member.revoked_at === null, last_seen: presence.last_seen ?? member.last_seen },
+  );
 }
 
 /**

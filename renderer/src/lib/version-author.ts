@@ -20,7 +20,7 @@ const HOW: Record<VersionSource, string> = { api: 'saved', template: 'from a tem
 export type ReportedVersion = Pick<DocumentVersion, 'source' | 'created_by_alias' | 'created_by_address' | 'created_by_editor_name'> & Partial<Pick<DocumentVersion, 'author'>>;
 
 export function authorLine(version: ReportedVersion): AuthorLine {
-  const how = HOW[version.source] ?? version.source;
+  const how = HOW[version.source];
   // A node from before versions named their author sends no `author`: the certificate's fields, as
   // before.
   const author = version.author ?? {

@@ -122,7 +122,7 @@ export const useChatStore = defineStore('chat', () => {
       const history = await client.conversation(sessionId, HISTORY);
       if (mine !== conversationGeneration) return;
       entries.value = mergeMessages(entries.value, history.messages);
-      members.value = history.participants ?? [];
+      members.value = history.participants;
       // Receipts that arrived live while the history loaded are newer than its positions.
       receipts.value = { ...receiptsFrom(members.value, agentId.value), ...receipts.value };
       void delivery.load();

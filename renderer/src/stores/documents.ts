@@ -283,6 +283,8 @@ export const useDocumentsStore = defineStore('documents', () => {
     if (slug === null || current.value === null) return;
     // The open document may sit on a page not read again: ask for it then.
     const listed = documents.value.find((d) => d.slug === slug) ?? (await docs(shownTeam).get(slug).catch(() => undefined));
+    // Another document may have opened, or this one closed, during the await; the types do not see that.
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition
     if (selectedSlug.value !== slug || current.value === null) return;
     if (listed === undefined || listed.current_version === current.value.current_version) return;
     // In place, not re-opened: the history and preview stay on screen while the new version loads.
