@@ -15,7 +15,7 @@ import { privateKeyFromSeed, signBytes } from '../server/crypto/ed25519.ts';
 import { systemClock } from '../server/clock.ts';
 import type { NodeContext } from '../server/context.ts';
 import { Custody } from '../server/custody/custody.ts';
-import { AppEvents } from '../server/events/app-events.ts';
+import { AppEvents } from '../server/teams/app-events.ts';
 import { EventBus } from '../server/events/bus.ts';
 import { startNode } from '../server/index.ts';
 import { closeDatabase, openDatabase } from '../server/store/database.ts';

@@ -31,7 +31,7 @@ import { buildTeamHeaders, type TeamHeaders } from '../server/auth/team-envelope
 import { systemClock } from '../server/clock.ts';
 import type { NodeContext } from '../server/context.ts';
 import { privateKeyFromSeed, signBytes } from '../server/crypto/ed25519.ts';
-import { AppEvents } from '../server/events/app-events.ts';
+import { AppEvents } from '../server/teams/app-events.ts';
 import { EventBus } from '../server/events/bus.ts';
 import { startNode, type RunningNode } from '../server/index.ts';
 import { SearchBackfill } from '../server/search/backfill.ts';

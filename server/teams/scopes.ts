@@ -36,7 +36,7 @@ export function isTeamScope(value: string): value is TeamScope {
 
 /**
  * The scope an identity's certificate must hold to subscribe to an app event type and, checked
- * again at every delivery, to receive one (events/app-events.ts).
+ * again at every delivery, to receive one (teams/app-events.ts).
  */
 export const APP_EVENT_SCOPES: Readonly<Record<AppEventType, TeamScope>> = {
   'docs/doc.changed': 'docs:read',

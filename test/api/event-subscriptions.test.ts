@@ -6,7 +6,7 @@
  * surface in-process, where the test can call `appEvents.emit` as the document surface does.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { DocChangedEvent } from '../../server/events/app-events.ts';
+import type { DocChangedEvent } from '../../server/teams/app-events.ts';
 import { startCoreNode, type CoreNode } from '../support/core-node.ts';
 import { expectOk, expectRefusal, expectValidation } from '../support/expect.ts';
 import { createIdentity, createNodeNamespace, createProject, persistent, type Project } from '../support/identities.ts';

@@ -4,7 +4,7 @@
  */
 import type { OwnerAccess } from '../../auth/owner.ts';
 import type { NodeContext } from '../../context.ts';
-import { AppEvents } from '../../events/app-events.ts';
+import { AppEvents } from '../../teams/app-events.ts';
 import { NodeDirectory } from '../../federation/directory.ts';
 import { DEFAULT_DOMAIN_BUDGET, DomainBudgets, type DomainBudget } from '../../federation/domain-budget.ts';
 import { FederationInbound } from '../../federation/inbound.ts';

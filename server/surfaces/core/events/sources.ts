@@ -5,7 +5,7 @@
  * The frames' payloads are declared in contract/core/events.ts.
  */
 import type { ControlFrame, MailWakeFrame } from '../../../../contract/core/events.ts';
-import type { AppEvents } from '../../../events/app-events.ts';
+import type { AppEvents } from '../../../teams/app-events.ts';
 import type { ControlService } from '../control/service.ts';
 import type { MailService } from '../mail/service.ts';
 import { actionableChat, actionableMail } from './upstream-frames.ts';

@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import type { EventSubscription, SubscriptionInput, SubscriptionList } from '../../../../contract/core/events.ts';
 import type { NodeContext } from '../../../context.ts';
 import { forbidden, invalid, notFound } from '../../../errors.ts';
-import { deleteSubscription, findSubscription, insertSubscription, subscriptionsOf } from '../../../events/app-event-store.ts';
+import { deleteSubscription, findSubscription, insertSubscription, subscriptionsOf } from '../../../teams/app-event-store.ts';
 import { APP_EVENT_SCOPES } from '../../../teams/scopes.ts';
 import type { TeamService } from '../../../teams/service.ts';
 import type { IdentityService } from '../identities/service.ts';
@@ -29,7 +29,7 @@ export class EventSubscriptions {
   /**
    * The team the subscription is for: the one named (if a member), else the only one; the
    * identity's certificate there must hold the scope the event type needs (checked again at
-   * delivery, events/app-events.ts).
+   * delivery, teams/app-events.ts).
    */
   #team(agentId: string, teamId: string | undefined, type: SubscriptionInput['type']): string {
     const identity = this.#identities.row(agentId);

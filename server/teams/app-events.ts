@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { APP_EVENT_TYPES, type DocChangeSource } from '../../contract/core/events.ts';
 import type { NodeContext } from '../context.ts';
 import { appEventsLostAfter, insertAppEvent, lastAppEventId, pruneAppEvents, subscribersOf, visibleAppEvents, type StoredAppEvent } from './app-event-store.ts';
-import { identityTopic } from './bus.ts';
+import { identityTopic } from '../events/bus.ts';
 
 export interface DocChangedEvent {
   type: 'docs/doc.changed';

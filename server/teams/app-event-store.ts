@@ -4,8 +4,8 @@
  * subscription, team membership by the teams' rule (teams/store.ts) and the scope the type needs.
  */
 import type { Db } from '../context.ts';
-import { grantsScopeSql, membershipSql } from '../teams/store.ts';
-import { APP_EVENT_SCOPES } from '../teams/scopes.ts';
+import { APP_EVENT_SCOPES } from './scopes.ts';
+import { grantsScopeSql, membershipSql } from './store.ts';
 import type { AppEventType, EventSubscription } from '../../contract/core/events.ts';
 
 export interface AppEventRow {

@@ -8,7 +8,7 @@ import { agentRow, useStoreDatabase } from '../../test/support/store-database.ts
 import { appendDidLogEntry } from '../surfaces/core/did/store.ts';
 import { insertIdentity } from '../surfaces/core/identities/store.ts';
 import { insertProject } from '../surfaces/core/projects/store.ts';
-import { insertCertificate, insertTeam, revokeCertificate } from '../teams/store.ts';
+import { insertCertificate, insertTeam, revokeCertificate } from './store.ts';
 import {
   deleteSubscription,
   findSubscription,

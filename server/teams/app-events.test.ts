@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCoreNode, type CoreNode } from '../../test/support/core-node.ts';
-import { identityTopic } from './bus.ts';
+import { identityTopic } from '../events/bus.ts';
 import { appEventWakeSource } from '../surfaces/core/events/sources.ts';
 import type { DocChangedEvent } from './app-events.ts';
 
