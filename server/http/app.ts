@@ -26,7 +26,7 @@ import { installRateLimit, PEER_RATE_LIMIT, type RateLimit } from './rate-limit.
 import { installSse, type StreamTiming } from './sse.ts';
 import { installApiDescription } from './api-description.ts';
 import { installRouteAuth, type AuthMode } from './route-auth.ts';
-import type { TeamScope } from '../teams/scopes.ts';
+import type { TeamScope } from '../../contract/node/teams.ts';
 import { installRouteSchemas } from './route-schemas.ts';
 import { serveUi } from './static-ui.ts';
 

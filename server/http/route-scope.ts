@@ -8,7 +8,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { requireScope, type TeamMember } from '../auth/team-envelope.ts';
 import { forbidden, unauthorized } from '../errors.ts';
-import type { TeamScope } from '../teams/scopes.ts';
+import type { TeamScope } from '../../contract/node/teams.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {

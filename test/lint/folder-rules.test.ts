@@ -65,7 +65,6 @@ const KNOWN: Record<string, string> = {
   'federation -> core/namespaces': 'arrival checks namespace authority through core’s service rather than an interface',
   'federation -> surfaces/core': 'federation’s routes take the core container as their dependencies',
   'http -> surfaces/core': 'route auth takes the core container to resolve identities',
-  'http -> teams': 'the route-scope check names team scopes from the teams folder',
   'search -> surfaces/library': 'search reads the library’s store and profile parser rather than a reader the library implements',
 };
 
