@@ -7,9 +7,17 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { FederatedMessage, FederationBatch, FederationBatchResult, InboundResult } from '../../contract/core/federation.ts';
-import type { CoreServices } from '../surfaces/core/services.ts';
+import type { FederationBatches } from './inbound-batch.ts';
 
-export async function federationRoutes(app: FastifyInstance, { services }: { services: CoreServices }): Promise<void> {
+/**
+ * What the routes call: the inbound batches. The core's container satisfies it and the core
+ * surface registers the routes with it, so federation does not reach up into the core.
+ */
+export interface FederationRouteServices {
+  batches: Pick<FederationBatches, 'single' | 'receive'>;
+}
+
+export async function federationRoutes(app: FastifyInstance, { services }: { services: FederationRouteServices }): Promise<void> {
   app.withTypeProvider<ZodTypeProvider>().post(
     '/v1/federation/messages',
     {
