@@ -27,9 +27,10 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { authenticate, authenticateIdentity, authenticateProjectAuthority, type IdentityPrincipal, type Principal } from '../auth/bearer.ts';
 import { verifyIdentitySignature } from '../auth/identity-signature.ts';
 import { CERTIFICATE_HEADER } from '../auth/team-envelope-client.ts';
+import type { OwnerAccess } from '../auth/owner.ts';
+import type { TeamKeyring, TeamMember } from '../auth/team-envelope.ts';
 import type { NodeContext } from '../context.ts';
 import { unauthorized } from '../errors.ts';
-import type { CoreServices } from '../surfaces/core/services.ts';
 import { claimSignedWrite, installSignedWriteAnswers, isReadMethod, signedReplayKey } from './signed-writes.ts';
 import { authenticateTeam, declareTeamSurface, type TeamAuthOptions } from './team-auth.ts';
 
@@ -65,8 +66,43 @@ declare module 'fastify' {
   }
 }
 
-/** What DIDKey-signed identity auth needs of the core. */
-type SignedIdentityServices = Pick<CoreServices, 'ctx' | 'teams' | 'teamAgents' | 'did'>;
+/** The identity a signed caller acts as. */
+interface SignedCaller {
+  agentId: string;
+  projectId: string;
+}
+
+/**
+ * What route auth calls to resolve a signed caller's identity. The core's services satisfy it (its
+ * team agents, its did:svc registry) and the listener wires them in, so http/ does not reach up
+ * into the core.
+ */
+export interface IdentityResolver {
+  teamAgents: {
+    /** The identity of a verified team member that has connected; throws otherwise. */
+    callerOf(member: TeamMember): SignedCaller;
+    /** The hosted identity of a did:key (and its did:svc, when the request names one); throws otherwise. */
+    identityOfKey(didKey: string, didAw: string | null): SignedCaller;
+    /** Throws once the team membership an identity was connected through no longer holds. */
+    requireLiveMembership(agentId: string): void;
+  };
+  did: {
+    /** The key a did:svc log this node holds names now, or null. */
+    currentKey(didAw: string): string | null;
+  };
+}
+
+/** What team auth on the core needs: the node and the teams it knows. */
+export interface CoreTeamAuthServices {
+  ctx: NodeContext;
+  teams: TeamKeyring;
+}
+
+/** What DIDKey-signed identity auth needs. */
+type SignedIdentityServices = CoreTeamAuthServices & IdentityResolver;
+
+/** What the auth hook needs: signed identities, and the owner's access. */
+export type RouteAuthServices = SignedIdentityServices & { owner: OwnerAccess };
 
 /** Identity-only auth (no certificate) is for these routes only (upstream's messaging routes and MCP). */
 const MESSAGING_ROUTES = ['/v1/messages', '/v1/chat', '/v1/contacts', '/v1/conversations', '/mcp'];
@@ -86,7 +122,7 @@ function coreAudiences(ctx: NodeContext): string[] {
  * Team auth on the core: its own origins, and upstream's compact v1 form too (its clients sign
  * so). Identity routes signed with a certificate take it, and the core surface declares it.
  */
-export function coreTeamAuth({ ctx, teams }: Pick<CoreServices, 'ctx' | 'teams'>): TeamAuthOptions {
+export function coreTeamAuth({ ctx, teams }: CoreTeamAuthServices): TeamAuthOptions {
   return { teams, audiences: () => coreAudiences(ctx), clock: ctx.clock, replay: ctx.replay, compact: true };
 }
 
@@ -138,7 +174,7 @@ export function declareRoutesAuth(app: FastifyInstance, mode: AuthMode): void {
 
 const methodsOf = (method: string | string[]): string => [method].flat().join(',');
 
-export function installRouteAuth(app: FastifyInstance, services: Pick<CoreServices, 'ctx' | 'owner' | 'teams' | 'teamAgents' | 'did'>): void {
+export function installRouteAuth(app: FastifyInstance, services: RouteAuthServices): void {
   const { ctx, owner } = services;
   app.decorateRequest('principal', null);
   // A team route outside any surface's context: the core's origins, and only the envelope form
