@@ -15,8 +15,6 @@ import { rank, type Candidate, type Ranked } from './ranking.ts';
 import { PUBLIC_SCOPE, agentScope, scopedMatch, sessionScope, teamScope } from './scope.ts';
 import { PENDING_KINDS, attachRecent, pendingCount, syncRecent } from './pending-store.ts';
 import { relevanceOf, textColumns } from './scoring.ts';
-import { readProfile } from '../surfaces/library/domain/profile-yaml.ts';
-import { latestShelfVersion, shelfVersionFiles } from '../surfaces/library/store/shelf-versions.ts';
 import { snippet } from './snippet.ts';
 import { backfillRows } from './store/backfill.ts';
 import { chatCandidates, chatRows, sessionsOf } from './store/chat.ts';
@@ -81,10 +79,17 @@ function withPeople(text: string, people: ReadonlyArray<string | undefined>): st
 
 const writeCursor = (offset: number): string => Buffer.from(JSON.stringify({ o: offset }), 'utf8').toString('base64url');
 
+/** The library's reading of its shelf (it alone parses profile.yaml). */
+export interface ShelfProfiles {
+  /** A profile's name, as its latest profile.yaml gives it; null when it names none (or the shelf has no such profile). */
+  profileName(teamId: string, ref: string): string | null;
+}
+
 export class SearchService {
   readonly #db: Db;
   readonly #clock: Clock;
   #history: DocumentHistory | null = null;
+  #profiles: ShelfProfiles | null = null;
 
   constructor(db: Db, clock: Clock) {
     this.#db = db;
@@ -95,6 +100,11 @@ export class SearchService {
   /** The documents service tells how to read version chains (it alone decodes them): snippets and the backfill. */
   readDocumentsWith(history: DocumentHistory): void {
     this.#history = history;
+  }
+
+  /** The library tells how to read a profile's name from its shelf: profile hits are titled with it. */
+  readProfilesWith(profiles: ShelfProfiles): void {
+    this.#profiles = profiles;
   }
 
   get documentHistory(): DocumentHistory | null {
@@ -203,12 +213,6 @@ export class SearchService {
     }));
   }
 
-  /** A profile's name, as its latest profile.yaml gives it (the shelf shows it so); null when it names none. */
-  #profileName(teamId: string, ref: string): string | null {
-    const head = latestShelfVersion(this.#db, teamId, ref);
-    return head === undefined ? null : readProfile(shelfVersionFiles(this.#db, head.seq)).manifest.name;
-  }
-
   /** `viewer`: whose mailbox and chats the hits are shown as (null: the owner, who sees each as its holder's). */
   #hits(page: readonly Ranked[], query: ParsedQuery, viewer: { mail: string | null; chat: string | null }): SearchHit[] {
     const ids = (kind: SearchKind) => page.filter((c) => c.kind === kind).map((c) => c.id);
@@ -266,7 +270,7 @@ export class SearchService {
         if (row === undefined) continue;
         const { text, highlights } = cut(row.body);
         if (c.kind === 'profile') {
-          hits.push({ kind: 'profile', ...base, ...titled(this.#profileName(c.library.teamId, c.library.ref) ?? row.title), snippet: text, highlights, team_id: c.library.teamId, profile_ref: c.library.ref });
+          hits.push({ kind: 'profile', ...base, ...titled(this.#profiles?.profileName(c.library.teamId, c.library.ref) ?? row.title), snippet: text, highlights, team_id: c.library.teamId, profile_ref: c.library.ref });
         }
         else hits.push({ kind: 'blueprint', ...base, ...titled(row.title), snippet: text, highlights, blueprint_ref: c.library.ref });
       }

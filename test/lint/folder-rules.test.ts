@@ -63,7 +63,6 @@ const KNOWN: Record<string, string> = {
   'federation -> core/identities': 'the outbox and arrival read identity rows rather than an interface core implements',
   'federation -> core/messaging': 'the outbox and arrival store mail and bounces through messaging’s delivery directly',
   'federation -> core/namespaces': 'arrival checks namespace authority through core’s service rather than an interface',
-  'search -> surfaces/library': 'search reads the library’s store and profile parser rather than a reader the library implements',
 };
 
 function layerOf(file: string): string {

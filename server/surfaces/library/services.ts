@@ -29,6 +29,8 @@ export interface LibraryServices {
 export function createLibraryServices(ctx: NodeContext, core: Pick<CoreServices, 'search' | 'teams'>): LibraryServices {
   const catalog = new BlueprintCatalog(ctx);
   const shelf = new Shelf(ctx, catalog);
+  // Search titles profile hits with their names through the one service that parses profile.yaml.
+  core.search.readProfilesWith(shelf.profiles);
   return {
     catalog,
     registrations: new TeamRegistrations(ctx),

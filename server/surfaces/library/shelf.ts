@@ -19,6 +19,7 @@ import type { SourcePins } from '../../../contract/library/common.ts';
 import type { ShelfImportInput, ShelfImportResult, ShelfPage, ShelfQuery } from '../../../contract/library/shelf.ts';
 import type { NodeContext } from '../../context.ts';
 import { conflict, invalid, notFound } from '../../errors.ts';
+import type { ShelfProfiles } from '../../search/service.ts';
 import type { BlueprintCatalog } from './catalog.ts';
 import { libraryChanged } from './changes.ts';
 import { partDigests, profileDigest, proposalAssetDigests } from './domain/digest.ts';
@@ -88,6 +89,17 @@ export class Shelf {
     this.#ctx = ctx;
     this.#catalog = catalog;
   }
+
+  /**
+   * What search needs of the shelf, which only the library parses: a profile's name as its latest
+   * profile.yaml gives it (the shelf shows it so), to title its hits.
+   */
+  readonly profiles: ShelfProfiles = {
+    profileName: (teamId, ref) => {
+      const head = latestShelfVersion(this.#ctx.db, teamId, ref);
+      return head === undefined ? null : manifestOf(head.digest, () => shelfVersionFiles(this.#ctx.db, head.seq)).name;
+    },
+  };
 
   /**
    * A new profile made on the shelf; its ref is profile.yaml's `id`. Skills found in the files are
