@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { parseRfc3339 } from '../core-rules.ts';
-import { DeadlineParam } from './events.ts';
+import { DeadlineParam, StreamDeadline, StreamError, StreamSuperseded } from './events.ts';
 import { ClientMessageId, ClientTimestamp, clientSigningFields, refineClientSigning, SignatureStatus } from './mail.ts';
 import { aliasSelector, RotationAnnouncement } from './identities.ts';
 import { NamespaceTrust, ReplacementAnnouncement } from './namespaces.ts';
@@ -298,8 +298,11 @@ export type ChatHistory = z.output<typeof ChatHistory>;
 
 // ------------------------------------------------------------------ the session stream's frames
 
-/** `message`: a new message of the session; `sender_waiting`: its sender has the session's stream open (upstream's). */
-export const ChatMessageFrame = ChatMessage.extend({ type: z.literal('message'), sender_waiting: z.boolean() });
+/**
+ * `message`: a new message of the session; `sender_waiting`: its sender has the session's stream
+ * open (upstream's). `type` comes first, as the frame is written: a frame leaves as this parses it.
+ */
+export const ChatMessageFrame = z.object({ type: z.literal('message'), ...ChatMessage.shape, sender_waiting: z.boolean() });
 export type ChatMessageFrame = z.output<typeof ChatMessageFrame>;
 
 /** `read_receipt`: another participant read up to a message. */
@@ -316,3 +319,13 @@ export type ReadReceipt = z.output<typeof ReadReceipt>;
 
 /** `error`: the stream failed, and closes. */
 export { StreamError } from './events.ts';
+
+/** Each frame of a session stream, by its SSE event name: what of a frame may leave (server/http/sse-frames.ts). */
+export const ChatSessionFrames = {
+  message: ChatMessageFrame,
+  read_receipt: ReadReceipt,
+  // More session streams than an identity may keep open: the oldest closes with this frame.
+  superseded: StreamSuperseded,
+  error: StreamError,
+  deadline: StreamDeadline,
+} as const;

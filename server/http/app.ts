@@ -43,7 +43,7 @@ export interface RegisteredRoute {
 export interface BaseOptions {
   services: CoreServices;
   log: boolean;
-  /** Fail every answer outside its declared schema, undeclared fields included (the test suites); production drops undeclared fields. */
+  /** Fail every answer and SSE frame outside its declared schema, undeclared fields included (the test suites); production drops undeclared fields. */
   validateResponses?: boolean | undefined;
   /** Told of every route as it is registered (tests read the route table from here). */
   onRoute?: ((route: RegisteredRoute) => void) | undefined;
@@ -71,7 +71,7 @@ export function baseApp({ services, log, validateResponses, onRoute, streams }: 
   });
   installErrorHandlers(app);
   installJsonBody(app);
-  installSse(app, streams);
+  installSse(app, { ...streams, strictFrames: validateResponses });
   installRouteSchemas(app, { validateResponses });
   installRouteAuth(app, services);
   if (onRoute) {

@@ -10,11 +10,16 @@
  * URL again, with `Last-Event-ID`) is answered 204 No Content, which tells an EventSource client
  * to stop. When the 300 s cap ends it first, it closes without that frame, and the client's
  * reconnect resumes where it stopped.
+ *
+ * Each stream declares its frames, by event name (contract/), and each frame leaves as its schema
+ * parses it (sse-frames.ts): undeclared keys are dropped, and in the test suites they end the
+ * stream with an `error` frame naming them.
  */
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { StreamDeadline } from '../../contract/core/events.ts';
+import { StreamError, type StreamDeadline } from '../../contract/core/events.ts';
 import { invalid } from '../errors.ts';
 import { parseRfc3339 } from '../crypto/timestamp.ts';
+import { frameWriter, type FrameSchemas } from './sse-frames.ts';
 
 export const MAX_STREAM_SECONDS = 300;
 /** How long EventSource waits before it reconnects (`retry:`): the cap ends every stream every 300 s. */
@@ -28,10 +33,17 @@ export interface StreamTiming {
   retryMs: number;
 }
 
+/** How the listener's streams treat their frames. */
+export interface StreamOptions extends Partial<StreamTiming> {
+  /** A frame outside its contract ends its stream (the test suites); production sends its declared part. */
+  strictFrames?: boolean | undefined;
+}
+
 export interface SseStream {
   /**
-   * Writes one frame; false once the connection is gone (the frame was not sent). `id` is the
-   * stream's position after this frame; without it the frame repeats the current position.
+   * Writes one frame, as the stream's declared schema for `event` parses it; false once the
+   * connection is gone (the frame was not sent). `id` is the stream's position after this frame;
+   * without it the frame repeats the current position.
    */
   send(event: string, data: unknown, id?: string): boolean;
   comment(text: string): void;
@@ -89,11 +101,13 @@ export function endOfStream(reply: FastifyReply): FastifyReply {
 
 const OPEN_STREAMS = Symbol('svc.openSseStreams');
 const TIMING = Symbol('svc.sseTiming');
+const STRICT_FRAMES = Symbol('svc.sseStrictFrames');
 
 declare module 'fastify' {
   interface FastifyInstance {
     [OPEN_STREAMS]: Set<SseStream>;
     [TIMING]: StreamTiming;
+    [STRICT_FRAMES]: boolean;
   }
 }
 
@@ -101,18 +115,22 @@ declare module 'fastify' {
  * Open streams end when their listener closes, instead of holding `close()` until their
  * deadlines (up to 300 s). Installed once per app; every plugin shares the set and the timing.
  */
-export function installSse(app: FastifyInstance, timing: Partial<StreamTiming> = {}): void {
+export function installSse(app: FastifyInstance, { strictFrames = false, ...timing }: StreamOptions = {}): void {
   const open = new Set<SseStream>();
   app.decorate(OPEN_STREAMS, open);
-  app.decorate(TIMING, { keepaliveMs: KEEPALIVE_INTERVAL_MS, retryMs: RETRY_MS, ...timing });
+  app.decorate(TIMING, { keepaliveMs: timing.keepaliveMs ?? KEEPALIVE_INTERVAL_MS, retryMs: timing.retryMs ?? RETRY_MS });
+  app.decorate(STRICT_FRAMES, strictFrames);
   app.addHook('preClose', (done) => {
     for (const stream of open) stream.close();
     done();
   });
 }
 
-export function openSse(request: FastifyRequest, reply: FastifyReply, window: StreamWindow): SseStream {
+/** Opens the stream of `request`, whose frames are `frames` (every one it may send, by event name). */
+export function openSse(request: FastifyRequest, reply: FastifyReply, window: StreamWindow, frames: FrameSchemas): SseStream {
   const { keepaliveMs, retryMs } = request.server[TIMING];
+  const strict = request.server[STRICT_FRAMES];
+  const frame = frameWriter(frames, strict, request.log);
   reply.hijack();
   const res = reply.raw;
   res.writeHead(200, {
@@ -125,6 +143,10 @@ export function openSse(request: FastifyRequest, reply: FastifyReply, window: St
   });
   res.write(`retry: ${retryMs}\n\n`);
 
+  const write = (event: string, json: string): boolean => {
+    const idLine = stream.position === null ? '' : `id: ${stream.position}\n`;
+    return res.write(`${idLine}event: ${event}\ndata: ${json}\n\n`);
+  };
   const listeners: (() => void)[] = [];
   let closed = false;
   const finish = (): void => {
@@ -147,9 +169,16 @@ export function openSse(request: FastifyRequest, reply: FastifyReply, window: St
     keepaliveMs,
     send(event, data, id) {
       if (closed || res.destroyed) return false;
+      const written = frame(event, data);
+      if ('refused' in written) {
+        // Production leaves the frame out and goes on; the test suites end the stream saying why.
+        if (!strict) return true;
+        write('error', JSON.stringify(StreamError.parse({ type: 'error', detail: written.refused })));
+        finish();
+        return false;
+      }
       if (id !== undefined) stream.position = id;
-      const idLine = stream.position === null ? '' : `id: ${stream.position}\n`;
-      return res.write(`${idLine}event: ${event}\ndata: ${JSON.stringify(data)}\n\n`) || !res.destroyed;
+      return write(event, written.json) || !res.destroyed;
     },
     comment(text) {
       if (!closed && !res.destroyed) res.write(`: ${text}\n\n`);

@@ -6,7 +6,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { EventStreamQuery, StreamResumeHeaders } from '../../../contract/core/events.ts';
+import { EventStreamQuery, NodeFeedFrames, StreamResumeHeaders } from '../../../contract/core/events.ts';
 import { CreatedIdentity } from '../../../contract/core/identities.ts';
 import { Namespace, NamespaceList } from '../../../contract/core/namespaces.ts';
 import {
@@ -135,7 +135,7 @@ export async function ownerApi(app: FastifyInstance, { services, tunnel, nodeInf
       // A browser session revoked meanwhile ends the stream; the owner token lasts the process.
       const session = request.ownerSession ?? null;
       const credential = session === null ? undefined : () => owner.sessions.check(session);
-      wakeFeed.attach(openSse(request, reply, window), nodeInfo().node_id, resume, credential);
+      wakeFeed.attach(openSse(request, reply, window, NodeFeedFrames), nodeInfo().node_id, resume, credential);
       return reply;
     },
   );

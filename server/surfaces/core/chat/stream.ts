@@ -14,7 +14,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import type { ChatMessageFrame } from '../../../../contract/core/chat.ts';
+import { ChatSessionFrames, type ChatMessageFrame } from '../../../../contract/core/chat.ts';
 import type { NodeContext } from '../../../context.ts';
 import { sessionTopic } from '../../../events/bus.ts';
 import { streamIds } from '../../../events/stream-ids.ts';
@@ -46,7 +46,7 @@ export interface SessionStreamOptions {
 
 export function streamSession(ctx: NodeContext, chat: ChatService, request: FastifyRequest, reply: FastifyReply, options: SessionStreamOptions): void {
   const { viewer, sessionId, resume } = options;
-  const sse = openSse(request, reply, options.window);
+  const sse = openSse(request, reply, options.window, ChatSessionFrames);
   chat.admitStream(viewer.agentId, sse);
   sse.onClose(chat.connect(sessionId, viewer.agentId));
   // A session stream has no `connected` frame: this comment is what shows the client it is open.

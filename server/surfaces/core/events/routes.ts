@@ -7,7 +7,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { EventStreamQuery, StreamResumeHeaders } from '../../../../contract/core/events.ts';
+import { EventStreamQuery, IdentityStreamFrames, StreamResumeHeaders } from '../../../../contract/core/events.ts';
 import { identityOf } from '../../../http/route-auth.ts';
 import { endOfStream, openSse, streamWindow } from '../../../http/sse.ts';
 import type { CoreServices } from '../services.ts';
@@ -31,7 +31,7 @@ export async function eventRoutes(app: FastifyInstance, { services }: { services
       const window = streamWindow(request, request.query.deadline, ctx.clock.now());
       if (window === null) return endOfStream(reply);
       const resume = identityStreamIds.decode(request.headers['last-event-id']);
-      const stream = openSse(request, reply, window);
+      const stream = openSse(request, reply, window, IdentityStreamFrames);
       // An open stream counts the identity online (MCP's list_agents).
       stream.onClose(presence.streamOpened(agent.agent_id));
       const caller = { agent_id: agent.agent_id, project_id: agent.project_id, ...teamOf(request.teamMember?.team_id, teams.teamsOf(agent)) };
