@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { profileFiles } from '../support/library.ts';
 import { emulateColorScheme, unexpectedConsoleErrors } from './browser.ts';
 import type { HeadlessNode } from './headless-node.ts';
-import { openAppOnNode, shot as saveShot, stopRig, type AppRig } from './steps.ts';
+import { openAppOnNode, seedIdentities, shot as saveShot, stopRig, type AppRig } from './steps.ts';
 
 const DOMAIN = 'keys-e2e.test';
 const TEAM_ID = `crew:${DOMAIN}`;
@@ -102,12 +102,7 @@ beforeAll(async () => {
     timeout: WAIT,
     prepare: async (started) => {
       node = started;
-      await node.owner('POST', '/v1/node/namespaces', { domain: DOMAIN });
-      const project = await node.owner('POST', '/v1/node/projects', { slug: 'keys', name: 'Keys', namespace: DOMAIN });
-      for (const name of ['alice', 'bob', 'carol']) {
-        const created = await node.owner('POST', '/v1/node/identities', { project_id: project.project_id, name });
-        keys[name] = (await node.owner('POST', `/v1/node/identities/${created.agent_id}/session-key`)).api_key;
-      }
+      Object.assign(keys, (await seedIdentities(node, { domain: DOMAIN, slug: 'keys', names: ['alice', 'bob', 'carol'] })).keys);
       // Alice's inbox (newest first: Gamma, Beta, Alpha), her Sent, and mail to another node.
       for (const subject of ['Inbox Alpha', 'Inbox Beta', 'Inbox Gamma']) await mail('bob', 'alice', subject);
       for (const subject of ['Sent One', 'Sent Two']) await mail('alice', 'bob', subject);

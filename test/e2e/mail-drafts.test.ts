@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.ts';
 import { emulateColorScheme, unexpectedConsoleErrors } from './browser.ts';
 import type { HeadlessNode } from './headless-node.ts';
-import { openAppOnNode, shot as saveShot, stopRig, type AppRig } from './steps.ts';
+import { openAppOnNode, seedIdentities, shot as saveShot, stopRig, type AppRig } from './steps.ts';
 
 const DOMAIN = 'e2e-drafts.test';
 const ALICE = `${DOMAIN}/alice`;
@@ -74,12 +74,7 @@ beforeAll(async () => {
     sink: consoleErrors,
     timeout: WAIT,
     prepare: async (n) => {
-      await n.owner('POST', '/v1/node/namespaces', { domain: DOMAIN });
-      const project = await n.owner('POST', '/v1/node/projects', { slug: 'drafts', name: 'Drafts', namespace: DOMAIN });
-      for (const name of ['alice', 'bob']) {
-        const created = await n.owner('POST', '/v1/node/identities', { project_id: project.project_id, name });
-        keys[name] = (await n.owner('POST', `/v1/node/identities/${created.agent_id}/session-key`)).api_key;
-      }
+      Object.assign(keys, (await seedIdentities(n, { domain: DOMAIN, slug: 'drafts', names: ['alice', 'bob'] })).keys);
     },
   });
   ({ node, page } = rig);

@@ -11,7 +11,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openWindow, unexpectedConsoleErrors } from './browser.ts';
 import type { HeadlessNode } from './headless-node.ts';
-import { startRig, shot as saveShot, stopRig, type Rig } from './steps.ts';
+import { seedIdentities, shot as saveShot, startRig, stopRig, type Rig } from './steps.ts';
 
 const DOMAIN = 'e2e-folders.test';
 const WAIT = 15_000;
@@ -77,13 +77,9 @@ const heading = () => pane().getByRole('heading', { level: 2 });
 beforeAll(async () => {
   rig = await startRig();
   node = rig.node;
-  await node.owner('POST', '/v1/node/namespaces', { domain: DOMAIN });
-  const project = await node.owner('POST', '/v1/node/projects', { slug: 'folders', name: 'Folders', namespace: DOMAIN });
-  for (const name of ['alice', 'bob', 'bulk', 'robot']) {
-    const created = await node.owner('POST', '/v1/node/identities', { project_id: project.project_id, name });
-    agents[name] = created.agent_id;
-    keys[name] = (await node.owner('POST', `/v1/node/identities/${created.agent_id}/session-key`)).api_key;
-  }
+  const seeded = await seedIdentities(node, { domain: DOMAIN, slug: 'folders', names: ['alice', 'bob', 'bulk', 'robot'] });
+  Object.assign(agents, seeded.agents);
+  Object.assign(keys, seeded.keys);
   // Bob's inbox: a few plain messages, then the Markdown one on top.
   for (const subject of ['Lunch on Thursday?', 'Invoice 2231', 'Minutes of the review']) await mailTo('alice', 'bob', subject, `About: ${subject}.`);
   await mailTo('alice', 'bob', 'Launch plan', MARKDOWN);

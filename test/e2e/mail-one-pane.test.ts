@@ -11,7 +11,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emulateColorScheme, unexpectedConsoleErrors } from './browser.ts';
 import type { HeadlessNode } from './headless-node.ts';
-import { openAppOnNode, shot as saveShot, stopRig, type AppRig } from './steps.ts';
+import { openAppOnNode, seedIdentities, shot as saveShot, stopRig, type AppRig } from './steps.ts';
 
 const DOMAIN = 'one-pane-e2e.test';
 const WAIT = 15_000;
@@ -80,12 +80,7 @@ beforeAll(async () => {
     timeout: WAIT,
     prepare: async (started) => {
       node = started;
-      await node.owner('POST', '/v1/node/namespaces', { domain: DOMAIN });
-      const project = await node.owner('POST', '/v1/node/projects', { slug: 'panes', name: 'Panes', namespace: DOMAIN });
-      for (const name of ['alice', 'bob']) {
-        const created = await node.owner('POST', '/v1/node/identities', { project_id: project.project_id, name });
-        keys[name] = (await node.owner('POST', `/v1/node/identities/${created.agent_id}/session-key`)).api_key;
-      }
+      Object.assign(keys, (await seedIdentities(node, { domain: DOMAIN, slug: 'panes', names: ['alice', 'bob'] })).keys);
       // Alice's inbox, newest first: Delta, Gamma, Beta, Alpha; her Sent; mail to another node.
       for (const subject of ['Alpha', 'Beta', 'Gamma', 'Delta']) await mail('bob', 'alice', subject);
       await mail('alice', 'bob', 'Sent One');

@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { profileFiles } from '../support/library.ts';
 import { emulateColorScheme, unexpectedConsoleErrors } from './browser.ts';
 import type { HeadlessNode } from './headless-node.ts';
-import { openAppOnNode, shot as saveShot, stopRig, type AppRig } from './steps.ts';
+import { openAppOnNode, seedIdentities, shot as saveShot, stopRig, type AppRig } from './steps.ts';
 
 const DOMAIN = 'search-e2e.test';
 const TEAM_ID = `crew:${DOMAIN}`;
@@ -79,12 +79,7 @@ beforeAll(async () => {
     timeout: WAIT,
     prepare: async (started) => {
       node = started;
-      await node.owner('POST', '/v1/node/namespaces', { domain: DOMAIN });
-      const project = await node.owner('POST', '/v1/node/projects', { slug: 'search', name: 'Search', namespace: DOMAIN });
-      for (const name of ['alice', 'bob']) {
-        const created = await node.owner('POST', '/v1/node/identities', { project_id: project.project_id, name });
-        keys[name] = (await node.owner('POST', `/v1/node/identities/${created.agent_id}/session-key`)).api_key;
-      }
+      Object.assign(keys, (await seedIdentities(node, { domain: DOMAIN, slug: 'search', names: ['alice', 'bob'] })).keys);
       await mail('bob', 'alice', SUBJECT, 'Shall we sign the café au lait contract on Friday? The roaster agreed to the price.');
       await mail('bob', 'alice', 'Lunch on Thursday?', 'The usual place, at noon.');
       await mail('alice', 'bob', 'Re: Lunch on Thursday?', 'Yes, see you there.');

@@ -91,3 +91,25 @@ export async function seedTeamViews(node: HeadlessNode): Promise<void> {
   await node.owner('POST', `${teamPath}/members`, { did_key: selfKey().didKey, alias: 'builder', lifetime: 'persistent' });
   await node.owner('POST', `${teamPath}/invites`, { alias: 'scout' });
 }
+
+/**
+ * Identities to write as: `domain` registered, one project, and an identity per name with its
+ * agent id and an API key to send with (what the mail and keyboard views start from).
+ */
+export async function seedIdentities(
+  node: HeadlessNode,
+  options: { domain: string; slug: string; names: readonly string[] },
+): Promise<{ agents: Record<string, string>; keys: Record<string, string> }> {
+  await node.owner('POST', '/v1/node/namespaces', { domain: options.domain });
+  const name = options.slug.charAt(0).toUpperCase() + options.slug.slice(1);
+  const project = await node.owner('POST', '/v1/node/projects', { slug: options.slug, name, namespace: options.domain });
+  const agents: Record<string, string> = {};
+  const keys: Record<string, string> = {};
+  for (const identity of options.names) {
+    const created = await node.owner('POST', '/v1/node/identities', { project_id: project.project_id, name: identity });
+    agents[identity] = created.agent_id;
+    keys[identity] = (await node.owner('POST', `/v1/node/identities/${created.agent_id}/session-key`)).api_key;
+  }
+  return { agents, keys };
+}
+
