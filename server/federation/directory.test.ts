@@ -7,26 +7,17 @@ import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FEDERATION_VERSION } from '../../contract/core/federation.ts';
 import { renderDnsRecord } from '../crypto/dns-txt.ts';
-import { staticDnsResolver, type DnsResolver } from '../dns/resolver.ts';
 import { ServiceError } from '../errors.ts';
 import { testKey } from '../../test/support/keys.ts';
-import { startUnitNode, type UnitNode } from '../../test/support/unit-node.ts';
+import { failableDns, startUnitNode, type UnitNode } from '../../test/support/unit-node.ts';
 import { peerOrigin } from './directory.ts';
 
 let node: UnitNode;
-const failing = new Set<string>();
-const table = staticDnsResolver();
-const dns: DnsResolver = {
-  resolveTxt: async (name, options) => {
-    if (failing.has(name)) throw Object.assign(new Error(`queryTxt ETIMEOUT ${name}`), { code: 'ETIMEOUT' });
-    return table.resolveTxt(name, options);
-  },
-  lookup: (hostname, options) => table.lookup(hostname, options),
-};
+/** DNS names in `failing` fail (ETIMEOUT), on top of the table. */
+const { dns, table, failing, reset: resetDns } = failableDns('ETIMEOUT');
 
 beforeEach(async () => {
-  failing.clear();
-  for (const name of Object.keys(table.records)) delete table.records[name];
+  resetDns();
   node = await startUnitNode({}, dns);
 });
 afterEach(() => node.close());

@@ -11,12 +11,11 @@ import { ContactBody } from '../../contract/core/contacts.ts';
 import { InboxQuery } from '../../contract/core/mail.ts';
 import { renderDnsRecord } from '../crypto/dns-txt.ts';
 import { buildMessageEnvelope, messageSigningBytes } from '../crypto/message-signing.ts';
-import { staticDnsResolver, type DnsResolver } from '../dns/resolver.ts';
 import { ServiceError } from '../errors.ts';
 import { signedMail, vouchingNode } from '../../test/support/federation.ts';
 import { testKey, type TestKey } from '../../test/support/keys.ts';
 import { json, remoteServers, type RemoteServer } from '../../test/support/remote-server.ts';
-import { startUnitNode, type UnitNode } from '../../test/support/unit-node.ts';
+import { failableDns, startUnitNode, type UnitNode } from '../../test/support/unit-node.ts';
 import { CHECKED_SENDER_TTL_MS } from './checked-senders.ts';
 import { DEFAULT_DOMAIN_BUDGET, DomainBudgets } from './domain-budget.ts';
 import { FederationBatches } from './inbound-batch.ts';
@@ -26,20 +25,11 @@ let node: UnitNode;
 let bob: { agent_id: string; did_key: string };
 let zed: TestKey;
 let checks: RemoteServer;
-/** DNS names whose lookups fail (SERVFAIL), on top of the table. */
-const failing = new Set<string>();
-const table = staticDnsResolver();
-const dns: DnsResolver = {
-  resolveTxt: async (name, options) => {
-    if (failing.has(name)) throw Object.assign(new Error(`queryTxt ESERVFAIL ${name}`), { code: 'ESERVFAIL' });
-    return table.resolveTxt(name, options);
-  },
-  lookup: (hostname, options) => table.lookup(hostname, options),
-};
+/** DNS names in `failing` fail (ESERVFAIL), on top of the table. */
+const { dns, table, failing, reset: resetDns } = failableDns('ESERVFAIL');
 
 beforeEach(async () => {
-  failing.clear();
-  for (const name of Object.keys(table.records)) delete table.records[name];
+  resetDns();
   node = await startUnitNode({}, dns);
   const { services, ctx } = node;
   const key = ctx.custody.createSigningKey('namespace');

@@ -54,3 +54,24 @@ export async function startUnitNode(options: CoreServiceOptions = {}, dns: DnsRe
     },
   };
 }
+
+/**
+ * DNS as a table the test fills (`table.records`), where the names in `failing` fail with `code`
+ * (as a resolver's ETIMEOUT or ESERVFAIL); `reset()` empties both between tests.
+ */
+export function failableDns(code: string): { dns: DnsResolver; table: ReturnType<typeof staticDnsResolver>; failing: Set<string>; reset: () => void } {
+  const table = staticDnsResolver();
+  const failing = new Set<string>();
+  const dns: DnsResolver = {
+    resolveTxt: async (name, options) => {
+      if (failing.has(name)) throw Object.assign(new Error(`queryTxt ${code} ${name}`), { code });
+      return table.resolveTxt(name, options);
+    },
+    lookup: (hostname, options) => table.lookup(hostname, options),
+  };
+  const reset = () => {
+    failing.clear();
+    for (const name of Object.keys(table.records)) delete table.records[name];
+  };
+  return { dns, table, failing, reset };
+}
