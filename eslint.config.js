@@ -4,6 +4,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import pluginVue from 'eslint-plugin-vue';
 import globals from 'globals';
+import prettier from 'eslint-config-prettier';
 
 const DOM_GLOBALS = ['window', 'document', 'navigator', 'localStorage', 'sessionStorage', 'HTMLElement', 'location'];
 
@@ -50,15 +51,6 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       'vue/multi-word-component-names': 'off',
-      // Template layout (line breaks, indentation, self-closing tags) is left to a formatter, as in
-      // the TypeScript; these rules would only restate one.
-      'vue/max-attributes-per-line': 'off',
-      'vue/singleline-html-element-content-newline': 'off',
-      'vue/multiline-html-element-content-newline': 'off',
-      'vue/html-self-closing': 'off',
-      'vue/html-indent': 'off',
-      'vue/html-closing-bracket-newline': 'off',
-      'vue/first-attribute-linebreak': 'off',
     },
   },
   {
@@ -103,7 +95,10 @@ export default tseslint.config(
           patterns: [
             // Only zod and contract/'s own files: whatever else it imported, the renderer would bundle.
             { regex: '^(?!zod(/|$)|\\.\\.?/)', message: 'contract/ imports only zod (and its own files).' },
-            { group: ['**/server/**', '**/main/**', '**/preload/**', '**/renderer/**', '**/test/**'], message: 'server/ and renderer/ import contract/, never the other way.' },
+            {
+              group: ['**/server/**', '**/main/**', '**/preload/**', '**/renderer/**', '**/test/**'],
+              message: 'server/ and renderer/ import contract/, never the other way.',
+            },
           ],
         },
       ],
@@ -119,7 +114,10 @@ export default tseslint.config(
         {
           patterns: [
             { group: ['node:*', 'fs', 'path', 'crypto', 'child_process'], message: 'The renderer has no Node APIs.' },
-            { group: ['**/server/**', '**/main/**', 'electron'], message: 'The renderer talks to the node over HTTP and to the shell through preload/api.d.ts.' },
+            {
+              group: ['**/server/**', '**/main/**', 'electron'],
+              message: 'The renderer talks to the node over HTTP and to the shell through preload/api.d.ts.',
+            },
           ],
         },
       ],
@@ -133,8 +131,13 @@ export default tseslint.config(
     rules: {
       'no-restricted-syntax': [
         'error',
-        { selector: "NewExpression[callee.name='KeyboardEvent']", message: 'Run the command by name (composables/useShortcuts.ts runCommand) instead of faking a key press.' },
+        {
+          selector: "NewExpression[callee.name='KeyboardEvent']",
+          message: 'Run the command by name (composables/useShortcuts.ts runCommand) instead of faking a key press.',
+        },
       ],
     },
   },
+  // Layout belongs to Prettier (`npm run format`): every rule that would argue with it is off.
+  prettier,
 );
