@@ -87,7 +87,7 @@ function document(bytes: number): string {
 
 /** A small edit: one word replaced somewhere in the middle, a few bytes inserted. */
 function edit(body: string, i: number): string {
-  const at = Math.floor(((i * 7919) % 997) / 997 * (body.length - 40)) + 20;
+  const at = Math.floor((((i * 7919) % 997) / 997) * (body.length - 40)) + 20;
   return `${body.slice(0, at)}[edit ${i}]${body.slice(at + 5)}`;
 }
 
@@ -204,7 +204,18 @@ async function serviceAppendLatency(): Promise<void> {
   try {
     const ctx = { db, clock: systemClock, bus: new EventBus() } as unknown as NodeContext;
     const documents = new Documents(ctx, new DocsBilling(db), new AppEvents(ctx));
-    const author = { member: { team_id: 't', certificate_id: 'c', alias: 'bench', did_key: 'did:key:zBench', did_aw: null, address: null, lifetime: 'persistent' as const, scopes: [] } };
+    const author = {
+      member: {
+        team_id: 't',
+        certificate_id: 'c',
+        alias: 'bench',
+        did_key: 'did:key:zBench',
+        did_aw: null,
+        address: null,
+        lifetime: 'persistent' as const,
+        scopes: [],
+      },
+    };
     let body = document(1024 * 1024);
     documents.create('t', { slug: 'big', title: 'big', body: Buffer.from(body), source: 'api' }, author);
     for (let i = 2; i <= SEED_VERSIONS; i++) {

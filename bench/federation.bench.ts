@@ -85,7 +85,10 @@ async function wakeLatency({ a, b }: Pair): Promise<void> {
   const alice = await a.identity('alice');
   const remote = await b.identity('bob');
   const local = await a.identity('carol');
-  const idle = [await MailArrivals.open(a.url, await identities(a, 'idle', IDLE_STREAMS)), await MailArrivals.open(b.url, await identities(b, 'idle', IDLE_STREAMS))];
+  const idle = [
+    await MailArrivals.open(a.url, await identities(a, 'idle', IDLE_STREAMS)),
+    await MailArrivals.open(b.url, await identities(b, 'idle', IDLE_STREAMS)),
+  ];
   const arrivals = { remote: await MailArrivals.open(b.url, [remote]), local: await MailArrivals.open(a.url, [local]) };
   const samples = { remote: [] as number[], local: [] as number[] };
   const once = async (to: 'remote' | 'local', i: number): Promise<number> => {

@@ -32,7 +32,8 @@ const portOf = (url: string | null): number | null => (url === null ? null : Num
 
 export async function startBenchNode({ namespace = 'bench.test', peerListener = false }: BenchNodeOptions = {}): Promise<BenchNode> {
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-node-bench-'));
-  const start = (port: number, publicPort: number | null) => startNode({ dataDir, port, publicPort, uiDir: null, custody: { backend: 'key-file' }, warn: () => {} });
+  const start = (port: number, publicPort: number | null) =>
+    startNode({ dataDir, port, publicPort, uiDir: null, custody: { backend: 'key-file' }, warn: () => {} });
   let node = await start(0, peerListener ? 0 : null);
   const post = async <T>(path: string, token: string, body: unknown): Promise<T> => {
     const response = await fetch(`${node.info.core_url}${path}`, {

@@ -129,7 +129,11 @@ export async function run(): Promise<void> {
     }
 
     const rowsBefore = await page.locator(ROWS).count();
-    const scroll = (await page.evaluate(`${SCROLL}(${JSON.stringify({ ms: SCROLL_MS, step: STEP_PX })})`)) as { intervals: number[]; maxRows: number; longTasks: number[] };
+    const scroll = (await page.evaluate(`${SCROLL}(${JSON.stringify({ ms: SCROLL_MS, step: STEP_PX })})`)) as {
+      intervals: number[];
+      maxRows: number;
+      longTasks: number[];
+    };
     const loaded = await page.locator('.list-head .count').textContent();
     const frames = summarize(scroll.intervals);
     const sorted = [...scroll.intervals].sort((a, b) => a - b);
@@ -157,4 +161,3 @@ export async function run(): Promise<void> {
     await bench.stop();
   }
 }
-

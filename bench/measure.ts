@@ -37,7 +37,11 @@ export async function time(n: number, fn: (i: number) => Promise<unknown> | unkn
  * Times each of `fns` `n` times, taking turns call by call, so load from outside the run (other
  * processes on the machine) falls on every side of a ratio alike.
  */
-export async function timeInterleaved<K extends string>(n: number, fns: Record<K, () => Promise<unknown>>, warmup = Math.min(50, n)): Promise<Record<K, Timing>> {
+export async function timeInterleaved<K extends string>(
+  n: number,
+  fns: Record<K, () => Promise<unknown>>,
+  warmup = Math.min(50, n),
+): Promise<Record<K, Timing>> {
   const entries = Object.entries(fns) as [K, () => Promise<unknown>][];
   for (let i = 0; i < warmup; i++) for (const [, fn] of entries) await fn();
   const samples = new Map<K, number[]>(entries.map(([key]) => [key, []]));

@@ -65,8 +65,8 @@ async function mailThroughput(bench: BenchNode): Promise<void> {
   const bare = await startBareRoute();
   try {
     const post = (url: string, token: string, body: unknown) =>
-      fetch(url, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) }).then(
-        (r) => r.arrayBuffer(),
+      fetch(url, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) }).then((r) =>
+        r.arrayBuffer(),
       );
     const body = { to_alias: recipient.alias, subject: 'throughput', body: 'x'.repeat(200) };
     await throughput(200, (i) => post(bare.url, 'warmup', body).then(() => post(`${bench.url}/v1/messages`, senders[i % CLIENTS]!.api_key, body)));

@@ -49,10 +49,17 @@ export async function run(): Promise<void> {
     const sender = await bench.identity('serializer-sender');
     const reader = await bench.identity('serializer-reader');
     for (let i = 0; i < MESSAGES; i++) {
-      await bench.post('/v1/messages', sender.api_key, { to_alias: reader.alias, subject: `quarterly report ${i}`, body: `The quarterly numbers, part ${i}: ${'figures '.repeat(40)}` });
+      await bench.post('/v1/messages', sender.api_key, {
+        to_alias: reader.alias,
+        subject: `quarterly report ${i}`,
+        body: `The quarterly numbers, part ${i}: ${'figures '.repeat(40)}`,
+      });
     }
     const get = (path: string) => fetch(`${bench.url}${path}`, { headers: { authorization: `Bearer ${reader.api_key}` } }).then((r) => r.json());
-    const answers: Answers = { inbox: InboxPage.parse(await get('/v1/messages/inbox?limit=50')), search: SearchResults.parse(await get('/v1/search?q=quarterly&limit=50')) };
+    const answers: Answers = {
+      inbox: InboxPage.parse(await get('/v1/messages/inbox?limit=50')),
+      search: SearchResults.parse(await get('/v1/search?q=quarterly&limit=50')),
+    };
 
     const after = await serve(answers, false);
     const before = await serve(answers, true);

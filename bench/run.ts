@@ -14,6 +14,17 @@ import { run as search } from './search.bench.ts';
 import { run as sseFrames } from './sse-frames.bench.ts';
 
 // BENCH_ONLY=messaging runs one file's benchmarks.
-const all = { 'core-identity': coreIdentity, messaging, library, docs, scale, 'inbox-ui': inboxUi, search, federation, 'response-serializer': responseSerializer, 'sse-frames': sseFrames };
+const all = {
+  'core-identity': coreIdentity,
+  messaging,
+  library,
+  docs,
+  scale,
+  'inbox-ui': inboxUi,
+  search,
+  federation,
+  'response-serializer': responseSerializer,
+  'sse-frames': sseFrames,
+};
 const only = process.env.BENCH_ONLY;
 for (const [name, bench] of Object.entries(all)) if (!only || only === name) await bench();

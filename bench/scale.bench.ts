@@ -39,7 +39,11 @@ async function inboxAtScale(bench: BenchNode): Promise<void> {
   const sender = await bench.identity('scale-sender');
   const small = await bench.identity('scale-small');
   const large = await bench.identity('scale-large');
-  const { message_id: template } = await bench.post<{ message_id: string }>('/v1/messages', sender.api_key, { to_alias: large.alias, subject: 'seed', body: 'x'.repeat(200) });
+  const { message_id: template } = await bench.post<{ message_id: string }>('/v1/messages', sender.api_key, {
+    to_alias: large.alias,
+    subject: 'seed',
+    body: 'x'.repeat(200),
+  });
   const seedStarted = performance.now();
   await seedInbox(bench, large.agent_id, template, LARGE_INBOX - 1);
   const seedSeconds = (performance.now() - seedStarted) / 1000;
@@ -81,7 +85,8 @@ const middlePage = (count: number): string => `/v1/shelf?limit=${PAGE}&after=${s
 async function checkShelf(team: Member, count: number): Promise<void> {
   const ref = shelfRef(count - 1);
   const copy = await readJson<{ digest: string; name: string }>(team, `/v1/profiles/${ref}`);
-  if (copy.digest !== profileDigest(storedProfileFiles(ref)) || copy.name !== `The ${ref}`) throw new Error(`copied profile reads back wrong: ${JSON.stringify(copy)}`);
+  if (copy.digest !== profileDigest(storedProfileFiles(ref)) || copy.name !== `The ${ref}`)
+    throw new Error(`copied profile reads back wrong: ${JSON.stringify(copy)}`);
   const all = await readJson<{ profiles: { profile_ref: string }[] }>(team, '/v1/shelf');
   if (all.profiles.length !== count || all.profiles.at(-1)?.profile_ref !== ref) throw new Error(`shelf holds ${all.profiles.length} profiles, not ${count}`);
   const middle = await readJson<{ profiles: { profile_ref: string }[] }>(team, middlePage(count));
@@ -110,7 +115,11 @@ async function shelfAtScale(node: WorkerServer): Promise<void> {
     page_limit: PAGE,
     [`shelf_${SMALL_SHELF}`]: { first_page: firstPage.small, middle_page: middle.small, profile: profile.small },
     [`shelf_${LARGE_SHELF}`]: { first_page: firstPage.large, middle_page: middle.large, profile: profile.large },
-    ratio_p99: { first_page: ratio(firstPage.large, firstPage.small), middle_page: ratio(middle.large, middle.small), profile: ratio(profile.large, profile.small) },
+    ratio_p99: {
+      first_page: ratio(firstPage.large, firstPage.small),
+      middle_page: ratio(middle.large, middle.small),
+      profile: ratio(profile.large, profile.small),
+    },
     target_ratio_p99: 2,
     unpaged_listing_grows_with_shelf: { [`shelf_${SMALL_SHELF}`]: unpaged.small, [`shelf_${LARGE_SHELF}`]: unpaged.large },
     seed_seconds: Math.round(seedSeconds),

@@ -76,11 +76,16 @@ const TARGET_WRITE_RATIO = 0.9;
 
 // ------------------------------------------------------------------------------ the corpus
 
-
 /** The most frequent ranks: English function words, as in real mail. */
-const STOP_WORDS = 'the to and of a in for is on that with we this it be as are at by will from please have our you or an can not all your has was if but they new more next team'.split(' ');
+const STOP_WORDS =
+  'the to and of a in for is on that with we this it be as are at by will from please have our you or an can not all your has was if but they new more next team'.split(
+    ' ',
+  );
 /** The rest of the vocabulary is made of these (no c, j, q, u, w, x, y: no planted word can come out). */
-const SYLLABLES = 'ba be bi bo da de di do fa fe fi ga ge go ka ke ki ko la le li lo ma me mi mo na ne ni no pa pe pi po ra re ri ro sa se si so ta te ti to va ve vi vo za zo ran len mor tis dal ven sor kel bar nim est ord'.split(' ');
+const SYLLABLES =
+  'ba be bi bo da de di do fa fe fi ga ge go ka ke ki ko la le li lo ma me mi mo na ne ni no pa pe pi po ra re ri ro sa se si so ta te ti to va ve vi vo za zo ran len mor tis dal ven sor kel bar nim est ord'.split(
+    ' ',
+  );
 const VOCABULARY = 30_000;
 const ZIPF_EXPONENT = 1.0;
 
@@ -263,7 +268,7 @@ class TextMaker {
     const words = this.words(this.between(150, 800));
     this.plant(title, words);
     const paragraphs: string[] = [];
-    for (let at = 0; at < words.length; ) {
+    for (let at = 0; at < words.length;) {
       const n = this.between(40, 120);
       if (paragraphs.length > 0 && this.chance(0.4)) paragraphs.push(`## ${this.words(this.between(2, 4), true).join(' ')}`);
       paragraphs.push(this.sentences(words.slice(at, at + n)));
@@ -319,17 +324,29 @@ async function docsMember(bench: BenchNode): Promise<DocsMember> {
   const { team_id: teamId } = await ownerPost<{ team_id: string }>(bench, '/v1/node/teams', { name: 'search-docs', domain: 'bench.test' });
   const key = testKey();
   // No scopes named: a member's defaults (docs:read among them).
-  const issued = await ownerPost<{ certificate: { certificate_id: string }; certificate_b64: string }>(bench, `/v1/node/teams/${encodeURIComponent(teamId)}/members`, {
-    did_key: key.didKey,
-    alias: 'search-docs-member',
-  });
+  const issued = await ownerPost<{ certificate: { certificate_id: string }; certificate_b64: string }>(
+    bench,
+    `/v1/node/teams/${encodeURIComponent(teamId)}/members`,
+    {
+      did_key: key.didKey,
+      alias: 'search-docs-member',
+    },
+  );
   const privateKey = privateKeyFromSeed(key.seed);
   return {
     teamId,
     certificateId: issued.certificate.certificate_id,
     didKey: key.didKey,
     sign: (path) =>
-      buildTeamHeaders({ method: 'GET', path, aud: bench.url, teamId, certificateB64: issued.certificate_b64, didKey: key.didKey, sign: (b) => signBytes(privateKey, b) }),
+      buildTeamHeaders({
+        method: 'GET',
+        path,
+        aud: bench.url,
+        teamId,
+        certificateB64: issued.certificate_b64,
+        didKey: key.didKey,
+        sign: (b) => signBytes(privateKey, b),
+      }),
   };
 }
 
@@ -338,13 +355,21 @@ async function setUp(bench: BenchNode): Promise<Fixture> {
   const senders: Identity[] = [];
   for (let i = 0; i < SENDERS; i++) senders.push(await bench.identity(`sender-${String(i).padStart(2, '0')}`));
   const mailTemplates: string[] = [];
-  for (const sender of senders) mailTemplates.push((await bench.post<{ message_id: string }>('/v1/messages', sender.api_key, { to_alias: owner.alias, subject: 'seed', body: 'seed' })).message_id);
-  mailTemplates.push((await bench.post<{ message_id: string }>('/v1/messages', owner.api_key, { to_alias: senders[0]!.alias, subject: 'seed', body: 'seed' })).message_id);
+  for (const sender of senders)
+    mailTemplates.push(
+      (await bench.post<{ message_id: string }>('/v1/messages', sender.api_key, { to_alias: owner.alias, subject: 'seed', body: 'seed' })).message_id,
+    );
+  mailTemplates.push(
+    (await bench.post<{ message_id: string }>('/v1/messages', owner.api_key, { to_alias: senders[0]!.alias, subject: 'seed', body: 'seed' })).message_id,
+  );
   // A two-party chat with each sender, and four group chats.
   const groups = [...senders.map((s) => [s]), ...Array.from({ length: 4 }, (_, g) => [senders[2 * g]!, senders[2 * g + 1]!])];
   const chatTemplates: Fixture['chatTemplates'] = [];
   for (const group of groups) {
-    const started = await bench.post<{ session_id: string; message_id: string }>('/v1/chat/sessions', owner.api_key, { to_aliases: group.map((s) => s.alias), message: 'seed' });
+    const started = await bench.post<{ session_id: string; message_id: string }>('/v1/chat/sessions', owner.api_key, {
+      to_aliases: group.map((s) => s.alias),
+      message: 'seed',
+    });
     const reply = await bench.post<{ message_id: string }>(`/v1/chat/sessions/${started.session_id}/messages`, group[0]!.api_key, { body: 'seed' });
     chatTemplates.push({ session: started.session_id, mine: started.message_id, theirs: reply.message_id });
   }
@@ -383,7 +408,11 @@ async function seed(f: Fixture) {
     db.pragma('cache_size=-262144');
     const template = (table: string, id: string) => db.prepare(`SELECT * FROM ${table} WHERE message_id = ?`).get(id) as Record<string, unknown>;
     const mailTemplates = f.mailTemplates.map((id) => template('messages', id));
-    const insertMail = insertInto(db, 'messages', Object.keys(mailTemplates[0]!).filter((c) => c !== 'id'));
+    const insertMail = insertInto(
+      db,
+      'messages',
+      Object.keys(mailTemplates[0]!).filter((c) => c !== 'id'),
+    );
     const startMs = Date.now() - SPAN_MS - 86_400_000;
 
     const mailStarted = performance.now();
@@ -404,14 +433,24 @@ async function seed(f: Fixture) {
 
     const chatStarted = performance.now();
     const chatTemplates = f.chatTemplates.map((t) => ({ mine: template('chat_messages', t.mine), theirs: template('chat_messages', t.theirs) }));
-    const insertChat = insertInto(db, 'chat_messages', Object.keys(chatTemplates[0]!.mine).filter((c) => c !== 'id'));
+    const insertChat = insertInto(
+      db,
+      'chat_messages',
+      Object.keys(chatTemplates[0]!.mine).filter((c) => c !== 'id'),
+    );
     const chatText = new TextMaker(3);
     const random = seeded(4);
     const chatBatch = db.transaction((from: number, n: number) => {
       for (let i = from; i < from + n; i++) {
         const session = chatTemplates[Math.floor(random() * chatTemplates.length)]!;
         const at = new Date(startMs + Math.floor((i * SPAN_MS) / CHATS)).toISOString();
-        insertChat.run({ ...(random() < 0.5 ? session.mine : session.theirs), message_id: randomUUID(), body: chatText.chat(), timestamp: at.replace(/\.\d{3}Z$/, 'Z'), created_at: at });
+        insertChat.run({
+          ...(random() < 0.5 ? session.mine : session.theirs),
+          message_id: randomUUID(),
+          body: chatText.chat(),
+          timestamp: at.replace(/\.\d{3}Z$/, 'Z'),
+          created_at: at,
+        });
       }
     });
     for (let done = 0; done < CHATS; done += BATCH) {
@@ -439,7 +478,12 @@ async function seed(f: Fixture) {
         mail: { rows: MESSAGES, seconds: seconds(mailMs), rows_per_s: Math.round(MESSAGES / (mailMs / 1000)) },
         mail_insert_sample: sample,
         chat: { rows: CHATS, seconds: seconds(chatMs), rows_per_s: Math.round(CHATS / (chatMs / 1000)) },
-        documents: { documents: DOCUMENTS, seconds: seconds(docsMs), per_s: Math.round(DOCUMENTS / (docsMs / 1000)), through: 'Documents.create (the service path, indexDocument in its transaction)' },
+        documents: {
+          documents: DOCUMENTS,
+          seconds: seconds(docsMs),
+          per_s: Math.round(DOCUMENTS / (docsMs / 1000)),
+          through: 'Documents.create (the service path, indexDocument in its transaction)',
+        },
       },
       corpus: {
         mail_items_holding: Object.fromEntries(mailText.planted.counts),
@@ -467,7 +511,11 @@ async function seed(f: Fixture) {
 function insertCostSample(db: Database, templates: Array<Record<string, unknown>>, startMs: number) {
   const count = Math.min(50_000, Math.max(1000, Math.floor(MESSAGES / 20)));
   const rows = [...mailRows(new TextMaker(8), templates, count, startMs)];
-  const insert = insertInto(db, 'messages', Object.keys(templates[0]!).filter((c) => c !== 'id'));
+  const insert = insertInto(
+    db,
+    'messages',
+    Object.keys(templates[0]!).filter((c) => c !== 'id'),
+  );
   const once = (indexed: boolean): number => {
     db.exec('BEGIN');
     try {
@@ -500,7 +548,16 @@ function seedDocuments(db: Database, member: DocsMember): Planted {
   const ctx = { db, clock: systemClock, bus: new EventBus() } as unknown as NodeContext;
   const documents = new Documents(ctx, new DocsBilling(db), new AppEvents(ctx));
   const author = {
-    member: { team_id: member.teamId, certificate_id: member.certificateId, alias: 'search-docs-member', did_key: member.didKey, did_aw: null, address: null, lifetime: 'persistent' as const, scopes: [] },
+    member: {
+      team_id: member.teamId,
+      certificate_id: member.certificateId,
+      alias: 'search-docs-member',
+      did_key: member.didKey,
+      did_aw: null,
+      address: null,
+      lifetime: 'persistent' as const,
+      scopes: [],
+    },
   };
   const text = new TextMaker(5);
   const batch = db.transaction((from: number, n: number) => {
@@ -523,7 +580,9 @@ function indexSize(db: Database) {
   const of = (prefix: string) => rows.filter((row) => row.name.startsWith(`${prefix}_`)).reduce((sum, row) => sum + row.bytes, 0);
   const indexes = Object.fromEntries(INDEXES.map((name) => [name, of(name)]));
   const search = Object.values(indexes).reduce((a, b) => a + b, 0) + of('search_document_versions') + of('search_library_items') + of('search_backfill');
-  const messages = rows.filter((row) => row.name === 'messages' || row.name.startsWith('messages_') || row.name === 'sqlite_autoindex_messages_1').reduce((sum, row) => sum + row.bytes, 0);
+  const messages = rows
+    .filter((row) => row.name === 'messages' || row.name.startsWith('messages_') || row.name === 'sqlite_autoindex_messages_1')
+    .reduce((sum, row) => sum + row.bytes, 0);
   const text = db.prepare(`SELECT sum(length(CAST(subject AS BLOB)) + length(CAST(body AS BLOB))) FROM messages`).pluck().get() as number;
   const mb = (bytes: number) => Math.round(bytes / 1e5) / 10;
   return {
@@ -619,7 +678,11 @@ async function checkAnswers(f: Fixture, specs: Record<string, (i: number) => Que
   const rare = answers.rare!;
   const expectedRare = Math.min(RARE_COUNT, MESSAGES);
   check('rare', rare.results.length === expectedRare && rare.results.every((h) => h.snippet.toLowerCase().includes(rareWord(0))), rare);
-  check('common', answers.common!.results.length === 20 && answers.common!.results.every((h) => h.snippet.toLowerCase().includes(COMMON) || h.title.includes(COMMON)), answers.common);
+  check(
+    'common',
+    answers.common!.results.length === 20 && answers.common!.results.every((h) => h.snippet.toLowerCase().includes(COMMON) || h.title.includes(COMMON)),
+    answers.common,
+  );
   check('prefix', answers.prefix!.results.length === 20, answers.prefix);
   check('phrase', answers.phrase!.results.length > 0 && answers.phrase!.results.every((h) => h.snippet.toLowerCase().includes(PHRASE)), answers.phrase);
   const filter = specs.filtered!(0);
@@ -627,7 +690,9 @@ async function checkAnswers(f: Fixture, specs: Record<string, (i: number) => Que
   check(
     'filtered',
     answers.filtered!.results.length > 0 &&
-      answers.filtered!.results.every((h) => h.created_at >= filter.after! && (h.kind === 'mail' || h.kind === 'chat') && (h.from === sender || h.from.endsWith(`/${sender}`))),
+      answers.filtered!.results.every(
+        (h) => h.created_at >= filter.after! && (h.kind === 'mail' || h.kind === 'chat') && (h.from === sender || h.from.endsWith(`/${sender}`)),
+      ),
     answers.filtered,
   );
   const recent = answers.recent!.results.map((h) => h.created_at);
@@ -661,7 +726,11 @@ async function queryLatency(f: Fixture) {
   const service = await serviceLatency(f, specs);
   const worst = Math.max(...Object.values(http).map((t) => t.p99_ms));
   return {
-    answers: { ...answers, owner_common: { results: owner.results.length, more_matches: owner.more_matches }, documents_common: { results: docs.results.length, more_matches: docs.more_matches } },
+    answers: {
+      ...answers,
+      owner_common: { results: owner.results.length, more_matches: owner.more_matches },
+      documents_common: { results: docs.results.length, more_matches: docs.more_matches },
+    },
     http,
     ...service,
     target_p99_ms: TARGET_P99_MS,
@@ -796,7 +865,12 @@ async function writePath(f: Fixture) {
         indexed_rps: rps(ms.indexed),
         not_indexed_rps: rps(ms.not_indexed),
         ratio: Math.round(ratio * 1000) / 1000,
-        round_ratios: { min: Math.round(roundRatios[0]! * 1000) / 1000, median: Math.round(roundRatios[Math.floor(ROUNDS / 2)]! * 1000) / 1000, max: Math.round(roundRatios.at(-1)! * 1000) / 1000, in_order: inOrder },
+        round_ratios: {
+          min: Math.round(roundRatios[0]! * 1000) / 1000,
+          median: Math.round(roundRatios[Math.floor(ROUNDS / 2)]! * 1000) / 1000,
+          max: Math.round(roundRatios.at(-1)! * 1000) / 1000,
+          in_order: inOrder,
+        },
         target_ratio: TARGET_WRITE_RATIO,
         target_met: ratio >= TARGET_WRITE_RATIO,
       };
@@ -825,11 +899,19 @@ async function backfill(f: Fixture) {
     check('backfill reset', count(COMMON) === 0, { left: count(COMMON) });
     let batches = 0;
     const started = performance.now();
-    new SearchBackfill(db, () => null, () => batches++).runToEnd();
+    new SearchBackfill(
+      db,
+      () => null,
+      () => batches++,
+    ).runToEnd();
     const ms = performance.now() - started;
     const after = count(COMMON);
     check('backfill', after === before, { before, after });
-    const bytes = (db.prepare(`SELECT sum(pgsize) FROM dbstat WHERE name IN ('search_mail_data', 'search_mail_idx', 'search_mail_docsize', 'search_mail_config')`).pluck().get() as number | null) ?? 0;
+    const bytes =
+      (db
+        .prepare(`SELECT sum(pgsize) FROM dbstat WHERE name IN ('search_mail_data', 'search_mail_idx', 'search_mail_docsize', 'search_mail_config')`)
+        .pluck()
+        .get() as number | null) ?? 0;
     return {
       rows,
       batches,
@@ -852,7 +934,14 @@ export async function run(): Promise<void> {
     report('search-seed', { ...seeded.seeding, corpus: seeded.corpus });
     report('search-index-size', { messages: MESSAGES, chats: CHATS, documents: DOCUMENTS, ...seeded.size });
     await bench.restart();
-    report('search-latency', { messages: MESSAGES, chats: CHATS, documents: DOCUMENTS, queries: QUERIES, service_queries: SERVICE_QUERIES, ...(await queryLatency(f)) });
+    report('search-latency', {
+      messages: MESSAGES,
+      chats: CHATS,
+      documents: DOCUMENTS,
+      queries: QUERIES,
+      service_queries: SERVICE_QUERIES,
+      ...(await queryLatency(f)),
+    });
     report('search-write-path', await writePath(f));
     report('search-backfill', await backfill(f));
   } finally {

@@ -27,7 +27,11 @@ export async function seedInbox(bench: BenchNode, agentId: string, template: str
     // most inserts would read and decrypt pages from disk.
     db.pragma('cache_size=-262144');
     const row = db.prepare(`SELECT * FROM messages WHERE message_id = ?`).get(template) as Record<string, unknown>;
-    const insert = insertInto(db, 'messages', Object.keys(row).filter((c) => c !== 'id'));
+    const insert = insertInto(
+      db,
+      'messages',
+      Object.keys(row).filter((c) => c !== 'id'),
+    );
     const batch = db.transaction((n: number) => {
       for (let i = 0; i < n; i++) insert.run({ ...row, message_id: randomUUID(), to_agent_id: agentId, read_at: i % 3 === 0 ? row.created_at : null });
     });
@@ -61,7 +65,11 @@ export async function seedShelf(node: WorkerServer, team: Member, count: number)
     const profile = db.prepare(`SELECT * FROM shelf_profiles WHERE team_id = ? AND profile_ref = ?`).get(...key) as Record<string, unknown>;
     const version = db.prepare(`SELECT * FROM shelf_versions WHERE team_id = ? AND profile_ref = ?`).get(...key) as Record<string, unknown>;
     const insertProfile = insertInto(db, 'shelf_profiles', Object.keys(profile));
-    const insertVersion = insertInto(db, 'shelf_versions', Object.keys(version).filter((c) => c !== 'seq'));
+    const insertVersion = insertInto(
+      db,
+      'shelf_versions',
+      Object.keys(version).filter((c) => c !== 'seq'),
+    );
     db.transaction(() => {
       for (let i = 2; i < count; i++) {
         const ref = shelfRef(i);

@@ -48,11 +48,13 @@ if (parentPort && (workerData as { kind?: string } | null)?.kind) {
     const dataDir = mkdtempSync(join(tmpdir(), 'svc-node-bench-'));
     const node = await startNode({ dataDir, port: 0, uiDir: null, custody: { backend: 'key-file' }, warn: () => {} });
     port.postMessage({ url: node.info.core_url, ownerToken: node.ownerToken, dataDir });
-    port.once('message', () =>
-      void node.close().then(() => {
-        rmSync(dataDir, { recursive: true, force: true });
-        port.close();
-      }),
+    port.once(
+      'message',
+      () =>
+        void node.close().then(() => {
+          rmSync(dataDir, { recursive: true, force: true });
+          port.close();
+        }),
     );
   }
 }

@@ -40,7 +40,16 @@ export async function member(node: WorkerServer, name: string): Promise<Member> 
   return {
     teamId: team_id,
     sign: (method, path, body) =>
-      buildTeamHeaders({ method, path, body, aud, teamId: team_id, certificateB64: certificate_b64, didKey: key.didKey, sign: (b) => signBytes(privateKey, b) }),
+      buildTeamHeaders({
+        method,
+        path,
+        body,
+        aud,
+        teamId: team_id,
+        certificateB64: certificate_b64,
+        didKey: key.didKey,
+        sign: (b) => signBytes(privateKey, b),
+      }),
     async send(method, path, headers, body) {
       const response = await fetch(`${node.url}${path}`, {
         method,

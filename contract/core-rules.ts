@@ -130,7 +130,10 @@ export function domainProblem(value: string): string | null {
  * shows the address it will make before it is made.
  */
 export function localNamespace(nodeId: string): string {
-  return `node-${nodeId.replace(/[^0-9a-f]/gi, '').slice(0, 8).toLowerCase()}.local`;
+  return `node-${nodeId
+    .replace(/[^0-9a-f]/gi, '')
+    .slice(0, 8)
+    .toLowerCase()}.local`;
 }
 
 // ------------------------------------------------------------------ peers

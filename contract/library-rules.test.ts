@@ -84,7 +84,9 @@ describe('versionProblem', () => {
     expect(versionProblem(' 1.0.0-rc.1 ')).toBeNull();
     expect(versionProblem('')).toBe('Enter a version, for example 0.2.0.');
     expect(versionProblem('   ')).toBe('Enter a version, for example 0.2.0.');
-    expect(versionProblem('banana')).toBe('"banana" is not a version: use 1-64 characters of 0-9, A-Z, a-z, ".", "+" or "-", starting with a digit, for example 0.2.0.');
+    expect(versionProblem('banana')).toBe(
+      '"banana" is not a version: use 1-64 characters of 0-9, A-Z, a-z, ".", "+" or "-", starting with a digit, for example 0.2.0.',
+    );
     expect(versionProblem('v1.0')).toMatch(/^"v1.0" is not a version/);
     expect(versionProblem('1 0')).toMatch(/is not a version/);
   });

@@ -1,14 +1,6 @@
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import {
-  APP_ENTRY_URL,
-  appResponseHeaders,
-  buildCsp,
-  contentTypeFor,
-  isInside,
-  loopbackOrigin,
-  resolveAppPath,
-} from './app-protocol.ts';
+import { APP_ENTRY_URL, appResponseHeaders, buildCsp, contentTypeFor, isInside, loopbackOrigin, resolveAppPath } from './app-protocol.ts';
 
 const ROOT = resolve('/opt/svc-node/out/renderer');
 
@@ -54,7 +46,6 @@ describe('resolveAppPath', () => {
       expect(resolveAppPath(ROOT, url), url).toBeNull();
     }
   });
-
 });
 
 describe('isInside', () => {

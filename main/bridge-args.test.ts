@@ -32,8 +32,7 @@ describe('bridge arguments', () => {
   });
 
   it('returns null for garbage, non-objects and missing or empty fields', () => {
-    const encode = (value: unknown): string =>
-      BRIDGE_ARG_PREFIX + Buffer.from(JSON.stringify(value)).toString('base64url');
+    const encode = (value: unknown): string => BRIDGE_ARG_PREFIX + Buffer.from(JSON.stringify(value)).toString('base64url');
     expect(decodeBridgeArg([`${BRIDGE_ARG_PREFIX}%%%`])).toBeNull();
     expect(decodeBridgeArg([`${BRIDGE_ARG_PREFIX}${Buffer.from('not json').toString('base64url')}`])).toBeNull();
     expect(decodeBridgeArg([encode(null)])).toBeNull();

@@ -18,15 +18,7 @@ import { join } from 'node:path';
 import { app, BrowserWindow, dialog, nativeTheme, protocol, safeStorage, session, shell } from 'electron';
 import type { WebContents } from 'electron';
 import { startNode } from '../server/index.ts';
-import {
-  APP_ENTRY_URL,
-  APP_SCHEME,
-  APP_ORIGIN,
-  appResponseHeaders,
-  buildCsp,
-  isInside,
-  resolveAppPath,
-} from './app-protocol.ts';
+import { APP_ENTRY_URL, APP_SCHEME, APP_ORIGIN, appResponseHeaders, buildCsp, isInside, resolveAppPath } from './app-protocol.ts';
 import { encodeBridgeArg } from './bridge-args.ts';
 import { ElectronNotifier } from './electron-notifier.ts';
 import { isAppRoute, NAVIGATE_CHANNEL } from './navigate.ts';
@@ -121,9 +113,7 @@ function installPermissionHandlers(): void {
   session.defaultSession.setPermissionRequestHandler((_contents, permission, callback, details) => {
     callback(isPermissionAllowed(permission, details.requestingUrl));
   });
-  session.defaultSession.setPermissionCheckHandler((_contents, permission, requestingOrigin) =>
-    isPermissionAllowed(permission, requestingOrigin),
-  );
+  session.defaultSession.setPermissionCheckHandler((_contents, permission, requestingOrigin) => isPermissionAllowed(permission, requestingOrigin));
 }
 
 function createWindow(): void {

@@ -74,7 +74,8 @@ export function routeForItems(items: readonly WakeItem[]): string {
   if (items.length === 1) return routeFor(last);
   const sameAgent = items.every((item) => item.agent_id === last.agent_id);
   const sameType = items.every((item) => item.type === last.type);
-  if (sameAgent && last.type === 'chat_message' && items.every((item) => item.type === 'chat_message' && item.session_id === last.session_id)) return routeFor(last);
+  if (sameAgent && last.type === 'chat_message' && items.every((item) => item.type === 'chat_message' && item.session_id === last.session_id))
+    return routeFor(last);
   if (sameAgent && sameType) return listRoute(last.type, last.agent_id);
   return routeFor(last);
 }

@@ -50,7 +50,11 @@ const n = (count: number): string => count.toLocaleString('en-US');
 
 /** Bytes in the largest binary unit that divides them: 64 KiB, 2 MiB. */
 export function bytes(count: number): string {
-  for (const [unit, size] of [['GiB', 2 ** 30], ['MiB', 2 ** 20], ['KiB', 2 ** 10]] as const) {
+  for (const [unit, size] of [
+    ['GiB', 2 ** 30],
+    ['MiB', 2 ** 20],
+    ['KiB', 2 ** 10],
+  ] as const) {
     if (count >= size && count % size === 0) return `${n(count / size)} ${unit}`;
   }
   return `${n(count)} bytes`;
@@ -78,10 +82,18 @@ const SECTIONS: [string, Row[]][] = [
       ['`blueprint.yaml` / `profile.yaml`', bytes(MAX_YAML_BYTES), '#bounded-input'],
       ['Mail', `${MAX_RECIPIENTS} recipients, a ${MAX_SUBJECT}-character subject, a ${bytes(MAX_BODY_BYTES)} body`, 'http-api.md#mail'],
       ['Chat message', bytes(MAX_CHAT_MESSAGE_BYTES), 'http-api.md#chat'],
-      ['A send\'s answer kept for its `message_id` (idempotency)', duration(SEND_ANSWER_TTL_MS), 'http-api.md#mail'],
+      ["A send's answer kept for its `message_id` (idempotency)", duration(SEND_ANSWER_TTL_MS), 'http-api.md#mail'],
       ['Signed request timestamps', `±${REPLAY_WINDOW_SECONDS} s`, '#signatures-sessions-and-the-lock'],
-      ['Answers kept to repeat an identical signed write', `each at most ${bytes(ANSWER_LIMITS.maxAnswerBytes)}; ${n(ANSWER_LIMITS.maxKeptAnswers)} and ${bytes(ANSWER_LIMITS.maxKeptBytes)} in all`, '#signatures-sessions-and-the-lock'],
-      ['Search query', `${n(MAX_QUERY_CHARS)} characters, ${MAX_TERMS} terms, ${MAX_QUERY_DEPTH} levels of parentheses; ${MAX_SEARCH_PAGE} hits a page; the ${n(SEARCH_WINDOW)} most recent matches of each kind ranked`, 'http-api.md#search'],
+      [
+        'Answers kept to repeat an identical signed write',
+        `each at most ${bytes(ANSWER_LIMITS.maxAnswerBytes)}; ${n(ANSWER_LIMITS.maxKeptAnswers)} and ${bytes(ANSWER_LIMITS.maxKeptBytes)} in all`,
+        '#signatures-sessions-and-the-lock',
+      ],
+      [
+        'Search query',
+        `${n(MAX_QUERY_CHARS)} characters, ${MAX_TERMS} terms, ${MAX_QUERY_DEPTH} levels of parentheses; ${MAX_SEARCH_PAGE} hits a page; the ${n(SEARCH_WINDOW)} most recent matches of each kind ranked`,
+        'http-api.md#search',
+      ],
       ['Addresses asked for by name at once', `${ADDRESS_QUERY_MAX_NAMES}`, 'http-api.md#namespaces-and-addresses'],
     ],
   ],
@@ -90,10 +102,14 @@ const SECTIONS: [string, Row[]][] = [
     [
       ['Event streams open per identity (and owner feeds)', `${STREAMS_PER_HOLDER}; one more closes the oldest`, '#work-a-request-can-cause'],
       ['Chat session streams open per identity', `${SESSION_STREAMS_PER_IDENTITY}; one more closes the oldest`, '#work-a-request-can-cause'],
-      ['An event stream\'s deadline', `at most ${MAX_STREAM_SECONDS} s ahead`, 'http-api.md#event-streams'],
+      ["An event stream's deadline", `at most ${MAX_STREAM_SECONDS} s ahead`, 'http-api.md#event-streams'],
       ['Keepalive comment on every stream', `every ${duration(KEEPALIVE_INTERVAL_MS)}`, 'http-api.md#event-streams'],
       ['Sign-in link', `works once, for ${duration(UI_CODE_TTL_MS)}; ${MAX_UI_CODES} outstanding`, '#signatures-sessions-and-the-lock'],
-      ['Browser session', `ends after ${duration(OWNER_SESSION_IDLE_MS)} unused or ${duration(OWNER_SESSION_MAX_MS)} after signing in; ${MAX_OWNER_SESSIONS} live`, '#signatures-sessions-and-the-lock'],
+      [
+        'Browser session',
+        `ends after ${duration(OWNER_SESSION_IDLE_MS)} unused or ${duration(OWNER_SESSION_MAX_MS)} after signing in; ${MAX_OWNER_SESSIONS} live`,
+        '#signatures-sessions-and-the-lock',
+      ],
       ['Online after a heartbeat', duration(s(PRESENCE_TTL_SECONDS)), 'http-api.md#team-certificate-identities'],
     ],
   ],
@@ -101,12 +117,24 @@ const SECTIONS: [string, Row[]][] = [
     'Documents',
     [
       ['Markdown rendered (larger shows as plain text)', bytes(RENDER_MAX_BYTES), 'http-api.md#documents'],
-      ['One render', `${duration(RENDER_BUDGET_MS)} and ${RENDER_HEAP_MB} MB of heap; ${RENDER_QUEUE_MAX} waiting per listener (then 503)`, '#work-a-request-can-cause'],
+      [
+        'One render',
+        `${duration(RENDER_BUDGET_MS)} and ${RENDER_HEAP_MB} MB of heap; ${RENDER_QUEUE_MAX} waiting per listener (then 503)`,
+        '#work-a-request-can-cause',
+      ],
       ['Read-link page cache', bytes(PAGE_CACHE_BYTES), 'http-api.md#documents'],
-      ['Present link lifetime', `${duration(s(PRESENT_TTL_DEFAULT_SECONDS))} by default, at most ${duration(s(PRESENT_TTL_MAX_SECONDS))}`, 'http-api.md#documents'],
+      [
+        'Present link lifetime',
+        `${duration(s(PRESENT_TTL_DEFAULT_SECONDS))} by default, at most ${duration(s(PRESENT_TTL_MAX_SECONDS))}`,
+        'http-api.md#documents',
+      ],
       ['Image or logo', bytes(IMAGE_MAX_BYTES), 'http-api.md#documents'],
-      ['Video', `${bytes(VIDEO_MAX_BYTES)}; its upload URL works ${duration(UPLOAD_TTL_MS)}; an upload stalled ${duration(UPLOAD_IDLE_MS)} is dropped`, 'http-api.md#documents'],
-      ['A team\'s assets, unless the owner sets another quota', bytes(DEFAULT_MAX_ASSET_BYTES), 'http-api.md#documents'],
+      [
+        'Video',
+        `${bytes(VIDEO_MAX_BYTES)}; its upload URL works ${duration(UPLOAD_TTL_MS)}; an upload stalled ${duration(UPLOAD_IDLE_MS)} is dropped`,
+        'http-api.md#documents',
+      ],
+      ["A team's assets, unless the owner sets another quota", bytes(DEFAULT_MAX_ASSET_BYTES), 'http-api.md#documents'],
     ],
   ],
   [
@@ -114,34 +142,70 @@ const SECTIONS: [string, Row[]][] = [
     [
       ['Connections', `${PEER_CONNECTIONS.perClient} per client, ${PEER_CONNECTIONS.total} in all`, '#connections-and-rates'],
       ['Requests per client', `a burst of ${PEER_RATE_LIMIT.burst}, then ${PEER_RATE_LIMIT.perSecond}/s (429)`, '#connections-and-rates'],
-      ['Timeouts', `headers ${duration(PEER_TIMEOUTS.headersMs)}, request ${duration(PEER_TIMEOUTS.requestMs)}, keep-alive ${duration(PEER_TIMEOUTS.keepAliveMs)}, idle ${duration(PEER_TIMEOUTS.idleMs)}`, '#connections-and-rates'],
+      [
+        'Timeouts',
+        `headers ${duration(PEER_TIMEOUTS.headersMs)}, request ${duration(PEER_TIMEOUTS.requestMs)}, keep-alive ${duration(PEER_TIMEOUTS.keepAliveMs)}, idle ${duration(PEER_TIMEOUTS.idleMs)}`,
+        '#connections-and-rates',
+      ],
     ],
   ],
   [
     'Federation',
     [
       ['Batch', `${FEDERATION_BATCH_MAX_MESSAGES} messages, ${bytes(FEDERATION_BATCH_MAX_BYTES)}`, 'federation.md#federation-and-the-tunnel'],
-      ['Messages from one sending domain', `a burst of ${n(DEFAULT_DOMAIN_BUDGET.messages.burst)}, then ${n(DEFAULT_DOMAIN_BUDGET.messages.perSecond)}/s; ${bytes(DEFAULT_DOMAIN_BUDGET.bytes.burst)}, then ${bytes(DEFAULT_DOMAIN_BUDGET.bytes.perSecond)}/s`, '#connections-and-rates'],
+      [
+        'Messages from one sending domain',
+        `a burst of ${n(DEFAULT_DOMAIN_BUDGET.messages.burst)}, then ${n(DEFAULT_DOMAIN_BUDGET.messages.perSecond)}/s; ${bytes(DEFAULT_DOMAIN_BUDGET.bytes.burst)}, then ${bytes(DEFAULT_DOMAIN_BUDGET.bytes.perSecond)}/s`,
+        '#connections-and-rates',
+      ],
       ['Checks one request causes', `${duration(INBOUND_TIME_BUDGET_MS)} and ${MAX_DNS_QUERIES_PER_REQUEST} DNS queries`, '#connections-and-rates'],
       ['A sender checked with its node is trusted for', duration(CHECKED_SENDER_TTL_MS), 'federation.md#federation-and-the-tunnel'],
-      ['Outbox', `bounces after ${duration(DEFAULT_OUTBOX_OPTIONS.giveUpAfterMs)}; ${duration(DEFAULT_OUTBOX_OPTIONS.deliveryTimeoutMs)} per delivery; ${DEFAULT_OUTBOX_OPTIONS.inFlightPerPeer} requests at once per peer node`, 'federation.md#federation-and-the-tunnel'],
+      [
+        'Outbox',
+        `bounces after ${duration(DEFAULT_OUTBOX_OPTIONS.giveUpAfterMs)}; ${duration(DEFAULT_OUTBOX_OPTIONS.deliveryTimeoutMs)} per delivery; ${DEFAULT_OUTBOX_OPTIONS.inFlightPerPeer} requests at once per peer node`,
+        'federation.md#federation-and-the-tunnel',
+      ],
     ],
   ],
   [
     'DNS',
     [
       ['TXT lookup', `gives up after ${duration(TXT_LOOKUP_TIMEOUT_MS)}`, '#dns'],
-      ['Queries node-wide', `${DNS_LIMITS.ratePerSecond}/s with a burst of ${DNS_LIMITS.rateBurst}; ${DNS_LIMITS.concurrency} in flight, ${DNS_LIMITS.queueLength} waiting at most ${duration(DNS_LIMITS.queueWaitMs)}`, '#dns'],
-      ['Cache', `records ${duration(DNS_LIMITS.positiveTtlMs)}, no record ${duration(DNS_LIMITS.negativeTtlMs)}, failures ${duration(DNS_LIMITS.failureTtlMs)}; ${n(DNS_LIMITS.cacheEntries)} names`, '#dns'],
+      [
+        'Queries node-wide',
+        `${DNS_LIMITS.ratePerSecond}/s with a burst of ${DNS_LIMITS.rateBurst}; ${DNS_LIMITS.concurrency} in flight, ${DNS_LIMITS.queueLength} waiting at most ${duration(DNS_LIMITS.queueWaitMs)}`,
+        '#dns',
+      ],
+      [
+        'Cache',
+        `records ${duration(DNS_LIMITS.positiveTtlMs)}, no record ${duration(DNS_LIMITS.negativeTtlMs)}, failures ${duration(DNS_LIMITS.failureTtlMs)}; ${n(DNS_LIMITS.cacheEntries)} names`,
+        '#dns',
+      ],
     ],
   ],
   [
     'Requests to other nodes',
     [
-      ['Time', `connect ${duration(DEFAULT_REMOTE_CLIENT_OPTIONS.connectTimeoutMs)}, ${duration(DEFAULT_REMOTE_CLIENT_OPTIONS.timeoutMs)} per request`, 'federation.md#fetches-from-other-nodes'],
-      ['At once', `${DEFAULT_REMOTE_CLIENT_OPTIONS.perOriginConcurrency} per origin and ${DEFAULT_REMOTE_CLIENT_OPTIONS.totalConcurrency} in all, with ${DEFAULT_REMOTE_CLIENT_OPTIONS.perOriginWaiting} and ${DEFAULT_REMOTE_CLIENT_OPTIONS.totalWaiting} waiting`, 'federation.md#fetches-from-other-nodes'],
-      ['Answers read', `${bytes(CHECK_ANSWER_MAX_BYTES)} for a sender check, ${bytes(DID_LOG_MAX_BYTES)} for a \`did:svc\` log, ${bytes(DELIVERY_ANSWER_MAX_BYTES)} for a delivery, ${bytes(BATCH_ANSWER_MAX_BYTES)} for a batch`, 'federation.md#fetches-from-other-nodes'],
-      ['The command line', `\`team join\` and \`team connect\`: ${duration(AGENT_BUDGET.timeoutMs)} and ${bytes(AGENT_BUDGET.maxBytes)} per answer; owner commands: ${duration(OWNER_BUDGET.timeoutMs)} and ${bytes(OWNER_BUDGET.maxBytes)}`, 'federation.md#the-command-line-and-the-nodes-it-joins'],
+      [
+        'Time',
+        `connect ${duration(DEFAULT_REMOTE_CLIENT_OPTIONS.connectTimeoutMs)}, ${duration(DEFAULT_REMOTE_CLIENT_OPTIONS.timeoutMs)} per request`,
+        'federation.md#fetches-from-other-nodes',
+      ],
+      [
+        'At once',
+        `${DEFAULT_REMOTE_CLIENT_OPTIONS.perOriginConcurrency} per origin and ${DEFAULT_REMOTE_CLIENT_OPTIONS.totalConcurrency} in all, with ${DEFAULT_REMOTE_CLIENT_OPTIONS.perOriginWaiting} and ${DEFAULT_REMOTE_CLIENT_OPTIONS.totalWaiting} waiting`,
+        'federation.md#fetches-from-other-nodes',
+      ],
+      [
+        'Answers read',
+        `${bytes(CHECK_ANSWER_MAX_BYTES)} for a sender check, ${bytes(DID_LOG_MAX_BYTES)} for a \`did:svc\` log, ${bytes(DELIVERY_ANSWER_MAX_BYTES)} for a delivery, ${bytes(BATCH_ANSWER_MAX_BYTES)} for a batch`,
+        'federation.md#fetches-from-other-nodes',
+      ],
+      [
+        'The command line',
+        `\`team join\` and \`team connect\`: ${duration(AGENT_BUDGET.timeoutMs)} and ${bytes(AGENT_BUDGET.maxBytes)} per answer; owner commands: ${duration(OWNER_BUDGET.timeoutMs)} and ${bytes(OWNER_BUDGET.maxBytes)}`,
+        'federation.md#the-command-line-and-the-nodes-it-joins',
+      ],
     ],
   ],
 ];

@@ -112,15 +112,14 @@ function checkNativeModules(platforms: readonly Platform[]): string[] {
   // npm installs only the host's optional package; the desktop app keeps its keys with Electron's
   // safeStorage, and @napi-rs/keyring serves the headless node's `--custody keyring`, so a missing
   // one for another platform is a warning, not an error.
-  const keyringPackages = existsSync(join(modules, '@napi-rs'))
-    ? readdirSync(join(modules, '@napi-rs')).filter((name) => name.startsWith('keyring-'))
-    : [];
+  const keyringPackages = existsSync(join(modules, '@napi-rs')) ? readdirSync(join(modules, '@napi-rs')).filter((name) => name.startsWith('keyring-')) : [];
   for (const platform of platforms) {
     for (const arch of TARGETS[platform].arch) {
       const prefix = `keyring-${TARGETS[platform].node}-${arch}`;
       const found = keyringPackages.find((name) => name.startsWith(prefix));
       if (found !== undefined) console.log(`@napi-rs/keyring: N-API package @napi-rs/${found}: no rebuild needed`);
-      else console.log(`@napi-rs/keyring: warning: @napi-rs/${prefix}-* is not installed (npm installs the host's only; package on that platform to include it)`);
+      else
+        console.log(`@napi-rs/keyring: warning: @napi-rs/${prefix}-* is not installed (npm installs the host's only; package on that platform to include it)`);
     }
   }
 
@@ -135,7 +134,7 @@ function checkNativeModules(platforms: readonly Platform[]): string[] {
     problems.push(`${name} is a native module that may not be N-API: check it, then package with --rebuild`);
   }
   if (existsSync(join(modules, 'cpu-features'))) console.log(`cpu-features: ${KNOWN['cpu-features']}`);
-  console.log("ssh2: its optional lib/protocol/crypto binding is left out of the package too (ssh2 works without it)");
+  console.log('ssh2: its optional lib/protocol/crypto binding is left out of the package too (ssh2 works without it)');
   return problems;
 }
 
@@ -151,7 +150,9 @@ function topLevelPackages(modules: string): string[] {
 const { platforms, rebuild, allowCi } = parseArgs(process.argv.slice(2));
 
 if (process.env.CI && !allowCi) {
-  fail('svc-node: packaging does not run in CI (it downloads Electron); `npm test` checks build/electron-builder.yml instead. Pass --allow-ci on a networked release runner.');
+  fail(
+    'svc-node: packaging does not run in CI (it downloads Electron); `npm test` checks build/electron-builder.yml instead. Pass --allow-ci on a networked release runner.',
+  );
 }
 if (platforms.includes('mac') && process.platform !== 'darwin') {
   fail('svc-node: the macOS dmg can only be built (and signed, notarized) on macOS');

@@ -26,4 +26,6 @@ runQuietly(process.execPath, ['bin/svc-node.js', 'version']);
 const npmNode = process.env.npm_node_execpath;
 const npmNodeVersion = npmNode ? spawnSync(npmNode, ['--version'], { encoding: 'utf8' }).stdout.trim() : '';
 const also = npmNodeVersion && npmNodeVersion !== process.version ? ` (npm itself ran on Node ${npmNodeVersion})` : '';
-process.stdout.write(`svc-node: ${seconds === null ? 'out/ is current' : `built into out/ in ${seconds.toFixed(1)} s`}; the node, its scripts and tests run on the pinned Node ${process.version}${also}\n`);
+process.stdout.write(
+  `svc-node: ${seconds === null ? 'out/ is current' : `built into out/ in ${seconds.toFixed(1)} s`}; the node, its scripts and tests run on the pinned Node ${process.version}${also}\n`,
+);

@@ -12,5 +12,8 @@ export function isoNow(clock: Clock): string {
 
 /** RFC 3339 UTC at second precision (`2026-04-18T12:00:00Z`): what gets signed. */
 export function signingTimestamp(clock: Clock): string {
-  return clock.now().toISOString().replace(/\.\d{3}Z$/, 'Z');
+  return clock
+    .now()
+    .toISOString()
+    .replace(/\.\d{3}Z$/, 'Z');
 }

@@ -159,7 +159,10 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
         options.clock ?? systemClock,
       ),
       // Signed writes are remembered in the database too, so a restart does not reopen the window.
-      replay: new ReplayCache(REPLAY_WINDOW_SECONDS * 1000, new SqliteSignatureStore(db, REPLAY_WINDOW_SECONDS * 1000, (options.clock ?? systemClock).now().getTime())),
+      replay: new ReplayCache(
+        REPLAY_WINDOW_SECONDS * 1000,
+        new SqliteSignatureStore(db, REPLAY_WINDOW_SECONDS * 1000, (options.clock ?? systemClock).now().getTime()),
+      ),
       bus: new EventBus(),
       urls,
       ownOrigins: () => {
@@ -170,7 +173,11 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
     const id = nodeIdOf(db);
     const validateResponses = options.validateResponses ?? env.SVC_NODE_VALIDATE_RESPONSES === '1';
     const owner = new OwnerAccess({ clock: ctx.clock, sessions: new OwnerSessions(db, ctx.clock, () => ctx.bus.publish(OWNER_SESSIONS_TOPIC)) });
-    const services = createCoreServices(ctx, owner, { outbox: options.outbox, remote: options.remote, ...(options.domainBudget ? { domainBudget: options.domainBudget } : {}) });
+    const services = createCoreServices(ctx, owner, {
+      outbox: options.outbox,
+      remote: options.remote,
+      ...(options.domainBudget ? { domainBudget: options.domainBudget } : {}),
+    });
     cleanups.push(() => services.remote.close());
     // A signed envelope names the origin it was meant for; only this surface's own origins count.
     const library: LibrarySurfaceOptions = {

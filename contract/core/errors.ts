@@ -11,7 +11,8 @@ export const coreErrors = defineErrors({
   SVC_ERR_IDENTITY_REPLACED: { status: 409, summary: 'The identity was replaced; act on its successor instead' },
   SVC_ERR_IDENTITY_WRONG_LIFETIME: {
     status: 409,
-    summary: 'The operation does not apply to an identity of this lifetime (ephemeral ones are deleted; persistent ones are rotated, archived, replaced and backed up)',
+    summary:
+      'The operation does not apply to an identity of this lifetime (ephemeral ones are deleted; persistent ones are rotated, archived, replaced and backed up)',
   },
   SVC_ERR_IDENTITY_NO_ADDRESS: { status: 409, summary: 'The identity has no address for a replacement to carry over' },
   SVC_ERR_IDENTITY_EXISTS: { status: 409, summary: 'The identity (a backup being restored, or a self-custodial key or did:svc) is already on this node' },
@@ -26,8 +27,11 @@ export const coreErrors = defineErrors({
   SVC_ERR_PUBLIC_KEY_MISMATCH: { status: 422, summary: 'public_key is not the 32-byte Ed25519 key of did' },
   SVC_ERR_ALIAS_TAKEN: { status: 409, summary: 'Another identity of the project already has this alias' },
   SVC_ERR_ALIAS_EXHAUSTED: { status: 409, summary: 'No free alias is left in the project' },
-  SVC_ERR_CONTROLLER_KEY_NOT_HELD: { status: 409, summary: 'This node does not hold the controller key of the namespace, so the change needs a controller signature' },
-  SVC_ERR_BACKUP_KEY_NOT_CURRENT: { status: 422, summary: 'The key in the backup is not the identity\'s current key' },
+  SVC_ERR_CONTROLLER_KEY_NOT_HELD: {
+    status: 409,
+    summary: 'This node does not hold the controller key of the namespace, so the change needs a controller signature',
+  },
+  SVC_ERR_BACKUP_KEY_NOT_CURRENT: { status: 422, summary: "The key in the backup is not the identity's current key" },
   SVC_ERR_PROJECT_NOT_FOUND: { status: 404, summary: 'No project with this id' },
   SVC_ERR_PROJECT_SLUG_INVALID: { status: 422, summary: 'The project slug is not 1-64 letters, digits, ".", "-" or "_"' },
   SVC_ERR_PROJECT_SLUG_TAKEN: { status: 409, summary: 'A project with this slug already exists' },
@@ -37,12 +41,12 @@ export const coreErrors = defineErrors({
   SVC_ERR_NAMESPACE_NOT_FOUND: { status: 404, summary: 'No namespace with this domain on this node' },
   SVC_ERR_NAMESPACE_TAKEN: { status: 409, summary: 'The namespace is already registered to another controller' },
   SVC_ERR_NAMESPACE_HOSTED_ELSEWHERE: { status: 409, summary: 'The peer table or DNS places the namespace on another node' },
-  SVC_ERR_NAMESPACE_NOT_CONTROLLER: { status: 403, summary: 'The request is not signed by the namespace\'s controller' },
+  SVC_ERR_NAMESPACE_NOT_CONTROLLER: { status: 403, summary: "The request is not signed by the namespace's controller" },
   SVC_ERR_NAMESPACE_CONTROLLER_MISMATCH: { status: 403, summary: 'controller_did is not the key that signed the request' },
   SVC_ERR_NAMESPACE_REVOKED: { status: 403, summary: 'The namespace was revoked: its DNS record no longer names its controller' },
   SVC_ERR_NAMESPACE_DNS_PROOF_REQUIRED: { status: 403, summary: 'The domain can only be registered with DNS proof (an _svcid record), and there is none' },
-  SVC_ERR_NAMESPACE_DNS_MISMATCH: { status: 403, summary: 'The domain\'s _svcid DNS record names another controller' },
-  SVC_ERR_NAMESPACE_DNS_NODE_MISSING: { status: 403, summary: 'The domain\'s _svcid DNS record names no node, so nothing proves the namespace lives here' },
+  SVC_ERR_NAMESPACE_DNS_MISMATCH: { status: 403, summary: "The domain's _svcid DNS record names another controller" },
+  SVC_ERR_NAMESPACE_DNS_NODE_MISSING: { status: 403, summary: "The domain's _svcid DNS record names no node, so nothing proves the namespace lives here" },
   SVC_ERR_NAMESPACE_DNS_UNAVAILABLE: { status: 503, summary: 'The DNS lookup for the domain failed; try again later' },
   SVC_ERR_ADDRESS_NOT_FOUND: { status: 404, summary: 'No address with this name in the namespace' },
   SVC_ERR_ADDRESS_TAKEN: { status: 409, summary: 'The address is already assigned' },
@@ -54,11 +58,11 @@ export const coreErrors = defineErrors({
   SVC_ERR_DID_UNREGISTERED: { status: 409, summary: 'The did:svc must be registered before an address can follow it' },
   SVC_ERR_DID_KEY_MISMATCH: { status: 409, summary: 'The did:key is not the current key of the did:svc involved' },
   SVC_ERR_DID_TAKEN: { status: 409, summary: 'The did:svc is already registered to another key' },
-  SVC_ERR_DID_ENTRY_INVALID: { status: 422, summary: 'The did:svc log entry breaks the log\'s rules (operation, genesis shape, key, timestamp or state hash)' },
+  SVC_ERR_DID_ENTRY_INVALID: { status: 422, summary: "The did:svc log entry breaks the log's rules (operation, genesis shape, key, timestamp or state hash)" },
   SVC_ERR_DID_LOG_INVALID: { status: 422, summary: 'The did:svc log given is empty or does not verify' },
   SVC_ERR_DID_LOG_STALE: { status: 409, summary: 'The entry does not follow the current log head (seq or prev_entry_hash); fetch the head and retry' },
   SVC_ERR_DID_LOG_FORKED: { status: 409, summary: 'This node knows a different history for the did:svc' },
-  SVC_ERR_DID_ROTATION_UNAUTHORIZED: { status: 401, summary: 'A key rotation is not authorized by the did:svc\'s current key' },
+  SVC_ERR_DID_ROTATION_UNAUTHORIZED: { status: 401, summary: "A key rotation is not authorized by the did:svc's current key" },
 
   // Mail, chat and recipients
   SVC_ERR_RECIPIENT_NOT_FOUND: { status: 404, summary: 'No identity answers to this recipient alias, address or DID' },
@@ -72,19 +76,26 @@ export const coreErrors = defineErrors({
   // Search (GET /v1/search, /v1/node/search, the MCP tool).
   SVC_ERR_SEARCH_QUERY_INVALID: {
     status: 422,
-    summary: 'The search query cannot be read (unclosed quote or parenthesis, operator with nothing on one side, prefix under 2 letters, only excluded terms, or too long, too many terms or too deeply nested); detail says what and where',
+    summary:
+      'The search query cannot be read (unclosed quote or parenthesis, operator with nothing on one side, prefix under 2 letters, only excluded terms, or too long, too many terms or too deeply nested); detail says what and where',
   },
   SVC_ERR_MESSAGE_ID_TAKEN: { status: 409, summary: 'Another message is already stored under this message_id' },
-  SVC_ERR_MESSAGE_ID_REUSED: { status: 409, summary: 'The sender already sent a message under this message_id, with other content (the same content again answers as the first send did)' },
+  SVC_ERR_MESSAGE_ID_REUSED: {
+    status: 409,
+    summary: 'The sender already sent a message under this message_id, with other content (the same content again answers as the first send did)',
+  },
   SVC_ERR_SIGNATURE_REQUIRED: {
     status: 422,
     summary: 'The sender is self-custodial: its mail and chat must come client-signed (signature, signed_payload, from_did, message_id, timestamp)',
   },
   SVC_ERR_MESSAGE_SIGNATURE_INVALID: { status: 401, summary: 'The client signature does not verify over signed_payload with from_did' },
-  SVC_ERR_MESSAGE_TIMESTAMP_STALE: { status: 401, summary: 'The signed timestamp is outside the ±300 s window around the node\'s clock' },
+  SVC_ERR_MESSAGE_TIMESTAMP_STALE: { status: 401, summary: "The signed timestamp is outside the ±300 s window around the node's clock" },
   SVC_ERR_SIGNING_KEY_MISMATCH: { status: 422, summary: 'signing_key_id is not from_did, the key that signed' },
-  SVC_ERR_SIGNER_MISMATCH: { status: 422, summary: 'from_did is not the sending identity\'s current key' },
-  SVC_ERR_SIGNED_PAYLOAD_MISMATCH: { status: 422, summary: 'signed_payload does not say what the request says (type, sender, recipient, content, message_id or timestamp)' },
+  SVC_ERR_SIGNER_MISMATCH: { status: 422, summary: "from_did is not the sending identity's current key" },
+  SVC_ERR_SIGNED_PAYLOAD_MISMATCH: {
+    status: 422,
+    summary: 'signed_payload does not say what the request says (type, sender, recipient, content, message_id or timestamp)',
+  },
   SVC_ERR_REPLY_TO_NOT_FOUND: { status: 404, summary: 'The message replied to is not in this chat session' },
   SVC_ERR_CHAT_SESSION_NOT_FOUND: { status: 404, summary: 'No chat session with this id is visible to the caller' },
   SVC_ERR_CHAT_NOT_PARTICIPANT: { status: 403, summary: 'The identity is not a participant of the chat session' },
@@ -92,7 +103,7 @@ export const coreErrors = defineErrors({
   SVC_ERR_CHAT_NOT_LEFT: { status: 409, summary: 'The identity has not left the chat, so there is nothing to rejoin' },
   SVC_ERR_CHAT_REMOTE_GROUP: { status: 422, summary: 'A chat with an identity on another node has exactly two participants' },
   SVC_ERR_CHAT_TARGET_INVALID: { status: 422, summary: 'The chat tool call names no target, or more than one (to_alias, to_address, to_did or session_id)' },
-  SVC_ERR_CONTACT_EXISTS: { status: 409, summary: 'The address is already one of the identity\'s contacts' },
+  SVC_ERR_CONTACT_EXISTS: { status: 409, summary: "The address is already one of the identity's contacts" },
 
   // MCP
   SVC_ERR_MCP_METHOD_NOT_ALLOWED: {
@@ -113,7 +124,10 @@ export const coreErrors = defineErrors({
     status: 401,
     summary: 'A DIDKey-signed request without X-SVCID-Team-Certificate: identity-only auth is for the messaging routes (mail, chat, contacts, MCP) only',
   },
-  SVC_ERR_DID_AW_MISMATCH: { status: 401, summary: 'X-SVC-DID-AW names a did:svc whose current key (in the log this node holds) is not the Authorization did:key' },
+  SVC_ERR_DID_AW_MISMATCH: {
+    status: 401,
+    summary: 'X-SVC-DID-AW names a did:svc whose current key (in the log this node holds) is not the Authorization did:key',
+  },
   SVC_ERR_TEAM_AGENT_CONFLICT: {
     status: 409,
     summary: "The certificate's key is connected to the team under another alias, or its alias is connected under another key",
@@ -123,5 +137,8 @@ export const coreErrors = defineErrors({
     summary: "The certificate's member_address is bound to another identity, or is not registered and this node does not control its namespace",
   },
   SVC_ERR_WORKSPACE_NOT_FOUND: { status: 404, summary: "No workspace with this id in the caller's team" },
-  SVC_ERR_WORKSPACE_IN_USE: { status: 409, summary: 'Only a gone ephemeral workspace can be deleted: this one is persistent, or was seen in the last 30 minutes' },
+  SVC_ERR_WORKSPACE_IN_USE: {
+    status: 409,
+    summary: 'Only a gone ephemeral workspace can be deleted: this one is persistent, or was seen in the last 30 minutes',
+  },
 });

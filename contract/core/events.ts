@@ -24,7 +24,10 @@ import { Priority } from './mail.ts';
  * route checks itself (http/sse.ts), since a reconnect after it is answered 204, not refused.
  */
 export const DeadlineParam = z
-  .string({ error: (issue) => (issue.input === undefined ? 'deadline is required: an RFC 3339 timestamp at most 300 s ahead' : 'deadline must be an RFC 3339 timestamp with a timezone') })
+  .string({
+    error: (issue) =>
+      issue.input === undefined ? 'deadline is required: an RFC 3339 timestamp at most 300 s ahead' : 'deadline must be an RFC 3339 timestamp with a timezone',
+  })
   .meta({ format: 'date-time' })
   .describe('RFC 3339 timestamp with a timezone, at most 300 s ahead: the stream closes then');
 

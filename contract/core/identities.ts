@@ -44,9 +44,7 @@ export const reachability = z
   .enum(['public', 'contacts-only', 'contacts_only'])
   .transform((value): Reachability => (value === 'contacts_only' ? 'contacts-only' : value));
 
-const context = z
-  .record(z.string(), z.unknown())
-  .refine((value) => JSON.stringify(value).length <= 16_384, 'context must serialise to at most 16 KiB');
+const context = z.record(z.string(), z.unknown()).refine((value) => JSON.stringify(value).length <= 16_384, 'context must serialise to at most 16 KiB');
 
 const settings = {
   human_name: z.string().max(64).optional(),
@@ -75,12 +73,20 @@ export const InitBody = z
     if ((body.did === undefined) !== (body.public_key === undefined)) {
       issue.addIssue({ code: 'custom', path: [body.did === undefined ? 'did' : 'public_key'], message: 'did and public_key go together' });
     }
-    if (self && body.did === undefined) issue.addIssue({ code: 'custom', path: ['custody'], message: 'custody "self" needs did and public_key: the client holds the key' });
-    if (!self && body.did !== undefined) issue.addIssue({ code: 'custom', path: ['custody'], message: 'did and public_key are for custody "self"; a custodial identity gets its key from the node' });
+    if (self && body.did === undefined)
+      issue.addIssue({ code: 'custom', path: ['custody'], message: 'custody "self" needs did and public_key: the client holds the key' });
+    if (!self && body.did !== undefined)
+      issue.addIssue({
+        code: 'custom',
+        path: ['custody'],
+        message: 'did and public_key are for custody "self"; a custodial identity gets its key from the node',
+      });
     const persistent = body.lifetime === 'persistent';
     if (persistent && body.name === undefined) issue.addIssue({ code: 'custom', path: ['name'], message: 'a persistent identity needs a name' });
-    if (persistent && body.alias !== undefined) issue.addIssue({ code: 'custom', path: ['alias'], message: 'a persistent identity takes a name, not an alias' });
-    if (!persistent && body.name !== undefined) issue.addIssue({ code: 'custom', path: ['name'], message: 'name is only for persistent identities; use alias' });
+    if (persistent && body.alias !== undefined)
+      issue.addIssue({ code: 'custom', path: ['alias'], message: 'a persistent identity takes a name, not an alias' });
+    if (!persistent && body.name !== undefined)
+      issue.addIssue({ code: 'custom', path: ['name'], message: 'name is only for persistent identities; use alias' });
   });
 export type InitInput = z.output<typeof InitBody>;
 
@@ -117,8 +123,14 @@ export const ReplaceBody = z
     if ((body.did === undefined) !== (body.public_key === undefined)) {
       issue.addIssue({ code: 'custom', path: [body.did === undefined ? 'did' : 'public_key'], message: 'did and public_key go together' });
     }
-    if (body.custody === 'self' && body.did === undefined) issue.addIssue({ code: 'custom', path: ['custody'], message: 'custody "self" needs did and public_key: the client holds the new key' });
-    if (body.custody !== 'self' && body.did !== undefined) issue.addIssue({ code: 'custom', path: ['custody'], message: 'did and public_key are for custody "self"; a custodial successor gets its key from the node' });
+    if (body.custody === 'self' && body.did === undefined)
+      issue.addIssue({ code: 'custom', path: ['custody'], message: 'custody "self" needs did and public_key: the client holds the new key' });
+    if (body.custody !== 'self' && body.did !== undefined)
+      issue.addIssue({
+        code: 'custom',
+        path: ['custody'],
+        message: 'did and public_key are for custody "self"; a custodial successor gets its key from the node',
+      });
   });
 export type ReplaceInput = z.output<typeof ReplaceBody>;
 

@@ -33,28 +33,48 @@ const selectors = z.array(selector).max(MAX_RECIPIENTS);
  */
 export const clientSigningFields = {
   signature: z.string().min(1).max(512).optional(),
-  signed_payload: z.string().min(1).max(256 * 1024).optional(),
+  signed_payload: z
+    .string()
+    .min(1)
+    .max(256 * 1024)
+    .optional(),
   signing_key_id: z.string().max(256).optional(),
   from_did: z.string().min(1).max(256).optional(),
 };
 
 /** The rules of a client-signed send, for mail's and chat's bodies (upstream's 422 messages). */
 export function refineClientSigning(
-  body: { signature?: string | undefined; signed_payload?: string | undefined; signing_key_id?: string | undefined; from_did?: string | undefined; message_id?: string | undefined; timestamp?: string | undefined },
+  body: {
+    signature?: string | undefined;
+    signed_payload?: string | undefined;
+    signing_key_id?: string | undefined;
+    from_did?: string | undefined;
+    message_id?: string | undefined;
+    timestamp?: string | undefined;
+  },
   ctx: z.RefinementCtx,
 ): void {
   if (body.signature === undefined) {
     for (const field of ['signed_payload', 'signing_key_id', 'from_did'] as const) {
-      if (body[field] !== undefined) ctx.addIssue({ code: 'custom', path: [field], message: `${field} goes with signature: send the client signature too, or leave it out` });
+      if (body[field] !== undefined)
+        ctx.addIssue({ code: 'custom', path: [field], message: `${field} goes with signature: send the client signature too, or leave it out` });
     }
     return;
   }
   if (body.from_did === undefined) ctx.addIssue({ code: 'custom', path: ['from_did'], message: 'from_did is required when signature is provided' });
   if (body.message_id === undefined || body.timestamp === undefined) {
-    ctx.addIssue({ code: 'custom', path: [body.message_id === undefined ? 'message_id' : 'timestamp'], message: 'message_id and timestamp are required when signature is provided' });
+    ctx.addIssue({
+      code: 'custom',
+      path: [body.message_id === undefined ? 'message_id' : 'timestamp'],
+      message: 'message_id and timestamp are required when signature is provided',
+    });
   }
   if (body.signed_payload === undefined) {
-    ctx.addIssue({ code: 'custom', path: ['signed_payload'], message: 'signed_payload is required when signature is provided: the node verifies and stores the exact signed bytes' });
+    ctx.addIssue({
+      code: 'custom',
+      path: ['signed_payload'],
+      message: 'signed_payload is required when signature is provided: the node verifies and stores the exact signed bytes',
+    });
   }
 }
 

@@ -36,13 +36,23 @@ const flag = z.union([z.boolean(), z.enum(['true', 'false', '1', '0'])]).transfo
 const instant = z.iso.datetime({ offset: true });
 
 export const SearchQuery = z.object({
-  q: z.string().min(1).max(MAX_SEARCH_QUERY * 4),
+  q: z
+    .string()
+    .min(1)
+    .max(MAX_SEARCH_QUERY * 4),
   /** Kinds to search, comma-separated (`mail,chat`); every kind the place holds by default. */
   type: z
     .string()
     .max(64)
     .transform((value, ctx) => {
-      const kinds = [...new Set(value.split(',').map((part) => part.trim()).filter(Boolean))];
+      const kinds = [
+        ...new Set(
+          value
+            .split(',')
+            .map((part) => part.trim())
+            .filter(Boolean),
+        ),
+      ];
       for (const kind of kinds) {
         if (!(SEARCH_KINDS as readonly string[]).includes(kind)) {
           ctx.addIssue({ code: 'custom', message: `unknown kind ${kind} (one or more of ${SEARCH_KINDS.join(', ')})` });

@@ -20,7 +20,12 @@ export type Caps = z.output<typeof Caps>;
 const cap = z.number().int().min(0).max(1_000_000_000).nullable();
 
 /** Up to 1 TiB; left out, the default quota. */
-const quota = z.number().int().min(0).max(2 ** 40).optional();
+const quota = z
+  .number()
+  .int()
+  .min(0)
+  .max(2 ** 40)
+  .optional();
 
 /** `PUT /v1/node/docs/billing` (owner API). */
 export const CapsBody = z.strictObject({ caps: z.strictObject({ max_documents: cap, max_versions_per_doc: cap, max_asset_bytes: quota }) });

@@ -32,7 +32,11 @@ export const CURSOR_PATTERN = /^\d{4}-\d{2}-\d{2}T[0-9:.]+Z\/[a-zA-Z0-9][a-zA-Z0
 export const DocumentListQuery = z
   .object({
     limit: z.coerce.number().int().min(1).max(500).optional(),
-    after: z.string().max(SLUG_MAX + 40).regex(CURSOR_PATTERN, 'must be a next_after from the previous page').optional(),
+    after: z
+      .string()
+      .max(SLUG_MAX + 40)
+      .regex(CURSOR_PATTERN, 'must be a next_after from the previous page')
+      .optional(),
     q: z.string().max(200).optional(),
   })
   .refine((value) => value.after === undefined || value.limit !== undefined, { message: 'after pages a listing: give limit too', path: ['after'] });
@@ -45,13 +49,20 @@ export type DocumentListInput = z.output<typeof DocumentListQuery>;
  * appends as upstream's does (agents that read, then write at once).
  */
 export const AppendQuery = z.object({
-  base_version: z.string().regex(/^[1-9][0-9]{0,9}$/, 'must be a version number (1, 2, 3, ...)').transform(Number).optional(),
+  base_version: z
+    .string()
+    .regex(/^[1-9][0-9]{0,9}$/, 'must be a version number (1, 2, 3, ...)')
+    .transform(Number)
+    .optional(),
 });
 export type AppendQueryInput = z.input<typeof AppendQuery>;
 
 export const VersionParams = z.strictObject({
   slug,
-  n: z.string().regex(/^[1-9][0-9]{0,9}$/, 'must be a version number (1, 2, 3, ...)').transform(Number),
+  n: z
+    .string()
+    .regex(/^[1-9][0-9]{0,9}$/, 'must be a version number (1, 2, 3, ...)')
+    .transform(Number),
 });
 
 // ---------------------------------------------------------------------------------- responses

@@ -63,4 +63,3 @@ export const SourcePins = z.object({
   source_profile_digest: z.string().nullable(),
 });
 export type SourcePins = z.output<typeof SourcePins>;
-

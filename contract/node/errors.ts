@@ -6,11 +6,20 @@ import { defineErrors } from '../error-catalogue.ts';
 
 export const nodeErrors = defineErrors({
   // Signing in: a browser trades a one-time link code for a session of its own.
-  SVC_ERR_UI_LINK_INVALID: { status: 401, summary: 'The sign-in link\'s code is unknown or was already used; run `svc-node ui` for a new one' },
+  SVC_ERR_UI_LINK_INVALID: { status: 401, summary: "The sign-in link's code is unknown or was already used; run `svc-node ui` for a new one" },
   SVC_ERR_UI_LINK_EXPIRED: { status: 401, summary: 'The sign-in link expired (links work for a few minutes); run `svc-node ui` for a fresh one' },
-  SVC_ERR_OWNER_SESSION_UNKNOWN: { status: 401, summary: 'The node does not know this browser session (its data was reset, or the session ended long ago); run `svc-node ui` for a new sign-in link' },
-  SVC_ERR_OWNER_SESSION_REVOKED: { status: 401, summary: 'This browser session was signed out (from Settings, or by signing out); run `svc-node ui` for a new sign-in link' },
-  SVC_ERR_OWNER_SESSION_EXPIRED: { status: 401, summary: 'This browser session expired (14 days without use, or 90 days after signing in); run `svc-node ui` for a new sign-in link' },
+  SVC_ERR_OWNER_SESSION_UNKNOWN: {
+    status: 401,
+    summary: 'The node does not know this browser session (its data was reset, or the session ended long ago); run `svc-node ui` for a new sign-in link',
+  },
+  SVC_ERR_OWNER_SESSION_REVOKED: {
+    status: 401,
+    summary: 'This browser session was signed out (from Settings, or by signing out); run `svc-node ui` for a new sign-in link',
+  },
+  SVC_ERR_OWNER_SESSION_EXPIRED: {
+    status: 401,
+    summary: 'This browser session expired (14 days without use, or 90 days after signing in); run `svc-node ui` for a new sign-in link',
+  },
   SVC_ERR_OWNER_SESSION_NOT_FOUND: { status: 404, summary: 'The node has no browser session with this id' },
   // First-run setup (a namespace under an outside key, an address taken: core's SVC_ERR_NAMESPACE_TAKEN, SVC_ERR_ADDRESS_TAKEN).
   SVC_ERR_SETUP_ALREADY_DONE: { status: 409, summary: 'The node is already set up, with another name or domain; add more identities instead' },
@@ -20,12 +29,18 @@ export const nodeErrors = defineErrors({
   SVC_ERR_TEAM_ALIAS_TAKEN: { status: 409, summary: 'A member with this alias is already active in the team' },
   SVC_ERR_TEAM_CERTIFICATE_NOT_FOUND: { status: 404, summary: 'The team has no certificate with this id' },
   SVC_ERR_TEAM_CERTIFICATE_ALREADY_REVOKED: { status: 409, summary: 'The certificate is already revoked' },
-  SVC_ERR_TEAM_OWNER_NOT_REVOCABLE: { status: 403, summary: 'The team\'s owner member cannot be revoked: the node acts for its owner through it' },
+  SVC_ERR_TEAM_OWNER_NOT_REVOCABLE: { status: 403, summary: "The team's owner member cannot be revoked: the node acts for its owner through it" },
   SVC_ERR_TEAM_OWNER_NOT_FOUND: { status: 404, summary: 'The team has no owner member whose key this node holds, so the node cannot act in it' },
-  SVC_ERR_TEAM_INVITE_INVALID: { status: 403, summary: 'The join code is unknown, already used, cancelled or expired; ask the owner for a new one (`svc-node team invite`)' },
+  SVC_ERR_TEAM_INVITE_INVALID: {
+    status: 403,
+    summary: 'The join code is unknown, already used, cancelled or expired; ask the owner for a new one (`svc-node team invite`)',
+  },
   SVC_ERR_TEAM_INVITE_NOT_FOUND: { status: 404, summary: 'The team has no invite with this id' },
   SVC_ERR_TEAM_INVITE_USED: { status: 409, summary: 'The invite was already redeemed; revoke the certificate it gave instead' },
-  SVC_ERR_TEAM_JOIN_IDENTITY_MISMATCH: { status: 403, summary: 'The did:svc a joining agent named is not its own: the did:svc log this node holds does not name its did:key as current' },
+  SVC_ERR_TEAM_JOIN_IDENTITY_MISMATCH: {
+    status: 403,
+    summary: 'The did:svc a joining agent named is not its own: the did:svc log this node holds does not name its did:key as current',
+  },
   // The tunnel.
   SVC_ERR_TUNNEL_NOT_CONFIGURED: { status: 409, summary: 'The tunnel has no SSH account configured yet, so it cannot start' },
   // Key custody and identity key backups.

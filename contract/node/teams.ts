@@ -43,7 +43,10 @@ export const AddMemberBody = z.strictObject({
   lifetime: CertificateLifetime.optional(),
   did_aw: z.string().min(1).max(256).optional(),
   address: z.string().min(3).max(320).optional(),
-  scopes: z.array(TeamScope).max(TEAM_SCOPES.length * 2).optional(),
+  scopes: z
+    .array(TeamScope)
+    .max(TEAM_SCOPES.length * 2)
+    .optional(),
 });
 export type AddMemberInput = z.output<typeof AddMemberBody>;
 
@@ -52,7 +55,12 @@ export const InviteBody = z.strictObject({
   alias: ruled(memberAliasProblem),
   lifetime: CertificateLifetime.optional(),
   /** How long the code works; a day by default, at most 30 days. */
-  expires_in_seconds: z.number().int().min(60).max(30 * 24 * 3600).optional(),
+  expires_in_seconds: z
+    .number()
+    .int()
+    .min(60)
+    .max(30 * 24 * 3600)
+    .optional(),
   /** A persistent member's address `<domain>/<name>`, as `add-member` takes it (assigned when it connects). */
   address: z.string().min(3).max(320).optional(),
 });
@@ -150,7 +158,10 @@ export type JoinInput = z.output<typeof JoinBody>;
 export const SignBody = z.strictObject({
   method: z.enum(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE']),
   /** The exact request target to be sent, query included. */
-  path: z.string().regex(/^\/\S*$/, 'must be a request target starting with "/"').max(4096),
+  path: z
+    .string()
+    .regex(/^\/\S*$/, 'must be a request target starting with "/"')
+    .max(4096),
   /** The exact body text that will be sent, if any. */
   body: z.string().max(SIGNED_BODY_MAX_BYTES).optional(),
   surface: z.enum(['library', 'docs']).optional(),

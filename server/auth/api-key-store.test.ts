@@ -24,7 +24,10 @@ function key(id: string, fields: { agentId?: string | null; prefix?: string; exp
   });
 }
 
-const ids = (prefix = 'svc_sk_aaaaa') => liveKeysWithPrefix(db(), prefix, NOW).map((row) => row.api_key_id).sort();
+const ids = (prefix = 'svc_sk_aaaaa') =>
+  liveKeysWithPrefix(db(), prefix, NOW)
+    .map((row) => row.api_key_id)
+    .sort();
 
 beforeAll(() => {
   insertProject(db(), { project_id: 'p', slug: 'p', name: 'p', namespace: null, created_at: '2026-01-01T00:00:00.000Z' });

@@ -47,6 +47,7 @@ export function verifyIdentitySignature(request: IdentitySignedRequest, now: Dat
     throw unauthorized('SVC_ERR_SIGNATURE_INVALID', 'The request body could not be hashed for the signature', SCHEME);
   }
   const signed = canonicalJsonBytes({ body_sha256: bodySha256Hex(request.rawBody ?? EMPTY_BODY), did_aw: didAw, timestamp: timestamp as string });
-  if (!verifyBytes(publicKeyFromDidKey(auth.didKey)!, signed, auth.signature)) throw unauthorized('SVC_ERR_SIGNATURE_INVALID', 'Invalid DIDKey signature', SCHEME);
+  if (!verifyBytes(publicKeyFromDidKey(auth.didKey)!, signed, auth.signature))
+    throw unauthorized('SVC_ERR_SIGNATURE_INVALID', 'Invalid DIDKey signature', SCHEME);
   return { didKey: auth.didKey, didAw: didAw === '' ? null : didAw, signature: auth.signatureText };
 }

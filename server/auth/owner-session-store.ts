@@ -55,7 +55,9 @@ export function revokeOwnerSession(db: Db, sessionId: string, revokedAt: string)
 
 /** The sessions not revoked yet, but `keepId`. */
 export function unrevokedOwnerSessionIds(db: Db, keepId: string | null): string[] {
-  return (db.prepare(`SELECT session_id FROM owner_sessions WHERE revoked_at IS NULL AND session_id IS NOT ?`).all(keepId) as { session_id: string }[]).map((row) => row.session_id);
+  return (db.prepare(`SELECT session_id FROM owner_sessions WHERE revoked_at IS NULL AND session_id IS NOT ?`).all(keepId) as { session_id: string }[]).map(
+    (row) => row.session_id,
+  );
 }
 
 /** Forgets sessions past their absolute end (revoked or not): nothing can be told about them any more. */

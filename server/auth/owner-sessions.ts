@@ -109,7 +109,10 @@ export class OwnerSessions {
   #live(row: OwnerSessionRow | null): string {
     const now = this.#clock.now();
     if (row === null) {
-      throw unauthorized('SVC_ERR_OWNER_SESSION_UNKNOWN', `This node does not know this session (its data was reset, or the session ended long ago); ${NEW_SIGN_IN}`);
+      throw unauthorized(
+        'SVC_ERR_OWNER_SESSION_UNKNOWN',
+        `This node does not know this session (its data was reset, or the session ended long ago); ${NEW_SIGN_IN}`,
+      );
     }
     if (row.revoked_at !== null) {
       throw unauthorized('SVC_ERR_OWNER_SESSION_REVOKED', `This session was signed out at ${row.revoked_at}; ${NEW_SIGN_IN}`);

@@ -67,7 +67,10 @@ export class OwnerAccess {
     if (expires === undefined) throw unauthorized('SVC_ERR_UI_LINK_INVALID', 'This link was already used or is unknown; run `svc-node ui` for a new one');
     this.#codes.delete(code);
     if (this.#clock.now().getTime() >= expires) {
-      throw unauthorized('SVC_ERR_UI_LINK_EXPIRED', `This link expired (links work for ${UI_CODE_TTL_MS / 60_000} minutes); run \`svc-node ui\` for a fresh one`);
+      throw unauthorized(
+        'SVC_ERR_UI_LINK_EXPIRED',
+        `This link expired (links work for ${UI_CODE_TTL_MS / 60_000} minutes); run \`svc-node ui\` for a fresh one`,
+      );
     }
     return this.sessions.create(client);
   }

@@ -33,6 +33,9 @@ describe(`migration ${VERSION}`, () => {
     if (claim.kind !== 'first') throw new Error(claim.kind);
     cache.settle(claim.ticket, { status: 201, contentType: 'application/json', body: Buffer.from('{}') }, NOW);
     const repeat = cache.claim('team:after', 'fp', NOW);
-    expect(repeat.kind === 'repeat' && (await repeat.outcome)).toEqual({ kind: 'answer', answer: { status: 201, contentType: 'application/json', body: Buffer.from('{}') } });
+    expect(repeat.kind === 'repeat' && (await repeat.outcome)).toEqual({
+      kind: 'answer',
+      answer: { status: 201, contentType: 'application/json', body: Buffer.from('{}') },
+    });
   });
 });

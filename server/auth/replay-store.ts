@@ -38,9 +38,8 @@ export class SqliteSignatureStore implements ReplayStore {
 
   claim(key: string, fingerprint: string, expiresMs: number, nowMs: number): SignedWriteRecord | null {
     if (this.#insert(key, fingerprint, expiresMs, nowMs)) return null;
-    const row = this.#db
-      .prepare(`SELECT fingerprint, answer_status, answer_type, answer_body FROM replay_signatures WHERE signature_key = ?`)
-      .get(key) as RecordRow | undefined;
+    const row = this.#db.prepare(`SELECT fingerprint, answer_status, answer_type, answer_body FROM replay_signatures WHERE signature_key = ?`).get(key) as
+      RecordRow | undefined;
     // Gone between the two statements is impossible (one connection); refusing is the safe answer.
     if (row === undefined) return { fingerprint: null, status: null, contentType: null, body: null };
     return { fingerprint: row.fingerprint, status: row.answer_status, contentType: row.answer_type, body: row.answer_body };

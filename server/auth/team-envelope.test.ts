@@ -134,7 +134,6 @@ describe('verifyTeamRequest: success', () => {
     const get = withPayload({ ...RESERVED(), method: 'GET', body_sha256: sha256Hex(''), aud: 'https://node.example' });
     expect(verifyTeamRequest({ ...get, method: 'GET', rawBody: undefined }, deps()).alias).toBe('alice');
   });
-
 });
 
 describe('verifyTeamRequest: the envelope must pin the request', () => {
@@ -215,7 +214,11 @@ describe('verifyTeamRequest: signatures and certificates', () => {
   });
   it('refuses a malformed certificate header', () => {
     const request = signedRequest();
-    expect401({ ...request, headers: { ...request.headers, 'x-svcid-team-certificate': 'bm90IGpzb24=' } }, /Malformed team certificate/, 'SVC_ERR_TEAM_CERTIFICATE_INVALID');
+    expect401(
+      { ...request, headers: { ...request.headers, 'x-svcid-team-certificate': 'bm90IGpzb24=' } },
+      /Malformed team certificate/,
+      'SVC_ERR_TEAM_CERTIFICATE_INVALID',
+    );
   });
 });
 
@@ -257,7 +260,11 @@ describe('verifyTeamRequest: missing headers', () => {
     expect401({ ...request, headers: { ...request.headers, authorization: `DIDKey ${MEMBER.didKey} abc=` } }, /64 bytes/, 'SVC_ERR_AUTH_INVALID');
   });
   it('refuses a body no parser kept the bytes of', () => {
-    expect401({ ...request, rawBody: undefined, headers: { ...request.headers, 'content-length': '16' } }, /body could not be hashed/, 'SVC_ERR_TEAM_ENVELOPE_MISMATCH');
+    expect401(
+      { ...request, rawBody: undefined, headers: { ...request.headers, 'content-length': '16' } },
+      /body could not be hashed/,
+      'SVC_ERR_TEAM_ENVELOPE_MISMATCH',
+    );
   });
 });
 

@@ -107,14 +107,16 @@ function decodePayload(text: string | undefined): { bytes: Buffer; fields: Recor
   } catch {
     throw fail('SVC_ERR_TEAM_ENVELOPE_MALFORMED', 'X-SVC-Signed-Payload is not JSON');
   }
-  if (typeof fields !== 'object' || fields === null || Array.isArray(fields)) throw fail('SVC_ERR_TEAM_ENVELOPE_MALFORMED', 'X-SVC-Signed-Payload is not a JSON object');
+  if (typeof fields !== 'object' || fields === null || Array.isArray(fields))
+    throw fail('SVC_ERR_TEAM_ENVELOPE_MALFORMED', 'X-SVC-Signed-Payload is not a JSON object');
   let canonical: Buffer | null;
   try {
     canonical = canonicalJsonBytes(fields);
   } catch {
     canonical = null;
   }
-  if (!canonical || !canonical.equals(bytes)) throw fail('SVC_ERR_TEAM_ENVELOPE_MALFORMED', 'X-SVC-Signed-Payload is not canonical JSON (sorted keys, no whitespace)');
+  if (!canonical || !canonical.equals(bytes))
+    throw fail('SVC_ERR_TEAM_ENVELOPE_MALFORMED', 'X-SVC-Signed-Payload is not canonical JSON (sorted keys, no whitespace)');
   return { bytes, fields: fields as Record<string, unknown> };
 }
 
@@ -123,9 +125,11 @@ function checkEnvelope(fields: Record<string, unknown>, request: TeamRequest, ti
   if (fields.v !== ENVELOPE_VERSION) throw fail('SVC_ERR_TEAM_ENVELOPE_MALFORMED', 'Unsupported team-auth envelope version: v must be the integer 2');
   if (fields.method !== request.method.toUpperCase()) throw fail('SVC_ERR_TEAM_ENVELOPE_MISMATCH', 'Signed payload method does not match the request');
   if (fields.path !== request.url) throw fail('SVC_ERR_TEAM_ENVELOPE_MISMATCH', 'Signed payload path does not match the request target');
-  if (fields.body_sha256 !== bodySha256Hex(request.rawBody ?? EMPTY_BODY)) throw fail('SVC_ERR_TEAM_ENVELOPE_MISMATCH', 'Signed payload body_sha256 does not match the request body');
+  if (fields.body_sha256 !== bodySha256Hex(request.rawBody ?? EMPTY_BODY))
+    throw fail('SVC_ERR_TEAM_ENVELOPE_MISMATCH', 'Signed payload body_sha256 does not match the request body');
   if (fields.timestamp !== timestamp) throw fail('SVC_ERR_TEAM_ENVELOPE_MISMATCH', 'Signed payload timestamp does not match X-SVC-Timestamp');
-  if (typeof fields.aud !== 'string' || ![...audiences].includes(fields.aud)) throw fail('SVC_ERR_TEAM_ENVELOPE_MISMATCH', 'Signed payload audience (aud) is not allowed here');
+  if (typeof fields.aud !== 'string' || ![...audiences].includes(fields.aud))
+    throw fail('SVC_ERR_TEAM_ENVELOPE_MISMATCH', 'Signed payload audience (aud) is not allowed here');
 }
 
 /** The member whose envelope and certificate verify for this request; a 401 otherwise. */
@@ -152,12 +156,15 @@ export function verifyTeamEnvelope(request: TeamRequest, deps: TeamAuthDeps): Ve
     return parsed && Object.freeze(parsed);
   });
   if (!cert) throw fail('SVC_ERR_TEAM_CERTIFICATE_INVALID', 'Malformed team certificate (X-SVCID-Team-Certificate)');
-  if (envelope !== null && envelope.fields.team_id !== cert.team_id) throw fail('SVC_ERR_TEAM_ENVELOPE_MISMATCH', 'Signed payload team_id does not match the certificate');
-  if (cert.member_did_key !== auth.didKey) throw fail('SVC_ERR_TEAM_CERTIFICATE_INVALID', 'Certificate member_did_key does not match the Authorization did:key');
+  if (envelope !== null && envelope.fields.team_id !== cert.team_id)
+    throw fail('SVC_ERR_TEAM_ENVELOPE_MISMATCH', 'Signed payload team_id does not match the certificate');
+  if (cert.member_did_key !== auth.didKey)
+    throw fail('SVC_ERR_TEAM_CERTIFICATE_INVALID', 'Certificate member_did_key does not match the Authorization did:key');
 
   // 3. Signatures: the member's over the exact presented bytes (compact: over the body hash, the
   // certificate's team and the timestamp), the team's over the certificate.
-  const signed = envelope?.bytes ?? canonicalJsonBytes({ body_sha256: bodySha256Hex(request.rawBody ?? EMPTY_BODY), team_id: cert.team_id, timestamp: timestamp as string });
+  const signed =
+    envelope?.bytes ?? canonicalJsonBytes({ body_sha256: bodySha256Hex(request.rawBody ?? EMPTY_BODY), team_id: cert.team_id, timestamp: timestamp as string });
   if (!verifyBytes(publicKeyFromDidKey(auth.didKey)!, signed, auth.signature)) {
     throw fail('SVC_ERR_SIGNATURE_INVALID', envelope === null ? 'Invalid DIDKey signature' : 'Invalid signature over the signed payload');
   }

@@ -48,7 +48,8 @@ function teamIdParts(teamId: string): { name: string; domain: string } | null {
 }
 
 /** Shown in a message: the node's text, terminal-safe and short. */
-const shown = (value: unknown): string => terminalText(typeof value === 'string' ? value : (JSON.stringify(value) as string | undefined) ?? String(value), 120);
+const shown = (value: unknown): string =>
+  terminalText(typeof value === 'string' ? value : ((JSON.stringify(value) as string | undefined) ?? String(value)), 120);
 
 /** Where a certificate is kept, relative to the directory (upstream's name for it); only for a valid team id. */
 export function certificateFile(teamId: string): string {
@@ -61,7 +62,8 @@ export function certificateFile(teamId: string): string {
 export function certificatePath(dir: string, teamId: string): string {
   const folder = resolve(dir, 'team-certs');
   const path = resolve(dir, certificateFile(teamId));
-  if (dirname(path) !== folder || basename(path).startsWith('.')) throw new CliError(`the certificate for ${shown(teamId)} would be written outside ${folder}; nothing was saved`);
+  if (dirname(path) !== folder || basename(path).startsWith('.'))
+    throw new CliError(`the certificate for ${shown(teamId)} would be written outside ${folder}; nothing was saved`);
   return path;
 }
 
@@ -75,14 +77,25 @@ export function verifiedCertificate(value: unknown, expected: ExpectedCertificat
   };
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return refuse('it is not a certificate document');
   const parsed = CertificateSchema.safeParse(value);
-  if (!parsed.success) return refuse(`it is not a team certificate (${parsed.error.issues.map((i) => `${i.path.join('.') || 'document'}: ${i.message}`).slice(0, 3).join('; ')})`);
+  if (!parsed.success)
+    return refuse(
+      `it is not a team certificate (${parsed.error.issues
+        .map((i) => `${i.path.join('.') || 'document'}: ${i.message}`)
+        .slice(0, 3)
+        .join('; ')})`,
+    );
   // The document as received (unknown keys included: the signature covers them), typed by the schema's check.
   const cert = value as Certificate;
   if (teamIdParts(cert.team_id) === null) return refuse(`the team id ${shown(cert.team_id)} is not one (${TEAM_ID_RULE})`);
-  if (!InviteBody.shape.alias.safeParse(cert.alias).success) return refuse(`the alias ${shown(cert.alias)} is not one (1-128 letters, digits, ".", "-" or "_")`);
+  if (!InviteBody.shape.alias.safeParse(cert.alias).success)
+    return refuse(`the alias ${shown(cert.alias)} is not one (1-128 letters, digits, ".", "-" or "_")`);
   if (cert.member_did_key !== expected.didKey) return refuse(`it is for the key ${shown(cert.member_did_key)}, not this client's ${expected.didKey}`);
   if (cert.member_did_aw !== expected.didAw) {
-    return refuse(expected.didAw === undefined ? `it names the did:svc ${shown(cert.member_did_aw)}, which this client did not ask for` : `it names ${shown(cert.member_did_aw ?? 'no did:svc')}, not ${expected.didAw}`);
+    return refuse(
+      expected.didAw === undefined
+        ? `it names the did:svc ${shown(cert.member_did_aw)}, which this client did not ask for`
+        : `it names ${shown(cert.member_did_aw ?? 'no did:svc')}, not ${expected.didAw}`,
+    );
   }
   if (expected.alias !== undefined && cert.alias !== expected.alias) return refuse(`it is for the alias ${shown(cert.alias)}, not ${expected.alias}`);
   if (expected.teamId !== undefined && cert.team_id !== expected.teamId) return refuse(`it is for the team ${shown(cert.team_id)}, not ${expected.teamId}`);

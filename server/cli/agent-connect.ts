@@ -70,7 +70,12 @@ export async function connectAgent(coreUrl: string, dir: string, agent: AgentKey
     didKey: agent.didKey,
     sign: (bytes) => signBytes(agent.key, bytes),
   });
-  const answer = await askNode(target, { method: 'POST', json: body, headers }, AGENT_BUDGET, (reason) => `${reason} to connect; ${kept} when the node is reachable`);
+  const answer = await askNode(
+    target,
+    { method: 'POST', json: body, headers },
+    AGENT_BUDGET,
+    (reason) => `${reason} to connect; ${kept} when the node is reachable`,
+  );
   if (!answer.ok) {
     throw new CliError(`connecting failed (${answer.status}): ${detailLines(detailOf(answer.body), answer.statusText)}; ${kept} once that is fixed`);
   }
@@ -114,9 +119,16 @@ function keptCertificate(dir: string, teamId: string | undefined, agent: AgentKe
   const all = readCertificates(certs, names);
   const matching = teamId === undefined ? all : all.filter((c) => teamOf(c.value) === teamId);
   if (matching.length === 0) throw new CliError(`no certificate${teamId === undefined ? '' : ` for ${teamId}`} in ${certs}`);
-  if (matching.length > 1) throw new CliError(`several certificates in ${certs} (${matching.map((c) => terminalText(String(teamOf(c.value)), 120)).join(', ')}): name one with --team`);
+  if (matching.length > 1)
+    throw new CliError(
+      `several certificates in ${certs} (${matching.map((c) => terminalText(String(teamOf(c.value)), 120)).join(', ')}): name one with --team`,
+    );
   const { name, value } = matching[0]!;
-  return verifiedCertificate(value, { didKey: agent.didKey, didAw: (value as Certificate).member_did_aw, teamId }, `${join(certs, name)} (with the key in ${agent.path})`);
+  return verifiedCertificate(
+    value,
+    { didKey: agent.didKey, didAw: (value as Certificate).member_did_aw, teamId },
+    `${join(certs, name)} (with the key in ${agent.path})`,
+  );
 }
 
 /** `svc-node team connect <core_url>`: connects again with what a join left in the directory. */

@@ -25,7 +25,9 @@ function keyOf(seed: Buffer, path: string): AgentKey {
 }
 
 function readSeed(path: string): Buffer {
-  const body = readFileSync(path, 'utf8').replace(/-----[^-]+-----/g, '').replace(/\s+/g, '');
+  const body = readFileSync(path, 'utf8')
+    .replace(/-----[^-]+-----/g, '')
+    .replace(/\s+/g, '');
   const seed = Buffer.from(body, 'base64');
   if (seed.length !== SEED_LENGTH) throw new CliError(`${path} does not hold an Ed25519 seed`);
   return seed;
@@ -44,6 +46,7 @@ export function loadOrCreateAgentKey(dir: string): AgentKey {
 /** The key in `dir`, which must be there (connecting again after a join). */
 export function loadAgentKey(dir: string): AgentKey {
   const path = join(dir, 'signing.key');
-  if (!existsSync(path)) throw new CliError(`no key at ${path}: join first (${shellCommand('svc-node', 'team', 'join')} <join_url> <code> ${shellCommand('--dir', dir)})`);
+  if (!existsSync(path))
+    throw new CliError(`no key at ${path}: join first (${shellCommand('svc-node', 'team', 'join')} <join_url> <code> ${shellCommand('--dir', dir)})`);
   return keyOf(readSeed(path), path);
 }

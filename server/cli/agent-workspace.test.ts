@@ -36,11 +36,24 @@ describe('writeAgentWorkspace', () => {
   });
 
   it('keeps other teams and fields, replaces this team, makes it active', () => {
-    writeFileSync(join(dir, 'teams.yaml'), 'active_team: old:x.test\nmemberships:\n  - team_id: old:x.test\n    alias: a\n  - team_id: crew:acme.test\n    alias: stale\n');
+    writeFileSync(
+      join(dir, 'teams.yaml'),
+      'active_team: old:x.test\nmemberships:\n  - team_id: old:x.test\n    alias: a\n  - team_id: crew:acme.test\n    alias: stale\n',
+    );
     writeFileSync(join(dir, 'workspace.yaml'), 'aweb_url: http://elsewhere\nhuman_name: Ada\nmemberships:\n  - team_id: old:x.test\n    alias: a\n');
     writeAgentWorkspace(dir, joined());
-    expect(read('teams.yaml')).toMatchObject({ active_team: 'crew:acme.test', memberships: [{ team_id: 'old:x.test', alias: 'a' }, { team_id: 'crew:acme.test', alias: 'scout' }] });
-    expect(read('workspace.yaml')).toMatchObject({ aweb_url: 'http://127.0.0.1:7420', human_name: 'Ada', memberships: [{ team_id: 'old:x.test' }, { team_id: 'crew:acme.test', workspace_id: 'ws-1' }] });
+    expect(read('teams.yaml')).toMatchObject({
+      active_team: 'crew:acme.test',
+      memberships: [
+        { team_id: 'old:x.test', alias: 'a' },
+        { team_id: 'crew:acme.test', alias: 'scout' },
+      ],
+    });
+    expect(read('workspace.yaml')).toMatchObject({
+      aweb_url: 'http://127.0.0.1:7420',
+      human_name: 'Ada',
+      memberships: [{ team_id: 'old:x.test' }, { team_id: 'crew:acme.test', workspace_id: 'ws-1' }],
+    });
   });
 
   it('writes identity.yaml for a persistent member, pointing its registry at this node', () => {

@@ -138,23 +138,20 @@ async function run(argv: string[]): Promise<void> {
       });
     case 'project': {
       if (sub !== 'create' || !arg) throw new CliError('usage: svc-node project create <slug> [--name NAME] [--namespace DOMAIN] [--json]');
-      const project = await ownerRequest<CreatedProject>(
-        dataDir,
-        'POST',
-        '/v1/node/projects',
-        { slug: arg, ...(values.name ? { name: values.name } : {}), ...(values.namespace ? { namespace: values.namespace } : {}) },
-      );
+      const project = await ownerRequest<CreatedProject>(dataDir, 'POST', '/v1/node/projects', {
+        slug: arg,
+        ...(values.name ? { name: values.name } : {}),
+        ...(values.namespace ? { namespace: values.namespace } : {}),
+      });
       const { project_id, slug, api_key, namespace } = project;
       return print({ project_id, slug, api_key, namespace }, json, `project ${slug} (${project_id})\napi key (shown once): ${api_key}`);
     }
     case 'namespace': {
       if (sub !== 'create' || !arg) throw new CliError('usage: svc-node namespace create <domain> [--controller <did:key>] [--json]');
-      const { status, body: namespace } = await ownerCall<Namespace>(
-        dataDir,
-        'POST',
-        '/v1/node/namespaces',
-        { domain: arg, ...(values.controller ? { controller_did: values.controller } : {}) },
-      );
+      const { status, body: namespace } = await ownerCall<Namespace>(dataDir, 'POST', '/v1/node/namespaces', {
+        domain: arg,
+        ...(values.controller ? { controller_did: values.controller } : {}),
+      });
       // 200: the node already had it with this controller; nothing changed.
       const already = status === 200 ? ' is already on this node, unchanged:' : '';
       return print(namespace, json, `namespace ${namespace.domain}${already} (${namespace.verification_status}), controller ${namespace.controller_did}`);

@@ -48,7 +48,7 @@ describe('shellQuote', () => {
   it('leaves a word a shell takes literally as it is', () => {
     expect(shellQuote('crew:example.com')).toBe('crew:example.com');
     expect(shellQuote('/tmp/agent-1/.aw')).toBe('/tmp/agent-1/.aw');
-    expect(shellQuote('it\'s')).toBe(`'it'\\''s'`);
+    expect(shellQuote("it's")).toBe(`'it'\\''s'`);
   });
 
   it('makes a command line /bin/sh splits into exactly the words given, nothing expanded or run', () => {

@@ -30,7 +30,8 @@ import { CliError, detailLines, detailOf, ownerRequest } from './owner-client.ts
 import { print, shellCommand, terminalText } from './output.ts';
 import { JOIN_ELSEWHERE, joinCommandLine, type TeamInvite } from '../../contract/node/teams.ts';
 
-export const USAGE_INVITE = 'usage: svc-node team invite <team_id> --alias <alias> [--lifetime persistent|ephemeral] [--address <domain/name>] [--expires-in SECONDS] [--json]';
+export const USAGE_INVITE =
+  'usage: svc-node team invite <team_id> --alias <alias> [--lifetime persistent|ephemeral] [--address <domain/name>] [--expires-in SECONDS] [--json]';
 export const USAGE_JOIN = 'usage: svc-node team join <join_url> <code> [--dir DIR (default .aw)] [--alias <alias>] [--did-aw <did:svc:...>] [--json]';
 
 /** Where a join URL ends (`<core_url>/v1/team/join`): what precedes it is the node's core URL. */
@@ -58,11 +59,11 @@ export async function invite(
     `invite for ${made.alias} (${made.lifetime}${made.address === null ? '' : `, ${made.address}`}) in ${made.team_id}, works once until ${made.expires_at}.`,
     made.cli === undefined
       ? 'The agent runs, in the folder it works in (its key is generated there and never sent; it needs svc-node on its PATH):'
-      : 'The agent runs, in the folder it works in on this computer (this node\'s own svc-node: nothing to install; its key is generated there and never sent):',
+      : "The agent runs, in the folder it works in on this computer (this node's own svc-node: nothing to install; its key is generated there and never sent):",
     '',
     `  ${command}`,
     '',
-    'It connects and writes .aw/ there (its key, its certificate, and the workspace files upstream\'s CLI and channel client read).',
+    "It connects and writes .aw/ there (its key, its certificate, and the workspace files upstream's CLI and channel client read).",
     JOIN_ELSEWHERE,
     `An agent with its own client instead signs {type: "svc.team.join", code, did_key, timestamp} and POSTs it to ${made.join_url}.`,
     `Or it sends you its did:key and you run: ${shellCommand('svc-node', 'team', 'add-member', made.team_id)} --did-key <did:key> ${shellCommand('--alias', made.alias)}`,
@@ -104,6 +105,14 @@ export async function joinTeam(
     `connected: agent ${terminalText(connected.agent_id)}, workspace ${terminalText(connected.workspace_id)}; wrote ${files.join(', ')}`,
   ].join('\n');
   const certificate_b64 = encodeCertificate(JSON.stringify(certificate));
-  const result = { certificate, certificate_b64, did_key: agent.didKey, certificate_path: certPath, agent_id: connected.agent_id, workspace_id: connected.workspace_id, files };
+  const result = {
+    certificate,
+    certificate_b64,
+    did_key: agent.didKey,
+    certificate_path: certPath,
+    agent_id: connected.agent_id,
+    workspace_id: connected.workspace_id,
+    files,
+  };
   return print(result, json, text);
 }

@@ -52,12 +52,7 @@ export async function team(dataDir: string, json: boolean, flags: TeamFlags, sub
         ...(flags.address ? { address: flags.address } : {}),
         ...(flags.scope ? { scopes: flags.scope } : {}),
       };
-      const { certificate, certificate_b64 } = await ownerRequest<IssuedCertificate>(
-        dataDir,
-        'POST',
-        `${teamPath(arg)}/members`,
-        body,
-      );
+      const { certificate, certificate_b64 } = await ownerRequest<IssuedCertificate>(dataDir, 'POST', `${teamPath(arg)}/members`, body);
       const text = `certificate ${certificate.certificate_id} for ${certificate.alias} in ${arg}\n${certificate_b64}`;
       return print({ certificate, certificate_b64 }, json, text);
     }
@@ -69,11 +64,7 @@ export async function team(dataDir: string, json: boolean, flags: TeamFlags, sub
       return teamConnect(json, flags, arg);
     case 'revoke': {
       if (!arg || !arg2) throw new CliError(USAGE.revoke);
-      const result = await ownerRequest<Revoked>(
-        dataDir,
-        'POST',
-        `${teamPath(arg)}/members/${encodeURIComponent(arg2)}/revoke`,
-      );
+      const result = await ownerRequest<Revoked>(dataDir, 'POST', `${teamPath(arg)}/members/${encodeURIComponent(arg2)}/revoke`);
       return print(result, json, `revoked ${result.certificate_id} at ${result.revoked_at}; closed ${result.closed_present_links} editable present link(s)`);
     }
     case 'list': {

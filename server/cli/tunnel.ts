@@ -47,7 +47,11 @@ export async function tunnel(dataDir: string, json: boolean, flags: TunnelFlags,
         ...(flags['host-key'] ? { host_key_sha256: flags['host-key'] } : {}),
       };
       const view = await ownerRequest<TunnelView>(dataDir, 'PUT', '/v1/node/tunnel', body);
-      return print(view, json, `tunnel set to ${view.config?.username}@${view.config?.host}:${view.config?.port}\nauthorize this key there:\n${view.public_key}`);
+      return print(
+        view,
+        json,
+        `tunnel set to ${view.config?.username}@${view.config?.host}:${view.config?.port}\nauthorize this key there:\n${view.public_key}`,
+      );
     }
     case 'key': {
       const view = await ownerRequest<TunnelView>(dataDir, 'GET', '/v1/node/tunnel');

@@ -94,9 +94,15 @@ describe('verifyRotationChain', () => {
   });
 
   it('refuses chains that start, continue or end elsewhere', () => {
-    expect(verifyRotationChain({ pinnedDid: B.did, currentDid: C.did, links }, { now: NOW })).toEqual({ ok: false, error: 'link 1: old_did does not continue the chain' });
+    expect(verifyRotationChain({ pinnedDid: B.did, currentDid: C.did, links }, { now: NOW })).toEqual({
+      ok: false,
+      error: 'link 1: old_did does not continue the chain',
+    });
     expect(verifyRotationChain({ pinnedDid: A.did, currentDid: C.did, links: [links[1]!, links[0]!] }, { now: NOW }).ok).toBe(false);
-    expect(verifyRotationChain({ pinnedDid: A.did, currentDid: B.did, links }, { now: NOW })).toEqual({ ok: false, error: 'chain does not end at the envelope key' });
+    expect(verifyRotationChain({ pinnedDid: A.did, currentDid: B.did, links }, { now: NOW })).toEqual({
+      ok: false,
+      error: 'chain does not end at the envelope key',
+    });
     expect(verifyRotationChain({ pinnedDid: A.did, currentDid: C.did, links: [] }, { now: NOW }).ok).toBe(false);
   });
 
@@ -145,6 +151,9 @@ describe('verifyReplacementAnnouncement', () => {
   });
 
   it('refuses stale replacements', () => {
-    expect(verifyReplacementAnnouncement(replacement(CONTROLLER, '2026-04-01T10:00:00Z'), EXPECT, { now: NOW })).toEqual({ ok: false, error: 'announcement is not fresh' });
+    expect(verifyReplacementAnnouncement(replacement(CONTROLLER, '2026-04-01T10:00:00Z'), EXPECT, { now: NOW })).toEqual({
+      ok: false,
+      error: 'announcement is not fresh',
+    });
   });
 });

@@ -27,9 +27,7 @@ export interface OriginPolicy {
   allowHttp?: boolean;
 }
 
-export type DnsRecordResult =
-  | { ok: true; controllerDid: string; origin: string | null }
-  | { ok: false; reason: 'absent' | 'invalid'; error: string };
+export type DnsRecordResult = { ok: true; controllerDid: string; origin: string | null } | { ok: false; reason: 'absent' | 'invalid'; error: string };
 
 /**
  * A namespace domain as stored (lower-cased, no trailing dot), or null when it is not one. The rule
@@ -61,11 +59,7 @@ export function originError(value: string, policy: OriginPolicy = {}): string | 
   return null;
 }
 
-export function renderDnsRecord(
-  args: { controllerDid: string; origin?: string | null },
-  profile: DnsTxtProfile = SVC_DNS,
-  policy: OriginPolicy = {},
-): string {
+export function renderDnsRecord(args: { controllerDid: string; origin?: string | null }, profile: DnsTxtProfile = SVC_DNS, policy: OriginPolicy = {}): string {
   if (!isDidKey(args.controllerDid)) throw new RangeError('controller must be an Ed25519 did:key');
   const parts = [`${profile.tag}=v1`, `controller=${args.controllerDid}`];
   if (args.origin) {
@@ -77,11 +71,7 @@ export function renderDnsRecord(
 }
 
 /** `txtRecords` is one array of character-strings per TXT rdata, as node:dns resolveTxt returns. */
-export function parseDnsRecords(
-  txtRecords: readonly (readonly string[])[],
-  profile: DnsTxtProfile = SVC_DNS,
-  policy: OriginPolicy = {},
-): DnsRecordResult {
+export function parseDnsRecords(txtRecords: readonly (readonly string[])[], profile: DnsTxtProfile = SVC_DNS, policy: OriginPolicy = {}): DnsRecordResult {
   const prefix = `${profile.tag}=`;
   const ours = txtRecords.map((strings) => strings.join('')).filter((text) => text.startsWith(prefix));
   const record = ours[0];

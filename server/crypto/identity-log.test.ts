@@ -76,8 +76,15 @@ describe('payload builders', () => {
   it('signs exactly the 9 payload keys', () => {
     const text = signaturePayloadBytes(second).toString('utf8');
     expect(Object.keys(JSON.parse(text))).toEqual([
-      'authorized_by', 'did_aw', 'new_did_key', 'operation', 'prev_entry_hash',
-      'previous_did_key', 'seq', 'state_hash', 'timestamp',
+      'authorized_by',
+      'did_aw',
+      'new_did_key',
+      'operation',
+      'prev_entry_hash',
+      'previous_did_key',
+      'seq',
+      'state_hash',
+      'timestamp',
     ]);
     expect(text).toContain('"prev_entry_hash":"');
     expect(signaturePayloadBytes(genesis).toString('utf8')).toContain('"prev_entry_hash":null,"previous_did_key":null,"seq":1');
@@ -143,22 +150,34 @@ describe('verifyLog', () => {
   });
 
   it('refuses a broken hash chain', () => {
-    const forged = seal({ ...buildRotatePayload({ previous: genesis, newDidKey: B.did, timestamp: '2026-05-01T11:00:00Z' }), prev_entry_hash: 'ab'.repeat(32) }, A.priv);
+    const forged = seal(
+      { ...buildRotatePayload({ previous: genesis, newDidKey: B.did, timestamp: '2026-05-01T11:00:00Z' }), prev_entry_hash: 'ab'.repeat(32) },
+      A.priv,
+    );
     expectError(verifyLog([genesis, forged], {}), 'prev_entry_hash mismatch');
   });
 
   it('refuses broken key continuity', () => {
-    const fromX = seal({ ...buildRotatePayload({ previous: second, newDidKey: C.did, timestamp: '2026-05-01T12:00:00Z' }), previous_did_key: X.did, authorized_by: X.did }, X.priv);
+    const fromX = seal(
+      { ...buildRotatePayload({ previous: second, newDidKey: C.did, timestamp: '2026-05-01T12:00:00Z' }), previous_did_key: X.did, authorized_by: X.did },
+      X.priv,
+    );
     expectError(verifyLog([genesis, second, fromX], {}), 'broken key continuity');
   });
 
   it('refuses a rotation signed by the new key', () => {
-    const selfSigned = seal({ ...buildRotatePayload({ previous: genesis, newDidKey: B.did, timestamp: '2026-05-01T11:00:00Z' }), authorized_by: B.did }, B.priv);
+    const selfSigned = seal(
+      { ...buildRotatePayload({ previous: genesis, newDidKey: B.did, timestamp: '2026-05-01T11:00:00Z' }), authorized_by: B.did },
+      B.priv,
+    );
     expectError(verifyLog([genesis, selfSigned], {}), 'authorized by the previous key');
   });
 
   it('refuses a non-canonical state hash even when signed', () => {
-    const bad = seal({ ...buildRotatePayload({ previous: genesis, newDidKey: B.did, timestamp: '2026-05-01T11:00:00Z' }), state_hash: '11'.repeat(32) }, A.priv);
+    const bad = seal(
+      { ...buildRotatePayload({ previous: genesis, newDidKey: B.did, timestamp: '2026-05-01T11:00:00Z' }), state_hash: '11'.repeat(32) },
+      A.priv,
+    );
     expectError(verifyLog([genesis, bad], {}), 'state_hash mismatch');
   });
 
@@ -214,11 +233,18 @@ describe('verifyLogHead', () => {
   });
 
   it('reports regression, split view and broken chains as hard errors', () => {
-    expect(verifyLogHead({ didAw: DID, currentDidKey: A.did, logHead: head(genesis), cached: cacheOf(second) })).toEqual({ hardError: 'log_head seq regression' });
+    expect(verifyLogHead({ didAw: DID, currentDidKey: A.did, logHead: head(genesis), cached: cacheOf(second) })).toEqual({
+      hardError: 'log_head seq regression',
+    });
     const fork = seal(buildRotatePayload({ previous: genesis, newDidKey: X.did, timestamp: '2026-05-01T11:00:00Z' }), A.priv);
     expect(verifyLogHead({ didAw: DID, currentDidKey: X.did, logHead: head(fork), cached: cacheOf(second) })).toEqual({ hardError: 'log_head split view' });
-    const offChain = seal({ ...buildRotatePayload({ previous: second, newDidKey: C.did, timestamp: '2026-05-01T12:00:00Z' }), prev_entry_hash: 'cd'.repeat(32) }, B.priv);
-    expect(verifyLogHead({ didAw: DID, currentDidKey: C.did, logHead: head(offChain), cached: cacheOf(second) })).toEqual({ hardError: 'log_head broken chain' });
+    const offChain = seal(
+      { ...buildRotatePayload({ previous: second, newDidKey: C.did, timestamp: '2026-05-01T12:00:00Z' }), prev_entry_hash: 'cd'.repeat(32) },
+      B.priv,
+    );
+    expect(verifyLogHead({ didAw: DID, currentDidKey: C.did, logHead: head(offChain), cached: cacheOf(second) })).toEqual({
+      hardError: 'log_head broken chain',
+    });
     expect(verifyLogHead({ didAw: DID, currentDidKey: C.did, logHead: head(third), cached: { ...cacheOf(second), current_did_key: X.did } })).toEqual({
       hardError: 'log_head previous key is not the cached current key',
     });

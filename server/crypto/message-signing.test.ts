@@ -59,7 +59,9 @@ describe('buildMessageEnvelope', () => {
       sender_leaving: true,
     });
     const text = messageSigningBytes(envelope).toString('utf8');
-    expect(text).toContain('"hang_on":true,"message_id":"8b1c2c69-7c2a-4fbb-9f4a-3dfb7d7a26c0","priority":"high","reply_to":"11111111-2222-4333-8444-555555555555","sender_leaving":true');
+    expect(text).toContain(
+      '"hang_on":true,"message_id":"8b1c2c69-7c2a-4fbb-9f4a-3dfb7d7a26c0","priority":"high","reply_to":"11111111-2222-4333-8444-555555555555","sender_leaving":true',
+    );
     expect(text).toContain('"wait_seconds":0}');
     expect(Object.keys(JSON.parse(text))).toHaveLength(16);
   });

@@ -32,7 +32,17 @@ const sign = (bytes: Buffer) => signBytes(TEAM, bytes);
 describe('issueCertificate', () => {
   it('omits member_did_aw and member_address when unset (never "")', () => {
     const cert = issueCertificate({ ...FIELDS, member_did_aw: '', member_address: null }, sign);
-    expect(Object.keys(cert)).toEqual(['version', 'certificate_id', 'team_id', 'team_did_key', 'member_did_key', 'alias', 'lifetime', 'issued_at', 'signature']);
+    expect(Object.keys(cert)).toEqual([
+      'version',
+      'certificate_id',
+      'team_id',
+      'team_did_key',
+      'member_did_key',
+      'alias',
+      'lifetime',
+      'issued_at',
+      'signature',
+    ]);
     expect(cert.version).toBe(1);
     expect(cert.signature).toMatch(/^[A-Za-z0-9+/]{86}$/);
   });

@@ -9,7 +9,14 @@ describe('isSecondPrecisionTimestamp', () => {
   });
 
   it('refuses fractions, missing zones and impossible values', () => {
-    for (const bad of ['2026-04-18T12:00:00.000Z', '2026-04-18T12:00:00', '2026-04-18 12:00:00Z', '2026-13-01T00:00:00Z', '2026-04-18T12:00:00+0200', 1700000000]) {
+    for (const bad of [
+      '2026-04-18T12:00:00.000Z',
+      '2026-04-18T12:00:00',
+      '2026-04-18 12:00:00Z',
+      '2026-13-01T00:00:00Z',
+      '2026-04-18T12:00:00+0200',
+      1700000000,
+    ]) {
       expect(isSecondPrecisionTimestamp(bad), String(bad)).toBe(false);
     }
   });

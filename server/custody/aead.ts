@@ -55,10 +55,7 @@ export function scryptParams(cost: number = DEFAULT_SCRYPT_COST): ScryptParams {
 /** True when params read from a file are within the bounds this node will compute. */
 export function isAcceptableScrypt(params: unknown): params is ScryptParams {
   const { N, r, p } = (params ?? {}) as Record<string, unknown>;
-  return (
-    typeof N === 'number' && Number.isInteger(Math.log2(N)) && N >= 2 ** MIN_COST && N <= 2 ** MAX_COST &&
-    r === 8 && p === 1
-  );
+  return typeof N === 'number' && Number.isInteger(Math.log2(N)) && N >= 2 ** MIN_COST && N <= 2 ** MAX_COST && r === 8 && p === 1;
 }
 
 export function scryptKey(passphrase: string, salt: Uint8Array, params: ScryptParams): Buffer {

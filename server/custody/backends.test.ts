@@ -40,7 +40,10 @@ const state = () => JSON.parse(readFileSync(join(dataDir, 'custody.json'), 'utf8
 const mode = (file: string) => statSync(join(dataDir, file)).mode & 0o777;
 
 async function refusal(promise: Promise<unknown>): Promise<CustodyError> {
-  const error = await promise.then(() => null, (e: unknown) => e);
+  const error = await promise.then(
+    () => null,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(CustodyError);
   return error as CustodyError;
 }

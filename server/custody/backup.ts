@@ -55,8 +55,14 @@ export function openKeyBackup(text: string, passphrase: string): { seed: Buffer;
   }
   if (blob.v !== 1) throw invalid('SVC_ERR_BACKUP_VERSION_UNSUPPORTED', `key backup version ${String(blob.v)} is not supported by this svc-node`);
   const { kdf } = blob;
-  if (typeof blob.did_key !== 'string' || typeof blob.sealed !== 'string' || blob.cipher !== 'aes-256-gcm' ||
-      kdf?.name !== 'scrypt' || typeof kdf.salt !== 'string' || !isAcceptableScrypt(kdf)) {
+  if (
+    typeof blob.did_key !== 'string' ||
+    typeof blob.sealed !== 'string' ||
+    blob.cipher !== 'aes-256-gcm' ||
+    kdf?.name !== 'scrypt' ||
+    typeof kdf.salt !== 'string' ||
+    !isAcceptableScrypt(kdf)
+  ) {
     throw invalid('SVC_ERR_BACKUP_INVALID', 'the key backup is damaged');
   }
   const key = scryptKey(passphrase, Buffer.from(kdf.salt, 'base64'), { N: kdf.N, r: kdf.r, p: kdf.p });

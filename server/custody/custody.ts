@@ -191,10 +191,7 @@ export class Custody {
     const seed = open(this.#wrapKey, row.wrapped_seed!, Buffer.from(row.key_id));
     if (seed === null || didKeyOfSeed(seed) !== row.did_key) {
       seed?.fill(0);
-      throw new CustodyError(
-        'key_unwrap_failed',
-        `signing key ${row.key_id} does not unwrap under the custody secret of ${this.dataDir}`,
-      );
+      throw new CustodyError('key_unwrap_failed', `signing key ${row.key_id} does not unwrap under the custody secret of ${this.dataDir}`);
     }
     return seed;
   }

@@ -30,9 +30,7 @@ export class KeyTable {
   }
 
   findLive(didKey: string): KeyRow | undefined {
-    return this.#db
-      .prepare('SELECT * FROM custody_keys WHERE did_key = ? AND destroyed_at IS NULL')
-      .get(didKey) as KeyRow | undefined;
+    return this.#db.prepare('SELECT * FROM custody_keys WHERE did_key = ? AND destroyed_at IS NULL').get(didKey) as KeyRow | undefined;
   }
 
   insert(row: Omit<KeyRow, 'destroyed_at'>): void {
@@ -52,9 +50,7 @@ export class KeyTable {
     const previous = this.#db.pragma('secure_delete', { simple: true });
     this.#db.pragma('secure_delete=ON');
     try {
-      this.#db
-        .prepare('UPDATE custody_keys SET wrapped_seed = NULL, destroyed_at = ? WHERE key_id = ? AND destroyed_at IS NULL')
-        .run(at, keyId);
+      this.#db.prepare('UPDATE custody_keys SET wrapped_seed = NULL, destroyed_at = ? WHERE key_id = ? AND destroyed_at IS NULL').run(at, keyId);
     } finally {
       this.#db.pragma(`secure_delete=${Number(previous) ? 'ON' : 'OFF'}`);
     }

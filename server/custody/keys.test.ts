@@ -200,7 +200,11 @@ describe('exportKey / importKey', () => {
     const greedy = JSON.stringify({ ...parsed, kdf: { ...parsed.kdf, N: 2 ** 30 } });
     refused(() => custody.importKey(greedy, 'right', 'identity'), 'SVC_ERR_BACKUP_INVALID', 'the key backup is damaged');
     const later = JSON.stringify({ ...parsed, v: 2 });
-    refused(() => custody.importKey(later, 'right', 'identity'), 'SVC_ERR_BACKUP_VERSION_UNSUPPORTED', 'key backup version 2 is not supported by this svc-node');
+    refused(
+      () => custody.importKey(later, 'right', 'identity'),
+      'SVC_ERR_BACKUP_VERSION_UNSUPPORTED',
+      'key backup version 2 is not supported by this svc-node',
+    );
     refused(() => custody.exportKey(keyId, ''), 'SVC_ERR_BACKUP_PASSPHRASE_REQUIRED', 'a backup passphrase is required');
   });
 });
@@ -224,8 +228,7 @@ describe('refusals', () => {
     const { keyId } = custody.createSigningKey('identity');
     const other = custody.createSigningKey('identity').keyId;
     // A seed wrapped for one key id cannot be passed off as another's (key id is the AAD).
-    db.prepare('UPDATE custody_keys SET wrapped_seed = (SELECT wrapped_seed FROM custody_keys WHERE key_id = ?) WHERE key_id = ?')
-      .run(other, keyId);
+    db.prepare('UPDATE custody_keys SET wrapped_seed = (SELECT wrapped_seed FROM custody_keys WHERE key_id = ?) WHERE key_id = ?').run(other, keyId);
     await restart();
     expect(thrown(() => custody.sign(keyId, MESSAGE))).toMatchObject({ code: 'key_unwrap_failed' });
   });

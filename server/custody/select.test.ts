@@ -26,9 +26,7 @@ describe('chooseBackend', () => {
   });
 
   it('rejects unknown names and safe-storage outside the desktop app', () => {
-    expect(() => chooseBackend({ flag: 'floppy', env: {} })).toThrow(
-      'unknown custody backend "floppy"; choose one of key-file, passphrase, keyring',
-    );
+    expect(() => chooseBackend({ flag: 'floppy', env: {} })).toThrow('unknown custody backend "floppy"; choose one of key-file, passphrase, keyring');
     expect(() => chooseBackend({ flag: 'safe-storage', env: {} })).toThrow(/only available in the desktop app/);
   });
 });

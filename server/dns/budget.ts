@@ -22,12 +22,14 @@ export interface BudgetedResolver extends DnsResolver {
 
 export function budgetedResolver(resolver: DnsResolver, budget: QueryBudget): BudgetedResolver {
   let queries = 0;
-  const charge = (options: LookupOptions | undefined) => (name: string): void => {
-    if (queries >= budget.maxQueries) throw new DnsRefusal('EDNSBUDGET', name, `a request may cause at most ${budget.maxQueries} DNS queries`);
-    budget.onQuery?.(name);
-    queries += 1;
-    options?.onQuery?.(name);
-  };
+  const charge =
+    (options: LookupOptions | undefined) =>
+    (name: string): void => {
+      if (queries >= budget.maxQueries) throw new DnsRefusal('EDNSBUDGET', name, `a request may cause at most ${budget.maxQueries} DNS queries`);
+      budget.onQuery?.(name);
+      queries += 1;
+      options?.onQuery?.(name);
+    };
   return {
     get queries() {
       return queries;

@@ -111,7 +111,9 @@ describe('guardedResolver: joined lookups and node-wide bounds', () => {
     const last = code(dns.resolveTxt(names[4]!));
     const first = names.slice(0, 4).map((name) => code(dns.resolveTxt(name)));
     // The fifth asked finds two running and two waiting.
-    expect(await Promise.race([code(dns.resolveTxt('_svcid.extra.busy.test')), new Promise((resolve) => setTimeout(() => resolve('waited'), 200))])).toBe('EDNSBUSY');
+    expect(await Promise.race([code(dns.resolveTxt('_svcid.extra.busy.test')), new Promise((resolve) => setTimeout(() => resolve('waited'), 200))])).toBe(
+      'EDNSBUSY',
+    );
     expect(performance.now() - started).toBeLessThan(200);
     expect(server.queries('_svcid.extra.busy.test')).toBe(0);
     await Promise.all([last, ...first]);
@@ -156,7 +158,7 @@ describe('budgetedResolver', () => {
     expect(server.queries()).toBe(2);
   });
 
-  it('refuses a query its caller will not pay for, with the caller\'s error', async () => {
+  it("refuses a query its caller will not pay for, with the caller's error", async () => {
     const broke = Object.assign(new Error('out of tokens'), { code: 'BROKE' });
     const budget = budgetedResolver(resolver(), {
       maxQueries: 8,

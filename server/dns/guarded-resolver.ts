@@ -68,16 +68,18 @@ export function guardedResolver(base: DnsResolver, limits: DnsLimits, clock: Clo
       } catch (error) {
         return Promise.reject(error);
       }
-      const asked = gate.run(name, () => base.resolveTxt(name)).then(
-        (records) => {
-          remember(key, { ok: true, records });
-          return records;
-        },
-        (error: unknown) => {
-          remember(key, { ok: false, error });
-          throw error;
-        },
-      );
+      const asked = gate
+        .run(name, () => base.resolveTxt(name))
+        .then(
+          (records) => {
+            remember(key, { ok: true, records });
+            return records;
+          },
+          (error: unknown) => {
+            remember(key, { ok: false, error });
+            throw error;
+          },
+        );
       const settled = asked.finally(() => txtInFlight.delete(key));
       txtInFlight.set(key, settled);
       return settled;

@@ -45,7 +45,10 @@ describe('createSystemDnsResolver with a name server', () => {
     // Literals and localhost are never sent.
     server.resetCounts();
     expect(await resolver.lookup('127.0.0.1')).toEqual([{ address: '127.0.0.1', family: 4 }]);
-    expect(await resolver.lookup('localhost')).toEqual([{ address: '127.0.0.1', family: 4 }, { address: '::1', family: 6 }]);
+    expect(await resolver.lookup('localhost')).toEqual([
+      { address: '127.0.0.1', family: 4 },
+      { address: '::1', family: 6 },
+    ]);
     expect(server.queries()).toBe(0);
   });
 
@@ -77,7 +80,9 @@ describe('createSystemDnsResolver with a name server', () => {
   it('lets concurrent lookups time out on their own', async () => {
     for (const label of ['a', 'b', 'c']) server.behaviour[`_svcid.${label}.silent.test`] = 'silent';
     const resolver = createSystemDnsResolver({ servers: [server.address], timeoutMs: 400 });
-    const codes = await Promise.all(['a', 'b', 'c'].map((label) => resolver.resolveTxt(`_svcid.${label}.silent.test`).catch((caught: NodeJS.ErrnoException) => caught.code)));
+    const codes = await Promise.all(
+      ['a', 'b', 'c'].map((label) => resolver.resolveTxt(`_svcid.${label}.silent.test`).catch((caught: NodeJS.ErrnoException) => caught.code)),
+    );
     expect(codes).toEqual(['ETIMEOUT', 'ETIMEOUT', 'ETIMEOUT']);
   });
 

@@ -21,7 +21,17 @@ describe('streamIds', () => {
   it('refuses an id of another kind, a damaged one, one out of shape, or a repeated header (422 on header.last-event-id)', () => {
     const other = streamIds('xx1', z.record(z.string(), Cursor)).encode({ mail: 1 });
     const b64 = (value: unknown) => `tt1.${Buffer.from(JSON.stringify(value)).toString('base64url')}`;
-    for (const value of [other, 'tt1', 'tt1.', 'tt1.%%%', `tt1.${Buffer.from('{not json').toString('base64url')}`, b64({ mail: -1 }), b64({ mail: 1.5 }), b64([1]), ['a', 'b']]) {
+    for (const value of [
+      other,
+      'tt1',
+      'tt1.',
+      'tt1.%%%',
+      `tt1.${Buffer.from('{not json').toString('base64url')}`,
+      b64({ mail: -1 }),
+      b64({ mail: 1.5 }),
+      b64([1]),
+      ['a', 'b'],
+    ]) {
       const issues = validationIssues(() => ids.decode(value));
       expect(issues, String(value)).toEqual([expect.objectContaining({ loc: ['header', 'last-event-id'] })]);
     }

@@ -42,7 +42,17 @@ describe('peerOrigin', () => {
   });
 
   it('refuses anything but an origin: another scheme, a path, a query, a fragment, credentials, no URL', () => {
-    for (const value of ['ftp://node.b.test', 'file:///etc/passwd', 'https://node.b.test/v1', 'https://node.b.test/?a=1', 'https://node.b.test/#x', 'https://u:p@node.b.test', 'https://u@node.b.test', 'node.b.test', '']) {
+    for (const value of [
+      'ftp://node.b.test',
+      'file:///etc/passwd',
+      'https://node.b.test/v1',
+      'https://node.b.test/?a=1',
+      'https://node.b.test/#x',
+      'https://u:p@node.b.test',
+      'https://u@node.b.test',
+      'node.b.test',
+      '',
+    ]) {
       expect(peerOrigin(value), value).toBeNull();
     }
   });
@@ -67,7 +77,21 @@ describe('the node directory', () => {
     directory().set('b.test', 'https://node.b.test');
     const project = node.services.projects.create({ slug: 'p' });
     const ann = node.services.identities.create(project.project_id, { alias: 'ann' });
-    const message = { v: FEDERATION_VERSION, kind: 'mail', message_id: randomUUID(), from: 'a.test/ann', from_did: 'did:key:zAnn', from_stable_id: null, to: 'b.test/bob', subject: 's', body: 'b', priority: 'normal', timestamp: 't', signature: 's', signed_payload: 'p' } as const;
+    const message = {
+      v: FEDERATION_VERSION,
+      kind: 'mail',
+      message_id: randomUUID(),
+      from: 'a.test/ann',
+      from_did: 'did:key:zAnn',
+      from_stable_id: null,
+      to: 'b.test/bob',
+      subject: 's',
+      body: 'b',
+      priority: 'normal',
+      timestamp: 't',
+      signature: 's',
+      signed_payload: 'p',
+    } as const;
     node.services.outbox.enqueue(ann.agent_id, 'b.test', message);
     const [peer] = directory().list();
     expect(peer!.queue).toMatchObject({ queued: 1, last_error: null });

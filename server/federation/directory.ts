@@ -56,7 +56,8 @@ export class NodeDirectory {
     const domain = normalizeDomain(domainInput);
     if (domain === null) throw invalid('SVC_ERR_VALIDATION', [{ loc: ['body', 'domain'], msg: 'not a valid domain name', type: 'value_error' }]);
     const url = peerOrigin(urlInput);
-    if (url === null) throw invalid('SVC_ERR_VALIDATION', [{ loc: ['body', 'url'], msg: 'must be an http(s) origin such as https://node.example.com', type: 'value_error' }]);
+    if (url === null)
+      throw invalid('SVC_ERR_VALIDATION', [{ loc: ['body', 'url'], msg: 'must be an http(s) origin such as https://node.example.com', type: 'value_error' }]);
     return { ...upsertPeer(this.#ctx.db, domain, url, isoNow(this.#ctx.clock)), queue: queueOf(this.#ctx.db, domain) };
   }
 

@@ -7,7 +7,13 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
-import { FEDERATION_BATCH_MAX_MESSAGES, FEDERATION_VERSION, FederationBatch, type FederatedChat, type FederatedMessage } from '../../contract/core/federation.ts';
+import {
+  FEDERATION_BATCH_MAX_MESSAGES,
+  FEDERATION_VERSION,
+  FederationBatch,
+  type FederatedChat,
+  type FederatedMessage,
+} from '../../contract/core/federation.ts';
 import { InboxQuery } from '../../contract/core/mail.ts';
 import { ServiceError } from '../errors.ts';
 import { TokenBuckets, type ClientBudget, type RateLimit } from '../http/rate-limit.ts';
@@ -82,15 +88,28 @@ function signedChat(key: TestKey, fields: { from: string; to: string; body: stri
   return { ...chat, signature: key.sign(bytes), signed_payload: bytes.toString('utf8') };
 }
 
-const from = (key: TestKey, name: string, to: string, body?: string) => signedMail(key, { from: `x.test/${name}`, to: `b.test/${to}`, ...(body === undefined ? {} : { body }) });
+const from = (key: TestKey, name: string, to: string, body?: string) =>
+  signedMail(key, { from: `x.test/${name}`, to: `b.test/${to}`, ...(body === undefined ? {} : { body }) });
 const forged = (key: TestKey, name: string, to: string) => ({ ...from(key, name, to), body: 'altered' });
-const bodies = (agentId: string) => node.services.mail.inbox(agentId, InboxQuery.parse({ limit: 100 })).messages.map((m) => m.body).sort();
+const bodies = (agentId: string) =>
+  node.services.mail
+    .inbox(agentId, InboxQuery.parse({ limit: 100 }))
+    .messages.map((m) => m.body)
+    .sort();
 const asked = () => checks.requests.length;
 
 describe('a batch from another node', () => {
   it('answers each message on its own, in order: one bad message never holds back the rest', async () => {
     const good = from(zed, 'zed', 'bob', 'one');
-    const items = [good, forged(zed, 'zed', 'bob'), { v: 1, kind: 'mail', message_id: 'not-a-uuid' }, { kind: 'mail', message_id: 'x'.repeat(65) }, good, from(zed, 'zed', 'nobody'), from(amy, 'amy', 'carol', 'two')];
+    const items = [
+      good,
+      forged(zed, 'zed', 'bob'),
+      { v: 1, kind: 'mail', message_id: 'not-a-uuid' },
+      { kind: 'mail', message_id: 'x'.repeat(65) },
+      good,
+      from(zed, 'zed', 'nobody'),
+      from(amy, 'amy', 'carol', 'two'),
+    ];
     const { results } = await batches().receive({ v: 1, messages: items }, null);
     expect(results.map((r) => [r.message_id, r.status, r.code])).toEqual([
       [good.message_id, 'delivered', undefined],
@@ -118,7 +137,7 @@ describe('a batch from another node', () => {
     expect(checks.requests.filter((r) => r.endsWith('/namespaces/x.test'))).toHaveLength(1);
   });
 
-  it("acknowledges a copy of a message stored before without asking anyone, and refuses another message under its id once the sender is proven", async () => {
+  it('acknowledges a copy of a message stored before without asking anyone, and refuses another message under its id once the sender is proven', async () => {
     const first = from(zed, 'zed', 'bob', 'first');
     await batches().receive({ v: 1, messages: [first] }, null);
     const before = asked();
@@ -138,12 +157,25 @@ describe('a batch from another node', () => {
 
   it("defers what is over the sending domain's budget, and every later message of that pair behind it", async () => {
     const budget: DomainBudget = { messages: { burst: 2, perSecond: 0.001 }, bytes: { burst: 1 << 30, perSecond: 1 << 30 } };
-    const messages = [from(zed, 'zed', 'bob', 'b1'), from(zed, 'zed', 'carol', 'c1'), from(zed, 'zed', 'bob', 'b2'), from(zed, 'zed', 'bob', 'b3'), from(zed, 'zed', 'carol', 'c2')];
+    const messages = [
+      from(zed, 'zed', 'bob', 'b1'),
+      from(zed, 'zed', 'carol', 'c1'),
+      from(zed, 'zed', 'bob', 'b2'),
+      from(zed, 'zed', 'bob', 'b3'),
+      from(zed, 'zed', 'carol', 'c2'),
+    ];
     const { results } = await batches(budget).receive({ v: 1, messages }, null);
     expect(results.map((r) => r.status)).toEqual(['delivered', 'delivered', 'deferred', 'deferred', 'deferred']);
-    expect(results[2]).toMatchObject({ code: 'SVC_ERR_RATE_LIMITED', detail: expect.stringMatching(/^x\.test's delivery budget is spent; try again in \d+ s$/) });
+    expect(results[2]).toMatchObject({
+      code: 'SVC_ERR_RATE_LIMITED',
+      detail: expect.stringMatching(/^x\.test's delivery budget is spent; try again in \d+ s$/),
+    });
     expect(results[2]!.retry_after).toBeGreaterThan(0);
-    expect(results[3]).toEqual({ ...results[2], message_id: messages[3]!.message_id, detail: 'an earlier message from this sender to this recipient was deferred' });
+    expect(results[3]).toEqual({
+      ...results[2],
+      message_id: messages[3]!.message_id,
+      detail: 'an earlier message from this sender to this recipient was deferred',
+    });
     expect(results[4]).toMatchObject({ code: 'SVC_ERR_RATE_LIMITED', detail: expect.stringMatching(/budget is spent/) });
     expect(bodies(bob)).toEqual(['b1']);
     expect(bodies(carol)).toEqual(['c1']);
@@ -156,7 +188,8 @@ describe('a batch from another node', () => {
     const started = performance.now();
     const { results } = await batches().receive({ v: 1, messages }, null);
     expect(performance.now() - started).toBeLessThan(INBOUND_TIME_BUDGET_MS + SLACK_MS);
-    for (const result of results) expect(result).toMatchObject({ status: 'deferred', code: 'SVC_ERR_FEDERATION_BUDGET_SPENT', retry_after: BUDGET_RETRY_AFTER_S });
+    for (const result of results)
+      expect(result).toMatchObject({ status: 'deferred', code: 'SVC_ERR_FEDERATION_BUDGET_SPENT', retry_after: BUDGET_RETRY_AFTER_S });
     // The messages after the slow one were never checked: their node was asked only the one
     // lookup of its senders that came before any check.
     expect(checks.requests).toEqual([expect.stringMatching(/\/addresses\?names=/)]);
@@ -168,7 +201,10 @@ describe('a batch from another node', () => {
     const { results } = await batches().receive({ v: 1, messages: Array.from({ length: 6 }, () => forged(zed, 'zed', 'bob')) }, flood);
     // The first forgery is paid by the request's own token, the next three by the client's; then it has none.
     expect(results.map((r) => r.status)).toEqual(['refused', 'refused', 'refused', 'refused', 'deferred', 'deferred']);
-    expect(results[4]).toMatchObject({ code: 'SVC_ERR_RATE_LIMITED', detail: expect.stringMatching(/^too many requests from this client; try again in \d+ s$/) });
+    expect(results[4]).toMatchObject({
+      code: 'SVC_ERR_RATE_LIMITED',
+      detail: expect.stringMatching(/^too many requests from this client; try again in \d+ s$/),
+    });
     expect(flood.refunds).toBe(0);
     // A sender proven before, with new mail: nothing was asked, so the request's token goes back.
     await batches().receive({ v: 1, messages: [from(zed, 'zed', 'bob')] }, null);
@@ -222,7 +258,11 @@ describe('one message from another node (the single route)', () => {
     const mail = from(zed, 'zed', 'bob', 'hi') as FederatedMessage;
     expect(await single.single(mail, null)).toEqual({ message_id: mail.message_id, status: 'delivered' });
     expect(await single.single(mail, null)).toEqual({ message_id: mail.message_id, status: 'duplicate' });
-    const refusal = (call: Promise<unknown>) => call.then(() => null, (error: unknown) => error as ServiceError);
+    const refusal = (call: Promise<unknown>) =>
+      call.then(
+        () => null,
+        (error: unknown) => error as ServiceError,
+      );
     const forgery = await refusal(single.single(forged(zed, 'zed', 'bob') as FederatedMessage, null));
     expect(forgery).toBeInstanceOf(ServiceError);
     expect(forgery).toMatchObject({ statusCode: 403, code: 'SVC_ERR_FEDERATION_SIGNATURE_INVALID' });

@@ -210,7 +210,13 @@ function forgedOf(item: Parsed): string | null {
   return item.forged;
 }
 
-const deferral = (messageId: string | null, detail: string, wait: number): BatchItemResult => ({ message_id: messageId, status: 'deferred', code: 'SVC_ERR_RATE_LIMITED', detail, retry_after: wait });
+const deferral = (messageId: string | null, detail: string, wait: number): BatchItemResult => ({
+  message_id: messageId,
+  status: 'deferred',
+  code: 'SVC_ERR_RATE_LIMITED',
+  detail,
+  retry_after: wait,
+});
 
 /** A message's result as the single route would have answered it: stored, or its refusal (4xx) or deferral (the rest). */
 function asItem(messageId: string, outcome: InboundResult | ServiceError): BatchItemResult {

@@ -64,7 +64,11 @@ function clientSigned(key: TestKey, fields: { from: string; to: string; toDid: s
   return { ...mail, signature: key.sign(bytes), signed_payload: bytes.toString('utf8') };
 }
 
-const refusal = (statusCode: number, code: string, message?: string | RegExp) => ({ statusCode, code, ...(message === undefined ? {} : { message: typeof message === 'string' ? message : expect.stringMatching(message) }) });
+const refusal = (statusCode: number, code: string, message?: string | RegExp) => ({
+  statusCode,
+  code,
+  ...(message === undefined ? {} : { message: typeof message === 'string' ? message : expect.stringMatching(message) }),
+});
 const inbox = () => node.services.mail.inbox(bob.agent_id, InboxQuery.parse({ limit: 100 })).messages;
 
 describe('a message from another node', () => {
@@ -82,11 +86,19 @@ describe('a message from another node', () => {
 
   it("is refused when its sender's address is not one its own node vouches for with that key", async () => {
     const local = await receive(signedMail(zed, { from: 'b.test/zed', to: 'b.test/bob' }));
-    expect(local).toMatchObject(refusal(403, 'SVC_ERR_SENDER_NAMESPACE_LOCAL', 'Refused: b.test is a namespace of this node, so b.test/zed cannot send from another node'));
+    expect(local).toMatchObject(
+      refusal(403, 'SVC_ERR_SENDER_NAMESPACE_LOCAL', 'Refused: b.test is a namespace of this node, so b.test/zed cannot send from another node'),
+    );
     expect(await receive(signedMail(zed, { from: 'nowhere.test/zed', to: 'b.test/bob' }))).toMatchObject(refusal(403, 'SVC_ERR_SENDER_NODE_UNKNOWN'));
-    expect(await receive(signedMail(zed, { from: 'x.test/ghost', to: 'b.test/bob' }))).toMatchObject(refusal(403, 'SVC_ERR_SENDER_NOT_FOUND', 'Refused: x.test/ghost does not exist on its node'));
+    expect(await receive(signedMail(zed, { from: 'x.test/ghost', to: 'b.test/bob' }))).toMatchObject(
+      refusal(403, 'SVC_ERR_SENDER_NOT_FOUND', 'Refused: x.test/ghost does not exist on its node'),
+    );
     expect(await receive(signedMail(testKey(), { from: 'x.test/zed', to: 'b.test/bob' }))).toMatchObject(
-      refusal(403, 'SVC_ERR_SENDER_KEY_MISMATCH', 'Refused: x.test/zed resolves to another key on its node (no rotation or replacement vouches for the key it was signed with)'),
+      refusal(
+        403,
+        'SVC_ERR_SENDER_KEY_MISMATCH',
+        'Refused: x.test/zed resolves to another key on its node (no rotation or replacement vouches for the key it was signed with)',
+      ),
     );
     expect(inbox()).toEqual([]);
   });
@@ -110,7 +122,12 @@ describe('a message from another node', () => {
 
   it('from a namespace its node calls DNS-verified, passes only when DNS here names the same controller, and waits when DNS fails', async () => {
     const controller = testKey();
-    const verified = await vouchingNode(servers, 'v.test', { zed }, { namespace: { domain: 'v.test', verification_status: 'verified', controller_did: controller.didKey } });
+    const verified = await vouchingNode(
+      servers,
+      'v.test',
+      { zed },
+      { namespace: { domain: 'v.test', verification_status: 'verified', controller_did: controller.didKey } },
+    );
     node.services.directory.set('v.test', verified.url);
     const mail = () => signedMail(zed, { from: 'v.test/zed', to: 'b.test/bob' });
     const unverified = refusal(403, 'SVC_ERR_SENDER_DNS_UNVERIFIED', 'Refused: v.test claims DNS verification, but DNS here does not name its controller');
@@ -142,10 +159,12 @@ describe('a message from another node', () => {
     expect(addressQuestions()).toBe(3);
   });
 
-  it("for an identity that takes mail from contacts only, is refused unless its sender is one of them", async () => {
+  it('for an identity that takes mail from contacts only, is refused unless its sender is one of them', async () => {
     const project = node.services.projects.create({ slug: 'pc', namespace: 'b.test' });
     const dee = node.services.identities.create(project.project_id, { lifetime: 'persistent', name: 'dee', address_reachability: 'contacts-only' });
-    expect(await receive(signedMail(zed, { from: 'x.test/zed', to: 'b.test/dee' }))).toMatchObject(refusal(403, 'SVC_ERR_RECIPIENT_CONTACTS_ONLY', 'Refused: b.test/dee only accepts messages from contacts'));
+    expect(await receive(signedMail(zed, { from: 'x.test/zed', to: 'b.test/dee' }))).toMatchObject(
+      refusal(403, 'SVC_ERR_RECIPIENT_CONTACTS_ONLY', 'Refused: b.test/dee only accepts messages from contacts'),
+    );
     node.services.contacts.add(dee.agent_id, ContactBody.parse({ contact_address: 'x.test/zed' }));
     expect(await receive(signedMail(zed, { from: 'x.test/zed', to: 'b.test/dee' }))).toMatchObject({ status: 'delivered' });
   });

@@ -164,21 +164,24 @@ export class FederationInbound {
   storeMail(checked: CheckedMail[]): (InboundResult | ServiceError)[] {
     const { db, clock, bus } = this.#ctx;
     const now = clock.now().toISOString();
-    const results = db.transaction(() =>
-      checked.map(({ message, recipient, sender }): InboundResult | ServiceError => {
-        if (storeArrivedMail(db, message, recipient, sender, now)) return { message_id: message.message_id, status: 'delivered' };
-        try {
-          // Stored first by another delivery: this message again, or (refused there) another under its id.
-          arrivedBefore(db, message);
-          return { message_id: message.message_id, status: 'duplicate' };
-        } catch (error) {
-          if (error instanceof ServiceError) return error;
-          throw error;
-        }
-      }),
-    ).immediate();
+    const results = db
+      .transaction(() =>
+        checked.map(({ message, recipient, sender }): InboundResult | ServiceError => {
+          if (storeArrivedMail(db, message, recipient, sender, now)) return { message_id: message.message_id, status: 'delivered' };
+          try {
+            // Stored first by another delivery: this message again, or (refused there) another under its id.
+            arrivedBefore(db, message);
+            return { message_id: message.message_id, status: 'duplicate' };
+          } catch (error) {
+            if (error instanceof ServiceError) return error;
+            throw error;
+          }
+        }),
+      )
+      .immediate();
     const woken = new Set<string>();
-    for (const [i, result] of results.entries()) if (!(result instanceof ServiceError) && result.status === 'delivered') woken.add(checked[i]!.recipient.agent_id);
+    for (const [i, result] of results.entries())
+      if (!(result instanceof ServiceError) && result.status === 'delivered') woken.add(checked[i]!.recipient.agent_id);
     for (const agentId of woken) bus.publish(identityTopic(agentId));
     return results;
   }
@@ -237,9 +240,17 @@ export class FederationInbound {
   }
 
   /** Step 3 with the sender's node: the address, its namespace, and when it is verified, DNS. */
-  async #askSenderNode(mail: FederatedMessage, from: { domain: string; name: string }, lookups: SenderLookups): Promise<{ checked: CheckedSender; heldKey: boolean }> {
+  async #askSenderNode(
+    mail: FederatedMessage,
+    from: { domain: string; name: string },
+    lookups: SenderLookups,
+  ): Promise<{ checked: CheckedSender; heldKey: boolean }> {
     const node = await this.#nodeOf(from.domain, lookups);
-    if (node === null) throw forbidden('SVC_ERR_SENDER_NODE_UNKNOWN', `Refused: no node is known for ${from.domain} (no peer entry and no node= in DNS), so ${mail.from} cannot be checked`);
+    if (node === null)
+      throw forbidden(
+        'SVC_ERR_SENDER_NODE_UNKNOWN',
+        `Refused: no node is known for ${from.domain} (no peer entry and no node= in DNS), so ${mail.from} cannot be checked`,
+      );
     const addressPath = addressPathOf(from.domain, from.name);
     const address = await this.#lookupObject(node, addressPath, mail.from, lookups);
     // The node's URL stays out of these details: the caller need not learn the owner's peer table.
@@ -254,7 +265,8 @@ export class FederationInbound {
       const dns = await checkNamespaceDns(lookups.dns, from.domain, namespace.controller_did);
       // A lookup that failed proved nothing: the message waits, it is not refused.
       if (dns.status === 'unverified' && dns.lookupFailed === true) throw dnsFailed(from.domain);
-      if (dns.status !== 'verified') throw forbidden('SVC_ERR_SENDER_DNS_UNVERIFIED', `Refused: ${from.domain} claims DNS verification, but DNS here does not name its controller`);
+      if (dns.status !== 'verified')
+        throw forbidden('SVC_ERR_SENDER_DNS_UNVERIFIED', `Refused: ${from.domain} claims DNS verification, but DNS here does not name its controller`);
       return { checked: { nodeUrl: node.url, namespaceTrust: 'verified' }, heldKey };
     }
     return { checked: { nodeUrl: node.url, namespaceTrust: 'unverified' }, heldKey };

@@ -24,7 +24,15 @@ import {
 
 const db = useStoreDatabase();
 
-const common = { v: FEDERATION_VERSION as typeof FEDERATION_VERSION, from: 'a.test/ann', from_did: 'did:key:zAnn', from_stable_id: null, timestamp: 't', signature: 's', signed_payload: 'p' };
+const common = {
+  v: FEDERATION_VERSION as typeof FEDERATION_VERSION,
+  from: 'a.test/ann',
+  from_did: 'did:key:zAnn',
+  from_stable_id: null,
+  timestamp: 't',
+  signature: 's',
+  signed_payload: 'p',
+};
 const mail = (to: string): FederatedMessage => ({ ...common, kind: 'mail', message_id: randomUUID(), to, subject: 'Plans', body: 'b', priority: 'normal' });
 const chat = (body: string): FederatedMessage => ({
   ...common,
@@ -50,7 +58,14 @@ describe('the outbox store', () => {
     insertOutboxRow(db(), ann.agent_id, 'b.test', second, '2026-03-01T10:00:01.000Z');
     const rows = outboxRowsFrom(db(), ann.agent_id, 10);
     expect(rows.map((r) => r.message_id)).toEqual([second.message_id, first.message_id]);
-    expect(rows[1]).toMatchObject({ kind: 'mail', to_address: 'b.test/bob', to_domain: 'b.test', status: 'queued', attempts: 0, next_attempt_at: '2026-03-01T10:00:00.000Z' });
+    expect(rows[1]).toMatchObject({
+      kind: 'mail',
+      to_address: 'b.test/bob',
+      to_domain: 'b.test',
+      status: 'queued',
+      attempts: 0,
+      next_attempt_at: '2026-03-01T10:00:00.000Z',
+    });
     expect(JSON.parse(rows[1]!.payload)).toEqual(first);
     const outbound = toOutboundMail(rows[0]!);
     expect(outbound).toMatchObject({ message_id: second.message_id, kind: 'chat', subject: 'Chat: hello there' });
@@ -74,8 +89,20 @@ describe('the outbox store', () => {
     settleDelivered(db(), rowB!.id, 1, 'https://far.test', '2026-04-01T10:00:01.000Z');
     settleBounced(db(), rowC!.id, 2, 'refused', '2026-04-01T10:00:02.000Z');
     const rows = rowsOf(ann.agent_id);
-    expect(rows.get(a.message_id)).toMatchObject({ status: 'queued', attempts: 1, last_error: 'could not reach', next_attempt_at: '2026-04-01T11:00:00.000Z', settled_at: null });
-    expect(rows.get(b.message_id)).toMatchObject({ status: 'delivered', attempts: 1, delivered_to: 'https://far.test', last_error: null, settled_at: '2026-04-01T10:00:01.000Z' });
+    expect(rows.get(a.message_id)).toMatchObject({
+      status: 'queued',
+      attempts: 1,
+      last_error: 'could not reach',
+      next_attempt_at: '2026-04-01T11:00:00.000Z',
+      settled_at: null,
+    });
+    expect(rows.get(b.message_id)).toMatchObject({
+      status: 'delivered',
+      attempts: 1,
+      delivered_to: 'https://far.test',
+      last_error: null,
+      settled_at: '2026-04-01T10:00:01.000Z',
+    });
     expect(rows.get(c.message_id)).toMatchObject({ status: 'bounced', attempts: 2, last_error: 'refused', settled_at: '2026-04-01T10:00:02.000Z' });
 
     // Only queued rows are due, and the next attempt is the earliest queued one.

@@ -76,11 +76,9 @@ export function leaseRows(db: Db, ids: number[], until: string): void {
 
 /** Every queued row to `domains` waits until at least `until` (their node asked us to wait, or is down). */
 export function deferDomains(db: Db, domains: string[], until: string): void {
-  db.prepare(`UPDATE federation_outbox SET next_attempt_at = ? WHERE status = 'queued' AND to_domain IN (SELECT value FROM json_each(?)) AND next_attempt_at < ?`).run(
-    until,
-    JSON.stringify(domains),
-    until,
-  );
+  db.prepare(
+    `UPDATE federation_outbox SET next_attempt_at = ? WHERE status = 'queued' AND to_domain IN (SELECT value FROM json_each(?)) AND next_attempt_at < ?`,
+  ).run(until, JSON.stringify(domains), until);
 }
 
 /**
@@ -94,7 +92,9 @@ export function nextOutboxAttempt(db: Db, now: string): string | null {
 /** What waits for `domain`: how many rows, the oldest, the next try, and the newest error. */
 export function queueOf(db: Db, domain: string): PeerQueue {
   const summary = db
-    .prepare(`SELECT count(*) AS queued, min(created_at) AS oldest_queued_at, min(next_attempt_at) AS next_attempt_at FROM federation_outbox WHERE status = 'queued' AND to_domain = ?`)
+    .prepare(
+      `SELECT count(*) AS queued, min(created_at) AS oldest_queued_at, min(next_attempt_at) AS next_attempt_at FROM federation_outbox WHERE status = 'queued' AND to_domain = ?`,
+    )
     .get(domain) as Omit<PeerQueue, 'last_error'>;
   const lastError = db
     .prepare(`SELECT last_error FROM federation_outbox WHERE status = 'queued' AND to_domain = ? AND last_error IS NOT NULL ORDER BY id DESC LIMIT 1`)

@@ -130,7 +130,11 @@ const allDelivered = (received: Received): Answer => ({
  * A receiving node on loopback answering as `answer` says (by default, every message delivered),
  * peered for `domains`; what reached it is in `received`.
  */
-async function receivingNode(domains: string[], answer: (received: Received) => Answer | Promise<Answer> = (r) => (r.route === 'batch' ? allDelivered(r) : { status: 200, body: { message_id: r.body.message_id, status: 'delivered' } })) {
+async function receivingNode(
+  domains: string[],
+  answer: (received: Received) => Answer | Promise<Answer> = (r) =>
+    r.route === 'batch' ? allDelivered(r) : { status: 200, body: { message_id: r.body.message_id, status: 'delivered' } },
+) {
   const received: Received[] = [];
   const server = await servers.start(async (request, response) => {
     const route = request.url === '/v1/federation/messages/batch' ? 'batch' : 'single';
@@ -205,7 +209,13 @@ describe('the federation outbox', () => {
     const stuck = mail('b.test/bob');
     const { server, received } = await receivingNode(['b.test'], (r) => ({
       status: 200,
-      body: { results: r.body.messages!.map((m) => (m.message_id === stuck.message_id ? { message_id: m.message_id, status: 'deferred', detail: 'Mailbox busy' } : { message_id: m.message_id, status: 'delivered' })) },
+      body: {
+        results: r.body.messages!.map((m) =>
+          m.message_id === stuck.message_id
+            ? { message_id: m.message_id, status: 'deferred', detail: 'Mailbox busy' }
+            : { message_id: m.message_id, status: 'delivered' },
+        ),
+      },
     }));
     const outbox = startOutbox();
     send(outbox, stuck);
@@ -229,7 +239,18 @@ describe('the federation outbox', () => {
     let pause = true;
     const { received } = await receivingNode(['b.test', 'c.test'], (r) =>
       pause
-        ? { status: 200, body: { results: r.body.messages!.map((m) => ({ message_id: m.message_id, status: 'deferred', code: 'SVC_ERR_RATE_LIMITED', detail: 'budget spent', retry_after: 30 })) } }
+        ? {
+            status: 200,
+            body: {
+              results: r.body.messages!.map((m) => ({
+                message_id: m.message_id,
+                status: 'deferred',
+                code: 'SVC_ERR_RATE_LIMITED',
+                detail: 'budget spent',
+                retry_after: 30,
+              })),
+            },
+          }
         : allDelivered(r),
     );
     const outbox = startOutbox();
@@ -252,7 +273,15 @@ describe('the federation outbox', () => {
   });
 
   it("pauses a failing node's whole queue, from half retryBaseMs doubling to peerRetryMaxMs; its Retry-After wins; a success starts over", async () => {
-    const answers: Answer[] = [{ status: 503 }, { status: 502 }, { status: 500 }, { status: 503 }, { status: 429, headers: { 'retry-after': '7' } }, { status: 0 }, { status: 503 }];
+    const answers: Answer[] = [
+      { status: 503 },
+      { status: 502 },
+      { status: 500 },
+      { status: 503 },
+      { status: 429, headers: { 'retry-after': '7' } },
+      { status: 0 },
+      { status: 503 },
+    ];
     const { server, received } = await receivingNode(['b.test'], (r) => {
       const next = answers[received.length - 1]!;
       return next.status === 0 ? allDelivered(r) : next;
@@ -303,7 +332,12 @@ describe('the federation outbox', () => {
       status: 200,
       body: {
         results: [
-          { message_id: refused.message_id, status: 'refused', code: 'SVC_ERR_RECIPIENT_CONTACTS_ONLY', detail: 'Refused: b.test/bob\u0007 only accepts\n\n messages   from contacts\u200b' },
+          {
+            message_id: refused.message_id,
+            status: 'refused',
+            code: 'SVC_ERR_RECIPIENT_CONTACTS_ONLY',
+            detail: 'Refused: b.test/bob\u0007 only accepts\n\n messages   from contacts\u200b',
+          },
           { message_id: delivered.message_id, status: 'duplicate' },
         ],
       },
@@ -331,7 +365,8 @@ describe('the federation outbox', () => {
     const { server } = await receivingNode(['b.test'], (r) => {
       answer += 1;
       if (answer === 1) return { status: 200, body: { results: [{ message_id: messages[0]!.message_id, status: 'delivered' }] } };
-      if (answer === 2) return { status: 200, body: { results: [...r.body.messages!].reverse().map((m) => ({ message_id: m.message_id, status: 'delivered' })) } };
+      if (answer === 2)
+        return { status: 200, body: { results: [...r.body.messages!].reverse().map((m) => ({ message_id: m.message_id, status: 'delivered' })) } };
       if (answer === 3) return { status: 200, body: '<html>ok</html>' };
       return allDelivered(r);
     });
@@ -340,7 +375,10 @@ describe('the federation outbox', () => {
     for (let attempt = 1; attempt <= 3; attempt++) {
       if (attempt > 1) whenDue(outbox, messages[0]!);
       for (const message of messages) {
-        expect(await tried(message, attempt)).toMatchObject({ status: 'queued', last_error: `${server.url} gave no usable answer (not a result for each message sent)` });
+        expect(await tried(message, attempt)).toMatchObject({
+          status: 'queued',
+          last_error: `${server.url} gave no usable answer (not a result for each message sent)`,
+        });
       }
     }
     whenDue(outbox, messages[0]!);
@@ -357,7 +395,9 @@ describe('the federation outbox', () => {
     outbox.nudge();
     const settled = await tried(message, 2);
     expect(settled.status).toBe('bounced');
-    expect(settled.last_error).toBe('gave up after 2 attempts over 1 h; the last error was: no node is known for nowhere.test (no peer entry and no node= in its _svcid DNS record)');
+    expect(settled.last_error).toBe(
+      'gave up after 2 attempts over 1 h; the last error was: no node is known for nowhere.test (no peer entry and no node= in its _svcid DNS record)',
+    );
     expect(bounces().map((b) => b.subject)).toEqual(['Undeliverable: (no subject)']);
   });
 
@@ -371,7 +411,8 @@ describe('the federation outbox', () => {
       const ids = r.body.messages!.map((m) => m.message_id);
       // As a receiver does: once a pair's message is deferred, its later ones in the batch are too.
       const results = ids.map((id) => ({ message_id: id, status: 'delivered', detail: undefined as string | undefined }));
-      if (rounds === 1) for (const result of results.filter((x) => x.message_id !== other.message_id)) Object.assign(result, { status: 'deferred', detail: 'busy' });
+      if (rounds === 1)
+        for (const result of results.filter((x) => x.message_id !== other.message_id)) Object.assign(result, { status: 'deferred', detail: 'busy' });
       return { status: 200, body: { results } };
     });
     const outbox = startOutbox();
@@ -396,7 +437,9 @@ describe('the federation outbox', () => {
   it('sends one message per request to a node without the batch route (404 or 405), and asks it for batches again ten minutes later', async () => {
     let noBatch: 404 | 405 = 404;
     const { received } = await receivingNode(['b.test'], (r) =>
-      r.route === 'batch' ? { status: noBatch, body: { detail: 'Route not found' } } : { status: 200, body: { message_id: r.body.message_id, status: 'delivered' } },
+      r.route === 'batch'
+        ? { status: noBatch, body: { detail: 'Route not found' } }
+        : { status: 200, body: { message_id: r.body.message_id, status: 'delivered' } },
     );
     const outbox = startOutbox();
     const routes = () => received.map((r) => r.route);
@@ -424,20 +467,28 @@ describe('the federation outbox', () => {
     const [unknown, html, failing, after] = [mail('b.test/nobody'), mail('b.test/bob'), mail('b.test/bea'), mail('b.test/cy')];
     const { server, received } = await receivingNode(['b.test'], (r) => {
       if (r.route === 'batch') return { status: 404 };
-      if (r.body.message_id === unknown.message_id) return { status: 404, body: { detail: 'Refused: b.test/nobody does not exist here', code: 'SVC_ERR_RECIPIENT_NOT_FOUND' } };
+      if (r.body.message_id === unknown.message_id)
+        return { status: 404, body: { detail: 'Refused: b.test/nobody does not exist here', code: 'SVC_ERR_RECIPIENT_NOT_FOUND' } };
       if (r.body.message_id === html.message_id) return { status: 403, body: '<html>db_password=hunter2</html>' };
       return { status: 503 };
     });
     const outbox = startOutbox();
     send(outbox, unknown, html, failing, after);
-    expect(await tried(unknown, 1)).toMatchObject({ status: 'bounced', last_error: `the node for b.test (${server.url}) refused it: b.test/nobody does not exist here` });
+    expect(await tried(unknown, 1)).toMatchObject({
+      status: 'bounced',
+      last_error: `the node for b.test (${server.url}) refused it: b.test/nobody does not exist here`,
+    });
     expect(await tried(html, 1)).toMatchObject({ status: 'bounced', last_error: `the node for b.test (${server.url}) refused it: it answered 403` });
     expect(await tried(failing, 1)).toMatchObject({ status: 'queued', last_error: `${server.url} answered 503` });
     expect(await tried(after, 1)).toMatchObject({ status: 'queued', last_error: `${server.url} answered 503` });
     // The node failed on the third: the fourth was not sent, and waits as long.
     expect(received.filter((r) => r.route === 'single').map((r) => r.body.message_id)).toEqual([unknown, html, failing].map((m) => m.message_id));
     expect(row(after).next_attempt_at).toBe(row(failing).next_attempt_at);
-    expect(bounces().map((b) => b.body).join('\n')).not.toContain('hunter2');
+    expect(
+      bounces()
+        .map((b) => b.body)
+        .join('\n'),
+    ).not.toContain('hunter2');
   });
 
   it("counts a message delivered on the single route only when the node's answer is its result for that message", async () => {
@@ -455,7 +506,10 @@ describe('the federation outbox', () => {
     send(outbox, message);
     for (let attempt = 1; attempt <= 4; attempt++) {
       if (attempt > 1) whenDue(outbox, message);
-      expect(await tried(message, attempt)).toMatchObject({ status: 'queued', last_error: `${server.url} gave no usable answer (not a result for the message sent)` });
+      expect(await tried(message, attempt)).toMatchObject({
+        status: 'queued',
+        last_error: `${server.url} gave no usable answer (not a result for the message sent)`,
+      });
     }
     whenDue(outbox, message);
     expect(await tried(message, 5)).toMatchObject({ status: 'delivered', delivered_to: server.url });
@@ -463,7 +517,9 @@ describe('the federation outbox', () => {
 
   it('sends each message of a batch the node refused whole (413) on its own, and bounces a lone message it refuses', async () => {
     const { server, received } = await receivingNode(['b.test'], (r) =>
-      r.route === 'batch' ? { status: 413, body: { detail: 'Request body is too large' } } : { status: 200, body: { message_id: r.body.message_id, status: 'delivered' } },
+      r.route === 'batch'
+        ? { status: 413, body: { detail: 'Request body is too large' } }
+        : { status: 200, body: { message_id: r.body.message_id, status: 'delivered' } },
     );
     const outbox = startOutbox();
     const pair = [mail('b.test/bob'), mail('b.test/bea')];
@@ -476,7 +532,10 @@ describe('the federation outbox', () => {
   });
 
   it('sends mail again without its thread_id to a node that refuses the field (a 422 naming it), and bounces any other 422', async () => {
-    const unrecognized = (key: string) => ({ status: 422, body: { detail: [{ loc: ['body'], msg: `Unrecognized key: "${key}"`, type: 'unrecognized_keys' }], code: 'SVC_ERR_VALIDATION' } });
+    const unrecognized = (key: string) => ({
+      status: 422,
+      body: { detail: [{ loc: ['body'], msg: `Unrecognized key: "${key}"`, type: 'unrecognized_keys' }], code: 'SVC_ERR_VALIDATION' },
+    });
     const badSubject = mail('b.test/bea', { thread_id: randomUUID() });
     const { server, received } = await receivingNode(['b.test'], (r) => {
       if (r.route === 'batch') return { status: 404 };
@@ -494,8 +553,14 @@ describe('the federation outbox', () => {
     // Without a thread to leave out, or naming another field, the 422 is a refusal: sent once, bounced.
     const unthreaded = mail('b.test/bob', { subject: 'no thread' });
     send(outbox, unthreaded, badSubject);
-    expect(await tried(unthreaded, 1)).toMatchObject({ status: 'bounced', last_error: `the node for b.test (${server.url}) refused it: body: Unrecognized key: "thread_id"` });
-    expect(await tried(badSubject, 1)).toMatchObject({ status: 'bounced', last_error: `the node for b.test (${server.url}) refused it: body: Unrecognized key: "subject"` });
+    expect(await tried(unthreaded, 1)).toMatchObject({
+      status: 'bounced',
+      last_error: `the node for b.test (${server.url}) refused it: body: Unrecognized key: "thread_id"`,
+    });
+    expect(await tried(badSubject, 1)).toMatchObject({
+      status: 'bounced',
+      last_error: `the node for b.test (${server.url}) refused it: body: Unrecognized key: "subject"`,
+    });
     expect(received.filter((r) => r.route === 'single')).toHaveLength(4);
   });
 

@@ -64,7 +64,12 @@ export class PeerDelivery {
     if (singleUntil !== undefined) this.#singleOnly.delete(node.url);
     let answer: RemoteAnswer;
     try {
-      answer = await this.#post(node, '/v1/federation/messages/batch', `{"v":${FEDERATION_VERSION},"messages":[${rows.map((row) => row.payload).join(',')}]}`, BATCH_ANSWER_MAX_BYTES);
+      answer = await this.#post(
+        node,
+        '/v1/federation/messages/batch',
+        `{"v":${FEDERATION_VERSION},"messages":[${rows.map((row) => row.payload).join(',')}]}`,
+        BATCH_ANSWER_MAX_BYTES,
+      );
     } catch (error) {
       return rows.map(() => failed(node, error));
     }
@@ -162,7 +167,9 @@ function batchOutcomes(node: NodeLocation, rows: OutboxRow[], answer: RemoteAnsw
     // Not JSON: the same as a JSON answer that is not a result list.
   }
   const results = parsed?.success === true ? parsed.data.results : [];
-  const matches = results.length === rows.length && results.every((result, i) => result.message_id === rows[i]!.message_id || (result.status === 'refused' && result.message_id === null));
+  const matches =
+    results.length === rows.length &&
+    results.every((result, i) => result.message_id === rows[i]!.message_id || (result.status === 'refused' && result.message_id === null));
   if (!matches) return rows.map(() => ({ kind: 'retry', error: `${node.url} gave no usable answer (not a result for each message sent)`, peerWide: true }));
   return results.map((result, i) => itemOutcome(node, rows[i]!, result));
 }
@@ -177,11 +184,19 @@ function itemOutcome(node: NodeLocation, row: OutboxRow, result: BatchItemResult
       return refusedBy(node, row, detail ?? 'no reason given');
     case 'deferred':
       // A spent budget names when to come back, for every message from this node.
-      return { kind: 'retry', error: `${node.url} deferred it: ${detail ?? 'no reason given'}`, ...afterMs(result.retry_after ?? null), peerWide: result.retry_after !== undefined };
+      return {
+        kind: 'retry',
+        error: `${node.url} deferred it: ${detail ?? 'no reason given'}`,
+        ...afterMs(result.retry_after ?? null),
+        peerWide: result.retry_after !== undefined,
+      };
   }
 }
 
 /** The bounce of `row`, with the receiving node's reason. */
-const refusedBy = (node: NodeLocation, row: OutboxRow, reason: string): Outcome => ({ kind: 'bounce', reason: `the node for ${row.to_domain} (${node.url}) refused it: ${reason}` });
+const refusedBy = (node: NodeLocation, row: OutboxRow, reason: string): Outcome => ({
+  kind: 'bounce',
+  reason: `the node for ${row.to_domain} (${node.url}) refused it: ${reason}`,
+});
 
 const afterMs = (seconds: number | null): { afterMs?: number } => (seconds === null ? {} : { afterMs: seconds * 1000 });

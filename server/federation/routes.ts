@@ -24,7 +24,7 @@ export async function federationRoutes(app: FastifyInstance, { services }: { ser
       config: { auth: 'public' },
       schema: {
         tags: ['federation'],
-        summary: "Mail or a chat message from another node, signed by its sender (checked before it is stored)",
+        summary: 'Mail or a chat message from another node, signed by its sender (checked before it is stored)',
         body: FederatedMessage,
         response: { 200: InboundResult },
       },

@@ -30,7 +30,11 @@ function client(tokens: number): ClientBudget & { taken: number; refunds: number
 }
 
 /** The refusal `promise` rejects with. */
-const refusalOf = (promise: Promise<unknown>) => promise.then(() => null, (error: unknown) => error as ServiceError);
+const refusalOf = (promise: Promise<unknown>) =>
+  promise.then(
+    () => null,
+    (error: unknown) => error as ServiceError,
+  );
 
 beforeEach(() => vi.useFakeTimers());
 afterEach(() => vi.useRealTimers());

@@ -141,7 +141,11 @@ export class SenderLookups {
   /** Takes one of the request's DNS queries (and a token): null when allowed, else the refusal. */
   #queryAllowed(): ServiceError | null {
     if (this.#dnsQueries >= MAX_DNS_QUERIES_PER_REQUEST) {
-      return unavailable('SVC_ERR_FEDERATION_BUDGET_SPENT', `This request made the ${MAX_DNS_QUERIES_PER_REQUEST} DNS queries one request may; try again in ${BUDGET_RETRY_AFTER_S} s`, BUDGET_RETRY_AFTER_S);
+      return unavailable(
+        'SVC_ERR_FEDERATION_BUDGET_SPENT',
+        `This request made the ${MAX_DNS_QUERIES_PER_REQUEST} DNS queries one request may; try again in ${BUDGET_RETRY_AFTER_S} s`,
+        BUDGET_RETRY_AFTER_S,
+      );
     }
     const refusal = this.#timeLeft() ?? this.#paid();
     if (refusal === null) this.#dnsQueries += 1;
@@ -178,4 +182,8 @@ export class SenderLookups {
 }
 
 const timeSpent = (): ServiceError =>
-  unavailable('SVC_ERR_FEDERATION_BUDGET_SPENT', `This request's ${INBOUND_TIME_BUDGET_MS / 1000} s for checking senders are spent; try again in ${BUDGET_RETRY_AFTER_S} s`, BUDGET_RETRY_AFTER_S);
+  unavailable(
+    'SVC_ERR_FEDERATION_BUDGET_SPENT',
+    `This request's ${INBOUND_TIME_BUDGET_MS / 1000} s for checking senders are spent; try again in ${BUDGET_RETRY_AFTER_S} s`,
+    BUDGET_RETRY_AFTER_S,
+  );

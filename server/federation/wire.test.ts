@@ -107,8 +107,12 @@ describe('signatureProblem', () => {
 
   it('refuses a payload that is not a JSON object, and a signature that does not verify with from_did', () => {
     const message = signed(mail());
-    expect(signatureProblem({ ...message, signed_payload: 'not json' })).toBe('signed_payload is not the canonical envelope of the delivered fields (not a JSON object)');
-    expect(signatureProblem({ ...message, signed_payload: '[1]' })).toBe('signed_payload is not the canonical envelope of the delivered fields (not a JSON object)');
+    expect(signatureProblem({ ...message, signed_payload: 'not json' })).toBe(
+      'signed_payload is not the canonical envelope of the delivered fields (not a JSON object)',
+    );
+    expect(signatureProblem({ ...message, signed_payload: '[1]' })).toBe(
+      'signed_payload is not the canonical envelope of the delivered fields (not a JSON object)',
+    );
     const byAnother = signed(mail(), undefined, testKey());
     expect(signatureProblem(byAnother)).toBe('the signature does not verify with from_did (failed)');
     const noKey = mail({ from_did: 'did:web:a.test' });

@@ -93,7 +93,8 @@ export function signatureProblem(message: FederatedMessage): string | null {
   if (!envelopeBytes(message).equals(Buffer.from(message.signed_payload, 'utf8'))) {
     const payload = payloadOf(message);
     const field = payload === null ? 'payload' : differingField(message, payload);
-    if (field !== null) return `signed_payload is not the canonical envelope of the delivered fields (${field === 'payload' ? 'not a JSON object' : `${field} differs`})`;
+    if (field !== null)
+      return `signed_payload is not the canonical envelope of the delivered fields (${field === 'payload' ? 'not a JSON object' : `${field} differs`})`;
   }
   const status = verifyMessageSignature(message);
   if (status !== 'verified') return `the signature does not verify with from_did (${status})`;

@@ -133,7 +133,12 @@ function finish<T extends object>(described: T): T {
 /** How each auth mode shows in the description (route-auth.ts). */
 const SECURITY_SCHEMES = {
   apiKey: { type: 'http', scheme: 'bearer', description: 'An `svc_sk_` API key: bound to an identity, or a project authority key' },
-  ownerToken: { type: 'http', scheme: 'bearer', description: "The node owner's `svc_ot_` token (node.json), or a browser session `svc_os_` a sign-in link's code was traded for (`POST /v1/node/session`); loopback listener only" },
+  ownerToken: {
+    type: 'http',
+    scheme: 'bearer',
+    description:
+      "The node owner's `svc_ot_` token (node.json), or a browser session `svc_os_` a sign-in link's code was traded for (`POST /v1/node/session`); loopback listener only",
+  },
   didKey: {
     type: 'apiKey',
     in: 'header',

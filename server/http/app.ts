@@ -30,7 +30,6 @@ import type { TeamScope } from '../../contract/node/teams.ts';
 import { installRouteSchemas } from './route-schemas.ts';
 import { serveUi } from './static-ui.ts';
 
-
 /** A route as registered, with what its config declares about its callers. */
 export interface RegisteredRoute {
   method: string;
@@ -113,14 +112,16 @@ export interface PeerApp {
   connections: PeerConnections;
 }
 
-export async function buildPeerApp(options: BaseOptions & {
-  library: LibrarySurfaceOptions;
-  docs: DocsSurfaceOptions;
-  rateLimit?: RateLimit;
-  /** Tests lower them; the defaults follow the process's descriptor limit. */
-  connectionCaps?: Partial<ConnectionCaps>;
-  timeouts?: Partial<PeerTimeouts>;
-}): Promise<PeerApp> {
+export async function buildPeerApp(
+  options: BaseOptions & {
+    library: LibrarySurfaceOptions;
+    docs: DocsSurfaceOptions;
+    rateLimit?: RateLimit;
+    /** Tests lower them; the defaults follow the process's descriptor limit. */
+    connectionCaps?: Partial<ConnectionCaps>;
+    timeouts?: Partial<PeerTimeouts>;
+  },
+): Promise<PeerApp> {
   const app = baseApp(options, peerServerOptions({ ...PEER_TIMEOUTS, ...options.timeouts }));
   markListener(app, 'peer');
   await installApiDescription(app, { reference: false });

@@ -51,9 +51,9 @@ function expectCode(response: LightMyRequestResponse, code: ErrorCode, detail?: 
 const json = { 'content-type': 'application/json' };
 
 describe.each([
-  ['Fastify\'s own JSON parser', false],
-  ['the node\'s JSON parser', true],
-])('Fastify\'s refusals carry catalogue codes (%s)', (_name, nodeBodies) => {
+  ["Fastify's own JSON parser", false],
+  ["the node's JSON parser", true],
+])("Fastify's refusals carry catalogue codes (%s)", (_name, nodeBodies) => {
   it('answers a body that is not JSON with 400 SVC_ERR_MALFORMED_JSON', async () => {
     const app = await appWith(nodeBodies);
     expectCode(await app.inject({ method: 'POST', url: '/echo', headers: json, payload: '{"a":' }), 'SVC_ERR_MALFORMED_JSON');
@@ -83,7 +83,7 @@ describe.each([
     expectCode(await app.inject({ method: 'GET', url: '/things/%ZZ' }), 'SVC_ERR_MALFORMED_REQUEST');
   });
 
-  it('keeps a thrown refusal\'s code and headers, and answers a fault of ours with 500 SVC_ERR_INTERNAL only', async () => {
+  it("keeps a thrown refusal's code and headers, and answers a fault of ours with 500 SVC_ERR_INTERNAL only", async () => {
     const app = await appWith(nodeBodies);
     const busy = await app.inject({ method: 'GET', url: '/things/busy' });
     expectCode(busy, 'SVC_ERR_RATE_LIMITED', /^Slow down$/);
@@ -95,7 +95,7 @@ describe.each([
   });
 });
 
-describe('the node\'s JSON parser', () => {
+describe("the node's JSON parser", () => {
   it('answers JSON nested deeper than it reads with 400 SVC_ERR_JSON_TOO_DEEP, and reads JSON within it', async () => {
     const app = await appWith(true, 4096);
     const deep = `${'['.repeat(MAX_JSON_DEPTH + 1)}${']'.repeat(MAX_JSON_DEPTH + 1)}`;

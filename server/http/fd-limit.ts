@@ -20,7 +20,9 @@ function readLimit(): number | null {
   try {
     if (process.platform === 'win32') return null;
     if (process.platform === 'linux') {
-      const line = readFileSync('/proc/self/limits', 'utf8').split('\n').find((l) => l.startsWith('Max open files'));
+      const line = readFileSync('/proc/self/limits', 'utf8')
+        .split('\n')
+        .find((l) => l.startsWith('Max open files'));
       return parseLimit(line?.split(/\s{2,}/)[1]);
     }
     const shell = spawnSync('/bin/sh', ['-c', 'ulimit -n'], { encoding: 'utf8', timeout: 2_000 });

@@ -84,8 +84,31 @@ const NAMED: Readonly<Record<string, string>> = {
 
 /** Fixed last segments that are what the operation does. */
 const ACTIONS = new Set([
-  'ack', 'approve', 'archive', 'edit', 'export', 'heartbeat', 'import', 'init', 'join', 'materialize', 'preview', 'publish', 'reassign',
-  'register', 'reject', 'replace', 'revoke', 'rotate', 'setup', 'sign', 'start', 'stop', 'unarchive', 'upload', 'verify',
+  'ack',
+  'approve',
+  'archive',
+  'edit',
+  'export',
+  'heartbeat',
+  'import',
+  'init',
+  'join',
+  'materialize',
+  'preview',
+  'publish',
+  'reassign',
+  'register',
+  'reject',
+  'replace',
+  'revoke',
+  'rotate',
+  'setup',
+  'sign',
+  'start',
+  'stop',
+  'unarchive',
+  'upload',
+  'verify',
 ]);
 
 /** Words ending in `s` that are not plurals. */

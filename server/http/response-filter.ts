@@ -63,7 +63,12 @@ export function declaredPart(schema: z.core.$ZodType, value: unknown): unknown {
     case 'union': {
       // The option the value is, when one parses; else what any option declares.
       const fits = def.options.find((option) => isValid(option, value));
-      return fits ? declaredPart(fits, value) : merged(def.options.map((option) => declaredPart(option, value)), value);
+      return fits
+        ? declaredPart(fits, value)
+        : merged(
+            def.options.map((option) => declaredPart(option, value)),
+            value,
+          );
     }
     case 'intersection':
       return merged([declaredPart(def.left, value), declaredPart(def.right, value)], value);

@@ -137,11 +137,19 @@ async function signedIdentity(services: SignedIdentityServices, request: Fastify
     return authenticateTeam(request, reply, coreTeamAuth(services), (member) => principalOfCaller(teamAgents.callerOf(member)));
   }
   if (!isMessagingRoute(request.routeOptions.url ?? request.url)) {
-    throw unauthorized('SVC_ERR_TEAM_CERTIFICATE_REQUIRED', 'Missing X-SVCID-Team-Certificate header: DIDKey auth without a certificate is for mail, chat, contacts and MCP only', 'DIDKey');
+    throw unauthorized(
+      'SVC_ERR_TEAM_CERTIFICATE_REQUIRED',
+      'Missing X-SVCID-Team-Certificate header: DIDKey auth without a certificate is for mail, chat, contacts and MCP only',
+      'DIDKey',
+    );
   }
   const signed = verifyIdentitySignature(request, ctx.clock.now());
   if (signed.didAw !== null && did.currentKey(signed.didAw) !== signed.didKey) {
-    throw unauthorized('SVC_ERR_DID_AW_MISMATCH', 'did:svc does not match Authorization did:key (X-SVC-DID-AW against the did:svc log this node holds)', 'DIDKey');
+    throw unauthorized(
+      'SVC_ERR_DID_AW_MISMATCH',
+      'did:svc does not match Authorization did:key (X-SVC-DID-AW against the did:svc log this node holds)',
+      'DIDKey',
+    );
   }
   const caller = teamAgents.identityOfKey(signed.didKey, signed.didAw);
   request.credentialCheck = () => teamAgents.requireLiveMembership(caller.agentId);
@@ -152,7 +160,11 @@ async function signedIdentity(services: SignedIdentityServices, request: Fastify
   return principalOfCaller(caller);
 }
 
-const principalOfCaller = (caller: { agentId: string; projectId: string }): IdentityPrincipal => ({ apiKeyId: '', projectId: caller.projectId, agentId: caller.agentId });
+const principalOfCaller = (caller: { agentId: string; projectId: string }): IdentityPrincipal => ({
+  apiKeyId: '',
+  projectId: caller.projectId,
+  agentId: caller.agentId,
+});
 
 /**
  * The caller of an identity route: a Bearer key bound to an identity, or a DIDKey-signed request
@@ -188,7 +200,9 @@ export function installRouteAuth(app: FastifyInstance, services: RouteAuthServic
     const auth: unknown = route.config?.auth ?? this.routesAuth;
     if (!isAuthMode(auth)) {
       const what = auth === undefined ? 'declares no auth mode' : `declares an unknown auth mode ${JSON.stringify(auth)}`;
-      throw new Error(`Route ${methodsOf(route.method)} ${route.url} ${what}: set config.auth to one of ${AUTH_MODES.join(', ')} ('public' where no credential is asked for)`);
+      throw new Error(
+        `Route ${methodsOf(route.method)} ${route.url} ${what}: set config.auth to one of ${AUTH_MODES.join(', ')} ('public' where no credential is asked for)`,
+      );
     }
     route.config = { ...route.config, auth };
   });

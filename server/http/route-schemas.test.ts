@@ -119,7 +119,12 @@ describe('route schemas', () => {
     expect(answer.payload).not.toContain('secret');
     expect(answer.json()).toEqual({ ...DECLARED, count: 'one', shape: { kind: 'hexagon', r: 2 } });
     expect(logged).toEqual([
-      expect.objectContaining({ level: 50, msg: 'answer outside its declared response schema: sent its declared part', route: 'POST /things/:id', problems: [expect.stringMatching(/^response\.count: /), expect.stringMatching(/^response\.shape\.kind: /)] }),
+      expect.objectContaining({
+        level: 50,
+        msg: 'answer outside its declared response schema: sent its declared part',
+        route: 'POST /things/:id',
+        problems: [expect.stringMatching(/^response\.count: /), expect.stringMatching(/^response\.shape\.kind: /)],
+      }),
     ]);
     // What was sent is logged by path, never by value.
     expect(JSON.stringify(logged)).not.toContain('secret');

@@ -55,23 +55,31 @@ const problemsOf = (error: z.ZodError): string[] => issuesOf(error, 'response').
 
 /** Writes the parsed answer; an answer that does not parse is logged and cut to its declared part. */
 function filteringSerializer(log: FastifyBaseLogger): FastifySerializerCompiler<z.ZodType> {
-  return ({ schema, method, url }) => (data) => {
-    const result = schema.safeParse(data);
-    if (result.success) return JSON.stringify(result.data);
-    // Issue paths and messages only: the values could be anything the handler held.
-    log.error({ route: `${method} ${url}`, problems: problemsOf(result.error) }, 'answer outside its declared response schema: sent its declared part');
-    return JSON.stringify(declaredPart(schema, data));
-  };
+  return ({ schema, method, url }) =>
+    (data) => {
+      const result = schema.safeParse(data);
+      if (result.success) return JSON.stringify(result.data);
+      // Issue paths and messages only: the values could be anything the handler held.
+      log.error({ route: `${method} ${url}`, problems: problemsOf(result.error) }, 'answer outside its declared response schema: sent its declared part');
+      return JSON.stringify(declaredPart(schema, data));
+    };
 }
 
 /** Fails an answer that does not parse or carries a key its schema does not declare: for tests, where drift must fail loudly. */
-const checkingSerializer: FastifySerializerCompiler<z.ZodType> = ({ schema, method, url }) => (data) => {
-  const result = schema.safeParse(data);
-  if (!result.success) throw new ResponseOutsideSchemaError(method, url, problemsOf(result.error));
-  const undeclared = undeclaredPaths(data, result.data);
-  if (undeclared.length > 0) throw new ResponseOutsideSchemaError(method, url, undeclared.map((path) => `response.${path}: not declared`));
-  return JSON.stringify(result.data);
-};
+const checkingSerializer: FastifySerializerCompiler<z.ZodType> =
+  ({ schema, method, url }) =>
+  (data) => {
+    const result = schema.safeParse(data);
+    if (!result.success) throw new ResponseOutsideSchemaError(method, url, problemsOf(result.error));
+    const undeclared = undeclaredPaths(data, result.data);
+    if (undeclared.length > 0)
+      throw new ResponseOutsideSchemaError(
+        method,
+        url,
+        undeclared.map((path) => `response.${path}: not declared`),
+      );
+    return JSON.stringify(result.data);
+  };
 
 /** An object answered for a success status its route declares no schema for: nothing says what of it may leave. */
 class ResponseWithoutSchemaError extends Error {

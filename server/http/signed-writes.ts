@@ -67,7 +67,13 @@ function header(request: FastifyRequest, name: string): string {
 
 /** What makes two requests with one signature the same request. */
 function fingerprintOf(request: FastifyRequest, extra: string): string {
-  const parts = [request.method.toUpperCase(), request.raw.url ?? request.url, header(request, 'content-type'), bodySha256Hex(request.rawBody ?? Buffer.alloc(0)), extra];
+  const parts = [
+    request.method.toUpperCase(),
+    request.raw.url ?? request.url,
+    header(request, 'content-type'),
+    bodySha256Hex(request.rawBody ?? Buffer.alloc(0)),
+    extra,
+  ];
   return createHash('sha256').update(JSON.stringify(parts)).digest('hex');
 }
 
@@ -133,7 +139,11 @@ export function recordHijackedAnswer(request: FastifyRequest, reply: FastifyRepl
   let bytes = 0;
   const keep = (chunk: unknown, encoding: unknown): void => {
     if (chunk === undefined || chunk === null || typeof chunk === 'function' || bytes > ANSWER_LIMITS.maxAnswerBytes) return;
-    const buffer = Buffer.isBuffer(chunk) ? chunk : typeof chunk === 'string' ? Buffer.from(chunk, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8') : Buffer.from(chunk as Uint8Array);
+    const buffer = Buffer.isBuffer(chunk)
+      ? chunk
+      : typeof chunk === 'string'
+        ? Buffer.from(chunk, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8')
+        : Buffer.from(chunk as Uint8Array);
     bytes += buffer.length;
     chunks.push(buffer);
   };

@@ -41,7 +41,11 @@ export function frameWriter(frames: FrameSchemas, strict: boolean, log: Pick<Fas
       if (!strict) return { json: JSON.stringify(result.data) };
       const undeclared = undeclaredPaths(data, result.data);
       if (undeclared.length === 0) return { json: JSON.stringify(result.data) };
-      return refuse(log, event, undeclared.map((path) => `${path}: not declared`));
+      return refuse(
+        log,
+        event,
+        undeclared.map((path) => `${path}: not declared`),
+      );
     }
     // Issue paths and messages only: the values could be anything the stream's source held.
     const problems = issuesOf(result.error, 'body').map((issue) => `${issue.loc.slice(1).join('.')}: ${issue.msg}`);

@@ -30,7 +30,16 @@ describe('streamDeadline', () => {
   });
 
   it('refuses a missing, malformed, zone-less or past deadline with a 422 on query.deadline', () => {
-    for (const value of [undefined, '', 'tomorrow', '2026-04-18T12:01:00', '2026-04-18', ['2026-04-18T12:01:00Z'], '2026-04-18T12:00:00Z', '2026-04-18T11:59:00Z']) {
+    for (const value of [
+      undefined,
+      '',
+      'tomorrow',
+      '2026-04-18T12:01:00',
+      '2026-04-18',
+      ['2026-04-18T12:01:00Z'],
+      '2026-04-18T12:00:00Z',
+      '2026-04-18T11:59:00Z',
+    ]) {
       const error = refusal(value);
       expect(error.statusCode).toBe(422);
       expect(error.detail).toEqual([expect.objectContaining({ loc: ['query', 'deadline'] })]);
@@ -43,7 +52,10 @@ describe('streamWindow', () => {
   const cap = new Date(NOW.getTime() + MAX_STREAM_SECONDS * 1000);
 
   it("closes at the caller's deadline and says so, or at the cap without a deadline frame", () => {
-    expect(streamWindow(request(), '2026-04-18T12:01:30Z', NOW)).toEqual({ closesAt: new Date('2026-04-18T12:01:30Z'), deadline: new Date('2026-04-18T12:01:30Z') });
+    expect(streamWindow(request(), '2026-04-18T12:01:30Z', NOW)).toEqual({
+      closesAt: new Date('2026-04-18T12:01:30Z'),
+      deadline: new Date('2026-04-18T12:01:30Z'),
+    });
     // Exactly the cap is still the caller's own deadline.
     expect(streamWindow(request(), cap.toISOString(), NOW)).toEqual({ closesAt: cap, deadline: cap });
     expect(streamWindow(request('ev1.x'), '2026-04-18T13:00:00Z', NOW)).toEqual({ closesAt: cap, deadline: null });

@@ -50,7 +50,8 @@ export function declareTeamSurface(app: FastifyInstance, options: TeamAuthOption
  * clients sign two empty-bodied writes in one second alike, so there the target is part of the
  * key (the same bytes at another target are another write, as they always were for that form).
  */
-const replayKeyOf = (verified: VerifiedTeamRequest, request: FastifyRequest): string => signedReplayKey('team', verified.signature, verified.form === 'envelope', request);
+const replayKeyOf = (verified: VerifiedTeamRequest, request: FastifyRequest): string =>
+  signedReplayKey('team', verified.signature, verified.form === 'envelope', request);
 
 /**
  * Authenticates a request by its team certificate. `admit` is what the route asks of the member
@@ -59,7 +60,12 @@ const replayKeyOf = (verified: VerifiedTeamRequest, request: FastifyRequest): st
  * null when this was a repeated signed write whose first answer has been sent (the caller returns
  * `reply`).
  */
-export async function authenticateTeam<T>(request: FastifyRequest, reply: FastifyReply, options: TeamAuthOptions, admit: (member: TeamMember) => T): Promise<T | null> {
+export async function authenticateTeam<T>(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  options: TeamAuthOptions,
+  admit: (member: TeamMember) => T,
+): Promise<T | null> {
   const { teams, clock, replay } = options;
   const verified = verifyTeamEnvelope(
     // raw.url: the request target exactly as received (percent-encoding and query intact).

@@ -5,7 +5,10 @@ import { renderMarkdown, sanitizeFragment } from './markdown.ts';
 
 // jsdom is loaded through a non-literal specifier with the few DOM shapes used here typed locally:
 // @types/jsdom pulls the whole DOM lib into the Node program, which server/ must not see.
-interface DomAttr { name: string; value: string }
+interface DomAttr {
+  name: string;
+  value: string;
+}
 interface DomElement {
   localName: string;
   namespaceURI: string | null;
@@ -22,7 +25,9 @@ interface DomDocument {
   body: DomElement;
   createTreeWalker(root: DomElement, whatToShow: number): { nextNode(): unknown };
 }
-interface JsdomModule { JSDOM: new (html: string) => { window: { document: DomDocument } } }
+interface JsdomModule {
+  JSDOM: new (html: string) => { window: { document: DomDocument } };
+}
 const JSDOM_MODULE: string = 'jsdom';
 const { JSDOM } = (await import(JSDOM_MODULE)) as JsdomModule;
 
@@ -31,8 +36,60 @@ const OTHER_TEAM_ASSET = '00000000-0000-4000-8000-000000000000';
 const options = { assetIds: new Set([ASSET]), assetUrl: (id: string) => `/assets/${id}` };
 const ASSET_URLS = new Set([`/assets/${ASSET}`]);
 
-const FORBIDDEN_ELEMENTS = ['script', 'iframe', 'object', 'embed', 'svg', 'math', 'style', 'form', 'input', 'button', 'link', 'meta', 'base', 'frame', 'frameset', 'template', 'textarea', 'video', 'audio', 'source'];
-const ALLOWED_ELEMENTS = new Set(['a', 'blockquote', 'br', 'code', 'del', 'div', 'em', 'figcaption', 'figure', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'hr', 'img', 'li', 'ol', 'p', 'pre', 's', 'strong', 'table', 'tbody', 'td', 'th', 'thead', 'tr', 'ul']);
+const FORBIDDEN_ELEMENTS = [
+  'script',
+  'iframe',
+  'object',
+  'embed',
+  'svg',
+  'math',
+  'style',
+  'form',
+  'input',
+  'button',
+  'link',
+  'meta',
+  'base',
+  'frame',
+  'frameset',
+  'template',
+  'textarea',
+  'video',
+  'audio',
+  'source',
+];
+const ALLOWED_ELEMENTS = new Set([
+  'a',
+  'blockquote',
+  'br',
+  'code',
+  'del',
+  'div',
+  'em',
+  'figcaption',
+  'figure',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'hr',
+  'img',
+  'li',
+  'ol',
+  'p',
+  'pre',
+  's',
+  'strong',
+  'table',
+  'tbody',
+  'td',
+  'th',
+  'thead',
+  'tr',
+  'ul',
+]);
 
 function parse(html: string): DomDocument {
   return new JSDOM(`<!doctype html><body>${html}</body>`).window.document;

@@ -188,7 +188,12 @@ export class RenderPool {
     this.#stats.timed_out++;
     this.#running = null;
     this.#stopWorker();
-    job.reject(invalid('SVC_ERR_DOCUMENT_TOO_COMPLEX', `This document is too complex to render (it takes more than ${this.#budgetMs / 1000} s); split very large tables or lists`));
+    job.reject(
+      invalid(
+        'SVC_ERR_DOCUMENT_TOO_COMPLEX',
+        `This document is too complex to render (it takes more than ${this.#budgetMs / 1000} s); split very large tables or lists`,
+      ),
+    );
     this.#pump();
   }
 
@@ -205,7 +210,9 @@ export class RenderPool {
       this.#running = null;
       this.#stats.crashed++;
       const outOfMemory = (error as { code?: string } | null)?.code === 'ERR_WORKER_OUT_OF_MEMORY';
-      running.job.reject(invalid('SVC_ERR_DOCUMENT_TOO_COMPLEX', `This document is too complex to render${outOfMemory ? ` (it needs more than ${this.#heapMb} MB)` : ''}`));
+      running.job.reject(
+        invalid('SVC_ERR_DOCUMENT_TOO_COMPLEX', `This document is too complex to render${outOfMemory ? ` (it needs more than ${this.#heapMb} MB)` : ''}`),
+      );
     }
     // A worker that cannot even start would fail again at once: refuse what waits instead of looping.
     if (!started) this.#failQueued(unavailable('SVC_ERR_RENDERER_UNAVAILABLE', 'The document renderer could not start'));

@@ -3,7 +3,14 @@ import { ConcurrencyGate } from './concurrency-gate.ts';
 
 const LIMITS = { perOrigin: 2, total: 3, waitingPerOrigin: 2, waiting: 3 };
 const later = (ms = 10_000) => Date.now() + ms;
-const settled = async (p: Promise<unknown>) => Promise.race([p.then(() => 'granted', (e: Error & { kind?: string }) => e.kind), new Promise((r) => setTimeout(() => r('pending'), 20))]);
+const settled = async (p: Promise<unknown>) =>
+  Promise.race([
+    p.then(
+      () => 'granted',
+      (e: Error & { kind?: string }) => e.kind,
+    ),
+    new Promise((r) => setTimeout(() => r('pending'), 20)),
+  ]);
 
 describe('ConcurrencyGate', () => {
   it('grants up to the per-origin and total caps, then queues', async () => {

@@ -56,10 +56,13 @@ export class ConcurrencyGate {
       const waiter: Waiter = {
         origin,
         grant: resolve,
-        timer: setTimeout(() => {
-          this.#queue.splice(this.#queue.indexOf(waiter), 1);
-          reject(timedOut());
-        }, Math.max(0, deadline - Date.now())),
+        timer: setTimeout(
+          () => {
+            this.#queue.splice(this.#queue.indexOf(waiter), 1);
+            reject(timedOut());
+          },
+          Math.max(0, deadline - Date.now()),
+        ),
       };
       this.#queue.push(waiter);
     });
@@ -86,7 +89,7 @@ export class ConcurrencyGate {
 
   /** Grants freed slots to the oldest waiters that fit (a waiter for a full origin lets others pass). */
   #wake(): void {
-    for (let i = 0; i < this.#queue.length && this.#runningTotal < this.#limits.total; ) {
+    for (let i = 0; i < this.#queue.length && this.#runningTotal < this.#limits.total;) {
       const waiter = this.#queue[i]!;
       if (!this.#free(waiter.origin)) {
         i++;

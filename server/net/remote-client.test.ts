@@ -74,7 +74,10 @@ describe('RemoteClient', () => {
 
   it('never connects to a non-public address for a DNS-found node, whatever form the address takes', async () => {
     const s = await server((_q, r) => json(r, 200, { secret: 'internal' }));
-    const dns = staticDnsResolver({}, { 'node.evil.test': ['127.0.0.1'], 'mapped.evil.test': ['::ffff:127.0.0.1'], 'mixed.evil.test': ['10.0.0.1', '127.0.0.1'] });
+    const dns = staticDnsResolver(
+      {},
+      { 'node.evil.test': ['127.0.0.1'], 'mapped.evil.test': ['::ffff:127.0.0.1'], 'mixed.evil.test': ['10.0.0.1', '127.0.0.1'] },
+    );
     const client = new RemoteClient(dns);
     for (const host of ['node.evil.test', 'mapped.evil.test', 'mixed.evil.test']) {
       for (const protocol of ['http', 'https']) {
@@ -189,13 +192,24 @@ describe('RemoteClient', () => {
     const two = await server(hold);
     const client = new RemoteClient(staticDnsResolver(), { perOriginConcurrency: 2, totalConcurrency: 3, perOriginWaiting: 2, totalWaiting: 10 });
     const calls = [
-      ...Array.from({ length: 5 }, () => client.getJson(peer(one), '/', KiB).then(() => 'ok', (e: RemoteError) => e.kind)),
-      ...Array.from({ length: 2 }, () => client.getJson(peer(two), '/', KiB).then(() => 'ok', (e: RemoteError) => e.kind)),
+      ...Array.from({ length: 5 }, () =>
+        client.getJson(peer(one), '/', KiB).then(
+          () => 'ok',
+          (e: RemoteError) => e.kind,
+        ),
+      ),
+      ...Array.from({ length: 2 }, () =>
+        client.getJson(peer(two), '/', KiB).then(
+          () => 'ok',
+          (e: RemoteError) => e.kind,
+        ),
+      ),
     ];
     await expect.poll(() => one.open + two.open).toBe(3);
     // One's fifth request found two running and two waiting: refused at once.
     expect(await calls[4]).toBe('busy');
-    while ((await Promise.race([Promise.all(calls).then(() => true), new Promise((r) => setTimeout(() => r(false), 20))])) === false) releases.splice(0).forEach((f) => f());
+    while ((await Promise.race([Promise.all(calls).then(() => true), new Promise((r) => setTimeout(() => r(false), 20))])) === false)
+      releases.splice(0).forEach((f) => f());
     expect(await Promise.all(calls)).toEqual(['ok', 'ok', 'ok', 'ok', 'busy', 'ok', 'ok']);
     expect(one.maxOpen).toBe(2);
     expect(one.maxOpen + two.maxOpen).toBeLessThanOrEqual(4);

@@ -110,7 +110,12 @@ export class RemoteClient {
     this.#resolver = resolver;
     this.#options = { ...DEFAULT_REMOTE_CLIENT_OPTIONS, ...options };
     const o = this.#options;
-    this.#gate = new ConcurrencyGate({ perOrigin: o.perOriginConcurrency, total: o.totalConcurrency, waitingPerOrigin: o.perOriginWaiting, waiting: o.totalWaiting });
+    this.#gate = new ConcurrencyGate({
+      perOrigin: o.perOriginConcurrency,
+      total: o.totalConcurrency,
+      waitingPerOrigin: o.perOriginWaiting,
+      waiting: o.totalWaiting,
+    });
     this.#pools = new ConnectionPools(resolver, { socketsPerOrigin: o.perOriginConcurrency, idleSocketMs: o.idleSocketMs, maxOrigins: o.pooledOrigins });
   }
 

@@ -34,7 +34,20 @@ describe('retryAfterSeconds', () => {
   });
 
   it('is null when absent or unparseable', () => {
-    for (const value of [undefined, '', 'soon', '-5', '1.5', '1e3', '0x10', '2094-11-06T08:49:37Z', 'Sun, 06 Nov 1994 08:49:37 UTC', 'Sun, 31 Feb 1994 08:49:37 GMT', 'Sun, 06 Nov 1994 25:49:37 GMT', 'Sun, 06 Foo 1994 08:49:37 GMT']) {
+    for (const value of [
+      undefined,
+      '',
+      'soon',
+      '-5',
+      '1.5',
+      '1e3',
+      '0x10',
+      '2094-11-06T08:49:37Z',
+      'Sun, 06 Nov 1994 08:49:37 UTC',
+      'Sun, 31 Feb 1994 08:49:37 GMT',
+      'Sun, 06 Nov 1994 25:49:37 GMT',
+      'Sun, 06 Foo 1994 08:49:37 GMT',
+    ]) {
       expect(retryAfterSeconds(value, NOW), String(value)).toBeNull();
     }
   });

@@ -66,10 +66,12 @@ export class SearchBackfill {
     if (pending === undefined) return false;
     // IMMEDIATE, as the indexer's: a deferred transaction that read first could not become a
     // writer once another process had committed meanwhile.
-    this.#db.transaction(() => {
-      if (pending.kind === 'document') this.#documentBatch();
-      else if (backfillRowsBatch(this.#db, pending.kind, BACKFILL_BATCH) === 0) finishBackfill(this.#db, pending.kind);
-    }).immediate();
+    this.#db
+      .transaction(() => {
+        if (pending.kind === 'document') this.#documentBatch();
+        else if (backfillRowsBatch(this.#db, pending.kind, BACKFILL_BATCH) === 0) finishBackfill(this.#db, pending.kind);
+      })
+      .immediate();
     const now = backfillRows(this.#db).find((row) => row.kind === pending.kind)!;
     this.#onProgress({ kind: now.kind, done: now.done, total: now.total });
     return true;

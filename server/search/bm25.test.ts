@@ -56,9 +56,20 @@ describe('bm25', () => {
 
     for (const q of ['fox', 'report OR fox', 'quarterly report', '"quarterly report"', 'fo*']) {
       const query = parseQuery(q);
-      const fts5 = db.prepare(`SELECT rowid, bm25(t, 3.0, 1.0) AS score FROM t WHERE t MATCH ?`).all(query.match(['title', 'text'])) as Array<{ rowid: number; score: number }>;
+      const fts5 = db.prepare(`SELECT rowid, bm25(t, 3.0, 1.0) AS score FROM t WHERE t MATCH ?`).all(query.match(['title', 'text'])) as Array<{
+        rowid: number;
+        score: number;
+      }>;
       expect(fts5.length).toBeGreaterThan(0);
-      const idfs = query.phrases.map((phrase) => idf(rows.length, db.prepare(`SELECT count(*) FROM t WHERE t MATCH ?`).pluck().get(phrase.match(['title', 'text'])) as number));
+      const idfs = query.phrases.map((phrase) =>
+        idf(
+          rows.length,
+          db
+            .prepare(`SELECT count(*) FROM t WHERE t MATCH ?`)
+            .pluck()
+            .get(phrase.match(['title', 'text'])) as number,
+        ),
+      );
       const phrases = new PhraseCounter(query.phrases);
       for (const { rowid, score } of fts5) {
         const [title, text] = rows[rowid - 1]!;

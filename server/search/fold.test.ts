@@ -60,16 +60,22 @@ describe('tokenize', () => {
 
   it('maps every token back to a slice of the original text that folds to it', () => {
     fc.assert(
-      fc.property(fc.string({ unit: fc.oneof(fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }), fc.constantFrom('É', 'e\u0301', 'ß', ' ', '-', '😀', '가')), maxLength: 80 }), (text) => {
-        let previousEnd = 0;
-        for (const { token, start, end } of tokenize(text)) {
-          expect(start).toBeGreaterThanOrEqual(previousEnd);
-          expect(end).toBeGreaterThan(start);
-          expect(foldText(text.slice(start, end))).toBe(token);
-          expect(token).not.toBe('');
-          previousEnd = end;
-        }
-      }),
+      fc.property(
+        fc.string({
+          unit: fc.oneof(fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }), fc.constantFrom('É', 'e\u0301', 'ß', ' ', '-', '😀', '가')),
+          maxLength: 80,
+        }),
+        (text) => {
+          let previousEnd = 0;
+          for (const { token, start, end } of tokenize(text)) {
+            expect(start).toBeGreaterThanOrEqual(previousEnd);
+            expect(end).toBeGreaterThan(start);
+            expect(foldText(text.slice(start, end))).toBe(token);
+            expect(token).not.toBe('');
+            previousEnd = end;
+          }
+        },
+      ),
       { numRuns: 500 },
     );
   });

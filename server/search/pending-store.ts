@@ -29,7 +29,9 @@ export function attachRecent(db: Db): void {
   db.exec(`ATTACH DATABASE ':memory:' AS ${RECENT_SCHEMA}`);
   for (const kind of PENDING_KINDS) {
     const { index, columns } = SOURCES[kind];
-    db.exec(`CREATE VIRTUAL TABLE ${RECENT_SCHEMA}.${index} USING fts5(${columns}, content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2')`);
+    db.exec(
+      `CREATE VIRTUAL TABLE ${RECENT_SCHEMA}.${index} USING fts5(${columns}, content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2')`,
+    );
   }
   db.exec(`CREATE TABLE ${RECENT_SCHEMA}.held (kind TEXT NOT NULL, id INTEGER NOT NULL, PRIMARY KEY (kind, id)) WITHOUT ROWID`);
 }
@@ -46,12 +48,16 @@ export function syncRecent(db: Db, kind: PendingKind, limit: number): void {
     db.prepare(`DELETE FROM ${RECENT_SCHEMA}.held WHERE kind = @kind AND id NOT IN (SELECT id FROM main.search_pending WHERE kind = @kind)`).run({ kind });
     const held = db.prepare(`SELECT count(*) FROM ${RECENT_SCHEMA}.held WHERE kind = ?`).pluck().get(kind) as number;
     const added = db
-      .prepare(`SELECT id FROM main.search_pending WHERE kind = @kind AND id NOT IN (SELECT id FROM ${RECENT_SCHEMA}.held WHERE kind = @kind) ORDER BY id LIMIT +@room`)
+      .prepare(
+        `SELECT id FROM main.search_pending WHERE kind = @kind AND id NOT IN (SELECT id FROM ${RECENT_SCHEMA}.held WHERE kind = @kind) ORDER BY id LIMIT +@room`,
+      )
       .pluck()
       .all({ kind, room: Math.max(0, limit - held) }) as number[];
     if (added.length === 0) return;
     const list = JSON.stringify(added);
-    db.prepare(`INSERT INTO ${RECENT_SCHEMA}.${index} (rowid, ${columns}) SELECT id, ${columns} FROM main.${view} WHERE id IN (SELECT value FROM json_each(?))`).run(list);
+    db.prepare(
+      `INSERT INTO ${RECENT_SCHEMA}.${index} (rowid, ${columns}) SELECT id, ${columns} FROM main.${view} WHERE id IN (SELECT value FROM json_each(?))`,
+    ).run(list);
     db.prepare(`INSERT INTO ${RECENT_SCHEMA}.held (kind, id) SELECT ?, value FROM json_each(?)`).run(kind, list);
   })();
 }
@@ -72,7 +78,9 @@ export function indexPending(db: Db, kind: PendingKind, batch: number): number {
   const ids = db.prepare(`SELECT id FROM main.search_pending WHERE kind = ? ORDER BY id LIMIT +?`).pluck().all(kind, batch) as number[];
   if (ids.length === 0) return 0;
   const list = JSON.stringify(ids);
-  db.prepare(`INSERT OR REPLACE INTO main.${index} (rowid, ${columns}) SELECT id, ${columns} FROM main.${view} WHERE id IN (SELECT value FROM json_each(?))`).run(list);
+  db.prepare(
+    `INSERT OR REPLACE INTO main.${index} (rowid, ${columns}) SELECT id, ${columns} FROM main.${view} WHERE id IN (SELECT value FROM json_each(?))`,
+  ).run(list);
   db.prepare(`DELETE FROM main.search_pending WHERE kind = ? AND id IN (SELECT value FROM json_each(?))`).run(kind, list);
   return ids.length;
 }

@@ -53,7 +53,22 @@ const queryText = fc
   .array(
     fc.oneof(
       fc.constantFrom('AND', 'OR', 'NOT', 'NEAR', 'NEAR(', '(', ')', '"', '-', '*', ' ', ':', '^', '+', '{', '}', ',', "'"),
-      fc.constantFrom('scope', 'scope:', '{scope}', '- {subject body people} :', 'secret', 'public', 'alpha', 'red', 'fox', 'contr*', 'e-mail', 'Café', 'x', 'ab*'),
+      fc.constantFrom(
+        'scope',
+        'scope:',
+        '{scope}',
+        '- {subject body people} :',
+        'secret',
+        'public',
+        'alpha',
+        'red',
+        'fox',
+        'contr*',
+        'e-mail',
+        'Café',
+        'x',
+        'ab*',
+      ),
       fc.string({ unit: 'binary', maxLength: 4 }),
       fc.string({ unit: fc.integer({ min: 0xd800, max: 0xdfff }).map((code) => String.fromCharCode(code)), maxLength: 2 }),
       fc.string({ unit: 'grapheme', maxLength: 6 }),
@@ -105,7 +120,9 @@ describe('parseQuery against FTS5', () => {
 
   it('finds the same rows with a prefix asked for by its words as by FTS5 prefix', () => {
     const prefixes = fc.constantFrom('contr*', 'Contr*', 'cont*', 'red*', 're*', 'alph*', 'al*', 'zz*', 'ab*', '"red fox"*', 'café*');
-    const withPrefixes = fc.array(fc.oneof(prefixes, fc.constantFrom('OR', 'AND', '-', 'NOT', '(', ')', ' ', 'alpha', 'fox', 'contractor')), { maxLength: 12 }).map((pieces) => pieces.join(' '));
+    const withPrefixes = fc
+      .array(fc.oneof(prefixes, fc.constantFrom('OR', 'AND', '-', 'NOT', '(', ')', ' ', 'alpha', 'fox', 'contractor')), { maxLength: 12 })
+      .map((pieces) => pieces.join(' '));
     fc.assert(
       fc.property(fc.oneof(withPrefixes, queryText), (q) => {
         const parsed = parsedOrRefused(q);
@@ -115,7 +132,9 @@ describe('parseQuery against FTS5', () => {
       { numRuns: 2000 },
     );
     // Named when few enough, else left to FTS5; a multi-word phrase's prefix always is.
-    expect(parseQuery('red* OR contr* "red fox"*').match(COLUMNS, words)).toBe('{subject body people} : (("red" OR "redder" OR "reddest") OR ("contr"* AND "red" + "fox"*))');
+    expect(parseQuery('red* OR contr* "red fox"*').match(COLUMNS, words)).toBe(
+      '{subject body people} : (("red" OR "redder" OR "reddest") OR ("contr"* AND "red" + "fox"*))',
+    );
   });
 
   it('writes nothing of the user outside quoted strings but its own operators, inside one group', () => {

@@ -54,14 +54,10 @@ export interface QueryPhrase {
   match(columns: readonly string[]): string;
 }
 
-type Lexeme =
-  | { kind: 'term'; pos: number; raw: string[]; folded: string[]; prefix: boolean }
-  | { kind: 'AND' | 'OR' | 'NOT' | '-' | '(' | ')'; pos: number };
+type Lexeme = { kind: 'term'; pos: number; raw: string[]; folded: string[]; prefix: boolean } | { kind: 'AND' | 'OR' | 'NOT' | '-' | '(' | ')'; pos: number };
 
 type Node =
-  | { kind: 'term'; raw: string[]; folded: string[]; prefix: boolean }
-  | { kind: 'and' | 'or'; children: Node[] }
-  | { kind: 'not'; child: Node; pos: number };
+  { kind: 'term'; raw: string[]; folded: string[]; prefix: boolean } | { kind: 'and' | 'or'; children: Node[] } | { kind: 'not'; child: Node; pos: number };
 
 const SPACE = /\s/u;
 const TOKEN_START = /^[\p{L}\p{N}\p{Co}]/u;
@@ -92,7 +88,8 @@ function underColumns(columns: readonly string[], expression: string): string {
 }
 
 /** A term as FTS5 syntax: the user's own characters, not the folded tokens: FTS5 folds them as it folded the documents, which foldText only approximates (fold.ts says where they differ). */
-const quoted = (term: Extract<Node, { kind: 'term' }>): string => term.raw.map((token) => `"${token.replaceAll('"', '""')}"`).join(' + ') + (term.prefix ? '*' : '');
+const quoted = (term: Extract<Node, { kind: 'term' }>): string =>
+  term.raw.map((token) => `"${token.replaceAll('"', '""')}"`).join(' + ') + (term.prefix ? '*' : '');
 
 /** Only a plain ASCII prefix is named by its words: its folding is lower case, exactly as FTS5's. */
 const ASCII_WORD = /^[A-Za-z0-9]+$/;

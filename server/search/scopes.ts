@@ -9,7 +9,10 @@ import type { SearchScope } from './service.ts';
 /** `agent_id` and `team` choose among what the owner holds; anyone else has one scope already. */
 export function refuseOwnerFilters(input: Pick<SearchInput, 'agent_id' | 'team'>): void {
   const named = input.agent_id !== undefined ? 'agent_id' : input.team !== undefined ? 'team' : null;
-  if (named !== null) throw invalid('SVC_ERR_VALIDATION', [{ loc: ['query', named], msg: `${named} narrows the owner's search (GET /v1/node/search); this search is already the caller's own`, type: 'value_error' }]);
+  if (named !== null)
+    throw invalid('SVC_ERR_VALIDATION', [
+      { loc: ['query', named], msg: `${named} narrows the owner's search (GET /v1/node/search); this search is already the caller's own`, type: 'value_error' },
+    ]);
 }
 
 /** An identity: its own mail and the chats it is in. */
@@ -36,7 +39,9 @@ export function ownerScope(input: Pick<SearchInput, 'agent_id' | 'team'>): Searc
   const agent = input.agent_id ?? null;
   const team = input.team ?? null;
   if (agent !== null && team !== null) {
-    throw invalid('SVC_ERR_VALIDATION', [{ loc: ['query', 'team'], msg: 'name agent_id (an identity\'s mail and chats) or team (its documents and shelf), not both', type: 'value_error' }]);
+    throw invalid('SVC_ERR_VALIDATION', [
+      { loc: ['query', 'team'], msg: "name agent_id (an identity's mail and chats) or team (its documents and shelf), not both", type: 'value_error' },
+    ]);
   }
   return {
     mail: team !== null ? null : (agent ?? 'all'),

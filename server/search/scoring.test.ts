@@ -29,7 +29,15 @@ describe('estimatedHits', () => {
         if (random() < 0.3) body.push('report');
         if (random() < 0.2) body.push(random() < 0.5 ? 'contract' : 'control');
         if (i % 300 === 7) body.push('narwhal');
-        insertMailRow(db, mailRow(sender, recipient, { message_id: `m-${i}`, subject: `note ${i}`, body: body.join(' '), created_at: new Date(Date.UTC(2026, 0, 1) + i * 60_000).toISOString() }));
+        insertMailRow(
+          db,
+          mailRow(sender, recipient, {
+            message_id: `m-${i}`,
+            subject: `note ${i}`,
+            body: body.join(' '),
+            created_at: new Date(Date.UTC(2026, 0, 1) + i * 60_000).toISOString(),
+          }),
+        );
       }
     })();
     new SearchIndexer(db).runToEnd();
@@ -42,7 +50,10 @@ describe('estimatedHits', () => {
       ['"report contract"', 0],
     ] as const) {
       const phrases = parseQuery(q).phrases;
-      const exact = db.prepare(`SELECT count(*) FROM search_mail WHERE search_mail MATCH ?`).pluck().get(phrases[0]!.match(textColumns('mail'))) as number;
+      const exact = db
+        .prepare(`SELECT count(*) FROM search_mail WHERE search_mail MATCH ?`)
+        .pluck()
+        .get(phrases[0]!.match(textColumns('mail'))) as number;
       const [estimate] = estimatedHits(db, 'mail', phrases, span);
       expect(Math.abs(estimate! - exact), `${q}: estimated ${estimate}, exactly ${exact}`).toBeLessThanOrEqual(exact * tolerance);
     }

@@ -55,7 +55,8 @@ const SCORED: Record<'mail' | 'chat', ScoredIndex> = {
 const names = (scored: ScoredIndex): string[] => scored.columns.map((column) => column.name);
 
 /** A row's text columns with their weights, as PhraseCounter reads them. */
-const weighted = (scored: ScoredIndex, row: IndexedText): WeightedColumns => scored.columns.map((column) => ({ text: row[column.name] ?? '', weight: column.weight }));
+const weighted = (scored: ScoredIndex, row: IndexedText): WeightedColumns =>
+  scored.columns.map((column) => ({ text: row[column.name] ?? '', weight: column.weight }));
 
 /** The text columns of `kind`'s index, for the query's MATCH. */
 export const textColumns = (kind: 'mail' | 'chat'): readonly string[] => names(SCORED[kind]);

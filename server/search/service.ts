@@ -40,7 +40,6 @@ export interface SearchScope {
   blueprints: boolean;
 }
 
-
 const decoder = new TextDecoder('utf-8', { fatal: false });
 /** The most words a prefix is asked for by name (query.ts); more, and FTS5's own prefix merge is no slower. */
 export const PREFIX_WORDS = 64;
@@ -152,7 +151,14 @@ export class SearchService {
     const agentId = who === 'all' ? null : who;
     const match = this.#walkMatch('mail', agentId === null ? null : [agentScope(agentId)], query, [input.from, input.to]);
     if (match === null) return [];
-    const filter = { agentId, from: input.from ?? null, to: input.to ?? null, after: input.after ?? null, before: input.before ?? null, unread: input.unread ?? false };
+    const filter = {
+      agentId,
+      from: input.from ?? null,
+      to: input.to ?? null,
+      after: input.after ?? null,
+      before: input.before ?? null,
+      unread: input.unread ?? false,
+    };
     return this.#weighed('mail', query, mailCandidates(this.#db, match, filter, window));
   }
 
@@ -170,14 +176,25 @@ export class SearchService {
   #walkMatch(kind: 'mail' | 'chat', scope: readonly string[] | null, query: ParsedQuery, people: ReadonlyArray<string | undefined>): WalkMatch | null {
     const columns = textColumns(kind);
     const index = kind === 'mail' ? 'search_mail' : 'search_chat';
-    const indexed = scopedMatch(scope, withPeople(query.match(columns, (prefix) => wordsStartingWith(this.#db, index, prefix, PREFIX_WORDS)), people));
+    const indexed = scopedMatch(
+      scope,
+      withPeople(
+        query.match(columns, (prefix) => wordsStartingWith(this.#db, index, prefix, PREFIX_WORDS)),
+        people,
+      ),
+    );
     const recent = scopedMatch(scope, withPeople(query.match(columns), people));
     return indexed === null || recent === null ? null : { indexed, recent };
   }
 
   /** Mail or chat candidates with their relevance (scoring.ts). */
   #weighed(kind: 'mail' | 'chat', query: ParsedQuery, rows: ReadonlyArray<{ id: number; created_at: string }>): Candidate[] {
-    const scores = relevanceOf(this.#db, kind, query.phrases, rows.map((row) => row.id));
+    const scores = relevanceOf(
+      this.#db,
+      kind,
+      query.phrases,
+      rows.map((row) => row.id),
+    );
     return rows.map((row) => ({ kind, id: row.id, bm25: scores.get(row.id) ?? 0, created_at: row.created_at }));
   }
 
@@ -190,7 +207,12 @@ export class SearchService {
       id: row.entry_id,
       bm25: row.score,
       created_at: row.created_at,
-      document: { documentId: row.document_id, version: row.version_number, currentVersion: row.current_version, current: row.version_number === row.current_version },
+      document: {
+        documentId: row.document_id,
+        version: row.version_number,
+        currentVersion: row.current_version,
+        current: row.version_number === row.current_version,
+      },
     }));
   }
 
@@ -203,7 +225,12 @@ export class SearchService {
     if (match === null) return [];
     const rows = libraryCandidates(this.#db, match, { profiles: profiles !== null, blueprints }, window);
     // A profile's or blueprint's time is its latest version's.
-    const when = new Map(libraryTimes(this.#db, rows.map((row) => row.entry_id)).map((row) => [row.id, row.created_at]));
+    const when = new Map(
+      libraryTimes(
+        this.#db,
+        rows.map((row) => row.entry_id),
+      ).map((row) => [row.id, row.created_at]),
+    );
     return rows.map((row) => ({
       kind: row.kind,
       id: row.entry_id,
@@ -219,7 +246,12 @@ export class SearchService {
     const mail = new Map(mailRows(this.#db, ids('mail')).map((row) => [row.id, row]));
     const chat = new Map(chatRows(this.#db, ids('chat')).map((row) => [row.id, row]));
     const library = new Map(libraryRows(this.#db, [...ids('profile'), ...ids('blueprint')]).map((row) => [row.id, row]));
-    const documents = new Map(documentMeta(this.#db, page.flatMap((c) => (c.document ? [c.document.documentId] : []))).map((row) => [row.document_id, row]));
+    const documents = new Map(
+      documentMeta(
+        this.#db,
+        page.flatMap((c) => (c.document ? [c.document.documentId] : [])),
+      ).map((row) => [row.document_id, row]),
+    );
     const cut = (text: string) => snippet(text, query.highlightTerms);
     // A title is shown whole: its marks, not a window of it.
     const titled = (title: string) => {
@@ -234,7 +266,8 @@ export class SearchService {
         if (row === undefined) continue;
         const { text, highlights } = cut(row.body.trim() === '' ? row.subject : row.body);
         // The recipient's copy unless the viewer sent it, or (the owner) the recipient deleted it and a local sender still has it.
-        const received = viewer.mail === null ? row.deleted_at === null || row.from_agent_id === null : row.to_agent_id === viewer.mail && row.deleted_at === null;
+        const received =
+          viewer.mail === null ? row.deleted_at === null || row.from_agent_id === null : row.to_agent_id === viewer.mail && row.deleted_at === null;
         const folder = received ? (row.archived_at === null ? 'inbox' : 'archive') : 'sent';
         const agentId = received ? row.to_agent_id : (row.from_agent_id ?? row.to_agent_id);
         hits.push({
@@ -257,7 +290,17 @@ export class SearchService {
         if (row === undefined || agentId === null) continue;
         const { text, highlights } = cut(row.body);
         const from = row.from_address ?? row.from_remote_address ?? row.from_alias;
-        hits.push({ kind: 'chat', ...base, ...titled(from), snippet: text, highlights, message_id: row.message_id, session_id: row.session_id, agent_id: agentId, from });
+        hits.push({
+          kind: 'chat',
+          ...base,
+          ...titled(from),
+          snippet: text,
+          highlights,
+          message_id: row.message_id,
+          session_id: row.session_id,
+          agent_id: agentId,
+          from,
+        });
       } else if (c.kind === 'document' && c.document !== undefined) {
         const meta = documents.get(c.document.documentId);
         if (meta === undefined) continue;
@@ -270,9 +313,16 @@ export class SearchService {
         if (row === undefined) continue;
         const { text, highlights } = cut(row.body);
         if (c.kind === 'profile') {
-          hits.push({ kind: 'profile', ...base, ...titled(this.#profiles?.profileName(c.library.teamId, c.library.ref) ?? row.title), snippet: text, highlights, team_id: c.library.teamId, profile_ref: c.library.ref });
-        }
-        else hits.push({ kind: 'blueprint', ...base, ...titled(row.title), snippet: text, highlights, blueprint_ref: c.library.ref });
+          hits.push({
+            kind: 'profile',
+            ...base,
+            ...titled(this.#profiles?.profileName(c.library.teamId, c.library.ref) ?? row.title),
+            snippet: text,
+            highlights,
+            team_id: c.library.teamId,
+            profile_ref: c.library.ref,
+          });
+        } else hits.push({ kind: 'blueprint', ...base, ...titled(row.title), snippet: text, highlights, blueprint_ref: c.library.ref });
       }
     }
     return hits;

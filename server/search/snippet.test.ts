@@ -104,7 +104,9 @@ describe('snippet', () => {
           expect(end).toBeGreaterThan(start);
           expect(end).toBeLessThanOrEqual(s.text.length);
           const word = foldText(s.text.slice(start, end));
-          expect(wanted.some((t) => (t.prefix ? word.startsWith(t.token) || t.token.startsWith(word) : word === t.token || t.token.startsWith(word)))).toBe(true);
+          expect(wanted.some((t) => (t.prefix ? word.startsWith(t.token) || t.token.startsWith(word) : word === t.token || t.token.startsWith(word)))).toBe(
+            true,
+          );
           previous = end;
         }
       }),

@@ -24,9 +24,7 @@ export function snippet(text: string, terms: ParsedQuery['highlightTerms'], maxC
   const flat = text.replace(/\s+/gu, ' ').trim();
   const tokens = tokenize(flat);
   const wanted = terms.filter((term) => term.token !== '');
-  const matches = tokens.filter((t) =>
-    wanted.some((term) => (term.prefix ? t.token.startsWith(term.token) : t.token === term.token)),
-  );
+  const matches = tokens.filter((t) => wanted.some((term) => (term.prefix ? t.token.startsWith(term.token) : t.token === term.token)));
   if (flat.length <= maxChars) return { text: flat, highlights: matches.map((m) => [m.start, m.end]) };
 
   // Room for an ellipsis at each end, the most a cut window can need.

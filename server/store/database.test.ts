@@ -106,9 +106,7 @@ describe('openDatabase', () => {
 
   it('turns a wrong key into a clear error naming the file', () => {
     closeDatabase(openTracked());
-    expect(() => openDatabase({ file, key: randomBytes(32), migrations })).toThrow(
-      `database key does not open ${file}`,
-    );
+    expect(() => openDatabase({ file, key: randomBytes(32), migrations })).toThrow(`database key does not open ${file}`);
   });
 
   it('reads data back with the right key after reopen, in WAL mode with foreign keys on, synchronous FULL and a 64 MiB page cache', () => {

@@ -28,10 +28,7 @@ function addMigration(file: string, sql: string): void {
 }
 
 const versions = () => db.prepare('SELECT version, name FROM schema_migrations ORDER BY version').all();
-const tables = () =>
-  db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name != 'schema_migrations' ORDER BY name")
-    .pluck()
-    .all();
+const tables = () => db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name != 'schema_migrations' ORDER BY name").pluck().all();
 
 describe('migrate', () => {
   it('applies files in numeric order, once, and records them', () => {
@@ -64,10 +61,7 @@ describe('migrate', () => {
   it('rolls a failing migration back entirely and leaves the version unchanged', () => {
     addMigration('0001-a.sql', 'CREATE TABLE a (id INTEGER PRIMARY KEY);');
     migrate(db, migrations);
-    addMigration(
-      '0002-broken.sql',
-      "CREATE TABLE half (id INTEGER); INSERT INTO a (id) VALUES (7); INSERT INTO missing VALUES (1);",
-    );
+    addMigration('0002-broken.sql', 'CREATE TABLE half (id INTEGER); INSERT INTO a (id) VALUES (7); INSERT INTO missing VALUES (1);');
     expect(() => migrate(db, migrations)).toThrow(/migration 2-broken failed and was rolled back: .*missing/);
     expect(tables()).toEqual(['a']);
     expect(db.prepare('SELECT count(*) FROM a').pluck().get()).toBe(0);
@@ -90,9 +84,7 @@ describe('migrate', () => {
     addMigration('0002-b.sql', 'CREATE TABLE b (id INTEGER PRIMARY KEY);');
     closeDatabase(openDatabase({ file, key, migrations }));
     rmSync(join(migrations, '0002-b.sql'));
-    expect(() => openDatabase({ file, key, migrations })).toThrow(
-      'database schema v2 is newer than this svc-node (v1)',
-    );
+    expect(() => openDatabase({ file, key, migrations })).toThrow('database schema v2 is newer than this svc-node (v1)');
   });
 
   it('rejects badly named and duplicate migration files', () => {

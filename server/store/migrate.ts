@@ -31,14 +31,9 @@ export interface MigrateResult {
  * to out/main/migrations/; a missing directory is a packaging error, reported as such.
  */
 export function migrationsDir(override?: string | URL): string {
-  const dir = override === undefined
-    ? fileURLToPath(new URL('./migrations/', import.meta.url))
-    : override instanceof URL ? fileURLToPath(override) : override;
+  const dir = override === undefined ? fileURLToPath(new URL('./migrations/', import.meta.url)) : override instanceof URL ? fileURLToPath(override) : override;
   if (!existsSync(dir) || !statSync(dir).isDirectory()) {
-    throw new Error(
-      `svc-node migrations directory not found: ${dir} ` +
-        '(a bundled build must copy server/store/migrations/*.sql next to its main script)',
-    );
+    throw new Error(`svc-node migrations directory not found: ${dir} ` + '(a bundled build must copy server/store/migrations/*.sql next to its main script)');
   }
   return dir;
 }
@@ -68,13 +63,8 @@ export function listMigrations(dir: string): Migration[] {
  */
 export function migrate(db: Database, dir: string = migrationsDir()): MigrateResult {
   const migrations = listMigrations(dir);
-  db.exec(
-    'CREATE TABLE IF NOT EXISTS schema_migrations (' +
-      'version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)',
-  );
-  const recorded = new Set(
-    db.prepare('SELECT version FROM schema_migrations').pluck().all() as number[],
-  );
+  db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (' + 'version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)');
+  const recorded = new Set(db.prepare('SELECT version FROM schema_migrations').pluck().all() as number[]);
   const newestRecorded = Math.max(0, ...recorded);
   const newestKnown = migrations.at(-1)?.version ?? 0;
   if (newestRecorded > newestKnown) {

@@ -56,7 +56,14 @@ describe(`migration ${VERSION}`, () => {
 
     // A decision made after the upgrade names who acted.
     const alice = { agent_id: 'agent-alice', alias: 'alice', name: 'Alice', address: 'm.test/alice' };
-    decideProposal(db, 'p2', { status: 'rejected', decided_by_alias: 'owner', decided_by_acting_as: alice, decided_at: T0, decision_reason: null, minted: null });
+    decideProposal(db, 'p2', {
+      status: 'rejected',
+      decided_by_alias: 'owner',
+      decided_by_acting_as: alice,
+      decided_at: T0,
+      decision_reason: null,
+      minted: null,
+    });
     expect(toProposal(findProposal(db, TEAM, 'p2')!)).toMatchObject({ decided_by_alias: 'owner', decided_by_acting_as: alice });
   });
 });

@@ -30,7 +30,19 @@ function member(agentId: string, scopes: string[], byDidSvc = false): string {
   if (didAw !== null) {
     appendDidLogEntry(
       db(),
-      { did_aw: didAw, seq: 1, operation: 'register_did', previous_did_key: null, new_did_key: `did:key:z${agentId}`, prev_entry_hash: null, entry_hash: `h-${agentId}`, state_hash: 's', authorized_by: `did:key:z${agentId}`, signature: 'sig', timestamp: '2026-01-01T00:00:00Z' },
+      {
+        did_aw: didAw,
+        seq: 1,
+        operation: 'register_did',
+        previous_did_key: null,
+        new_did_key: `did:key:z${agentId}`,
+        prev_entry_hash: null,
+        entry_hash: `h-${agentId}`,
+        state_hash: 's',
+        authorized_by: `did:key:z${agentId}`,
+        signature: 'sig',
+        timestamp: '2026-01-01T00:00:00Z',
+      },
       SINCE,
     );
   }
@@ -54,11 +66,25 @@ function member(agentId: string, scopes: string[], byDidSvc = false): string {
 }
 
 function subscribe(agentId: string, resourceRef: string | null): void {
-  insertSubscription(db(), { subscription_id: `sub-${++counter}`, agent_id: agentId, team_id: TEAM, type: 'docs/doc.changed', resource_ref: resourceRef, created_at: `2026-01-01T00:00:${String(counter).padStart(2, '0')}.000Z` });
+  insertSubscription(db(), {
+    subscription_id: `sub-${++counter}`,
+    agent_id: agentId,
+    team_id: TEAM,
+    type: 'docs/doc.changed',
+    resource_ref: resourceRef,
+    created_at: `2026-01-01T00:00:${String(counter).padStart(2, '0')}.000Z`,
+  });
 }
 
 function event(slug: string, createdAt = '2026-01-01T00:10:00.000Z'): void {
-  insertAppEvent(db(), { event_id: `event-${++counter}`, team_id: TEAM, type: 'docs/doc.changed', resource_ref: slug, payload: JSON.stringify({ slug, version: counter }), created_at: createdAt });
+  insertAppEvent(db(), {
+    event_id: `event-${++counter}`,
+    team_id: TEAM,
+    type: 'docs/doc.changed',
+    resource_ref: slug,
+    payload: JSON.stringify({ slug, version: counter }),
+    created_at: createdAt,
+  });
 }
 
 const slugsSeenBy = (agentId: string, afterId: number | null = null, limit = 50) =>
@@ -66,7 +92,15 @@ const slugsSeenBy = (agentId: string, afterId: number | null = null, limit = 50)
 
 beforeAll(() => {
   insertProject(db(), { project_id: 'p', slug: 'p', name: 'p', namespace: null, created_at: SINCE });
-  insertTeam(db(), { team_id: TEAM, name: 'docs', domain: 'events.test', key_id: 'team-key', team_did_key: 'did:key:zTeam', owner_certificate_id: 'owner', created_at: SINCE });
+  insertTeam(db(), {
+    team_id: TEAM,
+    name: 'docs',
+    domain: 'events.test',
+    key_id: 'team-key',
+    team_did_key: 'did:key:zTeam',
+    owner_certificate_id: 'owner',
+    created_at: SINCE,
+  });
 });
 
 describe('what an identity may see', () => {

@@ -108,7 +108,9 @@ const SUBSCRIPTION_COLUMNS = `subscription_id, type, team_id, resource_ref, crea
 /** The identity's subscription to exactly this (team, type, resource), a null resource_ref meaning all. */
 export function findSubscription(db: Db, agentId: string, key: Pick<EventSubscription, 'team_id' | 'type' | 'resource_ref'>): EventSubscription | undefined {
   return db
-    .prepare(`SELECT ${SUBSCRIPTION_COLUMNS} FROM event_subscriptions WHERE agent_id = ? AND team_id = ? AND type = ? AND ifnull(resource_ref, '') = ifnull(?, '')`)
+    .prepare(
+      `SELECT ${SUBSCRIPTION_COLUMNS} FROM event_subscriptions WHERE agent_id = ? AND team_id = ? AND type = ? AND ifnull(resource_ref, '') = ifnull(?, '')`,
+    )
     .get(agentId, key.team_id, key.type, key.resource_ref) as EventSubscription | undefined;
 }
 
@@ -120,7 +122,9 @@ export function insertSubscription(db: Db, row: EventSubscriptionRow): void {
 
 /** The identity's subscriptions, in the order they were made. */
 export function subscriptionsOf(db: Db, agentId: string): EventSubscription[] {
-  return db.prepare(`SELECT ${SUBSCRIPTION_COLUMNS} FROM event_subscriptions WHERE agent_id = ? ORDER BY created_at, rowid`).all(agentId) as EventSubscription[];
+  return db
+    .prepare(`SELECT ${SUBSCRIPTION_COLUMNS} FROM event_subscriptions WHERE agent_id = ? ORDER BY created_at, rowid`)
+    .all(agentId) as EventSubscription[];
 }
 
 /** Deletes the identity's subscription; false when it has none with that id. */

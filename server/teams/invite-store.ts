@@ -44,12 +44,17 @@ export function pendingInvites(db: Db, teamId: string, now: string): InviteRow[]
 
 /** Marks the invite used (once): false when it was already used or cancelled. */
 export function useInvite(db: Db, inviteId: string, usedAt: string, certificateId: string): boolean {
-  return db
-    .prepare(`UPDATE team_invites SET used_at = ?, certificate_id = ? WHERE invite_id = ? AND used_at IS NULL AND cancelled_at IS NULL`)
-    .run(usedAt, certificateId, inviteId).changes === 1;
+  return (
+    db
+      .prepare(`UPDATE team_invites SET used_at = ?, certificate_id = ? WHERE invite_id = ? AND used_at IS NULL AND cancelled_at IS NULL`)
+      .run(usedAt, certificateId, inviteId).changes === 1
+  );
 }
 
 /** Cancels an unused invite (once): false when it was used or already cancelled. */
 export function cancelInvite(db: Db, inviteId: string, cancelledAt: string): boolean {
-  return db.prepare(`UPDATE team_invites SET cancelled_at = ? WHERE invite_id = ? AND used_at IS NULL AND cancelled_at IS NULL`).run(cancelledAt, inviteId).changes === 1;
+  return (
+    db.prepare(`UPDATE team_invites SET cancelled_at = ? WHERE invite_id = ? AND used_at IS NULL AND cancelled_at IS NULL`).run(cancelledAt, inviteId)
+      .changes === 1
+  );
 }

@@ -46,7 +46,15 @@ export interface IdentityRecords {
 }
 
 function pendingOf(row: InviteRow): PendingInvite {
-  return { invite_id: row.invite_id, team_id: row.team_id, alias: row.alias, lifetime: row.lifetime, address: row.address, created_at: row.created_at, expires_at: row.expires_at };
+  return {
+    invite_id: row.invite_id,
+    team_id: row.team_id,
+    alias: row.alias,
+    lifetime: row.lifetime,
+    address: row.address,
+    created_at: row.created_at,
+    expires_at: row.expires_at,
+  };
 }
 
 export class TeamInvites {
@@ -70,7 +78,16 @@ export class TeamInvites {
     if (address !== null && lifetime !== 'persistent') throw bodyIssue('address', 'only a persistent member has an address (this invite is ephemeral)');
     if (address !== null && !validAddress(address)) throw bodyIssue('address', 'must be <domain>/<name>');
     const expiresAt = new Date(now.getTime() + (input.expires_in_seconds ?? DEFAULT_INVITE_SECONDS) * 1000).toISOString();
-    const row = { invite_id: randomUUID(), team_id: teamId, code_sha256: sha256Hex(code), alias: input.alias, lifetime, address, created_at: now.toISOString(), expires_at: expiresAt };
+    const row = {
+      invite_id: randomUUID(),
+      team_id: teamId,
+      code_sha256: sha256Hex(code),
+      alias: input.alias,
+      lifetime,
+      address,
+      created_at: now.toISOString(),
+      expires_at: expiresAt,
+    };
     insertInvite(this.#ctx.db, row);
     this.#ctx.bus.publish(TEAMS_TOPIC);
     const cli = selfCommandWords();
@@ -100,7 +117,11 @@ export class TeamInvites {
     const cancelled = db.transaction(() => {
       const invite = findInvite(db, teamId, inviteId);
       if (invite === undefined) throw notFound('SVC_ERR_TEAM_INVITE_NOT_FOUND', `Team ${teamId} has no invite ${inviteId}`);
-      if (invite.used_at !== null) throw conflict('SVC_ERR_TEAM_INVITE_USED', `Invite ${inviteId} was redeemed at ${invite.used_at} (certificate ${invite.certificate_id}); revoke that certificate instead`);
+      if (invite.used_at !== null)
+        throw conflict(
+          'SVC_ERR_TEAM_INVITE_USED',
+          `Invite ${inviteId} was redeemed at ${invite.used_at} (certificate ${invite.certificate_id}); revoke that certificate instead`,
+        );
       if (invite.cancelled_at !== null) return invite.cancelled_at;
       const now = this.#ctx.clock.now().toISOString();
       cancelInvite(db, inviteId, now);
@@ -141,11 +162,17 @@ export class TeamInvites {
   #checkDid(invite: InviteRow, didKey: string, didAw: string): void {
     if (invite.lifetime !== 'persistent') throw bodyIssue('did_aw', 'only a persistent invite takes a did:svc (this one is ephemeral)');
     if (this.#identities.currentKey(didAw) !== didKey) {
-      throw forbidden('SVC_ERR_TEAM_JOIN_IDENTITY_MISMATCH', `The did:svc log this node holds for ${didAw} does not name ${didKey} as its current key (register or rotate it through /v1/did first)`);
+      throw forbidden(
+        'SVC_ERR_TEAM_JOIN_IDENTITY_MISMATCH',
+        `The did:svc log this node holds for ${didAw} does not name ${didKey} as its current key (register or rotate it through /v1/did first)`,
+      );
     }
     const existing = this.#identities.identityOfDid(didAw);
     if (existing !== null) {
-      throw conflict('SVC_ERR_TEAM_AGENT_CONFLICT', `${didAw} is already the identity ${existing} of this node; a team member is a new identity of the team's project, so join with a did:svc of its own`);
+      throw conflict(
+        'SVC_ERR_TEAM_AGENT_CONFLICT',
+        `${didAw} is already the identity ${existing} of this node; a team member is a new identity of the team's project, so join with a did:svc of its own`,
+      );
     }
   }
 }

@@ -34,7 +34,8 @@ function link(id: string, certificateId: string, editable: boolean): void {
   ).run(`sha-${id}`, id, editable ? 1 : 0, certificateId);
 }
 
-const scopesOf = (id: string): string[] => JSON.parse(db.prepare(`SELECT scopes FROM team_certificates WHERE certificate_id = ?`).pluck().get(id) as string) as string[];
+const scopesOf = (id: string): string[] =>
+  JSON.parse(db.prepare(`SELECT scopes FROM team_certificates WHERE certificate_id = ?`).pluck().get(id) as string) as string[];
 const revokedAt = (id: string): string | null => db.prepare(`SELECT revoked_at FROM present_links WHERE link_id = ?`).pluck().get(id) as string | null;
 
 describe(`migration ${VERSION}`, () => {

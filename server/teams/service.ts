@@ -168,7 +168,10 @@ export class TeamService implements TeamKeyring {
     return issued;
   }
 
-  #issue(team: TeamRow, { certificateId, input, memberKeyId }: { certificateId: string; input: AddMemberInput; memberKeyId: string | null }): IssuedCertificate {
+  #issue(
+    team: TeamRow,
+    { certificateId, input, memberKeyId }: { certificateId: string; input: AddMemberInput; memberKeyId: string | null },
+  ): IssuedCertificate {
     const db = this.#ctx.db;
     if (activeAliasTaken(db, team.team_id, input.alias)) throw conflict('SVC_ERR_TEAM_ALIAS_TAKEN', 'Alias already active in team');
     // Upstream's default: a certificate without a lifetime is ephemeral (spec §2): upstream's
@@ -228,7 +231,8 @@ export class TeamService implements TeamKeyring {
     const team = this.#require(teamId);
     const row = this.#certificateRow(certificateId);
     if (!row || row.team_id !== teamId) throw notFound('SVC_ERR_TEAM_CERTIFICATE_NOT_FOUND', `Certificate ${certificateId} not found in team ${teamId}`);
-    if (certificateId === team.owner_certificate_id) throw forbidden('SVC_ERR_TEAM_OWNER_NOT_REVOCABLE', 'The owner member cannot be revoked; the node acts for its owner through it');
+    if (certificateId === team.owner_certificate_id)
+      throw forbidden('SVC_ERR_TEAM_OWNER_NOT_REVOCABLE', 'The owner member cannot be revoked; the node acts for its owner through it');
     if (row.revoked_at !== null) throw conflict('SVC_ERR_TEAM_CERTIFICATE_ALREADY_REVOKED', `Certificate ${certificateId} is already revoked`);
     const revokedAt = this.#ctx.clock.now().toISOString();
     const { db } = this.#ctx;
@@ -243,7 +247,10 @@ export class TeamService implements TeamKeyring {
   }
 
   /** The four team-auth headers for a request made as the team's owner member (key in custody). */
-  signAsOwner(teamId: string, request: { method: string; path: string; body?: string | undefined; aud: string; extra?: Record<string, JsonValue> | undefined }): TeamHeaders {
+  signAsOwner(
+    teamId: string,
+    request: { method: string; path: string; body?: string | undefined; aud: string; extra?: Record<string, JsonValue> | undefined },
+  ): TeamHeaders {
     const team = this.#require(teamId);
     const owner = this.#certificateRow(team.owner_certificate_id);
     if (!owner || owner.member_key_id === null) throw notFound('SVC_ERR_TEAM_OWNER_NOT_FOUND', `Team ${teamId} has no owner member`);

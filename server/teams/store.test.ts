@@ -26,10 +26,22 @@ const db = useStoreDatabase();
 const T = '2026-01-01T00:00:00.000Z';
 
 function team(teamId: string): void {
-  insertTeam(db(), { team_id: teamId, name: teamId.split(':')[0]!, domain: 'teams.test', key_id: `key-${teamId}`, team_did_key: `did:key:zTeam-${teamId}`, owner_certificate_id: `owner-${teamId}`, created_at: T });
+  insertTeam(db(), {
+    team_id: teamId,
+    name: teamId.split(':')[0]!,
+    domain: 'teams.test',
+    key_id: `key-${teamId}`,
+    team_did_key: `did:key:zTeam-${teamId}`,
+    owner_certificate_id: `owner-${teamId}`,
+    created_at: T,
+  });
 }
 
-function certificate(id: string, teamId: string, member: { didKey: string; didAw?: string; scopes?: string[]; issuedAt?: string }): Omit<CertificateRow, 'revoked_at'> {
+function certificate(
+  id: string,
+  teamId: string,
+  member: { didKey: string; didAw?: string; scopes?: string[]; issuedAt?: string },
+): Omit<CertificateRow, 'revoked_at'> {
   const row = {
     certificate_id: id,
     team_id: teamId,

@@ -75,7 +75,10 @@ export function sshSha256Fingerprint(hostKeyBlob: Buffer): string {
 
 /** A configured fingerprint in the form `sshSha256Fingerprint` produces. */
 function normalizeFingerprint(configured: string): string {
-  return `SHA256:${configured.trim().replace(/^SHA256:/i, '').replace(/=+$/, '')}`;
+  return `SHA256:${configured
+    .trim()
+    .replace(/^SHA256:/i, '')
+    .replace(/=+$/, '')}`;
 }
 
 function defaultPublicUrl(host: string, port: number): string {

@@ -21,5 +21,8 @@ export function readTunnelSetting(db: Db): TunnelSetting {
 }
 
 export function saveTunnelSetting(db: Db, setting: TunnelSetting): void {
-  db.prepare(`INSERT INTO node_settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`).run(SETTING, JSON.stringify(setting));
+  db.prepare(`INSERT INTO node_settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`).run(
+    SETTING,
+    JSON.stringify(setting),
+  );
 }

@@ -25,7 +25,13 @@ const NOT_API = /^\/(ui|docs\/api|openapi\.json)?(\/|$)/;
 const NOT_DESCRIBED = ['GET /mcp', 'DELETE /mcp', 'POST /mcp/', 'GET /mcp/', 'DELETE /mcp/'];
 
 /** Operations whose success answer is not JSON: event streams, stored files and rendered pages. */
-const NOT_JSON = ['GET /v1/events/stream', 'GET /v1/chat/sessions/{session_id}/stream', 'GET /v1/node/events/stream', 'GET /assets/{asset_id}', 'GET /present/{token}'];
+const NOT_JSON = [
+  'GET /v1/events/stream',
+  'GET /v1/chat/sessions/{session_id}/stream',
+  'GET /v1/node/events/stream',
+  'GET /assets/{asset_id}',
+  'GET /present/{token}',
+];
 
 /**
  * The fields of success answers that let any value through, by name (ARCHITECTURE.md, "What an
@@ -34,8 +40,20 @@ const NOT_JSON = ['GET /v1/events/stream', 'GET /v1/chat/sessions/{session_id}/s
  * template's built-in JSON Schema and example.
  */
 const OPEN_FIELDS = [
-  'accepted_work', 'approval_required', 'content', 'context', 'event_subscriptions', 'expected_apps', 'first_mission_examples',
-  'memory_policy', 'metadata', 'recommendations', 'runtime_assumptions', 'runtime_hints', 'schema', 'slots',
+  'accepted_work',
+  'approval_required',
+  'content',
+  'context',
+  'event_subscriptions',
+  'expected_apps',
+  'first_mission_examples',
+  'memory_policy',
+  'metadata',
+  'recommendations',
+  'runtime_assumptions',
+  'runtime_hints',
+  'schema',
+  'slots',
 ];
 const ANNOTATIONS = new Set(['description', 'title', 'default', 'examples', 'deprecated', 'readOnly']);
 
@@ -46,7 +64,8 @@ function openFields(schema: any, name: string, open: Set<string>): void {
   const rest = schema.additionalProperties;
   if (rest === true || (typeof rest === 'object' && rest !== null && Object.keys(rest).length === 0)) open.add(name);
   for (const [key, field] of Object.entries(schema.properties ?? {})) openFields(field, key, open);
-  for (const nested of [schema.items, rest, ...(schema.prefixItems ?? []), ...(schema.anyOf ?? []), ...(schema.oneOf ?? []), ...(schema.allOf ?? [])]) openFields(nested, name, open);
+  for (const nested of [schema.items, rest, ...(schema.prefixItems ?? []), ...(schema.anyOf ?? []), ...(schema.oneOf ?? []), ...(schema.allOf ?? [])])
+    openFields(nested, name, open);
 }
 
 let t: TestNode;
@@ -68,14 +87,15 @@ describe('GET /openapi.json', () => {
     expect(doc.openapi).toBe('3.1.0');
     expect(doc.info).toMatchObject({ title: 'svc-node', version: expect.any(String) });
     const api = routes.filter(
-      (route) => route.listener === 'loopback' && route.method !== 'HEAD' && !NOT_API.test(route.url) && !NOT_DESCRIBED.includes(`${route.method} ${route.url}`),
+      (route) =>
+        route.listener === 'loopback' && route.method !== 'HEAD' && !NOT_API.test(route.url) && !NOT_DESCRIBED.includes(`${route.method} ${route.url}`),
     );
     expect(api.length).toBeGreaterThan(100);
     const missing = api.filter((route) => doc.paths[openApiPath(route.url)]?.[route.method.toLowerCase()] === undefined);
     expect(missing.map((route) => `${route.method} ${route.url}`)).toEqual([]);
   });
 
-  it('declares every operation\'s success answer as JSON with a schema, unless it is a stream, a stored file or a page', async () => {
+  it("declares every operation's success answer as JSON with a schema, unless it is a stream, a stored file or a page", async () => {
     // An object answered for a status with no declared schema is refused (server/http/route-schemas.ts).
     const peerDoc = await (await fetch(`${t.node.info.public_url as string}/openapi.json`)).json();
     const without = new Set<string>();
@@ -116,7 +136,9 @@ describe('GET /openapi.json', () => {
       properties: { contact_address: { type: 'string', maxLength: 256 }, label: { type: 'string', maxLength: 128 } },
     });
     expect(add.responses['200'].content['application/json'].schema.required).toEqual(['contact_id', 'contact_address', 'label', 'created_at']);
-    expect(doc.paths['/v1/contacts/{contact_id}'].delete.parameters).toContainEqual(expect.objectContaining({ name: 'contact_id', in: 'path', required: true }));
+    expect(doc.paths['/v1/contacts/{contact_id}'].delete.parameters).toContainEqual(
+      expect.objectContaining({ name: 'contact_id', in: 'path', required: true }),
+    );
     // The declared auth mode is the operation's security requirement: an identity route takes its
     // API key, its team certificate with the DIDKey signature, or (a messaging route) DIDKey alone.
     expect(add.security).toEqual([{ apiKey: [] }, { teamCertificate: [], didKey: [] }, { didKey: [] }]);
@@ -124,7 +146,7 @@ describe('GET /openapi.json', () => {
     expect(doc.components.securitySchemes.apiKey).toMatchObject({ type: 'http', scheme: 'bearer' });
   });
 
-  it('carries the library routes\' declared schemas and auth (public catalog reads, team certificate for the rest)', async () => {
+  it("carries the library routes' declared schemas and auth (public catalog reads, team certificate for the rest)", async () => {
     const doc = expectOk(await t.request('GET', '/openapi.json'));
     const LIBRARY = /^\/v1\/(blueprints|shelf|profiles|proposals|profile-bindings|materialize|team\/register|agents\/\{agent_id\}\/profile-binding)/;
     const PUBLIC = ['GET /v1/blueprints', 'GET /v1/blueprints/{blueprint_ref}', 'GET /v1/blueprints/{blueprint_ref}/profiles/{profile_ref}'];
@@ -143,17 +165,21 @@ describe('GET /openapi.json', () => {
       }
       if ((method === 'post' || method === 'put') && !BODILESS.includes(route)) expect(op.requestBody?.content['application/json'].schema, route).toBeDefined();
       // A team route's requirement names the scope it declares (test/security/scopes.test.ts checks which).
-      expect(op.security, route).toEqual(PUBLIC.includes(route) ? [] : [{ teamCertificate: [expect.stringMatching(/^(library:(read|write|publish|approve)|team:admin)$/)], didKey: [] }]);
+      expect(op.security, route).toEqual(
+        PUBLIC.includes(route) ? [] : [{ teamCertificate: [expect.stringMatching(/^(library:(read|write|publish|approve)|team:admin)$/)], didKey: [] }],
+      );
     }
     const shelfImport = doc.paths['/v1/shelf/import'].post;
     expect(Object.keys(shelfImport.responses)).toEqual(expect.arrayContaining(['200', '201']));
     expect(shelfImport.requestBody.content['application/json'].schema.required).toEqual(['source_blueprint_ref', 'profile_ref']);
     expect(doc.paths['/v1/blueprints'].get.parameters).toContainEqual(expect.objectContaining({ name: 'tags', in: 'query' }));
-    expect(doc.paths['/v1/blueprints/import'].post.requestBody.content['application/json'].schema.properties.schema).toMatchObject({ enum: ['svc.blueprint.import-payload.v1'] });
+    expect(doc.paths['/v1/blueprints/import'].post.requestBody.content['application/json'].schema.properties.schema).toMatchObject({
+      enum: ['svc.blueprint.import-payload.v1'],
+    });
     expect(doc.paths['/v1/shelf'].get.responses['200'].content['application/json'].schema.required).toEqual(['profiles', 'has_more', 'next_after']);
   });
 
-  it('describes who acted on a team record: the identity the app acted as, beside the certificate\'s alias', async () => {
+  it("describes who acted on a team record: the identity the app acted as, beside the certificate's alias", async () => {
     const doc = expectOk(await t.request('GET', '/openapi.json'));
     const actingAs = {
       type: 'object',
@@ -161,7 +187,11 @@ describe('GET /openapi.json', () => {
       properties: { agent_id: { type: 'string' }, alias: { type: 'string' }, name: { type: 'string' }, address: { type: ['string', 'null'] } },
     };
     const nullable = (schema: any) => (schema.anyOf ?? [schema]).find((option: any) => option.type === 'object');
-    for (const [path, method] of [['/v1/proposals/{proposal_id}', 'get'], ['/v1/proposals/{proposal_id}/approve', 'post'], ['/v1/proposals/{proposal_id}/reject', 'post']] as const) {
+    for (const [path, method] of [
+      ['/v1/proposals/{proposal_id}', 'get'],
+      ['/v1/proposals/{proposal_id}/approve', 'post'],
+      ['/v1/proposals/{proposal_id}/reject', 'post'],
+    ] as const) {
       const proposal = doc.paths[path][method].responses['200'].content['application/json'].schema;
       expect(proposal.required, path).toEqual(expect.arrayContaining(['created_by_alias', 'created_by_acting_as', 'decided_by_alias', 'decided_by_acting_as']));
       expect(nullable(proposal.properties.decided_by_acting_as), path).toMatchObject(actingAs);
@@ -172,7 +202,7 @@ describe('GET /openapi.json', () => {
     expect(nullable(link.properties.created_by_acting_as)).toMatchObject(actingAs);
   });
 
-  it('carries the messaging routes\' declared schemas and auth (mail, chat, control, events, federation)', async () => {
+  it("carries the messaging routes' declared schemas and auth (mail, chat, control, events, federation)", async () => {
     const doc = expectOk(await t.request('GET', '/openapi.json'));
     // [route, query parameters, success statuses with a JSON answer (none for a server-sent event stream)]
     const MESSAGING: [string, string[], string[]][] = [
@@ -227,7 +257,7 @@ describe('GET /openapi.json', () => {
     expect(batch.responses['200'].content['application/json'].schema.properties.results).toBeDefined();
   });
 
-  it('carries the identity, namespace, did:svc and owner routes\' declared schemas and auth', async () => {
+  it("carries the identity, namespace, did:svc and owner routes' declared schemas and auth", async () => {
     const doc = expectOk(await t.request('GET', '/openapi.json'));
     const AREA = /^\/(v1\/(node|namespaces|did|workspaces|auth)\b|v1\/agents\/(me|resolve)\b|api\/v1\/agents\/)/;
     // Writes whose whole request is the path (and the credential).
@@ -273,11 +303,14 @@ describe('GET /openapi.json', () => {
       const success = Object.keys(op.responses ?? {}).filter((status) => /^2\d\d$/.test(status));
       expect(success, route).not.toEqual([]);
       for (const status of success) expect(op.responses[status].content['application/json'].schema, `${route} ${status}`).toBeDefined();
-      if (['post', 'put', 'patch'].includes(method) && !BODILESS.includes(route)) expect(op.requestBody?.content['application/json'].schema, route).toBeDefined();
+      if (['post', 'put', 'patch'].includes(method) && !BODILESS.includes(route))
+        expect(op.requestBody?.content['application/json'].schema, route).toBeDefined();
     }
     expect(doc.paths['/v1/node/events/stream'].get.parameters).toContainEqual(expect.objectContaining({ name: 'deadline', in: 'query' }));
     const init = doc.paths['/v1/workspaces/init'].post;
-    expect(Object.keys(init.requestBody.content['application/json'].schema.properties)).toEqual(expect.arrayContaining(['alias', 'name', 'lifetime', 'address_reachability']));
+    expect(Object.keys(init.requestBody.content['application/json'].schema.properties)).toEqual(
+      expect.arrayContaining(['alias', 'name', 'lifetime', 'address_reachability']),
+    );
     expect(init.responses['201'].content['application/json'].schema.required).toEqual(expect.arrayContaining(['agent_id', 'api_key', 'did_key', 'address']));
     expect(Object.keys(doc.paths['/v1/namespaces/{domain}/addresses'].post.responses)).toEqual(expect.arrayContaining(['200', '201']));
     expect(doc.paths['/v1/namespaces'].get.parameters).toContainEqual(expect.objectContaining({ name: 'controller_did', in: 'query', required: true }));
@@ -287,7 +320,7 @@ describe('GET /openapi.json', () => {
     expect(doc.paths['/api/v1/agents/{agent_id}/archive'].post.summary).toMatch(/owner token/);
   });
 
-  it('carries the document routes\' declared schemas and auth (team certificate; present pages, assets by id and the upload URL public)', async () => {
+  it("carries the document routes' declared schemas and auth (team certificate; present pages, assets by id and the upload URL public)", async () => {
     const doc = expectOk(await t.request('GET', '/openapi.json'));
     // [route, query parameters, JSON success statuses (none for HTML pages and asset bytes), body: JSON, raw bytes or none, public]
     const DOCS: [string, string[], string[], 'json' | 'raw' | 'none', boolean][] = [
@@ -328,7 +361,10 @@ describe('GET /openapi.json', () => {
       const [method, path] = route.split(' ') as [string, string];
       const op = doc.paths[path][method.toLowerCase()];
       const json = Object.entries(op.responses ?? {}).filter(([, response]: [string, any]) => response.content?.['application/json'] !== undefined);
-      expect(json.map(([status]) => status), route).toEqual(statuses);
+      expect(
+        json.map(([status]) => status),
+        route,
+      ).toEqual(statuses);
       for (const [status, response] of json as [string, any][]) expect(response.content['application/json'].schema, `${route} ${status}`).toBeDefined();
       for (const [, name] of path.matchAll(/\{(\w+)\}/g)) {
         expect(op.parameters, route).toContainEqual(expect.objectContaining({ name, in: 'path', required: true }));
@@ -336,7 +372,9 @@ describe('GET /openapi.json', () => {
       for (const name of query) expect(op.parameters, route).toContainEqual(expect.objectContaining({ name, in: 'query' }));
       if (body === 'json') expect(op.requestBody?.content['application/json'].schema, route).toBeDefined();
       else expect(op.requestBody, route).toBeUndefined();
-      expect(op.security, route).toEqual(isPublic ? [] : [{ teamCertificate: [method === 'GET' ? 'docs:read' : expect.stringMatching(/^docs:(read|write)$/)], didKey: [] }]);
+      expect(op.security, route).toEqual(
+        isPublic ? [] : [{ teamCertificate: [method === 'GET' ? 'docs:read' : expect.stringMatching(/^docs:(read|write)$/)], didKey: [] }],
+      );
       expect(op.tags?.length, route).toBe(1);
     }
     const create = doc.paths['/v1/documents'].post.requestBody.content['application/json'].schema;
@@ -350,7 +388,7 @@ describe('GET /openapi.json', () => {
     expect(preview.required).toEqual(['html', 'contrast', 'base_palettes']);
   });
 
-  it('documents every operation\'s errors as the one shared ErrorBody response, naming every catalogue code', async () => {
+  it("documents every operation's errors as the one shared ErrorBody response, naming every catalogue code", async () => {
     const peerUrl = t.node.info.public_url as string;
     const peerDoc = await (await fetch(`${peerUrl}/openapi.json`)).json();
     for (const doc of [expectOk(await t.request('GET', '/openapi.json')), peerDoc]) {
@@ -392,7 +430,10 @@ describe('GET /openapi.json', () => {
 /** Both listeners' documents. */
 async function documents(): Promise<[[string, any], [string, any]]> {
   const peer = await (await fetch(`${t.node.info.public_url as string}/openapi.json`)).json();
-  return [['loopback', expectOk(await t.request('GET', '/openapi.json'))], ['peer', peer]];
+  return [
+    ['loopback', expectOk(await t.request('GET', '/openapi.json'))],
+    ['peer', peer],
+  ];
 }
 
 const operationsOf = (doc: any): { route: string; op: any }[] =>
@@ -401,13 +442,19 @@ const operationsOf = (doc: any): { route: string; op: any }[] =>
   );
 
 describe('what generated clients and linters need', () => {
-  it('names every operation with an operationId, unique, readable, and upstream\'s where upstream names it', async () => {
+  it("names every operation with an operationId, unique, readable, and upstream's where upstream names it", async () => {
     for (const [listener, doc] of await documents()) {
       const operations = operationsOf(doc);
-      expect(operations.filter(({ op }) => typeof op.operationId !== 'string').map(({ route }) => route), listener).toEqual([]);
+      expect(
+        operations.filter(({ op }) => typeof op.operationId !== 'string').map(({ route }) => route),
+        listener,
+      ).toEqual([]);
       for (const { route, op } of operations) expect(op.operationId, route).toMatch(/^[a-z][A-Za-z]*$/);
       const ids = operations.map(({ op }) => op.operationId as string);
-      expect(ids.filter((id, index) => ids.indexOf(id) !== index), listener).toEqual([]);
+      expect(
+        ids.filter((id, index) => ids.indexOf(id) !== index),
+        listener,
+      ).toEqual([]);
     }
     const [[, doc]] = await documents();
     const id = (method: string, path: string): string => doc.paths[path][method].operationId;
@@ -423,9 +470,14 @@ describe('what generated clients and linters need', () => {
     expect(id('post', '/mcp')).toBe('mcpRequest');
   });
 
-  it('says every operation\'s security, /mcp\'s included (the bearer API key, or a DIDKey signature), and /mcp holds to it', async () => {
+  it("says every operation's security, /mcp's included (the bearer API key, or a DIDKey signature), and /mcp holds to it", async () => {
     for (const [listener, doc] of await documents()) {
-      expect(operationsOf(doc).filter(({ op }) => !Array.isArray(op.security)).map(({ route }) => route), listener).toEqual([]);
+      expect(
+        operationsOf(doc)
+          .filter(({ op }) => !Array.isArray(op.security))
+          .map(({ route }) => route),
+        listener,
+      ).toEqual([]);
     }
     const [[, doc]] = await documents();
     const mcp = doc.paths['/mcp'].post;
@@ -437,7 +489,12 @@ describe('what generated clients and linters need', () => {
     expect(doc.paths['/mcp/']).toBeUndefined();
     expect(Object.keys(doc.paths['/mcp'])).toEqual(['post']);
     // As described: no credential, no MCP.
-    const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } };
+    const initialize = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+    };
     const headers = { accept: 'application/json, text/event-stream' };
     expectRefusal(await t.request('POST', '/mcp', { body: initialize, headers }), 401);
     // A public operation says so with an empty list, and the peer listener's document names no owner token.
@@ -446,7 +503,7 @@ describe('what generated clients and linters need', () => {
     expect(Object.keys(peer.components.securitySchemes).sort()).toEqual(['apiKey', 'didKey', 'teamCertificate']);
   });
 
-  it('states each route\'s security as its declared auth mode asks, on both listeners', async () => {
+  it("states each route's security as its declared auth mode asks, on both listeners", async () => {
     // Written out here rather than taken from the server: what each mode asks for of a caller.
     const MESSAGING = /^\/(v1\/(messages|chat|contacts|conversations)(\/|$)|mcp$)/;
     const expected = ({ auth, scope, url }: RegisteredRoute): unknown[] => {
@@ -479,7 +536,7 @@ describe('what generated clients and linters need', () => {
     expect(checked).toBeGreaterThan(200);
   });
 
-  it('marks a stream\'s deadline required, as the node requires it, and still refuses its absence with the same 422', async () => {
+  it("marks a stream's deadline required, as the node requires it, and still refuses its absence with the same 422", async () => {
     const [[, doc]] = await documents();
     const STREAMS = ['/v1/events/stream', '/v1/chat/sessions/{session_id}/stream', '/v1/node/events/stream'];
     for (const path of STREAMS) {

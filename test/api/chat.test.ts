@@ -315,8 +315,18 @@ describe('POST /v1/chat/sessions', () => {
     const [outsider, stranger] = await people(() => beta);
     const [colleague] = await people();
 
-    expectRefusal(await create(outsider, { to_addresses: [`${DOMAIN}/vault`], message: 'let me in' }), 403, /only accepts messages from contacts/, 'SVC_ERR_RECIPIENT_CONTACTS_ONLY');
-    expectRefusal(await create(outsider, { to_dids: [vault.did_aw], message: 'let me in' }), 403, /only accepts messages from contacts/, 'SVC_ERR_RECIPIENT_CONTACTS_ONLY');
+    expectRefusal(
+      await create(outsider, { to_addresses: [`${DOMAIN}/vault`], message: 'let me in' }),
+      403,
+      /only accepts messages from contacts/,
+      'SVC_ERR_RECIPIENT_CONTACTS_ONLY',
+    );
+    expectRefusal(
+      await create(outsider, { to_dids: [vault.did_aw], message: 'let me in' }),
+      403,
+      /only accepts messages from contacts/,
+      'SVC_ERR_RECIPIENT_CONTACTS_ONLY',
+    );
     // The same project is always allowed.
     expectOk(await create(colleague, { to_aliases: ['vault'], message: 'hi from the project' }));
 
@@ -331,7 +341,12 @@ describe('POST /v1/chat/sessions', () => {
 
     // In a group someone else started, the contacts-only member is protected until it speaks there.
     const group = expectOk(await create(colleague, { to_aliases: ['vault'], to_dids: [outsider.did_key], message: 'meet each other' }));
-    expectRefusal(await send(outsider, group.session_id, { body: 'hello vault' }), 403, /only accepts messages from contacts/, 'SVC_ERR_RECIPIENT_CONTACTS_ONLY');
+    expectRefusal(
+      await send(outsider, group.session_id, { body: 'hello vault' }),
+      403,
+      /only accepts messages from contacts/,
+      'SVC_ERR_RECIPIENT_CONTACTS_ONLY',
+    );
     expectOk(await send(vault, group.session_id, { body: 'hello all' }));
     expectOk(await send(outsider, group.session_id, { body: 'hello vault' }));
   });
@@ -686,7 +701,8 @@ describe('GET /v1/chat/sessions paged (ours)', () => {
     const [a, b, c] = await people();
     await chat(a, b);
     const foreign = await chat(b, c);
-    for (const query of ['limit=0', 'limit=501', 'limit=two']) expectValidation(await t.request('GET', `/v1/chat/sessions?${query}`, { token: a.api_key }), 'limit');
+    for (const query of ['limit=0', 'limit=501', 'limit=two'])
+      expectValidation(await t.request('GET', `/v1/chat/sessions?${query}`, { token: a.api_key }), 'limit');
     expectValidation(await t.request('GET', `/v1/chat/sessions?limit=5&before=${randomUUID()}`, { token: a.api_key }), 'before');
     expectValidation(await t.request('GET', `/v1/chat/sessions?limit=5&before=${foreign.message_id}`, { token: a.api_key }), 'before');
   });
@@ -698,7 +714,11 @@ describe('GET /v1/chat/sessions/{id}/stream', () => {
     const { session_id } = await chat(a, b, 'before the stream');
     const s = await stream(b, session_id);
 
-    for (const [sender, body] of [[a, 'one'], [b, 'two'], [a, 'three']] as const) {
+    for (const [sender, body] of [
+      [a, 'one'],
+      [b, 'two'],
+      [a, 'three'],
+    ] as const) {
       const started = performance.now();
       const sent = expectOk(await send(sender, session_id, { body, hang_on: body === 'two' }));
       const frame = await nextOf(s, 'message');

@@ -56,7 +56,10 @@ describe('tunnel commands', { timeout: 60_000 }, () => {
     expectOneLineFailure(await cli('tunnel', 'start'), /409.*Configure the tunnel first/);
     expectOneLineFailure(await cli('tunnel', 'set', '--host', 'ssh.example.test', '--user', 'svc'), /usage: svc-node tunnel set/);
     expectOneLineFailure(await cli('tunnel', 'set', '--host', 'ssh.example.test', '--user', 'svc', '--remote-port', '99999'), /--remote-port must be a port/);
-    expectOneLineFailure(await cli('tunnel', 'set', '--host', 'ssh.example.test', '--user', 'svc', '--remote-port', '0', '--host-key', 'x'), /422.*host_key_sha256/);
+    expectOneLineFailure(
+      await cli('tunnel', 'set', '--host', 'ssh.example.test', '--user', 'svc', '--remote-port', '0', '--host-key', 'x'),
+      /422.*host_key_sha256/,
+    );
   });
 
   it('sets, starts (to a host that is not there), reports and stops the tunnel', async () => {

@@ -68,7 +68,12 @@ describe('team invite and team join', { timeout: 60_000 }, () => {
 
     // The agent: the line as printed, run by a shell in a folder of its own, with a PATH that has
     // no svc-node and only the system's Node (whatever its version): it writes .aw/ there.
-    const ran = spawnSync('/bin/sh', ['-c', `${made.command} --json`], { cwd: agentHome, env: { PATH: '/usr/bin:/bin', HOME: agentHome }, encoding: 'utf8', timeout: 30_000 });
+    const ran = spawnSync('/bin/sh', ['-c', `${made.command} --json`], {
+      cwd: agentHome,
+      env: { PATH: '/usr/bin:/bin', HOME: agentHome },
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
     expect(ran.status, ran.stderr).toBe(0);
     const joined = JSON.parse(ran.stdout.trim());
     expect(joined.certificate_path).toBe(join(agentHome, '.aw', 'team-certs', 'crew__invite.test.pem'));
@@ -90,14 +95,20 @@ describe('team invite and team join', { timeout: 60_000 }, () => {
     const certFile = 'team-certs/crew__invite.test.pem';
     const membership = { team_id: teamId, alias: 'scout', cert_path: certFile, joined_at: issued.certificate.issued_at };
     expect(parseYaml(readFileSync(join(agentDir, 'teams.yaml'), 'utf8'))).toEqual({ active_team: teamId, memberships: [membership] });
-    expect(parseYaml(readFileSync(join(agentDir, 'workspace.yaml'), 'utf8'))).toEqual({ aweb_url: coreUrl, memberships: [{ ...membership, workspace_id: joined.workspace_id }] });
+    expect(parseYaml(readFileSync(join(agentDir, 'workspace.yaml'), 'utf8'))).toEqual({
+      aweb_url: coreUrl,
+      memberships: [{ ...membership, workspace_id: joined.workspace_id }],
+    });
     // An ephemeral member has no persistent identity file (upstream reads one as persistent).
     expect(existsSync(join(agentDir, 'identity.yaml'))).toBe(false);
 
     // A join whose connect failed is finished with `team connect` from what it left: the same workspace, the files again.
     rmSync(join(agentDir, 'workspace.yaml'));
     const unreachable = await runCli(['team', 'connect', 'http://127.0.0.1:9', '--dir', agentDir]);
-    expectOneLineFailure(unreachable, /no answer at http:\/\/127\.0\.0\.1:9\/v1\/connect.*certificate is kept: run `svc-node team connect http:\/\/127\.0\.0\.1:9 --dir /);
+    expectOneLineFailure(
+      unreachable,
+      /no answer at http:\/\/127\.0\.0\.1:9\/v1\/connect.*certificate is kept: run `svc-node team connect http:\/\/127\.0\.0\.1:9 --dir /,
+    );
     const reconnected = jsonOutput(await runCli(['team', 'connect', coreUrl, '--dir', agentDir, '--json']));
     expect(reconnected).toMatchObject({ team_id: teamId, agent_id: joined.agent_id, workspace_id: joined.workspace_id });
     expect(parseYaml(readFileSync(join(agentDir, 'workspace.yaml'), 'utf8'))).toMatchObject({ aweb_url: coreUrl });
@@ -111,7 +122,13 @@ describe('team invite and team join', { timeout: 60_000 }, () => {
     expect(listing.stdout).toMatch(/ scout +ephemeral +offline, last seen \d{4}-/);
     // The agent's client signs with the key `team join` left on its machine: a heartbeat, and it is online.
     const seed = Buffer.from(readFileSync(keyFile, 'utf8').replace(/-----[^-]+-----|\s/g, ''), 'base64');
-    const scout = { key: selfKeyFromSeed(seed), teamId, alias: 'scout', certificateId: issued.certificate.certificate_id, certificateB64: issued.certificate_b64 };
+    const scout = {
+      key: selfKeyFromSeed(seed),
+      teamId,
+      alias: 'scout',
+      certificateId: issued.certificate.certificate_id,
+      certificateB64: issued.certificate_b64,
+    };
     expect(scout.key.didKey).toBe(joined.did_key);
     expectOk(await requestJson(coreUrl, 'POST', '/v1/agents/heartbeat', { headers: signRequest(scout, 'POST', '/v1/agents/heartbeat', '') }));
     expect((await cli('team', 'members', teamId)).stdout).toMatch(/ scout +ephemeral +online /);
@@ -187,7 +204,15 @@ describe('POST /v1/team/join', () => {
     const pending = await listed();
     expect(pending.map((i) => i.alias)).toEqual(expect.arrayContaining(['kim', 'lou']));
     expect(pending.map((i) => i.alias)).not.toContain('max');
-    expect(pending.find((i) => i.alias === 'kim')).toEqual({ invite_id: keep.invite_id, team_id: teamId, alias: 'kim', lifetime: 'ephemeral', address: null, created_at: expect.any(String), expires_at: keep.expires_at });
+    expect(pending.find((i) => i.alias === 'kim')).toEqual({
+      invite_id: keep.invite_id,
+      team_id: teamId,
+      alias: 'kim',
+      lifetime: 'ephemeral',
+      address: null,
+      created_at: expect.any(String),
+      expires_at: keep.expires_at,
+    });
 
     const cancelled = InviteCancelled.parse(expectOk(await t.owner('DELETE', `/v1/node/teams/${teamId}/invites/${drop.invite_id}`)));
     expect(cancelled).toEqual({ cancelled: true, invite_id: drop.invite_id, cancelled_at: expect.any(String) });
@@ -214,22 +239,40 @@ describe('POST /v1/team/join', () => {
     const didAw = key.didSvc;
     const address = `${domain}/pat`;
 
-    expectRefusal(await t.owner('POST', `/v1/node/teams/${teamId}/invites`, { alias: 'pat', address }), 422, /only a persistent member has an address/, 'SVC_ERR_VALIDATION');
-    expectRefusal(await t.owner('POST', `/v1/node/teams/${teamId}/invites`, { alias: 'pat', lifetime: 'persistent', address: 'no-slash' }), 422, /<domain>\/<name>/, 'SVC_ERR_VALIDATION');
+    expectRefusal(
+      await t.owner('POST', `/v1/node/teams/${teamId}/invites`, { alias: 'pat', address }),
+      422,
+      /only a persistent member has an address/,
+      'SVC_ERR_VALIDATION',
+    );
+    expectRefusal(
+      await t.owner('POST', `/v1/node/teams/${teamId}/invites`, { alias: 'pat', lifetime: 'persistent', address: 'no-slash' }),
+      422,
+      /<domain>\/<name>/,
+      'SVC_ERR_VALIDATION',
+    );
     const ephemeral = await invite('pat-e');
     expectRefusal(await join(joinBody(key, ephemeral.code, undefined, { did_aw: didAw })), 422, /only a persistent invite/, 'SVC_ERR_VALIDATION');
     const made = await invite('pat', { lifetime: 'persistent', address });
     expect(made.address).toBe(address);
-    expect((InviteList.parse(expectOk(await t.owner('GET', `/v1/node/teams/${teamId}/invites`)))).invites.find((i) => i.alias === 'pat')?.address).toBe(address);
+    expect(InviteList.parse(expectOk(await t.owner('GET', `/v1/node/teams/${teamId}/invites`))).invites.find((i) => i.alias === 'pat')?.address).toBe(address);
     // Someone else's did:svc; and what is named is signed: added after signing, the signature fails.
     expectRefusal(await join(joinBody(key, made.code, undefined, { did_aw: selfKey().didSvc })), 403, /does not name/, 'SVC_ERR_TEAM_JOIN_IDENTITY_MISMATCH');
     expectRefusal(await join({ ...joinBody(key, made.code), did_aw: didAw }), 401, /does not verify/, 'SVC_ERR_SIGNATURE_INVALID');
     const issued = IssuedCertificate.parse(expectOk(await join(joinBody(key, made.code, undefined, { did_aw: didAw })), 201));
-    expect(issued.certificate).toMatchObject({ alias: 'pat', lifetime: 'persistent', member_did_key: key.didKey, member_did_aw: didAw, member_address: address });
+    expect(issued.certificate).toMatchObject({
+      alias: 'pat',
+      lifetime: 'persistent',
+      member_did_key: key.didKey,
+      member_did_aw: didAw,
+      member_address: address,
+    });
     // It connects as a persistent identity with that did:svc, and the node assigns it the address.
     const member = { key, teamId, alias: 'pat', certificateId: issued.certificate.certificate_id, certificateB64: issued.certificate_b64 };
     const raw = JSON.stringify({ hostname: 'pat-laptop' });
-    const connected = expectOk(await requestJson(t.url, 'POST', '/v1/connect', { headers: signRequest(member, 'POST', '/v1/connect', raw, { aud: t.url }), raw }));
+    const connected = expectOk(
+      await requestJson(t.url, 'POST', '/v1/connect', { headers: signRequest(member, 'POST', '/v1/connect', raw, { aud: t.url }), raw }),
+    );
     expect(connected).toMatchObject({ did_key: key.didKey, did_aw: didAw, address, lifetime: 'persistent', custody: 'self', created: true });
 
     // A did:svc that is already an identity of this node cannot join as a second one.

@@ -17,8 +17,6 @@ let serve: ServeProcess;
 
 const cli = (...args: string[]): Promise<CliResult> => runCli([...args, '--data', dataDir]);
 
-
-
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'svc-node-cli-teams-'));
   serve = await startServe(['--data', dataDir, '--port', '0']);
@@ -45,8 +43,22 @@ describe('team commands', { timeout: 60_000 }, () => {
   it('team add-member --json prints exactly {certificate, certificate_b64}, signed by the team key', async () => {
     const member = testKey();
     const issued = jsonOutput(
-      await cli('team', 'add-member', teamId, '--did-key', member.didKey, '--alias', 'alice', '--lifetime', 'persistent',
-        '--did-aw', 'did:svc:2CiZ88hVF4JuQim8nnSuyeiV2HF2', '--address', 'acme.test/alice', '--json'),
+      await cli(
+        'team',
+        'add-member',
+        teamId,
+        '--did-key',
+        member.didKey,
+        '--alias',
+        'alice',
+        '--lifetime',
+        'persistent',
+        '--did-aw',
+        'did:svc:2CiZ88hVF4JuQim8nnSuyeiV2HF2',
+        '--address',
+        'acme.test/alice',
+        '--json',
+      ),
     );
     expect(Object.keys(issued).sort()).toEqual(['certificate', 'certificate_b64']);
     expect(issued.certificate).toMatchObject({
@@ -84,7 +96,8 @@ describe('team commands', { timeout: 60_000 }, () => {
     const text = await cli('team', 'members', teamId);
     expect(text.code, text.stderr).toBe(0);
     expect(text.stdout).toMatch(/\[docs:read,docs:write\]/);
-    for (const scope of ['docs:read', 'docs:write', 'library:read', 'library:write']) expect(text.stdout).toMatch(new RegExp(`^  ${scope} +\\(default\\) \\S`, 'm'));
+    for (const scope of ['docs:read', 'docs:write', 'library:read', 'library:write'])
+      expect(text.stdout).toMatch(new RegExp(`^  ${scope} +\\(default\\) \\S`, 'm'));
     for (const scope of ['library:publish', 'library:approve', 'team:admin']) expect(text.stdout).toMatch(new RegExp(`^  ${scope} +[a-z]`, 'm'));
     expectOneLineFailure(await cli('team', 'add-member', teamId, '--did-key', testKey().didKey, '--alias', 'x', '--scope', 'docs:admin', '--json'), /422/);
     expectOneLineFailure(await cli('team', 'add-member', teamId, '--did-key', testKey().didKey, '--alias', 'alice', '--json'), /409.*Alias already active/);
@@ -108,7 +121,11 @@ describe('team commands', { timeout: 60_000 }, () => {
   it('fails in one line on a data dir where no node runs', async () => {
     const empty = mkdtempSync(join(tmpdir(), 'svc-node-cli-teams-empty-'));
     try {
-      for (const args of [['team', 'create', 'x', '--domain', 'acme.test', '--json'], ['team', 'list'], ['team', 'revoke', 'x:y.test', 'c']]) {
+      for (const args of [
+        ['team', 'create', 'x', '--domain', 'acme.test', '--json'],
+        ['team', 'list'],
+        ['team', 'revoke', 'x:y.test', 'c'],
+      ]) {
         expectOneLineFailure(await runCli([...args, '--data', empty]), /no svc-node is running on/);
       }
     } finally {

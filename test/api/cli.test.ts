@@ -22,8 +22,6 @@ function tempDir(): string {
   return mkdtempSync(join(tmpdir(), 'svc-node-cli-'));
 }
 
-
-
 async function api(method: string, path: string, token?: string, body?: unknown): Promise<{ status: number; body: any }> {
   const response = await fetch(`${coreUrl}${path}`, {
     method,
@@ -155,7 +153,10 @@ describe('owner commands', { timeout: 60_000 }, () => {
     expect(several.stderr).not.toMatch(/[[{]"/);
     // A team name with a space: refused in one line that says what a name may be.
     const team = await runCli(['team', 'create', 'Bad Name', '--domain', 'teams.cli.test', '--data', dataDir]);
-    expectOneLineFailure(team, /^svc-node: POST \/v1\/node\/teams failed \(422\): name: use 1-64 letters, digits, "-" or "_", starting with a letter or digit \(no spaces or dots\)$/);
+    expectOneLineFailure(
+      team,
+      /^svc-node: POST \/v1\/node\/teams failed \(422\): name: use 1-64 letters, digits, "-" or "_", starting with a letter or digit \(no spaces or dots\)$/,
+    );
   });
 
   it('namespace create --controller consents to a namespace an outside key controls', async () => {
@@ -166,7 +167,10 @@ describe('owner commands', { timeout: 60_000 }, () => {
     // The outside key, not the node, assigns its addresses.
     const assign = await fetch(`${coreUrl}/v1/namespaces/outside.cli.test/addresses`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', ...didKeyHeaders(controller, { domain: 'outside.cli.test', name: 'desk', operation: 'register_address' }) },
+      headers: {
+        'content-type': 'application/json',
+        ...didKeyHeaders(controller, { domain: 'outside.cli.test', name: 'desk', operation: 'register_address' }),
+      },
       body: JSON.stringify({ name: 'desk', did_key: controller.didKey }),
     });
     expect(assign.status).toBe(201);

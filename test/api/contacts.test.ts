@@ -75,7 +75,7 @@ describe('/v1/contacts', () => {
     expect(await list(identity.api_key)).toEqual([]);
   });
 
-  it('deletes idempotently; another identity\'s contact id answers {deleted: true} and leaves that contact alone', async () => {
+  it("deletes idempotently; another identity's contact id answers {deleted: true} and leaves that contact alone", async () => {
     const identity = await createIdentity(t, project.api_key);
     const contact = expectOk(await add(identity.api_key, { contact_address: 'gone.example/x' }));
     expect(expectOk(await remove(identity.api_key, contact.contact_id))).toEqual({ deleted: true });

@@ -121,7 +121,12 @@ describe('POST /v1/did', () => {
       expect([401, 422]).toContain(response.status);
       expectRefusal(response, response.status, /timestamp/i);
     }
-    expectRefusal(await register(registerBody(key, { at, patch: { timestamp: at.replace('Z', '.5Z') } })), 422, /second precision/, 'SVC_ERR_DID_ENTRY_INVALID');
+    expectRefusal(
+      await register(registerBody(key, { at, patch: { timestamp: at.replace('Z', '.5Z') } })),
+      422,
+      /second precision/,
+      'SVC_ERR_DID_ENTRY_INVALID',
+    );
     expectRefusal(await keyOf(stableIdOf(key)), 404);
   });
 
@@ -152,7 +157,12 @@ describe('PUT /v1/did/{did_aw}', () => {
     const [genesis] = (await storedLog(didAw)) as [LogEntry];
     const next = testKey();
     expectRefusal(await rotate(didAw, rotateBody(key, genesis, next, { patch: { seq: 3 } })), 409, /seq mismatch/, 'SVC_ERR_DID_LOG_STALE');
-    expectRefusal(await rotate(didAw, rotateBody(key, genesis, next, { patch: { prev_entry_hash: 'f'.repeat(64) } })), 409, /prev_entry_hash mismatch/, 'SVC_ERR_DID_LOG_STALE');
+    expectRefusal(
+      await rotate(didAw, rotateBody(key, genesis, next, { patch: { prev_entry_hash: 'f'.repeat(64) } })),
+      409,
+      /prev_entry_hash mismatch/,
+      'SVC_ERR_DID_LOG_STALE',
+    );
     expect(await storedLog(didAw)).toEqual([genesis]);
   });
 
@@ -175,9 +185,19 @@ describe('PUT /v1/did/{did_aw}', () => {
     const { key, didAw } = await registered();
     const [genesis] = (await storedLog(didAw)) as [LogEntry];
     const next = testKey();
-    expectRefusal(await rotate(didAw, rotateBody(key, genesis, next, { patch: { state_hash: genesis.state_hash } })), 422, /state_hash/, 'SVC_ERR_DID_ENTRY_INVALID');
+    expectRefusal(
+      await rotate(didAw, rotateBody(key, genesis, next, { patch: { state_hash: genesis.state_hash } })),
+      422,
+      /state_hash/,
+      'SVC_ERR_DID_ENTRY_INVALID',
+    );
     expectRefusal(await rotate(didAw, rotateBody(key, genesis, next, { at: timestamp(-301) })), 401, /window/, 'SVC_ERR_TIMESTAMP_INVALID');
-    expectRefusal(await rotate(didAw, rotateBody(key, genesis, next, { patch: { new_did_key: key.didKey } })), 422, /already the current key/, 'SVC_ERR_DID_ENTRY_INVALID');
+    expectRefusal(
+      await rotate(didAw, rotateBody(key, genesis, next, { patch: { new_did_key: key.didKey } })),
+      422,
+      /already the current key/,
+      'SVC_ERR_DID_ENTRY_INVALID',
+    );
     expect(await storedLog(didAw)).toEqual([genesis]);
   });
 
@@ -185,7 +205,12 @@ describe('PUT /v1/did/{did_aw}', () => {
     const { key, didAw } = await registered();
     const [genesis] = (await storedLog(didAw)) as [LogEntry];
     const at = timestamp();
-    expectRefusal(await rotate(didAw, rotateBody(key, genesis, testKey(), { at, patch: { timestamp: at.replace('Z', '.250Z') } })), 422, /second precision/, 'SVC_ERR_DID_ENTRY_INVALID');
+    expectRefusal(
+      await rotate(didAw, rotateBody(key, genesis, testKey(), { at, patch: { timestamp: at.replace('Z', '.250Z') } })),
+      422,
+      /second precision/,
+      'SVC_ERR_DID_ENTRY_INVALID',
+    );
     expect(await storedLog(didAw)).toEqual([genesis]);
     expect(verifyLog(await storedLog(didAw)).ok).toBe(true);
   });

@@ -60,7 +60,10 @@ describe('saves made in the app', () => {
     expect(created.latest.created_by_alias).toBe('owner');
 
     expectOk(await asApp('POST', '/v1/documents/notes/versions', { markdown: '# Two\n', actingAs: carol.agent_id }), 201);
-    expectOk(await asApp('POST', '/v1/documents/notes/versions/template', { json: { name: 'memo', slots: { cover: { title: 'Three' } } }, actingAs: bob.agent_id }), 201);
+    expectOk(
+      await asApp('POST', '/v1/documents/notes/versions/template', { json: { name: 'memo', slots: { cover: { title: 'Three' } } }, actingAs: bob.agent_id }),
+      201,
+    );
     expectOk(await asApp('POST', '/v1/documents/notes/versions', { markdown: '# Four\n' }), 201);
 
     const history = await versionsOf('notes');
@@ -72,7 +75,11 @@ describe('saves made in the app', () => {
     ]);
     expect(history[2].acting_as).toEqual({ agent_id: carol.agent_id, alias: 'carol', name: 'carol', address: null });
     // One version read on its own says the same.
-    expect(expectOk(await alice.request('GET', '/v1/documents/notes/versions/3')).author).toEqual({ kind: 'identity', name: 'bob', address: 'credit.test/bob' });
+    expect(expectOk(await alice.request('GET', '/v1/documents/notes/versions/3')).author).toEqual({
+      kind: 'identity',
+      name: 'bob',
+      address: 'credit.test/bob',
+    });
   });
 
   it('refuses to sign for an identity that is unknown or cannot act, signing nothing', async () => {
@@ -81,7 +88,12 @@ describe('saves made in the app', () => {
     const project = await createProject(t, 'gone', 'credit.test');
     const dave = await createIdentity(t, project.api_key, persistent('dave'));
     expectOk(await t.owner('POST', `/api/v1/agents/${dave.agent_id}/archive`));
-    expectRefusal(await asApp('POST', '/v1/documents/notes/versions', { markdown: '# x\n', actingAs: dave.agent_id }), 422, /archived/, 'SVC_ERR_ACTING_AS_INACTIVE');
+    expectRefusal(
+      await asApp('POST', '/v1/documents/notes/versions', { markdown: '# x\n', actingAs: dave.agent_id }),
+      422,
+      /archived/,
+      'SVC_ERR_ACTING_AS_INACTIVE',
+    );
     expect((await versionsOf('notes')).length).toBe(4);
   });
 });
@@ -89,7 +101,10 @@ describe('saves made in the app', () => {
 describe('members and visitors', () => {
   it('name an agent by its certificate, whatever its own envelope claims', async () => {
     const claim = { agent_id: bob.agent_id, alias: 'bob', name: 'bob', address: 'credit.test/bob' };
-    const created = expectOk(await alice.request('POST', '/v1/documents', { body: { slug: 'agent-doc', title: 'By an agent', body: 'x' }, extra: { acting_as: claim } }), 201);
+    const created = expectOk(
+      await alice.request('POST', '/v1/documents', { body: { slug: 'agent-doc', title: 'By an agent', body: 'x' }, extra: { acting_as: claim } }),
+      201,
+    );
     expect(created.latest.acting_as).toBeNull();
     expect(created.latest.author).toEqual({ kind: 'member', name: 'alice', address: 'credit.test/alice' });
   });

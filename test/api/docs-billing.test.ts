@@ -96,7 +96,7 @@ describe('billing', () => {
     expect(expectOk(await team.request('GET', '/v1/billing')).usage).toEqual({ documents: 5, max_versions_per_doc: 6, asset_bytes: 0 });
   });
 
-  it('is a 404, not a 402, for a document that is not the team\'s', async () => {
+  it("is a 404, not a 402, for a document that is not the team's", async () => {
     expectRefusal(await other.append('doc0', 'x'), 404, undefined, 'SVC_ERR_DOCUMENT_NOT_FOUND');
   });
 
@@ -120,7 +120,7 @@ describe('asset storage quota', () => {
   const image = (client: DocsClient) => client.request('POST', '/v1/assets', { body: { content_type: 'image/png', data_base64: PNG.toString('base64') } });
   const caps = { max_documents: null, max_versions_per_doc: null };
 
-  it('counts the team\'s stored images in its usage, and is the owner\'s to set without changing the tier', async () => {
+  it("counts the team's stored images in its usage, and is the owner's to set without changing the tier", async () => {
     expectOk(await image(team), 201);
     expectOk(await image(team), 201);
     expect(expectOk(await team.request('GET', '/v1/billing')).usage.asset_bytes).toBe(2 * PNG.length);

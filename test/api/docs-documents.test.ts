@@ -209,12 +209,20 @@ describe('saving nothing new, and saving over a stale base', () => {
     expect(await snapshot(alice, 'merge-me')).toEqual({ body: 'A\nb\nc\n', current_version: 2, versions: 2 });
     // Merged over the latest, it goes through; the latest text over a stale base is no change, not a conflict.
     expect(expectOk(await bob.request('POST', over(2), { raw: 'A\nb\nC\n', contentType: MARKDOWN }), 201)).toMatchObject({ current_version: 3 });
-    expect(expectOk(await bob.request('POST', over(1), { raw: 'A\nb\nC\n', contentType: MARKDOWN }), 200)).toMatchObject({ current_version: 3, unchanged: true });
+    expect(expectOk(await bob.request('POST', over(1), { raw: 'A\nb\nC\n', contentType: MARKDOWN }), 200)).toMatchObject({
+      current_version: 3,
+      unchanged: true,
+    });
   });
 
   it('refuses a base_version that is not a version number', async () => {
     for (const bad of ['0', 'two', '-1', '1.5']) {
-      expectRefusal(await alice.request('POST', `/v1/documents/merge-me/versions?base_version=${bad}`, { raw: 'x\n', contentType: MARKDOWN }), 422, undefined, 'SVC_ERR_VALIDATION');
+      expectRefusal(
+        await alice.request('POST', `/v1/documents/merge-me/versions?base_version=${bad}`, { raw: 'x\n', contentType: MARKDOWN }),
+        422,
+        undefined,
+        'SVC_ERR_VALIDATION',
+      );
     }
     expect((await snapshot(alice, 'merge-me')).current_version).toBe(3);
   });
@@ -271,7 +279,7 @@ describe('templates', () => {
 });
 
 describe('listing and isolation', () => {
-  it('lists the team\'s documents, most recently updated first, then by slug', async () => {
+  it("lists the team's documents, most recently updated first, then by slug", async () => {
     const docs = expectOk(await alice.request('GET', '/v1/documents'));
     expect(Object.keys(docs[0]).sort()).toEqual(['created_at', 'current_version', 'document_id', 'slug', 'title', 'updated_at']);
     const sorted = [...docs].sort((a: any, b: any) => (a.updated_at === b.updated_at ? (a.slug < b.slug ? -1 : 1) : a.updated_at < b.updated_at ? 1 : -1));
@@ -281,7 +289,7 @@ describe('listing and isolation', () => {
     expect(expectOk(await outsider.request('GET', '/v1/documents')).map((d: any) => d.slug)).toEqual(['dup']);
   });
 
-  it('answers another team\'s document with a 404 everywhere, changing nothing', async () => {
+  it("answers another team's document with a 404 everywhere, changing nothing", async () => {
     const before = await snapshot(alice, 'plan');
     expectRefusal(await outsider.get('plan'), 404, undefined, 'SVC_ERR_DOCUMENT_NOT_FOUND');
     expectRefusal(await outsider.request('GET', '/v1/documents/plan/versions'), 404, undefined, 'SVC_ERR_DOCUMENT_NOT_FOUND');

@@ -103,7 +103,7 @@ describe('mint', () => {
     expect(expectOk(await mint(alice, { slug: 'deck', ttl_seconds: 60 }), 201).ttl_seconds).toBe(60);
   });
 
-  it('refuses absent versions, unknown and other teams\' documents (404), bad bodies (422), and readers (403)', async () => {
+  it("refuses absent versions, unknown and other teams' documents (404), bad bodies (422), and readers (403)", async () => {
     expectRefusal(await mint(alice, { slug: 'deck', version: 3 }), 404, undefined, 'SVC_ERR_DOCUMENT_VERSION_NOT_FOUND');
     expectRefusal(await mint(alice, { slug: 'nope' }), 404, undefined, 'SVC_ERR_DOCUMENT_NOT_FOUND');
     expectOk(await outsider.create('theirs', 'secret'), 201);
@@ -185,7 +185,7 @@ describe('revoke and expiry', () => {
     expectRefusal(await alice.request('POST', '/v1/present/00000000-0000-4000-8000-000000000000/revoke'), 404, undefined, 'SVC_ERR_PRESENT_LINK_NOT_FOUND');
   });
 
-  it('nudges the owner\'s feed on mint and revoke, so an open list of links follows', async () => {
+  it("nudges the owner's feed on mint and revoke, so an open list of links follows", async () => {
     const response = await connectSse(`${t.url}/v1/node/events/stream?deadline=${encodeURIComponent(deadlineIn(10))}`, { token: t.node.ownerToken });
     const stream = response.stream!;
     try {
@@ -327,7 +327,7 @@ describe('editable links', () => {
 });
 
 describe('listing', () => {
-  it('lists the team\'s links without their tokens, for docs:read members only', async () => {
+  it("lists the team's links without their tokens, for docs:read members only", async () => {
     const link = expectOk(await mint(alice, { slug: 'deck', version: 1, editable: true, ttl_seconds: 300 }), 201);
     const links = expectOk(await reader.request('GET', '/v1/present'));
     expect(JSON.stringify(links)).not.toContain(link.token);
@@ -381,7 +381,7 @@ describe('images on present pages', () => {
   const upload = async (client: DocsClient) =>
     expectOk(await client.request('POST', '/v1/assets', { body: { content_type: 'image/png', data_base64: PNG.toString('base64') } }), 201).asset_id as string;
 
-  it('shows the team\'s own images and drops another team\'s', async () => {
+  it("shows the team's own images and drops another team's", async () => {
     const mine = await upload(alice);
     const theirs = await upload(outsider);
     const body = `# Pictures\n\n![ours](/assets/${mine})\n\n![theirs](/assets/${theirs})\n`;

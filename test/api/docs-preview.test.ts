@@ -64,7 +64,7 @@ describe('POST /v1/present/preview', () => {
     expect(shown.base_palettes.dark).toMatchObject({ background: '#0d1117' });
   });
 
-  it('previews a theme being edited without saving it, with each palette\'s contrast', async () => {
+  it("previews a theme being edited without saving it, with each palette's contrast", async () => {
     const before = expectOk(await alice.request('GET', '/v1/theme'));
     const draft = { tokens: { colors: { text: '#777777' }, layout: { color_scheme: 'auto' } }, header: 'Draft header', footer: null };
     const shown = expectOk(await preview(alice, { body: 'Body', theme: draft }));
@@ -92,9 +92,10 @@ describe('POST /v1/present/preview', () => {
     expect(shown.html).not.toContain('evil');
   });
 
-  it('shows the team\'s images and logo by absolute URL on the docs origin, and not another team\'s', async () => {
+  it("shows the team's images and logo by absolute URL on the docs origin, and not another team's", async () => {
     const upload = async (client: DocsClient) =>
-      expectOk(await client.request('POST', '/v1/assets', { body: { content_type: 'image/png', data_base64: PNG.toString('base64') } }), 201).asset_id as string;
+      expectOk(await client.request('POST', '/v1/assets', { body: { content_type: 'image/png', data_base64: PNG.toString('base64') } }), 201)
+        .asset_id as string;
     const mine = await upload(alice);
     const theirs = await upload(outsider);
     const logo = expectOk(await alice.request('PUT', '/v1/theme', { body: { logo: { content_type: 'image/png', data_base64: PNG.toString('base64') } } }));
@@ -149,7 +150,7 @@ describe('palettes on present pages', () => {
 });
 
 describe('docs_changed on the owner feed', () => {
-  it('nudges the owner when a team\'s document is created or gains a version, not on reads', async () => {
+  it("nudges the owner when a team's document is created or gains a version, not on reads", async () => {
     const response = await connectSse(`${t.url}/v1/node/events/stream?deadline=${encodeURIComponent(deadlineIn(10))}`, { token: t.node.ownerToken });
     const stream = response.stream!;
     try {

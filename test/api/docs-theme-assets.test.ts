@@ -111,19 +111,35 @@ describe('theme', () => {
     expectRefusal(await putTheme({ tokens: { colors: { text: '#333' }, layout: { color_scheme: 'auto' } } }), 422, /contrast ratio of \d+\.\d\d:1/);
     // A surface set for both palettes lets one set of text colours pass in both; the dark
     // palette's own muted text and links would be too faint on a white surface.
-    expectRefusal(await putTheme({ tokens: { colors: { text: '#333', surface: '#fff' }, layout: { color_scheme: 'auto' } } }), 422, /muted text #9da7b3 on surface #fff has a contrast ratio of 2\.43:1 \(dark palette\)/);
+    expectRefusal(
+      await putTheme({ tokens: { colors: { text: '#333', surface: '#fff' }, layout: { color_scheme: 'auto' } } }),
+      422,
+      /muted text #9da7b3 on surface #fff has a contrast ratio of 2\.43:1 \(dark palette\)/,
+    );
     expectOk(await putTheme({ tokens: { colors: { text: '#333', surface: '#fff', muted: '#595959', accent: '#0a5dbd' }, layout: { color_scheme: 'auto' } } }));
     expectOk(await putTheme({ tokens: { layout: { color_scheme: 'auto' } }, preset: 'svc' }));
   });
 
   it('takes the dark palette’s own colours when the page follows the reader’s system, and stores them', async () => {
     // One text colour cannot pass on both surfaces: each palette gets its own.
-    expectRefusal(await putTheme({ tokens: { colors: { text: '#1a1a1a' }, layout: { color_scheme: 'auto' } } }), 422, /text #1a1a1a on surface #161b22 .*\(dark palette\)/);
-    const saved = expectOk(await putTheme({ tokens: { colors: { text: '#1a1a1a' }, dark_colors: { text: '#f0f0f0', nope: '#fff', muted: 'red!' }, layout: { color_scheme: 'auto' } } }));
+    expectRefusal(
+      await putTheme({ tokens: { colors: { text: '#1a1a1a' }, layout: { color_scheme: 'auto' } } }),
+      422,
+      /text #1a1a1a on surface #161b22 .*\(dark palette\)/,
+    );
+    const saved = expectOk(
+      await putTheme({
+        tokens: { colors: { text: '#1a1a1a' }, dark_colors: { text: '#f0f0f0', nope: '#fff', muted: 'red!' }, layout: { color_scheme: 'auto' } },
+      }),
+    );
     expect(saved.tokens).toEqual({ colors: { text: '#1a1a1a' }, dark_colors: { text: '#f0f0f0' }, layout: { color_scheme: 'auto' } });
     expect(expectOk(await getTheme()).tokens.dark_colors).toEqual({ text: '#f0f0f0' });
     // A page that shows only one palette paints the shared colours: the dark palette's own do not apply.
-    expectRefusal(await putTheme({ tokens: { colors: { text: '#1a1a1a' }, dark_colors: { text: '#f0f0f0' }, layout: { color_scheme: 'dark' } } }), 422, /dark palette/);
+    expectRefusal(
+      await putTheme({ tokens: { colors: { text: '#1a1a1a' }, dark_colors: { text: '#f0f0f0' }, layout: { color_scheme: 'dark' } } }),
+      422,
+      /dark palette/,
+    );
     expectOk(await putTheme({ tokens: {} }));
   });
 
@@ -137,13 +153,26 @@ describe('theme', () => {
       422,
       /^Theme link colour \(accent\) #8a1c7c on surface #161b22 has a contrast ratio of 2\.\d\d:1 \(dark palette\); WCAG AA needs at least 4\.5:1$/,
     );
-    expectRefusal(await putTheme({ tokens: { colors: { muted: '#aaaaaa' } } }), 422, /muted text #aaaaaa on surface #ffffff has a contrast ratio of 2\.32:1 \(light palette\)/);
+    expectRefusal(
+      await putTheme({ tokens: { colors: { muted: '#aaaaaa' } } }),
+      422,
+      /muted text #aaaaaa on surface #ffffff has a contrast ratio of 2\.32:1 \(light palette\)/,
+    );
     // Passes on the surface (4.54:1), not on the code block's tint over it.
-    expectRefusal(await putTheme({ tokens: { colors: { text: '#767676' } } }), 422, /^Theme text #767676 on code block background #f5f5f5 has a contrast ratio of 4\.1\d:1 \(light palette\)/);
+    expectRefusal(
+      await putTheme({ tokens: { colors: { text: '#767676' } } }),
+      422,
+      /^Theme text #767676 on code block background #f5f5f5 has a contrast ratio of 4\.1\d:1 \(light palette\)/,
+    );
     // Every failing colour is named at once.
     const both = await putTheme({ tokens: { colors: { muted: '#aaaaaa', accent: '#9ecbff' } } });
     expectRefusal(both, 422, /muted text #aaaaaa.*; Theme link colour \(accent\) #9ecbff/);
-    expectRefusal(await putTheme({ tokens: { colors: { accent: 'rgba(10, 93, 189, 0.5)' } } }), 422, /link colour \(accent\) and surface colours must be opaque/, 'SVC_ERR_THEME_CONTRAST_INSUFFICIENT');
+    expectRefusal(
+      await putTheme({ tokens: { colors: { accent: 'rgba(10, 93, 189, 0.5)' } } }),
+      422,
+      /link colour \(accent\) and surface colours must be opaque/,
+      'SVC_ERR_THEME_CONTRAST_INSUFFICIENT',
+    );
     expect(expectOk(await getTheme())).toEqual(before);
     // The same plum is fine as a light theme's links (7.8:1 on white).
     expectOk(await putTheme({ tokens: { colors: { accent: '#8a1c7c' } } }));
@@ -155,7 +184,7 @@ describe('theme', () => {
     expectRefusal(await putTheme({ tokens: { colors: { surface: 'transparent' } } }), 422, /opaque/);
   });
 
-  it('nudges the owner\'s feed when the theme is saved, so open previews repaint', async () => {
+  it("nudges the owner's feed when the theme is saved, so open previews repaint", async () => {
     const response = await connectSse(`${t.url}/v1/node/events/stream?deadline=${encodeURIComponent(deadlineIn(10))}`, { token: t.node.ownerToken });
     const stream = response.stream!;
     try {
@@ -205,7 +234,12 @@ describe('theme', () => {
     const before = expectOk(await putTheme({ header: 'keep', logo: { content_type: 'image/jpeg', data_base64: b64(JPEG) } }));
     expectRefusal(await putTheme({ logo: { content_type: 'image/png', data_base64: 'not base64!' } }), 400, /base64/, 'SVC_ERR_IMAGE_BASE64_INVALID');
     expectRefusal(await putTheme({ logo: { content_type: 'image/png', data_base64: b64(PNG) + 'A' } }), 400, /base64/);
-    expectRefusal(await putTheme({ logo: { content_type: 'image/png', data_base64: b64(GIF) } }), 422, /image\/gif.*image\/png/, 'SVC_ERR_ASSET_BYTES_MISMATCH');
+    expectRefusal(
+      await putTheme({ logo: { content_type: 'image/png', data_base64: b64(GIF) } }),
+      422,
+      /image\/gif.*image\/png/,
+      'SVC_ERR_ASSET_BYTES_MISMATCH',
+    );
     expectRefusal(await putTheme({ logo: { content_type: 'image/svg+xml', data_base64: b64(SVG) } }), 422, /not allowed/, 'SVC_ERR_IMAGE_TYPE_NOT_ALLOWED');
     expectRefusal(await putTheme({ logo: { content_type: 'image/png', data_base64: b64(SVG) } }), 422, /not a png/, 'SVC_ERR_ASSET_BYTES_MISMATCH');
     const oversize = Buffer.concat([PNG, Buffer.alloc(256 * 1024)]);
@@ -302,8 +336,7 @@ describe('image assets', () => {
 
 describe('video direct upload', () => {
   const start = (body: unknown, client: DocsClient = alice) => client.request('POST', '/v1/assets/video/direct-upload', { body });
-  const put = (url: string, bytes: Buffer, contentType = 'video/mp4') =>
-    fetch(url, { method: 'PUT', headers: { 'content-type': contentType }, body: bytes });
+  const put = (url: string, bytes: Buffer, contentType = 'video/mp4') => fetch(url, { method: 'PUT', headers: { 'content-type': contentType }, body: bytes });
 
   it('moves from pending_upload to ready once the bytes arrive, and the URL works once', async () => {
     const started = expectOk(await start({ content_type: 'video/mp4', filename: 'demo.mp4', max_duration_seconds: 9000 }), 201);
@@ -327,7 +360,11 @@ describe('video direct upload', () => {
     expect(response.status).toBe(200);
     expect(await response.json()).toMatchObject({ asset_id: started.asset_id, status: 'ready', bytes: MP4.length });
 
-    expect(expectOk(await reader.request('GET', `/v1/assets/${started.asset_id}`))).toMatchObject({ status: 'ready', bytes: MP4.length, upload_expires_at: null });
+    expect(expectOk(await reader.request('GET', `/v1/assets/${started.asset_id}`))).toMatchObject({
+      status: 'ready',
+      bytes: MP4.length,
+      upload_expires_at: null,
+    });
     const served = await fetch(`${t.url}/assets/${started.asset_id}`);
     expect(served.headers.get('content-type')).toBe('video/mp4');
     expect(Buffer.from(await served.arrayBuffer())).toEqual(MP4);
@@ -341,7 +378,10 @@ describe('video direct upload', () => {
     const started = expectOk(await start({ content_type: 'video/webm' }), 201);
     const refusal = async (response: Response) => ({ status: response.status, code: ((await response.json()) as { code: unknown }).code });
     expect(await refusal(await put(started.upload_url, MP4, 'video/mp4'))).toEqual({ status: 415, code: 'SVC_ERR_UNSUPPORTED_MEDIA_TYPE' });
-    expect(await refusal(await put(started.upload_url.replace(/token=.*/, 'token=nope'), MP4, 'video/webm'))).toEqual({ status: 404, code: 'SVC_ERR_UPLOAD_NOT_PENDING' });
+    expect(await refusal(await put(started.upload_url.replace(/token=.*/, 'token=nope'), MP4, 'video/webm'))).toEqual({
+      status: 404,
+      code: 'SVC_ERR_UPLOAD_NOT_PENDING',
+    });
     expect((await put(started.upload_url.replace(/\?token=.*/, ''), MP4, 'video/webm')).status).toBe(404);
     expect(await refusal(await put(started.upload_url, MP4, 'video/webm'))).toEqual({ status: 422, code: 'SVC_ERR_ASSET_BYTES_MISMATCH' });
     expect(expectOk(await alice.request('GET', `/v1/assets/${started.asset_id}`)).status).toBe('pending_upload');
@@ -370,7 +410,12 @@ describe('video direct upload', () => {
     try {
       // The team envelope is signed with the real time and checked against the shifted node clock,
       // so read the state through a fresh envelope timestamped in node time.
-      const shifted = await alice.request('GET', `/v1/assets/${started.asset_id}`, { timestamp: clock.now().toISOString().replace(/\.\d{3}Z$/, 'Z') });
+      const shifted = await alice.request('GET', `/v1/assets/${started.asset_id}`, {
+        timestamp: clock
+          .now()
+          .toISOString()
+          .replace(/\.\d{3}Z$/, 'Z'),
+      });
       status = expectOk(shifted).status;
     } finally {
       offsetMs = 0;

@@ -56,7 +56,9 @@ describe('the frames the node sends are the contract’s', () => {
     expect((await stream.next()).event).toBe('connected');
     expect((await feed.next()).event).toBe('connected');
 
-    const mail = expectOk(await t.request('POST', '/v1/messages', { token: ann.api_key, body: { to_alias: bob.alias, subject: 'hi', body: 'hello', priority: 'urgent' } }));
+    const mail = expectOk(
+      await t.request('POST', '/v1/messages', { token: ann.api_key, body: { to_alias: bob.alias, subject: 'hi', body: 'hello', priority: 'urgent' } }),
+    );
     expectOk(await t.request('POST', '/v1/chat/sessions', { token: ann.api_key, body: { to_aliases: [bob.alias], message: 'ping' } }));
     expectOk(await t.request('POST', `/v1/agents/${bob.alias}/control`, { token: ann.api_key, body: { signal: 'pause' } }));
     expectOk(await t.request('POST', `/v1/messages/${mail.message_id}/ack`, { token: bob.api_key, body: {} }));
@@ -70,9 +72,13 @@ describe('the frames the node sends are the contract’s', () => {
   });
 
   it('on a chat session’s stream: message and read_receipt', async () => {
-    const started = expectOk(await t.request('POST', '/v1/chat/sessions', { token: ann.api_key, body: { to_aliases: [bob.alias], message: 'are you there?' } }));
+    const started = expectOk(
+      await t.request('POST', '/v1/chat/sessions', { token: ann.api_key, body: { to_aliases: [bob.alias], message: 'are you there?' } }),
+    );
     const stream = await connect(`/v1/chat/sessions/${started.session_id}/stream`, ann.api_key);
-    const reply = expectOk(await t.request('POST', `/v1/chat/sessions/${started.session_id}/messages`, { token: bob.api_key, body: { body: 'here', hang_on: true } }));
+    const reply = expectOk(
+      await t.request('POST', `/v1/chat/sessions/${started.session_id}/messages`, { token: bob.api_key, body: { body: 'here', hang_on: true } }),
+    );
     expectOk(await t.request('POST', `/v1/chat/sessions/${started.session_id}/read`, { token: bob.api_key, body: { up_to_message_id: reply.message_id } }));
     const frames = await stream.take(2);
     expect(frames.map((f) => f.event)).toEqual(['message', 'read_receipt']);

@@ -108,7 +108,10 @@ describe("the owner's feed resumed from further back than it replays", () => {
     es.down();
     await sleep(RETRY_MS * 3);
     const sent: string[] = [];
-    for (let i = 0; i < 5; i++) sent.push(expectOk(await t.request('POST', '/v1/messages', { token: ann.api_key, body: { to_alias: rex.alias, subject: `m${i}`, body: 'x' } })).message_id);
+    for (let i = 0; i < 5; i++)
+      sent.push(
+        expectOk(await t.request('POST', '/v1/messages', { token: ann.api_key, body: { to_alias: rex.alias, subject: `m${i}`, body: 'x' } })).message_id,
+      );
     es.up();
     await es.until(() => es.of('mail_message').length === 5);
     expect(es.of('reset')).toEqual([]);

@@ -94,9 +94,12 @@ describe('a dropped stream resumes with Last-Event-ID: nothing repeated, nothing
     await sleep(300);
     const resumed = connectionEvents(es, 'connected', 1);
     expect(resumed[0]?.type).toBe('connected');
-    expect(resumed.slice(1).map((e) => e.data.message_id ?? e.data.signal_id ?? e.data.slug).sort()).toEqual(
-      [three.message_id, chat.message_id, pause.signal_id, 'resumed-doc'].sort(),
-    );
+    expect(
+      resumed
+        .slice(1)
+        .map((e) => e.data.message_id ?? e.data.signal_id ?? e.data.slug)
+        .sort(),
+    ).toEqual([three.message_id, chat.message_id, pause.signal_id, 'resumed-doc'].sort());
     // Nothing seen before the drop came again, and no frame came twice.
     expect(es.of('mail_message').map((e) => e.data.message_id)).toEqual([...seen.map((m) => m.message_id), three.message_id]);
     // The reconnect that got through sent the id of the last frame received.
@@ -124,7 +127,9 @@ describe('a dropped stream resumes with Last-Event-ID: nothing repeated, nothing
 
     es.down();
     await sleep(RETRY_MS * 3);
-    const later = expectOk(await t.request('POST', `/v1/chat/sessions/${started.session_id}/messages`, { token: bob.api_key, body: { body: 'are you there?' } }));
+    const later = expectOk(
+      await t.request('POST', `/v1/chat/sessions/${started.session_id}/messages`, { token: bob.api_key, body: { body: 'are you there?' } }),
+    );
     expectOk(await t.request('POST', `/v1/chat/sessions/${started.session_id}/read`, { token: bob.api_key, body: { up_to_message_id: reply.message_id } }));
     es.up();
 
@@ -156,7 +161,11 @@ describe('a dropped stream resumes with Last-Event-ID: nothing repeated, nothing
 
     await es.until(() => es.of('connected').length === 2 && es.of('chat_message').some((e) => e.data.message_id === chat.message_id));
     await sleep(300);
-    const mine = (type: string) => es.of(type).filter((e) => e.data.agent_id === rex.agent_id).map((e) => e.data.message_id);
+    const mine = (type: string) =>
+      es
+        .of(type)
+        .filter((e) => e.data.agent_id === rex.agent_id)
+        .map((e) => e.data.message_id);
     expect(mine('mail_message')).toEqual([first.message_id, second.message_id]);
     expect(mine('chat_message')).toEqual([chat.message_id]);
     for (const event of es.events) expect(event.lastEventId).toMatch(/^nf1\.[\w-]+$/);
@@ -184,7 +193,10 @@ describe('every stream', () => {
       expect(stream.retries, name).toEqual([RETRY_MS]);
       expect(stream.comments.filter((c) => c === 'keepalive').length, name).toBeGreaterThanOrEqual(3);
       // Every frame (here: connected, or none on a quiet chat session) carries an id.
-      expect(stream.ids.every((id) => id !== undefined), name).toBe(true);
+      expect(
+        stream.ids.every((id) => id !== undefined),
+        name,
+      ).toBe(true);
     }
   });
 
@@ -195,7 +207,10 @@ describe('every stream', () => {
       await es.until(() => es.source.readyState === es.source.CLOSED, 4000);
       expect(es.events.at(-1), name).toEqual({ type: 'deadline', data: { type: 'deadline', deadline }, lastEventId: expect.any(String) });
       expect(StreamDeadline.strict().safeParse(es.events.at(-1)?.data).success, name).toBe(true);
-      expect(es.requests.map((r) => r.status), name).toEqual([200, 204]);
+      expect(
+        es.requests.map((r) => r.status),
+        name,
+      ).toEqual([200, 204]);
       expect(es.requests[1]?.lastEventId, name).toBe(es.events.at(-1)?.lastEventId);
       expect(es.errors.at(-1), name).toBe(204);
       await sleep(RETRY_MS * 3);
@@ -210,7 +225,8 @@ describe('every stream', () => {
       await es.until(() => es.of('connected').length === 1);
       return es.events[0]!.lastEventId;
     })()) as string;
-    const get = (path: string, token: string, id: string) => t.request('GET', `${path}?deadline=${encodeURIComponent(deadlineIn(30))}`, { token, headers: { 'last-event-id': id } });
+    const get = (path: string, token: string, id: string) =>
+      t.request('GET', `${path}?deadline=${encodeURIComponent(deadlineIn(30))}`, { token, headers: { 'last-event-id': id } });
     for (const id of ['garbage', 'ev1.!!!', `ev1.${Buffer.from('{"mail":-1}').toString('base64url')}`, feedId, `ev1.${'a'.repeat(3000)}`]) {
       expectValidation(await get('/v1/events/stream', rex.api_key, id), 'last-event-id');
     }
@@ -229,7 +245,8 @@ describe("the owner's feed resumed from long ago", () => {
       const to = node.services.identities.create(project_id, { alias: 'to' });
       const start = { mail: node.services.mail.lastId(), chat: 0 };
       const sent: string[] = [];
-      for (let i = 0; i < FEED_REPLAY_LIMIT + 1; i++) sent.push(node.services.mail.send(from.agent_id, SendMailBody.parse({ to_alias: 'to', subject: `#${i}`, body: 'x' })).message_id);
+      for (let i = 0; i < FEED_REPLAY_LIMIT + 1; i++)
+        sent.push(node.services.mail.send(from.agent_id, SendMailBody.parse({ to_alias: 'to', subject: `#${i}`, body: 'x' })).message_id);
       const replay = (mail: number) => {
         const stream = fakeSseStream();
         node.services.wakeFeed.attach(stream, 'node', { mail, chat: 0 });

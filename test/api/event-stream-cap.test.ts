@@ -69,7 +69,8 @@ describe(`at most ${STREAMS_PER_HOLDER} open streams per identity and per owner`
     // Its API key and a session key the owner minted: one identity, one count.
     const session = expectOk(await t.owner('POST', `/v1/node/identities/${rex.agent_id}/session-key`), 201);
     const streams: SseClient[] = [];
-    for (let i = 0; i < STREAMS_PER_HOLDER + EXTRA; i++) streams.push(await openStream('/v1/events/stream', bearer(i % 2 === 0 ? rex.api_key : session.api_key)));
+    for (let i = 0; i < STREAMS_PER_HOLDER + EXTRA; i++)
+      streams.push(await openStream('/v1/events/stream', bearer(i % 2 === 0 ? rex.api_key : session.api_key)));
     await expectOldestClosed(streams, EXTRA);
 
     // Another identity is not affected by rex's count.
@@ -134,13 +135,16 @@ describe(`at most ${STREAMS_PER_HOLDER} open streams per identity and per owner`
     // The oldest stream, read at the byte level: did the response finish (its last chunk came)?
     const oldest = new Promise<{ complete: boolean; text: string }>((resolve, reject) => {
       const target = new URL(`${t.url}${path('/v1/events/stream')}`);
-      const req = httpRequest({ host: target.hostname, port: target.port, path: `${target.pathname}${target.search}`, headers: bearer(rex.api_key), agent: false }, (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => (text += chunk));
-        res.on('end', () => resolve({ complete: res.complete, text }));
-        res.on('error', reject);
-      });
+      const req = httpRequest(
+        { host: target.hostname, port: target.port, path: `${target.pathname}${target.search}`, headers: bearer(rex.api_key), agent: false },
+        (res) => {
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (chunk: string) => (text += chunk));
+          res.on('end', () => resolve({ complete: res.complete, text }));
+          res.on('error', reject);
+        },
+      );
       req.on('error', reject);
       req.end();
     });

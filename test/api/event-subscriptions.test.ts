@@ -32,7 +32,8 @@ describe('/v1/events/subscriptions', () => {
   });
 
   const newIdentity = async (): Promise<any> => createIdentity(t, project.api_key, { alias: `id${++counter}` });
-  const newTeam = async (): Promise<string> => expectOk(await t.owner('POST', '/v1/node/teams', { name: `team${++counter}`, domain: 'subs.test' }), 201).team_id;
+  const newTeam = async (): Promise<string> =>
+    expectOk(await t.owner('POST', '/v1/node/teams', { name: `team${++counter}`, domain: 'subs.test' }), 201).team_id;
   const addMember = async (teamId: string, member: { did_key?: string; did_aw?: string }): Promise<string> => {
     const body = { did_key: member.did_key ?? testKey().didKey, alias: `m${++counter}`, ...(member.did_aw ? { did_aw: member.did_aw } : {}) };
     return expectOk(await t.owner('POST', `/v1/node/teams/${encodeURIComponent(teamId)}/members`, body), 201).certificate.certificate_id;
@@ -216,7 +217,10 @@ describe('docs/doc.changed on the event stream', () => {
     const reader = await member(['c']);
     const [subscription] = node.services.subscriptions.list(reader.agent_id).subscriptions;
     const stream = await connect(reader);
-    const deleted = await fetch(`${node.url}${PATH}/${subscription!.subscription_id}`, { method: 'DELETE', headers: { authorization: `Bearer ${reader.api_key}` } });
+    const deleted = await fetch(`${node.url}${PATH}/${subscription!.subscription_id}`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${reader.api_key}` },
+    });
     expect(deleted.status).toBe(200);
     node.services.appEvents.emit(teamId, changed('c', 2));
     expect(await stream.maybeNext(300)).toBeNull();

@@ -41,9 +41,18 @@ afterEach(() => {
 
 /** bob mails alice, signing it himself as upstream's clients do. */
 async function mailAlice(subject: string, priority?: string): Promise<string> {
-  const envelope: Envelope = { type: 'mail', from: 'bob', to: 'alice', to_did: alice.key.didKey, subject, body: `about ${subject}`, ...(priority ? { priority } : {}) };
+  const envelope: Envelope = {
+    type: 'mail',
+    from: 'bob',
+    to: 'alice',
+    to_did: alice.key.didKey,
+    subject,
+    body: `about ${subject}`,
+    ...(priority ? { priority } : {}),
+  };
   const signed = signedFields(bob.key, envelope, { at: nowSeconds() });
-  return expectOk(await bob.request('POST', '/v1/messages', { to_alias: 'alice', subject, body: envelope.body, ...(priority ? { priority } : {}), ...signed })).message_id;
+  return expectOk(await bob.request('POST', '/v1/messages', { to_alias: 'alice', subject, body: envelope.body, ...(priority ? { priority } : {}), ...signed }))
+    .message_id;
 }
 
 async function goClient(): Promise<AgentEventStream> {
@@ -60,17 +69,40 @@ describe("upstream's Go client on the event stream", () => {
 
     // The snapshot: the unread mail, under the name the client knows (it skips mail_message).
     const snapshot = await go.next();
-    expect(snapshot).toMatchObject({ type: 'actionable_mail', message_id: pending, from_alias: 'bob', subject: 'waiting when it connects', channel: 'mail', wake_mode: 'idle' });
+    expect(snapshot).toMatchObject({
+      type: 'actionable_mail',
+      message_id: pending,
+      from_alias: 'bob',
+      subject: 'waiting when it connects',
+      channel: 'mail',
+      wake_mode: 'idle',
+    });
     expect(isActionableCoordination(snapshot)).toBe(true);
 
     // Live: urgent mail wakes it at once (prompt); a chat message too.
     const urgent = await mailAlice('now', 'urgent');
-    expect(await go.next()).toMatchObject({ type: 'actionable_mail', message_id: urgent, conversation_id: urgent, wake_mode: 'prompt', unread_count: 2, channel: 'mail' });
+    expect(await go.next()).toMatchObject({
+      type: 'actionable_mail',
+      message_id: urgent,
+      conversation_id: urgent,
+      wake_mode: 'prompt',
+      unread_count: 2,
+      channel: 'mail',
+    });
     const chat: Envelope = { type: 'chat', from: 'bob', to: 'alice', to_did: alice.key.didKey, body: 'pair?', wait_seconds: 0 };
     const signed = signedFields(bob.key, chat, { at: nowSeconds() });
     const started = expectOk(await bob.request('POST', '/v1/chat/sessions', { to_aliases: ['alice'], message: chat.body, wait_seconds: 0, ...signed }));
     const woke = await go.next();
-    expect(woke).toMatchObject({ type: 'actionable_chat', session_id: started.session_id, conversation_id: started.session_id, message_id: started.message_id, from_alias: 'bob', wake_mode: 'prompt', channel: 'chat', unread_count: 1 });
+    expect(woke).toMatchObject({
+      type: 'actionable_chat',
+      session_id: started.session_id,
+      conversation_id: started.session_id,
+      message_id: started.message_id,
+      from_alias: 'bob',
+      wake_mode: 'prompt',
+      channel: 'chat',
+      unread_count: 1,
+    });
     expect(isActionableCoordination(woke)).toBe(true);
   });
 

@@ -162,9 +162,7 @@ describe('GET /v1/events/stream', () => {
     expect(mailed?.data.message_id).toBe(queuedMail.message_id);
 
     const started = performance.now();
-    const live = expectOk(
-      await t.request('POST', `/v1/chat/sessions/${before.session_id}/messages`, { token: ann.api_key, body: { body: 'are you there?' } }),
-    );
+    const live = expectOk(await t.request('POST', `/v1/chat/sessions/${before.session_id}/messages`, { token: ann.api_key, body: { body: 'are you there?' } }));
     const frame = await stream.next(1000);
     expect(frame).toMatchObject({ event: 'chat_message', data: { message_id: live.message_id, session_id: before.session_id, from_alias: 'ann' } });
     expect(frame.receivedAt - started).toBeLessThan(500);

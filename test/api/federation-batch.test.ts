@@ -58,7 +58,11 @@ describe('POST /v1/federation/messages/batch', () => {
   let checks: RemoteServer;
 
   beforeAll(async () => {
-    b = await startTestNode({ publicPort: 0, peerRateLimit: { burst: 10, perSecond: 0.01 }, domainBudget: { messages: { burst: 6, perSecond: 0.01 }, bytes: { burst: 1 << 30, perSecond: 1 << 20 } } });
+    b = await startTestNode({
+      publicPort: 0,
+      peerRateLimit: { burst: 10, perSecond: 0.01 },
+      domainBudget: { messages: { burst: 6, perSecond: 0.01 }, bytes: { burst: 1 << 30, perSecond: 1 << 20 } },
+    });
     await createNodeNamespace(b, 'b.test');
     const project = await createProject(b, 'pb', 'b.test');
     bob = await createIdentity(b, project.api_key, persistent('bob'));
@@ -97,7 +101,16 @@ describe('POST /v1/federation/messages/batch', () => {
     const to = (who: string, body: string) => signedMail(zed, { from: 'x.test/zed', to: `b.test/${who}`, body });
     // One of the domain's six was spent above, by the one mail stored: the duplicate and the refused
     // stranger proved nothing new, so they cost the client instead. Five remain.
-    const messages = [to('bob', 'o1'), to('carol', 'o2'), to('bob', 'o3'), to('bob', 'o4'), to('carol', 'o5'), to('bob', 'o6'), to('carol', 'o7'), to('bob', 'o8')];
+    const messages = [
+      to('bob', 'o1'),
+      to('carol', 'o2'),
+      to('bob', 'o3'),
+      to('bob', 'o4'),
+      to('carol', 'o5'),
+      to('bob', 'o6'),
+      to('carol', 'o7'),
+      to('bob', 'o8'),
+    ];
     const { results } = (await (await batch(messages)).json()) as { results: any[] };
     expect(results.map((r) => r.status)).toEqual(['delivered', 'delivered', 'delivered', 'delivered', 'delivered', 'deferred', 'deferred', 'deferred']);
     expect(results[5]).toMatchObject({ code: 'SVC_ERR_RATE_LIMITED', detail: expect.stringMatching(/x\.test's delivery budget is spent/) });
@@ -130,14 +143,20 @@ describe('POST /v1/federation/messages/batch', () => {
       // One each: this node's budget per sending domain is six messages.
       const messages = Object.entries(keys).map(([name, key]) => signedMail(key, { from: `${domain}/${name}`, to: 'b.test/carol', body: name }));
       const { results } = (await (await batch(messages)).json()) as { results: any[] };
-      expect(results.map((r) => r.status), list).toEqual(messages.map(() => 'delivered'));
+      expect(
+        results.map((r) => r.status),
+        list,
+      ).toEqual(messages.map(() => 'delivered'));
       const asked = node.requests.map((r) => r.replace(/^GET /, ''));
       const namespaceAsked = asked.filter((path) => path === `/v1/namespaces/${domain}`);
       const oneByOne = asked.filter((path) => /\/addresses\/s\d$/.test(path));
       expect(namespaceAsked, list).toHaveLength(1);
       if (list === 'none') expect(oneByOne).toHaveLength(5);
       else {
-        expect(asked.filter((path) => path.startsWith(`/v1/namespaces/${domain}/addresses?names=`)), list).toHaveLength(1);
+        expect(
+          asked.filter((path) => path.startsWith(`/v1/namespaces/${domain}/addresses?names=`)),
+          list,
+        ).toHaveLength(1);
         expect(oneByOne, list).toEqual([]);
       }
     }
@@ -161,7 +180,12 @@ describe('POST /v1/federation/messages (one message, as older nodes send)', () =
     await createIdentity(c, (await createProject(c, 'pc', 'c.test')).api_key, persistent('bob'));
     const zed = testKey();
     expectOk(await c.owner('POST', '/v1/node/peers', { domain: 'x.test', url: (await senderNode('x.test', { zed })).url }), 201);
-    const post = (body: unknown) => fetch(`${c.node.info.public_url}/v1/federation/messages`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const post = (body: unknown) =>
+      fetch(`${c.node.info.public_url}/v1/federation/messages`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
     // Three tokens: the first mail's request pays one and its second question to the sender's node
     // another (its sender is not proven yet); the rest give their request's token back.
     const statuses: number[] = [];
@@ -188,7 +212,8 @@ describe('the outbox, per peer node', () => {
 
   afterAll(() => a?.stop());
 
-  const send = async (key: string, to: string, body: string) => expectOk(await a.request('POST', '/v1/messages', { token: key, body: { to_address: to, body } })).message_id as string;
+  const send = async (key: string, to: string, body: string) =>
+    expectOk(await a.request('POST', '/v1/messages', { token: key, body: { to_address: to, body } })).message_id as string;
   const outbound = async (key: string) => expectOk(await a.request('GET', '/v1/messages/outbound', { token: key })).messages as any[];
   const peer = async (domain: string, url: string) => expectOk(await a.owner('POST', '/v1/node/peers', { domain, url }), 201);
   /** Sends `count` mails from alice to `domain` while its node is unknown, so they are all queued before its peer entry appears. */
@@ -202,14 +227,26 @@ describe('the outbox, per peer node', () => {
     return ids.map((id) => rows.get(id)?.status);
   };
   /** Answers a batch: each message's result from `decide`. */
-  const results = (messages: any[], decide: (m: any, i: number) => Record<string, unknown>) => ({ results: messages.map((m, i) => ({ message_id: m.message_id, ...decide(m, i) })) });
+  const results = (messages: any[], decide: (m: any, i: number) => Record<string, unknown>) => ({
+    results: messages.map((m, i) => ({ message_id: m.message_id, ...decide(m, i) })),
+  });
 
   it('delivers many messages in few requests, and follows what each result says', async () => {
     const seen: string[] = [];
     const receiver = await servers.start(async (request, response) => {
       const { messages } = await bodyOf(request);
       seen.push(...messages.map((m: any) => m.body));
-      json(response, 200, results(messages, (m) => (m.body === 'm3' ? { status: 'refused', code: 'X', detail: 'Refused: \u001b[31mno such\u0000 person' } : m.body === 'm5' ? { status: 'duplicate' } : { status: 'delivered' })));
+      json(
+        response,
+        200,
+        results(messages, (m) =>
+          m.body === 'm3'
+            ? { status: 'refused', code: 'X', detail: 'Refused: \u001b[31mno such\u0000 person' }
+            : m.body === 'm5'
+              ? { status: 'duplicate' }
+              : { status: 'delivered' },
+        ),
+      );
     });
     const ids = await queue('many.test', 70);
     await peer('many.test', receiver.url);
@@ -254,7 +291,9 @@ describe('the outbox, per peer node', () => {
     });
     await peer('oldest.test', oldest.url);
     const thread = '8a6f0c0e-5b7e-4f57-9d0c-2f1f5e0f9a11';
-    const id = expectOk(await a.request('POST', '/v1/messages', { token: alice.api_key, body: { to_address: 'oldest.test/bob', body: 'threaded', thread_id: thread } })).message_id;
+    const id = expectOk(
+      await a.request('POST', '/v1/messages', { token: alice.api_key, body: { to_address: 'oldest.test/bob', body: 'threaded', thread_id: thread } }),
+    ).message_id;
     await expect.poll(() => statusesOf([id]), WAIT).toEqual(['delivered']);
     expect(stored).toHaveLength(1);
     expect(stored[0]).toMatchObject({ message_id: id, body: 'threaded' });
@@ -267,7 +306,11 @@ describe('the outbox, per peer node', () => {
       const { messages } = await bodyOf(request);
       times.push(Date.now());
       if (times.length === 1) return response.writeHead(429, { 'retry-after': '1', 'content-type': 'application/json' }).end('{"detail":"slow down"}');
-      json(response, 200, results(messages, () => ({ status: 'delivered' })));
+      json(
+        response,
+        200,
+        results(messages, () => ({ status: 'delivered' })),
+      );
     });
     const first = await queue('busy.test', 3);
     await peer('busy.test', busy.url);
@@ -295,7 +338,11 @@ describe('the outbox, per peer node', () => {
       order.push(...messages.map((m: any) => `${m.from}>${m.to}:${m.body}`));
       await new Promise((resolve) => setTimeout(resolve, 150));
       for (const pair of pairs) open.delete(pair);
-      json(response, 200, results(messages, () => ({ status: 'delivered' })));
+      json(
+        response,
+        200,
+        results(messages, () => ({ status: 'delivered' })),
+      );
     });
     // A backlog first: more of one pair than a batch holds, all due at once when the node appears.
     const backlog = await queue('slow.test', 100, 'r0');
@@ -323,7 +370,7 @@ describe('the outbox, per peer node', () => {
     }
   });
 
-  it("shows the owner what waits for each peer: how many, since when, the next try and the last error", async () => {
+  it('shows the owner what waits for each peer: how many, since when, the next try and the last error', async () => {
     const down = await servers.start((_request, response) => response.destroy());
     await peer('down.test', down.url);
     const ids = await queue('down.test', 2);
@@ -356,7 +403,11 @@ describe('the outbox, per peer node', () => {
     const back = createServer(async (request, response) => {
       const { messages } = await bodyOf(request);
       arrived.push(...messages.map((m: any) => m.message_id));
-      json(response, 200, results(messages, () => ({ status: 'delivered' })));
+      json(
+        response,
+        200,
+        results(messages, () => ({ status: 'delivered' })),
+      );
     });
     await new Promise<void>((resolve) => back.listen(port, '127.0.0.1', resolve));
     try {

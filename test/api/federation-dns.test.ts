@@ -28,7 +28,11 @@ const SLACK_MS = 1_500;
 const WAIT = { timeout: 15_000, interval: 50 };
 
 const postFrom = (t: TestNode, path: string, body: unknown, from: string) =>
-  rawRequest(t.node.info.public_url as string, 'POST', path, { localAddress: from, body: JSON.stringify(body), headers: { 'content-type': 'application/json', connection: 'close' } });
+  rawRequest(t.node.info.public_url as string, 'POST', path, {
+    localAddress: from,
+    body: JSON.stringify(body),
+    headers: { 'content-type': 'application/json', connection: 'close' },
+  });
 const batchFrom = (t: TestNode, messages: unknown[], from: string) => postFrom(t, '/v1/federation/messages/batch', { v: 1, messages }, from);
 /** A mail to bob from `<domain>/mallory`, validly signed by a key of its own. */
 const from = (domain: string) => signedMail(testKey(), { from: `${domain}/mallory`, to: 'b.test/bob', body: `from ${domain}` });
@@ -54,7 +58,8 @@ describe('sender domains whose DNS never answers', () => {
     const answer = await batchFrom(b, domains.map(from), '127.0.0.2');
     expect(performance.now() - started).toBeLessThan(INBOUND_TIME_BUDGET_MS + SLACK_MS);
     expect(answer.status).toBe(200);
-    for (const result of answer.body.results) expect(result).toMatchObject({ status: 'deferred', code: 'SVC_ERR_FEDERATION_BUDGET_SPENT', retry_after: expect.any(Number) });
+    for (const result of answer.body.results)
+      expect(result).toMatchObject({ status: 'deferred', code: 'SVC_ERR_FEDERATION_BUDGET_SPENT', retry_after: expect.any(Number) });
     expect(domains.filter((domain) => b.dns.queries(`_svcid.${domain}`) > 0).length).toBeLessThanOrEqual(MAX_DNS_QUERIES_PER_REQUEST);
   }, 30_000);
 });
@@ -75,8 +80,11 @@ describe('DNS lookups of one request', () => {
     const first = domains('unlisted');
     const results = (await batchFrom(b, first.map(from), '127.0.0.2')).body.results as any[];
     expect(askedOf(first)).toEqual(first.slice(0, MAX_DNS_QUERIES_PER_REQUEST));
-    expect(results.slice(0, MAX_DNS_QUERIES_PER_REQUEST).map((r) => r.code)).toEqual(first.slice(0, MAX_DNS_QUERIES_PER_REQUEST).map(() => 'SVC_ERR_SENDER_NODE_UNKNOWN'));
-    for (const result of results.slice(MAX_DNS_QUERIES_PER_REQUEST)) expect(result).toMatchObject({ status: 'deferred', code: 'SVC_ERR_FEDERATION_BUDGET_SPENT' });
+    expect(results.slice(0, MAX_DNS_QUERIES_PER_REQUEST).map((r) => r.code)).toEqual(
+      first.slice(0, MAX_DNS_QUERIES_PER_REQUEST).map(() => 'SVC_ERR_SENDER_NODE_UNKNOWN'),
+    );
+    for (const result of results.slice(MAX_DNS_QUERIES_PER_REQUEST))
+      expect(result).toMatchObject({ status: 'deferred', code: 'SVC_ERR_FEDERATION_BUDGET_SPENT' });
 
     // Each query and each refusal took a token (16 of the 20, the request's own among them): four
     // are left, so the next request gets two queries out before its client's bucket is dry.
@@ -120,7 +128,10 @@ describe('a sender lookup that failed', () => {
     const controller = testKey();
     const zed = testKey();
     const namespace = { domain: 'verified.test', verification_status: 'verified', controller_did: controller.didKey };
-    expectOk(await b.owner('POST', '/v1/node/peers', { domain: 'verified.test', url: (await vouchingNode(servers, 'verified.test', { zed }, { namespace })).url }), 201);
+    expectOk(
+      await b.owner('POST', '/v1/node/peers', { domain: 'verified.test', url: (await vouchingNode(servers, 'verified.test', { zed }, { namespace })).url }),
+      201,
+    );
     const mail = () => signedMail(zed, { from: 'verified.test/zed', to: 'b.test/bob' });
     b.dns.behaviour['_svcid.verified.test'] = 'servfail';
     expectRefusal(await postFrom(b, '/v1/federation/messages', mail(), '127.0.0.4'), 503, undefined, 'SVC_ERR_SENDER_DNS_FAILED');
@@ -152,8 +163,10 @@ describe('between real nodes, a resolver failure at the receiver', () => {
     expectOk(await b.owner('POST', '/v1/node/peers', { domain: 'a.test', url: a.node.info.public_url }), 201);
 
     b.dns.behaviour['_svcid.a.test'] = 'servfail';
-    const id = expectOk(await a.request('POST', '/v1/messages', { token: alice.api_key, body: { to_address: 'b.test/bob', body: 'through a hiccup' } })).message_id as string;
-    const outbound = async () => (expectOk(await a.request('GET', '/v1/messages/outbound', { token: alice.api_key })).messages as any[]).find((m) => m.message_id === id);
+    const id = expectOk(await a.request('POST', '/v1/messages', { token: alice.api_key, body: { to_address: 'b.test/bob', body: 'through a hiccup' } }))
+      .message_id as string;
+    const outbound = async () =>
+      (expectOk(await a.request('GET', '/v1/messages/outbound', { token: alice.api_key })).messages as any[]).find((m) => m.message_id === id);
     await expect.poll(async () => (await outbound())?.last_error ?? '', WAIT).toMatch(/deferred it: Could not look up a\.test in DNS here/);
     expect((await outbound()).status).not.toBe('bounced');
 

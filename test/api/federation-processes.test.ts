@@ -46,22 +46,35 @@ describe('two node processes', { timeout: 120_000 }, () => {
 
     // Both ways while both are up.
     const hello = await call(b, 'POST', '/v1/messages', { token: bob.api_key, body: { to_address: 'a.test/alice', body: 'hello alice' } });
-    await expect.poll(async () => (await call(a, 'GET', '/v1/messages/inbox', { token: alice.api_key })).messages.map((m: any) => m.message_id), WAIT).toContain(hello.message_id);
+    await expect
+      .poll(async () => (await call(a, 'GET', '/v1/messages/inbox', { token: alice.api_key })).messages.map((m: any) => m.message_id), WAIT)
+      .toContain(hello.message_id);
 
     // Chat both ways: Alice starts it, Bob answers in his copy of the session.
     const chat = await call(a, 'POST', '/v1/chat/sessions', { token: alice.api_key, body: { to_addresses: ['b.test/bob'], message: 'chat across nodes?' } });
-    const bobSession = async () => (await call(b, 'GET', '/v1/chat/sessions', { token: bob.api_key })).sessions.find((s: any) => s.participant_addresses.includes('a.test/alice'));
+    const bobSession = async () =>
+      (await call(b, 'GET', '/v1/chat/sessions', { token: bob.api_key })).sessions.find((s: any) => s.participant_addresses.includes('a.test/alice'));
     await expect.poll(bobSession, WAIT).toBeDefined();
-    const answer = await call(b, 'POST', `/v1/chat/sessions/${(await bobSession()).session_id}/messages`, { token: bob.api_key, body: { body: 'yes, across nodes' } });
+    const answer = await call(b, 'POST', `/v1/chat/sessions/${(await bobSession()).session_id}/messages`, {
+      token: bob.api_key,
+      body: { body: 'yes, across nodes' },
+    });
     await expect
-      .poll(async () => (await call(a, 'GET', `/v1/chat/sessions/${chat.session_id}/messages`, { token: alice.api_key })).messages.map((m: any) => m.message_id), WAIT)
+      .poll(
+        async () => (await call(a, 'GET', `/v1/chat/sessions/${chat.session_id}/messages`, { token: alice.api_key })).messages.map((m: any) => m.message_id),
+        WAIT,
+      )
       .toContain(answer.message_id);
 
     // The receiver goes down; the mail waits in the sender's outbox.
     await b.stop('SIGTERM');
-    const sent = await call(a, 'POST', '/v1/messages', { token: alice.api_key, body: { to_address: 'b.test/bob', subject: 'Outage', body: 'sent while you were down' } });
+    const sent = await call(a, 'POST', '/v1/messages', {
+      token: alice.api_key,
+      body: { to_address: 'b.test/bob', subject: 'Outage', body: 'sent while you were down' },
+    });
     expect(sent.status).toBe('queued');
-    const outbound = async () => (await call(a, 'GET', '/v1/messages/outbound', { token: alice.api_key })).messages.find((m: any) => m.message_id === sent.message_id);
+    const outbound = async () =>
+      (await call(a, 'GET', '/v1/messages/outbound', { token: alice.api_key })).messages.find((m: any) => m.message_id === sent.message_id);
     await expect.poll(async () => (await outbound())?.attempts ?? 0, WAIT).toBeGreaterThanOrEqual(1);
     expect((await outbound()).status).toBe('queued');
 
@@ -73,6 +86,10 @@ describe('two node processes', { timeout: 120_000 }, () => {
     await expect.poll(async () => (await outbound())?.status, WAIT).toBe('delivered');
     const inbox = (await call(b, 'GET', '/v1/messages/inbox?limit=100', { token: bob.api_key })).messages;
     expect(inbox.filter((m: any) => m.message_id === sent.message_id)).toHaveLength(1);
-    expect(inbox.find((m: any) => m.message_id === sent.message_id)).toMatchObject({ from_address: 'a.test/alice', body: 'sent while you were down', origin: 'remote' });
+    expect(inbox.find((m: any) => m.message_id === sent.message_id)).toMatchObject({
+      from_address: 'a.test/alice',
+      body: 'sent while you were down',
+      origin: 'remote',
+    });
   });
 });

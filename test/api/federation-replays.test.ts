@@ -21,7 +21,11 @@ afterAll(() => servers.closeAll());
 
 /** A POST of `body` to the peer listener from the loopback address `from`, on a connection of its own. */
 const postFrom = (t: TestNode, path: string, body: unknown, from: string) =>
-  rawRequest(t.node.info.public_url as string, 'POST', path, { localAddress: from, body: JSON.stringify(body), headers: { 'content-type': 'application/json', connection: 'close' } });
+  rawRequest(t.node.info.public_url as string, 'POST', path, {
+    localAddress: from,
+    body: JSON.stringify(body),
+    headers: { 'content-type': 'application/json', connection: 'close' },
+  });
 const batchFrom = (t: TestNode, messages: unknown[], from: string) => postFrom(t, '/v1/federation/messages/batch', { v: 1, messages }, from);
 
 describe('replayed copies of a real message', () => {
@@ -54,7 +58,10 @@ describe('replayed copies of a real message', () => {
     // request's own token and one more).
     const arrival = (await batchFrom(b, copies, '127.0.0.9')).body.results as any[];
     expect(arrival[0].status).toBe('delivered');
-    expect(arrival.slice(1).map((r) => r.status)).toEqual([...Array.from({ length: BURST - 2 }, () => 'duplicate'), ...Array.from({ length: 64 - BURST + 1 }, () => 'deferred')]);
+    expect(arrival.slice(1).map((r) => r.status)).toEqual([
+      ...Array.from({ length: BURST - 2 }, () => 'duplicate'),
+      ...Array.from({ length: 64 - BURST + 1 }, () => 'deferred'),
+    ]);
 
     const answers = await Promise.all(
       ['127.0.0.2', '127.0.0.3'].map(async (from) => {
@@ -70,7 +77,10 @@ describe('replayed copies of a real message', () => {
       const statuses = (first!.body.results as any[]).map((r) => r.status);
       expect(statuses.filter((s) => s === 'duplicate')).toHaveLength(BURST);
       expect(statuses.filter((s) => s === 'deferred')).toHaveLength(64 - BURST);
-      expect((first!.body.results as any[]).find((r) => r.status === 'deferred')).toMatchObject({ code: 'SVC_ERR_RATE_LIMITED', detail: expect.stringMatching(/too many requests from this client/) });
+      expect((first!.body.results as any[]).find((r) => r.status === 'deferred')).toMatchObject({
+        code: 'SVC_ERR_RATE_LIMITED',
+        detail: expect.stringMatching(/too many requests from this client/),
+      });
       for (const answer of rest) expectRefusal(answer, 429, undefined, 'SVC_ERR_RATE_LIMITED');
     }
 

@@ -48,8 +48,10 @@ afterAll(async () => {
 });
 
 const send = (from: TestNode, token: string, body: Record<string, unknown>) => from.request('POST', '/v1/messages', { token, body });
-const inbox = async (t: TestNode, token: string, query = '') => expectOk(await t.request('GET', `/v1/messages/inbox?limit=100${query}`, { token })).messages as MailMessage[];
-const sent = async (t: TestNode, token: string, query = '') => SentPage.parse(expectOk(await t.request('GET', `/v1/messages/sent?limit=100${query}`, { token }))).messages;
+const inbox = async (t: TestNode, token: string, query = '') =>
+  expectOk(await t.request('GET', `/v1/messages/inbox?limit=100${query}`, { token })).messages as MailMessage[];
+const sent = async (t: TestNode, token: string, query = '') =>
+  SentPage.parse(expectOk(await t.request('GET', `/v1/messages/sent?limit=100${query}`, { token }))).messages;
 const arrived = async (t: TestNode, token: string, id: string) => {
   await expect.poll(async () => (await inbox(t, token)).some((m) => m.message_id === id), WAIT).toBe(true);
   return MailMessage.parse((await inbox(t, token)).find((m) => m.message_id === id));
@@ -126,13 +128,19 @@ describe('a self-custodial identity writing to another node', () => {
     expect(verifyMessageSignature(got)).toBe('verified');
   });
 
-  it('signs the envelope as an upstream client may: without priority or from_stable_id, with the recipient\'s keys, in a thread', async () => {
+  it("signs the envelope as an upstream client may: without priority or from_stable_id, with the recipient's keys, in a thread", async () => {
     const envelope = mailTo({ from_stable_id: null, to_did: bob.did_key, to_stable_id: bob.did_aw, body: 'minimal envelope' });
     const signed = signedFields(key, envelope);
     const thread = randomUUID();
     expectOk(await send(a, sally.api_key, { to_address: 'b.test/bob', subject: envelope.subject, body: envelope.body, thread_id: thread, ...signed }));
     const got = await arrived(b, bob.api_key, signed.message_id!);
-    expect(got).toMatchObject({ from_did: key.didKey, signed_payload: signed.signed_payload, signature_status: 'verified', thread_id: thread, priority: 'normal' });
+    expect(got).toMatchObject({
+      from_did: key.didKey,
+      signed_payload: signed.signed_payload,
+      signature_status: 'verified',
+      thread_id: thread,
+      priority: 'normal',
+    });
   });
 
   it('cannot aim a signature at another identity of the receiving node, or sign as anything but its address', async () => {
@@ -159,22 +167,37 @@ describe('a self-custodial identity writing to another node', () => {
     const first: Envelope = { type: 'chat', from: 'a.test/sally', to: 'b.test/bob', body: 'hi bob, from my own key', wait_seconds: 0 };
     const signed = signedFields(key, first);
     const started = expectOk(
-      await a.request('POST', '/v1/chat/sessions', { token: sally.api_key, body: { to_addresses: ['b.test/bob'], message: first.body, wait_seconds: 0, ...signed } }),
+      await a.request('POST', '/v1/chat/sessions', {
+        token: sally.api_key,
+        body: { to_addresses: ['b.test/bob'], message: first.body, wait_seconds: 0, ...signed },
+      }),
     );
     expect(started.message_id).toBe(signed.message_id);
     const sessions = async () => expectOk(await b.request('GET', '/v1/chat/sessions', { token: bob.api_key })).sessions as any[];
     await expect.poll(async () => (await sessions()).some((s) => s.participant_addresses.includes('a.test/sally')), WAIT).toBe(true);
     const there = (await sessions()).find((s) => s.participant_addresses.includes('a.test/sally'));
-    const history = async (t: TestNode, token: string, id: string) => expectOk(await t.request('GET', `/v1/chat/sessions/${id}/messages`, { token })).messages as any[];
+    const history = async (t: TestNode, token: string, id: string) =>
+      expectOk(await t.request('GET', `/v1/chat/sessions/${id}/messages`, { token })).messages as any[];
     const [got] = await history(b, bob.api_key, there.session_id);
-    expect(got).toMatchObject({ message_id: signed.message_id, from_did: key.didKey, signed_payload: signed.signed_payload, signature_status: 'verified', from_address: 'a.test/sally' });
+    expect(got).toMatchObject({
+      message_id: signed.message_id,
+      from_did: key.didKey,
+      signed_payload: signed.signed_payload,
+      signature_status: 'verified',
+      from_address: 'a.test/sally',
+    });
 
     // A follow-up signed by the client, naming the recipient's key, in the existing session.
     const next: Envelope = { type: 'chat', from: 'a.test/sally', to: 'b.test/bob', to_did: bob.did_key, body: 'still there?', hang_on: true };
     const again = signedFields(key, next);
-    expectOk(await a.request('POST', `/v1/chat/sessions/${started.session_id}/messages`, { token: sally.api_key, body: { body: next.body, hang_on: true, ...again } }));
+    expectOk(
+      await a.request('POST', `/v1/chat/sessions/${started.session_id}/messages`, { token: sally.api_key, body: { body: next.body, hang_on: true, ...again } }),
+    );
     await expect.poll(async () => (await history(b, bob.api_key, there.session_id)).map((m) => m.message_id), WAIT).toContain(again.message_id);
-    expect((await history(b, bob.api_key, there.session_id)).find((m) => m.message_id === again.message_id)).toMatchObject({ signature_status: 'verified', hang_on: true });
+    expect((await history(b, bob.api_key, there.session_id)).find((m) => m.message_id === again.message_id)).toMatchObject({
+      signature_status: 'verified',
+      hang_on: true,
+    });
 
     const answer = expectOk(await b.request('POST', `/v1/chat/sessions/${there.session_id}/messages`, { token: bob.api_key, body: { body: 'yes, here' } }));
     await expect.poll(async () => (await history(a, sally.api_key, started.session_id)).map((m) => m.message_id), WAIT).toContain(answer.message_id);

@@ -23,7 +23,11 @@ afterAll(() => servers.closeAll());
 const SLACK_MS = 1_500;
 
 const postFrom = (t: TestNode, path: string, body: unknown, from: string) =>
-  rawRequest(t.node.info.public_url as string, 'POST', path, { localAddress: from, body: JSON.stringify(body), headers: { 'content-type': 'application/json', connection: 'close' } });
+  rawRequest(t.node.info.public_url as string, 'POST', path, {
+    localAddress: from,
+    body: JSON.stringify(body),
+    headers: { 'content-type': 'application/json', connection: 'close' },
+  });
 
 /** A node with bob, and `count` sender domains (`slow<i>.test`) whose nodes answer each question after `delay()` ms. */
 async function nodeWithSlowSenders(count: number, delay: () => number, options: Parameters<typeof startTestNode>[0] = {}) {

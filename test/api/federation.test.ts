@@ -78,7 +78,12 @@ describe('the peer table (owner API)', () => {
     expectValidation(await a.owner('POST', '/v1/node/peers', { domain: 'x.test' }), 'url');
     expectRefusal(await a.request('GET', '/v1/node/peers'), 401, /owner token/, 'SVC_ERR_OWNER_TOKEN_REQUIRED');
     // A namespace of this node is delivered here: it cannot have a peer.
-    expectRefusal(await a.owner('POST', '/v1/node/peers', { domain: 'A.test', url: 'https://n.test' }), 409, /namespace of this node/, 'SVC_ERR_PEER_DOMAIN_LOCAL');
+    expectRefusal(
+      await a.owner('POST', '/v1/node/peers', { domain: 'A.test', url: 'https://n.test' }),
+      409,
+      /namespace of this node/,
+      'SVC_ERR_PEER_DOMAIN_LOCAL',
+    );
     expectOk(await a.owner('DELETE', '/v1/node/peers/other.test'));
     expectRefusal(await a.owner('DELETE', '/v1/node/peers/other.test'), 404, undefined, 'SVC_ERR_PEER_NOT_FOUND');
   });
@@ -104,7 +109,12 @@ describe('mail to another node', () => {
     expect(verifyMessageSignature(got)).toBe('verified');
     expect(got.signature_status).toBe('verified');
     await expect.poll(async () => (await outboundOf(a, alice.api_key, sent.message_id))?.status, WAIT).toBe('delivered');
-    expect(await outboundOf(a, alice.api_key, sent.message_id)).toMatchObject({ to_address: 'b.test/bob', delivered_to: b.url, attempts: 1, subject: 'Across' });
+    expect(await outboundOf(a, alice.api_key, sent.message_id)).toMatchObject({
+      to_address: 'b.test/bob',
+      delivered_to: b.url,
+      attempts: 1,
+      subject: 'Across',
+    });
   });
 
   it('goes both ways', async () => {
@@ -142,7 +152,7 @@ describe('arrival', () => {
     }
   });
 
-  it('checks DNS too when the sender\'s node reports its namespace DNS-verified', async () => {
+  it("checks DNS too when the sender's node reports its namespace DNS-verified", async () => {
     const namespace = await createNodeNamespace(a, 'v.test');
     a.dns.records['_svcid.v.test'] = [[renderDnsRecord({ controllerDid: namespace.controller_did })]];
     expect(expectOk(await a.request('POST', '/v1/namespaces/v.test/verify')).verification_status).toBe('verified');
@@ -166,7 +176,9 @@ describe('finding the node for a domain', () => {
     const controller = testKey().didKey;
     a.dns.records['_svcid.c.test'] = [[renderDnsRecord({ controllerDid: controller, origin: 'https://node.c.test' })]];
     const sent = expectOk(await send(a, alice.api_key, { to_address: 'c.test/cy', body: 'via DNS' }));
-    await expect.poll(async () => (await outboundOf(a, alice.api_key, sent.message_id))?.last_error ?? '', WAIT).toMatch(/could not reach https:\/\/node\.c\.test/);
+    await expect
+      .poll(async () => (await outboundOf(a, alice.api_key, sent.message_id))?.last_error ?? '', WAIT)
+      .toMatch(/could not reach https:\/\/node\.c\.test/);
     expect((await outboundOf(a, alice.api_key, sent.message_id)).status).toBe('queued');
 
     // The owner points c.test at node B by hand: the waiting mail is tried at once, and B refuses
@@ -245,17 +257,19 @@ describe('key changes while mail waits in the outbox', () => {
     expect(verifyMessageSignature(got)).toBe('verified');
   });
 
-  it('delivers mail signed by an address\'s previous identity after a controller-signed replacement', async () => {
+  it("delivers mail signed by an address's previous identity after a controller-signed replacement", async () => {
     const frank = await createIdentity(a, projectKeyA, persistent('frank'));
     let successor = '';
     const id = await queuedAcross(frank, async () => {
       successor = expectOk(await a.request('POST', `/api/v1/agents/${frank.agent_id}/replace`, { token: a.node.ownerToken })).did_key;
     });
     // The replaced identity's key no longer works, so the arrival is checked on the other side.
-    await expect.poll(async () => (await inbox(b, bob.api_key)).find((m) => m.message_id === id), WAIT).toMatchObject({
-      from_address: 'a.test/frank',
-      from_did: frank.did_key,
-    });
+    await expect
+      .poll(async () => (await inbox(b, bob.api_key)).find((m) => m.message_id === id), WAIT)
+      .toMatchObject({
+        from_address: 'a.test/frank',
+        from_did: frank.did_key,
+      });
     expect(successor).not.toBe(frank.did_key);
   });
 });
@@ -276,11 +290,22 @@ describe('chat with another node', () => {
     const there = (await sessions(b, bob.api_key)).find((s) => s.participant_addresses.includes('a.test/alice'));
     expect(there).toMatchObject({ participants: ['alice'], unread_count: 1 });
     const [first] = await history(b, bob.api_key, there.session_id);
-    expect(first).toMatchObject({ message_id: started.message_id, from_address: 'a.test/alice', from_did: alice.did_key, body: 'Hi Bob, quick question?', from_agent_id: null });
+    expect(first).toMatchObject({
+      message_id: started.message_id,
+      from_address: 'a.test/alice',
+      from_did: alice.did_key,
+      body: 'Hi Bob, quick question?',
+      from_agent_id: null,
+    });
     expect(verifyMessageSignature(first)).toBe('verified');
 
     // Bob answers in his copy of the session; it lands in Alice's.
-    const reply = expectOk(await b.request('POST', `/v1/chat/sessions/${there.session_id}/messages`, { token: bob.api_key, body: { body: 'Sure, go ahead.', reply_to: started.message_id } }));
+    const reply = expectOk(
+      await b.request('POST', `/v1/chat/sessions/${there.session_id}/messages`, {
+        token: bob.api_key,
+        body: { body: 'Sure, go ahead.', reply_to: started.message_id },
+      }),
+    );
     await expect.poll(async () => (await history(a, alice.api_key, started.session_id)).map((m) => m.message_id), WAIT).toContain(reply.message_id);
     const answered = (await history(a, alice.api_key, started.session_id)).find((m) => m.message_id === reply.message_id);
     expect(answered).toMatchObject({ from_address: 'b.test/bob', from_did: bob.did_key, reply_to: started.message_id, body: 'Sure, go ahead.' });
@@ -293,7 +318,12 @@ describe('chat with another node', () => {
   });
 
   it('is two-party across nodes, and needs a sender address', async () => {
-    expectRefusal(await startChat(a, alice.api_key, { to_addresses: ['b.test/bob'], to_aliases: ['dave'], message: 'group?' }), 422, /two participants/, 'SVC_ERR_CHAT_REMOTE_GROUP');
+    expectRefusal(
+      await startChat(a, alice.api_key, { to_addresses: ['b.test/bob'], to_aliases: ['dave'], message: 'group?' }),
+      422,
+      /two participants/,
+      'SVC_ERR_CHAT_REMOTE_GROUP',
+    );
     expectRefusal(await startChat(a, dave.api_key, { to_addresses: ['b.test/bob'], message: 'hi' }), 422, /address/, 'SVC_ERR_SENDER_ADDRESS_REQUIRED');
   });
 
@@ -338,7 +368,12 @@ describe('chat with another node', () => {
     const before = (await history(b, bob.api_key, there.session_id)).length;
     expect(expectOk(await b.request('POST', '/v1/federation/messages', { body: again }))).toEqual({ message_id: first.message_id, status: 'duplicate' });
     expect(await history(b, bob.api_key, there.session_id)).toHaveLength(before);
-    expectRefusal(await b.request('POST', '/v1/federation/messages', { body: { ...again, body: 'altered' } }), 403, /canonical envelope/, 'SVC_ERR_FEDERATION_SIGNATURE_INVALID');
+    expectRefusal(
+      await b.request('POST', '/v1/federation/messages', { body: { ...again, body: 'altered' } }),
+      403,
+      /canonical envelope/,
+      'SVC_ERR_FEDERATION_SIGNATURE_INVALID',
+    );
   });
 });
 
@@ -368,14 +403,29 @@ describe('refusals', () => {
 
   it('refuses a message altered after signing', async () => {
     const mail = signedMail(testKey(), { from: 'a.test/alice', to: 'b.test/bob' });
-    expectRefusal(await b.request('POST', '/v1/federation/messages', { body: { ...mail, body: 'changed' } }), 403, /canonical envelope/, 'SVC_ERR_FEDERATION_SIGNATURE_INVALID');
+    expectRefusal(
+      await b.request('POST', '/v1/federation/messages', { body: { ...mail, body: 'changed' } }),
+      403,
+      /canonical envelope/,
+      'SVC_ERR_FEDERATION_SIGNATURE_INVALID',
+    );
   });
 
   it('refuses a forged signature', async () => {
     const mail = signedMail(testKey(), { from: 'a.test/alice', to: 'b.test/bob' });
-    expectRefusal(await b.request('POST', '/v1/federation/messages', { body: { ...mail, from_did: alice.did_key } }), 403, undefined, 'SVC_ERR_FEDERATION_SIGNATURE_INVALID');
+    expectRefusal(
+      await b.request('POST', '/v1/federation/messages', { body: { ...mail, from_did: alice.did_key } }),
+      403,
+      undefined,
+      'SVC_ERR_FEDERATION_SIGNATURE_INVALID',
+    );
     const other = signedMail(testKey(), { from: 'a.test/alice', to: 'b.test/bob' });
-    expectRefusal(await b.request('POST', '/v1/federation/messages', { body: { ...mail, signature: other.signature } }), 403, /signature/, 'SVC_ERR_FEDERATION_SIGNATURE_INVALID');
+    expectRefusal(
+      await b.request('POST', '/v1/federation/messages', { body: { ...mail, signature: other.signature } }),
+      403,
+      /signature/,
+      'SVC_ERR_FEDERATION_SIGNATURE_INVALID',
+    );
   });
 
   it('refuses a sender whose address resolves to another key on its node', async () => {
@@ -386,13 +436,31 @@ describe('refusals', () => {
 
   it('refuses senders it cannot check: unknown domains, its own namespaces, addresses that do not exist', async () => {
     const key = testKey();
-    expectRefusal(await b.request('POST', '/v1/federation/messages', { body: signedMail(key, { from: 'z.test/zed', to: 'b.test/bob' }) }), 403, /no node is known for z\.test/, 'SVC_ERR_SENDER_NODE_UNKNOWN');
-    expectRefusal(await b.request('POST', '/v1/federation/messages', { body: signedMail(key, { from: 'b.test/bob', to: 'b.test/bob' }) }), 403, /namespace of this node/, 'SVC_ERR_SENDER_NAMESPACE_LOCAL');
-    expectRefusal(await b.request('POST', '/v1/federation/messages', { body: signedMail(key, { from: 'a.test/ghost', to: 'b.test/bob' }) }), 403, /does not exist/, 'SVC_ERR_SENDER_NOT_FOUND');
+    expectRefusal(
+      await b.request('POST', '/v1/federation/messages', { body: signedMail(key, { from: 'z.test/zed', to: 'b.test/bob' }) }),
+      403,
+      /no node is known for z\.test/,
+      'SVC_ERR_SENDER_NODE_UNKNOWN',
+    );
+    expectRefusal(
+      await b.request('POST', '/v1/federation/messages', { body: signedMail(key, { from: 'b.test/bob', to: 'b.test/bob' }) }),
+      403,
+      /namespace of this node/,
+      'SVC_ERR_SENDER_NAMESPACE_LOCAL',
+    );
+    expectRefusal(
+      await b.request('POST', '/v1/federation/messages', { body: signedMail(key, { from: 'a.test/ghost', to: 'b.test/bob' }) }),
+      403,
+      /does not exist/,
+      'SVC_ERR_SENDER_NOT_FOUND',
+    );
   });
 
   it('refuses malformed messages with a validation error', async () => {
     expectValidation(await b.request('POST', '/v1/federation/messages', { body: { v: 1, kind: 'mail' } }), 'message_id');
-    expectValidation(await b.request('POST', '/v1/federation/messages', { body: { ...signedMail(testKey(), { from: 'a.test/alice', to: 'b.test/bob' }), extra: 1 } }), 'extra');
+    expectValidation(
+      await b.request('POST', '/v1/federation/messages', { body: { ...signedMail(testKey(), { from: 'a.test/alice', to: 'b.test/bob' }), extra: 1 } }),
+      'extra',
+    );
   });
 });

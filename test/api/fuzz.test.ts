@@ -23,7 +23,11 @@ async function registeredRoutes(): Promise<string[]> {
   writeFileSync(join(uiDir, 'index.html'), '<!doctype html><title>ui</title>');
   const routes = new Set<string>();
   for (const ui of [uiDir, null]) {
-    const node = await startTestNode({ uiDir: ui, publicPort: 0, onRoute: (_listener, route) => void (route.method !== 'HEAD' && routes.add(routeKey({ method: route.method, path: route.url }))) });
+    const node = await startTestNode({
+      uiDir: ui,
+      publicPort: 0,
+      onRoute: (_listener, route) => void (route.method !== 'HEAD' && routes.add(routeKey({ method: route.method, path: route.url }))),
+    });
     await node.stop();
   }
   rmSync(uiDir, { recursive: true, force: true });
@@ -35,8 +39,14 @@ describe('the fuzz route table', () => {
     const routes = await registeredRoutes();
     const table = ROUTES.map(routeKey);
     expect(new Set(table).size, 'duplicate rows in the route table').toBe(table.length);
-    expect(routes.filter((route) => !table.includes(route)), 'routes missing from test/support/fuzz.ts ROUTES').toEqual([]);
-    expect(table.filter((route) => !routes.includes(route)), 'table rows the server no longer registers').toEqual([]);
+    expect(
+      routes.filter((route) => !table.includes(route)),
+      'routes missing from test/support/fuzz.ts ROUTES',
+    ).toEqual([]);
+    expect(
+      table.filter((route) => !routes.includes(route)),
+      'table rows the server no longer registers',
+    ).toEqual([]);
     expect(routes.length).toBeGreaterThan(100);
   });
 });
@@ -56,7 +66,10 @@ describe('fuzzing every route with bad input (sample)', () => {
     const seed = process.env.FUZZ_SEED === undefined ? undefined : Number(process.env.FUZZ_SEED);
     const summary = await runFuzz(fx, { numRuns: SAMPLE_RUNS, ...(seed === undefined ? {} : { seed }), timeoutMs: 10_000 });
     const report = formatSummary(summary);
-    expect(summary.failures.map((f) => `${f.kind}\n${f.reproduction}`), report).toEqual([]);
+    expect(
+      summary.failures.map((f) => `${f.kind}\n${f.reproduction}`),
+      report,
+    ).toEqual([]);
     expect(summary.cases).toBe(SAMPLE_RUNS);
   }, 90_000);
 });

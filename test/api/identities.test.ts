@@ -48,10 +48,18 @@ describe('owner API: projects and namespaces', () => {
     expectRefusal(await t.owner('POST', '/v1/node/projects', { slug: 'alpha' }), 409, /already exists/, 'SVC_ERR_PROJECT_SLUG_TAKEN');
     expectRefusal(await t.owner('POST', '/v1/node/projects', { slug: 'bad slug' }), 422, /^body.slug: use 1-64 letters, digits/);
     expectValidation(await t.owner('POST', '/v1/node/projects', { slug: 's'.repeat(65) }), 'slug');
-    expectRefusal(await t.owner('POST', '/v1/node/projects', { slug: 'gamma', namespace: 'nobody.test' }), 422, /not controlled/, 'SVC_ERR_PROJECT_NAMESPACE_NOT_HELD');
+    expectRefusal(
+      await t.owner('POST', '/v1/node/projects', { slug: 'gamma', namespace: 'nobody.test' }),
+      422,
+      /not controlled/,
+      'SVC_ERR_PROJECT_NAMESPACE_NOT_HELD',
+    );
     // Asking again for a namespace the node holds answers it, unchanged (not "another controller").
     const held = expectOk(await t.owner('GET', '/v1/node/namespaces')).namespaces.find((n: { domain: string }) => n.domain === DOMAIN);
-    expect(expectOk(await t.owner('POST', '/v1/node/namespaces', { domain: DOMAIN }), 200)).toMatchObject({ domain: DOMAIN, controller_did: held.controller_did });
+    expect(expectOk(await t.owner('POST', '/v1/node/namespaces', { domain: DOMAIN }), 200)).toMatchObject({
+      domain: DOMAIN,
+      controller_did: held.controller_did,
+    });
     expectValidation(await t.owner('POST', '/v1/node/namespaces', { domain: 'not a domain' }), 'domain');
     const slugs = expectOk(await t.owner('GET', '/v1/node/projects')).projects.map((p: { slug: string }) => p.slug);
     expect(slugs.filter((s: string) => s === 'alpha')).toHaveLength(1);
@@ -263,7 +271,12 @@ describe('DELETE /v1/agents/me', () => {
 
   it('refuses a persistent identity with 409 and a clear detail, keeping it', async () => {
     const identity = await createIdentity(t, alpha.api_key, persistent('keeper'));
-    expectRefusal(await t.request('DELETE', '/v1/agents/me', { token: identity.api_key }), 409, /persistent identity.*archive or replace/, 'SVC_ERR_IDENTITY_WRONG_LIFETIME');
+    expectRefusal(
+      await t.request('DELETE', '/v1/agents/me', { token: identity.api_key }),
+      409,
+      /persistent identity.*archive or replace/,
+      'SVC_ERR_IDENTITY_WRONG_LIFETIME',
+    );
     expect(expectOk(await introspect(identity.api_key))).toMatchObject({ agent_id: identity.agent_id, status: 'active' });
     expect(expectOk(await addressOf('keeper')).did_key).toBe(identity.did_key);
   });
@@ -334,8 +347,18 @@ describe('GET /v1/agents/resolve/{namespace}/{name}', () => {
   it('answers 404 for an unknown name or namespace and 401 without a key', async () => {
     const caller = await createIdentity(t, alpha.api_key);
     expectRefusal(await t.request('GET', `/v1/agents/resolve/${DOMAIN}/nobody`, { token: caller.api_key }), 404, undefined, 'SVC_ERR_ADDRESS_NOT_FOUND');
-    expectRefusal(await t.request('GET', '/v1/agents/resolve/unknown.test/resolvable', { token: caller.api_key }), 404, undefined, 'SVC_ERR_NAMESPACE_NOT_FOUND');
-    expectRefusal(await t.request('GET', '/v1/agents/resolve/not_a_domain/resolvable', { token: caller.api_key }), 404, undefined, 'SVC_ERR_NAMESPACE_NOT_FOUND');
+    expectRefusal(
+      await t.request('GET', '/v1/agents/resolve/unknown.test/resolvable', { token: caller.api_key }),
+      404,
+      undefined,
+      'SVC_ERR_NAMESPACE_NOT_FOUND',
+    );
+    expectRefusal(
+      await t.request('GET', '/v1/agents/resolve/not_a_domain/resolvable', { token: caller.api_key }),
+      404,
+      undefined,
+      'SVC_ERR_NAMESPACE_NOT_FOUND',
+    );
     expectRefusal(await t.request('GET', `/v1/agents/resolve/${DOMAIN}/resolvable`), 401);
   });
 });
@@ -458,7 +481,12 @@ describe('owner API: identities', () => {
     expect(created).toMatchObject({ lifetime: 'persistent', address: `${DOMAIN}/direct` });
     expect(created.api_key).toMatch(API_KEY);
     expectValidation(await t.owner('POST', '/v1/node/identities', { project_id: 'nope', name: 'x' }), 'project_id');
-    expectRefusal(await t.owner('POST', '/v1/node/identities', { project_id: '00000000-0000-4000-8000-000000000000', name: 'x' }), 404, undefined, 'SVC_ERR_PROJECT_NOT_FOUND');
+    expectRefusal(
+      await t.owner('POST', '/v1/node/identities', { project_id: '00000000-0000-4000-8000-000000000000', name: 'x' }),
+      404,
+      undefined,
+      'SVC_ERR_PROJECT_NOT_FOUND',
+    );
   });
 });
 

@@ -35,14 +35,22 @@ afterAll(async () => {
   await t.stop();
 });
 
-const asApp = (method: string, path: string, actingAs?: string, json?: unknown) => asOwnerApp(t, agent.teamId, method, path, { json, ...(actingAs === undefined ? {} : { actingAs }) });
+const asApp = (method: string, path: string, actingAs?: string, json?: unknown) =>
+  asOwnerApp(t, agent.teamId, method, path, { json, ...(actingAs === undefined ? {} : { actingAs }) });
 
 /** A fresh shelf profile and an open proposal on it by the agent, changing its mission. */
 async function openProposal(): Promise<{ ref: string; proposal_id: string; body: Record<string, unknown> }> {
   const ref = `worker-${++counter}`;
   expectOk(await agent.request('POST', '/v1/profiles', { body: { files: profileFiles({ ref }) } }), 201);
   const { proposal_asset_digests: digests } = expectOk(await agent.request('GET', `/v1/profiles/${ref}?include=files`));
-  const body = { target: 'profile', profile_ref: ref, content: { schema: CHANGESET_SCHEMA, assets: [{ path: 'profile.yaml#mission', content: `Mission ${counter}.`, base_asset_digest: digests['profile.yaml#mission'] }] } };
+  const body = {
+    target: 'profile',
+    profile_ref: ref,
+    content: {
+      schema: CHANGESET_SCHEMA,
+      assets: [{ path: 'profile.yaml#mission', content: `Mission ${counter}.`, base_asset_digest: digests['profile.yaml#mission'] }],
+    },
+  };
   const proposal = expectOk(await agent.request('POST', '/v1/proposals', { body }), 201);
   return { ref, proposal_id: proposal.proposal_id, body };
 }
@@ -64,15 +72,25 @@ describe('decisions made in the app', () => {
     expect(rejected).toMatchObject({ status: 'rejected', decided_by_alias: 'owner', decided_by_acting_as: { agent_id: bob.agent_id, ...BOB } });
 
     const second = await openProposal();
-    expect(expectOk(await asApp('POST', `/v1/proposals/${second.proposal_id}/reject`))).toMatchObject({ decided_by_alias: 'owner', decided_by_acting_as: null });
+    expect(expectOk(await asApp('POST', `/v1/proposals/${second.proposal_id}/reject`))).toMatchObject({
+      decided_by_alias: 'owner',
+      decided_by_acting_as: null,
+    });
   });
 
   it('record who acted when the approval recheck rejects a stale proposal', async () => {
     const { ref, body } = await openProposal();
     const stale = expectOk(await agent.request('POST', '/v1/proposals', { body }), 201);
-    const open = expectOk(await agent.request('GET', `/v1/proposals?profile_ref=${ref}&status=open`)).find((p: { proposal_id: string }) => p.proposal_id !== stale.proposal_id);
+    const open = expectOk(await agent.request('GET', `/v1/proposals?profile_ref=${ref}&status=open`)).find(
+      (p: { proposal_id: string }) => p.proposal_id !== stale.proposal_id,
+    );
     expectOk(await asApp('POST', `/v1/proposals/${open.proposal_id}/approve`, alice.agent_id));
-    expectRefusal(await asApp('POST', `/v1/proposals/${stale.proposal_id}/approve`, bob.agent_id), 409, /recheck rejected/, 'SVC_ERR_PROPOSAL_RECHECK_REJECTED');
+    expectRefusal(
+      await asApp('POST', `/v1/proposals/${stale.proposal_id}/approve`, bob.agent_id),
+      409,
+      /recheck rejected/,
+      'SVC_ERR_PROPOSAL_RECHECK_REJECTED',
+    );
     const after = expectOk(await agent.request('GET', `/v1/proposals/${stale.proposal_id}`));
     expect(after).toMatchObject({ status: 'rejected', decided_by_alias: 'owner', decided_by_acting_as: { agent_id: bob.agent_id, ...BOB } });
   });

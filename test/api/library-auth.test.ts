@@ -34,7 +34,12 @@ describe('library auth over HTTP', () => {
   });
 
   it('refuses every team route without the headers', async () => {
-    for (const [method, path] of [['GET', '/v1/shelf'], ['POST', '/v1/profiles'], ['GET', '/v1/proposals'], ['POST', '/v1/materialize']] as const) {
+    for (const [method, path] of [
+      ['GET', '/v1/shelf'],
+      ['POST', '/v1/profiles'],
+      ['GET', '/v1/proposals'],
+      ['POST', '/v1/materialize'],
+    ] as const) {
       const res = await t.request(method, path, method === 'POST' ? { body: {} } : {});
       expectRefusal(res, 401, undefined, 'SVC_ERR_AUTH_MISSING');
       expect(res.headers.get('www-authenticate')).toBe('DIDKey');
@@ -91,7 +96,7 @@ describe('library auth over HTTP', () => {
     expect(await shelfRefs()).not.toContain('after-revoke');
   });
 
-  it('keeps teams apart: a member sees only its own team\'s shelf', async () => {
+  it("keeps teams apart: a member sees only its own team's shelf", async () => {
     const outsider = await addTeamMember(t, { team: 'auth-other', domain: 'auth.test' });
     expect(expectOk(await outsider.request('GET', '/v1/shelf')).profiles).toEqual([]);
   });
@@ -118,7 +123,7 @@ describe('library on the peer listener', () => {
     expect(((await res.json()) as { profiles: unknown[] }).profiles).toEqual([]);
   });
 
-  it('refuses an audience that is not one of the surface\'s origins', async () => {
+  it("refuses an audience that is not one of the surface's origins", async () => {
     const publicUrl = peer.node.info.public_url as string;
     const headers = remote.sign('GET', '/v1/shelf', undefined, { aud: 'http://127.0.0.1:1' });
     expect((await fetch(`${publicUrl}/v1/shelf`, { headers })).status).toBe(401);

@@ -55,7 +55,12 @@ describe('import', () => {
     expect(again.status).toBe(200);
     expect(again.body.created).toBe(false);
     const changed = blueprintPayload({ ref: 'immutable.team', profiles: [{ ...coordinator, mission: 'Something else.' }] });
-    expectRefusal(await alice.request('POST', '/v1/blueprints/import', { body: changed }), 409, /immutable|already published/, 'SVC_ERR_BLUEPRINT_VERSION_EXISTS');
+    expectRefusal(
+      await alice.request('POST', '/v1/blueprints/import', { body: changed }),
+      409,
+      /immutable|already published/,
+      'SVC_ERR_BLUEPRINT_VERSION_EXISTS',
+    );
     const read = await t.request('GET', '/v1/blueprints/immutable.team/profiles/coordinator');
     expect(read.body.mission).toBe('Coordinate the team.');
   });
@@ -79,14 +84,24 @@ describe('import', () => {
     expectRefusal(await alice.request('POST', '/v1/blueprints/import', { body: escaping }), 422, undefined, 'SVC_ERR_VALIDATION');
     const headless = { ...payload, files: payload.files.filter((f) => f.path !== 'blueprint.yaml') };
     expectRefusal(await alice.request('POST', '/v1/blueprints/import', { body: headless }), 422, /blueprint\.yaml/, 'SVC_ERR_MANIFEST_INVALID');
-    expectRefusal(await alice.request('POST', '/v1/blueprints/import', { body: { ...payload, schema: 'aweb.blueprint.import-payload.v1' } }), 422, undefined, 'SVC_ERR_VALIDATION');
+    expectRefusal(
+      await alice.request('POST', '/v1/blueprints/import', { body: { ...payload, schema: 'aweb.blueprint.import-payload.v1' } }),
+      422,
+      undefined,
+      'SVC_ERR_VALIDATION',
+    );
   });
 
   it('keeps a ref for the team that first published it', async () => {
     await alice.request('POST', '/v1/blueprints/import', { body: blueprintPayload({ ref: 'owned.team', profiles: [coordinator] }) });
     const takeover = blueprintPayload({ ref: 'owned.team', version: '9.0.0', profiles: [coordinator] });
     expectRefusal(await bob.request('POST', '/v1/blueprints/import', { body: takeover }), 403, /owned by/, 'SVC_ERR_BLUEPRINT_OWNED_BY_OTHER_TEAM');
-    expectRefusal(await bob.request('PUT', '/v1/blueprints/owned.team/tags', { body: { tags: ['mine'] } }), 403, undefined, 'SVC_ERR_BLUEPRINT_OWNED_BY_OTHER_TEAM');
+    expectRefusal(
+      await bob.request('PUT', '/v1/blueprints/owned.team/tags', { body: { tags: ['mine'] } }),
+      403,
+      undefined,
+      'SVC_ERR_BLUEPRINT_OWNED_BY_OTHER_TEAM',
+    );
     expectRefusal(await bob.request('DELETE', '/v1/blueprints/owned.team'), 403, undefined, 'SVC_ERR_BLUEPRINT_OWNED_BY_OTHER_TEAM');
     expect((await t.request('GET', '/v1/blueprints/owned.team')).body.version).toBe('1.0.0');
   });
@@ -130,7 +145,13 @@ describe('public reads and tags', () => {
   it('reads one profile with its manifest fields and profile-relative files', async () => {
     const res = await t.request('GET', '/v1/blueprints/plain.team/profiles/reviewer');
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ blueprint_ref: 'plain.team', blueprint_version: '1.0.0', profile_ref: 'reviewer', version: '0.1.0', mission: 'Review every change.' });
+    expect(res.body).toMatchObject({
+      blueprint_ref: 'plain.team',
+      blueprint_version: '1.0.0',
+      profile_ref: 'reviewer',
+      version: '0.1.0',
+      mission: 'Review every change.',
+    });
     expect(res.body.files.map((f: any) => f.path)).toEqual(['instructions.md', 'profile.yaml']);
     expectRefusal(await t.request('GET', '/v1/blueprints/plain.team/profiles/nobody'), 404, undefined, 'SVC_ERR_BLUEPRINT_PROFILE_NOT_FOUND');
     expectRefusal(await t.request('GET', '/v1/blueprints/nothing.here'), 404, undefined, 'SVC_ERR_BLUEPRINT_NOT_FOUND');
@@ -174,7 +195,12 @@ describe('delete', () => {
     const shelf = await bob.request('GET', '/v1/shelf');
     const held = shelf.body.profiles.find((p: any) => p.profile_ref === 'coordinator');
     expect(held).toMatchObject({ source_blueprint_ref: null, source_blueprint_version: null, update_available: false });
-    expectRefusal(await bob.request('POST', '/v1/profiles/coordinator/update-from-source', { body: { target_version: '0.2.0' } }), 409, /no source/, 'SVC_ERR_PROFILE_NO_SOURCE');
+    expectRefusal(
+      await bob.request('POST', '/v1/profiles/coordinator/update-from-source', { body: { target_version: '0.2.0' } }),
+      409,
+      /no source/,
+      'SVC_ERR_PROFILE_NO_SOURCE',
+    );
     expectRefusal(await alice.request('DELETE', '/v1/blueprints/doomed.team'), 404, undefined, 'SVC_ERR_BLUEPRINT_NOT_FOUND');
   });
 });

@@ -93,7 +93,10 @@ describe('proposals on the owner feed', () => {
             target: 'profile',
             profile_ref: 'drafter',
             summary: 'Sharper mission',
-            content: { schema: CHANGESET_SCHEMA, assets: [{ path: 'profile.yaml#mission', content: 'Draft less, ship more.', base_asset_digest: bases['profile.yaml#mission'] }] },
+            content: {
+              schema: CHANGESET_SCHEMA,
+              assets: [{ path: 'profile.yaml#mission', content: 'Draft less, ship more.', base_asset_digest: bases['profile.yaml#mission'] }],
+            },
           },
         }),
         201,
@@ -123,7 +126,10 @@ describe('library writes on the owner feed, announced by the services', () => {
         body: {
           target: 'profile',
           profile_ref: 'quiet',
-          content: { schema: CHANGESET_SCHEMA, assets: [{ path: 'profile.yaml#mission', content: 'Say less.', base_asset_digest: bases['profile.yaml#mission'] }] },
+          content: {
+            schema: CHANGESET_SCHEMA,
+            assets: [{ path: 'profile.yaml#mission', content: 'Say less.', base_asset_digest: bases['profile.yaml#mission'] }],
+          },
         },
       }),
       201,
@@ -131,8 +137,18 @@ describe('library writes on the owner feed, announced by the services', () => {
     const stream = await ownerFeed();
     try {
       // Refused: the profile exists, the version is not new. Nothing was written, nothing is said.
-      expectRefusal(await author.request('POST', '/v1/profiles', { body: { files: profileFiles({ ref: 'quiet' }) } }), 409, undefined, 'SVC_ERR_PROFILE_EXISTS');
-      expectRefusal(await author.request('POST', '/v1/profiles/quiet/versions', { body: { files: profileFiles({ ref: 'quiet' }) } }), 409, undefined, 'SVC_ERR_PROFILE_VERSION_EXISTS');
+      expectRefusal(
+        await author.request('POST', '/v1/profiles', { body: { files: profileFiles({ ref: 'quiet' }) } }),
+        409,
+        undefined,
+        'SVC_ERR_PROFILE_EXISTS',
+      );
+      expectRefusal(
+        await author.request('POST', '/v1/profiles/quiet/versions', { body: { files: profileFiles({ ref: 'quiet' }) } }),
+        409,
+        undefined,
+        'SVC_ERR_PROFILE_VERSION_EXISTS',
+      );
       const changed = blueprintPayload({ ref: 'quiet.team', profiles: [{ ref: 'quiet', mission: 'Other.' }] });
       expectRefusal(await publisher.request('POST', '/v1/blueprints/import', { body: changed }), 409, undefined, 'SVC_ERR_BLUEPRINT_VERSION_EXISTS');
       // A POST that only computes the home files a runtime writes changes nothing either.
@@ -140,7 +156,12 @@ describe('library writes on the owner feed, announced by the services', () => {
       expect(await stream.maybeNext(200)).toBeNull();
 
       // A new version makes the proposal's base stale: approving it is refused, and the rejection is written.
-      expectOk(await author.request('POST', '/v1/profiles/quiet/versions', { body: { files: profileFiles({ ref: 'quiet', version: '0.2.0', mission: 'Say more.' }) } }), 201);
+      expectOk(
+        await author.request('POST', '/v1/profiles/quiet/versions', {
+          body: { files: profileFiles({ ref: 'quiet', version: '0.2.0', mission: 'Say more.' }) },
+        }),
+        201,
+      );
       expect(await stream.next()).toMatchObject({ event: 'library_changed', data: { team_id: author.teamId } });
       expectRefusal(await reviewer.request('POST', `/v1/proposals/${proposal.proposal_id}/approve`), 409, undefined, 'SVC_ERR_PROPOSAL_RECHECK_REJECTED');
       expect(await stream.next()).toMatchObject({ event: 'library_changed', data: { team_id: author.teamId } });

@@ -39,12 +39,24 @@ const propose = (client: TeamClient, ref: string, assets: unknown[], extra: Reco
 describe('submission', () => {
   it('stores a valid changeset as an open proposal by its author', async () => {
     const { ref, digests } = await freshProfile();
-    const res = await propose(team, ref, [{ path: 'profile.yaml#mission', content: 'A sharper mission.', base_asset_digest: digests['profile.yaml#mission'] }], {
-      summary: 'Sharpen the mission',
-      rationale: 'Reviews kept asking what the role is for.',
-    });
+    const res = await propose(
+      team,
+      ref,
+      [{ path: 'profile.yaml#mission', content: 'A sharper mission.', base_asset_digest: digests['profile.yaml#mission'] }],
+      {
+        summary: 'Sharpen the mission',
+        rationale: 'Reviews kept asking what the role is for.',
+      },
+    );
     expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ target: 'profile', profile_ref: ref, status: 'open', created_by_alias: 'author', summary: 'Sharpen the mission', base_profile_version: '0.1.0' });
+    expect(res.body).toMatchObject({
+      target: 'profile',
+      profile_ref: ref,
+      status: 'open',
+      created_by_alias: 'author',
+      summary: 'Sharpen the mission',
+      base_profile_version: '0.1.0',
+    });
     expect(res.body.proposal_id).toMatch(/^[0-9a-f-]{36}$/);
   });
 
@@ -62,7 +74,10 @@ describe('submission', () => {
       [[{ path: 'instructions.md', content_utf8: 'new' }], 409, 'SVC_ERR_PROPOSAL_BASE_STALE'],
       [[{ path: 'missing.md', delete: true }], 409, 'SVC_ERR_PROPOSAL_BASE_STALE'],
       [
-        [{ path: 'profile.yaml#mission', content: 'a', base_asset_digest: digests['profile.yaml#mission'] }, { path: 'profile.yaml#mission', content: 'b', base_asset_digest: digests['profile.yaml#mission'] }],
+        [
+          { path: 'profile.yaml#mission', content: 'a', base_asset_digest: digests['profile.yaml#mission'] },
+          { path: 'profile.yaml#mission', content: 'b', base_asset_digest: digests['profile.yaml#mission'] },
+        ],
         409,
         'SVC_ERR_PROPOSAL_CHANGES_COLLIDE',
       ],
@@ -71,13 +86,15 @@ describe('submission', () => {
     for (const [assets, status, code] of cases) {
       expectRefusal(await propose(team, ref, assets as unknown[]), status, undefined, code);
     }
-    const wrongSchema = await team.request('POST', '/v1/proposals', { body: { target: 'profile', profile_ref: ref, content: { schema: 'aweb.library.profile-asset-changeset.v1', assets: [] } } });
+    const wrongSchema = await team.request('POST', '/v1/proposals', {
+      body: { target: 'profile', profile_ref: ref, content: { schema: 'aweb.library.profile-asset-changeset.v1', assets: [] } },
+    });
     expectRefusal(wrongSchema, 422, undefined, 'SVC_ERR_VALIDATION');
     expectRefusal(await propose(team, 'no-such-profile', [{ path: 'notes.md', content_utf8: 'x' }]), 404, undefined, 'SVC_ERR_PROFILE_NOT_FOUND');
     expect((await team.request('GET', '/v1/proposals')).body.length).toBe(before);
   });
 
-  it('lists the team\'s proposals newest first, filterable by status', async () => {
+  it("lists the team's proposals newest first, filterable by status", async () => {
     const { ref } = await freshProfile();
     const a = expectOk(await propose(team, ref, [{ path: 'notes/a.md', content_utf8: 'a' }]), 201);
     const b = expectOk(await propose(team, ref, [{ path: 'notes/b.md', content_utf8: 'b' }]), 201);
@@ -101,7 +118,13 @@ describe('approval and rejection', () => {
     const res = expectOk(await reviewer.request('POST', `/v1/proposals/${submitted.proposal_id}/approve`));
     expect(res).toMatchObject({ status: 'approved', decided_by_alias: 'coordinator' });
     const current = expectOk(await team.request('GET', `/v1/profiles/${ref}?include=files`));
-    expect(res.minted).toEqual({ profile_ref: ref, version: '0.1.1', digest: current.digest, supersedes_profile_version: '0.1.0', supersedes_profile_digest: expect.stringMatching(/^sha256:/) });
+    expect(res.minted).toEqual({
+      profile_ref: ref,
+      version: '0.1.1',
+      digest: current.digest,
+      supersedes_profile_version: '0.1.0',
+      supersedes_profile_digest: expect.stringMatching(/^sha256:/),
+    });
     expect(current).toMatchObject({ version: '0.1.1', mission: 'Approved mission.' });
     expect(current.files.find((f: any) => f.path === 'instructions.md').content_utf8).toBe('Better instructions.\n');
     expectRefusal(await reviewer.request('POST', `/v1/proposals/${submitted.proposal_id}/approve`), 409, /already approved/, 'SVC_ERR_PROPOSAL_DECIDED');
@@ -115,7 +138,12 @@ describe('approval and rejection', () => {
     const second = expectOk(await propose(team, ref, [{ path: 'profile.yaml#mission', content: 'Second.', base_asset_digest: base }]), 201);
     expectOk(await reviewer.request('POST', `/v1/proposals/${first.proposal_id}/approve`));
     // Its own code, not the submit-time SVC_ERR_PROPOSAL_BASE_STALE: the UI shows "rejected" without guessing from the 409.
-    expectRefusal(await reviewer.request('POST', `/v1/proposals/${second.proposal_id}/approve`), 409, /stale.*recheck rejected/, 'SVC_ERR_PROPOSAL_RECHECK_REJECTED');
+    expectRefusal(
+      await reviewer.request('POST', `/v1/proposals/${second.proposal_id}/approve`),
+      409,
+      /stale.*recheck rejected/,
+      'SVC_ERR_PROPOSAL_RECHECK_REJECTED',
+    );
     // Decided now: approving again is the ordinary "already decided" refusal.
     expectRefusal(await reviewer.request('POST', `/v1/proposals/${second.proposal_id}/approve`), 409, /already rejected/, 'SVC_ERR_PROPOSAL_DECIDED');
     const after = expectOk(await team.request('GET', `/v1/proposals?profile_ref=${ref}`)).find((p: any) => p.proposal_id === second.proposal_id);
@@ -125,11 +153,21 @@ describe('approval and rejection', () => {
 
   it('composes non-overlapping proposals', async () => {
     const { ref, digests } = await freshProfile();
-    const mission = expectOk(await propose(team, ref, [{ path: 'profile.yaml#mission', content: 'M.', base_asset_digest: digests['profile.yaml#mission'] }]), 201);
+    const mission = expectOk(
+      await propose(team, ref, [{ path: 'profile.yaml#mission', content: 'M.', base_asset_digest: digests['profile.yaml#mission'] }]),
+      201,
+    );
     const skill = expectOk(
       await propose(team, ref, [
         { path: 'skills/review/SKILL.md', content_utf8: '# Review\n' },
-        { path: 'profile.yaml#skills', content: [{ path: 'skills/triage/SKILL.md', kind: 'skill' }, { path: 'skills/review/SKILL.md', kind: 'skill' }], base_asset_digest: digests['profile.yaml#skills'] },
+        {
+          path: 'profile.yaml#skills',
+          content: [
+            { path: 'skills/triage/SKILL.md', kind: 'skill' },
+            { path: 'skills/review/SKILL.md', kind: 'skill' },
+          ],
+          base_asset_digest: digests['profile.yaml#skills'],
+        },
       ]),
       201,
     );
@@ -144,7 +182,10 @@ describe('approval and rejection', () => {
   it('rejects an open proposal once', async () => {
     const { ref } = await freshProfile();
     const submitted = expectOk(await propose(team, ref, [{ path: 'notes.md', content_utf8: 'n' }]), 201);
-    expect(expectOk(await reviewer.request('POST', `/v1/proposals/${submitted.proposal_id}/reject`))).toMatchObject({ status: 'rejected', decided_by_alias: 'coordinator' });
+    expect(expectOk(await reviewer.request('POST', `/v1/proposals/${submitted.proposal_id}/reject`))).toMatchObject({
+      status: 'rejected',
+      decided_by_alias: 'coordinator',
+    });
     expectRefusal(await reviewer.request('POST', `/v1/proposals/${submitted.proposal_id}/reject`), 409, /already rejected/, 'SVC_ERR_PROPOSAL_DECIDED');
     expectRefusal(await reviewer.request('POST', `/v1/proposals/${submitted.proposal_id}/approve`), 409, /already rejected/, 'SVC_ERR_PROPOSAL_DECIDED');
     expect(expectOk(await team.request('GET', `/v1/profiles/${ref}`)).version).toBe('0.1.0');
@@ -167,19 +208,38 @@ describe('bindings and materialize', () => {
 
   it('binds an agent to an exact shelf version and reads it back', async () => {
     const current = expectOk(await team.request('GET', `/v1/profiles/${ref}`));
-    const res = expectOk(await team.request('POST', '/v1/agents/agent-1/profile-binding', { body: { profile_ref: ref, profile_version: '0.1.0', profile_digest: current.digest } }));
+    const res = expectOk(
+      await team.request('POST', '/v1/agents/agent-1/profile-binding', {
+        body: { profile_ref: ref, profile_version: '0.1.0', profile_digest: current.digest },
+      }),
+    );
     expect(res).toMatchObject({ agent_id: 'agent-1', profile_ref: ref, profile_version: '0.1.0', profile_digest: current.digest });
     expect(expectOk(await team.request('GET', '/v1/agents/agent-1/profile-binding'))).toEqual(res);
   });
 
   it('refuses a binding to something not on the shelf', async () => {
-    expectRefusal(await team.request('POST', '/v1/agents/agent-2/profile-binding', { body: { profile_ref: 'nothing' } }), 404, undefined, 'SVC_ERR_PROFILE_NOT_FOUND');
-    expectRefusal(await team.request('POST', '/v1/agents/agent-2/profile-binding', { body: { profile_ref: ref, profile_version: '9.9.9' } }), 404, undefined, 'SVC_ERR_PROFILE_VERSION_NOT_FOUND');
-    expectRefusal(await team.request('POST', '/v1/agents/agent-2/profile-binding', { body: { profile_ref: ref, profile_digest: `sha256:${'1'.repeat(64)}` } }), 409, undefined, 'SVC_ERR_PROFILE_DIGEST_MISMATCH');
+    expectRefusal(
+      await team.request('POST', '/v1/agents/agent-2/profile-binding', { body: { profile_ref: 'nothing' } }),
+      404,
+      undefined,
+      'SVC_ERR_PROFILE_NOT_FOUND',
+    );
+    expectRefusal(
+      await team.request('POST', '/v1/agents/agent-2/profile-binding', { body: { profile_ref: ref, profile_version: '9.9.9' } }),
+      404,
+      undefined,
+      'SVC_ERR_PROFILE_VERSION_NOT_FOUND',
+    );
+    expectRefusal(
+      await team.request('POST', '/v1/agents/agent-2/profile-binding', { body: { profile_ref: ref, profile_digest: `sha256:${'1'.repeat(64)}` } }),
+      409,
+      undefined,
+      'SVC_ERR_PROFILE_DIGEST_MISMATCH',
+    );
     expectRefusal(await team.request('GET', '/v1/agents/agent-2/profile-binding'), 404, /No profile binding/, 'SVC_ERR_BINDING_NOT_FOUND');
   });
 
-  it('materializes a bound agent\'s home for claude-code', async () => {
+  it("materializes a bound agent's home for claude-code", async () => {
     const res = expectOk(await team.request('POST', '/v1/materialize', { body: { agent_id: 'agent-1', runtime_kind: 'claude-code', target: 'local' } }));
     expect(res).toMatchObject({ profile_ref: ref, profile_version: '0.1.0', runtime_kind: 'claude-code', target: 'local', source_blueprint_ref: null });
     const paths = res.home_files.map((f: any) => f.path);
@@ -201,8 +261,23 @@ describe('bindings and materialize', () => {
   });
 
   it('needs a selector and a known target', async () => {
-    expectRefusal(await team.request('POST', '/v1/materialize', { body: { runtime_kind: 'codex', target: 'local' } }), 422, /agent_id|profile_ref/, 'SVC_ERR_MATERIALIZE_SOURCE_MISSING');
-    expectRefusal(await team.request('POST', '/v1/materialize', { body: { profile_ref: ref, runtime_kind: 'codex', target: 'cloud' } }), 422, undefined, 'SVC_ERR_VALIDATION');
-    expectRefusal(await team.request('POST', '/v1/materialize', { body: { agent_id: 'agent-unbound', runtime_kind: 'codex', target: 'local' } }), 404, undefined, 'SVC_ERR_BINDING_NOT_FOUND');
+    expectRefusal(
+      await team.request('POST', '/v1/materialize', { body: { runtime_kind: 'codex', target: 'local' } }),
+      422,
+      /agent_id|profile_ref/,
+      'SVC_ERR_MATERIALIZE_SOURCE_MISSING',
+    );
+    expectRefusal(
+      await team.request('POST', '/v1/materialize', { body: { profile_ref: ref, runtime_kind: 'codex', target: 'cloud' } }),
+      422,
+      undefined,
+      'SVC_ERR_VALIDATION',
+    );
+    expectRefusal(
+      await team.request('POST', '/v1/materialize', { body: { agent_id: 'agent-unbound', runtime_kind: 'codex', target: 'local' } }),
+      404,
+      undefined,
+      'SVC_ERR_BINDING_NOT_FOUND',
+    );
   });
 });

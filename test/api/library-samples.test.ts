@@ -34,7 +34,14 @@ afterAll(async () => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
-const catalog = async (t: TestNode) => expectOk(await t.request('GET', '/v1/blueprints')) as { blueprint_ref: string; owner: string; display_name: string | null; version: string; tags: string[] }[];
+const catalog = async (t: TestNode) =>
+  expectOk(await t.request('GET', '/v1/blueprints')) as {
+    blueprint_ref: string;
+    owner: string;
+    display_name: string | null;
+    version: string;
+    tags: string[];
+  }[];
 
 describe('sample blueprints on a fresh node', { timeout: 60_000 }, () => {
   it('are in the catalog at first start, published by svc-node, tagged, and import onto a team’s shelf', async () => {
@@ -50,11 +57,18 @@ describe('sample blueprints on a fresh node', { timeout: 60_000 }, () => {
 
     // What a newcomer does with one: import it to the team's shelf, bind it, materialize the home.
     const team = await addTeamMember(t, { team: 'platform', domain: 'samples.test', scopes: [...PUBLISHER_SCOPES, 'library:approve'] });
-    expectOk(await team.request('POST', '/v1/shelf/import', { body: { source_blueprint_ref: 'svc-node.release-captain', profile_ref: 'release-captain' } }), 201);
+    expectOk(
+      await team.request('POST', '/v1/shelf/import', { body: { source_blueprint_ref: 'svc-node.release-captain', profile_ref: 'release-captain' } }),
+      201,
+    );
     const shelf = expectOk(await team.request('GET', '/v1/shelf'));
     const captain = shelf.profiles.find((p: any) => p.profile_ref === 'release-captain');
     expect(captain).toBeDefined();
-    expectOk(await team.request('POST', '/v1/agents/agent-1/profile-binding', { body: { profile_ref: 'release-captain', profile_version: '1.0.0', profile_digest: captain.digest } }));
+    expectOk(
+      await team.request('POST', '/v1/agents/agent-1/profile-binding', {
+        body: { profile_ref: 'release-captain', profile_version: '1.0.0', profile_digest: captain.digest },
+      }),
+    );
     const home = expectOk(await team.request('POST', '/v1/materialize', { body: { agent_id: 'agent-1', runtime_kind: 'claude-code', target: 'local' } }));
     const paths = home.home_files.map((f: any) => f.path);
     expect(paths).toEqual(expect.arrayContaining(['AGENTS.md', 'skills/cut-release/SKILL.md', 'artifacts/release-checklist.md']));
@@ -88,6 +102,11 @@ describe('sample blueprints on a fresh node', { timeout: 60_000 }, () => {
     expect(theirs).toMatchObject({ owner: team.teamId, name: 'Our review desk', version: '0.9.0' });
     expect(theirs.versions).toHaveLength(1);
     // The other samples still arrive.
-    expect((await catalog(second)).filter((b) => b.owner === 'svc-node').map((b) => b.blueprint_ref).sort()).toEqual(['svc-node.docs-editor', 'svc-node.release-captain']);
+    expect(
+      (await catalog(second))
+        .filter((b) => b.owner === 'svc-node')
+        .map((b) => b.blueprint_ref)
+        .sort(),
+    ).toEqual(['svc-node.docs-editor', 'svc-node.release-captain']);
   });
 });

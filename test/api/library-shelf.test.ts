@@ -45,26 +45,71 @@ describe('profiles created on the shelf', () => {
       source_profile_digest: null,
     });
     expect(res.body.digest).toMatch(/^sha256:[0-9a-f]{64}$/);
-    expectRefusal(await team.request('POST', '/v1/profiles', { body: { files: profileFiles({ ref: 'writer', version: '0.2.0' }) } }), 409, undefined, 'SVC_ERR_PROFILE_EXISTS');
+    expectRefusal(
+      await team.request('POST', '/v1/profiles', { body: { files: profileFiles({ ref: 'writer', version: '0.2.0' }) } }),
+      409,
+      undefined,
+      'SVC_ERR_PROFILE_EXISTS',
+    );
   });
 
   it('refuses a payload without profile.yaml, or with one that does not parse', async () => {
-    expectRefusal(await team.request('POST', '/v1/profiles', { body: { files: [file('instructions.md', 'x')] } }), 422, /profile\.yaml/, 'SVC_ERR_MANIFEST_INVALID');
-    expectRefusal(await team.request('POST', '/v1/profiles', { body: { files: [file('profile.yaml', 'id: [unclosed')] } }), 422, undefined, 'SVC_ERR_MANIFEST_INVALID');
-    expectRefusal(await team.request('POST', '/v1/profiles', { body: { files: [file('profile.yaml', 'id: x\nversion: 1.0\n')] } }), 422, /version/, 'SVC_ERR_MANIFEST_INVALID');
+    expectRefusal(
+      await team.request('POST', '/v1/profiles', { body: { files: [file('instructions.md', 'x')] } }),
+      422,
+      /profile\.yaml/,
+      'SVC_ERR_MANIFEST_INVALID',
+    );
+    expectRefusal(
+      await team.request('POST', '/v1/profiles', { body: { files: [file('profile.yaml', 'id: [unclosed')] } }),
+      422,
+      undefined,
+      'SVC_ERR_MANIFEST_INVALID',
+    );
+    expectRefusal(
+      await team.request('POST', '/v1/profiles', { body: { files: [file('profile.yaml', 'id: x\nversion: 1.0\n')] } }),
+      422,
+      /version/,
+      'SVC_ERR_MANIFEST_INVALID',
+    );
   });
 
   it('adds versions: new ones only, newer than the latest, keeping the tags', async () => {
     await team.request('POST', '/v1/profiles', { body: { files: profileFiles({ ref: 'editor' }), tags: ['words'] } });
-    const v2 = await team.request('POST', '/v1/profiles/editor/versions', { body: { files: profileFiles({ ref: 'editor', version: '0.2.0', mission: 'Edit.' }) } });
+    const v2 = await team.request('POST', '/v1/profiles/editor/versions', {
+      body: { files: profileFiles({ ref: 'editor', version: '0.2.0', mission: 'Edit.' }) },
+    });
     expect(v2.status).toBe(201);
     expect(v2.body).toMatchObject({ version: '0.2.0', mission: 'Edit.', tags: ['words'] });
-    expectRefusal(await team.request('POST', '/v1/profiles/editor/versions', { body: { files: profileFiles({ ref: 'editor', version: '0.2.0', mission: 'Overwrite?' }) } }), 409, /immutable/, 'SVC_ERR_PROFILE_VERSION_EXISTS');
-    expectRefusal(await team.request('POST', '/v1/profiles/editor/versions', { body: { files: profileFiles({ ref: 'editor', version: '0.1.5' }) } }), 422, /newer/, 'SVC_ERR_PROFILE_VERSION_NOT_NEWER');
-    expectRefusal(await team.request('POST', '/v1/profiles/editor/versions', { body: { files: profileFiles({ ref: 'someone', version: '0.3.0' }) } }), 422, /id/, 'SVC_ERR_PROFILE_ID_MISMATCH');
-    expectRefusal(await team.request('POST', '/v1/profiles/nobody/versions', { body: { files: profileFiles({ ref: 'nobody' }) } }), 404, undefined, 'SVC_ERR_PROFILE_NOT_FOUND');
+    expectRefusal(
+      await team.request('POST', '/v1/profiles/editor/versions', { body: { files: profileFiles({ ref: 'editor', version: '0.2.0', mission: 'Overwrite?' }) } }),
+      409,
+      /immutable/,
+      'SVC_ERR_PROFILE_VERSION_EXISTS',
+    );
+    expectRefusal(
+      await team.request('POST', '/v1/profiles/editor/versions', { body: { files: profileFiles({ ref: 'editor', version: '0.1.5' }) } }),
+      422,
+      /newer/,
+      'SVC_ERR_PROFILE_VERSION_NOT_NEWER',
+    );
+    expectRefusal(
+      await team.request('POST', '/v1/profiles/editor/versions', { body: { files: profileFiles({ ref: 'someone', version: '0.3.0' }) } }),
+      422,
+      /id/,
+      'SVC_ERR_PROFILE_ID_MISMATCH',
+    );
+    expectRefusal(
+      await team.request('POST', '/v1/profiles/nobody/versions', { body: { files: profileFiles({ ref: 'nobody' }) } }),
+      404,
+      undefined,
+      'SVC_ERR_PROFILE_NOT_FOUND',
+    );
     const history = expectOk(await team.request('GET', '/v1/profiles/editor/versions'));
-    expect(history.versions.map((v: any) => [v.version, v.origin])).toEqual([['0.2.0', 'version'], ['0.1.0', 'created']]);
+    expect(history.versions.map((v: any) => [v.version, v.origin])).toEqual([
+      ['0.2.0', 'version'],
+      ['0.1.0', 'created'],
+    ]);
     expect((await team.request('GET', '/v1/profiles/editor?version=0.1.0')).body.mission).toBe('Do what a editor does.');
   });
 
@@ -79,8 +124,11 @@ describe('profiles created on the shelf', () => {
     expect(full.proposal_asset_digests['profile.yaml#event_subscriptions']).toBeUndefined();
   });
 
-  it('sets tags on every version and hides other teams\' profiles', async () => {
-    expect(expectOk(await team.request('PUT', '/v1/profiles/editor/tags', { body: { tags: ['b', 'A'] } }))).toEqual({ profile_ref: 'editor', tags: ['a', 'b'] });
+  it("sets tags on every version and hides other teams' profiles", async () => {
+    expect(expectOk(await team.request('PUT', '/v1/profiles/editor/tags', { body: { tags: ['b', 'A'] } }))).toEqual({
+      profile_ref: 'editor',
+      tags: ['a', 'b'],
+    });
     expect((await team.request('GET', '/v1/profiles/editor?version=0.1.0')).body.tags).toEqual(['a', 'b']);
     expectRefusal(await other.request('GET', '/v1/profiles/editor'), 404, undefined, 'SVC_ERR_PROFILE_NOT_FOUND');
     expect((await other.request('GET', '/v1/shelf')).body.profiles.some((p: any) => p.profile_ref === 'editor')).toBe(false);
@@ -115,9 +163,24 @@ describe('import from the catalog', () => {
 
   it('refuses the same ref from a different source, and an unknown source', async () => {
     await publishBlueprint('rival.team', '1.0.0', [{ ref: 'analyst' }]);
-    expectRefusal(await team.request('POST', '/v1/shelf/import', { body: { source_blueprint_ref: 'rival.team', profile_ref: 'analyst' } }), 409, undefined, 'SVC_ERR_PROFILE_EXISTS');
-    expectRefusal(await team.request('POST', '/v1/shelf/import', { body: { source_blueprint_ref: 'missing.team', profile_ref: 'analyst' } }), 404, undefined, 'SVC_ERR_BLUEPRINT_NOT_FOUND');
-    expectRefusal(await team.request('POST', '/v1/shelf/import', { body: { source_blueprint_ref: 'source.team', profile_ref: 'ghost' } }), 404, undefined, 'SVC_ERR_BLUEPRINT_PROFILE_NOT_FOUND');
+    expectRefusal(
+      await team.request('POST', '/v1/shelf/import', { body: { source_blueprint_ref: 'rival.team', profile_ref: 'analyst' } }),
+      409,
+      undefined,
+      'SVC_ERR_PROFILE_EXISTS',
+    );
+    expectRefusal(
+      await team.request('POST', '/v1/shelf/import', { body: { source_blueprint_ref: 'missing.team', profile_ref: 'analyst' } }),
+      404,
+      undefined,
+      'SVC_ERR_BLUEPRINT_NOT_FOUND',
+    );
+    expectRefusal(
+      await team.request('POST', '/v1/shelf/import', { body: { source_blueprint_ref: 'source.team', profile_ref: 'ghost' } }),
+      404,
+      undefined,
+      'SVC_ERR_BLUEPRINT_PROFILE_NOT_FOUND',
+    );
   });
 
   it('flags a newer source version on the shelf', async () => {
@@ -157,7 +220,13 @@ describe('update from source', () => {
     await upstream('2.0.0', { mission: 'Build better things.', instructions: 'New upstream instructions.\n' });
 
     const preview = expectOk(await team.request('POST', '/v1/profiles/builder/update-from-source', { body: { target_version: '0.2.0', dry_run: true } }));
-    expect(preview).toMatchObject({ version: '0.1.1', updated: false, dry_run: true, updated_parts: ['field:mission'], preserved_parts: ['file:instructions.md'] });
+    expect(preview).toMatchObject({
+      version: '0.1.1',
+      updated: false,
+      dry_run: true,
+      updated_parts: ['field:mission'],
+      preserved_parts: ['file:instructions.md'],
+    });
     expectRefusal(await team.request('GET', '/v1/profiles/builder?version=0.2.0'), 404, undefined, 'SVC_ERR_PROFILE_VERSION_NOT_FOUND');
     expect(await shelfEntry(team, 'builder')).toMatchObject({ source_blueprint_version: '1.0.0', update_available: true });
 
@@ -178,10 +247,22 @@ describe('update from source', () => {
 
   it('pins a requested source version and refuses a target version that exists', async () => {
     await upstream('2.1.0', { mission: 'Build the best things.', instructions: 'New upstream instructions.\n' });
-    expectRefusal(await team.request('POST', '/v1/profiles/builder/update-from-source', { body: { target_version: '0.2.0' } }), 409, undefined, 'SVC_ERR_PROFILE_VERSION_EXISTS');
-    expectRefusal(await team.request('POST', '/v1/profiles/builder/update-from-source', { body: { target_version: '0.3.0', source_blueprint_version: '9.9.9' } }), 404, undefined, 'SVC_ERR_BLUEPRINT_VERSION_NOT_FOUND');
+    expectRefusal(
+      await team.request('POST', '/v1/profiles/builder/update-from-source', { body: { target_version: '0.2.0' } }),
+      409,
+      undefined,
+      'SVC_ERR_PROFILE_VERSION_EXISTS',
+    );
+    expectRefusal(
+      await team.request('POST', '/v1/profiles/builder/update-from-source', { body: { target_version: '0.3.0', source_blueprint_version: '9.9.9' } }),
+      404,
+      undefined,
+      'SVC_ERR_BLUEPRINT_VERSION_NOT_FOUND',
+    );
     expectRefusal(await team.request('POST', '/v1/profiles/builder/update-from-source', { body: {} }), 422, undefined, 'SVC_ERR_VALIDATION');
-    const res = expectOk(await team.request('POST', '/v1/profiles/builder/update-from-source', { body: { target_version: '0.3.0', source_blueprint_version: '2.1.0' } }));
+    const res = expectOk(
+      await team.request('POST', '/v1/profiles/builder/update-from-source', { body: { target_version: '0.3.0', source_blueprint_version: '2.1.0' } }),
+    );
     expect(res).toMatchObject({ version: '0.3.0', updated_parts: ['field:mission'], source_blueprint_version: '2.1.0' });
   });
 });
@@ -198,7 +279,13 @@ describe('publish', () => {
       body: { blueprint_version: '1.0.0', new_blueprint: { blueprint_ref: 'field.team', name: 'Field team', tags: ['Outdoor'], readme: '# Field team\n' } },
     });
     expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ blueprint_ref: 'field.team', blueprint_version: '1.0.0', profile_ref: 'scout', profile_version: '0.1.0', profile_digest: shelf.digest });
+    expect(res.body).toMatchObject({
+      blueprint_ref: 'field.team',
+      blueprint_version: '1.0.0',
+      profile_ref: 'scout',
+      profile_version: '0.1.0',
+      profile_digest: shelf.digest,
+    });
     const blueprint = expectOk(await t.request('GET', '/v1/blueprints/field.team'));
     expect(blueprint).toMatchObject({ name: 'Field team', tags: ['outdoor'], digest: res.body.blueprint_digest });
     expect(blueprint.files.map((f: any) => f.path)).toEqual(expect.arrayContaining(['blueprint.yaml', 'README.md', 'profiles/scout/profile.yaml']));
@@ -213,19 +300,51 @@ describe('publish', () => {
     expect(blueprint.files.find((f: any) => f.path === 'README.md').content_utf8).toBe('# Field team\n');
     expect(blueprint.tags).toEqual(['outdoor']);
     // Publishing the same profile into the same version again would change nothing.
-    expectRefusal(await team.request('POST', '/v1/profiles/courier/publish', { body: { blueprint_version: '1.1.0', target_blueprint_ref: 'field.team' } }), 409, /exactly this content/, 'SVC_ERR_BLUEPRINT_VERSION_UNCHANGED');
+    expectRefusal(
+      await team.request('POST', '/v1/profiles/courier/publish', { body: { blueprint_version: '1.1.0', target_blueprint_ref: 'field.team' } }),
+      409,
+      /exactly this content/,
+      'SVC_ERR_BLUEPRINT_VERSION_UNCHANGED',
+    );
   });
 
   it('needs exactly one target, an owned blueprint, and a free ref for a new one', async () => {
-    expectRefusal(await team.request('POST', '/v1/profiles/scout/publish', { body: { blueprint_version: '2.0.0' } }), 422, /exactly one/, 'SVC_ERR_PUBLISH_TARGET_AMBIGUOUS');
+    expectRefusal(
+      await team.request('POST', '/v1/profiles/scout/publish', { body: { blueprint_version: '2.0.0' } }),
+      422,
+      /exactly one/,
+      'SVC_ERR_PUBLISH_TARGET_AMBIGUOUS',
+    );
     const both = { blueprint_version: '2.0.0', target_blueprint_ref: 'field.team', new_blueprint: { blueprint_ref: 'x.team', name: 'X' } };
     expectRefusal(await team.request('POST', '/v1/profiles/scout/publish', { body: both }), 422, /exactly one/, 'SVC_ERR_PUBLISH_TARGET_AMBIGUOUS');
-    expectRefusal(await team.request('POST', '/v1/profiles/scout/publish', { body: { blueprint_version: '2.0.0', new_blueprint: { blueprint_ref: 'field.team', name: 'Again' } } }), 409, undefined, 'SVC_ERR_BLUEPRINT_EXISTS');
+    expectRefusal(
+      await team.request('POST', '/v1/profiles/scout/publish', {
+        body: { blueprint_version: '2.0.0', new_blueprint: { blueprint_ref: 'field.team', name: 'Again' } },
+      }),
+      409,
+      undefined,
+      'SVC_ERR_BLUEPRINT_EXISTS',
+    );
     await other.request('POST', '/v1/profiles', { body: { files: profileFiles({ ref: 'intruder' }) } });
-    expectRefusal(await other.request('POST', '/v1/profiles/intruder/publish', { body: { blueprint_version: '3.0.0', target_blueprint_ref: 'field.team' } }), 403, undefined, 'SVC_ERR_SCOPE_MISSING');
+    expectRefusal(
+      await other.request('POST', '/v1/profiles/intruder/publish', { body: { blueprint_version: '3.0.0', target_blueprint_ref: 'field.team' } }),
+      403,
+      undefined,
+      'SVC_ERR_SCOPE_MISSING',
+    );
     const otherPublisher = await addTeamMember(t, { teamId: other.teamId, scopes: PUBLISHER_SCOPES });
-    expectRefusal(await otherPublisher.request('POST', '/v1/profiles/intruder/publish', { body: { blueprint_version: '3.0.0', target_blueprint_ref: 'field.team' } }), 403, /owned by/, 'SVC_ERR_BLUEPRINT_OWNED_BY_OTHER_TEAM');
-    expectRefusal(await team.request('POST', '/v1/profiles/scout/publish', { body: { blueprint_version: '1.0.5', target_blueprint_ref: 'field.team' } }), 422, /newer/, 'SVC_ERR_BLUEPRINT_VERSION_NOT_NEWER');
+    expectRefusal(
+      await otherPublisher.request('POST', '/v1/profiles/intruder/publish', { body: { blueprint_version: '3.0.0', target_blueprint_ref: 'field.team' } }),
+      403,
+      /owned by/,
+      'SVC_ERR_BLUEPRINT_OWNED_BY_OTHER_TEAM',
+    );
+    expectRefusal(
+      await team.request('POST', '/v1/profiles/scout/publish', { body: { blueprint_version: '1.0.5', target_blueprint_ref: 'field.team' } }),
+      422,
+      /newer/,
+      'SVC_ERR_BLUEPRINT_VERSION_NOT_NEWER',
+    );
   });
 });
 
@@ -235,7 +354,14 @@ describe('delete', () => {
     await team.request('POST', '/v1/profiles/temp/versions', { body: { files: profileFiles({ ref: 'temp', version: '0.2.0' }) } });
     expectOk(await team.request('POST', '/v1/agents/agent-temp/profile-binding', { body: { profile_ref: 'temp' } }));
     const digests = expectOk(await team.request('GET', '/v1/profiles/temp?include=files')).proposal_asset_digests;
-    const proposal = { target: 'profile', profile_ref: 'temp', content: { schema: 'svc.library.profile-asset-changeset.v1', assets: [{ path: 'profile.yaml#mission', content: 'Temporary.', base_asset_digest: digests['profile.yaml#mission'] }] } };
+    const proposal = {
+      target: 'profile',
+      profile_ref: 'temp',
+      content: {
+        schema: 'svc.library.profile-asset-changeset.v1',
+        assets: [{ path: 'profile.yaml#mission', content: 'Temporary.', base_asset_digest: digests['profile.yaml#mission'] }],
+      },
+    };
     const submitted = expectOk(await team.request('POST', '/v1/proposals', { body: proposal }), 201);
 
     const res = expectOk(await team.request('DELETE', '/v1/profiles/temp'));
@@ -289,6 +415,7 @@ describe('paging the shelf (ours: limit and after)', () => {
 
   it('refuses a limit outside 1..500 and an after that is not a profile_ref', async () => {
     for (const limit of ['0', '501', '-1', '1.5', 'ten', '']) expectValidation(await pager.request('GET', `/v1/shelf?limit=${limit}`), 'limit');
-    for (const after of ['Alpha', '-x', '%2E%2E', '', 'a'.repeat(129)]) expectValidation(await pager.request('GET', `/v1/shelf?limit=2&after=${after}`), 'after');
+    for (const after of ['Alpha', '-x', '%2E%2E', '', 'a'.repeat(129)])
+      expectValidation(await pager.request('GET', `/v1/shelf?limit=2&after=${after}`), 'after');
   });
 });

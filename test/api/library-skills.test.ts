@@ -70,7 +70,11 @@ describe('skills added as files', () => {
   });
 
   it('declares skills in a profile created with them, next to those it declares already', async () => {
-    const files = profileFiles({ ref: 'pair', skills: { planning: '# Plan\n' }, files: { 'skills/testing/SKILL.md': '# Test\n', 'skills/notes.md': 'not a skill' } });
+    const files = profileFiles({
+      ref: 'pair',
+      skills: { planning: '# Plan\n' },
+      files: { 'skills/testing/SKILL.md': '# Test\n', 'skills/notes.md': 'not a skill' },
+    });
     const created = expectOk(await team.request('POST', '/v1/profiles', { body: { files } }), 201);
     expect(created.registered_skills).toEqual(['skills/testing/SKILL.md']);
     const stored = expectOk(await team.request('GET', '/v1/profiles/pair?include=files'));
@@ -103,7 +107,12 @@ describe('skills added as files', () => {
 
   it('refuses a new version whose profile.yaml does not read, storing nothing', async () => {
     const bad = [file('profile.yaml', 'id: reviewer\nversion: 0.3.0\nskills: nope\n'), file('skills/x/SKILL.md', '# X\n')];
-    expectRefusal(await team.request('POST', '/v1/profiles/reviewer/versions', { body: { files: bad } }), 422, /skills must be a list/, 'SVC_ERR_MANIFEST_INVALID');
+    expectRefusal(
+      await team.request('POST', '/v1/profiles/reviewer/versions', { body: { files: bad } }),
+      422,
+      /skills must be a list/,
+      'SVC_ERR_MANIFEST_INVALID',
+    );
     expect(expectOk(await team.request('GET', '/v1/profiles/reviewer')).version).toBe('0.2.0');
   });
 });

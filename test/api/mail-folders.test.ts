@@ -39,7 +39,8 @@ const mailTo = async (to: any, subject: string, body = `about ${subject}`) => (a
 const inbox = (who: any, query = '') => t.request('GET', `/v1/messages/inbox${query}`, { token: who.api_key });
 const ids = async (who: any, query = ''): Promise<string[]> => expectOk(await inbox(who, query)).messages.map((m: any) => m.message_id);
 const one = async (who: any, id: string) => expectOk(await inbox(who, `?message_id=${id}`)).messages[0];
-const act = (who: any, id: string, action: 'archive' | 'unarchive' | 'unread' | 'ack') => t.request('POST', `/v1/messages/${id}/${action}`, { token: who.api_key });
+const act = (who: any, id: string, action: 'archive' | 'unarchive' | 'unread' | 'ack') =>
+  t.request('POST', `/v1/messages/${id}/${action}`, { token: who.api_key });
 const remove = (who: any, id: string) => t.request('DELETE', `/v1/messages/${id}`, { token: who.api_key });
 const sent = (who: any, query = '') => t.request('GET', `/v1/messages/sent${query}`, { token: who.api_key });
 const rendered = (who: any, id: string) => t.request('GET', `/v1/messages/${id}/rendered`, { token: who.api_key });
@@ -108,7 +109,8 @@ describe('delete', () => {
     expect(await ids(bo, `?message_id=${id}`)).toEqual([]);
     // Gone for the recipient: every action on it is a 404, deleting it again too.
     expectRefusal(await remove(bo, id), 404, /Message not found/, 'SVC_ERR_MESSAGE_NOT_FOUND');
-    for (const action of ['archive', 'unarchive', 'unread', 'ack'] as const) expectRefusal(await act(bo, id, action), 404, /Message not found/, 'SVC_ERR_MESSAGE_NOT_FOUND');
+    for (const action of ['archive', 'unarchive', 'unread', 'ack'] as const)
+      expectRefusal(await act(bo, id, action), 404, /Message not found/, 'SVC_ERR_MESSAGE_NOT_FOUND');
     expectRefusal(await rendered(bo, id), 404, undefined, 'SVC_ERR_MESSAGE_NOT_FOUND');
 
     const item = expectOk(await sent(ann, '?limit=200')).messages.find((m: any) => m.message_id === id);
@@ -129,7 +131,8 @@ describe('refusals leave the mail as it was', () => {
     const id = await mailTo(bo, 'only bo acts on this');
     const before = await one(bo, id);
     for (const who of [ann, outsider]) {
-      for (const action of ['archive', 'unarchive', 'unread'] as const) expectRefusal(await act(who, id, action), 404, /Message not found/, 'SVC_ERR_MESSAGE_NOT_FOUND');
+      for (const action of ['archive', 'unarchive', 'unread'] as const)
+        expectRefusal(await act(who, id, action), 404, /Message not found/, 'SVC_ERR_MESSAGE_NOT_FOUND');
       expectRefusal(await remove(who, id), 404, /Message not found/, 'SVC_ERR_MESSAGE_NOT_FOUND');
     }
     expectRefusal(await rendered(outsider, id), 404, undefined, 'SVC_ERR_MESSAGE_NOT_FOUND');
@@ -218,7 +221,13 @@ describe('GET /v1/messages/sent', () => {
     expect([...seconds].sort().reverse()).toEqual(seconds);
     const remote = all.filter((m: any) => m.destination === 'remote');
     expect(remote).toHaveLength(4);
-    expect(remote[0]).toMatchObject({ status: 'queued', to_did: null, to_alias: null, attempts: expect.any(Number), body: expect.stringMatching(/^mail \d+$/) });
+    expect(remote[0]).toMatchObject({
+      status: 'queued',
+      to_did: null,
+      to_alias: null,
+      attempts: expect.any(Number),
+      body: expect.stringMatching(/^mail \d+$/),
+    });
     expect(remote[0].to).toMatch(/^nowhere\.example\/r\d+$/);
 
     for (const limit of [1, 2, 5]) {
@@ -345,9 +354,15 @@ describe('MCP tools', () => {
     expect(list.isError).toBe(false);
     expect(list.body.messages.find((m: any) => m.message_id === id)).toMatchObject({ subject: 'via MCP', status: 'delivered' });
 
-    expect(await annMcp.call('delete_message', { message_id: id })).toEqual({ isError: true, body: { error: 'Message not found', status: 404, code: 'SVC_ERR_MESSAGE_NOT_FOUND' } });
+    expect(await annMcp.call('delete_message', { message_id: id })).toEqual({
+      isError: true,
+      body: { error: 'Message not found', status: 404, code: 'SVC_ERR_MESSAGE_NOT_FOUND' },
+    });
     expect((await boMcp.call('delete_message', { message_id: id })).body).toEqual({ message_id: id, deleted_at: expect.any(String) });
-    expect(await boMcp.call('archive_message', { message_id: id })).toEqual({ isError: true, body: { error: 'Message not found', status: 404, code: 'SVC_ERR_MESSAGE_NOT_FOUND' } });
+    expect(await boMcp.call('archive_message', { message_id: id })).toEqual({
+      isError: true,
+      body: { error: 'Message not found', status: 404, code: 'SVC_ERR_MESSAGE_NOT_FOUND' },
+    });
     expect((await annMcp.call('list_sent', { before: UNKNOWN })).body).toMatchObject({ status: 422, code: 'SVC_ERR_VALIDATION' });
   });
 });
@@ -381,13 +396,21 @@ describe('Sent with another node: queued, delivered and bounced', () => {
     const bounced = await post({ to_address: 'sent-b.test/nobody', subject: 'Nobody there', body: 'x' });
     const queued = await post({ to_address: 'unknown-node.example/zed', subject: 'Waiting', body: 'y' });
     expectOk(await a.request('POST', '/v1/chat/sessions', { token: alice.api_key, body: { to_addresses: ['sent-b.test/bob'], message: 'a chat, not mail' } }));
-    const byId = async () => new Map<string, any>(expectOk(await a.request('GET', '/v1/messages/sent', { token: alice.api_key })).messages.map((m: any) => [m.message_id, m]));
+    const byId = async () =>
+      new Map<string, any>(expectOk(await a.request('GET', '/v1/messages/sent', { token: alice.api_key })).messages.map((m: any) => [m.message_id, m]));
 
     await expect.poll(async () => (await byId()).get(delivered.message_id)?.status, WAIT).toBe('delivered');
     await expect.poll(async () => (await byId()).get(bounced.message_id)?.status, WAIT).toBe('bounced');
     const items = await byId();
     expect(items.size).toBe(3);
-    expect(items.get(delivered.message_id)).toMatchObject({ destination: 'remote', to: 'sent-b.test/bob', delivered_to: b.url, attempts: 1, settled_at: expect.any(String), next_attempt_at: null });
+    expect(items.get(delivered.message_id)).toMatchObject({
+      destination: 'remote',
+      to: 'sent-b.test/bob',
+      delivered_to: b.url,
+      attempts: 1,
+      settled_at: expect.any(String),
+      next_attempt_at: null,
+    });
     expect(items.get(bounced.message_id)).toMatchObject({ destination: 'remote', last_error: expect.stringMatching(/nobody/), settled_at: expect.any(String) });
     expect(items.get(queued.message_id)).toMatchObject({ status: 'queued', next_attempt_at: expect.any(String), settled_at: null });
     // The sender renders what it sent to another node from its outbox copy.
@@ -399,10 +422,19 @@ describe('Sent with another node: queued, delivered and bounced', () => {
   });
 
   it("answers GET /v1/messages/sent/{message_id} for a federated send with the outbox's delivery state; on the recipient's node it is not bob's sent mail", async () => {
-    const sent = expectOk(await a.request('POST', '/v1/messages', { token: alice.api_key, body: { to_address: 'sent-b.test/bob', subject: 'Across', body: 'hello' } }));
+    const sent = expectOk(
+      await a.request('POST', '/v1/messages', { token: alice.api_key, body: { to_address: 'sent-b.test/bob', subject: 'Across', body: 'hello' } }),
+    );
     const one = async () => expectOk(await a.request('GET', `/v1/messages/sent/${sent.message_id}`, { token: alice.api_key }));
     await expect.poll(async () => (await one()).status, WAIT).toBe('delivered');
-    expect(await one()).toMatchObject({ destination: 'remote', to: 'sent-b.test/bob', delivered_to: b.url, attempts: 1, settled_at: expect.any(String), next_attempt_at: null });
+    expect(await one()).toMatchObject({
+      destination: 'remote',
+      to: 'sent-b.test/bob',
+      delivered_to: b.url,
+      attempts: 1,
+      settled_at: expect.any(String),
+      next_attempt_at: null,
+    });
     // Bob has it in his inbox on his node; it is not in his Sent.
     expect(expectOk(await b.request('GET', `/v1/messages/inbox?message_id=${sent.message_id}`, { token: bob.api_key })).messages).toHaveLength(1);
     expectRefusal(await b.request('GET', `/v1/messages/sent/${sent.message_id}`, { token: bob.api_key }), 404, undefined, 'SVC_ERR_MESSAGE_NOT_FOUND');

@@ -54,7 +54,14 @@ describe('GET /v1/messages/sent/{message_id}', () => {
       expect(SentMail.parse(item)).toEqual(item);
       expect(item).toEqual(inList);
     }
-    expect(expectOk(await lookup(ann, local.message_id))).toMatchObject({ destination: 'local', to: 'bo', to_alias: 'bo', status: 'delivered', subject: 'Here', priority: 'high' });
+    expect(expectOk(await lookup(ann, local.message_id))).toMatchObject({
+      destination: 'local',
+      to: 'bo',
+      to_alias: 'bo',
+      status: 'delivered',
+      subject: 'Here',
+      priority: 'high',
+    });
     expect(expectOk(await lookup(ann, remote.message_id))).toMatchObject({
       destination: 'remote',
       to: 'nowhere.example/zed',

@@ -117,7 +117,9 @@ describe('POST /v1/messages', () => {
       [{ to_did: cy.did_aw }, cy.did_aw],
     ] as const) {
       const sent = expectOk(await send(bo.api_key, { ...body, body: `to ${to}` }));
-      expect(sent.messages).toEqual([{ message_id: sent.message_id, to, to_alias: 'cy', to_address: `${DOMAIN}/cy`, to_did: cy.did_key, to_stable_id: cy.did_aw, status: 'delivered' }]);
+      expect(sent.messages).toEqual([
+        { message_id: sent.message_id, to, to_alias: 'cy', to_address: `${DOMAIN}/cy`, to_did: cy.did_key, to_stable_id: cy.did_aw, status: 'delivered' },
+      ]);
       const [item] = expectOk(await inbox(cy.api_key, `?message_id=${sent.message_id}`)).messages;
       // A sender without an address is named by its alias, as upstream (an address has a "/").
       expect(item).toMatchObject({ from_alias: 'bo', from_address: 'bo', from_stable_id: null, priority: 'normal', subject: '' });
@@ -159,7 +161,12 @@ describe('POST /v1/messages', () => {
     expect(sent.messages).toHaveLength(1);
     expect(sent.messages[0].to).toBe(cy.did_key);
     expectValidation(await send(ann.api_key, { to_alias: 'bo', to_did: cy.did_key, body: 'x' }), 'to_alias');
-    expectRefusal(await send(ann.api_key, { to_alias: 'bo', to_did: cy.did_key, body: 'x' }), 422, /to_alias must match the to_did recipient/, 'SVC_ERR_VALIDATION');
+    expectRefusal(
+      await send(ann.api_key, { to_alias: 'bo', to_did: cy.did_key, body: 'x' }),
+      422,
+      /to_alias must match the to_did recipient/,
+      'SVC_ERR_VALIDATION',
+    );
   });
 
   it('refuses invalid bodies with 422 and stores nothing', async () => {
@@ -195,7 +202,12 @@ describe('POST /v1/messages', () => {
 
   it('limits the body to 64 KiB of UTF-8 (413 over it)', async () => {
     expectOk(await send(ann.api_key, { to_alias: 'bo', body: 'x'.repeat(64 * 1024) }));
-    expectRefusal(await send(ann.api_key, { to_alias: 'bo', body: 'x'.repeat(64 * 1024 + 1) }), 413, /65537 bytes; the limit is 65536/, 'SVC_ERR_MESSAGE_TOO_LARGE');
+    expectRefusal(
+      await send(ann.api_key, { to_alias: 'bo', body: 'x'.repeat(64 * 1024 + 1) }),
+      413,
+      /65537 bytes; the limit is 65536/,
+      'SVC_ERR_MESSAGE_TOO_LARGE',
+    );
     // Measured in bytes: 40 000 two-byte characters are over the limit.
     expectRefusal(await send(ann.api_key, { to_alias: 'bo', body: 'é'.repeat(40_000) }), 413, /80000 bytes/, 'SVC_ERR_MESSAGE_TOO_LARGE');
   });
@@ -221,7 +233,12 @@ describe('POST /v1/messages', () => {
   it('refuses a contacts-only recipient outside its project (403) until the sender is a contact, by address or by domain', async () => {
     const guarded = await createIdentity(t, alpha.api_key, persistent('guarded', { address_reachability: 'contacts-only' }));
     const mail = { to_address: `${DOMAIN}/guarded`, body: 'may I?' };
-    expectRefusal(await send(outsider.api_key, mail), 403, new RegExp(`${DOMAIN}/guarded only accepts messages from contacts`), 'SVC_ERR_RECIPIENT_CONTACTS_ONLY');
+    expectRefusal(
+      await send(outsider.api_key, mail),
+      403,
+      new RegExp(`${DOMAIN}/guarded only accepts messages from contacts`),
+      'SVC_ERR_RECIPIENT_CONTACTS_ONLY',
+    );
     expect(await inboxIds(guarded.api_key)).toEqual([]);
 
     // Its own project always reaches it.

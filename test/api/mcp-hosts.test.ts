@@ -57,7 +57,12 @@ describe.each(MCP_CLIENTS)('with MCP %s', (client) => {
       body: JSON.stringify(body),
     });
 
-  const callTool = (id: number, name: string, args: Record<string, unknown>) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
+  const callTool = (id: number, name: string, args: Record<string, unknown>) => ({
+    jsonrpc: '2.0',
+    id,
+    method: 'tools/call',
+    params: { name, arguments: args },
+  });
 
   describe('the transport', () => {
     it('serves /mcp (the documented URL) and /mcp/ alike', async () => {
@@ -113,7 +118,7 @@ describe.each(MCP_CLIENTS)('with MCP %s', (client) => {
       expect(byName.get('send_mail')?.outputSchema?.properties).toHaveProperty('messages');
     });
 
-    it("give chat_send one truth for its wait: a default inside a 60 s client timeout, and the maximum its description names", async () => {
+    it('give chat_send one truth for its wait: a default inside a 60 s client timeout, and the maximum its description names', async () => {
       const { tools } = await mcp.client.listTools();
       const chatSend = tools.find((tool) => tool.name === 'chat_send')!;
       const waitSeconds = (chatSend.inputSchema.properties as Record<string, { default?: number; maximum?: number }>).wait_seconds!;
@@ -134,7 +139,13 @@ describe.each(MCP_CLIENTS)('with MCP %s', (client) => {
         { name: 'chat_send', arguments: { to_alias: 'bob', message: 'still with me?', wait: true, wait_seconds: 30 } },
         { timeout: 2000, resetTimeoutOnProgress: true, onprogress: (p) => void progress.push(p) },
       );
-      await expect.poll(async () => (await bobMcp.call('chat_pending')).body.pending.find((p: { last_message: string }) => p.last_message === 'still with me?')?.sender_waiting, { timeout: 5000 }).toBe(true);
+      await expect
+        .poll(
+          async () =>
+            (await bobMcp.call('chat_pending')).body.pending.find((p: { last_message: string }) => p.last_message === 'still with me?')?.sender_waiting,
+          { timeout: 5000 },
+        )
+        .toBe(true);
       const sessionId = (await bobMcp.call('chat_pending')).body.pending.find((p: { last_message: string }) => p.last_message === 'still with me?').session_id;
       await new Promise((resolve) => setTimeout(resolve, Math.max(0, 4500 - (Date.now() - started))));
       await bobMcp.call('chat_send', { session_id: sessionId, message: 'yes, here' });
@@ -150,7 +161,8 @@ describe.each(MCP_CLIENTS)('with MCP %s', (client) => {
     it('ends the wait when the client goes away', async () => {
       const leaving = await connectMcp(t.url, carol.api_key, { client });
       void leaving.call('chat_send', { to_alias: 'bob', message: 'gone soon', wait: true, wait_seconds: 60 }).catch(() => {});
-      const waitingFor = async () => (await bobMcp.call('chat_pending')).body.pending.find((p: { last_message: string }) => p.last_message === 'gone soon')?.sender_waiting;
+      const waitingFor = async () =>
+        (await bobMcp.call('chat_pending')).body.pending.find((p: { last_message: string }) => p.last_message === 'gone soon')?.sender_waiting;
       await expect.poll(waitingFor, { timeout: 5000 }).toBe(true);
       await leaving.close();
       await expect.poll(waitingFor, { timeout: 5000 }).toBe(false);
@@ -163,14 +175,20 @@ describe.each(MCP_CLIENTS)('with MCP %s', (client) => {
       const waitingFor = (message: string) => async () =>
         (await bobMcp.call('chat_pending')).body.pending.find((p: { last_message: string }) => p.last_message === message)?.sender_waiting;
       try {
-        const timedOut = session.client.callTool({ name: 'chat_send', arguments: { to_alias: 'bob', message: 'timing out', wait: true, wait_seconds: 60 } }, { timeout: 5000 });
+        const timedOut = session.client.callTool(
+          { name: 'chat_send', arguments: { to_alias: 'bob', message: 'timing out', wait: true, wait_seconds: 60 } },
+          { timeout: 5000 },
+        );
         const rejected = expect(timedOut).rejects.toThrow(/timed out/i);
         await expect.poll(waitingFor('timing out'), { timeout: 4500 }).toBe(true);
         await rejected;
         await expect.poll(waitingFor('timing out'), { timeout: 3000 }).toBe(false);
 
         const controller = new AbortController();
-        const stopped = session.client.callTool({ name: 'chat_send', arguments: { to_alias: 'bob', message: 'stopping', wait: true, wait_seconds: 60 } }, { signal: controller.signal });
+        const stopped = session.client.callTool(
+          { name: 'chat_send', arguments: { to_alias: 'bob', message: 'stopping', wait: true, wait_seconds: 60 } },
+          { signal: controller.signal },
+        );
         await expect.poll(waitingFor('stopping'), { timeout: 5000 }).toBe(true);
         controller.abort(new Error('the user pressed stop'));
         await expect(stopped).rejects.toThrow();

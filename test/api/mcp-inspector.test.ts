@@ -17,7 +17,10 @@ beforeAll(async () => {
   const init = async (name: string) => (await t.request('POST', '/v1/workspaces/init', { token: projectKey, body: { lifetime: 'persistent', name } })).body;
   alice = await init('alice');
   await init('bob');
-  const sent = await t.request('POST', '/v1/messages', { token: alice.api_key, body: { to_alias: 'bob', subject: 'The contract', body: 'Signed contract attached' } });
+  const sent = await t.request('POST', '/v1/messages', {
+    token: alice.api_key,
+    body: { to_alias: 'bob', subject: 'The contract', body: 'Signed contract attached' },
+  });
   expect(sent.status).toBe(200);
 });
 

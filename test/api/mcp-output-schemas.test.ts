@@ -195,7 +195,10 @@ describe.each(MCP_CLIENTS)('output schemas with MCP %s', (client) => {
     await expect.poll(async () => (await call(bobMcp, 'chat_pending')).pending[0]?.sender_waiting, { timeout: 5000 }).toBe(true);
     const { session_id: sessionId, last_message_id: asked } = (await call(bobMcp, 'chat_pending')).pending[0];
     // Through the HTTP API: the tool sets neither reply_to nor, without waiting, wait_seconds.
-    const answer = await t.request('POST', '/v1/chat/sessions', { token: bob.api_key, body: { to_aliases: ['alice'], message: 'yes', reply_to: asked, wait_seconds: 5 } });
+    const answer = await t.request('POST', '/v1/chat/sessions', {
+      token: bob.api_key,
+      body: { to_aliases: ['alice'], message: 'yes', reply_to: asked, wait_seconds: 5 },
+    });
     expect(answer.body.session_id).toBe(sessionId);
     expect(await waiting).toMatchObject({ status: 'replied', reply: { body: 'yes', reply_to: asked } });
     await call(bobMcp, 'send_mail', { to: 'alice', subject: 'rotated', body: 'new key' });
@@ -205,7 +208,9 @@ describe.each(MCP_CLIENTS)('output schemas with MCP %s', (client) => {
     // Bob leaves; a new send finds every target gone and does not wait.
     await call(bobMcp, 'chat_send', { session_id: sessionId, message: 'bye', leaving: true });
     await call(aliceMcp, 'chat_history', { session_id: sessionId });
-    expect(await call(aliceMcp, 'chat_send', { to_alias: 'bob', message: 'still there?', wait: true, wait_seconds: 1 })).toMatchObject({ status: 'targets_left' });
+    expect(await call(aliceMcp, 'chat_send', { to_alias: 'bob', message: 'still there?', wait: true, wait_seconds: 1 })).toMatchObject({
+      status: 'targets_left',
+    });
     await call(aliceMcp, 'send_control', { alias: 'bob', signal: 'pause' });
 
     // Bob is replaced: what his successor sends carries the replacement announcement.

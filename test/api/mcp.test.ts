@@ -79,10 +79,13 @@ describe.each(MCP_CLIENTS)('with MCP %s', (client) => {
     it('refuses a rebinding Host with 403', async () => {
       const { port } = new URL(t.url);
       const status = await new Promise<number>((resolve, reject) => {
-        const req = httpRequest({ host: '127.0.0.1', port, path: '/mcp/', method: 'POST', headers: { host: 'evil.example', 'content-type': 'application/json' } }, (res) => {
-          res.resume();
-          resolve(res.statusCode ?? 0);
-        });
+        const req = httpRequest(
+          { host: '127.0.0.1', port, path: '/mcp/', method: 'POST', headers: { host: 'evil.example', 'content-type': 'application/json' } },
+          (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          },
+        );
         req.on('error', reject);
         req.end('{}');
       });

@@ -82,7 +82,12 @@ describe('POST /v1/namespaces', () => {
 
   it('refuses a controller_did that is not the signer with 403', async () => {
     const domain = newDomain();
-    expectRefusal(await registerNamespace(t, controller, domain, { controller_did: stranger.didKey }), 403, /controller_did/, 'SVC_ERR_NAMESPACE_CONTROLLER_MISMATCH');
+    expectRefusal(
+      await registerNamespace(t, controller, domain, { controller_did: stranger.didKey }),
+      403,
+      /controller_did/,
+      'SVC_ERR_NAMESPACE_CONTROLLER_MISMATCH',
+    );
     expectRefusal(await namespaceOf(domain), 404, undefined, 'SVC_ERR_NAMESPACE_NOT_FOUND');
   });
 
@@ -122,7 +127,13 @@ describe('POST /v1/namespaces', () => {
     );
     expectRefusal(await registerNamespace(t, controller, domain, {}, { headers: { ...signed, authorization: `Bearer ${controller.didKey}` } }), 401);
     expectRefusal(
-      await registerNamespace(t, controller, domain, {}, { headers: { ...signed, authorization: signed.authorization!.replace(controller.didKey, 'did:key:zNotAKey') } }),
+      await registerNamespace(
+        t,
+        controller,
+        domain,
+        {},
+        { headers: { ...signed, authorization: signed.authorization!.replace(controller.didKey, 'did:key:zNotAKey') } },
+      ),
       401,
     );
     expectRefusal(await namespaceOf(domain), 404);
@@ -318,7 +329,12 @@ describe('addresses', () => {
     });
 
     it('refuses a signer that is not the controller with 403', async () => {
-      expectRefusal(await assignAddress(t, stranger, domain, { name: 'mallory', did_key: stranger.didKey }), 403, /controller/, 'SVC_ERR_NAMESPACE_NOT_CONTROLLER');
+      expectRefusal(
+        await assignAddress(t, stranger, domain, { name: 'mallory', did_key: stranger.didKey }),
+        403,
+        /controller/,
+        'SVC_ERR_NAMESPACE_NOT_CONTROLLER',
+      );
       expectRefusal(await address('mallory'), 404, undefined, 'SVC_ERR_ADDRESS_NOT_FOUND');
     });
 
@@ -343,7 +359,12 @@ describe('addresses', () => {
       );
       const key = testKey();
       const didAw = await selfCustodialDid(key);
-      expectRefusal(await assignAddress(t, controller, domain, { name: 'ghost', did_key: bob.didKey, did_aw: didAw }), 409, /does not match/, 'SVC_ERR_DID_KEY_MISMATCH');
+      expectRefusal(
+        await assignAddress(t, controller, domain, { name: 'ghost', did_key: bob.didKey, did_aw: didAw }),
+        409,
+        /does not match/,
+        'SVC_ERR_DID_KEY_MISMATCH',
+      );
       expectRefusal(await address('ghost'), 404);
     });
 
@@ -412,7 +433,12 @@ describe('addresses', () => {
     it('refuses a stranger (403), bad credentials (401), a bad key (422) and an unknown name (404)', async () => {
       const before = await assigned('rot2');
       const next = testKey();
-      expectRefusal(await addressCall(t, stranger, 'update_address', domain, 'rot2', { did_key: next.didKey }), 403, undefined, 'SVC_ERR_NAMESPACE_NOT_CONTROLLER');
+      expectRefusal(
+        await addressCall(t, stranger, 'update_address', domain, 'rot2', { did_key: next.didKey }),
+        403,
+        undefined,
+        'SVC_ERR_NAMESPACE_NOT_CONTROLLER',
+      );
       expectRefusal(await addressCall(t, controller, 'update_address', domain, 'rot2', { did_key: next.didKey }, { headers: {} }), 401);
       expectRefusal(await addressCall(t, controller, 'update_address', domain, 'rot2', { did_key: next.didKey }, { at: timestamp(301) }), 401);
       expectRefusal(
@@ -423,14 +449,24 @@ describe('addresses', () => {
       expectRefusal(await addressCall(t, controller, 'update_address', domain, 'rot2', { did_key: 'not-a-did' }), 422);
       expectRefusal(await addressCall(t, controller, 'update_address', domain, 'rot2', { did_key: next.didKey, extra: 1 }), 422);
       expect(expectOk(await address('rot2'))).toEqual(before);
-      expectRefusal(await addressCall(t, controller, 'update_address', domain, 'no-such-name', { did_key: next.didKey }), 404, undefined, 'SVC_ERR_ADDRESS_NOT_FOUND');
+      expectRefusal(
+        await addressCall(t, controller, 'update_address', domain, 'no-such-name', { did_key: next.didKey }),
+        404,
+        undefined,
+        'SVC_ERR_ADDRESS_NOT_FOUND',
+      );
     });
 
     it('refuses to rotate a did:svc-bound address to a key that identity does not hold (409)', async () => {
       const key = testKey();
       const didAw = await selfCustodialDid(key);
       const before = expectOk(await assignAddress(t, controller, domain, { name: 'bound', did_key: key.didKey, did_aw: didAw }), 201);
-      expectRefusal(await addressCall(t, controller, 'update_address', domain, 'bound', { did_key: testKey().didKey }), 409, /follows/, 'SVC_ERR_DID_KEY_MISMATCH');
+      expectRefusal(
+        await addressCall(t, controller, 'update_address', domain, 'bound', { did_key: testKey().didKey }),
+        409,
+        /follows/,
+        'SVC_ERR_DID_KEY_MISMATCH',
+      );
       expect(expectOk(await address('bound'))).toEqual(before);
 
       // Once the identity rotates its own key, the address follows, and rotating to it is accepted.
@@ -462,10 +498,20 @@ describe('addresses', () => {
       expectRefusal(await addressCall(t, controller, 'reassign_address', domain, 'stay', { did_key: key.didKey }, { headers: {} }), 401);
       expectRefusal(await addressCall(t, controller, 'reassign_address', domain, 'stay', { did_key: key.didKey }, { signAs: 'update_address' }), 401);
       expectRefusal(await addressCall(t, controller, 'reassign_address', domain, 'stay', { did_key: key.didKey }, { at: timestamp(-301) }), 401);
-      expectRefusal(await addressCall(t, controller, 'reassign_address', domain, 'stay', { did_key: key.didKey, did_aw: stableIdOf(key) }), 409, undefined, 'SVC_ERR_DID_UNREGISTERED');
+      expectRefusal(
+        await addressCall(t, controller, 'reassign_address', domain, 'stay', { did_key: key.didKey, did_aw: stableIdOf(key) }),
+        409,
+        undefined,
+        'SVC_ERR_DID_UNREGISTERED',
+      );
       expectValidation(await addressCall(t, controller, 'reassign_address', domain, 'stay', {}), 'did_key');
       expect(expectOk(await address('stay'))).toEqual(before);
-      expectRefusal(await addressCall(t, controller, 'reassign_address', domain, 'no-such-name', { did_key: key.didKey }), 404, undefined, 'SVC_ERR_ADDRESS_NOT_FOUND');
+      expectRefusal(
+        await addressCall(t, controller, 'reassign_address', domain, 'no-such-name', { did_key: key.didKey }),
+        404,
+        undefined,
+        'SVC_ERR_ADDRESS_NOT_FOUND',
+      );
     });
   });
 
@@ -497,8 +543,18 @@ describe('addresses', () => {
       // New bindings are refused while revoked; removal is not.
       const before = expectOk(await t.request('GET', `/v1/namespaces/${revokedDomain}/addresses/left`));
       expectRefusal(await assignAddress(t, controller, revokedDomain, { name: 'new', did_key: alice.didKey }), 403, /revoked/, 'SVC_ERR_NAMESPACE_REVOKED');
-      expectRefusal(await addressCall(t, controller, 'update_address', revokedDomain, 'left', { did_key: bob.didKey }), 403, /revoked/, 'SVC_ERR_NAMESPACE_REVOKED');
-      expectRefusal(await addressCall(t, controller, 'reassign_address', revokedDomain, 'left', { did_key: bob.didKey }), 403, /revoked/, 'SVC_ERR_NAMESPACE_REVOKED');
+      expectRefusal(
+        await addressCall(t, controller, 'update_address', revokedDomain, 'left', { did_key: bob.didKey }),
+        403,
+        /revoked/,
+        'SVC_ERR_NAMESPACE_REVOKED',
+      );
+      expectRefusal(
+        await addressCall(t, controller, 'reassign_address', revokedDomain, 'left', { did_key: bob.didKey }),
+        403,
+        /revoked/,
+        'SVC_ERR_NAMESPACE_REVOKED',
+      );
       expect(expectOk(await t.request('GET', `/v1/namespaces/${revokedDomain}/addresses/left`))).toEqual(before);
       expectRefusal(await t.request('GET', `/v1/namespaces/${revokedDomain}/addresses/new`), 404);
 

@@ -51,7 +51,11 @@ describe('Host and Origin guard (loopback listener)', () => {
     }
     // A state-changing request from a foreign page never reaches the handler.
     const body = JSON.stringify({ domain: 'csrf.test' });
-    const headers = { origin: 'https://evil.example', 'content-type': 'application/json', ...didKeyHeaders(controller, { domain: 'csrf.test', operation: 'register' }) };
+    const headers = {
+      origin: 'https://evil.example',
+      'content-type': 'application/json',
+      ...didKeyHeaders(controller, { domain: 'csrf.test', operation: 'register' }),
+    };
     expectRefusal(await rawRequest(t.url, 'POST', '/v1/namespaces', { headers, body }), 403, undefined, 'SVC_ERR_HOST_REFUSED');
     expectRefusal(await t.request('GET', '/v1/namespaces/csrf.test'), 404, undefined, 'SVC_ERR_NAMESPACE_NOT_FOUND');
 
@@ -76,7 +80,12 @@ describe('Host and Origin guard (loopback listener)', () => {
     expect(preflight.headers.get('access-control-allow-headers')).toMatch(/authorization/);
     expect(preflight.headers.get('access-control-allow-headers')).toMatch(/x-svc-timestamp/);
 
-    expectRefusal(await rawRequest(t.url, 'OPTIONS', '/v1/workspaces/init', { headers: { origin: 'https://evil.example' } }), 403, undefined, 'SVC_ERR_HOST_REFUSED');
+    expectRefusal(
+      await rawRequest(t.url, 'OPTIONS', '/v1/workspaces/init', { headers: { origin: 'https://evil.example' } }),
+      403,
+      undefined,
+      'SVC_ERR_HOST_REFUSED',
+    );
     // A node without the extra origin refuses it.
     const plain = await startTestNode();
     try {
@@ -102,7 +111,12 @@ describe('owner API', () => {
       }
     }
     expectRefusal(await t.request('POST', '/v1/node/projects', { body: { slug: 'intruder' } }), 401, undefined, 'SVC_ERR_OWNER_TOKEN_REQUIRED');
-    expectRefusal(await t.request('POST', '/v1/node/namespaces', { token: 'nope', body: { domain: 'intruder.test' } }), 401, undefined, 'SVC_ERR_OWNER_TOKEN_REQUIRED');
+    expectRefusal(
+      await t.request('POST', '/v1/node/namespaces', { token: 'nope', body: { domain: 'intruder.test' } }),
+      401,
+      undefined,
+      'SVC_ERR_OWNER_TOKEN_REQUIRED',
+    );
     const slugs = expectOk(await t.owner('GET', '/v1/node/projects')).projects.map((p: { slug: string }) => p.slug);
     expect(slugs).not.toContain('intruder');
     expect(expectOk(await t.owner('GET', '/v1/node/namespaces')).namespaces.map((n: { domain: string }) => n.domain)).not.toContain('intruder.test');
@@ -166,7 +180,11 @@ describe('peer listener', () => {
     }
     setDnsController(peerNode, 'via-peer.test', controller.didKey, 'https://peer-node.test');
     const body = JSON.stringify({ domain: 'via-peer.test' });
-    const headers = { host: 'tunnel.example', 'content-type': 'application/json', ...didKeyHeaders(controller, { domain: 'via-peer.test', operation: 'register' }) };
+    const headers = {
+      host: 'tunnel.example',
+      'content-type': 'application/json',
+      ...didKeyHeaders(controller, { domain: 'via-peer.test', operation: 'register' }),
+    };
     expect(expectOk(await rawRequest(peerUrl, 'POST', '/v1/namespaces', { headers, body }), 201).domain).toBe('via-peer.test');
     expectRefusal(await rawRequest(peerUrl, 'GET', '/v1/namespaces/unknown.test'), 404, undefined, 'SVC_ERR_NAMESPACE_NOT_FOUND');
   });
@@ -187,7 +205,12 @@ describe('peer listener', () => {
   });
 
   it('takes federation inbound (mail from other nodes)', async () => {
-    expectRefusal(await rawRequest(peerUrl, 'POST', '/v1/federation/messages', { headers: { 'content-type': 'application/json' }, body: '{}' }), 422, undefined, 'SVC_ERR_VALIDATION');
+    expectRefusal(
+      await rawRequest(peerUrl, 'POST', '/v1/federation/messages', { headers: { 'content-type': 'application/json' }, body: '{}' }),
+      422,
+      undefined,
+      'SVC_ERR_VALIDATION',
+    );
   });
 
   it('limits each client to a burst, then answers 429 with Retry-After, while loopback is never limited', async () => {
@@ -212,11 +235,18 @@ describe('peer listener', () => {
     const identity = await createIdentity(peerNode, project.api_key, persistent('exposed'));
     const authorization = `Bearer ${peerNode.node.ownerToken}`;
     for (const action of ['archive', 'replace']) {
-      expectRefusal(await rawRequest(peerUrl, 'POST', `/api/v1/agents/${identity.agent_id}/${action}`, { headers: { authorization } }), 401, undefined, 'SVC_ERR_AUTH_INVALID');
+      expectRefusal(
+        await rawRequest(peerUrl, 'POST', `/api/v1/agents/${identity.agent_id}/${action}`, { headers: { authorization } }),
+        401,
+        undefined,
+        'SVC_ERR_AUTH_INVALID',
+      );
     }
     expect(expectOk(await peerNode.request('GET', '/v1/auth/introspect', { token: identity.api_key })).status).toBe('active');
     // The project's authority key, a spec credential, works there.
-    const archived = await rawRequest(peerUrl, 'POST', `/api/v1/agents/${identity.agent_id}/archive`, { headers: { authorization: `Bearer ${project.api_key}` } });
+    const archived = await rawRequest(peerUrl, 'POST', `/api/v1/agents/${identity.agent_id}/archive`, {
+      headers: { authorization: `Bearer ${project.api_key}` },
+    });
     expect(expectOk(archived).status).toBe('archived');
   });
 });
@@ -251,7 +281,12 @@ describe('error contract', () => {
   });
 
   it('answers a body of another media type with a JSON 415', async () => {
-    expectRefusal(await t.request('POST', '/v1/namespaces', { raw: 'domain=x.test', headers: { 'content-type': 'text/plain' } }), 415, undefined, 'SVC_ERR_UNSUPPORTED_MEDIA_TYPE');
+    expectRefusal(
+      await t.request('POST', '/v1/namespaces', { raw: 'domain=x.test', headers: { 'content-type': 'text/plain' } }),
+      415,
+      undefined,
+      'SVC_ERR_UNSUPPORTED_MEDIA_TYPE',
+    );
     expectRefusal(
       await t.request('POST', '/v1/namespaces', { raw: 'domain=x.test', headers: { 'content-type': 'application/x-www-form-urlencoded' } }),
       415,
@@ -299,7 +334,20 @@ describe('error contract', () => {
       ['POST', '/v1/node/session'],
       ['POST', '/v1/node/projects'],
     ];
-    const bodies = [undefined, '', 'null', '[]', '"text"', '12e999', '{}', '{"a":', '{"domain":{"$gt":""},"name":[1,2],"did_key":null}', '{"__proto__":{"admin":true}}', `{"x":${'['.repeat(5000)}${']'.repeat(5000)}}`, '\u0000\uFFFF'];
+    const bodies = [
+      undefined,
+      '',
+      'null',
+      '[]',
+      '"text"',
+      '12e999',
+      '{}',
+      '{"a":',
+      '{"domain":{"$gt":""},"name":[1,2],"did_key":null}',
+      '{"__proto__":{"admin":true}}',
+      `{"x":${'['.repeat(5000)}${']'.repeat(5000)}}`,
+      '\u0000\uFFFF',
+    ];
     const auths: Record<string, string>[] = [
       {},
       { authorization: 'Bearer' },
@@ -315,7 +363,9 @@ describe('error contract', () => {
           const headers: Record<string, string> = { ...auth };
           if (body !== undefined) headers['content-type'] = 'application/json';
           const response = await rawRequest(t.url, method, path, { headers, ...(body === undefined ? {} : { body }) });
-          expect(response.status, `${method} ${path} ${String(body).slice(0, 40)} ${JSON.stringify(auth)} → ${JSON.stringify(response.body)}`).toBeLessThan(500);
+          expect(response.status, `${method} ${path} ${String(body).slice(0, 40)} ${JSON.stringify(auth)} → ${JSON.stringify(response.body)}`).toBeLessThan(
+            500,
+          );
           seen.push(response);
         }
       }

@@ -105,7 +105,12 @@ describe('POST /v1/node/setup', () => {
     const first = expectOk(await t.owner('POST', '/v1/node/setup', { name: 'alice' }), 201);
     const again = expectOk(await t.owner('POST', '/v1/node/setup', { name: 'alice' }), 200);
     expect(again).toEqual({ ...first, created: false });
-    expectRefusal(await t.owner('POST', '/v1/node/setup', { name: 'bob' }), 409, new RegExp(`already set up as ${first.address}`), 'SVC_ERR_SETUP_ALREADY_DONE');
+    expectRefusal(
+      await t.owner('POST', '/v1/node/setup', { name: 'bob' }),
+      409,
+      new RegExp(`already set up as ${first.address}`),
+      'SVC_ERR_SETUP_ALREADY_DONE',
+    );
     expectRefusal(await t.owner('POST', '/v1/node/setup', { name: 'alice', domain: 'example.test' }), 409, /already set up/, 'SVC_ERR_SETUP_ALREADY_DONE');
     expect((await holdings(t)).identities).toEqual([`alice ${first.address}`]);
   });
@@ -113,7 +118,12 @@ describe('POST /v1/node/setup', () => {
   it('leaves nothing behind when DNS gives the domain to another controller', async () => {
     const t = await freshNode();
     setDnsController(t, 'taken.test', testKey().didKey);
-    expectRefusal(await t.owner('POST', '/v1/node/setup', { name: 'alice', domain: 'taken.test' }), 403, /names another controller/, 'SVC_ERR_NAMESPACE_DNS_MISMATCH');
+    expectRefusal(
+      await t.owner('POST', '/v1/node/setup', { name: 'alice', domain: 'taken.test' }),
+      403,
+      /names another controller/,
+      'SVC_ERR_NAMESPACE_DNS_MISMATCH',
+    );
     expect(await holdings(t)).toEqual(EMPTY);
     // Nothing was recorded as done: setting up with another domain still works.
     expectOk(await t.owner('POST', '/v1/node/setup', { name: 'alice', domain: 'mine.test' }), 201);
@@ -170,6 +180,11 @@ describe('POST /v1/node/namespaces, asked again', () => {
     const t = await freshNode();
     const outside = testKey();
     expectOk(await registerByOwner(t, 'outside.test', outside.didKey), 201);
-    expectRefusal(await t.owner('POST', '/v1/node/namespaces', { domain: 'outside.test' }), 409, new RegExp(`outside key ${outside.didKey}`), 'SVC_ERR_NAMESPACE_TAKEN');
+    expectRefusal(
+      await t.owner('POST', '/v1/node/namespaces', { domain: 'outside.test' }),
+      409,
+      new RegExp(`outside key ${outside.didKey}`),
+      'SVC_ERR_NAMESPACE_TAKEN',
+    );
   });
 });

@@ -49,7 +49,12 @@ describe('POST /v1/node/identities/{agent_id}/session-key', () => {
   });
 
   it('needs the owner token and a live identity', async () => {
-    expectRefusal(await t.request('POST', `/v1/node/identities/${bob.agent_id}/session-key`, { token: bob.api_key }), 401, undefined, 'SVC_ERR_OWNER_TOKEN_REQUIRED');
+    expectRefusal(
+      await t.request('POST', `/v1/node/identities/${bob.agent_id}/session-key`, { token: bob.api_key }),
+      401,
+      undefined,
+      'SVC_ERR_OWNER_TOKEN_REQUIRED',
+    );
     expectRefusal(await t.owner('POST', '/v1/node/identities/00000000-0000-4000-8000-000000000000/session-key'), 404, undefined, 'SVC_ERR_IDENTITY_NOT_FOUND');
     expectRefusal(await t.owner('POST', '/v1/node/identities/not-a-uuid/session-key'), 422, undefined, 'SVC_ERR_VALIDATION');
   });
@@ -57,7 +62,12 @@ describe('POST /v1/node/identities/{agent_id}/session-key', () => {
 
 describe('the node-wide wake feed', () => {
   it('streams new mail and chat for every identity to the owner', async () => {
-    expectRefusal(await t.request('GET', `/v1/node/events/stream?deadline=${encodeURIComponent(deadlineIn(5))}`), 401, undefined, 'SVC_ERR_OWNER_TOKEN_REQUIRED');
+    expectRefusal(
+      await t.request('GET', `/v1/node/events/stream?deadline=${encodeURIComponent(deadlineIn(5))}`),
+      401,
+      undefined,
+      'SVC_ERR_OWNER_TOKEN_REQUIRED',
+    );
     const response = await connectSse(`${t.url}/v1/node/events/stream?deadline=${encodeURIComponent(deadlineIn(10))}`, { token: t.node.ownerToken });
     const stream = response.stream!;
     try {

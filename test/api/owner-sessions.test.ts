@@ -106,10 +106,17 @@ describe('revoking', () => {
     t = await start();
     expectRefusal(await info(b.token), 401, undefined, 'SVC_ERR_OWNER_SESSION_REVOKED');
     expectOk(await info(a.token));
-    expect(expectOk(await t.request('GET', '/v1/node/sessions', { token: a.token })).sessions.map((s: { session_id: string }) => s.session_id)).not.toContain(b.id);
+    expect(expectOk(await t.request('GET', '/v1/node/sessions', { token: a.token })).sessions.map((s: { session_id: string }) => s.session_id)).not.toContain(
+      b.id,
+    );
     // Revoking again answers the same; an id the node never made is a 404.
     expectOk(await t.request('DELETE', `/v1/node/sessions/${b.id}`, { token: a.token }));
-    expectRefusal(await t.request('DELETE', '/v1/node/sessions/00000000-0000-4000-8000-000000000000', { token: a.token }), 404, undefined, 'SVC_ERR_OWNER_SESSION_NOT_FOUND');
+    expectRefusal(
+      await t.request('DELETE', '/v1/node/sessions/00000000-0000-4000-8000-000000000000', { token: a.token }),
+      404,
+      undefined,
+      'SVC_ERR_OWNER_SESSION_NOT_FOUND',
+    );
   });
 
   it('ends every other session and keeps the caller’s', async () => {
@@ -118,7 +125,9 @@ describe('revoking', () => {
     expect(expectOk(await t.request('POST', '/v1/node/sessions/revoke-others', { token: keep.token })).revoked).toBeGreaterThanOrEqual(2);
     for (const other of others) expectRefusal(await info(other.token), 401, undefined, 'SVC_ERR_OWNER_SESSION_REVOKED');
     expectOk(await info(keep.token));
-    expect(expectOk(await t.request('GET', '/v1/node/sessions', { token: keep.token })).sessions).toEqual([expect.objectContaining({ session_id: keep.id, current: true })]);
+    expect(expectOk(await t.request('GET', '/v1/node/sessions', { token: keep.token })).sessions).toEqual([
+      expect.objectContaining({ session_id: keep.id, current: true }),
+    ]);
     // With the owner token (the CLI), every session ends.
     expectOk(await t.owner('POST', '/v1/node/sessions/revoke-others'));
     expectRefusal(await info(keep.token), 401, undefined, 'SVC_ERR_OWNER_SESSION_REVOKED');
@@ -148,7 +157,8 @@ describe('the identity keys a session mints', () => {
     const project = expectOk(await t.owner('POST', '/v1/node/projects', { slug: 'keys' }), 201);
     const identity = expectOk(await t.owner('POST', '/v1/node/identities', { project_id: project.project_id, name: 'kim' }), 201);
     const session = await signIn();
-    const mint = async (token: string): Promise<string> => expectOk(await t.request('POST', `/v1/node/identities/${identity.agent_id}/session-key`, { token }), 201).api_key;
+    const mint = async (token: string): Promise<string> =>
+      expectOk(await t.request('POST', `/v1/node/identities/${identity.agent_id}/session-key`, { token }), 201).api_key;
     const windowKey = await mint(session.token);
     const cliKey = await mint(t.node.ownerToken);
     const inbox = (key: string) => t.request('GET', '/v1/messages/inbox', { token: key });

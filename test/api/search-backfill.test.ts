@@ -23,7 +23,8 @@ let aliceKey: string;
 
 /** What migration 0029 finds: the rows, no index, every backfill cursor at its start. */
 function forgetIndex(db: Database): void {
-  for (const table of ['search_mail', 'search_chat', 'search_documents', 'search_library']) db.prepare(`INSERT INTO ${table} (${table}) VALUES ('delete-all')`).run();
+  for (const table of ['search_mail', 'search_chat', 'search_documents', 'search_library'])
+    db.prepare(`INSERT INTO ${table} (${table}) VALUES ('delete-all')`).run();
   db.exec(`DELETE FROM search_document_versions; DELETE FROM search_backfill;`);
   db.exec(`
     INSERT INTO search_backfill SELECT 'mail', '0', CAST(coalesce(max(id), 0) AS TEXT), 0, count(*) FROM messages;
@@ -49,12 +50,17 @@ beforeAll(async () => {
   const alice = await createIdentity(t, project.api_key, { alias: 'alice' });
   const bob = await createIdentity(t, project.api_key, { alias: 'bob' });
   aliceKey = alice.api_key;
-  expectOk(await t.request('POST', '/v1/messages', { token: bob.api_key, body: { to_alias: 'alice', subject: 'needle', body: 'The haystack hides a needle.' } }));
+  expectOk(
+    await t.request('POST', '/v1/messages', { token: bob.api_key, body: { to_alias: 'alice', subject: 'needle', body: 'The haystack hides a needle.' } }),
+  );
   expectOk(await t.request('POST', '/v1/chat/sessions', { token: alice.api_key, body: { to_aliases: ['bob'], message: 'a chat about walruses' } }));
   const member = await addTeamMember(t, { team: 'old', domain: 'backfill.test', alias: 'keeper', scopes: ALL_SCOPES });
   const docs = t.node.info.docs_url;
   expectOk(await member.request('POST', '/v1/documents', { aud: docs, body: { slug: 'notes', title: 'Notes', body: 'first draft mentions platypus\n' } }), 201);
-  expectOk(await member.request('POST', '/v1/documents/notes/versions', { aud: docs, raw: 'second draft\n', contentType: 'text/markdown; charset=utf-8' }), 201);
+  expectOk(
+    await member.request('POST', '/v1/documents/notes/versions', { aud: docs, raw: 'second draft\n', contentType: 'text/markdown; charset=utf-8' }),
+    201,
+  );
   expectOk(await member.request('POST', '/v1/profiles', { body: { files: profileFiles({ ref: 'archivist', mission: 'Keep the ledger of narwhals.' }) } }), 201);
   await t.stop({ keepData: true });
   // Many more mails than one batch, written straight into the table as an older node would have.

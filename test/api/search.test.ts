@@ -24,8 +24,7 @@ let acme: TeamClient;
 let other: TeamClient;
 let sessionId: string;
 
-const search = async (token: string, query: Record<string, string>) =>
-  t.request('GET', `/v1/search?${new URLSearchParams(query)}`, { token });
+const search = async (token: string, query: Record<string, string>) => t.request('GET', `/v1/search?${new URLSearchParams(query)}`, { token });
 const found = async (token: string, query: Record<string, string>): Promise<SearchHit[]> => SearchResults.parse(expectOk(await search(token, query))).results;
 const mail = (token: string, body: Record<string, unknown>) => t.request('POST', '/v1/messages', { token, body });
 const highlighted = (hit: SearchHit): string[] => hit.highlights.map(([start, end]) => hit.snippet.slice(start, end));
@@ -42,17 +41,37 @@ beforeAll(async () => {
   expectOk(await mail(bob.api_key, { to_alias: 'alice', subject: 'The ACME contract', body: 'Café au lait before we sign the contract with acme.' }));
   expectOk(await mail(bob.api_key, { to_alias: 'alice', subject: 'Lunch', body: 'Shall we get a coffee? The red fox is back.' }));
   expectOk(await mail(alice.api_key, { to_alias: 'bob', subject: 'Re: contract', body: 'Contractual terms look fine; the fox, big and red, agrees.' }));
-  const chat = expectOk(await t.request('POST', '/v1/chat/sessions', { token: alice.api_key, body: { to_aliases: ['bob'], message: 'Did you read the quarterly numbers?' } }));
+  const chat = expectOk(
+    await t.request('POST', '/v1/chat/sessions', { token: alice.api_key, body: { to_aliases: ['bob'], message: 'Did you read the quarterly numbers?' } }),
+  );
   sessionId = chat.session_id;
   acme = await addTeamMember(t, { team: 'acme', domain: DOMAIN, alias: 'writer', scopes: ALL_SCOPES });
   other = await addTeamMember(t, { team: 'other', domain: DOMAIN, alias: 'stranger', scopes: ALL_SCOPES });
   const docs = t.node.info.docs_url;
-  expectOk(await acme.request('POST', '/v1/documents', { aud: docs, body: { slug: 'roadmap', title: 'Roadmap', body: '# Plans\n\nShip the alpha milestone.\n' } }), 201);
-  expectOk(await acme.request('POST', '/v1/documents/roadmap/versions', { aud: docs, raw: '# Plans\n\nShip the beta milestone.\n', contentType: 'text/markdown; charset=utf-8' }), 201);
-  expectOk(await other.request('POST', '/v1/documents', { aud: docs, body: { slug: 'secret', title: 'Secret plans', body: 'The milestone nobody else may read.\n' } }), 201);
+  expectOk(
+    await acme.request('POST', '/v1/documents', { aud: docs, body: { slug: 'roadmap', title: 'Roadmap', body: '# Plans\n\nShip the alpha milestone.\n' } }),
+    201,
+  );
+  expectOk(
+    await acme.request('POST', '/v1/documents/roadmap/versions', {
+      aud: docs,
+      raw: '# Plans\n\nShip the beta milestone.\n',
+      contentType: 'text/markdown; charset=utf-8',
+    }),
+    201,
+  );
+  expectOk(
+    await other.request('POST', '/v1/documents', { aud: docs, body: { slug: 'secret', title: 'Secret plans', body: 'The milestone nobody else may read.\n' } }),
+    201,
+  );
   expectOk(await acme.request('POST', '/v1/profiles', { body: { files: profileFiles({ ref: 'reviewer', mission: 'Review every zeppelin design.' }) } }), 201);
   expectOk(await other.request('POST', '/v1/profiles', { body: { files: profileFiles({ ref: 'spy', mission: 'Watch the zeppelin hangar.' }) } }), 201);
-  expectOk(await acme.request('POST', '/v1/blueprints/import', { body: blueprintPayload({ ref: 'acme.crew', summary: 'A crew for zeppelin flights', profiles: [{ ref: 'pilot' }] }) }), 201);
+  expectOk(
+    await acme.request('POST', '/v1/blueprints/import', {
+      body: blueprintPayload({ ref: 'acme.crew', summary: 'A crew for zeppelin flights', profiles: [{ ref: 'pilot' }] }),
+    }),
+    201,
+  );
 });
 afterAll(async () => {
   await t?.stop();
@@ -95,14 +114,15 @@ describe('GET /v1/search (an identity)', () => {
     expect((await found(alice.api_key, { q: 'contract', after: '2000-01-01T00:00:00Z' })).length).toBe(2);
   });
 
-  it('never shows another identity\'s mail or a chat it is not in, in its project or another', async () => {
+  it("never shows another identity's mail or a chat it is not in, in its project or another", async () => {
     for (const q of ['cafe', 'contract', 'quarterly', 'fox', 'milestone', 'zeppelin', 'co*', 'the OR a OR we']) {
       expect(await found(carol.api_key, { q })).toEqual([]);
       expect(await found(dave.api_key, { q })).toEqual([]);
     }
     // Every hit an identity gets is its own: mail it received or sent, a chat it is in.
     for (const who of [alice, bob]) {
-      for (const hit of await found(who.api_key, { q: 'the OR a OR we OR did OR you', limit: '50' })) expect(hit.kind === 'mail' || hit.kind === 'chat' ? hit.agent_id : hit.kind).toBe(who.agent_id);
+      for (const hit of await found(who.api_key, { q: 'the OR a OR we OR did OR you', limit: '50' }))
+        expect(hit.kind === 'mail' || hit.kind === 'chat' ? hit.agent_id : hit.kind).toBe(who.agent_id);
     }
     // The owner-only narrowing is refused, not ignored.
     expectRefusal(await search(carol.api_key, { q: 'cafe', agent_id: alice.agent_id }), 422, /agent_id narrows the owner's search/, 'SVC_ERR_VALIDATION');
@@ -123,8 +143,12 @@ describe('GET /v1/search (an identity)', () => {
     const first = SearchResults.parse(expectOk(await search(alice.api_key, { q: 'contract OR fox OR coffee', sort: 'recent', limit: '2' })));
     expect(first.results).toHaveLength(2);
     expect(Date.parse(first.results[0]!.created_at)).toBeGreaterThanOrEqual(Date.parse(first.results[1]!.created_at));
-    const second = SearchResults.parse(expectOk(await search(alice.api_key, { q: 'contract OR fox OR coffee', sort: 'recent', limit: '2', cursor: first.next_cursor! })));
-    expect(second.results.map((h) => (h.kind === 'mail' ? h.message_id : ''))).not.toContain(first.results[0]!.kind === 'mail' ? first.results[0]!.message_id : '');
+    const second = SearchResults.parse(
+      expectOk(await search(alice.api_key, { q: 'contract OR fox OR coffee', sort: 'recent', limit: '2', cursor: first.next_cursor! })),
+    );
+    expect(second.results.map((h) => (h.kind === 'mail' ? h.message_id : ''))).not.toContain(
+      first.results[0]!.kind === 'mail' ? first.results[0]!.message_id : '',
+    );
     expect(second.next_cursor).toBeNull();
     expect(first.index.complete).toBe(true);
   });
@@ -175,7 +199,7 @@ describe('GET /v1/search/documents and /v1/search/library (team members)', () =>
     // A profile shows as the shelf shows it: by the name its profile.yaml gives.
     expect(hits.find((h) => h.kind === 'profile')?.title).toBe('The reviewer');
     const theirs = SearchResults.parse(expectOk(await teamSearch(other, '/v1/search/library', 'zeppelin'))).results;
-    expect(theirs.map((h) => h.kind === 'profile' ? h.profile_ref : h.kind).sort()).toEqual(['blueprint', 'spy']);
+    expect(theirs.map((h) => (h.kind === 'profile' ? h.profile_ref : h.kind)).sort()).toEqual(['blueprint', 'spy']);
   });
 
   it('needs the read scope of its surface', async () => {
@@ -187,7 +211,7 @@ describe('GET /v1/search/documents and /v1/search/library (team members)', () =>
 describe('GET /v1/node/search (the owner)', () => {
   const owner = (query: Record<string, string>) => t.owner('GET', `/v1/node/search?${new URLSearchParams(query)}`);
 
-  it('finds everything the node holds, or one identity\'s, or one team\'s', async () => {
+  it("finds everything the node holds, or one identity's, or one team's", async () => {
     const all = SearchResults.parse(expectOk(await owner({ q: 'milestone OR zeppelin OR contract' }))).results;
     expect(new Set(all.map((h) => h.kind))).toEqual(new Set(['mail', 'document', 'profile', 'blueprint']));
     const carols = SearchResults.parse(expectOk(await owner({ q: 'contract', agent_id: carol.agent_id }))).results;

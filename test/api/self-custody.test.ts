@@ -70,15 +70,32 @@ describe('POST /v1/workspaces/init with custody "self"', () => {
   it('creates the identity once its did:svc is registered; the node signs nothing for it', async () => {
     expect(expectOk(await register(head))).toEqual({ registered: true, did_aw: key.didSvc, current_did_key: key.didKey });
     sally = CreatedIdentity.parse(expectOk(await selfInit({ public_key: key.publicKey.toString('base64url') }), 201));
-    expect(sally).toMatchObject({ custody: 'self', did: key.didKey, did_key: key.didKey, stable_id: key.didSvc, address: `${DOMAIN}/sally`, lifetime: 'persistent' });
+    expect(sally).toMatchObject({
+      custody: 'self',
+      did: key.didKey,
+      did_key: key.didKey,
+      stable_id: key.didSvc,
+      address: `${DOMAIN}/sally`,
+      lifetime: 'persistent',
+    });
     const me = Introspection.parse(expectOk(await t.request('GET', '/v1/auth/introspect', { token: sally.api_key })));
     expect(me).toMatchObject({ key_type: 'identity', custody: 'self', did_key: key.didKey });
     // The same key twice is one identity.
-    expectRefusal(await init(t, project.api_key, { custody: 'self', did: key.didKey, public_key: key.publicKey.toString('base64') }), 409, undefined, 'SVC_ERR_IDENTITY_EXISTS');
+    expectRefusal(
+      await init(t, project.api_key, { custody: 'self', did: key.didKey, public_key: key.publicKey.toString('base64') }),
+      409,
+      undefined,
+      'SVC_ERR_IDENTITY_EXISTS',
+    );
     // Nothing the node would sign as it exists: its own rotation, a key backup, an unsigned send.
     expectRefusal(await t.request('PUT', '/v1/agents/me/rotate', { token: sally.api_key }), 409, /PUT \/v1\/did\//, 'SVC_ERR_IDENTITY_SELF_CUSTODIAL');
     expectRefusal(await sendMail(sally.api_key, { to_alias: 'bob', body: 'unsigned' }), 422, /self-custodial/, 'SVC_ERR_SIGNATURE_REQUIRED');
-    expectRefusal(await t.request('POST', '/v1/chat/sessions', { token: sally.api_key, body: { to_aliases: ['bob'], message: 'unsigned' } }), 422, /self-custodial/, 'SVC_ERR_SIGNATURE_REQUIRED');
+    expectRefusal(
+      await t.request('POST', '/v1/chat/sessions', { token: sally.api_key, body: { to_aliases: ['bob'], message: 'unsigned' } }),
+      422,
+      /self-custodial/,
+      'SVC_ERR_SIGNATURE_REQUIRED',
+    );
   });
 });
 
@@ -102,16 +119,46 @@ describe('client-signed mail', () => {
 
   it('refuses a bad signature, a stale timestamp, a mismatched signing_key_id and a payload that says otherwise', async () => {
     const envelope = mailTo();
-    expectRefusal(await sendMail(sally.api_key, mailBody(envelope, signedFields(key, envelope, { signer: selfKey() }))), 401, /does not verify/, 'SVC_ERR_MESSAGE_SIGNATURE_INVALID');
-    expectRefusal(await sendMail(sally.api_key, mailBody(envelope, signedFields(key, envelope, { at: nowSeconds(-600) }))), 401, /window/, 'SVC_ERR_MESSAGE_TIMESTAMP_STALE');
-    expectRefusal(await sendMail(sally.api_key, mailBody(envelope, signedFields(key, envelope, { signingKeyId: bob.did_key }))), 422, /signing_key_id/, 'SVC_ERR_SIGNING_KEY_MISMATCH');
-    expectRefusal(await sendMail(sally.api_key, { ...mailBody(envelope, signedFields(key, envelope)), body: 'tampered' }), 422, /body must match/, 'SVC_ERR_SIGNED_PAYLOAD_MISMATCH');
-    expectRefusal(await sendMail(sally.api_key, mailBody(mailTo({ to: 'carol' }), signedFields(key, mailTo({ to: 'carol' })))), 422, /recipient must match/, 'SVC_ERR_SIGNED_PAYLOAD_MISMATCH');
+    expectRefusal(
+      await sendMail(sally.api_key, mailBody(envelope, signedFields(key, envelope, { signer: selfKey() }))),
+      401,
+      /does not verify/,
+      'SVC_ERR_MESSAGE_SIGNATURE_INVALID',
+    );
+    expectRefusal(
+      await sendMail(sally.api_key, mailBody(envelope, signedFields(key, envelope, { at: nowSeconds(-600) }))),
+      401,
+      /window/,
+      'SVC_ERR_MESSAGE_TIMESTAMP_STALE',
+    );
+    expectRefusal(
+      await sendMail(sally.api_key, mailBody(envelope, signedFields(key, envelope, { signingKeyId: bob.did_key }))),
+      422,
+      /signing_key_id/,
+      'SVC_ERR_SIGNING_KEY_MISMATCH',
+    );
+    expectRefusal(
+      await sendMail(sally.api_key, { ...mailBody(envelope, signedFields(key, envelope)), body: 'tampered' }),
+      422,
+      /body must match/,
+      'SVC_ERR_SIGNED_PAYLOAD_MISMATCH',
+    );
+    expectRefusal(
+      await sendMail(sally.api_key, mailBody(mailTo({ to: 'carol' }), signedFields(key, mailTo({ to: 'carol' })))),
+      422,
+      /recipient must match/,
+      'SVC_ERR_SIGNED_PAYLOAD_MISMATCH',
+    );
     // Another key than the sender's current one, even one that signed correctly.
     const stranger = selfKey();
     expectRefusal(await sendMail(sally.api_key, mailBody(envelope, signedFields(stranger, envelope))), 422, /from_did/, 'SVC_ERR_SIGNER_MISMATCH');
     // A custodial identity's client may sign too, with its own key only.
-    expectRefusal(await sendMail(bob.api_key, { to_alias: 'sally', body: 'x', ...signedFields(stranger, { type: 'mail', from: 'bob', to: 'sally', body: 'x' }) }), 422, /from_did/, 'SVC_ERR_SIGNER_MISMATCH');
+    expectRefusal(
+      await sendMail(bob.api_key, { to_alias: 'sally', body: 'x', ...signedFields(stranger, { type: 'mail', from: 'bob', to: 'sally', body: 'x' }) }),
+      422,
+      /from_did/,
+      'SVC_ERR_SIGNER_MISMATCH',
+    );
     // The signing fields go together (upstream's 422s).
     const { signature: _signature, ...unsigned } = signedFields(key, envelope);
     expectValidation(await sendMail(sally.api_key, mailBody(envelope, unsigned)), 'signed_payload');
@@ -126,8 +173,18 @@ describe('client-signed mail', () => {
     expect(expectOk(await sendMail(sally.api_key, mailBody(envelope, signed)))).toEqual(first);
     expect((await inbox(bob.api_key)).filter((m) => m.message_id === signed.message_id)).toHaveLength(1);
     const other = mailTo({ body: 'other content' });
-    expectRefusal(await sendMail(sally.api_key, mailBody(other, signedFields(key, other, { messageId: signed.message_id }))), 409, undefined, 'SVC_ERR_MESSAGE_ID_REUSED');
-    expectRefusal(await sendMail(bob.api_key, { to_alias: 'sally', body: envelope.body, subject: envelope.subject, ...signed }), 422, /from_did/, 'SVC_ERR_SIGNER_MISMATCH');
+    expectRefusal(
+      await sendMail(sally.api_key, mailBody(other, signedFields(key, other, { messageId: signed.message_id }))),
+      409,
+      undefined,
+      'SVC_ERR_MESSAGE_ID_REUSED',
+    );
+    expectRefusal(
+      await sendMail(bob.api_key, { to_alias: 'sally', body: envelope.body, subject: envelope.subject, ...signed }),
+      422,
+      /from_did/,
+      'SVC_ERR_SIGNER_MISMATCH',
+    );
   });
 });
 
@@ -135,18 +192,47 @@ describe('client-signed chat', () => {
   it('starts a chat and answers in it, verified; refuses what fails', async () => {
     const first: Envelope = { type: 'chat', from: `${DOMAIN}/sally`, to: 'bob', to_did: bob.did_key, body: 'hi bob', wait_seconds: 0 };
     const signed = signedFields(key, first);
-    const started = expectOk(await t.request('POST', '/v1/chat/sessions', { token: sally.api_key, body: { to_aliases: ['bob'], message: first.body, wait_seconds: 0, ...signed } }));
+    const started = expectOk(
+      await t.request('POST', '/v1/chat/sessions', { token: sally.api_key, body: { to_aliases: ['bob'], message: first.body, wait_seconds: 0, ...signed } }),
+    );
     expect(started.message_id).toBe(signed.message_id);
     // The identical request again is the same send.
-    expect(expectOk(await t.request('POST', '/v1/chat/sessions', { token: sally.api_key, body: { to_aliases: ['bob'], message: first.body, wait_seconds: 0, ...signed } }))).toEqual(started);
+    expect(
+      expectOk(
+        await t.request('POST', '/v1/chat/sessions', { token: sally.api_key, body: { to_aliases: ['bob'], message: first.body, wait_seconds: 0, ...signed } }),
+      ),
+    ).toEqual(started);
 
     const next: Envelope = { type: 'chat', from: `${DOMAIN}/sally`, to: `${DOMAIN}/bob`, to_did: bob.did_key, body: 'still there?', hang_on: true };
     const again = signedFields(key, next);
     const path = `/v1/chat/sessions/${started.session_id}/messages`;
-    expectRefusal(await t.request('POST', path, { token: sally.api_key, body: { body: next.body, hang_on: false, ...again } }), 422, /hang_on must match/, 'SVC_ERR_SIGNED_PAYLOAD_MISMATCH');
-    expectRefusal(await t.request('POST', path, { token: sally.api_key, body: { body: next.body, hang_on: true, ...signedFields(key, next, { signer: selfKey() }) } }), 401, undefined, 'SVC_ERR_MESSAGE_SIGNATURE_INVALID');
-    expectRefusal(await t.request('POST', path, { token: sally.api_key, body: { body: next.body, hang_on: true, ...signedFields(key, next, { at: nowSeconds(400) }) } }), 401, undefined, 'SVC_ERR_MESSAGE_TIMESTAMP_STALE');
-    expectRefusal(await t.request('POST', path, { token: sally.api_key, body: { body: next.body, hang_on: true, ...signedFields(key, next, { signingKeyId: selfKey().didKey }) } }), 422, undefined, 'SVC_ERR_SIGNING_KEY_MISMATCH');
+    expectRefusal(
+      await t.request('POST', path, { token: sally.api_key, body: { body: next.body, hang_on: false, ...again } }),
+      422,
+      /hang_on must match/,
+      'SVC_ERR_SIGNED_PAYLOAD_MISMATCH',
+    );
+    expectRefusal(
+      await t.request('POST', path, { token: sally.api_key, body: { body: next.body, hang_on: true, ...signedFields(key, next, { signer: selfKey() }) } }),
+      401,
+      undefined,
+      'SVC_ERR_MESSAGE_SIGNATURE_INVALID',
+    );
+    expectRefusal(
+      await t.request('POST', path, { token: sally.api_key, body: { body: next.body, hang_on: true, ...signedFields(key, next, { at: nowSeconds(400) }) } }),
+      401,
+      undefined,
+      'SVC_ERR_MESSAGE_TIMESTAMP_STALE',
+    );
+    expectRefusal(
+      await t.request('POST', path, {
+        token: sally.api_key,
+        body: { body: next.body, hang_on: true, ...signedFields(key, next, { signingKeyId: selfKey().didKey }) },
+      }),
+      422,
+      undefined,
+      'SVC_ERR_SIGNING_KEY_MISMATCH',
+    );
     expectRefusal(await t.request('POST', path, { token: sally.api_key, body: { body: 'unsigned' } }), 422, undefined, 'SVC_ERR_SIGNATURE_REQUIRED');
     expectOk(await t.request('POST', path, { token: sally.api_key, body: { body: next.body, hang_on: true, ...again } }));
 
@@ -179,7 +265,10 @@ describe('its did:svc log', () => {
 
   it('an ephemeral self-custodial identity needs no did:svc', async () => {
     const other = selfKey();
-    const eph = expectOk(await init(t, project.api_key, { alias: 'eph', custody: 'self', did: other.didKey, public_key: other.publicKey.toString('base64') }), 201);
+    const eph = expectOk(
+      await init(t, project.api_key, { alias: 'eph', custody: 'self', did: other.didKey, public_key: other.publicKey.toString('base64') }),
+      201,
+    );
     expect(eph).toMatchObject({ custody: 'self', did_key: other.didKey, stable_id: null, lifetime: 'ephemeral' });
     expectOk(await t.request('DELETE', '/v1/agents/me', { token: eph.api_key }));
   });
@@ -188,7 +277,8 @@ describe('its did:svc log', () => {
 describe('replacing a self-custodial identity (a lost key)', () => {
   const replace = (agentId: string, body?: Record<string, unknown>) =>
     t.request('POST', `/api/v1/agents/${agentId}/replace`, { token: t.node.ownerToken, ...(body ? { body } : {}) });
-  const selfInit = (name: string, k: SelfKey) => init(t, project.api_key, persistent(name, { custody: 'self', did: k.didKey, public_key: k.publicKey.toString('base64') }));
+  const selfInit = (name: string, k: SelfKey) =>
+    init(t, project.api_key, persistent(name, { custody: 'self', did: k.didKey, public_key: k.publicKey.toString('base64') }));
 
   it('must say who holds the successor\'s key; "self" takes the key the client brings, and the node still holds none', async () => {
     const lost = selfKey();
@@ -200,7 +290,12 @@ describe('replacing a self-custodial identity (a lost key)', () => {
     const fresh = selfKey();
     const freshBody = { custody: 'self', did: fresh.didKey, public_key: fresh.publicKey.toString('base64') };
     expectRefusal(await replace(sam.agent_id, freshBody), 409, /POST \/v1\/did/, 'SVC_ERR_DID_UNREGISTERED');
-    expectRefusal(await replace(sam.agent_id, { ...freshBody, public_key: lost.publicKey.toString('base64') }), 422, /public_key/, 'SVC_ERR_PUBLIC_KEY_MISMATCH');
+    expectRefusal(
+      await replace(sam.agent_id, { ...freshBody, public_key: lost.publicKey.toString('base64') }),
+      422,
+      /public_key/,
+      'SVC_ERR_PUBLIC_KEY_MISMATCH',
+    );
     // Refusals changed nothing.
     expect(expectOk(await t.request('GET', '/v1/auth/introspect', { token: sam.api_key }))).toMatchObject({ status: 'active', did_key: lost.didKey });
 
@@ -214,7 +309,11 @@ describe('replacing a self-custodial identity (a lost key)', () => {
     const envelope: Envelope = { type: 'mail', from: `${DOMAIN}/sam`, to: 'bob', to_did: bob.did_key, subject: 'new key', body: 'sam again' };
     const signed = signedFields(fresh, envelope);
     expectOk(await sendMail(successor.api_key, mailBody(envelope, signed)));
-    expect((await inbox(bob.api_key)).find((m) => m.message_id === signed.message_id)).toMatchObject({ from_did: fresh.didKey, from_address: `${DOMAIN}/sam`, signature_status: 'verified' });
+    expect((await inbox(bob.api_key)).find((m) => m.message_id === signed.message_id)).toMatchObject({
+      from_did: fresh.didKey,
+      from_address: `${DOMAIN}/sam`,
+      signature_status: 'verified',
+    });
     expectRefusal(await sendMail(successor.api_key, { to_alias: 'bob', body: 'unsigned' }), 422, /self-custodial/, 'SVC_ERR_SIGNATURE_REQUIRED');
     selfSuccessorKeys.push(fresh.didKey, lost.didKey);
 
@@ -225,11 +324,13 @@ describe('replacing a self-custodial identity (a lost key)', () => {
     expectOk(await sendMail(custodial.api_key, { to_alias: 'bob', body: 'the node signs for me now' }));
   });
 
-  it('a custodial identity\'s successor is custodial by default, or self-custodial when the body brings a key', async () => {
+  it("a custodial identity's successor is custodial by default, or self-custodial when the body brings a key", async () => {
     const cal = await createIdentity(t, project.api_key, persistent('cal'));
     const next = selfKey();
     expectOk(await register(genesisEntry(next)));
-    const successor = Replaced.parse(expectOk(await replace(cal.agent_id, { custody: 'self', did: next.didKey, public_key: next.publicKey.toString('base64url') })));
+    const successor = Replaced.parse(
+      expectOk(await replace(cal.agent_id, { custody: 'self', did: next.didKey, public_key: next.publicKey.toString('base64url') })),
+    );
     expect(successor).toMatchObject({ custody: 'self', did_key: next.didKey, did_aw: next.didSvc, address: `${DOMAIN}/cal` });
     selfSuccessorKeys.push(next.didKey);
   });
@@ -242,7 +343,10 @@ describe('custody', () => {
     await stopped.stop({ keepData: true });
     const { db, close } = await openNodeDatabase(stopped.dataDir);
     try {
-      const held = db.prepare(`SELECT COUNT(*) FROM custody_keys WHERE did_key IN (${keys.map(() => '?').join(', ')})`).pluck().get(...keys);
+      const held = db
+        .prepare(`SELECT COUNT(*) FROM custody_keys WHERE did_key IN (${keys.map(() => '?').join(', ')})`)
+        .pluck()
+        .get(...keys);
       expect(held).toBe(0);
       expect(db.prepare(`SELECT custody, key_id FROM agents WHERE agent_id = ?`).get(sally.agent_id)).toEqual({ custody: 'self', key_id: '' });
       // A custodial identity's key is there (the table is the right one to ask).
@@ -253,5 +357,4 @@ describe('custody', () => {
       stopped_ = true;
     }
   });
-
 });

@@ -48,7 +48,7 @@ afterAll(async () => {
 async function nextOf(client: SseClient, event: string): Promise<any> {
   for (;;) {
     const frame = await client.next(5000);
-    if (frame.event === event) return typeof frame.data === "string" ? JSON.parse(frame.data) : frame.data;
+    if (frame.event === event) return typeof frame.data === 'string' ? JSON.parse(frame.data) : frame.data;
   }
 }
 
@@ -57,24 +57,56 @@ describe('team-certificate auth on the core', () => {
     expectRefusal(await alice.request('GET', '/v1/agents'), 403, /Agent not connected/, 'SVC_ERR_AGENT_NOT_CONNECTED');
     // The certificate of a team this node does not host.
     const foreign = JSON.parse(Buffer.from(alice.certificateB64, 'base64').toString('utf8'));
-    const other = { ...alice, teamId: 'other:elsewhere.example', certificateB64: Buffer.from(JSON.stringify({ ...foreign, team_id: 'other:elsewhere.example' })).toString('base64') };
+    const other = {
+      ...alice,
+      teamId: 'other:elsewhere.example',
+      certificateB64: Buffer.from(JSON.stringify({ ...foreign, team_id: 'other:elsewhere.example' })).toString('base64'),
+    };
     const headers = signRequest(other, 'GET', '/v1/agents', '');
-    expectRefusal(await requestJson(t.url, 'GET', '/v1/agents', { headers }), 401, /Unknown team: other:elsewhere\.example/, 'SVC_ERR_TEAM_CERTIFICATE_UNKNOWN');
-    expectRefusal(await alice.request('GET', '/v1/agents', undefined, { mode: 'identity' }), 401, /X-SVCID-Team-Certificate/, 'SVC_ERR_TEAM_CERTIFICATE_REQUIRED');
+    expectRefusal(
+      await requestJson(t.url, 'GET', '/v1/agents', { headers }),
+      401,
+      /Unknown team: other:elsewhere\.example/,
+      'SVC_ERR_TEAM_CERTIFICATE_UNKNOWN',
+    );
+    expectRefusal(
+      await alice.request('GET', '/v1/agents', undefined, { mode: 'identity' }),
+      401,
+      /X-SVCID-Team-Certificate/,
+      'SVC_ERR_TEAM_CERTIFICATE_REQUIRED',
+    );
     // A bad signature, a stale timestamp.
-    expectRefusal(await alice.request('GET', '/v1/agents', undefined, { headers: { authorization: `DIDKey ${alice.key.didKey} ${selfKey().sign('x')}` } }), 401, /signature/i, 'SVC_ERR_SIGNATURE_INVALID');
+    expectRefusal(
+      await alice.request('GET', '/v1/agents', undefined, { headers: { authorization: `DIDKey ${alice.key.didKey} ${selfKey().sign('x')}` } }),
+      401,
+      /signature/i,
+      'SVC_ERR_SIGNATURE_INVALID',
+    );
     expectRefusal(await alice.request('GET', '/v1/agents', undefined, { at: nowSeconds(-600) }), 401, undefined, 'SVC_ERR_TIMESTAMP_INVALID');
   });
 
   it('connects a member from its certificate (compact v1 and envelope v2): a self-custodial identity and its workspace, once', async () => {
     aliceAgent = Connected.parse(expectOk(await alice.request('POST', '/v1/connect', { hostname: 'laptop', workspace_path: '/src/a', role: 'dev' })));
-    expect(aliceAgent).toMatchObject({ team_id: teamId, alias: 'alice', did_key: alice.key.didKey, custody: 'self', lifetime: 'ephemeral', role: 'dev', created: true });
+    expect(aliceAgent).toMatchObject({
+      team_id: teamId,
+      alias: 'alice',
+      did_key: alice.key.didKey,
+      custody: 'self',
+      lifetime: 'ephemeral',
+      role: 'dev',
+      created: true,
+    });
     const again = Connected.parse(expectOk(await alice.request('POST', '/v1/connect', {})));
     expect(again).toMatchObject({ agent_id: aliceAgent.agent_id, workspace_id: aliceAgent.workspace_id, created: false });
     bobAgent = Connected.parse(expectOk(await bob.request('POST', '/v1/connect', { hostname: 'ci' }, { mode: 'envelope' })));
     expect(bobAgent.created).toBe(true);
     // The envelope names the core's origin; another audience is refused.
-    expectRefusal(await bob.request('GET', '/v1/team', undefined, { mode: 'envelope', aud: 'https://elsewhere.example' }), 401, /audience/, 'SVC_ERR_TEAM_ENVELOPE_MISMATCH');
+    expectRefusal(
+      await bob.request('GET', '/v1/team', undefined, { mode: 'envelope', aud: 'https://elsewhere.example' }),
+      401,
+      /audience/,
+      'SVC_ERR_TEAM_ENVELOPE_MISMATCH',
+    );
     // alice's key under another alias: upstream's 409.
     const twin = await upstreamMember(t, teamId, 'alice-two', { key: alice.key });
     expectRefusal(await twin.request('POST', '/v1/connect', { hostname: 'twin' }), 409, /already connected/, 'SVC_ERR_TEAM_AGENT_CONFLICT');
@@ -83,13 +115,16 @@ describe('team-certificate auth on the core', () => {
   it('answers the team, its members with presence, heartbeats and the workspace fields', async () => {
     expect(TeamInfo.parse(expectOk(await alice.request('GET', '/v1/team')))).toMatchObject({ team_id: teamId, namespace: DOMAIN, team_name: 'crew' });
     const before = TeamAgents.parse(expectOk(await alice.request('GET', '/v1/agents')));
-    expect(before.agents.map((a) => [a.alias, a.online])).toEqual([['alice', false], ['bob', false]]);
+    expect(before.agents.map((a) => [a.alias, a.online])).toEqual([
+      ['alice', false],
+      ['bob', false],
+    ]);
     expect(Heartbeat.parse(expectOk(await bob.request('POST', '/v1/agents/heartbeat'))).alias).toBe('bob');
     const after = TeamAgents.parse(expectOk(await alice.request('GET', '/v1/agents')));
     expect(after.agents.find((a) => a.alias === 'bob')).toMatchObject({ online: true, status: 'online', hostname: 'ci' });
   });
 
-  it('answers one member of the caller\'s team by alias, as the channel client asks to pin a sender', async () => {
+  it("answers one member of the caller's team by alias, as the channel client asks to pin a sender", async () => {
     const path = (team: string, alias: string) => `/v1/teams/${encodeURIComponent(team)}/agents/${alias}`;
     const detail = TeamAgentDetail.parse(expectOk(await alice.request('GET', path(teamId, 'bob'))));
     expect(detail).toMatchObject({ agent_id: bobAgent.agent_id, alias: 'bob', did_key: bob.key.didKey, lifetime: 'ephemeral', online: true, status: 'online' });
@@ -113,11 +148,22 @@ describe('team-certificate auth on the core', () => {
   it("takes upstream's PATCH /v1/agents/me: the workspace fields beside the settings, answered with upstream's fields beside ours", async () => {
     // Upstream's body and answer (§9.1), compact v1 and envelope v2.
     const patched = Settings.parse(expectOk(await alice.request('PATCH', '/v1/agents/me', { hostname: 'desk', human_name: 'Alice' })));
-    expect(patched).toMatchObject({ agent_id: aliceAgent.agent_id, alias: 'alice', hostname: 'desk', workspace_path: '/src/a', role: 'dev', human_name: 'Alice' });
+    expect(patched).toMatchObject({
+      agent_id: aliceAgent.agent_id,
+      alias: 'alice',
+      hostname: 'desk',
+      workspace_path: '/src/a',
+      role: 'dev',
+      human_name: 'Alice',
+    });
     const moved = Settings.parse(expectOk(await alice.request('PATCH', '/v1/agents/me', { workspace_path: '/src/b', role: 'lead' }, { mode: 'envelope' })));
     expect(moved).toMatchObject({ hostname: 'desk', workspace_path: '/src/b', role: 'lead', human_name: 'Alice', address_reachability: 'public' });
     // Ours in the same body; a member's answer carries its workspace fields even when it sends none.
-    expect(Settings.parse(expectOk(await alice.request('PATCH', '/v1/agents/me', { program: 'aw' })))).toMatchObject({ program: 'aw', hostname: 'desk', workspace_path: '/src/b' });
+    expect(Settings.parse(expectOk(await alice.request('PATCH', '/v1/agents/me', { program: 'aw' })))).toMatchObject({
+      program: 'aw',
+      hostname: 'desk',
+      workspace_path: '/src/b',
+    });
     const listed = TeamAgents.parse(expectOk(await bob.request('GET', '/v1/agents'))).agents.find((a) => a.alias === 'alice');
     expect(listed).toMatchObject({ hostname: 'desk', workspace_path: '/src/b', role: 'lead', human_name: 'Alice' });
     // Still strict, with upstream's limits.
@@ -145,11 +191,17 @@ describe('team-certificate auth on the core', () => {
     // bob mails alice, identity-only (no certificate): the node holds no key for bob, bob signs.
     const envelope: Envelope = { type: 'mail', from: 'bob', to: 'alice', to_did: alice.key.didKey, subject: 'hi', body: 'from an upstream client' };
     const signed = signedFields(bob.key, envelope, { at: at() });
-    const sent = expectOk(await bob.request('POST', '/v1/messages', { to_alias: 'alice', subject: 'hi', body: envelope.body, ...signed }, { mode: 'identity' }));
+    const sent = expectOk(
+      await bob.request('POST', '/v1/messages', { to_alias: 'alice', subject: 'hi', body: envelope.body, ...signed }, { mode: 'identity' }),
+    );
     expect(sent.message_id).toBe(signed.message_id);
     expect((await nextOf(stream, 'mail_message')).message_id).toBe(signed.message_id);
     const inbox: MailMessage[] = expectOk(await alice.request('GET', '/v1/messages/inbox?limit=50')).messages.map((m: unknown) => MailMessage.parse(m));
-    expect(inbox.find((m) => m.message_id === signed.message_id)).toMatchObject({ from_did: bob.key.didKey, signature_status: 'verified', body: envelope.body });
+    expect(inbox.find((m) => m.message_id === signed.message_id)).toMatchObject({
+      from_did: bob.key.didKey,
+      signature_status: 'verified',
+      body: envelope.body,
+    });
     // Unsigned mail from a self-custodial member is refused: the node signs nothing for it.
     expectRefusal(await bob.request('POST', '/v1/messages', { to_alias: 'alice', body: 'unsigned' }), 422, /self-custodial/, 'SVC_ERR_SIGNATURE_REQUIRED');
 
@@ -196,7 +248,11 @@ describe('team-certificate auth on the core', () => {
   it('takes a signed MCP call once: the identical request again gets the first answer, byte for byte', async () => {
     const body = { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'send_control', arguments: { alias: 'alice', signal: 'pause' } } };
     const raw = JSON.stringify(body);
-    const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...signRequest(bob, 'POST', '/mcp', raw, { at: at() }) };
+    const headers = {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      ...signRequest(bob, 'POST', '/mcp', raw, { at: at() }),
+    };
     const call = async () => {
       const response = await fetch(`${t.url}/mcp`, { method: 'POST', headers, body: raw });
       return { status: response.status, type: response.headers.get('content-type'), text: await response.text() };
@@ -211,7 +267,12 @@ describe('team-certificate auth on the core', () => {
   });
 
   it('checks X-SVC-DID-AW against the did:svc log this node holds', async () => {
-    expectRefusal(await bob.request('GET', '/v1/messages/inbox', undefined, { mode: 'identity', didAw: selfKey().didSvc }), 401, /did:svc does not match/, 'SVC_ERR_DID_AW_MISMATCH');
+    expectRefusal(
+      await bob.request('GET', '/v1/messages/inbox', undefined, { mode: 'identity', didAw: selfKey().didSvc }),
+      401,
+      /did:svc does not match/,
+      'SVC_ERR_DID_AW_MISMATCH',
+    );
   });
 
   it('ends the stream when the certificate is revoked; every later request is 401', async () => {
@@ -227,7 +288,11 @@ describe('team-certificate auth on the core', () => {
     expectRefusal(asApiResponse(await alice.stream(streamPath())), 401, /revoked/, 'SVC_ERR_TEAM_CERTIFICATE_REVOKED');
     // The owner's listing still names the identity; a revoked member is never online.
     const { members } = MemberList.parse(expectOk(await t.owner('GET', `/v1/node/teams/${encodeURIComponent(teamId)}/members`)));
-    expect(members.find((m) => m.certificate_id === alice.certificateId)).toMatchObject({ agent_id: aliceAgent.agent_id, online: false, revoked_at: expect.any(String) });
+    expect(members.find((m) => m.certificate_id === alice.certificateId)).toMatchObject({
+      agent_id: aliceAgent.agent_id,
+      online: false,
+      revoked_at: expect.any(String),
+    });
   });
 
   it('deletes a gone ephemeral workspace of the team, not one seen in the last 30 minutes', async () => {
@@ -236,6 +301,11 @@ describe('team-certificate auth on the core', () => {
     const deleted = WorkspaceDeleted.parse(expectOk(await bob.request('DELETE', `/v1/workspaces/${aliceAgent.workspace_id}`, undefined, { at: at() })));
     expect(deleted).toEqual({ workspace_id: aliceAgent.workspace_id, agent_id: aliceAgent.agent_id, deleted: true });
     // Signed anew (the identical request would get the first answer again).
-    expectRefusal(await bob.request('DELETE', `/v1/workspaces/${aliceAgent.workspace_id}`, undefined, { at: nowSeconds(offset / 1000 + 1) }), 404, undefined, 'SVC_ERR_WORKSPACE_NOT_FOUND');
+    expectRefusal(
+      await bob.request('DELETE', `/v1/workspaces/${aliceAgent.workspace_id}`, undefined, { at: nowSeconds(offset / 1000 + 1) }),
+      404,
+      undefined,
+      'SVC_ERR_WORKSPACE_NOT_FOUND',
+    );
   });
 });

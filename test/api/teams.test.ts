@@ -53,7 +53,15 @@ describe('POST /v1/node/teams', () => {
     ]);
     expect(members[0].member_did_key).not.toBe(team.team_did_key);
     // The listing names every scope there is, what it grants, and the four a member gets by default.
-    expect(available_scopes.map((s: { scope: string }) => s.scope).sort()).toEqual(['docs:read', 'docs:write', 'library:approve', 'library:publish', 'library:read', 'library:write', 'team:admin']);
+    expect(available_scopes.map((s: { scope: string }) => s.scope).sort()).toEqual([
+      'docs:read',
+      'docs:write',
+      'library:approve',
+      'library:publish',
+      'library:read',
+      'library:write',
+      'team:admin',
+    ]);
     for (const s of available_scopes) expect(s.grants).toEqual(expect.any(String));
     expect(available_scopes.filter((s: { default: boolean }) => s.default).map((s: { scope: string }) => s.scope)).toEqual([
       'docs:read',
@@ -83,7 +91,12 @@ describe('POST /v1/node/teams', () => {
 
   it('needs the owner token', async () => {
     expectRefusal(await t.request('GET', '/v1/node/teams'), 401, undefined, 'SVC_ERR_OWNER_TOKEN_REQUIRED');
-    expectRefusal(await t.request('POST', '/v1/node/teams', { body: { name: newName(), domain: 'acme.test' } }), 401, undefined, 'SVC_ERR_OWNER_TOKEN_REQUIRED');
+    expectRefusal(
+      await t.request('POST', '/v1/node/teams', { body: { name: newName(), domain: 'acme.test' } }),
+      401,
+      undefined,
+      'SVC_ERR_OWNER_TOKEN_REQUIRED',
+    );
   });
 
   it('answers 404 for an unknown team', async () => {
@@ -103,7 +116,14 @@ describe('POST /v1/node/teams/:team_id/members', () => {
     expect(Object.keys(cert).sort()).toEqual(
       ['alias', 'certificate_id', 'issued_at', 'lifetime', 'member_did_key', 'signature', 'team_did_key', 'team_id', 'version'].sort(),
     );
-    expect(cert).toMatchObject({ version: 1, team_id: team.team_id, team_did_key: team.team_did_key, member_did_key: member.didKey, alias: 'alice', lifetime: 'ephemeral' });
+    expect(cert).toMatchObject({
+      version: 1,
+      team_id: team.team_id,
+      team_did_key: team.team_did_key,
+      member_did_key: member.didKey,
+      alias: 'alice',
+      lifetime: 'ephemeral',
+    });
     expect(cert.certificate_id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(cert.issued_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/);
     expect(cert.signature).toMatch(/^[A-Za-z0-9+/]{86}$/);
@@ -117,7 +137,14 @@ describe('POST /v1/node/teams/:team_id/members', () => {
   it('carries did_aw and address when given, and the recorded scopes', async () => {
     const team = await createTeam();
     const member = testKey();
-    const body = { did_key: member.didKey, alias: 'bob', lifetime: 'persistent', did_aw: 'did:svc:2CiZ88hVF4JuQim8nnSuyeiV2HF2', address: 'acme.test/bob', scopes: ['docs:read'] };
+    const body = {
+      did_key: member.didKey,
+      alias: 'bob',
+      lifetime: 'persistent',
+      did_aw: 'did:svc:2CiZ88hVF4JuQim8nnSuyeiV2HF2',
+      address: 'acme.test/bob',
+      scopes: ['docs:read'],
+    };
     const { certificate } = expectOk(await addMember(team.team_id, body), 201);
     expect(certificate).toMatchObject({ lifetime: 'persistent', member_did_aw: body.did_aw, member_address: 'acme.test/bob' });
     expect(verifyCertificateSignature(certificate, publicKeyFromDidKey(team.team_did_key)!)).toBe(true);
@@ -144,7 +171,12 @@ describe('POST /v1/node/teams/:team_id/members', () => {
   it('refuses an alias already active in the team with 409; another team may use it', async () => {
     const team = await createTeam();
     expectOk(await addMember(team.team_id, { did_key: testKey().didKey, alias: 'carol' }), 201);
-    expectRefusal(await addMember(team.team_id, { did_key: testKey().didKey, alias: 'carol' }), 409, /Alias already active in team/, 'SVC_ERR_TEAM_ALIAS_TAKEN');
+    expectRefusal(
+      await addMember(team.team_id, { did_key: testKey().didKey, alias: 'carol' }),
+      409,
+      /Alias already active in team/,
+      'SVC_ERR_TEAM_ALIAS_TAKEN',
+    );
     expectRefusal(await addMember(team.team_id, { did_key: testKey().didKey, alias: 'owner' }), 409, /Alias already active/, 'SVC_ERR_TEAM_ALIAS_TAKEN');
     const other = await createTeam();
     expectOk(await addMember(other.team_id, { did_key: testKey().didKey, alias: 'carol' }), 201);
@@ -181,9 +213,24 @@ describe('POST /v1/node/teams/:team_id/members/:certificate_id/revoke', () => {
     const team = await createTeam();
     const other = await createTeam();
     const { certificate } = expectOk(await addMember(other.team_id, { did_key: testKey().didKey, alias: 'erin' }), 201);
-    expectRefusal(await t.owner('POST', teamUrl(team.team_id, '/members/00000000-0000-4000-8000-000000000000/revoke')), 404, undefined, 'SVC_ERR_TEAM_CERTIFICATE_NOT_FOUND');
-    expectRefusal(await t.owner('POST', teamUrl(team.team_id, `/members/${certificate.certificate_id}/revoke`)), 404, undefined, 'SVC_ERR_TEAM_CERTIFICATE_NOT_FOUND');
-    expectRefusal(await t.owner('POST', teamUrl(team.team_id, `/members/${team.owner_certificate_id}/revoke`)), 403, /owner/, 'SVC_ERR_TEAM_OWNER_NOT_REVOCABLE');
+    expectRefusal(
+      await t.owner('POST', teamUrl(team.team_id, '/members/00000000-0000-4000-8000-000000000000/revoke')),
+      404,
+      undefined,
+      'SVC_ERR_TEAM_CERTIFICATE_NOT_FOUND',
+    );
+    expectRefusal(
+      await t.owner('POST', teamUrl(team.team_id, `/members/${certificate.certificate_id}/revoke`)),
+      404,
+      undefined,
+      'SVC_ERR_TEAM_CERTIFICATE_NOT_FOUND',
+    );
+    expectRefusal(
+      await t.owner('POST', teamUrl(team.team_id, `/members/${team.owner_certificate_id}/revoke`)),
+      403,
+      /owner/,
+      'SVC_ERR_TEAM_OWNER_NOT_REVOCABLE',
+    );
   });
 });
 
@@ -208,7 +255,12 @@ describe('POST /v1/node/teams/:team_id/sign', () => {
       { method: 'POST', url: '/v1/shelf?x=1', headers: signed.headers, rawBody: Buffer.from(body) },
       { teams, audiences: () => [t.node.info.library_url], now: new Date() },
     );
-    expect(member).toMatchObject({ team_id: team.team_id, alias: 'owner', certificate_id: team.owner_certificate_id, scopes: ['docs:read', 'docs:write', 'library:approve', 'library:publish', 'library:read', 'library:write', 'team:admin'] });
+    expect(member).toMatchObject({
+      team_id: team.team_id,
+      alias: 'owner',
+      certificate_id: team.owner_certificate_id,
+      scopes: ['docs:read', 'docs:write', 'library:approve', 'library:publish', 'library:read', 'library:write', 'team:admin'],
+    });
   });
 
   it('refuses an unknown team with 404 and a bad request with 422', async () => {

@@ -47,14 +47,21 @@ describe('the tunnel', () => {
   it('refuses a bad configuration and keeps none', async () => {
     expectValidation(await t.owner('PUT', '/v1/node/tunnel', { host: 'ssh.example', username: 'svc', remote_port: 70000 }), 'remote_port');
     expectValidation(await t.owner('PUT', '/v1/node/tunnel', { host: 'ssh.example', username: 'bad user', remote_port: 0 }), 'username');
-    expectValidation(await t.owner('PUT', '/v1/node/tunnel', { host: 'ssh.example', username: 'svc', remote_port: 0, host_key_sha256: 'nope' }), 'host_key_sha256');
+    expectValidation(
+      await t.owner('PUT', '/v1/node/tunnel', { host: 'ssh.example', username: 'svc', remote_port: 0, host_key_sha256: 'nope' }),
+      'host_key_sha256',
+    );
     expectValidation(await t.owner('PUT', '/v1/node/tunnel', { host: 'ssh.example', username: 'svc', remote_port: 0, public_url: 'ftp://x' }), 'public_url');
     expect((await tunnel()).config).toBeNull();
   });
 
   it('replaces the whole configuration on PUT; null clears an optional field', async () => {
     const set = { host: 'ssh.example.test', username: 'svc', remote_port: 8443, public_url: 'https://node.example.test', host_key_sha256: ssh.fingerprint };
-    expect(expectOk(await t.owner('PUT', '/v1/node/tunnel', set)).config).toMatchObject({ public_url: 'https://node.example.test', host_key_sha256: ssh.fingerprint, port: 22 });
+    expect(expectOk(await t.owner('PUT', '/v1/node/tunnel', set)).config).toMatchObject({
+      public_url: 'https://node.example.test',
+      host_key_sha256: ssh.fingerprint,
+      port: 22,
+    });
     const cleared = expectOk(await t.owner('PUT', '/v1/node/tunnel', { ...set, public_url: null, host_key_sha256: null }));
     expect(cleared.config).toMatchObject({ public_url: null, host_key_sha256: null });
   });
@@ -66,7 +73,14 @@ describe('the tunnel', () => {
       const configured = expectOk(
         await t.owner('PUT', '/v1/node/tunnel', { host: '127.0.0.1', port: ssh.port, username: 'svc', remote_port: 0, host_key_sha256: ssh.fingerprint }),
       );
-      expect(configured.config).toMatchObject({ host: '127.0.0.1', port: ssh.port, username: 'svc', remote_port: 0, host_key_sha256: ssh.fingerprint, public_url: null });
+      expect(configured.config).toMatchObject({
+        host: '127.0.0.1',
+        port: ssh.port,
+        username: 'svc',
+        remote_port: 0,
+        host_key_sha256: ssh.fingerprint,
+        public_url: null,
+      });
       expectOk(await t.owner('POST', '/v1/node/tunnel/start'));
       await expect.poll(state, WAIT).toBe('up');
       expect(await feed.next()).toMatchObject({ event: 'tunnel_changed' });

@@ -39,7 +39,8 @@ const mail = (who: any, body: unknown) => t.request('POST', '/v1/messages', { to
 const inbox = async (who: any, query = '') => expectOk(await t.request('GET', `/v1/messages/inbox${query}`, { token: who.api_key })).messages;
 const createChat = (who: any, body: unknown) => t.request('POST', '/v1/chat/sessions', { token: who.api_key, body });
 const chatSend = (who: any, sessionId: string, body: unknown) => t.request('POST', `/v1/chat/sessions/${sessionId}/messages`, { token: who.api_key, body });
-const history = async (who: any, sessionId: string) => expectOk(await t.request('GET', `/v1/chat/sessions/${sessionId}/messages`, { token: who.api_key })).messages;
+const history = async (who: any, sessionId: string) =>
+  expectOk(await t.request('GET', `/v1/chat/sessions/${sessionId}/messages`, { token: who.api_key })).messages;
 const seconds = (offset = 0) => new Date(Math.floor(Date.now() / 1000) * 1000 + offset * 1000).toISOString().replace('.000Z', 'Z');
 
 describe("a client's message_id is the send's idempotency key", () => {
@@ -95,7 +96,11 @@ describe("upstream's recipient forms", () => {
     // Another project's identity is named as upstream names it across projects.
     expect(expectOk(await mail(ann, { to_agent_id: cy.agent_id, body: 'x' })).messages[0]).toMatchObject({ to: 'parity-beta~cy', to_alias: null });
     expect(expectOk(await mail(ann, { to_agent_id: bo.agent_id, to_alias: 'bo', body: 'both' })).messages).toHaveLength(1);
-    expectRefusal(await mail(ann, { to_agent_id: bo.agent_id, to_address: `${DOMAIN}/ann`, body: 'x' }), 422, /to_agent_id must match the to_address recipient/);
+    expectRefusal(
+      await mail(ann, { to_agent_id: bo.agent_id, to_address: `${DOMAIN}/ann`, body: 'x' }),
+      422,
+      /to_agent_id must match the to_address recipient/,
+    );
     expectRefusal(await mail(ann, { to_agent_id: randomUUID(), body: 'x' }), 404, undefined, 'SVC_ERR_RECIPIENT_NOT_FOUND');
   });
 
@@ -111,7 +116,10 @@ describe("upstream's recipient forms", () => {
 
     const chat = expectOk(await createChat(bo, { to_aliases: ['parity-beta~cy'], message: 'hi from alpha' }));
     expect(chat.participants.map((p: any) => p.alias).sort()).toEqual(['bo', 'cy']);
-    expect(expectOk(await mail(bo, { to_alias: `${DOMAIN}/ann`, body: 'address in to_alias' })).messages[0]).toMatchObject({ to: `${DOMAIN}/ann`, to_did: ann.did_key });
+    expect(expectOk(await mail(bo, { to_alias: `${DOMAIN}/ann`, body: 'address in to_alias' })).messages[0]).toMatchObject({
+      to: `${DOMAIN}/ann`,
+      to_did: ann.did_key,
+    });
 
     expectRefusal(await mail(bo, { to_alias: 'no-such-project~cy', body: 'x' }), 404, /project no-such-project/, 'SVC_ERR_RECIPIENT_NOT_FOUND');
     expectValidation(await createChat(bo, { to_aliases: ['a~b~c'], message: 'x' }), 'to_aliases');
@@ -153,7 +161,7 @@ describe('mail threads (thread_id)', () => {
 });
 
 describe('an address assigned to a bare did:key', () => {
-  it("is the address of the identity whose current key it is: contacts-only recipients accept it, and it can send to other nodes", async () => {
+  it('is the address of the identity whose current key it is: contacts-only recipients accept it, and it can send to other nodes', async () => {
     const controller = testKey();
     expectOk(await registerByOwner(t, 'bare.test', controller.didKey), 201);
     const dee = await createIdentity(t, alpha.api_key, { alias: 'dee' });

@@ -100,7 +100,12 @@ function base58Decode(text: string): Buffer {
 }
 
 /** Pass A of the clients' trust pipeline: the signature over the presented `signed_payload` bytes, with `from_did`. */
-function clientVerifies(m: { signed_payload?: string; signature?: string; from_did?: string; signing_key_id?: string | null }): 'verified' | 'failed' | 'unverified' {
+function clientVerifies(m: {
+  signed_payload?: string;
+  signature?: string;
+  from_did?: string;
+  signing_key_id?: string | null;
+}): 'verified' | 'failed' | 'unverified' {
   if (!m.signed_payload || !m.signature || !m.from_did?.startsWith('did:key:z')) return 'unverified';
   if (m.signing_key_id && m.signing_key_id !== m.from_did) return 'failed';
   const multicodec = base58Decode(m.from_did.slice('did:key:z'.length));
@@ -115,7 +120,18 @@ const post = (who: any, path: string, body: unknown) => t.request('POST', path, 
 const get = async (who: any, path: string) => expectOk(await t.request('GET', path, { token: who.api_key }));
 
 /** The Go CLI's SendMessageRequest, with its omitempty fields. */
-function goSendMessage(fields: { to_agent_id?: string; to_alias?: string; to_did?: string; to_address?: string; subject?: string; body: string; priority?: string; message_id?: string; timestamp?: string; thread_id?: string }) {
+function goSendMessage(fields: {
+  to_agent_id?: string;
+  to_alias?: string;
+  to_did?: string;
+  to_address?: string;
+  subject?: string;
+  body: string;
+  priority?: string;
+  message_id?: string;
+  timestamp?: string;
+  thread_id?: string;
+}) {
   return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined && v !== ''));
 }
 
@@ -201,17 +217,32 @@ describe("chat as upstream's clients send and read it", () => {
     const sentAt = new Date();
     const message_id = randomUUID();
     // ChatCreateSessionRequest as the CLI builds it (omitempty), with a client message id.
-    const created = expectOk(await post(alice, '/v1/chat/sessions', { to_aliases: ['bob'], message: 'ping', wait_seconds: 120, message_id, timestamp: secondsAgo(sentAt, 0) }));
-    decodesAs(created, { session_id: 'string', message_id: 'string', participants: 'array', sse_url: 'string', targets_connected: 'array', targets_left: 'array' });
+    const created = expectOk(
+      await post(alice, '/v1/chat/sessions', { to_aliases: ['bob'], message: 'ping', wait_seconds: 120, message_id, timestamp: secondsAgo(sentAt, 0) }),
+    );
+    decodesAs(created, {
+      session_id: 'string',
+      message_id: 'string',
+      participants: 'array',
+      sse_url: 'string',
+      targets_connected: 'array',
+      targets_left: 'array',
+    });
     for (const p of created.participants) decodesAs(p, { agent_id: 'string?', alias: 'string', did: 'string?', address: 'string?' });
     expect(created.message_id).toBe(message_id);
 
-    const stream = await openStream(alice, `${created.sse_url}?deadline=${encodeURIComponent(deadlineIn(30))}&after=${encodeURIComponent(secondsAgo(sentAt, 1))}`);
+    const stream = await openStream(
+      alice,
+      `${created.sse_url}?deadline=${encodeURIComponent(deadlineIn(30))}&after=${encodeURIComponent(secondsAgo(sentAt, 1))}`,
+    );
     const reply = expectOk(await post(bob, `/v1/chat/sessions/${created.session_id}/messages`, { body: 'pong' }));
     decodesAs(reply, { message_id: 'string', delivered: 'bool', extends_wait_seconds: 'int' });
 
     // The CLI's wait: skip until our own message, then the first message from the target.
-    const targetNames = new Set(['bob', ...created.participants.filter((p: any) => p.alias === 'bob').flatMap((p: any) => [p.alias, p.address, p.did].filter(Boolean))]);
+    const targetNames = new Set([
+      'bob',
+      ...created.participants.filter((p: any) => p.alias === 'bob').flatMap((p: any) => [p.alias, p.address, p.did].filter(Boolean)),
+    ]);
     let seenOwn = false;
     let answer: any = null;
     while (answer === null) {
@@ -265,7 +296,16 @@ describe("chat as upstream's clients send and read it", () => {
     const history = (await get(alice, `/v1/chat/sessions/${created.session_id}/messages?unread_only=true&limit=2000`)).messages as any[];
     expect(history.map((m) => m.body)).toEqual(['hello from another team', 'still there?']);
     for (const m of history) {
-      decodesAs(m, { message_id: 'string', from_agent: 'string', from_address: 'string?', to_address: 'string?', body: 'string', timestamp: 'string', sender_leaving: 'bool', is_contact: 'bool?' });
+      decodesAs(m, {
+        message_id: 'string',
+        from_agent: 'string',
+        from_address: 'string?',
+        to_address: 'string?',
+        body: 'string',
+        timestamp: 'string',
+        sender_leaving: 'bool',
+        is_contact: 'bool?',
+      });
       // The channel shows `from_address || from_agent` as the sender: never empty.
       expect(m.from_address || m.from_agent).toBe('carol');
       expect(clientVerifies(m)).toBe('verified');
@@ -296,7 +336,15 @@ describe("chat as upstream's clients send and read it", () => {
     expect(item.time_remaining_seconds).toBeGreaterThan(0);
 
     const { sessions } = await get(alice, '/v1/chat/sessions');
-    for (const s of sessions) decodesAs(s, { session_id: 'string', participants: 'array', participant_dids: 'array?', participant_addresses: 'array?', created_at: 'string', sender_waiting: 'bool' });
+    for (const s of sessions)
+      decodesAs(s, {
+        session_id: 'string',
+        participants: 'array',
+        participant_dids: 'array?',
+        participant_addresses: 'array?',
+        created_at: 'string',
+        sender_waiting: 'bool',
+      });
   });
 });
 
@@ -312,7 +360,16 @@ describe("the event stream as upstream's clients read it", () => {
     const frames = await stream.take(4);
     expect(frames.map((f) => f.event)).toEqual(['connected', 'mail_message', 'mail_message', 'chat_message']);
     for (const frame of frames.slice(1, 3)) {
-      decodesAs(frame.data, { message_id: 'string', from_alias: 'string', subject: 'string', wake_mode: 'string', unread_count: 'int', from_address: 'string?', from_did: 'string?', from_stable_id: 'string?' });
+      decodesAs(frame.data, {
+        message_id: 'string',
+        from_alias: 'string',
+        subject: 'string',
+        wake_mode: 'string',
+        unread_count: 'int',
+        from_address: 'string?',
+        from_did: 'string?',
+        from_stable_id: 'string?',
+      });
       expect(frame.data.unread_count).toBe(2);
     }
     expect(frames.slice(1, 3).map((f) => f.data.wake_mode)).toEqual(['idle', 'prompt']);
@@ -329,7 +386,14 @@ describe("the event stream as upstream's clients read it", () => {
       unread_count: 'int',
       wake_mode: 'string',
     });
-    expect(wake).toMatchObject({ session_id: chat.session_id, participants: ['bob'], last_message: 'can you look?', last_from: 'bob', unread_count: 1, wake_mode: 'prompt' });
+    expect(wake).toMatchObject({
+      session_id: chat.session_id,
+      participants: ['bob'],
+      last_message: 'can you look?',
+      last_from: 'bob',
+      unread_count: 1,
+      wake_mode: 'prompt',
+    });
     // The channel then fetches exactly that message.
     const [fetched] = (await get(dora, `/v1/chat/sessions/${wake.session_id}/messages?unread_only=true&limit=2000&message_id=${wake.message_id}`)).messages;
     expect(fetched).toMatchObject({ message_id: wake.message_id, from_agent: 'bob' });

@@ -49,7 +49,13 @@ function sign(priv: KeyObject, bytes: Uint8Array): string {
 
 const toSvc = (text: string): string => text.replaceAll('did:aw:', 'did:svc:');
 
-interface StableIdVector { name: string; seed_hex: string; did_key: string; public_key_hex: string; stable_id: string }
+interface StableIdVector {
+  name: string;
+  seed_hex: string;
+  did_key: string;
+  public_key_hex: string;
+  stable_id: string;
+}
 interface IdentityLogVectors {
   key_seeds: { initial_seed_hex: string; rotated_seed_hex: string };
   mapping: { did_aw: string; initial_did_key: string; rotated_did_key: string };
@@ -64,10 +70,36 @@ interface IdentityLogVectors {
     signature_b64: string;
   }[];
 }
-interface MessageVector { name: string; signing_seed_hex: string; signing_did_key: string; message: MessageFields; canonical_payload: string; signature_b64: string }
-interface RotationLink { old_seed_hex: string; old_did_key: string; new_did_key: string; timestamp: string; canonical_payload: string; signature_b64: string }
-interface RotationVector { name: string; links: RotationLink[]; pinned_did_key: string; envelope_from_did_key: string }
-interface DnsVector { name: string; domain: string; controller_did: string; registry_url: string | null; dns_name: string; dns_value: string }
+interface MessageVector {
+  name: string;
+  signing_seed_hex: string;
+  signing_did_key: string;
+  message: MessageFields;
+  canonical_payload: string;
+  signature_b64: string;
+}
+interface RotationLink {
+  old_seed_hex: string;
+  old_did_key: string;
+  new_did_key: string;
+  timestamp: string;
+  canonical_payload: string;
+  signature_b64: string;
+}
+interface RotationVector {
+  name: string;
+  links: RotationLink[];
+  pinned_did_key: string;
+  envelope_from_did_key: string;
+}
+interface DnsVector {
+  name: string;
+  domain: string;
+  controller_did: string;
+  registry_url: string | null;
+  dns_name: string;
+  dns_value: string;
+}
 
 describe('fixture directory', () => {
   it('holds exactly the files this suite checks', () => {
@@ -115,7 +147,10 @@ describe('identity-log-v1', () => {
   const vectors = load<IdentityLogVectors>(FIXTURES_DIR, 'identity-log-v1.json');
   const initial = keyFromSeedHex(vectors.key_seeds.initial_seed_hex);
   const rotated = keyFromSeedHex(vectors.key_seeds.rotated_seed_hex);
-  const signers = new Map([[initial.did, initial.priv], [rotated.did, rotated.priv]]);
+  const signers = new Map([
+    [initial.did, initial.priv],
+    [rotated.did, rotated.priv],
+  ]);
   const [register, rotate] = vectors.entries;
   if (!register || !rotate) throw new Error('identity-log-v1 must hold a register and a rotate entry');
   const entries: LogEntry[] = vectors.entries.map((e) => ({ ...e.entry_payload, entry_hash: e.entry_hash, signature: e.signature_b64 }));
@@ -156,7 +191,10 @@ describe('identity-log-v1', () => {
   it('verifyLog accepts the two entries with the aw method', () => {
     expect(verifyLog(entries, { method: 'aw' })).toEqual({ ok: true, currentDidKey: vectors.mapping.rotated_did_key });
     expect(verifyLog(entries, { method: 'svc' })).toEqual({ ok: false, error: 'did_aw is not a did:svc stable id' });
-    expect(verifyLog([entries[0]!, { ...entries[1]!, signature: entries[0]!.signature }], { method: 'aw' })).toEqual({ ok: false, error: 'seq 2: invalid signature' });
+    expect(verifyLog([entries[0]!, { ...entries[1]!, signature: entries[0]!.signature }], { method: 'aw' })).toEqual({
+      ok: false,
+      error: 'seq 2: invalid signature',
+    });
   });
 
   it('verifyLogHead verifies the rotation head anchored on the genesis', () => {
@@ -191,7 +229,9 @@ describe('message-signing-v1', () => {
       const payload = messageSignedPayload(buildMessageEnvelope(v.message));
       expect(payload).toBe(v.canonical_payload);
       expect(sign(priv, Buffer.from(payload, 'utf8'))).toBe(v.signature_b64);
-      expect(verifyMessageSignature({ signed_payload: v.canonical_payload, signature: v.signature_b64, from_did: v.message.from_did, signing_key_id: did })).toBe('verified');
+      expect(
+        verifyMessageSignature({ signed_payload: v.canonical_payload, signature: v.signature_b64, from_did: v.message.from_did, signing_key_id: did }),
+      ).toBe('verified');
       expect(verifyMessageSignature({ signed_payload: `${v.canonical_payload} `, signature: v.signature_b64, from_did: v.message.from_did })).toBe('failed');
     });
 
@@ -208,7 +248,12 @@ describe('message-signing-v1', () => {
 
 describe('rotation-announcements-v1', () => {
   const vectors = load<RotationVector[]>(FIXTURES_DIR, 'rotation-announcements-v1.json');
-  const wire = (l: RotationLink): RotationAnnouncement => ({ old_did: l.old_did_key, new_did: l.new_did_key, timestamp: l.timestamp, old_key_signature: l.signature_b64 });
+  const wire = (l: RotationLink): RotationAnnouncement => ({
+    old_did: l.old_did_key,
+    new_did: l.new_did_key,
+    timestamp: l.timestamp,
+    old_key_signature: l.signature_b64,
+  });
 
   for (const v of vectors) {
     v.links.forEach((link, index) => {
@@ -267,7 +312,13 @@ describe('identity-log-negative-v1 (fixtures/, upstream E3 verifier vectors)', (
     cached: CachedLogHead | null;
     expected_outcome: 'OK_VERIFIED' | 'OK_DEGRADED' | 'HARD_ERROR';
   }
-  interface LogCase { name: string; did_aw: string; entries: LogHead[]; expect_error: boolean; expected_current_did_key: string }
+  interface LogCase {
+    name: string;
+    did_aw: string;
+    entries: LogHead[];
+    expect_error: boolean;
+    expected_current_did_key: string;
+  }
   const fixture = load<{ cases: HeadCase[]; log_cases: LogCase[] }>(FIXTURES_DIR, 'identity-log-negative-v1.json');
 
   // Pins each refusal to its reason, so a different failure cannot pass for the intended one.

@@ -158,7 +158,10 @@ describe('No serious accessibility violations in any view, light and dark (axe-c
   it('the Shelf with a blueprint of the catalog open', async () => {
     await page.getByTestId('nav-shelf').click();
     await page.getByTestId('catalog-entry').click();
-    await page.locator('[data-ref="svc-node.code-review"]').getByRole('button', { name: /Code review desk/ }).click();
+    await page
+      .locator('[data-ref="svc-node.code-review"]')
+      .getByRole('button', { name: /Code review desk/ })
+      .click();
     await audit('shelf', () => page.locator('[data-ref="svc-node.code-review"] [data-profile="code-reviewer"]').waitFor({ timeout: WAIT }));
   });
 

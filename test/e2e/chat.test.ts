@@ -69,8 +69,15 @@ async function as(name: string, method: 'GET' | 'POST', path: string, body?: unk
 async function actAs(page: Page, name: string): Promise<void> {
   await page.bringToFront();
   await page.getByTestId('identity-switcher').click();
-  await page.getByTestId('identity-switcher-menu').getByRole('option').filter({ hasText: `${DOMAIN}/${name}` }).click();
-  await page.getByTestId('identity-switcher').filter({ hasText: `${DOMAIN}/${name}` }).waitFor({ timeout: WAIT });
+  await page
+    .getByTestId('identity-switcher-menu')
+    .getByRole('option')
+    .filter({ hasText: `${DOMAIN}/${name}` })
+    .click();
+  await page
+    .getByTestId('identity-switcher')
+    .filter({ hasText: `${DOMAIN}/${name}` })
+    .waitFor({ timeout: WAIT });
 }
 
 async function use(page: Page): Promise<Page> {
@@ -133,7 +140,9 @@ async function seedChats(agentId: string, count: number): Promise<void> {
         const at = new Date(start + i * 1000).toISOString();
         // A participant on another node: no agent id, its address in remote_address (participant_key still says remote:<address>).
         session.run(id, agentId, [agentId, `remote:${address}`].sort().join(','), at);
-        const row = Number(message.run(`${id}-m`, id, address, name, address, `${DOMAIN}/carol`, `Seeded message ${i} from ${name}`, at.slice(0, 19) + 'Z', at).lastInsertRowid);
+        const row = Number(
+          message.run(`${id}-m`, id, address, name, address, `${DOMAIN}/carol`, `Seeded message ${i} from ${name}`, at.slice(0, 19) + 'Z', at).lastInsertRowid,
+        );
         participant.run(id, agentId, null, 'carol', `${DOMAIN}/carol`, row, at, at, row);
         participant.run(id, null, address, name, address, 0, null, at, row);
       }
@@ -148,12 +157,14 @@ beforeAll(async () => {
   node = rig.node;
   await node.owner('POST', '/v1/node/namespaces', { domain: DOMAIN });
   const project = await node.owner('POST', '/v1/node/projects', { slug: 'chatters', name: 'Chatters', namespace: DOMAIN });
-  for (const name of ['alice', 'bob', 'carol']) ids[name] = (await node.owner('POST', '/v1/node/identities', { project_id: project.project_id, name })).agent_id;
+  for (const name of ['alice', 'bob', 'carol'])
+    ids[name] = (await node.owner('POST', '/v1/node/identities', { project_id: project.project_id, name })).agent_id;
   // carol's long history first, so what happens in the test is newer than all of it.
   await seedChats(ids['carol'] as string, MANY);
 
   // A conversation alice and bob already had; bob has not read alice's last message yet.
-  sessionId = (await as('alice', 'POST', '/v1/chat/sessions', { to_addresses: [`${DOMAIN}/bob`], message: 'Morning Bob, the draft is in the shared folder.' })).session_id;
+  sessionId = (await as('alice', 'POST', '/v1/chat/sessions', { to_addresses: [`${DOMAIN}/bob`], message: 'Morning Bob, the draft is in the shared folder.' }))
+    .session_id;
   const reply = await as('bob', 'POST', `/v1/chat/sessions/${sessionId}/messages`, { body: 'Thanks, reading it now.' });
   await as('bob', 'POST', `/v1/chat/sessions/${sessionId}/read`, { up_to_message_id: reply.message_id });
   await as('alice', 'POST', `/v1/chat/sessions/${sessionId}/messages`, { body: 'Take your time; the numbers on page 3 are the ones that changed.' });
@@ -228,7 +239,11 @@ describe('Chat that behaves (headless node, Chromium)', { timeout: 60_000 }, () 
     const pattern = `**/v1/chat/sessions/${sessionId}/messages`;
     await alice.route(pattern, (route) =>
       route.request().method() === 'POST'
-        ? route.fulfill({ status: 413, contentType: 'application/json', body: JSON.stringify({ detail: 'body is 70000 bytes; a chat message holds at most 65536 bytes (64 KiB)' }) })
+        ? route.fulfill({
+            status: 413,
+            contentType: 'application/json',
+            body: JSON.stringify({ detail: 'body is 70000 bytes; a chat message holds at most 65536 bytes (64 KiB)' }),
+          })
         : route.continue(),
     );
     try {
@@ -367,7 +382,11 @@ describe('Chat that behaves (headless node, Chromium)', { timeout: 60_000 }, () 
     const row = () => sessionRow(alice, 'carol').first();
     await row().waitFor({ timeout: WAIT });
     // Well inside the list's 20 s refresh: the live arrival itself says what it was.
-    const bye = await as('carol', 'POST', '/v1/chat/sessions', { to_addresses: [`${DOMAIN}/alice`], message: 'Off for the weekend, see you Monday.', leaving: true });
+    const bye = await as('carol', 'POST', '/v1/chat/sessions', {
+      to_addresses: [`${DOMAIN}/alice`],
+      message: 'Off for the weekend, see you Monday.',
+      leaving: true,
+    });
     await expect.poll(() => row().textContent(), { timeout: 5_000 }).toContain('carol left the chat');
     expect(await row().textContent()).not.toContain('Off for the weekend');
     await shot(alice, 'chat-row-goodbye');
@@ -410,7 +429,9 @@ describe('Chat that behaves (headless node, Chromium)', { timeout: 60_000 }, () 
     await expect.poll(() => list.getAttribute('aria-activedescendant')).toBe('session-row-0');
     await page.keyboard.press('j');
     await page.keyboard.press('Enter');
-    await conversation(page).getByRole('heading', { level: 2, name: `u${String(MANY - 1).padStart(6, '0')}` }).waitFor({ timeout: WAIT });
+    await conversation(page)
+      .getByRole('heading', { level: 2, name: `u${String(MANY - 1).padStart(6, '0')}` })
+      .waitFor({ timeout: WAIT });
     await shot(page, 'chat-many-open');
     await actAs(page, 'alice');
   });

@@ -49,7 +49,10 @@ async function versionsOnNode(slug: string): Promise<number> {
 /** WCAG contrast of two computed `rgb()` colours. */
 function contrast(a: string, b: string): number {
   const lum = (color: string) => {
-    const [r, g, bl] = (color.match(/[\d.]+/g) ?? []).slice(0, 3).map(Number).map((c) => (c / 255 <= 0.03928 ? c / 255 / 12.92 : ((c / 255 + 0.055) / 1.055) ** 2.4));
+    const [r, g, bl] = (color.match(/[\d.]+/g) ?? [])
+      .slice(0, 3)
+      .map(Number)
+      .map((c) => (c / 255 <= 0.03928 ? c / 255 / 12.92 : ((c / 255 + 0.055) / 1.055) ** 2.4));
     return 0.2126 * r! + 0.7152 * g! + 0.0722 * bl!;
   };
   const [hi, lo] = [lum(a), lum(b)].sort((x, y) => y - x) as [number, number];
@@ -156,7 +159,9 @@ describe('Editing documents (headless node, Chromium)', { timeout: 60_000 }, () 
     await banner.getByTestId('compare-latest').click();
     const compare = modal().getByTestId('compare-latest-dialog');
     await compare.waitFor({ timeout: WAIT });
-    expect(await compare.locator('td.text.add[data-side="new"]').allTextContents()).toEqual(expect.arrayContaining(['We ship on Friday.', '- Write the release notes', '- Post the demo']));
+    expect(await compare.locator('td.text.add[data-side="new"]').allTextContents()).toEqual(
+      expect.arrayContaining(['We ship on Friday.', '- Write the release notes', '- Post the demo']),
+    );
     expect(await compare.locator('td.text.del[data-side="old"]').allTextContents()).toEqual(expect.arrayContaining(['We ship on Monday.']));
     await saveShot(page, 'documents-compare-latest');
     await compare.getByTestId('compare-merge').click();
@@ -171,7 +176,9 @@ describe('Editing documents (headless node, Chromium)', { timeout: 60_000 }, () 
     expect(await page.getByTestId('behind-banner').count()).toBe(0);
     await page.getByTestId('save-document').click();
     await expect.poll(() => saveState().textContent(), { timeout: WAIT }).toBe('Saved as version 3');
-    expect((await asOwnerMember('GET', '/v1/documents/plan')).body).toBe('# Plan\n\nWe ship on Monday.\n\n- Write the release notes\n- Tell the team\n- Post the demo\n');
+    expect((await asOwnerMember('GET', '/v1/documents/plan')).body).toBe(
+      '# Plan\n\nWe ship on Monday.\n\n- Write the release notes\n- Tell the team\n- Post the demo\n',
+    );
 
     // Both change the same line: the merge asks, side by side; keeping both loses neither.
     await expect.poll(() => saveState(second).textContent(), { timeout: WAIT }).toBe('Saved as version 3');
@@ -227,11 +234,19 @@ describe('Editing documents (headless node, Chromium)', { timeout: 60_000 }, () 
 
     await asOwnerMember('PUT', '/v1/theme', { tokens: { layout: { color_scheme: 'auto' } } });
     await expect.poll(() => page.getByTestId('preview-scheme').textContent(), { timeout: WAIT }).toContain('In your dark look');
-    const background = async () => (await previewFrame(page)?.evaluate('getComputedStyle(document.body).backgroundColor').catch(() => null)) as string | null;
-    await expect.poll(async () => {
-      const color = await background();
-      return color === null ? null : contrast(color, 'rgb(0, 0, 0)') < 2;
-    }, { timeout: WAIT }).toBe(true);
+    const background = async () =>
+      (await previewFrame(page)
+        ?.evaluate('getComputedStyle(document.body).backgroundColor')
+        .catch(() => null)) as string | null;
+    await expect
+      .poll(
+        async () => {
+          const color = await background();
+          return color === null ? null : contrast(color, 'rgb(0, 0, 0)') < 2;
+        },
+        { timeout: WAIT },
+      )
+      .toBe(true);
     await saveShot(page, 'documents-preview-dark');
     await page.evaluate(`localStorage.setItem('svc-node.appearance', 'system')`);
   });

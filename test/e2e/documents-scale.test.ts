@@ -44,7 +44,18 @@ async function seed(dataDir: string): Promise<void> {
         const body = Buffer.from(`# Document ${i}\n\nNumber ${i} of ${COUNT}.\n`, 'utf8');
         const stored = encodeVersion(1, null, body);
         insertDocument.run(id, TEAM_ID, slugOf(i), `Document ${i}`, at, at);
-        insertVersion.run(id, sha256Hex(id), stored.kind, stored.prefix_len, stored.suffix_len, stored.payload, stored.compressed ? 1 : 0, body.length, bodySha256Hex(body), at);
+        insertVersion.run(
+          id,
+          sha256Hex(id),
+          stored.kind,
+          stored.prefix_len,
+          stored.suffix_len,
+          stored.payload,
+          stored.compressed ? 1 : 0,
+          body.length,
+          bodySha256Hex(body),
+          at,
+        );
       }
     })();
   } finally {
@@ -108,7 +119,7 @@ describe('Documents with 100,000 of them (headless node, Chromium)', { timeout: 
     await shot(page, 'documents-100k-paged');
   });
 
-  it('finds one document among them with the node\'s filter', async () => {
+  it("finds one document among them with the node's filter", async () => {
     await page.getByTestId('doc-filter').fill('doc-099999');
     await expect.poll(() => page.getByTestId('documents-count').textContent(), { timeout: WAIT }).toBe('1 match');
     expect(await page.getByTestId('document-row').getAttribute('data-slug')).toBe('doc-099999');

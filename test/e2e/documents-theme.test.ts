@@ -61,7 +61,9 @@ describe('Documents theme (headless node, Chromium)', { timeout: 45_000 }, () =>
     expect(await dialog.getByTestId('contrast-light-text').textContent()).toMatch(/✓/);
     const blocked = dialog.getByTestId('theme-blocked');
     expect(await blocked.textContent()).toMatch(/text in the dark palette \(\d\.\d\d:1\)/);
-    expect(await blocked.textContent()).toContain('a colour set for both palettes must pass on the light and the dark surface: give the dark palette its own under “Dark palette”');
+    expect(await blocked.textContent()).toContain(
+      'a colour set for both palettes must pass on the light and the dark surface: give the dark palette its own under “Dark palette”',
+    );
     expect(await dialog.getByTestId('theme-save').isDisabled()).toBe(true);
     await shot('documents-theme-auto-refused');
 
@@ -73,11 +75,13 @@ describe('Documents theme (headless node, Chromium)', { timeout: 45_000 }, () =>
     await expect.poll(() => dialog.getByTestId('theme-save').isDisabled(), { timeout: WAIT }).toBe(false);
     await shot('documents-theme-auto-dark-colours');
     await dialog.getByTestId('theme-save').click();
-    await expect.poll(async () => (await node.asTeamOwner(TEAM_ID, 'GET', '/v1/theme')).tokens, { timeout: WAIT }).toEqual({
-      colors: { text: '#1a1a1a' },
-      dark_colors: { text: '#f0f0f0' },
-      layout: { color_scheme: 'auto' },
-    });
+    await expect
+      .poll(async () => (await node.asTeamOwner(TEAM_ID, 'GET', '/v1/theme')).tokens, { timeout: WAIT })
+      .toEqual({
+        colors: { text: '#1a1a1a' },
+        dark_colors: { text: '#f0f0f0' },
+        layout: { color_scheme: 'auto' },
+      });
   });
 
   it('reads a saved theme’s dark colours back, and offers them only while following the system', async () => {
@@ -92,7 +96,9 @@ describe('Documents theme (headless node, Chromium)', { timeout: 45_000 }, () =>
 
   it('draws each swatch opaque, so it matches its hex value', async () => {
     // A string: these tests compile without the DOM's types.
-    const opacities = (await page.evaluate(`[...document.querySelectorAll('dialog[open] input[type="color"]')].map((swatch) => getComputedStyle(swatch).opacity)`)) as string[];
+    const opacities = (await page.evaluate(
+      `[...document.querySelectorAll('dialog[open] input[type="color"]')].map((swatch) => getComputedStyle(swatch).opacity)`,
+    )) as string[];
     expect(opacities.length).toBeGreaterThan(0);
     expect(new Set(opacities)).toEqual(new Set(['1']));
     await page.keyboard.press('Escape');
@@ -150,9 +156,9 @@ describe('Documents theme (headless node, Chromium)', { timeout: 45_000 }, () =>
     expect(await dialog.getByTestId('new-doc-slug').inputValue()).toBe('q3-update');
     await dialog.getByTestId('new-doc-slug').fill('Q3 update');
     const slugField = dialog.locator('.field').filter({ has: page.getByTestId('new-doc-slug') });
-    await expect.poll(() => slugField.getByTestId('field-error').allTextContents(), { timeout: WAIT }).toEqual([
-      'Slug: use letters, digits, ".", "-" or "_", starting with a letter or digit (no spaces)',
-    ]);
+    await expect
+      .poll(() => slugField.getByTestId('field-error').allTextContents(), { timeout: WAIT })
+      .toEqual(['Slug: use letters, digits, ".", "-" or "_", starting with a letter or digit (no spaces)']);
     expect(await dialog.getByTestId('new-doc-slug').getAttribute('aria-invalid')).toBe('true');
     await dialog.getByTestId('new-doc-slug').fill('q3-update');
     await expect.poll(() => dialog.getByTestId('field-error').count()).toBe(0);

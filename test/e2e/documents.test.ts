@@ -340,14 +340,18 @@ describe('Documents view (headless node, Chromium)', { timeout: 45_000 }, () => 
     expect(await dialog.getByTestId('theme-save').isDisabled()).toBe(true);
     await shot('documents-theme-link-refused');
     // The node refuses it too, naming the colour, should anything send it.
-    await expect(asOwnerMember('PUT', '/v1/theme', { tokens: { colors: { accent: '#8a1c7c' }, layout: { color_scheme: 'dark' } } })).rejects.toThrow(/link colour \(accent\) #8a1c7c/);
+    await expect(asOwnerMember('PUT', '/v1/theme', { tokens: { colors: { accent: '#8a1c7c' }, layout: { color_scheme: 'dark' } } })).rejects.toThrow(
+      /link colour \(accent\) #8a1c7c/,
+    );
     await dialog.getByTestId('theme-color-accent').fill('');
     await dialog.getByTestId('theme-scheme').selectOption('');
 
     await dialog.getByTestId('theme-color-text').fill('#222222');
     await dialog.getByTestId('theme-header').fill('Acme Writers');
     await expect.poll(() => dialog.getByTestId('contrast-light-text').textContent(), { timeout: WAIT }).toMatch(/15\.\d\d:1/);
-    await expect.poll(() => dialog.frameLocator('[data-testid="preview-frame"]').locator('.theme-header').textContent(), { timeout: WAIT }).toBe('Acme Writers');
+    await expect
+      .poll(() => dialog.frameLocator('[data-testid="preview-frame"]').locator('.theme-header').textContent(), { timeout: WAIT })
+      .toBe('Acme Writers');
     await dialog.getByTestId('theme-save').click();
     await expect.poll(async () => (await asOwnerMember('GET', '/v1/theme')).header, { timeout: WAIT }).toBe('Acme Writers');
     expect((await asOwnerMember('GET', '/v1/theme')).tokens.colors.text).toBe('#222222');
@@ -401,7 +405,10 @@ describe('Documents view (headless node, Chromium)', { timeout: 45_000 }, () => 
         expect(head.titleLines, where).toBeLessThanOrEqual(width === 1440 ? 1 : 2);
         expect(head.metaLines, where).toBeLessThanOrEqual(width === 900 ? 2 : 1);
         // Each fact (slug, version, when, save state) stays on one line.
-        expect(head.facts.every((rects) => rects === 1), `${where}: ${JSON.stringify(head.facts)}`).toBe(true);
+        expect(
+          head.facts.every((rects) => rects === 1),
+          `${where}: ${JSON.stringify(head.facts)}`,
+        ).toBe(true);
         expect(await page.getByTestId('save-document').getAttribute('title'), where).toContain('Ctrl+S');
         // The sandboxed preview paints in its own process: give it a moment after a resize, for the picture only.
         await page.waitForTimeout(400);
@@ -442,7 +449,9 @@ describe('Documents view (headless node, Chromium)', { timeout: 45_000 }, () => 
     // Typed loosely: these tests compile without the DOM's types.
     const paints: string[] = await preview()
       .locator('body')
-      .evaluate((body: any) => [body, body.querySelector('article.surface')].map((element) => body.ownerDocument.defaultView.getComputedStyle(element).backgroundColor));
+      .evaluate((body: any) =>
+        [body, body.querySelector('article.surface')].map((element) => body.ownerDocument.defaultView.getComputedStyle(element).backgroundColor),
+      );
     expect(paints[0]).toBe(paints[1]);
     const gap = await page.evaluate<number>(
       `document.querySelector('.preview-pane').getBoundingClientRect().bottom - document.querySelector('.preview-pane [data-testid="preview-frame"]').getBoundingClientRect().bottom`,
@@ -468,7 +477,11 @@ describe('Documents view (headless node, Chromium)', { timeout: 45_000 }, () => 
     await expect.poll(() => saveState().textContent(), { timeout: WAIT }).toBe(`Saved as version ${before + 1}`);
     // An anonymous visitor through an editable link, after bob.
     const link = await asOwnerMember('POST', '/v1/present', { slug: 'weekly-memo', editable: true });
-    const edit = await fetch(`${link.url}/edit`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ body: '# Week 49\n\nAnonymous.\n', base_version: before + 1 }) });
+    const edit = await fetch(`${link.url}/edit`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ body: '# Week 49\n\nAnonymous.\n', base_version: before + 1 }),
+    });
     expect(edit.status).toBe(200);
     // The open document follows live.
     await expect.poll(() => saveState().textContent(), { timeout: WAIT }).toBe(`Saved as version ${before + 2}`);
@@ -624,7 +637,8 @@ describe('Documents view (headless node, Chromium)', { timeout: 45_000 }, () => 
   it('fits its dialogs and history in the narrowest window, dark', async () => {
     await page.setViewportSize({ width: 900, height: 820 });
     await page.emulateMedia({ colorScheme: 'dark' });
-    const fits = (selector: string) => page.evaluate<boolean>(`(() => { const e = document.querySelector('${selector}'); return e.scrollWidth <= e.clientWidth; })()`);
+    const fits = (selector: string) =>
+      page.evaluate<boolean>(`(() => { const e = document.querySelector('${selector}'); return e.scrollWidth <= e.clientWidth; })()`);
     try {
       // Below 1000 px the open document has the window to itself: the list (and its theme button)
       // is one Back away, and picking the open document again returns to it.

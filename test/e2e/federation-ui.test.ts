@@ -70,7 +70,10 @@ async function startChat(to: string, message: string): Promise<void> {
   await dialog.getByLabel('Message').fill(message);
   await dialog.getByLabel('Message').press('Enter');
   await expect.poll(() => modal().count(), { timeout: WAIT }).toBe(0);
-  await page.getByTestId('conversation').getByRole('heading', { level: 2, name: to.slice(to.indexOf('/') + 1) }).waitFor({ timeout: WAIT });
+  await page
+    .getByTestId('conversation')
+    .getByRole('heading', { level: 2, name: to.slice(to.indexOf('/') + 1) })
+    .waitFor({ timeout: WAIT });
 }
 const mailRow = (subject: string) => page.getByTestId('mail-list').getByRole('option').filter({ hasText: subject });
 const outboundRow = (subject: string) => page.getByTestId('outbound-row').filter({ hasText: subject });
@@ -288,7 +291,9 @@ describe('Mail and chat between two nodes (two headless nodes, Chromium)', { tim
     const mine = conversation.getByTestId('chat-message').filter({ hasText: 'may I chat with you?' });
     const delivery = mine.getByTestId('chat-delivery');
     await expect.poll(() => delivery.getAttribute('data-status'), { timeout: DELIVERY_WAIT }).toBe('bounced');
-    expect(await delivery.textContent()).toContain(`Not delivered: the node for b.test (${nodeB.info.core_url}) refused it: ${CAROL} only accepts messages from contacts`);
+    expect(await delivery.textContent()).toContain(
+      `Not delivered: the node for b.test (${nodeB.info.core_url}) refused it: ${CAROL} only accepts messages from contacts`,
+    );
     await shot('federation-chat-bounced');
     // The bounce also came as mail from this node.
     await page.getByTestId('nav-mail').click();
@@ -308,7 +313,9 @@ describe('Mail and chat between two nodes (two headless nodes, Chromium)', { tim
     expect(await delivery.getAttribute('data-status')).toBe('queued');
     expect(await delivery.textContent()).toContain('Queued');
     // Re-read every 5 s while queued: the first attempt's error shows in the hint.
-    await expect.poll(() => delivery.getAttribute('title'), { timeout: DELIVERY_WAIT }).toMatch(/^\d+ attempts? so far; this node keeps trying\. Last error: no node is known for elsewhere\.test/);
+    await expect
+      .poll(() => delivery.getAttribute('title'), { timeout: DELIVERY_WAIT })
+      .toMatch(/^\d+ attempts? so far; this node keeps trying\. Last error: no node is known for elsewhere\.test/);
     expect(await delivery.getAttribute('data-status')).toBe('queued');
 
     await page.setViewportSize({ width: 1024, height: 700 });

@@ -81,8 +81,13 @@ const EVERYWHERE = { title: 'Everywhere', labels: ['Command palette: go to, do o
 
 async function actAs(name: string): Promise<void> {
   await switcher().click();
-  await menu().getByRole('option').filter({ hasText: `${DOMAIN}/${name}` }).click();
-  await switcher().filter({ hasText: `${DOMAIN}/${name}` }).waitFor({ timeout: WAIT });
+  await menu()
+    .getByRole('option')
+    .filter({ hasText: `${DOMAIN}/${name}` })
+    .click();
+  await switcher()
+    .filter({ hasText: `${DOMAIN}/${name}` })
+    .waitFor({ timeout: WAIT });
 }
 
 /**
@@ -166,7 +171,9 @@ describe('The keyboard everywhere (headless node, Chromium)', { timeout: 40_000 
     expect(await activeRow('identity-switcher-menu')).toContain(`${DOMAIN}/bob`);
     await page.keyboard.press('Enter');
     await expect.poll(() => menu().count()).toBe(0);
-    await switcher().filter({ hasText: `${DOMAIN}/bob` }).waitFor({ timeout: WAIT });
+    await switcher()
+      .filter({ hasText: `${DOMAIN}/bob` })
+      .waitFor({ timeout: WAIT });
 
     await actAs('alice');
     expect(await menu().count()).toBe(0);

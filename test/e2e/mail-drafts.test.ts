@@ -51,8 +51,15 @@ const outbox = () => page.getByTestId('outbox');
 
 async function actAs(name: string): Promise<void> {
   await page.getByTestId('identity-switcher').click();
-  await page.getByTestId('identity-switcher-menu').getByRole('option').filter({ hasText: `${DOMAIN}/${name}` }).click();
-  await page.getByTestId('identity-switcher').filter({ hasText: `${DOMAIN}/${name}` }).waitFor({ timeout: WAIT });
+  await page
+    .getByTestId('identity-switcher-menu')
+    .getByRole('option')
+    .filter({ hasText: `${DOMAIN}/${name}` })
+    .click();
+  await page
+    .getByTestId('identity-switcher')
+    .filter({ hasText: `${DOMAIN}/${name}` })
+    .waitFor({ timeout: WAIT });
 }
 
 /** C, then the compose dialog. */
@@ -99,7 +106,11 @@ describe('Mail drafts, replies and honest states (headless node, Chromium)', { t
           expect(heights[1]).toBe(heights[0]);
           // Nor cut short.
           const label = page.getByTestId('folder-outbound').locator('.folder-label');
-          expect(await label.evaluate((el) => (el as unknown as { scrollWidth: number; clientWidth: number }).scrollWidth <= (el as unknown as { clientWidth: number }).clientWidth)).toBe(true);
+          expect(
+            await label.evaluate(
+              (el) => (el as unknown as { scrollWidth: number; clientWidth: number }).scrollWidth <= (el as unknown as { clientWidth: number }).clientWidth,
+            ),
+          ).toBe(true);
         }
         await shot(`mail-empty-${width}-${scheme}`);
       }
@@ -218,7 +229,9 @@ describe('Mail drafts, replies and honest states (headless node, Chromium)', { t
     await outbox().locator('[data-state="sent"]').waitFor({ timeout: WAIT });
 
     const reply = async () => (await inboxOf('bob')).find((m) => m.subject === 'Re: Lunch');
-    await expect.poll(async () => (await reply())?.body ?? '', { timeout: WAIT }).toMatch(/^Friday at noon works\.\n\nOn .+, bob wrote:\n> Lunch on Friday\?\n> Bob$/);
+    await expect
+      .poll(async () => (await reply())?.body ?? '', { timeout: WAIT })
+      .toMatch(/^Friday at noon works\.\n\nOn .+, bob wrote:\n> Lunch on Friday\?\n> Bob$/);
     await actAs('bob');
     await expect.poll(() => row('Re: Lunch').textContent(), { timeout: WAIT }).toContain('Friday at noon works.');
     expect(await row('Re: Lunch').textContent()).not.toContain('wrote:');

@@ -63,8 +63,15 @@ const shot = (name: string): Promise<void> => saveShot(page, name);
 
 async function actAs(name: string): Promise<void> {
   await page.getByTestId('identity-switcher').click();
-  await page.getByTestId('identity-switcher-menu').getByRole('option').filter({ hasText: `${DOMAIN}/${name}` }).click();
-  await page.getByTestId('identity-switcher').filter({ hasText: `${DOMAIN}/${name}` }).waitFor({ timeout: WAIT });
+  await page
+    .getByTestId('identity-switcher-menu')
+    .getByRole('option')
+    .filter({ hasText: `${DOMAIN}/${name}` })
+    .click();
+  await page
+    .getByTestId('identity-switcher')
+    .filter({ hasText: `${DOMAIN}/${name}` })
+    .waitFor({ timeout: WAIT });
 }
 
 const list = () => page.getByTestId('mail-list');
@@ -204,7 +211,9 @@ describe('Mail folders, Markdown and keyboard (headless node, Chromium)', { time
     await page.keyboard.press('Enter');
     await expect.poll(() => modal().count()).toBe(0);
     await expect.poll(() => row('Lunch on Thursday?').count()).toBe(0);
-    await expect.poll(async () => (await api('bob', 'GET', '/v1/messages/inbox?limit=200')).messages.map((m: any) => m.subject)).not.toContain('Lunch on Thursday?');
+    await expect
+      .poll(async () => (await api('bob', 'GET', '/v1/messages/inbox?limit=200')).messages.map((m: any) => m.subject))
+      .not.toContain('Lunch on Thursday?');
     expect((await api('alice', 'GET', '/v1/messages/sent?limit=200')).messages.map((m: any) => m.subject)).toContain('Lunch on Thursday?');
   });
 

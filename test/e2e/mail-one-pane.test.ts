@@ -89,8 +89,15 @@ beforeAll(async () => {
   });
   ({ page } = rig);
   await page.getByTestId('identity-switcher').click();
-  await page.getByTestId('identity-switcher-menu').getByRole('option').filter({ hasText: `${DOMAIN}/alice` }).click();
-  await page.getByTestId('identity-switcher').filter({ hasText: `${DOMAIN}/alice` }).waitFor({ timeout: WAIT });
+  await page
+    .getByTestId('identity-switcher-menu')
+    .getByRole('option')
+    .filter({ hasText: `${DOMAIN}/alice` })
+    .click();
+  await page
+    .getByTestId('identity-switcher')
+    .filter({ hasText: `${DOMAIN}/alice` })
+    .waitFor({ timeout: WAIT });
   await page.setViewportSize(NARROW);
 }, 90_000);
 
@@ -184,9 +191,12 @@ describe('Mail one pane at a time below 1000 px (headless node, Chromium)', { ti
     await compose.getByRole('button', { name: 'Send', exact: true }).click();
     await expect.poll(() => modal().count(), { timeout: WAIT }).toBe(0);
     await expect
-      .poll(async () => ((await api('bob', 'GET', '/v1/messages/inbox?limit=50')).messages as { subject: string }[]).some((m) => m.subject === 'Narrow hello'), {
-        timeout: WAIT,
-      })
+      .poll(
+        async () => ((await api('bob', 'GET', '/v1/messages/inbox?limit=50')).messages as { subject: string }[]).some((m) => m.subject === 'Narrow hello'),
+        {
+          timeout: WAIT,
+        },
+      )
       .toBe(true);
 
     await row('Gamma').click();

@@ -30,14 +30,19 @@ const consoleErrors: string[] = [];
 
 const owner = (method: 'GET' | 'POST', path: string, body?: unknown): Promise<any> => node.owner(method, path, body);
 
-
 /** Picks the identity this window acts as, with the sidebar switcher. */
 async function actAs(page: Page, name: string): Promise<void> {
   await page.bringToFront();
   await page.getByTestId('identity-switcher').click();
   const menu = page.getByTestId('identity-switcher-menu');
-  await menu.getByRole('option').filter({ hasText: `${DOMAIN}/${name}` }).click();
-  await page.getByTestId('identity-switcher').filter({ hasText: `${DOMAIN}/${name}` }).waitFor({ timeout: WAIT });
+  await menu
+    .getByRole('option')
+    .filter({ hasText: `${DOMAIN}/${name}` })
+    .click();
+  await page
+    .getByTestId('identity-switcher')
+    .filter({ hasText: `${DOMAIN}/${name}` })
+    .waitFor({ timeout: WAIT });
 }
 
 /**

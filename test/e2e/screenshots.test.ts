@@ -54,7 +54,9 @@ async function everySizeAndTheme(name: string, ready: () => Locator): Promise<vo
       expect(await page.evaluate('document.documentElement.dataset.theme'), `${name} ${theme}`).toBe(theme);
       expect(await overflow(), `${name} at ${size.width}px, ${theme}`).toEqual({ page: 0, main: 0 });
       if (name !== 'setup') {
-        expect(await sidebar(), `the sidebar at ${size.width}px`).toEqual(size.width >= 1280 ? { width: 240, labelsShown: true } : { width: 56, labelsShown: false });
+        expect(await sidebar(), `the sidebar at ${size.width}px`).toEqual(
+          size.width >= 1280 ? { width: 240, labelsShown: true } : { width: 56, labelsShown: false },
+        );
       }
       await shot(page, `view-${name}-${size.width}-${theme}`);
     }
@@ -197,7 +199,10 @@ describe('Every view at three widths, light and dark (headless node, Chromium)',
   it('Shelf with the public catalog and a sample blueprint open', async () => {
     await page.getByTestId('nav-shelf').click();
     await page.getByTestId('catalog-entry').click();
-    await page.locator('[data-ref="svc-node.code-review"]').getByRole('button', { name: /Code review desk/ }).click();
+    await page
+      .locator('[data-ref="svc-node.code-review"]')
+      .getByRole('button', { name: /Code review desk/ })
+      .click();
     await everySizeAndTheme('shelf-catalog', () => page.locator('[data-ref="svc-node.code-review"] [data-profile="code-reviewer"]'));
   });
 
@@ -208,7 +213,9 @@ describe('Every view at three widths, light and dark (headless node, Chromium)',
     await everySizeAndTheme('dialog-theme', () => dialog);
     await page.setViewportSize(SIZES[2]);
     await settled();
-    const frame = await page.evaluate("(() => { const d = document.querySelector('dialog[open]'); return { scrolls: d.scrollHeight > d.clientHeight, overflow: getComputedStyle(d).overflowY }; })()");
+    const frame = await page.evaluate(
+      "(() => { const d = document.querySelector('dialog[open]'); return { scrolls: d.scrollHeight > d.clientHeight, overflow: getComputedStyle(d).overflowY }; })()",
+    );
     expect(frame).toEqual({ scrolls: false, overflow: 'hidden' });
     await page.keyboard.press('Escape');
     await page.setViewportSize(SIZES[0]);

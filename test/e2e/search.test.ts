@@ -55,8 +55,15 @@ async function appendVersion(slug: string, markdown: string): Promise<void> {
 
 async function actAs(name: string): Promise<void> {
   await page.getByTestId('identity-switcher').click();
-  await page.getByTestId('identity-switcher-menu').getByRole('option').filter({ hasText: `${DOMAIN}/${name}` }).click();
-  await page.getByTestId('identity-switcher').filter({ hasText: `${DOMAIN}/${name}` }).waitFor({ timeout: WAIT });
+  await page
+    .getByTestId('identity-switcher-menu')
+    .getByRole('option')
+    .filter({ hasText: `${DOMAIN}/${name}` })
+    .click();
+  await page
+    .getByTestId('identity-switcher')
+    .filter({ hasText: `${DOMAIN}/${name}` })
+    .waitFor({ timeout: WAIT });
 }
 
 async function openPalette(text: string): Promise<void> {
@@ -94,7 +101,11 @@ beforeAll(async () => {
       });
       // Version 2 drops the quince: only the older version still has it.
       await appendVersion('pantry-budget', '# Pantry budget\n\nThe marmalade line doubles next quarter; everything else stays.\n');
-      await node.asTeamOwner(TEAM_ID, 'POST', '/v1/documents', { slug: 'launch-plan', title: 'Launch plan', body: '# Launch plan\n\nWhat ships first, and why.\n' });
+      await node.asTeamOwner(TEAM_ID, 'POST', '/v1/documents', {
+        slug: 'launch-plan',
+        title: 'Launch plan',
+        body: '# Launch plan\n\nWhat ships first, and why.\n',
+      });
       // In profile_ref order the shelf opens on the analyst; the one searched for comes after.
       await node.asTeamOwner(TEAM_ID, 'POST', '/v1/profiles', { files: profileFiles({ ref: 'analyst', name: 'Analyst', mission: 'Reads the numbers.' }) });
       await node.asTeamOwner(TEAM_ID, 'POST', '/v1/profiles', {
@@ -138,7 +149,10 @@ describe('Search (headless node, Chromium)', { timeout: 40_000 }, () => {
     await expect.poll(() => hits.getByTestId('hit-context').allTextContents(), { timeout: WAIT }).toEqual([expect.stringContaining('Inbox')]);
     await page.keyboard.press('Enter');
     await expect.poll(() => modal().count()).toBe(0);
-    await page.getByTestId('identity-switcher').filter({ hasText: `${DOMAIN}/alice` }).waitFor({ timeout: WAIT });
+    await page
+      .getByTestId('identity-switcher')
+      .filter({ hasText: `${DOMAIN}/alice` })
+      .waitFor({ timeout: WAIT });
     expect(page.url()).toMatch(/#\/mail$/);
     await expect.poll(() => page.getByTestId('reading-pane').getAttribute('aria-label'), { timeout: WAIT }).toBe(`Message: ${SUBJECT}`);
     expect(await page.getByTestId('folder-inbox').getAttribute('aria-current')).toBe('page');
@@ -213,9 +227,9 @@ describe('Search (headless node, Chromium)', { timeout: 40_000 }, () => {
     await expect.poll(() => chat.count(), { timeout: WAIT }).toBeGreaterThanOrEqual(1);
     await page.keyboard.press('Enter');
     await page.waitForURL(/#\/chat$/, { timeout: WAIT });
-    await expect.poll(() => page.getByTestId('conversation').getByTestId('chat-message').allTextContents(), { timeout: WAIT }).toEqual([
-      expect.stringContaining('pistachio'),
-    ]);
+    await expect
+      .poll(() => page.getByTestId('conversation').getByTestId('chat-message').allTextContents(), { timeout: WAIT })
+      .toEqual([expect.stringContaining('pistachio')]);
 
     await openPalette('quince');
     const doc = palette().getByTestId('palette-group-document').getByTestId('palette-hit');

@@ -84,15 +84,16 @@ describe('Peers, tunnel and mail to other nodes (headless node, Chromium)', { ti
     // "Add peer" with nothing typed says what is missing, next to each field.
     await panel.getByTestId('peer-add').click();
     const fieldErrors = panel.getByTestId('field-error');
-    await expect.poll(() => fieldErrors.allTextContents(), { timeout: WAIT }).toEqual([
-      'Domain: enter a domain, for example example.com',
-      'Node URL: enter the node’s URL, for example https://node.example.com',
-    ]);
+    await expect
+      .poll(() => fieldErrors.allTextContents(), { timeout: WAIT })
+      .toEqual(['Domain: enter a domain, for example example.com', 'Node URL: enter the node’s URL, for example https://node.example.com']);
     // Checked by the node's own rules before sending; each problem goes as soon as it is fixed.
     await panel.getByTestId('peer-domain').fill('acme.test');
     await panel.getByTestId('peer-url').fill('ftp://node.acme.test');
     await panel.getByTestId('peer-url').press('Enter');
-    await expect.poll(() => fieldErrors.allTextContents()).toEqual(['Node URL: enter the node’s http(s) origin, such as https://node.example.com, without a path']);
+    await expect
+      .poll(() => fieldErrors.allTextContents())
+      .toEqual(['Node URL: enter the node’s http(s) origin, such as https://node.example.com, without a path']);
     expect(await page.getByTestId('peer-row').count()).toBe(0);
 
     // What only the node can know comes back in its words, and clears once the form changes.
@@ -164,10 +165,9 @@ describe('Peers, tunnel and mail to other nodes (headless node, Chromium)', { ti
     await panel.getByTestId('tunnel-host').fill('127.0.0.1');
     await panel.getByTestId('tunnel-username').fill('tunnel user');
     await panel.getByTestId('tunnel-save').click();
-    await expect.poll(() => panel.getByTestId('field-error').allTextContents(), { timeout: WAIT }).toEqual([
-      'User name: use an account name of 1-64 letters, digits, ".", "_" or "-"',
-      'Remote port: enter a port number',
-    ]);
+    await expect
+      .poll(() => panel.getByTestId('field-error').allTextContents(), { timeout: WAIT })
+      .toEqual(['User name: use an account name of 1-64 letters, digits, ".", "_" or "-"', 'Remote port: enter a port number']);
     await panel.getByTestId('tunnel-username').fill('tunnel');
     await expect.poll(() => panel.getByTestId('field-error').allTextContents()).toEqual(['Remote port: enter a port number']);
 

@@ -56,10 +56,12 @@ describe('First run and the shell (headless node, Chromium)', { timeout: 60_000 
     await page.getByTestId('setup-domain').fill('https://example.com');
     await page.getByTestId('setup-submit').click();
     const errors = page.getByTestId('field-error');
-    await expect.poll(() => errors.allTextContents(), { timeout: WAIT }).toEqual([
-      'Your name: use 1-64 letters, digits, "-" or "_", starting with a letter or digit (no spaces or dots)',
-      'Your domain: enter just the domain, such as example.com, without https:// or a path',
-    ]);
+    await expect
+      .poll(() => errors.allTextContents(), { timeout: WAIT })
+      .toEqual([
+        'Your name: use 1-64 letters, digits, "-" or "_", starting with a letter or digit (no spaces or dots)',
+        'Your domain: enter just the domain, such as example.com, without https:// or a path',
+      ]);
     await shot(page, 'setup-errors');
     // Nothing was sent: the node still has no identity.
     expect((await node.owner('GET', '/v1/node/identities')).identities).toEqual([]);

@@ -59,9 +59,11 @@ function writeFolder(name: string, files: Record<string, string | Uint8Array>): 
 }
 
 const DOCS_FILES: Record<string, string> = {
-  'blueprint.yaml': 'id: docs.team\nversion: 1.0.0\nname: Docs crew\nsummary: Agents that keep the documentation true.\nprofiles:\n  - id: editor\n    default_count: 1\n',
+  'blueprint.yaml':
+    'id: docs.team\nversion: 1.0.0\nname: Docs crew\nsummary: Agents that keep the documentation true.\nprofiles:\n  - id: editor\n    default_count: 1\n',
   'README.md': '# Docs crew\n\nOne editor that keeps the docs in step with the code.\n',
-  'profiles/editor/profile.yaml': 'id: editor\nversion: 0.1.0\nname: Docs editor\nmission: Keep the documentation in step with the code.\ninstructions: instructions.md\n',
+  'profiles/editor/profile.yaml':
+    'id: editor\nversion: 0.1.0\nname: Docs editor\nmission: Keep the documentation in step with the code.\ninstructions: instructions.md\n',
   'profiles/editor/instructions.md': '# Docs editor\n\nRead the diff, then the docs it touches.\n',
   // Left out by the library's rules: never sent.
   '.git/HEAD': 'ref: refs/heads/main\n',
@@ -94,7 +96,12 @@ beforeAll(async () => {
       await owner('POST', '/v1/node/teams', TEAM);
       // Another team of this node publishes a blueprint: ours may import it, never delete it.
       await owner('POST', '/v1/node/teams', { name: 'others', domain: TEAM.domain });
-      await asTeam(OTHER_TEAM_ID, 'POST', '/v1/blueprints/import', blueprintPayload({ ref: 'shared.team', name: 'Shared desk', profiles: [{ ref: 'helper', name: 'Helper' }] }));
+      await asTeam(
+        OTHER_TEAM_ID,
+        'POST',
+        '/v1/blueprints/import',
+        blueprintPayload({ ref: 'shared.team', name: 'Shared desk', profiles: [{ ref: 'helper', name: 'Helper' }] }),
+      );
     },
   });
   ({ browser, page } = rig);
@@ -140,12 +147,13 @@ describe('Shelf authoring (headless node, Chromium)', { timeout: 40_000 }, () =>
 
     const stored = await asTeam(TEAM_ID, 'GET', '/v1/profiles/reviewer?include=files');
     expect(Object.fromEntries(stored.files.map((f: any) => [f.path, f.content_utf8]))).toEqual({
-      'profile.yaml': 'id: reviewer\nversion: 0.1.0\nname: Code reviewer\nmission: Review every change for correctness and clarity.\ninstructions: instructions.md\n',
+      'profile.yaml':
+        'id: reviewer\nversion: 0.1.0\nname: Code reviewer\nmission: Review every change for correctness and clarity.\ninstructions: instructions.md\n',
       'instructions.md': '# Code reviewer\n',
     });
   });
 
-  it('shows the node\'s refusal of an id the shelf already has, in the dialog', async () => {
+  it("shows the node's refusal of an id the shelf already has, in the dialog", async () => {
     await page.getByTestId('new-profile').click();
     const dialog = modal().getByTestId('new-profile-dialog');
     await dialog.waitFor({ timeout: WAIT });
@@ -193,7 +201,12 @@ describe('Shelf authoring (headless node, Chromium)', { timeout: 40_000 }, () =>
     // Tags show what they become as they are typed, by one rule for case and spaces: "CI" is ci,
     // "Shipping Tools" is shipping-tools; what the rule cannot spell is refused, with the one that would do.
     await form.getByLabel('Tags').fill('CI, Shipping Tools, C++');
-    expect(await form.getByTestId('tag-preview').locator('[data-tag]').evaluateAll((chips) => chips.map((c) => [c.getAttribute('data-tag'), c.getAttribute('data-refused')]))).toEqual([
+    expect(
+      await form
+        .getByTestId('tag-preview')
+        .locator('[data-tag]')
+        .evaluateAll((chips) => chips.map((c) => [c.getAttribute('data-tag'), c.getAttribute('data-refused')])),
+    ).toEqual([
       ['ci', null],
       ['shipping-tools', null],
       ['c++', 'true'],
@@ -201,7 +214,12 @@ describe('Shelf authoring (headless node, Chromium)', { timeout: 40_000 }, () =>
     expect(await form.locator('#publish-tags-error').textContent()).toContain('Tag "c++" may only use a-z, 0-9, ".", "_" and "-"; perhaps c.');
     await shot('publish-tags');
     await form.getByLabel('Tags').fill('code, Review');
-    expect(await form.getByTestId('tag-preview').locator('[data-tag]').evaluateAll((chips) => chips.map((c) => c.getAttribute('data-tag')))).toEqual(['code', 'review']);
+    expect(
+      await form
+        .getByTestId('tag-preview')
+        .locator('[data-tag]')
+        .evaluateAll((chips) => chips.map((c) => c.getAttribute('data-tag'))),
+    ).toEqual(['code', 'review']);
     expect(await form.locator('#publish-tags-error').count()).toBe(0);
     // A version that is not one is explained, and the button never names it.
     await form.getByTestId('publish-version').fill('banana');
@@ -222,7 +240,13 @@ describe('Shelf authoring (headless node, Chromium)', { timeout: 40_000 }, () =>
     expect(await result.getByTestId('publish-digest').textContent()).toMatch(/^sha256:[0-9a-f]{8}…[0-9a-f]{4}$/);
     const published = await publicRead('/v1/blueprints/review.team');
     expect(await result.getByTestId('publish-digest').getAttribute('title')).toBe(published.digest);
-    expect(published).toMatchObject({ version: '1.0.0', name: 'Review crew', summary: 'Agents that review changes before they land.', tags: ['code', 'review'], owner: TEAM_ID });
+    expect(published).toMatchObject({
+      version: '1.0.0',
+      name: 'Review crew',
+      summary: 'Agents that review changes before they land.',
+      tags: ['code', 'review'],
+      owner: TEAM_ID,
+    });
     expect(published.files.find((f: any) => f.path === 'README.md')?.content_utf8).toBe('# Review crew\n\nReviewers for every pull request.\n');
     await shot('published');
 
@@ -239,7 +263,9 @@ describe('Shelf authoring (headless node, Chromium)', { timeout: 40_000 }, () =>
     expect(await card.locator('[data-profile="reviewer"]').getByTestId('import-button').count()).toBe(0);
     expect(await page.getByTestId('tag-filter').locator('[data-tag="review"]').count()).toBe(1);
     // Another team's blueprint: importable, not deletable.
-    await blueprintCard('shared.team').getByRole('button', { name: /Shared desk/ }).click();
+    await blueprintCard('shared.team')
+      .getByRole('button', { name: /Shared desk/ })
+      .click();
     await blueprintCard('shared.team').locator('[data-profile="helper"]').waitFor({ timeout: WAIT });
     expect(await blueprintCard('shared.team').getByTestId('delete-blueprint').count()).toBe(0);
     expect(await blueprintCard('shared.team').getByTestId('owned-badge').count()).toBe(0);
@@ -272,7 +298,9 @@ describe('Shelf authoring (headless node, Chromium)', { timeout: 40_000 }, () =>
 
     await form.getByTestId('publish-mode-existing').check();
     expect(await form.getByTestId('publish-target').inputValue()).toBe('review.team');
-    expect(await form.getByTestId('publish-target').locator('option').allTextContents()).toEqual([expect.stringContaining('Review crew (review.team) · v1.0.0')]);
+    expect(await form.getByTestId('publish-target').locator('option').allTextContents()).toEqual([
+      expect.stringContaining('Review crew (review.team) · v1.0.0'),
+    ]);
     expect(await form.getByTestId('publish-version').inputValue()).toBe('1.1.0');
     expect(await form.textContent()).toContain('keeps the other profiles and the README of v1.0.0; tester is added');
     expect(await form.getByRole('alert').count()).toBe(0);
@@ -284,10 +312,9 @@ describe('Shelf authoring (headless node, Chromium)', { timeout: 40_000 }, () =>
 
     const card = blueprintCard('review.team');
     await expect.poll(() => card.locator('.title-line .badge').textContent(), { timeout: WAIT }).toBe('v1.1.0');
-    await expect.poll(() => card.locator('[data-profile]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-profile'))), { timeout: WAIT }).toEqual([
-      'reviewer',
-      'tester',
-    ]);
+    await expect
+      .poll(() => card.locator('[data-profile]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-profile'))), { timeout: WAIT })
+      .toEqual(['reviewer', 'tester']);
     expect(await card.textContent()).toContain('Versions: 1.1.0, 1.0.0');
     expect(await card.locator('.meta .badge-accent').allTextContents()).toEqual(['code', 'review']);
     await shot('catalog');
@@ -333,7 +360,7 @@ describe('Shelf authoring (headless node, Chromium)', { timeout: 40_000 }, () =>
     await expect.poll(() => modal().count()).toBe(0);
   });
 
-  it('shows the node\'s refusal of a changed file under a published version', async () => {
+  it("shows the node's refusal of a changed file under a published version", async () => {
     const changed = writeFolder('docs.team', { ...DOCS_FILES, 'profiles/editor/instructions.md': '# Docs editor\n\nRewritten, same version.\n' });
     await chooseFolder(changed);
     const summary = modal().getByTestId('import-folder-summary');
@@ -347,7 +374,10 @@ describe('Shelf authoring (headless node, Chromium)', { timeout: 40_000 }, () =>
   });
 
   it('refuses a folder with a file that is not UTF-8 text before sending anything', async () => {
-    const binary = writeFolder('docs-with-logo', { ...DOCS_FILES, 'profiles/editor/logo.png': new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0xff, 0x00]) });
+    const binary = writeFolder('docs-with-logo', {
+      ...DOCS_FILES,
+      'profiles/editor/logo.png': new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0xff, 0x00]),
+    });
     const posts: string[] = [];
     page.on('request', (request) => {
       if (request.method() === 'POST' && request.url().includes('/v1/blueprints/import')) posts.push(request.url());
@@ -362,7 +392,7 @@ describe('Shelf authoring (headless node, Chromium)', { timeout: 40_000 }, () =>
     await expect.poll(() => modal().count()).toBe(0);
   });
 
-  it('takes files dropped on the catalog, and shows the node\'s refusal of an incomplete blueprint', async () => {
+  it("takes files dropped on the catalog, and shows the node's refusal of an incomplete blueprint", async () => {
     // Dragging files over the catalog says what dropping does.
     // (An expression string: this side is compiled without the DOM's types.)
     const drag = (type: 'dragenter' | 'dragleave') =>
@@ -380,7 +410,11 @@ describe('Shelf authoring (headless node, Chromium)', { timeout: 40_000 }, () =>
 
     // A synthetic drop carries loose files (no folder entries): they are taken at their names.
     await page.getByTestId('folder-drop-zone').drop({
-      files: { name: 'blueprint.yaml', mimeType: 'application/yaml', buffer: Buffer.from('id: loose.team\nversion: 1.0.0\nname: Loose\nprofiles:\n  - id: ghost\n') },
+      files: {
+        name: 'blueprint.yaml',
+        mimeType: 'application/yaml',
+        buffer: Buffer.from('id: loose.team\nversion: 1.0.0\nname: Loose\nprofiles:\n  - id: ghost\n'),
+      },
     });
     const summary = modal().getByTestId('import-folder-summary');
     await summary.waitFor({ timeout: WAIT });
@@ -403,9 +437,7 @@ describe('Shelf authoring (headless node, Chromium)', { timeout: 40_000 }, () =>
     await card.getByTestId('delete-blueprint').click();
     const dialog = modal().getByTestId('delete-blueprint-dialog');
     await dialog.waitFor({ timeout: WAIT });
-    expect(await dialog.textContent()).toContain(
-      'All versions of docs.team are deleted and shelf copies that track it are detached; this cannot be undone.',
-    );
+    expect(await dialog.textContent()).toContain('All versions of docs.team are deleted and shelf copies that track it are detached; this cannot be undone.');
     expect(await dialog.textContent()).toContain('On your shelf, editor keeps its files and no longer updates from it.');
     await shot('delete');
     await dialog.getByTestId('confirm-delete-blueprint').click();
@@ -478,7 +510,9 @@ describe('Shelf authoring (headless node, Chromium)', { timeout: 40_000 }, () =>
     const input = pane().getByTestId('tag-input');
     await input.fill('Code Review!');
     expect(await pane().getByTestId('tag-preview').locator('[data-tag]').getAttribute('data-tag')).toBe('code-review!');
-    expect(await pane().locator('#tag-input-tester-error').textContent()).toBe('Tag "code-review!" may only use a-z, 0-9, ".", "_" and "-"; perhaps code-review.');
+    expect(await pane().locator('#tag-input-tester-error').textContent()).toBe(
+      'Tag "code-review!" may only use a-z, 0-9, ".", "_" and "-"; perhaps code-review.',
+    );
     expect(await input.getAttribute('aria-invalid')).toBe('true');
     expect((await input.getAttribute('aria-describedby'))?.split(' ')).toContain('tag-input-tester-error');
     await input.press('Enter');
@@ -489,7 +523,9 @@ describe('Shelf authoring (headless node, Chromium)', { timeout: 40_000 }, () =>
     expect(await pane().locator('#tag-input-tester-error').count()).toBe(0);
     expect(await pane().getByTestId('tag-preview').locator('[data-tag]').getAttribute('data-tag')).toBe('code-review');
     await input.press('Enter');
-    await expect.poll(() => pane().getByTestId('profile-tags').locator('.chip').allTextContents(), { timeout: WAIT }).toEqual([expect.stringContaining('code-review')]);
+    await expect
+      .poll(() => pane().getByTestId('profile-tags').locator('.chip').allTextContents(), { timeout: WAIT })
+      .toEqual([expect.stringContaining('code-review')]);
     expect(await input.inputValue()).toBe('');
     expect((await asTeam(TEAM_ID, 'GET', '/v1/profiles/tester')).tags).toEqual(['code-review']);
   });

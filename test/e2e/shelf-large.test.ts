@@ -48,7 +48,10 @@ async function seedShelf(): Promise<void> {
     const insert = (table: string, columns: string[]) =>
       db.prepare(`INSERT INTO ${table} (${columns.join(', ')}) VALUES (${columns.map((c) => `@${c}`).join(', ')})`);
     const insertProfile = insert('shelf_profiles', Object.keys(profile));
-    const insertVersion = insert('shelf_versions', Object.keys(version).filter((c) => c !== 'seq'));
+    const insertVersion = insert(
+      'shelf_versions',
+      Object.keys(version).filter((c) => c !== 'seq'),
+    );
     db.pragma('cache_size=-131072');
     db.transaction(() => {
       for (let i = 1; i < PROFILES; i++) {
@@ -119,7 +122,15 @@ describe('A shelf of 100,000 profiles (headless node, Chromium)', { timeout: 60_
       await expect.poll(count, { timeout: WAIT }).toBe(expected);
     }
     await scrollToEnd();
-    await expect.poll(() => list().locator('[data-ref]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-ref'))), { timeout: WAIT }).toContain(refOf(1699));
+    await expect
+      .poll(
+        () =>
+          list()
+            .locator('[data-ref]')
+            .evaluateAll((rows) => rows.map((r) => r.getAttribute('data-ref'))),
+        { timeout: WAIT },
+      )
+      .toContain(refOf(1699));
     expect(await rowsInPage()).toBeLessThanOrEqual(40);
     await shot('scrolled');
   });

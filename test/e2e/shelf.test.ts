@@ -35,7 +35,8 @@ const TRIAGER_V1: ProfileSpec = {
   instructions: '# Triage\n\nRead each request once.\nTag it with a priority.\nRoute it to the right queue.\n',
 };
 const WRITER: ProfileSpec = { ref: 'writer', name: 'Reply writer', mission: 'Draft friendly, exact replies to customers.' };
-const LOCAL_INSTRUCTIONS = '# Triage\n\nRead each request twice.\nTag it with a priority and a product area.\nRoute it to the right queue.\nEscalate anything about billing.\n';
+const LOCAL_INSTRUCTIONS =
+  '# Triage\n\nRead each request twice.\nTag it with a priority and a product area.\nRoute it to the right queue.\nEscalate anything about billing.\n';
 
 let rig: AppRig | undefined;
 let node: HeadlessNode;
@@ -141,7 +142,9 @@ describe('Shelf view (headless node, Chromium)', { timeout: 40_000 }, () => {
       expect.arrayContaining([expect.stringContaining('email'), expect.stringContaining('research'), expect.stringContaining('support')]),
     );
 
-    await blueprintCard('support.team').getByRole('button', { name: /Support desk/ }).click();
+    await blueprintCard('support.team')
+      .getByRole('button', { name: /Support desk/ })
+      .click();
     await blueprintCard('support.team').locator('[data-profile="writer"]').waitFor({ timeout: WAIT });
     expect(await blueprintCard('support.team').getByTestId('import-button').count()).toBe(2);
     await shot('shelf-catalog');
@@ -173,7 +176,14 @@ describe('Shelf view (headless node, Chromium)', { timeout: 40_000 }, () => {
       '1.1.0',
       'Support desk',
       'Agents that answer a support inbox.',
-      [{ ...TRIAGER_V1, mission: 'Sort incoming support requests by urgency and product, then route them.', instructions: '# Triage\n\nUpstream rewrote these.\n' }, WRITER],
+      [
+        {
+          ...TRIAGER_V1,
+          mission: 'Sort incoming support requests by urgency and product, then route them.',
+          instructions: '# Triage\n\nUpstream rewrote these.\n',
+        },
+        WRITER,
+      ],
       ['support', 'email'],
     );
     // Live: the catalog's nudge re-reads the shelf's markers, no Refresh.
@@ -211,7 +221,7 @@ describe('Shelf view (headless node, Chromium)', { timeout: 40_000 }, () => {
     expect(await versions.last().textContent()).toContain('Imported');
   });
 
-  it('checks the version as it is typed, with the node\'s rules', async () => {
+  it("checks the version as it is typed, with the node's rules", async () => {
     await page.getByTestId('edit-version').click();
     await page.getByTestId('new-version').fill('0.0.9');
     // Refused before anything is sent, in the node's words; the button names no version.
@@ -245,21 +255,32 @@ describe('Shelf view (headless node, Chromium)', { timeout: 40_000 }, () => {
     await expect.poll(() => shelfRow('triager').getByTestId('update-available').count(), { timeout: WAIT }).toBe(0);
   });
 
-  it('reviews a member\'s proposal side by side and approves it', async () => {
+  it("reviews a member's proposal side by side and approves it", async () => {
     const member = await addMember('coach');
     const current = await member('GET', '/v1/profiles/triager?include=files');
     const bases = current.proposal_asset_digests as Record<string, string>;
     const propose = async (summary: string, assets: unknown[], rationale?: string) =>
-      (await member('POST', '/v1/proposals', { target: 'profile', profile_ref: 'triager', summary, rationale, content: { schema: CHANGESET_SCHEMA, assets } })).proposal_id as string;
+      (await member('POST', '/v1/proposals', { target: 'profile', profile_ref: 'triager', summary, rationale, content: { schema: CHANGESET_SCHEMA, assets } }))
+        .proposal_id as string;
     proposals['sharpen'] = await propose(
       'Sharpen the mission',
       [
-        { path: 'profile.yaml#mission', content: 'Sort every support request within five minutes and route it.', base_asset_digest: bases['profile.yaml#mission'] },
-        { path: 'instructions.md', content_utf8: `${LOCAL_INSTRUCTIONS}Reply to the customer that the request was received.\n`, base_asset_digest: bases['instructions.md'] },
+        {
+          path: 'profile.yaml#mission',
+          content: 'Sort every support request within five minutes and route it.',
+          base_asset_digest: bases['profile.yaml#mission'],
+        },
+        {
+          path: 'instructions.md',
+          content_utf8: `${LOCAL_INSTRUCTIONS}Reply to the customer that the request was received.\n`,
+          base_asset_digest: bases['instructions.md'],
+        },
       ],
       'Customers kept asking whether their request had arrived.',
     );
-    proposals['stale'] = await propose('Shorter mission', [{ path: 'profile.yaml#mission', content: 'Sort requests.', base_asset_digest: bases['profile.yaml#mission'] }]);
+    proposals['stale'] = await propose('Shorter mission', [
+      { path: 'profile.yaml#mission', content: 'Sort requests.', base_asset_digest: bases['profile.yaml#mission'] },
+    ]);
     proposals['note'] = await propose('Add a style note', [{ path: 'notes/style.md', content_utf8: 'Be brief.\n' }]);
 
     // Live: proposals an agent submits through the API appear without Refresh.
@@ -350,7 +371,7 @@ describe('Shelf view (headless node, Chromium)', { timeout: 40_000 }, () => {
     expect(bindings.bindings).toEqual([expect.objectContaining({ agent_id: aliceAgentId, profile_ref: 'triager', profile_version: '0.1.3' })]);
   });
 
-  it('materializes the bound identity\'s home for claude-code', async () => {
+  it("materializes the bound identity's home for claude-code", async () => {
     await page.getByTestId('materialize').click();
     const dialog = modal();
     await dialog.getByTestId('home-tree').waitFor({ timeout: WAIT });
@@ -386,7 +407,9 @@ describe('Shelf view (headless node, Chromium)', { timeout: 40_000 }, () => {
     // No reload, no Refresh: the owner feed's teams_changed brings the picker.
     const picker = page.getByTestId('team-picker');
     await picker.waitFor({ timeout: WAIT });
-    await expect.poll(() => picker.locator('option').allTextContents(), { timeout: WAIT }).toEqual([expect.stringContaining('agents'), expect.stringContaining('research')]);
+    await expect
+      .poll(() => picker.locator('option').allTextContents(), { timeout: WAIT })
+      .toEqual([expect.stringContaining('agents'), expect.stringContaining('research')]);
     await picker.selectOption(`research:${TEAM.domain}`);
     await page.getByTestId('shelf-empty').waitFor({ timeout: WAIT });
     await picker.selectOption(TEAM_ID);

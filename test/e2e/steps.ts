@@ -87,7 +87,11 @@ export async function shot(page: Page, name: string): Promise<void> {
 export async function seedTeamViews(node: HeadlessNode): Promise<void> {
   const team = await node.owner('POST', '/v1/node/teams', { name: 'acme', domain: 'acme.test' });
   const teamPath = `/v1/node/teams/${encodeURIComponent(team.team_id)}`;
-  await node.asTeamOwner(team.team_id, 'POST', '/v1/documents', { slug: 'launch-plan', title: 'Launch plan', body: '# Launch plan\n\nWhat ships first, and why.\n' });
+  await node.asTeamOwner(team.team_id, 'POST', '/v1/documents', {
+    slug: 'launch-plan',
+    title: 'Launch plan',
+    body: '# Launch plan\n\nWhat ships first, and why.\n',
+  });
   await node.owner('POST', `${teamPath}/members`, { did_key: selfKey().didKey, alias: 'builder', lifetime: 'persistent' });
   await node.owner('POST', `${teamPath}/invites`, { alias: 'scout' });
 }
@@ -112,4 +116,3 @@ export async function seedIdentities(
   }
   return { agents, keys };
 }
-

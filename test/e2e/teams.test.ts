@@ -26,7 +26,8 @@ const TEAM = { name: 'crew', domain: 'teams-e2e.test' };
 const TEAM_ID = `${TEAM.name}:${TEAM.domain}`;
 const WAIT = 15_000;
 /** This node's own svc-node (its pinned Node, its bin: absolute paths), then the join words. */
-const JOIN_COMMAND = /^(\/\S+\/node \/\S+\/bin\/svc-node\.js) team join (http:\/\/127\.0\.0\.1:\d+\/v1\/team\/join) (svc_join_[0-9a-f]{48}) --alias ([A-Za-z0-9._-]+)$/;
+const JOIN_COMMAND =
+  /^(\/\S+\/node \/\S+\/bin\/svc-node\.js) team join (http:\/\/127\.0\.0\.1:\d+\/v1\/team\/join) (svc_join_[0-9a-f]{48}) --alias ([A-Za-z0-9._-]+)$/;
 
 let rig: AppRig | undefined;
 let node: HeadlessNode;
@@ -45,7 +46,10 @@ const inviteRow = (alias: string) => page.getByTestId('invite-list').getByRole('
 /** The join request the agent's own client sends: Ed25519 over the canonical JSON of the four fields, base64url. */
 function joinBody(key: SelfKey, code: string) {
   const timestamp = nowSeconds();
-  const signature = key.sign(canonical({ type: 'svc.team.join', code, did_key: key.didKey, timestamp })).replace(/\+/g, '-').replace(/\//g, '_');
+  const signature = key
+    .sign(canonical({ type: 'svc.team.join', code, did_key: key.didKey, timestamp }))
+    .replace(/\+/g, '-')
+    .replace(/\//g, '_');
   return { code, did_key: key.didKey, timestamp, signature };
 }
 
@@ -99,12 +103,15 @@ describe('Teams view (headless node, Chromium)', { timeout: 40_000 }, () => {
     // Create waits for the fix: no id is previewed for a name the node would refuse.
     await page.getByLabel('Team name').fill('Platform Team');
     const nameError = page.getByTestId('team-form').getByTestId('field-error');
-    await expect.poll(() => nameError.allTextContents(), { timeout: WAIT }).toEqual([
-      'Team name: use 1-64 letters, digits, "-" or "_", starting with a letter or digit (no spaces or dots)',
-    ]);
+    await expect
+      .poll(() => nameError.allTextContents(), { timeout: WAIT })
+      .toEqual(['Team name: use 1-64 letters, digits, "-" or "_", starting with a letter or digit (no spaces or dots)']);
     expect(await page.getByLabel('Team name').getAttribute('aria-invalid')).toBe('true');
     // Under the name field itself, not at the foot of the form.
-    const nameField = page.getByTestId('team-form').locator('.field').filter({ has: page.getByLabel('Team name') });
+    const nameField = page
+      .getByTestId('team-form')
+      .locator('.field')
+      .filter({ has: page.getByLabel('Team name') });
     expect(await nameField.getByTestId('field-error').count()).toBe(1);
     const [inputBox, errorBox] = await Promise.all([page.getByLabel('Team name').boundingBox(), nameField.getByTestId('field-error').boundingBox()]);
     expect(errorBox!.y).toBeGreaterThanOrEqual(inputBox!.y + inputBox!.height);
@@ -139,9 +146,9 @@ describe('Teams view (headless node, Chromium)', { timeout: 40_000 }, () => {
     expect(await modal().getByLabel('The code works for').locator('option:checked').textContent()).toBe('1 day');
     // The node's own rules for an alias and an address, next to the field, as they are typed.
     await modal().getByLabel('Alias').fill('not ok');
-    await expect.poll(() => modal().getByTestId('field-error').allTextContents()).toEqual([
-      'Alias: use 1-128 letters, digits, ".", "-" or "_", starting with a letter or digit (no spaces)',
-    ]);
+    await expect
+      .poll(() => modal().getByTestId('field-error').allTextContents())
+      .toEqual(['Alias: use 1-128 letters, digits, ".", "-" or "_", starting with a letter or digit (no spaces)']);
     await modal().getByLabel('Persistent').check();
     await modal().getByRole('textbox', { name: 'Address (optional)' }).fill('scout');
     await expect.poll(() => modal().getByTestId('field-error').count()).toBe(2);
@@ -182,9 +189,9 @@ describe('Teams view (headless node, Chromium)', { timeout: 40_000 }, () => {
     await modal().getByLabel('Persistent').check();
     await modal().getByRole('textbox', { name: 'Address (optional)' }).fill('no-slash');
     await modal().getByRole('button', { name: 'Create invite' }).click();
-    await expect.poll(() => modal().getByTestId('field-error').allTextContents(), { timeout: WAIT }).toEqual([
-      'Address: enter an address as domain/name, for example example.com/scout',
-    ]);
+    await expect
+      .poll(() => modal().getByTestId('field-error').allTextContents(), { timeout: WAIT })
+      .toEqual(['Address: enter an address as domain/name, for example example.com/scout']);
     await inviteThroughDialog('spare', { lifetime: 'Persistent', expiry: '1 hour', address: `${TEAM.domain}/spare` });
     await page.keyboard.press('Escape');
     await expect.poll(() => modal().count()).toBe(0);
@@ -306,7 +313,9 @@ describe('Teams view (headless node, Chromium)', { timeout: 40_000 }, () => {
     await emulateColorScheme(page, 'light');
     await page.setViewportSize({ width: 1024, height: 700 });
     await page.getByTestId('member-list').waitFor({ timeout: WAIT });
-    const overflow = await page.evaluate("(() => { const main = document.querySelector('main'); return [document.documentElement.scrollWidth - document.documentElement.clientWidth, main ? main.scrollWidth - main.clientWidth : 0]; })()");
+    const overflow = await page.evaluate(
+      "(() => { const main = document.querySelector('main'); return [document.documentElement.scrollWidth - document.documentElement.clientWidth, main ? main.scrollWidth - main.clientWidth : 0]; })()",
+    );
     expect(overflow).toEqual([0, 0]);
     await shot('teams-1024x700');
   });

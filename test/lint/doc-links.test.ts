@@ -54,12 +54,8 @@ describe('links in the README and docs/', () => {
 
 describe('the anchors GitHub gives headings', () => {
   it('drop punctuation, join words with hyphens and number repeats', () => {
-    expect([...headingAnchors("# The node's public edge\n## Signatures, sessions and the lock\n### `svc-node ui`\n## DNS\n## DNS\n```\n# not a heading\n```\n")]).toEqual([
-      'the-nodes-public-edge',
-      'signatures-sessions-and-the-lock',
-      'svc-node-ui',
-      'dns',
-      'dns-1',
-    ]);
+    expect([
+      ...headingAnchors("# The node's public edge\n## Signatures, sessions and the lock\n### `svc-node ui`\n## DNS\n## DNS\n```\n# not a heading\n```\n"),
+    ]).toEqual(['the-nodes-public-edge', 'signatures-sessions-and-the-lock', 'svc-node-ui', 'dns', 'dns-1']);
   });
 });

@@ -96,9 +96,13 @@ function breaches(tree: Tree): Map<string, string[]> {
 describe('the folders of the node', () => {
   it('each have a place in the layers', async () => {
     const tree = await parseDependencyTree(['server/**/*.ts'], { context: root, transform: false });
-    const unplaced = [...new Set(Object.keys(tree).filter((file) => file.startsWith('server/')).map(layerOf))].filter(
-      (layer) => !(LAYERS as readonly string[]).includes(layer),
-    );
+    const unplaced = [
+      ...new Set(
+        Object.keys(tree)
+          .filter((file) => file.startsWith('server/'))
+          .map(layerOf),
+      ),
+    ].filter((layer) => !(LAYERS as readonly string[]).includes(layer));
     expect(unplaced).toEqual([]);
   });
 

@@ -41,15 +41,17 @@ function namedRoutes(span: string): string[] {
   const match = new RegExp(`^((?:${METHODS})(?:[|/](?:${METHODS}))*) (/[^\\s?[]*)`).exec(span);
   if (match === null) return [];
   const methods = (match[1] as string).split(/[|/]/);
-  const paths = (match[2] as string).split('/').reduce<string[]>(
-    (prefixes, segment, index) => prefixes.flatMap((prefix) => segment.split('|').map((part) => (index === 0 ? part : `${prefix}/${part}`))),
-    [''],
-  );
+  const paths = (match[2] as string)
+    .split('/')
+    .reduce<string[]>(
+      (prefixes, segment, index) => prefixes.flatMap((prefix) => segment.split('|').map((part) => (index === 0 ? part : `${prefix}/${part}`))),
+      [''],
+    );
   return methods.flatMap((method) => paths.map((path) => routeKey(method, path)));
 }
 
 describe('docs/http-api.md', () => {
-  it('ends with the index the node\'s own API descriptions make (run `npm run docs:routes` after changing a route)', async () => {
+  it("ends with the index the node's own API descriptions make (run `npm run docs:routes` after changing a route)", async () => {
     const loopback = expectOk<ApiDocument>(await t.request('GET', '/openapi.json'));
     const peer = (await (await fetch(`${t.node.info.public_url as string}/openapi.json`)).json()) as ApiDocument;
     expect(withRouteIndex(doc, routeIndex(loopback, peer))).toBe(doc);

@@ -15,14 +15,14 @@ describe('the limits of docs/security.md', () => {
 
   it('are written in units a reader takes in at once', () => {
     expect([bytes(2 * 1024 * 1024), bytes(64 * 1024), bytes(2 ** 31), bytes(1000)]).toEqual(['2 MiB', '64 KiB', '2 GiB', '1,000 bytes']);
-    expect([duration(25_000), duration(60_000), duration(300_000), duration(3_600_000), duration(86_400_000), duration(14 * 86_400_000), duration(1500)]).toEqual([
-      '25 s',
-      '60 s',
-      '5 min',
-      '1 h',
-      '1 day',
-      '14 days',
-      '1,500 ms',
-    ]);
+    expect([
+      duration(25_000),
+      duration(60_000),
+      duration(300_000),
+      duration(3_600_000),
+      duration(86_400_000),
+      duration(14 * 86_400_000),
+      duration(1500),
+    ]).toEqual(['25 s', '60 s', '5 min', '1 h', '1 day', '14 days', '1,500 ms']);
   });
 });

@@ -34,13 +34,18 @@ describe('type-aware lint rules', () => {
   // The first typed lint loads the whole node program; that belongs in the hook's longer budget.
   beforeAll(() => ruleIds('', 'server/self-command.ts'));
 
-  it.each(['server/self-command.ts', 'contract/errors.ts', 'main/navigate.ts', 'preload/index.ts', 'scripts/build-app.ts', 'bench/run.ts', 'renderer/src/lib/chat.ts'])(
-    'run on %s',
-    async (filePath) => {
-      const ids = await ruleIds(PROBE, filePath);
-      for (const rule of [...TYPED_RULES, NEEDLESS_CHECK]) expect(ids).toContain(rule);
-    },
-  );
+  it.each([
+    'server/self-command.ts',
+    'contract/errors.ts',
+    'main/navigate.ts',
+    'preload/index.ts',
+    'scripts/build-app.ts',
+    'bench/run.ts',
+    'renderer/src/lib/chat.ts',
+  ])('run on %s', async (filePath) => {
+    const ids = await ruleIds(PROBE, filePath);
+    for (const rule of [...TYPED_RULES, NEEDLESS_CHECK]) expect(ids).toContain(rule);
+  });
 
   it.each(['test/support/did.ts', 'server/surfaces/core/chat/domain/participants.test.ts'])('run on %s', async (filePath) => {
     const ids = await ruleIds(PROBE, filePath);

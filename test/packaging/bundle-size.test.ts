@@ -67,7 +67,10 @@ describe('the renderer’s first load', () => {
   it('keeps every view and the editor out of the first load', () => {
     const eager = [...eagerChunks().keys()];
     for (const view of ['MailView', 'ChatView', 'DocumentsView', 'ShelfView', 'IdentitiesView', 'SettingsView', 'SetupView']) {
-      expect(eager.filter((file) => file.includes(view)), view).toEqual([]);
+      expect(
+        eager.filter((file) => file.includes(view)),
+        view,
+      ).toEqual([]);
     }
     const code = eager.map((file) => readFileSync(join(OUT, file), 'utf8')).join('\n');
     expect(code).not.toContain('@codemirror');

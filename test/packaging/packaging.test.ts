@@ -78,7 +78,7 @@ describe('electron-builder configuration', () => {
     expect(section('deb').depends).toEqual(expect.arrayContaining(['libgtk-3-0', 'libnss3', 'libsecret-1-0', 'libgbm1', 'libasound2']));
   });
 
-  it('flips every fuse of Electron\'s security checklist, as element-desktop sets them', () => {
+  it("flips every fuse of Electron's security checklist, as element-desktop sets them", () => {
     expect(section('electronFuses')).toEqual({
       runAsNode: false,
       enableNodeOptionsEnvironmentVariable: false,

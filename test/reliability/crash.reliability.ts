@@ -230,25 +230,38 @@ async function inspectDatabase(): Promise<{ walBytes: number | null }> {
     expect(db.pragma('foreign_key_check')).toEqual([]);
     // Every acknowledged write is in the file the crash left, before the node touches it again.
     const mails = new Map(db.prepare('SELECT message_id, body FROM messages').raw().all() as [string, string][]);
-    expect(acked.mails.filter((m) => mails.get(m.id) !== m.body), 'acknowledged mail missing from the crashed database').toEqual([]);
+    expect(
+      acked.mails.filter((m) => mails.get(m.id) !== m.body),
+      'acknowledged mail missing from the crashed database',
+    ).toEqual([]);
     const chats = new Map(db.prepare('SELECT message_id, body FROM chat_messages').raw().all() as [string, string][]);
-    expect(acked.chats.filter((m) => chats.get(m.id) !== m.body), 'acknowledged chat missing from the crashed database').toEqual([]);
+    expect(
+      acked.chats.filter((m) => chats.get(m.id) !== m.body),
+      'acknowledged chat missing from the crashed database',
+    ).toEqual([]);
     const versions = new Map(
-      db
-        .prepare('SELECT v.version_number, v.body_sha256 FROM document_versions v JOIN documents d USING (document_id) WHERE d.slug = ?')
-        .raw()
-        .all(SLUG) as [number, string][],
+      db.prepare('SELECT v.version_number, v.body_sha256 FROM document_versions v JOIN documents d USING (document_id) WHERE d.slug = ?').raw().all(SLUG) as [
+        number,
+        string,
+      ][],
     );
-    expect(acked.versions.filter((v) => versions.get(v.n) !== sha256(v.body)), 'acknowledged versions missing from the crashed database').toEqual([]);
+    expect(
+      acked.versions.filter((v) => versions.get(v.n) !== sha256(v.body)),
+      'acknowledged versions missing from the crashed database',
+    ).toEqual([]);
     // Each write indexes (documents) or notes for the indexer (mail, chat; migration 0031) in its
     // own transaction: nothing the crash kept is missing from the index and its notes.
     const unindexed = (sql: string) => db.prepare(sql).pluck().get() as number;
     expect(
-      unindexed(`SELECT count(*) FROM messages WHERE id NOT IN (SELECT rowid FROM search_mail) AND id NOT IN (SELECT id FROM search_pending WHERE kind = 'mail')`),
+      unindexed(
+        `SELECT count(*) FROM messages WHERE id NOT IN (SELECT rowid FROM search_mail) AND id NOT IN (SELECT id FROM search_pending WHERE kind = 'mail')`,
+      ),
       'mail missing from the search index',
     ).toBe(0);
     expect(
-      unindexed(`SELECT count(*) FROM chat_messages WHERE id NOT IN (SELECT rowid FROM search_chat) AND id NOT IN (SELECT id FROM search_pending WHERE kind = 'chat')`),
+      unindexed(
+        `SELECT count(*) FROM chat_messages WHERE id NOT IN (SELECT rowid FROM search_chat) AND id NOT IN (SELECT id FROM search_pending WHERE kind = 'chat')`,
+      ),
       'chat missing from the search index',
     ).toBe(0);
     expect(
@@ -350,7 +363,13 @@ async function verify(clients: Clients, round: number): Promise<void> {
   // The history holds the newest CHAT_HISTORY_LIMIT. One loop sends chat, so acknowledgement order
   // is commit order: what is older than the window is a prefix of the acknowledged list, looked up
   // one by one at the end (and checked in the database file after every kill).
-  const firstInWindow = history.length < CHAT_HISTORY_LIMIT ? 0 : Math.max(0, acked.chats.findIndex((c) => chatById.has(c.id)));
+  const firstInWindow =
+    history.length < CHAT_HISTORY_LIMIT
+      ? 0
+      : Math.max(
+          0,
+          acked.chats.findIndex((c) => chatById.has(c.id)),
+        );
   const missingChats = acked.chats.slice(firstInWindow).filter((c) => chatById.get(c.id)?.body !== c.body);
   expect(missingChats, `acknowledged chat missing or changed after round ${round}`).toEqual([]);
   expect(chatIds.length - acked.chats.length).toBeLessThanOrEqual(LOOPS.chat * round);

@@ -87,9 +87,11 @@ describe('federation requests whose senders’ DNS never answers', () => {
     const flood = batches.map(async (body, r) => {
       const sent = performance.now();
       const from = `127.0.1.${(r % ADDRESSES) + 1}`;
-      const answer = await rawRequest(peerUrl, 'POST', '/v1/federation/messages/batch', { localAddress: from, body, headers: { 'content-type': 'application/json', connection: 'close' } }).catch(
-        (error: Error) => ({ status: 0, body: String(error), headers: new Headers() }),
-      );
+      const answer = await rawRequest(peerUrl, 'POST', '/v1/federation/messages/batch', {
+        localAddress: from,
+        body,
+        headers: { 'content-type': 'application/json', connection: 'close' },
+      }).catch((error: Error) => ({ status: 0, body: String(error), headers: new Headers() }));
       return { status: answer.status, ms: performance.now() - sent };
     });
 
@@ -98,7 +100,9 @@ describe('federation requests whose senders’ DNS never answers', () => {
     const honest: number[] = [];
     const prober = (async () => {
       while (flooding) {
-        const answer = await rawRequest(peerUrl, 'GET', '/v1/blueprints', { localAddress: '127.0.2.1', headers: { connection: 'close' } }).catch(() => ({ status: 0 }));
+        const answer = await rawRequest(peerUrl, 'GET', '/v1/blueprints', { localAddress: '127.0.2.1', headers: { connection: 'close' } }).catch(() => ({
+          status: 0,
+        }));
         honest.push(answer.status);
         await new Promise((resolve) => setTimeout(resolve, 100));
       }

@@ -33,7 +33,10 @@ describe('fuzzing every route with bad input (full run)', () => {
     });
     const report = formatSummary(summary);
     console.log(report);
-    expect(summary.failures.map((f) => `${f.kind}\n${f.reproduction}`), report).toEqual([]);
+    expect(
+      summary.failures.map((f) => `${f.kind}\n${f.reproduction}`),
+      report,
+    ).toEqual([]);
     expect(summary.cases).toBe(RUNS);
     // Spread over all routes: every fuzzable route got cases.
     expect(summary.routesFuzzed).toBe(ROUTES.filter((route) => !route.exempt).length);

@@ -132,7 +132,10 @@ async function setUp(): Promise<World> {
   const sessions: Session[] = [];
   for (let i = 0; i < SESSIONS; i++) {
     const members: [Identity, Identity] = [identities[2 * i]!, identities[2 * i + 1]!];
-    const opened = await ok('chat session', node.request('POST', '/v1/chat/sessions', { token: members[0].api_key, body: { to_aliases: [members[1].alias], message: 'hello' } }));
+    const opened = await ok(
+      'chat session',
+      node.request('POST', '/v1/chat/sessions', { token: members[0].api_key, body: { to_aliases: [members[1].alias], message: 'hello' } }),
+    );
     sessions.push({ id: opened.session_id, members });
     // Pending for the recipient: the stream's snapshot delivers it when it connects.
     deliveries.push({ id: opened.message_id, event: 'chat_message', recipient: members[1], answeredAt: null });
@@ -183,19 +186,25 @@ function request(world: World, kind: Kind, record: (reply: { status: number; bod
       const sender = pick(identities);
       let recipient = pick(identities);
       while (recipient === sender) recipient = pick(identities);
-      return node.request('POST', '/v1/messages', { token: sender.api_key, body: { to_alias: recipient.alias, subject: 'load', body: `mail ${randomUUID()}` } }).then((reply) => {
-        if (reply.status === 200 || reply.status === 201) deliveries.push({ id: reply.body.message_id, event: 'mail_message', recipient, answeredAt: performance.now() });
-        record(reply);
-      });
+      return node
+        .request('POST', '/v1/messages', { token: sender.api_key, body: { to_alias: recipient.alias, subject: 'load', body: `mail ${randomUUID()}` } })
+        .then((reply) => {
+          if (reply.status === 200 || reply.status === 201)
+            deliveries.push({ id: reply.body.message_id, event: 'mail_message', recipient, answeredAt: performance.now() });
+          record(reply);
+        });
     }
     case 'chat': {
       const session = pick(sessions);
       const from = random() < 0.5 ? 0 : 1;
       const [sender, recipient] = [session.members[from], session.members[1 - from]!];
-      return node.request('POST', `/v1/chat/sessions/${session.id}/messages`, { token: sender.api_key, body: { body: `chat ${randomUUID()}` } }).then((reply) => {
-        if (reply.status === 200 || reply.status === 201) deliveries.push({ id: reply.body.message_id, event: 'chat_message', recipient, answeredAt: performance.now() });
-        record(reply);
-      });
+      return node
+        .request('POST', `/v1/chat/sessions/${session.id}/messages`, { token: sender.api_key, body: { body: `chat ${randomUUID()}` } })
+        .then((reply) => {
+          if (reply.status === 200 || reply.status === 201)
+            deliveries.push({ id: reply.body.message_id, event: 'chat_message', recipient, answeredAt: performance.now() });
+          record(reply);
+        });
     }
     case 'inbox':
       return node.request('GET', '/v1/messages/inbox?limit=50', { token: pick(identities).api_key }).then(record);
@@ -349,7 +358,8 @@ async function storedVersions(world: World): Promise<{ documents: number; profil
   let documents = 0;
   for (const slug of world.documents) documents += ((await ok('document', world.member.get(slug))).current_version as number) - 1;
   const profiles: number[] = [];
-  for (const { ref } of world.profiles) profiles.push((await ok('versions', world.member.member.request('GET', `/v1/profiles/${ref}/versions`))).versions.length - 1);
+  for (const { ref } of world.profiles)
+    profiles.push((await ok('versions', world.member.member.request('GET', `/v1/profiles/${ref}/versions`))).versions.length - 1);
   return { documents, profiles };
 }
 

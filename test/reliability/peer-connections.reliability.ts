@@ -50,7 +50,12 @@ afterAll(async () => {
 const openFds = (pid: number): number => readdirSync(`/proc/${pid}/fd`).length;
 /** The node process's own soft descriptor limit, as its fd-limit.ts reads it for itself. */
 const fdLimitOf = (pid: number): number | null =>
-  parseLimit(readFileSync(`/proc/${pid}/limits`, 'utf8').split('\n').find((l) => l.startsWith('Max open files'))?.split(/\s{2,}/)[1]);
+  parseLimit(
+    readFileSync(`/proc/${pid}/limits`, 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith('Max open files'))
+      ?.split(/\s{2,}/)[1],
+  );
 
 /** One GET of the owner's node info on a new connection: its status (0: failed) and latency. */
 function probe(url: string, token: string): Promise<{ status: number; ms: number }> {
@@ -135,7 +140,7 @@ describe('peer listener under a connection flood', () => {
     expect(total.other).toBe(0);
     expect(total.refused + total.timedOut + total.connectErrors).toBe(perWorker * WORKERS);
     expect(total.timedOut).toBeGreaterThanOrEqual(peer.total);
-    expect(total.refused).toBeGreaterThan(perWorker * WORKERS / 2);
+    expect(total.refused).toBeGreaterThan((perWorker * WORKERS) / 2);
     // The flood is over: its connections are gone and the peer listener serves again.
     expect((await rawRequest(peerUrl, 'GET', '/v1/blueprints', { localAddress: '127.0.0.2', headers: { connection: 'close' } })).status).toBe(200);
   });

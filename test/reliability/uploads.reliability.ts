@@ -96,7 +96,8 @@ describe('uploads at full size', () => {
     for (const status of statuses) expect([200, 402]).toContain(status);
     const stored = statuses.filter((status) => status === 200).length;
     expect(stored).toBe(Math.floor((DEFAULT_MAX_ASSET_BYTES - PARALLEL * SIZE) / SIZE));
-    for (const result of refusedWave.filter((r) => r.status === 402)) expect(result.body.detail).toMatchObject({ code: 'storage_quota_exceeded', max: DEFAULT_MAX_ASSET_BYTES });
+    for (const result of refusedWave.filter((r) => r.status === 402))
+      expect(result.body.detail).toMatchObject({ code: 'storage_quota_exceeded', max: DEFAULT_MAX_ASSET_BYTES });
     expect(await usage()).toBe((PARALLEL + stored) * SIZE);
     expect(await usage()).toBeLessThanOrEqual(DEFAULT_MAX_ASSET_BYTES);
     expect(readdirSync(assets).filter((name) => name.endsWith('.part'))).toEqual([]);

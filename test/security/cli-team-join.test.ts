@@ -144,7 +144,15 @@ function signing(team: SelfKey, fields: Fields = {}, signer: SelfKey = team, mem
   };
 }
 
-const joinArgs = (server: RemoteServer, dir: string, ...more: string[]): string[] => ['team', 'join', `${server.url}/v1/team/join`, 'svc_join_code', '--dir', dir, ...more];
+const joinArgs = (server: RemoteServer, dir: string, ...more: string[]): string[] => [
+  'team',
+  'join',
+  `${server.url}/v1/team/join`,
+  'svc_join_code',
+  '--dir',
+  dir,
+  ...more,
+];
 
 /** Until `response` may be written again, or is gone. */
 function drained(response: ServerResponse): Promise<void> {
@@ -211,7 +219,10 @@ describe('svc-node team join against a hostile node', { timeout: 60_000 }, () =>
       const server = await hostileNode(node);
       const dir = agentDir('unsigned');
       const result = await runCliWithin(joinArgs(server, dir));
-      expectOneLineFailure(result, /gave a certificate this client does not accept: (it is not signed by the team key|it is not a team certificate|its team key)/);
+      expectOneLineFailure(
+        result,
+        /gave a certificate this client does not accept: (it is not signed by the team key|it is not a team certificate|its team key)/,
+      );
       expectNothingSaved(dir);
       expect(server.requests).toEqual(['POST /v1/team/join']);
     }
@@ -338,7 +349,10 @@ describe('svc-node team join against a hostile node', { timeout: 60_000 }, () =>
     const file = join(dir, 'team-certs', 'crew__hostile.test.pem');
     const kept = JSON.parse(readFileSync(file, 'utf8')) as Fields;
     writeFileSync(file, JSON.stringify({ ...kept, alias: 'admin' }));
-    expectOneLineFailure(await runCliWithin(['team', 'connect', node.url, '--dir', dir]), /crew__hostile\.test\.pem .*does not accept: it is not signed by the team key/);
+    expectOneLineFailure(
+      await runCliWithin(['team', 'connect', node.url, '--dir', dir]),
+      /crew__hostile\.test\.pem .*does not accept: it is not signed by the team key/,
+    );
     writeFileSync(file, JSON.stringify({ ...kept, team_id: '../../x:y/../z' }));
     expectOneLineFailure(await runCliWithin(['team', 'connect', node.url, '--dir', dir]), /does not accept: the team id \.\.\/\.\.\/x:y\/\.\.\/z is not one/);
     expect(node.requests).toEqual(['POST /v1/team/join', 'POST /v1/connect']);
@@ -407,7 +421,10 @@ describe('svc-node team join against a real node', { timeout: 60_000 }, () => {
 
     const other = await invite('ranger');
     const elsewhere = agentDir('real-other');
-    expectOneLineFailure(await runCliWithin(['team', 'join', other.join_url, other.code, '--dir', elsewhere, '--alias', 'scout']), /it is for the alias ranger, not scout/);
+    expectOneLineFailure(
+      await runCliWithin(['team', 'join', other.join_url, other.code, '--dir', elsewhere, '--alias', 'scout']),
+      /it is for the alias ranger, not scout/,
+    );
     expectNothingSaved(elsewhere);
   });
 });

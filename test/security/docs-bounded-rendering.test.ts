@@ -63,7 +63,12 @@ describe('hostile rendering on the peer listener', () => {
   it('keeps the loopback listener answering while hostile tables render, previewed through both doors', { timeout: 120_000 }, async () => {
     const alice = await addDocsMember(node, { team: 'render', domain: 'render.test', alias: 'alice' });
     // The same team reached as a peer would reach it: requests and their audience on the peer listener.
-    const peer: NodeEndpoint = { url: peerUrl, info: { docs_url: peerUrl, library_url: peerUrl }, request: (m, p, o) => requestJson(peerUrl, m, p, o), owner: node.owner };
+    const peer: NodeEndpoint = {
+      url: peerUrl,
+      info: { docs_url: peerUrl, library_url: peerUrl },
+      request: (m, p, o) => requestJson(peerUrl, m, p, o),
+      owner: node.owner,
+    };
     const mallory = await addDocsMember(peer, { teamId: alice.teamId, alias: 'mallory', scopes: ['docs:read', 'docs:write'] });
     expectOk(await alice.create('pitch', '# Pitch\n'), 201);
     const link = expectOk(await alice.request('POST', '/v1/present', { body: { slug: 'pitch', editable: true } }), 201);
@@ -80,7 +85,9 @@ describe('hostile rendering on the peer listener', () => {
     // The owner's app previews through the loopback listener meanwhile: never refused as busy, and
     // answered after at most the render already running, long before the peers' queue drains.
     await new Promise((resolve) => setTimeout(resolve, 300));
-    const own = alice.request('POST', '/v1/present/preview', { body: { body: '# Our pitch\n\nFine.' } }).then((answer) => ({ answer, whilePeersWait: running }));
+    const own = alice
+      .request('POST', '/v1/present/preview', { body: { body: '# Our pitch\n\nFine.' } })
+      .then((answer) => ({ answer, whilePeersWait: running }));
 
     // The owner's own listener, sampled the whole time the renders run.
     const latencies: number[] = [];
@@ -167,7 +174,8 @@ describe('read pages are built once', () => {
     const url = await readLink('table');
     const built = presentPagesBuilt();
     const before = renderPool.stats;
-    const attempts = () => renderPool.stats.rendered + renderPool.stats.timed_out + renderPool.stats.crashed - (before.rendered + before.timed_out + before.crashed);
+    const attempts = () =>
+      renderPool.stats.rendered + renderPool.stats.timed_out + renderPool.stats.crashed - (before.rendered + before.timed_out + before.crashed);
 
     const first = await Promise.all(Array.from({ length: 4 }, () => view(url)));
     for (let i = 0; i < 4; i++) first.push(await view(url));

@@ -181,7 +181,10 @@ describe('unfinished uploads', () => {
     try {
       const bob = await addDocsMember(t, { team: 'crashy', domain: 'uploads.test', alias: 'bob' });
       const start = async () =>
-        expectOk(await bob.request('POST', '/v1/assets/video/direct-upload', { body: { content_type: 'video/mp4' } }), 201) as { asset_id: string; upload_url: string };
+        expectOk(await bob.request('POST', '/v1/assets/video/direct-upload', { body: { content_type: 'video/mp4' } }), 201) as {
+          asset_id: string;
+          upload_url: string;
+        };
       const kept = await start();
       expect((await putVideo(kept.upload_url, { bytes: 2 * MB })).status).toBe(200);
       const abandoned = await start();
@@ -199,8 +202,12 @@ describe('unfinished uploads', () => {
       try {
         expect(readdirSync(dir).sort()).toEqual([kept.asset_id]);
         // A fresh envelope in node time, to the restarted node (it listens on a new port).
-        const timestamp = clock.now().toISOString().replace(/\.\d{3}Z$/, 'Z');
-        const get = (path: string) => fetch(`${again.url}${path}`, { headers: bob.member.sign('GET', path, undefined, { aud: again.info.docs_url, timestamp }) });
+        const timestamp = clock
+          .now()
+          .toISOString()
+          .replace(/\.\d{3}Z$/, 'Z');
+        const get = (path: string) =>
+          fetch(`${again.url}${path}`, { headers: bob.member.sign('GET', path, undefined, { aud: again.info.docs_url, timestamp }) });
         expect((await get(`/v1/assets/${abandoned.asset_id}`)).status).toBe(404);
         expect(await (await get(`/v1/assets/${kept.asset_id}`)).json()).toMatchObject({ status: 'ready', bytes: 2 * MB });
         expect((await sha256Of(`${again.url}/assets/${kept.asset_id}`)).sha256).toBe(videoSha256(2 * MB));

@@ -136,7 +136,9 @@ describe('process-wide switches', () => {
 describe('navigation and window-open guards', () => {
   /** The `app.on('web-contents-created', ...)` handler: guards there cover every web contents. */
   const guardsRoot = (): ts.ArrowFunction | ts.FunctionExpression => {
-    const calls = onEvent(mainIndex, 'web-contents-created').filter((call) => ts.isPropertyAccessExpression(call.expression) && call.expression.expression.getText() === 'app');
+    const calls = onEvent(mainIndex, 'web-contents-created').filter(
+      (call) => ts.isPropertyAccessExpression(call.expression) && call.expression.expression.getText() === 'app',
+    );
     expect(calls).toHaveLength(1);
     return handlerOf(calls[0]!);
   };
@@ -151,9 +153,7 @@ describe('navigation and window-open guards', () => {
     if (!ts.isIfStatement(only) || only.elseStatement !== undefined) return false;
     const cond = only.expression;
     const negatedCheck =
-      ts.isPrefixUnaryExpression(cond) &&
-      cond.operator === ts.SyntaxKind.ExclamationToken &&
-      cond.operand.getText() === `isAllowedNavigation(${event}.url)`;
+      ts.isPrefixUnaryExpression(cond) && cond.operator === ts.SyntaxKind.ExclamationToken && cond.operand.getText() === `isAllowedNavigation(${event}.url)`;
     return negatedCheck && only.thenStatement.getText().replace(/[{}\s;]/g, '') === `${event}.preventDefault()`;
   };
 
@@ -165,7 +165,14 @@ describe('navigation and window-open guards', () => {
 
   it('allow-lists navigation to the app:// origin only', () => {
     expect(isAllowedNavigation(APP_ENTRY_URL)).toBe(true);
-    for (const url of ['https://evil.example/', 'http://127.0.0.1:7420/ui/', 'file:///etc/passwd', 'app://other/index.html', 'javascript:alert(1)', 'not a url']) {
+    for (const url of [
+      'https://evil.example/',
+      'http://127.0.0.1:7420/ui/',
+      'file:///etc/passwd',
+      'app://other/index.html',
+      'javascript:alert(1)',
+      'not a url',
+    ]) {
       expect(isAllowedNavigation(url), url).toBe(false);
     }
   });
@@ -174,9 +181,7 @@ describe('navigation and window-open guards', () => {
     const calls = methodCalls(guardsRoot(), null, 'setWindowOpenHandler');
     expect(calls).toHaveLength(1);
     const handler = handlerOf(calls[0]!);
-    const returns = ts.isBlock(handler.body)
-      ? find(handler.body, ts.isReturnStatement, { intoFunctions: false }).map((r) => r.expression)
-      : [handler.body];
+    const returns = ts.isBlock(handler.body) ? find(handler.body, ts.isReturnStatement, { intoFunctions: false }).map((r) => r.expression) : [handler.body];
     expect(returns.length).toBeGreaterThanOrEqual(1);
     for (const value of returns) expect(value?.getText().replace(/\s/g, '')).toBe("{action:'deny'}");
     expect(handler.getText()).not.toMatch(/['"]allow['"]/);

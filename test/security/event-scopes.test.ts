@@ -41,7 +41,8 @@ async function join(teamId: string, who: Identity, scopes?: string[]): Promise<s
 }
 
 const revoke = async (teamId: string, certificateId: string) => expectOk(await t.owner('POST', `${membersUrl(teamId)}/${certificateId}/revoke`));
-const subscribe = (who: Identity, teamId?: string) => t.request('POST', PATH, { token: who.api_key, body: { type: TYPE, ...(teamId ? { team_id: teamId } : {}) } });
+const subscribe = (who: Identity, teamId?: string) =>
+  t.request('POST', PATH, { token: who.api_key, body: { type: TYPE, ...(teamId ? { team_id: teamId } : {}) } });
 
 async function connect(who: Identity): Promise<SseClient> {
   const response = await connectSse(`${t.url}/v1/events/stream?deadline=${encodeURIComponent(deadlineIn(30))}`, { token: who.api_key });

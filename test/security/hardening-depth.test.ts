@@ -23,7 +23,12 @@ const arrays = (depth: number): string => `${'['.repeat(depth)}${']'.repeat(dept
 /** An alias bomb: each level names the previous one nine times (9^9 strings once expanded). */
 function aliasBomb(): string {
   const lines = ['l0: &l0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]'];
-  for (let i = 1; i <= 9; i++) lines.push(`l${i}: &l${i} [${Array(9).fill(`*l${i - 1}`).join(', ')}]`);
+  for (let i = 1; i <= 9; i++)
+    lines.push(
+      `l${i}: &l${i} [${Array(9)
+        .fill(`*l${i - 1}`)
+        .join(', ')}]`,
+    );
   return `${lines.join('\n')}\n`;
 }
 
@@ -70,9 +75,17 @@ describe('JSON nested deeper than the limit', () => {
 
   it('takes a body exactly 64 deep, refuses 65, and counts no bracket inside a string', async () => {
     // The body object and context are two levels; the arrays make up the rest.
-    const ok = await t.request('PATCH', '/v1/agents/me', { token: agent.api_key, raw: `{"context":{"a":${arrays(MAX_JSON_DEPTH - 2)},"s":"${'['.repeat(500)}"}}` });
+    const ok = await t.request('PATCH', '/v1/agents/me', {
+      token: agent.api_key,
+      raw: `{"context":{"a":${arrays(MAX_JSON_DEPTH - 2)},"s":"${'['.repeat(500)}"}}`,
+    });
     expect(expectOk(ok).context.s).toBe('['.repeat(500));
-    expectRefusal(await t.request('PATCH', '/v1/agents/me', { token: agent.api_key, raw: `{"context":{"a":${arrays(MAX_JSON_DEPTH - 1)}}}` }), 400, TOO_DEEP, 'SVC_ERR_JSON_TOO_DEEP');
+    expectRefusal(
+      await t.request('PATCH', '/v1/agents/me', { token: agent.api_key, raw: `{"context":{"a":${arrays(MAX_JSON_DEPTH - 1)}}}` }),
+      400,
+      TOO_DEEP,
+      'SVC_ERR_JSON_TOO_DEEP',
+    );
     expectOk(await t.request('PATCH', '/v1/agents/me', { token: agent.api_key, body: { context: { repo: 'svc-node' } } }));
   });
 
@@ -116,7 +129,10 @@ describe('YAML bombs and deep YAML in payload files', () => {
     const shelf = await shelfRefs();
     const flow = profileYaml('flow', `accepted_work: ${arrays(3000)}\n`);
     const block = profileYaml('block', `accepted_work:\n${'- '.repeat(3000)}x\n`);
-    for (const [ref, yaml] of [['flow', flow], ['block', block]] as const) {
+    for (const [ref, yaml] of [
+      ['flow', flow],
+      ['block', block],
+    ] as const) {
       expectRefusal(await team.request('POST', '/v1/profiles', { body: { files: profileWithYaml(ref, yaml) } }), 422, TOO_DEEP);
     }
     expect(await shelfRefs()).toEqual(shelf);

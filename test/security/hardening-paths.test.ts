@@ -65,12 +65,21 @@ describe('a path with an invisible or bidirectional character', () => {
     const files = profileFiles({ ref: 'worker', version: '0.2.0', files: { [path]: '# Looks harmless\n' } });
     const res = await team.request('POST', '/v1/profiles/worker/versions', { body: { files } });
     expectRefusal(res, 422);
-    expect(pathIssue(res.body, files.findIndex((f) => f.path === path))).toContain(codePoint);
+    expect(
+      pathIssue(
+        res.body,
+        files.findIndex((f) => f.path === path),
+      ),
+    ).toContain(codePoint);
     expect(expectOk(await team.request('GET', '/v1/profiles/worker/versions'))).toEqual(before);
   });
 
   it('leaves ordinary Unicode and ASCII spaces alone', async () => {
-    const files = profileFiles({ ref: 'worker', version: '0.3.0', files: { 'notes/café naïve.md': 'x\n', 'notes/日本語.md': 'y\n', 'notes/emoji-😀.md': 'z\n' } });
+    const files = profileFiles({
+      ref: 'worker',
+      version: '0.3.0',
+      files: { 'notes/café naïve.md': 'x\n', 'notes/日本語.md': 'y\n', 'notes/emoji-😀.md': 'z\n' },
+    });
     expectOk(await team.request('POST', '/v1/profiles/worker/versions', { body: { files } }), 201);
   });
 });

@@ -56,7 +56,8 @@ async function start(): Promise<void> {
   }
 }
 
-const send = (c: Captured): Promise<ApiResponse> => requestJson(t.url, c.method, c.path, { headers: c.headers, ...(c.raw === undefined ? {} : { raw: c.raw }) });
+const send = (c: Captured): Promise<ApiResponse> =>
+  requestJson(t.url, c.method, c.path, { headers: c.headers, ...(c.raw === undefined ? {} : { raw: c.raw }) });
 
 /** A team-signed request, signed now and kept for later. */
 function captureTeam(client: TeamClient, method: string, path: string, options: { raw?: string; contentType?: string; aud?: string } = {}): Captured {
@@ -133,7 +134,11 @@ describe('a signed write captured before a restart', () => {
 
   it('does not run again after it: a team-signed document write (appending a version)', async () => {
     expectOk(await writer.create('minutes', '# Minutes\n'), 201);
-    const append = captureTeam(writer.member, 'POST', '/v1/documents/minutes/versions', { raw: '# Minutes\n\nApproved.\n', contentType: MARKDOWN, aud: t.info.docs_url });
+    const append = captureTeam(writer.member, 'POST', '/v1/documents/minutes/versions', {
+      raw: '# Minutes\n\nApproved.\n',
+      contentType: MARKDOWN,
+      aud: t.info.docs_url,
+    });
     const first = await send(append);
     expect(expectOk(first, 201).current_version).toBe(2);
 

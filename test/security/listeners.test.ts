@@ -128,8 +128,18 @@ describe('loopback listener: DNS rebinding and foreign pages', () => {
   it('refuses a state-changing owner request from a foreign Host or Origin before it runs', async () => {
     const headers = { authorization: `Bearer ${t.node.ownerToken}`, 'content-type': 'application/json' };
     const body = JSON.stringify({ slug: 'rebound' });
-    expectRefusal(await rawRequest(t.url, 'POST', '/v1/node/projects', { headers: { ...headers, host: 'evil.example' }, body }), 403, undefined, 'SVC_ERR_HOST_REFUSED');
-    expectRefusal(await rawRequest(t.url, 'POST', '/v1/node/projects', { headers: { ...headers, origin: 'http://evil.example' }, body }), 403, undefined, 'SVC_ERR_HOST_REFUSED');
+    expectRefusal(
+      await rawRequest(t.url, 'POST', '/v1/node/projects', { headers: { ...headers, host: 'evil.example' }, body }),
+      403,
+      undefined,
+      'SVC_ERR_HOST_REFUSED',
+    );
+    expectRefusal(
+      await rawRequest(t.url, 'POST', '/v1/node/projects', { headers: { ...headers, origin: 'http://evil.example' }, body }),
+      403,
+      undefined,
+      'SVC_ERR_HOST_REFUSED',
+    );
     const slugs = expectOk(await t.owner('GET', '/v1/node/projects')).projects.map((p: { slug: string }) => p.slug);
     expect(slugs).not.toContain('rebound');
   });
@@ -146,7 +156,13 @@ describe('loopback listener: DNS rebinding and foreign pages', () => {
     const response = await fetch(`${t.url}/ui/`);
     expect(response.status).toBe(200);
     const csp = response.headers.get('content-security-policy') ?? '';
-    const directives = new Map(csp.split(';').map((d) => d.trim()).filter(Boolean).map((d) => [d.split(' ')[0], d]));
+    const directives = new Map(
+      csp
+        .split(';')
+        .map((d) => d.trim())
+        .filter(Boolean)
+        .map((d) => [d.split(' ')[0], d]),
+    );
     expect(directives.get('script-src')).toBe("script-src 'self'");
     expect(directives.get('object-src')).toBe("object-src 'none'");
     expect(directives.get('frame-ancestors')).toBe("frame-ancestors 'none'");
@@ -201,7 +217,12 @@ describe('peer listener', () => {
     const mcp = targets().find((target) => target.what === 'MCP')!;
     for (const path of ['/mcp/', '/mcp']) {
       for (const method of ['POST', 'GET', 'DELETE']) {
-        expectRefusal(await rawRequest(peerUrl, method, path, { headers: mcp.headers, ...(method === 'POST' ? { body: mcp.body! } : {}) }), 404, /^No route /, 'SVC_ERR_ROUTE_NOT_FOUND');
+        expectRefusal(
+          await rawRequest(peerUrl, method, path, { headers: mcp.headers, ...(method === 'POST' ? { body: mcp.body! } : {}) }),
+          404,
+          /^No route /,
+          'SVC_ERR_ROUTE_NOT_FOUND',
+        );
       }
     }
     for (const path of ['/ui/', '/ui', '/ui/index.html']) expectRefusal(await rawRequest(peerUrl, 'GET', path), 404, /^No route /, 'SVC_ERR_ROUTE_NOT_FOUND');

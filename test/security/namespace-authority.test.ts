@@ -119,19 +119,25 @@ describe('mail for the squatted domain', () => {
     expectOk(await victim.owner('POST', '/v1/node/peers', { domain: REAL, url: real.url }), 201);
 
     // Alice writes to the CEO: the mail goes to the real node, not into the attacker's inbox.
-    const sent = expectOk(await victim.request('POST', '/v1/messages', { token: alice.api_key, body: { to_address: `${REAL}/ceo`, subject: 'Q3', body: 'numbers' } }));
+    const sent = expectOk(
+      await victim.request('POST', '/v1/messages', { token: alice.api_key, body: { to_address: `${REAL}/ceo`, subject: 'Q3', body: 'numbers' } }),
+    );
     expect(sent.status).toBe('queued');
     await expect.poll(async () => (await inbox(real, ceo.api_key)).some((m) => m.message_id === sent.message_id), WAIT).toBe(true);
     expect((await inbox(victim, mallory.api_key)).some((m) => m.message_id === sent.message_id)).toBe(false);
 
     // The real node's mail is not refused as "a namespace of this node".
-    const reply = expectOk(await real.request('POST', '/v1/messages', { token: ceo.api_key, body: { to_address: 'victim.test/alice', subject: 'Re: Q3', body: 'thanks' } }));
-    await expect.poll(async () => (await inbox(victim, alice.api_key)).find((m) => m.message_id === reply.message_id), WAIT).toMatchObject({
-      from_address: `${REAL}/ceo`,
-      signature_status: 'verified',
-      // The real node registered bigcorp.example without DNS: a valid signature, but nobody checked the domain.
-      from_namespace_trust: 'unverified',
-    });
+    const reply = expectOk(
+      await real.request('POST', '/v1/messages', { token: ceo.api_key, body: { to_address: 'victim.test/alice', subject: 'Re: Q3', body: 'thanks' } }),
+    );
+    await expect
+      .poll(async () => (await inbox(victim, alice.api_key)).find((m) => m.message_id === reply.message_id), WAIT)
+      .toMatchObject({
+        from_address: `${REAL}/ceo`,
+        signature_status: 'verified',
+        // The real node registered bigcorp.example without DNS: a valid signature, but nobody checked the domain.
+        from_namespace_trust: 'unverified',
+      });
   });
 });
 
@@ -144,7 +150,12 @@ describe('the owner’s consent', () => {
     expectOk(await registerByOwner(victim, domain, controller.didKey), 200);
     expectRefusal(await registerByOwner(victim, domain, testKey().didKey), 409, /another controller/, 'SVC_ERR_NAMESPACE_TAKEN');
     expectOk(await assignAddress(victim, controller, domain, { name: 'desk', did_key: alice.did_key }), 201);
-    expectRefusal(await assignAddress(victim, attacker, domain, { name: 'evil', did_key: mallory.did_key }), 403, /controller/, 'SVC_ERR_NAMESPACE_NOT_CONTROLLER');
+    expectRefusal(
+      await assignAddress(victim, attacker, domain, { name: 'evil', did_key: mallory.did_key }),
+      403,
+      /controller/,
+      'SVC_ERR_NAMESPACE_NOT_CONTROLLER',
+    );
     expectRefusal(await registerByOwner(victim, 'bad-key.example', 'did:key:zNotAKey'), 422, /did:key/, 'SVC_ERR_DID_MALFORMED');
     expectValidation(await registerByOwner(victim, 'long-key.example', `did:key:z${'1'.repeat(200)}`), 'controller_did');
   });
@@ -168,7 +179,12 @@ describe('the owner’s consent', () => {
   it('never makes local a domain DNS places on another node', async () => {
     const domain = 'dns-elsewhere.example';
     setDnsController(victim, domain, testKey().didKey, 'https://elsewhere.example');
-    expectRefusal(await victim.owner('POST', '/v1/node/namespaces', { domain }), 409, /lives on the node at https:\/\/elsewhere\.example/, 'SVC_ERR_NAMESPACE_HOSTED_ELSEWHERE');
+    expectRefusal(
+      await victim.owner('POST', '/v1/node/namespaces', { domain }),
+      409,
+      /lives on the node at https:\/\/elsewhere\.example/,
+      'SVC_ERR_NAMESPACE_HOSTED_ELSEWHERE',
+    );
     expectRefusal(await namespaceOn(victim, domain), 404, undefined, 'SVC_ERR_NAMESPACE_NOT_FOUND');
   });
 });
@@ -191,7 +207,10 @@ describe('the sender badge', () => {
     );
     const fromOwner = expectOk(await victim.request('POST', '/v1/messages', { token: alice.api_key, body: { to_alias: 'alice', subject: 's', body: 'b' } }));
     const mail = await inbox(victim, alice.api_key);
-    expect(mail.find((m) => m.message_id === fromVerified.message_id)).toMatchObject({ from_address: 'verified-sender.example/vs', from_namespace_trust: 'verified' });
+    expect(mail.find((m) => m.message_id === fromVerified.message_id)).toMatchObject({
+      from_address: 'verified-sender.example/vs',
+      from_namespace_trust: 'verified',
+    });
     expect(mail.find((m) => m.message_id === fromOwner.message_id)).toMatchObject({ from_address: 'victim.test/alice', from_namespace_trust: 'owner' });
   });
 
@@ -207,12 +226,18 @@ describe('the sender badge', () => {
     expectOk(await assignAddress(real, controller, domain, { name: 'cfo', did_key: cfo.did_key, did_aw: cfo.did_aw }), 201);
     expectOk(await victim.owner('POST', '/v1/node/peers', { domain, url: real.url }), 201);
 
-    const mailed = expectOk(await real.request('POST', '/v1/messages', { token: cfo.api_key, body: { to_address: 'victim.test/alice', subject: 'v', body: 'b' } }));
-    await expect.poll(async () => (await inbox(victim, alice.api_key)).find((m) => m.message_id === mailed.message_id), WAIT).toMatchObject({
-      from_address: `${domain}/cfo`,
-      from_namespace_trust: 'verified',
-    });
-    const chatted = expectOk(await real.request('POST', '/v1/chat/sessions', { token: cfo.api_key, body: { to_addresses: ['victim.test/alice'], message: 'hi' } }));
+    const mailed = expectOk(
+      await real.request('POST', '/v1/messages', { token: cfo.api_key, body: { to_address: 'victim.test/alice', subject: 'v', body: 'b' } }),
+    );
+    await expect
+      .poll(async () => (await inbox(victim, alice.api_key)).find((m) => m.message_id === mailed.message_id), WAIT)
+      .toMatchObject({
+        from_address: `${domain}/cfo`,
+        from_namespace_trust: 'verified',
+      });
+    const chatted = expectOk(
+      await real.request('POST', '/v1/chat/sessions', { token: cfo.api_key, body: { to_addresses: ['victim.test/alice'], message: 'hi' } }),
+    );
     await expect
       .poll(async () => {
         const sessions = expectOk(await victim.request('GET', '/v1/chat/sessions', { token: alice.api_key })).sessions as any[];

@@ -60,7 +60,8 @@ async function peer(domain: string, url: string): Promise<void> {
 }
 
 /** An unauthenticated delivery to bob claiming to come from `from`, signed by a fresh key. */
-const forged = (from: string) => node.request('POST', '/v1/federation/messages', { body: signedMail(testKey(), { from, to: 'n.test/bob', body: `from ${from}` }) });
+const forged = (from: string) =>
+  node.request('POST', '/v1/federation/messages', { body: signedMail(testKey(), { from, to: 'n.test/bob', body: `from ${from}` }) });
 
 const inbox = async (key: string) => expectOk(await node.request('GET', '/v1/messages/inbox?limit=100', { token: key })).messages as any[];
 const outbound = async () => expectOk(await node.request('GET', '/v1/messages/outbound', { token: alice.api_key })).messages as any[];
@@ -221,7 +222,9 @@ describe('the sender check of an unauthenticated POST /v1/federation/messages', 
 });
 
 describe('delivery from a local identity to a hostile receiving node', () => {
-  const send = async (to: string) => expectOk(await node.request('POST', '/v1/messages', { token: alice.api_key, body: { to_address: to, subject: `to ${to}`, body: 'hello' } })).message_id as string;
+  const send = async (to: string) =>
+    expectOk(await node.request('POST', '/v1/messages', { token: alice.api_key, body: { to_address: to, subject: `to ${to}`, body: 'hello' } }))
+      .message_id as string;
 
   it('never shows a non-JSON body such as db_password=… in the bounce or the outbound status', async () => {
     const hostile = await remote((_request, response) => response.writeHead(403, { 'content-type': 'text/plain' }).end(SECRET));

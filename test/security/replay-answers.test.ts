@@ -60,7 +60,8 @@ function upstreamSigned(
   return { method, path, headers, ...(raw === undefined ? {} : { raw }) };
 }
 
-const send = (node: NodeEndpoint, s: Signed): Promise<ApiResponse> => requestJson(node.url, s.method, s.path, { headers: s.headers, ...(s.raw === undefined ? {} : { raw: s.raw }) });
+const send = (node: NodeEndpoint, s: Signed): Promise<ApiResponse> =>
+  requestJson(node.url, s.method, s.path, { headers: s.headers, ...(s.raw === undefined ? {} : { raw: s.raw }) });
 
 let t: TestNode;
 let publisher: TeamClient;
@@ -76,13 +77,19 @@ beforeAll(async () => {
   await setPublicOrigin(t, NODE_ORIGIN);
   publisher = await addTeamMember(t, { team: 'repeats', domain: 'repeats.test', scopes: PUBLISHER_SCOPES });
   member = await addTeamMember(t, { teamId: publisher.teamId });
-  expectOk(await publisher.request('POST', '/v1/blueprints/import', { body: blueprintPayload({ ref: 'repeat.team', profiles: [{ ref: 'scout' }, { ref: 'ranger' }] }) }), 201);
+  expectOk(
+    await publisher.request('POST', '/v1/blueprints/import', {
+      body: blueprintPayload({ ref: 'repeat.team', profiles: [{ ref: 'scout' }, { ref: 'ranger' }] }),
+    }),
+    201,
+  );
 });
 afterAll(async () => {
   await t.stop();
 });
 
-const shelfRefs = async (client: TeamClient): Promise<string[]> => expectOk(await client.request('GET', '/v1/shelf')).profiles.map((p: { profile_ref: string }) => p.profile_ref);
+const shelfRefs = async (client: TeamClient): Promise<string[]> =>
+  expectOk(await client.request('GET', '/v1/shelf')).profiles.map((p: { profile_ref: string }) => p.profile_ref);
 
 describe('signed reads', () => {
   it('repeat: the identical signed GET twice in one second is 200 both times', async () => {
@@ -150,7 +157,12 @@ describe('an identical signed write', () => {
     const signed = upstreamSigned(t, member, 'POST', '/v1/profiles', { body });
     expectOk(await send(t, signed), 201);
     // The content type is outside the signature: the same bytes under another type are refused.
-    expectRefusal(await send(t, { ...signed, headers: { ...signed.headers, 'content-type': 'application/json; charset=utf-8' } }), 401, /already used/, 'SVC_ERR_REPLAYED');
+    expectRefusal(
+      await send(t, { ...signed, headers: { ...signed.headers, 'content-type': 'application/json; charset=utf-8' } }),
+      401,
+      /already used/,
+      'SVC_ERR_REPLAYED',
+    );
   });
 
   it('answers too large to keep: a repeat is a 409 naming it, and the write still runs once', async () => {
@@ -185,7 +197,12 @@ describe('a namespace write (DIDKey signature over its fields, not the body)', (
 
   it('repeated gets the first answer; the same signature with another body is refused', async () => {
     const headers = { ...didKeyHeaders(controller, { domain, name: 'alice', operation: 'register_address' }), 'content-type': 'application/json' };
-    const assign: Signed = { method: 'POST', path: `/v1/namespaces/${domain}/addresses`, headers, raw: JSON.stringify({ name: 'alice', did_key: alice.didKey }) };
+    const assign: Signed = {
+      method: 'POST',
+      path: `/v1/namespaces/${domain}/addresses`,
+      headers,
+      raw: JSON.stringify({ name: 'alice', did_key: alice.didKey }),
+    };
     const first = expectOk(await send(t, assign), 201);
     expect(expectOk(await send(t, assign), 201)).toEqual(first);
     expectRefusal(await send(t, { ...assign, raw: JSON.stringify({ name: 'alice', did_key: bob.didKey }) }), 401, /already used/, 'SVC_ERR_REPLAYED');
@@ -210,7 +227,7 @@ describe('across a restart and a crash', () => {
     try {
       const team = await addTeamMember(served, { team: 'crashes', domain: 'crashes.test' });
       const create = upstreamSigned(served, team, 'POST', '/v1/profiles', { body: { files: profileFiles({ ref: 'survivor' }) } });
-          const first = expectOk(await send(served, create), 201);
+      const first = expectOk(await send(served, create), 201);
       await served.stop('SIGKILL');
       await served.start();
       expect(expectOk(await send(served, create), 201)).toEqual(first);
@@ -227,12 +244,16 @@ describe('across a restart and a crash', () => {
     try {
       const team = await addTeamMember(node, { team: 'stops', domain: 'stops.test' });
       const create = upstreamSigned(node, team, 'POST', '/v1/profiles', { body: { files: profileFiles({ ref: 'unknown' }) } });
-          expectOk(await send(node, create), 201);
+      expectOk(await send(node, create), 201);
       await node.stop({ keepData: true });
       // What a crash between the write's commit and its recorded answer leaves: a claimed signature.
       const { db, close } = await openNodeDatabase(dataDir);
       try {
-        const cleared = db.prepare('UPDATE replay_signatures SET answer_status = NULL, answer_type = NULL, answer_body = NULL, answered_at = NULL WHERE fingerprint IS NOT NULL').run();
+        const cleared = db
+          .prepare(
+            'UPDATE replay_signatures SET answer_status = NULL, answer_type = NULL, answer_body = NULL, answered_at = NULL WHERE fingerprint IS NOT NULL',
+          )
+          .run();
         expect(cleared.changes).toBeGreaterThan(0);
       } finally {
         close();

@@ -27,8 +27,7 @@ async function publicPost(url: string, body: unknown): Promise<{ status: number;
 }
 
 const mint = async (client: DocsClient, body: Record<string, unknown>): Promise<Link> => expectOk(await client.request('POST', '/v1/present', { body }), 201);
-const revoke = (client: DocsClient) =>
-  t.owner('POST', `/v1/node/teams/${encodeURIComponent(client.teamId)}/members/${client.member.certificateId}/revoke`);
+const revoke = (client: DocsClient) => t.owner('POST', `/v1/node/teams/${encodeURIComponent(client.teamId)}/members/${client.member.certificateId}/revoke`);
 
 beforeAll(async () => {
   t = await startTestNode();
@@ -90,7 +89,11 @@ describe('revoking a member certificate', () => {
     const leaving = await addDocsMember(t, { teamId: author.teamId, alias: 'leaving' });
     expectOk(await leaving.create('memo-a', 'a\n'), 201);
     expectOk(await leaving.create('memo-b', 'b\n'), 201);
-    const links = [await mint(leaving, { slug: 'memo-a', editable: true }), await mint(leaving, { slug: 'memo-b', editable: true }), await mint(leaving, { slug: 'memo-b', editable: true })];
+    const links = [
+      await mint(leaving, { slug: 'memo-a', editable: true }),
+      await mint(leaving, { slug: 'memo-b', editable: true }),
+      await mint(leaving, { slug: 'memo-b', editable: true }),
+    ];
     const staying = await mint(colleague, { slug: 'memo-a', editable: true });
 
     const revoked = expectOk(await revoke(leaving));

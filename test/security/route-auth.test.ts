@@ -74,12 +74,16 @@ describe('a route that declares no auth mode', () => {
       /^Route POST \/v1\/probe\/undeclared declares no auth mode: set config\.auth to one of public, key, identity, project, owner, didkey, team/,
     );
     // A config without `auth` is no declaration either.
-    await expect(build((app) => void app.get('/v1/probe/config', { config: { ownerToo: true } }, async () => ({})))).rejects.toThrow(/Route GET \/v1\/probe\/config declares no auth mode/);
+    await expect(build((app) => void app.get('/v1/probe/config', { config: { ownerToo: true } }, async () => ({})))).rejects.toThrow(
+      /Route GET \/v1\/probe\/config declares no auth mode/,
+    );
   });
 
   it('stops it too for a mode that does not exist', async () => {
     const typo = 'teams' as AuthMode;
-    await expect(build((app) => void app.get('/v1/probe/typo', { config: { auth: typo } }, async () => ({})))).rejects.toThrow(/Route GET \/v1\/probe\/typo declares an unknown auth mode "teams"/);
+    await expect(build((app) => void app.get('/v1/probe/typo', { config: { auth: typo } }, async () => ({})))).rejects.toThrow(
+      /Route GET \/v1\/probe\/typo declares an unknown auth mode "teams"/,
+    );
   });
 
   it("takes a third-party plugin's routes in a context that declares their mode, and serves them so", async () => {
@@ -172,7 +176,14 @@ describe('a captured signed write, on each kind of route that takes a team certi
 
   it('documents (`team`, envelope): runs once, and its signature serves no other target', async () => {
     const writer = await upstreamMember(t, teamId, 'scribe');
-    const create = capture(t.url, writer, 'POST', '/v1/documents', { slug: 'captured', title: 'Captured', body: '# Captured\n' }, { mode: 'envelope', aud: t.info.docs_url });
+    const create = capture(
+      t.url,
+      writer,
+      'POST',
+      '/v1/documents',
+      { slug: 'captured', title: 'Captured', body: '# Captured\n' },
+      { mode: 'envelope', aud: t.info.docs_url },
+    );
     const first = await send(create);
     expect(expectOk(first, 201).current_version).toBe(1);
     await expectFirstAnswer(create, first);

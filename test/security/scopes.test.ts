@@ -48,9 +48,19 @@ const ROWS: Row[] = [
   { route: 'GET /v1/proposals/:proposal_id', scope: 'library:read', path: (fx) => `/v1/proposals/${fx.approveId}` },
   { route: 'GET /v1/agents/:agent_id/profile-binding', scope: 'library:read', path: fixed('/v1/agents/agent-1/profile-binding') },
   { route: 'GET /v1/profile-bindings', scope: 'library:read', path: fixed('/v1/profile-bindings') },
-  { route: 'POST /v1/materialize', scope: 'library:read', path: fixed('/v1/materialize'), body: { agent_id: 'agent-1', runtime_kind: 'claude-code', target: 'local' } },
+  {
+    route: 'POST /v1/materialize',
+    scope: 'library:read',
+    path: fixed('/v1/materialize'),
+    body: { agent_id: 'agent-1', runtime_kind: 'claude-code', target: 'local' },
+  },
 
-  { route: 'POST /v1/shelf/import', scope: 'library:write', path: fixed('/v1/shelf/import'), body: { source_blueprint_ref: 'src.team', profile_ref: 'helper' } },
+  {
+    route: 'POST /v1/shelf/import',
+    scope: 'library:write',
+    path: fixed('/v1/shelf/import'),
+    body: { source_blueprint_ref: 'src.team', profile_ref: 'helper' },
+  },
   { route: 'POST /v1/profiles', scope: 'library:write', path: fixed('/v1/profiles'), body: { files: profileFiles({ ref: 'fresh' }) } },
   {
     route: 'POST /v1/profiles/:profile_ref/versions',
@@ -58,7 +68,12 @@ const ROWS: Row[] = [
     path: fixed('/v1/profiles/versioned/versions'),
     body: { files: profileFiles({ ref: 'versioned', version: '0.2.0' }) },
   },
-  { route: 'POST /v1/profiles/:profile_ref/update-from-source', scope: 'library:write', path: fixed('/v1/profiles/analyst/update-from-source'), body: { target_version: '0.2.0' } },
+  {
+    route: 'POST /v1/profiles/:profile_ref/update-from-source',
+    scope: 'library:write',
+    path: fixed('/v1/profiles/analyst/update-from-source'),
+    body: { target_version: '0.2.0' },
+  },
   { route: 'PUT /v1/profiles/:profile_ref/tags', scope: 'library:write', path: fixed('/v1/profiles/worker/tags'), body: { tags: ['defaced'] } },
   { route: 'DELETE /v1/profiles/:profile_ref', scope: 'library:write', path: fixed('/v1/profiles/doomed') },
   {
@@ -67,9 +82,19 @@ const ROWS: Row[] = [
     path: fixed('/v1/proposals'),
     body: { target: 'profile', profile_ref: 'worker', content: { schema: CHANGESET_SCHEMA, assets: [{ path: 'extra.md', content_utf8: 'extra' }] } },
   },
-  { route: 'POST /v1/agents/:agent_id/profile-binding', scope: 'library:write', path: fixed('/v1/agents/agent-2/profile-binding'), body: { profile_ref: 'worker' } },
+  {
+    route: 'POST /v1/agents/:agent_id/profile-binding',
+    scope: 'library:write',
+    path: fixed('/v1/agents/agent-2/profile-binding'),
+    body: { profile_ref: 'worker' },
+  },
 
-  { route: 'POST /v1/blueprints/import', scope: 'library:publish', path: fixed('/v1/blueprints/import'), body: blueprintPayload({ ref: 'new.team', profiles: [{ ref: 'lead' }] }) },
+  {
+    route: 'POST /v1/blueprints/import',
+    scope: 'library:publish',
+    path: fixed('/v1/blueprints/import'),
+    body: blueprintPayload({ ref: 'new.team', profiles: [{ ref: 'lead' }] }),
+  },
   {
     route: 'POST /v1/profiles/:profile_ref/publish',
     scope: 'library:publish',
@@ -104,16 +129,22 @@ const only = new Map<string, TeamClient>();
 const allBut = new Map<string, TeamClient>();
 
 async function setUpLibrary(admin: TeamClient): Promise<Fixtures> {
-  const ok = async (method: string, path: string, body?: unknown, status = 201) => expectOk(await admin.request(method, path, body === undefined ? {} : { body }), status);
+  const ok = async (method: string, path: string, body?: unknown, status = 201) =>
+    expectOk(await admin.request(method, path, body === undefined ? {} : { body }), status);
   await ok('POST', '/v1/blueprints/import', blueprintPayload({ ref: 'src.team', profiles: [{ ref: 'analyst', mission: 'Analyse.' }, { ref: 'helper' }] }));
   await ok('POST', '/v1/shelf/import', { source_blueprint_ref: 'src.team', profile_ref: 'analyst' });
   // The source moves on, so update-from-source has something to take.
-  await ok('POST', '/v1/blueprints/import', blueprintPayload({ ref: 'src.team', version: '1.1.0', profiles: [{ ref: 'analyst', mission: 'Analyse deeper.' }, { ref: 'helper' }] }));
+  await ok(
+    'POST',
+    '/v1/blueprints/import',
+    blueprintPayload({ ref: 'src.team', version: '1.1.0', profiles: [{ ref: 'analyst', mission: 'Analyse deeper.' }, { ref: 'helper' }] }),
+  );
   await ok('POST', '/v1/blueprints/import', blueprintPayload({ ref: 'doomed.team', profiles: [{ ref: 'goner' }] }));
   for (const ref of ['worker', 'versioned', 'doomed']) await ok('POST', '/v1/profiles', { files: profileFiles({ ref }) });
   await ok('POST', '/v1/agents/agent-1/profile-binding', { profile_ref: 'worker' }, 200);
   const digests = expectOk(await admin.request('GET', '/v1/profiles/worker?include=files')).proposal_asset_digests;
-  const propose = (assets: unknown[]) => ok('POST', '/v1/proposals', { target: 'profile', profile_ref: 'worker', content: { schema: CHANGESET_SCHEMA, assets } });
+  const propose = (assets: unknown[]) =>
+    ok('POST', '/v1/proposals', { target: 'profile', profile_ref: 'worker', content: { schema: CHANGESET_SCHEMA, assets } });
   const approve = await propose([{ path: 'profile.yaml#mission', content: 'Sharper.', base_asset_digest: digests['profile.yaml#mission'] }]);
   const reject = await propose([{ path: 'notes.md', content_utf8: 'Notes.' }]);
   return { approveId: approve.proposal_id, rejectId: reject.proposal_id };

@@ -86,13 +86,19 @@ beforeAll(async () => {
   };
 
   // A browser signs in with the link printed at start, and reads with its session.
-  const signIn = await fetch(`${t.url}/v1/node/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ code: new URL(t.info.ui_url).hash.replace(/^#code=/, '') }) });
+  const signIn = await fetch(`${t.url}/v1/node/session`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ code: new URL(t.info.ui_url).hash.replace(/^#code=/, '') }),
+  });
   sessionToken = ((await signIn.json()) as { session_token: string }).session_token;
   expect(sessionToken).toMatch(/^svc_os_[0-9a-f]{64}$/);
   await read('GET /v1/node/sessions', sessionToken, '/v1/node/sessions');
 
   // The owner feed is open from the start, so it carries the wake items of what follows.
-  const feed = await connectSse(`${t.url}/v1/node/events/stream?deadline=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`, { token: ownerToken });
+  const feed = await connectSse(`${t.url}/v1/node/events/stream?deadline=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`, {
+    token: ownerToken,
+  });
   const stream = feed.stream!;
 
   const namespace = await createNodeNamespace(t, DOMAIN);
@@ -142,15 +148,35 @@ beforeAll(async () => {
   expectOk(await t.owner('POST', '/v1/node/peers', { domain: 'far.test', url: 'http://127.0.0.1:9' }), 201);
 
   // What the renderer reads: the owner API with the owner token...
-  for (const path of ['/v1/node/info', '/v1/node/identities', '/v1/node/projects', '/v1/node/namespaces', '/v1/node/teams', '/v1/node/peers', '/v1/node/tunnel', '/v1/node/docs/billing']) {
+  for (const path of [
+    '/v1/node/info',
+    '/v1/node/identities',
+    '/v1/node/projects',
+    '/v1/node/namespaces',
+    '/v1/node/teams',
+    '/v1/node/peers',
+    '/v1/node/tunnel',
+    '/v1/node/docs/billing',
+  ]) {
     await read(`GET ${path}`, ownerToken, path);
   }
   for (const path of [`/v1/node/teams/${encodeURIComponent(writer.teamId)}`, `/v1/node/teams/${encodeURIComponent(writer.teamId)}/members`]) {
     await read(`GET ${path}`, ownerToken, path);
   }
   // ...the identity API with session keys...
-  for (const [who, key] of [['alice', aliceSession], ['bob', bobSession]] as const) {
-    for (const path of ['/v1/auth/introspect', '/v1/messages/inbox', '/v1/messages/outbound', '/v1/chat/sessions', '/v1/chat/pending', '/v1/contacts', '/v1/agents/me/log']) {
+  for (const [who, key] of [
+    ['alice', aliceSession],
+    ['bob', bobSession],
+  ] as const) {
+    for (const path of [
+      '/v1/auth/introspect',
+      '/v1/messages/inbox',
+      '/v1/messages/outbound',
+      '/v1/chat/sessions',
+      '/v1/chat/pending',
+      '/v1/contacts',
+      '/v1/agents/me/log',
+    ]) {
       await read(`${who} GET ${path}`, key, path);
     }
   }
@@ -180,7 +206,9 @@ beforeAll(async () => {
     custodyKeys = stopped.keys;
     dump = dumpDatabase(stopped.db);
     databaseKey = stopped.databaseKey;
-    destroyedRows = stopped.db.prepare('SELECT did_key, wrapped_seed, destroyed_at FROM custody_keys WHERE destroyed_at IS NOT NULL').all() as typeof destroyedRows;
+    destroyedRows = stopped.db
+      .prepare('SELECT did_key, wrapped_seed, destroyed_at FROM custody_keys WHERE destroyed_at IS NOT NULL')
+      .all() as typeof destroyedRows;
   } finally {
     stopped.close();
   }
@@ -214,7 +242,10 @@ describe('what custody holds', () => {
 
 describe('the decrypted database', () => {
   it('holds no signing seed, no member seed, no API key, no browser session and no owner token, in any table', () => {
-    expect(dump.some((v) => v.value.includes(MAIL_BODY)), 'the dump is the real data').toBe(true);
+    expect(
+      dump.some((v) => v.value.includes(MAIL_BODY)),
+      'the dump is the real data',
+    ).toBe(true);
     const secrets = [...seeds, ...keySecrets(), ...sessionSecrets(), tokenSecret('owner token', ownerToken)];
     const found = dump.flatMap(({ where, value }) => secretsIn(value, secrets).map((label) => `${label} in ${where}`));
     expect(found).toEqual([]);
@@ -223,7 +254,10 @@ describe('the decrypted database', () => {
   it('stores each API key, present-link token and browser session only as its sha256', () => {
     const values = dump.map((v) => v.value.toString('utf8'));
     for (const [label, key] of [...apiKeys, ...presentTokens.map((token) => ['present token', token] as const), ['browser session', sessionToken] as const]) {
-      expect(values.some((v) => v.includes(key)), label).toBe(false);
+      expect(
+        values.some((v) => v.includes(key)),
+        label,
+      ).toBe(false);
       expect(values.includes(sha256(key)), `${label} hash`).toBe(true);
     }
   });
@@ -243,7 +277,6 @@ describe('the logs', () => {
     expect(text).toContain('/present/[redacted]');
     for (const token of presentTokens) expect(text).not.toContain(token);
   });
-
 });
 
 describe('what the renderer receives', () => {
@@ -289,7 +322,10 @@ describe('the data on disk', () => {
     const db = files.find((f) => f.path === join(dataDir, 'node.db'));
     expect(db?.bytes.length).toBeGreaterThan(4096);
     expect(db?.bytes.subarray(0, 16).toString('latin1')).not.toBe('SQLite format 3\0');
-    const plaintext: Secret[] = [MAIL_BODY, CHAT_BODY, DOC_BODY.trim().split('\n').pop()!, ALIAS, 'made-by-owner'].map((text) => ({ label: `plaintext ${text}`, needles: [Buffer.from(text)] }));
+    const plaintext: Secret[] = [MAIL_BODY, CHAT_BODY, DOC_BODY.trim().split('\n').pop()!, ALIAS, 'made-by-owner'].map((text) => ({
+      label: `plaintext ${text}`,
+      needles: [Buffer.from(text)],
+    }));
     const secrets = [...seeds, ...keySecrets(), ...sessionSecrets(), tokenSecret('owner token', ownerToken), ...plaintext];
     expect(files.flatMap(({ path, bytes }) => secretsIn(bytes, secrets).map((label) => `${label} in ${path}`))).toEqual([]);
   });

@@ -37,12 +37,7 @@ function base64Runs(bytes: Buffer): string[] {
 /** A 32-byte signing seed: raw, hex (either case), base64 and base64url at any alignment. */
 export function seedSecret(label: string, seed: Buffer): Secret {
   const runs = base64Runs(seed);
-  const texts = new Set([
-    seed.toString('hex'),
-    seed.toString('hex').toUpperCase(),
-    ...runs,
-    ...runs.map((run) => run.replace(/\+/g, '-').replace(/\//g, '_')),
-  ]);
+  const texts = new Set([seed.toString('hex'), seed.toString('hex').toUpperCase(), ...runs, ...runs.map((run) => run.replace(/\+/g, '-').replace(/\//g, '_'))]);
   return { label, needles: [Buffer.from(seed), ...[...texts].map((text) => Buffer.from(text))] };
 }
 
@@ -113,9 +108,11 @@ export async function openStoppedNode(dataDir: string): Promise<StoppedNode> {
   const databaseKey = custody.databaseKey();
   const db = openDatabase({ file: join(dataDir, 'node.db'), key: databaseKey });
   custody.attach(db);
-  const rows = db
-    .prepare('SELECT key_id, purpose, did_key FROM custody_keys WHERE wrapped_seed IS NOT NULL ORDER BY created_at')
-    .all() as { key_id: string; purpose: string; did_key: string }[];
+  const rows = db.prepare('SELECT key_id, purpose, did_key FROM custody_keys WHERE wrapped_seed IS NOT NULL ORDER BY created_at').all() as {
+    key_id: string;
+    purpose: string;
+    did_key: string;
+  }[];
   const keys = rows.map((row) => {
     const { seed, didKey } = openKeyBackup(custody.exportKey(row.key_id, EXPORT_PASSPHRASE), EXPORT_PASSPHRASE);
     return { keyId: row.key_id, purpose: row.purpose, didKey, seed };

@@ -54,7 +54,10 @@ export async function startCoreNode(options: CoreNodeOptions = {}): Promise<Core
     // The listener's origin once it listens: signed envelopes name it as their audience.
     ownOrigins: () => (ctx.urls.core_url === '' ? [] : [ctx.urls.core_url]),
   };
-  const services = createCoreServices(ctx, new OwnerAccess({ clock: ctx.clock, sessions: new OwnerSessions(db, ctx.clock, () => ctx.bus.publish(OWNER_SESSIONS_TOPIC)) }));
+  const services = createCoreServices(
+    ctx,
+    new OwnerAccess({ clock: ctx.clock, sessions: new OwnerSessions(db, ctx.clock, () => ctx.bus.publish(OWNER_SESSIONS_TOPIC)) }),
+  );
   const app = baseApp({ services, log: false, validateResponses });
   await app.register(coreSurface, { services, ownerListener: false });
   if (options.routes) await app.register(options.routes, { services });

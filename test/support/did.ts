@@ -11,10 +11,7 @@ export function stableIdOf(key: TestKey): string {
 }
 
 /** The POST /v1/did body: the genesis entry's nine fields plus `proof`. */
-export function registerBody(
-  key: TestKey,
-  options: { at?: string; patch?: Partial<LogEntryPayload>; signer?: TestKey } = {},
-): Record<string, unknown> {
+export function registerBody(key: TestKey, options: { at?: string; patch?: Partial<LogEntryPayload>; signer?: TestKey } = {}): Record<string, unknown> {
   const payload = { ...buildRegisterPayload({ didAw: stableIdOf(key), didKey: key.didKey, timestamp: options.at ?? timestamp() }), ...options.patch };
   return { ...payload, proof: (options.signer ?? key).sign(signaturePayloadBytes(payload)) };
 }

@@ -73,20 +73,25 @@ function readQuestion(packet: Buffer): Question | null {
 }
 
 function encodeName(name: string): Buffer {
-  const parts = name === '' ? [] : name.split('.').map((label) => {
-    const bytes = Buffer.from(label, 'latin1');
-    return Buffer.concat([Buffer.from([bytes.length]), bytes]);
-  });
+  const parts =
+    name === ''
+      ? []
+      : name.split('.').map((label) => {
+          const bytes = Buffer.from(label, 'latin1');
+          return Buffer.concat([Buffer.from([bytes.length]), bytes]);
+        });
   return Buffer.concat([...parts, Buffer.from([0])]);
 }
 
 /** TXT rdata: each string as a length-prefixed character-string (255 bytes at most each). */
 function txtRdata(strings: string[]): Buffer {
-  return Buffer.concat(strings.map((text) => {
-    const bytes = Buffer.from(text, 'utf8');
-    if (bytes.length > 255) throw new RangeError('a TXT character-string holds at most 255 bytes');
-    return Buffer.concat([Buffer.from([bytes.length]), bytes]);
-  }));
+  return Buffer.concat(
+    strings.map((text) => {
+      const bytes = Buffer.from(text, 'utf8');
+      if (bytes.length > 255) throw new RangeError('a TXT character-string holds at most 255 bytes');
+      return Buffer.concat([Buffer.from([bytes.length]), bytes]);
+    }),
+  );
 }
 
 function addressRdata(address: string): Buffer {
@@ -152,12 +157,20 @@ export async function startDnsServer(): Promise<DnsServer> {
     if (mode === 'nxdomain' || !known(question.name)) return response(question, RCODE.NXDOMAIN, []);
     if (question.type === TYPE.TXT) {
       const txt = Object.entries(records).find(([key]) => key.toLowerCase() === question.name)?.[1] ?? [];
-      return response(question, RCODE.NOERROR, txt.map((strings) => record(question.name, TYPE.TXT, server.ttl, txtRdata(strings))));
+      return response(
+        question,
+        RCODE.NOERROR,
+        txt.map((strings) => record(question.name, TYPE.TXT, server.ttl, txtRdata(strings))),
+      );
     }
     if (question.type === TYPE.A || question.type === TYPE.AAAA) {
       const family = question.type === TYPE.A ? 4 : 6;
       const listed = (Object.entries(addresses).find(([key]) => key.toLowerCase() === question.name)?.[1] ?? []).filter((ip) => isIP(ip) === family);
-      return response(question, RCODE.NOERROR, listed.map((ip) => record(question.name, question.type, server.ttl, addressRdata(ip))));
+      return response(
+        question,
+        RCODE.NOERROR,
+        listed.map((ip) => record(question.name, question.type, server.ttl, addressRdata(ip))),
+      );
     }
     // A known name without records of the asked type: NOERROR with no answers (NODATA).
     return response(question, RCODE.NOERROR, []);

@@ -97,7 +97,8 @@ export class TestEventSource {
   async until(condition: (self: this) => boolean, ms = 5000): Promise<void> {
     const limit = Date.now() + ms;
     while (!condition(this)) {
-      if (Date.now() > limit) throw new Error(`timed out; events so far: ${JSON.stringify(this.events.map((e) => e.type))}, requests: ${JSON.stringify(this.requests)}`);
+      if (Date.now() > limit)
+        throw new Error(`timed out; events so far: ${JSON.stringify(this.events.map((e) => e.type))}, requests: ${JSON.stringify(this.requests)}`);
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
   }

@@ -46,7 +46,8 @@ export function vouchingNode(
     const url = new URL(request.url ?? '/', 'http://x');
     const name = /\/addresses\/([^/]+)$/.exec(url.pathname)?.[1];
     if (name !== undefined) return keys[name] ? json(response, 200, address(name)) : json(response, 404, { detail: 'no' });
-    if (url.pathname.endsWith('/addresses')) return json(response, 200, { addresses: (url.searchParams.get('names')?.split(',') ?? []).filter((n) => keys[n]).map(address) });
+    if (url.pathname.endsWith('/addresses'))
+      return json(response, 200, { addresses: (url.searchParams.get('names')?.split(',') ?? []).filter((n) => keys[n]).map(address) });
     return json(response, 200, options.namespace ?? { domain, verification_status: 'unverified' });
   });
 }

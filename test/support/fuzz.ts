@@ -39,16 +39,7 @@ import { addTeamMember, ALL_SCOPES, type TeamClient } from './teams.ts';
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /** The credential a route takes when the caller is allowed. */
-export type RouteAuth =
-  | 'none'
-  | 'owner'
-  | 'project'
-  | 'identity'
-  | 'owner-or-project'
-  | 'team-library'
-  | 'team-docs'
-  | 'didkey'
-  | 'upload-token';
+export type RouteAuth = 'none' | 'owner' | 'project' | 'identity' | 'owner-or-project' | 'team-library' | 'team-docs' | 'didkey' | 'upload-token';
 
 export interface RouteSpec {
   method: Method;
@@ -79,10 +70,8 @@ export interface RouteSpec {
   exempt?: string;
 }
 
-const r = (method: Method, path: string, auth: RouteAuth, ...extra: Partial<RouteSpec>[]): RouteSpec => Object.assign(
-  { method, path, auth, body: method === 'GET' || method === 'DELETE' ? 'none' : 'json' } as RouteSpec,
-  ...extra,
-);
+const r = (method: Method, path: string, auth: RouteAuth, ...extra: Partial<RouteSpec>[]): RouteSpec =>
+  Object.assign({ method, path, auth, body: method === 'GET' || method === 'DELETE' ? 'none' : 'json' } as RouteSpec, ...extra);
 
 const PNG_B64 = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.from('png')]).toString('base64');
 
@@ -111,7 +100,9 @@ export const ROUTES: readonly RouteSpec[] = [
   r('POST', '/v1/node/teams', 'owner', json('name', 'domain')),
   r('GET', '/v1/node/teams/:team_id', 'owner'),
   r('GET', '/v1/node/teams/:team_id/members', 'owner'),
-  r('POST', '/v1/node/teams/:team_id/members', 'owner', json('did_key', 'alias', 'lifetime', 'did_aw', 'address', 'scopes'), { seed: { did_key: 'did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK', alias: 'fuzz-new', scopes: ['docs:read'] } }),
+  r('POST', '/v1/node/teams/:team_id/members', 'owner', json('did_key', 'alias', 'lifetime', 'did_aw', 'address', 'scopes'), {
+    seed: { did_key: 'did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK', alias: 'fuzz-new', scopes: ['docs:read'] },
+  }),
   r('POST', '/v1/node/teams/:team_id/members/:certificate_id/revoke', 'owner', { body: 'none', destructive: true }),
   r('POST', '/v1/node/teams/:team_id/sign', 'owner', json('method', 'path', 'body', 'surface', 'alias')),
   r('POST', '/v1/node/teams/:team_id/invites', 'owner', json('alias', 'lifetime', 'expires_in_seconds')),
@@ -125,7 +116,9 @@ export const ROUTES: readonly RouteSpec[] = [
   r('POST', '/v1/node/peers', 'owner', json('domain', 'url', 'public_url')),
   r('DELETE', '/v1/node/peers/:domain', 'owner'),
   r('GET', '/v1/node/tunnel', 'owner'),
-  r('PUT', '/v1/node/tunnel', 'owner', json('host', 'port', 'username', 'remote_port', 'remote_bind_host', 'public_url', 'host_key_sha256'), { seed: { host: 'tunnel.invalid', port: 22, username: 'svc', remote_port: 8080, public_url: null } }),
+  r('PUT', '/v1/node/tunnel', 'owner', json('host', 'port', 'username', 'remote_port', 'remote_bind_host', 'public_url', 'host_key_sha256'), {
+    seed: { host: 'tunnel.invalid', port: 22, username: 'svc', remote_port: 8080, public_url: null },
+  }),
   // Starting would dial an SSH server in the background: only refused requests here.
   r('POST', '/v1/node/tunnel/start', 'owner', { body: 'none', refuseOnly: true }),
   r('POST', '/v1/node/tunnel/stop', 'owner', { body: 'none' }),
@@ -140,7 +133,9 @@ export const ROUTES: readonly RouteSpec[] = [
   r('GET', '/v1/agents/me/log', 'identity'),
   r('PUT', '/v1/agents/me/rotate', 'identity', { body: 'none', destructive: true }),
   r('DELETE', '/v1/agents/me', 'identity', { destructive: true }),
-  r('PATCH', '/v1/agents/me', 'identity', json('address_reachability', 'human_name', 'role', 'program', 'context', 'hostname', 'workspace_path'), { seed: { human_name: 'Alice', role: 'tester' } }),
+  r('PATCH', '/v1/agents/me', 'identity', json('address_reachability', 'human_name', 'role', 'program', 'context', 'hostname', 'workspace_path'), {
+    seed: { human_name: 'Alice', role: 'tester' },
+  }),
   r('GET', '/v1/agents/resolve/:namespace/:name', 'none'),
   r('POST', '/api/v1/agents/:agent_id/archive', 'owner-or-project', { body: 'none', destructive: true }),
   r('POST', '/api/v1/agents/:agent_id/replace', 'owner-or-project', { ...json('custody', 'did', 'public_key'), destructive: true }),
@@ -162,7 +157,27 @@ export const ROUTES: readonly RouteSpec[] = [
   r('GET', '/v1/did/:did_aw/log', 'none'),
 
   // --- core: mail, chat, contacts, control, events, federation, MCP ----------------------------
-  r('POST', '/v1/messages', 'identity', json('to_alias', 'to_address', 'to_did', 'to_stable_id', 'to_agent_id', 'to_aliases', 'subject', 'body', 'priority', 'signature', 'signed_payload', 'message_id', 'timestamp', 'thread_id')),
+  r(
+    'POST',
+    '/v1/messages',
+    'identity',
+    json(
+      'to_alias',
+      'to_address',
+      'to_did',
+      'to_stable_id',
+      'to_agent_id',
+      'to_aliases',
+      'subject',
+      'body',
+      'priority',
+      'signature',
+      'signed_payload',
+      'message_id',
+      'timestamp',
+      'thread_id',
+    ),
+  ),
   r('GET', '/v1/search', 'identity', SEARCH_QUERY),
   r('GET', '/v1/messages/inbox', 'identity', { query: ['limit', 'unread_only', 'message_id', 'before', 'folder'] }),
   r('GET', '/v1/messages/outbound', 'identity', { query: ['limit'] }),
@@ -175,11 +190,17 @@ export const ROUTES: readonly RouteSpec[] = [
   r('POST', '/v1/messages/:message_id/unread', 'identity', { body: 'none' }),
   r('DELETE', '/v1/messages/:message_id', 'identity'),
   r('GET', '/v1/messages/:message_id/rendered', 'identity'),
-  r('POST', '/v1/chat/sessions', 'identity', { ...json('to_aliases', 'to_addresses', 'to_dids', 'message', 'wait_seconds', 'hang_on', 'leaving', 'reply_to', 'message_id', 'timestamp'), longPoll: true }),
+  r('POST', '/v1/chat/sessions', 'identity', {
+    ...json('to_aliases', 'to_addresses', 'to_dids', 'message', 'wait_seconds', 'hang_on', 'leaving', 'reply_to', 'message_id', 'timestamp'),
+    longPoll: true,
+  }),
   r('GET', '/v1/chat/sessions', 'identity'),
   r('GET', '/v1/chat/pending', 'identity'),
   r('GET', '/v1/chat/sessions/:session_id/messages', 'identity', { query: ['limit', 'message_id', 'unread_only', 'before'] }),
-  r('POST', '/v1/chat/sessions/:session_id/messages', 'identity', { ...json('body', 'hang_on', 'leaving', 'reply_to', 'wait_seconds', 'message_id', 'timestamp'), longPoll: true }),
+  r('POST', '/v1/chat/sessions/:session_id/messages', 'identity', {
+    ...json('body', 'hang_on', 'leaving', 'reply_to', 'wait_seconds', 'message_id', 'timestamp'),
+    longPoll: true,
+  }),
   r('POST', '/v1/chat/sessions/:session_id/read', 'identity', json('up_to_message_id')),
   r('GET', '/v1/chat/sessions/:session_id/stream', 'identity', { sse: true, query: ['deadline', 'after'] }),
   r('GET', '/v1/contacts', 'identity'),
@@ -198,7 +219,12 @@ export const ROUTES: readonly RouteSpec[] = [
   r('POST', '/v1/events/subscriptions', 'identity', json('type', 'resource_ref', 'team_id'), { seed: { type: 'docs/doc.changed', resource_ref: 'fuzz-doc' } }),
   r('GET', '/v1/events/subscriptions', 'identity'),
   r('DELETE', '/v1/events/subscriptions/:subscription_id', 'identity'),
-  r('POST', '/v1/federation/messages', 'none', json('from', 'to', 'from_did', 'to_domain', 'message_id', 'subject', 'body', 'timestamp', 'signature', 'signed_payload', 'payload', 'v')),
+  r(
+    'POST',
+    '/v1/federation/messages',
+    'none',
+    json('from', 'to', 'from_did', 'to_domain', 'message_id', 'subject', 'body', 'timestamp', 'signature', 'signed_payload', 'payload', 'v'),
+  ),
   r('POST', '/v1/federation/messages/batch', 'none', json('v', 'messages')),
   r('POST', '/mcp', 'identity', { ...json('jsonrpc', 'id', 'method', 'params'), mcp: true }),
   r('GET', '/mcp', 'identity', { mcp: true }),
@@ -218,7 +244,9 @@ export const ROUTES: readonly RouteSpec[] = [
   r('GET', '/v1/agents/:agent_id/profile-binding', 'team-library'),
   r('GET', '/v1/search/library', 'team-library', SEARCH_QUERY),
   r('GET', '/v1/profile-bindings', 'team-library'),
-  r('POST', '/v1/materialize', 'team-library', json('agent_id', 'runtime_kind', 'target', 'profile_ref'), { seed: { agent_id: 'agent-1', runtime_kind: 'claude-code', target: 'local' } }),
+  r('POST', '/v1/materialize', 'team-library', json('agent_id', 'runtime_kind', 'target', 'profile_ref'), {
+    seed: { agent_id: 'agent-1', runtime_kind: 'claude-code', target: 'local' },
+  }),
   r('POST', '/v1/team/register', 'team-library', json('owner', 'display_name'), { seed: { owner: 'fuzz', display_name: 'Fuzz' } }),
   r('GET', '/v1/shelf', 'team-library', { query: ['limit', 'after'] }),
   r('POST', '/v1/shelf/import', 'team-library', json('blueprint_ref', 'blueprint_version', 'profile_ref', 'profiles')),
@@ -227,10 +255,22 @@ export const ROUTES: readonly RouteSpec[] = [
   r('GET', '/v1/profiles/:profile_ref/versions', 'team-library'),
   r('POST', '/v1/profiles/:profile_ref/versions', 'team-library', json('schema', 'files')),
   r('POST', '/v1/profiles/:profile_ref/update-from-source', 'team-library', json('target_blueprint_ref', 'target_version', 'dry_run', 'new_blueprint')),
-  r('POST', '/v1/profiles/:profile_ref/publish', 'team-library', json('blueprint_ref', 'version', 'name', 'summary', 'description', 'readme', 'missions', 'new_blueprint')),
+  r(
+    'POST',
+    '/v1/profiles/:profile_ref/publish',
+    'team-library',
+    json('blueprint_ref', 'version', 'name', 'summary', 'description', 'readme', 'missions', 'new_blueprint'),
+  ),
   r('PUT', '/v1/profiles/:profile_ref/tags', 'team-library', json('tags')),
   r('DELETE', '/v1/profiles/:profile_ref', 'team-library'),
-  r('POST', '/v1/proposals', 'team-library', json('target', 'profile_ref', 'content', 'summary', 'rationale'), { seed: { target: 'profile', profile_ref: 'fuzz-worker', content: { schema: CHANGESET_SCHEMA, assets: [{ path: 'profile.yaml#mission', content: 'x' }] }, summary: 's' } }),
+  r('POST', '/v1/proposals', 'team-library', json('target', 'profile_ref', 'content', 'summary', 'rationale'), {
+    seed: {
+      target: 'profile',
+      profile_ref: 'fuzz-worker',
+      content: { schema: CHANGESET_SCHEMA, assets: [{ path: 'profile.yaml#mission', content: 'x' }] },
+      summary: 's',
+    },
+  }),
   r('GET', '/v1/proposals', 'team-library', { query: ['status', 'profile_ref'] }),
   r('GET', '/v1/proposals/:proposal_id', 'team-library'),
   r('POST', '/v1/proposals/:proposal_id/approve', 'team-library', { body: 'none' }),
@@ -249,7 +289,9 @@ export const ROUTES: readonly RouteSpec[] = [
   r('GET', '/v1/templates/:name', 'team-docs'),
   r('GET', '/v1/billing', 'team-docs'),
   r('GET', '/v1/theme', 'team-docs'),
-  r('PUT', '/v1/theme', 'team-docs', json('tokens', 'preset', 'logo', 'clear_logo', 'header', 'footer'), { seed: { tokens: { accent: '#112233' }, header: 'Head', footer: 'Foot' } }),
+  r('PUT', '/v1/theme', 'team-docs', json('tokens', 'preset', 'logo', 'clear_logo', 'header', 'footer'), {
+    seed: { tokens: { accent: '#112233' }, header: 'Head', footer: 'Foot' },
+  }),
   r('POST', '/v1/assets', 'team-docs', json('content_type', 'data_base64'), { seed: { content_type: 'image/png', data_base64: PNG_B64 } }),
   r('POST', '/v1/assets/video/direct-upload', 'team-docs', json('content_type', 'filename', 'max_duration_seconds')),
   r('GET', '/v1/assets/:asset_id', 'team-docs'),
@@ -262,7 +304,9 @@ export const ROUTES: readonly RouteSpec[] = [
   r('GET', '/present/:token', 'none', { htmlErrors: true }),
   r('GET', '/present/:token/state', 'none'),
   r('POST', '/present/:token/preview', 'none', json('body'), { seed: { body: '# Preview\n' } }),
-  r('POST', '/present/:token/edit', 'none', json('body', 'base_version', 'editor_name'), { seed: { body: '# Edited\n', base_version: 1, editor_name: 'Fuzz' } }),
+  r('POST', '/present/:token/edit', 'none', json('body', 'base_version', 'editor_name'), {
+    seed: { body: '# Edited\n', base_version: 1, editor_name: 'Fuzz' },
+  }),
 
   // --- the built UI (not an API surface) -----------------------------------------------------------
   r('GET', '/ui/', 'none', { exempt: 'static UI: a 503 text placeholder by design when the UI is not built (test nodes run with uiDir null)' }),
@@ -274,8 +318,8 @@ export const ROUTES: readonly RouteSpec[] = [
   // --- the API's description -------------------------------------------------------------------------
   r('GET', '/openapi.json', 'none'),
   r('GET', '/health', 'none'),
-  ...['/docs/api', '/docs/api/static/index.html', '/docs/api/static/swagger-initializer.js', '/docs/api/json', '/docs/api/yaml', '/docs/api/static/*'].map((path) =>
-    r('GET', path, 'none', { exempt: 'the API reference (Swagger UI): static files and the same document as /openapi.json' }),
+  ...['/docs/api', '/docs/api/static/index.html', '/docs/api/static/swagger-initializer.js', '/docs/api/json', '/docs/api/yaml', '/docs/api/static/*'].map(
+    (path) => r('GET', path, 'none', { exempt: 'the API reference (Swagger UI): static files and the same document as /openapi.json' }),
   ),
 ];
 
@@ -346,16 +390,28 @@ export async function setupFuzzFixtures(t: TestNode): Promise<FuzzFixtures> {
   const member = await addTeamMember(t, { team: 'fuzz', domain: DOMAIN, alias: 'fuzzer', scopes: ALL_SCOPES });
   ok('doc', await member.request('POST', '/v1/documents', { aud: docs, body: { slug: 'fuzz-doc', title: 'Fuzz', body: '# Fuzz\n' } }), 201);
   const link = ok('link', await member.request('POST', '/v1/present', { aud: docs, body: { slug: 'fuzz-doc', editable: true } }), 201);
-  const image = ok('image', await member.request('POST', '/v1/assets', { aud: docs, body: { content_type: 'image/png', data_base64: PNG.toString('base64') } }), 201);
+  const image = ok(
+    'image',
+    await member.request('POST', '/v1/assets', { aud: docs, body: { content_type: 'image/png', data_base64: PNG.toString('base64') } }),
+    201,
+  );
   const video = ok('video', await member.request('POST', '/v1/assets/video/direct-upload', { aud: docs, body: { content_type: 'video/mp4' } }), 201);
   const uploadToken = new URL(video.upload_url as string).searchParams.get('token') ?? '';
 
   ok('profile', await member.request('POST', '/v1/profiles', { body: { files: profileFiles({ ref: 'fuzz-worker' }) } }), 201);
-  ok('blueprint', await member.request('POST', '/v1/blueprints/import', { body: blueprintPayload({ ref: 'fuzz.team', profiles: [{ ref: 'fuzz-lead' }] }) }), 201);
+  ok(
+    'blueprint',
+    await member.request('POST', '/v1/blueprints/import', { body: blueprintPayload({ ref: 'fuzz.team', profiles: [{ ref: 'fuzz-lead' }] }) }),
+    201,
+  );
   const profile = ok('profile read', await member.request('GET', '/v1/profiles/fuzz-worker?include=files'));
   const digest = (profile.proposal_asset_digests ?? {})['profile.yaml#mission'];
   const proposal = await member.request('POST', '/v1/proposals', {
-    body: { target: 'profile', profile_ref: 'fuzz-worker', content: { schema: CHANGESET_SCHEMA, assets: [{ path: 'profile.yaml#mission', content: 'Sharper.', base_asset_digest: digest }] } },
+    body: {
+      target: 'profile',
+      profile_ref: 'fuzz-worker',
+      content: { schema: CHANGESET_SCHEMA, assets: [{ path: 'profile.yaml#mission', content: 'Sharper.', base_asset_digest: digest }] },
+    },
   });
 
   const victim = await makeVictim(t, project.api_key, member);
@@ -489,30 +545,89 @@ export function anyJsonValue(maxDepth = 3): fc.Arbitrary<unknown> {
       { depthSize: 'small', maxDepth, withCrossShrink: true },
       { weight: 6, arbitrary: leaf },
       { weight: 1, arbitrary: fc.array(tie('value'), { maxLength: 4 }) },
-      { weight: 1, arbitrary: fc.dictionary(fc.oneof(fc.string({ maxLength: 12 }), fc.constantFrom('__proto__', 'constructor', 'prototype')), tie('value'), { maxKeys: 4 }) },
+      {
+        weight: 1,
+        arbitrary: fc.dictionary(fc.oneof(fc.string({ maxLength: 12 }), fc.constantFrom('__proto__', 'constructor', 'prototype')), tie('value'), {
+          maxKeys: 4,
+        }),
+      },
     ),
   })).value;
 }
 
 const GLOBAL_FIELDS = [
-  'address', 'alias', 'backup', 'base_version', 'blueprint_ref', 'body', 'caps', 'code', 'contact_address', 'content', 'content_type', 'controller_did',
-  'data_base64', 'did_aw', 'did_key', 'display_name', 'domain', 'dry_run', 'editable', 'files', 'host', 'id', 'label', 'lifetime', 'message', 'method',
-  'name', 'namespace', 'operation', 'passphrase', 'path', 'port', 'priority', 'profile_ref', 'project_id', 'proof', 'schema', 'scopes', 'seq', 'signal',
-  'signature', 'slug', 'subject', 'summary', 'tags', 'target', 'template', 'timestamp', 'title', 'to_alias', 'to_aliases', 'token', 'type', 'version',
+  'address',
+  'alias',
+  'backup',
+  'base_version',
+  'blueprint_ref',
+  'body',
+  'caps',
+  'code',
+  'contact_address',
+  'content',
+  'content_type',
+  'controller_did',
+  'data_base64',
+  'did_aw',
+  'did_key',
+  'display_name',
+  'domain',
+  'dry_run',
+  'editable',
+  'files',
+  'host',
+  'id',
+  'label',
+  'lifetime',
+  'message',
+  'method',
+  'name',
+  'namespace',
+  'operation',
+  'passphrase',
+  'path',
+  'port',
+  'priority',
+  'profile_ref',
+  'project_id',
+  'proof',
+  'schema',
+  'scopes',
+  'seq',
+  'signal',
+  'signature',
+  'slug',
+  'subject',
+  'summary',
+  'tags',
+  'target',
+  'template',
+  'timestamp',
+  'title',
+  'to_alias',
+  'to_aliases',
+  'token',
+  'type',
+  'version',
 ];
 
 /** A body in the shape the route wants (JSON object with its own field names) but values of any type. */
 function fieldObject(route: RouteSpec): fc.Arbitrary<unknown> {
   const names = [...new Set([...(route.fields ?? []), ...GLOBAL_FIELDS])];
   const own = route.fields?.length ? fc.constantFrom(...route.fields) : fc.constantFrom(...GLOBAL_FIELDS);
-  const key = fc.oneof({ weight: 6, arbitrary: own }, { weight: 1, arbitrary: fc.constantFrom(...names) }, { weight: 1, arbitrary: fc.string({ maxLength: 10 }) });
+  const key = fc.oneof(
+    { weight: 6, arbitrary: own },
+    { weight: 1, arbitrary: fc.constantFrom(...names) },
+    { weight: 1, arbitrary: fc.string({ maxLength: 10 }) },
+  );
   return fc.dictionary(key, anyJsonValue(), { maxKeys: 8 });
 }
 
 /** Nesting a recursive walker must survive: arrays or objects, thousands of levels deep. */
-const deepNesting = fc.record({ depth: fc.constantFrom(100, 1_000, 5_000, 10_000, 50_000), kind: fc.constantFrom('array', 'object') }).map(({ depth, kind }) =>
-  kind === 'array' ? '['.repeat(depth) + ']'.repeat(depth) : '{"a":'.repeat(depth) + '1' + '}'.repeat(depth),
-);
+const deepNesting = fc
+  .record({ depth: fc.constantFrom(100, 1_000, 5_000, 10_000, 50_000), kind: fc.constantFrom('array', 'object') })
+  .map(({ depth, kind }) => (kind === 'array' ? '['.repeat(depth) + ']'.repeat(depth) : '{"a":'.repeat(depth) + '1' + '}'.repeat(depth)));
 
 /** JSON text that is not JSON. */
 const malformedJson = fc.oneof(
@@ -590,8 +705,13 @@ const ODD_TYPES = [
 
 function bodyArb(route: RouteSpec): fc.Arbitrary<BodySpec> {
   const contentType = (wanted: readonly string[]): fc.Arbitrary<string | null> =>
-    fc.oneof({ weight: 8, arbitrary: fc.constantFrom(...wanted) }, { weight: 2, arbitrary: fc.constantFrom(...ODD_TYPES) }, { weight: 1, arbitrary: fc.constant(null) });
-  const wanted = route.body === 'markdown' ? ['text/markdown; charset=utf-8', 'text/markdown'] : route.body === 'raw' ? ['video/mp4', 'video/webm'] : JSON_TYPES;
+    fc.oneof(
+      { weight: 8, arbitrary: fc.constantFrom(...wanted) },
+      { weight: 2, arbitrary: fc.constantFrom(...ODD_TYPES) },
+      { weight: 1, arbitrary: fc.constant(null) },
+    );
+  const wanted =
+    route.body === 'markdown' ? ['text/markdown; charset=utf-8', 'text/markdown'] : route.body === 'raw' ? ['video/mp4', 'video/webm'] : JSON_TYPES;
   const ct = contentType(wanted);
   const jsonText = (value: fc.Arbitrary<unknown>, label: string) =>
     fc.record({ text: value.map((v) => JSON.stringify(v) ?? 'null'), contentType: ct, label: fc.constant(label) });
@@ -615,7 +735,10 @@ function bodyArb(route: RouteSpec): fc.Arbitrary<BodySpec> {
           else if (op === 'nasty') body[key] = nasty;
           else if (op === 'huge') body[key] = hugeString(300_000);
           else if (op === 'deep') body[key] = DEEP_MARK;
-          let text = key === '__proto__' && op !== 'delete' && op !== 'as-is' ? JSON.stringify(body).replace(/^\{/, `{"__proto__":${JSON.stringify(value) ?? 'null'},`) : JSON.stringify(body);
+          let text =
+            key === '__proto__' && op !== 'delete' && op !== 'as-is'
+              ? JSON.stringify(body).replace(/^\{/, `{"__proto__":${JSON.stringify(value) ?? 'null'},`)
+              : JSON.stringify(body);
           // Spliced in as text: JSON.stringify itself would overflow the stack on it.
           if (op === 'deep') text = text.replace(JSON.stringify(DEEP_MARK), '['.repeat(20_000) + '{}' + ']'.repeat(20_000));
           return { text, contentType, label: `seed ${op}` };
@@ -631,7 +754,9 @@ function bodyArb(route: RouteSpec): fc.Arbitrary<BodySpec> {
     weight(
       1,
       fc.record({
-        text: fieldObject(route).map((o) => JSON.stringify({ nested: o, deep: DEEP_MARK }).replace(JSON.stringify(DEEP_MARK), '{"a":'.repeat(10_000) + '[]' + '}'.repeat(10_000))),
+        text: fieldObject(route).map((o) =>
+          JSON.stringify({ nested: o, deep: DEEP_MARK }).replace(JSON.stringify(DEEP_MARK), '{"a":'.repeat(10_000) + '[]' + '}'.repeat(10_000)),
+        ),
         contentType: ct,
         label: fc.constant('deep field'),
       }),
@@ -648,7 +773,12 @@ function bodyArb(route: RouteSpec): fc.Arbitrary<BodySpec> {
     weight(
       1,
       fc.record({
-        text: fc.constantFrom(Buffer.from([0xff, 0xfe, 0x7b, 0x7d]), Buffer.from([0xc3, 0x28]), Buffer.from('{"a":"\xff"}', 'latin1'), Buffer.from([0xed, 0xa0, 0x80])),
+        text: fc.constantFrom(
+          Buffer.from([0xff, 0xfe, 0x7b, 0x7d]),
+          Buffer.from([0xc3, 0x28]),
+          Buffer.from('{"a":"\xff"}', 'latin1'),
+          Buffer.from([0xed, 0xa0, 0x80]),
+        ),
         contentType: ct,
         label: fc.constant('invalid UTF-8'),
       }),
@@ -658,7 +788,13 @@ function bodyArb(route: RouteSpec): fc.Arbitrary<BodySpec> {
       fc.record({
         text: fc
           .constantFrom(BODY_LIMIT_BYTES - 64, BODY_LIMIT_BYTES + 1, BODY_LIMIT_BYTES + 4096, 300_000, 70 * 1024)
-          .chain((size) => fc.constantFrom(JSON.stringify({ body: hugeString(size) }), JSON.stringify({ slug: 'fuzz-doc', title: 'x', body: hugeString(size) }), hugeString(size))),
+          .chain((size) =>
+            fc.constantFrom(
+              JSON.stringify({ body: hugeString(size) }),
+              JSON.stringify({ slug: 'fuzz-doc', title: 'x', body: hugeString(size) }),
+              hugeString(size),
+            ),
+          ),
         contentType: ct,
         label: fc.constant('huge'),
       }),
@@ -722,7 +858,21 @@ function segmentArb(name: string, pools: Record<string, string[]>): fc.Arbitrary
   );
 }
 
-const QUERY_NAMES = ['limit', 'deadline', 'after', 'before', 'token', 'version', 'include', 'status', 'tags', 'unread_only', 'message_id', 'controller_did', 'q'];
+const QUERY_NAMES = [
+  'limit',
+  'deadline',
+  'after',
+  'before',
+  'token',
+  'version',
+  'include',
+  'status',
+  'tags',
+  'unread_only',
+  'message_id',
+  'controller_did',
+  'q',
+];
 
 function queryArb(route: RouteSpec, pools: Record<string, string[]>): fc.Arbitrary<string> {
   const names = [...new Set([...(route.query ?? []), ...QUERY_NAMES])];
@@ -731,17 +881,27 @@ function queryArb(route: RouteSpec, pools: Record<string, string[]>): fc.Arbitra
     return fc.oneof(
       { weight: pool.length ? 4 : 0, arbitrary: pool.length ? fc.constantFrom(...pool) : fc.constant('') },
       { weight: 2, arbitrary: fc.string({ maxLength: 20 }) },
-      { weight: 2, arbitrary: fc.constantFrom(...NASTY_STRINGS, '-1', '0', '99999999999999999999', '1.5', 'true', '[]', '{}', '2999-01-01T00:00:00Z', 'not-a-date') },
+      {
+        weight: 2,
+        arbitrary: fc.constantFrom(...NASTY_STRINGS, '-1', '0', '99999999999999999999', '1.5', 'true', '[]', '{}', '2999-01-01T00:00:00Z', 'not-a-date'),
+      },
     );
   };
-  const pair = fc.oneof({ weight: 4, arbitrary: route.query?.length ? fc.constantFrom(...route.query) : fc.constantFrom(...names) }, { weight: 1, arbitrary: fc.constantFrom(...names, '__proto__', 'constructor', 'a[b]', 'a[]', '') })
+  const pair = fc
+    .oneof(
+      { weight: 4, arbitrary: route.query?.length ? fc.constantFrom(...route.query) : fc.constantFrom(...names) },
+      { weight: 1, arbitrary: fc.constantFrom(...names, '__proto__', 'constructor', 'a[b]', 'a[]', '') },
+    )
     .chain((name) => value(name).map((v) => `${enc(name)}=${enc(v)}`));
   return fc.oneof(
     { weight: 4, arbitrary: fc.constant('') },
     { weight: 6, arbitrary: fc.array(pair, { minLength: 1, maxLength: 5 }).map((pairs) => `?${pairs.join('&')}`) },
     // Repeated keys, raw junk, huge.
     { weight: 1, arbitrary: fc.constantFrom(...names).map((n) => `?${n}=1&${n}=2&${n}[]=3`) },
-    { weight: 1, arbitrary: fc.constantFrom('?', '?&&&', '?=', '?a', '?%ZZ=1', '?a=%ZZ', '?a=%00', '?__proto__[x]=1', '?constructor[prototype][x]=1', '?limit=1#frag') },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom('?', '?&&&', '?=', '?a', '?%ZZ=1', '?a=%ZZ', '?a=%00', '?__proto__[x]=1', '?constructor[prototype][x]=1', '?limit=1#frag'),
+    },
     { weight: 1, arbitrary: fc.constantFrom(2_000, 9_000, 60_000).map((n) => `?q=${'a'.repeat(n)}`) },
   );
 }
@@ -802,8 +962,14 @@ function authArb(route: RouteSpec): fc.Arbitrary<AuthSpec> {
     .map((value) => ({ kind: 'raw-authorization', value: headerSafe(value) }) as AuthSpec);
   const forged = fc
     .record({
-      authorization: fc.oneof(fc.tuple(fc.constantFrom(testKey().didKey, 'did:key:z6Mkjunk'), junkBase64).map(([d, s]) => `DIDKey ${d} ${s}`), fc.string({ maxLength: 40 })),
-      'x-svc-timestamp': fc.oneof(fc.constantFrom(new Date().toISOString().replace(/\.\d+Z$/, 'Z'), '2020-01-01T00:00:00Z', '9999-12-31T23:59:59Z', 'yesterday', ''), fc.string({ maxLength: 30 })),
+      authorization: fc.oneof(
+        fc.tuple(fc.constantFrom(testKey().didKey, 'did:key:z6Mkjunk'), junkBase64).map(([d, s]) => `DIDKey ${d} ${s}`),
+        fc.string({ maxLength: 40 }),
+      ),
+      'x-svc-timestamp': fc.oneof(
+        fc.constantFrom(new Date().toISOString().replace(/\.\d+Z$/, 'Z'), '2020-01-01T00:00:00Z', '9999-12-31T23:59:59Z', 'yesterday', ''),
+        fc.string({ maxLength: 30 }),
+      ),
       'x-svc-signed-payload': junkBase64,
       'x-svcid-team-certificate': junkBase64,
     })
@@ -830,11 +996,22 @@ function authArb(route: RouteSpec): fc.Arbitrary<AuthSpec> {
 /** Extra headers: forged Host and Origin, junk in the headers the node reads. */
 const extraHeadersArb: fc.Arbitrary<Record<string, string>> = fc.oneof(
   { weight: 12, arbitrary: fc.constant<Record<string, string>>({}) },
-  { weight: 1, arbitrary: fc.constantFrom<Record<string, string>>({ host: 'evil.example' }, { host: '127.0.0.1:1' }, { origin: 'http://evil.example' }, { origin: 'null' }) },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom<Record<string, string>>(
+      { host: 'evil.example' },
+      { host: '127.0.0.1:1' },
+      { origin: 'http://evil.example' },
+      { origin: 'null' },
+    ),
+  },
   {
     weight: 1,
     arbitrary: fc
-      .record({ name: fc.constantFrom('x-svc-timestamp', 'x-forwarded-for', 'accept', 'accept-encoding', 'x-svcid-team-certificate', 'mcp-session-id', 'last-event-id'), value: fc.string({ maxLength: 60 }) })
+      .record({
+        name: fc.constantFrom('x-svc-timestamp', 'x-forwarded-for', 'accept', 'accept-encoding', 'x-svcid-team-certificate', 'mcp-session-id', 'last-event-id'),
+        value: fc.string({ maxLength: 60 }),
+      })
       .map(({ name, value }) => ({ [name]: headerSafe(value) })),
   },
 );
@@ -860,16 +1037,29 @@ export function fuzzCaseArb(routes: readonly RouteSpec[], allPools: Record<strin
     const segments = fc.tuple(...names.map((n) => segmentArb(n, pools)));
     const pathVariant = fc.oneof(
       { weight: 12, arbitrary: fc.constant((p: string) => p) },
-      { weight: 1, arbitrary: fc.constantFrom((p: string) => `${p}/`, (p: string) => p.replace(/^\/v1\//, '//v1/'), (p: string) => `/v1/..${p}`, (p: string) => p.replace(/\/([^/]+)$/, '/./$1'), (p: string) => p.toUpperCase(), (p: string) => p.replace(/\//g, '%2F')) },
+      {
+        weight: 1,
+        arbitrary: fc.constantFrom(
+          (p: string) => `${p}/`,
+          (p: string) => p.replace(/^\/v1\//, '//v1/'),
+          (p: string) => `/v1/..${p}`,
+          (p: string) => p.replace(/\/([^/]+)$/, '/./$1'),
+          (p: string) => p.toUpperCase(),
+          (p: string) => p.replace(/\//g, '%2F'),
+        ),
+      },
     );
-    const method = fc.oneof({ weight: 20, arbitrary: fc.constant(route.method) }, { weight: 1, arbitrary: fc.constantFrom('HEAD', 'OPTIONS', 'PATCH', 'PUT', 'DELETE', 'TRACE', 'FOO') });
-    return fc.record({ segments, pathVariant, query: queryArb(route, pools), body: bodyArb(route), auth: authArb(route), headers: extraHeadersArb, method }).map(
-      ({ segments, pathVariant, query, body, auth, headers, method }): FuzzCase => {
+    const method = fc.oneof(
+      { weight: 20, arbitrary: fc.constant(route.method) },
+      { weight: 1, arbitrary: fc.constantFrom('HEAD', 'OPTIONS', 'PATCH', 'PUT', 'DELETE', 'TRACE', 'FOO') },
+    );
+    return fc
+      .record({ segments, pathVariant, query: queryArb(route, pools), body: bodyArb(route), auth: authArb(route), headers: extraHeadersArb, method })
+      .map(({ segments, pathVariant, query, body, auth, headers, method }): FuzzCase => {
         let i = 0;
         const path = route.path.replace(/:(\w+)/g, () => segments[i++] ?? '');
         return { route, method, target: pathVariant(path) + query, body, auth, headers };
-      },
-    );
+      });
   });
 }
 
@@ -893,7 +1083,14 @@ const MAX_READ = 1024 * 1024;
 const safeTarget = (target: string): string =>
   [...target].map((c) => (c.charCodeAt(0) <= 0x20 || c.charCodeAt(0) === 0x7f || c.codePointAt(0)! > 0xff ? enc(c) : c)).join('');
 
-export function sendRaw(baseUrl: string, method: string, target: string, headers: Record<string, string>, body: string | Buffer | null, timeoutMs: number): Promise<RawResponse> {
+export function sendRaw(
+  baseUrl: string,
+  method: string,
+  target: string,
+  headers: Record<string, string>,
+  body: string | Buffer | null,
+  timeoutMs: number,
+): Promise<RawResponse> {
   const url = new URL(baseUrl);
   return new Promise((resolve, reject) => {
     let settled = false;
@@ -917,7 +1114,9 @@ export function sendRaw(baseUrl: string, method: string, target: string, headers
         size += chunk.length;
         if (size <= MAX_READ) chunks.push(chunk);
       });
-      res.on('end', () => done({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8'), timedOut: false, streamed: false }));
+      res.on('end', () =>
+        done({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8'), timedOut: false, streamed: false }),
+      );
       res.on('error', (error) => (settled ? undefined : reject(error)));
     });
     const timer = setTimeout(() => {
@@ -948,7 +1147,10 @@ function resolveCase(c: FuzzCase, fx: FuzzFixtures): { target: string; headers: 
   // reads as a second (malformed) request after a bodiless one.
   if (body !== null) headers['content-length'] = String(Buffer.byteLength(body));
   const useVictim = c.route.destructive === true;
-  const a: AuthSpec = c.route.refuseOnly && (c.auth.kind === 'bearer' || c.auth.kind === 'team') ? { kind: 'raw-authorization', value: 'Bearer svc_sk_' + '0'.repeat(64) } : c.auth;
+  const a: AuthSpec =
+    c.route.refuseOnly && (c.auth.kind === 'bearer' || c.auth.kind === 'team')
+      ? { kind: 'raw-authorization', value: 'Bearer svc_sk_' + '0'.repeat(64) }
+      : c.auth;
   if (a.kind === 'bearer') {
     const token = a.who === 'owner' ? fx.ownerToken : a.who === 'project' ? fx.projectKey : useVictim ? fx.victim.identityKey : fx.identityKey;
     // The owner's token works on every owner route; destructive ones only get it when aimed at the victim.
@@ -1055,7 +1257,11 @@ export class DataWatch {
       const hash = createHash('sha256');
       const lines: string[] = [];
       for (const row of this.#db.prepare(`SELECT * FROM "${table}"`).iterate() as Iterable<Record<string, unknown>>) {
-        const kept = Object.fromEntries(Object.entries(row).filter(([k]) => !skip.includes(k)).map(([k, v]) => [k, Buffer.isBuffer(v) ? `<${v.length} bytes ${createHash('sha256').update(v).digest('hex').slice(0, 12)}>` : v]));
+        const kept = Object.fromEntries(
+          Object.entries(row)
+            .filter(([k]) => !skip.includes(k))
+            .map(([k, v]) => [k, Buffer.isBuffer(v) ? `<${v.length} bytes ${createHash('sha256').update(v).digest('hex').slice(0, 12)}>` : v]),
+        );
         const line = JSON.stringify(kept);
         hash.update(line).update('\n');
         lines.push(line);
@@ -1081,7 +1287,15 @@ export function describeChange(before: ReturnType<DataWatch['snapshot']>, after:
     const added = now.sample.filter((line) => !old.has(line));
     const kept = new Set(now.sample);
     const removed = (was?.sample ?? []).filter((line) => !kept.has(line));
-    changes.push(`${table}: ${was?.rows ?? 0} → ${now.rows} rows; + ${added.slice(0, 2).map((l) => l.slice(0, 300)).join(' | ')}; - ${removed.slice(0, 2).map((l) => l.slice(0, 300)).join(' | ')}`);
+    changes.push(
+      `${table}: ${was?.rows ?? 0} → ${now.rows} rows; + ${added
+        .slice(0, 2)
+        .map((l) => l.slice(0, 300))
+        .join(' | ')}; - ${removed
+        .slice(0, 2)
+        .map((l) => l.slice(0, 300))
+        .join(' | ')}`,
+    );
   }
   return changes;
 }
@@ -1130,7 +1344,8 @@ export interface FuzzSummary {
 const clip = (text: string, n = 400): string => (text.length > n ? `${text.slice(0, n)}… (${text.length} chars)` : text);
 
 export function reproduction(c: FuzzCase, headers: Record<string, string>, body: string | Buffer | null, res?: RawResponse): string {
-  const shownBody = body === null ? '(none)' : Buffer.isBuffer(body) ? `<bytes ${body.toString('hex').slice(0, 200)}> (${body.length} bytes)` : clip(JSON.stringify(body));
+  const shownBody =
+    body === null ? '(none)' : Buffer.isBuffer(body) ? `<bytes ${body.toString('hex').slice(0, 200)}> (${body.length} bytes)` : clip(JSON.stringify(body));
   const shownHeaders = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, clip(v, 160)]));
   return [
     `${c.method} ${clip(safeTarget(c.target), 300)}   [route ${routeKey(c.route)}, body: ${c.body.label}, auth: ${c.auth.kind}${c.auth.kind === 'team' ? `/${c.auth.mode}` : c.auth.kind === 'bearer' ? `/${c.auth.who}` : ''}]`,
@@ -1140,7 +1355,8 @@ export function reproduction(c: FuzzCase, headers: Record<string, string>, body:
   ].join('\n');
 }
 
-const prototypeKeys = (): string => [Object.prototype, Array.prototype, Function.prototype].map((p) => Object.getOwnPropertyNames(p).sort().join(',')).join('|');
+const prototypeKeys = (): string =>
+  [Object.prototype, Array.prototype, Function.prototype].map((p) => Object.getOwnPropertyNames(p).sort().join(',')).join('|');
 
 /** Whether a 4xx body honours the contract. */
 function refusalShapeOk(c: FuzzCase, res: RawResponse): boolean {
@@ -1233,11 +1449,25 @@ export async function runFuzz(fx: FuzzFixtures, options: FuzzOptions): Promise<F
         // close before the client finished writing; anything else is a crash of the request.
         const code = (error as { code?: string }).code ?? '';
         const big = body !== null && body.length > BODY_LIMIT_BYTES;
-        if (big && ['ECONNRESET', 'EPIPE'].includes(code)) return { status: 413, headers: {}, text: '{"detail":"(connection closed after 413)","code":"SVC_ERR_BODY_TOO_LARGE"}', timedOut: false, streamed: false };
+        if (big && ['ECONNRESET', 'EPIPE'].includes(code))
+          return {
+            status: 413,
+            headers: {},
+            text: '{"detail":"(connection closed after 413)","code":"SVC_ERR_BODY_TOO_LARGE"}',
+            timedOut: false,
+            streamed: false,
+          };
         // A request the HTTP parser refuses (a raw Latin-1 byte in the path, a 60 kB target) gets
         // clientErrorHandler's 400/414/431 with a JSON body, written before the method is known;
         // for a HEAD request node:http then sees bytes after a body-less response.
-        if (c.method === 'HEAD' && code === 'HPE_CLOSED_CONNECTION') return { status: 400, headers: {}, text: '{"detail":"(HTTP parser refusal to a HEAD request)","code":"SVC_ERR_MALFORMED_REQUEST"}', timedOut: false, streamed: false };
+        if (c.method === 'HEAD' && code === 'HPE_CLOSED_CONNECTION')
+          return {
+            status: 400,
+            headers: {},
+            text: '{"detail":"(HTTP parser refusal to a HEAD request)","code":"SVC_ERR_MALFORMED_REQUEST"}',
+            timedOut: false,
+            streamed: false,
+          };
         fail('connection error', c, `${reproduction(rc, headers, body)}\n→ ${code} ${(error as Error).message}`);
         return { status: 0, headers: {}, text: '', timedOut: false, streamed: false };
       }
@@ -1254,7 +1484,8 @@ export async function runFuzz(fx: FuzzFixtures, options: FuzzOptions): Promise<F
     if (c.auth.kind === 'team' && c.auth.mode === 'replay' && teamRoute && !read) {
       const again = await sendOnce();
       const succeeded = again.status >= 200 && again.status < 400 && !again.timedOut;
-      if (succeeded && (again.status !== first.status || again.text !== first.text)) fail('replayed team envelope took effect again', c, reproduction(rc, headers, body, again));
+      if (succeeded && (again.status !== first.status || again.text !== first.text))
+        fail('replayed team envelope took effect again', c, reproduction(rc, headers, body, again));
     }
 
     for (const res of responses) {
@@ -1263,7 +1494,8 @@ export async function runFuzz(fx: FuzzFixtures, options: FuzzOptions): Promise<F
         continue;
       }
       if (res.status >= 500) fail(`${res.status} answer`, c, reproduction(rc, headers, body, res));
-      else if (res.status >= 400 && !refusalShapeOk(c, res)) fail('4xx without a JSON {detail, code} from the catalogue', c, reproduction(rc, headers, body, res));
+      else if (res.status >= 400 && !refusalShapeOk(c, res))
+        fail('4xx without a JSON {detail, code} from the catalogue', c, reproduction(rc, headers, body, res));
     }
 
     const accepted = responses.some((res) => res.timedOut || (res.status >= 200 && res.status < 400));
@@ -1282,7 +1514,8 @@ export async function runFuzz(fx: FuzzFixtures, options: FuzzOptions): Promise<F
       }
     }
 
-    if (prototypeKeys() !== protoBefore || ({} as Record<string, unknown>).polluted !== undefined) fail('Object.prototype polluted', c, reproduction(rc, headers, body, first));
+    if (prototypeKeys() !== protoBefore || ({} as Record<string, unknown>).polluted !== undefined)
+      fail('Object.prototype polluted', c, reproduction(rc, headers, body, first));
     if (summary.cases % batch === 0) await health();
   });
 

@@ -10,14 +10,25 @@ export function rawRequest(
   baseUrl: string,
   method: string,
   path: string,
-  options: { headers?: Record<string, string>; body?: string; /** The client's own address, e.g. 127.0.0.2: another client on loopback. */ localAddress?: string } = {},
+  options: {
+    headers?: Record<string, string>;
+    body?: string;
+    /** The client's own address, e.g. 127.0.0.2: another client on loopback. */ localAddress?: string;
+  } = {},
 ): Promise<ApiResponse> {
   const url = new URL(path, baseUrl);
   const headers = { ...options.headers };
   if (options.body !== undefined) headers['content-length'] = String(Buffer.byteLength(options.body));
   return new Promise((resolve, reject) => {
     const req = httpRequest(
-      { host: url.hostname, port: url.port, method, path: `${url.pathname}${url.search}`, headers, ...(options.localAddress ? { localAddress: options.localAddress } : {}) },
+      {
+        host: url.hostname,
+        port: url.port,
+        method,
+        path: `${url.pathname}${url.search}`,
+        headers,
+        ...(options.localAddress ? { localAddress: options.localAddress } : {}),
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));

@@ -237,7 +237,16 @@ export function manyNodes(options: ManyNodesOptions): ManyNodes {
     const net = network;
     await pool(net.hosts, 4, async (host) => {
       const served = await startHostNode(net, host, { prefix: 'svc-node-many-' });
-      nodes[host.index - 1] = { name: `n${host.index}`, domain: `n${host.index}.test`, served, members: [], up: true, generation: 0, restartedAt: null, rss: [] };
+      nodes[host.index - 1] = {
+        name: `n${host.index}`,
+        domain: `n${host.index}.test`,
+        served,
+        members: [],
+        up: true,
+        generation: 0,
+        restartedAt: null,
+        rss: [],
+      };
     });
     await pool(nodes, 4, async (node) => {
       await createNodeNamespace(node.served, node.domain);
@@ -314,7 +323,7 @@ export function manyNodes(options: ManyNodesOptions): ManyNodes {
     const started = performance.now();
     const since = (): number => (performance.now() - started) / 1000;
     let nextSample = 0;
-    for (let offered = 0; ; ) {
+    for (let offered = 0; ;) {
       const elapsed = since();
       if (elapsed >= options.seconds) break;
       if (elapsed >= nextSample) {
@@ -353,7 +362,8 @@ export function manyNodes(options: ManyNodesOptions): ManyNodes {
           const what = `#${s.index} ${member.address} → ${s.to.address}`;
           if (item === undefined) notSent.push(`${what}: acknowledged, yet not in the sender's Sent`);
           else if (item.status === 'bounced') bounced.push(`${what}: bounced (${item.last_error})`);
-          else if (item.status === 'queued') stillQueued.push(`${what}: queued after ${item.attempts} attempts, next at ${item.next_attempt_at} (${item.last_error})`);
+          else if (item.status === 'queued')
+            stillQueued.push(`${what}: queued after ${item.attempts} attempts, next at ${item.next_attempt_at} (${item.last_error})`);
         }
       });
       const seconds = (performance.now() - started) / 1000;
@@ -366,7 +376,12 @@ export function manyNodes(options: ManyNodesOptions): ManyNodes {
     const from = Math.max(options.seconds / 2, node.restartedAt === null ? 0 : node.restartedAt + options.warmupSeconds);
     const span = options.seconds - from;
     if (span < MIN_RSS_WINDOW_SECONDS) {
-      return { excluded: node.restartedAt === null ? `the last half is under ${MIN_RSS_WINDOW_SECONDS} s` : `restarted at ${node.restartedAt.toFixed(1)} s: warm-up runs past the end` };
+      return {
+        excluded:
+          node.restartedAt === null
+            ? `the last half is under ${MIN_RSS_WINDOW_SECONDS} s`
+            : `restarted at ${node.restartedAt.toFixed(1)} s: warm-up runs past the end`,
+      };
     }
     const during = (a: number, b: number): number => median(node.rss.filter((s) => s.at >= a && s.at < b).map((s) => s.bytes));
     const start = during(from, from + span / 3);
@@ -402,17 +417,15 @@ export function manyNodes(options: ManyNodesOptions): ManyNodes {
       const tally = tallyDeliveries(driven.sends, landed, driven.endedWall);
       const latencies = (node: NodeState): number[] => tally.latencies.get(node) ?? [];
 
-      const figures = nodes.map(
-        (node): NodeFigures => ({
-          name: node.name,
-          address: node.served.host.address,
-          sent: acked.filter((s) => s.from.node === node).length,
-          received: latencies(node).length,
-          perSecond: latencies(node).length / options.seconds,
-          latency: summarize(latencies(node)),
-          rss: memoryOf(node),
-        }),
-      );
+      const figures = nodes.map((node): NodeFigures => ({
+        name: node.name,
+        address: node.served.host.address,
+        sent: acked.filter((s) => s.from.node === node).length,
+        received: latencies(node).length,
+        perSecond: latencies(node).length / options.seconds,
+        latency: summarize(latencies(node)),
+        rss: memoryOf(node),
+      }));
       return {
         network: network!.describe(),
         options,
@@ -459,7 +472,10 @@ export function manyNodesReport(r: ManyNodesResult): string {
       `unexpected ${r.unexpected.length}, bounced ${r.bounced.length}; latency p50 ${r.latency.p50_ms.toFixed(0)} ms, p99 ${r.latency.p99_ms.toFixed(0)} ms`,
   ];
   const rows = r.nodes.map((n) => {
-    const rss = 'excluded' in n.rss ? `RSS not measured (${n.rss.excluded})` : `RSS ${mb(n.rss.from)} → ${mb(n.rss.to)} MiB (${(n.rss.growth * 100).toFixed(1)}%, ${n.rss.window})`;
+    const rss =
+      'excluded' in n.rss
+        ? `RSS not measured (${n.rss.excluded})`
+        : `RSS ${mb(n.rss.from)} → ${mb(n.rss.to)} MiB (${(n.rss.growth * 100).toFixed(1)}%, ${n.rss.window})`;
     return `    ${n.name.padEnd(4)} ${n.address.padEnd(13)} sent ${String(n.sent).padStart(5)}  received ${String(n.received).padStart(5)} (${n.perSecond.toFixed(1)}/s)  latency p50 ${n.latency.p50_ms.toFixed(0)} ms p99 ${n.latency.p99_ms.toFixed(0)} ms  ${rss}`;
   });
   return [...head, '  per node (latency: the send answered → the recipient node stored its copy):', ...rows].join('\n');
@@ -468,7 +484,10 @@ export function manyNodesReport(r: ManyNodesResult): string {
 /** The scenario's checks, the same for every size. */
 export function expectDeliveredExactlyOnce(r: ManyNodesResult): void {
   const first = (list: string[]): string[] => list.slice(0, 20);
-  expect(r.kills.map((k) => k.signal), 'kills that landed').toEqual(Array.from({ length: r.options.kills }, () => 'SIGKILL'));
+  expect(
+    r.kills.map((k) => k.signal),
+    'kills that landed',
+  ).toEqual(Array.from({ length: r.options.kills }, () => 'SIGKILL'));
   expect(r.acked, 'acknowledged sends').toBeGreaterThan(0);
   expect(first(r.errors), 'sends refused or failed other than by a kill').toEqual([]);
   expect(r.heldBack, 'sends held back because too many were in flight').toBe(0);
@@ -478,6 +497,8 @@ export function expectDeliveredExactlyOnce(r: ManyNodesResult): void {
   expect(first(r.duplicated), 'sends delivered more than once').toEqual([]);
   expect(first(r.misdelivered), 'copies in an inbox not the recipient, or under another id').toEqual([]);
   expect(first(r.unexpected), 'deliveries of sends neither acknowledged nor cut off').toEqual([]);
-  const grown = r.nodes.filter((n) => 'growth' in n.rss && n.rss.growth > r.options.rssGrowthLimit).map((n) => `${n.name}: ${'growth' in n.rss ? (n.rss.growth * 100).toFixed(1) : ''}%`);
+  const grown = r.nodes
+    .filter((n) => 'growth' in n.rss && n.rss.growth > r.options.rssGrowthLimit)
+    .map((n) => `${n.name}: ${'growth' in n.rss ? (n.rss.growth * 100).toFixed(1) : ''}%`);
   expect(grown, `nodes whose RSS grew more than ${r.options.rssGrowthLimit * 100}% over the last half`).toEqual([]);
 }

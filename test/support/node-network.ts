@@ -95,7 +95,9 @@ function removeLeftovers(): void {
     const pid = OURS.exec(name)?.[1];
     return pid !== undefined && !alive(Number(pid));
   };
-  for (const namespace of ip('netns', 'list').split('\n').map((line) => line.split(' ')[0] ?? '')) {
+  for (const namespace of ip('netns', 'list')
+    .split('\n')
+    .map((line) => line.split(' ')[0] ?? '')) {
     if (!dead(namespace)) continue;
     killInside(namespace);
     tryIp('netns', 'del', namespace);
@@ -109,7 +111,9 @@ function removeLeftovers(): void {
 function killInside(namespace: string): void {
   let pids: string[];
   try {
-    pids = ip('netns', 'pids', namespace).split('\n').filter((pid) => pid !== '');
+    pids = ip('netns', 'pids', namespace)
+      .split('\n')
+      .filter((pid) => pid !== '');
   } catch {
     // No such namespace (never made, or removed already).
     return;

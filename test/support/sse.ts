@@ -18,7 +18,12 @@ export interface SseFrame {
 }
 
 /** Splits the complete frames off `buffer`; returns them (with their `id:`), the comment lines, `retry:` values, and what is left. */
-export function parseSseFrames(buffer: string): { frames: { event: string; data: string; id?: string }[]; comments: string[]; retries: number[]; rest: string } {
+export function parseSseFrames(buffer: string): {
+  frames: { event: string; data: string; id?: string }[];
+  comments: string[];
+  retries: number[];
+  rest: string;
+} {
   const frames: { event: string; data: string; id?: string }[] = [];
   const comments: string[] = [];
   const retries: number[] = [];

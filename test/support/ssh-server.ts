@@ -122,4 +122,3 @@ export async function startSshServer(allowedRawKey: Buffer): Promise<TestSshServ
     },
   };
 }
-

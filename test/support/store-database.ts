@@ -54,7 +54,12 @@ export function agentRow(agentId: string, projectId: string, fields: Partial<New
 
 /** A project with the given id, once. */
 export function addProject(db: Db, projectId: string): void {
-  db.prepare(`INSERT OR IGNORE INTO projects (project_id, slug, name, created_at) VALUES (?, ?, ?, ?)`).run(projectId, projectId, projectId, '2026-01-01T00:00:00.000Z');
+  db.prepare(`INSERT OR IGNORE INTO projects (project_id, slug, name, created_at) VALUES (?, ?, ?, ?)`).run(
+    projectId,
+    projectId,
+    projectId,
+    '2026-01-01T00:00:00.000Z',
+  );
 }
 
 /**
@@ -74,7 +79,12 @@ export function addIdentity(db: Db, fields: Partial<AgentRow> & Pick<AgentRow, '
   };
   addProject(db, row.project_id);
   if (row.did_aw !== null) {
-    db.prepare(`INSERT OR IGNORE INTO did_mappings (did_aw, current_did_key, created_at, updated_at) VALUES (?, ?, ?, ?)`).run(row.did_aw, row.did_key, row.created_at, row.created_at);
+    db.prepare(`INSERT OR IGNORE INTO did_mappings (did_aw, current_did_key, created_at, updated_at) VALUES (?, ?, ?, ?)`).run(
+      row.did_aw,
+      row.did_key,
+      row.created_at,
+      row.created_at,
+    );
   }
   db.prepare(
     `INSERT INTO agents (agent_id, project_id, alias, name, lifetime, status, key_id, did_key, did_aw, address_reachability, human_name, role, program,

@@ -145,7 +145,13 @@ export interface AsOwnerAppOptions {
  * A team request as the app makes it: the owner's sign route signs it as the team's owner member
  * (naming the identity the app acts as, when given), then it is sent over real HTTP exactly as signed.
  */
-export async function asOwnerApp<T = any>(t: NodeEndpoint, teamId: string, method: string, path: string, options: AsOwnerAppOptions = {}): Promise<ApiResponse<T>> {
+export async function asOwnerApp<T = any>(
+  t: NodeEndpoint,
+  teamId: string,
+  method: string,
+  path: string,
+  options: AsOwnerAppOptions = {},
+): Promise<ApiResponse<T>> {
   const text = options.json === undefined ? undefined : JSON.stringify(options.json);
   const signed = await t.owner('POST', `/v1/node/teams/${encodeURIComponent(teamId)}/sign`, {
     method,

@@ -40,7 +40,11 @@ export async function startUnitNode(options: CoreServiceOptions = {}, dns: DnsRe
     urls: { core_url: '', library_url: '', docs_url: '', ui_url: '', public_url: null },
     ownOrigins: () => [],
   };
-  const services = createCoreServices(ctx, new OwnerAccess({ clock: ctx.clock, sessions: new OwnerSessions(db, ctx.clock, () => ctx.bus.publish(OWNER_SESSIONS_TOPIC)) }), options);
+  const services = createCoreServices(
+    ctx,
+    new OwnerAccess({ clock: ctx.clock, sessions: new OwnerSessions(db, ctx.clock, () => ctx.bus.publish(OWNER_SESSIONS_TOPIC)) }),
+    options,
+  );
   return {
     ctx,
     services,

@@ -71,7 +71,10 @@ export function clearFragment(env: Pick<BrowserEnv, 'location' | 'history'>, rou
  * the address bar: the fragment changes, the page stays). It must be installed before the router:
  * the router then never sees `#code=…` as a route (the event stops here). Returns the uninstall.
  */
-export function watchSignInLinks(target: Pick<Window, 'addEventListener' | 'removeEventListener' | 'location'>, onCode: (code: string) => Promise<void>): () => void {
+export function watchSignInLinks(
+  target: Pick<Window, 'addEventListener' | 'removeEventListener' | 'location'>,
+  onCode: (code: string) => Promise<void>,
+): () => void {
   const pending = new Set<string>();
   const listener = (event: Event): void => {
     const code = codeInFragment(target.location);
@@ -128,7 +131,12 @@ export function forgetSession(env: Pick<BrowserEnv, 'storage' | 'location'>): vo
 }
 
 /** The refusals that mean the browser's session is over (the owner token one: a session from an older build). */
-const SESSION_ENDED = new Set(['SVC_ERR_OWNER_SESSION_REVOKED', 'SVC_ERR_OWNER_SESSION_EXPIRED', 'SVC_ERR_OWNER_SESSION_UNKNOWN', 'SVC_ERR_OWNER_TOKEN_REQUIRED']);
+const SESSION_ENDED = new Set([
+  'SVC_ERR_OWNER_SESSION_REVOKED',
+  'SVC_ERR_OWNER_SESSION_EXPIRED',
+  'SVC_ERR_OWNER_SESSION_UNKNOWN',
+  'SVC_ERR_OWNER_TOKEN_REQUIRED',
+]);
 
 export interface SessionEnd {
   code: string;
@@ -178,9 +186,7 @@ export function sessionEndedReason(code: string): string {
   }
 }
 
-export type Connection =
-  | { kind: 'connected'; client: NodeClient; token: string | null }
-  | { kind: 'signed-out' };
+export type Connection = { kind: 'connected'; client: NodeClient; token: string | null } | { kind: 'signed-out' };
 
 /**
  * The owner client: the desktop bridge's, or one with the session saved for this origin. It does

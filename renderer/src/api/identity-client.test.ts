@@ -15,10 +15,13 @@ describe('SessionKeys', () => {
   it('mints once per identity and reuses the key until it nearly expires', async () => {
     let now = 0;
     const mints: string[] = [];
-    const keys = new SessionKeys(async (agentId) => {
-      mints.push(agentId);
-      return minted(`${agentId}-${mints.length}`, now + 24 * HOUR);
-    }, () => now);
+    const keys = new SessionKeys(
+      async (agentId) => {
+        mints.push(agentId);
+        return minted(`${agentId}-${mints.length}`, now + 24 * HOUR);
+      },
+      () => now,
+    );
     expect(await Promise.all([keys.current('a'), keys.current('a')])).toEqual(['a-1', 'a-1']);
     expect(await keys.current('b')).toBe('b-2');
     now += 23 * HOUR;
@@ -109,9 +112,7 @@ describe('IdentityClient', () => {
 
   it('gives up after the second 401, with the node’s words', async () => {
     const { fetch } = node((url) =>
-      url.endsWith('/session-key')
-        ? { status: 201, body: minted('k', Date.now() + HOUR) }
-        : { status: 401, body: { detail: 'Invalid API key' } },
+      url.endsWith('/session-key') ? { status: 201, body: minted('k', Date.now() + HOUR) } : { status: 401, body: { detail: 'Invalid API key' } },
     );
     const owner = new NodeClient({ coreUrl: 'http://n', token: 'owner', mode: 'desktop', fetch });
     const alice = owner.asIdentity('a', new SessionKeys((id) => owner.mintSessionKey(id)));

@@ -19,13 +19,24 @@ function fakeNode(answer: (call: Call) => { status: number; body: unknown }) {
     calls.push(call);
     if (url.includes('/sign')) {
       const asked = JSON.parse(call.body ?? '{}') as { path: string; body?: string };
-      return new Response(JSON.stringify({ headers: { authorization: `DIDKey z6Mk sig-${calls.length}`, 'x-svc-timestamp': 't', 'x-svc-signed-payload': 'p', 'x-svcid-team-certificate': 'c' }, url: `http://n${asked.path}` }), { status: 200 });
+      return new Response(
+        JSON.stringify({
+          headers: { authorization: `DIDKey z6Mk sig-${calls.length}`, 'x-svc-timestamp': 't', 'x-svc-signed-payload': 'p', 'x-svcid-team-certificate': 'c' },
+          url: `http://n${asked.path}`,
+        }),
+        { status: 200 },
+      );
     }
     const reply = answer(call);
     return new Response(JSON.stringify(reply.body), { status: reply.status });
   };
   const owner = new NodeClient({ coreUrl: 'http://n', token: 'owner', mode: 'browser', fetch });
-  const library = new LibraryClient({ libraryUrl: 'http://n/', teamId: 'agents:acme.test', fetch, sign: (request) => owner.signAsTeam('agents:acme.test', request) });
+  const library = new LibraryClient({
+    libraryUrl: 'http://n/',
+    teamId: 'agents:acme.test',
+    fetch,
+    sign: (request) => owner.signAsTeam('agents:acme.test', request),
+  });
   return { calls, library };
 }
 
@@ -78,7 +89,11 @@ describe('LibraryClient', () => {
     const sent = calls.filter((c) => !c.url.includes('/sign')).map((c) => [c.method, c.url, c.body === undefined ? undefined : JSON.parse(c.body)]);
     expect(sent).toEqual([
       ['POST', 'http://n/v1/profiles', { files }],
-      ['POST', 'http://n/v1/profiles/reviewer/publish', { blueprint_version: '1.0.0', new_blueprint: { blueprint_ref: 'review.team', name: 'Review', tags: ['code'] } }],
+      [
+        'POST',
+        'http://n/v1/profiles/reviewer/publish',
+        { blueprint_version: '1.0.0', new_blueprint: { blueprint_ref: 'review.team', name: 'Review', tags: ['code'] } },
+      ],
       ['POST', 'http://n/v1/profiles/tester/publish', { blueprint_version: '1.1.0', profile_version: '0.1.0', target_blueprint_ref: 'review.team' }],
       ['POST', 'http://n/v1/blueprints/import', { schema: 'svc.blueprint.import-payload.v1', files: [{ path: 'blueprint.yaml', content_utf8: 'id: x\n' }] }],
       ['DELETE', 'http://n/v1/blueprints/review.team', undefined],
@@ -89,7 +104,7 @@ describe('LibraryClient', () => {
     expect(signed[3].body).toBe(calls.find((c) => c.url === 'http://n/v1/blueprints/import')?.body);
   });
 
-  it('turns a refusal into an ApiError with the node\'s detail', async () => {
+  it("turns a refusal into an ApiError with the node's detail", async () => {
     const { library } = fakeNode(() => ({ status: 409, body: { detail: 'instructions.md is stale' } }));
     const error = await library.approve('x').catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ApiError);

@@ -123,7 +123,12 @@ describe('NodeClient', () => {
   });
 
   it('manages peers and the tunnel with the owner token (POST, PUT, DELETE)', async () => {
-    const tunnel = { provider: 'ssh', config: null, public_key: 'ssh-ed25519 AAAA svc-node@x', status: { state: 'stopped', public_url: null, detail: null, since: 't' } };
+    const tunnel = {
+      provider: 'ssh',
+      config: null,
+      public_key: 'ssh-ed25519 AAAA svc-node@x',
+      status: { state: 'stopped', public_url: null, detail: null, since: 't' },
+    };
     const { fetch, calls } = fakeFetch((call) => {
       if (call.url.endsWith('/v1/node/peers') && call.method === 'GET') return { status: 200, body: { peers: [{ domain: 'acme.test' }] } };
       if (call.url.endsWith('/v1/node/peers')) return { status: 201, body: { domain: 'acme.test', url: 'https://n.acme.test' } };
@@ -291,7 +296,9 @@ describe('sign-in links', () => {
     expect(calls[0]?.body).toEqual({ code: 'code-1' });
     expect(calls[0]?.headers['authorization']).toBeUndefined();
     // An older node's answer (the owner token itself) is no session.
-    await expect(exchangeCode(fakeFetch(() => ({ status: 200, body: { owner_token: 'svc_ot_x' } })).fetch, 'http://127.0.0.1:4100', 'c')).rejects.toThrow(/did not return a session/);
+    await expect(exchangeCode(fakeFetch(() => ({ status: 200, body: { owner_token: 'svc_ot_x' } })).fetch, 'http://127.0.0.1:4100', 'c')).rejects.toThrow(
+      /did not return a session/,
+    );
   });
 
   it('says why a link did not work, and how to get a fresh one', async () => {
@@ -299,7 +306,9 @@ describe('sign-in links', () => {
     const usedError = await exchangeCode(used, 'http://127.0.0.1:4100', 'old').catch((error: unknown) => error);
     expect(linkRefusal(usedError)).toMatch(/^That sign-in link was already used: each link works once\. For a fresh one, run `svc-node ui`/);
     const late = fakeFetch(() => ({ status: 401, body: { detail: 'This link expired (links work for 5 minutes); run `svc-node ui` for a fresh one' } })).fetch;
-    expect(linkRefusal(await exchangeCode(late, 'http://127.0.0.1:4100', 'late').catch((error: unknown) => error))).toMatch(/^That sign-in link has expired.*`svc-node ui`/);
+    expect(linkRefusal(await exchangeCode(late, 'http://127.0.0.1:4100', 'late').catch((error: unknown) => error))).toMatch(
+      /^That sign-in link has expired.*`svc-node ui`/,
+    );
   });
 
   it('names the exact command for a new link, quoted for the shell', () => {
@@ -350,7 +359,10 @@ describe('connect', () => {
     answer = { status: 401, body: { detail: 'The API key is not valid', code: 'SVC_ERR_API_KEY_INVALID' } };
     await expect(result.client.info()).rejects.toThrow(/not valid/);
     expect(ends).toEqual([]);
-    answer = { status: 401, body: { detail: 'This session was signed out at …; run `svc-node ui` where the node runs for a new sign-in link', code: 'SVC_ERR_OWNER_SESSION_REVOKED' } };
+    answer = {
+      status: 401,
+      body: { detail: 'This session was signed out at …; run `svc-node ui` where the node runs for a new sign-in link', code: 'SVC_ERR_OWNER_SESSION_REVOKED' },
+    };
     await expect(result.client.info()).rejects.toThrow(/signed out/);
     expect(ends).toEqual([['SVC_ERR_OWNER_SESSION_REVOKED', 'svc_os_mine']]);
     expect(sessionEndedReason('SVC_ERR_OWNER_SESSION_REVOKED')).toMatch(/signed out/);

@@ -298,7 +298,8 @@ export class NodeClient {
         } else if (isPresence(frame.event)) {
           const presence = frameJson<NodeAgentPresence>(frame);
           // The frame's name says which way, whatever its body claims.
-          if (presence !== null && typeof presence.agent_id === 'string') handlers.onPresence?.({ ...presence, type: frame.event, online: frame.event === 'agent.online' });
+          if (presence !== null && typeof presence.agent_id === 'string')
+            handlers.onPresence?.({ ...presence, type: frame.event, online: frame.event === 'agent.online' });
         }
       },
     });

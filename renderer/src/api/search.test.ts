@@ -48,9 +48,7 @@ describe('NodeClient.search', () => {
         unread: true,
         sort: 'relevance',
       }),
-    ).toBe(
-      '/v1/node/search?q=x&type=mail%2Cchat&from=bob&to=alice&after=2026-01-01T00%3A00%3A00Z&before=2026-02-01T00%3A00%3A00Z&unread=true&sort=relevance',
-    );
+    ).toBe('/v1/node/search?q=x&type=mail%2Cchat&from=bob&to=alice&after=2026-01-01T00%3A00%3A00Z&before=2026-02-01T00%3A00%3A00Z&unread=true&sort=relevance');
     // No kinds is every kind: no empty `type=`.
     expect(searchPath({ q: 'x', type: [] })).toBe('/v1/node/search?q=x');
   });
@@ -80,8 +78,35 @@ describe('actingSearch', () => {
   type Params = Parameters<Parameters<typeof actingSearch>[0]>[0];
   const hit = (kind: 'mail' | 'document', title: string) =>
     kind === 'mail'
-      ? { kind, title, title_highlights: [], snippet: '', highlights: [], created_at: '', score: 1, message_id: title, thread_id: null, agent_id: 'alice', folder: 'inbox' as const, from: 'bob', to: 'alice', unread: false }
-      : { kind, title, title_highlights: [], snippet: '', highlights: [], created_at: '', score: 1, team_id: 'crew:x.test', slug: title, version: 1, current: true };
+      ? {
+          kind,
+          title,
+          title_highlights: [],
+          snippet: '',
+          highlights: [],
+          created_at: '',
+          score: 1,
+          message_id: title,
+          thread_id: null,
+          agent_id: 'alice',
+          folder: 'inbox' as const,
+          from: 'bob',
+          to: 'alice',
+          unread: false,
+        }
+      : {
+          kind,
+          title,
+          title_highlights: [],
+          snippet: '',
+          highlights: [],
+          created_at: '',
+          score: 1,
+          team_id: 'crew:x.test',
+          slug: title,
+          version: 1,
+          current: true,
+        };
 
   function fake(pages: Record<string, { results: ReturnType<typeof hit>[]; next_cursor: string | null }>) {
     const asked: Params[] = [];
@@ -95,7 +120,10 @@ describe('actingSearch', () => {
   }
 
   it('asks for the acting identity’s own mail and chats, and the teams’ kinds without an identity', async () => {
-    const { asked, run } = fake({ 'own:': { results: [hit('mail', 'm1')], next_cursor: null }, 'teams:': { results: [hit('document', 'd1')], next_cursor: null } });
+    const { asked, run } = fake({
+      'own:': { results: [hit('mail', 'm1')], next_cursor: null },
+      'teams:': { results: [hit('document', 'd1')], next_cursor: null },
+    });
     const answer = await actingSearch(run)({ q: 'walrus', agent_id: 'alice' });
     expect(asked).toEqual([
       { q: 'walrus', type: ['mail', 'chat'], agent_id: 'alice' },

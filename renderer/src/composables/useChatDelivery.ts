@@ -30,7 +30,12 @@ export function useChatDelivery(chat: {
   /** The open session's participants on another node, by address (the node hosts the rest). */
   const remoteAddresses = computed(() => {
     const open = chat.openSession();
-    return open === null ? [] : remoteParticipants(open, directory.namespaces.map((n) => n.domain));
+    return open === null
+      ? []
+      : remoteParticipants(
+          open,
+          directory.namespaces.map((n) => n.domain),
+        );
   });
   /** My chat messages to other nodes, by message_id, as the node's outbound list last said. */
   const outbound = shallowRef<ReadonlyMap<string, OutboundMail>>(new Map());

@@ -77,7 +77,17 @@ export function useMailChanges(shown: ShownMail, largestBurst: number) {
     const current = shown.ticket();
     const shownFolder = folder.value as 'inbox' | 'unread' | 'archive';
     const at = changesMade;
-    const read = await Promise.all(ids.map((id) => shown.api().message(id).then((m) => [id, m] as const, () => null)));
+    const read = await Promise.all(
+      ids.map((id) =>
+        shown
+          .api()
+          .message(id)
+          .then(
+            (m) => [id, m] as const,
+            () => null,
+          ),
+      ),
+    );
     if (!current() || folder.value !== shownFolder) return;
     if (changesMade !== at) return again();
     let next = messages.value;

@@ -35,8 +35,7 @@ export function useMessageActions(context: MessageActionsContext) {
     const message = messages.value.find((m) => m.message_id === id);
     if (message === undefined || message.read_at !== null) return;
     const owner = agentId.value;
-    const patch = (readAt: string | null) =>
-      (messages.value = messages.value.map((m) => (m.message_id === id ? { ...m, read_at: readAt } : m)));
+    const patch = (readAt: string | null) => (messages.value = messages.value.map((m) => (m.message_id === id ? { ...m, read_at: readAt } : m)));
     patch(new Date().toISOString());
     unread.mailRead();
     ackError.value = null;

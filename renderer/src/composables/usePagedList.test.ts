@@ -127,7 +127,11 @@ describe('usePagedList', () => {
     const first = l.load();
     server.asked.shift()!.fail('The node can’t be reached.');
     expect(await first).toBe(false);
-    expect({ error: l.error.value, loaded: l.loaded.value, loading: l.loading.value }).toEqual({ error: 'The node can’t be reached.', loaded: true, loading: false });
+    expect({ error: l.error.value, loaded: l.loaded.value, loading: l.loading.value }).toEqual({
+      error: 'The node can’t be reached.',
+      loaded: true,
+      loading: false,
+    });
 
     await Promise.all([l.load(), server.answerNext()]);
     expect(l.error.value).toBeNull();

@@ -1,11 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  BlueprintFolderError,
-  IMPORT_PAYLOAD_SCHEMA,
-  listingFromEntries,
-  listingFromFiles,
-  readBlueprintFolder,
-} from './blueprint-folder.ts';
+import { BlueprintFolderError, IMPORT_PAYLOAD_SCHEMA, listingFromEntries, listingFromFiles, readBlueprintFolder } from './blueprint-folder.ts';
 import type { EntryLike, FileLike } from './blueprint-folder.ts';
 
 const BLUEPRINT = 'id: docs.team\nversion: 1.2.0\nname: Docs crew\nprofiles:\n  - id: editor\n    default_count: 1\n  - id: checker\n';
@@ -76,7 +70,9 @@ describe('readBlueprintFolder', () => {
     });
     const refusal = readBlueprintFolder(listing);
     await expect(refusal).rejects.toThrow(BlueprintFolderError);
-    await expect(refusal).rejects.toThrow(/2 files are not UTF-8 text \(profiles\/editor\/latin1\.md, profiles\/editor\/logo\.png\), and a blueprint holds only text files/);
+    await expect(refusal).rejects.toThrow(
+      /2 files are not UTF-8 text \(profiles\/editor\/latin1\.md, profiles\/editor\/logo\.png\), and a blueprint holds only text files/,
+    );
 
     // Valid UTF-8 with NUL bytes is binary too (the node refuses NUL).
     await expect(readBlueprintFolder(folder({ 'blueprint.yaml': BLUEPRINT, 'data.bin': 'a\u0000b' }))).rejects.toThrow(/^data\.bin is not UTF-8 text, /);

@@ -128,9 +128,7 @@ function readManifest(text: string): BlueprintFolder['blueprint'] {
   }
   if (!isMap(document.contents)) throw new BlueprintFolderError('blueprint.yaml must be a mapping of fields (id: …, version: …, profiles: …).');
   const profiles = document.get('profiles');
-  const ids = isSeq(profiles)
-    ? profiles.items.map((item) => (isMap(item) ? scalar(item.get('id')) : null)).filter((id): id is string => id !== null)
-    : [];
+  const ids = isSeq(profiles) ? profiles.items.map((item) => (isMap(item) ? scalar(item.get('id')) : null)).filter((id): id is string => id !== null) : [];
   return { id: scalar(document.get('id')), version: scalar(document.get('version')), name: scalar(document.get('name')), profiles: ids };
 }
 

@@ -25,7 +25,12 @@ describe('sessions', () => {
   });
 
   it('moves a busy session to the top', () => {
-    const list = [session('a', '2026-01-05T00:00:00Z'), session('b', '2026-01-04T00:00:00Z'), session('c', '2026-01-03T00:00:00Z'), session('d', '2026-01-02T00:00:00Z')];
+    const list = [
+      session('a', '2026-01-05T00:00:00Z'),
+      session('b', '2026-01-04T00:00:00Z'),
+      session('c', '2026-01-03T00:00:00Z'),
+      session('d', '2026-01-02T00:00:00Z'),
+    ];
     const moved = moveToFront(list, 'd', (s) => ({ ...s, unread_count: 1 }));
     expect(moved.map((s) => [s.session_id, s.unread_count])).toEqual([
       ['d', 1],
@@ -37,9 +42,20 @@ describe('sessions', () => {
   });
 
   it('previews the last message, a goodbye or a return in words', () => {
-    const summary = { message_id: 'm', from_agent_id: 'me', from_alias: 'alice', from_address: null, preview: 'Left the chat.', created_at: 'T', sender_leaving: true, sender_rejoining: false };
+    const summary = {
+      message_id: 'm',
+      from_agent_id: 'me',
+      from_alias: 'alice',
+      from_address: null,
+      preview: 'Left the chat.',
+      created_at: 'T',
+      sender_leaving: true,
+      sender_rejoining: false,
+    };
     expect(lastPreview(lastFromSummary(summary, 'me'))).toBe('You left the chat');
-    expect(lastPreview(lastFromSummary({ ...summary, from_agent_id: null, from_alias: 'bob', sender_leaving: false, sender_rejoining: true }, 'me'))).toBe('bob rejoined the chat');
+    expect(lastPreview(lastFromSummary({ ...summary, from_agent_id: null, from_alias: 'bob', sender_leaving: false, sender_rejoining: true }, 'me'))).toBe(
+      'bob rejoined the chat',
+    );
     expect(lastPreview(lastFromSummary({ ...summary, sender_leaving: false, preview: 'hi' }, 'me'))).toBe('You: hi');
     expect(lastPreview(lastFromSummary({ ...summary, from_agent_id: 'bob', sender_leaving: false, preview: 'hi' }, 'me'))).toBe('hi');
   });
@@ -72,7 +88,16 @@ describe('sessions', () => {
   });
 
   it('takes in each page’s summaries, keeping a newer one already known', () => {
-    const summary = { message_id: 'm', from_agent_id: 'bob-agent', from_alias: 'bob', from_address: null, preview: 'page', created_at: '2026-01-02T00:00:00Z', sender_leaving: false, sender_rejoining: false };
+    const summary = {
+      message_id: 'm',
+      from_agent_id: 'bob-agent',
+      from_alias: 'bob',
+      from_address: null,
+      preview: 'page',
+      created_at: '2026-01-02T00:00:00Z',
+      sender_leaving: false,
+      sender_rejoining: false,
+    };
     const live = { body: 'live', from_alias: 'bob', created_at: '2026-01-03T00:00:00Z', mine: false, leaving: false };
     const page = [
       { ...session('a', summary.created_at), last_message: summary },

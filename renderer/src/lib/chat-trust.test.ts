@@ -5,7 +5,12 @@ import { trustShownFor } from './chat-trust.ts';
 const BOB = 'did:key:z6MkBob';
 const CAROL = 'did:key:z6MkCarol';
 
-function entry(key: string, from: { agent: string; address: string; did: string }, fields: Partial<ChatMessage> = {}, delivery: 'sent' | 'sending' | 'failed' = 'sent') {
+function entry(
+  key: string,
+  from: { agent: string; address: string; did: string },
+  fields: Partial<ChatMessage> = {},
+  delivery: 'sent' | 'sending' | 'failed' = 'sent',
+) {
   return {
     key,
     delivery,

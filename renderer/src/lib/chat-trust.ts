@@ -13,7 +13,10 @@ import { signatureBadge } from './mail.ts';
 type TrustFields = Pick<ChatMessage, 'from_agent_id' | 'from_address' | 'from_did' | 'signature' | 'signature_status' | 'from_namespace_trust'>;
 
 /** The keys of the entries (sent, not mine) whose trust chips show, in a conversation's order. */
-export function trustShownFor(entries: readonly (Pick<ConversationEntry, 'key' | 'delivery'> & { message: TrustFields })[], myAgentId: string | null): Set<string> {
+export function trustShownFor(
+  entries: readonly (Pick<ConversationEntry, 'key' | 'delivery'> & { message: TrustFields })[],
+  myAgentId: string | null,
+): Set<string> {
   const shown = new Set<string>();
   const lastShown = new Map<string, string>();
   for (const entry of entries) {

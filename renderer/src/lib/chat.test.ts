@@ -126,7 +126,15 @@ describe('reading', () => {
 });
 
 function member(agentId: string | null, alias: string, readUpTo: string | null = null, leftAt: string | null = null): ChatMember {
-  return { agent_id: agentId, alias, address: null, did: 'did:key:z', last_read_message_id: readUpTo, read_at: readUpTo === null ? null : 'T', left_at: leftAt };
+  return {
+    agent_id: agentId,
+    alias,
+    address: null,
+    did: 'did:key:z',
+    last_read_message_id: readUpTo,
+    read_at: readUpTo === null ? null : 'T',
+    left_at: leftAt,
+  };
 }
 
 describe('membership', () => {
@@ -163,14 +171,18 @@ describe('membership', () => {
   });
 
   it('names the others from the session row, or from the history when the row is not loaded', () => {
-    expect(conversationOthers({ participants: ['bob'], participant_addresses: ['x.test/bob'] }, members, 'me')).toEqual([{ alias: 'bob', address: 'x.test/bob' }]);
+    expect(conversationOthers({ participants: ['bob'], participant_addresses: ['x.test/bob'] }, members, 'me')).toEqual([
+      { alias: 'bob', address: 'x.test/bob' },
+    ]);
     expect(conversationOthers(null, members, 'me')).toEqual([{ alias: 'bob', address: 'bob' }]);
   });
 });
 
 describe('the timeline', () => {
   const rows = (entries: ReturnType<typeof mergeMessages>) =>
-    timeline(entries, 'me').map((row) => (row.kind === 'system' ? `— ${row.text}${row.note ? `: ${row.note}` : ''}` : `${row.key}${row.first ? ' first' : ''}${row.last ? ' last' : ''}`));
+    timeline(entries, 'me').map((row) =>
+      row.kind === 'system' ? `— ${row.text}${row.note ? `: ${row.note}` : ''}` : `${row.key}${row.first ? ' first' : ''}${row.last ? ' last' : ''}`,
+    );
 
   it('shows a goodbye and a return as lines, not bubbles, and breaks groups there', () => {
     const entries = mergeMessages(

@@ -219,7 +219,8 @@ export function conversationStatus(states: readonly MemberState[], someoneHere: 
   if (states.some((s) => s.mine && s.leftAt !== null)) return { kind: 'you-left', text: 'You left this chat' };
   const others = states.filter((s) => !s.mine);
   const gone = others.filter((s) => s.leftAt !== null).map((s) => s.alias);
-  if (gone.length > 0 && gone.length === others.length) return { kind: 'they-left', text: others.length === 1 ? 'left the chat' : `${names(gone)} left the chat` };
+  if (gone.length > 0 && gone.length === others.length)
+    return { kind: 'they-left', text: others.length === 1 ? 'left the chat' : `${names(gone)} left the chat` };
   if (someoneHere) return { kind: 'present', text: 'in the chat' };
   if (gone.length > 0) return { kind: 'they-left', text: `${names(gone)} left the chat` };
   return null;
@@ -264,7 +265,8 @@ export function timeline(entries: readonly ConversationEntry[], myAgentId: strin
       if (explicit) continue;
     }
     const previous = rows.at(-1);
-    const first = previous?.kind !== 'message' || previous.entry.message.from_alias !== message.from_alias || isMine(previous.entry.message, myAgentId) !== mine;
+    const first =
+      previous?.kind !== 'message' || previous.entry.message.from_alias !== message.from_alias || isMine(previous.entry.message, myAgentId) !== mine;
     if (!first) previous.last = false;
     rows.push({ kind: 'message', key: entry.key, entry, first, last: true });
   }

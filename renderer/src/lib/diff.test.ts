@@ -58,7 +58,15 @@ describe('foldUnchanged', () => {
     const lines = [...same(10), { kind: 'add', text: 'new', newNo: 11 } as DiffLine, ...same(10)];
     const folded = foldUnchanged(lines);
     expect(folded.map((l) => (l.kind === 'skip' ? `skip${l.count}` : l.kind))).toEqual([
-      'skip7', 'same', 'same', 'same', 'add', 'same', 'same', 'same', 'skip7',
+      'skip7',
+      'same',
+      'same',
+      'same',
+      'add',
+      'same',
+      'same',
+      'same',
+      'skip7',
     ]);
   });
 
@@ -75,17 +83,17 @@ describe('foldUnchanged', () => {
 describe('splitRows', () => {
   it('pairs removed with added lines in each changed block', () => {
     const rows = splitRows(diffLines('a\nb\nc\nd\n', 'a\nB\nC\nX\nd\n'));
-    expect(rows.map((r) => (r.kind === 'skip' ? 'skip' : `${r.left?.text ?? '·'}|${r.right?.text ?? '·'}`))).toEqual([
-      'a|a',
-      'b|B',
-      'c|C',
-      '·|X',
-      'd|d',
-    ]);
+    expect(rows.map((r) => (r.kind === 'skip' ? 'skip' : `${r.left?.text ?? '·'}|${r.right?.text ?? '·'}`))).toEqual(['a|a', 'b|B', 'c|C', '·|X', 'd|d']);
   });
 
   it('passes folds through', () => {
-    const rows = splitRows([{ kind: 'skip', count: 4 }, { kind: 'del', text: 'x', oldNo: 5 }]);
-    expect(rows).toEqual([{ kind: 'skip', count: 4 }, { kind: 'line', left: { kind: 'del', text: 'x', oldNo: 5 }, right: null }]);
+    const rows = splitRows([
+      { kind: 'skip', count: 4 },
+      { kind: 'del', text: 'x', oldNo: 5 },
+    ]);
+    expect(rows).toEqual([
+      { kind: 'skip', count: 4 },
+      { kind: 'line', left: { kind: 'del', text: 'x', oldNo: 5 }, right: null },
+    ]);
   });
 });

@@ -133,9 +133,7 @@ export function foldUnchanged(lines: readonly DiffLine[], context = 3): (DiffLin
 }
 
 /** One row of a side-by-side diff: the old line on the left, the new one on the right. */
-export type SplitRow =
-  | { kind: 'skip'; count: number }
-  | { kind: 'line'; left: DiffLine | null; right: DiffLine | null };
+export type SplitRow = { kind: 'skip'; count: number } | { kind: 'line'; left: DiffLine | null; right: DiffLine | null };
 
 /**
  * Side-by-side rows: unchanged lines on both sides; within each changed block, the removed lines

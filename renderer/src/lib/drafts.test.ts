@@ -63,7 +63,7 @@ describe('DraftStore', () => {
     expect(new DraftStore(storage, 'http://127.0.0.1:5000').get('docs:acme.test', 'plan')).toBeNull();
   });
 
-  it('lists one team\'s drafts, newest first, including documents not yet created', () => {
+  it("lists one team's drafts, newest first, including documents not yet created", () => {
     const store = new DraftStore(memoryStorage(), 'o');
     store.put(draft({ slug: 'old', updatedAt: '2026-11-20T00:00:00.000Z' }));
     store.put(draft({ slug: 'new', baseVersion: null, updatedAt: '2026-11-21T00:00:00.000Z' }));

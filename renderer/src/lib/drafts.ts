@@ -294,7 +294,13 @@ export function documentRows(drafts: readonly DocumentDraft[], documents: readon
     .filter((d) => !onNode.has(d.slug))
     .filter((d) => needle === '' || d.title.toLowerCase().includes(needle) || d.slug.toLowerCase().includes(needle))
     .map((d) => ({ slug: d.slug, title: d.title, version: d.baseVersion, updatedAt: d.updatedAt, hasDraft: true }));
-  const remote = documents.map((d) => ({ slug: d.slug, title: d.title, version: d.current_version, updatedAt: d.updated_at, hasDraft: draftSlugs.has(d.slug) }));
+  const remote = documents.map((d) => ({
+    slug: d.slug,
+    title: d.title,
+    version: d.current_version,
+    updatedAt: d.updated_at,
+    hasDraft: draftSlugs.has(d.slug),
+  }));
   return [...local, ...remote];
 }
 

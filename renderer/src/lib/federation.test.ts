@@ -109,7 +109,9 @@ describe('tunnel form', () => {
     expect(tunnelInput({ ...ok, port: '2x' })).toEqual({ error: 'Port: use a whole number from 1 to 65535' });
     expect(tunnelInput({ ...ok, port: '0' })).toEqual({ error: 'Port: use a whole number from 1 to 65535' });
     expect(tunnelInput({ ...ok, publicUrl: 'node.example.com' })).toEqual({ error: 'Public URL: enter an http(s) URL, such as https://node.example.com' });
-    expect(tunnelInput({ ...ok, hostKey: 'SHA256:abc' })).toMatchObject({ error: expect.stringMatching(/^Host key fingerprint: paste the SHA256 fingerprint/) });
+    expect(tunnelInput({ ...ok, hostKey: 'SHA256:abc' })).toMatchObject({
+      error: expect.stringMatching(/^Host key fingerprint: paste the SHA256 fingerprint/),
+    });
   });
 });
 
@@ -182,10 +184,7 @@ describe('chat with other nodes', () => {
   });
 
   it('indexes the chat rows of the outbound list by message id', () => {
-    const index = chatOutboundIndex([
-      outbound({ message_id: 'mail-1', kind: 'mail' }),
-      outbound({ message_id: 'chat-1', kind: 'chat', status: 'delivered' }),
-    ]);
+    const index = chatOutboundIndex([outbound({ message_id: 'mail-1', kind: 'mail' }), outbound({ message_id: 'chat-1', kind: 'chat', status: 'delivered' })]);
     expect([...index.keys()]).toEqual(['chat-1']);
     expect(index.get('chat-1')?.status).toBe('delivered');
   });

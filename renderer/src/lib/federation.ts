@@ -19,7 +19,11 @@ import type { BadgeLabel } from './labels.ts';
  */
 export function tunnelStateBadge(state: TunnelState | string, configured = true): BadgeLabel {
   if (state === 'stopped' && !configured) {
-    return { text: 'Not set up', tone: 'neutral', hint: 'No tunnel settings yet: fill in the SSH host below to let other nodes reach this one through a tunnel.' };
+    return {
+      text: 'Not set up',
+      tone: 'neutral',
+      hint: 'No tunnel settings yet: fill in the SSH host below to let other nodes reach this one through a tunnel.',
+    };
   }
   switch (state) {
     case 'up':
@@ -174,9 +178,7 @@ export function outboundDetail(mail: Pick<OutboundMail, 'status' | 'attempts' | 
 }
 
 /** Where an inbox mail came from, for the list and the reading pane; null for mail from this node's identities. */
-export function mailOrigin(
-  message: Pick<MailMessage, 'origin' | 'from_node'>,
-): { text: string; short: string; hint: string } | null {
+export function mailOrigin(message: Pick<MailMessage, 'origin' | 'from_node'>): { text: string; short: string; hint: string } | null {
   if (message.origin === 'bounce') {
     return {
       text: 'From this node (postmaster)',

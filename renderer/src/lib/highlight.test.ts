@@ -13,7 +13,12 @@ describe('highlightSegments', () => {
       { text: 'Café', mark: true },
       { text: ' au lait contract', mark: false },
     ]);
-    expect(marked('Café au lait', [[0, 4], [8, 12]])).toBe('[Café] au [lait]');
+    expect(
+      marked('Café au lait', [
+        [0, 4],
+        [8, 12],
+      ]),
+    ).toBe('[Café] au [lait]');
   });
 
   it('gives the whole text unmarked without ranges, and nothing for an empty snippet', () => {
@@ -22,16 +27,42 @@ describe('highlightSegments', () => {
   });
 
   it('sorts unsorted ranges and merges overlapping and touching ones', () => {
-    expect(marked('abcdefghij', [[6, 8], [1, 3]])).toBe('a[bc]def[gh]ij');
-    expect(marked('abcdefghij', [[1, 5], [3, 7]])).toBe('a[bcdefg]hij');
-    expect(marked('abcdefghij', [[2, 4], [4, 6]])).toBe('ab[cdef]ghij');
-    expect(marked('abcdefghij', [[1, 9], [2, 3]])).toBe('a[bcdefghi]j');
+    expect(
+      marked('abcdefghij', [
+        [6, 8],
+        [1, 3],
+      ]),
+    ).toBe('a[bc]def[gh]ij');
+    expect(
+      marked('abcdefghij', [
+        [1, 5],
+        [3, 7],
+      ]),
+    ).toBe('a[bcdefg]hij');
+    expect(
+      marked('abcdefghij', [
+        [2, 4],
+        [4, 6],
+      ]),
+    ).toBe('ab[cdef]ghij');
+    expect(
+      marked('abcdefghij', [
+        [1, 9],
+        [2, 3],
+      ]),
+    ).toBe('a[bcdefghi]j');
   });
 
   it('clamps ranges to the text and drops empty, reversed or broken ones', () => {
     expect(marked('abc', [[-5, 1]])).toBe('[a]bc');
     expect(marked('abc', [[2, 99]])).toBe('ab[c]');
-    expect(marked('abc', [[2, 2], [3, 1], [10, 12]])).toBe('abc');
+    expect(
+      marked('abc', [
+        [2, 2],
+        [3, 1],
+        [10, 12],
+      ]),
+    ).toBe('abc');
     expect(marked('abc', [[0.5, 2], [Number.NaN, 1], [1]])).toBe('abc');
   });
 
@@ -54,7 +85,14 @@ describe('highlightSegments', () => {
 
 describe('normalizeRanges', () => {
   it('returns sorted, disjoint ranges inside the text', () => {
-    expect(normalizeRanges('abcdefghij', [[8, 20], [0, 2], [1, 4], [6, 6]])).toEqual([
+    expect(
+      normalizeRanges('abcdefghij', [
+        [8, 20],
+        [0, 2],
+        [1, 4],
+        [6, 6],
+      ]),
+    ).toEqual([
       [0, 4],
       [8, 10],
     ]);

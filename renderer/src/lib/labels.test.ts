@@ -20,13 +20,25 @@ describe('labels', () => {
   });
 
   it('says who vouches for a sender’s domain, and nothing for a sender without an address', () => {
-    expect(senderTrustBadge('verified', 'bigcorp.example/ceo')).toMatchObject({ text: 'Domain verified', tone: 'ok', hint: expect.stringContaining('DNS for bigcorp.example') });
+    expect(senderTrustBadge('verified', 'bigcorp.example/ceo')).toMatchObject({
+      text: 'Domain verified',
+      tone: 'ok',
+      hint: expect.stringContaining('DNS for bigcorp.example'),
+    });
     expect(senderTrustBadge('owner', 'home.example/me')).toMatchObject({ text: 'Registered by you', tone: 'neutral' });
-    expect(senderTrustBadge('unverified', 'bigcorp.example/ceo')).toMatchObject({ text: 'Domain unverified', tone: 'warn', hint: expect.stringMatching(/proves the key, not the address/) });
+    expect(senderTrustBadge('unverified', 'bigcorp.example/ceo')).toMatchObject({
+      text: 'Domain unverified',
+      tone: 'warn',
+      hint: expect.stringMatching(/proves the key, not the address/),
+    });
     expect(senderTrustBadge(null, 'bigcorp.example/ceo')).toBeNull();
     expect(senderTrustBadge('verified', null)).toBeNull();
     expect(senderTrustBadge(undefined, 'x.example/y')).toBeNull();
-    expect([authorityLabel('owner'), authorityLabel('dns'), authorityLabel('unproven')]).toEqual(['Registered by you', 'Proven by DNS', 'Registered without proof']);
+    expect([authorityLabel('owner'), authorityLabel('dns'), authorityLabel('unproven')]).toEqual([
+      'Registered by you',
+      'Proven by DNS',
+      'Registered without proof',
+    ]);
   });
 
   it('names identity states and lifetimes', () => {

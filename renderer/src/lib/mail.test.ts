@@ -80,11 +80,17 @@ describe('signatureBadge', () => {
   });
 
   it('says when a signature does not match, or could not be checked', () => {
-    expect(signatureBadge({ signature: 'c2ln', from_did: did, signature_status: 'failed' })).toMatchObject({ text: 'Signature does not match', tone: 'danger' });
-    expect(signatureBadge({ signature: 'c2ln', from_did: did, signature_status: 'unverified' })).toMatchObject({ text: 'Unverified · z6MkhaXg…2doK', tone: 'warn' });
+    expect(signatureBadge({ signature: 'c2ln', from_did: did, signature_status: 'failed' })).toMatchObject({
+      text: 'Signature does not match',
+      tone: 'danger',
+    });
+    expect(signatureBadge({ signature: 'c2ln', from_did: did, signature_status: 'unverified' })).toMatchObject({
+      text: 'Unverified · z6MkhaXg…2doK',
+      tone: 'warn',
+    });
   });
 
-  it('claims nothing without the node\'s verdict', () => {
+  it("claims nothing without the node's verdict", () => {
     const badge = signatureBadge({ signature: 'c2ln', from_did: did });
     expect(badge.text).toBe('Signed by z6MkhaXg…2doK');
     expect(badge.text.toLowerCase()).not.toContain('verified');
@@ -124,7 +130,19 @@ describe('threads (thread_id)', () => {
   });
 
   it('lists the rest of a thread oldest first, a send to several people once', () => {
-    const sentTo = (to: string, id: string): SentMail => ({ ...mail(id, '2026-01-02T00:00:00Z'), destination: 'local', to, status: 'delivered', attempts: null, next_attempt_at: null, last_error: null, delivered_to: null, settled_at: null, thread_id: 't' }) as unknown as SentMail;
+    const sentTo = (to: string, id: string): SentMail =>
+      ({
+        ...mail(id, '2026-01-02T00:00:00Z'),
+        destination: 'local',
+        to,
+        status: 'delivered',
+        attempts: null,
+        next_attempt_at: null,
+        last_error: null,
+        delivered_to: null,
+        settled_at: null,
+        thread_id: 't',
+      }) as unknown as SentMail;
     const entries = threadEntries(
       [mail('t', '2026-01-01T00:00:00Z'), mail('r', '2026-01-03T00:00:00Z', { thread_id: 't', from_alias: 'bob' })],
       [sentTo('bob', 's1'), sentTo('cy', 's2')],
@@ -141,7 +159,11 @@ describe('replies', () => {
   it('writes back to the address, else the stable did', () => {
     expect(replyRecipient(mail('m', ''))).toEqual({ value: 'acme.test/alice', kind: 'address', label: 'alice' });
     expect(replyRecipient(mail('m', '', { from_address: 'alice' }))).toEqual({ value: 'did:svc:alice', kind: 'did', label: 'alice' });
-    expect(replyRecipient(mail('m', '', { from_address: 'other~alice', from_stable_id: null }))).toEqual({ value: mail('m', '').from_did, kind: 'did', label: 'alice' });
+    expect(replyRecipient(mail('m', '', { from_address: 'other~alice', from_stable_id: null }))).toEqual({
+      value: mail('m', '').from_did,
+      kind: 'did',
+      label: 'alice',
+    });
   });
 
   it('prefixes Re: once and quotes the original', () => {
@@ -165,9 +187,11 @@ describe('priorityBadge and preview', () => {
   });
 
   it('leaves Markdown’s marks out of the preview, keeping the words', () => {
-    expect(preview('# Launch plan\n\nThe **numbers** are in; see [the dashboard](https://x.example/d).\n\n- ship on *Friday*\n> quoted\n```\nnpm run `release`\n```')).toBe(
-      'Launch plan The numbers are in; see the dashboard. ship on Friday npm run release',
-    );
+    expect(
+      preview(
+        '# Launch plan\n\nThe **numbers** are in; see [the dashboard](https://x.example/d).\n\n- ship on *Friday*\n> quoted\n```\nnpm run `release`\n```',
+      ),
+    ).toBe('Launch plan The numbers are in; see the dashboard. ship on Friday npm run release');
     expect(preview('2 * 3 = 6, a_b_c')).toBe('2 * 3 = 6, a_b_c');
   });
 
@@ -215,14 +239,35 @@ describe('folders', () => {
     const ids = (list: MailMessage[]) => list.map((m) => [m.message_id, m.read_at === null ? 'unread' : 'read', m.archived_at ? 'archived' : '']);
     const inbox = [a, b, c];
     // Archived or deleted elsewhere: it leaves the inbox; the archive takes it in, in its place.
-    expect(ids(placeChanged(inbox, 'b', { ...b, archived_at: 'T', read_at: 'T' }, 'inbox'))).toEqual([['a', 'read', ''], ['c', 'read', '']]);
-    expect(ids(placeChanged(inbox, 'b', null, 'inbox'))).toEqual([['a', 'read', ''], ['c', 'read', '']]);
-    expect(ids(placeChanged([a, c], 'b', { ...b, archived_at: 'T' }, 'archive'))).toEqual([['a', 'read', ''], ['b', 'unread', 'archived'], ['c', 'read', '']]);
+    expect(ids(placeChanged(inbox, 'b', { ...b, archived_at: 'T', read_at: 'T' }, 'inbox'))).toEqual([
+      ['a', 'read', ''],
+      ['c', 'read', ''],
+    ]);
+    expect(ids(placeChanged(inbox, 'b', null, 'inbox'))).toEqual([
+      ['a', 'read', ''],
+      ['c', 'read', ''],
+    ]);
+    expect(ids(placeChanged([a, c], 'b', { ...b, archived_at: 'T' }, 'archive'))).toEqual([
+      ['a', 'read', ''],
+      ['b', 'unread', 'archived'],
+      ['c', 'read', ''],
+    ]);
     // Read or unread elsewhere: changed where it is.
-    expect(ids(placeChanged(inbox, 'b', { ...b, read_at: 'T' }, 'inbox'))).toEqual([['a', 'read', ''], ['b', 'read', ''], ['c', 'read', '']]);
+    expect(ids(placeChanged(inbox, 'b', { ...b, read_at: 'T' }, 'inbox'))).toEqual([
+      ['a', 'read', ''],
+      ['b', 'read', ''],
+      ['c', 'read', ''],
+    ]);
     // Unarchived or marked unread elsewhere: back in the inbox, and in Unread when unread; out of the archive.
-    expect(ids(placeChanged([a, c], 'b', b, 'inbox'))).toEqual([['a', 'read', ''], ['b', 'unread', ''], ['c', 'read', '']]);
-    expect(ids(placeChanged([a], 'b', b, 'unread'))).toEqual([['a', 'read', ''], ['b', 'unread', '']]);
+    expect(ids(placeChanged([a, c], 'b', b, 'inbox'))).toEqual([
+      ['a', 'read', ''],
+      ['b', 'unread', ''],
+      ['c', 'read', ''],
+    ]);
+    expect(ids(placeChanged([a], 'b', b, 'unread'))).toEqual([
+      ['a', 'read', ''],
+      ['b', 'unread', ''],
+    ]);
     expect(ids(placeChanged([b], 'b', b, 'archive'))).toEqual([]);
     // Unread keeps one read elsewhere in view (as one read here), and does not take in a read one.
     expect(ids(placeChanged([b], 'b', { ...b, read_at: 'T' }, 'unread'))).toEqual([['b', 'read', '']]);
@@ -267,7 +312,9 @@ describe('folders', () => {
     const bounced = sentItem({ destination: 'remote', to: 'far.example/zed', status: 'bounced', attempts: 1, last_error: 'no such identity' });
     expect(sentBadge(bounced)).toMatchObject({ text: 'Bounced', tone: 'danger' });
     expect(sentDetail(bounced)).toBe('no such identity');
-    expect(sentDetail(sentItem({ destination: 'remote', status: 'delivered', attempts: 1, delivered_to: 'https://far.example' }))).toBe('Delivered to far.example');
+    expect(sentDetail(sentItem({ destination: 'remote', status: 'delivered', attempts: 1, delivered_to: 'https://far.example' }))).toBe(
+      'Delivered to far.example',
+    );
   });
 
   it('says in a delivery row to whom, how it went and, for this node, what it said', () => {
@@ -277,8 +324,21 @@ describe('folders', () => {
       badge: { text: 'Delivered', tone: 'ok', hint: 'Delivered to bob on this node when it was sent.' },
       note: 'Hi there',
     });
-    const queued = sentItem({ destination: 'remote', to: 'far.example/zed', to_alias: null, to_address: null, status: 'queued', attempts: 2, last_error: 'timed out' });
-    expect(deliveryRow(queued)).toMatchObject({ to: 'To far.example/zed', toTitle: 'far.example/zed', badge: { text: 'Queued' }, note: '2 attempts · timed out' });
+    const queued = sentItem({
+      destination: 'remote',
+      to: 'far.example/zed',
+      to_alias: null,
+      to_address: null,
+      status: 'queued',
+      attempts: 2,
+      last_error: 'timed out',
+    });
+    expect(deliveryRow(queued)).toMatchObject({
+      to: 'To far.example/zed',
+      toTitle: 'far.example/zed',
+      badge: { text: 'Queued' },
+      note: '2 attempts · timed out',
+    });
     const outbound = {
       message_id: 'o',
       kind: 'mail' as const,
@@ -298,7 +358,8 @@ describe('folders', () => {
 
   it('opens only http(s) and mailto links of a rendered body', () => {
     for (const href of ['https://example.com/x', 'http://example.com', 'mailto:a@example.com']) expect(opensExternally(href)).toBe(true);
-    for (const href of [null, '#section', '#/settings', '/ui/#/mail', 'javascript:alert(1)', 'file:///etc/passwd', 'not a url']) expect(opensExternally(href)).toBe(false);
+    for (const href of [null, '#section', '#/settings', '/ui/#/mail', 'javascript:alert(1)', 'file:///etc/passwd', 'not a url'])
+      expect(opensExternally(href)).toBe(false);
   });
 });
 

@@ -38,11 +38,21 @@ export function signatureBadge(
     case 'verified':
       return { text: `Verified · ${fingerprint}`, tone: 'ok', hint: `The node checked this signature: it was made with ${message.from_did}.`, fingerprint };
     case 'failed':
-      return { text: 'Signature does not match', tone: 'danger', hint: `This signature does not verify with ${message.from_did}: the message may have been altered.`, fingerprint };
+      return {
+        text: 'Signature does not match',
+        tone: 'danger',
+        hint: `This signature does not verify with ${message.from_did}: the message may have been altered.`,
+        fingerprint,
+      };
     case 'unverified':
       return { text: `Unverified · ${fingerprint}`, tone: 'warn', hint: `The node could not check this signature against ${message.from_did}.`, fingerprint };
     default:
-      return { text: `Signed by ${fingerprint}`, tone: 'neutral', hint: `Signed with ${message.from_did}; the node did not say whether it checked it.`, fingerprint };
+      return {
+        text: `Signed by ${fingerprint}`,
+        tone: 'neutral',
+        hint: `Signed with ${message.from_did}; the node did not say whether it checked it.`,
+        fingerprint,
+      };
   }
 }
 
@@ -170,7 +180,15 @@ export interface ThreadEntry {
  * is one entry), without `openId` (the message the pane shows in full).
  */
 export function threadEntries(received: readonly MailMessage[], sent: readonly SentMail[], openId: string): ThreadEntry[] {
-  const entries: ThreadEntry[] = received.map((m) => ({ message_id: m.message_id, from: m.from_alias, to: null, subject: m.subject, body: m.body, created_at: m.created_at, mine: false }));
+  const entries: ThreadEntry[] = received.map((m) => ({
+    message_id: m.message_id,
+    from: m.from_alias,
+    to: null,
+    subject: m.subject,
+    body: m.body,
+    created_at: m.created_at,
+    mine: false,
+  }));
   const sends = new Map<string, ThreadEntry>();
   for (const s of sent) {
     // One send to several recipients is several items with the same content and second.
@@ -218,8 +236,10 @@ export function folderCountText(folder: MailFolder, counts: { unread: number; qu
 
 /** A folder's count in the folder list: the number, and what it counts for a tooltip and screen readers. */
 export function folderBadge(folder: MailFolder, counts: { unread: number; queued: number }, locale?: string): { text: string; label: string } | null {
-  if (folder === 'inbox' && counts.unread > 0) return { text: formatCount(counts.unread, locale), label: plural(counts.unread, 'unread message', 'unread messages', locale) };
-  if (folder === 'outbound' && counts.queued > 0) return { text: formatCount(counts.queued, locale), label: `${plural(counts.queued, 'message', 'messages', locale)} still on the way` };
+  if (folder === 'inbox' && counts.unread > 0)
+    return { text: formatCount(counts.unread, locale), label: plural(counts.unread, 'unread message', 'unread messages', locale) };
+  if (folder === 'outbound' && counts.queued > 0)
+    return { text: formatCount(counts.queued, locale), label: `${plural(counts.queued, 'message', 'messages', locale)} still on the way` };
   return null;
 }
 
@@ -252,8 +272,7 @@ export function nextAfterRemoval(list: readonly { message_id: string }[], id: st
 export function placeChanged(list: readonly MailMessage[], id: string, message: MailMessage | null, folder: 'inbox' | 'unread' | 'archive'): MailMessage[] {
   const shown = list.some((m) => m.message_id === id);
   const archived = Boolean(message?.archived_at);
-  const belongs =
-    message !== null && (folder === 'archive' ? archived : !archived && (folder === 'inbox' || message.read_at === null || shown));
+  const belongs = message !== null && (folder === 'archive' ? archived : !archived && (folder === 'inbox' || message.read_at === null || shown));
   if (!belongs) return withoutMessage(list, id);
   return shown ? list.map((m) => (m.message_id === id ? message : m)) : mergeMessages(list, [message]);
 }

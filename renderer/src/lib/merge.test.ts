@@ -93,7 +93,10 @@ describe('merge3 properties', () => {
   it('keeps both edits, without a conflict, when they change different lines (next to each other too)', () => {
     // Base lines are distinct; each line is left alone, changed or deleted by me or by them (never
     // both), or one side inserts a new line after it (its own, distinct from every other).
-    const plan = fc.array(fc.constantFrom('keep', 'ours', 'theirs', 'insert-ours', 'insert-theirs', 'delete-ours', 'delete-theirs'), { minLength: 1, maxLength: 30 });
+    const plan = fc.array(fc.constantFrom('keep', 'ours', 'theirs', 'insert-ours', 'insert-theirs', 'delete-ours', 'delete-theirs'), {
+      minLength: 1,
+      maxLength: 30,
+    });
     fc.assert(
       fc.property(plan, (steps) => {
         const base: string[] = [];

@@ -102,8 +102,18 @@ export function merge3(base: string, ours: string, theirs: string): MergeResult 
     const start = Math.min(...group.map((h) => h.start));
     const end = Math.max(...group.map((h) => h.end));
     keep(b.slice(at, start));
-    const mine = applied(b, start, end, group.filter((h) => h.side === 'ours'));
-    const their = applied(b, start, end, group.filter((h) => h.side === 'theirs'));
+    const mine = applied(
+      b,
+      start,
+      end,
+      group.filter((h) => h.side === 'ours'),
+    );
+    const their = applied(
+      b,
+      start,
+      end,
+      group.filter((h) => h.side === 'theirs'),
+    );
     const both = group.some((h) => h.side === 'ours') && group.some((h) => h.side === 'theirs');
     if (!both || same(mine, their)) keep(group[0]?.side === 'theirs' && !both ? their : mine);
     else chunks.push({ kind: 'conflict', base: b.slice(start, end), ours: mine, theirs: their });

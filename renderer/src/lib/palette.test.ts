@@ -40,7 +40,18 @@ describe('paletteShortcut', () => {
 describe('paletteSections', () => {
   const base = { snippet: '', highlights: [], title_highlights: [], created_at: '2026-01-01T00:00:00Z', score: 1 };
   const doc: SearchHit = { kind: 'document', ...base, title: 'Plan', team_id: 't', slug: 'plan', version: 2, current: true };
-  const mail: SearchHit = { kind: 'mail', ...base, title: 'Café', message_id: 'm1', thread_id: null, agent_id: 'a', folder: 'inbox', from: 'b', to: 'a', unread: true };
+  const mail: SearchHit = {
+    kind: 'mail',
+    ...base,
+    title: 'Café',
+    message_id: 'm1',
+    thread_id: null,
+    agent_id: 'a',
+    folder: 'inbox',
+    from: 'b',
+    to: 'a',
+    unread: true,
+  };
   const chat: SearchHit = { kind: 'chat', ...base, title: 'bob', message_id: 'c1', session_id: 's', agent_id: 'a', from: 'bob' };
 
   it('puts the commands first, then the hits by kind, numbering rows in the order the arrows take', () => {

@@ -63,7 +63,11 @@ export function paletteSections<C extends PaletteCommand>(commands: readonly C[]
   let index = 0;
   const sections: PaletteSection<C>[] = [];
   if (commands.length > 0) {
-    sections.push({ id: 'commands', label: 'Commands', rows: commands.map((command) => ({ index: index++, item: { type: 'command', key: `command:${command.id}`, command } })) });
+    sections.push({
+      id: 'commands',
+      label: 'Commands',
+      rows: commands.map((command) => ({ index: index++, item: { type: 'command', key: `command:${command.id}`, command } })),
+    });
   }
   for (const group of groupHits(hits)) {
     sections.push({ id: group.kind, label: group.label, rows: group.hits.map((hit) => ({ index: index++, item: { type: 'hit', key: hitKey(hit), hit } })) });

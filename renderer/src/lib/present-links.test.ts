@@ -28,7 +28,16 @@ describe('timeUntil', () => {
 describe('linkRowAction', () => {
   it('copies or opens an address this dialog knows, and revokes only a live link', () => {
     const made = { known: true, state: 'live' as const };
-    expect(['Enter', ' ', 'c', 'o', 'Delete', '#', 'x', 'j'].map((key) => linkRowAction(key, made))).toEqual(['copy', 'copy', 'copy', 'open', 'revoke', 'revoke', null, null]);
+    expect(['Enter', ' ', 'c', 'o', 'Delete', '#', 'x', 'j'].map((key) => linkRowAction(key, made))).toEqual([
+      'copy',
+      'copy',
+      'copy',
+      'open',
+      'revoke',
+      'revoke',
+      null,
+      null,
+    ]);
     // Made before this sitting: the node has only a hash of its address.
     expect(['Enter', 'o', 'Delete'].map((key) => linkRowAction(key, { known: false, state: 'live' }))).toEqual([null, null, 'revoke']);
     expect(linkRowAction('Delete', { known: true, state: 'revoked' })).toBeNull();

@@ -59,7 +59,9 @@ describe('starterProfileFiles', () => {
   it('writes profile.yaml (id, version 0.1.0, name, mission, instructions) and a heading for instructions.md', () => {
     const files = starterProfileFiles({ id: ' reviewer ', name: ' Code reviewer ', mission: 'Review every pull request: twice.' });
     expect(files.map((f) => f.path)).toEqual(['profile.yaml', 'instructions.md']);
-    expect(files[0]?.content_utf8).toBe('id: reviewer\nversion: 0.1.0\nname: Code reviewer\nmission: "Review every pull request: twice."\ninstructions: instructions.md\n');
+    expect(files[0]?.content_utf8).toBe(
+      'id: reviewer\nversion: 0.1.0\nname: Code reviewer\nmission: "Review every pull request: twice."\ninstructions: instructions.md\n',
+    );
     expect(files[1]?.content_utf8).toBe('# Code reviewer\n');
   });
 

@@ -90,10 +90,7 @@ describe('filterSuggestions', () => {
     expect(filterSuggestions(suggestions, 'b', []).map((s) => s.label)).toEqual(['bob', 'robert']);
     expect(filterSuggestions(suggestions, 'ob', []).map((s) => s.label)).toEqual(['bob', 'robert']);
     expect(filterSuggestions(suggestions, 'rob', []).map((s) => s.label)).toEqual(['robert']);
-    expect(filterSuggestions(suggestions, '', [{ value: 'acme.test/bob', kind: 'address', label: 'bob' }]).map((s) => s.label)).toEqual([
-      'robert',
-      'alice',
-    ]);
+    expect(filterSuggestions(suggestions, '', [{ value: 'acme.test/bob', kind: 'address', label: 'bob' }]).map((s) => s.label)).toEqual(['robert', 'alice']);
   });
 
   it('matches the address name part too', () => {

@@ -149,12 +149,7 @@ export function buildSuggestions(me: Identity | null, identities: readonly Ident
  * The suggestions matching what is typed: names, aliases and addresses that start with it first,
  * then those that contain it; already chosen recipients are left out.
  */
-export function filterSuggestions(
-  suggestions: readonly Suggestion[],
-  text: string,
-  chosen: readonly Recipient[],
-  limit = 8,
-): Suggestion[] {
+export function filterSuggestions(suggestions: readonly Suggestion[], text: string, chosen: readonly Recipient[], limit = 8): Suggestion[] {
   const needle = text.trim().toLowerCase();
   const taken = new Set(chosen.map((r) => r.value));
   const available = suggestions.filter((s) => !taken.has(s.value));

@@ -17,7 +17,15 @@ const mail = (id: string, fields: Partial<Extract<SearchHit, { kind: 'mail' }>> 
   ...fields,
 });
 const chat: SearchHit = { kind: 'chat', ...base, title: 'bob', message_id: 'c1', session_id: 's1', agent_id: 'a-alice', from: 'bob' };
-const doc = (version: number, current: boolean): SearchHit => ({ kind: 'document', ...base, title: 'Plan', team_id: 'crew:example.com', slug: 'plan', version, current });
+const doc = (version: number, current: boolean): SearchHit => ({
+  kind: 'document',
+  ...base,
+  title: 'Plan',
+  team_id: 'crew:example.com',
+  slug: 'plan',
+  version,
+  current,
+});
 const profile: SearchHit = { kind: 'profile', ...base, title: 'Reviewer', team_id: 'crew:example.com', profile_ref: 'reviewer' };
 const blueprint: SearchHit = { kind: 'blueprint', ...base, title: 'Starter', blueprint_ref: 'acme/starter' };
 

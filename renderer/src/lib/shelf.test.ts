@@ -151,7 +151,11 @@ describe('tags', () => {
 describe('ownedBlueprints', () => {
   it('keeps the blueprints the team owns, by name', () => {
     const blueprint = (blueprint_ref: string, name: string, owner: string) => ({ blueprint_ref, name, owner }) as never;
-    const list = [blueprint('z.team', 'Alpha', 'agents:acme.test'), blueprint('other', 'Beta', 'ops:acme.test'), blueprint('a.team', 'Alpha', 'agents:acme.test')];
+    const list = [
+      blueprint('z.team', 'Alpha', 'agents:acme.test'),
+      blueprint('other', 'Beta', 'ops:acme.test'),
+      blueprint('a.team', 'Alpha', 'agents:acme.test'),
+    ];
     expect(ownedBlueprints(list, 'agents:acme.test').map((b) => (b as { blueprint_ref: string }).blueprint_ref)).toEqual(['a.team', 'z.team']);
     expect(ownedBlueprints(list, null)).toEqual([]);
   });

@@ -40,12 +40,25 @@ describe('findShortcut and effectiveGroups', () => {
   it('lists each key where a press of it goes, the view’s groups first and the shell’s last', () => {
     const shown = effectiveGroups(groups);
     expect(shown.map((group) => [group.title, group.shortcuts.map((s) => [s.label, s.keys])])).toEqual([
-      ['Mail', [['New mail', ['c']], ['View slash', ['x']]]],
+      [
+        'Mail',
+        [
+          ['New mail', ['c']],
+          ['View slash', ['x']],
+        ],
+      ],
       ['Search', [['Search mail', ['/']]]],
-      ['Everywhere', [['Palette', ['Mod+k']], ['These shortcuts', ['?']]]],
+      [
+        'Everywhere',
+        [
+          ['Palette', ['Mod+k']],
+          ['These shortcuts', ['?']],
+        ],
+      ],
     ]);
     // Every key listed runs the shortcut listed with it, and every bound key is listed.
-    for (const group of shown) for (const shortcut of group.shortcuts) for (const k of shortcut.keys) expect(findShortcut(groups, k)?.label).toBe(shortcut.label);
+    for (const group of shown)
+      for (const shortcut of group.shortcuts) for (const k of shortcut.keys) expect(findShortcut(groups, k)?.label).toBe(shortcut.label);
     const listed = new Set(shown.flatMap((group) => group.shortcuts.flatMap((s) => s.keys)));
     for (const group of groups) for (const shortcut of group.shortcuts) for (const k of shortcut.keys) expect(listed.has(k)).toBe(true);
   });

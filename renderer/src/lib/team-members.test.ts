@@ -1,6 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import type { ListedMember, NodeAgentPresence, PendingInvite } from '../api/owner.ts';
-import { actorHint, actorName, applyPresence, joinCommand, listedMemberName, mayBeNewlyConnected, presenceState, sortInvites, splitMembers } from './team-members.ts';
+import {
+  actorHint,
+  actorName,
+  applyPresence,
+  joinCommand,
+  listedMemberName,
+  mayBeNewlyConnected,
+  presenceState,
+  sortInvites,
+  splitMembers,
+} from './team-members.ts';
 
 function member(alias: string, fields: Partial<ListedMember> = {}): ListedMember {
   return {
@@ -88,7 +98,12 @@ describe('joinCommand', () => {
   });
 
   it('starts with this node’s own svc-node when the node says where it is, a path with a space kept one word', () => {
-    const invite = { join_url: 'http://127.0.0.1:7420/v1/team/join', code: 'svc_join_ab', alias: 'scout', cli: ['/opt/svc node/node_modules/node/bin/node', '/opt/svc node/bin/svc-node.js'] };
+    const invite = {
+      join_url: 'http://127.0.0.1:7420/v1/team/join',
+      code: 'svc_join_ab',
+      alias: 'scout',
+      cli: ['/opt/svc node/node_modules/node/bin/node', '/opt/svc node/bin/svc-node.js'],
+    };
     expect(joinCommand(invite)).toBe(
       "'/opt/svc node/node_modules/node/bin/node' '/opt/svc node/bin/svc-node.js' team join http://127.0.0.1:7420/v1/team/join svc_join_ab --alias scout",
     );

@@ -1,15 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { TemplateLimits } from '../api/docs.ts';
-import {
-  emptyMetric,
-  emptySection,
-  emptySlotForm,
-  itemLines,
-  slotFormFromSlots,
-  slotsFromForm,
-  slotsProblem,
-  type SlotForm,
-} from './templates.ts';
+import { emptyMetric, emptySection, emptySlotForm, itemLines, slotFormFromSlots, slotsFromForm, slotsProblem, type SlotForm } from './templates.ts';
 
 const PITCH = ['cover', 'metrics', 'sections', 'ask'] as const;
 
@@ -40,13 +31,20 @@ describe('slotsFromForm', () => {
       form({
         cover: { title: 'T', subtitle: '', eyebrow: '' },
         sections: [{ heading: 'Progress', body: 'Shipped.\n' }, emptySection(), { heading: 'Next', body: '  ' }],
-        metrics: [{ label: 'Teams', value: '42', caption: 'up from 30' }, { label: ' ', value: '', caption: '' }, { label: 'Retention', value: '91%', caption: '' }],
+        metrics: [
+          { label: 'Teams', value: '42', caption: 'up from 30' },
+          { label: ' ', value: '', caption: '' },
+          { label: 'Retention', value: '91%', caption: '' },
+        ],
       }),
       PITCH,
     );
     expect(slots).toEqual({
       cover: { title: 'T' },
-      metrics: [{ label: 'Teams', value: '42', caption: 'up from 30' }, { label: 'Retention', value: '91%' }],
+      metrics: [
+        { label: 'Teams', value: '42', caption: 'up from 30' },
+        { label: 'Retention', value: '91%' },
+      ],
       sections: [{ heading: 'Progress', body: 'Shipped.' }, { heading: 'Next' }],
     });
   });
@@ -84,7 +82,10 @@ describe('slotFormFromSlots', () => {
   it('round-trips what slotsFromForm makes', () => {
     const slots = {
       cover: { eyebrow: 'Q3 update', title: 'Project Lighthouse', subtitle: 'Where we are.' },
-      metrics: [{ label: 'Active teams', value: '42', caption: 'up from 30' }, { label: 'Retention', value: '91%' }],
+      metrics: [
+        { label: 'Active teams', value: '42', caption: 'up from 30' },
+        { label: 'Retention', value: '91%' },
+      ],
       sections: [{ heading: 'Progress', body: 'Shipped the document surface.' }],
       ask: { headline: 'Ask', body: 'Two things would unblock us:', items: ['A design review', 'Budget for Q4'] },
     };
@@ -108,13 +109,27 @@ describe('slotFormFromSlots', () => {
 
 /** The node's limits, as GET /v1/templates reports them. */
 const LIMITS: TemplateLimits = {
-  title: 240, subtitle: 2000, eyebrow: 240, sections: 40, heading: 240, sectionBody: 16000, metrics: 40,
-  label: 120, value: 120, caption: 240, headline: 240, askBody: 8000, items: 40, item: 240,
+  title: 240,
+  subtitle: 2000,
+  eyebrow: 240,
+  sections: 40,
+  heading: 240,
+  sectionBody: 16000,
+  metrics: 40,
+  label: 120,
+  value: 120,
+  caption: 240,
+  headline: 240,
+  askBody: 8000,
+  items: 40,
+  item: 240,
 };
 
 describe('slotsProblem', () => {
   it('accepts a complete object', () => {
-    expect(slotsProblem({ cover: { title: 'T' }, sections: [{ heading: 'H' }], metrics: [{ label: 'L', value: 'V' }], ask: { items: ['a'] } }, LIMITS)).toBeNull();
+    expect(
+      slotsProblem({ cover: { title: 'T' }, sections: [{ heading: 'H' }], metrics: [{ label: 'L', value: 'V' }], ask: { items: ['a'] } }, LIMITS),
+    ).toBeNull();
   });
 
   it('names the first missing required field', () => {

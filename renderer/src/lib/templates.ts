@@ -10,7 +10,6 @@
 import type { SlotName, TemplateLimits } from '../api/docs.ts';
 import { plural } from './format.ts';
 
-
 export interface CoverForm {
   title: string;
   subtitle: string;

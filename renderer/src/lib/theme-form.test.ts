@@ -51,9 +51,19 @@ describe('theme form', () => {
     form.scheme = 'auto';
     expect(tokensFromForm(form)).toEqual({ colors: { text: '#1a1a1a' }, dark_colors: { text: '#f0f0f0' }, layout: { color_scheme: 'auto' } });
     // An unset dark colour falls back to the one set for every palette, else the preset's dark one.
-    const palettes = { light: { text: '#000000', muted: '#555555' }, dark: { text: '#ffffff', muted: '#9da7b3' } } as unknown as Parameters<typeof darkBasePalette>[1];
+    const palettes = { light: { text: '#000000', muted: '#555555' }, dark: { text: '#ffffff', muted: '#9da7b3' } } as unknown as Parameters<
+      typeof darkBasePalette
+    >[1];
     expect(darkBasePalette(form, palettes)).toMatchObject({ text: '#1a1a1a', muted: '#9da7b3' });
-    const saved = formFromTheme({ tokens: { colors: { text: '#1a1a1a' }, dark_colors: { text: '#f0f0f0' } }, preset: null, logo_asset_id: null, logo_url: null, header: null, footer: null, updated_at: null });
+    const saved = formFromTheme({
+      tokens: { colors: { text: '#1a1a1a' }, dark_colors: { text: '#f0f0f0' } },
+      preset: null,
+      logo_asset_id: null,
+      logo_url: null,
+      header: null,
+      footer: null,
+      updated_at: null,
+    });
     expect(saved.darkColors.text).toBe('#f0f0f0');
     expect(resetTokens(form).darkColors.text).toBe('');
   });
@@ -125,7 +135,9 @@ describe('theme form', () => {
     expect(contrastBlock([pass('light', 15.8), pass('dark', 3.2)])).toBe(
       'Can’t save yet: the contrast of text in the dark palette (3.20:1) is below WCAG AA (4.5:1), too faint to read comfortably. Change those colours or the surface.',
     );
-    expect(contrastBlock([pass('light', 4.49), pass('dark', 3.2)])).toMatch(/text in the light palette \(4\.49:1\) and text in the dark palette \(3\.20:1\) is below/);
+    expect(contrastBlock([pass('light', 4.49), pass('dark', 3.2)])).toMatch(
+      /text in the light palette \(4\.49:1\) and text in the dark palette \(3\.20:1\) is below/,
+    );
     // Following the reader's system, it says why one colour cannot do and where the dark one goes.
     expect(contrastBlock([pass('light', 15.8), pass('dark', 3.2)], 'auto')).toMatch(
       /dark palette \(3\.20:1\).*a colour set for both palettes must pass on the light and the dark surface: give the dark palette its own under “Dark palette”\.$/,

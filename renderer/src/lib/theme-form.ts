@@ -78,7 +78,18 @@ function emptyColors(): Record<ColorToken, string> {
 
 /** A form with nothing set: the node's defaults throughout. */
 export function emptyForm(): ThemeForm {
-  return { colors: emptyColors(), darkColors: emptyColors(), fontBody: '', fontHeading: '', measure: '', scheme: '', preset: '', header: '', footer: '', clearLogo: false };
+  return {
+    colors: emptyColors(),
+    darkColors: emptyColors(),
+    fontBody: '',
+    fontHeading: '',
+    measure: '',
+    scheme: '',
+    preset: '',
+    header: '',
+    footer: '',
+    clearLogo: false,
+  };
 }
 
 /** The form for a saved theme. */
@@ -244,7 +255,8 @@ function checksOf(contrast: ContrastReport): ContrastCheck[] {
 
 function cellOf(palette: PaletteContrast['palette'], check: ContrastCheck): ContrastCell {
   const pair = `${ROLE_LABELS[check.role]}: ${check.foreground} on ${check.on} ${check.background} (${palette} palette).`;
-  if (check.ratio === null) return { palette, role: check.role, text: 'transparent', ok: false, ratio: null, hint: `${pair} Use opaque colours so it can be checked.` };
+  if (check.ratio === null)
+    return { palette, role: check.role, text: 'transparent', ok: false, ratio: null, hint: `${pair} Use opaque colours so it can be checked.` };
   const ratio = `${formatRatio(check.ratio)}:1`;
   if (check.passes) return { palette, role: check.role, text: `${ratio} ✓`, ok: true, ratio: check.ratio, hint: `${pair} Meets WCAG AA.` };
   return { palette, role: check.role, text: `${ratio} ✗`, ok: false, ratio: check.ratio, hint: `${pair} WCAG AA needs at least ${AA_RATIO}:1.` };
@@ -254,9 +266,14 @@ function cellOf(palette: PaletteContrast['palette'], check: ContrastCheck): Cont
  * The contrast check as a table: a row per text colour the page paints, a column per palette the
  * scheme shows, each cell the node's measured ratio.
  */
-export function contrastTable(contrast: readonly ContrastReport[]): { palettes: PaletteContrast['palette'][]; rows: { role: TextRole; label: string; cells: ContrastCell[] }[] } {
+export function contrastTable(contrast: readonly ContrastReport[]): {
+  palettes: PaletteContrast['palette'][];
+  rows: { role: TextRole; label: string; cells: ContrastCell[] }[];
+} {
   const cells = contrast.flatMap((c) => checksOf(c).map((check) => cellOf(c.palette, check)));
-  const rows = ROLES.map((role) => ({ role, label: ROLE_LABELS[role], cells: cells.filter((cell) => cell.role === role) })).filter((row) => row.cells.length > 0);
+  const rows = ROLES.map((role) => ({ role, label: ROLE_LABELS[role], cells: cells.filter((cell) => cell.role === role) })).filter(
+    (row) => row.cells.length > 0,
+  );
   return { palettes: contrast.map((c) => c.palette), rows };
 }
 

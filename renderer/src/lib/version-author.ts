@@ -17,7 +17,8 @@ export interface AuthorLine {
 const HOW: Record<VersionSource, string> = { api: 'saved', template: 'from a template', 'present-link': 'through an editable link' };
 
 /** A version as a node reports it: a node from before versions named their author sends no `author`. */
-export type ReportedVersion = Pick<DocumentVersion, 'source' | 'created_by_alias' | 'created_by_address' | 'created_by_editor_name'> & Partial<Pick<DocumentVersion, 'author'>>;
+export type ReportedVersion = Pick<DocumentVersion, 'source' | 'created_by_alias' | 'created_by_address' | 'created_by_editor_name'> &
+  Partial<Pick<DocumentVersion, 'author'>>;
 
 export function authorLine(version: ReportedVersion): AuthorLine {
   const how = HOW[version.source];

@@ -14,13 +14,7 @@ export interface WindowRange {
   after: number;
 }
 
-export function visibleRange(options: {
-  scrollTop: number;
-  viewportHeight: number;
-  rowHeight: number;
-  count: number;
-  overscan?: number;
-}): WindowRange {
+export function visibleRange(options: { scrollTop: number; viewportHeight: number; rowHeight: number; count: number; overscan?: number }): WindowRange {
   const { rowHeight, count } = options;
   const overscan = options.overscan ?? 6;
   if (count <= 0 || rowHeight <= 0) return { start: 0, end: 0, before: 0, after: 0 };

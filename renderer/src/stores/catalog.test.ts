@@ -16,7 +16,11 @@ let held: BlueprintSummary[];
 beforeEach(() => {
   window.localStorage.clear();
   node = connectFakeNode();
-  held = [blueprint('writer', { tags: ['text'] }), blueprint('coder', { tags: ['code', 'text'] }), blueprint('theirs', { tags: ['ops'], owner: 'ops:example.com' })];
+  held = [
+    blueprint('writer', { tags: ['text'] }),
+    blueprint('coder', { tags: ['code', 'text'] }),
+    blueprint('theirs', { tags: ['ops'], owner: 'ops:example.com' }),
+  ];
   node.library.catalog = async (tags = []) => held.filter((b) => tags.length === 0 || b.tags.some((t) => tags.includes(t)));
   node.library.blueprint = async (ref) => {
     if (!held.some((b) => b.blueprint_ref === ref)) throw new ApiError(404, `No blueprint ${ref}.`);

@@ -98,10 +98,7 @@ export const useCatalogStore = defineStore('catalog', () => {
   /** The catalog changed: the catalog as shown, and the blueprints opened in it. */
   async function onChanged(): Promise<void> {
     const opened = Object.keys(details.value);
-    await Promise.all([
-      loaded.value ? load() : null,
-      ...opened.map((blueprintRef) => loadBlueprint(blueprintRef).catch(() => forgetBlueprint(blueprintRef))),
-    ]);
+    await Promise.all([loaded.value ? load() : null, ...opened.map((blueprintRef) => loadBlueprint(blueprintRef).catch(() => forgetBlueprint(blueprintRef)))]);
   }
 
   useLiveStore().onChange((change) => {

@@ -102,10 +102,12 @@ describe('chat store: sessions', () => {
     // s-1 was read in another window; s-2 got one more, and its sender waits in it.
     node.chat.pending = async () => ({ pending: [pendingChat('s-2', { unread_count: 4, sender_waiting: true })], messages_waiting: 0 });
     await useUnreadStore().refresh();
-    await expect.poll(() => chat.sessions.slice(0, 2).map((s) => [s.session_id, s.unread_count, s.sender_waiting])).toEqual([
-      ['s-1', 0, false],
-      ['s-2', 4, true],
-    ]);
+    await expect
+      .poll(() => chat.sessions.slice(0, 2).map((s) => [s.session_id, s.unread_count, s.sender_waiting]))
+      .toEqual([
+        ['s-1', 0, false],
+        ['s-2', 4, true],
+      ]);
   });
 
   it('ignores chat for another identity', async () => {
@@ -196,7 +198,10 @@ describe('chat store: sending', () => {
     node.chat.send = () => answer.promise;
     const sending = chat.send('Hello');
     expect(chat.entries.at(-1)).toMatchObject({ delivery: 'sending', message: { body: 'Hello', from_agent_id: ADA } });
-    node.pushChat(S, { kind: 'message', message: chatMessage('c-3', S, { body: 'Hello', from_agent_id: ADA, from_alias: 'ada', created_at: '2026-03-01T10:00:03.000Z' }) });
+    node.pushChat(S, {
+      kind: 'message',
+      message: chatMessage('c-3', S, { body: 'Hello', from_agent_id: ADA, from_alias: 'ada', created_at: '2026-03-01T10:00:03.000Z' }),
+    });
     answer.resolve(sentAs('c-3'));
     await sending;
     expect(chat.entries.map((e) => [e.key, e.delivery])).toEqual([

@@ -37,7 +37,11 @@ export const useChatStore = defineStore('chat', () => {
 
   const agentId = ref<string | null>(null);
   const openId = ref<string | null>(null);
-  const { sessions, last, loaded, loadingMore, loadError, fresh, loadSessions, loadMore, noteLast, arrived, ...sessionList } = useChatSessions({ agentId, openId, api });
+  const { sessions, last, loaded, loadingMore, loadError, fresh, loadSessions, loadMore, noteLast, arrived, ...sessionList } = useChatSessions({
+    agentId,
+    openId,
+    api,
+  });
   const entries = ref<ConversationEntry[]>([]);
   /** reader alias → the message they have read up to (the history's positions, then read_receipt frames). */
   const receipts = ref<Record<string, string>>({});

@@ -21,13 +21,25 @@ beforeEach(() => {
 /** A node holding an archived identity and two active ones. */
 function answering(fake: FakeNode): FakeNode {
   fake.owner.identities = async () => [identity('old', { status: 'archived' }), identity('ada'), identity('bo')];
-  fake.owner.projects = async () => [{ project_id: 'p-1', slug: 'home', name: 'Home', namespace: null, created_at: '2026-03-01T10:00:00.000Z', identity_count: 3 }];
+  fake.owner.projects = async () => [
+    { project_id: 'p-1', slug: 'home', name: 'Home', namespace: null, created_at: '2026-03-01T10:00:00.000Z', identity_count: 3 },
+  ];
   fake.owner.namespaces = async () => [];
   return fake;
 }
 
 function created(alias: string): CreatedIdentity {
-  return CreatedIdentity.parse({ ...identity(alias), status: 'ok', identity_status: 'active', created: true, api_key: 'key', did: `did:key:z${alias}`, stable_id: null, namespace: null, server_url: 'http://node.test' });
+  return CreatedIdentity.parse({
+    ...identity(alias),
+    status: 'ok',
+    identity_status: 'active',
+    created: true,
+    api_key: 'key',
+    did: `did:key:z${alias}`,
+    stable_id: null,
+    namespace: null,
+    server_url: 'http://node.test',
+  });
 }
 
 describe('directory store', () => {

@@ -4,7 +4,17 @@
  */
 import { defineStore } from 'pinia';
 import { computed, ref, watch } from 'vue';
-import type { CreatedIdentity, CreatedProject, CreateIdentityInput, CreateProjectInput, Identity, Namespace, ProjectListItem, SetupInput, SetupResult } from '../api/owner.ts';
+import type {
+  CreatedIdentity,
+  CreatedProject,
+  CreateIdentityInput,
+  CreateProjectInput,
+  Identity,
+  Namespace,
+  ProjectListItem,
+  SetupInput,
+  SetupResult,
+} from '../api/owner.ts';
 import { errorMessage } from '../lib/format.ts';
 import { newestRead } from '../lib/newest-read.ts';
 import { useSessionStore } from './session.ts';
@@ -60,11 +70,7 @@ export const useDirectoryStore = defineStore('directory', () => {
     loading.value = true;
     try {
       const api = session.api();
-      const [nextIdentities, nextProjects, nextNamespaces] = await Promise.all([
-        api.identities(),
-        api.projects(),
-        api.namespaces(),
-      ]);
+      const [nextIdentities, nextProjects, nextNamespaces] = await Promise.all([api.identities(), api.projects(), api.namespaces()]);
       if (!newest()) return;
       identities.value = nextIdentities;
       projects.value = nextProjects;

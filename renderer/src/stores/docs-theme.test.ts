@@ -16,7 +16,12 @@ function theme(): Theme {
 }
 
 function client(teamId = TEAM): DocsClient {
-  return new DocsClient({ docsUrl: NODE_INFO.docs_url, teamId, fetch: () => Promise.reject(new Error('unused')), sign: () => Promise.reject(new Error('unused')) });
+  return new DocsClient({
+    docsUrl: NODE_INFO.docs_url,
+    teamId,
+    fetch: () => Promise.reject(new Error('unused')),
+    sign: () => Promise.reject(new Error('unused')),
+  });
 }
 
 beforeEach(() => {

@@ -38,7 +38,21 @@ export const useDocumentsStore = defineStore('documents', () => {
   let shownTeam: string | null = null;
 
   const draftStore = computed(() => new DraftStore(window.localStorage, session.info?.docs_url ?? window.location.origin));
-  const { query, documents, loaded, listError, hasMore, total, drafts, rows, readDrafts, loadList, loadMore, search, reset: resetList } = useDocumentList({
+  const {
+    query,
+    documents,
+    loaded,
+    listError,
+    hasMore,
+    total,
+    drafts,
+    rows,
+    readDrafts,
+    loadList,
+    loadMore,
+    search,
+    reset: resetList,
+  } = useDocumentList({
     team: () => shownTeam,
     client: () => docs(shownTeam),
     drafts: () => draftStore.value,
@@ -67,7 +81,12 @@ export const useDocumentsStore = defineStore('documents', () => {
   /** Bumped by every change made elsewhere to the shown team's documents, links or theme (views re-read). */
   const changes = ref(0);
 
-  const { versions, loadVersions, versionBody, clear: clearHistory } = useDocumentHistory({
+  const {
+    versions,
+    loadVersions,
+    versionBody,
+    clear: clearHistory,
+  } = useDocumentHistory({
     selectedSlug,
     current,
     team: () => shownTeam,
@@ -219,7 +238,14 @@ export const useDocumentsStore = defineStore('documents', () => {
     if (!dirty.value) {
       draftStore.value.remove(shownTeam, slug);
     } else {
-      const kept = draftStore.value.put({ teamId: shownTeam, slug, baseVersion: baseVersion.value, title: title.value, body: text.value, updatedAt: new Date().toISOString() });
+      const kept = draftStore.value.put({
+        teamId: shownTeam,
+        slug,
+        baseVersion: baseVersion.value,
+        title: title.value,
+        body: text.value,
+        updatedAt: new Date().toISOString(),
+      });
       draftWarning.value = kept ? null : 'This browser’s storage is full: unsaved changes would be lost if the window closed. Save now.';
     }
     readDrafts();
@@ -282,7 +308,11 @@ export const useDocumentsStore = defineStore('documents', () => {
     const slug = selectedSlug.value;
     if (slug === null || current.value === null) return;
     // The open document may sit on a page not read again: ask for it then.
-    const listed = documents.value.find((d) => d.slug === slug) ?? (await docs(shownTeam).get(slug).catch(() => undefined));
+    const listed =
+      documents.value.find((d) => d.slug === slug) ??
+      (await docs(shownTeam)
+        .get(slug)
+        .catch(() => undefined));
     // Another document may have opened, or this one closed, during the await; the types do not see that.
     // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition
     if (selectedSlug.value !== slug || current.value === null) return;

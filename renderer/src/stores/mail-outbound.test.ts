@@ -16,7 +16,11 @@ beforeEach(() => {
 
 describe('outbound store', () => {
   it('reads the identity’s mail to other nodes, and counts what is still queued', async () => {
-    node.mail.outbound = async () => [outboundMail('o-1'), outboundMail('o-2', { status: 'delivered', settled_at: '2026-03-01T11:00:00.000Z' }), outboundMail('o-3')];
+    node.mail.outbound = async () => [
+      outboundMail('o-1'),
+      outboundMail('o-2', { status: 'delivered', settled_at: '2026-03-01T11:00:00.000Z' }),
+      outboundMail('o-3'),
+    ];
     const store = useOutboundStore();
     store.reset('agent-ada');
     await store.load();

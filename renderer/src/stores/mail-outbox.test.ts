@@ -42,14 +42,26 @@ describe('outbox', () => {
     const item = outbox.send(draft);
     expect(outbox.mine.map((i) => i.state)).toEqual(['sending']);
     // The window may close now: the send comes back after a reload.
-    expect(kept().unsent(ADA).map((u) => u.id)).toEqual([item.id]);
+    expect(
+      kept()
+        .unsent(ADA)
+        .map((u) => u.id),
+    ).toEqual([item.id]);
 
     answer.resolve(sendResult(['bo']));
     await expect.poll(() => outbox.mine[0]?.state).toBe('sent');
     expect(kept().unsent(ADA)).toEqual([]);
     const sent = node.callsTo('mail', 'send')[0];
     expect(sent?.as).toBe(ADA);
-    expect(sent?.args[0]).toMatchObject({ to_aliases: ['bo'], to_addresses: [], to_dids: [], subject: 'Lunch', body: 'At noon?', priority: 'normal', message_id: item.messageId });
+    expect(sent?.args[0]).toMatchObject({
+      to_aliases: ['bo'],
+      to_addresses: [],
+      to_dids: [],
+      subject: 'Lunch',
+      body: 'At noon?',
+      priority: 'normal',
+      message_id: item.messageId,
+    });
   });
 
   it('leaves the outbox a few seconds after it was sent', async () => {

@@ -65,9 +65,16 @@ export const useOutboxStore = defineStore('mail-outbox', () => {
   function restore(agentId: string | null): void {
     if (agentId === null || restored.has(agentId)) return;
     restored.add(agentId);
-    const back = storage.unsent(agentId).map(
-      (u): OutboxItem => ({ id: u.id, agentId, draft: u.draft, state: 'failed', error: u.error ?? NOT_CONFIRMED, queued: [], messageId: u.messageId, kept: true }),
-    );
+    const back = storage.unsent(agentId).map((u): OutboxItem => ({
+      id: u.id,
+      agentId,
+      draft: u.draft,
+      state: 'failed',
+      error: u.error ?? NOT_CONFIRMED,
+      queued: [],
+      messageId: u.messageId,
+      kept: true,
+    }));
     const known = new Set(items.value.map((item) => item.id));
     items.value = [...back.filter((item) => !known.has(item.id)), ...items.value];
   }
@@ -77,7 +84,13 @@ export const useOutboxStore = defineStore('mail-outbox', () => {
   function keep(agentId: string): void {
     const unsent = items.value
       .filter((item) => item.agentId === agentId && item.state !== 'sent')
-      .map((item): UnsentMail => ({ id: item.id, draft: item.draft, error: item.state === 'failed' ? item.error : null, messageId: item.messageId, triedAt: new Date().toISOString() }));
+      .map((item): UnsentMail => ({
+        id: item.id,
+        draft: item.draft,
+        error: item.state === 'failed' ? item.error : null,
+        messageId: item.messageId,
+        triedAt: new Date().toISOString(),
+      }));
     const kept = storage.putUnsent(agentId, unsent);
     const ids = new Set(unsent.map((u) => u.id));
     if (items.value.some((item) => ids.has(item.id) && item.kept !== kept)) {

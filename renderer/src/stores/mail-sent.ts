@@ -33,7 +33,9 @@ export const useSentStore = defineStore('mail-sent', () => {
   const revealed = shallowRef<SentMail | null>(null);
 
   const selected = computed(
-    () => list.items.value.find((m) => m.message_id === selectedId.value) ?? (revealed.value !== null && revealed.value.message_id === selectedId.value ? revealed.value : null),
+    () =>
+      list.items.value.find((m) => m.message_id === selectedId.value) ??
+      (revealed.value !== null && revealed.value.message_id === selectedId.value ? revealed.value : null),
   );
 
   /** Forgets what was shown: another identity, or none. Loads again when next shown. */

@@ -24,7 +24,10 @@ beforeEach(() => {
   node = connectFakeNode();
   held = inbox();
   node.mail.inbox = async (query: InboxQuery = {}) => {
-    const messages = query.messageId !== undefined ? held.filter((m) => m.message_id === query.messageId) : held.filter((m) => (query.folder === 'archive') === (m.archived_at !== null));
+    const messages =
+      query.messageId !== undefined
+        ? held.filter((m) => m.message_id === query.messageId)
+        : held.filter((m) => (query.folder === 'archive') === (m.archived_at !== null));
     return { messages, has_more: false, next_before: null };
   };
   node.mail.message = async (id) => held.find((m) => m.message_id === id) ?? null;
@@ -63,7 +66,11 @@ describe('mail store: the list', () => {
 describe('mail store: reveal', () => {
   it('opens a message the list has not reached, read by id, in the folder it is in', async () => {
     const mail = await shown();
-    const archived = mailMessage('m-old', { archived_at: '2026-02-01T00:00:00.000Z', read_at: '2026-02-01T00:00:00.000Z', created_at: '2026-02-01T00:00:00.000Z' });
+    const archived = mailMessage('m-old', {
+      archived_at: '2026-02-01T00:00:00.000Z',
+      read_at: '2026-02-01T00:00:00.000Z',
+      created_at: '2026-02-01T00:00:00.000Z',
+    });
     held = [...held, archived];
     await mail.reveal('m-old');
     expect(mail.folder).toBe('archive');

@@ -68,10 +68,7 @@ export const useMailStore = defineStore('mail', () => {
     return session.asIdentity(agentId.value).mail;
   }
 
-  const { ours, changedElsewhere } = useMailChanges(
-    { agentId, folder, messages, loaded, reload: load, ticket: () => list.ticket(), api },
-    PAGE,
-  );
+  const { ours, changedElsewhere } = useMailChanges({ agentId, folder, messages, loaded, reload: load, ticket: () => list.ticket(), api }, PAGE);
   const { ackError, actionError, markRead, markUnread, archive, unarchive, remove } = useMessageActions({
     agentId,
     folder,

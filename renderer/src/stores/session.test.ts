@@ -27,7 +27,15 @@ function browserNode() {
   const json = (status: number, body: unknown) => new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
   const refused = (code: string, detail: string) => json(401, { detail, code });
   const view = (id: string, current: boolean) =>
-    OwnerSessionView.parse({ session_id: id, created_at: '2026-03-01T10:00:00.000Z', last_used_at: '2026-03-01T10:00:00.000Z', ends_at: '2026-05-30T10:00:00.000Z', expires_at: '2026-03-15T10:00:00.000Z', client: null, current });
+    OwnerSessionView.parse({
+      session_id: id,
+      created_at: '2026-03-01T10:00:00.000Z',
+      last_used_at: '2026-03-01T10:00:00.000Z',
+      ends_at: '2026-05-30T10:00:00.000Z',
+      expires_at: '2026-03-15T10:00:00.000Z',
+      client: null,
+      current,
+    });
   const fetch = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
     const url = new URL(String(input));
     const method = init?.method ?? 'GET';
@@ -51,7 +59,10 @@ function browserNode() {
     if (session.state === 'expired') return refused('SVC_ERR_OWNER_SESSION_EXPIRED', 'This session has expired.');
     if (url.pathname === '/v1/node/info') return json(200, { ...NODE_INFO, core_url: url.origin });
     if (url.pathname === '/v1/node/sessions') {
-      return json(200, OwnerSessionList.parse({ sessions: [...state.sessions.entries()].map(([token, s]) => view(s.id, token === secret)), idle_days: 14, max_days: 90 }));
+      return json(
+        200,
+        OwnerSessionList.parse({ sessions: [...state.sessions.entries()].map(([token, s]) => view(s.id, token === secret)), idle_days: 14, max_days: 90 }),
+      );
     }
     const revoke = /^\/v1\/node\/sessions\/(.+)$/.exec(url.pathname);
     if (revoke && method === 'DELETE') {

@@ -34,7 +34,10 @@ beforeEach(() => {
   };
   node.forTeam(OPS).library.shelfPage = async () => ({ profiles: [], has_more: false, next_after: null });
   node.library.bindings = async () => [];
-  node.library.proposals = async (filter = {}) => (filter.status === 'open' ? [proposal('open-1', 'p-000')] : [proposal('old', filter.profile_ref ?? '', { status: 'rejected', created_at: '2026-01-01T00:00:00.000Z' }), proposal('new', filter.profile_ref ?? '')]);
+  node.library.proposals = async (filter = {}) =>
+    filter.status === 'open'
+      ? [proposal('open-1', 'p-000')]
+      : [proposal('old', filter.profile_ref ?? '', { status: 'rejected', created_at: '2026-01-01T00:00:00.000Z' }), proposal('new', filter.profile_ref ?? '')];
   node.library.profile = async (ref, version) => profileWithFiles(ref, version ?? '1.1.0');
   node.library.versions = async () => [
     { version: '1.1.0', digest: 'd2', origin: 'version', created_at: '2026-03-02T00:00:00.000Z' },

@@ -32,7 +32,17 @@ function member(alias: string, fields: Partial<ListedMember> = {}): ListedMember
 function answering(fake: FakeNode) {
   const state = {
     members: [member('owner', { owner: true }), member('ada', { agent_id: 'a-1' })] as ListedMember[],
-    invites: [{ invite_id: 'i-1', team_id: TEAM, alias: 'scout', lifetime: 'ephemeral', address: null, created_at: '2026-01-01T00:00:00Z', expires_at: '2026-01-02T00:00:00Z' }] as InviteList['invites'],
+    invites: [
+      {
+        invite_id: 'i-1',
+        team_id: TEAM,
+        alias: 'scout',
+        lifetime: 'ephemeral',
+        address: null,
+        created_at: '2026-01-01T00:00:00Z',
+        expires_at: '2026-01-02T00:00:00Z',
+      },
+    ] as InviteList['invites'],
     failWith: null as Error | null,
     /** Holds the next read until released (a slow answer). */
     gate: null as Promise<void> | null,
@@ -44,7 +54,12 @@ function answering(fake: FakeNode) {
     return { team_id: teamId, members: state.members.map((m) => ({ ...m, team_id: teamId })), available_scopes: [] };
   };
   fake.owner.invites = async (teamId) => ({ team_id: teamId, invites: state.invites });
-  fake.owner.revokeMember = async (_teamId, certificateId) => ({ revoked: true as const, certificate_id: certificateId, revoked_at: '2026-01-03T00:00:00.000Z', closed_present_links: 0 });
+  fake.owner.revokeMember = async (_teamId, certificateId) => ({
+    revoked: true as const,
+    certificate_id: certificateId,
+    revoked_at: '2026-01-03T00:00:00.000Z',
+    closed_present_links: 0,
+  });
   fake.owner.cancelInvite = async (_teamId, inviteId) => {
     state.invites = state.invites.filter((i) => i.invite_id !== inviteId);
     return { cancelled: true as const, invite_id: inviteId, cancelled_at: '2026-01-03T00:00:00.000Z' };

@@ -106,7 +106,10 @@ export class FakeNode {
       },
     };
     // The real clients' private fields make their types nominal: these two casts are where the fake meets the stores.
-    this.client = facade(this, 'owner', NodeClient.prototype, () => [this.owner], null, { coreUrl: NODE_INFO.core_url, mode: 'desktop' }) as unknown as NodeClient;
+    this.client = facade(this, 'owner', NodeClient.prototype, () => [this.owner], null, {
+      coreUrl: NODE_INFO.core_url,
+      mode: 'desktop',
+    }) as unknown as NodeClient;
   }
 
   #identity(agentId: string): IdentityClient {
@@ -165,7 +168,14 @@ export class FakeNode {
  * call and answering from the first of `answers()` that has that method; `fields` are the
  * client's plain properties.
  */
-function facade(node: FakeNode, area: Area, proto: object, answers: () => readonly object[], as: string | null, fields: Record<string, unknown> = {}): Record<string, unknown> {
+function facade(
+  node: FakeNode,
+  area: Area,
+  proto: object,
+  answers: () => readonly object[],
+  as: string | null,
+  fields: Record<string, unknown> = {},
+): Record<string, unknown> {
   const face: Record<string, unknown> = { ...fields };
   for (const method of Object.getOwnPropertyNames(proto)) {
     if (method === 'constructor') continue;
@@ -203,7 +213,10 @@ export function fakeDocsModule(original: typeof DocsModule): typeof DocsModule {
   const proto = original.DocsClient.prototype;
   function FakeDocsClient(options: ConstructorParameters<typeof DocsModule.DocsClient>[0]) {
     const node = activeNode();
-    return facade(node, 'docs', proto, () => [node.forTeam(options.teamId).docs, node.docs], options.teamId, { docsUrl: options.docsUrl, teamId: options.teamId });
+    return facade(node, 'docs', proto, () => [node.forTeam(options.teamId).docs, node.docs], options.teamId, {
+      docsUrl: options.docsUrl,
+      teamId: options.teamId,
+    });
   }
   return { ...original, DocsClient: FakeDocsClient as unknown as typeof DocsModule.DocsClient };
 }
@@ -213,7 +226,10 @@ export function fakeLibraryModule(original: typeof LibraryModule): typeof Librar
   const proto = original.LibraryClient.prototype;
   function FakeLibraryClient(options: ConstructorParameters<typeof LibraryModule.LibraryClient>[0]) {
     const node = activeNode();
-    return facade(node, 'library', proto, () => [node.forTeam(options.teamId).library, node.library], options.teamId, { libraryUrl: options.libraryUrl, teamId: options.teamId });
+    return facade(node, 'library', proto, () => [node.forTeam(options.teamId).library, node.library], options.teamId, {
+      libraryUrl: options.libraryUrl,
+      teamId: options.teamId,
+    });
   }
   return { ...original, LibraryClient: FakeLibraryClient as unknown as typeof LibraryModule.LibraryClient };
 }
@@ -263,7 +279,16 @@ export function identity(alias: string, fields: Partial<Identity> = {}): Identit
 
 export function team(teamId: string, fields: Partial<Team> = {}): Team {
   const [name = teamId, domain = 'example.com'] = teamId.split(':');
-  return Team.parse({ team_id: teamId, name, domain, team_did_key: `did:key:z${name}`, owner_certificate_id: `c-${name}`, member_count: 1, created_at: AT, ...fields });
+  return Team.parse({
+    team_id: teamId,
+    name,
+    domain,
+    team_did_key: `did:key:z${name}`,
+    owner_certificate_id: `c-${name}`,
+    member_count: 1,
+    created_at: AT,
+    ...fields,
+  });
 }
 
 export function mailMessage(messageId: string, fields: Partial<MailMessage> = {}): MailMessage {
@@ -300,7 +325,17 @@ export function mailMessage(messageId: string, fields: Partial<MailMessage> = {}
 }
 
 export function mailWake(agentId: string, messageId: string, fields: Partial<NodeMailWake> = {}): NodeMailWake {
-  return NodeMailWake.parse({ agent_id: agentId, type: 'mail_message', message_id: messageId, from_alias: 'bo', from_address: null, subject: 'Hi', priority: 'normal', created_at: AT, ...fields });
+  return NodeMailWake.parse({
+    agent_id: agentId,
+    type: 'mail_message',
+    message_id: messageId,
+    from_alias: 'bo',
+    from_address: null,
+    subject: 'Hi',
+    priority: 'normal',
+    created_at: AT,
+    ...fields,
+  });
 }
 
 export function chatWake(agentId: string, sessionId: string, fields: Partial<NodeChatWake> = {}): NodeChatWake {
@@ -463,7 +498,13 @@ export function documentDetail(slug: string, version: number, body: string, fiel
   });
 }
 
-const NO_SOURCE = { source_blueprint_ref: null, source_blueprint_version: null, source_blueprint_digest: null, source_profile_ref: null, source_profile_version: null };
+const NO_SOURCE = {
+  source_blueprint_ref: null,
+  source_blueprint_version: null,
+  source_blueprint_digest: null,
+  source_profile_ref: null,
+  source_profile_version: null,
+};
 
 export function shelfProfile(profileRef: string, fields: Partial<ShelfProfile> = {}): ShelfProfile {
   return ShelfProfile.parse({
@@ -546,5 +587,11 @@ export function blueprint(blueprintRef: string, fields: Partial<BlueprintSummary
 }
 
 export function blueprintDetail(blueprintRef: string, fields: Partial<BlueprintDetail> = {}): BlueprintDetail {
-  return BlueprintDetail.parse({ ...blueprint(blueprintRef), profiles: [], versions: [{ version: '1.0.0', digest: `sha256:${blueprintRef}`, published_at: AT }], files: [], ...fields });
+  return BlueprintDetail.parse({
+    ...blueprint(blueprintRef),
+    profiles: [],
+    versions: [{ version: '1.0.0', digest: `sha256:${blueprintRef}`, published_at: AT }],
+    files: [],
+    ...fields,
+  });
 }

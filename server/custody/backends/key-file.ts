@@ -32,11 +32,9 @@ export function keyFileBackend({ dataDir, warn }: KeyFileOptions): CustodyBacken
       try {
         secret = readFileSync(file);
       } catch (error) {
-        throw new CustodyError(
-          'secret_missing',
-          `${STATE_FILE} says the master secret is in ${file}, but it cannot be read; restore it from a backup`,
-          { cause: error },
-        );
+        throw new CustodyError('secret_missing', `${STATE_FILE} says the master secret is in ${file}, but it cannot be read; restore it from a backup`, {
+          cause: error,
+        });
       }
       if (secret.length !== 32) throw new CustodyError('state_invalid', `${file} is not a 32-byte master secret`);
       if (process.platform !== 'win32' && (statSync(file).mode & 0o077) !== 0) {

@@ -42,10 +42,7 @@ export function keyringBackend({ dataDir, keyring = systemKeyring }: KeyringOpti
       const entry = await attempt(`open the entry ${service}/${account}`, hint, () => keyring(service, account));
       const value = await attempt(`read the entry ${service}/${account}`, hint, () => entry.getPassword());
       if (value === null) {
-        throw new CustodyError(
-          'secret_missing',
-          `the OS keyring has no entry ${service}/${account}, which holds the custody secret of ${dataDir}`,
-        );
+        throw new CustodyError('secret_missing', `the OS keyring has no entry ${service}/${account}, which holds the custody secret of ${dataDir}`);
       }
       const secret = Buffer.from(value, 'base64');
       if (secret.length !== 32) {
@@ -58,8 +55,7 @@ export function keyringBackend({ dataDir, keyring = systemKeyring }: KeyringOpti
       const account = `master-${randomBytes(8).toString('hex')}`;
       const value = Buffer.from(secret).toString('base64');
       const hint =
-        'a headless Linux machine needs a D-Bus session with an unlocked Secret Service; ' +
-        'otherwise choose --custody passphrase or --custody key-file';
+        'a headless Linux machine needs a D-Bus session with an unlocked Secret Service; ' + 'otherwise choose --custody passphrase or --custody key-file';
       const entry = await attempt('create an entry', hint, () => keyring(KEYRING_SERVICE, account));
       await attempt('store the custody secret', hint, () => entry.setPassword(value));
       const readBack = await attempt('read the custody secret back', hint, () => entry.getPassword());

@@ -21,10 +21,7 @@ export function passphraseBackend({ dataDir, env, scryptCost }: PassphraseOption
   const passphrase = (): string => {
     const value = env[PASSPHRASE_ENV];
     if (!value) {
-      throw new CustodyError(
-        'passphrase_missing',
-        `${PASSPHRASE_ENV} is not set; the passphrase custody backend of ${dataDir} needs it`,
-      );
+      throw new CustodyError('passphrase_missing', `${PASSPHRASE_ENV} is not set; the passphrase custody backend of ${dataDir} needs it`);
     }
     return value;
   };
@@ -34,8 +31,7 @@ export function passphraseBackend({ dataDir, env, scryptCost }: PassphraseOption
 
     async load(state: CustodyState) {
       const params = { N: state.N, r: state.r, p: state.p };
-      if (state.kdf !== 'scrypt' || !isAcceptableScrypt(params) ||
-          typeof state.salt !== 'string' || typeof state.wrapped !== 'string') {
+      if (state.kdf !== 'scrypt' || !isAcceptableScrypt(params) || typeof state.salt !== 'string' || typeof state.wrapped !== 'string') {
         throw new CustodyError('state_invalid', `the passphrase fields of ${dataDir}/custody.json are damaged`);
       }
       const key = scryptKey(passphrase(), Buffer.from(state.salt, 'base64'), params);

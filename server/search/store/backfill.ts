@@ -35,17 +35,25 @@ export function backfillRowsBatch(db: Db, kind: 'mail' | 'chat' | 'library', bat
     .prepare(`SELECT max(${idColumn}) FROM (SELECT ${idColumn} FROM ${source} WHERE ${idColumn} > ? AND ${idColumn} <= ? ORDER BY ${idColumn} LIMIT +?)`)
     .pluck()
     .get(from, end, batch) as number | null;
-  const moved = db.prepare(`SELECT count(*) FROM ${source} WHERE ${idColumn} > ? AND ${idColumn} <= ?`).pluck().get(from, last ?? end) as number;
+  const moved = db
+    .prepare(`SELECT count(*) FROM ${source} WHERE ${idColumn} > ? AND ${idColumn} <= ?`)
+    .pluck()
+    .get(from, last ?? end) as number;
   db.prepare(insert).run({ from, end: last ?? end, batch });
   db.prepare(`UPDATE search_backfill SET through = ?, done = min(total, done + ?) WHERE kind = ?`).run(String(last ?? end), moved, kind);
   return moved;
 }
 
 /** The documents after `through`, up to the backfill's end, in id order. */
-export function documentsToBackfill(db: Db, batch: number): Array<{ document_id: string; team_id: string; title: string; slug: string; current_version: number }> {
+export function documentsToBackfill(
+  db: Db,
+  batch: number,
+): Array<{ document_id: string; team_id: string; title: string; slug: string; current_version: number }> {
   const state = db.prepare(`SELECT through, end_id FROM search_backfill WHERE kind = 'document'`).get() as { through: string; end_id: string };
   return db
-    .prepare(`SELECT document_id, team_id, title, slug, current_version FROM documents WHERE document_id > ? AND document_id <= ? ORDER BY document_id LIMIT +?`)
+    .prepare(
+      `SELECT document_id, team_id, title, slug, current_version FROM documents WHERE document_id > ? AND document_id <= ? ORDER BY document_id LIMIT +?`,
+    )
     .all(state.through, state.end_id, batch) as Array<{ document_id: string; team_id: string; title: string; slug: string; current_version: number }>;
 }
 

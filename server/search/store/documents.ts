@@ -40,7 +40,10 @@ export function documentMeta(db: Db, documentIds: readonly string[]): DocumentMe
 }
 
 /** Indexes one version of a document (replacing what was indexed for it). */
-export function indexDocumentVersion(db: Db, entry: { documentId: string; version: number; createdAt: string; scope: string; title: string; body: string }): void {
+export function indexDocumentVersion(
+  db: Db,
+  entry: { documentId: string; version: number; createdAt: string; scope: string; title: string; body: string },
+): void {
   const entryId = db
     .prepare(
       `INSERT INTO search_document_versions (document_id, version_number, created_at) VALUES (?, ?, ?)

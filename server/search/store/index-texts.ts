@@ -7,7 +7,9 @@ export type IndexedText = { id: number } & Record<string, string>;
 /** What `index` holds of each of `ids` (its view, `<index>_rows`), in the `columns` the code names, for weighing them. */
 export function indexedTexts(db: Db, index: 'search_mail' | 'search_chat', columns: readonly string[], ids: readonly number[]): IndexedText[] {
   if (ids.length === 0) return [];
-  return db.prepare(`SELECT id, ${columns.join(', ')} FROM ${index}_rows WHERE id IN (SELECT value FROM json_each(?))`).all(JSON.stringify(ids)) as IndexedText[];
+  return db
+    .prepare(`SELECT id, ${columns.join(', ')} FROM ${index}_rows WHERE id IN (SELECT value FROM json_each(?))`)
+    .all(JSON.stringify(ids)) as IndexedText[];
 }
 
 /** The same of the newest `n` rows of `index`, whatever they are: a sample of the index. */
@@ -30,7 +32,10 @@ export function wordsStartingWith(db: Db, index: 'search_mail' | 'search_chat', 
 /** The ids `table`'s rows span: about how many rows its index holds (ids are dense: rows are deleted rarely). */
 export function idSpan(db: Db, table: 'messages' | 'chat_messages'): { lowest: number; highest: number } | null {
   // Two subqueries: SQLite reads a lone min() or max() off the end of the key, both at once by a full scan.
-  const row = db.prepare(`SELECT (SELECT min(id) FROM ${table}) AS lowest, (SELECT max(id) FROM ${table}) AS highest`).get() as { lowest: number | null; highest: number | null };
+  const row = db.prepare(`SELECT (SELECT min(id) FROM ${table}) AS lowest, (SELECT max(id) FROM ${table}) AS highest`).get() as {
+    lowest: number | null;
+    highest: number | null;
+  };
   return row.lowest === null || row.highest === null ? null : { lowest: row.lowest, highest: row.highest };
 }
 

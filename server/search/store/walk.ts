@@ -33,7 +33,10 @@ export const beforeClause = (column: string) => `(@before IS NULL OR ${column} <
 function lowestIdSince(db: Db, table: 'messages' | 'chat_messages', after: string | null): number {
   if (after === null) return 0;
   // Through the time index (migration 0030): left to itself, SQLite walks the ids up from the first.
-  return (db.prepare(`SELECT min(id) FROM ${table} INDEXED BY ${table}_created WHERE created_at >= ?`).pluck().get(after) as number | null) ?? Number.MAX_SAFE_INTEGER;
+  return (
+    (db.prepare(`SELECT min(id) FROM ${table} INDEXED BY ${table}_created WHERE created_at >= ?`).pluck().get(after) as number | null) ??
+    Number.MAX_SAFE_INTEGER
+  );
 }
 
 /**

@@ -14,7 +14,10 @@ import type { CoreServices } from './services.ts';
 export async function healthRoutes(app: FastifyInstance, { services }: { services: CoreServices }): Promise<void> {
   app.withTypeProvider<ZodTypeProvider>().get(
     '/health',
-    { config: { auth: 'public' }, schema: { tags: ['node'], summary: 'Whether the node and its database answer, and its version', response: { 200: Health, 503: Health } } },
+    {
+      config: { auth: 'public' },
+      schema: { tags: ['node'], summary: 'Whether the node and its database answer, and its version', response: { 200: Health, 503: Health } },
+    },
     async (_request, reply) => {
       const database = databaseAnswers(services.ctx.db) ? 'ok' : 'error';
       const health: Health = { status: database === 'ok' ? 'ok' : 'unhealthy', version: NODE_VERSION, checks: { database } };

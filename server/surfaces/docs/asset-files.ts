@@ -51,7 +51,7 @@ export class AssetFiles {
       for await (const chunk of chunks) {
         total += chunk.length;
         accept(chunk, total);
-        for (let written = 0; written < chunk.length; ) written += (await file.write(chunk, written)).bytesWritten;
+        for (let written = 0; written < chunk.length;) written += (await file.write(chunk, written)).bytesWritten;
       }
       // On disk before the database says ready: a power cut must not leave a ready, truncated video.
       await file.datasync();

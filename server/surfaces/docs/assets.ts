@@ -31,7 +31,8 @@ export type AssetContent = { content_type: string; data: Buffer } | { content_ty
 export function decodeImageBase64(text: string, field: string): Buffer {
   if (text.length > Math.ceil(IMAGE_MAX_BYTES / 3) * 4) throw tooLarge('SVC_ERR_ASSET_TOO_LARGE', `${field} is larger than ${IMAGE_MAX_BYTES} bytes (256 KiB)`);
   const bytes = /^[A-Za-z0-9+/]*={0,2}$/.test(text) && text.length % 4 === 0 ? Buffer.from(text, 'base64') : null;
-  if (bytes === null || bytes.toString('base64') !== text) throw malformed('SVC_ERR_IMAGE_BASE64_INVALID', `${field} is not strict standard base64 (with padding)`);
+  if (bytes === null || bytes.toString('base64') !== text)
+    throw malformed('SVC_ERR_IMAGE_BASE64_INVALID', `${field} is not strict standard base64 (with padding)`);
   if (bytes.length === 0) throw malformed('SVC_ERR_IMAGE_BASE64_INVALID', `${field} is empty`);
   if (bytes.length > IMAGE_MAX_BYTES) throw tooLarge('SVC_ERR_ASSET_TOO_LARGE', `${field} is larger than ${IMAGE_MAX_BYTES} bytes (256 KiB)`);
   return bytes;
@@ -39,10 +40,14 @@ export function decodeImageBase64(text: string, field: string): Buffer {
 
 /** The image's bytes must be what `contentType` says: 422 naming both otherwise. */
 export function checkImage(contentType: string, bytes: Buffer, field: string): ImageType {
-  if (!isImageType(contentType)) throw invalid('SVC_ERR_IMAGE_TYPE_NOT_ALLOWED', `${field}: content type ${contentType} is not allowed; use one of ${IMAGE_TYPES.join(', ')}`);
+  if (!isImageType(contentType))
+    throw invalid('SVC_ERR_IMAGE_TYPE_NOT_ALLOWED', `${field}: content type ${contentType} is not allowed; use one of ${IMAGE_TYPES.join(', ')}`);
   const sniffed = sniffImage(bytes);
   if (sniffed !== contentType) {
-    throw invalid('SVC_ERR_ASSET_BYTES_MISMATCH', `${field}: the bytes are ${sniffed ?? 'not a png, jpeg, gif or webp image'}, not the declared ${contentType}`);
+    throw invalid(
+      'SVC_ERR_ASSET_BYTES_MISMATCH',
+      `${field}: the bytes are ${sniffed ?? 'not a png, jpeg, gif or webp image'}, not the declared ${contentType}`,
+    );
   }
   return sniffed;
 }
@@ -71,7 +76,8 @@ export class Assets {
 
   /** POST /v1/assets. */
   createImage(teamId: string, contentType: string, dataBase64: string): Asset {
-    if (!isImageType(contentType)) throw invalid('SVC_ERR_IMAGE_TYPE_NOT_ALLOWED', `content_type ${contentType} is not allowed; use one of ${IMAGE_TYPES.join(', ')}`);
+    if (!isImageType(contentType))
+      throw invalid('SVC_ERR_IMAGE_TYPE_NOT_ALLOWED', `content_type ${contentType} is not allowed; use one of ${IMAGE_TYPES.join(', ')}`);
     const bytes = decodeImageBase64(dataBase64, 'data_base64');
     const type = checkImage(contentType, bytes, 'data_base64');
     return this.get(teamId, this.insertImage(teamId, type, bytes));

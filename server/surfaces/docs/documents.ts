@@ -118,7 +118,8 @@ export class Documents {
    */
   version(teamId: string, slug: string, n: number): DocumentVersion {
     const doc = this.#document(teamId, slug);
-    if (!Number.isSafeInteger(n) || n < 1 || n > doc.current_version) throw notFound('SVC_ERR_DOCUMENT_VERSION_NOT_FOUND', `Document ${slug} has no version ${n}`);
+    if (!Number.isSafeInteger(n) || n < 1 || n > doc.current_version)
+      throw notFound('SVC_ERR_DOCUMENT_VERSION_NOT_FOUND', `Document ${slug} has no version ${n}`);
     const body = n === doc.current_version ? this.#head(doc) : this.#rebuild(doc.document_id, n);
     return toDocumentVersion(this.#metadata(doc.document_id, n), decoder.decode(body));
   }

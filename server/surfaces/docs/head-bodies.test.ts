@@ -12,7 +12,7 @@ describe('HeadBodies', () => {
     expect(heads.get('other', 3)).toBeNull();
   });
 
-  it('replaces a document\'s entry and keeps the byte count exact', () => {
+  it("replaces a document's entry and keeps the byte count exact", () => {
     const heads = new HeadBodies(100);
     heads.set('d', 1, bytes(40));
     heads.set('d', 2, bytes(30));

@@ -36,9 +36,13 @@ export function checkContrast(tokens: ThemeTokens, preset: Preset | null): void 
   for (const { palette, checks } of contrastReport(tokens, preset)) {
     for (const { label, foreground, on, background, ratio, passes } of checks) {
       if (ratio === null) {
-        problems.push(`Theme ${label} and ${on} colours must be opaque (${palette} palette: ${label} ${foreground} on ${on} ${background}); transparent or alpha colours cannot be checked for contrast`);
+        problems.push(
+          `Theme ${label} and ${on} colours must be opaque (${palette} palette: ${label} ${foreground} on ${on} ${background}); transparent or alpha colours cannot be checked for contrast`,
+        );
       } else if (!passes) {
-        problems.push(`Theme ${label} ${foreground} on ${on} ${background} has a contrast ratio of ${formatRatio(ratio)}:1 (${palette} palette); WCAG AA needs at least 4.5:1`);
+        problems.push(
+          `Theme ${label} ${foreground} on ${on} ${background} has a contrast ratio of ${formatRatio(ratio)}:1 (${palette} palette); WCAG AA needs at least 4.5:1`,
+        );
       }
     }
   }
@@ -95,7 +99,9 @@ export class Themes {
   /** PUT /v1/theme: everything is checked before anything is written. */
   put(teamId: string, input: ThemeInput): Theme {
     if (input.tokens !== undefined && Object.hasOwn(input.tokens, 'preset')) {
-      throw invalid('SVC_ERR_VALIDATION', [{ loc: ['body', 'tokens', 'preset'], msg: 'Name the preset with the top-level "preset" field, not inside tokens', type: 'value_error' }]);
+      throw invalid('SVC_ERR_VALIDATION', [
+        { loc: ['body', 'tokens', 'preset'], msg: 'Name the preset with the top-level "preset" field, not inside tokens', type: 'value_error' },
+      ]);
     }
     const tokens = sanitizeTokens(input.tokens ?? {});
     const preset = presetOf(input.preset);

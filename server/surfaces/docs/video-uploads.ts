@@ -134,21 +134,26 @@ export class VideoUploads {
     const deadline = setTimeout(stop('expired'), Math.max(0, expiresAt - this.#ctx.clock.now().getTime()));
     let stored = false;
     try {
-      const bytes = await this.#files.receive(assetId, body.iterator({ destroyOnReturn: false }), (chunk, total) => {
-        idle.refresh();
-        if (total > VIDEO_MAX_BYTES) throw tooLarge('SVC_ERR_ASSET_TOO_LARGE', this.#tooLargeDetail());
-        reservation.grow(chunk.length);
-        if (headBytes < MAGIC_BYTES) {
-          head.push(chunk.subarray(0, MAGIC_BYTES - headBytes));
-          headBytes += Math.min(chunk.length, MAGIC_BYTES - headBytes);
-          if (headBytes >= MAGIC_BYTES) checkMagic();
-        }
-      }).catch((error: unknown) => {
-        if (error instanceof ServiceError) throw error;
-        // The connection broke, stalled or outlived the URL; else the disk failed (full, say).
-        if (body.destroyed) throw malformed('SVC_ERR_UPLOAD_INTERRUPTED', 'The upload was interrupted before all its bytes arrived; nothing was stored');
-        throw unavailable('SVC_ERR_UPLOAD_STORAGE_FAILED', `The upload could not be stored (${(error as { code?: string }).code ?? 'disk error'}); nothing was stored`);
-      });
+      const bytes = await this.#files
+        .receive(assetId, body.iterator({ destroyOnReturn: false }), (chunk, total) => {
+          idle.refresh();
+          if (total > VIDEO_MAX_BYTES) throw tooLarge('SVC_ERR_ASSET_TOO_LARGE', this.#tooLargeDetail());
+          reservation.grow(chunk.length);
+          if (headBytes < MAGIC_BYTES) {
+            head.push(chunk.subarray(0, MAGIC_BYTES - headBytes));
+            headBytes += Math.min(chunk.length, MAGIC_BYTES - headBytes);
+            if (headBytes >= MAGIC_BYTES) checkMagic();
+          }
+        })
+        .catch((error: unknown) => {
+          if (error instanceof ServiceError) throw error;
+          // The connection broke, stalled or outlived the URL; else the disk failed (full, say).
+          if (body.destroyed) throw malformed('SVC_ERR_UPLOAD_INTERRUPTED', 'The upload was interrupted before all its bytes arrived; nothing was stored');
+          throw unavailable(
+            'SVC_ERR_UPLOAD_STORAGE_FAILED',
+            `The upload could not be stored (${(error as { code?: string }).code ?? 'disk error'}); nothing was stored`,
+          );
+        });
       if (bytes === 0) throw malformed('SVC_ERR_UPLOAD_EMPTY', 'The upload is empty');
       if (headBytes < MAGIC_BYTES) checkMagic();
       await this.#files.publish(assetId);
@@ -194,7 +199,10 @@ export class VideoUploads {
       if (!this.#receiving.has(assetId) && deletePendingAsset(db, assetId)) rows++;
     }
     const onDisk = new Set(videoIdsOnDisk(db));
-    const files = this.#files.sweep((assetId) => onDisk.has(assetId), (assetId) => this.#receiving.has(assetId));
+    const files = this.#files.sweep(
+      (assetId) => onDisk.has(assetId),
+      (assetId) => this.#receiving.has(assetId),
+    );
     return { rows, files };
   }
 
@@ -202,7 +210,8 @@ export class VideoUploads {
   #pending(assetId: string, token: unknown): AssetRow {
     const row = isAssetId(assetId) ? findAsset(this.#ctx.db, assetId) : undefined;
     const hash = typeof token === 'string' && token.length > 0 && token.length <= 128 ? sha256Hex(token) : null;
-    if (!row || row.kind !== 'video' || row.status !== 'pending_upload' || hash === null || row.upload_token_sha256 !== hash) throw notFound('SVC_ERR_UPLOAD_NOT_PENDING', NOT_PENDING);
+    if (!row || row.kind !== 'video' || row.status !== 'pending_upload' || hash === null || row.upload_token_sha256 !== hash)
+      throw notFound('SVC_ERR_UPLOAD_NOT_PENDING', NOT_PENDING);
     return row;
   }
 

@@ -27,7 +27,10 @@ export class Bindings {
   bind(teamId: string, agentId: string, body: BindInput): Binding {
     const entry = this.#shelf.entry(teamId, body.profile_ref, body.profile_version);
     if (body.profile_digest !== undefined && body.profile_digest !== entry.version.digest) {
-      throw conflict('SVC_ERR_PROFILE_DIGEST_MISMATCH', `profile_digest does not match ${body.profile_ref} version ${entry.version.version} (${entry.version.digest})`);
+      throw conflict(
+        'SVC_ERR_PROFILE_DIGEST_MISMATCH',
+        `profile_digest does not match ${body.profile_ref} version ${entry.version.version} (${entry.version.digest})`,
+      );
     }
     const binding: Binding = {
       agent_id: agentId,

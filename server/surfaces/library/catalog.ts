@@ -101,11 +101,17 @@ export class BlueprintCatalog {
       const existing = findCatalogVersion(db, ref, manifest.version);
       if (existing) {
         if (existing.digest === digest) return result(false);
-        throw conflict('SVC_ERR_BLUEPRINT_VERSION_EXISTS', `Blueprint ${ref} version ${manifest.version} is already published with different content; publish a new version`);
+        throw conflict(
+          'SVC_ERR_BLUEPRINT_VERSION_EXISTS',
+          `Blueprint ${ref} version ${manifest.version} is already published with different content; publish a new version`,
+        );
       }
       const latest = latestBlueprintVersionNumber(db, ref);
       if (latest !== null && compareVersions(manifest.version, latest) <= 0) {
-        throw invalid('SVC_ERR_BLUEPRINT_VERSION_NOT_NEWER', `Blueprint ${ref} version ${manifest.version} must be newer than the latest published version ${latest}`);
+        throw invalid(
+          'SVC_ERR_BLUEPRINT_VERSION_NOT_NEWER',
+          `Blueprint ${ref} version ${manifest.version} must be newer than the latest published version ${latest}`,
+        );
       }
       const now = this.#ctx.clock.now().toISOString();
       if (owner === undefined) insertBlueprint(db, { blueprint_ref: ref, owner_team: teamId, created_at: now });

@@ -32,7 +32,7 @@ beforeEach(() => {
 const files = (ref: string, version = '0.1.0') => checkPayloadFiles(profileFiles({ ref, version }), ['files']);
 const announced = () => heard.filter((h) => h.topic === teamTopic(teamId));
 
-describe("a library write made by calling its service (no HTTP)", () => {
+describe('a library write made by calling its service (no HTTP)', () => {
   it('announces the team’s change on the bus once it has committed', () => {
     library.shelf.create(teamId, files('direct'), ['one']);
     expect(announced()).toEqual([{ topic: teamTopic(teamId), committed: true }]);

@@ -32,7 +32,10 @@ export class ProfilePublisher {
       : this.#nextVersion(body.target_blueprint_ref as string, body.blueprint_version, profile);
     const published = this.#catalog.publish(teamId, files);
     if (!published.created) {
-      throw conflict('SVC_ERR_BLUEPRINT_VERSION_UNCHANGED', `Blueprint ${published.blueprint_ref} version ${published.version} already holds exactly this content`);
+      throw conflict(
+        'SVC_ERR_BLUEPRINT_VERSION_UNCHANGED',
+        `Blueprint ${published.blueprint_ref} version ${published.version} already holds exactly this content`,
+      );
     }
     if (body.new_blueprint?.tags) this.#catalog.setTags(teamId, published.blueprint_ref, body.new_blueprint.tags);
     const mine = published.profiles.find((p) => p.profile_ref === ref);

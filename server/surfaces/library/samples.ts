@@ -63,7 +63,13 @@ function payloadOf(root: string): PayloadFile[] {
     .filter((entry) => entry.isFile())
     .map((entry) => {
       const path = join(entry.parentPath, entry.name);
-      return { path: path.slice(root.length + 1).split('\\').join('/'), content_utf8: readFileSync(path, 'utf8') };
+      return {
+        path: path
+          .slice(root.length + 1)
+          .split('\\')
+          .join('/'),
+        content_utf8: readFileSync(path, 'utf8'),
+      };
     });
   return checkPayloadFiles(files, [root]);
 }
@@ -85,11 +91,7 @@ export function readSamples(dir: string = SAMPLES_DIR): { files: PayloadFile[]; 
  * Publishes each shipped sample the catalog lacks (see the module comment). A node without the
  * samples folder (a build that did not copy it) starts without them rather than not at all.
  */
-export function seedSampleBlueprints(
-  catalog: BlueprintCatalog,
-  registrations: TeamRegistrations,
-  dir: string = SAMPLES_DIR,
-): SampleOutcome[] {
+export function seedSampleBlueprints(catalog: BlueprintCatalog, registrations: TeamRegistrations, dir: string = SAMPLES_DIR): SampleOutcome[] {
   if (!existsSync(join(dir, SAMPLES_INDEX))) return [];
   const outcomes: SampleOutcome[] = [];
   for (const sample of readSamples(dir)) {

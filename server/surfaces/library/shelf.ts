@@ -344,6 +344,13 @@ export class Shelf {
   }
 
   #insertProfile(teamId: string, ref: string, tags: string[], pins: SourcePins, baselines: PartBaselines | null): void {
-    insertShelfProfile(this.#ctx.db, { team_id: teamId, profile_ref: ref, tags, pins, part_baselines: baselines, created_at: this.#ctx.clock.now().toISOString() });
+    insertShelfProfile(this.#ctx.db, {
+      team_id: teamId,
+      profile_ref: ref,
+      tags,
+      pins,
+      part_baselines: baselines,
+      created_at: this.#ctx.clock.now().toISOString(),
+    });
   }
 }

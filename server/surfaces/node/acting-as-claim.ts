@@ -9,7 +9,9 @@ import type { IdentityService } from '../core/identities/service.ts';
 export function actingAsClaim(identities: Pick<IdentityService, 'row' | 'address'>, agentId: string): ActingAs {
   const row = identities.row(agentId);
   if (row.status !== 'active') {
-    throw invalid('SVC_ERR_ACTING_AS_INACTIVE', [{ loc: ['body', 'acting_as'], msg: `identity ${agentId} is ${row.status}; only an active identity can act`, type: 'value_error' }]);
+    throw invalid('SVC_ERR_ACTING_AS_INACTIVE', [
+      { loc: ['body', 'acting_as'], msg: `identity ${agentId} is ${row.status}; only an active identity can act`, type: 'value_error' },
+    ]);
   }
   return { agent_id: row.agent_id, alias: row.alias, name: row.name ?? row.alias, address: identities.address(row) };
 }

@@ -23,7 +23,10 @@ export async function docsOwnerRoutes(app: FastifyInstance, { services }: { serv
 
   api.put(
     '/v1/node/docs/billing',
-    { config: { auth: 'owner' }, schema: { tags, summary: "Replaces the documents' caps (a quota left out is the default one)", body: CapsBody, response: { 200: BillingSettings } } },
+    {
+      config: { auth: 'owner' },
+      schema: { tags, summary: "Replaces the documents' caps (a quota left out is the default one)", body: CapsBody, response: { 200: BillingSettings } },
+    },
     async (request) => billing.setCaps(request.body.caps),
   );
 }

@@ -16,11 +16,9 @@ export async function peerRoutes(app: FastifyInstance, { services }: { services:
   const peers = new NodePeers(services);
   const api = app.withTypeProvider<ZodTypeProvider>();
 
-  api.get(
-    '/v1/node/peers',
-    { config: { auth: 'owner' }, schema: { tags, summary: 'The peer table, by domain', response: { 200: PeerList } } },
-    async () => ({ peers: directory.list() }),
-  );
+  api.get('/v1/node/peers', { config: { auth: 'owner' }, schema: { tags, summary: 'The peer table, by domain', response: { 200: PeerList } } }, async () => ({
+    peers: directory.list(),
+  }));
 
   api.post(
     '/v1/node/peers',

@@ -17,7 +17,8 @@ export class NodePeers {
   /** Adds or replaces the peer for `domain` (as stored: lower case, no trailing dot). */
   add(domain: string, url: string): Peer {
     const { directory, namespaces, outbox } = this.#services;
-    if (namespaces.isLocal(domain)) throw conflict('SVC_ERR_PEER_DOMAIN_LOCAL', `${domain} is a namespace of this node; its mail is delivered here, not to a peer`);
+    if (namespaces.isLocal(domain))
+      throw conflict('SVC_ERR_PEER_DOMAIN_LOCAL', `${domain} is a namespace of this node; its mail is delivered here, not to a peer`);
     const peer = directory.set(domain, url);
     outbox.retryNow(peer.domain);
     return peer;

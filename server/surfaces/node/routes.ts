@@ -19,14 +19,7 @@ import {
   ImportIdentityBody,
   SessionKey,
 } from '../../../contract/node/identities.ts';
-import {
-  CreatedProject,
-  CreateNamespaceBody,
-  CreateProjectBody,
-  NodeInfo,
-  ProjectList,
-  UiLink,
-} from '../../../contract/node/owner.ts';
+import { CreatedProject, CreateNamespaceBody, CreateProjectBody, NodeInfo, ProjectList, UiLink } from '../../../contract/node/owner.ts';
 import { endOfStream, openSse, streamWindow } from '../../http/sse.ts';
 import type { TunnelService } from '../../tunnel/service.ts';
 import { feedIds } from '../core/events/node-feed.ts';
@@ -91,7 +84,12 @@ export async function ownerApi(app: FastifyInstance, { services, tunnel, nodeInf
     '/v1/node/identities',
     {
       config: { auth: 'owner' },
-      schema: { tags, summary: 'Creates a persistent identity in a project; its API key is shown once', body: CreateIdentityBody, response: { 201: CreatedIdentity } },
+      schema: {
+        tags,
+        summary: 'Creates a persistent identity in a project; its API key is shown once',
+        body: CreateIdentityBody,
+        response: { 201: CreatedIdentity },
+      },
     },
     async (request, reply) => {
       const { project_id, ...rest } = request.body;
@@ -145,7 +143,13 @@ export async function ownerApi(app: FastifyInstance, { services, tunnel, nodeInf
     '/v1/node/identities/:agent_id/export',
     {
       config: { auth: 'owner' },
-      schema: { tags, summary: "A persistent identity's backup, its seed sealed under the passphrase", params: AgentIdParams, body: ExportIdentityBody, response: { 200: IdentityBackup } },
+      schema: {
+        tags,
+        summary: "A persistent identity's backup, its seed sealed under the passphrase",
+        params: AgentIdParams,
+        body: ExportIdentityBody,
+        response: { 200: IdentityBackup },
+      },
     },
     async (request) => backups.export(request.params.agent_id, request.body.passphrase),
   );
@@ -154,7 +158,12 @@ export async function ownerApi(app: FastifyInstance, { services, tunnel, nodeInf
     '/v1/node/identities/import',
     {
       config: { auth: 'owner' },
-      schema: { tags, summary: 'Restores an identity from its backup into a project (with a fresh API key)', body: ImportIdentityBody, response: { 201: ImportedIdentity } },
+      schema: {
+        tags,
+        summary: 'Restores an identity from its backup into a project (with a fresh API key)',
+        body: ImportIdentityBody,
+        response: { 201: ImportedIdentity },
+      },
     },
     async (request, reply) => {
       const { project_id, passphrase, backup } = request.body;

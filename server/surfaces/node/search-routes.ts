@@ -14,7 +14,12 @@ export async function ownerSearchRoutes(app: FastifyInstance, { services }: { se
     '/v1/node/search',
     {
       config: { auth: 'owner' },
-      schema: { tags: ['owner'], summary: 'Searches everything this node holds, or one identity\'s (agent_id) or one team\'s (team)', querystring: SearchQuery, response: { 200: SearchResults } },
+      schema: {
+        tags: ['owner'],
+        summary: "Searches everything this node holds, or one identity's (agent_id) or one team's (team)",
+        querystring: SearchQuery,
+        response: { 200: SearchResults },
+      },
     },
     async (request) => services.search.search(ownerScope(request.query), request.query),
   );

@@ -24,7 +24,12 @@ export async function sessionRoutes(app: FastifyInstance, { services }: { servic
     '/v1/node/session',
     {
       config: { auth: 'public' },
-      schema: { tags, summary: "Exchanges a sign-in link's one-time code for a browser session (kept across restarts; never the owner token)", body: SessionBody, response: { 200: SignedInSession } },
+      schema: {
+        tags,
+        summary: "Exchanges a sign-in link's one-time code for a browser session (kept across restarts; never the owner token)",
+        body: SessionBody,
+        response: { 200: SignedInSession },
+      },
     },
     async (request) => {
       const { token, session } = owner.signIn(request.body.code, request.headers['user-agent'] ?? null);
@@ -34,8 +39,15 @@ export async function sessionRoutes(app: FastifyInstance, { services }: { servic
 
   api.get(
     '/v1/node/sessions',
-    { config: { auth: 'owner' }, schema: { tags, summary: "The owner's live browser sessions, newest first (the caller's own marked current)", response: { 200: OwnerSessionList } } },
-    async (request) => ({ sessions: sessions.list(request.ownerSession ?? null), idle_days: OWNER_SESSION_IDLE_MS / DAY_MS, max_days: OWNER_SESSION_MAX_MS / DAY_MS }),
+    {
+      config: { auth: 'owner' },
+      schema: { tags, summary: "The owner's live browser sessions, newest first (the caller's own marked current)", response: { 200: OwnerSessionList } },
+    },
+    async (request) => ({
+      sessions: sessions.list(request.ownerSession ?? null),
+      idle_days: OWNER_SESSION_IDLE_MS / DAY_MS,
+      max_days: OWNER_SESSION_MAX_MS / DAY_MS,
+    }),
   );
 
   api.delete(

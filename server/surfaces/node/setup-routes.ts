@@ -17,7 +17,7 @@ export async function setupRoutes(app: FastifyInstance, { services, nodeId }: { 
       config: { auth: 'owner' },
       schema: {
         tags: ['owner'],
-        summary: "Sets the node up in one step: a namespace, a project and a persistent identity (201; 200 when it already is, as asked)",
+        summary: 'Sets the node up in one step: a namespace, a project and a persistent identity (201; 200 when it already is, as asked)',
         body: SetupBody,
         response: { 200: SetupResult, 201: SetupResult },
       },

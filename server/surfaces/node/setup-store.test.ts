@@ -11,6 +11,8 @@ describe('the setup record', () => {
     const record = { agent_id: 'a', project_id: 'p', domain: 'node-1.local' };
     insertSetupRecord(db(), record);
     expect(findSetupRecord(db())).toEqual(record);
-    expect(() => insertSetupRecord(db(), { ...record, domain: 'other.example' })).toThrow(expect.objectContaining({ code: expect.stringMatching(/^SQLITE_CONSTRAINT/) }));
+    expect(() => insertSetupRecord(db(), { ...record, domain: 'other.example' })).toThrow(
+      expect.objectContaining({ code: expect.stringMatching(/^SQLITE_CONSTRAINT/) }),
+    );
   });
 });

@@ -48,7 +48,10 @@ export class NodeSetup {
     const { namespaces } = this.#services;
     const existing = namespaces.isLocal(domain) ? namespaces.get(domain) : null;
     if (existing !== null && !existing.node_controlled) {
-      throw conflict('SVC_ERR_NAMESPACE_TAKEN', `${domain} is on this node with an outside controller key, so the node cannot give addresses under it; choose another domain`);
+      throw conflict(
+        'SVC_ERR_NAMESPACE_TAKEN',
+        `${domain} is on this node with an outside controller key, so the node cannot give addresses under it; choose another domain`,
+      );
     }
     if (existing !== null && namespaces.findAddress(domain, input.name) !== null) {
       throw conflict('SVC_ERR_ADDRESS_TAKEN', `${domain}/${input.name} is already taken on this node; choose another name`);

@@ -47,7 +47,10 @@ export async function teamRoutes(app: FastifyInstance, { services }: { services:
 
   api.post(
     '/v1/node/teams',
-    { config: { auth: 'owner' }, schema: { tags, summary: 'Creates a team, its key and its owner member in custody', body: CreateTeamBody, response: { 201: Team } } },
+    {
+      config: { auth: 'owner' },
+      schema: { tags, summary: 'Creates a team, its key and its owner member in custody', body: CreateTeamBody, response: { 201: Team } },
+    },
     async (request, reply) => reply.code(201).send(teams.create(request.body.name, request.body.domain)),
   );
 
@@ -61,17 +64,32 @@ export async function teamRoutes(app: FastifyInstance, { services }: { services:
     '/v1/node/teams/:team_id/members',
     {
       config: { auth: 'owner' },
-      schema: { tags, summary: "A team's certificates with their members' presence, and the scopes a certificate may hold", params: TeamParams, response: { 200: MemberList } },
+      schema: {
+        tags,
+        summary: "A team's certificates with their members' presence, and the scopes a certificate may hold",
+        params: TeamParams,
+        response: { 200: MemberList },
+      },
     },
     // Ours: the scopes a certificate may hold, so whoever issues one sees the choices; each member's presence.
-    async (request) => ({ team_id: request.params.team_id, members: services.teamAgents.membersWithPresence(request.params.team_id), available_scopes: describeScopes() }),
+    async (request) => ({
+      team_id: request.params.team_id,
+      members: services.teamAgents.membersWithPresence(request.params.team_id),
+      available_scopes: describeScopes(),
+    }),
   );
 
   api.post(
     '/v1/node/teams/:team_id/members',
     {
       config: { auth: 'owner' },
-      schema: { tags, summary: 'Issues a member certificate signed by the team key', params: TeamParams, body: AddMemberBody, response: { 201: IssuedCertificate } },
+      schema: {
+        tags,
+        summary: 'Issues a member certificate signed by the team key',
+        params: TeamParams,
+        body: AddMemberBody,
+        response: { 201: IssuedCertificate },
+      },
     },
     async (request, reply) => reply.code(201).send(teams.addMember(request.params.team_id, request.body)),
   );
@@ -91,20 +109,32 @@ export async function teamRoutes(app: FastifyInstance, { services }: { services:
     '/v1/node/teams/:team_id/invites',
     {
       config: { auth: 'owner' },
-      schema: { tags, summary: 'A one-time join code for an agent under an alias (shown once; kept hashed; expires)', params: TeamParams, body: InviteBody, response: { 201: TeamInvite } },
+      schema: {
+        tags,
+        summary: 'A one-time join code for an agent under an alias (shown once; kept hashed; expires)',
+        params: TeamParams,
+        body: InviteBody,
+        response: { 201: TeamInvite },
+      },
     },
     async (request, reply) => reply.code(201).send(invites.create(request.params.team_id, request.body)),
   );
 
   api.get(
     '/v1/node/teams/:team_id/invites',
-    { config: { auth: 'owner' }, schema: { tags, summary: "A team's invites that still work (never their codes)", params: TeamParams, response: { 200: InviteList } } },
+    {
+      config: { auth: 'owner' },
+      schema: { tags, summary: "A team's invites that still work (never their codes)", params: TeamParams, response: { 200: InviteList } },
+    },
     async (request) => invites.pending(request.params.team_id),
   );
 
   api.delete(
     '/v1/node/teams/:team_id/invites/:invite_id',
-    { config: { auth: 'owner' }, schema: { tags, summary: 'Cancels an invite: its code stops working', params: InviteParams, response: { 200: InviteCancelled } } },
+    {
+      config: { auth: 'owner' },
+      schema: { tags, summary: 'Cancels an invite: its code stops working', params: InviteParams, response: { 200: InviteCancelled } },
+    },
     async (request) => invites.cancel(request.params.team_id, request.params.invite_id),
   );
 
@@ -112,7 +142,12 @@ export async function teamRoutes(app: FastifyInstance, { services }: { services:
     '/v1/team/join',
     {
       config: { auth: 'public' },
-      schema: { tags: ['team'], summary: "Redeems a join code for a certificate naming the agent's own did:key (signed with it)", body: JoinBody, response: { 201: IssuedCertificate } },
+      schema: {
+        tags: ['team'],
+        summary: "Redeems a join code for a certificate naming the agent's own did:key (signed with it)",
+        body: JoinBody,
+        response: { 201: IssuedCertificate },
+      },
     },
     async (request, reply) => reply.code(201).send(invites.join(request.body)),
   );
@@ -122,7 +157,13 @@ export async function teamRoutes(app: FastifyInstance, { services }: { services:
     '/v1/node/teams/:team_id/sign',
     {
       config: { auth: 'owner' },
-      schema: { tags, summary: 'Signs one library or documents request as the owner member', params: TeamParams, body: SignBody, response: { 200: SignedRequest } },
+      schema: {
+        tags,
+        summary: 'Signs one library or documents request as the owner member',
+        params: TeamParams,
+        body: SignBody,
+        response: { 200: SignedRequest },
+      },
     },
     async (request) => {
       const { team_id } = request.params;

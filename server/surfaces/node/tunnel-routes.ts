@@ -23,7 +23,10 @@ export async function tunnelRoutes(app: FastifyInstance, { tunnel }: { tunnel: T
   // PUT replaces the whole configuration; null (or absent) clears the optional fields.
   api.put(
     '/v1/node/tunnel',
-    { config: { auth: 'owner' }, schema: { tags, summary: 'Saves the SSH account to use; a running tunnel restarts with it', body: TunnelConfigBody, response } },
+    {
+      config: { auth: 'owner' },
+      schema: { tags, summary: 'Saves the SSH account to use; a running tunnel restarts with it', body: TunnelConfigBody, response },
+    },
     async (request) => {
       const { public_url, host_key_sha256, ...config } = request.body;
       return tunnel.configure({ ...config, ...(public_url ? { public_url } : {}), ...(host_key_sha256 ? { host_key_sha256 } : {}) });

@@ -20,14 +20,15 @@ afterEach(() => before.close());
 
 // Only the chat tables matter here; foreign keys to identities stay off while the rows are made up.
 function session(id: string, participants: string[]): void {
-  db.prepare(`INSERT INTO chat_sessions (session_id, created_by, participant_key, participant_count, created_at) VALUES (?, ?, ?, ?, '2026-01-01T00:00:00.000Z')`).run(
-    id,
-    participants[0],
-    [...participants].sort().join(','),
-    participants.length,
-  );
+  db.prepare(
+    `INSERT INTO chat_sessions (session_id, created_by, participant_key, participant_count, created_at) VALUES (?, ?, ?, ?, '2026-01-01T00:00:00.000Z')`,
+  ).run(id, participants[0], [...participants].sort().join(','), participants.length);
   for (const agent of participants) {
-    db.prepare(`INSERT INTO chat_participants (session_id, agent_id, alias, did, joined_at) VALUES (?, ?, ?, 'did:key:z', '2026-01-01T00:00:00.000Z')`).run(id, agent, agent);
+    db.prepare(`INSERT INTO chat_participants (session_id, agent_id, alias, did, joined_at) VALUES (?, ?, ?, 'did:key:z', '2026-01-01T00:00:00.000Z')`).run(
+      id,
+      agent,
+      agent,
+    );
   }
 }
 

@@ -22,12 +22,9 @@ afterEach(() => before.close());
 
 function agent(id: string): void {
   db.prepare(`INSERT OR IGNORE INTO projects (project_id, slug, name, created_at) VALUES ('p', 'p', 'P', ?)`).run(AT);
-  db.prepare(`INSERT INTO agents (agent_id, project_id, alias, lifetime, key_id, did_key, created_at, updated_at) VALUES (?, 'p', ?, 'ephemeral', 'k', 'did:key:z', ?, ?)`).run(
-    id,
-    id,
-    AT,
-    AT,
-  );
+  db.prepare(
+    `INSERT INTO agents (agent_id, project_id, alias, lifetime, key_id, did_key, created_at, updated_at) VALUES (?, 'p', ?, 'ephemeral', 'k', 'did:key:z', ?, ?)`,
+  ).run(id, id, AT, AT);
 }
 
 /** A session as the code before 0022 wrote it: participants named by agent id or `remote:<address>`. */
@@ -65,7 +62,8 @@ function message(sessionId: string, from: string, leaving = false): number {
 
 const participants = (sessionId: string) =>
   db.prepare(`SELECT agent_id, remote_address, address, left_at FROM chat_participants WHERE session_id = ? ORDER BY rowid`).all(sessionId);
-const senders = (sessionId: string) => db.prepare(`SELECT id, from_agent_id, from_remote_address, from_address FROM chat_messages WHERE session_id = ? ORDER BY id`).all(sessionId);
+const senders = (sessionId: string) =>
+  db.prepare(`SELECT id, from_agent_id, from_remote_address, from_address FROM chat_messages WHERE session_id = ? ORDER BY id`).all(sessionId);
 const plan = (sql: string, ...params: unknown[]): string =>
   (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[]).map((row) => row.detail).join('\n');
 
@@ -105,7 +103,9 @@ describe(`migration ${VERSION}`, () => {
     session('s', ['amy', 'remote:far.test/bo']);
     expect(before.upgrade().applied).toEqual([VERSION]);
 
-    const participant = db.prepare(`INSERT INTO chat_participants (session_id, agent_id, remote_address, alias, did, joined_at) VALUES ('s', ?, ?, 'x', 'did:key:z', ?)`);
+    const participant = db.prepare(
+      `INSERT INTO chat_participants (session_id, agent_id, remote_address, alias, did, joined_at) VALUES ('s', ?, ?, 'x', 'did:key:z', ?)`,
+    );
     expect(() => participant.run('amy', 'far.test/cy', AT)).toThrow(/CHECK constraint/);
     expect(() => participant.run(null, null, AT)).toThrow(/CHECK constraint/);
     expect(() => participant.run('remote:far.test/cy', null, AT)).toThrow(/FOREIGN KEY constraint/);
@@ -128,7 +128,9 @@ describe(`migration ${VERSION}`, () => {
     expect(list).not.toMatch(/TEMP B-TREE/);
     // A participant, by agent id or by remote address.
     expect(plan(`SELECT * FROM chat_participants WHERE session_id = ? AND agent_id = ?`, 's', 'a')).toMatch(/USING INDEX sqlite_autoindex_chat_participants_1/);
-    expect(plan(`SELECT * FROM chat_participants WHERE session_id = ? AND remote_address = ?`, 's', 'x/y')).toMatch(/USING INDEX sqlite_autoindex_chat_participants_2/);
+    expect(plan(`SELECT * FROM chat_participants WHERE session_id = ? AND remote_address = ?`, 's', 'x/y')).toMatch(
+      /USING INDEX sqlite_autoindex_chat_participants_2/,
+    );
     expect(plan(`SELECT id FROM chat_messages WHERE session_id = ? AND id > ? ORDER BY id`, 's', 0)).toMatch(/USING (COVERING )?INDEX chat_messages_session/);
   });
 });

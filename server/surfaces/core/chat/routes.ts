@@ -38,14 +38,22 @@ export async function chatRoutes(app: FastifyInstance, { services }: { services:
     '/v1/chat/sessions',
     {
       config: { auth },
-      schema: { tags, summary: 'Create-or-send: a message to these participants (a two-party session is reused)', body: CreateSessionBody, response: { 200: StartChatResult } },
+      schema: {
+        tags,
+        summary: 'Create-or-send: a message to these participants (a two-party session is reused)',
+        body: CreateSessionBody,
+        response: { 200: StartChatResult },
+      },
     },
     async (request) => chat.createOrSend(identityOf(request).agentId, request.body),
   );
 
   api.get(
     '/v1/chat/sessions',
-    { config: { auth }, schema: { tags, summary: "The caller's sessions, newest activity first (ours: paged)", querystring: SessionsQuery, response: { 200: ChatSessionsPage } } },
+    {
+      config: { auth },
+      schema: { tags, summary: "The caller's sessions, newest activity first (ours: paged)", querystring: SessionsQuery, response: { 200: ChatSessionsPage } },
+    },
     async (request) => chat.listSessions(identityOf(request).agentId, request.query),
   );
 
@@ -59,20 +67,38 @@ export async function chatRoutes(app: FastifyInstance, { services }: { services:
     '/v1/chat/sessions/:session_id/messages',
     {
       config: { auth },
-      schema: { tags, summary: "A session's newest messages, oldest first, and each participant's state", params: SessionParams, querystring: HistoryQuery, response: { 200: ChatHistory } },
+      schema: {
+        tags,
+        summary: "A session's newest messages, oldest first, and each participant's state",
+        params: SessionParams,
+        querystring: HistoryQuery,
+        response: { 200: ChatHistory },
+      },
     },
     async (request) => chat.history(identityOf(request).agentId, request.params.session_id, request.query),
   );
 
   api.post(
     '/v1/chat/sessions/:session_id/messages',
-    { config: { auth }, schema: { tags, summary: 'A message to every other participant', params: SessionParams, body: SendMessageBody, response: { 200: SendChatResult } } },
+    {
+      config: { auth },
+      schema: { tags, summary: 'A message to every other participant', params: SessionParams, body: SendMessageBody, response: { 200: SendChatResult } },
+    },
     async (request) => chat.send(identityOf(request).agentId, request.params.session_id, request.body),
   );
 
   api.post(
     '/v1/chat/sessions/:session_id/read',
-    { config: { auth }, schema: { tags, summary: 'Marks the session read up to a message (monotonic)', params: SessionParams, body: MarkReadBody, response: { 200: ChatReadMarked } } },
+    {
+      config: { auth },
+      schema: {
+        tags,
+        summary: 'Marks the session read up to a message (monotonic)',
+        params: SessionParams,
+        body: MarkReadBody,
+        response: { 200: ChatReadMarked },
+      },
+    },
     async (request) => chat.markRead(identityOf(request).agentId, request.params.session_id, request.body.up_to_message_id),
   );
 
@@ -82,7 +108,13 @@ export async function chatRoutes(app: FastifyInstance, { services }: { services:
     '/v1/chat/sessions/:session_id/stream',
     {
       config: { auth },
-      schema: { tags, summary: "The session's live stream (SSE): message and read_receipt frames", params: SessionParams, querystring: StreamQuery, headers: StreamResumeHeaders },
+      schema: {
+        tags,
+        summary: "The session's live stream (SSE): message and read_receipt frames",
+        params: SessionParams,
+        querystring: StreamQuery,
+        headers: StreamResumeHeaders,
+      },
     },
     async (request, reply) => {
       const { agentId } = identityOf(request);

@@ -216,9 +216,11 @@ describe('bus nudges', () => {
       [topics[2]!]: 0,
     });
     // A refused send publishes nothing.
-    expect(
-      published(topics, () => expect(() => createOrSend(a.agent_id, 'bus-a', 'to myself')).toThrow(/is you/)),
-    ).toEqual({ [topics[0]!]: 0, [topics[1]!]: 0, [topics[2]!]: 0 });
+    expect(published(topics, () => expect(() => createOrSend(a.agent_id, 'bus-a', 'to myself')).toThrow(/is you/))).toEqual({
+      [topics[0]!]: 0,
+      [topics[1]!]: 0,
+      [topics[2]!]: 0,
+    });
   });
 });
 

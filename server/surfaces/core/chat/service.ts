@@ -47,7 +47,6 @@ import { SESSION_STREAMS_PER_IDENTITY } from './stream-limits.ts';
 import { StreamCap } from '../../../events/stream-cap.ts';
 import type { SseStream } from '../../../http/sse.ts';
 
-
 export class ChatService {
   readonly #deps: ChatDeps;
   /** Open session streams per identity, across all its sessions (stream.ts says how many). */
@@ -81,7 +80,11 @@ export class ChatService {
   }
 
   /** A chat message from another node, checked by federation/inbound.ts. */
-  receiveRemote(message: FederatedChat, recipient: AgentRow & { address: string }, options: { contact: boolean; namespaceTrust: 'verified' | 'unverified' }): void {
+  receiveRemote(
+    message: FederatedChat,
+    recipient: AgentRow & { address: string },
+    options: { contact: boolean; namespaceTrust: 'verified' | 'unverified' },
+  ): void {
     receiveRemote(this.#deps, message, recipient, options);
   }
 

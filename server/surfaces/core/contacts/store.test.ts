@@ -6,7 +6,13 @@ import { insertProject } from '../projects/store.ts';
 import { contactExists, contactsOf, deleteContact, insertContact } from './store.ts';
 
 const db = useStoreDatabase();
-const contact = (id: string, owner: string, address: string) => ({ contact_id: id, owner_agent_id: owner, contact_address: address, label: '', created_at: '2026-01-01T00:00:00.000Z' });
+const contact = (id: string, owner: string, address: string) => ({
+  contact_id: id,
+  owner_agent_id: owner,
+  contact_address: address,
+  label: '',
+  created_at: '2026-01-01T00:00:00.000Z',
+});
 
 beforeAll(() => {
   insertProject(db(), { project_id: 'p', slug: 'p', name: 'p', namespace: null, created_at: '2026-01-01T00:00:00.000Z' });
@@ -28,7 +34,9 @@ describe('the contacts store', () => {
   });
 
   it('refuses the same address twice for one owner', () => {
-    expect(() => insertContact(db(), contact('c4', 'ann', 'a.example/x'))).toThrow(expect.objectContaining({ code: expect.stringMatching(/^SQLITE_CONSTRAINT/) }));
+    expect(() => insertContact(db(), contact('c4', 'ann', 'a.example/x'))).toThrow(
+      expect.objectContaining({ code: expect.stringMatching(/^SQLITE_CONSTRAINT/) }),
+    );
   });
 
   it('removes only the owner’s own contact', () => {

@@ -28,7 +28,12 @@ export async function didRoutes(app: FastifyInstance, { services }: { services: 
     '/v1/did',
     {
       config: { auth: 'public' },
-      schema: { tags, summary: 'Registers a did:svc from its client-signed genesis entry; idempotent', body: RegisterDidBody, response: { 200: DidRegistered } },
+      schema: {
+        tags,
+        summary: 'Registers a did:svc from its client-signed genesis entry; idempotent',
+        body: RegisterDidBody,
+        response: { 200: DidRegistered },
+      },
     },
     async (request) => {
       const { proof, ...payload } = request.body;

@@ -9,8 +9,7 @@ import type { LogEntry } from '../../../crypto/identity-log.ts';
 /** A did_log row as the log is read: every column but created_at, which no verifier covers. */
 export type DidLogRow = LogEntry;
 
-const LOG_COLUMNS =
-  'did_aw, seq, operation, previous_did_key, new_did_key, prev_entry_hash, entry_hash, state_hash, authorized_by, signature, timestamp';
+const LOG_COLUMNS = 'did_aw, seq, operation, previous_did_key, new_did_key, prev_entry_hash, entry_hash, state_hash, authorized_by, signature, timestamp';
 
 /** The whole log of a did:svc, genesis first; empty when the id is unknown. */
 export function didLogEntries(db: Db, didAw: string): DidLogRow[] {
@@ -36,7 +35,12 @@ export function currentDidKey(db: Db, didAw: string): string | undefined {
  */
 export function appendDidLogEntry(db: Db, entry: LogEntry, createdAt: string): void {
   if (entry.seq === 1) {
-    db.prepare(`INSERT INTO did_mappings (did_aw, current_did_key, created_at, updated_at) VALUES (?, ?, ?, ?)`).run(entry.did_aw, entry.new_did_key, createdAt, createdAt);
+    db.prepare(`INSERT INTO did_mappings (did_aw, current_did_key, created_at, updated_at) VALUES (?, ?, ?, ?)`).run(
+      entry.did_aw,
+      entry.new_did_key,
+      createdAt,
+      createdAt,
+    );
   } else {
     db.prepare(`UPDATE did_mappings SET current_did_key = ?, updated_at = ? WHERE did_aw = ?`).run(entry.new_did_key, createdAt, entry.did_aw);
   }

@@ -39,7 +39,15 @@ describe('chatWakeSource', () => {
         // Upstream's name for it, with upstream's strings: an absent one is "", never null.
         twin: {
           event: 'actionable_chat',
-          data: expect.objectContaining({ type: 'actionable_chat', session_id: 's1', conversation_id: 's1', message_id: 'm4', from_alias: 'ann', from_did: '', last_message: 'hello 4' }),
+          data: expect.objectContaining({
+            type: 'actionable_chat',
+            session_id: 's1',
+            conversation_id: 's1',
+            message_id: 'm4',
+            from_alias: 'ann',
+            from_did: '',
+            last_message: 'hello 4',
+          }),
         },
       },
     ]);
@@ -64,8 +72,20 @@ describe('chatWakeSource', () => {
 describe('mailWakeSource', () => {
   it('maps unread mail to mail_message frames, waking at once for high and urgent', () => {
     const row = (id: number, priority: MessageRow['priority']) =>
-      ({ id, message_id: `m${id}`, from_alias: 'ann', from_address: null, from_did: 'did:key:z', from_stable_id: null, subject: 's', priority, created_at: '2026-04-18T12:00:00Z' }) as MessageRow;
-    const mail = { unread: (_agentId: string, afterId: number | null) => (afterId === null ? [row(1, 'low'), row(2, 'urgent')] : []) } as unknown as MailService;
+      ({
+        id,
+        message_id: `m${id}`,
+        from_alias: 'ann',
+        from_address: null,
+        from_did: 'did:key:z',
+        from_stable_id: null,
+        subject: 's',
+        priority,
+        created_at: '2026-04-18T12:00:00Z',
+      }) as MessageRow;
+    const mail = {
+      unread: (_agentId: string, afterId: number | null) => (afterId === null ? [row(1, 'low'), row(2, 'urgent')] : []),
+    } as unknown as MailService;
     const items = mailWakeSource(mail).pending('a', null);
     expect(items.map((i) => [i.event, i.data.message_id, i.data.wake_mode])).toEqual([
       ['mail_message', 'm1', 'idle'],
@@ -90,7 +110,9 @@ describe('controlWakeSource', () => {
   it('names the frame after the signal and claims through the service', () => {
     const claimed: number[] = [];
     const control = {
-      pending: () => [{ id: 3, signal_id: 'sig-3', target_agent_id: 'a', from_agent_id: 'b', signal: 'interrupt', created_at: '2026-04-18T12:00:00.250Z', consumed_at: null }],
+      pending: () => [
+        { id: 3, signal_id: 'sig-3', target_agent_id: 'a', from_agent_id: 'b', signal: 'interrupt', created_at: '2026-04-18T12:00:00.250Z', consumed_at: null },
+      ],
       claim: (id: number) => (claimed.push(id), true),
     } as unknown as ControlService;
     const [item] = controlWakeSource(control).pending('a', null);

@@ -75,7 +75,13 @@ export function mailWakeSource(mail: MailService): WakeSource {
           created_at: m.created_at,
           unread_count: m.unread_count,
         };
-        return { id: m.id, event: 'mail_message', at: time(m.created_at), data, twin: { event: 'actionable_mail', data: actionableMail(data, m.thread_id ?? null) } };
+        return {
+          id: m.id,
+          event: 'mail_message',
+          at: time(m.created_at),
+          data,
+          twin: { event: 'actionable_mail', data: actionableMail(data, m.thread_id ?? null) },
+        };
       }),
   };
 }

@@ -62,7 +62,11 @@ export function runIdentityStream({ bus, agent, sources, stream, check, resume =
     });
     if (!connected) {
       connected = true;
-      const hello: IdentityConnected = { agent_id: agent.agent_id, project_id: agent.project_id, ...(agent.team_id === undefined ? {} : { team_id: agent.team_id }) };
+      const hello: IdentityConnected = {
+        agent_id: agent.agent_id,
+        project_id: agent.project_id,
+        ...(agent.team_id === undefined ? {} : { team_id: agent.team_id }),
+      };
       if (!stream.send('connected', hello, position())) return;
       if (incomplete && !stream.send('reset', { type: 'reset', detail: RESET_DETAIL } satisfies StreamReset, position())) return;
     }

@@ -40,7 +40,15 @@ export async function subscriptionRoutes(app: FastifyInstance, { services }: { s
 
   api.delete(
     '/v1/events/subscriptions/:subscription_id',
-    { config: { auth: 'identity' }, schema: { tags, summary: 'Removes a subscription (404 when it is not the caller’s)', params: SubscriptionIdParams, response: { 200: SubscriptionRemoved } } },
+    {
+      config: { auth: 'identity' },
+      schema: {
+        tags,
+        summary: 'Removes a subscription (404 when it is not the caller’s)',
+        params: SubscriptionIdParams,
+        response: { 200: SubscriptionRemoved },
+      },
+    },
     async (request) => subscriptions.remove(identityOf(request).agentId, request.params.subscription_id),
   );
 }

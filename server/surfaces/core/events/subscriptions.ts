@@ -46,7 +46,8 @@ export class EventSubscriptions {
       throw invalid('SVC_ERR_VALIDATION', [{ loc: ['body', 'team_id'], msg: `required: this identity is a member of ${teams.join(', ')}`, type: 'missing' }]);
     }
     const scope = APP_EVENT_SCOPES[type];
-    if (!this.#teams.teamsOf(identity, scope).includes(chosen)) throw forbidden('SVC_ERR_SCOPE_MISSING', `This identity's certificate in team ${chosen} lacks the ${scope} scope`);
+    if (!this.#teams.teamsOf(identity, scope).includes(chosen))
+      throw forbidden('SVC_ERR_SCOPE_MISSING', `This identity's certificate in team ${chosen} lacks the ${scope} scope`);
     return chosen;
   }
 
@@ -74,7 +75,8 @@ export class EventSubscriptions {
   }
 
   remove(agentId: string, subscriptionId: string): { deleted: true } {
-    if (!deleteSubscription(this.#ctx.db, agentId, subscriptionId)) throw notFound('SVC_ERR_SUBSCRIPTION_NOT_FOUND', `Subscription ${subscriptionId} not found`);
+    if (!deleteSubscription(this.#ctx.db, agentId, subscriptionId))
+      throw notFound('SVC_ERR_SUBSCRIPTION_NOT_FOUND', `Subscription ${subscriptionId} not found`);
     return { deleted: true };
   }
 }

@@ -25,13 +25,26 @@ export function insertAgentLogEntry(db: Db, agentId: string, entry: AgentLogEntr
   db.prepare(
     `INSERT INTO agent_log (log_id, agent_id, seq, operation, old_did, new_did, signed_by, entry_signature, metadata, created_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(entry.log_id, agentId, entry.seq, entry.operation, entry.old_did, entry.new_did, entry.signed_by, entry.entry_signature, JSON.stringify(entry.metadata), entry.created_at);
+  ).run(
+    entry.log_id,
+    agentId,
+    entry.seq,
+    entry.operation,
+    entry.old_did,
+    entry.new_did,
+    entry.signed_by,
+    entry.entry_signature,
+    JSON.stringify(entry.metadata),
+    entry.created_at,
+  );
 }
 
 /** The identity's whole log, in order. */
 export function agentLogEntries(db: Db, agentId: string): AgentLogEntry[] {
   const rows = db
-    .prepare(`SELECT log_id, agent_id, seq, operation, old_did, new_did, signed_by, entry_signature, metadata, created_at FROM agent_log WHERE agent_id = ? ORDER BY seq`)
+    .prepare(
+      `SELECT log_id, agent_id, seq, operation, old_did, new_did, signed_by, entry_signature, metadata, created_at FROM agent_log WHERE agent_id = ? ORDER BY seq`,
+    )
     .all(agentId) as AgentLogRow[];
   return rows.map(toAgentLogEntry);
 }

@@ -40,7 +40,11 @@ export class IdentityBackups {
       throw conflict('SVC_ERR_IDENTITY_WRONG_LIFETIME', 'Only persistent identities can be backed up; an ephemeral one has no lasting identity');
     }
     if (row.status === 'replaced') throw conflict('SVC_ERR_IDENTITY_REPLACED', 'This identity was replaced; back up its successor');
-    if (row.custody === 'self') throw conflict('SVC_ERR_IDENTITY_SELF_CUSTODIAL', 'This identity is self-custodial: the node holds no key to back up; its key is where the client keeps it');
+    if (row.custody === 'self')
+      throw conflict(
+        'SVC_ERR_IDENTITY_SELF_CUSTODIAL',
+        'This identity is self-custodial: the node holds no key to back up; its key is where the client keeps it',
+      );
     appendAgentLog(this.#ctx, agentId, { keyId: row.key_id, didKey: row.did_key }, { operation: 'export' });
     return {
       format: BACKUP_FORMAT,
@@ -77,9 +81,10 @@ export class IdentityBackups {
       if (identityStatus(db, identity.agent_id) !== undefined) {
         throw conflict('SVC_ERR_IDENTITY_EXISTS', 'This identity is already on this node');
       }
-      if (aliasTaken(db, projectId, identity.name)) throw conflict('SVC_ERR_ALIAS_TAKEN', `Alias ${identity.name} is already in use in project ${project.slug}`);
+      if (aliasTaken(db, projectId, identity.name))
+        throw conflict('SVC_ERR_ALIAS_TAKEN', `Alias ${identity.name} is already in use in project ${project.slug}`);
       const currentKey = this.#deps.did.importLog(backup.did_log as LogEntry[]);
-      if (keyDid !== currentKey) throw invalid('SVC_ERR_BACKUP_KEY_NOT_CURRENT', 'The backed-up key is not the identity\'s current key');
+      if (keyDid !== currentKey) throw invalid('SVC_ERR_BACKUP_KEY_NOT_CURRENT', "The backed-up key is not the identity's current key");
       const keyId = custody.importKey(backup.key, passphrase, 'identity');
       const now = clock.now().toISOString();
       insertIdentity(db, {

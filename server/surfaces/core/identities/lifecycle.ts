@@ -52,7 +52,10 @@ export class IdentityLifecycle {
     const row = this.#identities.row(agentId);
     this.#persistent(row, 'rotate the key of');
     if (row.custody === 'self') {
-      throw conflict('SVC_ERR_IDENTITY_SELF_CUSTODIAL', `This identity is self-custodial: the node holds no key to rotate it with. Rotate it yourself: PUT /v1/did/${row.did_aw} with a rotate_key entry signed by the retiring key`);
+      throw conflict(
+        'SVC_ERR_IDENTITY_SELF_CUSTODIAL',
+        `This identity is self-custodial: the node holds no key to rotate it with. Rotate it yourself: PUT /v1/did/${row.did_aw} with a rotate_key entry signed by the retiring key`,
+      );
     }
     if (row.status !== 'active') throw conflict('SVC_ERR_IDENTITY_NOT_ACTIVE', `Identity is ${row.status}`);
     const { db, custody, clock } = this.#ctx;
@@ -63,12 +66,17 @@ export class IdentityLifecycle {
       const announcement = { ...fields, old_key_signature: toBase64Unpadded(custody.sign(row.key_id, rotationPayloadBytes(fields))) };
       const now = clock.now().toISOString();
       insertRotationAnnouncement(db, { announcement_id: randomUUID(), agent_id: agentId, ...announcement, created_at: now });
-      appendAgentLog(this.#ctx, agentId, { keyId: row.key_id, didKey: row.did_key }, {
-        operation: 'rotate',
-        old_did: row.did_key,
-        new_did: next.didKey,
-        metadata: { did_aw: row.did_aw, seq: logHead.seq },
-      });
+      appendAgentLog(
+        this.#ctx,
+        agentId,
+        { keyId: row.key_id, didKey: row.did_key },
+        {
+          operation: 'rotate',
+          old_did: row.did_key,
+          new_did: next.didKey,
+          metadata: { did_aw: row.did_aw, seq: logHead.seq },
+        },
+      );
       setIdentityKey(db, agentId, next, now);
       custody.destroyKey(row.key_id);
       return {
@@ -143,7 +151,11 @@ export class IdentityLifecycle {
     if (addresses.length === 0) throw conflict('SVC_ERR_IDENTITY_NO_ADDRESS', 'Identity has no address to carry over; create a new identity instead');
     const controllers = addresses.map((a) => {
       const keyId = namespaces.controllerKeyId(a.domain);
-      if (keyId === null) throw conflict('SVC_ERR_CONTROLLER_KEY_NOT_HELD', `This node does not hold the controller key of ${a.domain}; reassign ${a.address} with a controller signature`);
+      if (keyId === null)
+        throw conflict(
+          'SVC_ERR_CONTROLLER_KEY_NOT_HELD',
+          `This node does not hold the controller key of ${a.domain}; reassign ${a.address} with a controller signature`,
+        );
       return { address: a, keyId, controllerDid: namespaces.get(a.domain).controller_did };
     });
     const { db, custody, clock } = this.#ctx;
@@ -174,7 +186,13 @@ export class IdentityLifecycle {
       });
       const announcements = controllers.map(({ address, keyId, controllerDid }) => {
         namespaces.rebindAddress(address.domain, address.name, controllerDid, key.didKey, didAw, 'reassign_address');
-        const fields = { address: address.address, controller_did: controllerDid, new_did: key.didKey, old_did: old.did_key, timestamp: signingTimestamp(clock) };
+        const fields = {
+          address: address.address,
+          controller_did: controllerDid,
+          new_did: key.didKey,
+          old_did: old.did_key,
+          timestamp: signingTimestamp(clock),
+        };
         const controller_signature = toBase64Unpadded(custody.sign(keyId, replacementPayloadBytes(fields)));
         insertReplacementAnnouncement(db, {
           announcement_id: randomUUID(),
@@ -189,13 +207,22 @@ export class IdentityLifecycle {
         });
         return { ...fields, controller_signature };
       });
-      appendAgentLog(this.#ctx, agentId, key, { operation: 'create', new_did: key.didKey, metadata: { lifetime: 'persistent', did_aw: didAw, replaces: old.agent_id, custody: self === null ? 'custodial' : 'self' } });
-      appendAgentLog(this.#ctx, old.agent_id, { keyId: old.key_id, didKey: old.did_key }, {
-        operation: 'replaced_by',
-        old_did: old.did_key,
+      appendAgentLog(this.#ctx, agentId, key, {
+        operation: 'create',
         new_did: key.didKey,
-        metadata: { successor_agent_id: agentId, addresses: addresses.map((a) => a.address) },
+        metadata: { lifetime: 'persistent', did_aw: didAw, replaces: old.agent_id, custody: self === null ? 'custodial' : 'self' },
       });
+      appendAgentLog(
+        this.#ctx,
+        old.agent_id,
+        { keyId: old.key_id, didKey: old.did_key },
+        {
+          operation: 'replaced_by',
+          old_did: old.did_key,
+          new_did: key.didKey,
+          metadata: { successor_agent_id: agentId, addresses: addresses.map((a) => a.address) },
+        },
+      );
       markIdentityReplaced(db, old.agent_id, agentId, now);
       deactivateAgentKeys(db, old.agent_id);
       if (old.key_id !== '') custody.destroyKey(old.key_id);

@@ -29,10 +29,7 @@ import type { CoreServices } from '../services.ts';
 
 const tags = ['identities'];
 
-export async function identityRoutes(
-  app: FastifyInstance,
-  { services, ownerListener }: { services: CoreServices; ownerListener: boolean },
-): Promise<void> {
+export async function identityRoutes(app: FastifyInstance, { services, ownerListener }: { services: CoreServices; ownerListener: boolean }): Promise<void> {
   const { ctx, identities, lifecycle, owner, teamAgents } = services;
   const api = app.withTypeProvider<ZodTypeProvider>();
 
@@ -64,7 +61,10 @@ export async function identityRoutes(
 
   api.get(
     '/v1/auth/introspect',
-    { config: { auth: 'key' }, schema: { tags, summary: 'What the API key is: a project authority, or an identity and its state', response: { 200: Introspection } } },
+    {
+      config: { auth: 'key' },
+      schema: { tags, summary: 'What the API key is: a project authority, or an identity and its state', response: { 200: Introspection } },
+    },
     async (request) => identities.introspect(principalOf(request)),
   );
 
@@ -76,7 +76,10 @@ export async function identityRoutes(
 
   api.put(
     '/v1/agents/me/rotate',
-    { config: { auth: 'identity' }, schema: { tags, summary: "Rotates a persistent identity's key; the retiring key signs the change", response: { 200: Rotated } } },
+    {
+      config: { auth: 'identity' },
+      schema: { tags, summary: "Rotates a persistent identity's key; the retiring key signs the change", response: { 200: Rotated } },
+    },
     async (request) => lifecycle.rotate(identityOf(request).agentId),
   );
 
@@ -103,7 +106,9 @@ export async function identityRoutes(
       // The workspace fields first: an identity without a team workspace is refused (404) before
       // anything changes. role and human_name are the identity's, member or not.
       const workspace =
-        hostname !== undefined || workspace_path !== undefined ? teamAgents.updateWorkspace(agentId, { hostname, workspace_path }) : teamAgents.workspaceOf(agentId);
+        hostname !== undefined || workspace_path !== undefined
+          ? teamAgents.updateWorkspace(agentId, { hostname, workspace_path })
+          : teamAgents.workspaceOf(agentId);
       const settings = identities.updateSettings(agentId, request.body);
       return { ...settings, hostname: workspace?.hostname ?? null, workspace_path: workspace?.workspace_path ?? null };
     },

@@ -173,13 +173,18 @@ export class IdentityService {
     if (publicKey === null) throw invalid('SVC_ERR_DID_MALFORMED', 'did must be an Ed25519 did:key');
     const text = (input.public_key ?? '').replace(/=+$/, '');
     const given = fromBase64Url(text) ?? fromBase64Unpadded(text) ?? fromBase64Padded(input.public_key ?? '');
-    if (given === null || !given.equals(Buffer.from(publicKey))) throw invalid('SVC_ERR_PUBLIC_KEY_MISMATCH', 'public_key is not the 32-byte Ed25519 key of did');
-    if (hostedIdentityOfDidKey(this.#ctx.db, didKey) !== undefined) throw conflict('SVC_ERR_IDENTITY_EXISTS', 'An identity of this node already holds this did:key');
+    if (given === null || !given.equals(Buffer.from(publicKey)))
+      throw invalid('SVC_ERR_PUBLIC_KEY_MISMATCH', 'public_key is not the 32-byte Ed25519 key of did');
+    if (hostedIdentityOfDidKey(this.#ctx.db, didKey) !== undefined)
+      throw conflict('SVC_ERR_IDENTITY_EXISTS', 'An identity of this node already holds this did:key');
     if (lifetime !== 'persistent') return { didKey, didAw: null };
     const didAw = stableIdFromPublicKey(publicKey, DID_METHOD);
     const current = this.#deps.did.currentKey(didAw);
     if (current === null) {
-      throw conflict('SVC_ERR_DID_UNREGISTERED', `Register ${didAw} first: POST /v1/did with its genesis entry signed by this key (the node signs nothing for a key it does not hold)`);
+      throw conflict(
+        'SVC_ERR_DID_UNREGISTERED',
+        `Register ${didAw} first: POST /v1/did with its genesis entry signed by this key (the node signs nothing for a key it does not hold)`,
+      );
     }
     if (current !== didKey) throw conflict('SVC_ERR_DID_KEY_MISMATCH', `did is not the current key of ${didAw}`);
     if (hostedIdentityOfDid(this.#ctx.db, didAw) !== undefined) throw conflict('SVC_ERR_IDENTITY_EXISTS', `An identity of this node already holds ${didAw}`);
@@ -240,10 +245,15 @@ export class IdentityService {
     const { db } = this.#ctx;
     db.transaction(() => {
       updateIdentitySettings(db, agentId, patch, this.#ctx.clock.now().toISOString());
-      appendAgentLog(this.#ctx, agentId, { keyId: row.key_id, didKey: row.did_key }, {
-        operation: 'update_settings',
-        metadata: { fields: Object.keys(patch).sort() },
-      });
+      appendAgentLog(
+        this.#ctx,
+        agentId,
+        { keyId: row.key_id, didKey: row.did_key },
+        {
+          operation: 'update_settings',
+          metadata: { fields: Object.keys(patch).sort() },
+        },
+      );
     })();
     const view = this.view(this.row(agentId));
     return {

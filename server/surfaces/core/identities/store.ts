@@ -83,16 +83,14 @@ export function listLiveIdentities(db: Db): AgentRow[] {
 
 /** The newest active or archived identity holding this did:svc, if this node hosts one. */
 export function hostedIdentityOfDid(db: Db, didAw: string): AgentRow | undefined {
-  return db
-    .prepare(`SELECT * FROM agents WHERE did_aw = ? AND status IN ('active', 'archived') ORDER BY created_at DESC LIMIT 1`)
-    .get(didAw) as AgentRow | undefined;
+  return db.prepare(`SELECT * FROM agents WHERE did_aw = ? AND status IN ('active', 'archived') ORDER BY created_at DESC LIMIT 1`).get(didAw) as
+    AgentRow | undefined;
 }
 
 /** The newest active or archived identity whose current key this is (an address assigned to a bare did:key). */
 export function hostedIdentityOfDidKey(db: Db, didKey: string): AgentRow | undefined {
-  return db
-    .prepare(`SELECT * FROM agents WHERE did_key = ? AND status IN ('active', 'archived') ORDER BY created_at DESC LIMIT 1`)
-    .get(didKey) as AgentRow | undefined;
+  return db.prepare(`SELECT * FROM agents WHERE did_key = ? AND status IN ('active', 'archived') ORDER BY created_at DESC LIMIT 1`).get(didKey) as
+    AgentRow | undefined;
 }
 
 /** Deleted identities free their alias; archived and replaced ones keep it (the unique index says the same). */
@@ -155,7 +153,10 @@ export function insertRotationAnnouncement(db: Db, row: RotationAnnouncementRow)
 }
 
 /** The rotation that introduced the key `newDid`, as the wire shows it (a message signed with that key carries it). */
-export function rotationAnnouncementTo(db: Db, newDid: string): Pick<RotationAnnouncementRow, 'old_did' | 'new_did' | 'timestamp' | 'old_key_signature'> | undefined {
+export function rotationAnnouncementTo(
+  db: Db,
+  newDid: string,
+): Pick<RotationAnnouncementRow, 'old_did' | 'new_did' | 'timestamp' | 'old_key_signature'> | undefined {
   return db
     .prepare(`SELECT old_did, new_did, timestamp, old_key_signature FROM rotation_announcements WHERE new_did = ? ORDER BY created_at DESC LIMIT 1`)
     .get(newDid) as Pick<RotationAnnouncementRow, 'old_did' | 'new_did' | 'timestamp' | 'old_key_signature'> | undefined;

@@ -44,7 +44,10 @@ export async function mailRoutes(app: FastifyInstance, { services }: { services:
 
   api.get(
     '/v1/messages/inbox',
-    { config: { auth }, schema: { tags, summary: "The caller's mail, newest first (ours: ?folder=archive)", querystring: InboxQuery, response: { 200: InboxPage } } },
+    {
+      config: { auth },
+      schema: { tags, summary: "The caller's mail, newest first (ours: ?folder=archive)", querystring: InboxQuery, response: { 200: InboxPage } },
+    },
     async (request) => mail.inbox(identityOf(request).agentId, request.query),
   );
 
@@ -57,7 +60,10 @@ export async function mailRoutes(app: FastifyInstance, { services }: { services:
 
   api.post(
     '/v1/messages/:message_id/ack',
-    { config: { auth }, schema: { tags, summary: 'Marks a message read; again keeps the first time', params: MessageIdParams, response: { 200: MailAcknowledged } } },
+    {
+      config: { auth },
+      schema: { tags, summary: 'Marks a message read; again keeps the first time', params: MessageIdParams, response: { 200: MailAcknowledged } },
+    },
     async (request) => mail.ack(identityOf(request).agentId, request.params.message_id),
   );
 
@@ -65,7 +71,10 @@ export async function mailRoutes(app: FastifyInstance, { services }: { services:
 
   api.get(
     '/v1/messages/sent',
-    { config: { auth }, schema: { tags, summary: 'Ours: everything the caller sent, one item per recipient, newest first', querystring: SentQuery, response: { 200: SentPage } } },
+    {
+      config: { auth },
+      schema: { tags, summary: 'Ours: everything the caller sent, one item per recipient, newest first', querystring: SentQuery, response: { 200: SentPage } },
+    },
     async (request) => mail.sent.list(identityOf(request).agentId, request.query),
   );
 
@@ -78,31 +87,56 @@ export async function mailRoutes(app: FastifyInstance, { services }: { services:
 
   api.post(
     '/v1/messages/:message_id/archive',
-    { config: { auth }, schema: { tags, summary: 'Ours: moves a message to the archive (and marks it read)', params: MessageIdParams, response: { 200: MailFolderState } } },
+    {
+      config: { auth },
+      schema: { tags, summary: 'Ours: moves a message to the archive (and marks it read)', params: MessageIdParams, response: { 200: MailFolderState } },
+    },
     async (request) => mail.folders.archive(identityOf(request).agentId, request.params.message_id),
   );
 
   api.post(
     '/v1/messages/:message_id/unarchive',
-    { config: { auth }, schema: { tags, summary: 'Ours: moves an archived message back to the inbox', params: MessageIdParams, response: { 200: MailFolderState } } },
+    {
+      config: { auth },
+      schema: { tags, summary: 'Ours: moves an archived message back to the inbox', params: MessageIdParams, response: { 200: MailFolderState } },
+    },
     async (request) => mail.folders.unarchive(identityOf(request).agentId, request.params.message_id),
   );
 
   api.post(
     '/v1/messages/:message_id/unread',
-    { config: { auth }, schema: { tags, summary: 'Ours: marks a message unread (back in the inbox)', params: MessageIdParams, response: { 200: MailFolderState } } },
+    {
+      config: { auth },
+      schema: { tags, summary: 'Ours: marks a message unread (back in the inbox)', params: MessageIdParams, response: { 200: MailFolderState } },
+    },
     async (request) => mail.folders.markUnread(identityOf(request).agentId, request.params.message_id),
   );
 
   api.delete(
     '/v1/messages/:message_id',
-    { config: { auth }, schema: { tags, summary: "Ours: deletes a message from the caller's inbox (the sender keeps its copy)", params: MessageIdParams, response: { 200: MailDeleted } } },
+    {
+      config: { auth },
+      schema: {
+        tags,
+        summary: "Ours: deletes a message from the caller's inbox (the sender keeps its copy)",
+        params: MessageIdParams,
+        response: { 200: MailDeleted },
+      },
+    },
     async (request) => mail.folders.remove(identityOf(request).agentId, request.params.message_id),
   );
 
   api.get(
     '/v1/messages/:message_id/rendered',
-    { config: { auth }, schema: { tags, summary: 'Ours: the body as sanitised HTML (Markdown, images as their alt text)', params: MessageIdParams, response: { 200: RenderedMail } } },
+    {
+      config: { auth },
+      schema: {
+        tags,
+        summary: 'Ours: the body as sanitised HTML (Markdown, images as their alt text)',
+        params: MessageIdParams,
+        response: { 200: RenderedMail },
+      },
+    },
     async (request) => renderedBody(ctx.db, identityOf(request).agentId, request.params.message_id, request.listener),
   );
 }

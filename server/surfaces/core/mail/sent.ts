@@ -36,7 +36,10 @@ export class SentMail {
     const project = identityProject(db, agentId);
     const queued = queuedSentRows(db, agentId, cursor, n, query.thread_id);
     const merged = [
-      ...localSentRows(db, agentId, cursor, n, query.thread_id).map((row) => ({ key: { sec: row.sec, rank: 0 as const, id: row.id }, item: () => toLocalSentItem(row, project) })),
+      ...localSentRows(db, agentId, cursor, n, query.thread_id).map((row) => ({
+        key: { sec: row.sec, rank: 0 as const, id: row.id },
+        item: () => toLocalSentItem(row, project),
+      })),
       ...queued.map((row) => ({ key: { sec: row.sec, rank: 1 as const, id: row.id }, item: () => toQueuedSentItem(row) })),
     ]
       .sort((a, b) => newerFirst(a.key, b.key))
@@ -56,7 +59,8 @@ export class SentMail {
 
   #cursor(agentId: string, messageId: string): SentKey {
     const key = sentKeyOf(this.#ctx.db, agentId, messageId);
-    if (key === undefined) throw invalid('SVC_ERR_VALIDATION', [{ loc: ['query', 'before'], msg: `no message ${messageId} in your sent mail`, type: 'value_error' }]);
+    if (key === undefined)
+      throw invalid('SVC_ERR_VALIDATION', [{ loc: ['query', 'before'], msg: `no message ${messageId} in your sent mail`, type: 'value_error' }]);
     return key;
   }
 }

@@ -169,7 +169,8 @@ export class MailService {
     const seen = new Map<string, string>();
     for (const { loc, target } of named) {
       const earlier = seen.get(targetKey(target));
-      if (earlier !== undefined) throw invalid('SVC_ERR_VALIDATION', [issue(loc, `${target.to} is the same recipient as ${earlier}; name each recipient once`)]);
+      if (earlier !== undefined)
+        throw invalid('SVC_ERR_VALIDATION', [issue(loc, `${target.to} is the same recipient as ${earlier}; name each recipient once`)]);
       seen.set(targetKey(target), target.to);
     }
     return named.map((n) => n.target);

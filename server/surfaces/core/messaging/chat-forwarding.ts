@@ -18,8 +18,16 @@ export type ChatContent = Pick<FederatedChat, 'body' | 'reply_to' | 'wait_second
 export function assertFederatable(sender: Party, targets: readonly ChatTarget[]): void {
   const remote = targets.find((t) => t.agent === null);
   if (remote === undefined) return;
-  if (targets.length > 1) throw invalid('SVC_ERR_CHAT_REMOTE_GROUP', `${remote.to} is on another node: a chat across nodes has two participants, so start it with that address alone`);
-  if (sender.address === null) throw invalid('SVC_ERR_SENDER_ADDRESS_REQUIRED', `${remote.to} is on another node, which can only check a sender with an address: give this identity an address first`);
+  if (targets.length > 1)
+    throw invalid(
+      'SVC_ERR_CHAT_REMOTE_GROUP',
+      `${remote.to} is on another node: a chat across nodes has two participants, so start it with that address alone`,
+    );
+  if (sender.address === null)
+    throw invalid(
+      'SVC_ERR_SENDER_ADDRESS_REQUIRED',
+      `${remote.to} is on another node, which can only check a sender with an address: give this identity an address first`,
+    );
 }
 
 /** Queues the signed message for each recipient on another node; says whether there was one (then nudge the outbox after the commit). */

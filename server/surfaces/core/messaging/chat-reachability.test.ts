@@ -30,7 +30,9 @@ describe('assertChatReachable', () => {
 describe('assertRemoteChatAccepted', () => {
   it('lets a contacts-only identity take a message from another node from a contact or someone it answered', () => {
     const guarded = local('b', 'p2', 'contacts-only').agent;
-    expect(() => assertRemoteChatAccepted(guarded, 'here.test/b', { contact: false, answered: false })).toThrow('Refused: here.test/b only accepts messages from contacts');
+    expect(() => assertRemoteChatAccepted(guarded, 'here.test/b', { contact: false, answered: false })).toThrow(
+      'Refused: here.test/b only accepts messages from contacts',
+    );
     expect(() => assertRemoteChatAccepted(guarded, 'here.test/b', { contact: true, answered: false })).not.toThrow();
     expect(() => assertRemoteChatAccepted(guarded, 'here.test/b', { contact: false, answered: true })).not.toThrow();
     expect(() => assertRemoteChatAccepted(local('c', 'p2').agent, 'here.test/c', { contact: false, answered: false })).not.toThrow();

@@ -71,13 +71,19 @@ export function verifyClientSigned(ctx: NodeContext, sender: Party, sig: ClientS
   }
   if (sig.from_did !== sender.didKey) throw invalid('SVC_ERR_SIGNER_MISMATCH', 'from_did must match the authenticated sender (its current did:key)');
   if (!isSecondPrecisionTimestamp(sig.timestamp)) {
-    throw invalid('SVC_ERR_VALIDATION', [{ loc: ['body', 'timestamp'], msg: 'timestamp must be RFC 3339 at second precision with a timezone', type: 'value_error' }]);
+    throw invalid('SVC_ERR_VALIDATION', [
+      { loc: ['body', 'timestamp'], msg: 'timestamp must be RFC 3339 at second precision with a timezone', type: 'value_error' },
+    ]);
   }
   const at = parseRfc3339(sig.timestamp) ?? 0;
   if (Math.abs(ctx.clock.now().getTime() - at) > REPLAY_WINDOW_SECONDS * 1000) {
-    throw refuse('SVC_ERR_MESSAGE_TIMESTAMP_STALE', `timestamp ${sig.timestamp} is outside the allowed ${REPLAY_WINDOW_SECONDS} s window: sign the message again now`);
+    throw refuse(
+      'SVC_ERR_MESSAGE_TIMESTAMP_STALE',
+      `timestamp ${sig.timestamp} is outside the allowed ${REPLAY_WINDOW_SECONDS} s window: sign the message again now`,
+    );
   }
-  if (verifyMessageSignature(sig) !== 'verified') throw refuse('SVC_ERR_MESSAGE_SIGNATURE_INVALID', 'signature does not verify over signed_payload with from_did');
+  if (verifyMessageSignature(sig) !== 'verified')
+    throw refuse('SVC_ERR_MESSAGE_SIGNATURE_INVALID', 'signature does not verify over signed_payload with from_did');
 
   let parsed: unknown;
   try {

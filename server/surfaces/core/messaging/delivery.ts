@@ -111,7 +111,10 @@ function storeMail(ctx: NodeContext, sender: Party, recipient: Recipient, conten
 /** A recipient on another node, which can only check a sender with an address. */
 function queueMail(ctx: NodeContext, queue: RemoteQueue, sender: Party, recipient: RemoteRecipient, content: MailContent): MailDelivered {
   if (sender.address === null) {
-    throw invalid('SVC_ERR_SENDER_ADDRESS_REQUIRED', `Mail to ${recipient.to} goes to another node, which can only check a sender with an address: give this identity an address first`);
+    throw invalid(
+      'SVC_ERR_SENDER_ADDRESS_REQUIRED',
+      `Mail to ${recipient.to} goes to another node, which can only check a sender with an address: give this identity an address first`,
+    );
   }
   const names: SignedRecipient = { names: [recipient.to, recipient.address], didKey: '', stableId: null, remote: true };
   if (content.clientSigned) assertSignedFromAddress(content.clientSigned, sender);
@@ -161,7 +164,8 @@ export interface CheckedSender {
 export function arrivedBefore(db: Db, mail: FederatedMail): boolean {
   const seen = findMailOrigin(db, mail.message_id);
   if (seen === undefined) return false;
-  if (seen.origin !== 'remote' || seen.from_did !== mail.from_did) throw conflict('SVC_ERR_MESSAGE_ID_TAKEN', `Refused: message_id ${mail.message_id} is already taken`);
+  if (seen.origin !== 'remote' || seen.from_did !== mail.from_did)
+    throw conflict('SVC_ERR_MESSAGE_ID_TAKEN', `Refused: message_id ${mail.message_id} is already taken`);
   return true;
 }
 

@@ -29,5 +29,8 @@ export function insertMessageSend(db: Db, row: MessageSendRow): void {
 
 /** Forgets answers recorded before `before` (ISO 8601), at most `limit` of them per call. */
 export function pruneMessageSends(db: Db, before: string, limit: number): void {
-  db.prepare(`DELETE FROM message_sends WHERE message_id IN (SELECT message_id FROM message_sends WHERE created_at < ? ORDER BY created_at LIMIT +?)`).run(before, limit);
+  db.prepare(`DELETE FROM message_sends WHERE message_id IN (SELECT message_id FROM message_sends WHERE created_at < ? ORDER BY created_at LIMIT +?)`).run(
+    before,
+    limit,
+  );
 }

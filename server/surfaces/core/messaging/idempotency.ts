@@ -35,7 +35,12 @@ export interface KeyedSend {
 }
 
 /** The send `input` (as validated, defaults applied), with `scope` (e.g. the session it goes into) as part of its content. */
-export function keyedSend(agentId: string, kind: SendKind, input: { message_id?: string | undefined } & object, scope: Record<string, unknown> = {}): KeyedSend | null {
+export function keyedSend(
+  agentId: string,
+  kind: SendKind,
+  input: { message_id?: string | undefined } & object,
+  scope: Record<string, unknown> = {},
+): KeyedSend | null {
   if (input.message_id === undefined) return null;
   const content = Object.fromEntries(Object.entries(input as Record<string, unknown>).filter(([key, value]) => !NOT_CONTENT.has(key) && value !== undefined));
   return { agentId, messageId: input.message_id, kind, contentSha256: sha256Hex(canonicalJson({ ...content, ...scope })) };

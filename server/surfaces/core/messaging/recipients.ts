@@ -15,7 +15,14 @@ import type { AgentRow } from '../identities/store.ts';
 import type { NamespaceService } from '../namespaces/service.ts';
 import { splitAddress } from '../namespaces/addresses.ts';
 import type { Party, Recipient } from './participants.ts';
-import { liveIdentityByAlias, liveIdentityByDidKey, liveIdentityById, liveIdentityByProjectAlias, liveIdentityByStableId, projectSlugOfIdentity } from './store.ts';
+import {
+  liveIdentityByAlias,
+  liveIdentityByDidKey,
+  liveIdentityById,
+  liveIdentityByProjectAlias,
+  liveIdentityByStableId,
+  projectSlugOfIdentity,
+} from './store.ts';
 
 export type RecipientSelector = { alias: string } | { address: string } | { did: string } | { agent_id: string };
 
@@ -89,7 +96,10 @@ export class Recipients {
     }
     const slug = alias.slice(0, tilde);
     const name = alias.slice(tilde + 1);
-    if (slug === '' || name === '' || name.includes('~')) throw invalid('SVC_ERR_VALIDATION', [{ loc: ['body'], msg: `${alias}: <project>~<alias> takes exactly one "~" between a project and an alias`, type: 'value_error' }]);
+    if (slug === '' || name === '' || name.includes('~'))
+      throw invalid('SVC_ERR_VALIDATION', [
+        { loc: ['body'], msg: `${alias}: <project>~<alias> takes exactly one "~" between a project and an alias`, type: 'value_error' },
+      ]);
     const agent = liveIdentityByProjectAlias(this.#ctx.db, slug, name);
     if (!agent) throw notFound('SVC_ERR_RECIPIENT_NOT_FOUND', `Recipient not found: no identity with alias ${name} in project ${slug}`);
     return agent;

@@ -5,7 +5,9 @@ import { signatureStatus } from './signing.ts';
 
 describe('signatureStatus', () => {
   const key = testKey();
-  const payload = messageSigningBytes(buildMessageEnvelope({ type: 'mail', body: 'hi', from: 'a', from_did: key.didKey, subject: '', timestamp: '2026-11-21T00:00:00Z', to: 'b', to_did: '' }));
+  const payload = messageSigningBytes(
+    buildMessageEnvelope({ type: 'mail', body: 'hi', from: 'a', from_did: key.didKey, subject: '', timestamp: '2026-11-21T00:00:00Z', to: 'b', to_did: '' }),
+  );
   const stored = { from_did: key.didKey, signature: key.sign(payload), signed_payload: payload.toString('utf8') };
 
   it('says verified, and keeps saying it for the same content', () => {

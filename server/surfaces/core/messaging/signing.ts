@@ -7,7 +7,13 @@ import { randomUUID } from 'node:crypto';
 import { signingTimestamp } from '../../../clock.ts';
 import type { NodeContext } from '../../../context.ts';
 import { sha256Hex, toBase64Unpadded } from '../../../crypto/encoding.ts';
-import { buildMessageEnvelope, messageSigningBytes, verifyMessageSignature, type MessageFields, type MessageVerificationStatus } from '../../../crypto/message-signing.ts';
+import {
+  buildMessageEnvelope,
+  messageSigningBytes,
+  verifyMessageSignature,
+  type MessageFields,
+  type MessageVerificationStatus,
+} from '../../../crypto/message-signing.ts';
 import { invalid } from '../../../errors.ts';
 import { MemoCache } from '../../../memo-cache.ts';
 import type { Party, Recipient } from './participants.ts';

@@ -25,7 +25,8 @@ export const liveIdentityByProjectAlias = (db: Db, slug: string, alias: string) 
 
 /** The slug of an identity's project. */
 export function projectSlugOfIdentity(db: Db, agentId: string): string | undefined {
-  return db.prepare(`SELECT p.slug FROM agents a JOIN projects p ON p.project_id = a.project_id WHERE a.agent_id = ?`).pluck().get(agentId) as string | undefined;
+  return db.prepare(`SELECT p.slug FROM agents a JOIN projects p ON p.project_id = a.project_id WHERE a.agent_id = ?`).pluck().get(agentId) as
+    string | undefined;
 }
 
 /** Whether one of `owner`'s contact entries is one of `keys` (a did, stable id, address or domain). */

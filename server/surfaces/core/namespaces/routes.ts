@@ -42,7 +42,9 @@ export async function namespaceRoutes(app: FastifyInstance, { services }: { serv
 
   /** The controller that signed this write; null when it is a repeat, answered already (return `reply`). */
   const signer = async (request: FastifyRequest, reply: FastifyReply, domain: string, operation: Operation, name?: string): Promise<string | null> => {
-    const { didKey, signature } = verifySignedOperation(request, name === undefined ? { domain, operation } : { domain, name, operation }, { now: ctx.clock.now() });
+    const { didKey, signature } = verifySignedOperation(request, name === undefined ? { domain, operation } : { domain, name, operation }, {
+      now: ctx.clock.now(),
+    });
     return (await claimSignedWrite(request, reply, { replay: ctx.replay, clock: ctx.clock, key: `didkey:${signature}`, scheme: 'DIDKey' })) ? didKey : null;
   };
 
@@ -72,7 +74,10 @@ export async function namespaceRoutes(app: FastifyInstance, { services }: { serv
 
   api.get(
     '/v1/namespaces',
-    { config: { auth: 'public' }, schema: { tags, summary: 'The namespaces a controller holds here', querystring: ControllerQuery, response: { 200: NamespaceList } } },
+    {
+      config: { auth: 'public' },
+      schema: { tags, summary: 'The namespaces a controller holds here', querystring: ControllerQuery, response: { 200: NamespaceList } },
+    },
     async (request) => ({ namespaces: namespaces.listByController(request.query.controller_did) }),
   );
 
@@ -92,7 +97,13 @@ export async function namespaceRoutes(app: FastifyInstance, { services }: { serv
     '/v1/namespaces/:domain/addresses',
     {
       config: { auth: 'public' },
-      schema: { tags, summary: "A namespace's addresses, by name; `names` asks for some only", params: DomainParams, querystring: AddressListQuery, response: { 200: AddressList } },
+      schema: {
+        tags,
+        summary: "A namespace's addresses, by name; `names` asks for some only",
+        params: DomainParams,
+        querystring: AddressListQuery,
+        response: { 200: AddressList },
+      },
     },
     async (request) => ({ addresses: namespaces.listAddresses(request.params.domain, request.query.names) }),
   );
@@ -111,7 +122,12 @@ export async function namespaceRoutes(app: FastifyInstance, { services }: { serv
     '/v1/namespaces/:domain/addresses/:name/replacements',
     {
       config: { auth: 'public' },
-      schema: { tags, summary: "The controller's replacement announcements for an address, oldest first", params: AddressParams, response: { 200: ReplacementList } },
+      schema: {
+        tags,
+        summary: "The controller's replacement announcements for an address, oldest first",
+        params: AddressParams,
+        response: { 200: ReplacementList },
+      },
     },
     async (request) => {
       const { domain, name } = request.params;
@@ -144,7 +160,10 @@ export async function namespaceRoutes(app: FastifyInstance, { services }: { serv
   /** Rotate (`update_address`, PUT) and reassign: the same request, signed for a different operation. */
   const rebind =
     (operation: 'update_address' | 'reassign_address') =>
-    async (request: FastifyRequest<{ Params: { domain: string; name: string }; Body: { did_key: string; did_aw?: string | undefined } }>, reply: FastifyReply) => {
+    async (
+      request: FastifyRequest<{ Params: { domain: string; name: string }; Body: { did_key: string; did_aw?: string | undefined } }>,
+      reply: FastifyReply,
+    ) => {
       const { domain, name } = request.params;
       const by = await signer(request, reply, domain, operation, name);
       if (by === null) return reply;
@@ -155,7 +174,13 @@ export async function namespaceRoutes(app: FastifyInstance, { services }: { serv
     '/v1/namespaces/:domain/addresses/:name',
     {
       config: { auth: 'didkey' },
-      schema: { tags, summary: "Rotates an address's key, signed by the controller", params: AddressParams, body: RebindAddressBody, response: { 200: Address } },
+      schema: {
+        tags,
+        summary: "Rotates an address's key, signed by the controller",
+        params: AddressParams,
+        body: RebindAddressBody,
+        response: { 200: Address },
+      },
     },
     rebind('update_address'),
   );
@@ -164,14 +189,23 @@ export async function namespaceRoutes(app: FastifyInstance, { services }: { serv
     '/v1/namespaces/:domain/addresses/:name/reassign',
     {
       config: { auth: 'didkey' },
-      schema: { tags, summary: 'Points an address at another identity, signed by the controller', params: AddressParams, body: RebindAddressBody, response: { 200: Address } },
+      schema: {
+        tags,
+        summary: 'Points an address at another identity, signed by the controller',
+        params: AddressParams,
+        body: RebindAddressBody,
+        response: { 200: Address },
+      },
     },
     rebind('reassign_address'),
   );
 
   api.delete(
     '/v1/namespaces/:domain/addresses/:name',
-    { config: { auth: 'didkey' }, schema: { tags, summary: 'Removes an address, signed by the controller', params: AddressParams, response: { 200: AddressRemoved } } },
+    {
+      config: { auth: 'didkey' },
+      schema: { tags, summary: 'Removes an address, signed by the controller', params: AddressParams, response: { 200: AddressRemoved } },
+    },
     async (request, reply) => {
       const { domain, name } = request.params;
       const by = await signer(request, reply, domain, 'delete_address', name);

@@ -67,7 +67,10 @@ export class NamespaceService {
   /** New bindings need a namespace whose DNS has not turned against it; removal never does. */
   #requireNotRevoked(row: NamespaceRow): void {
     if (row.verification_status === 'revoked') {
-      throw forbidden('SVC_ERR_NAMESPACE_REVOKED', `${row.domain} was revoked: its DNS record no longer names this controller; fix DNS and POST /v1/namespaces/${row.domain}/verify`);
+      throw forbidden(
+        'SVC_ERR_NAMESPACE_REVOKED',
+        `${row.domain} was revoked: its DNS record no longer names this controller; fix DNS and POST /v1/namespaces/${row.domain}/verify`,
+      );
     }
   }
 
@@ -119,7 +122,10 @@ export class NamespaceService {
     const dns = await checkNamespaceDns(resolver, domain, controllerDid, { fresh: true });
     if (dns.status !== 'unverified') this.#refuseElsewhere(domain, dns.origin);
     if (dns.status === 'mismatch') {
-      throw forbidden('SVC_ERR_NAMESPACE_DNS_MISMATCH', `DNS for ${domain} names another controller (${dns.controllerDid}); register it with that key as --controller, or fix the _svcid record`);
+      throw forbidden(
+        'SVC_ERR_NAMESPACE_DNS_MISMATCH',
+        `DNS for ${domain} names another controller (${dns.controllerDid}); register it with that key as --controller, or fix the _svcid record`,
+      );
     }
     return this.#insert(domain, controllerDid, controllerKeyId, 'owner', dns.status);
   }
@@ -135,7 +141,10 @@ export class NamespaceService {
     if (this.isLocal(domain)) {
       const held = this.get(domain);
       if (held.node_controlled) return { namespace: held, created: false };
-      throw conflict('SVC_ERR_NAMESPACE_TAKEN', `${domain} is already on this node, controlled by the outside key ${held.controller_did}; only that key assigns its addresses`);
+      throw conflict(
+        'SVC_ERR_NAMESPACE_TAKEN',
+        `${domain} is already on this node, controlled by the outside key ${held.controller_did}; only that key assigns its addresses`,
+      );
     }
     const { namespace } = await this.registerWithNodeKey(domain);
     return { namespace, created: true };
@@ -164,13 +173,23 @@ export class NamespaceService {
     this.#refusePeer(domain);
     const dns = await checkNamespaceDns(resolver, domain, controllerDid, { fresh: true });
     if (dns.status === 'unverified') {
-      if (dns.lookupFailed) throw unavailable('SVC_ERR_NAMESPACE_DNS_UNAVAILABLE', `Could not look up _svcid.${domain} in DNS, so nothing proves this registration; try again later`);
-      throw forbidden('SVC_ERR_NAMESPACE_DNS_PROOF_REQUIRED', `${domain} can only be registered here with DNS proof: publish ${proofRecordHint(controllerDid, this.#ctx.ownOrigins())} at _svcid.${domain}, or ask this node's owner`);
+      if (dns.lookupFailed)
+        throw unavailable(
+          'SVC_ERR_NAMESPACE_DNS_UNAVAILABLE',
+          `Could not look up _svcid.${domain} in DNS, so nothing proves this registration; try again later`,
+        );
+      throw forbidden(
+        'SVC_ERR_NAMESPACE_DNS_PROOF_REQUIRED',
+        `${domain} can only be registered here with DNS proof: publish ${proofRecordHint(controllerDid, this.#ctx.ownOrigins())} at _svcid.${domain}, or ask this node's owner`,
+      );
     }
     this.#refuseElsewhere(domain, dns.origin);
     if (dns.status === 'mismatch') throw forbidden('SVC_ERR_NAMESPACE_DNS_MISMATCH', `DNS for ${domain} names another controller (${dns.controllerDid})`);
     if (dns.origin === null) {
-      throw forbidden('SVC_ERR_NAMESPACE_DNS_NODE_MISSING', `The _svcid record of ${domain} names no node; add node=<this node's public origin> to prove the namespace lives here`);
+      throw forbidden(
+        'SVC_ERR_NAMESPACE_DNS_NODE_MISSING',
+        `The _svcid record of ${domain} names no node; add node=<this node's public origin> to prove the namespace lives here`,
+      );
     }
     return this.#insert(domain, controllerDid, null, 'dns', 'verified');
   }
@@ -188,7 +207,10 @@ export class NamespaceService {
   #refusePeer(domain: string): void {
     const peer = this.#directory.peerUrl(domain);
     if (peer !== null) {
-      throw conflict('SVC_ERR_NAMESPACE_HOSTED_ELSEWHERE', `The peer table sends ${domain} to the node at ${peer}; remove that peer (svc-node peer remove ${domain}) before registering it here`);
+      throw conflict(
+        'SVC_ERR_NAMESPACE_HOSTED_ELSEWHERE',
+        `The peer table sends ${domain} to the node at ${peer}; remove that peer (svc-node peer remove ${domain}) before registering it here`,
+      );
     }
   }
 
@@ -238,10 +260,12 @@ export class NamespaceService {
     const row = this.#require(domain);
     const dns = await checkNamespaceDns(resolver, domain, row.controller_did, { fresh: true });
     if (dns.status === 'unverified' && dns.lookupFailed) {
-      throw unavailable('SVC_ERR_NAMESPACE_DNS_UNAVAILABLE', `DNS lookup for ${domain} failed; verification state left as ${row.verification_status} (${dns.reason})`);
+      throw unavailable(
+        'SVC_ERR_NAMESPACE_DNS_UNAVAILABLE',
+        `DNS lookup for ${domain} failed; verification state left as ${row.verification_status} (${dns.reason})`,
+      );
     }
-    const next: VerificationStatus =
-      dns.status === 'verified' ? 'verified' : row.verification_status === 'unverified' ? 'unverified' : 'revoked';
+    const next: VerificationStatus = dns.status === 'verified' ? 'verified' : row.verification_status === 'unverified' ? 'unverified' : 'revoked';
     const now = this.#ctx.clock.now().toISOString();
     updateNamespaceVerification(this.#ctx.db, domain, {
       verification_status: next,

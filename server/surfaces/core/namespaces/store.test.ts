@@ -51,7 +51,19 @@ function address(domain: string, name: string, didKey: string, didAw: string | n
 function didSvc(didAw: string, didKey: string): void {
   appendDidLogEntry(
     db(),
-    { did_aw: didAw, seq: 1, operation: 'register_did', previous_did_key: null, new_did_key: didKey, prev_entry_hash: null, entry_hash: `h-${didAw}`, state_hash: 's', authorized_by: didKey, signature: 'sig', timestamp: '2026-01-01T00:00:00Z' },
+    {
+      did_aw: didAw,
+      seq: 1,
+      operation: 'register_did',
+      previous_did_key: null,
+      new_did_key: didKey,
+      prev_entry_hash: null,
+      entry_hash: `h-${didAw}`,
+      state_hash: 's',
+      authorized_by: didKey,
+      signature: 'sig',
+      timestamp: '2026-01-01T00:00:00Z',
+    },
     T,
   );
 }
@@ -97,7 +109,11 @@ describe('the namespaces store', () => {
 
   it('records a verification', () => {
     namespace('verify.example');
-    updateNamespaceVerification(db(), 'verify.example', { verification_status: 'verified', last_verified_at: '2026-02-01T00:00:00.000Z', updated_at: '2026-02-01T00:00:00.000Z' });
+    updateNamespaceVerification(db(), 'verify.example', {
+      verification_status: 'verified',
+      last_verified_at: '2026-02-01T00:00:00.000Z',
+      updated_at: '2026-02-01T00:00:00.000Z',
+    });
     expect(findNamespaceRow(db(), 'verify.example')).toMatchObject({ verification_status: 'verified', last_verified_at: '2026-02-01T00:00:00.000Z' });
   });
 
@@ -135,7 +151,11 @@ describe('the addresses store', () => {
     address('z.example', 'first', 'did:key:zMany', 'did:svc:many', '2026-01-01T00:00:00.000Z');
     address('y.example', 'second', 'did:key:zMany', 'did:svc:many', '2026-01-02T00:00:00.000Z');
     address('y.example', 'also-second', 'did:key:zMany', 'did:svc:many', '2026-01-02T00:00:00.000Z');
-    expect(addressRowsOfDid(db(), 'did:svc:many').map((row) => `${row.domain}/${row.name}`)).toEqual(['z.example/first', 'y.example/also-second', 'y.example/second']);
+    expect(addressRowsOfDid(db(), 'did:svc:many').map((row) => `${row.domain}/${row.name}`)).toEqual([
+      'z.example/first',
+      'y.example/also-second',
+      'y.example/second',
+    ]);
     updateAddressBinding(db(), 'z.example', 'first', { didKey: 'did:key:zElse', didAw: null }, '2026-01-03T00:00:00.000Z');
     expect(findAddressRow(db(), 'z.example', 'first')).toMatchObject({ did_key: 'did:key:zElse', did_aw: null, updated_at: '2026-01-03T00:00:00.000Z' });
     deleteAddress(db(), 'y.example', 'second');
@@ -143,7 +163,10 @@ describe('the addresses store', () => {
   });
 
   it('shows replacement announcements by address, oldest first', () => {
-    for (const [id, createdAt] of [['r2', '2026-01-02T00:00:00.000Z'], ['r1', '2026-01-01T00:00:00.000Z']] as const) {
+    for (const [id, createdAt] of [
+      ['r2', '2026-01-02T00:00:00.000Z'],
+      ['r1', '2026-01-01T00:00:00.000Z'],
+    ] as const) {
       insertReplacementAnnouncement(db(), {
         announcement_id: id,
         domain: 'addr.example',
@@ -157,8 +180,22 @@ describe('the addresses store', () => {
       });
     }
     expect(replacementAnnouncementsOf(db(), 'addr.example', 'follows')).toEqual([
-      { address: 'addr.example/follows', controller_did: 'did:key:zController', new_did: 'did:key:zNew-r1', old_did: 'did:key:zOld-r1', timestamp: '2026-01-01T00:00:00Z', controller_signature: 'sig-r1' },
-      { address: 'addr.example/follows', controller_did: 'did:key:zController', new_did: 'did:key:zNew-r2', old_did: 'did:key:zOld-r2', timestamp: '2026-01-01T00:00:00Z', controller_signature: 'sig-r2' },
+      {
+        address: 'addr.example/follows',
+        controller_did: 'did:key:zController',
+        new_did: 'did:key:zNew-r1',
+        old_did: 'did:key:zOld-r1',
+        timestamp: '2026-01-01T00:00:00Z',
+        controller_signature: 'sig-r1',
+      },
+      {
+        address: 'addr.example/follows',
+        controller_did: 'did:key:zController',
+        new_did: 'did:key:zNew-r2',
+        old_did: 'did:key:zOld-r2',
+        timestamp: '2026-01-01T00:00:00Z',
+        controller_signature: 'sig-r2',
+      },
     ]);
     expect(replacementAnnouncementsOf(db(), 'addr.example', 'plain')).toEqual([]);
   });

@@ -88,8 +88,7 @@ export function namespaceRowsOfController(db: Db, controllerDid: string): Namesp
 /** Why the namespace is here and what DNS says of it; read for every message a reader shows, so it counts nothing. */
 export function namespaceStanding(db: Db, domain: string): Pick<NamespaceRow, 'authority' | 'verification_status'> | undefined {
   return db.prepare(`SELECT authority, verification_status FROM namespaces WHERE domain = ?`).get(domain) as
-    | Pick<NamespaceRow, 'authority' | 'verification_status'>
-    | undefined;
+    Pick<NamespaceRow, 'authority' | 'verification_status'> | undefined;
 }
 
 export function insertNamespace(db: Db, row: Omit<NamespaceRow, 'address_count'>): void {
@@ -148,11 +147,19 @@ export function addressRowsOfIdentity(db: Db, didAw: string | null, didKey: stri
 }
 
 export function insertAddress(db: Db, row: AddressRow): void {
-  db.prepare(`INSERT INTO addresses (domain, name, did_key, did_aw, created_at, updated_at) VALUES (@domain, @name, @did_key, @did_aw, @created_at, @updated_at)`).run(row);
+  db.prepare(
+    `INSERT INTO addresses (domain, name, did_key, did_aw, created_at, updated_at) VALUES (@domain, @name, @did_key, @did_aw, @created_at, @updated_at)`,
+  ).run(row);
 }
 
 export function updateAddressBinding(db: Db, domain: string, name: string, binding: { didKey: string; didAw: string | null }, updatedAt: string): void {
-  db.prepare(`UPDATE addresses SET did_key = ?, did_aw = ?, updated_at = ? WHERE domain = ? AND name = ?`).run(binding.didKey, binding.didAw, updatedAt, domain, name);
+  db.prepare(`UPDATE addresses SET did_key = ?, did_aw = ?, updated_at = ? WHERE domain = ? AND name = ?`).run(
+    binding.didKey,
+    binding.didAw,
+    updatedAt,
+    domain,
+    name,
+  );
 }
 
 export function deleteAddress(db: Db, domain: string, name: string): void {

@@ -18,7 +18,8 @@ export async function searchRoutes(app: FastifyInstance, { services }: { service
       config: { auth: 'identity' },
       schema: {
         tags: ['search'],
-        summary: "Searches the caller's mail (received and sent) and the chats it is in: words, prefixes (contr*), \"phrases\", AND/OR/NOT, -word; filters; relevance or recency",
+        summary:
+          'Searches the caller\'s mail (received and sent) and the chats it is in: words, prefixes (contr*), "phrases", AND/OR/NOT, -word; filters; relevance or recency',
         querystring: SearchQuery,
         response: { 200: SearchResults },
       },

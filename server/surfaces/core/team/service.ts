@@ -34,7 +34,17 @@ import {
   type ConnectedAgent,
 } from './store.ts';
 import type { ListedMember } from '../../../../contract/node/teams.ts';
-import type { Connected, ConnectInput, Heartbeat, TeamAgent, TeamAgentDetail, TeamAgents, TeamInfo, WorkspaceDeleted, WorkspaceFields } from '../../../../contract/core/team.ts';
+import type {
+  Connected,
+  ConnectInput,
+  Heartbeat,
+  TeamAgent,
+  TeamAgentDetail,
+  TeamAgents,
+  TeamInfo,
+  WorkspaceDeleted,
+  WorkspaceFields,
+} from '../../../../contract/core/team.ts';
 
 /** Upstream's rule: a workspace seen in the last 30 minutes is not gone. */
 export const WORKSPACE_GONE_AFTER_MS = 30 * 60 * 1000;
@@ -90,7 +100,10 @@ export class TeamAgentService {
     const { db } = this.#ctx;
     const row = didAw !== null ? hostedIdentityOfDid(db, didAw) : hostedIdentityOfDidKey(db, didKey);
     if (!row || row.status !== 'active' || row.did_key !== didKey) {
-      throw forbidden('SVC_ERR_AGENT_NOT_CONNECTED', 'Agent not connected: no identity on this node holds this did:key (POST /v1/connect with a team certificate first)');
+      throw forbidden(
+        'SVC_ERR_AGENT_NOT_CONNECTED',
+        'Agent not connected: no identity on this node holds this did:key (POST /v1/connect with a team certificate first)',
+      );
     }
     this.requireLiveMembership(row.agent_id);
     return { agentId: row.agent_id, projectId: row.project_id };
@@ -119,7 +132,8 @@ export class TeamAgentService {
           throw conflict('SVC_ERR_TEAM_AGENT_CONFLICT', `This did:key is already connected to ${member.team_id} as ${existing.alias}`);
         }
         updateWorkspace(db, existing.workspace_id, { ...input, certificate_id: member.certificate_id, last_seen_at: now });
-        if (input.role !== undefined || input.human_name !== undefined) updateIdentitySettings(db, existing.agent_id, { role: input.role, human_name: input.human_name }, now);
+        if (input.role !== undefined || input.human_name !== undefined)
+          updateIdentitySettings(db, existing.agent_id, { role: input.role, human_name: input.human_name }, now);
         return { agent: existing, created: false };
       }
       if (existing) markWorkspaceDeleted(db, existing.workspace_id, now);
@@ -151,7 +165,8 @@ export class TeamAgentService {
   #create(member: TeamMember, input: ConnectInput, now: string): ConnectedAgent {
     const { db } = this.#ctx;
     const projectId = this.#teamProject(member.team_id);
-    if (aliasTaken(db, projectId, member.alias)) throw conflict('SVC_ERR_TEAM_AGENT_CONFLICT', `Alias ${member.alias} is already an identity of ${member.team_id}`);
+    if (aliasTaken(db, projectId, member.alias))
+      throw conflict('SVC_ERR_TEAM_AGENT_CONFLICT', `Alias ${member.alias} is already an identity of ${member.team_id}`);
     const persistent = member.lifetime === 'persistent';
     const didAw = persistent ? member.did_aw : null;
     if (didAw !== null) {
@@ -183,11 +198,16 @@ export class TeamAgentService {
       updated_at: now,
     });
     if (persistent && member.address !== null) this.#bindAddress(member.address, member.did_key, didAw);
-    appendAgentLog(this.#ctx, agentId, { keyId: '', didKey: member.did_key }, {
-      operation: 'create',
-      new_did: member.did_key,
-      metadata: { lifetime: member.lifetime, did_aw: didAw, team_id: member.team_id, certificate_id: member.certificate_id },
-    });
+    appendAgentLog(
+      this.#ctx,
+      agentId,
+      { keyId: '', didKey: member.did_key },
+      {
+        operation: 'create',
+        new_did: member.did_key,
+        metadata: { lifetime: member.lifetime, did_aw: didAw, team_id: member.team_id, certificate_id: member.certificate_id },
+      },
+    );
     const workspaceId = randomUUID();
     insertTeamAgent(db, {
       workspace_id: workspaceId,
@@ -218,7 +238,10 @@ export class TeamAgentService {
       throw conflict('SVC_ERR_TEAM_ADDRESS_CONFLICT', `Address ${address} belongs to another identity`);
     }
     if (namespaces.controllerKeyId(domain) === null) {
-      throw conflict('SVC_ERR_TEAM_ADDRESS_CONFLICT', `Address ${address} is not registered on this node, and this node does not control ${domain} to assign it`);
+      throw conflict(
+        'SVC_ERR_TEAM_ADDRESS_CONFLICT',
+        `Address ${address} is not registered on this node, and this node does not control ${domain} to assign it`,
+      );
     }
     namespaces.assignAddress(domain, name, namespaces.get(domain).controller_did, didKey, didAw ?? undefined);
   }
@@ -298,7 +321,12 @@ export class TeamAgentService {
       const workspace = byCertificate.get(member.certificate_id);
       if (workspace === undefined) return { ...member, agent_id: null, online: false, last_seen: null };
       const state = this.#deps.presence.of(workspace.agent_id);
-      return { ...member, agent_id: workspace.agent_id, online: state.online && member.revoked_at === null, last_seen: state.last_seen ?? workspace.last_seen_at };
+      return {
+        ...member,
+        agent_id: workspace.agent_id,
+        online: state.online && member.revoked_at === null,
+        last_seen: state.last_seen ?? workspace.last_seen_at,
+      };
     });
   }
 
@@ -322,7 +350,10 @@ export class TeamAgentService {
   updateWorkspace(agentId: string, input: Partial<WorkspaceFields>): WorkspaceFields {
     const agent = liveAgentOfIdentity(this.#ctx.db, agentId);
     if (!agent) {
-      throw notFound('SVC_ERR_WORKSPACE_NOT_FOUND', 'Workspace not found: hostname and workspace_path are a team member\'s workspace fields, and this identity did not connect to a team (POST /v1/connect)');
+      throw notFound(
+        'SVC_ERR_WORKSPACE_NOT_FOUND',
+        "Workspace not found: hostname and workspace_path are a team member's workspace fields, and this identity did not connect to a team (POST /v1/connect)",
+      );
     }
     updateWorkspace(this.#ctx.db, agent.workspace_id, { hostname: input.hostname, workspace_path: input.workspace_path });
     return this.workspaceOf(agentId) as WorkspaceFields;
@@ -339,7 +370,8 @@ export class TeamAgentService {
     const seen = this.#deps.presence.of(target.agent_id);
     const lastSeen = Math.max(Date.parse(target.last_seen_at), seen.last_seen === null ? 0 : Date.parse(seen.last_seen));
     if (identity.lifetime === 'persistent') throw conflict('SVC_ERR_WORKSPACE_IN_USE', 'A persistent workspace is not deleted this way');
-    if (seen.online || now.getTime() - lastSeen < WORKSPACE_GONE_AFTER_MS) throw conflict('SVC_ERR_WORKSPACE_IN_USE', 'This workspace was seen in the last 30 minutes');
+    if (seen.online || now.getTime() - lastSeen < WORKSPACE_GONE_AFTER_MS)
+      throw conflict('SVC_ERR_WORKSPACE_IN_USE', 'This workspace was seen in the last 30 minutes');
     db.transaction(() => {
       markWorkspaceDeleted(db, workspaceId, now.toISOString());
       setIdentityStatus(db, target.agent_id, 'deleted', now.toISOString());

@@ -58,9 +58,10 @@ export function liveAgentsOfCertificate(db: Db, certificateId: string): string[]
 
 /** Each live workspace of a team by the certificate it last used: one query for the owner's member listing. */
 export function workspacesOfTeam(db: Db, teamId: string): Pick<TeamAgentRow, 'certificate_id' | 'agent_id' | 'last_seen_at'>[] {
-  return db
-    .prepare(`SELECT certificate_id, agent_id, last_seen_at FROM team_agents WHERE team_id = ? AND deleted_at IS NULL`)
-    .all(teamId) as Pick<TeamAgentRow, 'certificate_id' | 'agent_id' | 'last_seen_at'>[];
+  return db.prepare(`SELECT certificate_id, agent_id, last_seen_at FROM team_agents WHERE team_id = ? AND deleted_at IS NULL`).all(teamId) as Pick<
+    TeamAgentRow,
+    'certificate_id' | 'agent_id' | 'last_seen_at'
+  >[];
 }
 
 export function findWorkspace(db: Db, workspaceId: string): ConnectedAgent | undefined {

@@ -10,7 +10,10 @@ describe('pitch', () => {
   it('renders cover, metrics, sections and ask in order, joined by blank lines', () => {
     const markdown = render('pitch', {
       cover,
-      metrics: [{ label: 'Teams', value: '42', caption: 'up' }, { label: 'Churn', value: '3%' }],
+      metrics: [
+        { label: 'Teams', value: '42', caption: 'up' },
+        { label: 'Churn', value: '3%' },
+      ],
       sections: [{ heading: 'Progress', body: 'Shipped.' }, { heading: 'Risks' }],
       ask: { body: 'We need:', items: ['Review', 'Budget'] },
     });

@@ -44,12 +44,14 @@ const oneLine = (text: string): string => text.replace(/\r\n|\r|\n/g, ' ');
 
 /** A table cell: line breaks → `<br>`, control characters → spaces, `\` and `|` escaped. */
 export function escapeCell(text: string): string {
-  return text
-    .replace(/\r\n|\r|\n/g, '<br>')
-    // eslint-disable-next-line no-control-regex
-    .replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ')
-    .replace(/\\/g, '\\\\')
-    .replace(/\|/g, '\\|');
+  return (
+    text
+      .replace(/\r\n|\r|\n/g, '<br>')
+      // eslint-disable-next-line no-control-regex
+      .replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ')
+      .replace(/\\/g, '\\\\')
+      .replace(/\|/g, '\\|')
+  );
 }
 
 /** The template name as looked up: trimmed and lower-cased; null when unknown. */
@@ -116,7 +118,8 @@ function render(name: TemplateName, slots: Slots): string {
  */
 export function renderTemplate(request: TemplateRequestInput, loc: (string | number)[]): string {
   const name = templateName(request.name);
-  if (name === null) throw invalid('SVC_ERR_VALIDATION', [{ loc: [...loc, 'name'], msg: `Unknown template: ${request.name.trim().toLowerCase()}`, type: 'value_error' }]);
+  if (name === null)
+    throw invalid('SVC_ERR_VALIDATION', [{ loc: [...loc, 'name'], msg: `Unknown template: ${request.name.trim().toLowerCase()}`, type: 'value_error' }]);
   return render(name, validate(name, request.slots ?? {}, [...loc, 'slots']));
 }
 
@@ -190,7 +193,12 @@ export function describeTemplate(name: TemplateName): TemplateDetail {
       additionalProperties: false,
       properties: {
         name: { const: name },
-        slots: { type: 'object', required: ['cover'], additionalProperties: false, properties: Object.fromEntries(slots.map((slot) => [slot, SLOT_SHAPES[slot]])) },
+        slots: {
+          type: 'object',
+          required: ['cover'],
+          additionalProperties: false,
+          properties: Object.fromEntries(slots.map((slot) => [slot, SLOT_SHAPES[slot]])),
+        },
       },
     },
     example,

@@ -44,30 +44,32 @@ export async function assetRoutes(app: FastifyInstance, { services }: DocsRouteO
 
 /** Public by id: no team check, never sniffed, never indexed. The answer is the asset's bytes, not JSON. */
 export async function publicAssetRoutes(app: FastifyInstance, { services }: DocsRouteOptions): Promise<void> {
-  app.withTypeProvider<ZodTypeProvider>().get(
-    '/assets/:asset_id',
-    { config: { auth: 'public' }, schema: { tags, summary: 'An asset’s bytes, by id (a video with Range)', params: AssetIdParams } },
-    async (request, reply) => {
-      const content = services.assets.content(request.params.asset_id);
-      if (!content) throw notFound('SVC_ERR_ASSET_NOT_FOUND', 'No such asset');
-      reply
-        .header('content-type', content.content_type)
-        .header('x-content-type-options', 'nosniff')
-        .header('x-robots-tag', 'noindex')
-        .header('cache-control', 'public, max-age=31536000, immutable')
-        .header('content-security-policy', "default-src 'none'");
-      if ('data' in content) return reply.send(content.data);
-      // A video from its file, a piece at a time; players seek with Range.
-      reply.header('accept-ranges', 'bytes');
-      const range = byteRange(request.headers.range, content.bytes);
-      if (range === null) return reply.header('content-length', content.bytes).send(createReadStream(content.file));
-      return reply
-        .code(206)
-        .header('content-range', `bytes ${range.start}-${range.end}/${content.bytes}`)
-        .header('content-length', range.end - range.start + 1)
-        .send(createReadStream(content.file, { start: range.start, end: range.end }));
-    },
-  );
+  app
+    .withTypeProvider<ZodTypeProvider>()
+    .get(
+      '/assets/:asset_id',
+      { config: { auth: 'public' }, schema: { tags, summary: 'An asset’s bytes, by id (a video with Range)', params: AssetIdParams } },
+      async (request, reply) => {
+        const content = services.assets.content(request.params.asset_id);
+        if (!content) throw notFound('SVC_ERR_ASSET_NOT_FOUND', 'No such asset');
+        reply
+          .header('content-type', content.content_type)
+          .header('x-content-type-options', 'nosniff')
+          .header('x-robots-tag', 'noindex')
+          .header('cache-control', 'public, max-age=31536000, immutable')
+          .header('content-security-policy', "default-src 'none'");
+        if ('data' in content) return reply.send(content.data);
+        // A video from its file, a piece at a time; players seek with Range.
+        reply.header('accept-ranges', 'bytes');
+        const range = byteRange(request.headers.range, content.bytes);
+        if (range === null) return reply.header('content-length', content.bytes).send(createReadStream(content.file));
+        return reply
+          .code(206)
+          .header('content-range', `bytes ${range.start}-${range.end}/${content.bytes}`)
+          .header('content-length', range.end - range.start + 1)
+          .send(createReadStream(content.file, { start: range.start, end: range.end }));
+      },
+    );
 }
 
 /** How long a refused upload's client gets to read the refusal while the rest of its body is dropped. */

@@ -6,9 +6,11 @@ import { memberOf } from '../../../http/route-scope.ts';
 import { team, type DocsRouteOptions } from './options.ts';
 
 export async function billingRoutes(app: FastifyInstance, { services }: DocsRouteOptions): Promise<void> {
-  app.withTypeProvider<ZodTypeProvider>().get(
-    '/v1/billing',
-    { config: team('docs:read'), schema: { tags: ['billing'], summary: 'The tier, the caps and the team’s usage', response: { 200: Billing } } },
-    async (request) => services.billing.report(memberOf(request).team_id),
-  );
+  app
+    .withTypeProvider<ZodTypeProvider>()
+    .get(
+      '/v1/billing',
+      { config: team('docs:read'), schema: { tags: ['billing'], summary: 'The tier, the caps and the team’s usage', response: { 200: Billing } } },
+      async (request) => services.billing.report(memberOf(request).team_id),
+    );
 }

@@ -30,7 +30,12 @@ export async function documentRoutes(app: FastifyInstance, { services }: DocsRou
     '/v1/documents',
     {
       config: team('docs:write'),
-      schema: { tags, summary: 'Creates a document from raw Markdown or a template (exactly one)', body: CreateDocumentBody, response: { 201: DocumentDetail } },
+      schema: {
+        tags,
+        summary: 'Creates a document from raw Markdown or a template (exactly one)',
+        body: CreateDocumentBody,
+        response: { 201: DocumentDetail },
+      },
     },
     async (request, reply) => {
       const member = memberOf(request);
@@ -60,19 +65,31 @@ export async function documentRoutes(app: FastifyInstance, { services }: DocsRou
 
   api.get(
     '/v1/documents/:slug',
-    { config: team('docs:read'), preValidation: knownSlug, schema: { tags, summary: 'A document with its current body', params: SlugParams, response: { 200: DocumentDetail } } },
+    {
+      config: team('docs:read'),
+      preValidation: knownSlug,
+      schema: { tags, summary: 'A document with its current body', params: SlugParams, response: { 200: DocumentDetail } },
+    },
     async (request) => documents.get(memberOf(request).team_id, request.params.slug),
   );
 
   api.get(
     '/v1/documents/:slug/versions',
-    { config: team('docs:read'), preValidation: knownSlug, schema: { tags, summary: 'The history, newest first, without bodies', params: SlugParams, response: { 200: VersionList } } },
+    {
+      config: team('docs:read'),
+      preValidation: knownSlug,
+      schema: { tags, summary: 'The history, newest first, without bodies', params: SlugParams, response: { 200: VersionList } },
+    },
     async (request) => documents.versions(memberOf(request).team_id, request.params.slug),
   );
 
   api.get(
     '/v1/documents/:slug/versions/:n',
-    { config: team('docs:read'), preValidation: knownSlug, schema: { tags, summary: 'One version with its body', params: VersionParams, response: { 200: DocumentVersion } } },
+    {
+      config: team('docs:read'),
+      preValidation: knownSlug,
+      schema: { tags, summary: 'One version with its body', params: VersionParams, response: { 200: DocumentVersion } },
+    },
     async (request) => documents.version(memberOf(request).team_id, request.params.slug, request.params.n),
   );
 

@@ -45,7 +45,8 @@ export async function markdownRoutes(app: FastifyInstance, { services }: DocsRou
       preValidation: knownSlug,
       schema: {
         tags: ['documents'],
-        summary: 'Appends a version: the raw UTF-8 Markdown body (Content-Type: text/markdown), over `base_version` when given; the latest text again makes none (200, unchanged)',
+        summary:
+          'Appends a version: the raw UTF-8 Markdown body (Content-Type: text/markdown), over `base_version` when given; the latest text again makes none (200, unchanged)',
         params: SlugParams,
         querystring: AppendQuery,
         response: { 200: DocumentSaved, 201: DocumentSaved },
@@ -57,7 +58,14 @@ export async function markdownRoutes(app: FastifyInstance, { services }: DocsRou
       if (!isMarkdownContentType(type)) throw unsupportedMediaType('SVC_ERR_UNSUPPORTED_MEDIA_TYPE', `Unsupported content type ${type ?? '(none)'}: ${WANTED}`);
       const bytes = request.rawBody ?? Buffer.alloc(0);
       if (decodeUtf8(bytes) === null) throw malformed('SVC_ERR_MALFORMED_REQUEST', 'The request body is not valid UTF-8');
-      const saved = services.documents.append(member.team_id, request.params.slug, bytes, 'api', authorOf(request, member, services), request.query.base_version);
+      const saved = services.documents.append(
+        member.team_id,
+        request.params.slug,
+        bytes,
+        'api',
+        authorOf(request, member, services),
+        request.query.base_version,
+      );
       return reply.code(saved.unchanged ? 200 : 201).send(saved);
     },
   );

@@ -32,5 +32,6 @@ export function authorOf(request: FastifyRequest, member: TeamMember, services: 
 /** A route-level preValidation hook: the path's slug, when it could never name a document, is simply not found. */
 export async function knownSlug(request: FastifyRequest): Promise<void> {
   const slug = (request.params as { slug?: unknown }).slug;
-  if (typeof slug !== 'string' || slug.length > SLUG_MAX || !SLUG_PATTERN.test(slug)) throw notFound('SVC_ERR_DOCUMENT_NOT_FOUND', `No document ${String(slug)}`);
+  if (typeof slug !== 'string' || slug.length > SLUG_MAX || !SLUG_PATTERN.test(slug))
+    throw notFound('SVC_ERR_DOCUMENT_NOT_FOUND', `No document ${String(slug)}`);
 }

@@ -38,7 +38,8 @@ export const EDIT_REFUSED = 'This link no longer accepts edits (it expired or wa
 
 const tags = ['present'];
 
-const READ_CSP = "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; script-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+const READ_CSP =
+  "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; script-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 const editorCsp = (nonce: string) =>
   `default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; script-src 'nonce-${nonce}'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
 
@@ -61,7 +62,10 @@ export async function presentApiRoutes(app: FastifyInstance, { services }: DocsR
 
   api.post(
     '/v1/present',
-    { config: { ...team('docs:write'), answerHoldsSecret: true }, schema: { tags, summary: 'Mints a present link (its token is shown this once)', body: MintBody, response: { 201: MintedLink } } },
+    {
+      config: { ...team('docs:write'), answerHoldsSecret: true },
+      schema: { tags, summary: 'Mints a present link (its token is shown this once)', body: MintBody, response: { 201: MintedLink } },
+    },
     async (request, reply) => {
       const member = memberOf(request);
       return reply.code(201).send(services.present.mint(member, request.body, actingAsOf(request, member, services.ownerCertificateOf)));
@@ -92,7 +96,12 @@ export async function presentApiRoutes(app: FastifyInstance, { services }: DocsR
     '/v1/present/preview',
     {
       config: team('docs:read'),
-      schema: { tags, summary: 'A body as its present page would show it, with the saved theme or one being edited', body: DraftPreviewBody, response: { 200: Preview } },
+      schema: {
+        tags,
+        summary: 'A body as its present page would show it, with the saved theme or one being edited',
+        body: DraftPreviewBody,
+        response: { 200: Preview },
+      },
     },
     async (request) => {
       const teamId = memberOf(request).team_id;
@@ -145,7 +154,10 @@ export async function presentPageRoutes(app: FastifyInstance, { services }: Docs
         return reply.code(404).header('content-security-policy', READ_CSP).type('text/html; charset=utf-8').send(notFoundPage());
       }
       if (!link.editable) {
-        return reply.header('content-security-policy', READ_CSP).type('text/html; charset=utf-8').send(await services.pages.readPage(link, request.listener));
+        return reply
+          .header('content-security-policy', READ_CSP)
+          .type('text/html; charset=utf-8')
+          .send(await services.pages.readPage(link, request.listener));
       }
       const latest = present.latest(link);
       const nonce = randomBytes(16).toString('base64');
@@ -158,7 +170,11 @@ export async function presentPageRoutes(app: FastifyInstance, { services }: Docs
 
   api.get(
     '/present/:token/state',
-    { config: { auth: 'public' }, preValidation: editable(), schema: { tags, summary: 'An editable link’s latest version', params: TokenParams, response: { 200: LinkVersion } } },
+    {
+      config: { auth: 'public' },
+      preValidation: editable(),
+      schema: { tags, summary: 'An editable link’s latest version', params: TokenParams, response: { 200: LinkVersion } },
+    },
     async (request) => ({ version_number: present.latest(linkOf(request)).current_version }),
   );
 
@@ -167,7 +183,13 @@ export async function presentPageRoutes(app: FastifyInstance, { services }: Docs
     {
       config: { auth: 'public' },
       preValidation: editable(),
-      schema: { tags, summary: 'An editable link’s preview of what its visitor types', params: TokenParams, body: LinkPreviewBody, response: { 200: LinkPreview } },
+      schema: {
+        tags,
+        summary: 'An editable link’s preview of what its visitor types',
+        params: TokenParams,
+        body: LinkPreviewBody,
+        response: { 200: LinkPreview },
+      },
     },
     async (request) => ({ html: await renderMarkdownLazily(request.body.body, assetOptions(linkOf(request).team_id), request.listener) }),
   );
@@ -179,7 +201,13 @@ export async function presentPageRoutes(app: FastifyInstance, { services }: Docs
       // An open editor shows this on save once the link expired or was revoked (also when its
       // minter's certificate was); the same words for every token, so it tells a guesser nothing.
       preValidation: editable(EDIT_REFUSED),
-      schema: { tags, summary: 'Saves a version through an editable link, over base_version (409 with the latest otherwise)', params: TokenParams, body: LinkEditBody, response: { 200: LinkVersion } },
+      schema: {
+        tags,
+        summary: 'Saves a version through an editable link, over base_version (409 with the latest otherwise)',
+        params: TokenParams,
+        body: LinkEditBody,
+        response: { 200: LinkVersion },
+      },
     },
     async (request) => present.edit(linkOf(request), request.body.body, request.body.base_version, request.body.editor_name),
   );

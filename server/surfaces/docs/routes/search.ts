@@ -14,7 +14,12 @@ export async function documentSearchRoutes(app: FastifyInstance, { services }: D
     '/v1/search/documents',
     {
       config: team('docs:read'),
-      schema: { tags: ['search'], summary: "Searches the team's documents (title, slug, body; older versions ranked lower)", querystring: SearchQuery, response: { 200: SearchResults } },
+      schema: {
+        tags: ['search'],
+        summary: "Searches the team's documents (title, slug, body; older versions ranked lower)",
+        querystring: SearchQuery,
+        response: { 200: SearchResults },
+      },
     },
     async (request) => {
       refuseOwnerFilters(request.query);

@@ -10,10 +10,8 @@ const tags = ['theme'];
 export async function themeRoutes(app: FastifyInstance, { services }: DocsRouteOptions): Promise<void> {
   const api = app.withTypeProvider<ZodTypeProvider>();
 
-  api.get(
-    '/v1/theme',
-    { config: team('docs:read'), schema: { tags, summary: 'The team’s document theme', response: { 200: Theme } } },
-    async (request) => services.theme.get(memberOf(request).team_id),
+  api.get('/v1/theme', { config: team('docs:read'), schema: { tags, summary: 'The team’s document theme', response: { 200: Theme } } }, async (request) =>
+    services.theme.get(memberOf(request).team_id),
   );
 
   api.put(

@@ -60,7 +60,12 @@ describe('the assets store', () => {
     insertPendingVideo(db(), video);
     const pending = findAsset(db(), video.asset_id)!;
     expect(pending).toMatchObject({ status: 'pending_upload', bytes: null, upload_token_sha256: video.upload_token_sha256 });
-    expect(toAsset(pending, 'u', Date.parse(CREATED))).toMatchObject({ status: 'pending_upload', filename: 'demo.mp4', max_duration_seconds: 600, upload_expires_at: EXPIRES });
+    expect(toAsset(pending, 'u', Date.parse(CREATED))).toMatchObject({
+      status: 'pending_upload',
+      filename: 'demo.mp4',
+      max_duration_seconds: 600,
+      upload_expires_at: EXPIRES,
+    });
     // A pending video whose URL expired reads as an error.
     expect(toAsset(pending, 'u', Date.parse(EXPIRES)).status).toBe('error');
     expect(findReadyContent(db(), video.asset_id)).toBeUndefined();

@@ -58,7 +58,12 @@ export function toAsset(row: AssetRow, url: string, nowMs: number): Asset {
   const status: Asset['status'] = row.status === 'pending_upload' && expired ? 'error' : row.status;
   const base = { asset_id: row.asset_id, kind: row.kind, url, content_type: row.content_type, bytes: row.bytes, status, created_at: row.created_at };
   if (row.kind === 'image') return base;
-  return { ...base, filename: row.filename, max_duration_seconds: row.max_duration_seconds, upload_expires_at: row.status === 'ready' ? null : row.upload_expires_at };
+  return {
+    ...base,
+    filename: row.filename,
+    max_duration_seconds: row.max_duration_seconds,
+    upload_expires_at: row.status === 'ready' ? null : row.upload_expires_at,
+  };
 }
 
 /** Any team's asset, in any state. */

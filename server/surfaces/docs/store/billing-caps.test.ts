@@ -15,7 +15,11 @@ describe('the billing caps store', () => {
   });
 
   it('reads a setting written before the storage quota existed with the default quota', () => {
-    expect(toCaps('{"max_documents":5,"max_versions_per_doc":null}')).toEqual({ max_documents: 5, max_versions_per_doc: null, max_asset_bytes: DEFAULT_MAX_ASSET_BYTES });
+    expect(toCaps('{"max_documents":5,"max_versions_per_doc":null}')).toEqual({
+      max_documents: 5,
+      max_versions_per_doc: null,
+      max_asset_bytes: DEFAULT_MAX_ASSET_BYTES,
+    });
     expect(toCaps('{}')).toEqual({ max_documents: null, max_versions_per_doc: null, max_asset_bytes: DEFAULT_MAX_ASSET_BYTES });
   });
 });

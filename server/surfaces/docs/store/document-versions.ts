@@ -63,7 +63,8 @@ export interface NewVersion {
 const METADATA_COLUMNS = `version_id, version_number, body_sha256, source, created_by_did_key, created_by_did_aw, created_by_address,
   created_by_alias, certificate_id, created_by_editor_name, created_at, acting_as_agent_id, acting_as_alias, acting_as_name, acting_as_address`;
 
-const actingAsOfRow = (row: VersionMetadataRow): ActingAs | null => actingAsOfColumns(row.acting_as_agent_id, row.acting_as_alias, row.acting_as_name, row.acting_as_address);
+const actingAsOfRow = (row: VersionMetadataRow): ActingAs | null =>
+  actingAsOfColumns(row.acting_as_agent_id, row.acting_as_alias, row.acting_as_name, row.acting_as_address);
 
 /** A link edit is the visitor's (never the minter's); an app save is the identity's; else the member's. */
 function authorOf(row: VersionMetadataRow, actingAs: ActingAs | null): VersionAuthorView {
@@ -109,9 +110,8 @@ export function listVersionMetadata(db: Db, documentId: string): VersionMetadata
 }
 
 export function findVersionMetadata(db: Db, documentId: string, n: number): VersionMetadataRow | undefined {
-  return db
-    .prepare(`SELECT ${METADATA_COLUMNS} FROM document_versions WHERE document_id = ? AND version_number = ?`)
-    .get(documentId, n) as VersionMetadataRow | undefined;
+  return db.prepare(`SELECT ${METADATA_COLUMNS} FROM document_versions WHERE document_id = ? AND version_number = ?`).get(documentId, n) as
+    VersionMetadataRow | undefined;
 }
 
 /** Versions `from`..`to` in order: a snapshot and the deltas that lead from it to version `to`. */

@@ -73,6 +73,10 @@ describe('the documents store', () => {
     add(team, 'two', 'Two', '2026-01-01T00:00:00.000Z');
     setCurrentVersion(db(), id, 7, '2026-01-03T00:00:00.000Z');
     expect(documentUsage(db(), team)).toEqual({ documents: 2, max_versions_per_doc: 7 });
-    expect(findDocument(db(), team, 'one')).toMatchObject({ current_version: 7, updated_at: '2026-01-03T00:00:00.000Z', created_at: '2026-01-01T00:00:00.000Z' });
+    expect(findDocument(db(), team, 'one')).toMatchObject({
+      current_version: 7,
+      updated_at: '2026-01-03T00:00:00.000Z',
+      created_at: '2026-01-01T00:00:00.000Z',
+    });
   });
 });

@@ -78,21 +78,30 @@ export function pageDocuments(db: Db, teamId: string, q: string | undefined, bou
 /** How many of the team's documents match `q` (all of them without one). */
 export function countDocuments(db: Db, teamId: string, q?: string): number {
   const match = matchClause(q);
-  return db.prepare(`SELECT count(*) FROM documents WHERE team_id = ? ${match.sql}`).pluck().get(teamId, ...match.args) as number;
+  return db
+    .prepare(`SELECT count(*) FROM documents WHERE team_id = ? ${match.sql}`)
+    .pluck()
+    .get(teamId, ...match.args) as number;
 }
 
 /** The team's document count and its longest history (0 without documents). */
 export function documentUsage(db: Db, teamId: string): { documents: number; max_versions_per_doc: number } {
-  return db
-    .prepare(`SELECT count(*) AS documents, coalesce(max(current_version), 0) AS max_versions_per_doc FROM documents WHERE team_id = ?`)
-    .get(teamId) as { documents: number; max_versions_per_doc: number };
+  return db.prepare(`SELECT count(*) AS documents, coalesce(max(current_version), 0) AS max_versions_per_doc FROM documents WHERE team_id = ?`).get(teamId) as {
+    documents: number;
+    max_versions_per_doc: number;
+  };
 }
 
 /** A new document at version 1 (whose version row the caller inserts in the same transaction). */
 export function insertDocument(db: Db, row: NewDocumentRow): void {
-  db.prepare(
-    `INSERT INTO documents (document_id, team_id, slug, title, body, current_version, created_at, updated_at) VALUES (?, ?, ?, ?, X'', 1, ?, ?)`,
-  ).run(row.document_id, row.team_id, row.slug, row.title, row.created_at, row.created_at);
+  db.prepare(`INSERT INTO documents (document_id, team_id, slug, title, body, current_version, created_at, updated_at) VALUES (?, ?, ?, ?, X'', 1, ?, ?)`).run(
+    row.document_id,
+    row.team_id,
+    row.slug,
+    row.title,
+    row.created_at,
+    row.created_at,
+  );
 }
 
 /** Points the document at its new latest version. */

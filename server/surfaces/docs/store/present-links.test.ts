@@ -62,7 +62,16 @@ describe('the present links store', () => {
       title: 'The pitch',
       version: 1,
       editable: true,
-      minter: { team_id: TEAM, certificate_id: 'cert-1', alias: 'writer', did_key: 'did:key:z6Mk-writer', did_aw: 'did:svc:writer', address: null, lifetime: 'persistent', scopes: [] },
+      minter: {
+        team_id: TEAM,
+        certificate_id: 'cert-1',
+        alias: 'writer',
+        did_key: 'did:key:z6Mk-writer',
+        did_aw: 'did:svc:writer',
+        address: null,
+        lifetime: 'persistent',
+        scopes: [],
+      },
     });
     expect(findLinkByToken(db(), 'unknown')).toBeUndefined();
   });

@@ -136,8 +136,7 @@ export function findLinkByToken(db: Db, tokenSha256: string): PresentLinkRow | u
 export function findTeamLink(db: Db, teamId: string, key: LinkKey): { link_id: string; revoked_at: string | null } | undefined {
   const [column, value] = 'token_sha256' in key ? ['token_sha256', key.token_sha256] : ['link_id', key.link_id];
   return db.prepare(`SELECT link_id, revoked_at FROM present_links WHERE ${column} = ? AND team_id = ?`).get(value, teamId) as
-    | { link_id: string; revoked_at: string | null }
-    | undefined;
+    { link_id: string; revoked_at: string | null } | undefined;
 }
 
 /** The team's links, newest first. */
@@ -163,7 +162,6 @@ export function revokeLink(db: Db, linkId: string, at: string): void {
  * the member could already share, often handed to someone outside the team.
  */
 export function revokeEditableLinksOf(db: Db, certificateId: string, revokedAt: string): number {
-  return db
-    .prepare(`UPDATE present_links SET revoked_at = ? WHERE certificate_id = ? AND editable = 1 AND revoked_at IS NULL`)
-    .run(revokedAt, certificateId).changes;
+  return db.prepare(`UPDATE present_links SET revoked_at = ? WHERE certificate_id = ? AND editable = 1 AND revoked_at IS NULL`).run(revokedAt, certificateId)
+    .changes;
 }

@@ -8,7 +8,15 @@ const logoUrl = (id: string): string => `/assets/${id}`;
 describe('the themes store', () => {
   it('shows the empty theme for a team that never set one', () => {
     expect(findTheme(db(), 'none:example.com')).toBeUndefined();
-    expect(toTheme(undefined, logoUrl)).toEqual({ tokens: {}, preset: null, logo_asset_id: null, logo_url: null, header: null, footer: null, updated_at: null });
+    expect(toTheme(undefined, logoUrl)).toEqual({
+      tokens: {},
+      preset: null,
+      logo_asset_id: null,
+      logo_url: null,
+      header: null,
+      footer: null,
+      updated_at: null,
+    });
   });
 
   it('keeps the preset inside the tokens column and splits it out again', () => {

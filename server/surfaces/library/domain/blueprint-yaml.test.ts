@@ -4,7 +4,6 @@ import { buildBlueprintFiles, readBlueprintPayload } from './blueprint-yaml.ts';
 import { profileDigest } from './digest.ts';
 import { checkPayloadFiles, payloadFile, type PayloadFile } from './payload.ts';
 
-
 const profileFiles = (id: string, extra: Record<string, string> = {}): PayloadFile[] =>
   checkPayloadFiles(
     [
@@ -83,13 +82,17 @@ describe('readBlueprintPayload', () => {
   });
 
   it('refuses bad profiles[] entries: not a mapping, no id, repeated id, empty list', () => {
-    const issues = validationIssues(() => readBlueprintPayload(payload('id: a\nversion: "1"\nname: A\nprofiles: [coder, {min: 1}, {id: coder}, {id: coder}, {id: reviewer}]\n')));
+    const issues = validationIssues(() =>
+      readBlueprintPayload(payload('id: a\nversion: "1"\nname: A\nprofiles: [coder, {min: 1}, {id: coder}, {id: coder}, {id: reviewer}]\n')),
+    );
     expect(issues.map((i) => [i.loc.slice(2), i.type])).toEqual([
       [['blueprint.yaml', 'profiles', 0], 'dict_type'],
       [['blueprint.yaml', 'profiles', 1, 'id'], 'missing'],
       [['blueprint.yaml', 'profiles', 3, 'id'], 'value_error'],
     ]);
-    const none = validationIssues(() => readBlueprintPayload(checkPayloadFiles([{ path: 'blueprint.yaml', content_utf8: 'id: a\nversion: "1"\nname: A\n' }], [])));
+    const none = validationIssues(() =>
+      readBlueprintPayload(checkPayloadFiles([{ path: 'blueprint.yaml', content_utf8: 'id: a\nversion: "1"\nname: A\n' }], [])),
+    );
     expect(none.map((i) => i.msg)).toEqual(['profiles must list at least one profile']);
   });
 
@@ -148,9 +151,18 @@ describe('buildBlueprintFiles', () => {
       'profiles/coder/profile.yaml',
       'profiles/coder/skills/impl/SKILL.md',
     ]);
-    expect(files[1]?.content_utf8).toBe('id: acme.solo\nversion: 0.1.0\nname: Solo\nsummary: One coder\nprofiles:\n  - id: coder\nfirst_mission_examples:\n  - Fix the bug\n');
+    expect(files[1]?.content_utf8).toBe(
+      'id: acme.solo\nversion: 0.1.0\nname: Solo\nsummary: One coder\nprofiles:\n  - id: coder\nfirst_mission_examples:\n  - Fix the bug\n',
+    );
     const { manifest, profiles } = readBlueprintPayload(files);
-    expect(manifest).toMatchObject({ blueprint_ref: 'acme.solo', version: '0.1.0', name: 'Solo', summary: 'One coder', description: null, first_mission_examples: ['Fix the bug'] });
+    expect(manifest).toMatchObject({
+      blueprint_ref: 'acme.solo',
+      version: '0.1.0',
+      name: 'Solo',
+      summary: 'One coder',
+      description: null,
+      first_mission_examples: ['Fix the bug'],
+    });
     expect(profiles[0]?.files).toEqual(coder.files);
   });
 

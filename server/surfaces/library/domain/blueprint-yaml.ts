@@ -150,8 +150,7 @@ export interface BuildBlueprintInput {
  * out), README.md when a readme is given, and each profile's files under `profiles/<ref>/`.
  */
 export function buildBlueprintFiles(input: BuildBlueprintInput): PayloadFile[] {
-  const recommendation = (ref: string): JsonValue =>
-    input.recommendations?.find((r) => isMapping(r) && r.id === ref) ?? { id: ref };
+  const recommendation = (ref: string): JsonValue => input.recommendations?.find((r) => isMapping(r) && r.id === ref) ?? { id: ref };
   const doc: YamlMapping = { id: input.blueprint_ref, version: input.version, name: input.name };
   if (input.summary != null) doc.summary = input.summary;
   if (input.description != null) doc.description = input.description;

@@ -127,12 +127,16 @@ describe('parseChangeset', () => {
 describe('applyChangeset: stale rules (409)', () => {
   it('refuses deleting an asset that does not exist', () => {
     expect(conflictOf(() => apply({ path: 'ghost.md', delete: true }))).toBe('ghost.md cannot be deleted: it does not exist');
-    expect(conflictOf(() => apply({ path: 'profile.yaml#approval_required', delete: true }))).toMatch(/profile\.yaml#approval_required cannot be deleted: it does not exist/);
+    expect(conflictOf(() => apply({ path: 'profile.yaml#approval_required', delete: true }))).toMatch(
+      /profile\.yaml#approval_required cannot be deleted: it does not exist/,
+    );
   });
 
   it('refuses a base for an asset that does not exist', () => {
     expect(conflictOf(() => apply({ path: 'ghost.md', content_utf8: 'x', base_asset_digest: OTHER_DIGEST }))).toBe('ghost.md is stale; it does not exist');
-    expect(conflictOf(() => apply({ path: 'profile.yaml#accepted_work', content: ['x'], base_asset_digest: OTHER_DIGEST }))).toMatch(/stale; it does not exist/);
+    expect(conflictOf(() => apply({ path: 'profile.yaml#accepted_work', content: ['x'], base_asset_digest: OTHER_DIGEST }))).toMatch(
+      /stale; it does not exist/,
+    );
   });
 
   it('refuses creating an asset that already exists', () => {
@@ -141,7 +145,9 @@ describe('applyChangeset: stale rules (409)', () => {
   });
 
   it('refuses a base that is not the current digest', () => {
-    expect(conflictOf(() => apply({ path: 'notes.md', content_utf8: 'x', base_asset_digest: OTHER_DIGEST }))).toBe(`notes.md is stale: its current digest is ${BASES['notes.md']}`);
+    expect(conflictOf(() => apply({ path: 'notes.md', content_utf8: 'x', base_asset_digest: OTHER_DIGEST }))).toBe(
+      `notes.md is stale: its current digest is ${BASES['notes.md']}`,
+    );
     // A file's sha256 is not the base of a field: fields have their own digest.
     const fileDigestAsBase = { path: 'profile.yaml#mission', content: 'x', base_asset_digest: BASES['profile.yaml'] };
     expect(conflictOf(() => apply(fileDigestAsBase))).toMatch(/profile\.yaml#mission is stale/);
@@ -172,15 +178,23 @@ describe('applyChangeset: stale rules (409)', () => {
 describe('applyChangeset: collisions (409)', () => {
   it('refuses two assets with the same path', () => {
     const detail = conflictOf(() =>
-      apply({ path: 'todo.md', content_utf8: 'a' }, { path: 'todo.md', content_utf8: 'b' }, { path: 'profile.yaml#mission', content: 'x', base_asset_digest: BASES['profile.yaml#mission'] }),
+      apply(
+        { path: 'todo.md', content_utf8: 'a' },
+        { path: 'todo.md', content_utf8: 'b' },
+        { path: 'profile.yaml#mission', content: 'x', base_asset_digest: BASES['profile.yaml#mission'] },
+      ),
     );
     expect(detail).toBe('Colliding changes: todo.md is changed more than once');
-    expect(conflictOf(() => apply({ path: 'profile.yaml#name', delete: true }, { path: 'profile.yaml#name', content: 'N' }))).toMatch(/profile\.yaml#name is changed more than once/);
+    expect(conflictOf(() => apply({ path: 'profile.yaml#name', delete: true }, { path: 'profile.yaml#name', content: 'N' }))).toMatch(
+      /profile\.yaml#name is changed more than once/,
+    );
   });
 
   it('checks collisions before bases', () => {
     expect(conflictOf(() => apply({ path: 'notes.md', content_utf8: 'a' }, { path: 'notes.md', content_utf8: 'b' }))).toMatch(/^Colliding changes/);
-    expect(failure(() => apply({ path: 'notes.md', content_utf8: 'a' }, { path: 'notes.md', content_utf8: 'b' })).code).toBe('SVC_ERR_PROPOSAL_CHANGES_COLLIDE');
+    expect(failure(() => apply({ path: 'notes.md', content_utf8: 'a' }, { path: 'notes.md', content_utf8: 'b' })).code).toBe(
+      'SVC_ERR_PROPOSAL_CHANGES_COLLIDE',
+    );
   });
 
   it('refuses deleting the file profile.yaml#instructions names', () => {
@@ -234,7 +248,11 @@ describe('applyChangeset: result', () => {
       },
     );
     expect(out.map((f) => f.path)).toEqual(['instructions.md', 'notes.md', 'profile.yaml', 'skills/impl/SKILL.md', 'skills/triage/SKILL.md']);
-    expect(out.find((f) => f.path === 'skills/triage/SKILL.md')).toEqual({ path: 'skills/triage/SKILL.md', content_utf8: '# Triage\n', sha256: contentSha256('# Triage\n') });
+    expect(out.find((f) => f.path === 'skills/triage/SKILL.md')).toEqual({
+      path: 'skills/triage/SKILL.md',
+      content_utf8: '# Triage\n',
+      sha256: contentSha256('# Triage\n'),
+    });
     const { manifest } = readProfile(out);
     expect(manifest.skills.map((s) => s.path)).toEqual(['skills/impl/SKILL.md', 'skills/triage/SKILL.md']);
     expect(manifest).toMatchObject({ id: 'coder', version: '0.1.1', mission: 'Ship changes.' });
@@ -262,7 +280,9 @@ describe('applyChangeset: result', () => {
   });
 
   it('refuses a profile whose id is not the proposal profile_ref (422)', () => {
-    const err = failure(() => applyChangeset(FILES, parseChangeset(changeset({ path: 'todo.md', content_utf8: 'x' })), { profileRef: 'writer', version: '0.1.1' }));
+    const err = failure(() =>
+      applyChangeset(FILES, parseChangeset(changeset({ path: 'todo.md', content_utf8: 'x' })), { profileRef: 'writer', version: '0.1.1' }),
+    );
     expect(err.statusCode).toBe(422);
     expect(err.code).toBe('SVC_ERR_PROPOSAL_ID_OR_VERSION_CHANGED');
     expect(err.detail).toMatch(/must stay writer/);

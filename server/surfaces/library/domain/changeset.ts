@@ -197,7 +197,9 @@ export function applyChangeset(files: readonly PayloadFile[], changeset: Changes
   byPath.set(PROFILE_YAML, { path: PROFILE_YAML, content_utf8: writeProfileYaml(document) });
   const result = checkPayloadFiles([...byPath.values()], LOC);
   const { manifest } = readProfile(result, LOC);
-  if (manifest.id !== options.profileRef) throw invalid('SVC_ERR_PROPOSAL_ID_OR_VERSION_CHANGED', `The changed profile.yaml id "${manifest.id}" must stay ${options.profileRef}`);
-  if (manifest.version !== options.version) throw invalid('SVC_ERR_PROPOSAL_ID_OR_VERSION_CHANGED', `The changed profile.yaml version must be ${options.version}`);
+  if (manifest.id !== options.profileRef)
+    throw invalid('SVC_ERR_PROPOSAL_ID_OR_VERSION_CHANGED', `The changed profile.yaml id "${manifest.id}" must stay ${options.profileRef}`);
+  if (manifest.version !== options.version)
+    throw invalid('SVC_ERR_PROPOSAL_ID_OR_VERSION_CHANGED', `The changed profile.yaml version must be ${options.version}`);
   return result;
 }

@@ -74,9 +74,19 @@ describe('partDigests', () => {
       [
         'file:instructions.md',
         'file:profile.yaml',
-        ...['name', 'mission', 'accepted_work', 'instructions', 'runtime_assumptions', 'memory_policy', 'expected_apps', 'event_subscriptions', 'approval_required', 'artifacts', 'skills'].map(
-          (f) => `field:${f}`,
-        ),
+        ...[
+          'name',
+          'mission',
+          'accepted_work',
+          'instructions',
+          'runtime_assumptions',
+          'memory_policy',
+          'expected_apps',
+          'event_subscriptions',
+          'approval_required',
+          'artifacts',
+          'skills',
+        ].map((f) => `field:${f}`),
       ].sort(),
     );
     expect(parts['file:instructions.md']).toBe(h('# Hi\n'));

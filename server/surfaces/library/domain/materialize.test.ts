@@ -157,7 +157,10 @@ describe('materializeHome', () => {
   });
 
   it('shows the title once: instructions opening with their own title nest under "## Instructions"', () => {
-    const files = FILES.map(({ path, content_utf8 }) => ({ path, content_utf8: path === 'instructions.md' ? '# Coder\n\n## Before you start\n\nRun the tests first.\n' : content_utf8 }));
+    const files = FILES.map(({ path, content_utf8 }) => ({
+      path,
+      content_utf8: path === 'instructions.md' ? '# Coder\n\n## Before you start\n\nRun the tests first.\n' : content_utf8,
+    }));
     const agents = textOf(materializeHome(input({ files: checkPayloadFiles(files, []) })).home_files, 'AGENTS.md');
     expect(agents.match(/^# Coder$/gm)).toHaveLength(1);
     expect(agents).toContain('## Instructions\n\n### Before you start\n\nRun the tests first.\n\n## Apps you use');
@@ -207,7 +210,14 @@ describe('materializeHome', () => {
     );
     const { home_files } = materializeHome(input({ files, profile_ref: 'p', profile_version: '1', source: null }));
     expect(textOf(home_files, 'AGENTS.md')).toMatch(/^# p\n/);
-    expect(home_files.map((f) => f.path)).toEqual(['.svc/profile/AGENTS.md', '.svc/profile/profile.yaml', '.svc/profile/ref.json', 'AGENTS.md', 'CLAUDE.md', 'ref.json']);
+    expect(home_files.map((f) => f.path)).toEqual([
+      '.svc/profile/AGENTS.md',
+      '.svc/profile/profile.yaml',
+      '.svc/profile/ref.json',
+      'AGENTS.md',
+      'CLAUDE.md',
+      'ref.json',
+    ]);
     expect(JSON.parse(textOf(home_files, '.svc/profile/ref.json')).profile_ref).toBe('p');
   });
 

@@ -53,7 +53,12 @@ describe('mergeFromSource', () => {
 
   it('adds a new upstream file and lists it with the kind upstream declared', () => {
     const theirs = profile(
-      { skills: [{ path: 'skills/impl/SKILL.md', kind: 'skill' }, { path: 'skills/triage/SKILL.md', kind: 'workflow' }] },
+      {
+        skills: [
+          { path: 'skills/impl/SKILL.md', kind: 'skill' },
+          { path: 'skills/triage/SKILL.md', kind: 'workflow' },
+        ],
+      },
       { 'skills/triage/SKILL.md': 'triage' },
     );
     const result = merge(profile(), theirs);
@@ -115,7 +120,12 @@ describe('mergeFromSource', () => {
 
   it('keeps ours for a part the baselines do not know', () => {
     const { 'field:mission': _dropped, ...partial } = baselines;
-    const result = mergeFromSource({ ours: profile({ mission: 'Mine.' }), theirs: profile({ mission: 'Theirs.' }), baselines: partial, targetVersion: '0.2.0' });
+    const result = mergeFromSource({
+      ours: profile({ mission: 'Mine.' }),
+      theirs: profile({ mission: 'Theirs.' }),
+      baselines: partial,
+      targetVersion: '0.2.0',
+    });
     expect(result).toMatchObject({ updated_parts: [], preserved_parts: ['field:mission'] });
   });
 

@@ -95,7 +95,10 @@ export function mergeFromSource(input: {
 
   const mergedPaths = sortFiles(merged).map((f) => f.path);
   document.version = input.targetVersion;
-  for (const [category, defaultKind] of [['skills', 'skill'], ['artifacts', 'artifact']] as const) {
+  for (const [category, defaultKind] of [
+    ['skills', 'skill'],
+    ['artifacts', 'artifact'],
+  ] as const) {
     const entries = rebuildEntries(category, mergedPaths, [...ours.manifest[category], ...theirs.manifest[category]], defaultKind);
     if (entries.length > 0 || Object.hasOwn(document, category)) document[category] = entries.map((e) => ({ path: e.path, kind: e.kind }));
   }

@@ -6,7 +6,6 @@ import { checkPayloadFiles, contentSha256, MAX_FILES } from './payload.ts';
 
 const sha = (text: string) => `sha256:${createHash('sha256').update(Buffer.from(text, 'utf8')).digest('hex')}`;
 
-
 /** The one issue a single bad path produces. */
 function pathIssue(path: string): ValidationIssue {
   const issues = validationIssues(() => checkPayloadFiles([{ path, content_utf8: 'x' }], ['body', 'files']));

@@ -60,10 +60,7 @@ export function contentProblem(content: string): string | null {
  * Validates every entry and returns them with recomputed digests, sorted by path. Throws one 422
  * listing every issue, each located at `[...loc, index, field]`.
  */
-export function checkPayloadFiles(
-  files: readonly PayloadFileInput[],
-  loc: (string | number)[],
-): PayloadFile[] {
+export function checkPayloadFiles(files: readonly PayloadFileInput[], loc: (string | number)[]): PayloadFile[] {
   if (files.length === 0) throw invalid('SVC_ERR_VALIDATION', [{ loc, msg: 'at least one file is required', type: 'value_error' }]);
   if (files.length > MAX_FILES) {
     throw invalid('SVC_ERR_VALIDATION', [{ loc, msg: `at most ${MAX_FILES} files are allowed (got ${files.length})`, type: 'value_error' }]);

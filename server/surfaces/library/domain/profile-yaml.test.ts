@@ -5,7 +5,6 @@ import { fieldValue, readProfile, writeProfileYaml } from './profile-yaml.ts';
 
 const profile = (yaml: string) => [payloadFile('profile.yaml', yaml), payloadFile('instructions.md', '# Do it\n')];
 
-
 const FULL = `id: coder
 version: 0.1.0
 name: Coder

@@ -39,7 +39,15 @@ export const FIELD_ASSETS = [
 export type FieldAsset = (typeof FIELD_ASSETS)[number];
 
 /** The fields update-from-source merges one by one; skills and artifacts follow the merged files. */
-export const MERGE_FIELDS = ['mission', 'accepted_work', 'runtime_assumptions', 'memory_policy', 'expected_apps', 'event_subscriptions', 'approval_required'] as const;
+export const MERGE_FIELDS = [
+  'mission',
+  'accepted_work',
+  'runtime_assumptions',
+  'memory_policy',
+  'expected_apps',
+  'event_subscriptions',
+  'approval_required',
+] as const;
 
 export interface ResourceEntry {
   path: string;

@@ -5,7 +5,11 @@ import { checkPayloadFiles, contentSha256 } from './payload.ts';
 import { readProfile } from './profile-yaml.ts';
 import { registerSkills, undeclaredSkills } from './skills.ts';
 
-const files = (entries: Record<string, string>) => checkPayloadFiles(Object.entries(entries).map(([path, content_utf8]) => ({ path, content_utf8 })), []);
+const files = (entries: Record<string, string>) =>
+  checkPayloadFiles(
+    Object.entries(entries).map(([path, content_utf8]) => ({ path, content_utf8 })),
+    [],
+  );
 const manifestText = (result: { files: { path: string; content_utf8: string }[] }) => result.files.find((f) => f.path === 'profile.yaml')?.content_utf8;
 
 describe('registerSkills', () => {
@@ -20,8 +24,16 @@ describe('registerSkills', () => {
   });
 
   it('adds to a block list, a flow list or a null skills key', () => {
-    const block = registerSkills(files({ 'profile.yaml': 'id: p\nversion: 1.0.0\nskills:\n  - path: skills/old/SKILL.md\n    kind: playbook\n', 'skills/old/SKILL.md': 'o', 'skills/new/SKILL.md': 'n' }));
-    expect(manifestText(block)).toBe('id: p\nversion: 1.0.0\nskills:\n  - path: skills/old/SKILL.md\n    kind: playbook\n  - path: skills/new/SKILL.md\n    kind: skill\n');
+    const block = registerSkills(
+      files({
+        'profile.yaml': 'id: p\nversion: 1.0.0\nskills:\n  - path: skills/old/SKILL.md\n    kind: playbook\n',
+        'skills/old/SKILL.md': 'o',
+        'skills/new/SKILL.md': 'n',
+      }),
+    );
+    expect(manifestText(block)).toBe(
+      'id: p\nversion: 1.0.0\nskills:\n  - path: skills/old/SKILL.md\n    kind: playbook\n  - path: skills/new/SKILL.md\n    kind: skill\n',
+    );
     const flow = registerSkills(files({ 'profile.yaml': 'id: p\nversion: 1.0.0\nskills: []\n', 'skills/new/SKILL.md': 'n' }));
     expect(readProfile(flow.files).manifest.skills).toEqual([{ path: 'skills/new/SKILL.md', kind: 'skill' }]);
     const empty = registerSkills(files({ 'profile.yaml': 'id: p\nversion: 1.0.0\nskills:\n', 'skills/new/SKILL.md': 'n' }));
@@ -29,7 +41,11 @@ describe('registerSkills', () => {
   });
 
   it('counts a skill as declared when any entry names its directory', () => {
-    const input = files({ 'profile.yaml': 'id: p\nversion: 1.0.0\nskills:\n  - {path: skills/x/guide.md}\n', 'skills/x/SKILL.md': 'x', 'skills/x/guide.md': 'g' });
+    const input = files({
+      'profile.yaml': 'id: p\nversion: 1.0.0\nskills:\n  - {path: skills/x/guide.md}\n',
+      'skills/x/SKILL.md': 'x',
+      'skills/x/guide.md': 'g',
+    });
     expect(undeclaredSkills(input)).toEqual([]);
     const result = registerSkills(input);
     expect(result.registered).toEqual([]);

@@ -56,7 +56,10 @@ export function parseYamlMapping(text: string, loc: (string | number)[]): YamlMa
   const problems = [...doc.errors, ...doc.warnings];
   if (problems.length > 0) {
     // The first line of a message names the problem and its line and column; the rest is an excerpt.
-    throw invalid('SVC_ERR_MANIFEST_INVALID', problems.map((p) => issue(`YAML: ${(p.message.split('\n')[0] ?? '').replace(/:$/, '')}`)));
+    throw invalid(
+      'SVC_ERR_MANIFEST_INVALID',
+      problems.map((p) => issue(`YAML: ${(p.message.split('\n')[0] ?? '').replace(/:$/, '')}`)),
+    );
   }
   let js: unknown;
   try {

@@ -18,7 +18,16 @@ export async function bindingRoutes(app: FastifyInstance, { services }: LibraryR
 
   api.post(
     '/v1/agents/:agent_id/profile-binding',
-    { config: teamRoute('library:write'), schema: { tags, summary: 'Binds an agent to a shelf profile version (default latest); replaces its binding', params: AgentParams, body: BindBody, response: { 200: Binding } } },
+    {
+      config: teamRoute('library:write'),
+      schema: {
+        tags,
+        summary: 'Binds an agent to a shelf profile version (default latest); replaces its binding',
+        params: AgentParams,
+        body: BindBody,
+        response: { 200: Binding },
+      },
+    },
     async (request) => bindings.bind(memberOf(request).team_id, request.params.agent_id, request.body),
   );
 
@@ -30,7 +39,7 @@ export async function bindingRoutes(app: FastifyInstance, { services }: LibraryR
 
   api.get(
     '/v1/profile-bindings',
-    { config: teamRoute('library:read'), schema: { tags, summary: "Every binding of the team, by agent_id", response: { 200: BindingList } } },
+    { config: teamRoute('library:read'), schema: { tags, summary: 'Every binding of the team, by agent_id', response: { 200: BindingList } } },
     async (request) => ({ bindings: bindings.list(memberOf(request).team_id) }),
   );
 
@@ -38,7 +47,12 @@ export async function bindingRoutes(app: FastifyInstance, { services }: LibraryR
     '/v1/materialize',
     {
       config: teamRoute('library:read'),
-      schema: { tags, summary: "The home files a runtime writes for an agent's binding or a named profile version; writes nothing", body: MaterializeBody, response: { 200: Materialized } },
+      schema: {
+        tags,
+        summary: "The home files a runtime writes for an agent's binding or a named profile version; writes nothing",
+        body: MaterializeBody,
+        response: { 200: Materialized },
+      },
     },
     async (request) => bindings.materialize(memberOf(request).team_id, request.body),
   );

@@ -30,7 +30,15 @@ export async function publicCatalogRoutes(app: FastifyInstance, { services }: Li
 
   api.get(
     '/v1/blueprints',
-    { config: { auth: 'public' }, schema: { tags, summary: 'The latest version of every blueprint, newest first; tags match any', querystring: CatalogQuery, response: { 200: BlueprintList } } },
+    {
+      config: { auth: 'public' },
+      schema: {
+        tags,
+        summary: 'The latest version of every blueprint, newest first; tags match any',
+        querystring: CatalogQuery,
+        response: { 200: BlueprintList },
+      },
+    },
     async (request) => catalog.list(request.query.tags),
   );
 
@@ -38,7 +46,13 @@ export async function publicCatalogRoutes(app: FastifyInstance, { services }: Li
     '/v1/blueprints/:blueprint_ref',
     {
       config: { auth: 'public' },
-      schema: { tags, summary: 'A blueprint at a version (default latest): profiles, files and every version', params: BlueprintParams, querystring: VersionQuery, response: { 200: BlueprintDetail } },
+      schema: {
+        tags,
+        summary: 'A blueprint at a version (default latest): profiles, files and every version',
+        params: BlueprintParams,
+        querystring: VersionQuery,
+        response: { 200: BlueprintDetail },
+      },
     },
     async (request) => catalog.get(request.params.blueprint_ref, request.query.version),
   );
@@ -47,7 +61,13 @@ export async function publicCatalogRoutes(app: FastifyInstance, { services }: Li
     '/v1/blueprints/:blueprint_ref/profiles/:profile_ref',
     {
       config: { auth: 'public' },
-      schema: { tags, summary: "One profile of a blueprint version: its manifest fields and files", params: BlueprintProfileParams, querystring: VersionQuery, response: { 200: PublicProfile } },
+      schema: {
+        tags,
+        summary: 'One profile of a blueprint version: its manifest fields and files',
+        params: BlueprintProfileParams,
+        querystring: VersionQuery,
+        response: { 200: PublicProfile },
+      },
     },
     async (request) => catalog.publicProfile(request.params.blueprint_ref, request.params.profile_ref, request.query.version),
   );
@@ -76,7 +96,10 @@ export async function catalogWriteRoutes(app: FastifyInstance, { services }: Lib
 
   api.put(
     '/v1/blueprints/:blueprint_ref/tags',
-    { config: teamRoute('library:publish'), schema: { tags, summary: "Replaces the tags of a blueprint the team owns", params: BlueprintParams, body: TagsBody, response: { 200: BlueprintTags } } },
+    {
+      config: teamRoute('library:publish'),
+      schema: { tags, summary: 'Replaces the tags of a blueprint the team owns', params: BlueprintParams, body: TagsBody, response: { 200: BlueprintTags } },
+    },
     async (request) => catalog.setTags(memberOf(request).team_id, request.params.blueprint_ref, request.body.tags),
   );
 
@@ -84,7 +107,12 @@ export async function catalogWriteRoutes(app: FastifyInstance, { services }: Lib
     '/v1/blueprints/:blueprint_ref',
     {
       config: teamRoute('library:publish'),
-      schema: { tags, summary: 'Deletes every version of a blueprint the team owns; shelf copies tracking it are detached', params: BlueprintParams, response: { 200: BlueprintDeleted } },
+      schema: {
+        tags,
+        summary: 'Deletes every version of a blueprint the team owns; shelf copies tracking it are detached',
+        params: BlueprintParams,
+        response: { 200: BlueprintDeleted },
+      },
     },
     async (request) => catalog.delete(memberOf(request).team_id, request.params.blueprint_ref),
   );

@@ -25,13 +25,24 @@ export async function proposalRoutes(app: FastifyInstance, { services }: Library
 
   api.post(
     '/v1/proposals',
-    { config: teamRoute('library:write'), schema: { tags, summary: 'Submits a proposal; a profile changeset must apply to the current version now', body: ProposalBody, response: { 201: Proposal } } },
+    {
+      config: teamRoute('library:write'),
+      schema: {
+        tags,
+        summary: 'Submits a proposal; a profile changeset must apply to the current version now',
+        body: ProposalBody,
+        response: { 201: Proposal },
+      },
+    },
     async (request, reply) => reply.code(201).send(proposals.submit(reviewerOf(request), request.body)),
   );
 
   api.get(
     '/v1/proposals',
-    { config: teamRoute('library:read'), schema: { tags, summary: "The team's proposals, newest first", querystring: ProposalQuery, response: { 200: ProposalList } } },
+    {
+      config: teamRoute('library:read'),
+      schema: { tags, summary: "The team's proposals, newest first", querystring: ProposalQuery, response: { 200: ProposalList } },
+    },
     async (request) => proposals.list(memberOf(request).team_id, request.query),
   );
 
@@ -46,7 +57,12 @@ export async function proposalRoutes(app: FastifyInstance, { services }: Library
     '/v1/proposals/:proposal_id/approve',
     {
       config: teamRoute('library:approve'),
-      schema: { tags, summary: 'Approves an open proposal: rechecks its bases and mints the next patch version (409 and rejected when stale)', params: ProposalParams, response: { 200: Proposal } },
+      schema: {
+        tags,
+        summary: 'Approves an open proposal: rechecks its bases and mints the next patch version (409 and rejected when stale)',
+        params: ProposalParams,
+        response: { 200: Proposal },
+      },
     },
     async (request) => proposals.approve(reviewerOf(request), request.params.proposal_id),
   );

@@ -14,7 +14,12 @@ export async function librarySearchRoutes(app: FastifyInstance, { services }: Li
     '/v1/search/library',
     {
       config: teamRoute('library:read'),
-      schema: { tags: ['search'], summary: "Searches the team's shelf profiles and the catalog's blueprints", querystring: SearchQuery, response: { 200: SearchResults } },
+      schema: {
+        tags: ['search'],
+        summary: "Searches the team's shelf profiles and the catalog's blueprints",
+        querystring: SearchQuery,
+        response: { 200: SearchResults },
+      },
     },
     async (request) => {
       refuseOwnerFilters(request.query);

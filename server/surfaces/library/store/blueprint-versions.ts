@@ -37,7 +37,10 @@ export interface CatalogVersionRow extends Omit<BlueprintVersionRow, 'files'> {
 }
 
 /** What publishing writes: the manifest's lists and the files, decoded. */
-export interface NewBlueprintVersion extends Omit<BlueprintVersionRow, 'seq' | 'recommendations' | 'runtime_hints' | 'expected_apps' | 'first_mission_examples' | 'files'> {
+export interface NewBlueprintVersion extends Omit<
+  BlueprintVersionRow,
+  'seq' | 'recommendations' | 'runtime_hints' | 'expected_apps' | 'first_mission_examples' | 'files'
+> {
   recommendations: JsonValue[];
   runtime_hints: JsonValue[];
   expected_apps: JsonValue[];
@@ -52,16 +55,20 @@ const CATALOG_FROM = `blueprint_versions v JOIN blueprints b USING (blueprint_re
 /** The latest version of every blueprint, newest first. */
 export function latestCatalogVersions(db: Db): CatalogVersionRow[] {
   return db
-    .prepare(`SELECT ${CATALOG_COLUMNS} FROM ${CATALOG_FROM} WHERE v.seq IN (SELECT max(seq) FROM blueprint_versions GROUP BY blueprint_ref) ORDER BY v.seq DESC`)
+    .prepare(
+      `SELECT ${CATALOG_COLUMNS} FROM ${CATALOG_FROM} WHERE v.seq IN (SELECT max(seq) FROM blueprint_versions GROUP BY blueprint_ref) ORDER BY v.seq DESC`,
+    )
     .all() as CatalogVersionRow[];
 }
 
 export function latestCatalogVersion(db: Db, ref: string): CatalogVersionRow | undefined {
-  return db.prepare(`SELECT ${CATALOG_COLUMNS} FROM ${CATALOG_FROM} WHERE v.blueprint_ref = ? ORDER BY v.seq DESC LIMIT 1`).get(ref) as CatalogVersionRow | undefined;
+  return db.prepare(`SELECT ${CATALOG_COLUMNS} FROM ${CATALOG_FROM} WHERE v.blueprint_ref = ? ORDER BY v.seq DESC LIMIT 1`).get(ref) as
+    CatalogVersionRow | undefined;
 }
 
 export function findCatalogVersion(db: Db, ref: string, version: string): CatalogVersionRow | undefined {
-  return db.prepare(`SELECT ${CATALOG_COLUMNS} FROM ${CATALOG_FROM} WHERE v.blueprint_ref = ? AND v.version = ?`).get(ref, version) as CatalogVersionRow | undefined;
+  return db.prepare(`SELECT ${CATALOG_COLUMNS} FROM ${CATALOG_FROM} WHERE v.blueprint_ref = ? AND v.version = ?`).get(ref, version) as
+    CatalogVersionRow | undefined;
 }
 
 /** The latest version string of `ref`, or null when it is not (or no longer) published. */

@@ -46,8 +46,10 @@ type ActingAsColumns = 'acting_as_agent_id' | 'acting_as_alias' | 'acting_as_nam
 type DecidedActingAsColumns = `decided_${ActingAsColumns}`;
 
 /** What a submission stores; the proposal starts open and undecided. */
-export interface NewProposal
-  extends Omit<ProposalRow, 'status' | 'content' | 'decided_by_alias' | 'decided_at' | 'decision_reason' | 'minted' | ActingAsColumns | DecidedActingAsColumns> {
+export interface NewProposal extends Omit<
+  ProposalRow,
+  'status' | 'content' | 'decided_by_alias' | 'decided_at' | 'decision_reason' | 'minted' | ActingAsColumns | DecidedActingAsColumns
+> {
   /** As the request body had it; stored as JSON and read back decoded. */
   content: unknown;
   /** The identity the app acted as, when the owner member signed for it; else null. */
@@ -143,7 +145,12 @@ export function toProposal(row: ProposalRow): Proposal {
     created_by_acting_as: actingAsOfColumns(row.acting_as_agent_id, row.acting_as_alias, row.acting_as_name, row.acting_as_address),
     created_at: row.created_at,
     decided_by_alias: row.decided_by_alias,
-    decided_by_acting_as: actingAsOfColumns(row.decided_acting_as_agent_id, row.decided_acting_as_alias, row.decided_acting_as_name, row.decided_acting_as_address),
+    decided_by_acting_as: actingAsOfColumns(
+      row.decided_acting_as_agent_id,
+      row.decided_acting_as_alias,
+      row.decided_acting_as_name,
+      row.decided_acting_as_address,
+    ),
     decided_at: row.decided_at,
     decision_reason: row.decision_reason,
     ...(row.minted === null ? {} : { minted: fromJson<MintedVersion>(row.minted) }),

@@ -48,7 +48,11 @@ export function findShelfProfile(db: Db, teamId: string, ref: string): ShelfProf
  * A page of the team's profiles after `after` in profile_ref order, each with its latest version
  * (no files); every profile when `limit` is undefined.
  */
-export function shelfProfilesWithLatest(db: Db, teamId: string, page: { after?: string | undefined; limit?: number | undefined }): { profile: ShelfProfileRow; version: ShelfVersionHead }[] {
+export function shelfProfilesWithLatest(
+  db: Db,
+  teamId: string,
+  page: { after?: string | undefined; limit?: number | undefined },
+): { profile: ShelfProfileRow; version: ShelfVersionHead }[] {
   // '' sorts before every ref and LIMIT -1 is SQLite's "no limit": one statement for both shapes.
   const rows = db
     .prepare(
@@ -57,7 +61,13 @@ export function shelfProfilesWithLatest(db: Db, teamId: string, page: { after?: 
          ON v.seq = (SELECT max(seq) FROM shelf_versions WHERE team_id = p.team_id AND profile_ref = p.profile_ref)
        WHERE p.team_id = ? AND p.profile_ref > ? ORDER BY p.profile_ref LIMIT +?`,
     )
-    .all(teamId, page.after ?? '', page.limit ?? -1) as (ShelfProfileRow & { v_seq: number; v_version: string; v_digest: string; v_origin: ShelfVersionHead['origin']; v_created_at: string })[];
+    .all(teamId, page.after ?? '', page.limit ?? -1) as (ShelfProfileRow & {
+    v_seq: number;
+    v_version: string;
+    v_digest: string;
+    v_origin: ShelfVersionHead['origin'];
+    v_created_at: string;
+  })[];
   return rows.map(({ v_seq, v_version, v_digest, v_origin, v_created_at, ...profile }) => ({
     profile,
     version: { seq: v_seq, version: v_version, digest: v_digest, origin: v_origin, created_at: v_created_at },

@@ -30,15 +30,13 @@ export interface NewShelfVersion extends Omit<ShelfVersionRow, 'seq' | 'files'> 
 const HEAD_COLUMNS = 'seq, version, digest, origin, created_at';
 
 export function latestShelfVersion(db: Db, teamId: string, ref: string): ShelfVersionHead | undefined {
-  return db
-    .prepare(`SELECT ${HEAD_COLUMNS} FROM shelf_versions WHERE team_id = ? AND profile_ref = ? ORDER BY seq DESC LIMIT 1`)
-    .get(teamId, ref) as ShelfVersionHead | undefined;
+  return db.prepare(`SELECT ${HEAD_COLUMNS} FROM shelf_versions WHERE team_id = ? AND profile_ref = ? ORDER BY seq DESC LIMIT 1`).get(teamId, ref) as
+    ShelfVersionHead | undefined;
 }
 
 export function findShelfVersion(db: Db, teamId: string, ref: string, version: string): ShelfVersionHead | undefined {
-  return db
-    .prepare(`SELECT ${HEAD_COLUMNS} FROM shelf_versions WHERE team_id = ? AND profile_ref = ? AND version = ?`)
-    .get(teamId, ref, version) as ShelfVersionHead | undefined;
+  return db.prepare(`SELECT ${HEAD_COLUMNS} FROM shelf_versions WHERE team_id = ? AND profile_ref = ? AND version = ?`).get(teamId, ref, version) as
+    ShelfVersionHead | undefined;
 }
 
 /** The files of the version `seq` (which must exist). */

@@ -12,7 +12,13 @@ import type { Db } from '../../../context.ts';
 import { closeDatabase, openDatabase } from '../../../store/database.ts';
 import type { PayloadFile } from '../domain/payload.ts';
 import { findBinding, listBindings, toBinding, upsertBinding } from './bindings.ts';
-import { blueprintProfileFiles, blueprintProfilesAt, findBlueprintProfile, insertBlueprintProfiles, latestBlueprintProfileDigest } from './blueprint-profiles.ts';
+import {
+  blueprintProfileFiles,
+  blueprintProfilesAt,
+  findBlueprintProfile,
+  insertBlueprintProfiles,
+  latestBlueprintProfileDigest,
+} from './blueprint-profiles.ts';
 import {
   blueprintVersionFiles,
   blueprintVersionHistory,
@@ -73,14 +79,26 @@ function publish(ref: string, version: string, profiles: string[] = ['planner'],
     files: files(`${ref}@${version}`),
     created_at: T0,
   });
-  insertBlueprintProfiles(db, seq, profiles.map((p) => ({ profile_ref: p, version, digest: `pr-${p}-${version}`, files: files(`${p}@${version}`) })));
+  insertBlueprintProfiles(
+    db,
+    seq,
+    profiles.map((p) => ({ profile_ref: p, version, digest: `pr-${p}-${version}`, files: files(`${p}@${version}`) })),
+  );
   return seq;
 }
 
 function shelve(team: string, ref: string, versions: string[], source = NO_SOURCE): void {
   insertShelfProfile(db, { team_id: team, profile_ref: ref, tags: ['ops'], pins: source, part_baselines: null, created_at: T0 });
   for (const version of versions) {
-    insertShelfVersion(db, { team_id: team, profile_ref: ref, version, digest: `sv-${ref}-${version}`, files: files(`${ref}@${version}`), origin: 'version', created_at: T0 });
+    insertShelfVersion(db, {
+      team_id: team,
+      profile_ref: ref,
+      version,
+      digest: `sv-${ref}-${version}`,
+      files: files(`${ref}@${version}`),
+      origin: 'version',
+      created_at: T0,
+    });
   }
 }
 
@@ -202,9 +220,21 @@ describe('shelf profiles and versions', () => {
     expect(shelfProfileTags(row)).toEqual(['a', 'b']);
     expect(pinsOf(row)).toEqual(SOURCED);
     expect(partBaselinesOf(row)).toEqual({ 'file:x': 'd1' });
-    repinShelfProfile(db, 't', 'p', { blueprint_version: '2.0.0', blueprint_digest: 'bd', profile_version: '0.2.0', profile_digest: 'pd', part_baselines: { 'file:x': 'd2' } });
+    repinShelfProfile(db, 't', 'p', {
+      blueprint_version: '2.0.0',
+      blueprint_digest: 'bd',
+      profile_version: '0.2.0',
+      profile_digest: 'pd',
+      part_baselines: { 'file:x': 'd2' },
+    });
     const repinned = findShelfProfile(db, 't', 'p')!;
-    expect(pinsOf(repinned)).toEqual({ ...SOURCED, source_blueprint_version: '2.0.0', source_blueprint_digest: 'bd', source_profile_version: '0.2.0', source_profile_digest: 'pd' });
+    expect(pinsOf(repinned)).toEqual({
+      ...SOURCED,
+      source_blueprint_version: '2.0.0',
+      source_blueprint_digest: 'bd',
+      source_profile_version: '0.2.0',
+      source_profile_digest: 'pd',
+    });
     expect(partBaselinesOf(repinned)).toEqual({ 'file:x': 'd2' });
     shelve('t', 'q', ['0.1.0']);
     expect(partBaselinesOf(findShelfProfile(db, 't', 'q')!)).toBeNull();
@@ -282,16 +312,37 @@ describe('proposals', () => {
     insertProposal(db, draft('p1', 'p'));
     const minted = { profile_ref: 'p', version: '0.1.1', digest: 'd', supersedes_profile_version: '0.1.0', supersedes_profile_digest: 'd0' };
     decideProposal(db, 'p1', { status: 'approved', decided_by_alias: 'bob', decided_by_acting_as: null, decided_at: 'later', decision_reason: null, minted });
-    expect(toProposal(findProposal(db, 't', 'p1')!)).toMatchObject({ status: 'approved', decided_by_alias: 'bob', decided_by_acting_as: null, decided_at: 'later', minted });
+    expect(toProposal(findProposal(db, 't', 'p1')!)).toMatchObject({
+      status: 'approved',
+      decided_by_alias: 'bob',
+      decided_by_acting_as: null,
+      decided_at: 'later',
+      minted,
+    });
   });
 
   it('keeps the identities the app acted as when it submitted and when it decided, each on its own', () => {
     shelve('t', 'p', ['0.1.0']);
     const alice = { agent_id: 'agent-alice', alias: 'alice', name: 'Alice Liddell', address: 'example.com/alice' };
     const bob = { agent_id: 'agent-bob', alias: 'bob', name: 'bob', address: null };
-    expect(insertProposal(db, { ...draft('p1', 'p'), created_by_alias: 'owner', created_by_acting_as: alice })).toMatchObject({ created_by_acting_as: alice, decided_by_acting_as: null });
-    decideProposal(db, 'p1', { status: 'rejected', decided_by_alias: 'owner', decided_by_acting_as: bob, decided_at: 'later', decision_reason: null, minted: null });
-    expect(toProposal(findProposal(db, 't', 'p1')!)).toMatchObject({ created_by_alias: 'owner', created_by_acting_as: alice, decided_by_alias: 'owner', decided_by_acting_as: bob });
+    expect(insertProposal(db, { ...draft('p1', 'p'), created_by_alias: 'owner', created_by_acting_as: alice })).toMatchObject({
+      created_by_acting_as: alice,
+      decided_by_acting_as: null,
+    });
+    decideProposal(db, 'p1', {
+      status: 'rejected',
+      decided_by_alias: 'owner',
+      decided_by_acting_as: bob,
+      decided_at: 'later',
+      decision_reason: null,
+      minted: null,
+    });
+    expect(toProposal(findProposal(db, 't', 'p1')!)).toMatchObject({
+      created_by_alias: 'owner',
+      created_by_acting_as: alice,
+      decided_by_alias: 'owner',
+      decided_by_acting_as: bob,
+    });
   });
 
   it('lists newest first (insertion order among equal times), filtered by status and profile', () => {
@@ -300,7 +351,14 @@ describe('proposals', () => {
     insertProposal(db, draft('old', 'p', '2025-01-01T00:00:00.000Z'));
     insertProposal(db, draft('same-1', 'p'));
     insertProposal(db, draft('same-2', 'q'));
-    decideProposal(db, 'same-1', { status: 'rejected', decided_by_alias: 'bob', decided_by_acting_as: null, decided_at: T0, decision_reason: 'no', minted: null });
+    decideProposal(db, 'same-1', {
+      status: 'rejected',
+      decided_by_alias: 'bob',
+      decided_by_acting_as: null,
+      decided_at: T0,
+      decision_reason: 'no',
+      minted: null,
+    });
     const ids = (filter: Parameters<typeof listProposals>[2]) => listProposals(db, 't', filter).map((row) => row.proposal_id);
     expect(ids({})).toEqual(['same-2', 'same-1', 'old']);
     expect(ids({ status: 'open' })).toEqual(['same-2', 'old']);
@@ -313,7 +371,15 @@ describe('bindings', () => {
   it('replaces an agent’s binding, lists by agent id and maps without team id', () => {
     shelve('t', 'p', ['0.1.0', '0.2.0']);
     const bind = (agentId: string, version: string) =>
-      upsertBinding(db, { team_id: 't', agent_id: agentId, profile_ref: 'p', profile_version: version, profile_digest: `sv-p-${version}`, source_blueprint_ref: null, bound_at: T0 });
+      upsertBinding(db, {
+        team_id: 't',
+        agent_id: agentId,
+        profile_ref: 'p',
+        profile_version: version,
+        profile_digest: `sv-p-${version}`,
+        source_blueprint_ref: null,
+        bound_at: T0,
+      });
     bind('b-agent', '0.1.0');
     bind('a-agent', '0.1.0');
     bind('b-agent', '0.2.0');

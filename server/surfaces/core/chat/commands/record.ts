@@ -21,7 +21,13 @@ export function openSession(db: Db, creator: Party, targets: readonly ChatParty[
   const existing = parties.length === 2 ? findPairSession(db, key) : undefined;
   if (existing) return existing;
   const sessionId = randomUUID();
-  const session = insertChatSession(db, { session_id: sessionId, created_by: creator.agent.agent_id, participant_key: key, participant_count: parties.length, created_at: now });
+  const session = insertChatSession(db, {
+    session_id: sessionId,
+    created_by: creator.agent.agent_id,
+    participant_key: key,
+    participant_count: parties.length,
+    created_at: now,
+  });
   for (const party of parties) {
     insertParticipant(db, {
       session_id: sessionId,
@@ -38,7 +44,8 @@ export function openSession(db: Db, creator: Party, targets: readonly ChatParty[
 
 export function assertReplyTo(db: Db, sessionId: string, replyTo: string | undefined): void {
   if (replyTo === undefined) return;
-  if (sessionMessageRowId(db, sessionId, replyTo) === undefined) throw notFound('SVC_ERR_REPLY_TO_NOT_FOUND', `reply_to message ${replyTo} not found in this session`);
+  if (sessionMessageRowId(db, sessionId, replyTo) === undefined)
+    throw notFound('SVC_ERR_REPLY_TO_NOT_FOUND', `reply_to message ${replyTo} not found in this session`);
 }
 
 /** The participant started the session or has spoken in it (a participant on another node speaks for itself there). */

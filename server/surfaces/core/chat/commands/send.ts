@@ -11,7 +11,14 @@ import type { Db } from '../../../../context.ts';
 import { conflict } from '../../../../errors.ts';
 import { assertFederatable, forwardChat, type ChatContent } from '../../messaging/chat-forwarding.ts';
 import { assertChatReachable } from '../../messaging/chat-reachability.ts';
-import { assertSignedFromAddress, assertSignedRecipients, clientSignatureOf, signedRecipient, verifyClientSigned, type VerifiedClientMessage } from '../../messaging/client-signed.ts';
+import {
+  assertSignedFromAddress,
+  assertSignedRecipients,
+  clientSignatureOf,
+  signedRecipient,
+  verifyClientSigned,
+  type VerifiedClientMessage,
+} from '../../messaging/client-signed.ts';
 import { earlierAnswer, keyedSend, recordAnswer } from '../../messaging/idempotency.ts';
 import type { Party } from '../../messaging/participants.ts';
 import type { RecipientSelector } from '../../messaging/recipients.ts';
@@ -48,7 +55,13 @@ export function createOrSend(deps: ChatDeps, agentId: string, input: CreateSessi
   const { ctx, identities, recipients, presence, queue } = deps;
   const { db } = ctx;
   assertMessageSize(input.message, 'message');
-  const content = { body: input.message, reply_to: input.reply_to ?? null, wait_seconds: input.wait_seconds ?? null, hang_on: input.hang_on, sender_leaving: input.leaving };
+  const content = {
+    body: input.message,
+    reply_to: input.reply_to ?? null,
+    wait_seconds: input.wait_seconds ?? null,
+    hang_on: input.hang_on,
+    sender_leaving: input.leaving,
+  };
   const senderRow = identities.row(agentId);
   const sender = recipients.party(senderRow);
   // A client signature is checked before anything else, a repeat of its send included.
@@ -128,7 +141,16 @@ export function send(deps: ChatDeps, agentId: string, sessionId: string, input: 
     assertReplyTo(db, sessionId, input.reply_to);
     // Read again inside the transaction: the wait window may have moved since.
     const fresh = memberSession(db, agentId, sessionId);
-    const message = signAndRecord(deps, fresh, sender, { to: addressee(others), targets: others, clientSigned }, now, content, input.rejoining, input.message_id);
+    const message = signAndRecord(
+      deps,
+      fresh,
+      sender,
+      { to: addressee(others), targets: others, clientSigned },
+      now,
+      content,
+      input.rejoining,
+      input.message_id,
+    );
     const result: SendChatResult = {
       message_id: message.message_id,
       session_id: sessionId,
@@ -146,16 +168,12 @@ export function send(deps: ChatDeps, agentId: string, sessionId: string, input: 
 
 /** A client's message id must be new (a repeat of its own send was answered before this). */
 function assertNewMessageId(db: Db, messageId: string | undefined): void {
-  if (messageId !== undefined && messageRowId(db, messageId) !== undefined) throw conflict('SVC_ERR_MESSAGE_ID_TAKEN', `message_id ${messageId} is already taken`);
+  if (messageId !== undefined && messageRowId(db, messageId) !== undefined)
+    throw conflict('SVC_ERR_MESSAGE_ID_TAKEN', `message_id ${messageId} is already taken`);
 }
 
 /** The client's signature over a chat message, checked (client-signed.ts); null when the node is to sign. */
-function verifyChat(
-  { ctx }: ChatDeps,
-  sender: Party,
-  input: CreateSessionInput | SendMessageInput,
-  content: ChatContent,
-): VerifiedClientMessage | null {
+function verifyChat({ ctx }: ChatDeps, sender: Party, input: CreateSessionInput | SendMessageInput, content: ChatContent): VerifiedClientMessage | null {
   const signature = clientSignatureOf(input);
   return signature === null ? null : verifyClientSigned(ctx, sender, signature, { type: 'chat', ...content });
 }

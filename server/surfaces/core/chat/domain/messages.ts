@@ -8,7 +8,8 @@ export const PREVIEW_CHARS = 200;
 /** A chat message holds at most 64 KiB of UTF-8; `field` names the text in the refusal. */
 export function assertMessageSize(text: string, field: string): void {
   const bytes = Buffer.byteLength(text, 'utf8');
-  if (bytes > MAX_CHAT_MESSAGE_BYTES) throw tooLarge('SVC_ERR_MESSAGE_TOO_LARGE', `${field} is ${bytes} bytes; a chat message holds at most ${MAX_CHAT_MESSAGE_BYTES} bytes (64 KiB)`);
+  if (bytes > MAX_CHAT_MESSAGE_BYTES)
+    throw tooLarge('SVC_ERR_MESSAGE_TOO_LARGE', `${field} is ${bytes} bytes; a chat message holds at most ${MAX_CHAT_MESSAGE_BYTES} bytes (64 KiB)`);
 }
 
 /** The first {@link PREVIEW_CHARS} characters of a body. */

@@ -1,7 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import type { AgentRow } from '../../identities/store.ts';
 import type { Party } from '../../messaging/participants.ts';
-import { addressee, assertDistinctTargets, isAgent, isParticipant, localAgentIds, participantKey, partyKey, remoteParty, type ChatTarget } from './participants.ts';
+import {
+  addressee,
+  assertDistinctTargets,
+  isAgent,
+  isParticipant,
+  localAgentIds,
+  participantKey,
+  partyKey,
+  remoteParty,
+  type ChatTarget,
+} from './participants.ts';
 
 function local(agentId: string, to = agentId): Party & { to: string } {
   const agent = { agent_id: agentId, project_id: 'p', alias: agentId } as AgentRow;

@@ -5,7 +5,12 @@ const T0 = '2026-01-01T00:00:00.000Z';
 const ms = (seconds: number): number => Date.parse(T0) + seconds * 1000;
 const iso = (seconds: number): string => new Date(ms(seconds)).toISOString();
 const CLOSED: WaitWindow = { wait_seconds: null, wait_started_at: null, wait_started_by: null, hang_on_count: 0 };
-const open = (by: string, seconds = 60, hangOns = 0): WaitWindow => ({ wait_seconds: seconds, wait_started_at: T0, wait_started_by: by, hang_on_count: hangOns });
+const open = (by: string, seconds = 60, hangOns = 0): WaitWindow => ({
+  wait_seconds: seconds,
+  wait_started_at: T0,
+  wait_started_by: by,
+  hang_on_count: hangOns,
+});
 const says = (signals: Partial<{ wait_seconds: number | null; hang_on: boolean; sender_leaving: boolean }>) => ({
   wait_seconds: null,
   hang_on: false,
@@ -28,8 +33,18 @@ describe('timeRemaining', () => {
 
 describe('nextWaitWindow', () => {
   it('opens, and restarts, the sender’s window with wait_seconds', () => {
-    expect(nextWaitWindow(CLOSED, 'a', says({ wait_seconds: 30 }), iso(0))).toEqual({ wait_seconds: 30, wait_started_at: iso(0), wait_started_by: 'a', hang_on_count: 0 });
-    expect(nextWaitWindow(open('b', 60, 1), 'a', says({ wait_seconds: 10 }), iso(5))).toEqual({ wait_seconds: 10, wait_started_at: iso(5), wait_started_by: 'a', hang_on_count: 0 });
+    expect(nextWaitWindow(CLOSED, 'a', says({ wait_seconds: 30 }), iso(0))).toEqual({
+      wait_seconds: 30,
+      wait_started_at: iso(0),
+      wait_started_by: 'a',
+      hang_on_count: 0,
+    });
+    expect(nextWaitWindow(open('b', 60, 1), 'a', says({ wait_seconds: 10 }), iso(5))).toEqual({
+      wait_seconds: 10,
+      wait_started_at: iso(5),
+      wait_started_by: 'a',
+      hang_on_count: 0,
+    });
   });
 
   it('closes its own window when its sender leaves or sends wait_seconds 0, and leaves another’s alone', () => {

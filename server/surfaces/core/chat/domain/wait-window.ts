@@ -47,7 +47,12 @@ export function nextWaitWindow(window: WaitWindow, senderAgentId: string | null,
   if (!hang_on || own || window.wait_started_by === null) return null;
   const remaining = timeRemaining(window, Date.parse(now));
   if (remaining === null || remaining <= 0) return null;
-  return { wait_seconds: window.wait_seconds, wait_started_at: window.wait_started_at, wait_started_by: window.wait_started_by, hang_on_count: window.hang_on_count + 1 };
+  return {
+    wait_seconds: window.wait_seconds,
+    wait_started_at: window.wait_started_at,
+    wait_started_by: window.wait_started_by,
+    hang_on_count: window.hang_on_count + 1,
+  };
 }
 
 /** Who waits on `agentId`: the identity whose window is still open, when it is someone else. */

@@ -32,6 +32,11 @@ export function messageView({ ctx, namespaces }: ViewDeps, viewer: ChatViewer, r
 }
 
 /** `waiting(row)`: its sender has the session's stream open (upstream's `sender_waiting` on stream frames). */
-export function streamMessages(deps: ViewDeps, viewer: ChatViewer, rows: readonly ChatMessageWithProject[], waiting: (row: ChatMessageWithProject) => boolean): StreamMessage[] {
+export function streamMessages(
+  deps: ViewDeps,
+  viewer: ChatViewer,
+  rows: readonly ChatMessageWithProject[],
+  waiting: (row: ChatMessageWithProject) => boolean,
+): StreamMessage[] {
   return rows.map((row) => ({ id: row.id, view: { ...messageView(deps, viewer, row), sender_waiting: waiting(row) } }));
 }

@@ -5,7 +5,15 @@
 import type { ChatDeps } from '../deps.ts';
 import { isAgent } from '../domain/participants.ts';
 import { isWaiting, sessionParties } from '../membership.ts';
-import { findChatMessage, messagesPostedSince, toWakeItem, unreadMessagesOf, type ChatMessageRow, type ChatWakeItem, type ChatWakeMessage } from '../store/messages.ts';
+import {
+  findChatMessage,
+  messagesPostedSince,
+  toWakeItem,
+  unreadMessagesOf,
+  type ChatMessageRow,
+  type ChatWakeItem,
+  type ChatWakeMessage,
+} from '../store/messages.ts';
 import { sessionSummaries } from '../store/participants.ts';
 
 /** A node-wide wake item: for which identity, and whether the message was a goodbye or a return (the session row says so at once). */

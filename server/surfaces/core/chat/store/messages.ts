@@ -55,7 +55,10 @@ export interface NewChatMessage extends Omit<ChatMessageRow, 'id' | 'sender_leav
  * signature and its sender's namespace, whether the reader's contacts name the sender, and
  * upstream's announcements for its key.
  */
-export type MessageVerdicts = Pick<ChatMessage, 'signature_status' | 'from_namespace_trust' | 'is_contact' | 'rotation_announcement' | 'replacement_announcement'>;
+export type MessageVerdicts = Pick<
+  ChatMessage,
+  'signature_status' | 'from_namespace_trust' | 'is_contact' | 'rotation_announcement' | 'replacement_announcement'
+>;
 
 /** Upstream's session summary beside a `chat_message` frame (reads/wake.ts adds it). */
 type SessionSummaryFields = 'participants' | 'last_message' | 'last_from' | 'last_activity' | 'unread_count' | 'wake_mode';

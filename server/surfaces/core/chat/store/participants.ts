@@ -114,7 +114,12 @@ export function setLeftAt(db: Db, sessionId: string, who: ParticipantRef, leftAt
 }
 
 export function setReadWatermark(db: Db, sessionId: string, agentId: string, lastReadId: number, readAt: string): void {
-  db.prepare(`UPDATE chat_participants SET last_read_id = ?, last_read_at = ? WHERE session_id = ? AND agent_id = ?`).run(lastReadId, readAt, sessionId, agentId);
+  db.prepare(`UPDATE chat_participants SET last_read_id = ?, last_read_at = ? WHERE session_id = ? AND agent_id = ?`).run(
+    lastReadId,
+    readAt,
+    sessionId,
+    agentId,
+  );
 }
 
 export function sessionMemberships(db: Db, sessionId: string): Membership[] {

@@ -60,14 +60,9 @@ beforeEach(() => {
     ['bob', 'p1'],
     ['cy', 'p2'],
   ]) {
-    db.prepare(`INSERT INTO agents (agent_id, project_id, alias, lifetime, key_id, did_key, created_at, updated_at) VALUES (?, ?, ?, 'ephemeral', 'k', ?, ?, ?)`).run(
-      id,
-      project,
-      id,
-      `did:key:z${id}`,
-      T0,
-      T0,
-    );
+    db.prepare(
+      `INSERT INTO agents (agent_id, project_id, alias, lifetime, key_id, did_key, created_at, updated_at) VALUES (?, ?, ?, 'ephemeral', 'k', ?, ?, ?)`,
+    ).run(id, project, id, `did:key:z${id}`, T0, T0);
   }
 });
 afterEach(() => {
@@ -81,7 +76,13 @@ const FAR = 'far.test/dee';
 
 /** A session of these participants: agent ids, or FAR (on another node). */
 function session(id: string, participants: string[]): void {
-  insertChatSession(db, { session_id: id, created_by: participants[0]!, participant_key: [...participants].sort().join(','), participant_count: participants.length, created_at: T0 });
+  insertChatSession(db, {
+    session_id: id,
+    created_by: participants[0]!,
+    participant_key: [...participants].sort().join(','),
+    participant_count: participants.length,
+    created_at: T0,
+  });
   for (const who of participants) {
     const remote = who === FAR;
     insertParticipant(db, {
@@ -208,7 +209,13 @@ describe('messages', () => {
     const id = message('pair', 'amy', { hang_on: true, sender_rejoining: true, body: 'x'.repeat(250) });
     const row = findChatMessage(db, id)!;
     expect(row).toMatchObject({ from_agent_id: 'amy', from_project_id: 'p1', hang_on: 1, sender_leaving: 0, sender_rejoining: 1 });
-    const verdicts = { signature_status: 'verified' as const, from_namespace_trust: null, is_contact: false, rotation_announcement: null, replacement_announcement: null };
+    const verdicts = {
+      signature_status: 'verified' as const,
+      from_namespace_trust: null,
+      is_contact: false,
+      rotation_announcement: null,
+      replacement_announcement: null,
+    };
     expect(toChatMessage(row, { agentId: 'bob', projectId: 'p1' }, verdicts)).toMatchObject({
       from_agent_id: 'amy',
       hang_on: true,

@@ -7,7 +7,28 @@ describe('aliases', () => {
   it('hands out the classic names in order, then numbered ones', () => {
     expect(allocateAlias(takenOf([]))).toBe('alice');
     expect(allocateAlias(takenOf(['alice', 'bob']))).toBe('carol');
-    const classic = ['alice', 'bob', 'carol', 'dave', 'erin', 'frank', 'grace', 'heidi', 'ivan', 'judy', 'mallory', 'niaj', 'olivia', 'peggy', 'rupert', 'sybil', 'trent', 'victor', 'walter', 'zoe'];
+    const classic = [
+      'alice',
+      'bob',
+      'carol',
+      'dave',
+      'erin',
+      'frank',
+      'grace',
+      'heidi',
+      'ivan',
+      'judy',
+      'mallory',
+      'niaj',
+      'olivia',
+      'peggy',
+      'rupert',
+      'sybil',
+      'trent',
+      'victor',
+      'walter',
+      'zoe',
+    ];
     expect(allocateAlias(takenOf(classic))).toBe('alice-02');
     expect(allocateAlias(takenOf([...classic, 'alice-02']))).toBe('bob-02');
   });

@@ -4,7 +4,28 @@
  */
 import { conflict } from '../../../../errors.ts';
 
-const CLASSIC = ['alice', 'bob', 'carol', 'dave', 'erin', 'frank', 'grace', 'heidi', 'ivan', 'judy', 'mallory', 'niaj', 'olivia', 'peggy', 'rupert', 'sybil', 'trent', 'victor', 'walter', 'zoe'];
+const CLASSIC = [
+  'alice',
+  'bob',
+  'carol',
+  'dave',
+  'erin',
+  'frank',
+  'grace',
+  'heidi',
+  'ivan',
+  'judy',
+  'mallory',
+  'niaj',
+  'olivia',
+  'peggy',
+  'rupert',
+  'sybil',
+  'trent',
+  'victor',
+  'walter',
+  'zoe',
+];
 
 /** The first free alias of `alice … zoe`, then `alice-02 …`. */
 export function allocateAlias(taken: (alias: string) => boolean): string {

@@ -94,7 +94,8 @@ describe('the messages store', () => {
     archiveMail(db(), own(m2), T);
     acknowledgeMail(db(), own(m3), T);
     deleteMail(db(), own(m4), T);
-    const list = (filter: Partial<Parameters<typeof inboxRows>[2]>) => ids(inboxRows(db(), bob.agent_id, { folder: null, unreadOnly: false, limit: 10, ...filter }));
+    const list = (filter: Partial<Parameters<typeof inboxRows>[2]>) =>
+      ids(inboxRows(db(), bob.agent_id, { folder: null, unreadOnly: false, limit: 10, ...filter }));
     expect(list({ folder: 'inbox' })).toEqual([m3, m1]);
     expect(list({ folder: 'archive' })).toEqual([m2]);
     expect(list({})).toEqual([m3, m2, m1]);

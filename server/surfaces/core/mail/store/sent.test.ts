@@ -112,7 +112,14 @@ describe('the Sent view store', () => {
     sendLocal(ann, colleague, '2026-03-01T10:00:00.000Z');
     sendLocal(ann, stranger, '2026-03-01T10:00:01.000Z');
     const [toStranger, toColleague] = localSentRows(db(), ann.agent_id, null, 10).map((row) => toLocalSentItem(row, 'sent-team'));
-    expect(toColleague).toMatchObject({ destination: 'local', to: 'as col', to_alias: 'col', status: 'delivered', attempts: null, settled_at: '2026-03-01T10:00:00.000Z' });
+    expect(toColleague).toMatchObject({
+      destination: 'local',
+      to: 'as col',
+      to_alias: 'col',
+      status: 'delivered',
+      attempts: null,
+      settled_at: '2026-03-01T10:00:00.000Z',
+    });
     expect(toStranger).toMatchObject({ to: 'as str', to_alias: null, priority: 'high' });
   });
 

@@ -98,9 +98,8 @@ export function queuedSentRows(db: Db, agentId: string, cursor: SentKey | null, 
  * The local row stays the sender's after the recipient deletes its copy.
  */
 export function sentRow(db: Db, agentId: string, messageId: string): { local: LocalSentRow } | { queued: QueuedSentRow } | undefined {
-  const local = db
-    .prepare(`SELECT ${LOCAL_COLUMNS} FROM messages WHERE message_id = ? AND from_agent_id = ? AND origin = 'local'`)
-    .get(messageId, agentId) as LocalSentRow | undefined;
+  const local = db.prepare(`SELECT ${LOCAL_COLUMNS} FROM messages WHERE message_id = ? AND from_agent_id = ? AND origin = 'local'`).get(messageId, agentId) as
+    LocalSentRow | undefined;
   if (local !== undefined) return { local };
   const queued = db
     .prepare(`SELECT ${QUEUED_COLUMNS} FROM federation_outbox WHERE message_id = ? AND from_agent_id = ? AND kind = 'mail'`)

@@ -10,6 +10,14 @@ import type { ToolAnnotations } from '@modelcontextprotocol/server';
 export const READS: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
 
 /** A change to this node's state: additive unless `destructive`, repeatable unless not `idempotent`. */
-export function changes({ destructive = false, idempotent, openWorld = false }: { destructive?: boolean; idempotent: boolean; openWorld?: boolean }): ToolAnnotations {
+export function changes({
+  destructive = false,
+  idempotent,
+  openWorld = false,
+}: {
+  destructive?: boolean;
+  idempotent: boolean;
+  openWorld?: boolean;
+}): ToolAnnotations {
   return { readOnlyHint: false, destructiveHint: destructive, idempotentHint: idempotent, openWorldHint: openWorld };
 }

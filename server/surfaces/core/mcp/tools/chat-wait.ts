@@ -12,10 +12,7 @@ import { startPump } from '../../../../events/stream-pump.ts';
 import type { ChatViewer } from '../../chat/domain/participants.ts';
 import type { ChatService } from '../../chat/service.ts';
 
-export type WaitOutcome =
-  | { status: 'replied'; reply: ChatMessage }
-  | { status: 'sender_left'; reply: ChatMessage }
-  | { status: 'timeout' };
+export type WaitOutcome = { status: 'replied'; reply: ChatMessage } | { status: 'sender_left'; reply: ChatMessage } | { status: 'timeout' };
 
 export interface WaitOptions {
   sessionId: string;

@@ -8,15 +8,7 @@
  */
 import type { McpServer, ServerContext } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import {
-  ChatHistory,
-  ChatReadMarked,
-  CreateSessionBody,
-  HistoryQuery,
-  Pending,
-  SendMessageBody,
-  SessionParams,
-} from '../../../../../contract/core/chat.ts';
+import { ChatHistory, ChatReadMarked, CreateSessionBody, HistoryQuery, Pending, SendMessageBody, SessionParams } from '../../../../../contract/core/chat.ts';
 import { ChatSendToolResult, DEFAULT_TOOL_WAIT_SECONDS, MAX_TOOL_WAIT_SECONDS } from '../../../../../contract/core/mcp.ts';
 import { invalid } from '../../../../errors.ts';
 import { parseWith } from '../../../../http/validate.ts';

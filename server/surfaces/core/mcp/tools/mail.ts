@@ -52,7 +52,10 @@ export function registerMailTools(server: McpServer, { services, principal }: To
         const lists: Record<string, string[]> = { to_aliases: [], to_addresses: [], to_dids: [] };
         for (const recipient of Array.isArray(to) ? to : [to]) lists[SELECTOR_FIELD[selectorKind(recipient)]]?.push(recipient);
         const thread = thread_id === '' ? {} : { thread_id };
-        return { ...services.mail.send(principal.agentId, parseWith(SendMailBody, { ...lists, body, subject, priority, ...thread })), thread_id: thread_id || null };
+        return {
+          ...services.mail.send(principal.agentId, parseWith(SendMailBody, { ...lists, body, subject, priority, ...thread })),
+          thread_id: thread_id || null,
+        };
       }),
   );
 
@@ -107,10 +110,28 @@ export function registerMailTools(server: McpServer, { services, principal }: To
 
   const folders = services.mail.folders;
   const actions: [name: string, title: string, description: string, act: (messageId: string) => unknown, destructive: boolean][] = [
-    ['archive_message', 'Archive mail', 'Move one of your messages out of the inbox into the archive (it is marked read).', (id) => folders.archive(principal.agentId, id), false],
+    [
+      'archive_message',
+      'Archive mail',
+      'Move one of your messages out of the inbox into the archive (it is marked read).',
+      (id) => folders.archive(principal.agentId, id),
+      false,
+    ],
     ['unarchive_message', 'Unarchive mail', 'Move an archived message back to your inbox.', (id) => folders.unarchive(principal.agentId, id), false],
-    ['mark_unread', 'Mark mail unread', 'Mark one of your messages unread again (an archived one goes back to the inbox).', (id) => folders.markUnread(principal.agentId, id), false],
-    ['delete_message', 'Delete mail', 'Delete one of your messages from your inbox or archive for good; the sender keeps its copy.', (id) => folders.remove(principal.agentId, id), true],
+    [
+      'mark_unread',
+      'Mark mail unread',
+      'Mark one of your messages unread again (an archived one goes back to the inbox).',
+      (id) => folders.markUnread(principal.agentId, id),
+      false,
+    ],
+    [
+      'delete_message',
+      'Delete mail',
+      'Delete one of your messages from your inbox or archive for good; the sender keeps its copy.',
+      (id) => folders.remove(principal.agentId, id),
+      true,
+    ],
   ];
   for (const [name, title, description, act, destructive] of actions) {
     const result = destructive ? MailDeleted : MailFolderState;
