@@ -8,7 +8,7 @@
  * alice never sees bob's Sent copy of a mail she deleted, and opening a hit never switches identity.
  */
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { profileFiles } from '../support/library.ts';
 import { emulateColorScheme, unexpectedConsoleErrors } from './browser.ts';
 import type { HeadlessNode } from './headless-node.ts';
@@ -137,6 +137,12 @@ beforeAll(async () => {
 
 afterAll(() => stopRig(rig));
 
+// Each test starts with nothing open: a test that fails with the identity menu, the palette or the
+// sheet still up must not make the next ones fail under it (the menu covers the sidebar).
+afterEach(async () => {
+  for (let i = 0; i < 3 && (await page.locator('dialog[open], [data-testid="identity-switcher-menu"]').count()) > 0; i++) await page.keyboard.press('Escape');
+});
+
 describe('The keyboard everywhere (headless node, Chromium)', { timeout: 40_000 }, () => {
   it('the identity menu closes after a pick, on Esc and on a click outside, and works with arrows and Enter', async () => {
     await actAs('alice');
@@ -183,9 +189,12 @@ describe('The keyboard everywhere (headless node, Chromium)', { timeout: 40_000 
     await go('documents');
     const frame = page.getByTestId('preview-frame');
     await frame.waitFor({ timeout: WAIT });
+    // The preview is shown once its page has loaded: a click while the frame is still being
+    // replaced can be lost on its way into it.
+    await page.frameLocator('[data-testid="preview-frame"]').locator('body').waitFor({ timeout: WAIT });
     await switcher().click();
     await menu().waitFor({ timeout: WAIT });
-    await frame.click();
+    await frame.click({ timeout: WAIT });
     await expect.poll(() => menu().count()).toBe(0);
     await go('mail');
   });
@@ -433,6 +442,8 @@ describe('The keyboard everywhere (headless node, Chromium)', { timeout: 40_000 
   it('… Settings’ peers and browser sessions: j from the panel moves the rows, Enter acts on one', async () => {
     await go('settings');
     const peers = page.getByTestId('peers-panel');
+    // Settings reads its lists when it opens: the keys move rows once they are there.
+    await expect.poll(() => peers.getByTestId('peer-row').count(), { timeout: WAIT }).toBe(2);
     await peers.locator('#peers-title').click();
     await page.keyboard.press('j');
     const domainShown = (): Promise<string | null> => page.evaluate("document.activeElement?.getAttribute('data-domain') ?? null") as Promise<string | null>;
@@ -447,6 +458,7 @@ describe('The keyboard everywhere (headless node, Chromium)', { timeout: 40_000 
     expect(await peers.getByLabel('Domain').inputValue()).toBe(picked);
 
     const sessions = page.getByTestId('sessions-panel');
+    await sessions.getByTestId('session-row').first().waitFor({ timeout: WAIT });
     await sessions.locator('#sessions-title').click();
     await page.keyboard.press('j');
     expect(await focused()).toBe('session-row');
