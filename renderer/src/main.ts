@@ -8,6 +8,8 @@ import { createApp } from 'vue';
 import { clearFragment, codeInFragment, sessionStorageKey, watchSignInLinks } from './api/connect.ts';
 import App from './App.vue';
 import { startTheme } from './composables/useTheme.ts';
+import { ApiError } from './api/errors.ts';
+import { forgetFailedLinks, loadViewCode, untilAnswered } from './lib/view-code.ts';
 import { createAppRouter } from './router.ts';
 import { useSessionStore } from './stores/session.ts';
 import './styles/tokens.css';
@@ -35,8 +37,17 @@ async function boot(): Promise<void> {
     clearFragment({ location: window.location, history: window.history });
   }
 
+  // A view opened while the node restarts loads once it answers again (lib/view-code.ts).
+  forgetFailedLinks(document);
+  const nodeAnswers = (): Promise<void> =>
+    untilAnswered(
+      () => session.api().info(),
+      (error) => error instanceof ApiError && error.status !== 0,
+      1_000,
+      (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+    );
   const app = createApp(App);
-  const router = createAppRouter();
+  const router = createAppRouter((load) => loadViewCode(load, nodeAnswers));
   route = () => `#${router.currentRoute.value.fullPath}`;
   app.use(pinia);
   app.use(router);

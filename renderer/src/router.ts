@@ -4,10 +4,15 @@
  *
  * Every view is its own chunk, loaded when it is first opened: the first screen loads only what
  * it shows (test/packaging/bundle-size.test.ts holds the entry under its budget), and heavy parts
- * of one view (CodeMirror in Documents, diffs in Shelf) never delay another.
+ * of one view (CodeMirror in Documents, diffs in Shelf) never delay another. Each load goes
+ * through `viewCode` (main.ts: lib/view-code.ts), which carries a view over a node that was
+ * restarting when it was opened.
  */
 import { createRouter, createWebHashHistory } from 'vue-router';
 import type { Router } from 'vue-router';
+
+/** Wraps a view's loader (the identity by default, as in tests). */
+export type ViewCode = <T>(load: () => Promise<T>) => () => Promise<T>;
 
 declare module 'vue-router' {
   interface RouteMeta {
@@ -19,20 +24,20 @@ declare module 'vue-router' {
  * Created on demand, not at import: the hash history rewrites the fragment as soon as it exists,
  * and main.ts must first take a `#code=` sign-in code out of it.
  */
-export function createAppRouter(): Router {
+export function createAppRouter(viewCode: ViewCode = (load) => load): Router {
   const router = createRouter({
     history: createWebHashHistory(),
     routes: [
       // The app opens on Mail; on a node without identities App.vue sends the first visit to Set up.
       { path: '/', redirect: '/mail' },
-      { path: '/mail', component: () => import('./views/MailView.vue'), meta: { title: 'Mail' } },
-      { path: '/chat', component: () => import('./views/ChatView.vue'), meta: { title: 'Chat' } },
-      { path: '/documents', component: () => import('./views/DocumentsView.vue'), meta: { title: 'Documents' } },
-      { path: '/shelf', component: () => import('./views/ShelfView.vue'), meta: { title: 'Shelf' } },
-      { path: '/identities', component: () => import('./views/IdentitiesView.vue'), meta: { title: 'Identities' } },
-      { path: '/teams', component: () => import('./views/TeamsView.vue'), meta: { title: 'Teams' } },
-      { path: '/settings', component: () => import('./views/SettingsView.vue'), meta: { title: 'Settings' } },
-      { path: '/setup', component: () => import('./views/SetupView.vue'), meta: { title: 'Set up your node' } },
+      { path: '/mail', component: viewCode(() => import('./views/MailView.vue')), meta: { title: 'Mail' } },
+      { path: '/chat', component: viewCode(() => import('./views/ChatView.vue')), meta: { title: 'Chat' } },
+      { path: '/documents', component: viewCode(() => import('./views/DocumentsView.vue')), meta: { title: 'Documents' } },
+      { path: '/shelf', component: viewCode(() => import('./views/ShelfView.vue')), meta: { title: 'Shelf' } },
+      { path: '/identities', component: viewCode(() => import('./views/IdentitiesView.vue')), meta: { title: 'Identities' } },
+      { path: '/teams', component: viewCode(() => import('./views/TeamsView.vue')), meta: { title: 'Teams' } },
+      { path: '/settings', component: viewCode(() => import('./views/SettingsView.vue')), meta: { title: 'Settings' } },
+      { path: '/setup', component: viewCode(() => import('./views/SetupView.vue')), meta: { title: 'Set up your node' } },
       { path: '/:rest(.*)*', redirect: '/mail' },
     ],
   });
