@@ -21,6 +21,7 @@ import {
   PROJECT_SLUG,
   publicUrlProblem,
   slugProblem,
+  splitAddress,
   tunnelHostProblem,
   tunnelUserProblem,
 } from './core-rules.ts';
@@ -74,6 +75,17 @@ describe('contract/core-rules: the node’s rules, once', () => {
   it('normalises domains as the node does, `local` the one single-label namespace', () => {
     for (const domain of DOMAINS) expect([domain, normalizeDomainName(domain)]).toEqual([domain, normalizeDomain(domain)]);
     for (const domain of DOMAINS) expect([domain, domainProblem(domain) === null]).toEqual([domain, normalizeDomain(domain) !== null]);
+  });
+
+  it('splits an address as the node looks it up: the domain as stored, the name as written', () => {
+    for (const domain of DOMAINS)
+      for (const name of NAMES) {
+        const parts = normalizeDomain(domain) === null || !ADDRESS_NAME.test(name) ? null : { domain: normalizeDomain(domain), name };
+        expect([domain, name, splitAddress(`${domain}/${name}`)]).toEqual([domain, name, parts]);
+      }
+    expect(splitAddress('Example.COM./Alice')).toEqual({ domain: 'example.com', name: 'Alice' });
+    expect(splitAddress('example.com')).toBeNull();
+    expect(splitAddress('example.com/team/alice')).toBeNull();
   });
 
   it('takes a peer URL as the node does', () => {

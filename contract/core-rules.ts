@@ -4,7 +4,9 @@
  * peer's URL, the tunnel's fields and an RFC 3339 time. The owner API's schemas are built from them
  * (server/surfaces/node/), and the UI checks its forms with the very same functions, so it never
  * accepts what the node refuses, nor words it differently. contract/core-rules.test.ts pins them
- * to the deeper checks the node's services make.
+ * to the deeper checks the node's services make. An address's grammar, as the node reads addresses
+ * off the wire, is written here too (splitAddress): federation and the core's aggregates both
+ * parse addresses with it, and federation sits below the core.
  *
  * Each `…Problem` function says, in words that fit after the field's label ("Slug: use …"), why a
  * value cannot be used, or null when it can. Values are checked as typed, trimmed.
@@ -63,6 +65,26 @@ export function addressProblem(value: string): string | null {
   if (normalizeDomainName(domainText) !== domainText) return 'write the domain in lower case, without a trailing dot';
   const name = addressNameProblem(text.slice(slash + 1));
   return name === null ? null : `the name: ${name}`;
+}
+
+/** An address's two parts. */
+export interface AddressParts {
+  domain: string;
+  name: string;
+}
+
+/**
+ * An address `<domain>/<name>` as the node reads it off the wire, split into its parts with the
+ * domain as the node stores it (namespaceDomain: any case, a trailing dot allowed); null when it
+ * is not an address. Unlike addressProblem, which asks a form for the domain exactly as stored,
+ * this takes what other nodes and clients send and finds the namespace it names.
+ */
+export function splitAddress(address: string): AddressParts | null {
+  const slash = address.indexOf('/');
+  if (slash < 0) return null;
+  const domain = namespaceDomain(address.slice(0, slash));
+  const name = address.slice(slash + 1);
+  return domain === null || !ADDRESS_NAME.test(name) ? null : { domain, name };
 }
 
 // ------------------------------------------------------------------ domains

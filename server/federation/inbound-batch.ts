@@ -25,7 +25,7 @@ import type { DomainBudgets } from './domain-budget.ts';
 import { forgedRefusal, type CheckedChat, type CheckedMail, type CheckedMessage, type FederationInbound } from './inbound.ts';
 import { isRefusalStatus } from './refusal-reason.ts';
 import type { SenderLookups } from './sender-lookups.ts';
-import { splitAddress } from '../surfaces/core/namespaces/addresses.ts';
+import { splitAddress } from '../../contract/core-rules.ts';
 import { signatureProblem } from './wire.ts';
 import {
   BATCH_DETAIL_MAX_CHARS,

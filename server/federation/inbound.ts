@@ -40,7 +40,7 @@ import { answerJson, type RemoteClient } from '../net/remote-client.ts';
 import { httpStatus, RemoteError } from '../net/remote-error.ts';
 import type { ChatService } from '../surfaces/core/chat/service.ts';
 import type { AgentRow } from '../surfaces/core/identities/store.ts';
-import { splitAddress } from '../surfaces/core/namespaces/addresses.ts';
+import { splitAddress } from '../../contract/core-rules.ts';
 import { arrivedBefore, storeArrivedMail, type CheckedSender } from '../surfaces/core/messaging/delivery.ts';
 import { isContact } from '../surfaces/core/messaging/reachability.ts';
 import type { Recipients } from '../surfaces/core/messaging/recipients.ts';

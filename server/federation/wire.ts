@@ -14,7 +14,7 @@
  * `recipientProblem`.
  */
 import { buildMessageEnvelope, messageSigningBytes, verifyMessageSignature } from '../crypto/message-signing.ts';
-import { splitAddress } from '../surfaces/core/namespaces/addresses.ts';
+import { splitAddress } from '../../contract/core-rules.ts';
 import type { FederatedChat, FederatedMail, FederatedMessage } from '../../contract/core/federation.ts';
 
 type Unsigned<T> = Omit<T, 'v' | 'signature' | 'signed_payload' | 'thread_id'>;

@@ -16,7 +16,7 @@ import { conflict, invalid } from '../../../errors.ts';
 import type { AgentRow } from '../identities/store.ts';
 import { conflictOnConstraint } from '../mail/db-errors.ts';
 import { findMailOrigin, insertMailRow } from '../mail/store/messages.ts';
-import { splitAddress } from '../namespaces/addresses.ts';
+import { splitAddress } from '../../../../contract/core-rules.ts';
 import { assertSignedFromAddress, assertSignedRecipients, signedRecipient, type SignedRecipient, type VerifiedClientMessage } from './client-signed.ts';
 import type { Party, Recipient } from './participants.ts';
 import type { RemoteRecipient } from './recipients.ts';

@@ -13,7 +13,7 @@ import { conflict, invalid, notFound } from '../../../errors.ts';
 import type { IdentityService } from '../identities/service.ts';
 import type { AgentRow } from '../identities/store.ts';
 import type { NamespaceService } from '../namespaces/service.ts';
-import { splitAddress } from '../namespaces/addresses.ts';
+import { splitAddress } from '../../../../contract/core-rules.ts';
 import type { Party, Recipient } from './participants.ts';
 import {
   liveIdentityByAlias,

@@ -9,7 +9,7 @@ import type { DnsResolver } from '../../../dns/resolver.ts';
 import { isDidKey } from '../../../crypto/did-key.ts';
 import { conflict, forbidden, invalid, notFound, unavailable } from '../../../errors.ts';
 import type { DidRegistry } from '../did/registry.ts';
-import { splitAddress } from './addresses.ts';
+import { splitAddress } from '../../../../contract/core-rules.ts';
 import { isOwnOrigin, namespaceTrust, proofRecordHint, type Authority, type NamespaceTrust } from './authority.ts';
 import {
   addressRowsIn,
