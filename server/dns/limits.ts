@@ -45,7 +45,7 @@ export const DNS_LIMITS: DnsLimits = {
 
 /**
  * DNS queries one request may cause (cache hits are free): a namespace check walks at most
- * this many names (namespaces/verification.ts), and each costs the client a token of its rate
+ * this many names (namespace-verification.ts), and each costs the client a token of its rate
  * limit on the peer listener.
  */
 export const MAX_DNS_QUERIES_PER_REQUEST = 8;

@@ -34,6 +34,7 @@ import { isIP } from 'node:net';
 import type { NodeContext } from '../context.ts';
 import { verifyReplacementAnnouncement, type ReplacementAnnouncement } from '../crypto/announcements.ts';
 import { verifyLog, type LogHead } from '../crypto/identity-log.ts';
+import { checkNamespaceDns } from '../dns/namespace-verification.ts';
 import { forbidden, invalid, ServiceError, unavailable } from '../errors.ts';
 import { identityTopic } from '../events/bus.ts';
 import { answerJson, type RemoteClient } from '../net/remote-client.ts';
@@ -45,7 +46,6 @@ import { arrivedBefore, storeArrivedMail, type CheckedSender } from '../surfaces
 import { isContact } from '../surfaces/core/messaging/reachability.ts';
 import type { Recipients } from '../surfaces/core/messaging/recipients.ts';
 import type { NamespaceService } from '../surfaces/core/namespaces/service.ts';
-import { checkNamespaceDns } from '../surfaces/core/namespaces/verification.ts';
 import { CheckedSenders } from './checked-senders.ts';
 import { SenderLookups } from './sender-lookups.ts';
 import type { ClientBudget } from '../http/rate-limit.ts';

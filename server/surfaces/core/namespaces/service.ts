@@ -31,8 +31,8 @@ import {
   updateNamespaceVerification,
   type NamespaceRow,
 } from './store.ts';
-import { checkNamespaceDns, type VerificationStatus } from './verification.ts';
-import type { Address, AddressRemoved, Namespace, ReplacementAnnouncement } from '../../../../contract/core/namespaces.ts';
+import { checkNamespaceDns } from '../../../dns/namespace-verification.ts';
+import type { Address, AddressRemoved, Namespace, ReplacementAnnouncement, VerificationStatus } from '../../../../contract/core/namespaces.ts';
 
 /** The owner's peer table (federation's node directory): where mail to a domain goes instead of here. */
 export interface PeerTable {

@@ -9,14 +9,14 @@
  * labels (a top-level domain holds no namespace). A namespace domain has at most
  * MAX_DOMAIN_LABELS labels (crypto/dns-txt.ts refuses longer ones before any lookup), so a check
  * asks at most seven names, within MAX_DNS_QUERIES_PER_REQUEST, and stops at the first record.
+ *
+ * It is DNS and nothing of the node's own state, so it sits with the node's DNS: the namespace
+ * service verifies its own namespaces with it, and federation another node's sender.
  */
-import { dnsRecordName, parseDnsRecords, SVC_DNS } from '../../../crypto/dns-txt.ts';
-import { MAX_DNS_QUERIES_PER_REQUEST } from '../../../dns/limits.ts';
-import type { DnsResolver } from '../../../dns/resolver.ts';
-import { ServiceError } from '../../../errors.ts';
-import type { VerificationStatus } from '../../../../contract/core/namespaces.ts';
-
-export type { VerificationStatus };
+import { dnsRecordName, parseDnsRecords, SVC_DNS } from '../crypto/dns-txt.ts';
+import { ServiceError } from '../errors.ts';
+import { MAX_DNS_QUERIES_PER_REQUEST } from './limits.ts';
+import type { DnsResolver } from './resolver.ts';
 
 export type DnsCheck =
   | { status: 'verified'; controllerDid: string; origin: string | null; inherited: boolean }
