@@ -12,7 +12,7 @@
  * a peer: a thousand active senders cost their node about 7 questions a second, well within the
  * 20 requests/s its peer listener gives one client, where 30 s would cost 67.
  */
-import type { CheckedSender } from '../surfaces/core/messaging/delivery.ts';
+import type { CheckedSender } from './core-port.ts';
 
 export const CHECKED_SENDER_TTL_MS = 5 * 60_000;
 /** Enough for every sender of a busy node; the oldest entries go first beyond it. */

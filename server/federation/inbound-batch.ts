@@ -21,6 +21,7 @@
  */
 import { rateLimited, ServiceError } from '../errors.ts';
 import type { ClientBudget } from '../http/rate-limit.ts';
+import type { HostedRecipient } from './core-port.ts';
 import type { DomainBudgets } from './domain-budget.ts';
 import { forgedRefusal, type CheckedChat, type CheckedMail, type CheckedMessage, type FederationInbound } from './inbound.ts';
 import { isRefusalStatus } from './refusal-reason.ts';
@@ -36,11 +37,12 @@ import {
   type InboundResult,
 } from '../../contract/core/federation.ts';
 
-export class FederationBatches {
-  readonly #inbound: FederationInbound;
+/** `Recipient`: the core's record of an identity a message is for, which inbound.ts carries from its checks to its storing. */
+export class FederationBatches<Recipient extends HostedRecipient = HostedRecipient> {
+  readonly #inbound: FederationInbound<Recipient>;
   readonly #budgets: DomainBudgets;
 
-  constructor(inbound: FederationInbound, budgets: DomainBudgets) {
+  constructor(inbound: FederationInbound<Recipient>, budgets: DomainBudgets) {
     this.#inbound = inbound;
     this.#budgets = budgets;
   }
@@ -59,7 +61,7 @@ export class FederationBatches {
       return refused(idOf(item), 'SVC_ERR_VALIDATION', parsed.error.issues.map((i) => `${['messages', index, ...i.path].join('.')}: ${i.message}`).join('; '));
     });
     await this.#lookUpNewSenders(items, lookups);
-    const results: (BatchItemResult | CheckedMail)[] = [];
+    const results: (BatchItemResult | CheckedMail<Recipient>)[] = [];
     /** Pairs (sender → recipient) with a deferred message, and that message's result. */
     const deferred = new Map<string, BatchItemResult>();
     /** Messages (id and key) of this batch that passed their checks: a later copy is a duplicate. */
@@ -146,12 +148,12 @@ export class FederationBatches {
    * before, a refusal) costs the client a token; a message that passed its checks is charged to its
    * sender's domain, which nobody else can spend.
    */
-  async #one(item: Parsed, lookups: SenderLookups): Promise<BatchItemResult | CheckedMail> {
+  async #one(item: Parsed, lookups: SenderLookups): Promise<BatchItemResult | CheckedMail<Recipient>> {
     const { message } = item;
     const id = message.message_id;
     const forged = forgedOf(item);
     if (forged !== null) return this.#clientPays(lookups, refused(id, 'SVC_ERR_FEDERATION_SIGNATURE_INVALID', forgedRefusal(forged).message));
-    let checked: CheckedMessage | 'duplicate';
+    let checked: CheckedMessage<Recipient> | 'duplicate';
     try {
       checked = await this.#inbound.check(message, lookups);
     } catch (error) {
@@ -189,8 +191,13 @@ export class FederationBatches {
   }
 }
 
-const isCheckedMail = (result: BatchItemResult | CheckedMail): result is CheckedMail => 'recipient' in result;
-const isChat = (checked: CheckedMessage): checked is CheckedChat => checked.message.kind === 'chat';
+function isCheckedMail<Recipient extends HostedRecipient>(result: BatchItemResult | CheckedMail<Recipient>): result is CheckedMail<Recipient> {
+  return 'recipient' in result;
+}
+
+function isChat<Recipient extends HostedRecipient>(checked: CheckedMessage<Recipient>): checked is CheckedChat<Recipient> {
+  return checked.message.kind === 'chat';
+}
 
 /** The single route's answer for stored mail: its result, or the refusal storing it met. */
 function storedOrThrown(outcome: InboundResult | ServiceError): InboundResult {

@@ -39,14 +39,9 @@ import { forbidden, invalid, ServiceError, unavailable } from '../errors.ts';
 import { identityTopic } from '../events/bus.ts';
 import { answerJson, type RemoteClient } from '../net/remote-client.ts';
 import { httpStatus, RemoteError } from '../net/remote-error.ts';
-import type { ChatService } from '../surfaces/core/chat/service.ts';
-import type { AgentRow } from '../surfaces/core/identities/store.ts';
 import { splitAddress } from '../../contract/core-rules.ts';
-import { arrivedBefore, storeArrivedMail, type CheckedSender } from '../surfaces/core/messaging/delivery.ts';
-import { isContact } from '../surfaces/core/messaging/reachability.ts';
-import type { Recipients } from '../surfaces/core/messaging/recipients.ts';
-import type { NamespaceService } from '../surfaces/core/namespaces/service.ts';
 import { CheckedSenders } from './checked-senders.ts';
+import type { CheckedSender, FederationCore, HostedRecipient, SenderKeys } from './core-port.ts';
 import { SenderLookups } from './sender-lookups.ts';
 import type { ClientBudget } from '../http/rate-limit.ts';
 import type { NodeDirectory, NodeLocation } from './directory.ts';
@@ -65,32 +60,28 @@ export const CHECK_ANSWER_MAX_BYTES = 64 * 1024;
  */
 export const DID_LOG_MAX_BYTES = 256 * 1024;
 
-/** A message that passed every check, and what storing it takes. */
-interface Checked<M extends FederatedMessage> {
+/** A message that passed every check, and what storing it takes: its recipient is the core's record (core-port.ts). */
+interface Checked<M extends FederatedMessage, Recipient extends HostedRecipient> {
   message: M;
-  recipient: AgentRow & { address: string };
+  recipient: Recipient;
   sender: CheckedSender;
 }
-export type CheckedMail = Checked<FederatedMail>;
-export type CheckedChat = Checked<FederatedChat>;
-export type CheckedMessage = CheckedMail | CheckedChat;
+export type CheckedMail<Recipient extends HostedRecipient = HostedRecipient> = Checked<FederatedMail, Recipient>;
+export type CheckedChat<Recipient extends HostedRecipient = HostedRecipient> = Checked<FederatedChat, Recipient>;
+export type CheckedMessage<Recipient extends HostedRecipient = HostedRecipient> = CheckedMail<Recipient> | CheckedChat<Recipient>;
 
-export class FederationInbound {
+export class FederationInbound<Recipient extends HostedRecipient = HostedRecipient> {
   readonly #ctx: NodeContext;
   readonly #directory: NodeDirectory;
-  readonly #recipients: Recipients;
-  readonly #chat: ChatService;
   readonly #remote: RemoteClient;
-  readonly #namespaces: NamespaceService;
+  readonly #core: FederationCore<Recipient>;
   readonly #checked = new CheckedSenders();
 
-  constructor(ctx: NodeContext, directory: NodeDirectory, remote: RemoteClient, recipients: Recipients, chat: ChatService, namespaces: NamespaceService) {
+  constructor(ctx: NodeContext, directory: NodeDirectory, remote: RemoteClient, core: FederationCore<Recipient>) {
     this.#ctx = ctx;
     this.#directory = directory;
     this.#remote = remote;
-    this.#recipients = recipients;
-    this.#chat = chat;
-    this.#namespaces = namespaces;
+    this.#core = core;
   }
 
   /** What answering one request may make this node do, and who pays (`client`: null on the loopback listener). */
@@ -113,7 +104,7 @@ export class FederationInbound {
    * answer so (an older node's whole list over the cap, say), is asked address by address.
    */
   async prefetchAddresses(domain: string, names: string[], lookups: SenderLookups): Promise<void> {
-    if (this.#namespaces.isLocal(domain)) return;
+    if (this.#core.isLocal(domain)) return;
     let answer: unknown;
     let node: NodeLocation | null;
     try {
@@ -144,16 +135,16 @@ export class FederationInbound {
    * a peer signing with a key of its own could learn from the refusal which message_ids exist
    * here, so it hears what an unproven sender hears for a fresh id.
    */
-  async check(message: FederatedMessage, lookups: SenderLookups): Promise<CheckedMessage | 'duplicate'> {
+  async check(message: FederatedMessage, lookups: SenderLookups): Promise<CheckedMessage<Recipient> | 'duplicate'> {
     const held = this.#held(message);
     if (held === 'duplicate') return held;
     const recipient = this.#hostedRecipient(message);
     const sender = await this.#checkSender(message, lookups);
     if (held instanceof ServiceError) throw held;
-    if (message.kind === 'mail' && recipient.address_reachability === 'contacts-only' && !isContact(this.#ctx.db, recipient.agent_id, senderKeys(message))) {
+    if (message.kind === 'mail' && recipient.address_reachability === 'contacts-only' && !this.#core.isContact(recipient.agent_id, senderKeys(message))) {
       throw forbidden('SVC_ERR_RECIPIENT_CONTACTS_ONLY', `Refused: ${message.to} only accepts messages from contacts`);
     }
-    return { message, recipient, sender } as CheckedMessage;
+    return { message, recipient, sender } as CheckedMessage<Recipient>;
   }
 
   /**
@@ -161,16 +152,16 @@ export class FederationInbound {
    * wakes the recipients. A result per mail, in order: a mail stored meanwhile is a duplicate, and
    * one whose id another key took meanwhile gets that refusal.
    */
-  storeMail(checked: CheckedMail[]): (InboundResult | ServiceError)[] {
+  storeMail(checked: CheckedMail<Recipient>[]): (InboundResult | ServiceError)[] {
     const { db, clock, bus } = this.#ctx;
     const now = clock.now().toISOString();
     const results = db
       .transaction(() =>
         checked.map(({ message, recipient, sender }): InboundResult | ServiceError => {
-          if (storeArrivedMail(db, message, recipient, sender, now)) return { message_id: message.message_id, status: 'delivered' };
+          if (this.#core.storeArrivedMail(message, recipient, sender, now)) return { message_id: message.message_id, status: 'delivered' };
           try {
             // Stored first by another delivery: this message again, or (refused there) another under its id.
-            arrivedBefore(db, message);
+            this.#core.arrivedBefore(message);
             return { message_id: message.message_id, status: 'duplicate' };
           } catch (error) {
             if (error instanceof ServiceError) return error;
@@ -191,10 +182,10 @@ export class FederationInbound {
    * stored by another delivery since it was checked (two raced) is a duplicate, and another under
    * its id that refusal, as for mail.
    */
-  storeChat({ message, recipient, sender }: CheckedChat): InboundResult {
-    if (this.#chat.hasMessage(message.message_id, message.from_did)) return { message_id: message.message_id, status: 'duplicate' };
-    const contact = isContact(this.#ctx.db, recipient.agent_id, senderKeys(message));
-    this.#chat.receiveRemote(message, recipient, { contact, namespaceTrust: sender.namespaceTrust });
+  storeChat({ message, recipient, sender }: CheckedChat<Recipient>): InboundResult {
+    if (this.#core.arrivedBefore(message)) return { message_id: message.message_id, status: 'duplicate' };
+    const contact = this.#core.isContact(recipient.agent_id, senderKeys(message));
+    this.#core.storeArrivedChat(message, recipient, { contact, namespaceTrust: sender.namespaceTrust });
     return { message_id: message.message_id, status: 'delivered' };
   }
 
@@ -204,8 +195,7 @@ export class FederationInbound {
    */
   #held(message: FederatedMessage): 'duplicate' | ServiceError | null {
     try {
-      const before = message.kind === 'mail' ? arrivedBefore(this.#ctx.db, message) : this.#chat.hasMessage(message.message_id, message.from_did);
-      return before ? 'duplicate' : null;
+      return this.#core.arrivedBefore(message) ? 'duplicate' : null;
     } catch (error) {
       if (error instanceof ServiceError) return error;
       throw error;
@@ -213,8 +203,8 @@ export class FederationInbound {
   }
 
   /** The identity `message.to` names here, when it is the one the sender signed for. */
-  #hostedRecipient(message: FederatedMessage): AgentRow & { address: string } {
-    const recipient = this.#recipients.hosted(message.to);
+  #hostedRecipient(message: FederatedMessage): Recipient {
+    const recipient = this.#core.hostedRecipient(message.to);
     const wrong = recipientProblem(message, recipient);
     if (wrong !== null) throw forbidden('SVC_ERR_FEDERATION_RECIPIENT_MISMATCH', `Refused: ${wrong}`);
     return recipient;
@@ -227,7 +217,7 @@ export class FederationInbound {
   async #checkSender(mail: FederatedMessage, lookups: SenderLookups): Promise<CheckedSender> {
     const from = splitAddress(mail.from);
     if (from === null) throw invalid('SVC_ERR_VALIDATION', [{ loc: ['body', 'from'], msg: 'must be an address <domain>/<name>', type: 'value_error' }]);
-    if (this.#namespaces.isLocal(from.domain)) {
+    if (this.#core.isLocal(from.domain)) {
       throw forbidden('SVC_ERR_SENDER_NAMESPACE_LOCAL', `Refused: ${from.domain} is a namespace of this node, so ${mail.from} cannot send from another node`);
     }
     const address = `${from.domain}/${from.name}`;
@@ -383,6 +373,6 @@ const addressPathOf = (domain: string, name: string): string => `${namespacePath
 export const forgedRefusal = (problem: string) => forbidden('SVC_ERR_FEDERATION_SIGNATURE_INVALID', `Refused: ${problem}`);
 
 /** What a contact entry can name the sender by. */
-function senderKeys(message: FederatedMessage) {
+function senderKeys(message: FederatedMessage): SenderKeys {
   return { didKey: message.from_did, stableId: message.from_stable_id, address: message.from };
 }

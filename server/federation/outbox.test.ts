@@ -54,7 +54,7 @@ afterEach(async () => {
 
 /** A running outbox on the test's node. */
 function startOutbox(options: Partial<OutboxOptions> = {}): FederationOutbox {
-  const outbox = new FederationOutbox(node.ctx, node.services.directory, node.services.remote, { ...OPTIONS, ...options });
+  const outbox = new FederationOutbox(node.ctx, node.services.directory, node.services.remote, node.services.federationCore, { ...OPTIONS, ...options });
   outboxes.push(outbox);
   outbox.start((error) => errors.push(error));
   return outbox;

@@ -26,8 +26,7 @@
 import type { NodeContext } from '../context.ts';
 import { identityTopic } from '../events/bus.ts';
 import type { RemoteClient } from '../net/remote-client.ts';
-import { findIdentity } from '../surfaces/core/identities/store.ts';
-import { storeBounce, type RemoteQueue } from '../surfaces/core/messaging/delivery.ts';
+import type { FederationCore } from './core-port.ts';
 import type { NodeDirectory, NodeLocation } from './directory.ts';
 import {
   deferDomains,
@@ -87,9 +86,14 @@ const LEASE_MARGIN_MS = 5_000;
 /** The worker re-checks at least this often, so a clock moved by tests or NTP is noticed. */
 const MAX_SLEEP_MS = 60_000;
 
-export class FederationOutbox implements RemoteQueue {
+/**
+ * The core's messaging sends through it as its RemoteQueue (enqueue, then nudge after the commit;
+ * wired in core/services.ts); a bounce is the one thing it asks of the core.
+ */
+export class FederationOutbox {
   readonly #ctx: NodeContext;
   readonly #directory: NodeDirectory;
+  readonly #core: Pick<FederationCore, 'storeBounce'>;
   readonly #delivery: PeerDelivery;
   readonly #options: OutboxOptions;
   readonly #peers = new Map<string, PeerState>();
@@ -102,9 +106,16 @@ export class FederationOutbox implements RemoteQueue {
   #stopped = true;
   #onError: (error: unknown) => void = () => {};
 
-  constructor(ctx: NodeContext, directory: NodeDirectory, remote: RemoteClient, options: Partial<OutboxOptions> = {}) {
+  constructor(
+    ctx: NodeContext,
+    directory: NodeDirectory,
+    remote: RemoteClient,
+    core: Pick<FederationCore, 'storeBounce'>,
+    options: Partial<OutboxOptions> = {},
+  ) {
     this.#ctx = ctx;
     this.#directory = directory;
+    this.#core = core;
     this.#options = { ...DEFAULT_OUTBOX_OPTIONS, ...options };
     this.#delivery = new PeerDelivery(remote, this.#options.deliveryTimeoutMs, ctx.clock);
   }
@@ -320,10 +331,8 @@ export class FederationOutbox implements RemoteQueue {
     return Math.min(this.#options.retryMaxMs, this.#options.retryBaseMs * 2 ** (attempts - 1)) * (0.8 + 0.2 * Math.random());
   }
 
-  /** The sender learns why: a message from this node in its own inbox. */
+  /** The sender learns why: a message from this node in its own inbox (none when the identity is gone). */
   #writeBounce(row: OutboxRow, reason: string, now: string): void {
-    const sender = findIdentity(this.#ctx.db, row.from_agent_id);
-    if (sender === undefined) return;
     const message = JSON.parse(row.payload) as FederatedMessage;
     const body = [
       `Your ${message.kind === 'chat' ? 'chat message' : 'message'} to ${row.to_address} could not be delivered.`,
@@ -333,7 +342,12 @@ export class FederationOutbox implements RemoteQueue {
       `Message id: ${row.message_id}`,
       `Sent: ${row.created_at}`,
     ].join('\n');
-    storeBounce(this.#ctx.db, sender, { from: message.from, subject: `Undeliverable: ${subjectOf(message) || '(no subject)'}`.slice(0, 256), body, at: now });
+    this.#core.storeBounce(row.from_agent_id, {
+      from: message.from,
+      subject: `Undeliverable: ${subjectOf(message) || '(no subject)'}`.slice(0, 256),
+      body,
+      at: now,
+    });
   }
 }
 

@@ -59,10 +59,6 @@ const CONTEXT = 'server/context.ts';
 const KNOWN: Record<string, string> = {
   'core/messaging -> core/chat': 'delivery reads chat participants; chat’s rows are not yet behind one chat module',
   'core/messaging -> core/mail': 'delivery writes mail rows itself; mail’s rows are not yet behind one mail module',
-  'federation -> core/chat': 'arrival from another node calls chat’s service rather than an interface core implements',
-  'federation -> core/identities': 'the outbox and arrival read identity rows rather than an interface core implements',
-  'federation -> core/messaging': 'the outbox and arrival store mail and bounces through messaging’s delivery directly',
-  'federation -> core/namespaces': 'arrival checks namespace authority through core’s service rather than an interface',
 };
 
 function layerOf(file: string): string {

@@ -19,6 +19,7 @@ import { NodeWakeFeed } from './events/node-feed.ts';
 import { EventStreams } from './events/service.ts';
 import { appEventWakeSource, chatWakeSource, controlWakeSource, mailWakeSource } from './events/sources.ts';
 import { EventSubscriptions } from './events/subscriptions.ts';
+import { CoreForFederation, type LocalRecipient } from './federation-core.ts';
 import { IdentityBackups } from './identities/backup.ts';
 import { IdentityLifecycle } from './identities/lifecycle.ts';
 import { IdentityPresence } from './identities/presence.ts';
@@ -60,12 +61,14 @@ export interface CoreServices {
   subscriptions: EventSubscriptions;
   /** Which node answers for a domain: the owner's peer table, then DNS. */
   directory: NodeDirectory;
+  /** What federation may ask of the core (federation/core-port.ts): the outbox and inbound reach the core only through it. */
+  federationCore: CoreForFederation;
   /** Mail on its way to other nodes; its worker is started and stopped with the node. */
   outbox: FederationOutbox;
   /** Mail arriving from other nodes. */
-  inbound: FederationInbound;
+  inbound: FederationInbound<LocalRecipient>;
   /** Mail arriving from other nodes many at a time, budgeted by sending domain. */
-  batches: FederationBatches;
+  batches: FederationBatches<LocalRecipient>;
   /** The one outbound HTTP client: every request this node makes to another node goes through it. */
   remote: RemoteClient;
   /** Full-text search over everything this node holds, scoped like reads (server/search/). */
@@ -92,9 +95,11 @@ export function createCoreServices(ctx: NodeContext, owner: OwnerAccess, options
   const presence = new IdentityPresence(ctx.clock, ctx.bus);
   const recipients = new Recipients(ctx, identities, namespaces);
   const remote = new RemoteClient(ctx.dns, options.remote);
-  const outbox = new FederationOutbox(ctx, directory, remote, options.outbox);
+  // Chat sends through the outbox, which is made with federation's view of the core: that view asks for chat when it needs it.
+  const federationCore = new CoreForFederation(ctx, { recipients, namespaces, chat: (): ChatService => chat });
+  const outbox = new FederationOutbox(ctx, directory, remote, federationCore, options.outbox);
   const chat = new ChatService(ctx, identities, recipients, outbox, namespaces);
-  const inbound = new FederationInbound(ctx, directory, remote, recipients, chat, namespaces);
+  const inbound = new FederationInbound(ctx, directory, remote, federationCore);
   const batches = new FederationBatches(inbound, new DomainBudgets(options.domainBudget ?? DEFAULT_DOMAIN_BUDGET, ctx.clock));
   const mail = new MailService(ctx, identities, recipients, outbox, namespaces);
   const contacts = new ContactService(ctx);
@@ -129,6 +134,7 @@ export function createCoreServices(ctx: NodeContext, owner: OwnerAccess, options
     appEvents,
     subscriptions,
     directory,
+    federationCore,
     outbox,
     inbound,
     batches,

@@ -5,13 +5,16 @@
  * and a bounce (federation/outbox.ts) each store theirs through here, so every row is written the
  * same way and each kind says what it fills in.
  *
- * The federation outbox is reached only through `RemoteQueue`, which it implements (wired in
- * core/services.ts): federation depends on messaging, never the reverse.
+ * The federation outbox is reached only through `RemoteQueue`, which it satisfies (wired in
+ * core/services.ts). Federation calls in only through its port (federation/core-port.ts, whose
+ * CheckedSender and Bounce these functions take), which core/federation-core.ts implements:
+ * messaging may use federation's types, federation never reaches up into messaging.
  */
 import { randomUUID } from 'node:crypto';
 import { FEDERATION_VERSION, type FederatedMail, type FederatedMessage } from '../../../../contract/core/federation.ts';
 import type { Delivery, SendMailInput } from '../../../../contract/core/mail.ts';
 import type { Db, NodeContext } from '../../../context.ts';
+import type { Bounce, CheckedSender } from '../../../federation/core-port.ts';
 import { conflict, invalid } from '../../../errors.ts';
 import type { AgentRow } from '../identities/store.ts';
 import { conflictOnConstraint } from '../mail/db-errors.ts';
@@ -150,13 +153,6 @@ function queueMail(ctx: NodeContext, queue: RemoteQueue, sender: Party, recipien
 
 // ------------------------------------------------------------------ mail from another node
 
-/** What federation/inbound.ts established about the sender of mail from another node. */
-export interface CheckedSender {
-  nodeUrl: string;
-  /** `verified` only when the sender's node reports its namespace DNS-verified and DNS here agrees. */
-  namespaceTrust: 'verified' | 'unverified';
-}
-
 /**
  * Whether this mail was stored before: the same message again (a retry after a lost answer) is;
  * another message under its id is refused.
@@ -208,15 +204,6 @@ export function storeArrivedMail(db: Db, mail: FederatedMail, recipient: AgentRo
 }
 
 // ------------------------------------------------------------------ bounces
-
-/** A report, from this node, that a message to another node did not arrive. */
-export interface Bounce {
-  /** The address the failed message was sent from (the sender's, as it signed). */
-  from: string;
-  subject: string;
-  body: string;
-  at: string;
-}
 
 /** The bounce in its sender's own inbox, from `postmaster`, unsigned (origin `bounce`). */
 export function storeBounce(db: Db, sender: AgentRow, bounce: Bounce): void {

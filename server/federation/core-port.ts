@@ -1,0 +1,78 @@
+/**
+ * What federation needs of the core, and nothing more: the identities it delivers to, their
+ * contacts, and storing what arrived for them or what could not be delivered for them.
+ * Federation sits below the core's aggregates (it is their outbox and their door for other
+ * nodes), so it declares what it calls here and the core implements it
+ * (server/surfaces/core/federation-core.ts, wired in core/services.ts): federation never reads
+ * the core's tables nor calls its services itself.
+ *
+ * The types that cross it are federation's: what it established about a sender (CheckedSender)
+ * and a bounce it reports (Bounce). An identity it delivers to is the core's own record, of which
+ * federation reads only what HostedRecipient names and which it hands back to store a message for
+ * it; the port is generic in that record, so the core gets back exactly what it gave.
+ */
+import type { FederatedChat, FederatedMail, FederatedMessage } from '../../contract/core/federation.ts';
+import type { Reachability } from '../../contract/core/identities.ts';
+
+/** What federation reads of an identity of this node that a message is for. */
+export interface HostedRecipient {
+  agent_id: string;
+  /** Its keys, which a sender that named them must have signed for (wire.ts recipientProblem). */
+  did_key: string;
+  did_aw: string | null;
+  /** `contacts-only`: it takes mail from another node only from a sender its contacts name. */
+  address_reachability: Reachability;
+}
+
+/** What inbound.ts established about the sender of a message from another node. */
+export interface CheckedSender {
+  nodeUrl: string;
+  /** `verified` only when the sender's node reports its namespace DNS-verified and DNS here agrees. */
+  namespaceTrust: 'verified' | 'unverified';
+}
+
+/** What a contact entry can name a sender on another node by. */
+export interface SenderKeys {
+  didKey: string;
+  stableId: string | null;
+  address: string;
+}
+
+/** A report, from this node, that a message to another node did not arrive. */
+export interface Bounce {
+  /** The address the failed message was sent from (the sender's, as it signed). */
+  from: string;
+  subject: string;
+  body: string;
+  at: string;
+}
+
+export interface FederationCore<Recipient extends HostedRecipient = HostedRecipient> {
+  /** Whether `domain` is a namespace of this node. */
+  isLocal(domain: string): boolean;
+  /**
+   * The active identity `address` names on this node. Throws the refusal when it names none: not
+   * an address, a namespace of another node, nobody, or an identity that no longer receives.
+   */
+  hostedRecipient(address: string): Recipient;
+  /** Whether the contacts of the identity `agentId` name `sender`. */
+  isContact(agentId: string, sender: SenderKeys): boolean;
+  /**
+   * Whether this very message (its id, from its key) is stored here already, as a retry after a
+   * lost answer is. Throws the refusal when another message holds its id.
+   */
+  arrivedBefore(message: FederatedMessage): boolean;
+  /**
+   * Stores checked mail in its recipient's inbox, in the caller's transaction. False when another
+   * delivery of the same id got there first (two raced); `arrivedBefore` says what that one was.
+   */
+  storeArrivedMail(mail: FederatedMail, recipient: Recipient, sender: CheckedSender, now: string): boolean;
+  /**
+   * Stores a checked chat message in the session of its sender and recipient, and tells the
+   * session's viewers. Throws the recipient's refusal (a contacts-only identity that neither has
+   * the sender as a contact nor answered it before).
+   */
+  storeArrivedChat(message: FederatedChat, recipient: Recipient, sender: { contact: boolean; namespaceTrust: CheckedSender['namespaceTrust'] }): void;
+  /** Puts `bounce` in the inbox of the identity `agentId`, which sent the message; nothing when it is gone. */
+  storeBounce(agentId: string, bounce: Bounce): void;
+}
