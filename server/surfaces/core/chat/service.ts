@@ -3,7 +3,7 @@
  * identities, signed messages, read watermarks, send-and-wait windows, and the reads the session
  * stream and the identity event stream are built from. One object for HTTP, MCP, federation and the
  * streams; the work is in commands/ (writes), reads/ (read models), store/ (all chat SQL) and
- * domain/ (pure rules), and delivery to other nodes in messaging/chat-*.ts.
+ * domain/ (pure rules), and delivery to other nodes in forwarding.ts.
  *
  * Each write publishes on the bus after it commits: the session topic (message and read-receipt
  * frames) and the identity topic of every participant of this node it concerns (wake items).

@@ -6,7 +6,7 @@
 import type { FederatedChat } from '../../../../../contract/core/federation.ts';
 import { conflict } from '../../../../errors.ts';
 import type { AgentRow } from '../../identities/store.ts';
-import { assertRemoteChatAccepted } from '../../messaging/chat-reachability.ts';
+import { assertRemoteChatAccepted } from '../reachability.ts';
 import type { ChatDeps } from '../deps.ts';
 import { participantKey, remoteParty } from '../domain/participants.ts';
 import { publishChange } from '../membership.ts';

@@ -9,8 +9,8 @@
 import type { CreateSessionInput, SendChatResult, SendMessageInput, StartChatResult } from '../../../../../contract/core/chat.ts';
 import type { Db } from '../../../../context.ts';
 import { conflict } from '../../../../errors.ts';
-import { assertFederatable, forwardChat, type ChatContent } from '../../messaging/chat-forwarding.ts';
-import { assertChatReachable } from '../../messaging/chat-reachability.ts';
+import { assertFederatable, forwardChat, type ChatContent } from '../forwarding.ts';
+import { assertChatReachable } from '../reachability.ts';
 import {
   assertSignedFromAddress,
   assertSignedRecipients,

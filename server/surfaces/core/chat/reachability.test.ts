@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { Db } from '../../../context.ts';
-import { remoteParty } from '../chat/domain/participants.ts';
+import { remoteParty } from './domain/participants.ts';
 import type { AgentRow } from '../identities/store.ts';
-import { assertChatReachable, assertRemoteChatAccepted } from './chat-reachability.ts';
-import type { Party } from './participants.ts';
+import { assertChatReachable, assertRemoteChatAccepted } from './reachability.ts';
+import type { Party } from '../messaging/participants.ts';
 
 /** A database whose contacts lists are empty. */
 const noContacts = { prepare: () => ({ get: () => undefined }) } as unknown as Db;

@@ -1,15 +1,15 @@
 /**
  * Chat across nodes (DESIGN §8): what a participant of this node sends to one on another node is
- * queued, as signed, in the federation outbox (delivery.ts's RemoteQueue) inside the send's
+ * queued, as signed, in the federation outbox (messaging's RemoteQueue) inside the send's
  * transaction, and delivered after the commit; what the other sends arrives through
  * federation/inbound.ts. Each node keeps its own copy of the session.
  */
 import { FEDERATION_VERSION, type FederatedChat } from '../../../../contract/core/federation.ts';
 import { invalid } from '../../../errors.ts';
-import type { ChatParty, ChatTarget } from '../chat/domain/participants.ts';
-import type { RemoteQueue } from './delivery.ts';
-import type { Party } from './participants.ts';
-import type { SignedMessage } from './signing.ts';
+import type { RemoteQueue } from '../messaging/delivery.ts';
+import type { Party } from '../messaging/participants.ts';
+import type { SignedMessage } from '../messaging/signing.ts';
+import type { ChatParty, ChatTarget } from './domain/participants.ts';
 
 /** What a chat message says beside its signed envelope's addressing. */
 export type ChatContent = Pick<FederatedChat, 'body' | 'reply_to' | 'wait_seconds' | 'hang_on' | 'sender_leaving'>;

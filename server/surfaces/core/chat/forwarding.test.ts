@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { FederatedMessage } from '../../../../contract/core/federation.ts';
-import { remoteParty, type ChatTarget } from '../chat/domain/participants.ts';
+import { remoteParty, type ChatTarget } from './domain/participants.ts';
 import type { AgentRow } from '../identities/store.ts';
-import { assertFederatable, forwardChat } from './chat-forwarding.ts';
-import type { RemoteQueue } from './delivery.ts';
-import type { Party } from './participants.ts';
-import type { SignedMessage } from './signing.ts';
+import { assertFederatable, forwardChat } from './forwarding.ts';
+import type { RemoteQueue } from '../messaging/delivery.ts';
+import type { Party } from '../messaging/participants.ts';
+import type { SignedMessage } from '../messaging/signing.ts';
 
 function local(agentId: string, address: string | null): Party & { to: string } {
   return { agent: { agent_id: agentId } as AgentRow, alias: agentId, address, didKey: `did:key:z${agentId}`, stableId: null, to: agentId };

@@ -1,16 +1,16 @@
 /**
  * Whether a chat message may reach an identity of this node: the contacts-only rule of
- * reachability.ts, with chat's one allowance, that being in a session is permission to answer
- * those who took part in it. A participant that started the session or has spoken in it has
+ * messaging/reachability.ts, with chat's one allowance, that being in a session is permission to
+ * answer those who took part in it. A participant that started the session or has spoken in it has
  * engaged with the sender; a contacts-only participant that has not is still protected by its own
  * rule. A recipient on another node applies its rule there.
  */
 import type { Db } from '../../../context.ts';
 import { forbidden } from '../../../errors.ts';
-import type { ChatTarget } from '../chat/domain/participants.ts';
 import type { AgentRow } from '../identities/store.ts';
-import type { Party } from './participants.ts';
-import { assertReachable } from './reachability.ts';
+import type { Party } from '../messaging/participants.ts';
+import { assertReachable } from '../messaging/reachability.ts';
+import type { ChatTarget } from './domain/participants.ts';
 
 /** A message from `sender` to `target`, which has (`engaged`) or has not yet taken part in their session. */
 export function assertChatReachable(db: Db, sender: Party, target: ChatTarget, engaged: boolean): void {
