@@ -1,7 +1,7 @@
 /** What chat's commands and reads work with; wired once by ChatService. */
 import type { NodeContext } from '../../../context.ts';
 import type { IdentityService } from '../identities/service.ts';
-import type { RemoteQueue } from '../messaging/delivery.ts';
+import type { RemoteQueue } from '../messaging/remote-queue.ts';
 import type { Recipients } from '../messaging/recipients.ts';
 import type { NamespaceService } from '../namespaces/service.ts';
 import type { ChatPresence } from './presence.ts';

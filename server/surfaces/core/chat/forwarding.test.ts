@@ -3,7 +3,7 @@ import type { FederatedMessage } from '../../../../contract/core/federation.ts';
 import { remoteParty, type ChatTarget } from './domain/participants.ts';
 import type { AgentRow } from '../identities/store.ts';
 import { assertFederatable, forwardChat } from './forwarding.ts';
-import type { RemoteQueue } from '../messaging/delivery.ts';
+import type { RemoteQueue } from '../messaging/remote-queue.ts';
 import type { Party } from '../messaging/participants.ts';
 import type { SignedMessage } from '../messaging/signing.ts';
 

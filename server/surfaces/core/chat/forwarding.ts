@@ -6,7 +6,7 @@
  */
 import { FEDERATION_VERSION, type FederatedChat } from '../../../../contract/core/federation.ts';
 import { invalid } from '../../../errors.ts';
-import type { RemoteQueue } from '../messaging/delivery.ts';
+import type { RemoteQueue } from '../messaging/remote-queue.ts';
 import type { Party } from '../messaging/participants.ts';
 import type { SignedMessage } from '../messaging/signing.ts';
 import type { ChatParty, ChatTarget } from './domain/participants.ts';

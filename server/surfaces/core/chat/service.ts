@@ -25,7 +25,7 @@ import type { FederatedChat } from '../../../../contract/core/federation.ts';
 import type { NodeContext } from '../../../context.ts';
 import type { AgentRow } from '../identities/store.ts';
 import type { IdentityService } from '../identities/service.ts';
-import type { RemoteQueue } from '../messaging/delivery.ts';
+import type { RemoteQueue } from '../messaging/remote-queue.ts';
 import type { Recipients } from '../messaging/recipients.ts';
 import type { NamespaceService } from '../namespaces/service.ts';
 import { markRead } from './commands/mark-read.ts';

@@ -1,9 +1,13 @@
 /**
  * Mail (spec §4.4; bodies as upstream's, docs/adr/0001-upstream-wire-primitives.md): one signed,
  * stored message per recipient, the inbox, and acknowledgement. Each mail is signed in custody with
- * the sender's current key and delivered (messaging/delivery.ts: stored here, or queued in the same
+ * the sender's current key and delivered (delivery.ts: stored here, or queued in the same
  * transaction for a recipient on another node); the recipients' streams are nudged, and the
  * federation outbox told, once the whole send has committed.
+ *
+ * The mail module's one object for the rest of the node: routes, MCP and the event streams read
+ * and change mail only through it. Mail arriving from another node and bounces are stored by
+ * delivery.ts, which federation calls; all of mail's SQL is in store/.
  */
 import type { NodeContext } from '../../../context.ts';
 import {
@@ -22,7 +26,7 @@ import type { IdentityService } from '../identities/service.ts';
 import { findIdentity, type AgentRow } from '../identities/store.ts';
 import { announcementsFor, signingKeyId } from '../messaging/announcements.ts';
 import { clientSignatureOf, verifyClientSigned } from '../messaging/client-signed.ts';
-import { deliverMail, type RemoteQueue } from '../messaging/delivery.ts';
+import type { RemoteQueue } from '../messaging/remote-queue.ts';
 import { earlierAnswer, keyedSend, recordAnswer } from '../messaging/idempotency.ts';
 import { assertReachable, isContact } from '../messaging/reachability.ts';
 import type { Recipient } from '../messaging/participants.ts';
@@ -30,6 +34,7 @@ import type { RecipientSelector, Recipients, RemoteRecipient } from '../messagin
 import { senderNamespaceTrust } from '../messaging/sender-trust.ts';
 import { signatureStatus } from '../messaging/signing.ts';
 import type { NamespaceService } from '../namespaces/service.ts';
+import { deliverMail } from './delivery.ts';
 import { MailFolders, publishMailChange } from './folders.ts';
 import { SentMail } from './sent.ts';
 import {

@@ -1,8 +1,11 @@
 /**
  * The `messages` table: one row per mail per recipient. A row is the recipient's copy (its inbox,
  * archive, read and deleted state) and, for mail sent on this node, the sender's too (Sent reads
- * it, see sent.ts). The only module with SQL on this table; its one insert is called only by
- * messaging/delivery.ts, which every kind of mail (sent here, arrived, bounced) goes through.
+ * it, see sent.ts). The one writer of mail rows: every statement that inserts or changes one is
+ * here. Its one insert is called only by ../delivery.ts, which every kind of mail (sent here,
+ * arrived, bounced) goes through; its changes only by the recipient's actions (../service.ts,
+ * ../folders.ts). Beside it only reads: Sent's (sent.ts) and search's index
+ * (server/search/store/mail.ts).
  */
 import type { MailFolderState, MailMessage, MailOrigin, Priority } from '../../../../../contract/core/mail.ts';
 import type { Db } from '../../../../context.ts';

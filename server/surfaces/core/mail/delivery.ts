@@ -1,41 +1,40 @@
 /**
- * Where mail goes once its recipient is known: stored in the inbox of an identity of this node, or
- * queued, signed, for the recipient's node. And the one writer of mail rows, whoever writes them:
- * a send on this node (mail/service.ts), mail arriving from another node (federation/inbound.ts)
- * and a bounce (federation/outbox.ts) each store theirs through here, so every row is written the
- * same way and each kind says what it fills in.
+ * Where every mail row comes from: mail sent on this node (mail/service.ts), stored in the inbox
+ * of its recipient here or queued, signed, for the recipient's node; mail arriving from another
+ * node (federation/inbound.ts); and a bounce of mail another node did not take
+ * (federation/outbox.ts). Each kind is stored through here, so every row is written the same way
+ * and each kind says what it fills in; the SQL is the mail store's (store/messages.ts).
  *
- * The federation outbox is reached only through `RemoteQueue`, which it satisfies (wired in
- * core/services.ts). Federation calls in only through its port (federation/core-port.ts, whose
- * CheckedSender and Bounce these functions take), which core/federation-core.ts implements:
- * messaging may use federation's types, federation never reaches up into messaging.
+ * The federation outbox is reached only through messaging's `RemoteQueue`, which it satisfies
+ * (wired in core/services.ts). Federation calls in only through its port (federation/core-port.ts,
+ * whose CheckedSender and Bounce these functions take), which core/federation-core.ts implements:
+ * mail may use federation's types, federation never reaches up into the core.
  */
 import { randomUUID } from 'node:crypto';
-import { FEDERATION_VERSION, type FederatedMail, type FederatedMessage } from '../../../../contract/core/federation.ts';
+import { FEDERATION_VERSION, type FederatedMail } from '../../../../contract/core/federation.ts';
 import type { Delivery, SendMailInput } from '../../../../contract/core/mail.ts';
 import type { Db, NodeContext } from '../../../context.ts';
 import type { Bounce, CheckedSender } from '../../../federation/core-port.ts';
 import { conflict, invalid } from '../../../errors.ts';
-import type { AgentRow } from '../identities/store.ts';
-import { conflictOnConstraint } from '../mail/db-errors.ts';
-import { findMailOrigin, insertMailRow } from '../mail/store/messages.ts';
 import { splitAddress } from '../../../../contract/core-rules.ts';
-import { assertSignedFromAddress, assertSignedRecipients, signedRecipient, type SignedRecipient, type VerifiedClientMessage } from './client-signed.ts';
-import type { Party, Recipient } from './participants.ts';
-import type { RemoteRecipient } from './recipients.ts';
-import { signMessage, type SignedMessage } from './signing.ts';
-
-/** The durable queue of signed messages to other nodes (federation/outbox.ts). */
-export interface RemoteQueue {
-  /** Queues a signed message; call it inside the send's transaction. */
-  enqueue(fromAgentId: string, toDomain: string, message: FederatedMessage): void;
-  /** Delivers what is due; call it after the commit. */
-  nudge(): void;
-}
+import type { AgentRow } from '../identities/store.ts';
+import {
+  assertSignedFromAddress,
+  assertSignedRecipients,
+  signedRecipient,
+  type SignedRecipient,
+  type VerifiedClientMessage,
+} from '../messaging/client-signed.ts';
+import type { Party, Recipient } from '../messaging/participants.ts';
+import type { RemoteRecipient } from '../messaging/recipients.ts';
+import type { RemoteQueue } from '../messaging/remote-queue.ts';
+import { signMessage, type SignedMessage } from '../messaging/signing.ts';
+import { conflictOnConstraint } from './db-errors.ts';
+import { findMailOrigin, insertMailRow } from './store/messages.ts';
 
 /**
  * What a mail says, and optionally the thread it is in and the client's own id for it (one
- * recipient only); `clientSigned` when the client signed it (checked by client-signed.ts), else
+ * recipient only); `clientSigned` when the client signed it (checked by messaging/client-signed.ts), else
  * the node signs it in custody.
  */
 export type MailContent = Pick<SendMailInput, 'subject' | 'body' | 'priority'> &

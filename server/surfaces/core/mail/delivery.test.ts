@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { FEDERATION_VERSION, type FederatedMail } from '../../../../contract/core/federation.ts';
-import { inboxRows } from '../mail/store/messages.ts';
+import { inboxRows } from './store/messages.ts';
 import { arrivedBefore, storeArrivedMail, storeBounce } from './delivery.ts';
 import { addIdentity, useStoreDatabase } from '../../../../test/support/store-database.ts';
 
