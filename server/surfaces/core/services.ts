@@ -98,10 +98,10 @@ export function createCoreServices(ctx: NodeContext, owner: OwnerAccess, options
   // Chat sends through the outbox, which is made with federation's view of the core: that view asks for chat when it needs it.
   const federationCore = new CoreForFederation(ctx, { recipients, namespaces, chat: (): ChatService => chat });
   const outbox = new FederationOutbox(ctx, directory, remote, federationCore, options.outbox);
-  const chat = new ChatService(ctx, identities, recipients, outbox, namespaces);
+  const mail = new MailService(ctx, identities, recipients, outbox, namespaces);
+  const chat = new ChatService(ctx, identities, recipients, outbox, namespaces, mail);
   const inbound = new FederationInbound(ctx, directory, remote, federationCore);
   const batches = new FederationBatches(inbound, new DomainBudgets(options.domainBudget ?? DEFAULT_DOMAIN_BUDGET, ctx.clock));
-  const mail = new MailService(ctx, identities, recipients, outbox, namespaces);
   const contacts = new ContactService(ctx);
   const control = new ControlService(ctx, identities, recipients);
   const teams = new TeamService(ctx);

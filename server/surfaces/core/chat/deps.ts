@@ -1,6 +1,7 @@
 /** What chat's commands and reads work with; wired once by ChatService. */
 import type { NodeContext } from '../../../context.ts';
 import type { IdentityService } from '../identities/service.ts';
+import type { MailService } from '../mail/service.ts';
 import type { RemoteQueue } from '../messaging/remote-queue.ts';
 import type { Recipients } from '../messaging/recipients.ts';
 import type { NamespaceService } from '../namespaces/service.ts';
@@ -15,4 +16,6 @@ export interface ChatDeps {
   presence: ChatPresence;
   /** Messages to participants on other nodes. */
   queue: RemoteQueue;
+  /** The identity's unread mail, which chat's pending answer shows beside its chats (`messages_waiting`); mail's to count. */
+  mail: Pick<MailService, 'unreadCount'>;
 }

@@ -25,6 +25,7 @@ import type { FederatedChat } from '../../../../contract/core/federation.ts';
 import type { NodeContext } from '../../../context.ts';
 import type { AgentRow } from '../identities/store.ts';
 import type { IdentityService } from '../identities/service.ts';
+import type { MailService } from '../mail/service.ts';
 import type { RemoteQueue } from '../messaging/remote-queue.ts';
 import type { Recipients } from '../messaging/recipients.ts';
 import type { NamespaceService } from '../namespaces/service.ts';
@@ -52,8 +53,15 @@ export class ChatService {
   /** Open session streams per identity, across all its sessions (stream.ts says how many). */
   readonly #streams = new StreamCap(SESSION_STREAMS_PER_IDENTITY);
 
-  constructor(ctx: NodeContext, identities: IdentityService, recipients: Recipients, queue: RemoteQueue, namespaces: NamespaceService) {
-    this.#deps = { ctx, identities, recipients, namespaces, queue, presence: new ChatPresence() };
+  constructor(
+    ctx: NodeContext,
+    identities: IdentityService,
+    recipients: Recipients,
+    queue: RemoteQueue,
+    namespaces: NamespaceService,
+    mail: Pick<MailService, 'unreadCount'>,
+  ) {
+    this.#deps = { ctx, identities, recipients, namespaces, queue, mail, presence: new ChatPresence() };
   }
 
   viewer(agentId: string): ChatViewer {

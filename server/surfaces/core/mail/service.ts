@@ -265,7 +265,12 @@ export class MailService {
     const rows = afterId === null ? newestPendingMail(db, agentId, snapshotLimit) : pendingMailAfter(db, agentId, afterId);
     if (rows.length === 0) return [];
     // Upstream's `unread_count` on each frame: the identity's unread mail as the frames are written.
-    const unreadCount = unreadMailCount(db, agentId);
+    const unreadCount = this.unreadCount(agentId);
     return rows.map((row) => ({ ...row, unread_count: unreadCount }));
+  }
+
+  /** The identity's unread mail, archived and deleted mail included (they are marked read as they go). */
+  unreadCount(agentId: string): number {
+    return unreadMailCount(this.#ctx.db, agentId);
   }
 }

@@ -4,7 +4,6 @@
  */
 import type { ChatSessionsPage, Pending, PendingChat, SessionsInput } from '../../../../../contract/core/chat.ts';
 import { invalid } from '../../../../errors.ts';
-import { unreadMailCount } from '../../mail/store/messages.ts';
 import type { ChatDeps } from '../deps.ts';
 import { isAgent, type ChatParty } from '../domain/participants.ts';
 import { timeRemaining, waiterOtherThan } from '../domain/wait-window.ts';
@@ -80,7 +79,7 @@ export function pending(deps: ChatDeps, agentId: string): Pending {
       time_remaining_seconds: timeRemaining(row, now) ?? 0,
     });
   }
-  return { pending: chats, messages_waiting: unreadMailCount(ctx.db, agentId) };
+  return { pending: chats, messages_waiting: deps.mail.unreadCount(agentId) };
 }
 
 /** Where `before` (a message_id in one of the caller's sessions) sits in the list's order. */
