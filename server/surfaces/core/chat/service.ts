@@ -2,8 +2,10 @@
  * Chat (spec §4.4; upstream's shapes, docs/adr/0001-upstream-wire-primitives.md): sessions between
  * identities, signed messages, read watermarks, send-and-wait windows, and the reads the session
  * stream and the identity event stream are built from. One object for HTTP, MCP, federation and the
- * streams; the work is in commands/ (writes), reads/ (read models), store/ (all chat SQL) and
- * domain/ (pure rules), and delivery to other nodes in forwarding.ts.
+ * streams, and so the one way to chat's rows from outside this folder (search's index reads them
+ * for itself, server/search/store/chat.ts); the work is in commands/ (writes), reads/ (read
+ * models), store/ (all of chat's SQL) and domain/ (pure rules), and delivery to other nodes in
+ * forwarding.ts.
  *
  * Each write publishes on the bus after it commits: the session topic (message and read-receipt
  * frames) and the identity topic of every participant of this node it concerns (wake items).

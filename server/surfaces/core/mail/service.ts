@@ -5,9 +5,10 @@
  * transaction for a recipient on another node); the recipients' streams are nudged, and the
  * federation outbox told, once the whole send has committed.
  *
- * The mail module's one object for the rest of the node: routes, MCP and the event streams read
- * and change mail only through it. Mail arriving from another node and bounces are stored by
- * delivery.ts, which federation calls; all of mail's SQL is in store/.
+ * The mail module owns every mail row; the rest of the node reaches them through two doors only:
+ * this object (MCP, the event streams, chat's count of unread mail) and delivery.ts, through which
+ * federation stores mail arriving from another node and bounces. All of mail's SQL is in store/;
+ * search's index reads the rows for itself (server/search/store/mail.ts).
  */
 import type { NodeContext } from '../../../context.ts';
 import {
