@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { NodeContext } from '../../../context.ts';
 import { conflict } from '../../../errors.ts';
-import { conflictOnConstraint } from '../mail/db-errors.ts';
+import { conflictOnConstraint } from '../../../store/db-errors.ts';
 import { normalizeContactAddress } from './domain/contact-address.ts';
 import { contactExists, contactsOf, deleteContact, insertContact } from './store.ts';
 import type { Contact, ContactInput } from '../../../../contract/core/contacts.ts';

@@ -17,6 +17,7 @@ import type { Db, NodeContext } from '../../../context.ts';
 import type { Bounce, CheckedSender } from '../../../federation/core-port.ts';
 import { conflict, invalid } from '../../../errors.ts';
 import { splitAddress } from '../../../../contract/core-rules.ts';
+import { conflictOnConstraint } from '../../../store/db-errors.ts';
 import type { AgentRow } from '../identities/store.ts';
 import {
   assertSignedFromAddress,
@@ -29,7 +30,6 @@ import type { Party, Recipient } from '../messaging/participants.ts';
 import type { RemoteRecipient } from '../messaging/recipients.ts';
 import type { RemoteQueue } from '../messaging/remote-queue.ts';
 import { signMessage, type SignedMessage } from '../messaging/signing.ts';
-import { conflictOnConstraint } from './db-errors.ts';
 import { findMailOrigin, insertMailRow } from './store/messages.ts';
 
 /**

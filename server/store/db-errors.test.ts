@@ -1,6 +1,6 @@
 import SQLite from 'better-sqlite3-multiple-ciphers';
 import { describe, expect, it } from 'vitest';
-import { ServiceError } from '../../../errors.ts';
+import { ServiceError } from '../errors.ts';
 import { conflictOnConstraint, isConstraintError } from './db-errors.ts';
 
 describe('conflictOnConstraint', () => {

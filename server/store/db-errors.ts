@@ -2,8 +2,8 @@
  * A write that breaks a table constraint is the client's conflict, never a 500: the services that
  * insert rows with unique keys run their statements through here.
  */
-import type { ErrorCodeWithStatus } from '../../../../contract/errors.ts';
-import { conflict } from '../../../errors.ts';
+import type { ErrorCodeWithStatus } from '../../contract/errors.ts';
+import { conflict } from '../errors.ts';
 
 /** True for SQLite's constraint failures (UNIQUE, PRIMARY KEY, CHECK, FOREIGN KEY, NOT NULL). */
 export function isConstraintError(error: unknown): boolean {
