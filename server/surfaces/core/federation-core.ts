@@ -9,7 +9,7 @@ import type { NodeContext } from '../../context.ts';
 import type { Bounce, CheckedSender, FederationCore, SenderKeys } from '../../federation/core-port.ts';
 import type { ChatService } from './chat/service.ts';
 import { findIdentity, type AgentRow } from './identities/store.ts';
-import { arrivedBefore, storeArrivedMail, storeBounce } from './messaging/delivery.ts';
+import { arrivedBefore, storeArrivedMail, storeBounce } from './mail/delivery.ts';
 import { isContact } from './messaging/reachability.ts';
 import type { Recipients } from './messaging/recipients.ts';
 import type { NamespaceService } from './namespaces/service.ts';
