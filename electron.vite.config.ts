@@ -70,11 +70,11 @@ function precompressRenderer(outDir: string): Plugin {
 
 /**
  * The sample blueprints the node publishes into a fresh catalog are read at runtime from
- * `./blueprint-samples/` next to their module (server/surfaces/library/samples.ts); bundled, that
+ * `./blueprint-samples/` next to their module (server/surfaces/library/catalog/samples.ts); bundled, that
  * is out/main/, so the main build carries the folder along, file by file.
  */
 function copyBlueprintSamples(): Plugin {
-  const source = resolve(root, 'server/surfaces/library/blueprint-samples');
+  const source = resolve(root, 'server/surfaces/library/catalog/blueprint-samples');
   const files = (): string[] =>
     readdirSync(source, { withFileTypes: true, recursive: true })
       .filter((entry) => entry.isFile())

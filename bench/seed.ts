@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { checkPayloadFiles } from '../server/surfaces/library/domain/payload.ts';
 import { profileDigest } from '../server/surfaces/library/domain/digest.ts';
-import { toJson } from '../server/surfaces/library/store/json-columns.ts';
+import { toJson } from '../server/surfaces/library/domain/json-columns.ts';
 import type { Database } from '../server/store/database.ts';
 import { openNodeDatabase } from '../test/support/database.ts';
 import { profileFiles } from '../test/support/library.ts';

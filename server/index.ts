@@ -42,7 +42,7 @@ import { createCoreServices } from './surfaces/core/services.ts';
 import type { DocsSurfaceOptions } from './surfaces/docs/index.ts';
 import { createDocsServices } from './surfaces/docs/services.ts';
 import type { LibrarySurfaceOptions } from './surfaces/library/index.ts';
-import { SAMPLES_DIR, seedSampleBlueprints } from './surfaces/library/samples.ts';
+import { SAMPLES_DIR, seedSampleBlueprints } from './surfaces/library/catalog/samples.ts';
 import { createLibraryServices } from './surfaces/library/services.ts';
 import type { TunnelTarget } from './tunnel/provider.ts';
 import { TunnelService } from './tunnel/service.ts';

@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { databaseBefore, type DatabaseBefore } from '../../test/support/migrations.ts';
 import { insertDocument } from '../surfaces/docs/store/documents.ts';
 import { listTeamLinks, toPresentLinkSummary } from '../surfaces/docs/store/present-links.ts';
-import { decideProposal, findProposal, toProposal } from '../surfaces/library/store/proposals.ts';
+import { decideProposal, findProposal, toProposal } from '../surfaces/library/proposals/store.ts';
 
 const VERSION = 36;
 const TEAM = 'team:m.test';

@@ -1,7 +1,7 @@
 /**
  * A fresh node's catalog used to be empty, so "import a blueprint from the catalog" was impossible
  * until someone published one. The node now publishes its shipped samples (a code reviewer, a
- * release captain, a docs editor: server/surfaces/library/blueprint-samples/) at start, once, under
+ * release captain, a docs editor: server/surfaces/library/catalog/blueprint-samples/) at start, once, under
  * a publisher no team can be, and never over a team's own blueprint. Real nodes, real restarts.
  */
 import { mkdtempSync, rmSync } from 'node:fs';

@@ -109,7 +109,7 @@ beforeAll(async () => {
 
 afterAll(() => stopRig(rig));
 
-/** The samples a fresh node publishes into its catalog (server/surfaces/library/blueprint-samples/). */
+/** The samples a fresh node publishes into its catalog (server/surfaces/library/catalog/blueprint-samples/). */
 const SAMPLE_BLUEPRINTS = 3;
 
 describe('Shelf view (headless node, Chromium)', { timeout: 40_000 }, () => {

@@ -6,11 +6,11 @@
 import type { FastifyInstance } from 'fastify';
 import { enforceRouteScopes } from '../../http/route-scope.ts';
 import { declareTeamSurface, type TeamAuthOptions } from '../../http/team-auth.ts';
-import { bindingRoutes } from './routes/bindings.ts';
-import { catalogWriteRoutes, publicCatalogRoutes } from './routes/catalog.ts';
-import { proposalRoutes } from './routes/proposals.ts';
-import { librarySearchRoutes } from './routes/search.ts';
-import { shelfRoutes } from './routes/shelf.ts';
+import { bindingRoutes } from './bindings/routes.ts';
+import { catalogWriteRoutes, publicCatalogRoutes } from './catalog/routes.ts';
+import { proposalRoutes } from './proposals/routes.ts';
+import { librarySearchRoutes } from './search/routes.ts';
+import { shelfRoutes } from './shelf/routes.ts';
 import type { LibraryServices } from './services.ts';
 
 export interface LibrarySurfaceOptions {

@@ -5,12 +5,12 @@ import type { NodeContext } from '../../context.ts';
 import type { SearchService } from '../../search/service.ts';
 import { ownerCertificateOf } from '../../teams/acting-as.ts';
 import type { CoreServices } from '../core/services.ts';
-import { Bindings } from './bindings.ts';
-import { BlueprintCatalog } from './catalog.ts';
-import { Proposals } from './proposals.ts';
-import { ProfilePublisher } from './publish.ts';
-import { TeamRegistrations } from './registrations.ts';
-import { Shelf } from './shelf.ts';
+import { Bindings } from './bindings/service.ts';
+import { BlueprintCatalog } from './catalog/service.ts';
+import { Proposals } from './proposals/service.ts';
+import { ProfilePublisher } from './catalog/publish.ts';
+import { TeamRegistrations } from './shelf/registrations.ts';
+import { Shelf } from './shelf/service.ts';
 
 export interface LibraryServices {
   catalog: BlueprintCatalog;

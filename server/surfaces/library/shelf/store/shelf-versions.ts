@@ -3,10 +3,10 @@
  * highest `seq`, and the shelf only inserts versions newer than the latest, so it is also the
  * highest version. Versions are read without their files (a head); shelfVersionFiles loads them.
  */
-import type { ProfileVersion, VersionOrigin } from '../../../../contract/library/profiles.ts';
-import type { Db } from '../../../context.ts';
-import type { PayloadFile } from '../domain/payload.ts';
-import { fromJson, toJson } from './json-columns.ts';
+import type { ProfileVersion, VersionOrigin } from '../../../../../contract/library/profiles.ts';
+import type { Db } from '../../../../context.ts';
+import type { PayloadFile } from '../../domain/payload.ts';
+import { fromJson, toJson } from '../../domain/json-columns.ts';
 
 export interface ShelfVersionRow {
   seq: number;

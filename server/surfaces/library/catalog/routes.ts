@@ -20,7 +20,7 @@ import {
 } from '../../../../contract/library/catalog.ts';
 import { TagsBody } from '../../../../contract/library/common.ts';
 import { memberOf, teamRoute } from '../../../http/route-scope.ts';
-import { type LibraryRouteOptions } from './options.ts';
+import { type LibraryRouteOptions } from '../route-options.ts';
 
 const tags = ['catalog'];
 

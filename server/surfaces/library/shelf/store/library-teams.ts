@@ -2,7 +2,7 @@
  * The `library_teams` table: a team's public owner and display name in the catalog.
  * The catalog's version reads join it for the display name.
  */
-import type { Db } from '../../../context.ts';
+import type { Db } from '../../../../context.ts';
 
 export interface LibraryTeamRow {
   team_id: string;

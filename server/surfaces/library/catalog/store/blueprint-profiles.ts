@@ -2,9 +2,9 @@
  * The `blueprint_profiles` table: each profile of a blueprint version, with profile-relative
  * files, so public reads and shelf imports need no split of the blueprint's payload.
  */
-import type { Db } from '../../../context.ts';
-import type { PayloadFile } from '../domain/payload.ts';
-import { fromJson, toJson } from './json-columns.ts';
+import type { Db } from '../../../../context.ts';
+import type { PayloadFile } from '../../domain/payload.ts';
+import { fromJson, toJson } from '../../domain/json-columns.ts';
 
 export interface BlueprintProfileRow {
   version_seq: number;

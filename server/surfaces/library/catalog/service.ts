@@ -11,18 +11,18 @@ import type {
   BlueprintSummary,
   BlueprintTags,
   PublicProfile,
-} from '../../../contract/library/catalog.ts';
-import { compareVersions } from '../../../contract/library-rules.ts';
-import type { NodeContext } from '../../context.ts';
-import type { JsonValue } from '../../crypto/canonical-json.ts';
-import { CATALOG_TOPIC } from '../../events/bus.ts';
-import { libraryChanged } from './changes.ts';
-import { conflict, forbidden, invalid, notFound } from '../../errors.ts';
-import { readBlueprintPayload } from './domain/blueprint-yaml.ts';
-import { blueprintDigest, profileDigest } from './domain/digest.ts';
-import { checkPayloadFiles, type PayloadFile, type PayloadFileInput } from './domain/payload.ts';
-import { readProfile } from './domain/profile-yaml.ts';
-import { manifestOf } from './manifests.ts';
+} from '../../../../contract/library/catalog.ts';
+import { compareVersions } from '../../../../contract/library-rules.ts';
+import type { NodeContext } from '../../../context.ts';
+import type { JsonValue } from '../../../crypto/canonical-json.ts';
+import { CATALOG_TOPIC } from '../../../events/bus.ts';
+import { libraryChanged } from '../changes.ts';
+import { conflict, forbidden, invalid, notFound } from '../../../errors.ts';
+import { readBlueprintPayload } from '../domain/blueprint-yaml.ts';
+import { blueprintDigest, profileDigest } from '../domain/digest.ts';
+import { checkPayloadFiles, type PayloadFile, type PayloadFileInput } from '../domain/payload.ts';
+import { readProfile } from '../domain/profile-yaml.ts';
+import { manifestOf } from '../manifests.ts';
 import { blueprintProfileFiles, blueprintProfilesAt, findBlueprintProfile, insertBlueprintProfiles } from './store/blueprint-profiles.ts';
 import {
   blueprintTagsOf,
@@ -39,8 +39,8 @@ import {
   type CatalogVersionRow,
 } from './store/blueprint-versions.ts';
 import { blueprintOwner, deleteBlueprint, insertBlueprint, setBlueprintTags } from './store/blueprints.ts';
-import { registerLibraryTeam } from './store/library-teams.ts';
-import { detachShelfProfiles } from './store/shelf-profiles.ts';
+import { registerLibraryTeam } from '../shelf/store/library-teams.ts';
+import { detachShelfProfiles } from '../shelf/store/shelf-profiles.ts';
 
 /** One published profile, as the shelf and the public profile read need it. */
 export interface BlueprintProfile {
@@ -62,7 +62,7 @@ export class BlueprintCatalog {
 
   /**
    * A team's import (`POST /v1/blueprints/import`): the files as sent, checked here; publishing
-   * registers the team implicitly, with neither of its public fields set (registrations.ts).
+   * registers the team implicitly, with neither of its public fields set (shelf/registrations.ts).
    */
   importPayload(teamId: string, sent: readonly PayloadFileInput[]): BlueprintImportResult {
     const files = checkPayloadFiles(sent, ['body', 'files']);

@@ -3,9 +3,9 @@
  * record metadata, so a new version (shelf_versions) keeps them and none enters a digest. Deleting
  * a profile deletes its versions, bindings and proposals (foreign-key cascade).
  */
-import type { SourcePins } from '../../../../contract/library/common.ts';
-import type { Db } from '../../../context.ts';
-import { fromJson, toJson } from './json-columns.ts';
+import type { SourcePins } from '../../../../../contract/library/common.ts';
+import type { Db } from '../../../../context.ts';
+import { fromJson, toJson } from '../../domain/json-columns.ts';
 import type { ShelfVersionHead } from './shelf-versions.ts';
 
 export interface ShelfProfileRow extends SourcePins {

@@ -7,7 +7,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { SearchQuery, SearchResults } from '../../../../contract/core/search.ts';
 import { memberOf, teamRoute } from '../../../http/route-scope.ts';
 import { refuseOwnerFilters, teamLibraryScope } from '../../../search/scopes.ts';
-import type { LibraryRouteOptions } from './options.ts';
+import type { LibraryRouteOptions } from '../route-options.ts';
 
 export async function librarySearchRoutes(app: FastifyInstance, { services }: LibraryRouteOptions): Promise<void> {
   app.withTypeProvider<ZodTypeProvider>().get(

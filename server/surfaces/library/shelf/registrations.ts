@@ -3,9 +3,9 @@
  * Idempotent and first-write-wins per field, so registering again never rewrites what others
  * already see. Publishing registers a team implicitly, with neither field set.
  */
-import type { RegisterInput, Registration } from '../../../contract/library/shelf.ts';
-import type { NodeContext } from '../../context.ts';
-import { libraryChanged } from './changes.ts';
+import type { RegisterInput, Registration } from '../../../../contract/library/shelf.ts';
+import type { NodeContext } from '../../../context.ts';
+import { libraryChanged } from '../changes.ts';
 import { registerLibraryTeam } from './store/library-teams.ts';
 
 export class TeamRegistrations {

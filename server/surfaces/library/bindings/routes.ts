@@ -8,7 +8,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { AgentParams, BindBody, Binding, BindingList } from '../../../../contract/library/bindings.ts';
 import { MaterializeBody, Materialized } from '../../../../contract/library/materialize.ts';
 import { memberOf, teamRoute } from '../../../http/route-scope.ts';
-import { type LibraryRouteOptions } from './options.ts';
+import { type LibraryRouteOptions } from '../route-options.ts';
 
 const tags = ['bindings'];
 

@@ -23,7 +23,7 @@ import {
 } from '../../../../contract/library/profiles.ts';
 import { RegisterBody, Registration, ShelfImportBody, ShelfImportResult, ShelfPage, ShelfQuery } from '../../../../contract/library/shelf.ts';
 import { memberOf, teamRoute } from '../../../http/route-scope.ts';
-import { type LibraryRouteOptions } from './options.ts';
+import { type LibraryRouteOptions } from '../route-options.ts';
 
 const tags = ['shelf'];
 

@@ -3,8 +3,8 @@
  * with the tags every version shares. Deleting a row deletes its versions and their profiles
  * (foreign-key cascade).
  */
-import type { Db } from '../../../context.ts';
-import { toJson } from './json-columns.ts';
+import type { Db } from '../../../../context.ts';
+import { toJson } from '../../domain/json-columns.ts';
 
 export interface BlueprintRow {
   blueprint_ref: string;

@@ -17,12 +17,12 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { TagSet } from '../../../contract/library/common.ts';
-import { compareVersions } from '../../../contract/library-rules.ts';
-import type { BlueprintCatalog } from './catalog.ts';
-import { readBlueprintPayload } from './domain/blueprint-yaml.ts';
-import { checkPayloadFiles, type PayloadFile } from './domain/payload.ts';
-import type { TeamRegistrations } from './registrations.ts';
+import { TagSet } from '../../../../contract/library/common.ts';
+import { compareVersions } from '../../../../contract/library-rules.ts';
+import type { BlueprintCatalog } from './service.ts';
+import { readBlueprintPayload } from '../domain/blueprint-yaml.ts';
+import { checkPayloadFiles, type PayloadFile } from '../domain/payload.ts';
+import type { TeamRegistrations } from '../shelf/registrations.ts';
 
 /** The samples' publisher in the catalog: an id no team can have. */
 export const SAMPLES_PUBLISHER = 'svc-node';

@@ -5,15 +5,15 @@
  * never become current again.
  */
 import { randomUUID } from 'node:crypto';
-import type { ActingAs } from '../../../contract/acting-as.ts';
-import type { MintedVersion, Proposal, ProposalFilter, ProposalInput, ProposalStatus } from '../../../contract/library/proposals.ts';
-import { nextPatchVersion } from '../../../contract/library-rules.ts';
-import type { NodeContext } from '../../context.ts';
-import { conflict, notFound, ServiceError } from '../../errors.ts';
-import { applyChangeset, parseChangeset } from './domain/changeset.ts';
-import { decideProposal, findProposal, insertProposal, listProposals, proposalContent, toProposal, type ProposalRow } from './store/proposals.ts';
-import { libraryChanged } from './changes.ts';
-import type { Shelf } from './shelf.ts';
+import type { ActingAs } from '../../../../contract/acting-as.ts';
+import type { MintedVersion, Proposal, ProposalFilter, ProposalInput, ProposalStatus } from '../../../../contract/library/proposals.ts';
+import { nextPatchVersion } from '../../../../contract/library-rules.ts';
+import type { NodeContext } from '../../../context.ts';
+import { conflict, notFound, ServiceError } from '../../../errors.ts';
+import { applyChangeset, parseChangeset } from '../domain/changeset.ts';
+import { decideProposal, findProposal, insertProposal, listProposals, proposalContent, toProposal, type ProposalRow } from './store.ts';
+import { libraryChanged } from '../changes.ts';
+import type { Shelf } from '../shelf/service.ts';
 
 /** Who submits or decides: the member's team and alias, and the identity the app acted as (null for an agent's own request). */
 export interface Reviewer {

@@ -4,11 +4,11 @@
  * files (a whole blueprint's payload), joined with its blueprint's owner and tags and the owner's
  * registered display name; blueprintVersionFiles loads the files when they are needed.
  */
-import type { BlueprintSummary, BlueprintVersion } from '../../../../contract/library/catalog.ts';
-import type { Db } from '../../../context.ts';
-import type { JsonValue } from '../../../crypto/canonical-json.ts';
-import type { PayloadFile } from '../domain/payload.ts';
-import { fromJson, toJson } from './json-columns.ts';
+import type { BlueprintSummary, BlueprintVersion } from '../../../../../contract/library/catalog.ts';
+import type { Db } from '../../../../context.ts';
+import type { JsonValue } from '../../../../crypto/canonical-json.ts';
+import type { PayloadFile } from '../../domain/payload.ts';
+import { fromJson, toJson } from '../../domain/json-columns.ts';
 
 export interface BlueprintVersionRow {
   seq: number;

@@ -9,7 +9,7 @@ import type { MintedVersion, Proposal, ProposalFilter, ProposalStatus, ProposalT
 import type { Db } from '../../../context.ts';
 import type { JsonValue } from '../../../crypto/canonical-json.ts';
 import { actingAsColumns, actingAsOfColumns } from '../../../teams/acting-as-columns.ts';
-import { fromJson, toJson } from './json-columns.ts';
+import { fromJson, toJson } from '../domain/json-columns.ts';
 
 export interface ProposalRow {
   proposal_id: string;

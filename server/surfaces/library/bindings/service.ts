@@ -3,16 +3,16 @@
  * is bound to one exact shelf version (checked to exist, digest included), and materialize turns a
  * bound or named version into the home files a runtime writes.
  */
-import type { BindInput, Binding } from '../../../contract/library/bindings.ts';
-import type { Materialized, MaterializeInput } from '../../../contract/library/materialize.ts';
-import type { NodeContext } from '../../context.ts';
-import { conflict, invalid, notFound } from '../../errors.ts';
-import { materializeHome } from './domain/materialize.ts';
-import { readProfile } from './domain/profile-yaml.ts';
-import { findBinding, listBindings, toBinding, upsertBinding } from './store/bindings.ts';
-import { pinsOf } from './store/shelf-profiles.ts';
-import { libraryChanged } from './changes.ts';
-import type { Shelf } from './shelf.ts';
+import type { BindInput, Binding } from '../../../../contract/library/bindings.ts';
+import type { Materialized, MaterializeInput } from '../../../../contract/library/materialize.ts';
+import type { NodeContext } from '../../../context.ts';
+import { conflict, invalid, notFound } from '../../../errors.ts';
+import { materializeHome } from '../domain/materialize.ts';
+import { readProfile } from '../domain/profile-yaml.ts';
+import { findBinding, listBindings, toBinding, upsertBinding } from './store.ts';
+import { pinsOf } from '../shelf/store/shelf-profiles.ts';
+import { libraryChanged } from '../changes.ts';
+import type { Shelf } from '../shelf/service.ts';
 
 export class Bindings {
   readonly #ctx: NodeContext;

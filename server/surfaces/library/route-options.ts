@@ -1,4 +1,4 @@
-import type { LibraryServices } from '../services.ts';
+import type { LibraryServices } from './services.ts';
 
 /** What every library route plugin is registered with. */
 export interface LibraryRouteOptions {

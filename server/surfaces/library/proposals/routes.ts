@@ -9,8 +9,8 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { Proposal, ProposalBody, ProposalList, ProposalParams, ProposalQuery } from '../../../../contract/library/proposals.ts';
 import { memberOf, teamRoute } from '../../../http/route-scope.ts';
 import { actingAsOf } from '../../../teams/acting-as.ts';
-import type { Reviewer } from '../proposals.ts';
-import { type LibraryRouteOptions } from './options.ts';
+import type { Reviewer } from './service.ts';
+import { type LibraryRouteOptions } from '../route-options.ts';
 
 const tags = ['proposals'];
 

@@ -4,13 +4,13 @@
  * version keeps every profile of the previous one (the profile set accumulates), its README and
  * its manifest; the library writes blueprint.yaml itself.
  */
-import type { NewBlueprintInput, PublishInput, PublishResult } from '../../../contract/library/profiles.ts';
-import type { JsonValue } from '../../crypto/canonical-json.ts';
-import { conflict, invalid, notFound } from '../../errors.ts';
-import type { BlueprintCatalog } from './catalog.ts';
-import { buildBlueprintFiles, readBlueprintPayload } from './domain/blueprint-yaml.ts';
-import type { PayloadFile } from './domain/payload.ts';
-import type { Shelf } from './shelf.ts';
+import type { NewBlueprintInput, PublishInput, PublishResult } from '../../../../contract/library/profiles.ts';
+import type { JsonValue } from '../../../crypto/canonical-json.ts';
+import { conflict, invalid, notFound } from '../../../errors.ts';
+import type { BlueprintCatalog } from './service.ts';
+import { buildBlueprintFiles, readBlueprintPayload } from '../domain/blueprint-yaml.ts';
+import type { PayloadFile } from '../domain/payload.ts';
+import type { Shelf } from '../shelf/service.ts';
 
 export class ProfilePublisher {
   readonly #catalog: BlueprintCatalog;

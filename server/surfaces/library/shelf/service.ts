@@ -3,7 +3,7 @@
  * profiles, each an immutable series of versions. Tags, source pins and merge baselines are record
  * metadata of the profile, so a new version keeps them and none of them enters a digest.
  */
-import { notNewerProblem } from '../../../contract/library-rules.ts';
+import { notNewerProblem } from '../../../../contract/library-rules.ts';
 import type {
   AuthoredProfile,
   ProfileDeleted,
@@ -14,21 +14,21 @@ import type {
   UpdateFromSourceInput,
   UpdateFromSourceResult,
   VersionOrigin,
-} from '../../../contract/library/profiles.ts';
-import type { SourcePins } from '../../../contract/library/common.ts';
-import type { ShelfImportInput, ShelfImportResult, ShelfPage, ShelfQuery } from '../../../contract/library/shelf.ts';
-import type { NodeContext } from '../../context.ts';
-import { conflict, invalid, notFound } from '../../errors.ts';
-import type { ShelfProfiles } from '../../search/service.ts';
-import type { BlueprintCatalog } from './catalog.ts';
-import { libraryChanged } from './changes.ts';
-import { partDigests, profileDigest, proposalAssetDigests } from './domain/digest.ts';
-import { mergeFromSource } from './domain/merge.ts';
-import { registerSkills } from './domain/skills.ts';
-import { checkPayloadFiles, type PayloadFile, type PayloadFileInput } from './domain/payload.ts';
-import { manifestOf } from './manifests.ts';
-import { latestBlueprintProfileDigest } from './store/blueprint-profiles.ts';
-import { latestBlueprintVersionNumber } from './store/blueprint-versions.ts';
+} from '../../../../contract/library/profiles.ts';
+import type { SourcePins } from '../../../../contract/library/common.ts';
+import type { ShelfImportInput, ShelfImportResult, ShelfPage, ShelfQuery } from '../../../../contract/library/shelf.ts';
+import type { NodeContext } from '../../../context.ts';
+import { conflict, invalid, notFound } from '../../../errors.ts';
+import type { ShelfProfiles } from '../../../search/service.ts';
+import type { BlueprintCatalog } from '../catalog/service.ts';
+import { libraryChanged } from '../changes.ts';
+import { partDigests, profileDigest, proposalAssetDigests } from '../domain/digest.ts';
+import { mergeFromSource } from '../domain/merge.ts';
+import { registerSkills } from '../domain/skills.ts';
+import { checkPayloadFiles, type PayloadFile, type PayloadFileInput } from '../domain/payload.ts';
+import { manifestOf } from '../manifests.ts';
+import { latestBlueprintProfileDigest } from '../catalog/store/blueprint-profiles.ts';
+import { latestBlueprintVersionNumber } from '../catalog/store/blueprint-versions.ts';
 import {
   deleteShelfProfile,
   findShelfProfile,
@@ -103,7 +103,7 @@ export class Shelf {
 
   /**
    * A new profile made on the shelf; its ref is profile.yaml's `id`. Skills found in the files are
-   * declared (domain/skills.ts); `registered_skills` names the SKILL.md files that were.
+   * declared (library/domain/skills.ts); `registered_skills` names the SKILL.md files that were.
    */
   create(teamId: string, sent: readonly PayloadFileInput[], tags: string[] = []): AuthoredProfile {
     const { files, registered } = registerSkills(checkPayloadFiles(sent, ['body', 'files']), ['body', 'files']);
@@ -239,7 +239,7 @@ export class Shelf {
   }
 
   /**
-   * Pulls the source blueprint's newer profile in, part by part (domain/merge.ts): un-evolved
+   * Pulls the source blueprint's newer profile in, part by part (library/domain/merge.ts): un-evolved
    * parts take the upstream change, locally evolved ones are kept. Nothing pullable is a no-op.
    */
   updateFromSource(teamId: string, ref: string, input: UpdateFromSourceInput): UpdateFromSourceResult {
