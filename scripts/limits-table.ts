@@ -35,11 +35,11 @@ import { SESSION_STREAMS_PER_IDENTITY } from '../server/surfaces/core/chat/strea
 import { PRESENCE_TTL_SECONDS } from '../server/surfaces/core/identities/presence.ts';
 import { SEND_ANSWER_TTL_MS } from '../server/surfaces/core/messaging/idempotency.ts';
 import { DEFAULT_MAX_ASSET_BYTES } from '../server/surfaces/docs/domain/caps.ts';
-import { PRESENT_TTL_DEFAULT_SECONDS, PRESENT_TTL_MAX_SECONDS } from '../server/surfaces/docs/present.ts';
-import { PAGE_CACHE_BYTES } from '../server/surfaces/docs/present-pages.ts';
+import { PRESENT_TTL_DEFAULT_SECONDS, PRESENT_TTL_MAX_SECONDS } from '../server/surfaces/docs/present/service.ts';
+import { PAGE_CACHE_BYTES } from '../server/surfaces/docs/present/pages.ts';
 import { RENDER_MAX_BYTES } from '../server/markdown/lazy.ts';
 import { RENDER_BUDGET_MS, RENDER_HEAP_MB, RENDER_QUEUE_MAX } from '../server/markdown/pool.ts';
-import { UPLOAD_IDLE_MS, UPLOAD_TTL_MS, VIDEO_MAX_BYTES } from '../server/surfaces/docs/video-uploads.ts';
+import { UPLOAD_IDLE_MS, UPLOAD_TTL_MS, VIDEO_MAX_BYTES } from '../server/surfaces/docs/assets/video-uploads.ts';
 import { MAX_YAML_BYTES } from '../server/surfaces/library/domain/yaml-doc.ts';
 
 export const START_MARKER = '<!-- limits:start (npm run docs:limits writes this table) -->';

@@ -5,8 +5,8 @@
 import type SQLite from 'better-sqlite3-multiple-ciphers';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { databaseBefore, type DatabaseBefore } from '../../test/support/migrations.ts';
-import { insertDocument } from '../surfaces/docs/store/documents.ts';
-import { listTeamLinks, toPresentLinkSummary } from '../surfaces/docs/store/present-links.ts';
+import { insertDocument } from '../surfaces/docs/documents/store/documents.ts';
+import { listTeamLinks, toPresentLinkSummary } from '../surfaces/docs/present/store.ts';
 import { decideProposal, findProposal, toProposal } from '../surfaces/library/proposals/store.ts';
 
 const VERSION = 36;

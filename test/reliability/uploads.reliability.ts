@@ -18,7 +18,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DEFAULT_MAX_ASSET_BYTES } from '../../server/surfaces/docs/domain/caps.ts';
-import { VIDEO_MAX_BYTES } from '../../server/surfaces/docs/video-uploads.ts';
+import { VIDEO_MAX_BYTES } from '../../server/surfaces/docs/assets/video-uploads.ts';
 import { addDocsMember, type DocsClient } from '../support/docs.ts';
 import { expectOk } from '../support/expect.ts';
 import { startServedNode, type ServedNode } from '../support/served-node.ts';

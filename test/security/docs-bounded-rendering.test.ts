@@ -14,7 +14,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { presentPagesBuilt } from '../../server/surfaces/docs/present-pages.ts';
+import { presentPagesBuilt } from '../../server/surfaces/docs/present/pages.ts';
 import { RENDER_MAX_BYTES } from '../../server/markdown/lazy.ts';
 import { renderPool } from '../../server/markdown/pool.ts';
 import { addDocsMember, type DocsClient } from '../support/docs.ts';

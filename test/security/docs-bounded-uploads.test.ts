@@ -17,7 +17,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { VIDEO_MAX_BYTES } from '../../server/surfaces/docs/video-uploads.ts';
+import { VIDEO_MAX_BYTES } from '../../server/surfaces/docs/assets/video-uploads.ts';
 import { addDocsMember, setDocCaps, type DocsClient } from '../support/docs.ts';
 import { expectOk } from '../support/expect.ts';
 import { startTestNode } from '../support/node.ts';

@@ -7,14 +7,14 @@
 import type { FastifyInstance } from 'fastify';
 import { enforceRouteScopes } from '../../http/route-scope.ts';
 import { declareTeamSurface, type TeamAuthOptions } from '../../http/team-auth.ts';
-import { assetRoutes, publicAssetRoutes, videoUploadRoutes } from './routes/assets.ts';
-import { billingRoutes } from './routes/billing.ts';
-import { documentRoutes } from './routes/documents.ts';
-import { documentSearchRoutes } from './routes/search.ts';
-import { markdownRoutes } from './routes/markdown.ts';
-import { presentApiRoutes, presentPageRoutes } from './routes/present.ts';
-import { templateRoutes } from './routes/templates.ts';
-import { themeRoutes } from './routes/theme.ts';
+import { assetRoutes, publicAssetRoutes, videoUploadRoutes } from './assets/routes.ts';
+import { billingRoutes } from './billing/routes.ts';
+import { documentRoutes } from './documents/routes/documents.ts';
+import { documentSearchRoutes } from './search/routes.ts';
+import { markdownRoutes } from './documents/routes/markdown.ts';
+import { presentApiRoutes, presentPageRoutes } from './present/routes.ts';
+import { templateRoutes } from './templates/routes.ts';
+import { themeRoutes } from './theme/routes.ts';
 import type { DocsServices } from './services.ts';
 
 export interface DocsSurfaceOptions {

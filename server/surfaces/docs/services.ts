@@ -5,18 +5,18 @@
 import type { NodeContext } from '../../context.ts';
 import type { SearchService } from '../../search/service.ts';
 import type { CoreServices } from '../core/services.ts';
-import { AssetFiles } from './asset-files.ts';
-import { Assets } from './assets.ts';
-import { DocsBilling } from './billing.ts';
-import { Documents } from './documents.ts';
-import { Themes } from './theme.ts';
-import type { ThemeFor } from './present-page/page.ts';
-import { PresentLinks } from './present.ts';
-import { PresentPages } from './present-pages.ts';
-import { StorageQuota } from './storage-quota.ts';
+import { AssetFiles } from './assets/asset-files.ts';
+import { Assets } from './assets/service.ts';
+import { DocsBilling } from './billing/service.ts';
+import { Documents } from './documents/service.ts';
+import { Themes } from './theme/service.ts';
+import type { ThemeFor } from './present/page/page.ts';
+import { PresentLinks } from './present/service.ts';
+import { PresentPages } from './present/pages.ts';
+import { StorageQuota } from './assets/storage-quota.ts';
 import { docsUrls, type DocsUrls } from './urls.ts';
-import { VideoUploads } from './video-uploads.ts';
-import { revokeEditableLinksOf } from './store/present-links.ts';
+import { VideoUploads } from './assets/video-uploads.ts';
+import { revokeEditableLinksOf } from './present/store.ts';
 import { ownerCertificateOf } from '../../teams/acting-as.ts';
 
 export interface DocsServices {

@@ -1,6 +1,6 @@
 /**
  * Asset ids, as upstream mints them: lower-case UUIDs, unique across teams, used as public URL
- * segments and as file names (asset-files.ts); anything else names no asset and no file.
+ * segments and as file names (assets/asset-files.ts); anything else names no asset and no file.
  */
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
