@@ -147,9 +147,9 @@ export function domainProblem(value: string): string | null {
 }
 
 /**
- * The namespace a node gives identities when their owner has no domain (server/surfaces/node/
- * setup.ts says why this shape): `node-<first 8 hex digits of the node id>.local`. The setup form
- * shows the address it will make before it is made.
+ * The namespace a node gives identities when their owner has no domain
+ * (server/surfaces/node/setup/service.ts says why this shape): `node-<first 8 hex digits of the
+ * node id>.local`. The setup form shows the address it will make before it is made.
  */
 export function localNamespace(nodeId: string): string {
   return `node-${nodeId

@@ -13,7 +13,7 @@ import { docsSurface, type DocsSurfaceOptions } from '../surfaces/docs/index.ts'
 import { librarySurface, type LibrarySurfaceOptions } from '../surfaces/library/index.ts';
 import type { CoreServices } from '../surfaces/core/services.ts';
 import { mcpRoutes } from '../surfaces/core/mcp/routes.ts';
-import { ownerApi, type OwnerApiOptions } from '../surfaces/node/routes.ts';
+import { ownerApi, type OwnerApiOptions } from '../surfaces/node/index.ts';
 import { limitConnections, processConnectionBudget, type ConnectionCaps, type PeerConnections } from './connection-limits.ts';
 import { clientErrorHandler, frameworkErrorHandler, installErrorHandlers } from './error-handler.ts';
 import { installHostGuard, type HostPolicy } from './host-guard.ts';

@@ -23,10 +23,10 @@ import {
   TeamList,
   TeamInvite,
   TeamParams,
-} from '../../../contract/node/teams.ts';
-import { TeamInvites } from '../../teams/invites.ts';
-import { describeScopes } from '../../teams/scopes.ts';
-import type { CoreServices } from '../core/services.ts';
+} from '../../../../contract/node/teams.ts';
+import { TeamInvites } from '../../../teams/invites.ts';
+import { describeScopes } from '../../../teams/scopes.ts';
+import type { CoreServices } from '../../core/services.ts';
 import { actingAsClaim } from './acting-as-claim.ts';
 
 const tags = ['owner'];

@@ -5,8 +5,8 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { TunnelConfigBody, TunnelView } from '../../../contract/node/tunnel.ts';
-import type { TunnelService } from '../../tunnel/service.ts';
+import { TunnelConfigBody, TunnelView } from '../../../../contract/node/tunnel.ts';
+import type { TunnelService } from '../../../tunnel/service.ts';
 
 const tags = ['owner'];
 const response = { 200: TunnelView };

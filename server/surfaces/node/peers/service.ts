@@ -3,9 +3,9 @@
  * adding one here also keeps the rule that a domain has one place (a namespace of this node is
  * answered here, never by a peer) and retries the mail already waiting for it.
  */
-import type { Peer } from '../../../contract/node/peers.ts';
-import { conflict } from '../../errors.ts';
-import type { CoreServices } from '../core/services.ts';
+import type { Peer } from '../../../../contract/node/peers.ts';
+import { conflict } from '../../../errors.ts';
+import type { CoreServices } from '../../core/services.ts';
 
 export class NodePeers {
   readonly #services: Pick<CoreServices, 'directory' | 'namespaces' | 'outbox'>;

@@ -19,14 +19,14 @@
  * transaction fails that namespace and its key are taken back. Setting up again with the same
  * name and domain answers the same identity (200); anything else once set up is a 409.
  */
-import { localNamespace } from '../../../contract/core-rules.ts';
-import type { NodeContext } from '../../context.ts';
-import { conflict } from '../../errors.ts';
-import { identityStatus } from '../core/identities/store.ts';
-import { deleteEmptyNodeNamespace } from '../core/namespaces/store.ts';
-import type { CoreServices } from '../core/services.ts';
-import { findSetupRecord, insertSetupRecord, type SetupRecord } from './setup-store.ts';
-import type { SetupResult } from '../../../contract/node/setup.ts';
+import { localNamespace } from '../../../../contract/core-rules.ts';
+import type { NodeContext } from '../../../context.ts';
+import { conflict } from '../../../errors.ts';
+import { identityStatus } from '../../core/identities/store.ts';
+import { deleteEmptyNodeNamespace } from '../../core/namespaces/store.ts';
+import type { CoreServices } from '../../core/services.ts';
+import { findSetupRecord, insertSetupRecord, type SetupRecord } from './store.ts';
+import type { SetupResult } from '../../../../contract/node/setup.ts';
 
 export class NodeSetup {
   readonly #ctx: NodeContext;

@@ -5,9 +5,9 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { BillingSettings, CapsBody } from '../../../contract/docs/billing.ts';
-import type { CoreServices } from '../core/services.ts';
-import { DocsBilling } from '../docs/billing/service.ts';
+import { BillingSettings, CapsBody } from '../../../../contract/docs/billing.ts';
+import type { CoreServices } from '../../core/services.ts';
+import { DocsBilling } from '../../docs/billing/service.ts';
 
 const tags = ['owner'];
 

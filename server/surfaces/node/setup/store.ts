@@ -2,7 +2,7 @@
  * The record of a finished "Set up your node", one row of `node_settings` (key `setup`): JSON of
  * the identity, project and domain it made. The only module that reads or writes that key.
  */
-import type { Db } from '../../context.ts';
+import type { Db } from '../../../context.ts';
 
 const SETTING = 'setup';
 

@@ -5,9 +5,9 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { Peer, PeerBody, PeerList, PeerParams, PeerRemoved } from '../../../contract/node/peers.ts';
-import type { CoreServices } from '../core/services.ts';
-import { NodePeers } from './peers.ts';
+import { Peer, PeerBody, PeerList, PeerParams, PeerRemoved } from '../../../../contract/node/peers.ts';
+import type { CoreServices } from '../../core/services.ts';
+import { NodePeers } from './service.ts';
 
 const tags = ['owner'];
 

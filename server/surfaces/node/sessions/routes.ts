@@ -8,9 +8,9 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { OwnerSessionList, RevokedSessions, SessionBody, SessionIdParams, SignedInSession } from '../../../contract/node/sessions.ts';
-import { OWNER_SESSION_IDLE_MS, OWNER_SESSION_MAX_MS } from '../../auth/owner-sessions.ts';
-import type { CoreServices } from '../core/services.ts';
+import { OwnerSessionList, RevokedSessions, SessionBody, SessionIdParams, SignedInSession } from '../../../../contract/node/sessions.ts';
+import { OWNER_SESSION_IDLE_MS, OWNER_SESSION_MAX_MS } from '../../../auth/owner-sessions.ts';
+import type { CoreServices } from '../../core/services.ts';
 
 const tags = ['owner'];
 const DAY_MS = 24 * 60 * 60 * 1000;

@@ -1,7 +1,7 @@
 /** The setup record on a real encrypted database: none until setup finishes, then the one record. */
 import { describe, expect, it } from 'vitest';
-import { useStoreDatabase } from '../../../test/support/store-database.ts';
-import { findSetupRecord, insertSetupRecord } from './setup-store.ts';
+import { useStoreDatabase } from '../../../../test/support/store-database.ts';
+import { findSetupRecord, insertSetupRecord } from './store.ts';
 
 const db = useStoreDatabase();
 

@@ -3,9 +3,9 @@
  * delivered here), any other domain is kept in its stored spelling. Real services, no HTTP.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ServiceError } from '../../errors.ts';
-import { startCoreNode, type CoreNode } from '../../../test/support/core-node.ts';
-import { NodePeers } from './peers.ts';
+import { ServiceError } from '../../../errors.ts';
+import { startCoreNode, type CoreNode } from '../../../../test/support/core-node.ts';
+import { NodePeers } from './service.ts';
 
 let node: CoreNode;
 

@@ -1,6 +1,6 @@
-import type { ActingAs } from '../../../contract/acting-as.ts';
-import { invalid } from '../../errors.ts';
-import type { IdentityService } from '../core/identities/service.ts';
+import type { ActingAs } from '../../../../contract/acting-as.ts';
+import { invalid } from '../../../errors.ts';
+import type { IdentityService } from '../../core/identities/service.ts';
 
 /**
  * The claim for `agentId`, for the owner sign route to sign: one of this node's identities that

@@ -5,9 +5,9 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { SearchQuery, SearchResults } from '../../../contract/core/search.ts';
-import { ownerScope } from '../../search/scopes.ts';
-import type { CoreServices } from '../core/services.ts';
+import { SearchQuery, SearchResults } from '../../../../contract/core/search.ts';
+import { ownerScope } from '../../../search/scopes.ts';
+import type { CoreServices } from '../../core/services.ts';
 
 export async function ownerSearchRoutes(app: FastifyInstance, { services }: { services: CoreServices }): Promise<void> {
   app.withTypeProvider<ZodTypeProvider>().get(

@@ -1,0 +1,54 @@
+/**
+ * The owner's identities (`/v1/node/identities`): every identity of the node, a new persistent
+ * one, and a key acting as one for the UI (core/identities/service.ts). Schemas:
+ * contract/node/identities.ts.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { CreatedIdentity } from '../../../../contract/core/identities.ts';
+import { AgentIdParams, CreateIdentityBody, IdentityList, SessionKey } from '../../../../contract/node/identities.ts';
+import type { CoreServices } from '../../core/services.ts';
+
+const tags = ['owner'];
+
+export async function identityRoutes(app: FastifyInstance, { services }: { services: CoreServices }): Promise<void> {
+  const { owner, identities } = services;
+  const api = app.withTypeProvider<ZodTypeProvider>();
+
+  api.get(
+    '/v1/node/identities',
+    { config: { auth: 'owner' }, schema: { tags, summary: 'Every identity of the node, oldest first', response: { 200: IdentityList } } },
+    async () => ({ identities: identities.list() }),
+  );
+
+  api.post(
+    '/v1/node/identities',
+    {
+      config: { auth: 'owner' },
+      schema: {
+        tags,
+        summary: 'Creates a persistent identity in a project; its API key is shown once',
+        body: CreateIdentityBody,
+        response: { 201: CreatedIdentity },
+      },
+    },
+    async (request, reply) => {
+      const { project_id, ...rest } = request.body;
+      return reply.code(201).send(identities.create(project_id, { ...rest, lifetime: 'persistent' }));
+    },
+  );
+
+  api.post(
+    '/v1/node/identities/:agent_id/session-key',
+    {
+      config: { auth: 'owner' },
+      schema: { tags, summary: 'A key acting as the identity for 24 h (the UI holds it in memory only)', params: AgentIdParams, response: { 201: SessionKey } },
+    },
+    async (request, reply) => {
+      const key = identities.issueSessionKey(request.params.agent_id);
+      // Minted for a browser window: it ends when that window's session is signed out.
+      if (request.ownerSession) owner.sessions.bindKey(request.ownerSession, key.api_key_id);
+      return reply.code(201).send(key);
+    },
+  );
+}
