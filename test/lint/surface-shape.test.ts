@@ -9,7 +9,8 @@
  *   (the library's `changes.ts`), and one folder per aggregate. No `routes/` or `store/` folder,
  *   no `routes.ts`, `service.ts` or `store.ts` and no `*-routes.ts` or `*-store.ts` at the root:
  *   each of them belongs to an aggregate; and a class the container builds is a service, so it is
- *   never a module at the root either.
+ *   never a module at the root either, unless it implements a port a lower layer declares (the
+ *   core's side of federation's `FederationCore`): that class spans the surface's aggregates.
  * - An aggregate declares its routes in `routes.ts`, or in `routes/` when they are several plugins
  *   (the documents' JSON and raw Markdown routes). No other module declares a route.
  * - Its use cases are its `service.ts`: the class the container builds for it and its routes call.
@@ -31,6 +32,17 @@ import { describe, expect, it } from 'vitest';
 
 const root = new URL('../../', import.meta.url).pathname;
 const SURFACES = 'server/surfaces/';
+
+/**
+ * A class that implements an interface a layer below the surfaces declares (federation's
+ * `FederationCore`): the surface's side of that layer's port, built over several of its aggregates
+ * and wired by its container, so it sits at the root beside the container, not in an aggregate.
+ */
+function isPortAdapter(text: string): boolean {
+  return [...text.matchAll(/class \w+(?:<[^>]*>)? implements (\w+)/g)].some(([, port]) =>
+    new RegExp(`import[^;]*\\b${port}\\b[^;]*from '(?:\\.\\./){2,}(?!surfaces/)`).test(text),
+  );
+}
 
 /** A `.get('/…'`, `.post('/…'` … or `.route({`: where a module declares a route. */
 const DECLARES_ROUTE = /\.(?:get|post|put|patch|delete|head|options|all)\(\s*['"`]\/|\.route\(\s*\{/;
@@ -116,7 +128,8 @@ function shapeOf(sources: readonly Source[]): { problems: Map<string, string>; r
     const surface = path.split('/')[0]!;
     for (const [, names, module] of text.matchAll(/import\s*\{([^}]*)\}\s*from\s*'\.\/([^/']+\.ts)'/g)) {
       const built = names!.split(',').some((name) => new RegExp(`\\bnew ${name.trim().split(/\s+/).at(-1)}\\(`).test(text));
-      if (built) problems.set(`${surface}/${module}`, 'a service the container builds belongs to an aggregate, as its service.ts');
+      if (built && !isPortAdapter(modules.find((source) => source.path === `${surface}/${module}`)?.text ?? ''))
+        problems.set(`${surface}/${module}`, 'a service the container builds belongs to an aggregate, as its service.ts');
     }
   }
   const routesOnly = [...aggregates].filter(([, parts]) => parts.routes && !parts.service).map(([aggregate]) => aggregate);
