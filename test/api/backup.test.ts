@@ -1,7 +1,7 @@
 /**
  * Identity backup: export a persistent identity from one node and restore it on another.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { verifyLog } from '../../server/crypto/identity-log.ts';
 import { expectRefusal } from '../support/expect.ts';
 import { startTestNode, type TestNode } from '../support/node.ts';
@@ -23,7 +23,13 @@ describe('identity backup', () => {
 
   beforeAll(async () => {
     a = await startTestNode();
+    return () => a.stop();
+  });
+  beforeAll(async () => {
     b = await startTestNode();
+    return () => b.stop();
+  });
+  beforeAll(async () => {
     const projectA = await projectWithNamespace(a, 'a.example', 'team');
     projectB = await projectWithNamespace(b, 'b.example', 'team');
     const created = await a.request('POST', '/v1/workspaces/init', {
@@ -33,11 +39,6 @@ describe('identity backup', () => {
     expect(created.status).toBe(201);
     alice = created.body;
     expect((await a.request('PUT', '/v1/agents/me/rotate', { token: alice.api_key })).status).toBe(200);
-  });
-
-  afterAll(async () => {
-    await a?.stop();
-    await b?.stop();
   });
 
   const exportAlice = () => a.owner('POST', `/v1/node/identities/${alice.agent_id}/export`, { passphrase: PASSPHRASE });

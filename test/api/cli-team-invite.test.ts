@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { InviteCancelled, InviteList, IssuedCertificate, TeamInvite } from '../../contract/node/teams.ts';
 import { REPO_ROOT, runCli, startServe, lines, type CliResult, type ServeProcess } from '../support/cli.ts';
@@ -34,17 +34,17 @@ function joinBody(key: SelfKey, code: string, timestamp = new Date().toISOString
   return { code, did_key: key.didKey, ...identity, timestamp, signature };
 }
 
-beforeAll(async () => {
+beforeAll(() => {
   dataDir = mkdtempSync(join(tmpdir(), 'svc-node-cli-invite-'));
   agentDir = mkdtempSync(join(tmpdir(), 'svc-node-agent-'));
   agentHome = mkdtempSync(join(tmpdir(), 'svc-node-agent-home-'));
-  serve = await startServe(['--data', dataDir, '--port', '0']);
+  return () => {
+    for (const dir of [dataDir, agentDir, agentHome]) rmSync(dir, { recursive: true, force: true });
+  };
 });
-afterAll(async () => {
-  await serve?.stop();
-  rmSync(dataDir, { recursive: true, force: true });
-  rmSync(agentDir, { recursive: true, force: true });
-  rmSync(agentHome, { recursive: true, force: true });
+beforeAll(async () => {
+  serve = await startServe(['--data', dataDir, '--port', '0']);
+  return () => serve.stop();
 });
 
 describe('team invite and team join', { timeout: 60_000 }, () => {
@@ -156,10 +156,10 @@ describe('POST /v1/team/join', () => {
   let teamId: string;
   beforeAll(async () => {
     t = await startTestNode({ clock: { now: () => new Date(Date.now() + offsetMs) } });
-    teamId = expectOk(await t.owner('POST', '/v1/node/teams', { name: 'crew', domain: 'join.test' }), 201).team_id;
+    return () => t.stop();
   });
-  afterAll(async () => {
-    await t?.stop();
+  beforeAll(async () => {
+    teamId = expectOk(await t.owner('POST', '/v1/node/teams', { name: 'crew', domain: 'join.test' }), 201).team_id;
   });
   const invite = async (alias: string, extra: Record<string, unknown> = {}) =>
     TeamInvite.parse(expectOk(await t.owner('POST', `/v1/node/teams/${teamId}/invites`, { alias, ...extra }), 201));

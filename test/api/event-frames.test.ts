@@ -5,7 +5,7 @@
  * with the contract's schema for its event name, strictly, so a frame that drifts from what the
  * UI, the desktop shell and agents read fails here.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { ChatMessageFrame, ReadReceipt, StreamError } from '../../contract/core/chat.ts';
 import { IdentityStreamFrames, NodeFeedFrames } from '../../contract/core/events.ts';
@@ -20,13 +20,13 @@ let bob: { agent_id: string; api_key: string; alias: string };
 
 beforeAll(async () => {
   t = await startTestNode();
+  return () => t.stop();
+});
+beforeAll(async () => {
   await createNodeNamespace(t, 'frames.test');
   const project = await createProject(t, 'frames', 'frames.test');
   ann = await createIdentity(t, project.api_key, persistent('ann'));
   bob = await createIdentity(t, project.api_key, persistent('bob'));
-});
-afterAll(async () => {
-  await t?.stop();
 });
 
 const open: SseClient[] = [];

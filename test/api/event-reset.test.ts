@@ -4,7 +4,7 @@
  * connection gets), instead of part of what it missed and silence about the rest. Driven by a
  * standard client, the `eventsource` package, resuming by itself with `Last-Event-ID`.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { StreamReset } from '../../contract/core/events.ts';
 import { FEED_REPLAY_LIMIT } from '../../server/surfaces/core/events/node-feed.ts';
 import { addDocsMember } from '../support/docs.ts';
@@ -27,12 +27,12 @@ let counter = 0;
 
 beforeAll(async () => {
   t = await startTestNode({ clock: { now: () => new Date(Date.now() + offset) }, streams: { keepaliveMs: 1000, retryMs: RETRY_MS } });
+  return () => t.stop();
+});
+beforeAll(async () => {
   await createNodeNamespace(t, DOMAIN);
   project = await createProject(t, 'reset', DOMAIN);
   ann = await createIdentity(t, project.api_key, persistent('ann'));
-});
-afterAll(async () => {
-  await t?.stop();
 });
 
 const sources: TestEventSource[] = [];

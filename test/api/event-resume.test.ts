@@ -6,7 +6,7 @@
  * client's reconnect is answered 204, so it stops. The identity event stream, a chat session's
  * stream and the owner's feed alike, on a node whose stream timing is shortened.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { StreamDeadline } from '../../contract/core/events.ts';
 import { SendMailBody } from '../../contract/core/mail.ts';
 import { FEED_REPLAY_LIMIT, feedIds } from '../../server/surfaces/core/events/node-feed.ts';
@@ -33,12 +33,12 @@ let counter = 0;
 
 beforeAll(async () => {
   t = await startTestNode({ streams: { keepaliveMs: KEEPALIVE_MS, retryMs: RETRY_MS } });
+  return () => t.stop();
+});
+beforeAll(async () => {
   await createNodeNamespace(t, DOMAIN);
   project = await createProject(t, 'resume', DOMAIN);
   ann = await createIdentity(t, project.api_key, persistent('ann'));
-});
-afterAll(async () => {
-  await t?.stop();
 });
 
 const sources: TestEventSource[] = [];

@@ -6,7 +6,7 @@
  * never a reset connection.
  */
 import { request as httpRequest } from 'node:http';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { StreamSuperseded } from '../../contract/core/events.ts';
 import { STREAMS_PER_HOLDER } from '../../server/events/stream-cap.ts';
 import { SESSION_STREAMS_PER_IDENTITY } from '../../server/surfaces/core/chat/stream-limits.ts';
@@ -25,12 +25,12 @@ let counter = 0;
 
 beforeAll(async () => {
   t = await startTestNode();
+  return () => t.stop();
+});
+beforeAll(async () => {
   await createNodeNamespace(t, DOMAIN);
   project = await createProject(t, 'cap', DOMAIN);
   ann = await createIdentity(t, project.api_key, persistent('ann'));
-});
-afterAll(async () => {
-  await t?.stop();
 });
 
 const open: SseClient[] = [];

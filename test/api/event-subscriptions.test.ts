@@ -5,7 +5,7 @@
  * stream as metadata, never the body. The routes are tested on a whole node; delivery on the core
  * surface in-process, where the test can call `appEvents.emit` as the document surface does.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { DocChangedEvent } from '../../server/teams/app-events.ts';
 import { startCoreNode, type CoreNode } from '../support/core-node.ts';
 import { expectOk, expectRefusal, expectValidation } from '../support/expect.ts';
@@ -24,11 +24,11 @@ describe('/v1/events/subscriptions', () => {
 
   beforeAll(async () => {
     t = await startTestNode();
+    return () => t.stop();
+  });
+  beforeAll(async () => {
     await createNodeNamespace(t, 'subs.test');
     project = await createProject(t, 'subs', 'subs.test');
-  });
-  afterAll(async () => {
-    await t?.stop();
   });
 
   const newIdentity = async (): Promise<any> => createIdentity(t, project.api_key, { alias: `id${++counter}` });
@@ -121,11 +121,11 @@ describe('docs/doc.changed on the event stream', () => {
 
   beforeAll(async () => {
     node = await startCoreNode();
+    return () => node.close();
+  });
+  beforeAll(() => {
     projectId = node.services.projects.create({ slug: 'deliver' }).project_id;
     teamId = node.services.teams.create('docs', 'deliver.test').team_id;
-  });
-  afterAll(async () => {
-    await node?.close();
   });
 
   const open: SseClient[] = [];

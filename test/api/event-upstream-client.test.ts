@@ -5,7 +5,7 @@
  * sends the spec's `mail_message` and `chat_message` and, on a stream opened with upstream's
  * DIDKey auth, upstream's names right after them; a Bearer stream (the spec's) gets the spec's only.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ActionableChatFrame, ActionableMailFrame, IdentityConnected } from '../../contract/core/events.ts';
 import { expectOk } from '../support/expect.ts';
 import { createIdentity, createNodeNamespace, createProject } from '../support/identities.ts';
@@ -24,14 +24,14 @@ let aliceAgentId: string;
 
 beforeAll(async () => {
   t = await startTestNode();
+  return () => t.stop();
+});
+beforeAll(async () => {
   teamId = expectOk(await t.owner('POST', '/v1/node/teams', { name: 'crew', domain: DOMAIN }), 201).team_id;
   alice = await upstreamMember(t, teamId, 'alice');
   bob = await upstreamMember(t, teamId, 'bob');
   aliceAgentId = expectOk(await alice.request('POST', '/v1/connect', { hostname: 'laptop' })).agent_id;
   expectOk(await bob.request('POST', '/v1/connect', { hostname: 'ci' }));
-});
-afterAll(async () => {
-  await t?.stop();
 });
 
 const open: { close(): void }[] = [];

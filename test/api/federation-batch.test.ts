@@ -7,7 +7,7 @@
  */
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { FEDERATION_BATCH_MAX_MESSAGES } from '../../contract/core/federation.ts';
 import { expectOk } from '../support/expect.ts';
 import { signedMail } from '../support/federation.ts';
@@ -63,6 +63,9 @@ describe('POST /v1/federation/messages/batch', () => {
       peerRateLimit: { burst: 10, perSecond: 0.01 },
       domainBudget: { messages: { burst: 6, perSecond: 0.01 }, bytes: { burst: 1 << 30, perSecond: 1 << 20 } },
     });
+    return () => b.stop();
+  });
+  beforeAll(async () => {
     await createNodeNamespace(b, 'b.test');
     const project = await createProject(b, 'pb', 'b.test');
     bob = await createIdentity(b, project.api_key, persistent('bob'));
@@ -71,8 +74,6 @@ describe('POST /v1/federation/messages/batch', () => {
     checks = await senderNode('x.test', { zed });
     expectOk(await b.owner('POST', '/v1/node/peers', { domain: 'x.test', url: checks.url }), 201);
   });
-
-  afterAll(() => b?.stop());
 
   const batch = (messages: unknown[], url = b.url) =>
     fetch(`${url}/v1/federation/messages/batch`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ v: 1, messages }) });
@@ -170,12 +171,9 @@ describe('POST /v1/federation/messages/batch', () => {
 });
 
 describe('POST /v1/federation/messages (one message, as older nodes send)', () => {
-  let c: TestNode;
-
-  afterAll(() => c?.stop());
-
   it("charges a proven sender's domain rather than the client's request budget, and anonymous posts still the client's", async () => {
-    c = await startTestNode({ publicPort: 0, peerRateLimit: { burst: 3, perSecond: 0.01 } });
+    const c = await startTestNode({ publicPort: 0, peerRateLimit: { burst: 3, perSecond: 0.01 } });
+    onTestFinished(() => c.stop());
     await createNodeNamespace(c, 'c.test');
     await createIdentity(c, (await createProject(c, 'pc', 'c.test')).api_key, persistent('bob'));
     const zed = testKey();
@@ -204,13 +202,14 @@ describe('the outbox, per peer node', () => {
 
   beforeAll(async () => {
     a = await startTestNode({ outbox: FAST_OUTBOX });
+    return () => a.stop();
+  });
+  beforeAll(async () => {
     await createNodeNamespace(a, 'a.test');
     const project = await createProject(a, 'pa', 'a.test');
     alice = await createIdentity(a, project.api_key, persistent('alice'));
     ann = await createIdentity(a, project.api_key, persistent('ann'));
   });
-
-  afterAll(() => a?.stop());
 
   const send = async (key: string, to: string, body: string) =>
     expectOk(await a.request('POST', '/v1/messages', { token: key, body: { to_address: to, body } })).message_id as string;
@@ -438,19 +437,13 @@ describe('the outbox, per peer node', () => {
 });
 
 describe('two nodes through rate-limited peer listeners', () => {
-  let a: TestNode;
-  let b: TestNode;
-
-  afterAll(async () => {
-    await a?.stop();
-    await b?.stop();
-  });
-
   it('deliver a burst whole and in order, far beyond what the per-address limit would allow one request per message', async () => {
     // Ten requests, then one every 100 s: at one request per message this burst would take hours.
     const tight = { publicPort: 0, peerRateLimit: { burst: 10, perSecond: 0.01 }, outbox: FAST_OUTBOX };
-    a = await startTestNode(tight);
-    b = await startTestNode(tight);
+    const a = await startTestNode(tight);
+    onTestFinished(() => a.stop());
+    const b = await startTestNode(tight);
+    onTestFinished(() => b.stop());
     await createNodeNamespace(a, 'a.test');
     await createNodeNamespace(b, 'b.test');
     const pa = await createProject(a, 'pa', 'a.test');

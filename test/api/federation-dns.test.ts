@@ -9,7 +9,7 @@
  *   refuses it (bounced): a resolver hiccup at the receiver loses no mail, between real nodes too.
  */
 import { performance } from 'node:perf_hooks';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { renderDnsRecord } from '../../server/crypto/dns-txt.ts';
 import { DNS_FAILED_RETRY_AFTER_S } from '../../server/federation/inbound.ts';
 import { MAX_DNS_QUERIES_PER_REQUEST } from '../../server/dns/limits.ts';
@@ -48,8 +48,8 @@ describe('sender domains whose DNS never answers', () => {
   let b: TestNode;
   beforeAll(async () => {
     b = await receiver({ peerRateLimit: { burst: 1_000, perSecond: 100 } });
+    return () => b.stop();
   });
-  afterAll(() => b?.stop());
 
   it('hold a batch of 64 for the time budget, not minutes: every message is deferred', async () => {
     const domains = Array.from({ length: 64 }, (_, i) => `silent${i}.test`);
@@ -70,8 +70,8 @@ describe('DNS lookups of one request', () => {
   beforeAll(async () => {
     // Nothing comes back during the test: every token counted is one spent.
     b = await receiver({ peerRateLimit: { burst: BURST, perSecond: 0.01 } });
+    return () => b.stop();
   });
-  afterAll(() => b?.stop());
 
   it(`are at most ${MAX_DNS_QUERIES_PER_REQUEST}, each charged to the client: a batch of senders without records is no DNS amplifier`, async () => {
     // Domains with no record at all: each one a query, answered "no such name".
@@ -108,8 +108,8 @@ describe('a sender lookup that failed', () => {
   beforeAll(async () => {
     // DNS changes between steps here: no answer is kept for them to expire.
     b = await receiver({ peerRateLimit: { burst: 1_000, perSecond: 100 }, dnsLimits: { positiveTtlMs: 0, failureTtlMs: 0, negativeTtlMs: 0 } });
+    return () => b.stop();
   });
-  afterAll(() => b?.stop());
 
   it('defers the message (503, Retry-After) where a lookup that answered "no such name" refuses it', async () => {
     b.dns.behaviour['_svcid.servfail.test'] = 'servfail';
@@ -144,16 +144,11 @@ describe('a sender lookup that failed', () => {
 });
 
 describe('between real nodes, a resolver failure at the receiver', () => {
-  let a: TestNode;
-  let b: TestNode;
-  afterAll(async () => {
-    await a?.stop();
-    await b?.stop();
-  });
-
   it('delays the mail instead of bouncing it: it arrives once DNS answers again', async () => {
-    a = await startTestNode({ publicPort: 0, outbox: { retryBaseMs: 40, retryMaxMs: 200, peerRetryMaxMs: 200 }, dnsLimits: { negativeTtlMs: 0 } });
-    b = await receiver({ dnsLimits: { failureTtlMs: 0, negativeTtlMs: 0 } });
+    const a = await startTestNode({ publicPort: 0, outbox: { retryBaseMs: 40, retryMaxMs: 200, peerRetryMaxMs: 200 }, dnsLimits: { negativeTtlMs: 0 } });
+    onTestFinished(() => a.stop());
+    const b = await receiver({ dnsLimits: { failureTtlMs: 0, negativeTtlMs: 0 } });
+    onTestFinished(() => b.stop());
     // a.test is verified on its node, so the receiver confirms it in its own DNS.
     const { controller_did } = await createNodeNamespace(a, 'a.test');
     a.dns.records['_svcid.a.test'] = [[renderDnsRecord({ controllerDid: controller_did })]];

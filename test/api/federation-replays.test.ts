@@ -42,13 +42,14 @@ describe('replayed copies of a real message', () => {
       peerRateLimit: { burst: BURST, perSecond: 0.01 },
       domainBudget: { messages: { burst: DOMAIN_MESSAGES, perSecond: 0.01 }, bytes: { burst: 1 << 30, perSecond: 1 << 20 } },
     });
+    return () => b.stop();
+  });
+  beforeAll(async () => {
     await createNodeNamespace(b, 'b.test');
     bob = await createIdentity(b, (await createProject(b, 'pb', 'b.test')).api_key, persistent('bob'));
     zed = testKey();
     expectOk(await b.owner('POST', '/v1/node/peers', { domain: 'x.test', url: (await vouchingNode(servers, 'x.test', { zed })).url }), 201);
   });
-
-  afterAll(() => b?.stop());
 
   it("cost the clients that send them a token each, never the sending domain's budget", async () => {
     const real = signedMail(zed, { from: 'x.test/zed', to: 'b.test/bob', body: 'the real one' });
@@ -109,6 +110,9 @@ describe('a message_id another message holds', () => {
 
   beforeAll(async () => {
     b = await startTestNode({ publicPort: 0 });
+    return () => b.stop();
+  });
+  beforeAll(async () => {
     await createNodeNamespace(b, 'b.test');
     await createIdentity(b, (await createProject(b, 'pb', 'b.test')).api_key, persistent('bob'));
     zed = testKey();
@@ -117,8 +121,6 @@ describe('a message_id another message holds', () => {
     stored = signedMail(zed, { from: 'x.test/zed', to: 'b.test/bob', body: 'stored' });
     expect((await postFrom(b, '/v1/federation/messages', stored, '127.0.0.9')).body.status).toBe('delivered');
   });
-
-  afterAll(() => b?.stop());
 
   /** A mail signed by a key of the prober's own, claiming an address that key does not hold, under `messageId`. */
   const probe = (messageId: string, from: string) => signedMail(testKey(), { from, to: 'b.test/bob', body: 'probe', messageId });

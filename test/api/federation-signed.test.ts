@@ -6,7 +6,7 @@
  * custodial sender's.
  */
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { MailMessage, SentPage } from '../../contract/core/mail.ts';
 import { verifyMessageSignature } from '../../server/crypto/message-signing.ts';
 import { expectOk, expectRefusal } from '../support/expect.ts';
@@ -27,7 +27,13 @@ let key: SelfKey;
 
 beforeAll(async () => {
   a = await startTestNode({ outbox: FAST_OUTBOX });
+  return () => a.stop();
+});
+beforeAll(async () => {
   b = await startTestNode({ outbox: FAST_OUTBOX });
+  return () => b.stop();
+});
+beforeAll(async () => {
   await createNodeNamespace(a, 'a.test');
   await createNodeNamespace(b, 'b.test');
   const pa = await createProject(a, 'pa', 'a.test');
@@ -40,11 +46,6 @@ beforeAll(async () => {
   sally = expectOk(await init(a, pa.api_key, persistent('sally', { custody: 'self', did: key.didKey, public_key: key.publicKey.toString('base64') })), 201);
   expectOk(await a.owner('POST', '/v1/node/peers', { domain: 'b.test', url: b.url }), 201);
   expectOk(await b.owner('POST', '/v1/node/peers', { domain: 'a.test', url: a.url }), 201);
-});
-
-afterAll(async () => {
-  await a?.stop();
-  await b?.stop();
 });
 
 const send = (from: TestNode, token: string, body: Record<string, unknown>) => from.request('POST', '/v1/messages', { token, body });

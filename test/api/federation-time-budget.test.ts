@@ -53,8 +53,8 @@ describe('the time budget of one federation request', () => {
   beforeAll(async () => {
     // Eight for the batch; the ninth, never checked, for the single route.
     ({ t: b, mail } = await nodeWithSlowSenders(9, () => delay));
+    return () => b.stop();
   });
-  afterAll(() => b?.stop());
 
   it('answers a batch naming slow sender nodes within it, defers what was not checked, and takes it when sent again', async () => {
     const messages = Array.from({ length: 8 }, (_, i) => mail(i, `slow batch ${i}`));
@@ -88,8 +88,8 @@ describe("the peer listener's request timeout", () => {
 
   beforeAll(async () => {
     ({ t: b, mail } = await nodeWithSlowSenders(1, () => 3_000, { peerTimeouts: { headersMs: 1_000, requestMs: REQUEST_MS, checkEveryMs: 100 } }));
+    return () => b.stop();
   });
-  afterAll(() => b?.stop());
 
   it('covers the answer too: a request not answered by then gets a 503 and its connection closed, and the listener goes on', async () => {
     const started = performance.now();

@@ -5,7 +5,7 @@
  * (forged signature, an address that resolves to another key, a contacts-only recipient, an
  * unknown recipient) reported to the sender as a bounce or refused at the door.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { renderDnsRecord } from '../../server/crypto/dns-txt.ts';
 import { verifyMessageSignature } from '../../server/crypto/message-signing.ts';
 import { expectOk, expectRefusal, expectValidation } from '../support/expect.ts';
@@ -38,7 +38,13 @@ async function startB(dataDir?: string): Promise<TestNode> {
 
 beforeAll(async () => {
   a = await startTestNode({ outbox: FAST_OUTBOX, dnsLimits: DNS_LIMITS });
+  return () => a.stop();
+});
+beforeAll(async () => {
   b = await startB();
+  return () => b.stop();
+});
+beforeAll(async () => {
   bPort = Number(new URL(b.url).port);
   await createNodeNamespace(a, 'a.test');
   await createNodeNamespace(b, 'b.test');
@@ -51,11 +57,6 @@ beforeAll(async () => {
   carol = await createIdentity(b, pb.api_key, persistent('carol', { address_reachability: 'contacts-only' }));
   expectOk(await a.owner('POST', '/v1/node/peers', { domain: 'b.test', url: b.url }), 201);
   expectOk(await b.owner('POST', '/v1/node/peers', { domain: 'a.test', url: a.url }), 201);
-});
-
-afterAll(async () => {
-  await a?.stop();
-  await b?.stop();
 });
 
 const send = (from: TestNode, key: string, body: Record<string, unknown>) => from.request('POST', '/v1/messages', { token: key, body });

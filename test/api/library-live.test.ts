@@ -4,7 +4,7 @@
  * API, which the CLI uses too) nudges `teams_changed`; a proposal submitted by a member through
  * the library API nudges `library_changed` for its team, so the Shelf shows it without a Refresh.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { expectOk, expectRefusal } from '../support/expect.ts';
 import { blueprintPayload, CHANGESET_SCHEMA, profileFiles } from '../support/library.ts';
 import { startTestNode, type TestNode } from '../support/node.ts';
@@ -17,9 +17,7 @@ let t: TestNode;
 
 beforeAll(async () => {
   t = await startTestNode();
-});
-afterAll(async () => {
-  await t?.stop();
+  return () => t.stop();
 });
 
 /** The owner feed, past its `connected` frame. */

@@ -301,7 +301,7 @@ describe('the event stream', () => {
     const seen: string[] = [];
     for (;;) {
       const frame = await stream.next(10_000);
-      if (frame?.event !== 'mail_message') continue;
+      if (frame.event !== 'mail_message') continue;
       if (frame.data.message_id === marker) break;
       seen.push(frame.data.message_id);
     }
@@ -334,11 +334,11 @@ describe('MCP tools', () => {
   let annMcp: McpSession;
   beforeAll(async () => {
     boMcp = await connectMcp(t.url, bo.api_key);
-    annMcp = await connectMcp(t.url, ann.api_key);
+    return () => boMcp.close();
   });
-  afterAll(async () => {
-    await boMcp?.close();
-    await annMcp?.close();
+  beforeAll(async () => {
+    annMcp = await connectMcp(t.url, ann.api_key);
+    return () => annMcp.close();
   });
 
   it('archive, unarchive, mark unread, delete and list what was sent, with the HTTP API’s answers and refusals', async () => {
@@ -377,17 +377,19 @@ describe('Sent with another node: queued, delivered and bounced', () => {
 
   beforeAll(async () => {
     a = await startTestNode({ outbox: FAST_OUTBOX });
+    return () => a.stop();
+  });
+  beforeAll(async () => {
     b = await startTestNode({ outbox: FAST_OUTBOX });
+    return () => b.stop();
+  });
+  beforeAll(async () => {
     await createNodeNamespace(a, 'sent-a.test');
     await createNodeNamespace(b, 'sent-b.test');
     alice = await createIdentity(a, (await createProject(a, 'pa', 'sent-a.test')).api_key, persistent('alice'));
     bob = await createIdentity(b, (await createProject(b, 'pb', 'sent-b.test')).api_key, persistent('bob'));
     expectOk(await a.owner('POST', '/v1/node/peers', { domain: 'sent-b.test', url: b.url }), 201);
     expectOk(await b.owner('POST', '/v1/node/peers', { domain: 'sent-a.test', url: a.url }), 201);
-  });
-  afterAll(async () => {
-    await a?.stop();
-    await b?.stop();
   });
 
   it('shows each remote send with the outbox state, and only mail (not chat) to other nodes', async () => {

@@ -3,7 +3,7 @@
  * start. This file's node has served no MCP request before: several arriving at once must all be
  * answered, and a refused one still gets the normal JSON error.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { startTestNode, type TestNode } from '../support/node.ts';
 
 let t: TestNode;
@@ -11,13 +11,12 @@ let apiKey: string;
 
 beforeAll(async () => {
   t = await startTestNode();
+  return () => t.stop();
+});
+beforeAll(async () => {
   await t.owner('POST', '/v1/node/namespaces', { domain: 'mcp-first.test' });
   const projectKey = (await t.owner('POST', '/v1/node/projects', { slug: 'mcp-first', namespace: 'mcp-first.test' })).body.api_key;
   apiKey = (await t.request('POST', '/v1/workspaces/init', { token: projectKey, body: { lifetime: 'persistent', name: 'first' } })).body.api_key;
-});
-
-afterAll(async () => {
-  await t?.stop();
 });
 
 const initialize = (id: number, token?: string): Promise<Response> =>

@@ -6,7 +6,7 @@
  * (support/mcp.ts).
  */
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_TOOL_WAIT_SECONDS, MAX_TOOL_WAIT_SECONDS } from '../../contract/core/mcp.ts';
 import { connectMcp, MCP_CLIENTS, type McpSession } from '../support/mcp.ts';
 import { startTestNode, type TestNode } from '../support/node.ts';
@@ -31,6 +31,9 @@ describe.each(MCP_CLIENTS)('with MCP %s', (client) => {
 
   beforeAll(async () => {
     t = await startTestNode({ clock: { now: () => new Date(Date.now() + clockOffsetMs) } });
+    return () => t.stop();
+  });
+  beforeAll(async () => {
     await t.owner('POST', '/v1/node/namespaces', { domain: 'hosts.test' });
     const projectKey = (await t.owner('POST', '/v1/node/projects', { slug: 'hosts', namespace: 'hosts.test' })).body.api_key;
     const init = async (key: string, name: string): Promise<Created> =>
@@ -41,13 +44,11 @@ describe.each(MCP_CLIENTS)('with MCP %s', (client) => {
     const otherKey = (await t.owner('POST', '/v1/node/projects', { slug: 'other' })).body.api_key;
     outsider = (await t.request('POST', '/v1/workspaces/init', { token: otherKey, body: { alias: 'outsider' } })).body;
     mcp = await connectMcp(t.url, alice.api_key, { path: '/mcp', client });
-    bobMcp = await connectMcp(t.url, bob.api_key, { client });
+    return () => mcp.close();
   });
-
-  afterAll(async () => {
-    await mcp?.close();
-    await bobMcp?.close();
-    await t?.stop();
+  beforeAll(async () => {
+    bobMcp = await connectMcp(t.url, bob.api_key, { client });
+    return () => bobMcp.close();
   });
 
   const post = (path: string, body: unknown, key = alice.api_key): Promise<Response> =>

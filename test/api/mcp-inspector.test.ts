@@ -3,7 +3,7 @@
  * one: its transport found from the URL, the tools listed, tools called (its SDK 1.x client
  * checks each structured result against the tool's output schema), and no resources.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { runInspector } from '../support/inspector.ts';
 import { startTestNode, type TestNode } from '../support/node.ts';
 
@@ -12,6 +12,9 @@ let alice: { agent_id: string; api_key: string };
 
 beforeAll(async () => {
   t = await startTestNode();
+  return () => t.stop();
+});
+beforeAll(async () => {
   await t.owner('POST', '/v1/node/namespaces', { domain: 'inspector.test' });
   const projectKey = (await t.owner('POST', '/v1/node/projects', { slug: 'inspector', namespace: 'inspector.test' })).body.api_key;
   const init = async (name: string) => (await t.request('POST', '/v1/workspaces/init', { token: projectKey, body: { lifetime: 'persistent', name } })).body;
@@ -22,10 +25,6 @@ beforeAll(async () => {
     body: { to_alias: 'bob', subject: 'The contract', body: 'Signed contract attached' },
   });
   expect(sent.status).toBe(200);
-});
-
-afterAll(async () => {
-  await t?.stop();
 });
 
 describe('the MCP Inspector CLI', () => {

@@ -9,7 +9,7 @@
  * checks each result. And every schema uses only keywords both drafts read alike, for the parts no
  * identity's data can reach.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { connectMcp, MCP_CLIENTS, type McpSession, type McpTool } from '../support/mcp.ts';
 import { startTestNode, type TestNode } from '../support/node.ts';
 
@@ -132,6 +132,9 @@ describe.each(MCP_CLIENTS)('output schemas with MCP %s', (client) => {
 
   beforeAll(async () => {
     t = await startTestNode();
+    return () => t.stop();
+  });
+  beforeAll(async () => {
     await t.owner('POST', '/v1/node/namespaces', { domain: 'schemas.test' });
     projectKey = (await t.owner('POST', '/v1/node/projects', { slug: 'schemas', namespace: 'schemas.test' })).body.api_key;
     const init = async (name: string): Promise<Created> =>
@@ -139,14 +142,14 @@ describe.each(MCP_CLIENTS)('output schemas with MCP %s', (client) => {
     alice = await init('alice');
     bob = await init('bob');
     aliceMcp = await connectMcp(t.url, alice.api_key, { client });
-    bobMcp = await connectMcp(t.url, bob.api_key, { client });
-    tools = (await aliceMcp.client.listTools()).tools;
+    return () => aliceMcp.close();
   });
-
-  afterAll(async () => {
-    await aliceMcp?.close();
-    await bobMcp?.close();
-    await t?.stop();
+  beforeAll(async () => {
+    bobMcp = await connectMcp(t.url, bob.api_key, { client });
+    return () => bobMcp.close();
+  });
+  beforeAll(async () => {
+    tools = (await aliceMcp.client.listTools()).tools;
   });
 
   /** Calls through the client, which checks the structured result against the tool's schema. */

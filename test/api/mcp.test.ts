@@ -3,7 +3,7 @@
  * (support/mcp.ts), so every tool call is also checked by SDK 1.x's validator.
  */
 import { request as httpRequest } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { connectMcp, MCP_CLIENTS, type McpSession } from '../support/mcp.ts';
 import { startTestNode, type TestNode } from '../support/node.ts';
 
@@ -44,18 +44,19 @@ describe.each(MCP_CLIENTS)('with MCP %s', (client) => {
 
   beforeAll(async () => {
     t = await startTestNode();
+    return () => t.stop();
+  });
+  beforeAll(async () => {
     await t.owner('POST', '/v1/node/namespaces', { domain: 'mcp.test' });
     projectKey = (await t.owner('POST', '/v1/node/projects', { slug: 'mcp', namespace: 'mcp.test' })).body.api_key;
     alice = (await t.request('POST', '/v1/workspaces/init', { token: projectKey, body: { lifetime: 'persistent', name: 'alice' } })).body;
     bob = (await t.request('POST', '/v1/workspaces/init', { token: projectKey, body: { lifetime: 'persistent', name: 'bob' } })).body;
     mcp = await connectMcp(t.url, alice.api_key, { client });
-    bobMcp = await connectMcp(t.url, bob.api_key, { client });
+    return () => mcp.close();
   });
-
-  afterAll(async () => {
-    await mcp?.close();
-    await bobMcp?.close();
-    await t?.stop();
+  beforeAll(async () => {
+    bobMcp = await connectMcp(t.url, bob.api_key, { client });
+    return () => bobMcp.close();
   });
 
   describe('MCP transport and auth', () => {

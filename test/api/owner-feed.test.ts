@@ -2,7 +2,7 @@
  * What the owner's UI and the desktop shell use to act for identities and hear about new mail
  * and chat: per-identity session keys, the node-wide wake stream, and RunningNode.onWake.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { NodeWakeItem } from '../../contract/core/events.ts';
 import { expectOk, expectRefusal } from '../support/expect.ts';
 import { createIdentity, createNodeNamespace, createProject, persistent } from '../support/identities.ts';
@@ -21,14 +21,13 @@ let bob: { agent_id: string; api_key: string };
 
 beforeAll(async () => {
   t = await startTestNode({ clock });
+  return () => t.stop();
+});
+beforeAll(async () => {
   await createNodeNamespace(t, 'feed.test');
   const project = await createProject(t, 'feed', 'feed.test');
   alice = await createIdentity(t, project.api_key, persistent('alice'));
   bob = await createIdentity(t, project.api_key, persistent('bob'));
-});
-
-afterAll(async () => {
-  await t?.stop();
 });
 
 describe('POST /v1/node/identities/{agent_id}/session-key', () => {

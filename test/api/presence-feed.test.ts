@@ -3,7 +3,7 @@
  * stream or sends a heartbeat, `agent.offline` when its last stream closes with no live heartbeat,
  * or when its heartbeat expires (noticed by the feed's sweep on its poll, no timer per identity).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { NodeFeedFrames } from '../../contract/core/events.ts';
 import { expectOk } from '../support/expect.ts';
 import { createIdentity, createNodeNamespace, createProject, persistent } from '../support/identities.ts';
@@ -19,16 +19,18 @@ let feed: SseClient;
 
 beforeAll(async () => {
   t = await startTestNode({ clock });
+  return () => t.stop();
+});
+beforeAll(async () => {
   await createNodeNamespace(t, 'presence.test');
   const project = await createProject(t, 'presence', 'presence.test');
   alice = await createIdentity(t, project.api_key, persistent('alice'));
   const opened = await connectSse(`${t.url}/v1/node/events/stream?deadline=${encodeURIComponent(deadlineIn(60))}`, { token: t.node.ownerToken });
   feed = opened.stream!;
-  expect((await feed.next()).event).toBe('connected');
+  return () => feed.close();
 });
-afterAll(async () => {
-  feed?.close();
-  await t?.stop();
+beforeAll(async () => {
+  expect((await feed.next()).event).toBe('connected');
 });
 
 /** The next presence frame on the feed, checked against its declared schema. */

@@ -4,7 +4,7 @@
  * show: an identity its own mail and its chats, a team member its team's documents and shelf (and
  * the public catalog), the owner everything. Nothing leaks across identities, projects or teams.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { SearchResults, type SearchHit } from '../../contract/core/search.ts';
 import { expectOk, expectRefusal } from '../support/expect.ts';
 import { createIdentity, createNodeNamespace, createProject } from '../support/identities.ts';
@@ -31,6 +31,9 @@ const highlighted = (hit: SearchHit): string[] => hit.highlights.map(([start, en
 
 beforeAll(async () => {
   t = await startTestNode();
+  return () => t.stop();
+});
+beforeAll(async () => {
   await createNodeNamespace(t, DOMAIN);
   const project = await createProject(t, 'searchers', DOMAIN);
   const elsewhere = await createProject(t, 'elsewhere', DOMAIN);
@@ -72,9 +75,6 @@ beforeAll(async () => {
     }),
     201,
   );
-});
-afterAll(async () => {
-  await t?.stop();
 });
 
 describe('GET /v1/search (an identity)', () => {

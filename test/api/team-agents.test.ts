@@ -30,19 +30,23 @@ let bob: UpstreamClient;
 let aliceAgent: Connected;
 let bobAgent: Connected;
 let stream: SseClient;
+/** The streams a test opened for the ones after it, closed once they have all run. */
+const streams: SseClient[] = [];
 
 const at = () => nowSeconds(offset / 1000);
 const streamPath = () => `/v1/events/stream?deadline=${encodeURIComponent(new Date(Date.now() + offset + 120_000).toISOString())}`;
 
 beforeAll(async () => {
   t = await startTestNode({ clock: { now: () => new Date(Date.now() + offset) } });
+  return () => t.stop();
+});
+beforeAll(async () => {
   teamId = expectOk(await t.owner('POST', '/v1/node/teams', { name: 'crew', domain: DOMAIN }), 201).team_id;
   alice = await upstreamMember(t, teamId, 'alice');
   bob = await upstreamMember(t, teamId, 'bob');
 });
-afterAll(async () => {
-  stream?.close();
-  await t?.stop();
+afterAll(() => {
+  for (const open of streams) open.close();
 });
 
 async function nextOf(client: SseClient, event: string): Promise<any> {
@@ -185,6 +189,7 @@ describe('team-certificate auth on the core', () => {
     const opened = await alice.stream(streamPath());
     expect(opened.status, JSON.stringify(opened.body)).toBe(200);
     stream = opened.stream as SseClient;
+    streams.push(stream);
     expect((await nextOf(stream, 'connected')).agent_id).toBe(aliceAgent.agent_id);
     expect(TeamAgents.parse(expectOk(await bob.request('GET', '/v1/agents'))).agents.find((a) => a.alias === 'alice')?.online).toBe(true);
 

@@ -6,7 +6,7 @@
  * is the node's public URL while it is up, the tunnel reconnects after the SSH server drops it and
  * comes back after a node restart, and stop takes it all down.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { expectOk, expectRefusal, expectValidation } from '../support/expect.ts';
 import { startTestNode, type TestNode } from '../support/node.ts';
 import { connectSse, deadlineIn } from '../support/sse.ts';
@@ -25,13 +25,12 @@ const state = async () => (await tunnel()).status.state as string;
 beforeAll(async () => {
   t = await startTestNode({ tunnelBackoff: FAST });
   dataDir = t.dataDir;
+  return () => t.stop();
+});
+beforeAll(async () => {
   const view = await tunnel();
   ssh = await startSshServer(rawKeyOf(view.public_key));
-});
-
-afterAll(async () => {
-  await t?.stop();
-  await ssh?.close();
+  return () => ssh.close();
 });
 
 describe('the tunnel', () => {

@@ -7,7 +7,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_UI_DIR } from '../../server/index.ts';
 import { ensureUiBuilt } from '../e2e/build-ui.ts';
 import { startTestNode, type TestNode } from '../support/node.ts';
@@ -17,10 +17,8 @@ let t: TestNode;
 beforeAll(async () => {
   ensureUiBuilt(); // no-op when the globalSetup already built it
   t = await startTestNode({ uiDir: DEFAULT_UI_DIR });
+  return () => t.stop();
 }, 120_000);
-afterAll(async () => {
-  await t?.stop();
-});
 
 /** A GET with exactly these headers, and the bytes as they came off the wire (never decoded). */
 function get(path: string, headers: Record<string, string>): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }> {
