@@ -404,10 +404,10 @@ describe('svc-node team join against a real node', { timeout: 60_000 }, () => {
   let teamId: string;
   beforeAll(async () => {
     t = await startTestNode();
-    teamId = expectOk(await t.owner('POST', '/v1/node/teams', { name: 'crew', domain: 'real-join.test' }), 201).team_id;
+    return () => t.stop();
   });
-  afterAll(async () => {
-    await t?.stop();
+  beforeAll(async () => {
+    teamId = expectOk(await t.owner('POST', '/v1/node/teams', { name: 'crew', domain: 'real-join.test' }), 201).team_id;
   });
   const invite = async (alias: string) => TeamInvite.parse(expectOk(await t.owner('POST', `/v1/node/teams/${teamId}/invites`, { alias }), 201));
 

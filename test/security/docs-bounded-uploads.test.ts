@@ -16,7 +16,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { VIDEO_MAX_BYTES } from '../../server/surfaces/docs/assets/video-uploads.ts';
 import { addDocsMember, setDocCaps, type DocsClient } from '../support/docs.ts';
 import { expectOk } from '../support/expect.ts';
@@ -32,10 +32,10 @@ let alice: DocsClient;
 
 beforeAll(async () => {
   node = await startServedNode({ prefix: 'svc-node-uploads-' });
-  alice = await addDocsMember(node, { team: 'uploads', domain: 'uploads.test', alias: 'alice' });
+  return () => node.dispose();
 });
-afterAll(async () => {
-  await node?.dispose();
+beforeAll(async () => {
+  alice = await addDocsMember(node, { team: 'uploads', domain: 'uploads.test', alias: 'alice' });
 });
 
 const assetsDir = (): string => join(node.dataDir, 'assets');

@@ -9,7 +9,7 @@
  * they keep docs:read, whose event is written after the forbidden one. Streams deliver in write
  * order, so the first frame being the second team's event proves the first was skipped.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { addDocsMember, type DocsClient } from '../support/docs.ts';
 import { expectOk, expectRefusal } from '../support/expect.ts';
 import { DataWatch, describeChange } from '../support/fuzz.ts';
@@ -55,13 +55,13 @@ async function connect(who: Identity): Promise<SseClient> {
 
 beforeAll(async () => {
   t = await startTestNode();
+  return () => t.stop();
+});
+beforeAll(async () => {
   await createNodeNamespace(t, 'events-scope.test');
   projectKey = (await createProject(t, 'event-scopes', 'events-scope.test')).api_key;
   watched = await addDocsMember(t, { team: 'watched', domain: 'events-scope.test', alias: 'writer' });
   other = await addDocsMember(t, { team: 'other', domain: 'events-scope.test', alias: 'writer' });
-});
-afterAll(async () => {
-  await t?.stop();
 });
 afterEach(() => {
   for (const stream of open.splice(0)) stream.close();

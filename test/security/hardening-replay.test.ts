@@ -10,7 +10,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { MARKDOWN, addDocsMember, type DocsClient } from '../support/docs.ts';
 import { openNodeDatabase } from '../support/database.ts';
 import { expectOk, expectRefusal } from '../support/expect.ts';
@@ -66,19 +66,20 @@ function captureTeam(client: TeamClient, method: string, path: string, options: 
   return { method, path, headers, ...(options.raw === undefined ? {} : { raw: options.raw }) };
 }
 
-beforeAll(async () => {
+beforeAll(() => {
   dataDir = mkdtempSync(join(tmpdir(), 'svc-node-replay-'));
+  return () => rmSync(dataDir, { recursive: true, force: true });
+});
+beforeAll(async () => {
   // The same URL after the restart: a signed envelope names its audience, port included.
   port = await freePort();
   await start();
+  return () => t.stop({ keepData: true });
+});
+beforeAll(async () => {
   expectOk(await registerByOwner(t, DOMAIN, controller.didKey), 201);
   member = await addTeamMember(t, { team: 'replays', domain: 'replays.test' });
   writer = await addDocsMember(t, { teamId: member.teamId });
-});
-
-afterAll(async () => {
-  await t?.stop({ keepData: true });
-  rmSync(dataDir, { recursive: true, force: true });
 });
 
 /** The replayed write's answer: the first one again, byte for byte, so nothing ran. */

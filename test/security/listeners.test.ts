@@ -11,7 +11,7 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../support/cli.ts';
 import { expectOk, expectRefusal } from '../support/expect.ts';
 import { rawRequest } from '../support/http.ts';
@@ -26,18 +26,20 @@ let uiDir: string;
 let peerUrl: string;
 let identityKey: string;
 
-beforeAll(async () => {
+beforeAll(() => {
   uiDir = mkdtempSync(join(tmpdir(), 'svc-node-ui-'));
   writeFileSync(join(uiDir, 'index.html'), `<!doctype html><title>${UI_MARKER}</title>`);
+  return () => rmSync(uiDir, { recursive: true, force: true });
+});
+beforeAll(async () => {
   t = await startTestNode({ publicPort: 0, uiDir });
   peerUrl = t.node.info.public_url as string;
+  return () => t.stop();
+});
+beforeAll(async () => {
   await createNodeNamespace(t, DOMAIN);
   const project = await createProject(t, 'listeners', DOMAIN);
   identityKey = (await createIdentity(t, project.api_key, persistent('agent'))).api_key;
-});
-afterAll(async () => {
-  await t?.stop();
-  if (uiDir) rmSync(uiDir, { recursive: true, force: true });
 });
 
 const port = (url: string): number => Number(new URL(url).port);

@@ -6,7 +6,7 @@
  * to lock the owner out of the domain; a failing DNS lookup taken as "no record"; and a domain that
  * the peer table or DNS places on another node turned local.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { expectOk, expectRefusal, expectValidation } from '../support/expect.ts';
 import { createIdentity, createNodeNamespace, createProject, persistent } from '../support/identities.ts';
 import { didKeyHeaders, testKey } from '../support/keys.ts';
@@ -29,7 +29,13 @@ let ceo: { api_key: string; did_key: string };
 
 beforeAll(async () => {
   victim = await startTestNode({ publicPort: 0, outbox: FAST_OUTBOX });
+  return () => victim.stop();
+});
+beforeAll(async () => {
   real = await startTestNode({ outbox: FAST_OUTBOX });
+  return () => real.stop();
+});
+beforeAll(async () => {
   peerUrl = victim.node.info.public_url as string;
   await setPublicOrigin(victim, VICTIM_ORIGIN);
 
@@ -44,11 +50,6 @@ beforeAll(async () => {
   const corp = await createProject(real, 'corp', REAL);
   ceo = await createIdentity(real, corp.api_key, persistent('ceo'));
   expectOk(await real.owner('POST', '/v1/node/peers', { domain: 'victim.test', url: victim.url }), 201);
-});
-
-afterAll(async () => {
-  await victim?.stop();
-  await real?.stop();
 });
 
 /** `POST /v1/namespaces` on the victim's peer listener, signed by `key` alone. */

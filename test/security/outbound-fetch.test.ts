@@ -33,6 +33,9 @@ const remote = servers.start;
 
 beforeAll(async () => {
   node = await startTestNode({ outbox: { retryBaseMs: 40, retryMaxMs: 200 }, remote: REMOTE });
+  return () => node.stop();
+});
+beforeAll(async () => {
   await createNodeNamespace(node, 'n.test');
   const project = await createProject(node, 'pn', 'n.test');
   alice = await createIdentity(node, project.api_key, persistent('alice'));
@@ -43,7 +46,6 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await node?.stop();
   await servers.closeAll();
 });
 

@@ -13,7 +13,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import net from 'node:net';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { expectOk, expectRefusal } from '../support/expect.ts';
 import { halfOpen, halfOpenMany, type HalfOpen } from '../support/half-open.ts';
 import { rawExchange, rawRequest } from '../support/http.ts';
@@ -46,9 +46,7 @@ describe('connection caps on the peer listener', () => {
   beforeAll(async () => {
     t = await startTestNode({ publicPort: 0, peerConnections: { perClient: 8, total: 24 } });
     peerUrl = t.node.info.public_url as string;
-  });
-  afterAll(async () => {
-    await t?.stop();
+    return () => t.stop();
   });
 
   it('closes half-open requests from one address beyond its cap at accept, without a byte, and serves other addresses', async () => {
@@ -85,9 +83,7 @@ describe('timeouts on the peer listener', () => {
   beforeAll(async () => {
     t = await startTestNode({ publicPort: 0, peerConnections: { perClient: 2, total: 64 }, peerTimeouts: timeouts });
     peerUrl = t.node.info.public_url as string;
-  });
-  afterAll(async () => {
-    await t?.stop();
+    return () => t.stop();
   });
 
   it('answers a half-open request with a JSON 408 at the header timeout, and its slot is free again', async () => {
@@ -167,15 +163,17 @@ describe('behind the tunnel', () => {
       peerTimeouts: tunnelTimeouts,
     });
     directUrl = t.node.info.public_url as string;
+    return () => t.stop();
+  });
+  beforeAll(async () => {
     ssh = await startSshServer(rawKeyOf(expectOk(await t.owner('GET', '/v1/node/tunnel')).public_key));
+    return () => ssh.close();
+  });
+  beforeAll(async () => {
     expectOk(await t.owner('PUT', '/v1/node/tunnel', { host: '127.0.0.1', port: ssh.port, username: 'svc', remote_port: 0, host_key_sha256: ssh.fingerprint }));
     expectOk(await t.owner('POST', '/v1/node/tunnel/start'));
     await vi.waitFor(async () => expect(expectOk(await t.owner('GET', '/v1/node/tunnel')).status.state).toBe('up'), WAIT);
     tunnelUrl = expectOk(await t.owner('GET', '/v1/node/tunnel')).status.public_url;
-  });
-  afterAll(async () => {
-    await t?.stop();
-    await ssh?.close();
   });
 
   it('gives each originator its own rate-limit bucket: a noisy peer gets 429s, another still gets 200s', async () => {

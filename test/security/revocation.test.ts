@@ -7,7 +7,7 @@
  * document does not change. Read links stay open (a pinned snapshot the team already shared; see
  * server/teams/revocation.ts), and other members' links are untouched.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { addDocsMember, type DocsClient } from '../support/docs.ts';
 import { expectOk, expectRefusal } from '../support/expect.ts';
 import { startTestNode, type TestNode } from '../support/node.ts';
@@ -31,11 +31,11 @@ const revoke = (client: DocsClient) => t.owner('POST', `/v1/node/teams/${encodeU
 
 beforeAll(async () => {
   t = await startTestNode();
+  return () => t.stop();
+});
+beforeAll(async () => {
   author = await addDocsMember(t, { team: 'revoking', domain: 'revoke.test', alias: 'author' });
   colleague = await addDocsMember(t, { teamId: author.teamId, alias: 'colleague' });
-});
-afterAll(async () => {
-  await t?.stop();
 });
 
 describe('revoking a member certificate', () => {

@@ -11,7 +11,7 @@
  * signatures made by test/support/upstream-client.ts (none of the node's signing code).
  */
 import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { baseApp } from '../../server/http/app.ts';
 import { declareRoutesAuth, type AuthMode } from '../../server/http/route-auth.ts';
@@ -51,9 +51,7 @@ describe('a route that declares no auth mode', () => {
   let core: CoreNode;
   beforeAll(async () => {
     core = await startCoreNode();
-  });
-  afterAll(async () => {
-    await core?.close();
+    return () => core.close();
   });
 
   /** An app as every listener builds it, with `routes` registered in it; resolves once it is ready. */
@@ -114,13 +112,13 @@ describe('a team route registered outside any team surface', () => {
         app.post('/v1/probe/team/other', { config: { auth: 'team' }, schema }, async (request) => ({ alias: request.teamMember?.alias ?? null, run: ++runs }));
       },
     });
+    return () => core.close();
+  });
+  beforeAll(() => {
     const team = core.services.teams.create('probe', 'route-auth.test');
     const key = selfKey();
     const issued = core.services.teams.addMember(team.team_id, { did_key: key.didKey, alias: 'prober' });
     member = { key, teamId: team.team_id, alias: 'prober', certificateId: issued.certificate.certificate_id, certificateB64: issued.certificate_b64 };
-  });
-  afterAll(async () => {
-    await core?.close();
   });
 
   it('is refused without a certificate (401), and its handler does not run', async () => {
@@ -159,10 +157,10 @@ describe('a captured signed write, on each kind of route that takes a team certi
 
   beforeAll(async () => {
     t = await startTestNode();
-    teamId = expectOk(await t.owner('POST', '/v1/node/teams', { name: 'replays', domain: 'route-auth.test' }), 201).team_id;
+    return () => t.stop();
   });
-  afterAll(async () => {
-    await t?.stop();
+  beforeAll(async () => {
+    teamId = expectOk(await t.owner('POST', '/v1/node/teams', { name: 'replays', domain: 'route-auth.test' }), 201).team_id;
   });
 
   it('library (`team`, envelope): runs once, and its signature serves no other target', async () => {

@@ -13,7 +13,7 @@
  * row of the real encrypted database, read through a second connection) does not change; then a
  * certificate holding only that scope gets through.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { expectOk, expectRefusal } from '../support/expect.ts';
 import { DataWatch, describeChange } from '../support/fuzz.ts';
 import { blueprintPayload, CHANGESET_SCHEMA, profileFiles } from '../support/library.ts';
@@ -161,6 +161,9 @@ beforeAll(async () => {
       }
     },
   });
+  return () => t.stop();
+});
+beforeAll(async () => {
   const admin = await addTeamMember(t, { team: 'guarded', domain: 'scopes.test', alias: 'admin', scopes: ALL_SCOPES });
   const teamId = admin.teamId;
   fx = await setUpLibrary(admin);
@@ -171,10 +174,7 @@ beforeAll(async () => {
     allBut.set(scope, await addTeamMember(t, { teamId, alias: `all-but-${scope.replace(':', '-')}`, scopes: ALL_SCOPES.filter((s) => s !== scope) }));
   }
   watch = await DataWatch.open(t.dataDir);
-});
-afterAll(async () => {
-  watch?.close();
-  await t?.stop();
+  return () => watch.close();
 });
 
 describe('the scope table', () => {

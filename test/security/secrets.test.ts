@@ -12,7 +12,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3-multiple-ciphers';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { decodeBridgeArg, encodeBridgeArg } from '../../main/bridge-args.ts';
 import { authorizedKeysLine } from '../../server/tunnel/ssh-key.ts';
 import { publicKeyFromDidKey } from '../../server/crypto/did-key.ts';
@@ -74,6 +74,9 @@ const sessionSecrets = (): Secret[] => [tokenSecret('browser session', sessionTo
 
 beforeAll(async () => {
   node = await startLoggedNode();
+  return () => node.t.dispose();
+});
+beforeAll(async () => {
   const { t } = node;
   dataDir = node.dataDir;
   ownerToken = t.ownerToken;
@@ -217,10 +220,6 @@ beforeAll(async () => {
     ...members.map((m) => seedSecret(`member seed ${m.member.alias}`, m.member.key.seed)),
   ];
 }, 90_000);
-
-afterAll(async () => {
-  await node?.t.dispose();
-});
 
 describe('what custody holds', () => {
   it('holds a seed for every key the node made (namespace, identities, team, tunnel), each matching its did:key', () => {
