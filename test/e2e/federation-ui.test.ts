@@ -14,9 +14,9 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ensureUiBuilt, ROOT } from './build-ui.ts';
-import { launchChromium, openApp, unexpectedConsoleErrors, type TestChromium } from './browser.ts';
+import { launchChromium, openApp, unexpectedConsoleErrors } from './browser.ts';
 import { startHeadlessNode, type HeadlessNode } from './headless-node.ts';
 
 const SHOTS = join(ROOT, 'test/e2e/screenshots');
@@ -35,7 +35,6 @@ let nodeB: HeadlessNode;
 let browser: Browser;
 let context: BrowserContext;
 let page: Page;
-let chrome: TestChromium | undefined;
 const consoleErrors: string[] = [];
 /** Bob on node B: his key (did:key) and a session key for B's identity API. */
 const bob = { did: '', apiKey: '' };
@@ -82,6 +81,11 @@ beforeAll(async () => {
   ensureUiBuilt();
   mkdirSync(SHOTS, { recursive: true });
   [nodeA, nodeB] = await Promise.all([startHeadlessNode(), startHeadlessNode()]);
+  return async () => {
+    for (const node of [nodeA, nodeB]) await node.dispose();
+  };
+}, 90_000);
+beforeAll(async () => {
   expect(nodeA.dataDir).not.toBe(nodeB.dataDir);
   expect(nodeA.info.core_url).not.toBe(nodeB.info.core_url);
 
@@ -101,17 +105,18 @@ beforeAll(async () => {
   // Each node knows where the other one answers.
   await nodeA.owner('POST', '/v1/node/peers', { domain: 'b.test', url: nodeB.info.core_url });
   await nodeB.owner('POST', '/v1/node/peers', { domain: 'a.test', url: nodeA.info.core_url });
-
-  chrome = await launchChromium();
+});
+beforeAll(async () => {
+  const chrome = await launchChromium();
   browser = chrome.browser;
+  return () => chrome.close();
+});
+beforeAll(async () => {
   ({ context, page } = await openApp(browser, nodeA, { section: 'nav-mail', sink: consoleErrors, timeout: WAIT }));
+  return () => context.close();
+});
+beforeAll(async () => {
   await page.getByTestId('identity-switcher').filter({ hasText: ALICE }).waitFor({ timeout: WAIT });
-}, 90_000);
-
-afterAll(async () => {
-  await context?.close();
-  await chrome?.close();
-  for (const node of [nodeA, nodeB]) await node?.dispose();
 });
 
 describe('Mail and chat between two nodes (two headless nodes, Chromium)', { timeout: 60_000 }, () => {

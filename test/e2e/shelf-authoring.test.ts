@@ -82,8 +82,11 @@ async function chooseFolder(path: string): Promise<void> {
   await page.getByTestId('import-folder-input').setInputFiles(path);
 }
 
-beforeAll(async () => {
+beforeAll(() => {
   folders = mkdtempSync(join(tmpdir(), 'svc-node-e2e-folders-'));
+  return () => rmSync(folders, { recursive: true, force: true });
+});
+beforeAll(async () => {
   rig = await openAppOnNode({
     section: 'nav-shelf',
     sink: consoleErrors,
@@ -107,10 +110,7 @@ beforeAll(async () => {
   ({ browser, page } = rig);
 }, 90_000);
 
-afterAll(async () => {
-  await stopRig(rig);
-  if (folders !== undefined) rmSync(folders, { recursive: true, force: true });
-});
+afterAll(() => stopRig(rig));
 
 describe('Shelf authoring (headless node, Chromium)', { timeout: 40_000 }, () => {
   it('creates a profile from the empty shelf and opens it', async () => {

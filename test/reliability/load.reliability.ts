@@ -24,7 +24,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { summarize, type Timing } from '../../bench/measure.ts';
 import { addDocsMember, type DocsClient } from '../support/docs.ts';
 import { createIdentity, createNodeNamespace, createProject, persistent } from '../support/identities.ts';
@@ -78,10 +78,6 @@ interface Delivery {
 }
 
 let node: ServedNode;
-
-afterAll(async () => {
-  await node?.dispose();
-});
 
 /** The node's resident set in bytes: /proc on Linux, `ps` elsewhere. */
 function residentBytes(pid: number): number {
@@ -366,6 +362,7 @@ async function storedVersions(world: World): Promise<{ documents: number; profil
 describe('load', () => {
   it(`serves ${RATE} requests/s of mixed traffic for ${SECONDS} s with ${STREAMS} open streams, losing nothing`, async () => {
     node = await startServedNode({ prefix: 'svc-node-load-' });
+    onTestFinished(() => node.dispose());
     const setupStarted = performance.now();
     const world = await setUp();
     await openStreams(world);
