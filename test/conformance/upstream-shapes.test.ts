@@ -132,7 +132,8 @@ function goSendMessage(fields: {
   timestamp?: string;
   thread_id?: string;
 }) {
-  return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined && v !== ''));
+  // Object.entries types an optional field's value as a string, yet a field may be there as undefined.
+  return Object.fromEntries(Object.entries<string | undefined>(fields).filter(([, v]) => v !== undefined && v !== ''));
 }
 
 const secondsAgo = (date: Date, n: number) => new Date(Math.floor(date.getTime() / 1000) * 1000 - n * 1000).toISOString().replace('.000Z', 'Z');

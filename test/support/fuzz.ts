@@ -703,6 +703,9 @@ const ODD_TYPES = [
   'text/markdown',
 ];
 
+/** `value` as JSON text; JSON.stringify answers undefined (though typed string) for undefined, a function or a symbol, written here as null. */
+const jsonOf = (value: unknown): string => (JSON.stringify(value) as string | undefined) ?? 'null';
+
 function bodyArb(route: RouteSpec): fc.Arbitrary<BodySpec> {
   const contentType = (wanted: readonly string[]): fc.Arbitrary<string | null> =>
     fc.oneof(
@@ -713,8 +716,7 @@ function bodyArb(route: RouteSpec): fc.Arbitrary<BodySpec> {
   const wanted =
     route.body === 'markdown' ? ['text/markdown; charset=utf-8', 'text/markdown'] : route.body === 'raw' ? ['video/mp4', 'video/webm'] : JSON_TYPES;
   const ct = contentType(wanted);
-  const jsonText = (value: fc.Arbitrary<unknown>, label: string) =>
-    fc.record({ text: value.map((v) => JSON.stringify(v) ?? 'null'), contentType: ct, label: fc.constant(label) });
+  const jsonText = (value: fc.Arbitrary<unknown>, label: string) => fc.record({ text: value.map(jsonOf), contentType: ct, label: fc.constant(label) });
   const textBody = (text: fc.Arbitrary<string>, label: string) => fc.record({ text, contentType: ct, label: fc.constant(label) });
   const weight = (w: number, arbitrary: fc.Arbitrary<BodySpec>) => ({ weight: w, arbitrary });
   const markdownish = route.body === 'markdown' || route.body === 'raw';
@@ -737,7 +739,7 @@ function bodyArb(route: RouteSpec): fc.Arbitrary<BodySpec> {
           else if (op === 'deep') body[key] = DEEP_MARK;
           let text =
             key === '__proto__' && op !== 'delete' && op !== 'as-is'
-              ? JSON.stringify(body).replace(/^\{/, `{"__proto__":${JSON.stringify(value) ?? 'null'},`)
+              ? JSON.stringify(body).replace(/^\{/, `{"__proto__":${jsonOf(value)},`)
               : JSON.stringify(body);
           // Spliced in as text: JSON.stringify itself would overflow the stack on it.
           if (op === 'deep') text = text.replace(JSON.stringify(DEEP_MARK), '['.repeat(20_000) + '{}' + ']'.repeat(20_000));
