@@ -7,26 +7,29 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { openNodeDatabase } from '../../test/support/database.ts';
 import type { Database } from '../store/database.ts';
 import { MAX_OWNER_SESSIONS, OwnerSessions } from './owner-sessions.ts';
 
-const dataDir = mkdtempSync(join(tmpdir(), 'svc-node-owner-sessions-'));
+let dataDir: string;
 let opened: { db: Database; close(): void };
 let sessions: OwnerSessions;
 /** Each announcement, and whether its write had committed by then. */
 let ended: boolean[] = [];
 
+beforeAll(() => {
+  dataDir = mkdtempSync(join(tmpdir(), 'svc-node-owner-sessions-'));
+  return () => rmSync(dataDir, { recursive: true, force: true });
+});
 beforeAll(async () => {
   opened = await openNodeDatabase(dataDir);
+  return () => opened.close();
+});
+beforeAll(() => {
   let ms = Date.parse('2026-06-01T10:00:00Z');
   // Each sign-in a second after the last, so "used longest ago" is well defined.
   sessions = new OwnerSessions(opened.db, { now: () => new Date((ms += 1000)) }, () => ended.push(!opened.db.inTransaction));
-});
-afterAll(() => {
-  opened?.close();
-  rmSync(dataDir, { recursive: true, force: true });
 });
 beforeEach(() => {
   ended = [];

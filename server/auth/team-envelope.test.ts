@@ -65,11 +65,11 @@ const BODY = '{"route":"aida"}';
 const PATH = '/v1/shelf?dry_run=true&x=%2F';
 
 /** A correctly signed POST, built by the real client. */
-function signedRequest(cert = certificate(), body: string | undefined = BODY): TeamRequest {
+function signedRequest(cert = certificate()): TeamRequest {
   const headers = buildTeamHeaders({
     method: 'post',
     path: PATH,
-    body,
+    body: BODY,
     aud: AUD,
     teamId: TEAM_ID,
     certificateB64: encodeCertificate(cert),
@@ -77,7 +77,7 @@ function signedRequest(cert = certificate(), body: string | undefined = BODY): T
     sign: (bytes) => signBytes(MEMBER.privateKey, bytes),
     timestamp: TS,
   });
-  return { method: 'POST', url: PATH, headers: { ...headers }, rawBody: body === undefined ? undefined : Buffer.from(body) };
+  return { method: 'POST', url: PATH, headers: { ...headers }, rawBody: Buffer.from(BODY) };
 }
 
 const RESERVED = () => ({ aud: AUD, body_sha256: sha256Hex(BODY), method: 'POST', path: PATH, team_id: TEAM_ID, timestamp: TS, v: 2 as unknown });

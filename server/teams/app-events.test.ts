@@ -3,7 +3,7 @@
  * membership), the five-minute lookback, pruning, the metadata-only payload, and the wake source
  * frames the identity stream writes.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { startCoreNode, type CoreNode } from '../../test/support/core-node.ts';
 import { identityTopic } from '../events/bus.ts';
 import { appEventWakeSource } from '../surfaces/core/events/sources.ts';
@@ -15,10 +15,10 @@ let counter = 0;
 
 beforeAll(async () => {
   node = await startCoreNode();
-  projectId = node.services.projects.create({ slug: 'app-events' }).project_id;
+  return () => node.close();
 });
-afterAll(async () => {
-  await node?.close();
+beforeAll(() => {
+  projectId = node.services.projects.create({ slug: 'app-events' }).project_id;
 });
 
 const changed = (slug: string, version = 2, source: DocChangedEvent['payload']['source'] = 'api'): DocChangedEvent => ({

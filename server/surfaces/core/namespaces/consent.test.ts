@@ -3,7 +3,7 @@
  * owner API, the CLI through it, first-run setup): a node-held key made for it, the same namespace
  * when asked again, a refusal for one an outside key controls, and no key kept when it is refused.
  */
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { ServiceError } from '../../../errors.ts';
 import { startCoreNode, type CoreNode } from '../../../../test/support/core-node.ts';
 import { testKey } from '../../../../test/support/keys.ts';
@@ -12,9 +12,7 @@ let node: CoreNode;
 
 beforeAll(async () => {
   node = await startCoreNode();
-});
-afterAll(async () => {
-  await node?.close();
+  return () => node.close();
 });
 
 const codeOf = async (work: Promise<unknown>): Promise<string> => {
