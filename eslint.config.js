@@ -34,12 +34,6 @@ export default tseslint.config(
     },
   },
   {
-    // Not yet held to needless checks: tests guard their teardown (`await t?.stop()` in afterAll) on
-    // variables a failed beforeAll leaves unset, which the types take as always set.
-    files: ['test/**/*.ts', '**/*.test.ts'],
-    rules: { '@typescript-eslint/no-unnecessary-condition': 'off' },
-  },
-  {
     // The route-auth hook switches over every auth mode: a mode added without its case is an error
     // here (and a compile error at its `never` check), never a route that answers anyone; a
     // `default` does not count.
