@@ -3,7 +3,7 @@
  * here no HTTP is involved at all, only the services on a real encrypted database and the bus the
  * owner's feed listens to. A refused write, and a call that writes nothing, announce nothing.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { teamTopic } from '../../events/bus.ts';
 import { CHANGESET_SCHEMA, profileFiles } from '../../../test/support/library.ts';
 import { startCoreNode, type CoreNode } from '../../../test/support/core-node.ts';
@@ -21,9 +21,7 @@ beforeAll(async () => {
   library = createLibraryServices(node.ctx, node.services);
   teamId = node.services.teams.create('shelfwork', 'changes.test').team_id;
   node.ctx.bus.subscribeAll((topic) => heard.push({ topic, committed: !node.ctx.db.inTransaction }));
-});
-afterAll(async () => {
-  await node?.close();
+  return () => node.close();
 });
 beforeEach(() => {
   heard = [];

@@ -2,7 +2,7 @@
  * Adding a peer is one use case, whoever asks: a namespace of this node is refused (its mail is
  * delivered here), any other domain is kept in its stored spelling. Real services, no HTTP.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ServiceError } from '../../../errors.ts';
 import { startCoreNode, type CoreNode } from '../../../../test/support/core-node.ts';
 import { NodePeers } from './service.ts';
@@ -11,9 +11,7 @@ let node: CoreNode;
 
 beforeAll(async () => {
   node = await startCoreNode();
-});
-afterAll(async () => {
-  await node?.close();
+  return () => node.close();
 });
 
 describe('NodePeers.add', () => {
