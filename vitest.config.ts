@@ -5,7 +5,7 @@ const jsonReport = process.env.VITEST_JSON_REPORT;
 
 export default defineConfig({
   test: {
-    include: ['contract/**/*.test.ts', 'server/**/*.test.ts', 'main/**/*.test.ts', 'renderer/**/*.test.ts', 'test/**/*.test.ts'],
+    include: ['bench/**/*.test.ts', 'contract/**/*.test.ts', 'server/**/*.test.ts', 'main/**/*.test.ts', 'renderer/**/*.test.ts', 'test/**/*.test.ts'],
     environment: 'node',
     // Every response is checked against the schema its route declares (server/http/route-schemas.ts).
     env: { SVC_NODE_VALIDATE_RESPONSES: '1' },
