@@ -7,7 +7,7 @@ export class NodeRequestError extends Error {
   override name = 'NodeRequestError';
 }
 
-export interface Request {
+export interface CallOptions {
   method?: string;
   headers?: Record<string, string>;
   body?: string;
@@ -17,7 +17,7 @@ export interface Request {
  * Sends `request` to `url` and returns the parsed JSON answer (null for an empty one). A body is
  * JSON unless the headers say otherwise.
  */
-export async function call<T = unknown>(url: string, request: Request = {}): Promise<T> {
+export async function call<T = unknown>(url: string, request: CallOptions = {}): Promise<T> {
   const method = request.method ?? 'GET';
   const headers = request.body === undefined ? { ...request.headers } : { 'content-type': 'application/json', ...request.headers };
   const response = await fetch(url, { method, headers, ...(request.body === undefined ? {} : { body: request.body }) });
