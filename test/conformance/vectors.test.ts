@@ -106,6 +106,7 @@ describe('fixture directory', () => {
     expect(readdirSync(FIXTURES_DIR).sort()).toEqual([
       'README.md',
       'dns-txt-v1.json',
+      'e2ee-v2-cross-language.json',
       'identity-log-negative-v1.json',
       'identity-log-v1.json',
       'message-signing-v1.json',
