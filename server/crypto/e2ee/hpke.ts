@@ -9,7 +9,7 @@
  * and KDF (Appendix A.1 uses AES-128-GCM) check this code independently of upstream's.
  */
 import { createCipheriv, createDecipheriv, createHmac } from 'node:crypto';
-import { agreementFromPrivateKey, generateX25519KeyPair, type X25519Agreement, X25519_KEY_LENGTH } from './x25519.ts';
+import { agreementFromPrivateKey, ephemeralAgreement, type X25519Agreement, X25519_KEY_LENGTH } from './x25519.ts';
 
 export interface HpkeSuite {
   readonly aeadId: number;
@@ -77,11 +77,22 @@ export interface HpkeKeySchedule {
   exporterSecret: Buffer;
 }
 
+// Base mode has no psk_id, so its hash depends on the suite alone: computed once per suite.
+const pskIdHashes = new WeakMap<HpkeSuite, Buffer>();
+function pskIdHashOf(suite: HpkeSuite): Buffer {
+  let hash = pskIdHashes.get(suite);
+  if (!hash) {
+    hash = labeledExtract(hpkeSuiteId(suite), Buffer.alloc(0), 'psk_id_hash', Buffer.alloc(0));
+    pskIdHashes.set(suite, hash);
+  }
+  return hash;
+}
+
 /** KeySchedule in base mode (empty psk and psk_id). */
 export function keySchedule(suite: HpkeSuite, sharedSecret: Buffer, info: Uint8Array): HpkeKeySchedule {
   const suiteId = hpkeSuiteId(suite);
   const empty = Buffer.alloc(0);
-  const pskIdHash = labeledExtract(suiteId, empty, 'psk_id_hash', empty);
+  const pskIdHash = pskIdHashOf(suite);
   const infoHash = labeledExtract(suiteId, empty, 'info_hash', info);
   const keyScheduleContext = Buffer.concat([Buffer.of(MODE_BASE), pskIdHash, infoHash]);
   const secret = labeledExtract(suiteId, sharedSecret, 'secret', empty);
@@ -143,7 +154,7 @@ export interface HpkeSender {
  */
 export function setupBaseSender(suite: HpkeSuite, recipientPublicKey: Uint8Array, info: Uint8Array, ephemeralPrivateKey?: Uint8Array): HpkeSender {
   if (recipientPublicKey.length !== X25519_KEY_LENGTH) throw new RangeError('HPKE recipient public key must be 32 bytes');
-  const ephemeral = agreementFromPrivateKey(ephemeralPrivateKey ?? generateX25519KeyPair().privateKey);
+  const ephemeral = ephemeralPrivateKey ? agreementFromPrivateKey(ephemeralPrivateKey) : ephemeralAgreement();
   const dh = ephemeral.agree(recipientPublicKey);
   const enc = ephemeral.publicKey;
   const sharedSecret = extractAndExpand(dh, Buffer.concat([enc, recipientPublicKey]));

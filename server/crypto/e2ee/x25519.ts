@@ -65,6 +65,14 @@ export function x25519(privateKey: KeyObject, peerPublicKey: Uint8Array): Buffer
 }
 
 export function agreementFromPrivateKey(privateKey: Uint8Array): X25519Agreement {
-  const key = privateKeyObject(privateKey);
+  return agreementFromKeyObject(privateKeyObject(privateKey));
+}
+
+/** A fresh key that never leaves memory as bytes: HPKE's ephemeral sender key. */
+export function ephemeralAgreement(): X25519Agreement {
+  return agreementFromKeyObject(generateKeyPairSync('x25519').privateKey);
+}
+
+function agreementFromKeyObject(key: KeyObject): X25519Agreement {
   return { publicKey: rawPublic(key), agree: (peer) => x25519(key, peer) };
 }
