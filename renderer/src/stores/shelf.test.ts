@@ -1,16 +1,17 @@
 // @vitest-environment jsdom
 /**
  * The Shelf: the chosen team's profiles read in pages by cursor, the selected profile with its
- * versions and proposals (late answers dropped), one load per team at a time, decisions that
- * re-read what they changed even when refused, and nudges about the team's library.
+ * versions and proposals (late answers dropped), one load per team at a time, the team's bindings
+ * (a team no longer shown answering late is dropped), decisions that re-read what they changed
+ * even when refused, and nudges about the team's library.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ApiError } from '../api/errors.ts';
-import type { ProfileWithFiles, ShelfProfile } from '../api/library.ts';
+import type { Binding, ProfileWithFiles, ShelfProfile } from '../api/library.ts';
 import { useLiveStore } from './live.ts';
 import { useProposalBadgeStore } from './proposal-badge.ts';
 import { useShelfStore } from './shelf.ts';
-import { connectFakeNode, deferred, profileWithFiles, proposal, shelfProfile, team, type FakeNode } from './test-client.ts';
+import { binding, connectFakeNode, deferred, profileWithFiles, proposal, shelfProfile, team, type FakeNode } from './test-client.ts';
 
 vi.mock('../api/library.ts', async (original) => (await import('./test-client.ts')).fakeLibraryModule(await original()));
 
@@ -145,6 +146,61 @@ describe('shelf store: the selected profile', () => {
     await store.deleteProfile('p-000');
     expect(store.profiles[0]?.profile_ref).toBe('p-001');
     expect(store.selectedRef).toBe('p-001');
+  });
+});
+
+describe('shelf store: bindings', () => {
+  it('reads the team’s bindings with the shelf, and again after binding an agent', async () => {
+    let bound = [binding('agent-ada', 'p-000')];
+    node.library.bindings = async () => bound;
+    const store = await opened();
+    expect(store.bindings.map((b) => b.agent_id)).toEqual(['agent-ada']);
+    node.library.bind = async (agentId, input) => {
+      const made = binding(agentId, input.profile_ref);
+      bound = [...bound, made];
+      return made;
+    };
+    await store.bind('agent-bo', { profile_ref: 'p-001' });
+    expect(node.callsTo('library', 'bind')[0]).toMatchObject({ args: ['agent-bo', { profile_ref: 'p-001' }], as: CREW });
+    expect(store.bindings.map((b) => [b.agent_id, b.profile_ref])).toEqual([
+      ['agent-ada', 'p-000'],
+      ['agent-bo', 'p-001'],
+    ]);
+  });
+
+  it('drops the bindings of a team no longer shown when they answer late', async () => {
+    const late = deferred<Binding[]>();
+    node.forTeam(CREW).library.bindings = () => late.promise;
+    node.forTeam(OPS).library.bindings = async () => [];
+    const store = useShelfStore();
+    const crew = store.showTeam(CREW);
+    await store.showTeam(OPS);
+    late.resolve([binding('agent-ada', 'p-000')]);
+    await crew;
+    expect(store.bindings).toEqual([]);
+  });
+});
+
+describe('shelf store: decisions', () => {
+  it('approving reads the profile, its row and the open proposals’ badge again', async () => {
+    const store = await opened();
+    const reads = { profile: node.callsTo('library', 'profile').length, shelf: node.callsTo('library', 'shelfPage').length };
+    node.library.approve = async (id) => proposal(id, 'p-000', { status: 'approved' });
+    node.library.proposals = async (filter = {}) => (filter.status === 'open' ? [] : [proposal('new', 'p-000', { status: 'approved' })]);
+    expect((await store.approve('new')).status).toBe('approved');
+    expect(node.callsTo('library', 'approve')[0]).toMatchObject({ args: ['new'], as: CREW });
+    expect(node.callsTo('library', 'profile').length).toBeGreaterThan(reads.profile);
+    expect(node.callsTo('library', 'shelfPage').length).toBeGreaterThan(reads.shelf);
+    expect(store.proposals.map((p) => p.status)).toEqual(['approved']);
+    expect(useProposalBadgeStore().openCounts).toEqual({ [CREW]: 0 });
+  });
+
+  it('rejecting a proposal reads its profile’s proposals again', async () => {
+    const store = await opened();
+    node.library.reject = async (id) => proposal(id, 'p-000', { status: 'rejected' });
+    node.library.proposals = async () => [proposal('new', 'p-000', { status: 'rejected' })];
+    await store.reject('new');
+    expect(store.proposals.map((p) => [p.proposal_id, p.status])).toEqual([['new', 'rejected']]);
   });
 });
 

@@ -5,13 +5,14 @@
  * deleting a blueprint the team owns. Every library call goes through LibraryClient
  * (composables/useLibrary.ts), signed by the node as the team's owner member.
  *
- * The shelf is read in pages (profile_ref order, the node's key), more as the list scrolls, so a
- * shelf of 100,000 profiles opens as fast as one of ten. It is live: the owner feed's nudges
- * (stores/live.ts) re-read what changed, whoever changed it (an agent's proposal or version,
- * another window, a publish).
+ * It is live: the owner feed's nudges (stores/live.ts) re-read what changed, whoever changed it
+ * (an agent's proposal or version, another window, a publish).
  *
- * The selected profile's versions, proposals and viewed version are read by
- * composables/useShelfProfile.ts. The sidebar badge of open proposals is its own store
+ * This store says which team is shown and what is selected, and authors; the rest is in
+ * composables beside the others, whose state and functions it returns as its own: the list read in
+ * pages (useShelfList.ts), the bindings (useShelfBindings.ts), the selected profile's versions,
+ * proposals and viewed version (useShelfProfile.ts), and deciding its proposals
+ * (useShelfDecisions.ts). The sidebar badge of open proposals is its own store
  * (stores/proposal-badge.ts); the shelf reads the shown team's proposals again with the rest of it.
  */
 import { defineStore } from 'pinia';
@@ -19,22 +20,18 @@ import { computed, ref } from 'vue';
 import type {
   AddVersionInput,
   AuthoredProfile,
-  BindInput,
-  Binding,
   BlueprintDeleted,
   CreateProfileInput,
-  Materialized,
-  MaterializeInput,
-  Proposal,
   PublishInput,
   PublishResult,
   ShelfImportResult,
-  ShelfProfile,
   UpdateFromSourceInput,
   UpdateFromSourceResult,
 } from '../api/library.ts';
 import { useLibrary } from '../composables/useLibrary.ts';
-import { usePagedList } from '../composables/usePagedList.ts';
+import { useShelfBindings } from '../composables/useShelfBindings.ts';
+import { useShelfDecisions } from '../composables/useShelfDecisions.ts';
+import { useShelfList } from '../composables/useShelfList.ts';
 import { useShelfProfile } from '../composables/useShelfProfile.ts';
 import { coalesce } from '../lib/coalesce.ts';
 import { useCatalogStore } from './catalog.ts';
@@ -44,9 +41,6 @@ import { useTeamsStore } from './teams.ts';
 
 export type ShelfSelection = { kind: 'catalog' } | { kind: 'profile'; ref: string };
 
-/** Shelf rows read at first, and per further page (the node allows up to 500). */
-const FIRST_PAGE = 200;
-const PAGE = 500;
 /** Nudges closer together than this are one refresh (a publish nudges twice, a burst of agents many times). */
 const LIVE_COALESCE_MS = 150;
 
@@ -58,18 +52,8 @@ export const useShelfStore = defineStore('shelf', () => {
 
   // ------------------------------------------------------------------ the chosen team's shelf
 
-  // Paged in profile_ref order, more as the list scrolls (loadMore); a shelf can hold 100,000 rows.
-  const list = usePagedList<ShelfProfile>({
-    read: async (after, limit) => {
-      const page = await library().shelfPage({ limit, after });
-      return { items: page.profiles, hasMore: page.has_more, next: page.next_after };
-    },
-    key: (p) => p.profile_ref,
-    pageSize: PAGE,
-    firstPage: FIRST_PAGE,
-  });
-  const { items: profiles, hasMore, loadingMore, loaded: profilesLoaded, error: profilesError } = list;
-  const bindings = ref<Binding[]>([]);
+  const { profiles, hasMore, loadingMore, profilesLoaded, profilesError, loadShelf, loadMore, patchRow, resetList } = useShelfList(() => library());
+  const { bindings, clearBindings, loadBindings, bind, materialize } = useShelfBindings(() => library());
   const selection = ref<ShelfSelection | null>(null);
 
   // ------------------------------------------------------------------ the selected profile
@@ -79,7 +63,6 @@ export const useShelfStore = defineStore('shelf', () => {
   const { current, profileLoading, profileError, versions, proposals, viewed, viewError, clearProfile, loadProfile } = profile;
 
   let shownTeam: string | null = null;
-  let teamGeneration = 0;
 
   const selectedRef = computed(() => (selection.value?.kind === 'profile' ? selection.value.ref : null));
   const selectedProfile = computed(() => profiles.value.find((p) => p.profile_ref === selectedRef.value) ?? null);
@@ -105,9 +88,8 @@ export const useShelfStore = defineStore('shelf', () => {
   async function loadTeam(id: string | null): Promise<void> {
     if (id !== shownTeam) {
       shownTeam = id;
-      teamGeneration++;
-      list.reset();
-      bindings.value = [];
+      resetList();
+      clearBindings();
       badge.show(id);
       selection.value = null;
       clearProfile();
@@ -120,26 +102,6 @@ export const useShelfStore = defineStore('shelf', () => {
       else selectCatalog();
     } else if (selectedRef.value !== null) {
       await loadProfile(selectedRef.value, true);
-    }
-  }
-
-  /** The list read again from the start, as far as it had been read (at least the first page). */
-  async function loadShelf(): Promise<void> {
-    await list.load();
-  }
-
-  /** The next page of the list, when there is one and none is on its way. */
-  function loadMore(): Promise<void> {
-    return list.loadMore();
-  }
-
-  async function loadBindings(): Promise<void> {
-    const mine = teamGeneration;
-    try {
-      const list = await library().bindings();
-      if (mine === teamGeneration) bindings.value = list;
-    } catch {
-      // Bindings are shown as a hint; the Bind dialog says what failed when it matters.
     }
   }
 
@@ -251,7 +213,7 @@ export const useShelfStore = defineStore('shelf', () => {
 
   async function setTags(profileRef: string, tags: string[]): Promise<void> {
     const saved = await library().setTags(profileRef, tags);
-    profiles.value = profiles.value.map((p) => (p.profile_ref === profileRef ? { ...p, tags: saved.tags } : p));
+    patchRow(profileRef, { tags: saved.tags });
     if (current.value?.profile_ref === profileRef) current.value = { ...current.value, tags: saved.tags };
   }
 
@@ -266,37 +228,7 @@ export const useShelfStore = defineStore('shelf', () => {
     else selectCatalog();
   }
 
-  /**
-   * Approves a proposal (minting the next patch version). When it fails the proposals are
-   * reloaded either way: a stale base makes the node reject the proposal in the same step.
-   */
-  async function approve(proposalId: string): Promise<Proposal> {
-    const profileRef = selectedRef.value;
-    try {
-      return await library().approve(proposalId);
-    } finally {
-      if (profileRef !== null) await afterChange(profileRef);
-    }
-  }
-
-  async function reject(proposalId: string): Promise<Proposal> {
-    const profileRef = selectedRef.value;
-    try {
-      return await library().reject(proposalId);
-    } finally {
-      if (profileRef !== null) await afterChange(profileRef);
-    }
-  }
-
-  async function bind(agentId: string, input: BindInput): Promise<Binding> {
-    const binding = await library().bind(agentId, input);
-    await loadBindings();
-    return binding;
-  }
-
-  function materialize(input: MaterializeInput): Promise<Materialized> {
-    return library().materialize(input);
-  }
+  const { approve, reject } = useShelfDecisions({ library: () => library(), selectedRef, afterChange });
 
   return {
     profiles,

@@ -16,6 +16,7 @@ import { NodeChatWake, NodeMailWake } from '../../../contract/core/events.ts';
 import { Identity } from '../../../contract/core/identities.ts';
 import { MailMessage, OutboundMail, SendMailResult } from '../../../contract/core/mail.ts';
 import { DocumentDetail, DocumentVersion } from '../../../contract/docs/documents.ts';
+import { Binding } from '../../../contract/library/bindings.ts';
 import { BlueprintDetail, BlueprintSummary } from '../../../contract/library/catalog.ts';
 import { ProfileWithFiles } from '../../../contract/library/profiles.ts';
 import { Proposal } from '../../../contract/library/proposals.ts';
@@ -562,6 +563,18 @@ export function proposal(proposalId: string, profileRef: string, fields: Partial
     decided_by_acting_as: null,
     decided_at: null,
     decision_reason: null,
+    ...fields,
+  });
+}
+
+export function binding(agentId: string, profileRef: string, fields: Partial<Binding> = {}): Binding {
+  return Binding.parse({
+    agent_id: agentId,
+    profile_ref: profileRef,
+    profile_version: '1.0.0',
+    profile_digest: `sha256:${profileRef}@1.0.0`,
+    source_blueprint_ref: null,
+    bound_at: AT,
     ...fields,
   });
 }
