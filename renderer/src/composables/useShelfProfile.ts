@@ -2,7 +2,8 @@
  * The Shelf's selected profile as read from the library (stores/shelf.ts says which is
  * selected): its latest version with the files, every version, its proposals (open first,
  * lib/shelf.ts#sortProposals), and an older version's files when one is viewed instead. An answer
- * for a profile no longer selected is dropped.
+ * for a profile no longer selected is dropped, and so is an older version's when another was
+ * chosen since; the profile read again (an update arrived) keeps the version being viewed.
  */
 import { ref, shallowRef } from 'vue';
 import type { LibraryClient, Proposal, ProfileVersion, ProfileWithFiles } from '../api/library.ts';
@@ -19,11 +20,18 @@ export function useShelfProfile(library: () => LibraryClient) {
   const viewed = shallowRef<ProfileWithFiles | null>(null);
   const viewError = ref<string | null>(null);
 
+  /** Bumped by every read of the profile and by clearProfile: only the latest read is shown. */
   let profileGeneration = 0;
+  /**
+   * Bumped by every version chosen and by clearProfile, not by reading the profile again: an
+   * update arriving while an older version loads must not drop the version the person asked for.
+   */
+  let viewGeneration = 0;
 
   /** No profile shown (another selected, the catalog, another team): answers on their way are dropped. */
   function clearProfile(): void {
     profileGeneration++;
+    viewGeneration++;
     current.value = null;
     versions.value = [];
     proposals.value = [];
@@ -58,18 +66,25 @@ export function useShelfProfile(library: () => LibraryClient) {
 
   /** Shows an older version's files of `profileRef` (null: back to the latest). */
   async function viewVersion(profileRef: string | null, version: string | null): Promise<void> {
+    const mine = ++viewGeneration;
     viewError.value = null;
     if (version === null || profileRef === null || version === current.value?.version) {
       viewed.value = null;
       return;
     }
-    const mine = profileGeneration;
     try {
       const profile = await library().profile(profileRef, version);
-      if (mine === profileGeneration) viewed.value = profile;
+      if (mine === viewGeneration) viewed.value = profile;
     } catch (error) {
-      if (mine === profileGeneration) viewError.value = errorMessage(error);
+      if (mine === viewGeneration) viewError.value = errorMessage(error);
     }
+  }
+
+  /** The latest version's files shown again; an older version on its way is dropped. */
+  function showLatest(): void {
+    viewGeneration++;
+    viewed.value = null;
+    viewError.value = null;
   }
 
   /** A version with its files, without showing it (the base a decided proposal was made on). */
@@ -77,5 +92,5 @@ export function useShelfProfile(library: () => LibraryClient) {
     return library().profile(profileRef, version);
   }
 
-  return { current, profileLoading, profileError, versions, proposals, viewed, viewError, clearProfile, loadProfile, viewVersion, profileAt };
+  return { current, profileLoading, profileError, versions, proposals, viewed, viewError, clearProfile, loadProfile, viewVersion, showLatest, profileAt };
 }

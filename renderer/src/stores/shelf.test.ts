@@ -109,6 +109,30 @@ describe('shelf store: the selected profile', () => {
     expect(store.current?.profile_ref).toBe('p-002');
   });
 
+  it('shows the older version asked for even when the profile is read again meanwhile (an update arrived)', async () => {
+    const store = await opened();
+    const older = deferred<ProfileWithFiles>();
+    node.library.profile = (ref, version) => (version === '1.0.0' ? older.promise : Promise.resolve(profileWithFiles(ref, version ?? '1.2.0')));
+    const viewing = store.viewVersion('1.0.0');
+    await store.refresh();
+    expect(store.current?.version).toBe('1.2.0');
+    older.resolve(profileWithFiles('p-000', '1.0.0'));
+    await viewing;
+    expect(store.viewed?.version).toBe('1.0.0');
+  });
+
+  it('shows the version chosen last, whatever order the answers come in', async () => {
+    const store = await opened();
+    const older = deferred<ProfileWithFiles>();
+    node.library.profile = () => older.promise;
+    const first = store.viewVersion('1.0.0');
+    // Back to the latest before the older one arrived: the latest stays.
+    await store.viewVersion('1.1.0');
+    older.resolve(profileWithFiles('p-000', '1.0.0'));
+    await first;
+    expect(store.viewed).toBeNull();
+  });
+
   it('says why a profile could not be read', async () => {
     const store = await opened();
     node.library.profile = async () => {

@@ -179,7 +179,7 @@ export const useShelfStore = defineStore('shelf', () => {
 
   /** After a change to the selected profile: it, the shelf row and the badge. */
   async function afterChange(profileRef: string): Promise<void> {
-    viewed.value = null;
+    profile.showLatest();
     const id = teams.teamId;
     await Promise.all([loadProfile(profileRef, true), loadShelf(), id === null ? null : badge.refresh(id)]);
   }
