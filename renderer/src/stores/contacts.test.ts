@@ -1,10 +1,14 @@
 // @vitest-environment jsdom
-/** Contacts: each identity's, loaded when needed, kept on a failed read, and the suggestions they make. */
+/**
+ * Contacts: each identity's, loaded when needed, kept on a failed read, the latest read shown
+ * whatever order the answers come in (with what was added meanwhile), and the suggestions they make.
+ */
 import { beforeEach, describe, expect, it } from 'vitest';
 import { ApiError } from '../api/errors.ts';
 import { useContactsStore } from './contacts.ts';
 import { useDirectoryStore } from './directory.ts';
-import { connectFakeNode, contact, identity, type FakeNode } from './test-client.ts';
+import type { Contact } from '../api/contacts.ts';
+import { connectFakeNode, contact, deferred, identity, type FakeNode } from './test-client.ts';
 
 let node: FakeNode;
 
@@ -39,6 +43,31 @@ describe('contacts store', () => {
     };
     expect((await contacts.load('agent-ada')).map((c) => c.contact_address)).toEqual(['far.example/cy']);
     expect(await contacts.load('agent-new')).toEqual([]);
+  });
+
+  it('shows the contacts read last, whatever order the answers come in', async () => {
+    const slow = deferred<Contact[]>();
+    node.contacts.list = () => slow.promise;
+    const contacts = useContactsStore();
+    const first = contacts.load('agent-ada');
+    node.contacts.list = async () => [contact('far.example/cy'), contact('far.example/dee')];
+    await contacts.load('agent-ada');
+    slow.resolve([contact('far.example/cy')]);
+    await first;
+    expect(contacts.byAgent['agent-ada']?.map((c) => c.contact_address)).toEqual(['far.example/cy', 'far.example/dee']);
+  });
+
+  it('keeps a contact added while the contacts were being read', async () => {
+    const slow = deferred<Contact[]>();
+    node.contacts.list = () => slow.promise;
+    node.contacts.add = async (address) => contact(address);
+    const contacts = useContactsStore();
+    const reading = contacts.load('agent-ada');
+    await contacts.add('agent-ada', 'far.example/dee');
+    // The read left the node before the contact was added: it does not have it.
+    slow.resolve([contact('far.example/cy')]);
+    expect((await reading).map((c) => c.contact_address)).toEqual(['far.example/cy', 'far.example/dee']);
+    expect(contacts.byAgent['agent-ada']?.map((c) => c.contact_address)).toEqual(['far.example/cy', 'far.example/dee']);
   });
 
   it('adds a contact as the node stored it, and suggests it beside the other identities', async () => {

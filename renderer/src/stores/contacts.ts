@@ -1,6 +1,9 @@
 /**
  * Each identity's contacts (`/v1/contacts`), loaded when a "to" field first needs them, and the
- * recipient suggestions built from them and from the identities on this node.
+ * recipient suggestions built from them and from the identities on this node. Of two reads on
+ * their way for one identity (the compose and the chat dialog opened one after the other), the
+ * later one is shown whatever order they answer in, and a contact added while a read was on its
+ * way stays: the read left the node before the contact was there.
  */
 import { defineStore } from 'pinia';
 import { computed, ref } from 'vue';
@@ -10,14 +13,26 @@ import type { Suggestion } from '../lib/recipients.ts';
 import { useDirectoryStore } from './directory.ts';
 import { useSessionStore } from './session.ts';
 
+/** One read of an identity's contacts, and what was added after it left. */
+interface ContactsRead {
+  added: Contact[];
+}
+
 export const useContactsStore = defineStore('contacts', () => {
   const session = useSessionStore();
   const directory = useDirectoryStore();
   const byAgent = ref<Record<string, Contact[]>>({});
+  /** Each identity's latest read: only its answer is shown. */
+  const reads = new Map<string, ContactsRead>();
 
   async function load(agentId: string): Promise<Contact[]> {
+    const read: ContactsRead = { added: [] };
+    reads.set(agentId, read);
     try {
-      const contacts = await session.asIdentity(agentId).contacts.list();
+      const answer = await session.asIdentity(agentId).contacts.list();
+      // A later read is on its way: its answer is the one shown.
+      if (reads.get(agentId) !== read) return byAgent.value[agentId] ?? answer;
+      const contacts = [...answer, ...read.added.filter((added) => !answer.some((c) => c.contact_id === added.contact_id))];
       byAgent.value = { ...byAgent.value, [agentId]: contacts };
       return contacts;
     } catch {
@@ -28,6 +43,7 @@ export const useContactsStore = defineStore('contacts', () => {
 
   async function add(agentId: string, address: string, label = ''): Promise<Contact> {
     const contact = await session.asIdentity(agentId).contacts.add(address, label);
+    reads.get(agentId)?.added.push(contact);
     byAgent.value = { ...byAgent.value, [agentId]: [...(byAgent.value[agentId] ?? []), contact] };
     return contact;
   }
