@@ -201,6 +201,19 @@ describe('MailDrafts', () => {
     expect(new MailDrafts(memoryStorage(10), ORIGIN).putUnsent('alice', [unsent('a')])).toBe(false);
   });
 
+  it('reads another window’s write of an identity’s unsent mail on this node, and no other key', () => {
+    const drafts = new MailDrafts(memoryStorage(), ORIGIN);
+    const key = `svc-node.mail-unsent@${ORIGIN}|alice`;
+    const change = drafts.unsentChange({ key, oldValue: JSON.stringify([unsent('a'), unsent('b')]), newValue: JSON.stringify([unsent('b')]) });
+    expect(change?.agentId).toBe('alice');
+    expect(change?.before.map((u) => u.id)).toEqual(['a', 'b']);
+    expect(change?.after.map((u) => u.id)).toEqual(['b']);
+    expect(drafts.unsentChange({ key, oldValue: JSON.stringify([unsent('a')]), newValue: null })?.after).toEqual([]);
+    expect(drafts.unsentChange({ key: `svc-node.mail-unsent@http://127.0.0.1:5000|alice`, oldValue: null, newValue: '[]' })).toBeNull();
+    expect(drafts.unsentChange({ key: `svc-node.mail-draft@${ORIGIN}|alice|new`, oldValue: null, newValue: '{}' })).toBeNull();
+    expect(drafts.unsentChange({ key: null, oldValue: null, newValue: null })).toBeNull();
+  });
+
   it('tells a changed draft from the one it started as', () => {
     expect(sameMailDraft(mailDraft(), mailDraft())).toBe(true);
     expect(sameMailDraft(mailDraft(), mailDraft({ body: 'Friday? ' }))).toBe(false);

@@ -187,6 +187,19 @@ function parse(raw: string | null): unknown {
   }
 }
 
+/** A kept list of unsent mail, read back; what is not unsent mail is left out. */
+function unsentList(raw: string | null): UnsentMail[] {
+  const list = parse(raw);
+  return Array.isArray(list) ? list.filter(isUnsent) : [];
+}
+
+/** Another window's write of an identity's unsent mail: whose it is, and what was kept before and now. */
+export interface UnsentChange {
+  agentId: string;
+  before: UnsentMail[];
+  after: UnsentMail[];
+}
+
 /** Why a mail draft was not kept: longer than the node takes, or the window's storage is full. */
 export type KeepProblem = 'too-long' | 'full';
 
@@ -208,8 +221,12 @@ export class MailDrafts {
     return `svc-node.mail-draft@${this.#origin}|${agentId}|`;
   }
 
+  get #unsentPrefix(): string {
+    return `svc-node.mail-unsent@${this.#origin}|`;
+  }
+
   #unsentKey(agentId: string): string {
-    return `svc-node.mail-unsent@${this.#origin}|${agentId}`;
+    return this.#unsentPrefix + agentId;
   }
 
   get(agentId: string, slot: string): MailDraft | null {
@@ -245,8 +262,17 @@ export class MailDrafts {
 
   /** The identity's unsent mail, oldest first. */
   unsent(agentId: string): UnsentMail[] {
-    const list = parse(this.#storage.getItem(this.#unsentKey(agentId)));
-    return Array.isArray(list) ? list.filter(isUnsent) : [];
+    return unsentList(this.#storage.getItem(this.#unsentKey(agentId)));
+  }
+
+  /**
+   * What a `storage` event (another window of this browser wrote) changed of an identity's unsent
+   * mail on this node; null when the key is anything else.
+   */
+  unsentChange(event: Pick<StorageEvent, 'key' | 'oldValue' | 'newValue'>): UnsentChange | null {
+    const prefix = this.#unsentPrefix;
+    if (event.key === null || !event.key.startsWith(prefix)) return null;
+    return { agentId: event.key.slice(prefix.length), before: unsentList(event.oldValue), after: unsentList(event.newValue) };
   }
 
   /** Keeps the identity's unsent mail (the newest UNSENT_KEPT); false when the storage refused it. */

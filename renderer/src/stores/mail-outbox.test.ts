@@ -2,12 +2,14 @@
 /**
  * The outbox: a send shows at once, goes, and leaves; a refused one stays with the node's reason
  * and a retry that is the same send; what has not gone is kept in the window's storage and comes
- * back after a reload as not confirmed.
+ * back after a reload as not confirmed. Two windows keep their unsent mail side by side in that
+ * storage: each writes its own items and leaves the other's, and what one sent or discarded
+ * leaves the other's outbox.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ApiError } from '../api/errors.ts';
 import type { SendMailResult } from '../api/mail.ts';
-import { MailDrafts, type MailDraft } from '../lib/drafts.ts';
+import { MailDrafts, type MailDraft, type UnsentMail } from '../lib/drafts.ts';
 import { useMailStore } from './mail.ts';
 import { NOT_CONFIRMED, useOutboxStore } from './mail-outbox.ts';
 import { useOutboundStore } from './mail-outbound.ts';
@@ -28,6 +30,30 @@ beforeEach(async () => {
   node.mail.sent = async () => ({ messages: [], has_more: false, next_before: null });
 });
 afterEach(() => vi.useRealTimers());
+
+/** Another window of this node writes its unsent mail: the storage changes and this window hears of it. */
+function otherWindowKeeps(agentId: string, unsent: UnsentMail[]): void {
+  const before = new Map(Object.entries(window.localStorage));
+  kept().putUnsent(agentId, unsent);
+  for (const [key, newValue] of Object.entries(window.localStorage)) {
+    const oldValue = before.get(key) ?? null;
+    if (oldValue !== newValue) window.dispatchEvent(new StorageEvent('storage', { key, oldValue, newValue, storageArea: window.localStorage }));
+  }
+  for (const [key, oldValue] of before) {
+    if (window.localStorage.getItem(key) === null) {
+      window.dispatchEvent(new StorageEvent('storage', { key, oldValue, newValue: null, storageArea: window.localStorage }));
+    }
+  }
+}
+
+const unsentMail = (id: string, fields: Partial<UnsentMail> = {}): UnsentMail => ({
+  id,
+  draft,
+  error: null,
+  messageId: null,
+  triedAt: '2026-03-01T10:00:00.000Z',
+  ...fields,
+});
 
 async function outboxAs(agentId: string) {
   await useMailStore().show(agentId);
@@ -148,5 +174,46 @@ describe('outbox', () => {
     outbox.send({ ...draft, to: [{ value: 'far.example/cy', kind: 'address', label: null }] });
     await expect.poll(() => outbox.mine[0]?.queued).toEqual(['far.example/cy']);
     await expect.poll(() => node.callsTo('mail', 'outbound')).toHaveLength(2);
+  });
+
+  it('keeps another window’s unsent mail when it writes its own', async () => {
+    const outbox = await outboxAs(ADA);
+    otherWindowKeeps(ADA, [unsentMail('theirs')]);
+    node.mail.send = async () => {
+      throw new ApiError(0, 'The node can’t be reached.');
+    };
+    const item = outbox.send(draft);
+    await expect.poll(() => outbox.mine[0]?.state).toBe('failed');
+    expect(
+      kept()
+        .unsent(ADA)
+        .map((u) => u.id),
+    ).toEqual(['theirs', item.id]);
+    // The other window's mail is its own to show: this one's outbox lists what this one sends.
+    expect(outbox.mine.map((i) => i.id)).toEqual([item.id]);
+    outbox.discard(item.id);
+    expect(
+      kept()
+        .unsent(ADA)
+        .map((u) => u.id),
+    ).toEqual(['theirs']);
+  });
+
+  it('lets go of an unsent mail another window sent or discarded, and never writes it back', async () => {
+    kept().putUnsent(ADA, [unsentMail('u-1'), unsentMail('u-2')]);
+    const outbox = await outboxAs(ADA);
+    expect(outbox.mine.map((i) => i.id)).toEqual(['u-1', 'u-2']);
+    // The other window retried u-1: the node has it now.
+    otherWindowKeeps(ADA, [unsentMail('u-2')]);
+    expect(outbox.mine.map((i) => i.id)).toEqual(['u-2']);
+    outbox.update('u-2', { ...draft, body: 'At one?' });
+    expect(kept().unsent(ADA)).toMatchObject([{ id: 'u-2', draft: { body: 'At one?' } }]);
+  });
+
+  it('shows an unsent mail as another window edited it', async () => {
+    kept().putUnsent(ADA, [unsentMail('u-1')]);
+    const outbox = await outboxAs(ADA);
+    otherWindowKeeps(ADA, [unsentMail('u-1', { draft: { ...draft, body: 'At two?' } })]);
+    expect(outbox.mine[0]?.draft.body).toBe('At two?');
   });
 });

@@ -8,10 +8,17 @@
  * it is sent or discarded, so a reload, a sign-in again or a node that was down loses no mail: a
  * send the window closed on before the node answered comes back as not confirmed, and its retry
  * is the same send (its message id), never a second mail.
+ *
+ * Two windows of one node (two tabs) share that storage and keep their unsent mail in it side by
+ * side: a window writes the items it holds and leaves the others' as they are, item by item, so
+ * neither overwrites what the other has not sent. A window hears the other's writes (the
+ * `storage` event): a mail the other sent or discarded leaves this outbox too, and is never written
+ * back; one it edited shows as edited. Each window lists the mail it sends, and what it found kept
+ * when it first showed the identity.
  */
 import { defineStore } from 'pinia';
 import { computed, ref, watch } from 'vue';
-import { MailDrafts, type MailDraft, type UnsentMail } from '../lib/drafts.ts';
+import { MailDrafts, sameMailDraft, type MailDraft, type UnsentChange, type UnsentMail } from '../lib/drafts.ts';
 import { queuedRecipients } from '../lib/federation.ts';
 import { errorMessage } from '../lib/format.ts';
 import { recipientFields } from '../lib/recipients.ts';
@@ -60,6 +67,8 @@ export const useOutboxStore = defineStore('mail-outbox', () => {
   const mine = computed(() => items.value.filter((item) => item.agentId === mail.agentId));
   /** Identities whose kept unsent mail was read back. */
   const restored = new Set<string>();
+  /** Mail this window sent or discarded: the storage's copy of it is no other window's to keep. */
+  const gone = new Set<string>();
 
   /** The identity's kept unsent mail, back in the outbox the first time its mail is shown. */
   function restore(agentId: string | null): void {
@@ -80,10 +89,16 @@ export const useOutboxStore = defineStore('mail-outbox', () => {
   }
   watch(() => mail.agentId, restore, { immediate: true });
 
-  /** Writes what of the identity's mail has not gone to the window's storage. */
+  /**
+   * Writes what of the identity's mail has not gone to the window's storage, beside what other
+   * windows keep there (the items this window neither holds nor let go of).
+   */
   function keep(agentId: string): void {
-    const unsent = items.value
-      .filter((item) => item.agentId === agentId && item.state !== 'sent')
+    const held = items.value.filter((item) => item.agentId === agentId);
+    const heldIds = new Set(held.map((item) => item.id));
+    const others = storage.unsent(agentId).filter((u) => !heldIds.has(u.id) && !gone.has(u.id));
+    const unsent = held
+      .filter((item) => item.state !== 'sent')
       .map((item): UnsentMail => ({
         id: item.id,
         draft: item.draft,
@@ -91,7 +106,7 @@ export const useOutboxStore = defineStore('mail-outbox', () => {
         messageId: item.messageId,
         triedAt: new Date().toISOString(),
       }));
-    const kept = storage.putUnsent(agentId, unsent);
+    const kept = storage.putUnsent(agentId, [...others, ...unsent]);
     const ids = new Set(unsent.map((u) => u.id));
     if (items.value.some((item) => ids.has(item.id) && item.kept !== kept)) {
       items.value = items.value.map((item) => (ids.has(item.id) ? { ...item, kept } : item));
@@ -150,9 +165,32 @@ export const useOutboxStore = defineStore('mail-outbox', () => {
 
   function discard(id: string): void {
     const owner = items.value.find((item) => item.id === id)?.agentId;
+    gone.add(id);
     items.value = items.value.filter((item) => item.id !== id);
     if (owner !== undefined) keep(owner);
   }
+
+  /**
+   * Another window wrote an identity's unsent mail: what it sent or discarded leaves this outbox
+   * (unless this window is sending it right now), and what it edited shows as edited.
+   */
+  function heard(change: UnsentChange): void {
+    const after = new Map(change.after.map((u) => [u.id, u]));
+    const removed = new Set(change.before.filter((u) => !after.has(u.id)).map((u) => u.id));
+    const touched = items.value.some((item) => item.agentId === change.agentId && item.state === 'failed' && (removed.has(item.id) || after.has(item.id)));
+    if (!touched) return;
+    items.value = items.value.flatMap((item) => {
+      if (item.agentId !== change.agentId || item.state !== 'failed') return [item];
+      if (removed.has(item.id)) return [];
+      const theirs = after.get(item.id);
+      return theirs === undefined || sameMailDraft(theirs.draft, item.draft) ? [item] : [{ ...item, draft: theirs.draft }];
+    });
+  }
+  window.addEventListener('storage', (event) => {
+    if (event.storageArea !== window.localStorage) return;
+    const change = storage.unsentChange(event);
+    if (change !== null) heard(change);
+  });
 
   return { items, mine, send, retry, update, discard };
 });
