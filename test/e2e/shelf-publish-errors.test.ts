@@ -94,7 +94,7 @@ describe('Publish says each problem once, where it is (headless node, Chromium)'
   it('a missing name: under the name once Publish is pressed, with the keyboard there', async () => {
     await form().getByLabel('Blueprint name').fill('');
     await form().getByTestId('publish-submit').click();
-    const problem = 'Give the blueprint a name';
+    const problem = 'give the blueprint a name';
     expect(await fieldError('publish-name').textContent()).toContain(problem);
     expect(await timesShown(problem)).toBe(1);
     expect(await formAlert().count()).toBe(0);

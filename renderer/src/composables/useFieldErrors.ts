@@ -3,11 +3,14 @@
  * - the client's own checks (the node's exact rules, from contract/), shown as the person types
  *   (a blank field's "enter a name" only once they tried to submit, so a fresh form is not all
  *   red), and gone the moment the value is fixed;
- * - the node's 422 problems for a field (an ApiError's `issues`), gone as soon as that field is
- *   edited: an error never outlives the fix.
- * Fields are keyed by their wire names (`slug`, `remote_port`), the names the node's issues carry.
+ * - the node's 422 problems for a field (an ApiError's `issues`; one about an item of a list field,
+ *   `tags.2`, is the list's), and a refusal whose code is about one field alone (an id already
+ *   taken), gone as soon as that field is edited: an error never outlives the fix.
+ * Fields are keyed by their wire names (`slug`, `remote_port`, `new_blueprint.name`), the names
+ * the node's issues carry.
  */
 import { computed, ref, watch } from 'vue';
+import type { ErrorCode } from '../../../contract/errors.ts';
 import { ApiError, issueSentence } from '../api/errors.ts';
 import { errorMessage } from '../lib/format.ts';
 
@@ -17,6 +20,8 @@ export interface FieldSpec {
   value: () => string;
   /** Why the value cannot be sent, in words that follow the label; null when it can. */
   check?: (value: string) => string | null;
+  /** The node's refusals about this field alone, by their code (a taken id): the node's words go under it. */
+  codes?: readonly ErrorCode[];
 }
 
 export type FieldErrors<K extends string> = ReturnType<typeof useFieldErrors<K>>;
@@ -70,16 +75,31 @@ export function useFieldErrors<K extends string>(fields: Record<K, FieldSpec>) {
    * ErrorNote, or null when every problem has its field.
    */
   function take(error: unknown): string | null {
-    if (!(error instanceof ApiError) || error.issues.length === 0) return errorMessage(error);
+    if (!(error instanceof ApiError)) return errorMessage(error);
+    const byCode = error.code === null ? undefined : keys.find((key) => fields[key].codes?.includes(error.code as ErrorCode));
+    if (byCode !== undefined) {
+      fromNode.value = { [byCode]: error.message } as Partial<Record<K, string>>;
+      return null;
+    }
+    if (error.issues.length === 0) return errorMessage(error);
     const mine: Partial<Record<K, string>> = {};
     const rest: string[] = [];
     for (const issue of error.issues) {
-      const sentence = issueSentence(issue, labels);
-      if (issue.field !== null && issue.field in fields) mine[issue.field as K] ??= sentence;
+      const field = fieldOf(issue.field);
+      const sentence = issueSentence(field === null ? issue : { ...issue, field }, labels);
+      if (field !== null) mine[field] ??= sentence;
       else rest.push(sentence);
     }
     fromNode.value = mine;
     return rest.length > 0 ? rest.join('; ') : null;
+  }
+
+  /** The form's field an issue is about: its own, or the list an item of belongs to (`tags.2`). */
+  function fieldOf(field: string | null): K | null {
+    if (field === null) return null;
+    if (field in fields) return field as K;
+    const list = field.replace(/(\.\d+)+$/, '');
+    return list in fields ? (list as K) : null;
   }
 
   function reset(): void {
