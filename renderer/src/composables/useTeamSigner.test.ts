@@ -17,9 +17,7 @@ beforeEach(async () => {
   window.localStorage.clear();
   window.sessionStorage.clear();
   node = connectFakeNode();
-  node.owner.identities = async () => [identity('ada')];
-  node.owner.projects = async () => [];
-  node.owner.namespaces = async () => [];
+  node.holdsIdentities(identity('ada'));
   node.owner.signAsTeam = async () => ({ url: 'http://127.0.0.1:4000/v1/documents', headers: { authorization: 'signed' } });
   await useDirectoryStore().load();
 });

@@ -30,9 +30,7 @@ beforeEach(async () => {
   window.localStorage.clear();
   window.sessionStorage.clear();
   node = connectFakeNode();
-  node.owner.identities = async () => [identity('ada')];
-  node.owner.projects = async () => [];
-  node.owner.namespaces = async () => [];
+  node.holdsIdentities(identity('ada'));
   node.chat.pending = async () => ({ pending: [], messages_waiting: 0 });
   sessions = Array.from({ length: 150 }, (_, n) => chatSession(`s-${n + 1}`, { last_activity: `2026-03-01T10:00:00.${String(999 - n).padStart(3, '0')}Z` }));
   node.chat.sessionsPage = async ({ limit, before }) => {

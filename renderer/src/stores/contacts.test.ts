@@ -16,9 +16,7 @@ beforeEach(async () => {
   window.localStorage.clear();
   window.sessionStorage.clear();
   node = connectFakeNode();
-  node.owner.identities = async () => [identity('ada'), identity('bo')];
-  node.owner.projects = async () => [];
-  node.owner.namespaces = async () => [];
+  node.holdsIdentities(identity('ada'), identity('bo'));
   await useDirectoryStore().load();
 });
 

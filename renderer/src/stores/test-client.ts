@@ -134,6 +134,13 @@ export class FakeNode {
     return answers;
   }
 
+  /** The node's directory: these identities, in no project or namespace (the directory store loads them). */
+  holdsIdentities(...identities: Identity[]): void {
+    this.owner.identities = async () => identities;
+    this.owner.projects = async () => [];
+    this.owner.namespaces = async () => [];
+  }
+
   /** The calls to one client (and, when named, one of its methods), in order. */
   callsTo(area: Area, method?: string): Call[] {
     return this.calls.filter((call) => call.area === area && (method === undefined || call.method === method));

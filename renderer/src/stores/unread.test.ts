@@ -17,9 +17,7 @@ beforeEach(async () => {
   window.localStorage.clear();
   window.sessionStorage.clear();
   node = connectFakeNode();
-  node.owner.identities = async () => [identity('ada'), identity('bo')];
-  node.owner.projects = async () => [];
-  node.owner.namespaces = async () => [];
+  node.holdsIdentities(identity('ada'), identity('bo'));
   answer = { pending: [pendingChat('s-1', { unread_count: 2 }), pendingChat('s-2', { unread_count: 3 })], messages_waiting: 4 };
   node.chat.pending = async () => answer;
   useLiveStore().start();
