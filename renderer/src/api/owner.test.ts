@@ -17,6 +17,7 @@ import type { BrowserEnv } from './connect.ts';
 import { ApiError } from './errors.ts';
 import { NodeClient } from './owner.ts';
 import type { FetchLike } from './sse.ts';
+import { feedSending } from './test-feed.ts';
 
 interface Call {
   url: string;
@@ -162,17 +163,7 @@ describe('NodeClient', () => {
     const frames =
       'event: tunnel_changed\ndata: {}\n\nevent: docs_changed\ndata: {"team_id":"w:d.test"}\n\nevent: teams_changed\ndata: {}\n\n' +
       'event: mail_changed\ndata: {"agent_id":"a-1","message_id":"m-1"}\n\n';
-    const fetch: FetchLike = async (_url, init) => {
-      const signal = init?.signal;
-      const body = new ReadableStream<Uint8Array>({
-        start(controller) {
-          controller.enqueue(new TextEncoder().encode(frames));
-          signal?.addEventListener('abort', () => controller.close());
-        },
-      });
-      return new Response(body, { status: 200, headers: { 'content-type': 'text/event-stream' } });
-    };
-    const client = new NodeClient({ coreUrl: 'http://n', token: 'T', mode: 'browser', fetch });
+    const client = new NodeClient({ coreUrl: 'http://n', token: 'T', mode: 'browser', fetch: feedSending(frames) });
     const changes: unknown[] = [];
     const handle = client.streamWake({ onItem: () => undefined, onChange: (change) => changes.push(change) });
     await expect.poll(() => changes.length).toBe(4);
@@ -215,17 +206,7 @@ describe('NodeClient', () => {
       'event: agent.online\ndata: {"agent_id":"a-1","type":"agent.online","online":true,"at":"t1","last_seen":"t1"}\n\n' +
       'event: agent.offline\ndata: not json\n\n' +
       'event: agent.offline\ndata: {"agent_id":"a-1","type":"agent.online","online":true,"at":"t2","last_seen":"t1"}\n\n';
-    const fetch: FetchLike = async (_url, init) => {
-      const signal = init?.signal;
-      const body = new ReadableStream<Uint8Array>({
-        start(controller) {
-          controller.enqueue(new TextEncoder().encode(frames));
-          signal?.addEventListener('abort', () => controller.close());
-        },
-      });
-      return new Response(body, { status: 200, headers: { 'content-type': 'text/event-stream' } });
-    };
-    const client = new NodeClient({ coreUrl: 'http://n', token: 'T', mode: 'browser', fetch });
+    const client = new NodeClient({ coreUrl: 'http://n', token: 'T', mode: 'browser', fetch: feedSending(frames) });
     const seen: unknown[] = [];
     const changes: unknown[] = [];
     const handle = client.streamWake({ onItem: () => undefined, onChange: (change) => changes.push(change), onPresence: (presence) => seen.push(presence) });

@@ -2,24 +2,10 @@
 import { createPinia, setActivePinia } from 'pinia';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { NodeClient } from '../api/owner.ts';
-import type { FetchLike } from '../api/sse.ts';
+import { feedSending } from '../api/test-feed.ts';
 import { useLiveStore } from './live.ts';
 import { useSessionStore } from './session.ts';
 import { chatWake, connectFakeNode, mailWake } from './test-client.ts';
-
-/** A node whose feed sends `frames` once and then stays open (until the client closes it). */
-function feedSending(frames: string): FetchLike {
-  return async (_url, init) => {
-    const signal = init?.signal;
-    const body = new ReadableStream<Uint8Array>({
-      start(controller) {
-        controller.enqueue(new TextEncoder().encode(frames));
-        signal?.addEventListener('abort', () => controller.close());
-      },
-    });
-    return new Response(body, { status: 200, headers: { 'content-type': 'text/event-stream' } });
-  };
-}
 
 beforeEach(() => setActivePinia(createPinia()));
 afterEach(() => useLiveStore().stop());
