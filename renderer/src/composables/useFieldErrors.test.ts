@@ -37,6 +37,19 @@ describe('useFieldErrors', () => {
     expect(form.errors.value.name).toMatch(/^Team name: enter a name/);
   });
 
+  it('says at once that a field filled in from the start was emptied', () => {
+    const version = ref('1.0.0');
+    const scope = effectScope();
+    const form = scope.run(() =>
+      useFieldErrors({
+        version: { label: 'Version', value: () => version.value, check: (v) => (v.trim() === '' ? 'enter a version' : null), prefilled: true },
+      }),
+    )!;
+    expect(form.errors.value).toEqual({});
+    version.value = '';
+    expect(form.errors.value.version).toBe('Version: enter a version');
+  });
+
   it('puts the node’s problems under their fields, a list item’s under its list, and returns the rest', async () => {
     const name = ref('Support');
     const tags = ref('docs, c++');

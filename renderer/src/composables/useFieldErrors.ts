@@ -20,6 +20,11 @@ export interface FieldSpec {
   value: () => string;
   /** Why the value cannot be sent, in words that follow the label; null when it can. */
   check?: (value: string) => string | null;
+  /**
+   * The field starts filled in (a suggested version): emptied, its check shows at once, as for any
+   * other value; a fresh form has nothing blank in it to be red about.
+   */
+  prefilled?: boolean;
   /** The node's refusals about this field alone, by their code (a taken id): the node's words go under it. */
   codes?: readonly ErrorCode[];
 }
@@ -53,7 +58,7 @@ export function useFieldErrors<K extends string>(fields: Record<K, FieldSpec>) {
         continue;
       }
       const value = fields[key].value();
-      const live = attempted.value || value.trim() !== '';
+      const live = attempted.value || fields[key].prefilled === true || value.trim() !== '';
       const problem = live ? (fields[key].check?.(value) ?? null) : null;
       if (problem !== null) found[key] = issueSentence({ field: key, message: problem }, labels);
     }
