@@ -6,10 +6,11 @@
  * blueprint.yaml is read for the summary shown before sending. No DOM beyond the File and
  * directory-entry shapes it is given; tested in blueprint-folder.test.ts.
  */
-import { isMap, isSeq, parseDocument } from 'yaml';
+import { isMap, isSeq } from 'yaml';
 import type { BlueprintImportPayload } from '../../../contract/library/catalog.ts';
 import { IMPORT_PAYLOAD_SCHEMA } from '../../../contract/library-rules.ts';
 import { plural } from './format.ts';
+import { yamlMapping } from './yaml-mapping.ts';
 
 // The payload's schema string and shape are the wire contract's (contract/).
 export { IMPORT_PAYLOAD_SCHEMA };
@@ -120,13 +121,7 @@ function scalar(value: unknown): string | null {
 }
 
 function readManifest(text: string): BlueprintFolder['blueprint'] {
-  const document = parseDocument(text, { prettyErrors: false });
-  const error = document.errors[0];
-  if (error !== undefined) {
-    const line = error.linePos?.[0]?.line;
-    throw new BlueprintFolderError(`blueprint.yaml does not parse${line ? ` (line ${line})` : ''}: ${error.message.split('\n')[0]}`);
-  }
-  if (!isMap(document.contents)) throw new BlueprintFolderError('blueprint.yaml must be a mapping of fields (id: …, version: …, profiles: …).');
+  const document = yamlMapping(text, 'blueprint.yaml', 'id: …, version: …, profiles: …', (message) => new BlueprintFolderError(message));
   const profiles = document.get('profiles');
   const ids = isSeq(profiles) ? profiles.items.map((item) => (isMap(item) ? scalar(item.get('id')) : null)).filter((id): id is string => id !== null) : [];
   return { id: scalar(document.get('id')), version: scalar(document.get('version')), name: scalar(document.get('name')), profiles: ids };

@@ -4,20 +4,14 @@
  * starts with. Uses the `yaml` package (a dependency the node already has); tested in
  * profile-yaml.test.ts.
  */
-import { isMap, parseDocument, stringify } from 'yaml';
+import { stringify } from 'yaml';
+import { yamlMapping, type YamlDocument } from './yaml-mapping.ts';
 
 /** A profile.yaml that cannot be used, in plain words. */
 export class ProfileYamlError extends Error {}
 
-function documentOf(text: string) {
-  const document = parseDocument(text, { prettyErrors: false });
-  const error = document.errors[0];
-  if (error !== undefined) {
-    const line = error.linePos?.[0]?.line;
-    throw new ProfileYamlError(`profile.yaml does not parse${line ? ` (line ${line})` : ''}: ${error.message.split('\n')[0]}`);
-  }
-  if (!isMap(document.contents)) throw new ProfileYamlError('profile.yaml must be a mapping of fields (id: …, version: …).');
-  return document;
+function documentOf(text: string): YamlDocument {
+  return yamlMapping(text, 'profile.yaml', 'id: …, version: …', (message) => new ProfileYamlError(message));
 }
 
 /** The text with `version` set (comments, order and the other fields kept). */
