@@ -55,26 +55,24 @@ describe('RenderPool', () => {
   });
 
   it('keeps the event loop free while a render runs', async () => {
-    // What is measured is the event loop, not the budget: a loaded machine may take longer than
-    // the node's 5 s over this table, which must not turn the render into a refusal here.
+    // What is checked is that timers keep firing while the worker renders, not how soon: a loaded
+    // machine may delay any one of them, but a render on this thread would let none of them run
+    // until it finished. Nor is the budget measured: the node's 5 s must not refuse this table here.
     const renderer = pool({ budgetMs: 60_000 });
     await renderer.render('warm up', []);
     const rendering = renderer.render(slowTable(200_000), []);
-    // Timers keep firing on time while the worker is busy for a second or so.
-    let worst = 0;
-    let last = performance.now();
     let done = false;
     void rendering.finally(() => (done = true));
+    let ticksWhileRendering = 0;
     // The render sets `done` when it finishes, while this loop awaits; the types do not see that.
     // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition
     while (!done) {
       await new Promise((resolve) => setTimeout(resolve, 10));
-      const now = performance.now();
-      worst = Math.max(worst, now - last);
-      last = now;
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition
+      if (!done) ticksWhileRendering++;
     }
     expect(await rendering).toContain('<table>');
-    expect(worst).toBeLessThan(250);
+    expect(ticksWhileRendering).toBeGreaterThanOrEqual(3);
   });
 
   it('refuses renders beyond its queue with a 503 and Retry-After', async () => {
