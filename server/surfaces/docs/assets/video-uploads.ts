@@ -132,6 +132,7 @@ export class VideoUploads {
     const stop = (reason: string) => () => body.destroy(new Error(reason));
     const idle = setTimeout(stop('idle'), UPLOAD_IDLE_MS);
     const deadline = setTimeout(stop('expired'), Math.max(0, expiresAt - this.#ctx.clock.now().getTime()));
+    let received = false;
     let stored = false;
     try {
       const bytes = await this.#files
@@ -154,6 +155,7 @@ export class VideoUploads {
             `The upload could not be stored (${(error as { code?: string }).code ?? 'disk error'}); nothing was stored`,
           );
         });
+      received = true;
       if (bytes === 0) throw malformed('SVC_ERR_UPLOAD_EMPTY', 'The upload is empty');
       if (headBytes < MAGIC_BYTES) checkMagic();
       await this.#files.publish(assetId);
@@ -164,7 +166,10 @@ export class VideoUploads {
       this.#quota.changed(teamId);
       return this.#assets.get(teamId, assetId);
     } catch (error) {
-      if (!stored) await this.#files.discard(assetId);
+      // A receive that failed has already removed its partial file; waiting here on more disk work
+      // would keep the URL taken (409) after its file was visibly gone, and a client retrying a
+      // dropped upload at once would be refused.
+      if (received && !stored) await this.#files.discard(assetId);
       throw error;
     } finally {
       clearTimeout(idle);
