@@ -1,12 +1,19 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../../context.ts';
+import { startCoreNode } from '../../../../test/support/core-node.ts';
 import { remoteParty } from './domain/participants.ts';
 import type { AgentRow } from '../identities/store.ts';
 import { assertChatReachable, assertRemoteChatAccepted } from './reachability.ts';
 import type { Party } from '../messaging/participants.ts';
 
-/** A database whose contacts lists are empty. */
-const noContacts = { prepare: () => ({ get: () => undefined }) } as unknown as Db;
+/** A node's real database, whose contacts lists are empty. */
+let noContacts: Db;
+
+beforeAll(async () => {
+  const node = await startCoreNode();
+  noContacts = node.ctx.db;
+  return () => node.close();
+});
 
 function local(agentId: string, projectId: string, reachability: AgentRow['address_reachability'] = 'public'): Party & { to: string } {
   const agent = { agent_id: agentId, project_id: projectId, address_reachability: reachability } as AgentRow;
