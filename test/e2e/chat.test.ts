@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openNodeDatabase } from '../support/database.ts';
 import { openWindow, unexpectedConsoleErrors } from './browser.ts';
 import type { HeadlessNode } from './headless-node.ts';
-import { startRig, shot, stopRig, type Rig } from './steps.ts';
+import { startRig, shot, stopRig, type Rig, actAs as actAsIdentity } from './steps.ts';
 
 const DOMAIN = 'e2e-chat.test';
 /** How long to wait for something to appear (live updates arrive in well under a second). */
@@ -66,19 +66,7 @@ async function as(name: string, method: 'GET' | 'POST', path: string, body?: unk
   return JSON.parse(text);
 }
 
-async function actAs(page: Page, name: string): Promise<void> {
-  await page.bringToFront();
-  await page.getByTestId('identity-switcher').click();
-  await page
-    .getByTestId('identity-switcher-menu')
-    .getByRole('option')
-    .filter({ hasText: `${DOMAIN}/${name}` })
-    .click();
-  await page
-    .getByTestId('identity-switcher')
-    .filter({ hasText: `${DOMAIN}/${name}` })
-    .waitFor({ timeout: WAIT });
-}
+const actAs = (page: Page, name: string): Promise<void> => actAsIdentity(page, `${DOMAIN}/${name}`, WAIT);
 
 async function use(page: Page): Promise<Page> {
   await page.bringToFront();

@@ -12,7 +12,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { profileFiles } from '../support/library.ts';
 import { emulateColorScheme, unexpectedConsoleErrors } from './browser.ts';
 import type { HeadlessNode } from './headless-node.ts';
-import { openAppOnNode, seedIdentities, shot as saveShot, stopRig, type AppRig } from './steps.ts';
+import { openAppOnNode, seedIdentities, shot as saveShot, stopRig, type AppRig, actAs as actAsIdentity } from './steps.ts';
 
 const DOMAIN = 'keys-e2e.test';
 const TEAM_ID = `crew:${DOMAIN}`;
@@ -79,16 +79,7 @@ async function sheetOf(view: string): Promise<{ title: string; labels: string[] 
 const LIST = ['Next item', 'Previous item', 'First item', 'Last item', 'Open the item'];
 const EVERYWHERE = { title: 'Everywhere', labels: ['Command palette: go to, do or find', 'These shortcuts'] };
 
-async function actAs(name: string): Promise<void> {
-  await switcher().click();
-  await menu()
-    .getByRole('option')
-    .filter({ hasText: `${DOMAIN}/${name}` })
-    .click();
-  await switcher()
-    .filter({ hasText: `${DOMAIN}/${name}` })
-    .waitFor({ timeout: WAIT });
-}
+const actAs = (name: string): Promise<void> => actAsIdentity(page, `${DOMAIN}/${name}`, WAIT);
 
 /**
  * Clicks a sidebar section (the keyboard is then on that link, not in the list) and waits until

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.ts';
 import { emulateColorScheme, unexpectedConsoleErrors } from './browser.ts';
 import type { HeadlessNode } from './headless-node.ts';
-import { openAppOnNode, seedIdentities, shot as saveShot, stopRig, type AppRig } from './steps.ts';
+import { openAppOnNode, seedIdentities, shot as saveShot, stopRig, type AppRig, actAs as actAsIdentity } from './steps.ts';
 
 const DOMAIN = 'e2e-drafts.test';
 const ALICE = `${DOMAIN}/alice`;
@@ -49,18 +49,7 @@ const pane = () => page.getByTestId('reading-pane');
 const heading = () => pane().getByRole('heading', { level: 2 });
 const outbox = () => page.getByTestId('outbox');
 
-async function actAs(name: string): Promise<void> {
-  await page.getByTestId('identity-switcher').click();
-  await page
-    .getByTestId('identity-switcher-menu')
-    .getByRole('option')
-    .filter({ hasText: `${DOMAIN}/${name}` })
-    .click();
-  await page
-    .getByTestId('identity-switcher')
-    .filter({ hasText: `${DOMAIN}/${name}` })
-    .waitFor({ timeout: WAIT });
-}
+const actAs = (name: string): Promise<void> => actAsIdentity(page, `${DOMAIN}/${name}`, WAIT);
 
 /** C, then the compose dialog. */
 async function openCompose(): Promise<void> {

@@ -11,7 +11,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openWindow, unexpectedConsoleErrors } from './browser.ts';
 import type { HeadlessNode } from './headless-node.ts';
-import { seedIdentities, shot as saveShot, startRig, stopRig, type Rig } from './steps.ts';
+import { seedIdentities, shot as saveShot, startRig, stopRig, type Rig, actAs as actAsIdentity } from './steps.ts';
 
 const DOMAIN = 'e2e-folders.test';
 const WAIT = 15_000;
@@ -61,18 +61,7 @@ const mailTo = (from: string, to: string, subject: string, body: string): Promis
 
 const shot = (name: string): Promise<void> => saveShot(page, name);
 
-async function actAs(name: string): Promise<void> {
-  await page.getByTestId('identity-switcher').click();
-  await page
-    .getByTestId('identity-switcher-menu')
-    .getByRole('option')
-    .filter({ hasText: `${DOMAIN}/${name}` })
-    .click();
-  await page
-    .getByTestId('identity-switcher')
-    .filter({ hasText: `${DOMAIN}/${name}` })
-    .waitFor({ timeout: WAIT });
-}
+const actAs = (name: string): Promise<void> => actAsIdentity(page, `${DOMAIN}/${name}`, WAIT);
 
 const list = () => page.getByTestId('mail-list');
 const row = (subject: string) => list().getByRole('option').filter({ hasText: subject });

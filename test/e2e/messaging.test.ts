@@ -10,7 +10,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openWindow, unexpectedConsoleErrors } from './browser.ts';
 import type { HeadlessNode } from './headless-node.ts';
-import { startRig, shot, stopRig, type Rig } from './steps.ts';
+import { startRig, shot, stopRig, type Rig, actAs as actAsIdentity } from './steps.ts';
 
 const DOMAIN = 'e2e-mail.test';
 const ALICE = `${DOMAIN}/alice`;
@@ -31,19 +31,7 @@ const consoleErrors: string[] = [];
 const owner = (method: 'GET' | 'POST', path: string, body?: unknown): Promise<any> => node.owner(method, path, body);
 
 /** Picks the identity this window acts as, with the sidebar switcher. */
-async function actAs(page: Page, name: string): Promise<void> {
-  await page.bringToFront();
-  await page.getByTestId('identity-switcher').click();
-  const menu = page.getByTestId('identity-switcher-menu');
-  await menu
-    .getByRole('option')
-    .filter({ hasText: `${DOMAIN}/${name}` })
-    .click();
-  await page
-    .getByTestId('identity-switcher')
-    .filter({ hasText: `${DOMAIN}/${name}` })
-    .waitFor({ timeout: WAIT });
-}
+const actAs = (page: Page, name: string): Promise<void> => actAsIdentity(page, `${DOMAIN}/${name}`, WAIT);
 
 /**
  * The person turns to this window. Chromium throttles animation frames in the window that is

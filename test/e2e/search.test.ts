@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { profileFiles } from '../support/library.ts';
 import { emulateColorScheme, unexpectedConsoleErrors } from './browser.ts';
 import type { HeadlessNode } from './headless-node.ts';
-import { openAppOnNode, seedIdentities, shot as saveShot, stopRig, type AppRig } from './steps.ts';
+import { openAppOnNode, seedIdentities, shot as saveShot, stopRig, type AppRig, actAs as actAsIdentity } from './steps.ts';
 
 const DOMAIN = 'search-e2e.test';
 const TEAM_ID = `crew:${DOMAIN}`;
@@ -53,18 +53,7 @@ async function appendVersion(slug: string, markdown: string): Promise<void> {
   expect(response.status, await response.clone().text()).toBeLessThan(300);
 }
 
-async function actAs(name: string): Promise<void> {
-  await page.getByTestId('identity-switcher').click();
-  await page
-    .getByTestId('identity-switcher-menu')
-    .getByRole('option')
-    .filter({ hasText: `${DOMAIN}/${name}` })
-    .click();
-  await page
-    .getByTestId('identity-switcher')
-    .filter({ hasText: `${DOMAIN}/${name}` })
-    .waitFor({ timeout: WAIT });
-}
+const actAs = (name: string): Promise<void> => actAsIdentity(page, `${DOMAIN}/${name}`, WAIT);
 
 async function openPalette(text: string): Promise<void> {
   await page.keyboard.press('Control+k');

@@ -116,3 +116,17 @@ export async function seedIdentities(
   }
   return { agents, keys };
 }
+
+/**
+ * Makes `address` the identity `page` acts as, through the identity switcher as a person does, and
+ * waits until the switcher names it. It waits first until the switcher offers to switch: before the
+ * node's identities have loaded it names none, and a click on it opens Set up instead of the list.
+ */
+export async function actAs(page: Page, address: string, timeout = 15_000): Promise<void> {
+  await page.bringToFront();
+  const switcher = page.getByTestId('identity-switcher');
+  await page.locator('[data-testid="identity-switcher"][title^="Switch identity"]').waitFor({ timeout });
+  if ((await switcher.getAttribute('aria-expanded')) !== 'true') await switcher.click();
+  await page.getByTestId('identity-switcher-menu').getByRole('option').filter({ hasText: address }).click({ timeout });
+  await switcher.filter({ hasText: address }).waitFor({ timeout });
+}
