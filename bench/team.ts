@@ -4,7 +4,7 @@
  */
 import { buildTeamHeaders, type TeamHeaders } from '../server/auth/team-envelope-client.ts';
 import { privateKeyFromSeed, signBytes } from '../server/crypto/ed25519.ts';
-import { testKey } from '../test/support/keys.ts';
+import { testKey, type TestKey } from '../test/support/keys.ts';
 import type { WorkerServer } from './server-worker.ts';
 
 export interface Member {
@@ -13,6 +13,25 @@ export interface Member {
   sign(method: string, path: string, body?: string): TeamHeaders;
   /** Sends a signed request; anything but a 2xx throws. */
   send(method: string, path: string, headers: TeamHeaders, body?: string): Promise<Response>;
+}
+
+/**
+ * How a member holding `key` signs each of its requests to the node at `aud`, with the certificate
+ * the team's owner gave it.
+ */
+export function memberSigner(member: { teamId: string; certificateB64: string; key: TestKey; aud: string }): Member['sign'] {
+  const privateKey = privateKeyFromSeed(member.key.seed);
+  return (method, path, body) =>
+    buildTeamHeaders({
+      method,
+      path,
+      body,
+      aud: member.aud,
+      teamId: member.teamId,
+      certificateB64: member.certificateB64,
+      didKey: member.key.didKey,
+      sign: (bytes) => signBytes(privateKey, bytes),
+    });
 }
 
 export async function ownerPost<T>(node: WorkerServer, path: string, body: unknown): Promise<T> {
@@ -35,21 +54,9 @@ export async function member(node: WorkerServer, name: string): Promise<Member> 
     // The library benchmarks publish blueprints to import from (library:publish).
     scopes: ['library:read', 'library:write', 'library:publish'],
   });
-  const privateKey = privateKeyFromSeed(key.seed);
-  const aud = node.url;
   return {
     teamId: team_id,
-    sign: (method, path, body) =>
-      buildTeamHeaders({
-        method,
-        path,
-        body,
-        aud,
-        teamId: team_id,
-        certificateB64: certificate_b64,
-        didKey: key.didKey,
-        sign: (b) => signBytes(privateKey, b),
-      }),
+    sign: memberSigner({ teamId: team_id, certificateB64: certificate_b64, key, aud: node.url }),
     async send(method, path, headers, body) {
       const response = await fetch(`${node.url}${path}`, {
         method,

@@ -3,9 +3,9 @@
  * and the certificate, the member signs each request itself. Signing is the client's cost, so the
  * workloads sign ahead of the timed part.
  */
-import { buildTeamHeaders, type TeamHeaders } from '../../server/auth/team-envelope-client.ts';
-import { privateKeyFromSeed, signBytes } from '../../server/crypto/ed25519.ts';
+import type { TeamHeaders } from '../../server/auth/team-envelope-client.ts';
 import { testKey } from '../../test/support/keys.ts';
+import { memberSigner } from '../team.ts';
 import { bearer, call } from './http.ts';
 
 export interface TeamMember {
@@ -29,19 +29,5 @@ export async function teamMember(url: string, ownerToken: string, name: string):
     headers: bearer(ownerToken),
     body: JSON.stringify({ did_key: key.didKey, alias: `${name}-member`, scopes: SCOPES }),
   });
-  const privateKey = privateKeyFromSeed(key.seed);
-  return {
-    teamId: team_id,
-    sign: (method, path, body) =>
-      buildTeamHeaders({
-        method,
-        path,
-        body,
-        aud: url,
-        teamId: team_id,
-        certificateB64: certificate_b64,
-        didKey: key.didKey,
-        sign: (bytes) => signBytes(privateKey, bytes),
-      }),
-  };
+  return { teamId: team_id, sign: memberSigner({ teamId: team_id, certificateB64: certificate_b64, key, aud: url }) };
 }
