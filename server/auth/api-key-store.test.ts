@@ -4,7 +4,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { agentRow, useStoreDatabase } from '../../test/support/store-database.ts';
-import { insertIdentity } from '../surfaces/core/identities/store.ts';
+import { insertIdentity } from '../surfaces/core/identities/store/agents.ts';
 import { insertProject } from '../surfaces/core/projects/store.ts';
 import { deactivateAgentKeys, insertApiKey, liveKeysWithPrefix, touchApiKey } from './api-key-store.ts';
 

@@ -6,7 +6,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { agentRow, useStoreDatabase } from '../../test/support/store-database.ts';
 import { appendDidLogEntry } from '../surfaces/core/did/store.ts';
-import { insertIdentity } from '../surfaces/core/identities/store.ts';
+import { insertIdentity } from '../surfaces/core/identities/store/agents.ts';
 import { insertProject } from '../surfaces/core/projects/store.ts';
 import { insertCertificate, insertTeam, revokeCertificate } from './store.ts';
 import {

@@ -28,6 +28,7 @@ const LAYERS = [
   'search',
   'tunnel',
   'federation',
+  'core/health', // whether the node and its database answer
   'core/did',
   'core/namespaces',
   'core/projects',

@@ -68,14 +68,8 @@ const ROUTES_ONLY: Record<string, string> = {
   'node/tunnel': 'the tunnel (server/tunnel/service.ts)',
 };
 
-/** Modules out of the template today, by path under server/surfaces/, each with why it is still there. */
-const KNOWN: Record<string, string> = {
-  'core/health.ts': 'GET /health is the node’s, not one aggregate’s; its route has not yet moved to an aggregate of its own (core/health/routes.ts)',
-  'core/health-store.ts': 'the health check’s one query, beside health.ts until both move to core/health/',
-  'core/events/subscriptions-routes.ts': 'the event subscriptions’ routes sit beside the stream’s routes.ts rather than with them in routes/',
-  'core/identities/agent-log-store.ts': 'the agent log’s rows sit beside identities’ store.ts rather than with them in store/',
-  'core/messaging/idempotency-store.ts': 'the idempotency keys’ rows sit beside messaging’s store.ts rather than with them in store/',
-};
+/** Modules out of the template today, by path under server/surfaces/, each with why it is still there: none. */
+const KNOWN: Record<string, string> = {};
 
 interface Source {
   /** The path under server/surfaces/: `<surface>/<aggregate>/...`. */

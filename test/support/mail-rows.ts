@@ -2,7 +2,7 @@
  * Mail rows as the mail store writes them, for store tests that need many of them fast (written
  * straight into the table, as a delivery would, without signing each).
  */
-import type { AgentRow } from '../../server/surfaces/core/identities/store.ts';
+import type { AgentRow } from '../../server/surfaces/core/identities/store/agents.ts';
 import type { NewMailRow } from '../../server/surfaces/core/mail/store/messages.ts';
 
 export function mailRow(sender: AgentRow, recipient: AgentRow, fields: Partial<NewMailRow> & Pick<NewMailRow, 'message_id' | 'subject' | 'body'>): NewMailRow {

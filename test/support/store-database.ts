@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
 import type { Db } from '../../server/context.ts';
-import type { AgentRow, NewAgentRow } from '../../server/surfaces/core/identities/store.ts';
+import type { AgentRow, NewAgentRow } from '../../server/surfaces/core/identities/store/agents.ts';
 import { openNodeDatabase } from './database.ts';
 
 /** Registers the file's open and close; the returned function gives the open database. */

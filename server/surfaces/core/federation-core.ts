@@ -8,7 +8,7 @@ import type { FederatedChat, FederatedMail, FederatedMessage } from '../../../co
 import type { NodeContext } from '../../context.ts';
 import type { Bounce, CheckedSender, FederationCore, SenderKeys } from '../../federation/core-port.ts';
 import type { ChatService } from './chat/service.ts';
-import { findIdentity, type AgentRow } from './identities/store.ts';
+import { findIdentity, type AgentRow } from './identities/store/agents.ts';
 import { arrivedBefore, storeArrivedMail, storeBounce } from './mail/delivery.ts';
 import { isContact } from './messaging/reachability.ts';
 import type { Recipients } from './messaging/recipients.ts';

@@ -2,6 +2,7 @@
  * The core surface's services, wired once per node and shared by the HTTP routes, the owner API
  * and (later) MCP, so each rule has exactly one implementation.
  */
+import { HealthService } from './health/service.ts';
 import type { OwnerAccess } from '../../auth/owner.ts';
 import type { NodeContext } from '../../context.ts';
 import { AppEvents } from '../../teams/app-events.ts';
@@ -63,6 +64,8 @@ export interface CoreServices {
   directory: NodeDirectory;
   /** What federation may ask of the core (federation/core-port.ts): the outbox and inbound reach the core only through it. */
   federationCore: CoreForFederation;
+  /** Whether the node and its database answer (`GET /health`). */
+  health: HealthService;
   /** Mail on its way to other nodes; its worker is started and stopped with the node. */
   outbox: FederationOutbox;
   /** Mail arriving from other nodes. */
@@ -140,5 +143,6 @@ export function createCoreServices(ctx: NodeContext, owner: OwnerAccess, options
     batches,
     remote,
     search,
+    health: new HealthService(ctx.db),
   };
 }

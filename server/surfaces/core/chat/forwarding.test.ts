@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { FederatedMessage } from '../../../../contract/core/federation.ts';
 import { remoteParty, type ChatTarget } from './domain/participants.ts';
-import type { AgentRow } from '../identities/store.ts';
+import type { AgentRow } from '../identities/store/agents.ts';
 import { assertFederatable, forwardChat } from './forwarding.ts';
 import type { RemoteQueue } from '../messaging/remote-queue.ts';
 import type { Party } from '../messaging/participants.ts';

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../../context.ts';
 import { startCoreNode } from '../../../../test/support/core-node.ts';
 import { remoteParty } from './domain/participants.ts';
-import type { AgentRow } from '../identities/store.ts';
+import type { AgentRow } from '../identities/store/agents.ts';
 import { assertChatReachable, assertRemoteChatAccepted } from './reachability.ts';
 import type { Party } from '../messaging/participants.ts';
 

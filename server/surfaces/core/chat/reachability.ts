@@ -7,7 +7,7 @@
  */
 import type { Db } from '../../../context.ts';
 import { forbidden } from '../../../errors.ts';
-import type { AgentRow } from '../identities/store.ts';
+import type { AgentRow } from '../identities/store/agents.ts';
 import type { Party } from '../messaging/participants.ts';
 import { assertReachable } from '../messaging/reachability.ts';
 import type { ChatTarget } from './domain/participants.ts';

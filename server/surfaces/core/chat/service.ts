@@ -25,7 +25,7 @@ import type {
 } from '../../../../contract/core/chat.ts';
 import type { FederatedChat } from '../../../../contract/core/federation.ts';
 import type { NodeContext } from '../../../context.ts';
-import type { AgentRow } from '../identities/store.ts';
+import type { AgentRow } from '../identities/store/agents.ts';
 import type { IdentityService } from '../identities/service.ts';
 import type { MailService } from '../mail/service.ts';
 import type { RemoteQueue } from '../messaging/remote-queue.ts';

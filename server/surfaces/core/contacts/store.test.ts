@@ -1,7 +1,7 @@
 /** The contacts store on a real encrypted database: per-owner lists in the order added, uniqueness, and owner-bound removal. */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { agentRow, useStoreDatabase } from '../../../../test/support/store-database.ts';
-import { insertIdentity } from '../identities/store.ts';
+import { insertIdentity } from '../identities/store/agents.ts';
 import { insertProject } from '../projects/store.ts';
 import { contactExists, contactsOf, deleteContact, insertContact } from './store.ts';
 

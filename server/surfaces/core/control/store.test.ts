@@ -1,7 +1,7 @@
 /** The control signals store on a real encrypted database: pending in row order, and consumed by exactly one caller. */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { agentRow, useStoreDatabase } from '../../../../test/support/store-database.ts';
-import { insertIdentity } from '../identities/store.ts';
+import { insertIdentity } from '../identities/store/agents.ts';
 import { insertProject } from '../projects/store.ts';
 import { consumeControlSignal, insertControlSignal, pendingControlSignals } from './store.ts';
 

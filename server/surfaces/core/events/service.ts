@@ -6,7 +6,7 @@ import type { NodeContext } from '../../../context.ts';
 import { conflict } from '../../../errors.ts';
 import { StreamCap } from '../../../events/stream-cap.ts';
 import type { SseStream } from '../../../http/sse.ts';
-import { identityStatus } from '../identities/store.ts';
+import { identityStatus } from '../identities/store/agents.ts';
 import type { WakeSource } from './sources.ts';
 import { runIdentityStream, type IdentityStreamPosition } from './stream.ts';
 

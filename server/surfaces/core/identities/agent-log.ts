@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { NodeContext } from '../../../context.ts';
 import { canonicalJsonBytes } from '../../../crypto/canonical-json.ts';
 import { toBase64Unpadded } from '../../../crypto/encoding.ts';
-import { insertAgentLogEntry, lastAgentLogSeq } from './agent-log-store.ts';
+import { insertAgentLogEntry, lastAgentLogSeq } from './store/agent-log.ts';
 import type { AgentLogEntry, AgentLogOperation } from '../../../../contract/core/identities.ts';
 
 export type { AgentLogEntry, AgentLogOperation };

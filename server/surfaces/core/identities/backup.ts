@@ -9,9 +9,9 @@ import type { LogEntry } from '../../../crypto/identity-log.ts';
 import { conflict, invalid } from '../../../errors.ts';
 import { parseWith } from '../../../http/validate.ts';
 import { appendAgentLog, restoreAgentLog, type AgentLogEntry } from './agent-log.ts';
-import { agentLogEntries } from './agent-log-store.ts';
+import { agentLogEntries } from './store/agent-log.ts';
 import type { CoreDeps, IdentityService } from './service.ts';
-import { aliasTaken, identityContext, identityStatus, insertIdentity } from './store.ts';
+import { aliasTaken, identityContext, identityStatus, insertIdentity } from './store/agents.ts';
 import { BACKUP_FORMAT, IdentityBackup, type ImportedIdentity } from '../../../../contract/node/identities.ts';
 
 /** The did:key a sealed key blob names in the clear; null when the blob is not one. */

@@ -24,7 +24,7 @@ import {
   setIdentityKey,
   setIdentityStatus,
   type AgentRow,
-} from './store.ts';
+} from './store/agents.ts';
 import type { Archived, Deleted, Replaced, ReplaceInput, Rotated } from '../../../../contract/core/identities.ts';
 
 export class IdentityLifecycle {

@@ -14,7 +14,7 @@ import type { DidRegistry } from '../did/registry.ts';
 import type { NamespaceService } from '../namespaces/service.ts';
 import type { ProjectService } from '../projects/service.ts';
 import { appendAgentLog } from './agent-log.ts';
-import { agentLogEntries } from './agent-log-store.ts';
+import { agentLogEntries } from './store/agent-log.ts';
 import { allocateAlias } from './domain/aliases.ts';
 import {
   aliasTaken,
@@ -27,7 +27,7 @@ import {
   listLiveIdentities,
   updateIdentitySettings,
   type AgentRow,
-} from './store.ts';
+} from './store/agents.ts';
 import type {
   AgentLog,
   CreatedIdentity,

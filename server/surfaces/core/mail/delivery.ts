@@ -18,7 +18,7 @@ import type { Bounce, CheckedSender } from '../../../federation/core-port.ts';
 import { conflict, invalid } from '../../../errors.ts';
 import { splitAddress } from '../../../../contract/core-rules.ts';
 import { conflictOnConstraint } from '../../../store/db-errors.ts';
-import type { AgentRow } from '../identities/store.ts';
+import type { AgentRow } from '../identities/store/agents.ts';
 import {
   assertSignedFromAddress,
   assertSignedRecipients,

@@ -16,7 +16,7 @@
 import type { NodeContext } from '../../../context.ts';
 import { invalid, notFound } from '../../../errors.ts';
 import type { SentInput, SentMail as SentItem, SentPage } from '../../../../contract/core/mail.ts';
-import { identityProject } from '../identities/store.ts';
+import { identityProject } from '../identities/store/agents.ts';
 import { localSentRows, queuedSentRows, sentKeyOf, sentRow, toLocalSentItem, toQueuedSentItem, type SentKey } from './store/sent.ts';
 
 /** Descending order of the merged list. */

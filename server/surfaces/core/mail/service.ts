@@ -24,7 +24,7 @@ import {
 import { conflict, invalid, notFound, tooLarge, type ValidationIssue } from '../../../errors.ts';
 import { identityTopic } from '../../../events/bus.ts';
 import type { IdentityService } from '../identities/service.ts';
-import { findIdentity, type AgentRow } from '../identities/store.ts';
+import { findIdentity, type AgentRow } from '../identities/store/agents.ts';
 import { announcementsFor, signingKeyId } from '../messaging/announcements.ts';
 import { clientSignatureOf, verifyClientSigned } from '../messaging/client-signed.ts';
 import type { RemoteQueue } from '../messaging/remote-queue.ts';

@@ -8,7 +8,7 @@
 import type { RotationAnnouncement } from '../../../../contract/core/identities.ts';
 import type { ReplacementAnnouncement } from '../../../../contract/core/namespaces.ts';
 import type { Db } from '../../../context.ts';
-import { rotationAnnouncementTo } from '../identities/store.ts';
+import { rotationAnnouncementTo } from '../identities/store/agents.ts';
 import { replacementAnnouncementTo } from '../namespaces/store.ts';
 
 export interface MessageAnnouncements {

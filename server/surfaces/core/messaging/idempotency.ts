@@ -14,9 +14,9 @@ import type { Db } from '../../../context.ts';
 import { canonicalJson } from '../../../crypto/canonical-json.ts';
 import { sha256Hex } from '../../../crypto/encoding.ts';
 import { conflict } from '../../../errors.ts';
-import { findMessageSend, insertMessageSend, pruneMessageSends, type SendKind } from './idempotency-store.ts';
+import { findMessageSend, insertMessageSend, pruneMessageSends, type SendKind } from './store/idempotency.ts';
 
-export type { SendKind } from './idempotency-store.ts';
+export type { SendKind } from './store/idempotency.ts';
 
 /** How long a first answer is kept for repeats. */
 export const SEND_ANSWER_TTL_MS = 7 * 24 * 60 * 60 * 1000;

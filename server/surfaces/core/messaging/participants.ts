@@ -2,7 +2,7 @@
  * Who is on either end of a message: the sending identity and each recipient, resolved once
  * with the rules shared by mail, chat and MCP.
  */
-import type { AgentRow } from '../identities/store.ts';
+import type { AgentRow } from '../identities/store/agents.ts';
 
 export interface Party {
   agent: AgentRow;

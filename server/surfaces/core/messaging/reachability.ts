@@ -6,7 +6,7 @@
 import type { Db } from '../../../context.ts';
 import { forbidden } from '../../../errors.ts';
 import type { Party } from './participants.ts';
-import { hasContactAmong } from './store.ts';
+import { hasContactAmong } from './store/recipients.ts';
 
 /** What a contact entry can name a sender by (a sender on another node has no local identity). */
 export type SenderKeys = Pick<Party, 'didKey' | 'stableId' | 'address'>;

@@ -11,7 +11,7 @@ import { isDidKey } from '../../../crypto/did-key.ts';
 import { isStableId } from '../../../crypto/stable-id.ts';
 import { conflict, invalid, notFound } from '../../../errors.ts';
 import type { IdentityService } from '../identities/service.ts';
-import type { AgentRow } from '../identities/store.ts';
+import type { AgentRow } from '../identities/store/agents.ts';
 import type { NamespaceService } from '../namespaces/service.ts';
 import { splitAddress } from '../../../../contract/core-rules.ts';
 import type { Party, Recipient } from './participants.ts';
@@ -22,7 +22,7 @@ import {
   liveIdentityByProjectAlias,
   liveIdentityByStableId,
   projectSlugOfIdentity,
-} from './store.ts';
+} from './store/recipients.ts';
 
 export type RecipientSelector = { alias: string } | { address: string } | { did: string } | { agent_id: string };
 

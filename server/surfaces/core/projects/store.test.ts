@@ -1,7 +1,7 @@
 /** The projects store on a real encrypted database: the row, slugs, and the owner's list with its identity counts. */
 import { describe, expect, it } from 'vitest';
 import { agentRow, useStoreDatabase } from '../../../../test/support/store-database.ts';
-import { insertIdentity, setIdentityStatus } from '../identities/store.ts';
+import { insertIdentity, setIdentityStatus } from '../identities/store/agents.ts';
 import { findProject, insertProject, listProjects, projectSlugTaken } from './store.ts';
 
 const db = useStoreDatabase();

@@ -15,7 +15,14 @@ import type { DidRegistry } from '../did/registry.ts';
 import { appendAgentLog } from '../identities/agent-log.ts';
 import type { IdentityPresence } from '../identities/presence.ts';
 import type { IdentityService } from '../identities/service.ts';
-import { aliasTaken, hostedIdentityOfDid, hostedIdentityOfDidKey, insertIdentity, setIdentityStatus, updateIdentitySettings } from '../identities/store.ts';
+import {
+  aliasTaken,
+  hostedIdentityOfDid,
+  hostedIdentityOfDidKey,
+  insertIdentity,
+  setIdentityStatus,
+  updateIdentitySettings,
+} from '../identities/store/agents.ts';
 import type { NamespaceService } from '../namespaces/service.ts';
 import type { ProjectService } from '../projects/service.ts';
 import {

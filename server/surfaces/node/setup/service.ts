@@ -22,7 +22,7 @@
 import { localNamespace } from '../../../../contract/core-rules.ts';
 import type { NodeContext } from '../../../context.ts';
 import { conflict } from '../../../errors.ts';
-import { identityStatus } from '../../core/identities/store.ts';
+import { identityStatus } from '../../core/identities/store/agents.ts';
 import { deleteEmptyNodeNamespace } from '../../core/namespaces/store.ts';
 import type { CoreServices } from '../../core/services.ts';
 import { findSetupRecord, insertSetupRecord, type SetupRecord } from './store.ts';

@@ -5,7 +5,7 @@
  */
 import type { FederatedChat } from '../../../../../contract/core/federation.ts';
 import { conflict } from '../../../../errors.ts';
-import type { AgentRow } from '../../identities/store.ts';
+import type { AgentRow } from '../../identities/store/agents.ts';
 import { assertRemoteChatAccepted } from '../reachability.ts';
 import type { ChatDeps } from '../deps.ts';
 import { participantKey, remoteParty } from '../domain/participants.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { AgentRow } from '../../identities/store.ts';
+import type { AgentRow } from '../../identities/store/agents.ts';
 import type { Party } from '../../messaging/participants.ts';
 import {
   addressee,

@@ -4,7 +4,7 @@
  * participant is an identity of this node (`agent_id`) or one on another node (`remote_address`).
  */
 import type { Db } from '../../../../context.ts';
-import type { AgentRow } from '../../identities/store.ts';
+import type { AgentRow } from '../../identities/store/agents.ts';
 import type { ChatSessionRow } from './sessions.ts';
 
 export interface ChatParticipantRow {

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import type { AgentRow } from '../../identities/store.ts';
+import type { AgentRow } from '../../identities/store/agents.ts';
 import { addIdentity, useStoreDatabase } from '../../../../../test/support/store-database.ts';
 import {
   acknowledgeMail,

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { FEDERATION_VERSION, type FederatedMail } from '../../../../../contract/core/federation.ts';
-import type { AgentRow } from '../../identities/store.ts';
+import type { AgentRow } from '../../identities/store/agents.ts';
 import { addIdentity, useStoreDatabase } from '../../../../../test/support/store-database.ts';
 import { insertMailRow } from './messages.ts';
 import { localSentRows, queuedMailBody, queuedSentRows, sentKeyOf, toLocalSentItem, toQueuedSentItem } from './sent.ts';

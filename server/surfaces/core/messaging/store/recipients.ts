@@ -3,8 +3,8 @@
  * (lookups by id go through those aggregates' stores): which live identity a recipient selector
  * names (`agents`), and whether a contact entry admits a sender (`contacts`).
  */
-import type { Db } from '../../../context.ts';
-import type { AgentRow } from '../identities/store.ts';
+import type { Db } from '../../../../context.ts';
+import type { AgentRow } from '../../identities/store/agents.ts';
 
 /** The newest identity matching `where` that is not deleted (an alias or key may have been reused). */
 function newestLive(db: Db, where: string, ...params: string[]): AgentRow | undefined {

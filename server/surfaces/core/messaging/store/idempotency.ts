@@ -2,7 +2,7 @@
  * The `message_sends` table: sends that named their own message_id, with a hash of what they said
  * and the answer they got (messaging/idempotency.ts decides what a repeat means).
  */
-import type { Db } from '../../../context.ts';
+import type { Db } from '../../../../context.ts';
 
 export type SendKind = 'mail' | 'chat-create' | 'chat-send';
 

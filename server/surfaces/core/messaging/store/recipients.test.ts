@@ -4,8 +4,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { hasContactAmong, liveIdentityByAlias, liveIdentityByDidKey, liveIdentityByStableId } from './store.ts';
-import { addIdentity, useStoreDatabase } from '../../../../test/support/store-database.ts';
+import { hasContactAmong, liveIdentityByAlias, liveIdentityByDidKey, liveIdentityByStableId } from './recipients.ts';
+import { addIdentity, useStoreDatabase } from '../../../../../test/support/store-database.ts';
 
 const db = useStoreDatabase();
 

@@ -4,10 +4,10 @@
  * log's sequence and mapper.
  */
 import { describe, expect, it } from 'vitest';
-import { agentRow, useStoreDatabase } from '../../../../test/support/store-database.ts';
-import { appendDidLogEntry } from '../did/store.ts';
-import { insertProject } from '../projects/store.ts';
-import { agentLogEntries, insertAgentLogEntry, lastAgentLogSeq } from './agent-log-store.ts';
+import { agentRow, useStoreDatabase } from '../../../../../test/support/store-database.ts';
+import { appendDidLogEntry } from '../../did/store.ts';
+import { insertProject } from '../../projects/store.ts';
+import { agentLogEntries, insertAgentLogEntry, lastAgentLogSeq } from './agent-log.ts';
 import {
   aliasTaken,
   findIdentity,
@@ -22,7 +22,7 @@ import {
   setIdentityStatus,
   updateIdentitySettings,
   type NewAgentRow,
-} from './store.ts';
+} from './agents.ts';
 
 const db = useStoreDatabase();
 let counter = 0;

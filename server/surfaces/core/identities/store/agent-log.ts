@@ -2,8 +2,8 @@
  * The `agent_log` table: each identity's own signed audit trail, append-only (a trigger refuses
  * updates). The only module that reads or writes it; agent-log.ts signs what is appended.
  */
-import type { Db } from '../../../context.ts';
-import type { AgentLogEntry } from '../../../../contract/core/identities.ts';
+import type { Db } from '../../../../context.ts';
+import type { AgentLogEntry } from '../../../../../contract/core/identities.ts';
 
 export interface AgentLogRow extends Omit<AgentLogEntry, 'metadata'> {
   agent_id: string;

@@ -1,5 +1,5 @@
 /** The health check's one question to the database: does it answer. */
-import type { Db } from '../../context.ts';
+import type { Db } from '../../../context.ts';
 
 export function databaseAnswers(db: Db): boolean {
   try {

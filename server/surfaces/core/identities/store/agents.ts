@@ -3,8 +3,8 @@
  * announcements its persistent identities sign. The only module that reads or writes them
  * directly; other stores may join `agents` in their own queries.
  */
-import type { Custody, IdentityStatus, Lifetime, Reachability } from '../../../../contract/core/identities.ts';
-import type { Db } from '../../../context.ts';
+import type { Custody, IdentityStatus, Lifetime, Reachability } from '../../../../../contract/core/identities.ts';
+import type { Db } from '../../../../context.ts';
 
 export interface AgentRow {
   agent_id: string;

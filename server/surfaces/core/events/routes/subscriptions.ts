@@ -5,9 +5,9 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { EventSubscription, SubscriptionBody, SubscriptionIdParams, SubscriptionList, SubscriptionRemoved } from '../../../../contract/core/events.ts';
-import { identityOf } from '../../../http/route-auth.ts';
-import type { CoreServices } from '../services.ts';
+import { EventSubscription, SubscriptionBody, SubscriptionIdParams, SubscriptionList, SubscriptionRemoved } from '../../../../../contract/core/events.ts';
+import { identityOf } from '../../../../http/route-auth.ts';
+import type { CoreServices } from '../../services.ts';
 
 const tags = ['events'];
 

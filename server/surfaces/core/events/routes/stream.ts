@@ -7,11 +7,11 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { EventStreamQuery, IdentityStreamFrames, StreamResumeHeaders } from '../../../../contract/core/events.ts';
-import { identityOf } from '../../../http/route-auth.ts';
-import { endOfStream, openSse, streamWindow } from '../../../http/sse.ts';
-import type { CoreServices } from '../services.ts';
-import { identityStreamIds } from './stream.ts';
+import { EventStreamQuery, IdentityStreamFrames, StreamResumeHeaders } from '../../../../../contract/core/events.ts';
+import { identityOf } from '../../../../http/route-auth.ts';
+import { endOfStream, openSse, streamWindow } from '../../../../http/sse.ts';
+import type { CoreServices } from '../../services.ts';
+import { identityStreamIds } from '../stream.ts';
 
 export async function eventRoutes(app: FastifyInstance, { services }: { services: CoreServices }): Promise<void> {
   const { ctx, identities, events, presence, teams } = services;

@@ -6,10 +6,8 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { Health } from '../../../contract/core/health.ts';
-import { NODE_VERSION } from '../../version.ts';
-import { databaseAnswers } from './health-store.ts';
-import type { CoreServices } from './services.ts';
+import { Health } from '../../../../contract/core/health.ts';
+import type { CoreServices } from '../services.ts';
 
 export async function healthRoutes(app: FastifyInstance, { services }: { services: CoreServices }): Promise<void> {
   app.withTypeProvider<ZodTypeProvider>().get(
@@ -19,9 +17,8 @@ export async function healthRoutes(app: FastifyInstance, { services }: { service
       schema: { tags: ['node'], summary: 'Whether the node and its database answer, and its version', response: { 200: Health, 503: Health } },
     },
     async (_request, reply) => {
-      const database = databaseAnswers(services.ctx.db) ? 'ok' : 'error';
-      const health: Health = { status: database === 'ok' ? 'ok' : 'unhealthy', version: NODE_VERSION, checks: { database } };
-      return reply.code(database === 'ok' ? 200 : 503).send(health);
+      const health = services.health.check();
+      return reply.code(health.status === 'ok' ? 200 : 503).send(health);
     },
   );
 }
