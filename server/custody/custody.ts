@@ -1,12 +1,14 @@
 /**
  * Custody: the only holder of private keys (DESIGN §6). It keeps the data dir's master secret
  * (protected by one backend), derives the database key from it, and keeps signing seeds wrapped
- * in the database. Keys sign here; no method returns a seed or a private key object.
+ * in the database, and X25519 encryption keys wrapped the same way. Keys sign and agree here; no
+ * method returns a seed or a private key object.
  */
 import { mkdirSync } from 'node:fs';
 import { randomBytes, type KeyObject } from 'node:crypto';
 import { publicKeyFromDidKey } from '../crypto/did-key.ts';
 import { privateKeyFromSeed, rawPublicKey, signBytes } from '../crypto/ed25519.ts';
+import { agreementFromPrivateKey, generateX25519KeyPair, x25519PublicKey, type X25519Agreement } from '../crypto/e2ee/x25519.ts';
 import { conflict, notFound } from '../errors.ts';
 import type { Database } from '../store/database.ts';
 import { deriveKey, open, seal } from './aead.ts';
@@ -15,6 +17,7 @@ import type { KeyringFactory } from './backends/keyring.ts';
 import type { SafeStorageLike } from './backends/safe-storage.ts';
 import { didKeyOfSeed, openKeyBackup, sealKeyBackup } from './backup.ts';
 import { CustodyError } from './custody-error.ts';
+import { type EncryptionKeyRow, EncryptionKeyTable } from './encryption-key-store.ts';
 import { type KeyPurpose, type KeyRow, KeyTable } from './key-store.ts';
 import { openMasterSecret } from './master.ts';
 import type { BackendName, Warn } from './types.ts';
@@ -45,15 +48,27 @@ export interface SigningKey {
 
 const DATABASE_KEY_INFO = 'svc-node database key v1';
 const KEY_WRAP_INFO = 'svc-node key wrap v1';
+// Its own wrap key from the same master secret: a wrapped X25519 key can never be unwrapped as a
+// signing seed (or the other way round) even if a row were copied between the tables.
+const ENCRYPTION_KEY_WRAP_INFO = 'svc-node encryption key wrap v1';
+
+export interface EncryptionKey {
+  keyId: string;
+  /** The raw 32-byte X25519 public key. */
+  publicKey: Buffer;
+}
 
 export class Custody {
   readonly dataDir: string;
   readonly backend: BackendName;
   readonly #master: Buffer;
   readonly #wrapKey: Buffer;
+  readonly #encryptionWrapKey: Buffer;
   readonly #scryptCost: number | undefined;
   readonly #keys = new Map<string, KeyObject>();
+  readonly #agreements = new Map<string, X25519Agreement>();
   #table: KeyTable | null = null;
+  #encryptionTable: EncryptionKeyTable | null = null;
   #closed = false;
 
   private constructor(dataDir: string, backend: BackendName, master: Buffer, scryptCost: number | undefined) {
@@ -61,6 +76,7 @@ export class Custody {
     this.backend = backend;
     this.#master = master;
     this.#wrapKey = deriveKey(master, KEY_WRAP_INFO);
+    this.#encryptionWrapKey = deriveKey(master, ENCRYPTION_KEY_WRAP_INFO);
     this.#scryptCost = scryptCost;
   }
 
@@ -82,7 +98,9 @@ export class Custody {
   attach(db: Database): void {
     this.#assertOpen();
     this.#table = new KeyTable(db);
+    this.#encryptionTable = new EncryptionKeyTable(db);
     this.#keys.clear();
+    this.#agreements.clear();
   }
 
   createSigningKey(purpose: KeyPurpose): SigningKey {
@@ -140,12 +158,82 @@ export class Custody {
     }
   }
 
+  /** A fresh X25519 encryption key (end-to-end encryption); only its public half leaves custody. */
+  createEncryptionKey(): EncryptionKey {
+    const { privateKey } = generateX25519KeyPair();
+    try {
+      return this.importEncryptionKey(privateKey);
+    } finally {
+      privateKey.fill(0);
+    }
+  }
+
+  /** Takes in a raw X25519 private key (a restored backup); the caller wipes its copy. */
+  importEncryptionKey(privateKey: Uint8Array): EncryptionKey {
+    const publicKey = x25519PublicKey(privateKey);
+    const keyId = `ekey_${randomBytes(16).toString('hex')}`;
+    this.#encryptionTableOrThrow().insert({
+      key_id: keyId,
+      public_key: publicKey,
+      wrapped_private: seal(this.#encryptionWrapKey, privateKey, Buffer.from(keyId)),
+      backend: this.backend,
+      created_at: new Date().toISOString(),
+    });
+    return { keyId, publicKey };
+  }
+
+  /** Works for archived and destroyed keys too: a public key stays meaningful in history. */
+  encryptionPublicKey(keyId: string): Buffer {
+    return Buffer.from(this.#encryptionRow(keyId).public_key);
+  }
+
+  /**
+   * The key's Diffie-Hellman, as the crypto core's X25519Agreement, so HPKE can open a key wrap
+   * while the private key stays here. Archived keys agree too: old messages stay readable.
+   */
+  encryptionAgreement(keyId: string): X25519Agreement {
+    const cached = this.#agreements.get(keyId);
+    if (cached) return cached;
+    const row = this.#encryptionRow(keyId);
+    if (row.destroyed_at !== null) {
+      throw conflict('SVC_ERR_ENCRYPTION_KEY_DESTROYED', `encryption key ${keyId} was destroyed at ${row.destroyed_at}`);
+    }
+    const privateKey = this.#unwrapEncryptionKey(row);
+    try {
+      const agreement = agreementFromPrivateKey(privateKey);
+      this.#agreements.set(keyId, agreement);
+      return agreement;
+    } finally {
+      privateKey.fill(0);
+    }
+  }
+
+  agree(keyId: string, peerPublicKey: Uint8Array): Buffer {
+    return this.encryptionAgreement(keyId).agree(peerPublicKey);
+  }
+
+  /** Marks a rotated-out key: it is no longer published, but it still agrees. Idempotent. */
+  archiveEncryptionKey(keyId: string): void {
+    this.#encryptionRow(keyId);
+    this.#encryptionTableOrThrow().archive(keyId, new Date().toISOString());
+  }
+
+  /** Wipes the wrapped private key; what was sealed to it is unreadable afterwards. Idempotent. */
+  destroyEncryptionKey(keyId: string): void {
+    this.#encryptionRow(keyId);
+    this.#agreements.delete(keyId);
+    this.#encryptionTableOrThrow().destroy(keyId, new Date().toISOString());
+  }
+
   /** Forgets every decrypted key and the master secret; this instance is unusable afterwards. */
   close(): void {
     this.#keys.clear();
+    this.#agreements.clear();
     this.#master.fill(0);
     this.#wrapKey.fill(0);
+    this.#encryptionWrapKey.fill(0);
     this.#table = null;
+    this.#encryptionTable = null;
     this.#closed = true;
   }
 
@@ -194,6 +282,34 @@ export class Custody {
       throw new CustodyError('key_unwrap_failed', `signing key ${row.key_id} does not unwrap under the custody secret of ${this.dataDir}`);
     }
     return seed;
+  }
+
+  #unwrapEncryptionKey(row: EncryptionKeyRow): Buffer {
+    if (row.backend !== this.backend) {
+      throw new CustodyError(
+        'key_backend_mismatch',
+        `encryption key ${row.key_id} was stored under the "${row.backend}" custody backend, but custody now runs "${this.backend}"`,
+      );
+    }
+    const privateKey = open(this.#encryptionWrapKey, row.wrapped_private!, Buffer.from(row.key_id));
+    if (privateKey?.length !== 32 || !x25519PublicKey(privateKey).equals(row.public_key)) {
+      privateKey?.fill(0);
+      throw new CustodyError('key_unwrap_failed', `encryption key ${row.key_id} does not unwrap under the custody secret of ${this.dataDir}`);
+    }
+    return privateKey;
+  }
+
+  #encryptionRow(keyId: string): EncryptionKeyRow {
+    this.#tableOrThrow();
+    const row = this.#encryptionTableOrThrow().get(keyId);
+    if (!row) throw notFound('SVC_ERR_ENCRYPTION_KEY_NOT_FOUND', `custody holds no encryption key ${keyId}`);
+    return row;
+  }
+
+  #encryptionTableOrThrow(): EncryptionKeyTable {
+    this.#assertOpen();
+    if (!this.#encryptionTable) throw new CustodyError('not_attached', 'custody is not attached to a database yet');
+    return this.#encryptionTable;
   }
 
   #liveRow(keyId: string): KeyRow {
