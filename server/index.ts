@@ -277,6 +277,10 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
     const indexer = new SearchIndexer(ctx.db, (error) => loopback.log.warn({ err: error }, 'search index: a batch failed; it is tried again shortly'));
     indexer.start();
     cleanups.push(() => indexer.stop());
+    // Identities get their first encryption key (those older than keys) and assertions near
+    // expiry are renewed, now and daily, on the node's clock.
+    services.encryptionKeys.startSweeping((error) => loopback.log.warn({ err: error }, 'encryption keys: a renewal sweep failed; it is tried again tomorrow'));
+    cleanups.push(() => services.encryptionKeys.stopSweeping());
     // Unfinished video uploads (a crash, an expired URL) are cleaned up now and periodically.
     docs.services.uploads.startSweeping();
     cleanups.push(() => docs.services.uploads.stopSweeping());

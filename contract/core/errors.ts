@@ -20,6 +20,25 @@ export const coreErrors = defineErrors({
     status: 409,
     summary: 'The identity is self-custodial: the node holds no key for it, so it cannot sign or export for it (its key rotates by PUT /v1/did/{did_aw})',
   },
+  // End-to-end encryption keys
+  SVC_ERR_ENCRYPTION_KEY_NODE_MANAGED: {
+    status: 409,
+    summary: "The identity's keys are in this node's custody: the node publishes, renews and rotates its encryption key itself",
+  },
+  SVC_ERR_ENCRYPTION_KEY_ASSERTION_INVALID: {
+    status: 422,
+    summary:
+      'The encryption key assertion is malformed, of an unsupported version, algorithm or custody, its key id does not match its key, or its signature does not verify',
+  },
+  SVC_ERR_ENCRYPTION_KEY_ASSERTION_WRONG_IDENTITY: {
+    status: 422,
+    summary:
+      "The encryption key assertion names another identity: its identity_did is not the identity's current did:key, or its identity_stable_id is not the identity's did:svc",
+  },
+  SVC_ERR_ENCRYPTION_KEY_ASSERTION_EXPIRED: {
+    status: 422,
+    summary: "The encryption key assertion is not valid at the node's time: expired, not yet active, or created in the future",
+  },
   SVC_ERR_REPLACEMENT_CUSTODY_REQUIRED: {
     status: 422,
     summary: 'A self-custodial identity\'s replacement must say who holds the successor\'s key: custody "self" with did and public_key, or "custodial"',

@@ -270,6 +270,7 @@ describe('GET /openapi.json', () => {
       'POST /v1/node/sessions/revoke-others',
       'DELETE /v1/node/sessions/{session_id}',
       'POST /v1/node/identities/{agent_id}/session-key',
+      'POST /v1/node/identities/{agent_id}/encryption-key/rotate',
       'POST /v1/node/teams/{team_id}/members/{certificate_id}/revoke',
       'POST /v1/node/tunnel/start',
       'POST /v1/node/tunnel/stop',
@@ -292,8 +293,9 @@ describe('GET /openapi.json', () => {
     // 60 with the team workspace route (DELETE /v1/workspaces/{workspace_id}; a member's workspace
     // fields are PATCH /v1/agents/me's), the owner's team invites (POST, GET
     // /v1/node/teams/{team_id}/invites; DELETE .../invites/{invite_id}) and the owner's search;
-    // 63 with the owner's browser sessions (list, revoke one, revoke the others).
-    expect(operations).toHaveLength(63);
+    // 63 with the owner's browser sessions (list, revoke one, revoke the others); 64 with the
+    // owner's rotation of an identity's end-to-end encryption key.
+    expect(operations).toHaveLength(64);
     for (const { route, path, method, op } of operations) {
       expect(op.security, route).toEqual(security(route));
       for (const [, name] of path.matchAll(/\{(\w+)\}/g)) {

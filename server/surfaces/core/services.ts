@@ -22,6 +22,7 @@ import { appEventWakeSource, chatWakeSource, controlWakeSource, mailWakeSource }
 import { EventSubscriptions } from './events/subscriptions.ts';
 import { CoreForFederation, type LocalRecipient } from './federation-core.ts';
 import { IdentityBackups } from './identities/backup.ts';
+import type { IdentityEncryptionKeys } from './identities/encryption-keys.ts';
 import { IdentityLifecycle } from './identities/lifecycle.ts';
 import { IdentityPresence } from './identities/presence.ts';
 import { IdentityService } from './identities/service.ts';
@@ -42,6 +43,7 @@ export interface CoreServices {
   identities: IdentityService;
   lifecycle: IdentityLifecycle;
   backups: IdentityBackups;
+  encryptionKeys: IdentityEncryptionKeys;
   /** Who is online as far as this node knows (event streams, heartbeats): MCP's list_agents. */
   presence: IdentityPresence;
   recipients: Recipients;
@@ -124,6 +126,7 @@ export function createCoreServices(ctx: NodeContext, owner: OwnerAccess, options
     identities,
     lifecycle,
     backups,
+    encryptionKeys: identities.encryptionKeys,
     presence,
     recipients,
     chat,

@@ -105,6 +105,7 @@ export class IdentityBackups {
         updated_at: now,
       });
       restoreAgentLog(this.#ctx, identity.agent_id, backup.agent_log as AgentLogEntry[]);
+      this.#identities.encryptionKeys.create(identity.agent_id);
       appendAgentLog(this.#ctx, identity.agent_id, { keyId, didKey: currentKey }, { operation: 'import', metadata: { project_id: projectId } });
       this.#assignIfFree(project.namespace, identity.name, currentKey, identity.did_aw);
       const { apiKey } = issueApiKey(db, projectId, identity.agent_id, now);

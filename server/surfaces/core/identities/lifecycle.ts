@@ -78,6 +78,8 @@ export class IdentityLifecycle {
         },
       );
       setIdentityKey(db, agentId, next, now);
+      // The encryption key stays; its assertion names the identity's did:key, so the new key signs it.
+      this.#identities.encryptionKeys.resign(agentId);
       custody.destroyKey(row.key_id);
       return {
         status: 'rotated' as const,
@@ -106,6 +108,7 @@ export class IdentityLifecycle {
       setIdentityStatus(db, agentId, 'deleted', clock.now().toISOString());
       deactivateAgentKeys(db, agentId);
       if (row.key_id !== '') custody.destroyKey(row.key_id);
+      this.#identities.encryptionKeys.destroyAll(agentId);
     })();
     return { agent_id: agentId, status: 'deleted' as const };
   }
@@ -223,6 +226,9 @@ export class IdentityLifecycle {
           metadata: { successor_agent_id: agentId, addresses: addresses.map((a) => a.address) },
         },
       );
+      // The successor gets keys of its own; the old identity's stay archived in custody, so what
+      // was sealed to it stays readable, and are no longer served (it is replaced).
+      if (self === null) this.#identities.encryptionKeys.create(agentId);
       markIdentityReplaced(db, old.agent_id, agentId, now);
       deactivateAgentKeys(db, old.agent_id);
       if (old.key_id !== '') custody.destroyKey(old.key_id);

@@ -14,6 +14,7 @@ import type { DidRegistry } from '../did/registry.ts';
 import type { NamespaceService } from '../namespaces/service.ts';
 import type { ProjectService } from '../projects/service.ts';
 import { appendAgentLog } from './agent-log.ts';
+import { IdentityEncryptionKeys } from './encryption-keys.ts';
 import { agentLogEntries } from './store/agent-log.ts';
 import { allocateAlias } from './domain/aliases.ts';
 import {
@@ -54,10 +55,13 @@ export interface CoreDeps {
 export class IdentityService {
   readonly #ctx: NodeContext;
   readonly #deps: CoreDeps;
+  /** The identities' end-to-end encryption keys; creation, rotation and deletion keep them in step. */
+  readonly encryptionKeys: IdentityEncryptionKeys;
 
   constructor(ctx: NodeContext, deps: CoreDeps) {
     this.#ctx = ctx;
     this.#deps = deps;
+    this.encryptionKeys = new IdentityEncryptionKeys(ctx);
   }
 
   row(agentId: string): AgentRow {
@@ -144,6 +148,7 @@ export class IdentityService {
         this.#assignProjectAddress(project.namespace, input.name, key.didKey, didAw);
       }
       appendAgentLog(this.#ctx, agentId, key, { operation: 'create', new_did: key.didKey, metadata: { lifetime, did_aw: didAw } });
+      if (self === null) this.encryptionKeys.create(agentId);
       const { apiKey } = issueApiKey(db, projectId, agentId, now);
       const view = this.view(this.row(agentId));
       return {

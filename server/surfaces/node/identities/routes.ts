@@ -1,18 +1,20 @@
 /**
  * The owner's identities (`/v1/node/identities`): every identity of the node, a new persistent
- * one, and a key acting as one for the UI (core/identities/service.ts). Schemas:
+ * one, a fresh encryption key for one (core/identities/encryption-keys.ts), and a key acting as one
+ * for the UI (core/identities/service.ts). Schemas:
  * contract/node/identities.ts.
  */
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { CreatedIdentity } from '../../../../contract/core/identities.ts';
 import { AgentIdParams, CreateIdentityBody, IdentityList, SessionKey } from '../../../../contract/node/identities.ts';
+import { EncryptionKeyRotated } from '../../../../contract/core/encryption-keys.ts';
 import type { CoreServices } from '../../core/services.ts';
 
 const tags = ['owner'];
 
 export async function identityRoutes(app: FastifyInstance, { services }: { services: CoreServices }): Promise<void> {
-  const { owner, identities } = services;
+  const { owner, identities, encryptionKeys } = services;
   const api = app.withTypeProvider<ZodTypeProvider>();
 
   api.get(
@@ -36,6 +38,20 @@ export async function identityRoutes(app: FastifyInstance, { services }: { servi
       const { project_id, ...rest } = request.body;
       return reply.code(201).send(identities.create(project_id, { ...rest, lifetime: 'persistent' }));
     },
+  );
+
+  api.post(
+    '/v1/node/identities/:agent_id/encryption-key/rotate',
+    {
+      config: { auth: 'owner' },
+      schema: {
+        tags,
+        summary: 'Gives a custodial identity a fresh end-to-end encryption key; the old one is archived in custody, so what was sealed to it stays readable',
+        params: AgentIdParams,
+        response: { 200: EncryptionKeyRotated },
+      },
+    },
+    async (request) => encryptionKeys.rotate(request.params.agent_id),
   );
 
   api.post(

@@ -1,0 +1,31 @@
+/**
+ * End-to-end encryption keys on the wire: the identity-signed `aweb-e2ee-key-v1` assertion
+ * (upstream's e2e-messaging-contract.md, "Identity Encryption Key Assertion"; the node's reading
+ * is docs/design/e2ee-v2-wire.md, section 2), and the answers that carry it.
+ *
+ * Every field is a string here, so that a client's assertion reaches the node's verifier, which
+ * refuses a wrong value with a code of its own; unknown fields are refused, as upstream's server
+ * refuses them, so nothing unsigned travels inside an assertion.
+ */
+import { z } from 'zod';
+
+export const EncryptionKeyAssertion = z.strictObject({
+  operation: z.string().max(64).describe('`publish_encryption_key`'),
+  version: z.string().max(64).describe('`aweb-e2ee-key-v1`'),
+  identity_did: z.string().max(256).describe("The identity's current Ed25519 did:key, whose key signs the assertion"),
+  identity_stable_id: z.string().max(256).optional().describe("The identity's did:svc; absent for an identity without one"),
+  custody: z.string().max(64).optional().describe('`self` (only the identity can decrypt) or `hosted_custodial`'),
+  encryption_key_id: z.string().max(128).describe('`sha256:` + unpadded base64 of SHA-256 of a fixed label and the public key'),
+  encryption_public_key: z.string().max(128).describe('The raw 32-byte X25519 public key, unpadded base64'),
+  algorithm: z.string().max(64).describe('`x25519`'),
+  created_at: z.string().max(64),
+  not_before: z.string().max(64),
+  expires_at: z.string().max(64),
+  previous_encryption_key_id: z.string().max(128).optional().describe('The key this one replaced; absent for the first'),
+  signature: z.string().max(256).describe('Ed25519 by identity_did over the canonical JSON of the other fields, unpadded base64'),
+});
+export type EncryptionKeyAssertion = z.output<typeof EncryptionKeyAssertion>;
+
+/** `POST /v1/node/identities/{agent_id}/encryption-key/rotate`. */
+export const EncryptionKeyRotated = z.object({ agent_id: z.string(), encryption_key: EncryptionKeyAssertion });
+export type EncryptionKeyRotated = z.output<typeof EncryptionKeyRotated>;

@@ -1,0 +1,263 @@
+/**
+ * Identities' end-to-end encryption keys (docs/adr/0007-e2ee-keys.md): for every identity whose
+ * keys custody holds, an X25519 key in custody and its identity-signed `aweb-e2ee-key-v1`
+ * assertion, created with the identity (and at startup for identities older than this), renewed
+ * before it expires, rotated on demand and re-signed when the identity's signing key rotates. A
+ * self-custodial identity publishes its own assertion, which is verified before it is stored.
+ *
+ * What is stored is never trusted when served: `current` verifies the assertion against the
+ * identity's current did:key and did:svc at the node's time, so an expired assertion, or one a
+ * key rotation left behind, is not served.
+ */
+import type { NodeContext } from '../../../context.ts';
+import { parseContractTime } from '../../../crypto/e2ee/encoding.ts';
+import { KeyAssertionError } from '../../../crypto/e2ee/errors.ts';
+import { buildKeyAssertion, parseKeyAssertion, verifyKeyAssertion, type EncryptionKeyAssertion } from '../../../crypto/e2ee/key-assertion.ts';
+import type { X25519Agreement } from '../../../crypto/e2ee/x25519.ts';
+import { conflict, invalid, notFound } from '../../../errors.ts';
+import { findIdentity, type AgentRow } from './store/agents.ts';
+import {
+  archiveCurrentEncryptionKey,
+  currentEncryptionKey,
+  custodialKeysExpiringBy,
+  custodialWithoutEncryptionKey,
+  encryptionKeyOf,
+  encryptionKeysOf,
+  putCurrentEncryptionKey,
+} from './store/encryption-keys.ts';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+/** An assertion this close to its expiry is renewed, so a sweep missed for days still renews in time. */
+export const RENEW_BEFORE_EXPIRY_MS = 15 * DAY_MS;
+export const RENEWAL_SWEEP_MS = DAY_MS;
+
+export interface EncryptionKeyRotated {
+  agent_id: string;
+  encryption_key: EncryptionKeyAssertion;
+}
+
+export class IdentityEncryptionKeys {
+  readonly #ctx: NodeContext;
+  #sweeper: NodeJS.Timeout | null = null;
+
+  constructor(ctx: NodeContext) {
+    this.#ctx = ctx;
+  }
+
+  /**
+   * The identity's current assertion when it verifies now against the identity's current keys;
+   * null when it has none, or when what is stored no longer verifies (expired, or made for a key
+   * the identity has since rotated away from).
+   */
+  current(row: AgentRow): EncryptionKeyAssertion | null {
+    if (row.status === 'deleted' || row.status === 'replaced') return null;
+    const record = currentEncryptionKey(this.#ctx.db, row.agent_id);
+    if (!record) return null;
+    const assertion = JSON.parse(record.assertion) as EncryptionKeyAssertion;
+    try {
+      verifyKeyAssertion(assertion, { currentDidKey: row.did_key, stableId: row.did_aw, now: this.#now() });
+      return assertion;
+    } catch (error) {
+      if (error instanceof KeyAssertionError) return null;
+      throw error;
+    }
+  }
+
+  /** A first key for a custodial identity that has none; call inside the transaction that creates it. */
+  create(agentId: string): EncryptionKeyAssertion {
+    const row = this.#custodial(agentId);
+    const existing = currentEncryptionKey(this.#ctx.db, agentId);
+    if (existing) return JSON.parse(existing.assertion) as EncryptionKeyAssertion;
+    return this.#publishNewKey(row, undefined);
+  }
+
+  /** A fresh key replaces the current one, which is archived (still able to open what was sealed to it). */
+  rotate(agentId: string): EncryptionKeyRotated {
+    const row = this.#custodial(agentId);
+    if (row.status !== 'active') throw conflict('SVC_ERR_IDENTITY_NOT_ACTIVE', `Identity is ${row.status}`);
+    return this.#ctx.db.transaction(() => {
+      const previous = currentEncryptionKey(this.#ctx.db, agentId);
+      const assertion = this.#publishNewKey(row, previous);
+      return { agent_id: agentId, encryption_key: assertion };
+    })();
+  }
+
+  /**
+   * Signs the current key's assertion again with the identity's current signing key and a fresh
+   * lifetime: after the signing key rotated (the old assertion names the old did:key) and when
+   * it nears expiry. The X25519 key and its previous-key link stay.
+   */
+  resign(agentId: string): EncryptionKeyAssertion {
+    const row = this.#custodial(agentId);
+    const record = currentEncryptionKey(this.#ctx.db, agentId);
+    if (!record) return this.#publishNewKey(row, undefined);
+    const old = JSON.parse(record.assertion) as EncryptionKeyAssertion;
+    return this.#store(row, record.key_id, this.#sign(row, this.#ctx.custody.encryptionPublicKey(record.key_id), old.previous_encryption_key_id));
+  }
+
+  /**
+   * Publishes the assertion a self-custodial identity's client made, after verifying it against
+   * the identity's current did:key and did:svc at the node's time. The previous key is archived.
+   */
+  publishSelf(agentId: string, input: unknown): EncryptionKeyAssertion {
+    const row = findIdentity(this.#ctx.db, agentId);
+    if (!row || row.status === 'deleted') throw notFound('SVC_ERR_IDENTITY_NOT_FOUND', 'Identity not found');
+    if (row.custody !== 'self') {
+      throw conflict(
+        'SVC_ERR_ENCRYPTION_KEY_NODE_MANAGED',
+        'This identity is custodial: the node publishes and rotates its encryption key (POST /v1/node/identities/{agent_id}/encryption-key/rotate)',
+      );
+    }
+    if (row.status !== 'active') throw conflict('SVC_ERR_IDENTITY_NOT_ACTIVE', `Identity is ${row.status}`);
+    const assertion = this.#verifiedFromClient(row, input);
+    return this.#ctx.db.transaction(() => this.#store(row, '', assertion))();
+  }
+
+  /**
+   * The agreement of one of the identity's keys, current or archived, by its encryption key id:
+   * what opening a message sealed to that key needs. Null for a key the node does not hold.
+   */
+  agreement(agentId: string, encryptionKeyId: string): X25519Agreement | null {
+    const record = encryptionKeyOf(this.#ctx.db, agentId, encryptionKeyId);
+    if (!record || record.key_id === '') return null;
+    return this.#ctx.custody.encryptionAgreement(record.key_id);
+  }
+
+  /** Wipes every encryption key custody holds for the identity (it is deleted: nothing of it is read again). */
+  destroyAll(agentId: string): void {
+    for (const record of encryptionKeysOf(this.#ctx.db, agentId)) if (record.key_id !== '') this.#ctx.custody.destroyEncryptionKey(record.key_id);
+    archiveCurrentEncryptionKey(this.#ctx.db, agentId, this.#ctx.clock.now().toISOString());
+  }
+
+  /**
+   * Gives every custodial identity without a key its first one (identities made before keys
+   * existed: a migration cannot sign) and renews assertions within RENEW_BEFORE_EXPIRY_MS of
+   * expiry. Each identity is its own transaction, so one failure leaves the others done.
+   */
+  sweep(): { created: number; renewed: number } {
+    const { db } = this.#ctx;
+    let created = 0;
+    for (const row of custodialWithoutEncryptionKey(db)) {
+      db.transaction(() => this.create(row.agent_id))();
+      created++;
+    }
+    let renewed = 0;
+    for (const agentId of custodialKeysExpiringBy(db, new Date(this.#now() + RENEW_BEFORE_EXPIRY_MS).toISOString())) {
+      db.transaction(() => this.resign(agentId))();
+      renewed++;
+    }
+    return { created, renewed };
+  }
+
+  /** Sweeps now, then once a day; `onError` hears a failed sweep (the next one tries again). */
+  startSweeping(onError: (error: unknown) => void): void {
+    const run = () => {
+      try {
+        this.sweep();
+      } catch (error) {
+        onError(error);
+      }
+    };
+    run();
+    this.#sweeper = setInterval(run, RENEWAL_SWEEP_MS).unref();
+  }
+
+  stopSweeping(): void {
+    if (this.#sweeper !== null) clearInterval(this.#sweeper);
+    this.#sweeper = null;
+  }
+
+  #publishNewKey(row: AgentRow, previous: { key_id: string; encryption_key_id: string } | undefined): EncryptionKeyAssertion {
+    const { custody } = this.#ctx;
+    const key = custody.createEncryptionKey();
+    if (previous) {
+      archiveCurrentEncryptionKey(this.#ctx.db, row.agent_id, this.#ctx.clock.now().toISOString());
+      if (previous.key_id !== '') custody.archiveEncryptionKey(previous.key_id);
+    }
+    return this.#store(row, key.keyId, this.#sign(row, key.publicKey, previous?.encryption_key_id));
+  }
+
+  #sign(row: AgentRow, publicKey: Buffer, previousEncryptionKeyId: string | undefined): EncryptionKeyAssertion {
+    // custody "self": the node is the person's own device, so the key's holder is its owner
+    // (docs/adr/0007-e2ee-keys.md).
+    return buildKeyAssertion(
+      {
+        identityDid: row.did_key,
+        identityStableId: row.did_aw ?? undefined,
+        custody: 'self',
+        publicKey,
+        previousEncryptionKeyId,
+        now: this.#now(),
+      },
+      (bytes) => this.#ctx.custody.sign(row.key_id, bytes),
+    );
+  }
+
+  #store(row: AgentRow, keyId: string, assertion: EncryptionKeyAssertion): EncryptionKeyAssertion {
+    const current = currentEncryptionKey(this.#ctx.db, row.agent_id);
+    if (current && current.encryption_key_id !== assertion.encryption_key_id) {
+      archiveCurrentEncryptionKey(this.#ctx.db, row.agent_id, this.#ctx.clock.now().toISOString());
+    }
+    putCurrentEncryptionKey(this.#ctx.db, {
+      agent_id: row.agent_id,
+      encryption_key_id: assertion.encryption_key_id,
+      key_id: keyId,
+      assertion: JSON.stringify(assertion),
+      expires_at: new Date(parseContractTime(assertion.expires_at)!).toISOString(),
+      created_at: this.#ctx.clock.now().toISOString(),
+    });
+    return assertion;
+  }
+
+  /** A client's assertion, refused by the first rule it breaks, each kind with its own code. */
+  #verifiedFromClient(row: AgentRow, input: unknown): EncryptionKeyAssertion {
+    let assertion: EncryptionKeyAssertion;
+    try {
+      assertion = parseKeyAssertion(input);
+    } catch (error) {
+      if (error instanceof KeyAssertionError) throw invalid('SVC_ERR_ENCRYPTION_KEY_ASSERTION_INVALID', error.message);
+      throw error;
+    }
+    if (assertion.identity_did !== row.did_key) {
+      throw invalid('SVC_ERR_ENCRYPTION_KEY_ASSERTION_WRONG_IDENTITY', "identity_did is not this identity's current did:key");
+    }
+    if ((assertion.identity_stable_id ?? null) !== row.did_aw) {
+      throw invalid(
+        'SVC_ERR_ENCRYPTION_KEY_ASSERTION_WRONG_IDENTITY',
+        row.did_aw === null ? 'this identity has no did:svc: the assertion must omit identity_stable_id' : `identity_stable_id must be ${row.did_aw}`,
+      );
+    }
+    const now = this.#now();
+    const times = [assertion.created_at, assertion.not_before, assertion.expires_at].map(parseContractTime);
+    const [created, notBefore, expires] = times;
+    if (created != null && notBefore != null && expires != null && (created > now || notBefore > now || expires <= now)) {
+      throw invalid(
+        'SVC_ERR_ENCRYPTION_KEY_ASSERTION_EXPIRED',
+        expires <= now ? 'the encryption key assertion is expired' : 'the encryption key assertion is not active yet at the node’s time',
+      );
+    }
+    try {
+      verifyKeyAssertion(assertion, { currentDidKey: row.did_key, stableId: row.did_aw, now, expectedCustody: 'self' });
+    } catch (error) {
+      if (error instanceof KeyAssertionError) throw invalid('SVC_ERR_ENCRYPTION_KEY_ASSERTION_INVALID', error.message);
+      throw error;
+    }
+    return assertion;
+  }
+
+  #custodial(agentId: string): AgentRow {
+    const row = findIdentity(this.#ctx.db, agentId);
+    if (!row || row.status === 'deleted') throw notFound('SVC_ERR_IDENTITY_NOT_FOUND', 'Identity not found');
+    if (row.custody === 'self' || row.key_id === '') {
+      throw conflict(
+        'SVC_ERR_IDENTITY_SELF_CUSTODIAL',
+        'This identity is self-custodial: its client holds its encryption key and publishes it (PUT /v1/agents/me/encryption-key)',
+      );
+    }
+    return row;
+  }
+
+  #now(): number {
+    return this.#ctx.clock.now().getTime();
+  }
+}
