@@ -6,6 +6,7 @@
  * validates requests and describes its API with these schemas; clients take the inferred types.
  */
 import { z } from 'zod';
+import { EncryptionKeyAssertion } from './encryption-keys.ts';
 
 const didKey = z.string().min(1).max(256);
 const hash = z.string().regex(/^[0-9a-f]{64}$/, 'must be lowercase hex sha256');
@@ -62,7 +63,11 @@ export type DidLogEntry = z.output<typeof DidLogEntry>;
 export const DidLog = z.array(DidLogEntry);
 
 /** `GET /v1/did/{did_aw}/key`. */
-export const DidKey = z.object({ did_aw: z.string(), current_did_key: z.string(), log_head: DidLogEntry });
+/**
+ * `GET /v1/did/{did_aw}/key`. `encryption_key`: the identity's end-to-end encryption key assertion,
+ * for an identity of this node that has one valid now (upstream's registry answers it here).
+ */
+export const DidKey = z.object({ did_aw: z.string(), current_did_key: z.string(), log_head: DidLogEntry, encryption_key: EncryptionKeyAssertion.optional() });
 export type DidKey = z.output<typeof DidKey>;
 
 /** `GET /v1/did/{did_aw}/head`: the head without its signature. */

@@ -29,3 +29,7 @@ export type EncryptionKeyAssertion = z.output<typeof EncryptionKeyAssertion>;
 /** `POST /v1/node/identities/{agent_id}/encryption-key/rotate`. */
 export const EncryptionKeyRotated = z.object({ agent_id: z.string(), encryption_key: EncryptionKeyAssertion });
 export type EncryptionKeyRotated = z.output<typeof EncryptionKeyRotated>;
+
+/** `PUT /v1/agents/me/encryption-key` (upstream's PublishAgentEncryptionKeyResponse); team_id is '' outside a team. */
+export const PublishedEncryptionKey = z.object({ agent_id: z.string(), team_id: z.string(), alias: z.string(), encryption_key: EncryptionKeyAssertion });
+export type PublishedEncryptionKey = z.output<typeof PublishedEncryptionKey>;

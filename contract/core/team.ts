@@ -6,6 +6,7 @@
  * identity).
  */
 import { z } from 'zod';
+import { EncryptionKeyAssertion } from './encryption-keys.ts';
 import { Lifetime } from './identities.ts';
 
 /** `POST /v1/connect`: what the client says about where it runs (upstream's limits). */
@@ -55,6 +56,8 @@ export const TeamAgent = z.object({
   did_aw: z.string().nullable(),
   address: z.string().nullable(),
   human_name: z.string(),
+  /** The member's end-to-end encryption key assertion, when it published one that is valid now. */
+  encryption_key: EncryptionKeyAssertion.optional(),
   agent_type: z.string(),
   workspace_id: z.string(),
   workspace_type: z.string(),

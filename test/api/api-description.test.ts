@@ -293,9 +293,9 @@ describe('GET /openapi.json', () => {
     // 60 with the team workspace route (DELETE /v1/workspaces/{workspace_id}; a member's workspace
     // fields are PATCH /v1/agents/me's), the owner's team invites (POST, GET
     // /v1/node/teams/{team_id}/invites; DELETE .../invites/{invite_id}) and the owner's search;
-    // 63 with the owner's browser sessions (list, revoke one, revoke the others); 64 with the
-    // owner's rotation of an identity's end-to-end encryption key.
-    expect(operations).toHaveLength(64);
+    // 63 with the owner's browser sessions (list, revoke one, revoke the others); 65 with
+    // end-to-end encryption keys (a self-custodial identity publishes, the owner rotates).
+    expect(operations).toHaveLength(65);
     for (const { route, path, method, op } of operations) {
       expect(op.security, route).toEqual(security(route));
       for (const [, name] of path.matchAll(/\{(\w+)\}/g)) {

@@ -408,3 +408,27 @@ describe('GET /health', () => {
     expect(health.status).toBe('ok');
   });
 });
+
+describe('GET /v1/did/{did_aw}/key, as upstream’s registry resolver reads it', () => {
+  it('carries the identity’s encryption key assertion, every field a string and the optional ones absent rather than null', async () => {
+    const answer = expectOk(await t.request('GET', `/v1/did/${alice.did_aw}/key`));
+    decodesAs(answer, { did_aw: 'string', current_did_key: 'string', encryption_key: 'object' });
+    decodesAs(answer.encryption_key, {
+      operation: 'string',
+      version: 'string',
+      identity_did: 'string',
+      identity_stable_id: 'string',
+      custody: 'string',
+      encryption_key_id: 'string',
+      encryption_public_key: 'string',
+      algorithm: 'string',
+      created_at: 'string',
+      not_before: 'string',
+      expires_at: 'string',
+      signature: 'string',
+    });
+    expect(Object.values(answer.encryption_key)).not.toContain(null);
+    expect(answer.encryption_key).not.toHaveProperty('previous_encryption_key_id');
+    expect(answer.encryption_key).toMatchObject({ identity_did: answer.current_did_key, identity_stable_id: alice.did_aw });
+  });
+});

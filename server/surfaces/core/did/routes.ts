@@ -61,7 +61,7 @@ export async function didRoutes(app: FastifyInstance, { services }: { services: 
   api.get(
     '/v1/did/:did_aw/key',
     { config: { auth: 'public' }, schema: { tags, summary: "A did:svc's current did:key and log head", params: DidParams, response: { 200: DidKey } } },
-    async (request) => registry.key(didParam(request.params)),
+    async (request) => services.identities.didKey(didParam(request.params)),
   );
 
   api.get(

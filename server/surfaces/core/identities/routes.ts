@@ -22,6 +22,7 @@ import {
   Settings,
   SettingsBody,
 } from '../../../../contract/core/identities.ts';
+import { EncryptionKeyAssertion, PublishedEncryptionKey } from '../../../../contract/core/encryption-keys.ts';
 import { authenticate } from '../../../auth/bearer.ts';
 import { forbidden, notFound } from '../../../errors.ts';
 import { identityOf, principalOf } from '../../../http/route-auth.ts';
@@ -81,6 +82,25 @@ export async function identityRoutes(app: FastifyInstance, { services, ownerList
       schema: { tags, summary: "Rotates a persistent identity's key; the retiring key signs the change", response: { 200: Rotated } },
     },
     async (request) => lifecycle.rotate(identityOf(request).agentId),
+  );
+
+  api.put(
+    '/v1/agents/me/encryption-key',
+    {
+      config: { auth: 'identity' },
+      schema: {
+        tags,
+        summary:
+          "Publishes a self-custodial identity's end-to-end encryption key assertion, verified against its current did:key and did:svc (upstream's PUT /v1/agents/me/encryption-key)",
+        body: EncryptionKeyAssertion,
+        response: { 200: PublishedEncryptionKey },
+      },
+    },
+    async (request) => {
+      const { agentId } = identityOf(request);
+      const encryption_key = identities.encryptionKeys.publishSelf(agentId, request.body);
+      return { agent_id: agentId, team_id: teamAgents.teamIdOf(agentId) ?? '', alias: identities.row(agentId).alias, encryption_key };
+    },
   );
 
   api.delete(

@@ -41,6 +41,7 @@ import type {
   SettingsInput,
 } from '../../../../contract/core/identities.ts';
 import type { SessionKey } from '../../../../contract/node/identities.ts';
+import type { DidKey } from '../../../../contract/core/did.ts';
 
 // Other aggregates still name the row through this module.
 
@@ -197,6 +198,17 @@ export class IdentityService {
   }
 
   /** A self-custodial identity takes the key its client rotated to in its did:svc log (PUT /v1/did). */
+  /**
+   * A did:svc's current did:key and log head, with the encryption key assertion of the identity of
+   * this node that is this did:svc, when it has one that verifies now against that did:key.
+   */
+  didKey(didAw: string): DidKey {
+    const key = this.#deps.did.key(didAw);
+    const row = hostedIdentityOfDid(this.#ctx.db, didAw);
+    const assertion = row?.did_key === key.current_did_key ? this.encryptionKeys.current(row) : null;
+    return assertion === null ? key : { ...key, encryption_key: assertion };
+  }
+
   /** The alias of the identity of this node (active or archived) that is this did:svc; null when none is. */
   aliasOfDid(didAw: string): string | null {
     return hostedIdentityOfDid(this.#ctx.db, didAw)?.alias ?? null;

@@ -40,6 +40,7 @@ import {
   workspacesOfTeam,
   type ConnectedAgent,
 } from './store.ts';
+import type { EncryptionKeyAssertion } from '../../../../contract/core/encryption-keys.ts';
 import type { ListedMember } from '../../../../contract/node/teams.ts';
 import type {
   Connected,
@@ -294,6 +295,17 @@ export class TeamAgentService {
     return { ...this.#viewOf(agent, view), created_at: view.created_at };
   }
 
+  /** Only an assertion that verifies now is listed: upstream's client refuses the whole list over one bad key. */
+  #encryptionKeyOf(agentId: string): { encryption_key?: EncryptionKeyAssertion } {
+    const assertion = this.#deps.identities.encryptionKeys.current(this.#deps.identities.row(agentId));
+    return assertion === null ? {} : { encryption_key: assertion };
+  }
+
+  /** The team of an identity connected as a team member; null for any other identity. */
+  teamIdOf(agentId: string): string | null {
+    return liveAgentOfIdentity(this.#ctx.db, agentId)?.team_id ?? null;
+  }
+
   #viewOf(agent: ConnectedAgent, view = this.#deps.identities.view(this.#deps.identities.row(agent.agent_id))): TeamAgent {
     const state = this.#deps.presence.of(agent.agent_id);
     return {
@@ -303,6 +315,7 @@ export class TeamAgentService {
       did_aw: view.did_aw,
       address: view.address,
       human_name: view.human_name,
+      ...this.#encryptionKeyOf(agent.agent_id),
       agent_type: agent.agent_type,
       workspace_id: agent.workspace_id,
       workspace_type: 'agent',
