@@ -4,6 +4,7 @@
  * and identity backups (the seed sealed under the owner's passphrase, with both logs).
  */
 import { z } from 'zod';
+import { EncryptionKeyAssertion } from '../core/encryption-keys.ts';
 import { DidLogEntry } from '../core/did.ts';
 import { AgentLogEntry, Identity, reachability, Reachability } from '../core/identities.ts';
 import { identityName } from './fields.ts';
@@ -54,6 +55,12 @@ export const IdentityBackup = z.object({
   agent_log: z.array(BackupAgentLogEntry).max(100_000),
   /** The seed, sealed under the passphrase inside custody. */
   key: z.string().min(1).max(8192),
+  /**
+   * The identity's end-to-end encryption keys, oldest first and the current one last: their
+   * assertions as published, and the private keys sealed together under the passphrase. Absent
+   * from backups made before encryption keys; such an identity gets a fresh key when restored.
+   */
+  encryption_keys: z.object({ assertions: z.array(EncryptionKeyAssertion).min(1).max(10_000), keys: z.string().min(1).max(1_000_000) }).optional(),
 });
 export type IdentityBackup = z.output<typeof IdentityBackup>;
 

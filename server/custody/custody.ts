@@ -15,7 +15,7 @@ import { deriveKey, open, seal } from './aead.ts';
 import { createBackend } from './backends/index.ts';
 import type { KeyringFactory } from './backends/keyring.ts';
 import type { SafeStorageLike } from './backends/safe-storage.ts';
-import { didKeyOfSeed, openKeyBackup, sealKeyBackup } from './backup.ts';
+import { didKeyOfSeed, openEncryptionKeysBackup, openKeyBackup, sealEncryptionKeysBackup, sealKeyBackup } from './backup.ts';
 import { CustodyError } from './custody-error.ts';
 import { type EncryptionKeyRow, EncryptionKeyTable } from './encryption-key-store.ts';
 import { type KeyPurpose, type KeyRow, KeyTable } from './key-store.ts';
@@ -210,6 +210,31 @@ export class Custody {
 
   agree(keyId: string, peerPublicKey: Uint8Array): Buffer {
     return this.encryptionAgreement(keyId).agree(peerPublicKey);
+  }
+
+  /** A passphrase-sealed backup of encryption keys (backup.ts), in the order given; archived ones too. */
+  exportEncryptionKeys(keyIds: string[], passphrase: string): string {
+    const privateKeys: Buffer[] = [];
+    try {
+      for (const keyId of keyIds) {
+        const row = this.#encryptionRow(keyId);
+        if (row.destroyed_at !== null) throw conflict('SVC_ERR_ENCRYPTION_KEY_DESTROYED', `encryption key ${keyId} was destroyed at ${row.destroyed_at}`);
+        privateKeys.push(this.#unwrapEncryptionKey(row));
+      }
+      return sealEncryptionKeysBackup(privateKeys, passphrase, this.#scryptCost);
+    } finally {
+      for (const privateKey of privateKeys) privateKey.fill(0);
+    }
+  }
+
+  /** Takes encryption keys back from a backup, each under a new key id, in the backup's order. */
+  importEncryptionKeys(blob: string, passphrase: string): EncryptionKey[] {
+    const privateKeys = openEncryptionKeysBackup(blob, passphrase);
+    try {
+      return privateKeys.map((privateKey) => this.importEncryptionKey(privateKey));
+    } finally {
+      for (const privateKey of privateKeys) privateKey.fill(0);
+    }
   }
 
   /** Marks a rotated-out key: it is no longer published, but it still agrees. Idempotent. */

@@ -104,4 +104,26 @@ describe('encryption keys', () => {
     scan();
     await start();
   });
+
+  it('travel in a passphrase-sealed backup to another custody, archived ones too, and nothing else opens it', async () => {
+    const current = custody.createEncryptionKey();
+    const archived = custody.createEncryptionKey();
+    custody.archiveEncryptionKey(archived.keyId);
+    const blob = custody.exportEncryptionKeys([archived.keyId, current.keyId], 'backup pass');
+    const peer = generateX25519KeyPair();
+    const before = [archived, current].map((key) => custody.agree(key.keyId, peer.publicKey));
+
+    const parsed = JSON.parse(blob) as { public_keys: string[] };
+    expect(() => custody.importEncryptionKeys(blob, 'wrong pass')).toThrow(expect.objectContaining({ code: 'SVC_ERR_BACKUP_PASSPHRASE_WRONG' }));
+    const swapped = JSON.stringify({ ...parsed, public_keys: [...parsed.public_keys].reverse() });
+    expect(() => custody.importEncryptionKeys(swapped, 'backup pass')).toThrow(expect.objectContaining({ code: 'SVC_ERR_BACKUP_PASSPHRASE_WRONG' }));
+
+    custody.close();
+    closeDatabase(db);
+    rmSync(dataDir, { recursive: true, force: true });
+    await start(); // a new data dir: another master secret
+    const restored = custody.importEncryptionKeys(blob, 'backup pass');
+    expect(restored.map((key) => key.publicKey)).toEqual([archived.publicKey, current.publicKey]);
+    expect(restored.map((key) => custody.agree(key.keyId, peer.publicKey))).toEqual(before);
+  });
 });

@@ -39,6 +39,7 @@ describe('identity backup', () => {
     expect(created.status).toBe(201);
     alice = created.body;
     expect((await a.request('PUT', '/v1/agents/me/rotate', { token: alice.api_key })).status).toBe(200);
+    expect((await a.owner('POST', `/v1/node/identities/${alice.agent_id}/encryption-key/rotate`)).status).toBe(200);
   });
 
   const exportAlice = () => a.owner('POST', `/v1/node/identities/${alice.agent_id}/export`, { passphrase: PASSPHRASE });
@@ -52,6 +53,15 @@ describe('identity backup', () => {
     expect(verified.ok).toBe(true);
     expect(JSON.parse(backup.body.key).did_key).toBe(verified.ok ? verified.currentDidKey : null);
     expect(backup.body.agent_log.map((e: { operation: string }) => e.operation)).toEqual(['create', 'rotate', 'export']);
+    // Both encryption keys (the first, archived by the rotation, and the current one), the private keys sealed.
+    const served = (await a.request('GET', `/v1/did/${alice.did_aw}/key`)).body.encryption_key;
+    const { assertions, keys } = backup.body.encryption_keys;
+    expect(assertions.map((x: { encryption_key_id: string }) => x.encryption_key_id)).toEqual([served.previous_encryption_key_id, served.encryption_key_id]);
+    expect(JSON.parse(keys)).toMatchObject({
+      format: 'svc-node.encryption-keys-backup',
+      v: 1,
+      public_keys: assertions.map((x: any) => x.encryption_public_key),
+    });
   });
 
   it('refuses a short passphrase and ephemeral identities', async () => {
@@ -88,6 +98,13 @@ describe('identity backup', () => {
     expect(me.body.did_aw).toBe(alice.did_aw);
     const key = await b.request('GET', `/v1/did/${alice.did_aw}/key`);
     expect(key.body.current_did_key).toBe(restored.body.did_key);
+    // The same current encryption key is published again from the new node, linked to the previous one.
+    const onA = (await a.request('GET', `/v1/did/${alice.did_aw}/key`)).body.encryption_key;
+    expect(key.body.encryption_key).toMatchObject({
+      identity_did: restored.body.did_key,
+      encryption_key_id: onA.encryption_key_id,
+      previous_encryption_key_id: onA.previous_encryption_key_id,
+    });
 
     // The restored key signs: a rotation on the new node extends the imported log.
     const rotated = await b.request('PUT', '/v1/agents/me/rotate', { token: restored.body.api_key });

@@ -4,10 +4,10 @@
  * projects, persistent, ephemeral and owner-made identities, session keys, a rotation, a team with
  * members, a tunnel key, an identity backup, mail, chat, documents, owner-signed team requests,
  * present links), then stops. The test collects every secret it legitimately learns: the API keys
- * shown once, the owner token, and every signing seed, read back through custody's own export after
- * the node stopped. None of them may appear in the decrypted database (API keys only as their
- * sha256), in the logs, in anything the renderer reads, or in the files on disk; and the database
- * file opens only with its key.
+ * shown once, the owner token, and every signing seed and encryption private key, read back
+ * through custody's own exports after the node stopped. None of them may appear in the decrypted
+ * database (API keys only as their sha256), in the logs, in anything the renderer reads, or in the
+ * files on disk; and the database file opens only with its key.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
@@ -62,6 +62,7 @@ let tunnelLine = '';
 let logs = { stdout: '', stderr: '' };
 let custodyKeys: CustodyKey[] = [];
 let seeds: Secret[] = [];
+let encryptionKeys: { keyId: string; privateKey: Buffer }[] = [];
 let databaseKey: Buffer;
 let dump: { where: string; value: Buffer }[] = [];
 let members: DocsClient[] = [];
@@ -207,6 +208,7 @@ beforeAll(async () => {
   const stopped = await openStoppedNode(dataDir);
   try {
     custodyKeys = stopped.keys;
+    encryptionKeys = stopped.encryptionKeys;
     dump = dumpDatabase(stopped.db);
     databaseKey = stopped.databaseKey;
     destroyedRows = stopped.db
@@ -218,6 +220,7 @@ beforeAll(async () => {
   seeds = [
     ...custodyKeys.map((k) => seedSecret(`${k.purpose} seed ${k.didKey}`, k.seed)),
     ...members.map((m) => seedSecret(`member seed ${m.member.alias}`, m.member.key.seed)),
+    ...encryptionKeys.map((k) => seedSecret(`encryption key ${k.keyId}`, k.privateKey)),
   ];
 }, 90_000);
 
@@ -231,6 +234,11 @@ describe('what custody holds', () => {
     expect(new Set(custodyKeys.map((k) => k.purpose))).toEqual(new Set(['namespace', 'identity', 'team', 'tunnel']));
     for (const key of custodyKeys) expect(key.seed).toHaveLength(32);
     expect(apiKeys.size).toBe(8);
+  });
+
+  it('holds an encryption key for every custodial identity, read back only through its sealed export', () => {
+    expect(encryptionKeys.length).toBeGreaterThanOrEqual(3);
+    for (const key of encryptionKeys) expect(key.privateKey).toHaveLength(32);
   });
 
   it('keeps no seed of a key rotated away: its row names the did:key, its wrapped seed is gone', () => {

@@ -7,7 +7,7 @@
  */
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { openKeyBackup } from '../../server/custody/backup.ts';
+import { openEncryptionKeysBackup, openKeyBackup } from '../../server/custody/backup.ts';
 import { Custody } from '../../server/custody/custody.ts';
 import { closeDatabase, openDatabase, type Database } from '../../server/store/database.ts';
 import { startServedNode, type ServedNode } from '../support/served-node.ts';
@@ -93,6 +93,8 @@ export interface StoppedNode {
   databaseKey: Buffer;
   /** Every live signing key in custody, with its seed. */
   keys: CustodyKey[];
+  /** Every encryption key in custody not destroyed (current and archived), with its private key. */
+  encryptionKeys: { keyId: string; privateKey: Buffer }[];
   close(): void;
 }
 
@@ -100,8 +102,9 @@ const EXPORT_PASSPHRASE = 'security-suite export passphrase';
 
 /**
  * Opens a stopped key-file node's database the way the node does, and reads every live signing
- * seed back through custody's own export (a passphrase-sealed backup, opened here): custody has no
- * method that returns a seed, and the test uses only what it ships.
+ * seed and encryption private key back through custody's own exports (passphrase-sealed backups,
+ * opened here): custody has no method that returns a private key, and the test uses only what it
+ * ships.
  */
 export async function openStoppedNode(dataDir: string): Promise<StoppedNode> {
   const custody = await Custody.open({ dataDir, backend: 'key-file', warn() {}, scryptCost: 10 });
@@ -117,10 +120,18 @@ export async function openStoppedNode(dataDir: string): Promise<StoppedNode> {
     const { seed, didKey } = openKeyBackup(custody.exportKey(row.key_id, EXPORT_PASSPHRASE), EXPORT_PASSPHRASE);
     return { keyId: row.key_id, purpose: row.purpose, didKey, seed };
   });
+  const encryptionKeyIds = db
+    .prepare('SELECT key_id FROM custody_encryption_keys WHERE wrapped_private IS NOT NULL ORDER BY created_at')
+    .pluck()
+    .all() as string[];
+  const privateKeys =
+    encryptionKeyIds.length === 0 ? [] : openEncryptionKeysBackup(custody.exportEncryptionKeys(encryptionKeyIds, EXPORT_PASSPHRASE), EXPORT_PASSPHRASE);
+  const encryptionKeys = encryptionKeyIds.map((keyId, i) => ({ keyId, privateKey: privateKeys[i]! }));
   return {
     db,
     databaseKey,
     keys,
+    encryptionKeys,
     close() {
       closeDatabase(db);
       custody.close();

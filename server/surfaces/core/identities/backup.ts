@@ -1,6 +1,6 @@
 /**
- * Identity backup (DESIGN §6): a persistent identity's seed (sealed under a passphrase inside
- * custody), its did:svc log and its own signed audit log, so it can be restored on this node or
+ * Identity backup (DESIGN §6): a persistent identity's seed and encryption keys (sealed under a
+ * passphrase inside custody), its did:svc log and its own signed audit log, so it can be restored on this node or
  * another. Key loss is identity loss; this is the way out.
  */
 import { issueApiKey } from '../../../auth/api-keys.ts';
@@ -63,6 +63,7 @@ export class IdentityBackups {
       did_log: this.#deps.did.log(row.did_aw),
       agent_log: agentLogEntries(this.#ctx.db, agentId),
       key: this.#ctx.custody.exportKey(row.key_id, passphrase),
+      ...this.#encryptionKeys(agentId, passphrase),
     };
   }
 
@@ -105,13 +106,18 @@ export class IdentityBackups {
         updated_at: now,
       });
       restoreAgentLog(this.#ctx, identity.agent_id, backup.agent_log as AgentLogEntry[]);
-      this.#identities.encryptionKeys.create(identity.agent_id);
+      this.#identities.encryptionKeys.restore(identity.agent_id, backup.encryption_keys, passphrase);
       appendAgentLog(this.#ctx, identity.agent_id, { keyId, didKey: currentKey }, { operation: 'import', metadata: { project_id: projectId } });
       this.#assignIfFree(project.namespace, identity.name, currentKey, identity.did_aw);
       const { apiKey } = issueApiKey(db, projectId, identity.agent_id, now);
       const view = this.#identities.view(this.#identities.row(identity.agent_id));
       return { ...view, api_key: apiKey };
     })();
+  }
+
+  #encryptionKeys(agentId: string, passphrase: string): Pick<IdentityBackup, 'encryption_keys'> {
+    const encryption = this.#identities.encryptionKeys.exportFor(agentId, passphrase);
+    return encryption === undefined ? {} : { encryption_keys: encryption };
   }
 
   #assignIfFree(domain: string | null, name: string, didKey: string, didAw: string): void {

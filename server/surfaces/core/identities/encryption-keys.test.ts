@@ -128,4 +128,29 @@ describe('identity encryption keys', () => {
     expect(keys().sweep()).toEqual({ created: 0, renewed: 0 });
     expect(() => keys().rotate(id.agent_id)).toThrow(expect.objectContaining({ code: 'SVC_ERR_IDENTITY_SELF_CUSTODIAL' }));
   });
+
+  it('travel in the identity backup: restored on another node, every key still agrees as before, the current one re-published', async () => {
+    const id = node.services.identities.create(projectId, { name: 'hal', lifetime: 'persistent' });
+    const first = verified(id.agent_id).assertion;
+    const second = keys().rotate(id.agent_id).encryption_key;
+    const backup = node.services.backups.export(id.agent_id, 'a long backup passphrase');
+    expect(backup.encryption_keys?.assertions.map((a) => a.encryption_key_id)).toEqual([first.encryption_key_id, second.encryption_key_id]);
+    expect(JSON.stringify(backup)).not.toMatch(/private/);
+
+    const other = await startUnitNode();
+    try {
+      const project = other.services.projects.create({ slug: 'restored' }).project_id;
+      other.services.backups.import(project, JSON.parse(JSON.stringify(backup)), 'a long backup passphrase');
+      const restored = other.services.encryptionKeys.current(other.services.identities.row(id.agent_id))!;
+      expect(restored.encryption_key_id).toBe(second.encryption_key_id);
+      expect(restored.previous_encryption_key_id).toBe(first.encryption_key_id);
+      const peer = generateX25519KeyPair();
+      for (const assertion of [first, second]) {
+        const here = keys().agreement(id.agent_id, assertion.encryption_key_id)!.agree(peer.publicKey);
+        expect(other.services.encryptionKeys.agreement(id.agent_id, assertion.encryption_key_id)!.agree(peer.publicKey).equals(here)).toBe(true);
+      }
+    } finally {
+      other.close();
+    }
+  });
 });

@@ -14,6 +14,7 @@ import { parseContractTime } from '../../../crypto/e2ee/encoding.ts';
 import { KeyAssertionError } from '../../../crypto/e2ee/errors.ts';
 import { buildKeyAssertion, parseKeyAssertion, verifyKeyAssertion, type EncryptionKeyAssertion } from '../../../crypto/e2ee/key-assertion.ts';
 import type { X25519Agreement } from '../../../crypto/e2ee/x25519.ts';
+import { fromBase64Unpadded } from '../../../crypto/encoding.ts';
 import { conflict, invalid, notFound } from '../../../errors.ts';
 import { findIdentity, type AgentRow } from './store/agents.ts';
 import {
@@ -30,6 +31,11 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 /** An assertion this close to its expiry is renewed, so a sweep missed for days still renews in time. */
 export const RENEW_BEFORE_EXPIRY_MS = 15 * DAY_MS;
 export const RENEWAL_SWEEP_MS = DAY_MS;
+
+export interface EncryptionKeysBackup {
+  assertions: EncryptionKeyAssertion[];
+  keys: string;
+}
 
 export interface EncryptionKeyRotated {
   agent_id: string;
@@ -123,6 +129,47 @@ export class IdentityEncryptionKeys {
     return this.#ctx.custody.encryptionAgreement(record.key_id);
   }
 
+  /**
+   * The identity's keys for its backup: their assertions, oldest first and the current one last,
+   * and the private keys sealed under the passphrase inside custody. Undefined when it has none.
+   */
+  exportFor(agentId: string, passphrase: string): EncryptionKeysBackup | undefined {
+    const records = encryptionKeysOf(this.#ctx.db, agentId).filter((record) => record.key_id !== '');
+    const ordered = [...records.filter((record) => record.archived_at !== null), ...records.filter((record) => record.archived_at === null)];
+    if (ordered.length === 0) return undefined;
+    return {
+      assertions: ordered.map((record) => JSON.parse(record.assertion) as EncryptionKeyAssertion),
+      keys: this.#ctx.custody.exportEncryptionKeys(
+        ordered.map((record) => record.key_id),
+        passphrase,
+      ),
+    };
+  }
+
+  /**
+   * Restores a backup's keys into custody, the last one current (its assertion signed again, for
+   * this node's time), the others archived so what was sealed to them stays readable. A backup
+   * without keys gives the identity a fresh one. Call inside the transaction that restores it.
+   */
+  restore(agentId: string, backup: { assertions: readonly object[]; keys: string } | undefined, passphrase: string): void {
+    if (backup === undefined) {
+      this.create(agentId);
+      return;
+    }
+    const row = this.#custodial(agentId);
+    const keys = this.#ctx.custody.importEncryptionKeys(backup.keys, passphrase);
+    if (keys.length !== backup.assertions.length) throw invalid('SVC_ERR_BACKUP_INVALID', 'the backup has not one assertion per encryption key');
+    keys.forEach((key, i) => {
+      const assertion = this.#backedUp(backup.assertions[i]);
+      if (fromBase64Unpadded(assertion.encryption_public_key)?.equals(key.publicKey) !== true) {
+        throw invalid('SVC_ERR_BACKUP_INVALID', 'an encryption key assertion of the backup is not of its key');
+      }
+      if (i < keys.length - 1) this.#ctx.custody.archiveEncryptionKey(key.keyId);
+      this.#store(row, key.keyId, assertion);
+    });
+    this.resign(agentId);
+  }
+
   /** Wipes every encryption key custody holds for the identity (it is deleted: nothing of it is read again). */
   destroyAll(agentId: string): void {
     for (const record of encryptionKeysOf(this.#ctx.db, agentId)) if (record.key_id !== '') this.#ctx.custody.destroyEncryptionKey(record.key_id);
@@ -207,6 +254,15 @@ export class IdentityEncryptionKeys {
       created_at: this.#ctx.clock.now().toISOString(),
     });
     return assertion;
+  }
+
+  #backedUp(value: unknown): EncryptionKeyAssertion {
+    try {
+      return parseKeyAssertion(value);
+    } catch (error) {
+      if (error instanceof KeyAssertionError) throw invalid('SVC_ERR_BACKUP_INVALID', `the backup's ${error.message}`);
+      throw error;
+    }
   }
 
   /** A client's assertion, refused by the first rule it breaks, each kind with its own code. */

@@ -20,7 +20,7 @@ export async function backupRoutes(app: FastifyInstance, { services }: { service
       config: { auth: 'owner' },
       schema: {
         tags,
-        summary: "A persistent identity's backup, its seed sealed under the passphrase",
+        summary: "A persistent identity's backup, its seed and encryption keys sealed under the passphrase",
         params: AgentIdParams,
         body: ExportIdentityBody,
         response: { 200: IdentityBackup },
