@@ -279,7 +279,9 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
     cleanups.push(() => indexer.stop());
     // Identities get their first encryption key (those older than keys) and assertions near
     // expiry are renewed, now and daily, on the node's clock.
-    services.encryptionKeys.startSweeping((error) => loopback.log.warn({ err: error }, 'encryption keys: a renewal sweep failed; it is tried again tomorrow'));
+    services.encryptionKeys.startSweeping((error, agentId) =>
+      loopback.log.warn({ err: error, agent_id: agentId }, 'encryption keys: the sweep could not serve an identity; it is tried again tomorrow'),
+    );
     cleanups.push(() => services.encryptionKeys.stopSweeping());
     // Unfinished video uploads (a crash, an expired URL) are cleaned up now and periodically.
     docs.services.uploads.startSweeping();

@@ -82,6 +82,17 @@ describe('identity encryption keys', () => {
     expect(keys().sweep()).toEqual({ created: 0, renewed: 0 });
   });
 
+  it('renew one identity even when another cannot be (its signing key is gone), and say which failed', () => {
+    const broken = node.services.identities.create(projectId, { name: 'ivy', lifetime: 'persistent' });
+    const fine = node.services.identities.create(projectId, { name: 'jay', lifetime: 'persistent' });
+    node.ctx.custody.destroyKey(row(broken.agent_id).key_id);
+    node.advance(80 * DAY);
+    const failed: string[] = [];
+    expect(keys().sweep((_error, agentId) => failed.push(agentId))).toEqual({ created: 0, renewed: 1 });
+    expect(failed).toEqual([broken.agent_id]);
+    expect(parseContractTime(verified(fine.agent_id).assertion.expires_at)! - now()).toBeGreaterThan(89 * DAY);
+  });
+
   it('are not served once expired (a node that was off past the expiry), and the sweep renews them', () => {
     const id = node.services.identities.create(projectId, { name: 'dan', lifetime: 'persistent' });
     node.advance(91 * DAY);

@@ -32,6 +32,10 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 export const RENEW_BEFORE_EXPIRY_MS = 15 * DAY_MS;
 export const RENEWAL_SWEEP_MS = DAY_MS;
 
+const rethrow = (error: unknown): never => {
+  throw error;
+};
+
 export interface EncryptionKeysBackup {
   assertions: EncryptionKeyAssertion[];
   keys: string;
@@ -179,28 +183,36 @@ export class IdentityEncryptionKeys {
   /**
    * Gives every custodial identity without a key its first one (identities made before keys
    * existed: a migration cannot sign) and renews assertions within RENEW_BEFORE_EXPIRY_MS of
-   * expiry. Each identity is its own transaction, so one failure leaves the others done.
+   * expiry. Each identity is its own transaction: one that fails (`onError` hears it, the next
+   * sweep tries again) leaves the others done.
    */
-  sweep(): { created: number; renewed: number } {
+  sweep(onError: (error: unknown, agentId: string) => void = rethrow): { created: number; renewed: number } {
     const { db } = this.#ctx;
-    let created = 0;
-    for (const row of custodialWithoutEncryptionKey(db)) {
-      db.transaction(() => this.create(row.agent_id))();
-      created++;
-    }
-    let renewed = 0;
-    for (const agentId of custodialKeysExpiringBy(db, new Date(this.#now() + RENEW_BEFORE_EXPIRY_MS).toISOString())) {
-      db.transaction(() => this.resign(agentId))();
-      renewed++;
-    }
+    const each = (agentIds: string[], step: (agentId: string) => unknown): number => {
+      let done = 0;
+      for (const agentId of agentIds) {
+        try {
+          db.transaction(() => step(agentId))();
+          done++;
+        } catch (error) {
+          onError(error, agentId);
+        }
+      }
+      return done;
+    };
+    const created = each(
+      custodialWithoutEncryptionKey(db).map((row) => row.agent_id),
+      (agentId) => this.create(agentId),
+    );
+    const renewed = each(custodialKeysExpiringBy(db, new Date(this.#now() + RENEW_BEFORE_EXPIRY_MS).toISOString()), (agentId) => this.resign(agentId));
     return { created, renewed };
   }
 
-  /** Sweeps now, then once a day; `onError` hears a failed sweep (the next one tries again). */
-  startSweeping(onError: (error: unknown) => void): void {
+  /** Sweeps now, then once a day; `onError` hears each identity the sweep could not serve. */
+  startSweeping(onError: (error: unknown, agentId?: string) => void): void {
     const run = () => {
       try {
-        this.sweep();
+        this.sweep(onError);
       } catch (error) {
         onError(error);
       }
