@@ -4,7 +4,7 @@
  * its own, over real HTTP. Its catalog file goes to a temporary folder, never the user's home.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
@@ -25,11 +25,13 @@ export interface InspectorResult {
 
 /** Runs `--cli <url> ...args` to its end; the calls carry `Bearer <apiKey>`. */
 export function runInspector(url: string, apiKey: string, args: string[]): Promise<InspectorResult> {
+  // The Inspector keeps its catalog of servers in a folder of its own, gone once it has ended.
+  const catalog = mkdtempSync(join(tmpdir(), 'svc-inspector-'));
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     // The launcher starts its clients with the `node` on PATH: the project's.
     PATH: [dirname(NODE_BIN), process.env.PATH].join(delimiter),
-    MCP_CATALOG_PATH: join(mkdtempSync(join(tmpdir(), 'svc-inspector-')), 'mcp.json'),
+    MCP_CATALOG_PATH: join(catalog, 'mcp.json'),
   };
   const argv = [LAUNCHER, '--cli', url, '--header', `Authorization: Bearer ${apiKey}`, ...args];
   const child = spawn(NODE_BIN, argv, { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -38,8 +40,12 @@ export function runInspector(url: string, apiKey: string, args: string[]): Promi
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
   return new Promise((resolve, reject) => {
-    child.on('error', reject);
+    child.on('error', (error) => {
+      rmSync(catalog, { recursive: true, force: true });
+      reject(error);
+    });
     child.on('close', (code) => {
+      rmSync(catalog, { recursive: true, force: true });
       let json: unknown = null;
       try {
         json = JSON.parse(stdout);
