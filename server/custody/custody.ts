@@ -325,7 +325,6 @@ export class Custody {
   }
 
   #encryptionRow(keyId: string): EncryptionKeyRow {
-    this.#tableOrThrow();
     const row = this.#encryptionTableOrThrow().get(keyId);
     if (!row) throw notFound('SVC_ERR_ENCRYPTION_KEY_NOT_FOUND', `custody holds no encryption key ${keyId}`);
     return row;
