@@ -7,10 +7,10 @@
  */
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { readReadyLine } from '../../server/cli/ready-line.ts';
 import { readNodeFile, type ReadyInfo } from '../../server/node-file.ts';
 import type { Cleanup } from './cleanup.ts';
 
-const READY_PREFIX = 'svc-node ready ';
 /** Enough of a node's stderr to say why it failed, not a whole run's worth. */
 const STDERR_KEPT = 16_000;
 
@@ -70,10 +70,10 @@ export async function startTreeNode(tree: string, dataDir: string, cleanup: Clea
       const timer = setTimeout(() => reject(new TreeNodeStartError(`${tree}: no ready line after ${timeoutMs} ms; stderr: ${stderr}`)), timeoutMs);
       child.stdout.on('data', (chunk: string) => {
         stdout += chunk;
-        const line = stdout.split('\n').find((l) => l.startsWith(READY_PREFIX));
-        if (line === undefined) return;
+        const info = readReadyLine(stdout);
+        if (info === null) return;
         clearTimeout(timer);
-        resolve(JSON.parse(line.slice(READY_PREFIX.length)) as ReadyInfo);
+        resolve(info);
       });
       child.once('error', (error) => {
         clearTimeout(timer);

@@ -2,6 +2,7 @@
  * `svc-node serve`: the headless node. Prints exactly one ready line on stdout (everything else
  * goes to stderr) and stops cleanly on SIGTERM/SIGINT with exit code 0.
  */
+import { readyLine } from './ready-line.ts';
 import { flushCompileCache } from 'node:module';
 import { startNode } from '../index.ts';
 import type { BackendName } from '../custody/types.ts';
@@ -48,7 +49,7 @@ export async function serve(args: ServeArgs): Promise<void> {
   // installed a SIGTERM kills the process without a clean shutdown.
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
-  process.stdout.write(`svc-node ready ${JSON.stringify(node.info)}\n`);
+  process.stdout.write(readyLine(node.info));
   process.stderr.write(`svc-node: open the UI at ${node.info.ui_url}\n`);
   // Node writes the compile cache (bin/svc-node.js enables it) only at exit; a node that is
   // killed or crashes would never save it, so save what the start compiled now. A no-op when the

@@ -2,6 +2,7 @@
  * The `svc-node` command as a user runs it: a real process on the Node the project pins, the
  * key-file custody backend, and its stdout/stderr/exit code as the result.
  */
+import { readReadyLine } from '../../server/cli/ready-line.ts';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,7 +11,7 @@ import { startDnsServer, type DnsServer } from './dns-server.ts';
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const NODE_BIN = join(REPO_ROOT, 'node_modules/.bin/node');
 const SVC_NODE = join(REPO_ROOT, 'bin/svc-node.js');
-export const READY_PREFIX = 'svc-node ready ';
+export { READY_PREFIX } from '../../server/cli/ready-line.ts';
 
 export interface CliResult {
   code: number | null;
@@ -86,10 +87,10 @@ export async function startServe(args: string[], options: { timeoutMs?: number; 
   const ready = await new Promise<Record<string, unknown>>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no ready line after ${timeoutMs} ms; stderr: ${output().stderr}`)), timeoutMs);
     const check = (): void => {
-      const line = lines(output().stdout).find((l) => l.startsWith(READY_PREFIX));
-      if (line === undefined) return;
+      const info = readReadyLine(output().stdout);
+      if (info === null) return;
       clearTimeout(timer);
-      resolve(JSON.parse(line.slice(READY_PREFIX.length)) as Record<string, unknown>);
+      resolve(info as unknown as Record<string, unknown>);
     };
     child.stdout?.on('data', check);
     void exit.then((result) => {
