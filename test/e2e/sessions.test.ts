@@ -53,6 +53,9 @@ beforeAll(async () => {
     prepare: async (n) => void (await n.owner('POST', '/v1/node/setup', { name: 'alice' })),
   });
   ({ node, page } = rig);
+  // The first view has loaded its code before the node stops: a view whose code the stopped node
+  // could not give would load the page afresh once it is back (renderer/src/lib/view-code.ts).
+  await page.locator('.nav-entry[aria-current="page"]').first().waitFor({ timeout: WAIT });
   await page.evaluate(`${MARK} = true`);
 }, 90_000);
 
