@@ -17,7 +17,8 @@ import { identityTopic } from '../events/bus.ts';
 import { remoteServers } from '../../test/support/remote-server.ts';
 import { startUnitNode, type UnitNode } from '../../test/support/unit-node.ts';
 import { FederationOutbox, type OutboxOptions } from './outbox.ts';
-import { outboxRowsFrom, type OutboxRow } from './outbox-store.ts';
+import { outboxRowsFrom, scheduleRetry, type OutboxRow } from './outbox-store.ts';
+import { staticDnsResolver, type DnsResolver } from '../dns/resolver.ts';
 
 const OPTIONS: OutboxOptions = {
   retryBaseMs: 60_000,
@@ -631,5 +632,33 @@ describe('the federation outbox', () => {
     outbox.retryNow('b.test');
     expect((await tried(message, 2)).status).toBe('delivered');
     expect(received).toHaveLength(1);
+  });
+
+  it('wakes for mail that fell due while a round was under way, with nothing else to wake it', async () => {
+    // The clock moves on while the worker asks DNS where a domain's node is: mail that was not due
+    // when the round began is due by the time it ends, and the worker must not sleep past it.
+    let jump = 0;
+    const table = staticDnsResolver();
+    const slowDns: DnsResolver = {
+      ...table,
+      resolveTxt: (name, options) => {
+        node.advance(jump);
+        jump = 0;
+        return table.resolveTxt(name, options);
+      },
+    };
+    node.close();
+    node = await startUnitNode({}, slowDns);
+    ann = node.services.identities.create(node.services.projects.create({ slug: 'senders' }).project_id, { alias: 'ann' }).agent_id;
+    const { received } = await receivingNode(['later.test']);
+    const outbox = startOutbox();
+    const later = mail('later.test/bob');
+    outbox.enqueue(ann, 'later.test', later);
+    scheduleRetry(node.ctx.db, row(later).id, 0, 'not yet', new Date(now() + 60_000).toISOString());
+    jump = 120_000;
+    // Due now, and no node known for it: its lookup is what takes the minute.
+    send(outbox, mail('nowhere.test/someone'));
+    await vi.waitFor(() => expect(row(later).status).toBe('delivered'), WAIT);
+    expect(batchIds(received)).toEqual([[later.message_id]]);
   });
 });

@@ -101,6 +101,8 @@ export class FederationOutbox {
   /** Rows leased to a delivery now. */
   readonly #inFlight = new Set<number>();
   #timer: ReturnType<typeof setTimeout> | undefined;
+  /** When the last round looked at what was due: the time the next sleep counts from. */
+  #roundAt = new Date(0);
   #running: Promise<void> | null = null;
   #again = false;
   #stopped = true;
@@ -189,6 +191,7 @@ export class FederationOutbox {
   /** Starts a delivery for every peer node with due rows and a free slot. */
   async #dispatchDue(): Promise<void> {
     const now = this.#ctx.clock.now();
+    this.#roundAt = now;
     // A node with nothing in flight and no failures is as good as new: forget it, so the table holds
     // only the nodes being delivered to or backing off.
     for (const [url, peer] of this.#peers) if (peer.inFlight === 0 && peer.failures === 0) this.#peers.delete(url);
@@ -280,10 +283,15 @@ export class FederationOutbox {
     return named > 0 ? named : backoff * (0.8 + 0.2 * Math.random());
   }
 
-  /** Sleeps until the next queued row falls due (or MAX_SLEEP_MS); a delivery settling wakes it sooner. */
+  /**
+   * Sleeps until the next queued row falls due (or MAX_SLEEP_MS); a delivery settling wakes it
+   * sooner. "Next" counts from when the round looked, not from now: a row that fell due while the
+   * round was under way (a slow DNS lookup, a timer that fired a moment early) was never looked at,
+   * and nothing else would wake the worker for it.
+   */
   #sleep(): void {
     if (this.#stopped) return;
-    const next = nextOutboxAttempt(this.#ctx.db, this.#ctx.clock.now().toISOString());
+    const next = nextOutboxAttempt(this.#ctx.db, this.#roundAt.toISOString());
     if (next === null) return;
     const delay = Math.min(Math.max(0, Date.parse(next) - this.#ctx.clock.now().getTime()), MAX_SLEEP_MS);
     clearTimeout(this.#timer);
