@@ -33,6 +33,7 @@ const nodeMail: NodeMailWake = {
   from_alias: mail.from_alias,
   from_address: mail.from_address,
   subject: mail.subject,
+  end_to_end: false,
   priority: 'high',
   created_at: mail.created_at,
 };

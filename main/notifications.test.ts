@@ -3,12 +3,13 @@ import { isAppRoute, routeFor } from './navigate.ts';
 import { noteFor, routeForItems, summaryFor, WakeNotifications } from './notifications.ts';
 import type { Note, Timers, WakeItem } from './notifications.ts';
 
-const mail = (from: string, subject: string, agent = 'agent-bob'): WakeItem => ({
+const mail = (from: string, subject: string, agent = 'agent-bob', endToEnd = false): WakeItem => ({
   agent_id: agent,
   type: 'mail_message',
   from_alias: from,
   from_address: null,
   subject,
+  end_to_end: endToEnd,
   priority: 'normal',
   message_id: `m-${from}-${subject.length}`,
   created_at: '2026-01-01T00:00:00Z',
@@ -45,6 +46,7 @@ describe('noteFor and summaryFor', () => {
     expect(noteFor(mail('alice', 'Lunch?'))).toEqual({ title: 'Mail from alice', body: 'Lunch?' });
     expect(noteFor(chat('alice', 'are you there?'))).toEqual({ title: 'alice', body: 'are you there?' });
     expect(noteFor(mail('alice', ''))).toEqual({ title: 'Mail from alice', body: '(no subject)' });
+    expect(noteFor(mail('alice', '', 'agent-bob', true))).toEqual({ title: 'Mail from alice', body: 'End-to-end encrypted' });
     expect(noteFor(chat('alice', 'x'.repeat(500))).body).toHaveLength(160);
   });
 

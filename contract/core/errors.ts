@@ -39,6 +39,39 @@ export const coreErrors = defineErrors({
     status: 422,
     summary: "The encryption key assertion is not valid at the node's time: expired, not yet active, or created in the future",
   },
+  // End-to-end encrypted messages
+  SVC_ERR_E2EE_RECIPIENT_KEY_MISSING: {
+    status: 409,
+    summary:
+      'The recipient publishes no valid encryption key (none, expired, or not found across nodes): nothing was sent. Send plaintext only by naming it (content_mode legacy_plaintext_v1)',
+  },
+  SVC_ERR_E2EE_REQUIRED: {
+    status: 409,
+    summary: 'Sender and recipient can both encrypt end to end, so the message is never sent as plaintext, not even when asked',
+  },
+  SVC_ERR_E2EE_PLAINTEXT_REFUSED: { status: 409, summary: 'The recipient accepts only end-to-end encrypted messages, and this one is plaintext' },
+  SVC_ERR_E2EE_SENDER_KEY_MISSING: {
+    status: 409,
+    summary: 'The sender has no valid encryption key of its own, which the mandatory sender copy is sealed to: a self-custodial sender publishes one first',
+  },
+  SVC_ERR_E2EE_ENVELOPE_MALFORMED: {
+    status: 422,
+    summary: 'The encrypted envelope is malformed: a field is missing or of the wrong type, or its ciphertext, key wraps or hashes do not check out',
+  },
+  SVC_ERR_E2EE_ENVELOPE_UNSUPPORTED: {
+    status: 422,
+    summary: 'The envelope is of a version, suite or key wrap algorithm this node does not speak (no downgrade is taken)',
+  },
+  SVC_ERR_E2EE_ENVELOPE_STALE: {
+    status: 422,
+    summary: "The envelope's created_at and expires_at are outside the five-minute ingestion window at the node's time",
+  },
+  SVC_ERR_E2EE_ENVELOPE_MISMATCH: {
+    status: 422,
+    summary:
+      'The envelope does not say what the request says: its kind, message_id, conversation, sender, recipients, key wraps or policy differ from the route it was sent on',
+  },
+  SVC_ERR_E2EE_SIGNATURE_INVALID: { status: 422, summary: "The envelope's signature does not verify with its sender's did:key" },
   SVC_ERR_REPLACEMENT_CUSTODY_REQUIRED: {
     status: 422,
     summary: 'A self-custodial identity\'s replacement must say who holds the successor\'s key: custody "self" with did and public_key, or "custodial"',

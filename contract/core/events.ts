@@ -276,7 +276,10 @@ export const NodeMailWake = z.object({
   message_id: z.string(),
   from_alias: z.string(),
   from_address: z.string().nullable(),
+  /** Empty for an end-to-end encrypted mail: the owner's feed never carries what one says. */
   subject: z.string(),
+  /** Whether it is end-to-end encrypted (a notification says so rather than a subject). */
+  end_to_end: z.boolean(),
   priority: Priority,
   created_at: z.string(),
 });

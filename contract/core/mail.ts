@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { MAX_RECIPIENTS, MAX_SUBJECT, PRIORITIES } from '../core-rules.ts';
 import { RotationAnnouncement } from './identities.ts';
 import { NamespaceTrust, ReplacementAnnouncement } from './namespaces.ts';
+import { refineEncryptedSend, sendEncryptionFields, storedEncryptionFields } from './end-to-end.ts';
 
 export { MAX_BODY_BYTES, MAX_RECIPIENTS, MAX_SUBJECT, PRIORITIES } from '../core-rules.ts';
 
@@ -115,9 +116,11 @@ export const SendMailBody = z
     message_id: ClientMessageId.optional(),
     timestamp: ClientTimestamp.optional(),
     ...clientSigningFields,
+    ...sendEncryptionFields,
   })
   .superRefine((mail, ctx) => {
     refineClientSigning(mail, ctx);
+    refineEncryptedSend(mail, ctx);
     const singles = SINGLE_SELECTORS.some((field) => mail[field] !== undefined) ? 1 : 0;
     const total = singles + (mail.to_aliases?.length ?? 0) + (mail.to_addresses?.length ?? 0) + (mail.to_dids?.length ?? 0);
     if (total === 0) {
@@ -260,6 +263,7 @@ export const MailMessage = z.object({
   signature_status: SignatureStatus,
   /** Ours: what the sender's address can be trusted as; null without an address (or for a bounce). */
   from_namespace_trust: NamespaceTrust.nullable(),
+  ...storedEncryptionFields,
 });
 export type MailMessage = z.output<typeof MailMessage>;
 
@@ -310,6 +314,7 @@ export const SentMail = z.object({
   delivered_to: z.string().nullable(),
   /** When it was delivered or bounced; null while queued. */
   settled_at: z.string().nullable(),
+  ...storedEncryptionFields,
 });
 export type SentMail = z.output<typeof SentMail>;
 

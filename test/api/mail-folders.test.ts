@@ -188,6 +188,10 @@ describe('GET /v1/messages/sent', () => {
       to_stable_id: bo.did_aw,
       subject: 'One',
       body: 'first',
+      // Sealed end to end; the sender reads its own copy through the node, which holds its keys.
+      end_to_end: true,
+      content_mode: 'server_readable_hosted',
+      message_version: 2,
       priority: 'high',
       signature: expect.any(String),
       signed_payload: expect.any(String),

@@ -1,15 +1,20 @@
 /**
  * Mail (spec §4.4; bodies as upstream's, docs/adr/0001-upstream-wire-primitives.md): sending to one
- * or several recipients by alias, address or did, each message signed in custody and verifiable
- * against the sender's did:key; reachability (contacts-only); the inbox and acknowledgement.
+ * or several recipients by alias, address or did, each message sealed end to end in custody
+ * (docs/adr/0008-end-to-end-mail.md) and signed with the sender's did:key, which a check written
+ * without the node's code verifies; reachability (contacts-only); the inbox and acknowledgement.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyMessageSignature } from '../../server/crypto/message-signing.ts';
+import { independentSignatureVerifies, type Obj } from '../support/e2ee-independent.ts';
 import { expectOk, expectRefusal, expectValidation } from '../support/expect.ts';
 import { createIdentity, createNodeNamespace, createProject, persistent, type Project } from '../support/identities.ts';
+import { openNodeDatabase } from '../support/database.ts';
 import { startTestNode, type TestNode } from '../support/node.ts';
 
 let t: TestNode;
+/** The node's database, opened beside it: what is stored is checked there. */
+let stored: Awaited<ReturnType<typeof openNodeDatabase>>;
 const DOMAIN = 'mail.test';
 const OTHER = 'other.test';
 let alpha: Project; // owns DOMAIN
@@ -32,18 +37,31 @@ beforeAll(async () => {
   bo = await createIdentity(t, alpha.api_key, { alias: 'bo' });
   cy = await createIdentity(t, alpha.api_key, persistent('cy'));
   outsider = await createIdentity(t, beta.api_key, persistent('outsider'));
+  stored = await openNodeDatabase(t.dataDir);
 });
 afterAll(async () => {
+  stored.close();
   await t.stop();
 });
 
 const send = (token: string | undefined, body: unknown) => t.request('POST', '/v1/messages', { ...(token ? { token } : {}), body });
 const inbox = (token: string, query = '') => t.request('GET', `/v1/messages/inbox${query}`, { token });
 const ack = (token: string, messageId: string) => t.request('POST', `/v1/messages/${messageId}/ack`, { token });
+/** The envelope as the node stored it, and what else the row holds beside it. */
+const storedRow = (messageId: string) =>
+  stored.db.prepare('SELECT subject, body, signature, signed_payload, content_mode, encrypted_envelope FROM messages WHERE message_id = ?').get(messageId) as {
+    subject: string;
+    signature: string;
+    body: string;
+    signed_payload: string;
+    content_mode: string;
+    encrypted_envelope: string;
+  };
+const storedEnvelope = (messageId: string): Obj => JSON.parse(storedRow(messageId).encrypted_envelope) as Obj;
 const inboxIds = async (token: string, query = ''): Promise<string[]> => expectOk(await inbox(token, query)).messages.map((m: any) => m.message_id);
 
 describe('POST /v1/messages', () => {
-  it("delivers a mail signed in custody: the recipient's inbox has it and its signature verifies against the sender's did:key", async () => {
+  it("delivers a mail sealed in custody: the recipient reads it, the row keeps only the envelope, signed by the sender's did:key", async () => {
     const sent = expectOk(await send(ann.api_key, { to_alias: 'bo', subject: 'Status', body: 'The build is green.', priority: 'high' }));
     expect(sent).toEqual({
       message_id: expect.stringMatching(UUID),
@@ -64,13 +82,19 @@ describe('POST /v1/messages', () => {
       to_address: null,
       to_did: bo.did_key,
       to_stable_id: null,
+      // The node holds bo's keys: it is bo's client, and opened the mail for bo.
       subject: 'Status',
       body: 'The build is green.',
+      end_to_end: true,
+      content_mode: 'server_readable_hosted',
+      message_version: 2,
       priority: 'high',
       read_at: null,
       // Ours: in the inbox, not archived.
       archived_at: null,
       created_at: sent.delivered_at,
+      // The node sealed it, and signed what it sealed as a plaintext message for the parties it reads
+      // for: their clients verify it as any mail (the envelope has a signature of its own).
       signature: expect.any(String),
       signed_payload: expect.any(String),
       signature_status: 'verified',
@@ -87,9 +111,21 @@ describe('POST /v1/messages', () => {
       replacement_announcement: null,
     });
 
-    // The signature verifies over the returned bytes, under the sender's key as the registry has it.
-    expect(verifyMessageSignature(item)).toBe('verified');
-    expect(expectOk(await t.request('GET', `/v1/did/${ann.did_aw}/key`)).current_did_key).toBe(item.from_did);
+    // What is stored: the envelope, empty subject and body, no plaintext anywhere in the row.
+    const row = storedRow(sent.message_id);
+    expect(row).toMatchObject({ subject: '', body: '', signed_payload: '', content_mode: 'encrypted_v2' });
+    expect(row.signature).not.toBe(item.signature);
+    expect(row.encrypted_envelope).not.toMatch(/Status|green/);
+    const envelope = storedEnvelope(sent.message_id);
+    expect(envelope).toMatchObject({
+      kind: 'mail',
+      message_id: sent.message_id,
+      conversation_id: sent.message_id,
+      from: { address: `${DOMAIN}/ann`, did: ann.did_key, stable_id: ann.did_aw },
+      recipients: [{ did: bo.did_key }],
+      policy: { requires_e2ee: true, legacy_plaintext_allowed: false },
+      signing_key_id: ann.did_key,
+    });
     expect(JSON.parse(item.signed_payload)).toEqual({
       type: 'mail',
       from: `${DOMAIN}/ann`,
@@ -103,14 +139,24 @@ describe('POST /v1/messages', () => {
       body: 'The build is green.',
       priority: 'high',
     });
-    // Any change to the signed bytes, or another key, fails.
+    expect(verifyMessageSignature(item)).toBe('verified');
     expect(verifyMessageSignature({ ...item, signed_payload: item.signed_payload.replace('green', 'red!!') })).toBe('failed');
-    expect(verifyMessageSignature({ ...item, from_did: cy.did_key })).toBe('failed');
-    // The sender's own inbox does not have it.
+    // The signature verifies, with a check that is not the node's, under the sender's key as the registry has it.
+    expect(independentSignatureVerifies(envelope)).toBe(true);
+    expect(expectOk(await t.request('GET', `/v1/did/${ann.did_aw}/key`)).current_did_key).toBe(item.from_did);
+    // Any change to the signed envelope, or another sender, fails.
+    expect(independentSignatureVerifies({ ...envelope, conversation_id: 'another' })).toBe(false);
+    expect(independentSignatureVerifies({ ...envelope, from: { ...(envelope.from as Obj), did: cy.did_key } })).toBe(false);
+    // The sender reads its own copy in Sent; its own inbox does not have it.
+    expect(expectOk(await t.request('GET', `/v1/messages/sent/${sent.message_id}`, { token: ann.api_key }))).toMatchObject({
+      subject: 'Status',
+      body: 'The build is green.',
+      end_to_end: true,
+    });
     expect(await inboxIds(ann.api_key)).not.toContain(sent.message_id);
   });
 
-  it('reaches a recipient by address, by did:key and by did:svc, signing `to` as addressed', async () => {
+  it('reaches a recipient by address, by did:key and by did:svc, sealing to the identity it names', async () => {
     for (const [body, to] of [
       [{ to_address: `${DOMAIN}/cy` }, `${DOMAIN}/cy`],
       [{ to_did: cy.did_key }, cy.did_key],
@@ -122,9 +168,16 @@ describe('POST /v1/messages', () => {
       ]);
       const [item] = expectOk(await inbox(cy.api_key, `?message_id=${sent.message_id}`)).messages;
       // A sender without an address is named by its alias, as upstream (an address has a "/").
-      expect(item).toMatchObject({ from_alias: 'bo', from_address: 'bo', from_stable_id: null, priority: 'normal', subject: '' });
-      expect(JSON.parse(item.signed_payload)).toMatchObject({ from: 'bo', to, to_did: cy.did_key, to_stable_id: cy.did_aw, priority: 'normal', subject: '' });
-      expect(verifyMessageSignature(item)).toBe('verified');
+      expect(item).toMatchObject({ from_alias: 'bo', from_address: 'bo', from_stable_id: null, priority: 'normal', subject: '', body: `to ${to}` });
+      const envelope = storedEnvelope(sent.message_id);
+      expect(envelope.recipients).toEqual([
+        { address: `${DOMAIN}/cy`, did: cy.did_key, stable_id: cy.did_aw, encryption_key_id: expect.any(String), wrap_id: expect.any(String) },
+      ]);
+      // A sender without an address carries its key assertion, so a reply can find its key.
+      expect(envelope.from).toEqual({ did: bo.did_key, encryption_key_id: expect.any(String) });
+      expect(envelope.sender_encryption_key).toMatchObject({ identity_did: bo.did_key });
+      expect(independentSignatureVerifies(envelope)).toBe(true);
+      expect(item.signature_status).toBe('verified');
     }
     // An address reaches across projects; the response does not reveal the other project's alias.
     const sent = expectOk(await send(ann.api_key, { to_address: `${OTHER}/outsider`, body: 'hello from alpha' }));
@@ -132,7 +185,7 @@ describe('POST /v1/messages', () => {
     expect(await inboxIds(outsider.api_key)).toContain(sent.message_id);
   });
 
-  it('sends one signed message per recipient and lists every delivery', async () => {
+  it('sends one sealed message per recipient and lists every delivery', async () => {
     const dee = await createIdentity(t, alpha.api_key, { alias: 'dee' });
     const sent = expectOk(
       await send(ann.api_key, {
@@ -150,9 +203,17 @@ describe('POST /v1/messages', () => {
     expect(new Set(sent.messages.map((m: any) => m.message_id)).size).toBe(4);
     for (const [recipient, delivery] of [bo, dee, cy, outsider].map((r, i) => [r, sent.messages[i]])) {
       const [item] = expectOk(await inbox(recipient.api_key, `?message_id=${delivery.message_id}`)).messages;
-      expect(item).toMatchObject({ subject: 'All hands', body: 'Meeting at noon.', priority: 'urgent', to_did: recipient.did_key, from_did: ann.did_key });
-      expect(JSON.parse(item.signed_payload).to).toBe(delivery.to);
-      expect(verifyMessageSignature(item)).toBe('verified');
+      expect(item).toMatchObject({
+        subject: 'All hands',
+        body: 'Meeting at noon.',
+        priority: 'urgent',
+        to_did: recipient.did_key,
+        from_did: ann.did_key,
+        end_to_end: true,
+      });
+      const envelope = storedEnvelope(delivery.message_id);
+      expect((envelope.recipients as Obj[]).map((r) => r.did)).toEqual([recipient.did_key]);
+      expect(independentSignatureVerifies(envelope)).toBe(true);
     }
   });
 

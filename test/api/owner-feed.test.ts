@@ -74,7 +74,15 @@ describe('the node-wide wake feed', () => {
       const sent = expectOk(await t.request('POST', '/v1/messages', { token: alice.api_key, body: { to_alias: 'bob', subject: 'hi', body: 'hello' } }));
       const mail = await stream.next();
       expect(mail.event).toBe('mail_message');
-      expect(mail.data).toMatchObject({ agent_id: bob.agent_id, type: 'mail_message', message_id: sent.message_id, from_alias: 'alice', subject: 'hi' });
+      // Sealed end to end between them: the owner's feed says who and that it is encrypted, never what it says.
+      expect(mail.data).toMatchObject({
+        agent_id: bob.agent_id,
+        type: 'mail_message',
+        message_id: sent.message_id,
+        from_alias: 'alice',
+        subject: '',
+        end_to_end: true,
+      });
       const chat = expectOk(await t.request('POST', '/v1/chat/sessions', { token: bob.api_key, body: { to_aliases: ['alice'], message: 'ping' } }));
       const frame = await stream.next();
       expect(frame.event).toBe('chat_message');

@@ -53,8 +53,11 @@ export function mailRows(db: Db, ids: readonly number[]): MailRow[] {
   if (ids.length === 0) return [];
   return db
     .prepare(
-      `SELECT id, message_id, thread_id, subject, body, from_alias, from_address, to_alias, to_address, to_agent_id, from_agent_id,
-              created_at, read_at, archived_at, deleted_at
+      `SELECT id, message_id, thread_id, from_alias, from_address, to_alias, to_address, to_agent_id, from_agent_id,
+              created_at, read_at, archived_at, deleted_at,
+              -- An encrypted mail says what the node opened for its readers (the search was scoped to them).
+              coalesce((SELECT p.subject FROM mail_plaintext p WHERE p.message_id = messages.message_id LIMIT 1), subject) AS subject,
+              coalesce((SELECT p.body FROM mail_plaintext p WHERE p.message_id = messages.message_id LIMIT 1), body) AS body
          FROM messages WHERE id IN (SELECT value FROM json_each(?))`,
     )
     .all(JSON.stringify(ids)) as MailRow[];

@@ -2,6 +2,7 @@
  * The core surface's services, wired once per node and shared by the HTTP routes, the owner API
  * and (later) MCP, so each rule has exactly one implementation.
  */
+import { EndToEnd } from './messaging/end-to-end.ts';
 import { HealthService } from './health/service.ts';
 import type { OwnerAccess } from '../../auth/owner.ts';
 import type { NodeContext } from '../../context.ts';
@@ -103,7 +104,7 @@ export function createCoreServices(ctx: NodeContext, owner: OwnerAccess, options
   // Chat sends through the outbox, which is made with federation's view of the core: that view asks for chat when it needs it.
   const federationCore = new CoreForFederation(ctx, { recipients, namespaces, chat: (): ChatService => chat });
   const outbox = new FederationOutbox(ctx, directory, remote, federationCore, options.outbox);
-  const mail = new MailService(ctx, identities, recipients, outbox, namespaces);
+  const mail = new MailService(ctx, identities, recipients, outbox, namespaces, new EndToEnd(ctx, identities.encryptionKeys));
   const chat = new ChatService(ctx, identities, recipients, outbox, namespaces, mail);
   const inbound = new FederationInbound(ctx, directory, remote, federationCore);
   const batches = new FederationBatches(inbound, new DomainBudgets(options.domainBudget ?? DEFAULT_DOMAIN_BUDGET, ctx.clock));

@@ -140,7 +140,9 @@ export class NodeWakeFeed {
             message_id: m.message_id,
             from_alias: m.from_alias,
             from_address: m.from_address,
+            // As stored: an encrypted mail's row holds no subject, and this feed is not its reader's.
             subject: m.subject,
+            end_to_end: m.content_mode === 'encrypted_v2',
             priority: m.priority,
             created_at: m.created_at,
           };

@@ -14,6 +14,7 @@ import { randomUUID } from 'node:crypto';
 import { FEDERATION_VERSION, type FederatedMail } from '../../../../contract/core/federation.ts';
 import type { Delivery, SendMailInput } from '../../../../contract/core/mail.ts';
 import type { Db, NodeContext } from '../../../context.ts';
+import type { E2eeEnvelope } from '../../../crypto/e2ee/envelope.ts';
 import type { Bounce, CheckedSender } from '../../../federation/core-port.ts';
 import { conflict, invalid } from '../../../errors.ts';
 import { splitAddress } from '../../../../contract/core-rules.ts';
@@ -30,7 +31,7 @@ import type { Party, Recipient } from '../messaging/participants.ts';
 import type { RemoteRecipient } from '../messaging/recipients.ts';
 import type { RemoteQueue } from '../messaging/remote-queue.ts';
 import { signMessage, type SignedMessage } from '../messaging/signing.ts';
-import { findMailOrigin, insertMailRow } from './store/messages.ts';
+import { findMailOrigin, insertMailRow, keepOpenedMail, type OpenedMail } from './store/messages.ts';
 
 /**
  * What a mail says, and optionally the thread it is in and the client's own id for it (one
@@ -38,7 +39,19 @@ import { findMailOrigin, insertMailRow } from './store/messages.ts';
  * the node signs it in custody.
  */
 export type MailContent = Pick<SendMailInput, 'subject' | 'body' | 'priority'> &
-  Partial<Pick<SendMailInput, 'thread_id' | 'message_id'>> & { clientSigned?: VerifiedClientMessage | null };
+  Partial<Pick<SendMailInput, 'thread_id' | 'message_id'>> & { clientSigned?: VerifiedClientMessage | null; encrypted?: EncryptedMail };
+
+/**
+ * An end-to-end encrypted mail (messaging/end-to-end.ts made or checked the envelope): stored as
+ * the envelope alone, and what the node opened kept for each of its parties whose keys it holds.
+ */
+export interface EncryptedMail {
+  envelope: E2eeEnvelope;
+  /** When it was sent: the node's clock, second precision. */
+  createdAt: string;
+  /** The identities the node is the client of, each with what it reads. */
+  readers: { agentId: string; opened: OpenedMail }[];
+}
 
 export interface MailDelivered {
   delivery: Delivery;
@@ -71,6 +84,7 @@ function mailSignature(
 }
 
 function storeMail(ctx: NodeContext, sender: Party, recipient: Recipient, content: MailContent): MailDelivered {
+  if (content.encrypted) return storeEncryptedMail(ctx, sender, recipient, content, content.encrypted);
   const signed = mailSignature(ctx, sender, recipient, signedRecipient(recipient), content);
   conflictOnConstraint('SVC_ERR_MESSAGE_ID_TAKEN', 'message_id already exists', () =>
     insertMailRow(ctx.db, {
@@ -97,8 +111,12 @@ function storeMail(ctx: NodeContext, sender: Party, recipient: Recipient, conten
       thread_id: content.thread_id ?? null,
     }),
   );
-  const delivery: Delivery = {
-    message_id: signed.message_id,
+  return { delivery: localDelivery(sender, recipient, signed.message_id), agentId: recipient.agent.agent_id, deliveredAt: signed.timestamp };
+}
+
+function localDelivery(sender: Party, recipient: Recipient, messageId: string): Delivery {
+  return {
+    message_id: messageId,
     to: recipient.to,
     // Aliases are project-scoped: another project's alias means nothing to the sender.
     to_alias: recipient.agent.project_id === sender.agent.project_id ? recipient.alias : null,
@@ -107,7 +125,40 @@ function storeMail(ctx: NodeContext, sender: Party, recipient: Recipient, conten
     to_stable_id: recipient.stableId,
     status: 'delivered',
   };
-  return { delivery, agentId: recipient.agent.agent_id, deliveredAt: signed.timestamp };
+}
+
+/** The envelope in the recipient's inbox (subject and body empty), and the plaintext only for those the node reads for. */
+function storeEncryptedMail(ctx: NodeContext, sender: Party, recipient: Recipient, content: MailContent, encrypted: EncryptedMail): MailDelivered {
+  const { envelope, createdAt } = encrypted;
+  conflictOnConstraint('SVC_ERR_MESSAGE_ID_TAKEN', 'message_id already exists', () => {
+    insertMailRow(ctx.db, {
+      message_id: envelope.message_id,
+      from_agent_id: sender.agent.agent_id,
+      from_alias: sender.alias,
+      from_address: sender.address,
+      from_did: envelope.from.did,
+      from_stable_id: envelope.from.stable_id ?? null,
+      to_agent_id: recipient.agent.agent_id,
+      to_text: recipient.to,
+      to_alias: recipient.alias,
+      to_address: recipient.address,
+      to_did: recipient.didKey,
+      to_stable_id: recipient.stableId,
+      subject: '',
+      body: '',
+      priority: content.priority,
+      signature: envelope.signature,
+      signed_payload: '',
+      created_at: createdAt,
+      origin: 'local',
+      from_node: null,
+      thread_id: content.thread_id ?? null,
+      content_mode: 'encrypted_v2',
+      encrypted_envelope: JSON.stringify(envelope),
+    });
+    for (const reader of encrypted.readers) keepOpenedMail(ctx.db, envelope.message_id, reader.agentId, reader.opened);
+  });
+  return { delivery: localDelivery(sender, recipient, envelope.message_id), agentId: recipient.agent.agent_id, deliveredAt: createdAt };
 }
 
 /** A recipient on another node, which can only check a sender with an address. */

@@ -16,8 +16,20 @@
 import type { NodeContext } from '../../../context.ts';
 import { invalid, notFound } from '../../../errors.ts';
 import type { SentInput, SentMail as SentItem, SentPage } from '../../../../contract/core/mail.ts';
-import { identityProject } from '../identities/store/agents.ts';
-import { localSentRows, queuedSentRows, sentKeyOf, sentRow, toLocalSentItem, toQueuedSentItem, type SentKey } from './store/sent.ts';
+import { findIdentity, identityProject } from '../identities/store/agents.ts';
+import { asRead } from '../messaging/end-to-end.ts';
+import type { AgentRow } from '../identities/store/agents.ts';
+import {
+  localSentRows,
+  queuedSentRows,
+  sentKeyOf,
+  sentRow,
+  toLocalSentItem,
+  toQueuedSentItem,
+  type LocalSentRow,
+  type SentEncryption,
+  type SentKey,
+} from './store/sent.ts';
 
 /** Descending order of the merged list. */
 const newerFirst = (a: SentKey, b: SentKey): number => (a.sec !== b.sec ? (a.sec < b.sec ? 1 : -1) : a.rank !== b.rank ? b.rank - a.rank : b.id - a.id);
@@ -34,11 +46,12 @@ export class SentMail {
     const cursor = query.before === undefined ? null : this.#cursor(agentId, query.before);
     const n = query.limit + 1;
     const project = identityProject(db, agentId);
+    const sender = findIdentity(db, agentId);
     const queued = queuedSentRows(db, agentId, cursor, n, query.thread_id);
     const merged = [
       ...localSentRows(db, agentId, cursor, n, query.thread_id).map((row) => ({
         key: { sec: row.sec, rank: 0 as const, id: row.id },
-        item: () => toLocalSentItem(row, project),
+        item: () => toLocalSentItem(row, project, this.#asRead(row, sender)),
       })),
       ...queued.map((row) => ({ key: { sec: row.sec, rank: 1 as const, id: row.id }, item: () => toQueuedSentItem(row) })),
     ]
@@ -54,7 +67,14 @@ export class SentMail {
     const { db } = this.#ctx;
     const row = sentRow(db, agentId, messageId);
     if (row === undefined) throw notFound('SVC_ERR_MESSAGE_NOT_FOUND', 'Message not found');
-    return 'local' in row ? toLocalSentItem(row.local, identityProject(db, agentId)) : toQueuedSentItem(row.queued);
+    return 'local' in row
+      ? toLocalSentItem(row.local, identityProject(db, agentId), this.#asRead(row.local, findIdentity(db, agentId)))
+      : toQueuedSentItem(row.queued);
+  }
+
+  /** A sender that holds its own keys reads its sent mail as the envelope, which its own copy's wrap opens. */
+  #asRead(row: LocalSentRow, sender: AgentRow | undefined): SentEncryption {
+    return asRead(row, { custody: sender?.custody ?? 'self' });
   }
 
   #cursor(agentId: string, messageId: string): SentKey {

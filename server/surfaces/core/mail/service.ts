@@ -10,6 +10,7 @@
  * federation stores mail arriving from another node and bounces. All of mail's SQL is in store/;
  * search's index reads the rows for itself (server/search/store/mail.ts).
  */
+import { signingTimestamp } from '../../../clock.ts';
 import type { NodeContext } from '../../../context.ts';
 import {
   MAX_BODY_BYTES,
@@ -30,12 +31,13 @@ import { clientSignatureOf, verifyClientSigned } from '../messaging/client-signe
 import type { RemoteQueue } from '../messaging/remote-queue.ts';
 import { earlierAnswer, keyedSend, recordAnswer } from '../messaging/idempotency.ts';
 import { assertReachable, isContact } from '../messaging/reachability.ts';
-import type { Recipient } from '../messaging/participants.ts';
+import type { Party, Recipient } from '../messaging/participants.ts';
 import type { RecipientSelector, Recipients, RemoteRecipient } from '../messaging/recipients.ts';
 import { senderNamespaceTrust } from '../messaging/sender-trust.ts';
-import { signatureStatus } from '../messaging/signing.ts';
+import { signatureStatus, signMessage } from '../messaging/signing.ts';
 import type { NamespaceService } from '../namespaces/service.ts';
-import { deliverMail } from './delivery.ts';
+import { deliverMail, type EncryptedMail } from './delivery.ts';
+import { asRead, type EndToEnd } from '../messaging/end-to-end.ts';
 import { MailFolders, publishMailChange } from './folders.ts';
 import { SentMail } from './sent.ts';
 import {
@@ -88,13 +90,15 @@ export class MailService {
   readonly #recipients: Recipients;
   readonly #queue: RemoteQueue;
   readonly #namespaces: NamespaceService;
+  readonly #endToEnd: EndToEnd;
   /** Ours: archive, delete, mark unread (the recipient's side of a message). */
   readonly folders: MailFolders;
   /** Ours: everything the identity sent, here and to other nodes. */
   readonly sent: SentMail;
 
-  constructor(ctx: NodeContext, identities: IdentityService, recipients: Recipients, queue: RemoteQueue, namespaces: NamespaceService) {
+  constructor(ctx: NodeContext, identities: IdentityService, recipients: Recipients, queue: RemoteQueue, namespaces: NamespaceService, endToEnd: EndToEnd) {
     this.#ctx = ctx;
+    this.#endToEnd = endToEnd;
     this.#identities = identities;
     this.#recipients = recipients;
     this.#queue = queue;
@@ -132,7 +136,18 @@ export class MailService {
       const sender = this.#recipients.party(senderRow);
       const targets = this.#resolve(senderRow, input);
       for (const target of targets) if (!isRemote(target)) assertReachable(db, sender, target);
-      const deliveries = targets.map((target) => deliverMail(this.#ctx, this.#queue, sender, target, { ...input, clientSigned }));
+      if (input.encrypted_envelope !== undefined && (targets.length !== 1 || isRemote(targets[0]!))) {
+        throw invalid('SVC_ERR_VALIDATION', [
+          issue(['encrypted_envelope'], 'an encrypted_envelope is one mail to one recipient on this node (across nodes it is not taken yet)'),
+        ]);
+      }
+      const deliveries = targets.map((target) =>
+        deliverMail(this.#ctx, this.#queue, sender, target, {
+          ...input,
+          clientSigned,
+          ...(isRemote(target) ? {} : this.#encryption(sender, target, input, clientSigned !== null)),
+        }),
+      );
       const first = deliveries[0] as (typeof deliveries)[number];
       const result: SendMailResult = {
         message_id: first.delivery.message_id,
@@ -148,6 +163,44 @@ export class MailService {
     for (const agent of new Set(deliveries.flatMap((d) => (d.agentId === null ? [] : [d.agentId])))) bus.publish(identityTopic(agent));
     if (deliveries.some((d) => d.agentId === null)) this.#queue.nudge();
     return sent.result;
+  }
+
+  /**
+   * How a mail to a recipient on this node is sent (messaging/end-to-end.ts decides, no
+   * downgrade): sealed here, the client's envelope checked, or plaintext (nothing to add).
+   */
+  #encryption(sender: Party, recipient: Recipient, input: SendMailInput, clientSigned: boolean): { encrypted?: EncryptedMail } {
+    const mode = this.#endToEnd.modeFor(sender, recipient, input, clientSigned);
+    if (mode.kind === 'plaintext') return {};
+    const { subject, body } = input;
+    if (mode.kind === 'seal') {
+      // Also signed as a plaintext message, for the parties whose keys the node holds: their
+      // clients verify what they read as they verify any mail.
+      const signed = signMessage(this.#ctx, sender, recipient, { type: 'mail', subject, body, priority: input.priority }, input.message_id);
+      const ids = { messageId: signed.message_id, conversationId: input.thread_id ?? signed.message_id };
+      const envelope = this.#endToEnd.seal('mail', sender, [{ ...recipient, key: mode.recipientKey }], { subject, body }, ids, signed.timestamp);
+      const opened = { subject, body, signature: signed.signature, signed_payload: signed.signed_payload };
+      const readers = [sender, recipient].filter((party) => party.agent.custody !== 'self').map((party) => ({ agentId: party.agent.agent_id, opened }));
+      return { encrypted: { envelope, createdAt: signed.timestamp, readers } };
+    }
+    const createdAt = signingTimestamp(this.#ctx.clock);
+    const claimed = input.encrypted_envelope as { message_id?: unknown; conversation_id?: unknown };
+    const messageId = input.message_id ?? (typeof claimed.message_id === 'string' ? claimed.message_id : '');
+    const envelope = this.#endToEnd.ingest(input.encrypted_envelope, {
+      kind: 'mail',
+      messageId,
+      conversationId: input.thread_id ?? (typeof claimed.conversation_id === 'string' ? claimed.conversation_id : ''),
+      sender: { did: sender.didKey, stableId: sender.stableId, address: sender.address },
+      recipients: [{ did: recipient.didKey, stableId: recipient.stableId, address: recipient.address }],
+    });
+    const published = this.#endToEnd.keyOf(recipient);
+    if (published === null || envelope.recipients[0]!.encryption_key_id !== published.encryption_key_id) {
+      throw invalid('SVC_ERR_E2EE_ENVELOPE_MISMATCH', `the envelope is sealed to a key ${recipient.to} does not publish (recipient_key_mismatch)`);
+    }
+    if (recipient.agent.custody === 'self') return { encrypted: { envelope, createdAt, readers: [] } };
+    const inner = this.#endToEnd.open(recipient, envelope);
+    const opened = { subject: inner.subject ?? '', body: inner.body, signature: '', signed_payload: '' };
+    return { encrypted: { envelope, createdAt, readers: [{ agentId: recipient.agent.agent_id, opened }] } };
   }
 
   /**
@@ -215,10 +268,18 @@ export class MailService {
   #item(reader: AgentRow, row: MessageRow): MailMessage {
     // The sender as it signed: its key, stable id and address at the time (a bounce is this node).
     const sender = { didKey: row.from_did, stableId: row.from_stable_id, address: row.from_address };
+    const encryption = asRead(row, reader);
     return toInboxItem(row, {
+      ...encryption,
       from_address: row.from_address ?? this.#senderName(reader, row),
       is_contact: row.origin !== 'bounce' && isContact(this.#ctx.db, reader.agent_id, sender),
-      signature_status: signatureStatus(row),
+      // The reader's plaintext signature when it has one (the node sealed it), else the envelope's.
+      signature_status:
+        encryption.end_to_end && row.signed_payload === ''
+          ? this.#endToEnd.storedEnvelopeVerifies(row.encrypted_envelope!)
+            ? 'verified'
+            : 'failed'
+          : signatureStatus(row),
       from_namespace_trust: senderNamespaceTrust(this.#namespaces, { ...row, remote: row.origin === 'remote' }),
       signing_key_id: signingKeyId(row),
       ...announcementsFor(this.#ctx.db, row),

@@ -44,16 +44,35 @@ export interface MessageRow {
   deleted_at: string | null;
   /** The thread the sender named (upstream E1's `thread_id`). */
   thread_id: string | null;
+  /** `encrypted_v2`: the row holds the envelope, and subject and body are empty (a reader's plaintext is in mail_plaintext). */
+  content_mode: 'legacy_plaintext_v1' | 'encrypted_v2';
+  /** The normalised envelope, as JSON, for `encrypted_v2`. */
+  encrypted_envelope: string | null;
 }
 
 /** A new row: the recipient's state starts empty; `from_namespace_trust` is only known for remote mail, `thread_id` only when the send named one. */
-export type NewMailRow = Omit<MessageRow, 'id' | 'read_at' | 'from_namespace_trust' | 'archived_at' | 'deleted_at' | 'thread_id'> &
-  Partial<Pick<MessageRow, 'from_namespace_trust' | 'thread_id'>>;
+export type NewMailRow = Omit<
+  MessageRow,
+  'id' | 'read_at' | 'from_namespace_trust' | 'archived_at' | 'deleted_at' | 'thread_id' | 'content_mode' | 'encrypted_envelope'
+> &
+  Partial<Pick<MessageRow, 'from_namespace_trust' | 'thread_id' | 'content_mode' | 'encrypted_envelope'>>;
 
 /** What the reader learns about a stored row at read time (the service works these out). */
 export type InboxJudgement = Pick<
   MailMessage,
-  'is_contact' | 'signature_status' | 'from_namespace_trust' | 'from_address' | 'signing_key_id' | 'rotation_announcement' | 'replacement_announcement'
+  | 'is_contact'
+  | 'signature_status'
+  | 'from_namespace_trust'
+  | 'from_address'
+  | 'signing_key_id'
+  | 'rotation_announcement'
+  | 'replacement_announcement'
+  | 'end_to_end'
+  | 'content_mode'
+  | 'message_version'
+  | 'encrypted_envelope'
+  | 'subject'
+  | 'body'
 >;
 
 /** Throws SQLite's constraint error when the message_id is taken (delivery.ts decides what that means). */
@@ -61,12 +80,44 @@ export function insertMailRow(db: Db, row: NewMailRow): void {
   db.prepare(
     `INSERT INTO messages (message_id, from_agent_id, from_alias, from_address, from_did, from_stable_id, to_agent_id, to_text, to_alias,
        to_address, to_did, to_stable_id, subject, body, priority, signature, signed_payload, created_at, origin, from_node, from_namespace_trust,
-       thread_id)
+       thread_id, content_mode, encrypted_envelope)
      VALUES (@message_id, @from_agent_id, @from_alias, @from_address, @from_did, @from_stable_id, @to_agent_id, @to_text, @to_alias,
        @to_address, @to_did, @to_stable_id, @subject, @body, @priority, @signature, @signed_payload, @created_at, @origin, @from_node,
-       @from_namespace_trust, @thread_id)`,
-  ).run({ ...row, from_namespace_trust: row.from_namespace_trust ?? null, thread_id: row.thread_id ?? null });
+       @from_namespace_trust, @thread_id, @content_mode, @encrypted_envelope)`,
+  ).run({
+    ...row,
+    from_namespace_trust: row.from_namespace_trust ?? null,
+    thread_id: row.thread_id ?? null,
+    content_mode: row.content_mode ?? 'legacy_plaintext_v1',
+    encrypted_envelope: row.encrypted_envelope ?? null,
+  });
 }
+
+/** What an identity whose keys the node holds reads of an encrypted mail: its content, and the sender's plaintext signature when the node sealed it. */
+export interface OpenedMail {
+  subject: string;
+  body: string;
+  signature: string;
+  signed_payload: string;
+}
+
+/** Keeps what the node opened of an encrypted mail for `agentId` (a repeat changes nothing). */
+export function keepOpenedMail(db: Db, messageId: string, agentId: string, opened: OpenedMail): void {
+  db.prepare(
+    `INSERT OR IGNORE INTO mail_plaintext (message_id, agent_id, subject, body, signature, signed_payload)
+     VALUES (@messageId, @agentId, @subject, @body, @signature, @signed_payload)`,
+  ).run({ messageId, agentId, ...opened });
+}
+
+/**
+ * The recipient's rows as it reads them: an encrypted mail's subject and body (and the sender's
+ * plaintext signature, when the node sealed it) are what the node opened for the recipient, and
+ * stay as stored (empty) for a recipient holding its own keys.
+ */
+const RECIPIENT_ROWS = `SELECT m.*, COALESCE(p.subject, m.subject) AS subject, COALESCE(p.body, m.body) AS body,
+     CASE WHEN p.signed_payload <> '' THEN p.signature ELSE m.signature END AS signature,
+     CASE WHEN p.signed_payload <> '' THEN p.signed_payload ELSE m.signed_payload END AS signed_payload
+   FROM messages m LEFT JOIN mail_plaintext p ON p.message_id = m.message_id AND p.agent_id = m.to_agent_id`;
 
 /** Which key stored a message under this id, and from where (a retried delivery finds its own row). */
 export function findMailOrigin(db: Db, messageId: string): Pick<MessageRow, 'from_did' | 'origin'> | undefined {
@@ -94,45 +145,45 @@ export function inboxRowId(db: Db, agentId: string, messageId: string): number |
 
 /** The recipient's mail, newest first (by arrival). */
 export function inboxRows(db: Db, agentId: string, filter: InboxFilter): MessageRow[] {
-  const where = ['to_agent_id = ?', 'deleted_at IS NULL'];
+  const where = ['m.to_agent_id = ?', 'm.deleted_at IS NULL'];
   const params: (string | number)[] = [agentId];
-  if (filter.folder === 'inbox') where.push('archived_at IS NULL');
-  else if (filter.folder === 'archive') where.push('archived_at IS NOT NULL');
-  if (filter.unreadOnly) where.push('read_at IS NULL');
+  if (filter.folder === 'inbox') where.push('m.archived_at IS NULL');
+  else if (filter.folder === 'archive') where.push('m.archived_at IS NOT NULL');
+  if (filter.unreadOnly) where.push('m.read_at IS NULL');
   if (filter.messageId !== undefined) {
-    where.push('message_id = ?');
+    where.push('m.message_id = ?');
     params.push(filter.messageId);
   }
   if (filter.threadId !== undefined) {
     // By the thread's own indexes, not by walking the whole inbox.
-    where.push('id IN (SELECT id FROM messages WHERE thread_id = ? UNION ALL SELECT id FROM messages WHERE message_id = ?)');
+    where.push('m.id IN (SELECT id FROM messages WHERE thread_id = ? UNION ALL SELECT id FROM messages WHERE message_id = ?)');
     params.push(filter.threadId, filter.threadId);
   }
   if (filter.beforeId !== undefined) {
-    where.push('id < ?');
+    where.push('m.id < ?');
     params.push(filter.beforeId);
   }
-  return db.prepare(`SELECT * FROM messages WHERE ${where.join(' AND ')} ORDER BY id DESC LIMIT +?`).all(...params, filter.limit) as MessageRow[];
+  return db.prepare(`${RECIPIENT_ROWS} WHERE ${where.join(' AND ')} ORDER BY m.id DESC LIMIT +?`).all(...params, filter.limit) as MessageRow[];
 }
 
 /** The inbox item: the stored fields the reader sees, with what was judged at read time. */
 export function toInboxItem(row: MessageRow, judged: InboxJudgement): MailMessage {
-  const { id: _id, to_agent_id: _to, to_text: _text, deleted_at: _deleted, ...fields } = row;
+  const { id: _id, to_agent_id: _to, to_text: _text, deleted_at: _deleted, content_mode: _mode, encrypted_envelope: _envelope, ...fields } = row;
   return { ...fields, ...judged };
 }
 
 /** Unread mail the recipient has not deleted (the only kind the event stream and badges count). */
-const PENDING = `to_agent_id = ? AND read_at IS NULL AND archived_at IS NULL AND deleted_at IS NULL`;
+const PENDING = `m.to_agent_id = ? AND m.read_at IS NULL AND m.archived_at IS NULL AND m.deleted_at IS NULL`;
 
 /** The newest `limit` pending rows, oldest first. */
 export function newestPendingMail(db: Db, agentId: string, limit: number): MessageRow[] {
-  const rows = db.prepare(`SELECT * FROM messages WHERE ${PENDING} ORDER BY id DESC LIMIT +?`).all(agentId, limit) as MessageRow[];
+  const rows = db.prepare(`${RECIPIENT_ROWS} WHERE ${PENDING} ORDER BY m.id DESC LIMIT +?`).all(agentId, limit) as MessageRow[];
   return rows.reverse();
 }
 
 /** Every pending row stored after row `afterId`, oldest first. */
 export function pendingMailAfter(db: Db, agentId: string, afterId: number): MessageRow[] {
-  return db.prepare(`SELECT * FROM messages WHERE ${PENDING} AND id > ? ORDER BY id`).all(agentId, afterId) as MessageRow[];
+  return db.prepare(`${RECIPIENT_ROWS} WHERE ${PENDING} AND m.id > ? ORDER BY m.id`).all(agentId, afterId) as MessageRow[];
 }
 
 /** Unread mail in the inbox, archived and deleted mail included (they are marked read as they go). */
@@ -140,7 +191,7 @@ export function unreadMailCount(db: Db, agentId: string): number {
   return db.prepare(`SELECT COUNT(*) FROM messages WHERE to_agent_id = ? AND read_at IS NULL`).pluck().get(agentId) as number;
 }
 
-/** Mail stored after row `afterId`, for every recipient (the node-wide wake feed). */
+/** Mail stored after row `afterId`, for every recipient (the node-wide wake feed): as stored, so never an encrypted mail's plaintext. */
 export function mailStoredSince(db: Db, afterId: number, limit: number): MessageRow[] {
   return db.prepare(`SELECT * FROM messages WHERE id > ? ORDER BY id LIMIT +?`).all(afterId, limit) as MessageRow[];
 }
@@ -204,8 +255,10 @@ export function mailFolderState(db: Db, mine: OwnMail): MailFolderState | undefi
 export function readableMailBody(db: Db, mine: OwnMail): string | undefined {
   return db
     .prepare(
-      `SELECT body FROM messages WHERE message_id = @messageId
-         AND ((to_agent_id = @agentId AND deleted_at IS NULL) OR (from_agent_id = @agentId AND origin = 'local'))`,
+      `SELECT COALESCE(p.body, m.body) FROM messages m
+       LEFT JOIN mail_plaintext p ON p.message_id = m.message_id AND p.agent_id = @agentId
+       WHERE m.message_id = @messageId
+         AND ((m.to_agent_id = @agentId AND m.deleted_at IS NULL) OR (m.from_agent_id = @agentId AND m.origin = 'local'))`,
     )
     .pluck()
     .get(mine) as string | undefined;

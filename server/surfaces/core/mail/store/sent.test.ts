@@ -111,7 +111,9 @@ describe('the Sent view store', () => {
     const [colleague, stranger] = [addIdentity(db(), { alias: 'col', project_id: 'sent-team' }), addIdentity(db(), { alias: 'str' })];
     sendLocal(ann, colleague, '2026-03-01T10:00:00.000Z');
     sendLocal(ann, stranger, '2026-03-01T10:00:01.000Z');
-    const [toStranger, toColleague] = localSentRows(db(), ann.agent_id, null, 10).map((row) => toLocalSentItem(row, 'sent-team'));
+    const [toStranger, toColleague] = localSentRows(db(), ann.agent_id, null, 10).map((row) =>
+      toLocalSentItem(row, 'sent-team', { end_to_end: false, content_mode: 'legacy_plaintext_v1', message_version: 1, subject: row.subject, body: row.body }),
+    );
     expect(toColleague).toMatchObject({
       destination: 'local',
       to: 'as col',

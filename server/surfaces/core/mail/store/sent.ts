@@ -15,6 +15,9 @@ import type { SentMail } from '../../../../../contract/core/mail.ts';
 import type { Db } from '../../../../context.ts';
 import type { MessageRow } from './messages.ts';
 
+/** An item's encryption and content as its sender reads it (messaging/end-to-end.ts, asRead). */
+export type SentEncryption = Pick<SentMail, 'end_to_end' | 'content_mode' | 'message_version' | 'encrypted_envelope' | 'subject' | 'body'>;
+
 /** A position in the merged order: the second, local (0) or remote (1), the row id. */
 export interface SentKey {
   sec: string;
@@ -61,8 +64,14 @@ const pageParams = (agentId: string, cursor: SentKey | null, n: number) => ({ ag
 /** Only one thread's mail: the message with that id and every mail naming it as its thread. */
 const IN_THREAD = `AND id IN (SELECT id FROM messages WHERE thread_id = @threadId UNION ALL SELECT id FROM messages WHERE message_id = @threadId)`;
 
+/** The sender's own copy of an encrypted mail (what the node sealed for it, and signed), else the row's. */
+const SENDERS = (column: 'subject' | 'body' | 'signature' | 'signed_payload') =>
+  `COALESCE((SELECT p.${column} FROM mail_plaintext p WHERE p.message_id = messages.message_id AND p.agent_id = messages.from_agent_id
+     ${column === 'signature' || column === 'signed_payload' ? "AND p.signed_payload <> ''" : ''}), ${column}) AS ${column}`;
+
 /** What a local send is read as (a `LocalSentRow`). */
-const LOCAL_COLUMNS = `*, ${SECOND} AS sec, (SELECT project_id FROM agents a WHERE a.agent_id = messages.to_agent_id) AS to_project`;
+const LOCAL_COLUMNS = `*, ${SENDERS('subject')}, ${SENDERS('body')}, ${SENDERS('signature')}, ${SENDERS('signed_payload')}, ${SECOND} AS sec,
+  (SELECT project_id FROM agents a WHERE a.agent_id = messages.to_agent_id) AS to_project`;
 
 /** Up to `n` local sends after `cursor`, newest first; with `threadId`, only that thread's. */
 export function localSentRows(db: Db, agentId: string, cursor: SentKey | null, n: number, threadId?: string): LocalSentRow[] {
@@ -98,8 +107,9 @@ export function queuedSentRows(db: Db, agentId: string, cursor: SentKey | null, 
  * The local row stays the sender's after the recipient deletes its copy.
  */
 export function sentRow(db: Db, agentId: string, messageId: string): { local: LocalSentRow } | { queued: QueuedSentRow } | undefined {
-  const local = db.prepare(`SELECT ${LOCAL_COLUMNS} FROM messages WHERE message_id = ? AND from_agent_id = ? AND origin = 'local'`).get(messageId, agentId) as
-    LocalSentRow | undefined;
+  const local = db
+    .prepare(`SELECT ${LOCAL_COLUMNS} FROM messages WHERE messages.message_id = ? AND from_agent_id = ? AND origin = 'local'`)
+    .get(messageId, agentId) as LocalSentRow | undefined;
   if (local !== undefined) return { local };
   const queued = db
     .prepare(`SELECT ${QUEUED_COLUMNS} FROM federation_outbox WHERE message_id = ? AND from_agent_id = ? AND kind = 'mail'`)
@@ -128,8 +138,8 @@ export function queuedMailBody(db: Db, agentId: string, messageId: string): stri
   return payload === undefined ? undefined : (JSON.parse(payload) as FederatedMail).body;
 }
 
-/** A local send: delivered as it was sent; the alias only within the sender's project. */
-export function toLocalSentItem(row: LocalSentRow, senderProject: string | undefined): SentMail {
+/** A local send: delivered as it was sent; the alias only within the sender's project; its content as the sender reads it. */
+export function toLocalSentItem(row: LocalSentRow, senderProject: string | undefined, asRead: SentEncryption): SentMail {
   return {
     message_id: row.message_id,
     destination: 'local',
@@ -138,13 +148,12 @@ export function toLocalSentItem(row: LocalSentRow, senderProject: string | undef
     to_address: row.to_address,
     to_did: row.to_did,
     to_stable_id: row.to_stable_id,
-    subject: row.subject,
-    body: row.body,
     priority: row.priority,
     signature: row.signature,
     signed_payload: row.signed_payload,
     thread_id: row.thread_id,
     created_at: row.created_at,
+    ...asRead,
     status: 'delivered',
     attempts: null,
     next_attempt_at: null,
@@ -180,5 +189,9 @@ export function toQueuedSentItem(row: QueuedSentRow): SentMail {
     last_error: row.last_error,
     delivered_to: row.delivered_to,
     settled_at: row.settled_at,
+    // Across nodes, mail still travels as plaintext the receiving node checks.
+    end_to_end: false,
+    content_mode: 'legacy_plaintext_v1',
+    message_version: 1,
   };
 }

@@ -1,0 +1,240 @@
+/**
+ * The node as the end-to-end encryption client of the identities whose keys it holds
+ * (docs/adr/0008-end-to-end-mail.md), and the gate for envelopes that clients holding their own
+ * keys post. Mail uses it now; chat will use the same.
+ *
+ * - Sealing: a custodial sender's message to recipients who publish a valid key becomes a v2
+ *   envelope (server/crypto/e2ee/seal-envelope.ts), signed in custody with the sender's key, with
+ *   a delivery wrap per recipient and the sender's own copy.
+ * - Opening: for a custodial reader, with the reader's key in custody (current or archived), by
+ *   the wrap sealed to it. The private key never leaves custody: only its agreement is used.
+ * - Ingesting: a client's envelope is checked as the contract says before anything is stored
+ *   (verify-envelope.ts); each refusal is a 4xx of its own, naming fields, never content.
+ */
+import { conflict, invalid, type ServiceError } from '../../../errors.ts';
+import type { NodeContext } from '../../../context.ts';
+import { sha256Hex } from '../../../crypto/encoding.ts';
+import { parseEnvelope, type E2eeEnvelope, type MessageKind } from '../../../crypto/e2ee/envelope.ts';
+import {
+  E2eeError,
+  EnvelopeBindingError,
+  EnvelopePolicyError,
+  EnvelopeSignatureError,
+  KeyAssertionError,
+  NotARecipientError,
+  StaleEnvelopeError,
+  UnsupportedEnvelopeVersionError,
+  UnsupportedSuiteError,
+} from '../../../crypto/e2ee/errors.ts';
+import type { EncryptionKeyAssertion } from '../../../crypto/e2ee/key-assertion.ts';
+import type { InnerPayload } from '../../../crypto/e2ee/inner-payload.ts';
+import { checkEnvelopeIntegrity, openEnvelope } from '../../../crypto/e2ee/open-envelope.ts';
+import { sealEnvelope, type SealParty } from '../../../crypto/e2ee/seal-envelope.ts';
+import { verifyEnvelopeForIngestion, type ExpectedParty } from '../../../crypto/e2ee/verify-envelope.ts';
+import { MemoCache } from '../../../memo-cache.ts';
+import type { IdentityEncryptionKeys } from '../identities/encryption-keys.ts';
+import type { ContentMode, SendContentMode } from '../../../../contract/core/end-to-end.ts';
+import type { AgentRow } from '../identities/store/agents.ts';
+import type { Party } from './participants.ts';
+import { assertNodeMaySign } from './signing.ts';
+
+/** What a message says, as its parties read it. */
+export interface MessageContent {
+  subject?: string;
+  body: string;
+}
+
+/** The ids an envelope is bound to. */
+export interface EnvelopeIds {
+  messageId: string;
+  conversationId: string;
+  replyToMessageId?: string | undefined;
+}
+
+/** How a message to one recipient is sent: sealed by the node, as the client's envelope, or as plaintext. */
+export type SendMode = { kind: 'seal'; recipientKey: EncryptionKeyAssertion } | { kind: 'envelope' } | { kind: 'plaintext' };
+
+/** The parts of a send request that choose its mode. */
+export interface SendModeRequest {
+  content_mode?: SendContentMode | undefined;
+  encrypted_envelope?: unknown;
+}
+
+export class EndToEnd {
+  readonly #ctx: NodeContext;
+  readonly #keys: IdentityEncryptionKeys;
+  /** Stored envelopes' signature checks, by the envelope's hash: reads serve the same mail again and again. */
+  readonly #verdicts = new MemoCache<boolean>(20_000);
+
+  constructor(ctx: NodeContext, keys: IdentityEncryptionKeys) {
+    this.#ctx = ctx;
+    this.#keys = keys;
+  }
+
+  /** The party's current key, verified now; null when it publishes none that verifies. */
+  keyOf(party: Party): EncryptionKeyAssertion | null {
+    return this.#keys.current(party.agent);
+  }
+
+  /**
+   * How a message from `sender` to a recipient on this node goes (no downgrade):
+   * - a client's envelope goes as it is (checked by `ingest`);
+   * - a sender whose keys the node holds seals to a recipient that publishes a key, always: asking
+   *   for plaintext between two parties that can both encrypt is refused;
+   * - plaintext only by name, to a recipient without a key, or from a client that signs its own
+   *   plaintext (an older client's choice, marked "not end-to-end encrypted" for its reader).
+   */
+  modeFor(sender: Party, recipient: Party, request: SendModeRequest, clientSigned: boolean): SendMode {
+    if (request.encrypted_envelope !== undefined) return { kind: 'envelope' };
+    // A sender holding its own keys sends what it signed or sealed itself; the node makes neither for it.
+    if (!clientSigned) assertNodeMaySign(sender);
+    const recipientKey = this.keyOf(recipient);
+    if (clientSigned && request.content_mode !== 'encrypted_v2') return { kind: 'plaintext' };
+    if (recipientKey !== null) {
+      if (request.content_mode === 'legacy_plaintext_v1') {
+        throw conflict(
+          'SVC_ERR_E2EE_REQUIRED',
+          `${recipient.address ?? recipient.alias} publishes an encryption key: the message is sent end-to-end encrypted, never as plaintext`,
+        );
+      }
+      return { kind: 'seal', recipientKey };
+    }
+    if (request.content_mode === 'legacy_plaintext_v1') return { kind: 'plaintext' };
+    throw conflict(
+      'SVC_ERR_E2EE_RECIPIENT_KEY_MISSING',
+      `${recipient.address ?? recipient.alias} publishes no valid encryption key, so nothing was sent. To send it readable by the nodes it crosses, say so: content_mode "legacy_plaintext_v1"`,
+    );
+  }
+
+  /** A custodial sender's message to `recipients` (each with its key, verified by the caller), signed in custody. */
+  seal(
+    kind: MessageKind,
+    sender: Party,
+    recipients: readonly (Party & { key: EncryptionKeyAssertion })[],
+    content: MessageContent,
+    ids: EnvelopeIds,
+    createdAt: string,
+  ): E2eeEnvelope {
+    const senderKey = this.keyOf(sender);
+    if (senderKey === null) {
+      throw conflict('SVC_ERR_E2EE_SENDER_KEY_MISSING', `${sender.address ?? sender.alias} has no valid encryption key for its own copy of the message`);
+    }
+    const party = (p: Party, key: EncryptionKeyAssertion): SealParty => ({
+      address: p.address ?? undefined,
+      did: p.didKey,
+      stableId: p.stableId ?? undefined,
+      encryptionKey: key,
+    });
+    return sealEnvelope(
+      {
+        kind,
+        sender: party(sender, senderKey),
+        recipients: recipients.map((r) => party(r, r.key)),
+        ...(kind === 'mail' ? { subject: content.subject ?? '' } : {}),
+        body: content.body,
+        messageId: ids.messageId,
+        conversationId: ids.conversationId,
+        replyToMessageId: ids.replyToMessageId,
+        createdAt: Date.parse(createdAt),
+      },
+      (bytes) => this.#ctx.custody.sign(sender.agent.key_id, bytes),
+    );
+  }
+
+  /**
+   * A client's envelope, checked before anything is stored: its form, then everything the
+   * contract checks at ingestion against what the request says (kind, ids, sender, recipients,
+   * freshness at the node's time, wraps, suite, hashes, signature). Throws a 4xx ServiceError.
+   */
+  ingest(
+    value: unknown,
+    expect: { kind: MessageKind; messageId: string; conversationId: string; sender: ExpectedParty; recipients: ExpectedParty[] },
+  ): E2eeEnvelope {
+    try {
+      const envelope = parseEnvelope(value);
+      verifyEnvelopeForIngestion(envelope, { ...expect, now: this.#ctx.clock.now().getTime() });
+      return envelope;
+    } catch (error) {
+      throw refusal(error);
+    }
+  }
+
+  /**
+   * Opens an envelope for `reader`, an identity whose keys the node holds, with whichever of its
+   * keys (current or archived) a wrap is sealed to. Throws a 4xx ServiceError when it cannot.
+   */
+  open(reader: Party, envelope: E2eeEnvelope): InnerPayload {
+    try {
+      for (const keyId of new Set(envelope.key_wraps.map((wrap) => wrap.recipient_encryption_key_id))) {
+        const key = this.#keys.agreement(reader.agent.agent_id, keyId);
+        if (key === null) continue;
+        return openEnvelope(envelope, { did: reader.didKey, stableId: reader.stableId ?? undefined, address: reader.address ?? undefined, key }).inner;
+      }
+      throw new NotARecipientError('no key wrap is sealed to a key the node holds for the reader');
+    } catch (error) {
+      throw refusal(error);
+    }
+  }
+
+  /** Whether a stored envelope's signature (and the hashes it covers) still verify: its reader's signature status. */
+  storedEnvelopeVerifies(json: string): boolean {
+    return this.#verdicts.get(sha256Hex(json), () => {
+      try {
+        checkEnvelopeIntegrity(parseEnvelope(JSON.parse(json)));
+        return true;
+      } catch (error) {
+        if (error instanceof E2eeError) return false;
+        throw error;
+      }
+    });
+  }
+}
+
+/** The 4xx for an E2EE refusal: its code by situation, its detail the core's words (fields, never content). */
+export function refusal(error: unknown): ServiceError {
+  if (!(error instanceof E2eeError)) throw error;
+  const detail = `${error.message} (${error.category})`;
+  if (error instanceof StaleEnvelopeError) return invalid('SVC_ERR_E2EE_ENVELOPE_STALE', detail);
+  if (error instanceof UnsupportedEnvelopeVersionError || error instanceof UnsupportedSuiteError) return invalid('SVC_ERR_E2EE_ENVELOPE_UNSUPPORTED', detail);
+  if (error instanceof EnvelopeBindingError || error instanceof EnvelopePolicyError || error instanceof NotARecipientError) {
+    return invalid('SVC_ERR_E2EE_ENVELOPE_MISMATCH', detail);
+  }
+  if (error instanceof EnvelopeSignatureError) return invalid('SVC_ERR_E2EE_SIGNATURE_INVALID', detail);
+  if (error instanceof KeyAssertionError) return invalid('SVC_ERR_ENCRYPTION_KEY_ASSERTION_INVALID', detail);
+  return invalid('SVC_ERR_E2EE_ENVELOPE_MALFORMED', detail);
+}
+
+/** A stored message's encryption, as the answer to one reader says it (contract/core/end-to-end.ts, storedEncryptionFields). */
+export interface EncryptionAsRead {
+  end_to_end: boolean;
+  content_mode: ContentMode;
+  message_version: 1 | 2;
+  encrypted_envelope?: Record<string, unknown>;
+  subject: string;
+  body: string;
+}
+
+/**
+ * How a stored message reads for `reader`: plaintext as it is; an envelope opened by the node for
+ * a reader whose keys it holds (`subject`/`body` are then what it opened); for a reader holding its
+ * own keys, the envelope itself, with nothing readable beside it.
+ */
+export function asRead(
+  stored: { content_mode: 'legacy_plaintext_v1' | 'encrypted_v2'; encrypted_envelope: string | null; subject: string; body: string },
+  reader: Pick<AgentRow, 'custody'>,
+): EncryptionAsRead {
+  if (stored.content_mode !== 'encrypted_v2' || stored.encrypted_envelope === null) {
+    return { end_to_end: false, content_mode: 'legacy_plaintext_v1', message_version: 1, subject: stored.subject, body: stored.body };
+  }
+  if (reader.custody === 'self') {
+    return {
+      end_to_end: true,
+      content_mode: 'encrypted_v2',
+      message_version: 2,
+      encrypted_envelope: JSON.parse(stored.encrypted_envelope) as Record<string, unknown>,
+      subject: '',
+      body: '',
+    };
+  }
+  return { end_to_end: true, content_mode: 'server_readable_hosted', message_version: 2, subject: stored.subject, body: stored.body };
+}
