@@ -14,6 +14,12 @@ describe('redactUrl', () => {
     expect(redactUrl('/v1/assets/abc/upload?token=secret123&x=1')).toBe('/v1/assets/abc/upload?token=[redacted]&x=1');
   });
 
+  it("hides a search's words, keeping its filters", () => {
+    expect(redactUrl('/v1/search?q=quarterly%20numbers&kind=mail')).toBe('/v1/search?q=[redacted]&kind=mail');
+    expect(redactUrl('/v1/node/search?kind=chat&q=secret')).toBe('/v1/node/search?kind=chat&q=[redacted]');
+    expect(redactUrl('/v1/search?query=x&faq=1')).toBe('/v1/search?query=x&faq=1');
+  });
+
   it('leaves other URLs alone, link ids included', () => {
     expect(redactUrl('/v1/present')).toBe('/v1/present');
     expect(redactUrl('/v1/present/preview')).toBe('/v1/present/preview');
