@@ -9,6 +9,7 @@
  */
 import { z } from 'zod';
 import { MAX_RECIPIENTS, utf8Length } from '../core-rules.ts';
+import { EncryptionKeyAssertion } from './encryption-keys.ts';
 
 /**
  * `legacy_plaintext_v1`: subject and body as sent, readable by the nodes it crosses.
@@ -84,6 +85,68 @@ export function refineEncryptedSend(
   }
 }
 
+const ref = {
+  address: z.string().optional(),
+  did: z.string(),
+  stable_id: z.string().optional(),
+  team_id: z.string().optional(),
+};
+
+/**
+ * An envelope as the node serves it: the normalised form the crypto core read it into
+ * (server/crypto/e2ee/envelope.ts, E2eeEnvelope), every field named, so an answer carries exactly
+ * the bytes its signature covers and nothing else.
+ */
+export const StoredEnvelope = z.object({
+  message_version: z.number().int(),
+  envelope_type: z.string(),
+  kind: z.enum(['mail', 'chat']),
+  message_id: z.string(),
+  conversation_id: z.string(),
+  reply_to_message_id: z.string().optional(),
+  created_at: z.string(),
+  expires_at: z.string(),
+  from: z.object({ ...ref, encryption_key_id: z.string() }),
+  sender_encryption_key: EncryptionKeyAssertion.optional(),
+  recipients: z.array(z.object({ ...ref, encryption_key_id: z.string(), wrap_id: z.string() })),
+  routing: z.object({
+    to: z.string().optional(),
+    to_did: z.string().optional(),
+    to_stable_id: z.string().optional(),
+    delivery_origin: z.string().optional(),
+    sender_observed_inbound_mode: z.string().optional(),
+  }),
+  policy: z.object({ requires_e2ee: z.boolean(), legacy_plaintext_allowed: z.boolean() }),
+  crypto: z.object({
+    suite: z.string(),
+    content_nonce: z.string(),
+    ciphertext_hash: z.string(),
+    ciphertext_size: z.number().int(),
+    inner_header_hash: z.string(),
+    key_wraps_hash: z.string(),
+  }),
+  key_wraps: z.array(
+    z.object({
+      wrap_id: z.string(),
+      recipient_stable_id: z.string().optional(),
+      recipient_did: z.string().optional(),
+      recipient_address: z.string().optional(),
+      recipient_encryption_key_id: z.string(),
+      sender_encryption_key_id: z.string(),
+      sender_did: z.string(),
+      sender_stable_id: z.string().optional(),
+      wrap_purpose: z.enum(['delivery', 'sender_copy']),
+      algorithm: z.string(),
+      encapsulated_key: z.string(),
+      wrapped_cek: z.string(),
+    }),
+  ),
+  ciphertext: z.string(),
+  signature: z.string(),
+  signing_key_id: z.string(),
+});
+export type StoredEnvelope = z.output<typeof StoredEnvelope>;
+
 /**
  * What a stored message says about its encryption, as its reader gets it.
  * - `end_to_end`: it crossed, and is stored, as an envelope only its parties can open.
@@ -97,5 +160,5 @@ export const storedEncryptionFields = {
   end_to_end: z.boolean(),
   content_mode: ContentMode,
   message_version: MessageVersion,
-  encrypted_envelope: z.looseObject({}).optional(),
+  encrypted_envelope: StoredEnvelope.optional(),
 };

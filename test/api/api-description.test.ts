@@ -37,14 +37,13 @@ const NOT_JSON = [
  * The fields of success answers that let any value through, by name (ARCHITECTURE.md, "What an
  * answer may carry", says why each stays open): an identity's context, an agent log entry's signed
  * metadata, a team's free-form profile.yaml / blueprint.yaml values, a proposal's content, a
- * template's built-in JSON Schema and example, an E2EE envelope.
+ * template's built-in JSON Schema and example.
  */
 const OPEN_FIELDS = [
   'accepted_work',
   'approval_required',
   'content',
   'context',
-  'encrypted_envelope',
   'event_subscriptions',
   'expected_apps',
   'first_mission_examples',

@@ -33,7 +33,7 @@ import { sealEnvelope, type SealParty } from '../../../crypto/e2ee/seal-envelope
 import { verifyEnvelopeForIngestion, type ExpectedParty } from '../../../crypto/e2ee/verify-envelope.ts';
 import { MemoCache } from '../../../memo-cache.ts';
 import type { IdentityEncryptionKeys } from '../identities/encryption-keys.ts';
-import type { ContentMode, SendContentMode } from '../../../../contract/core/end-to-end.ts';
+import type { ContentMode, SendContentMode, StoredEnvelope } from '../../../../contract/core/end-to-end.ts';
 import type { AgentRow } from '../identities/store/agents.ts';
 import type { Party } from './participants.ts';
 import { assertNodeMaySign } from './signing.ts';
@@ -209,7 +209,7 @@ export interface EncryptionAsRead {
   end_to_end: boolean;
   content_mode: ContentMode;
   message_version: 1 | 2;
-  encrypted_envelope?: Record<string, unknown>;
+  encrypted_envelope?: StoredEnvelope;
   subject: string;
   body: string;
 }
@@ -231,7 +231,8 @@ export function asRead(
       end_to_end: true,
       content_mode: 'encrypted_v2',
       message_version: 2,
-      encrypted_envelope: JSON.parse(stored.encrypted_envelope) as Record<string, unknown>,
+      // Stored as the crypto core normalised it (E2eeEnvelope), which is this shape.
+      encrypted_envelope: JSON.parse(stored.encrypted_envelope) as StoredEnvelope,
       subject: '',
       body: '',
     };
