@@ -154,6 +154,17 @@ export interface VerifiedEncryptionKey {
 
 /** Verifies an assertion in upstream's order; throws KeyAssertionError naming the first failed rule. */
 export function verifyKeyAssertion(assertion: EncryptionKeyAssertion, expect: KeyAssertionExpectation): VerifiedEncryptionKey {
+  const key = checkKeyAssertion(assertion, expect);
+  if (!keyAssertionSignatureValid(assertion)) throw new KeyAssertionError('invalid encryption key assertion signature');
+  return key;
+}
+
+/**
+ * Every rule of verifyKeyAssertion but the last, the Ed25519 signature: the rules that depend on
+ * the time and on who the identity is now, all cheap. A cache of signatures already verified
+ * (verified-key-assertions.ts) runs these each time and the signature check once.
+ */
+export function checkKeyAssertion(assertion: EncryptionKeyAssertion, expect: KeyAssertionExpectation): VerifiedEncryptionKey {
   if (assertion.operation !== KEY_ASSERTION_OPERATION) throw new KeyAssertionError('encryption key assertion operation must be publish_encryption_key');
   if (assertion.version !== KEY_ASSERTION_VERSION) throw new KeyAssertionError('unsupported encryption key assertion version');
   if (assertion.algorithm !== KEY_ALGORITHM) throw new KeyAssertionError('unsupported encryption key algorithm');
@@ -186,10 +197,12 @@ export function verifyKeyAssertion(assertion: EncryptionKeyAssertion, expect: Ke
   if (createdAt > expect.now) throw new KeyAssertionError('encryption key assertion created_at is in the future');
   if (notBefore > expect.now) throw new KeyAssertionError('encryption key assertion is not active yet');
   if (expiresAt <= expect.now) throw new KeyAssertionError('encryption key assertion is expired');
-
-  const signature = decodeRaw(assertion.signature);
-  if (!signature || !verifyBytes(signer, keyAssertionSigningBytes(assertion), signature)) {
-    throw new KeyAssertionError('invalid encryption key assertion signature');
-  }
   return { publicKey, encryptionKeyId: assertion.encryption_key_id, custody, notBefore, expiresAt };
+}
+
+/** Whether `signature` is identity_did's Ed25519 signature of the assertion's other fields. */
+export function keyAssertionSignatureValid(assertion: EncryptionKeyAssertion): boolean {
+  const signer = publicKeyFromDidKey(assertion.identity_did);
+  const signature = decodeRaw(assertion.signature);
+  return signer !== null && signature !== null && verifyBytes(signer, keyAssertionSigningBytes(assertion), signature);
 }

@@ -1,0 +1,65 @@
+/**
+ * The cache of verified key assertion signatures: a signature is checked once per assertion, every
+ * other rule on every call, and an assertion that differs from a verified one in any field (the
+ * signature included) does not pass on its verdict.
+ */
+import { describe, expect, it } from 'vitest';
+import { testParty } from '../../../test/support/e2ee-parties.ts';
+import { parseContractTime } from './encoding.ts';
+import { verifyKeyAssertion } from './key-assertion.ts';
+import { VerifiedKeyAssertions } from './verified-key-assertions.ts';
+
+const STABLE_ID = 'did:svc:zcache';
+
+describe('verified key assertions', () => {
+  it('verify like verifyKeyAssertion, and check one assertion’s signature once', () => {
+    const party = testParty({ stableId: STABLE_ID });
+    const expect_ = { currentDidKey: party.did, stableId: STABLE_ID, now: Date.now() };
+    const verified = new VerifiedKeyAssertions();
+    const first = verified.verify(party.encryptionKey, expect_);
+    expect(first).toEqual(verifyKeyAssertion(party.encryptionKey, expect_));
+    expect(verified.size).toBe(1);
+    expect(verified.verify({ ...party.encryptionKey }, expect_)).toEqual(first);
+    // The second call found the first one's entry: nothing new was checked.
+    expect(verified.size).toBe(1);
+  });
+
+  it('run the rules of time and identity on every call, after the signature was verified', () => {
+    const party = testParty({ stableId: STABLE_ID });
+    const verified = new VerifiedKeyAssertions();
+    verified.verify(party.encryptionKey, { currentDidKey: party.did, stableId: STABLE_ID, now: Date.now() });
+    const expiry = parseContractTime(party.encryptionKey.expires_at)!;
+    expect(() => verified.verify(party.encryptionKey, { currentDidKey: party.did, stableId: STABLE_ID, now: expiry })).toThrow(
+      'encryption key assertion is expired',
+    );
+    expect(() => verified.verify(party.encryptionKey, { currentDidKey: testParty().did, stableId: STABLE_ID, now: Date.now() })).toThrow(
+      'encryption key assertion identity_did does not match the current did:key',
+    );
+    expect(() => verified.verify(party.encryptionKey, { currentDidKey: party.did, stableId: 'did:svc:zother', now: Date.now() })).toThrow(
+      'encryption key assertion identity_stable_id does not match the identity',
+    );
+  });
+
+  it('refuse an assertion changed after signing, or re-signed by another key, even when its original was verified', () => {
+    const party = testParty({ stableId: STABLE_ID });
+    const now = Date.now();
+    const verified = new VerifiedKeyAssertions();
+    verified.verify(party.encryptionKey, { currentDidKey: party.did, stableId: STABLE_ID, now });
+    // Same identity, key id and expiry, but a field the signature covers changed.
+    const altered = { ...party.encryptionKey, previous_encryption_key_id: testParty().encryptionKey.encryption_key_id };
+    expect(() => verified.verify(altered, { currentDidKey: party.did, stableId: STABLE_ID, now })).toThrow('invalid encryption key assertion signature');
+    const forged = { ...party.encryptionKey, signature: testParty({ stableId: STABLE_ID }).encryptionKey.signature };
+    expect(() => verified.verify(forged, { currentDidKey: party.did, stableId: STABLE_ID, now })).toThrow('invalid encryption key assertion signature');
+    // A refused signature stays refused.
+    expect(() => verified.verify(forged, { currentDidKey: party.did, stableId: STABLE_ID, now })).toThrow('invalid encryption key assertion signature');
+  });
+
+  it('keep at most their limit of signatures', () => {
+    const verified = new VerifiedKeyAssertions(2);
+    for (let i = 0; i < 3; i++) {
+      const party = testParty();
+      verified.verify(party.encryptionKey, { currentDidKey: party.did, now: Date.now() });
+    }
+    expect(verified.size).toBe(2);
+  });
+});

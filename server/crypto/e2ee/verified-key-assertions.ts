@@ -1,0 +1,54 @@
+/**
+ * Key assertions whose signature this process has verified already. Sending verifies the sender's
+ * and each recipient's assertion every time, and an Ed25519 verification costs some 50 µs (four
+ * times that on a loaded machine) where everything else the check does costs a few: the same few
+ * assertions come back send after send, so their signatures are checked once.
+ *
+ * Only the signature is remembered, never the verdict: every other rule (the time window, the
+ * identity's current did:key and stable id, the custody expected) depends on the moment and on the
+ * caller, so it runs on every call (checkKeyAssertion). The entry is keyed by identity_did,
+ * encryption_key_id and expires_at (what tells assertions apart in a log line) and by a digest of
+ * the whole assertion with its signature, so an assertion that differs from a verified one in any
+ * field, the signature included, is verified afresh and cannot borrow its verdict.
+ */
+import { createHash } from 'node:crypto';
+import { MemoCache } from '../../memo-cache.ts';
+import { canonicalJsonBytes } from '../canonical-json.ts';
+import { KeyAssertionError } from './errors.ts';
+import {
+  checkKeyAssertion,
+  keyAssertionSignatureValid,
+  type EncryptionKeyAssertion,
+  type KeyAssertionExpectation,
+  type VerifiedEncryptionKey,
+} from './key-assertion.ts';
+
+/** Enough for every identity a busy node writes to; the least recently used go first beyond it. */
+export const VERIFIED_ASSERTIONS_MAX = 4096;
+
+export class VerifiedKeyAssertions {
+  readonly #signatures: MemoCache<boolean>;
+
+  constructor(limit = VERIFIED_ASSERTIONS_MAX) {
+    this.#signatures = new MemoCache(limit);
+  }
+
+  /** verifyKeyAssertion's answer, with the signature checked only the first time this assertion is seen. */
+  verify(assertion: EncryptionKeyAssertion, expect: KeyAssertionExpectation): VerifiedEncryptionKey {
+    const key = checkKeyAssertion(assertion, expect);
+    if (!this.#signatures.get(cacheKey(assertion), () => keyAssertionSignatureValid(assertion))) {
+      throw new KeyAssertionError('invalid encryption key assertion signature');
+    }
+    return key;
+  }
+
+  /** Signatures remembered (tests and diagnostics). */
+  get size(): number {
+    return this.#signatures.size;
+  }
+}
+
+function cacheKey(assertion: EncryptionKeyAssertion): string {
+  const digest = createHash('sha256').update(canonicalJsonBytes(assertion)).digest('base64');
+  return `${assertion.identity_did}\n${assertion.encryption_key_id}\n${assertion.expires_at}\n${digest}`;
+}
