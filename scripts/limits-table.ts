@@ -19,7 +19,8 @@ import { TXT_LOOKUP_TIMEOUT_MS } from '../server/dns/resolver.ts';
 import { STREAMS_PER_HOLDER } from '../server/events/stream-cap.ts';
 import { CHECKED_SENDER_TTL_MS } from '../server/federation/checked-senders.ts';
 import { DEFAULT_DOMAIN_BUDGET } from '../server/federation/domain-budget.ts';
-import { CHECK_ANSWER_MAX_BYTES, DID_LOG_MAX_BYTES } from '../server/federation/inbound.ts';
+import { DID_LOG_MAX_BYTES } from '../server/federation/inbound.ts';
+import { CHECK_ANSWER_MAX_BYTES } from '../server/federation/lookup-paths.ts';
 import { DEFAULT_OUTBOX_OPTIONS } from '../server/federation/outbox.ts';
 import { BATCH_ANSWER_MAX_BYTES, DELIVERY_ANSWER_MAX_BYTES } from '../server/federation/peer-delivery.ts';
 import { INBOUND_TIME_BUDGET_MS } from '../server/federation/sender-lookups.ts';
@@ -198,7 +199,7 @@ const SECTIONS: [string, Row[]][] = [
       ],
       [
         'Answers read',
-        `${bytes(CHECK_ANSWER_MAX_BYTES)} for a sender check, ${bytes(DID_LOG_MAX_BYTES)} for a \`did:svc\` log, ${bytes(DELIVERY_ANSWER_MAX_BYTES)} for a delivery, ${bytes(BATCH_ANSWER_MAX_BYTES)} for a batch`,
+        `${bytes(CHECK_ANSWER_MAX_BYTES)} for a sender check or a key lookup, ${bytes(DID_LOG_MAX_BYTES)} for a \`did:svc\` log, ${bytes(DELIVERY_ANSWER_MAX_BYTES)} for a delivery, ${bytes(BATCH_ANSWER_MAX_BYTES)} for a batch`,
         'federation.md#fetches-from-other-nodes',
       ],
       [

@@ -42,18 +42,13 @@ import { httpStatus, RemoteError } from '../net/remote-error.ts';
 import { splitAddress } from '../../contract/core-rules.ts';
 import { CheckedSenders } from './checked-senders.ts';
 import type { CheckedSender, FederationCore, HostedRecipient, SenderKeys } from './core-port.ts';
+import { addressPathOf, CHECK_ANSWER_MAX_BYTES, didLogPathOf, namespacePathOf } from './lookup-paths.ts';
 import { SenderLookups } from './sender-lookups.ts';
 import type { ClientBudget } from '../http/rate-limit.ts';
 import type { NodeDirectory, NodeLocation } from './directory.ts';
 import type { FederatedChat, FederatedMail, FederatedMessage, InboundResult } from '../../contract/core/federation.ts';
 import { recipientProblem } from './wire.ts';
 
-/**
- * The largest answer the sender's node may give to an address, namespace or replacements lookup:
- * each is one small JSON object (under 2 KiB for a real node), so 64 KiB leaves room for long
- * replacement lists while a hostile node can cost us no more than that per question.
- */
-export const CHECK_ANSWER_MAX_BYTES = 64 * 1024;
 /**
  * A did:svc log grows by one entry (about 700 bytes) per key rotation: 256 KiB holds some 350
  * rotations, far more than an identity makes, and is still small.
@@ -278,7 +273,7 @@ export class FederationInbound<Recipient extends HostedRecipient = HostedRecipie
     const signedAt = Date.parse(mail.timestamp);
     const stableId = mail.from_stable_id;
     if (stableId !== null && address.did_aw === stableId) {
-      const log = await this.#ask(node, `/v1/did/${encodeURIComponent(stableId)}/log`, stableId, lookups, DID_LOG_MAX_BYTES);
+      const log = await this.#ask(node, didLogPathOf(stableId), stableId, lookups, DID_LOG_MAX_BYTES);
       const entries = Array.isArray(log) ? (log as LogHead[]) : [];
       const verified = verifyLog(entries, { didAw: stableId });
       if (!verified.ok) return `its did:svc log does not verify: ${verified.error}`;
@@ -364,10 +359,6 @@ export const DNS_FAILED_RETRY_AFTER_S = 10;
 /** A sender domain whose DNS lookup failed (not one that answered without a record). */
 const dnsFailed = (domain: string) =>
   unavailable('SVC_ERR_SENDER_DNS_FAILED', `Could not look up ${domain} in DNS here; try again in ${DNS_FAILED_RETRY_AFTER_S} s`, DNS_FAILED_RETRY_AFTER_S);
-
-/** Where a node answers for a namespace, and for one of its addresses. */
-const namespacePathOf = (domain: string): string => `/v1/namespaces/${encodeURIComponent(domain)}`;
-const addressPathOf = (domain: string, name: string): string => `${namespacePathOf(domain)}/addresses/${encodeURIComponent(name)}`;
 
 /** The refusal of a message that is not what its sender signed (`problem`: wire.ts's signatureProblem). */
 export const forgedRefusal = (problem: string) => forbidden('SVC_ERR_FEDERATION_SIGNATURE_INVALID', `Refused: ${problem}`);
