@@ -37,6 +37,30 @@ export const federationErrors = defineErrors({
     summary:
       'The request used its whole budget for checking senders (its time, or its DNS lookups): the messages not checked are deferred; try again after Retry-After',
   },
+  // Finding a recipient's encryption key on its own node (federation/remote-encryption-keys.ts):
+  // nothing is encrypted to a key that is missing, or that fails any of these checks.
+  SVC_ERR_RECIPIENT_NODE_UNKNOWN: {
+    status: 404,
+    summary: "No node is known for the recipient's domain (no peer entry, no node= in its DNS record), so its encryption key cannot be looked up",
+  },
+  SVC_ERR_RECIPIENT_KEY_NOT_PUBLISHED: {
+    status: 409,
+    summary: "The recipient's node publishes no encryption key for it valid now (its address has no did:svc, or its key answer has no encryption_key)",
+  },
+  SVC_ERR_RECIPIENT_KEY_INVALID: {
+    status: 422,
+    summary:
+      "The recipient's encryption key assertion is malformed, of an unsupported version, algorithm or custody, its key id does not match its key, or its signature does not verify",
+  },
+  SVC_ERR_RECIPIENT_KEY_WRONG_IDENTITY: {
+    status: 422,
+    summary:
+      "The recipient's encryption key assertion names another identity: its identity_did is not the address's current did:key, or its identity_stable_id not the address's did:svc",
+  },
+  SVC_ERR_RECIPIENT_KEY_EXPIRED: {
+    status: 422,
+    summary: "The recipient's encryption key assertion is not valid at this node's time: expired, not yet active, or created in the future",
+  },
   // The node directory (the owner's peer table) and asking another node.
   SVC_ERR_PEER_NOT_FOUND: { status: 404, summary: 'The node directory has no peer for this domain' },
   SVC_ERR_PEER_DOMAIN_LOCAL: { status: 409, summary: 'The domain is a namespace of this node: its mail is delivered here, so it cannot have a peer' },
