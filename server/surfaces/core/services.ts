@@ -12,7 +12,9 @@ import { DEFAULT_DOMAIN_BUDGET, DomainBudgets, type DomainBudget } from '../../f
 import { FederationInbound } from '../../federation/inbound.ts';
 import { FederationBatches } from '../../federation/inbound-batch.ts';
 import { FederationOutbox, type OutboxOptions } from '../../federation/outbox.ts';
+import { RemoteEncryptionKeyLookup, type RemoteKeyOptions } from '../../federation/remote-encryption-keys.ts';
 import { RemoteClient, type RemoteClientOptions } from '../../net/remote-client.ts';
+import { VerifiedKeyAssertions } from '../../crypto/e2ee/verified-key-assertions.ts';
 import { ChatService } from './chat/service.ts';
 import { ContactService } from './contacts/service.ts';
 import { ControlService } from './control/service.ts';
@@ -24,6 +26,7 @@ import { EventSubscriptions } from './events/subscriptions.ts';
 import { CoreForFederation, type LocalRecipient } from './federation-core.ts';
 import { IdentityBackups } from './identities/backup.ts';
 import type { IdentityEncryptionKeys } from './identities/encryption-keys.ts';
+import type { RemoteEncryptionKeys } from './identities/remote-encryption-keys.ts';
 import { IdentityLifecycle } from './identities/lifecycle.ts';
 import { IdentityPresence } from './identities/presence.ts';
 import { IdentityService } from './identities/service.ts';
@@ -45,6 +48,10 @@ export interface CoreServices {
   lifecycle: IdentityLifecycle;
   backups: IdentityBackups;
   encryptionKeys: IdentityEncryptionKeys;
+  /** Identities' encryption keys on other nodes, found on their own node by address and verified. */
+  remoteEncryptionKeys: RemoteEncryptionKeys;
+  /** Key assertion signatures verified once per node (the remote keys' lookup verifies through it; sealing can too). */
+  keyAssertions: VerifiedKeyAssertions;
   /** Who is online as far as this node knows (event streams, heartbeats): MCP's list_agents. */
   presence: IdentityPresence;
   recipients: Recipients;
@@ -87,6 +94,8 @@ export interface CoreServiceOptions {
   remote?: Partial<RemoteClientOptions>;
   /** What each sending domain may deliver here (tests lower it). */
   domainBudget?: DomainBudget;
+  /** How long keys found on other nodes are remembered (tests shorten it). */
+  remoteKeys?: Partial<RemoteKeyOptions>;
 }
 
 export function createCoreServices(ctx: NodeContext, owner: OwnerAccess, options: CoreServiceOptions = {}): CoreServices {
@@ -107,6 +116,8 @@ export function createCoreServices(ctx: NodeContext, owner: OwnerAccess, options
   const mail = new MailService(ctx, identities, recipients, outbox, namespaces, new EndToEnd(ctx, identities.encryptionKeys));
   const chat = new ChatService(ctx, identities, recipients, outbox, namespaces, mail);
   const inbound = new FederationInbound(ctx, directory, remote, federationCore);
+  const keyAssertions = new VerifiedKeyAssertions();
+  const remoteEncryptionKeys: RemoteEncryptionKeys = new RemoteEncryptionKeyLookup(ctx, directory, remote, keyAssertions, options.remoteKeys);
   const batches = new FederationBatches(inbound, new DomainBudgets(options.domainBudget ?? DEFAULT_DOMAIN_BUDGET, ctx.clock));
   const contacts = new ContactService(ctx);
   const control = new ControlService(ctx, identities, recipients);
@@ -128,6 +139,8 @@ export function createCoreServices(ctx: NodeContext, owner: OwnerAccess, options
     lifecycle,
     backups,
     encryptionKeys: identities.encryptionKeys,
+    remoteEncryptionKeys,
+    keyAssertions,
     presence,
     recipients,
     chat,
