@@ -6,6 +6,7 @@ import { run as coreIdentity } from './core-identity.bench.ts';
 import { run as docs } from './docs.bench.ts';
 import { run as federation } from './federation.bench.ts';
 import { run as inboxUi } from './inbox-ui.bench.ts';
+import { run as keyAssertions } from './key-assertions.bench.ts';
 import { run as library } from './library.bench.ts';
 import { run as messaging } from './messaging.bench.ts';
 import { run as responseSerializer } from './response-serializer.bench.ts';
@@ -25,6 +26,7 @@ const all = {
   federation,
   'response-serializer': responseSerializer,
   'sse-frames': sseFrames,
+  'key-assertions': keyAssertions,
 };
 const only = process.env.BENCH_ONLY;
 for (const [name, bench] of Object.entries(all)) if (!only || only === name) await bench();
