@@ -22,6 +22,7 @@ import { DEFAULT_DOMAIN_BUDGET } from '../server/federation/domain-budget.ts';
 import { DID_LOG_MAX_BYTES } from '../server/federation/inbound.ts';
 import { CHECK_ANSWER_MAX_BYTES } from '../server/federation/lookup-paths.ts';
 import { DEFAULT_OUTBOX_OPTIONS } from '../server/federation/outbox.ts';
+import { REMOTE_KEY_FAILURE_TTL_MS, REMOTE_KEY_MAX_ENTRIES, REMOTE_KEY_TTL_MS } from '../server/federation/remote-encryption-keys.ts';
 import { BATCH_ANSWER_MAX_BYTES, DELIVERY_ANSWER_MAX_BYTES } from '../server/federation/peer-delivery.ts';
 import { INBOUND_TIME_BUDGET_MS } from '../server/federation/sender-lookups.ts';
 import { PEER_CONNECTIONS } from '../server/http/connection-limits.ts';
@@ -161,6 +162,11 @@ const SECTIONS: [string, Row[]][] = [
       ],
       ['Checks one request causes', `${duration(INBOUND_TIME_BUDGET_MS)} and ${MAX_DNS_QUERIES_PER_REQUEST} DNS queries`, '#connections-and-rates'],
       ['A sender checked with its node is trusted for', duration(CHECKED_SENDER_TTL_MS), 'federation.md#federation-and-the-tunnel'],
+      [
+        "A recipient's encryption key found on its node",
+        `used for ${duration(REMOTE_KEY_TTL_MS)} (never past its expiry), a refusal remembered for ${duration(REMOTE_KEY_FAILURE_TTL_MS)}, ${n(REMOTE_KEY_MAX_ENTRIES)} addresses at most`,
+        'federation.md#federation-and-the-tunnel',
+      ],
       [
         'Outbox',
         `bounces after ${duration(DEFAULT_OUTBOX_OPTIONS.giveUpAfterMs)}; ${duration(DEFAULT_OUTBOX_OPTIONS.deliveryTimeoutMs)} per delivery; ${DEFAULT_OUTBOX_OPTIONS.inFlightPerPeer} requests at once per peer node`,
