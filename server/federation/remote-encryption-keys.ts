@@ -134,8 +134,10 @@ export class RemoteEncryptionKeyLookup {
       throw conflict('SVC_ERR_RECIPIENT_KEY_NOT_PUBLISHED', `${address}'s node publishes no encryption key for it valid now`);
     }
 
-    const assertion = this.#parsed(address, published);
-    return { address, didKey, stableId, assertion, key: this.#verify(address, assertion, didKey, stableId) };
+    const assertion = Object.freeze(this.#parsed(address, published));
+    const key = Object.freeze(this.#verify(address, assertion, didKey, stableId));
+    // Every caller of the next few minutes gets this same object: none may change it for the others.
+    return Object.freeze({ address, didKey, stableId, assertion, key });
   }
 
   /** The node for `domain`: a refusal when none is known, unavailable when DNS could not be asked. */

@@ -6,7 +6,11 @@
  */
 import type { EncryptionKeyAssertion, VerifiedEncryptionKey } from '../../../crypto/e2ee/key-assertion.ts';
 
-/** A recipient's current encryption key, verified against its address's keys at this node's time. */
+/**
+ * A recipient's current encryption key, verified against its address's keys at this node's time.
+ * Remembered and handed to every caller for a few minutes, so it is frozen (the public key's bytes
+ * aside, which must not be written to either).
+ */
 export interface RemoteEncryptionKey {
   address: string;
   /** The address's current did:key, the key that signed the assertion. */
