@@ -26,8 +26,32 @@ export const EncryptionKeyAssertion = z.strictObject({
 });
 export type EncryptionKeyAssertion = z.output<typeof EncryptionKeyAssertion>;
 
-/** `POST /v1/node/identities/{agent_id}/encryption-key/rotate`. */
-export const EncryptionKeyRotated = z.object({ agent_id: z.string(), encryption_key: EncryptionKeyAssertion });
+/**
+ * What senders find of an identity's key, at the node's time: `published` (served, not yet within
+ * the renewal window), `expiring` (served, within the renewal window: the node renews a key it
+ * holds then; a self-custodial client must publish a new assertion), `expired` (its assertion's
+ * time has passed, so it is not served), `missing` (nothing is served: a self-custodial identity
+ * that published none, a replaced identity, or an assertion naming a key the identity rotated
+ * away from).
+ */
+export const EncryptionKeyState = z.enum(['published', 'expiring', 'expired', 'missing']);
+export type EncryptionKeyState = z.output<typeof EncryptionKeyState>;
+
+/** An identity's encryption key as its owner sees it: its health and its rotations, no key material. */
+export const EncryptionKeySummary = z.object({
+  state: EncryptionKeyState,
+  holder: z.enum(['node', 'self']).describe('`node`: custody holds the private key and the node renews it; `self`: the identity’s own client does'),
+  encryption_key_id: z.string().nullable().describe('The current key; null when the identity has none'),
+  created_at: z.string().nullable().describe('When the current key was made (or published, for a self-custodial one)'),
+  expires_at: z.string().nullable().describe('When its current assertion expires'),
+  renews_at: z.string().nullable().describe('When the node renews it (the renewal window opens); null for a key the node does not hold'),
+  earlier_keys: z.number().int().describe('How many keys this one replaced (kept, so what was sealed to them stays readable)'),
+  rotated_at: z.string().nullable().describe('When the current key replaced the previous one; null when it is the first'),
+});
+export type EncryptionKeySummary = z.output<typeof EncryptionKeySummary>;
+
+/** `POST /v1/node/identities/{agent_id}/encryption-key/rotate`: the new assertion, and the summary the identity list now shows. */
+export const EncryptionKeyRotated = z.object({ agent_id: z.string(), encryption_key: EncryptionKeyAssertion, summary: EncryptionKeySummary });
 export type EncryptionKeyRotated = z.output<typeof EncryptionKeyRotated>;
 
 /** `PUT /v1/agents/me/encryption-key` (upstream's PublishAgentEncryptionKeyResponse); team_id is '' outside a team. */

@@ -4,14 +4,18 @@
  * and identity backups (the seed sealed under the owner's passphrase, with both logs).
  */
 import { z } from 'zod';
-import { EncryptionKeyAssertion } from '../core/encryption-keys.ts';
+import { EncryptionKeyAssertion, EncryptionKeySummary } from '../core/encryption-keys.ts';
 import { DidLogEntry } from '../core/did.ts';
 import { AgentLogEntry, Identity, reachability, Reachability } from '../core/identities.ts';
 import { identityName } from './fields.ts';
 
 export { AgentIdParams } from '../core/identities.ts';
 
-export const IdentityList = z.object({ identities: z.array(Identity) });
+/** An identity as the owner's list shows it: with its end-to-end encryption key's health. */
+export const NodeIdentity = Identity.extend({ encryption_key: EncryptionKeySummary });
+export type NodeIdentity = z.output<typeof NodeIdentity>;
+
+export const IdentityList = z.object({ identities: z.array(NodeIdentity) });
 export type IdentityList = z.output<typeof IdentityList>;
 
 /** `POST /v1/node/identities`: always persistent; its address is `<project namespace>/<name>`. */

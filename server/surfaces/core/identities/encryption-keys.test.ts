@@ -13,7 +13,7 @@ import { verifyKeyAssertion, type EncryptionKeyAssertion } from '../../../crypto
 import { agreementFromPrivateKey, generateX25519KeyPair } from '../../../crypto/e2ee/x25519.ts';
 import { fromBase64Unpadded } from '../../../crypto/encoding.ts';
 import { startUnitNode, type UnitNode } from '../../../../test/support/unit-node.ts';
-import { RENEW_BEFORE_EXPIRY_MS } from './encryption-keys.ts';
+import { RENEW_BEFORE_EXPIRY_MS } from './domain/encryption-key-health.ts';
 
 const DAY = 24 * 60 * 60 * 1000;
 let node: UnitNode;

@@ -16,6 +16,8 @@ import { buildKeyAssertion, parseKeyAssertion, verifyKeyAssertion, type Encrypti
 import type { X25519Agreement } from '../../../crypto/e2ee/x25519.ts';
 import { fromBase64Unpadded } from '../../../crypto/encoding.ts';
 import { conflict, invalid, notFound } from '../../../errors.ts';
+import type { EncryptionKeySummary } from '../../../../contract/core/encryption-keys.ts';
+import { encryptionKeySummary, RENEW_BEFORE_EXPIRY_MS } from './domain/encryption-key-health.ts';
 import { findIdentity, type AgentRow } from './store/agents.ts';
 import {
   archiveCurrentEncryptionKey,
@@ -25,12 +27,10 @@ import {
   encryptionKeyOf,
   encryptionKeysOf,
   putCurrentEncryptionKey,
+  type EncryptionKeyRecord,
 } from './store/encryption-keys.ts';
 
-const DAY_MS = 24 * 60 * 60 * 1000;
-/** An assertion this close to its expiry is renewed, so a sweep missed for days still renews in time. */
-export const RENEW_BEFORE_EXPIRY_MS = 15 * DAY_MS;
-export const RENEWAL_SWEEP_MS = DAY_MS;
+export const RENEWAL_SWEEP_MS = 24 * 60 * 60 * 1000;
 
 const rethrow = (error: unknown): never => {
   throw error;
@@ -44,6 +44,7 @@ export interface EncryptionKeysBackup {
 export interface EncryptionKeyRotated {
   agent_id: string;
   encryption_key: EncryptionKeyAssertion;
+  summary: EncryptionKeySummary;
 }
 
 export class IdentityEncryptionKeys {
@@ -60,17 +61,23 @@ export class IdentityEncryptionKeys {
    * the identity has since rotated away from).
    */
   current(row: AgentRow): EncryptionKeyAssertion | null {
-    if (row.status === 'deleted' || row.status === 'replaced') return null;
     const record = currentEncryptionKey(this.#ctx.db, row.agent_id);
-    if (!record) return null;
-    const assertion = JSON.parse(record.assertion) as EncryptionKeyAssertion;
-    try {
-      verifyKeyAssertion(assertion, { currentDidKey: row.did_key, stableId: row.did_aw, now: this.#now() });
-      return assertion;
-    } catch (error) {
-      if (error instanceof KeyAssertionError) return null;
-      throw error;
-    }
+    return record ? this.#served(row, record) : null;
+  }
+
+  /**
+   * The identity's key as its owner sees it (the identity list, the answer to a rotation): its
+   * state at the node's time, who holds it, and how many keys it replaced and when.
+   */
+  summary(row: AgentRow): EncryptionKeySummary {
+    const keys = encryptionKeysOf(this.#ctx.db, row.agent_id);
+    const current = keys.find((key) => key.archived_at === null);
+    return encryptionKeySummary({
+      holder: this.#holdsKeys(row) ? 'node' : 'self',
+      keys,
+      served: current !== undefined && this.#served(row, current) !== null,
+      now: this.#now(),
+    });
   }
 
   /** A first key for a custodial identity that has none; call inside the transaction that creates it. */
@@ -88,7 +95,7 @@ export class IdentityEncryptionKeys {
     return this.#ctx.db.transaction(() => {
       const previous = currentEncryptionKey(this.#ctx.db, agentId);
       const assertion = this.#publishNewKey(row, previous);
-      return { agent_id: agentId, encryption_key: assertion };
+      return { agent_id: agentId, encryption_key: assertion, summary: this.summary(row) };
     })();
   }
 
@@ -313,10 +320,28 @@ export class IdentityEncryptionKeys {
     return assertion;
   }
 
+  /** The stored assertion when it verifies now against the identity's current keys; null when it is not to be served. */
+  #served(row: AgentRow, record: EncryptionKeyRecord): EncryptionKeyAssertion | null {
+    if (row.status === 'deleted' || row.status === 'replaced') return null;
+    const assertion = JSON.parse(record.assertion) as EncryptionKeyAssertion;
+    try {
+      verifyKeyAssertion(assertion, { currentDidKey: row.did_key, stableId: row.did_aw, now: this.#now() });
+      return assertion;
+    } catch (error) {
+      if (error instanceof KeyAssertionError) return null;
+      throw error;
+    }
+  }
+
+  /** Custody holds the identity's keys (the node makes, renews and rotates its encryption key). */
+  #holdsKeys(row: AgentRow): boolean {
+    return row.custody !== 'self' && row.key_id !== '';
+  }
+
   #custodial(agentId: string): AgentRow {
     const row = findIdentity(this.#ctx.db, agentId);
     if (!row || row.status === 'deleted') throw notFound('SVC_ERR_IDENTITY_NOT_FOUND', 'Identity not found');
-    if (row.custody === 'self' || row.key_id === '') {
+    if (!this.#holdsKeys(row)) {
       throw conflict(
         'SVC_ERR_IDENTITY_SELF_CUSTODIAL',
         'This identity is self-custodial: its client holds its encryption key and publishes it (PUT /v1/agents/me/encryption-key)',

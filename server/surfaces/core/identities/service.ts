@@ -40,7 +40,7 @@ import type {
   Settings,
   SettingsInput,
 } from '../../../../contract/core/identities.ts';
-import type { SessionKey } from '../../../../contract/node/identities.ts';
+import type { NodeIdentity, SessionKey } from '../../../../contract/node/identities.ts';
 import type { DidKey } from '../../../../contract/core/did.ts';
 
 // Other aggregates still name the row through this module.
@@ -104,8 +104,9 @@ export class IdentityService {
     };
   }
 
-  list(): Identity[] {
-    return listLiveIdentities(this.#ctx.db).map((row) => this.view(row));
+  /** Every identity of the node, oldest first, for its owner: each with its encryption key's health. */
+  list(): NodeIdentity[] {
+    return listLiveIdentities(this.#ctx.db).map((row) => ({ ...this.view(row), encryption_key: this.encryptionKeys.summary(row) }));
   }
 
   /**
