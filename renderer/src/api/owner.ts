@@ -9,9 +9,10 @@
 // The wire contract (contract/) is written once, for the node and for this client, so the two
 // cannot drift apart.
 import type { NodeAgentPresence, NodeChangeKind, NodeWakeItem } from '../../../contract/core/events.ts';
-import type { CreatedIdentity, Identity } from '../../../contract/core/identities.ts';
+import type { CreatedIdentity } from '../../../contract/core/identities.ts';
 import type { Namespace } from '../../../contract/core/namespaces.ts';
-import type { CreateIdentityInput, SessionKey } from '../../../contract/node/identities.ts';
+import type { EncryptionKeyRotated } from '../../../contract/core/encryption-keys.ts';
+import type { CreateIdentityInput, NodeIdentity, SessionKey } from '../../../contract/node/identities.ts';
 import type { CreatedProject, CreateNamespaceInput, CreateProjectInput, NodeInfo, ProjectListItem, UiLink } from '../../../contract/node/owner.ts';
 import type { Peer, PeerInput, PeerRemoved } from '../../../contract/node/peers.ts';
 import type { OwnerSessionList, OwnerSessionView, RevokedSessions } from '../../../contract/node/sessions.ts';
@@ -42,6 +43,9 @@ import type { FetchLike, StreamHandle, StreamState } from './sse.ts';
 // ---------------------------------------------------------------------------------------------
 
 export type { Identity, CreatedIdentity, IdentityStatus, Lifetime, Reachability } from '../../../contract/core/identities.ts';
+/** An identity as the owner's list shows it, with its end-to-end encryption key's health. */
+export type { NodeIdentity };
+export type { EncryptionKeyRotated, EncryptionKeyState, EncryptionKeySummary } from '../../../contract/core/encryption-keys.ts';
 export type { Namespace, NamespaceAuthority, VerificationStatus } from '../../../contract/core/namespaces.ts';
 /** What a sender's address can be trusted as (a mail's or chat message's `from_namespace_trust`). */
 export type { NamespaceTrust } from '../../../contract/core/namespaces.ts';
@@ -151,8 +155,13 @@ export class NodeClient {
     return this.#post<CreatedProject>('/v1/node/projects', input);
   }
 
-  async identities(): Promise<Identity[]> {
-    return (await this.#get<{ identities: Identity[] }>('/v1/node/identities')).identities;
+  async identities(): Promise<NodeIdentity[]> {
+    return (await this.#get<{ identities: NodeIdentity[] }>('/v1/node/identities')).identities;
+  }
+
+  /** A fresh end-to-end encryption key for a custodial identity; the old one stays in custody, so old messages stay readable. */
+  rotateEncryptionKey(agentId: string): Promise<EncryptionKeyRotated> {
+    return this.#post<EncryptionKeyRotated>(`/v1/node/identities/${encodeURIComponent(agentId)}/encryption-key/rotate`);
   }
 
   createIdentity(input: CreateIdentityInput): Promise<CreatedIdentity> {

@@ -1,12 +1,15 @@
 // @vitest-environment jsdom
-/** The directory: what the node holds, the error in words, and who this tab acts as (kept per tab). */
+/**
+ * The directory: what the node holds, the error in words, who this tab acts as (kept per tab), and
+ * the identities' encryption keys (whether the node holds any, rotating one).
+ */
 import { beforeEach, describe, expect, it } from 'vitest';
 import { nextTick } from 'vue';
 import { CreatedIdentity } from '../../../contract/core/identities.ts';
 import { ApiError } from '../api/errors.ts';
 import { useDirectoryStore } from './directory.ts';
-import type { Identity } from '../api/owner.ts';
-import { connectFakeNode, deferred, identity, type FakeNode } from './test-client.ts';
+import type { NodeIdentity } from '../api/owner.ts';
+import { connectFakeNode, deferred, identity, keySummary, type FakeNode } from './test-client.ts';
 
 const key = () => `svc-node.current-identity@${window.location.origin}`;
 
@@ -103,7 +106,7 @@ describe('directory store', () => {
 
   it('keeps the newest lists when an older read answers last', async () => {
     const directory = useDirectoryStore();
-    const slow = deferred<Identity[]>();
+    const slow = deferred<NodeIdentity[]>();
     node.owner.identities = () => slow.promise;
     const opening = directory.load();
     // An identity made meanwhile: its own read of the lists answers first.
@@ -115,5 +118,61 @@ describe('directory store', () => {
     await opening;
     expect(directory.identities.map((i) => i.alias)).toEqual(['ada', 'cy']);
     expect(directory.currentIdentity?.alias).toBe('cy');
+  });
+});
+
+describe('directory store: encryption keys', () => {
+  it('says whether the node holds any identity’s keys (a self-custodial identity’s are its client’s)', async () => {
+    node.owner.identities = async () => [identity('selfie', { custody: 'self', encryption_key: keySummary({ holder: 'self', state: 'missing' }) })];
+    const directory = useDirectoryStore();
+    await directory.load();
+    expect(directory.nodeHoldsKeys).toBe(false);
+    node.owner.identities = async () => [identity('selfie', { encryption_key: keySummary({ holder: 'self' }) }), identity('ada')];
+    await directory.load();
+    expect(directory.nodeHoldsKeys).toBe(true);
+  });
+
+  it('rotates one identity’s key: it shows the summary the node answered, the others stay, and no list is read again', async () => {
+    const directory = useDirectoryStore();
+    await directory.load();
+    const rotated = keySummary({
+      encryption_key_id: 'sha256:key-2',
+      earlier_keys: 1,
+      rotated_at: '2026-03-02T09:00:00.000Z',
+      created_at: '2026-03-02T09:00:00.000Z',
+    });
+    node.owner.rotateEncryptionKey = async (agentId) => ({
+      agent_id: agentId,
+      encryption_key: {
+        operation: 'publish_encryption_key',
+        version: 'aweb-e2ee-key-v1',
+        identity_did: 'did:key:zada',
+        custody: 'self',
+        encryption_key_id: 'sha256:key-2',
+        encryption_public_key: 'AAAA',
+        algorithm: 'x25519',
+        created_at: '2026-03-02T09:00:00Z',
+        not_before: '2026-03-02T09:00:00Z',
+        expires_at: '2026-05-31T09:00:00Z',
+        previous_encryption_key_id: 'sha256:key-1',
+        signature: 'sig',
+      },
+      summary: rotated,
+    });
+    expect(await directory.rotateEncryptionKey('agent-ada')).toEqual(rotated);
+    expect(node.callsTo('owner', 'rotateEncryptionKey').map((call) => call.args)).toEqual([['agent-ada']]);
+    expect(directory.identities.find((i) => i.alias === 'ada')?.encryption_key).toEqual(rotated);
+    expect(directory.identities.find((i) => i.alias === 'bo')?.encryption_key).toEqual(keySummary());
+    expect(node.callsTo('owner', 'identities')).toHaveLength(1);
+  });
+
+  it('keeps the key as it was when the node refuses the rotation, and passes the node’s words on', async () => {
+    const directory = useDirectoryStore();
+    await directory.load();
+    node.owner.rotateEncryptionKey = async () => {
+      throw new ApiError(409, 'Identity is archived');
+    };
+    await expect(directory.rotateEncryptionKey('agent-old')).rejects.toThrow('Identity is archived');
+    expect(directory.identities.find((i) => i.alias === 'old')?.encryption_key).toEqual(keySummary());
   });
 });

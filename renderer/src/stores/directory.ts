@@ -1,6 +1,7 @@
 /**
- * What the node holds that the Identities view shows: identities, projects and namespaces, plus
- * the identity currently chosen in the sidebar switcher.
+ * What the node holds that the Identities view shows: identities (with their encryption keys'
+ * health, rotated through useEncryptionKeys), projects and namespaces, plus the identity
+ * currently chosen in the sidebar switcher.
  */
 import { defineStore } from 'pinia';
 import { computed, ref, watch } from 'vue';
@@ -11,10 +12,12 @@ import type {
   CreateProjectInput,
   Identity,
   Namespace,
+  NodeIdentity,
   ProjectListItem,
   SetupInput,
   SetupResult,
 } from '../api/owner.ts';
+import { useEncryptionKeys } from '../composables/useEncryptionKeys.ts';
 import { errorMessage } from '../lib/format.ts';
 import { newestRead } from '../lib/newest-read.ts';
 import { useSessionStore } from './session.ts';
@@ -42,7 +45,7 @@ function storeIdentity(id: string | null): void {
 export const useDirectoryStore = defineStore('directory', () => {
   const session = useSessionStore();
 
-  const identities = ref<Identity[]>([]);
+  const identities = ref<NodeIdentity[]>([]);
   const projects = ref<ProjectListItem[]>([]);
   const namespaces = ref<Namespace[]>([]);
   /** False until the first load finished (so empty states do not flash before data arrives). */
@@ -66,6 +69,8 @@ export const useDirectoryStore = defineStore('directory', () => {
   const nodeNamespaces = computed(() => namespaces.value.filter((namespace) => namespace.node_controlled));
 
   /** An answer older than one asked for since (after a create) is dropped; its caller waits for the newest. */
+  const { nodeHoldsKeys, rotateEncryptionKey } = useEncryptionKeys(identities, () => session.api());
+
   const load = newestRead(async (newest) => {
     loading.value = true;
     try {
@@ -127,11 +132,13 @@ export const useDirectoryStore = defineStore('directory', () => {
     activeIdentities,
     currentIdentity,
     nodeNamespaces,
+    nodeHoldsKeys,
     load,
     createProject,
     createIdentity,
     createNamespace,
     selectIdentity,
+    rotateEncryptionKey,
     setUp,
   };
 });

@@ -13,7 +13,8 @@ import { createPinia, setActivePinia } from 'pinia';
 import { ChatMessage, ChatSession, PendingChat } from '../../../contract/core/chat.ts';
 import { Contact } from '../../../contract/core/contacts.ts';
 import { NodeChatWake, NodeMailWake } from '../../../contract/core/events.ts';
-import { Identity } from '../../../contract/core/identities.ts';
+import { EncryptionKeySummary } from '../../../contract/core/encryption-keys.ts';
+import { NodeIdentity } from '../../../contract/node/identities.ts';
 import { MailMessage, OutboundMail, SendMailResult } from '../../../contract/core/mail.ts';
 import { DocumentDetail, DocumentVersion } from '../../../contract/docs/documents.ts';
 import { Binding } from '../../../contract/library/bindings.ts';
@@ -135,7 +136,7 @@ export class FakeNode {
   }
 
   /** The node's directory: these identities, in no project or namespace (the directory store loads them). */
-  holdsIdentities(...identities: Identity[]): void {
+  holdsIdentities(...identities: NodeIdentity[]): void {
     this.owner.identities = async () => identities;
     this.owner.projects = async () => [];
     this.owner.namespaces = async () => [];
@@ -259,9 +260,24 @@ export function deferred<T>(): { promise: Promise<T>; resolve: (value: T) => voi
 
 const AT = '2026-03-01T10:00:00.000Z';
 
-export function identity(alias: string, fields: Partial<Identity> = {}): Identity {
+/** A custodial identity's key, made at AT and never rotated, as the owner's list shows it. */
+export function keySummary(fields: Partial<EncryptionKeySummary> = {}): EncryptionKeySummary {
+  return EncryptionKeySummary.parse({
+    state: 'published',
+    holder: 'node',
+    encryption_key_id: 'sha256:key-1',
+    created_at: AT,
+    expires_at: '2026-05-30T10:00:00.000Z',
+    renews_at: '2026-05-15T10:00:00.000Z',
+    earlier_keys: 0,
+    rotated_at: null,
+    ...fields,
+  });
+}
+
+export function identity(alias: string, fields: Partial<NodeIdentity> = {}): NodeIdentity {
   const id = fields.agent_id ?? `agent-${alias}`;
-  return Identity.parse({
+  return NodeIdentity.parse({
     identity_id: id,
     agent_id: id,
     project_id: 'p-1',
@@ -281,6 +297,7 @@ export function identity(alias: string, fields: Partial<Identity> = {}): Identit
     context: null,
     successor_agent_id: null,
     created_at: AT,
+    encryption_key: keySummary(),
     ...fields,
   });
 }
