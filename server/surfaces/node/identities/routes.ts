@@ -1,7 +1,8 @@
 /**
- * The owner's identities (`/v1/node/identities`): every identity of the node, a new persistent
- * one, a fresh encryption key for one (core/identities/encryption-keys.ts), and a key acting as one
- * for the UI (core/identities/service.ts). Schemas:
+ * The owner's identities (`/v1/node/identities`): every identity of the node with its encryption
+ * key's health, a new persistent one, a fresh encryption key for one
+ * (core/identities/encryption-keys.ts, which also sums up each key's health), and a key acting as
+ * one for the UI (core/identities/service.ts). Schemas:
  * contract/node/identities.ts.
  */
 import type { FastifyInstance } from 'fastify';
@@ -19,7 +20,10 @@ export async function identityRoutes(app: FastifyInstance, { services }: { servi
 
   api.get(
     '/v1/node/identities',
-    { config: { auth: 'owner' }, schema: { tags, summary: 'Every identity of the node, oldest first', response: { 200: IdentityList } } },
+    {
+      config: { auth: 'owner' },
+      schema: { tags, summary: 'Every identity of the node, oldest first, each with its encryption key’s health', response: { 200: IdentityList } },
+    },
     async () => ({ identities: identities.list() }),
   );
 
