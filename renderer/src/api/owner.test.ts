@@ -91,6 +91,13 @@ describe('NodeClient', () => {
     expect(calls[1]?.body).toEqual({ slug: 'acme' });
   });
 
+  it('rotates an identity’s encryption key by its id, escaped in the path', async () => {
+    const { fetch, calls } = fakeFetch(() => ({ status: 200, body: { agent_id: 'a/1', encryption_key: {}, summary: { earlier_keys: 1 } } }));
+    const client = new NodeClient({ coreUrl: 'http://127.0.0.1:4100', token: 'T0K', mode: 'desktop', fetch });
+    expect((await client.rotateEncryptionKey('a/1')).summary).toEqual({ earlier_keys: 1 });
+    expect(calls.map((call) => [call.method, call.url])).toEqual([['POST', 'http://127.0.0.1:4100/v1/node/identities/a%2F1/encryption-key/rotate']]);
+  });
+
   it('throws ApiError with the server detail and code', async () => {
     const { fetch } = fakeFetch(() => ({
       status: 409,
