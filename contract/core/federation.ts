@@ -14,6 +14,7 @@
 import { z } from 'zod';
 import { PRIORITIES, utf8Length } from '../core-rules.ts';
 import { MAX_BODY_BYTES, MAX_SUBJECT } from './mail.ts';
+import { EncryptedEnvelope } from './end-to-end.ts';
 
 export const FEDERATION_VERSION = 1;
 
@@ -35,17 +36,40 @@ const common = {
   signed_payload: z.string().max(MAX_BODY_BYTES * 2 + 8192),
 };
 
-export const FederatedMail = z.strictObject({
-  ...common,
-  kind: z.literal('mail'),
-  subject: text(MAX_SUBJECT),
-  priority: z.enum(PRIORITIES),
-  /**
-   * The thread the sender put it in (upstream E1's `thread_id`, outside the signed envelope as
-   * upstream's is); absent (or null) when it names none, as from nodes older than the field.
-   */
-  thread_id: z.uuid({ error: 'thread_id must be a UUID' }).nullable().optional(),
-});
+export const FederatedMail = z
+  .strictObject({
+    ...common,
+    kind: z.literal('mail'),
+    subject: text(MAX_SUBJECT),
+    priority: z.enum(PRIORITIES),
+    /**
+     * The thread the sender put it in (upstream E1's `thread_id`, outside the signed envelope as
+     * upstream's is); absent (or null) when it names none, as from nodes older than the field.
+     */
+    thread_id: z.uuid({ error: 'thread_id must be a UUID' }).nullable().optional(),
+    /**
+     * End-to-end encrypted mail (upstream's E2EE v2, beside the fields as upstream's federation
+     * carries it): the envelope sealed for the recipient's published key, and subject and body
+     * empty; the signature over the other fields still says who sent it to whom. Absent for
+     * plaintext, as from nodes older than encryption.
+     */
+    content_mode: z.literal('encrypted_v2').optional(),
+    message_version: z.literal(2).optional(),
+    encrypted_envelope: EncryptedEnvelope.optional(),
+  })
+  .superRefine((mail, ctx) => {
+    const parts = [mail.content_mode, mail.message_version, mail.encrypted_envelope].filter((part) => part !== undefined).length;
+    if (parts !== 0 && parts !== 3) {
+      ctx.addIssue({ code: 'custom', path: ['encrypted_envelope'], message: 'content_mode, message_version and encrypted_envelope come together' });
+    }
+    if (parts === 3 && (mail.subject !== '' || mail.body !== '')) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [mail.subject !== '' ? 'subject' : 'body'],
+        message: 'an encrypted mail carries its subject and body only inside the envelope',
+      });
+    }
+  });
 export type FederatedMail = z.output<typeof FederatedMail>;
 
 export const FederatedChat = z.strictObject({

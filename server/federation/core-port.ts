@@ -13,6 +13,7 @@
  */
 import type { FederatedChat, FederatedMail, FederatedMessage } from '../../contract/core/federation.ts';
 import type { Reachability } from '../../contract/core/identities.ts';
+import type { FoundEncryptionKey } from './remote-encryption-keys.ts';
 
 /** What federation reads of an identity of this node that a message is for. */
 export interface HostedRecipient {
@@ -36,6 +37,16 @@ export interface SenderKeys {
   didKey: string;
   stableId: string | null;
   address: string;
+}
+
+/**
+ * An arriving mail's envelope as the core checked it (handed back to store the mail): the
+ * normalised envelope, and what the node opened of it for the recipient when it holds the
+ * recipient's keys (null when the recipient holds its own).
+ */
+export interface ArrivedEnvelope {
+  envelopeJson: string;
+  opened: { subject: string; body: string } | null;
 }
 
 /** A report, from this node, that a message to another node did not arrive. */
@@ -63,10 +74,25 @@ export interface FederationCore<Recipient extends HostedRecipient = HostedRecipi
    */
   arrivedBefore(message: FederatedMessage): boolean;
   /**
-   * Stores checked mail in its recipient's inbox, in the caller's transaction. False when another
-   * delivery of the same id got there first (two raced); `arrivedBefore` says what that one was.
+   * Checks an arriving end-to-end encrypted mail's envelope for its recipient as the contract
+   * checks at ingestion (what the envelope says against what the mail says, freshness, the key it
+   * is sealed to, hashes, signature), and opens it when the node holds the recipient's keys.
+   * Throws the refusal (a 4xx whose detail names fields, never content).
    */
-  storeArrivedMail(mail: FederatedMail, recipient: Recipient, sender: CheckedSender, now: string): boolean;
+  checkArrivedEnvelope(mail: FederatedMail, recipient: Recipient): ArrivedEnvelope;
+  /**
+   * Stores checked mail in its recipient's inbox, in the caller's transaction (`encrypted`: what
+   * checkArrivedEnvelope made of its envelope). False when another delivery of the same id got
+   * there first (two raced); `arrivedBefore` says what that one was.
+   */
+  storeArrivedMail(mail: FederatedMail, recipient: Recipient, sender: CheckedSender, now: string, encrypted?: ArrivedEnvelope): boolean;
+  /**
+   * The wire form of a mail the outbox seals at delivery: `mail` is the sender's own signed copy,
+   * sealed now for `recipientKey` (found on the recipient's node) and the sender's own key, signed
+   * again with subject and body empty. Throws a ServiceError when the sender can no longer seal
+   * (it is gone, or has no valid key of its own).
+   */
+  sealMail(fromAgentId: string, mail: FederatedMail, recipientKey: FoundEncryptionKey): FederatedMail;
   /**
    * Stores a checked chat message in the session of its sender and recipient, and tells the
    * session's viewers. Throws the recipient's refusal (a contacts-only identity that neither has

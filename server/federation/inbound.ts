@@ -12,7 +12,9 @@
  *    sender's did:svc log shows it held when it signed (rotation), or the address's key before a
  *    replacement its namespace controller signed;
  * 4. the recipient accepts the sender (contacts-only identities need a matching contact, or, for
- *    chat, to have answered the sender in their session before).
+ *    chat, to have answered the sender in their session before);
+ * 5. an end-to-end encrypted mail's envelope says what the signed fields say, is fresh, sealed to
+ *    a key the recipient published, and intact (the core checks it: core-port.ts).
  *
  * A sender (address and key) that passed step 3 is not asked about again for 5 minutes
  * (checked-senders.ts), so a busy sender's messages cost its node two questions, not two each.
@@ -41,7 +43,7 @@ import { answerJson, type RemoteClient } from '../net/remote-client.ts';
 import { httpStatus, RemoteError } from '../net/remote-error.ts';
 import { splitAddress } from '../../contract/core-rules.ts';
 import { CheckedSenders } from './checked-senders.ts';
-import type { CheckedSender, FederationCore, HostedRecipient, SenderKeys } from './core-port.ts';
+import type { ArrivedEnvelope, CheckedSender, FederationCore, HostedRecipient, SenderKeys } from './core-port.ts';
 import { addressPathOf, CHECK_ANSWER_MAX_BYTES, didLogPathOf, namespacePathOf } from './lookup-paths.ts';
 import { SenderLookups } from './sender-lookups.ts';
 import type { ClientBudget } from '../http/rate-limit.ts';
@@ -60,6 +62,8 @@ interface Checked<M extends FederatedMessage, Recipient extends HostedRecipient>
   message: M;
   recipient: Recipient;
   sender: CheckedSender;
+  /** An end-to-end encrypted mail's envelope, as the core checked (and, for a recipient whose keys it holds, opened) it. */
+  encrypted?: ArrivedEnvelope;
 }
 export type CheckedMail<Recipient extends HostedRecipient = HostedRecipient> = Checked<FederatedMail, Recipient>;
 export type CheckedChat<Recipient extends HostedRecipient = HostedRecipient> = Checked<FederatedChat, Recipient>;
@@ -139,6 +143,10 @@ export class FederationInbound<Recipient extends HostedRecipient = HostedRecipie
     if (message.kind === 'mail' && recipient.address_reachability === 'contacts-only' && !this.#core.isContact(recipient.agent_id, senderKeys(message))) {
       throw forbidden('SVC_ERR_RECIPIENT_CONTACTS_ONLY', `Refused: ${message.to} only accepts messages from contacts`);
     }
+    // 5. An encrypted mail's envelope: checked against what the proven sender signed, for the recipient's published key.
+    if (message.kind === 'mail' && message.encrypted_envelope !== undefined) {
+      return { message, recipient, sender, encrypted: this.#core.checkArrivedEnvelope(message, recipient) };
+    }
     return { message, recipient, sender } as CheckedMessage<Recipient>;
   }
 
@@ -152,8 +160,8 @@ export class FederationInbound<Recipient extends HostedRecipient = HostedRecipie
     const now = clock.now().toISOString();
     const results = db
       .transaction(() =>
-        checked.map(({ message, recipient, sender }): InboundResult | ServiceError => {
-          if (this.#core.storeArrivedMail(message, recipient, sender, now)) return { message_id: message.message_id, status: 'delivered' };
+        checked.map(({ message, recipient, sender, encrypted }): InboundResult | ServiceError => {
+          if (this.#core.storeArrivedMail(message, recipient, sender, now, encrypted)) return { message_id: message.message_id, status: 'delivered' };
           try {
             // Stored first by another delivery: this message again, or (refused there) another under its id.
             this.#core.arrivedBefore(message);

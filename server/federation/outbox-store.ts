@@ -16,8 +16,12 @@ export interface OutboxRow {
   /** The recipient's address and its domain (what the node directory resolves). */
   to_address: string;
   to_domain: string;
-  /** The signed message exactly as it is sent (JSON of the wire shape). */
+  /**
+   * The signed message (JSON of the wire shape): sent exactly as it is, unless `content_mode` is
+   * `encrypted_v2`, when it is the sender's own copy, sealed anew at each delivery (outbox-sealing.ts).
+   */
   payload: string;
+  content_mode: 'legacy_plaintext_v1' | 'encrypted_v2';
   status: OutboundStatus;
   attempts: number;
   next_attempt_at: string;
@@ -28,12 +32,19 @@ export interface OutboxRow {
   settled_at: string | null;
 }
 
-/** Queued now, due at once. */
-export function insertOutboxRow(db: Db, fromAgentId: string, toDomain: string, message: FederatedMessage, now: string): void {
+/** Queued now, due at once; `contentMode` `encrypted_v2` is sealed at delivery. */
+export function insertOutboxRow(
+  db: Db,
+  fromAgentId: string,
+  toDomain: string,
+  message: FederatedMessage,
+  now: string,
+  contentMode: OutboxRow['content_mode'] = 'legacy_plaintext_v1',
+): void {
   db.prepare(
-    `INSERT INTO federation_outbox (message_id, kind, from_agent_id, to_address, to_domain, payload, next_attempt_at, created_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(message.message_id, message.kind, fromAgentId, message.to, toDomain, JSON.stringify(message), now, now);
+    `INSERT INTO federation_outbox (message_id, kind, from_agent_id, to_address, to_domain, payload, next_attempt_at, created_at, content_mode)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  ).run(message.message_id, message.kind, fromAgentId, message.to, toDomain, JSON.stringify(message), now, now, contentMode);
 }
 
 /** The identity's sends, newest first. */
@@ -139,6 +150,6 @@ export function subjectOf(message: FederatedMessage): string {
 
 /** The row on the outbound list: its state, and the subject instead of the payload. */
 export function toOutboundMail(row: OutboxRow): OutboundMail {
-  const { id: _id, payload, from_agent_id: _from, ...entry } = row;
+  const { id: _id, payload, from_agent_id: _from, content_mode: _mode, ...entry } = row;
   return { ...entry, subject: subjectOf(JSON.parse(payload) as FederatedMessage) };
 }

@@ -55,7 +55,17 @@ afterEach(async () => {
 
 /** A running outbox on the test's node. */
 function startOutbox(options: Partial<OutboxOptions> = {}): FederationOutbox {
-  const outbox = new FederationOutbox(node.ctx, node.services.directory, node.services.remote, node.services.federationCore, { ...OPTIONS, ...options });
+  const outbox = new FederationOutbox(
+    node.ctx,
+    node.services.directory,
+    node.services.remote,
+    node.services.federationCore,
+    node.services.remoteEncryptionKeys,
+    {
+      ...OPTIONS,
+      ...options,
+    },
+  );
   outboxes.push(outbox);
   outbox.start((error) => errors.push(error));
   return outbox;
@@ -660,5 +670,34 @@ describe('the federation outbox', () => {
     send(outbox, mail('nowhere.test/someone'));
     await vi.waitFor(() => expect(row(later).status).toBe('delivered'), WAIT);
     expect(batchIds(received)).toEqual([[later.message_id]]);
+  });
+
+  it('sends nothing of mail it is to seal when the recipient has no key: it bounces, naming plaintext as the way to reach it', async () => {
+    // A node that knows no such address (as one older than encryption, or one without bob, answers).
+    const received: string[] = [];
+    const server = await servers.start(async (request, response) => {
+      if (request.method === 'POST') received.push(JSON.stringify(await bodyOf(request)));
+      response.writeHead(404, { 'content-type': 'application/json' }).end('{"detail":"Not found"}');
+    });
+    node.services.directory.set('b.test', server.url);
+    const outbox = startOutbox();
+    const message = mail('b.test/bob', { subject: 'Sealed', body: 'never in the clear' });
+    outbox.enqueue(ann, 'b.test', message, { sealed: true });
+    outbox.nudge();
+    await vi.waitFor(() => expect(row(message).status).toBe('bounced'), WAIT);
+    expect(row(message).last_error).toMatch(/not sent: it is end-to-end encrypted.*legacy_plaintext_v1/);
+    // Its node was asked for the recipient's key, and was sent nothing.
+    expect(received).toEqual([]);
+    expect(server.requests).toEqual(['GET /v1/namespaces/b.test/addresses/bob']);
+    expect(bounces().map((b) => b.body)).toEqual([expect.stringMatching(/end-to-end encrypted/)]);
+  });
+
+  it('keeps mail it is to seal queued while no node is known to ask for the key, saying why', async () => {
+    const outbox = startOutbox();
+    const message = mail('nowhere.test/someone');
+    outbox.enqueue(ann, 'nowhere.test', message, { sealed: true });
+    outbox.nudge();
+    await vi.waitFor(() => expect(row(message).attempts).toBeGreaterThanOrEqual(1), WAIT);
+    expect(row(message)).toMatchObject({ status: 'queued', last_error: expect.stringMatching(/no node is known for nowhere\.test/) });
   });
 });

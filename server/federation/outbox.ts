@@ -45,6 +45,8 @@ import {
   type OutboxRow,
 } from './outbox-store.ts';
 import { PeerDelivery, type Outcome } from './peer-delivery.ts';
+import { OutboxSealing } from './outbox-sealing.ts';
+import type { RemoteEncryptionKeyLookup } from './remote-encryption-keys.ts';
 import { FEDERATION_BATCH_MAX_BYTES, FEDERATION_BATCH_MAX_MESSAGES, type FederatedMessage } from '../../contract/core/federation.ts';
 import type { OutboundMail } from '../../contract/core/mail.ts';
 
@@ -95,6 +97,7 @@ export class FederationOutbox {
   readonly #directory: NodeDirectory;
   readonly #core: Pick<FederationCore, 'storeBounce'>;
   readonly #delivery: PeerDelivery;
+  readonly #sealing: OutboxSealing;
   readonly #options: OutboxOptions;
   readonly #peers = new Map<string, PeerState>();
   readonly #deliveries = new Set<Promise<void>>();
@@ -112,7 +115,8 @@ export class FederationOutbox {
     ctx: NodeContext,
     directory: NodeDirectory,
     remote: RemoteClient,
-    core: Pick<FederationCore, 'storeBounce'>,
+    core: Pick<FederationCore, 'storeBounce' | 'sealMail'>,
+    keys: Pick<RemoteEncryptionKeyLookup, 'find'>,
     options: Partial<OutboxOptions> = {},
   ) {
     this.#ctx = ctx;
@@ -120,11 +124,19 @@ export class FederationOutbox {
     this.#core = core;
     this.#options = { ...DEFAULT_OUTBOX_OPTIONS, ...options };
     this.#delivery = new PeerDelivery(remote, this.#options.deliveryTimeoutMs, ctx.clock);
+    this.#sealing = new OutboxSealing(keys, core);
   }
 
   /** Queues a signed message; call it inside the send's transaction, then `nudge()` after commit. */
-  enqueue(fromAgentId: string, toDomain: string, message: FederatedMessage): void {
-    insertOutboxRow(this.#ctx.db, fromAgentId, toDomain, message, this.#ctx.clock.now().toISOString());
+  enqueue(fromAgentId: string, toDomain: string, message: FederatedMessage, options: { sealed?: boolean } = {}): void {
+    insertOutboxRow(
+      this.#ctx.db,
+      fromAgentId,
+      toDomain,
+      message,
+      this.#ctx.clock.now().toISOString(),
+      options.sealed === true ? 'encrypted_v2' : 'legacy_plaintext_v1',
+    );
   }
 
   /** The identity's sends to other nodes, newest first. */
@@ -238,7 +250,12 @@ export class FederationOutbox {
     peer.inFlight += 1;
     for (const row of rows) this.#inFlight.add(row.id);
     const delivery = (async () => {
-      const outcomes = await this.#delivery.deliver(node, rows);
+      // Mail sealed as it leaves: what cannot be sealed is settled without being sent.
+      const prepared = await this.#sealing.prepare(rows);
+      const sendable = prepared.flatMap((p) => ('row' in p ? [p.row] : []));
+      const sent = sendable.length === 0 ? [] : await this.#delivery.deliver(node, sendable);
+      let next = 0;
+      const outcomes = prepared.map((p) => ('row' in p ? sent[next++]! : p.outcome));
       const pause = this.#peerPause(peer, outcomes);
       // Whole milliseconds: the rows' times are ISO strings, and a pause a fraction of a
       // millisecond past them would keep them waiting with no timer to end it.

@@ -211,8 +211,10 @@ describe('the outbox, per peer node', () => {
     ann = await createIdentity(a, project.api_key, persistent('ann'));
   });
 
+  // The receivers here are scripted loopback servers that publish no encryption keys: these sends
+  // name plaintext, as a send to such a node must (the outbox's sealing is tested beside it).
   const send = async (key: string, to: string, body: string) =>
-    expectOk(await a.request('POST', '/v1/messages', { token: key, body: { to_address: to, body } })).message_id as string;
+    expectOk(await a.request('POST', '/v1/messages', { token: key, body: { to_address: to, body, content_mode: 'legacy_plaintext_v1' } })).message_id as string;
   const outbound = async (key: string) => expectOk(await a.request('GET', '/v1/messages/outbound', { token: key })).messages as any[];
   const peer = async (domain: string, url: string) => expectOk(await a.owner('POST', '/v1/node/peers', { domain, url }), 201);
   /** Sends `count` mails from alice to `domain` while its node is unknown, so they are all queued before its peer entry appears. */
@@ -291,7 +293,10 @@ describe('the outbox, per peer node', () => {
     await peer('oldest.test', oldest.url);
     const thread = '8a6f0c0e-5b7e-4f57-9d0c-2f1f5e0f9a11';
     const id = expectOk(
-      await a.request('POST', '/v1/messages', { token: alice.api_key, body: { to_address: 'oldest.test/bob', body: 'threaded', thread_id: thread } }),
+      await a.request('POST', '/v1/messages', {
+        token: alice.api_key,
+        body: { to_address: 'oldest.test/bob', body: 'threaded', thread_id: thread, content_mode: 'legacy_plaintext_v1' },
+      }),
     ).message_id;
     await expect.poll(() => statusesOf([id]), WAIT).toEqual(['delivered']);
     expect(stored).toHaveLength(1);

@@ -8,7 +8,7 @@ import type { TestKey } from './keys.ts';
 import { json, type RemoteHandler, type RemoteServer } from './remote-server.ts';
 
 /** A federated mail from `from` to `to`, signed by `key` (under `messageId`, or a fresh one). */
-export function signedMail(key: TestKey, fields: { from: string; to: string; body?: string; messageId?: string }) {
+export function signedMail(key: TestKey, fields: { from: string; to: string; subject?: string; body?: string; messageId?: string }) {
   const mail = {
     v: 1,
     kind: 'mail',
@@ -17,7 +17,7 @@ export function signedMail(key: TestKey, fields: { from: string; to: string; bod
     from_did: key.didKey,
     from_stable_id: null,
     to: fields.to,
-    subject: 'hello',
+    subject: fields.subject ?? 'hello',
     body: fields.body ?? 'hi',
     priority: 'normal',
     timestamp: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),

@@ -6,7 +6,11 @@
  */
 import type { FederatedChat, FederatedMail, FederatedMessage } from '../../../contract/core/federation.ts';
 import type { NodeContext } from '../../context.ts';
-import type { Bounce, CheckedSender, FederationCore, SenderKeys } from '../../federation/core-port.ts';
+import type { ArrivedEnvelope, Bounce, CheckedSender, FederationCore, SenderKeys } from '../../federation/core-port.ts';
+import type { FoundEncryptionKey } from '../../federation/remote-encryption-keys.ts';
+import { conflict, invalid } from '../../errors.ts';
+import type { EndToEnd } from './messaging/end-to-end.ts';
+import { signMessage } from './messaging/signing.ts';
 import type { ChatService } from './chat/service.ts';
 import { findIdentity, type AgentRow } from './identities/store/agents.ts';
 import { arrivedBefore, storeArrivedMail, storeBounce } from './mail/delivery.ts';
@@ -20,6 +24,7 @@ export type LocalRecipient = AgentRow & { address: string };
 export interface FederationCoreParts {
   recipients: Recipients;
   namespaces: NamespaceService;
+  endToEnd: EndToEnd;
   /**
    * The chat service, asked for when a chat message arrives: it is made after the federation
    * outbox it sends through, and the outbox is made with this.
@@ -52,8 +57,59 @@ export class CoreForFederation implements FederationCore<LocalRecipient> {
     return message.kind === 'mail' ? arrivedBefore(this.#ctx.db, message) : this.#parts.chat().hasMessage(message.message_id, message.from_did);
   }
 
-  storeArrivedMail(mail: FederatedMail, recipient: LocalRecipient, sender: CheckedSender, now: string): boolean {
-    return storeArrivedMail(this.#ctx.db, mail, recipient, sender, now);
+  checkArrivedEnvelope(mail: FederatedMail, recipient: LocalRecipient): ArrivedEnvelope {
+    const { endToEnd, recipients } = this.#parts;
+    const claimed = mail.encrypted_envelope?.conversation_id;
+    const envelope = endToEnd.ingest(mail.encrypted_envelope, {
+      kind: 'mail',
+      messageId: mail.message_id,
+      conversationId: typeof claimed === 'string' ? claimed : '',
+      sender: { did: mail.from_did, stableId: mail.from_stable_id, address: mail.from },
+      recipients: [{ did: recipient.did_key, stableId: recipient.did_aw, address: recipient.address }],
+    });
+    const party = recipients.party(recipient);
+    if (!endToEnd.sealedToPublishedKey(party, envelope)) {
+      throw invalid('SVC_ERR_E2EE_ENVELOPE_MISMATCH', `Refused: the envelope is sealed to a key ${mail.to} never published (recipient_key_mismatch)`);
+    }
+    const envelopeJson = JSON.stringify(envelope);
+    if (recipient.custody === 'self') return { envelopeJson, opened: null };
+    const inner = endToEnd.open(party, envelope);
+    return { envelopeJson, opened: { subject: inner.subject ?? '', body: inner.body } };
+  }
+
+  storeArrivedMail(mail: FederatedMail, recipient: LocalRecipient, sender: CheckedSender, now: string, encrypted?: ArrivedEnvelope): boolean {
+    return storeArrivedMail(this.#ctx.db, mail, recipient, sender, now, encrypted);
+  }
+
+  sealMail(fromAgentId: string, mail: FederatedMail, recipientKey: FoundEncryptionKey): FederatedMail {
+    const row = findIdentity(this.#ctx.db, fromAgentId);
+    if (row?.status !== 'active') throw conflict('SVC_ERR_IDENTITY_NOT_ACTIVE', 'the sender no longer sends');
+    const sender = this.#parts.recipients.party(row);
+    // Signed again with the content left out: the signature says who sent what to whom, the envelope what it says.
+    const signed = signMessage(
+      this.#ctx,
+      sender,
+      { to: mail.to, didKey: '', stableId: null },
+      { type: 'mail', subject: '', body: '', priority: mail.priority },
+      mail.message_id,
+    );
+    const to = { address: recipientKey.address, didKey: recipientKey.didKey, stableId: recipientKey.stableId, key: recipientKey.assertion };
+    const ids = { messageId: mail.message_id, conversationId: mail.thread_id ?? mail.message_id };
+    const envelope = this.#parts.endToEnd.seal('mail', sender, [to], { subject: mail.subject, body: mail.body }, ids, signed.timestamp);
+    return {
+      ...mail,
+      from: signed.from,
+      from_did: signed.from_did,
+      from_stable_id: signed.from_stable_id,
+      subject: '',
+      body: '',
+      timestamp: signed.timestamp,
+      signature: signed.signature,
+      signed_payload: signed.signed_payload,
+      content_mode: 'encrypted_v2',
+      message_version: 2,
+      encrypted_envelope: envelope as unknown as FederatedMail['encrypted_envelope'],
+    };
   }
 
   storeArrivedChat(message: FederatedChat, recipient: LocalRecipient, sender: { contact: boolean; namespaceTrust: CheckedSender['namespaceTrust'] }): void {

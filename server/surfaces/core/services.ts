@@ -111,13 +111,15 @@ export function createCoreServices(ctx: NodeContext, owner: OwnerAccess, options
   const recipients = new Recipients(ctx, identities, namespaces);
   const remote = new RemoteClient(ctx.dns, options.remote);
   // Chat sends through the outbox, which is made with federation's view of the core: that view asks for chat when it needs it.
-  const federationCore = new CoreForFederation(ctx, { recipients, namespaces, chat: (): ChatService => chat });
-  const outbox = new FederationOutbox(ctx, directory, remote, federationCore, options.outbox);
-  const mail = new MailService(ctx, identities, recipients, outbox, namespaces, new EndToEnd(ctx, identities.encryptionKeys));
+  const endToEnd = new EndToEnd(ctx, identities.encryptionKeys);
+  const federationCore = new CoreForFederation(ctx, { recipients, namespaces, endToEnd, chat: (): ChatService => chat });
+  const keyAssertions = new VerifiedKeyAssertions();
+  const remoteKeyLookup = new RemoteEncryptionKeyLookup(ctx, directory, remote, keyAssertions, options.remoteKeys);
+  const remoteEncryptionKeys: RemoteEncryptionKeys = remoteKeyLookup;
+  const outbox = new FederationOutbox(ctx, directory, remote, federationCore, remoteKeyLookup, options.outbox);
+  const mail = new MailService(ctx, identities, recipients, outbox, namespaces, endToEnd);
   const chat = new ChatService(ctx, identities, recipients, outbox, namespaces, mail);
   const inbound = new FederationInbound(ctx, directory, remote, federationCore);
-  const keyAssertions = new VerifiedKeyAssertions();
-  const remoteEncryptionKeys: RemoteEncryptionKeys = new RemoteEncryptionKeyLookup(ctx, directory, remote, keyAssertions, options.remoteKeys);
   const batches = new FederationBatches(inbound, new DomainBudgets(options.domainBudget ?? DEFAULT_DOMAIN_BUDGET, ctx.clock));
   const contacts = new ContactService(ctx);
   const control = new ControlService(ctx, identities, recipients);

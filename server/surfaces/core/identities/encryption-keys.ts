@@ -131,6 +131,14 @@ export class IdentityEncryptionKeys {
   }
 
   /**
+   * Whether `encryptionKeyId` is a key the identity published, current or archived (mail sealed
+   * to a key it has since rotated away from still reaches it: a sender may have found the old one).
+   */
+  published(agentId: string, encryptionKeyId: string): boolean {
+    return encryptionKeyOf(this.#ctx.db, agentId, encryptionKeyId) !== undefined;
+  }
+
+  /**
    * The agreement of one of the identity's keys, current or archived, by its encryption key id:
    * what opening a message sealed to that key needs. Null for a key the node does not hold.
    */

@@ -15,7 +15,7 @@ import { FEDERATION_VERSION, type FederatedMail } from '../../../../contract/cor
 import type { Delivery, SendMailInput } from '../../../../contract/core/mail.ts';
 import type { Db, NodeContext } from '../../../context.ts';
 import type { E2eeEnvelope } from '../../../crypto/e2ee/envelope.ts';
-import type { Bounce, CheckedSender } from '../../../federation/core-port.ts';
+import type { ArrivedEnvelope, Bounce, CheckedSender } from '../../../federation/core-port.ts';
 import { conflict, invalid } from '../../../errors.ts';
 import { splitAddress } from '../../../../contract/core-rules.ts';
 import { conflictOnConstraint } from '../../../store/db-errors.ts';
@@ -39,7 +39,13 @@ import { findMailOrigin, insertMailRow, keepOpenedMail, type OpenedMail } from '
  * the node signs it in custody.
  */
 export type MailContent = Pick<SendMailInput, 'subject' | 'body' | 'priority'> &
-  Partial<Pick<SendMailInput, 'thread_id' | 'message_id'>> & { clientSigned?: VerifiedClientMessage | null; encrypted?: EncryptedMail };
+  Partial<Pick<SendMailInput, 'thread_id' | 'message_id'>> & {
+    clientSigned?: VerifiedClientMessage | null;
+    /** For a recipient on this node: the envelope made or checked, and what the node opened. */
+    encrypted?: EncryptedMail;
+    /** For a recipient on another node: sealed end to end by the outbox as it leaves (outbox-sealing.ts). */
+    sealRemote?: boolean;
+  };
 
 /**
  * An end-to-end encrypted mail (messaging/end-to-end.ts made or checked the envelope): stored as
@@ -172,23 +178,28 @@ function queueMail(ctx: NodeContext, queue: RemoteQueue, sender: Party, recipien
   const names: SignedRecipient = { names: [recipient.to, recipient.address], didKey: '', stableId: null, remote: true };
   if (content.clientSigned) assertSignedFromAddress(content.clientSigned, sender);
   const signed = mailSignature(ctx, sender, { to: recipient.address, didKey: '', stableId: null }, names, content);
-  queue.enqueue(sender.agent.agent_id, recipient.domain, {
-    v: FEDERATION_VERSION,
-    kind: 'mail',
-    message_id: signed.message_id,
-    from: signed.from,
-    from_did: signed.from_did,
-    from_stable_id: signed.from_stable_id,
-    to: recipient.address,
-    subject: content.subject,
-    body: content.body,
-    priority: content.priority,
-    timestamp: signed.timestamp,
-    signature: signed.signature,
-    signed_payload: signed.signed_payload,
-    // Sent only when it has one: a node older than the field refuses a field it does not know.
-    ...(content.thread_id === undefined ? {} : { thread_id: content.thread_id }),
-  });
+  queue.enqueue(
+    sender.agent.agent_id,
+    recipient.domain,
+    {
+      v: FEDERATION_VERSION,
+      kind: 'mail',
+      message_id: signed.message_id,
+      from: signed.from,
+      from_did: signed.from_did,
+      from_stable_id: signed.from_stable_id,
+      to: recipient.address,
+      subject: content.subject,
+      body: content.body,
+      priority: content.priority,
+      timestamp: signed.timestamp,
+      signature: signed.signature,
+      signed_payload: signed.signed_payload,
+      // Sent only when it has one: a node older than the field refuses a field it does not know.
+      ...(content.thread_id === undefined ? {} : { thread_id: content.thread_id }),
+    },
+    { sealed: content.sealRemote === true && !content.clientSigned },
+  );
   const delivery: Delivery = {
     message_id: signed.message_id,
     to: recipient.to,
@@ -219,7 +230,17 @@ export function arrivedBefore(db: Db, mail: FederatedMail): boolean {
  * Stores checked mail from another node in its recipient's inbox. False when another delivery of
  * the same id got there first (two deliveries raced); ask `arrivedBefore` what that one was.
  */
-export function storeArrivedMail(db: Db, mail: FederatedMail, recipient: AgentRow & { address: string }, sender: CheckedSender, now: string): boolean {
+export function storeArrivedMail(
+  db: Db,
+  mail: FederatedMail,
+  recipient: AgentRow & { address: string },
+  sender: CheckedSender,
+  now: string,
+  encrypted?: ArrivedEnvelope,
+): boolean {
+  // An encrypted mail is stored as its envelope, signed by its sender; the wire's signature over
+  // its other fields has done its work (inbound.ts checked who sent it to whom).
+  const signature = encrypted === undefined ? mail.signature : (JSON.parse(encrypted.envelopeJson) as { signature: string }).signature;
   try {
     insertMailRow(db, {
       message_id: mail.message_id,
@@ -238,19 +259,21 @@ export function storeArrivedMail(db: Db, mail: FederatedMail, recipient: AgentRo
       subject: mail.subject,
       body: mail.body,
       priority: mail.priority,
-      signature: mail.signature,
-      signed_payload: mail.signed_payload,
+      signature,
+      signed_payload: encrypted === undefined ? mail.signed_payload : '',
       created_at: now,
       origin: 'remote',
       from_node: sender.nodeUrl,
       from_namespace_trust: sender.namespaceTrust,
       thread_id: mail.thread_id ?? null,
+      ...(encrypted === undefined ? {} : { content_mode: 'encrypted_v2' as const, encrypted_envelope: encrypted.envelopeJson }),
     });
-    return true;
   } catch (error) {
     if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') return false;
     throw error;
   }
+  if (encrypted?.opened) keepOpenedMail(db, mail.message_id, recipient.agent_id, { ...encrypted.opened, signature: '', signed_payload: '' });
+  return true;
 }
 
 // ------------------------------------------------------------------ bounces

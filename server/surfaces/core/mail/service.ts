@@ -145,7 +145,10 @@ export class MailService {
         deliverMail(this.#ctx, this.#queue, sender, target, {
           ...input,
           clientSigned,
-          ...(isRemote(target) ? {} : this.#encryption(sender, target, input, clientSigned !== null)),
+          // To another node: sealed as it leaves unless the send named plaintext (the node seals only what it signs).
+          ...(isRemote(target)
+            ? { sealRemote: clientSigned === null && input.content_mode !== 'legacy_plaintext_v1' }
+            : this.#encryption(sender, target, input, clientSigned !== null)),
         }),
       );
       const first = deliveries[0] as (typeof deliveries)[number];
@@ -193,9 +196,8 @@ export class MailService {
       sender: { did: sender.didKey, stableId: sender.stableId, address: sender.address },
       recipients: [{ did: recipient.didKey, stableId: recipient.stableId, address: recipient.address }],
     });
-    const published = this.#endToEnd.keyOf(recipient);
-    if (published === null || envelope.recipients[0]!.encryption_key_id !== published.encryption_key_id) {
-      throw invalid('SVC_ERR_E2EE_ENVELOPE_MISMATCH', `the envelope is sealed to a key ${recipient.to} does not publish (recipient_key_mismatch)`);
+    if (!this.#endToEnd.sealedToPublishedKey(recipient, envelope)) {
+      throw invalid('SVC_ERR_E2EE_ENVELOPE_MISMATCH', `the envelope is sealed to a key ${recipient.to} never published (recipient_key_mismatch)`);
     }
     if (recipient.agent.custody === 'self') return { encrypted: { envelope, createdAt, readers: [] } };
     const inner = this.#endToEnd.open(recipient, envelope);

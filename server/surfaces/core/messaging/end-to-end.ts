@@ -51,6 +51,14 @@ export interface EnvelopeIds {
   replyToMessageId?: string | undefined;
 }
 
+/** Whom a message is sealed for: its identity fields and its key. */
+export interface SealRecipient {
+  address: string | null;
+  didKey: string;
+  stableId: string | null;
+  key: EncryptionKeyAssertion;
+}
+
 /** How a message to one recipient is sent: sealed by the node, as the client's envelope, or as plaintext. */
 export type SendMode = { kind: 'seal'; recipientKey: EncryptionKeyAssertion } | { kind: 'envelope' } | { kind: 'plaintext' };
 
@@ -106,20 +114,17 @@ export class EndToEnd {
     );
   }
 
-  /** A custodial sender's message to `recipients` (each with its key, verified by the caller), signed in custody. */
-  seal(
-    kind: MessageKind,
-    sender: Party,
-    recipients: readonly (Party & { key: EncryptionKeyAssertion })[],
-    content: MessageContent,
-    ids: EnvelopeIds,
-    createdAt: string,
-  ): E2eeEnvelope {
+  /**
+   * A custodial sender's message to `recipients` (each with its key, verified again here at the
+   * message's time), signed in custody. A recipient is an identity of this node or one on another
+   * node, named by its address and keys.
+   */
+  seal(kind: MessageKind, sender: Party, recipients: readonly SealRecipient[], content: MessageContent, ids: EnvelopeIds, createdAt: string): E2eeEnvelope {
     const senderKey = this.keyOf(sender);
     if (senderKey === null) {
       throw conflict('SVC_ERR_E2EE_SENDER_KEY_MISSING', `${sender.address ?? sender.alias} has no valid encryption key for its own copy of the message`);
     }
-    const party = (p: Party, key: EncryptionKeyAssertion): SealParty => ({
+    const party = (p: Pick<Party, 'address' | 'didKey' | 'stableId'>, key: EncryptionKeyAssertion): SealParty => ({
       address: p.address ?? undefined,
       did: p.didKey,
       stableId: p.stableId ?? undefined,
@@ -139,6 +144,15 @@ export class EndToEnd {
       },
       (bytes) => this.#ctx.custody.sign(sender.agent.key_id, bytes),
     );
+  }
+
+  /**
+   * Whether an envelope's recipient entry is sealed to a key `party` published (current, or
+   * archived after a rotation the sender had not seen yet): never to a key someone substituted.
+   */
+  sealedToPublishedKey(party: Party, envelope: E2eeEnvelope): boolean {
+    const keyId = envelope.recipients.find((r) => r.did === party.didKey)?.encryption_key_id;
+    return keyId !== undefined && this.#keys.published(party.agent.agent_id, keyId);
   }
 
   /**

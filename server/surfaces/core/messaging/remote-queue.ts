@@ -9,7 +9,11 @@ import type { FederatedMessage } from '../../../../contract/core/federation.ts';
 /** The durable queue of signed messages to other nodes (federation/outbox.ts). */
 export interface RemoteQueue {
   /** Queues a signed message; call it inside the send's transaction. */
-  enqueue(fromAgentId: string, toDomain: string, message: FederatedMessage): void;
+  /**
+   * `sealed`: mail the outbox seals end to end for the recipient's published key at delivery
+   * (`message` is then the sender's own signed copy, never sent as it is).
+   */
+  enqueue(fromAgentId: string, toDomain: string, message: FederatedMessage, options?: { sealed?: boolean }): void;
   /** Delivers what is due; call it after the commit. */
   nudge(): void;
 }

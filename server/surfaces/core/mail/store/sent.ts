@@ -42,6 +42,8 @@ export interface QueuedSentRow {
   last_error: string | null;
   delivered_to: string | null;
   settled_at: string | null;
+  /** `encrypted_v2`: sealed end to end as it leaves (its payload is the sender's own copy). */
+  content_mode: 'legacy_plaintext_v1' | 'encrypted_v2';
 }
 
 /** The expression both Sent indexes are on (migration 0019). */
@@ -88,7 +90,7 @@ export function localSentRows(db: Db, agentId: string, cursor: SentKey | null, n
 const QUEUED_IN_THREAD = `AND (message_id = @threadId OR json_extract(payload, '$.thread_id') = @threadId)`;
 
 /** What an outbox mail row is read as (a `QueuedSentRow`). */
-const QUEUED_COLUMNS = `id, ${SECOND} AS sec, message_id, to_address, payload, status, attempts, next_attempt_at, last_error, delivered_to, settled_at`;
+const QUEUED_COLUMNS = `id, ${SECOND} AS sec, message_id, to_address, payload, status, attempts, next_attempt_at, last_error, delivered_to, settled_at, content_mode`;
 
 /** Up to `n` sends to other nodes after `cursor`, newest first; with `threadId`, only that thread's. */
 export function queuedSentRows(db: Db, agentId: string, cursor: SentKey | null, n: number, threadId?: string): QueuedSentRow[] {
@@ -189,9 +191,9 @@ export function toQueuedSentItem(row: QueuedSentRow): SentMail {
     last_error: row.last_error,
     delivered_to: row.delivered_to,
     settled_at: row.settled_at,
-    // Across nodes, mail still travels as plaintext the receiving node checks.
-    end_to_end: false,
-    content_mode: 'legacy_plaintext_v1',
-    message_version: 1,
+    // Sealed as it leaves, or plaintext the send named; either way the sender's own copy, which the node reads for it.
+    ...(row.content_mode === 'encrypted_v2'
+      ? { end_to_end: true, content_mode: 'server_readable_hosted' as const, message_version: 2 }
+      : { end_to_end: false, content_mode: 'legacy_plaintext_v1' as const, message_version: 1 }),
   };
 }

@@ -1,0 +1,231 @@
+/**
+ * End-to-end encrypted mail between two real nodes (docs/adr/0008-end-to-end-mail.md), each peer
+ * table pointing at a recording proxy in front of the other node, so the test sees every byte that
+ * crosses: mail and replies both ways are sealed as they leave (the recipient's key found on its
+ * node), checked and opened on arrival for the recipient whose keys the receiving node holds, and
+ * no subject or body crosses in any request or answer. A recipient that publishes no key gets
+ * nothing unless the send names plaintext; an envelope changed on the way, or another node's
+ * forgery, is refused at the door.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildKeyAssertion, type EncryptionKeyAssertion } from '../../server/crypto/e2ee/key-assertion.ts';
+import { sealEnvelope, type SealParty } from '../../server/crypto/e2ee/seal-envelope.ts';
+import { generateX25519KeyPair } from '../../server/crypto/e2ee/x25519.ts';
+import { independentDecrypt, independentSignatureVerifies, type Obj } from '../support/e2ee-independent.ts';
+import { testParty } from '../support/e2ee-parties.ts';
+import { signedMail, vouchingNode } from '../support/federation.ts';
+import { testKey, type TestKey } from '../support/keys.ts';
+import { remoteServers } from '../support/remote-server.ts';
+import { expectOk } from '../support/expect.ts';
+import { createIdentity, createNodeNamespace, createProject, init, persistent } from '../support/identities.ts';
+import { startTestNode, type TestNode } from '../support/node.ts';
+import { startRecordingProxy, type RecordingProxy } from '../support/recording-proxy.ts';
+import { genesisEntry, selfKey } from '../support/self-signer.ts';
+
+const FAST_OUTBOX = { retryBaseMs: 40, retryMaxMs: 200 };
+const WAIT = { timeout: 15_000, interval: 25 };
+const canary = (what: string): string => `${what}canary${randomBytes(8).toString('hex')}`;
+
+let a: TestNode;
+let b: TestNode;
+let toA: RecordingProxy;
+let toB: RecordingProxy;
+let alice: any;
+let bob: any;
+/** On node B: holds its own keys and publishes none. */
+let ned: any;
+const secrets: string[] = [];
+
+beforeAll(async () => {
+  a = await startTestNode({ outbox: FAST_OUTBOX });
+  b = await startTestNode({ outbox: FAST_OUTBOX });
+  toA = await startRecordingProxy(a.url);
+  toB = await startRecordingProxy(b.url);
+  await createNodeNamespace(a, 'a.test');
+  await createNodeNamespace(b, 'b.test');
+  const pa = await createProject(a, 'pa', 'a.test');
+  const pb = await createProject(b, 'pb', 'b.test');
+  alice = await createIdentity(a, pa.api_key, persistent('alice'));
+  bob = await createIdentity(b, pb.api_key, persistent('bob'));
+  const key = selfKey();
+  const head = genesisEntry(key);
+  expectOk(await b.request('POST', '/v1/did', { body: { ...head.payload, proof: head.signature } }));
+  ned = expectOk(await init(b, pb.api_key, persistent('ned', { custody: 'self', did: key.didKey, public_key: key.publicKey.toString('base64') })), 201);
+  expectOk(await a.owner('POST', '/v1/node/peers', { domain: 'b.test', url: toB.url }), 201);
+  expectOk(await b.owner('POST', '/v1/node/peers', { domain: 'a.test', url: toA.url }), 201);
+});
+afterAll(async () => {
+  await Promise.all([toA.close(), toB.close()]);
+  await Promise.all([a.stop(), b.stop()]);
+});
+
+const send = async (from: TestNode, token: string, body: Record<string, unknown>) =>
+  expectOk(await from.request('POST', '/v1/messages', { token, body })).message_id as string;
+const inbox = async (t: TestNode, token: string) => expectOk(await t.request('GET', '/v1/messages/inbox?limit=100', { token })).messages as any[];
+const outboundOf = async (t: TestNode, token: string, id: string) =>
+  (expectOk(await t.request('GET', '/v1/messages/outbound', { token })).messages as any[]).find((m) => m.message_id === id);
+const arrived = async (t: TestNode, token: string, id: string) => {
+  await expect.poll(async () => (await inbox(t, token)).find((m) => m.message_id === id), WAIT).toBeDefined();
+  return (await inbox(t, token)).find((m) => m.message_id === id);
+};
+
+describe('mail between two nodes, end to end', () => {
+  it('crosses sealed both ways: read on arrival, replied to, and no subject or body in any byte between the nodes', async () => {
+    const first = { subject: canary('subject'), body: canary('body') };
+    const reply = { subject: canary('subject'), body: canary('body') };
+    secrets.push(first.subject, first.body, reply.subject, reply.body);
+
+    const sent = await send(a, alice.api_key, { to_address: 'b.test/bob', ...first });
+    const got = await arrived(b, bob.api_key, sent);
+    expect(got).toMatchObject({ ...first, end_to_end: true, content_mode: 'server_readable_hosted', origin: 'remote', signature_status: 'verified' });
+    await expect.poll(async () => (await outboundOf(a, alice.api_key, sent))?.status, WAIT).toBe('delivered');
+    // The sender reads its own copy in Sent, marked as sealed.
+    expect(expectOk(await a.request('GET', `/v1/messages/sent/${sent}`, { token: alice.api_key }))).toMatchObject({ ...first, end_to_end: true });
+
+    const answered = await send(b, bob.api_key, { to_address: 'a.test/alice', ...reply, thread_id: sent });
+    expect(await arrived(a, alice.api_key, answered)).toMatchObject({ ...reply, end_to_end: true, thread_id: sent });
+
+    // What crossed: deliveries each way, and the key and sender lookups that made them possible.
+    expect(toB.requests).toContain('POST /v1/federation/messages/batch');
+    expect(toA.requests).toContain('POST /v1/federation/messages/batch');
+    expect(toB.requests.some((r) => r.startsWith('GET /v1/did/'))).toBe(true);
+    const crossed = Buffer.concat([...toA.recorded, ...toB.recorded]).toString('utf8');
+    expect(crossed).toContain('encrypted_envelope');
+    expect(secrets.filter((secret) => crossed.includes(secret))).toEqual([]);
+  });
+
+  it('stores the envelope its sender signed: a decrypter that is not the node opens nothing without the key, and the signature verifies', async () => {
+    const words = { subject: canary('subject'), body: canary('body') };
+    const sent = await send(a, alice.api_key, { to_address: 'b.test/bob', ...words });
+    await arrived(b, bob.api_key, sent);
+    // The delivery as it crossed: the wire's own fields carry no words, the envelope is the sender's.
+    const batch = toB.recorded.map((chunk) => chunk.toString('utf8')).find((text) => text.includes(sent) && text.includes('"encrypted_envelope"'));
+    const message = (JSON.parse(batch!) as { messages: Obj[] }).messages.find((m) => m.message_id === sent)!;
+    expect(message).toMatchObject({ subject: '', body: '', content_mode: 'encrypted_v2', message_version: 2 });
+    const envelope = message.encrypted_envelope as Obj;
+    expect(independentSignatureVerifies(envelope)).toBe(true);
+    expect(envelope.recipients).toEqual([expect.objectContaining({ address: 'b.test/bob', did: bob.did_key })]);
+    expect(() => independentDecrypt(envelope, randomBytes(32))).toThrow('not a recipient');
+  });
+
+  it('refuses at the door an envelope changed on the way, and one under another sender than its signature', async () => {
+    const sent = await send(a, alice.api_key, { to_address: 'b.test/bob', subject: 'original', body: 'as sealed' });
+    await arrived(b, bob.api_key, sent);
+    const batch = toB.recorded.map((chunk) => chunk.toString('utf8')).find((text) => text.includes(sent) && text.includes('"encrypted_envelope"'));
+    const message = (JSON.parse(batch!) as { messages: Obj[] }).messages.find((m) => m.message_id === sent)!;
+    const envelope = message.encrypted_envelope as Obj;
+    const replay = async (changed: Obj) => {
+      const response = await fetch(`${b.url}/v1/federation/messages`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(changed),
+      });
+      return { status: response.status, body: (await response.json()) as { code?: string; detail?: unknown } };
+    };
+    // A fresh id, the envelope changed: its signature (or its binding to the id) no longer holds.
+    const forged = await replay({ ...message, message_id: randomUUID() });
+    expect(forged.status).toBeGreaterThanOrEqual(400);
+    expect(forged.status).toBeLessThan(500);
+    const tampered = await replay({ ...message, message_id: randomUUID(), encrypted_envelope: { ...envelope, conversation_id: 'another' } });
+    expect(tampered.status).toBeGreaterThanOrEqual(400);
+    expect(tampered.status).toBeLessThan(500);
+    expect((await inbox(b, bob.api_key)).filter((m) => m.subject === 'original')).toHaveLength(1);
+  });
+});
+
+describe("a node's door for sealed mail", () => {
+  const servers = remoteServers();
+  afterAll(() => servers.closeAll());
+  let zed: TestKey;
+  let zedKey: EncryptionKeyAssertion;
+
+  beforeAll(async () => {
+    // Another node's sender, x.test/zed, vouched for by a scripted node, with a key of its own.
+    zed = testKey();
+    const keys = generateX25519KeyPair();
+    zedKey = buildKeyAssertion({ identityDid: zed.didKey, custody: 'self', publicKey: keys.publicKey, now: Date.now() - 60_000 }, (bytes) =>
+      Buffer.from(zed.sign(bytes), 'base64'),
+    );
+    const node = await vouchingNode(servers, 'x.test', { zed });
+    expectOk(await b.owner('POST', '/v1/node/peers', { domain: 'x.test', url: node.url }), 201);
+  });
+
+  /** A mail from zed to `to`, its wire fields signed by zed, its envelope sealed by zed for `recipient`. */
+  async function sealedFromZed(recipient: SealParty, options: { createdAt?: number; to?: string } = {}) {
+    const wire = signedMail(zed, { from: 'x.test/zed', to: options.to ?? 'b.test/bob', subject: '', body: '' });
+    const envelope = sealEnvelope(
+      {
+        kind: 'mail',
+        sender: { address: 'x.test/zed', did: zed.didKey, encryptionKey: zedKey },
+        recipients: [recipient],
+        subject: 'from another node',
+        body: 'sealed by its client',
+        messageId: wire.message_id,
+        conversationId: wire.message_id,
+        createdAt: options.createdAt ?? Date.now(),
+      },
+      (bytes) => Buffer.from(zed.sign(bytes), 'base64'),
+    ) as unknown as Obj;
+    return { ...wire, content_mode: 'encrypted_v2', message_version: 2, encrypted_envelope: envelope };
+  }
+  const bobAsRecipient = async (): Promise<SealParty> => ({
+    address: 'b.test/bob',
+    did: bob.did_key,
+    stableId: bob.did_aw,
+    encryptionKey: expectOk(await b.request('GET', `/v1/did/${bob.did_aw}/key`)).encryption_key,
+  });
+  const deliver = async (message: unknown) => {
+    const response = await fetch(`${b.url}/v1/federation/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(message),
+    });
+    return { status: response.status, body: (await response.json()) as { code?: string; detail?: string } };
+  };
+
+  it('takes a sealed mail whose envelope checks out, and opens it for the recipient whose keys the node holds', async () => {
+    const message = await sealedFromZed(await bobAsRecipient());
+    expect(await deliver(message)).toMatchObject({ status: 200, body: { status: 'delivered' } });
+    expect(await arrived(b, bob.api_key, message.message_id)).toMatchObject({ subject: 'from another node', body: 'sealed by its client', end_to_end: true });
+    // The same delivery again is the duplicate it is.
+    expect(await deliver(message)).toMatchObject({ status: 200, body: { status: 'duplicate' } });
+  });
+
+  it('refuses, each with its code, a stale envelope, one sealed for someone else, a suite downgrade and a broken envelope; nothing is stored', async () => {
+    const refusals: [unknown, string][] = [
+      [await sealedFromZed(await bobAsRecipient(), { createdAt: Date.now() + 10 * 60_000 }), 'SVC_ERR_E2EE_ENVELOPE_STALE'],
+      [await sealedFromZed(testParty({ address: 'b.test/bob' })), 'SVC_ERR_E2EE_ENVELOPE_MISMATCH'],
+    ];
+    const good = await sealedFromZed(await bobAsRecipient());
+    const envelope = good.encrypted_envelope;
+    refusals.push([
+      { ...good, encrypted_envelope: { ...envelope, crypto: { ...(envelope.crypto as Obj), suite: 'aweb-e2ee-v1.weak' } } },
+      'SVC_ERR_E2EE_ENVELOPE_UNSUPPORTED',
+    ]);
+    refusals.push([{ ...good, encrypted_envelope: { ...envelope, key_wraps: [{}] } }, 'SVC_ERR_E2EE_ENVELOPE_MALFORMED']);
+    for (const [message, code] of refusals) {
+      const answer = await deliver(message);
+      expect(answer.status, JSON.stringify(answer.body)).toBe(422);
+      expect(answer.body.code).toBe(code);
+      expect(JSON.stringify(answer.body)).not.toContain('sealed by its client');
+    }
+    const ids = refusals.map(([message]) => (message as { message_id: string }).message_id);
+    expect((await inbox(b, bob.api_key)).filter((m) => ids.includes(m.message_id))).toEqual([]);
+  });
+});
+
+describe('no downgrade across nodes', () => {
+  it('bounces mail for a recipient whose node publishes no key for it, unless the send names plaintext', async () => {
+    const secret = canary('body');
+    secrets.push(secret);
+    const sealed = await send(a, alice.api_key, { to_address: 'b.test/ned', body: secret });
+    await expect.poll(async () => (await outboundOf(a, alice.api_key, sealed))?.status, WAIT).toBe('bounced');
+    expect((await outboundOf(a, alice.api_key, sealed)).last_error).toMatch(/not sent: it is end-to-end encrypted.*legacy_plaintext_v1/);
+    const crossed = Buffer.concat(toB.recorded).toString('utf8');
+    expect(crossed).not.toContain(secret);
+
+    const plain = await send(a, alice.api_key, { to_address: 'b.test/ned', body: 'hello, in the clear', content_mode: 'legacy_plaintext_v1' });
+    expect(await arrived(b, ned.api_key, plain)).toMatchObject({ body: 'hello, in the clear', end_to_end: false, content_mode: 'legacy_plaintext_v1' });
+  });
+});
