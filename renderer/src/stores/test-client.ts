@@ -345,6 +345,9 @@ export function mailMessage(messageId: string, fields: Partial<MailMessage> = {}
     is_contact: false,
     signature_status: 'verified',
     from_namespace_trust: null,
+    end_to_end: false,
+    content_mode: 'legacy_plaintext_v1',
+    message_version: 1,
     ...fields,
   });
 }
@@ -357,6 +360,7 @@ export function mailWake(agentId: string, messageId: string, fields: Partial<Nod
     from_alias: 'bo',
     from_address: null,
     subject: 'Hi',
+    end_to_end: false,
     priority: 'normal',
     created_at: AT,
     ...fields,
