@@ -57,6 +57,9 @@ function mail(id: string, createdAt: string, extra: Partial<MailMessage> = {}): 
     is_contact: false,
     signature_status: 'verified',
     from_namespace_trust: null,
+    end_to_end: false,
+    content_mode: 'legacy_plaintext_v1',
+    message_version: 1,
     ...extra,
   };
 }
@@ -300,6 +303,9 @@ describe('folders', () => {
     last_error: null,
     delivered_to: null,
     settled_at: '2026-01-01T00:00:00Z',
+    end_to_end: false,
+    content_mode: 'legacy_plaintext_v1',
+    message_version: 1,
     ...extra,
   });
 

@@ -36,6 +36,9 @@ function item(n: number): SentMail {
     last_error: null,
     delivered_to: null,
     settled_at: '2026-03-01T10:00:00.000Z',
+    end_to_end: false,
+    content_mode: 'legacy_plaintext_v1',
+    message_version: 1,
   };
 }
 
