@@ -44,6 +44,13 @@ export const reachability = z
   .enum(['public', 'contacts-only', 'contacts_only'])
   .transform((value): Reachability => (value === 'contacts_only' ? 'contacts-only' : value));
 
+/**
+ * Whether the identity takes plaintext mail (and later chat) from senders that do not encrypt end
+ * to end: true by default, so older clients and nodes keep reaching it. When false, such a message
+ * is refused (409 SVC_ERR_E2EE_PLAINTEXT_REFUSED) and nothing is stored.
+ */
+export const AcceptsPlaintext = z.boolean();
+
 const context = z.record(z.string(), z.unknown()).refine((value) => JSON.stringify(value).length <= 16_384, 'context must serialise to at most 16 KiB');
 
 const settings = {
@@ -98,6 +105,7 @@ export type InitInput = z.output<typeof InitBody>;
 export const SettingsBody = z.strictObject({
   ...settings,
   address_reachability: reachability.optional(),
+  accepts_plaintext: z.boolean().optional(),
   hostname: z.string().max(256).optional(),
   workspace_path: z.string().max(1024).optional(),
 });
@@ -153,6 +161,7 @@ export const Identity = z.object({
   /** Its sender address: the oldest address bound to its did:svc. */
   address: z.string().nullable(),
   address_reachability: Reachability,
+  accepts_plaintext: AcceptsPlaintext,
   human_name: z.string(),
   role: z.string().nullable(),
   program: z.string().nullable(),
@@ -242,6 +251,7 @@ export const Settings = z.object({
   program: z.string().nullable(),
   context: z.record(z.string(), z.unknown()).nullable(),
   address_reachability: Reachability,
+  accepts_plaintext: AcceptsPlaintext,
   /** Upstream's (§9.1), beside ours: the identity's alias. */
   alias: z.string(),
   /** A team member's workspace fields (upstream's); null for an identity without a team workspace. */

@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { EncryptionKeyAssertion, EncryptionKeySummary } from '../core/encryption-keys.ts';
 import { DidLogEntry } from '../core/did.ts';
-import { AgentLogEntry, Identity, reachability, Reachability } from '../core/identities.ts';
+import { AcceptsPlaintext, AgentLogEntry, Identity, reachability, Reachability } from '../core/identities.ts';
 import { identityName } from './fields.ts';
 
 export { AgentIdParams } from '../core/identities.ts';
@@ -26,6 +26,10 @@ export const CreateIdentityBody = z.strictObject({
   human_name: z.string().max(64).optional(),
 });
 export type CreateIdentityInput = z.input<typeof CreateIdentityBody>;
+
+/** `PATCH /v1/node/identities/{agent_id}`: the settings the owner decides for an identity; an absent field keeps its value. */
+export const NodeSettingsBody = z.strictObject({ accepts_plaintext: AcceptsPlaintext.optional() });
+export type NodeSettingsInput = z.output<typeof NodeSettingsBody>;
 
 /** `POST /v1/node/identities/{agent_id}/session-key`: a key acting as the identity for 24 h. */
 export const SessionKey = z.object({ api_key: z.string(), api_key_id: z.string(), expires_at: z.string() });

@@ -294,8 +294,9 @@ describe('GET /openapi.json', () => {
     // fields are PATCH /v1/agents/me's), the owner's team invites (POST, GET
     // /v1/node/teams/{team_id}/invites; DELETE .../invites/{invite_id}) and the owner's search;
     // 63 with the owner's browser sessions (list, revoke one, revoke the others); 65 with
-    // end-to-end encryption keys (a self-custodial identity publishes, the owner rotates).
-    expect(operations).toHaveLength(65);
+    // end-to-end encryption keys (a self-custodial identity publishes, the owner rotates); 66 with
+    // the owner's identity settings (whether it accepts plaintext mail).
+    expect(operations).toHaveLength(66);
     for (const { route, path, method, op } of operations) {
       expect(op.security, route).toEqual(security(route));
       for (const [, name] of path.matchAll(/\{(\w+)\}/g)) {

@@ -293,7 +293,7 @@ describe('PATCH /v1/agents/me', () => {
     const patch = { human_name: 'Ada Lovelace', role: 'analyst', program: 'claude', context: { repo: 'svc-node' }, address_reachability: 'contacts-only' };
     const updated = expectOk(await t.request('PATCH', '/v1/agents/me', { token: identity.api_key, body: patch }));
     // With upstream's fields beside ours (no team workspace: its hostname and workspace_path are null).
-    expect(updated).toEqual({ agent_id: identity.agent_id, ...patch, alias: identity.alias, hostname: null, workspace_path: null });
+    expect(updated).toEqual({ agent_id: identity.agent_id, ...patch, accepts_plaintext: true, alias: identity.alias, hostname: null, workspace_path: null });
     expect(expectOk(await introspect(identity.api_key))).toMatchObject(patch);
     // Fields left out are kept.
     expect(expectOk(await t.request('PATCH', '/v1/agents/me', { token: identity.api_key, body: { role: 'lead' } }))).toMatchObject({

@@ -74,6 +74,7 @@ export function addIdentity(db: Db, fields: Partial<AgentRow> & Pick<AgentRow, '
     context: null,
     status: 'active',
     custody: 'custodial',
+    accepts_plaintext: 1,
     successor_agent_id: null,
     ...fields,
   };

@@ -27,6 +27,7 @@ function identity(name: string, extra: Partial<Identity> = {}): Identity {
     did_aw: `did:svc:${name}`,
     address: `acme.test/${name}`,
     address_reachability: 'public',
+    accepts_plaintext: true,
     human_name: '',
     role: null,
     program: null,

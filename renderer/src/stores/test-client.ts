@@ -291,6 +291,7 @@ export function identity(alias: string, fields: Partial<NodeIdentity> = {}): Nod
     did_aw: `did:svc:${alias}`,
     address: `example.com/${alias}`,
     address_reachability: 'public',
+    accepts_plaintext: true,
     human_name: alias,
     role: null,
     program: null,
@@ -345,9 +346,10 @@ export function mailMessage(messageId: string, fields: Partial<MailMessage> = {}
     is_contact: false,
     signature_status: 'verified',
     from_namespace_trust: null,
-    end_to_end: false,
-    content_mode: 'legacy_plaintext_v1',
-    message_version: 1,
+    // Mail between identities whose keys the node holds: sealed, and opened by the node for its reader.
+    end_to_end: true,
+    content_mode: 'server_readable_hosted',
+    message_version: 2,
     ...fields,
   });
 }

@@ -180,6 +180,7 @@ export class IdentityLifecycle {
         did_key: key.didKey,
         did_aw: didAw,
         address_reachability: old.address_reachability,
+        accepts_plaintext: old.accepts_plaintext,
         human_name: old.human_name,
         role: old.role,
         program: old.program,

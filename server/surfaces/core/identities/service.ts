@@ -40,7 +40,7 @@ import type {
   Settings,
   SettingsInput,
 } from '../../../../contract/core/identities.ts';
-import type { NodeIdentity, SessionKey } from '../../../../contract/node/identities.ts';
+import type { NodeIdentity, NodeSettingsInput, SessionKey } from '../../../../contract/node/identities.ts';
 import type { DidKey } from '../../../../contract/core/did.ts';
 
 // Other aggregates still name the row through this module.
@@ -95,6 +95,7 @@ export class IdentityService {
       did_aw: row.did_aw,
       address: this.address(row),
       address_reachability: row.address_reachability,
+      accepts_plaintext: row.accepts_plaintext === 1,
       human_name: row.human_name,
       role: row.role,
       program: row.program,
@@ -106,7 +107,17 @@ export class IdentityService {
 
   /** Every identity of the node, oldest first, for its owner: each with its encryption key's health. */
   list(): NodeIdentity[] {
-    return listLiveIdentities(this.#ctx.db).map((row) => ({ ...this.view(row), encryption_key: this.encryptionKeys.summary(row) }));
+    return listLiveIdentities(this.#ctx.db).map((row) => this.#nodeView(row));
+  }
+
+  /** The owner's change of an identity's settings (`PATCH /v1/node/identities/{agent_id}`): the identity as the list shows it. */
+  updateByOwner(agentId: string, patch: NodeSettingsInput): NodeIdentity {
+    this.updateSettings(agentId, patch);
+    return this.#nodeView(this.row(agentId));
+  }
+
+  #nodeView(row: AgentRow): NodeIdentity {
+    return { ...this.view(row), encryption_key: this.encryptionKeys.summary(row) };
   }
 
   /**
@@ -258,7 +269,7 @@ export class IdentityService {
   }
 
   /** The identity's own settings; a team member's workspace fields are the team service's (the route joins them). */
-  updateSettings(agentId: string, patch: SettingsInput): Omit<Settings, 'hostname' | 'workspace_path'> {
+  updateSettings(agentId: string, patch: SettingsInput | NodeSettingsInput): Omit<Settings, 'hostname' | 'workspace_path'> {
     const row = this.row(agentId);
     const { db } = this.#ctx;
     db.transaction(() => {
@@ -281,6 +292,7 @@ export class IdentityService {
       program: view.program,
       context: view.context,
       address_reachability: view.address_reachability,
+      accepts_plaintext: view.accepts_plaintext,
       alias: view.alias,
     };
   }

@@ -36,6 +36,7 @@ import type { IdentityEncryptionKeys } from '../identities/encryption-keys.ts';
 import type { ContentMode, SendContentMode, StoredEnvelope } from '../../../../contract/core/end-to-end.ts';
 import type { AgentRow } from '../identities/store/agents.ts';
 import type { Party } from './participants.ts';
+import { assertAcceptsPlaintext } from './plaintext-policy.ts';
 import { assertNodeMaySign } from './signing.ts';
 
 /** What a message says, as its parties read it. */
@@ -97,7 +98,7 @@ export class EndToEnd {
     // A sender holding its own keys sends what it signed or sealed itself; the node makes neither for it.
     if (!clientSigned) assertNodeMaySign(sender);
     const recipientKey = this.keyOf(recipient);
-    if (clientSigned && request.content_mode !== 'encrypted_v2') return { kind: 'plaintext' };
+    if (clientSigned && request.content_mode !== 'encrypted_v2') return plaintextTo(recipient);
     if (recipientKey !== null) {
       if (request.content_mode === 'legacy_plaintext_v1') {
         throw conflict(
@@ -107,7 +108,7 @@ export class EndToEnd {
       }
       return { kind: 'seal', recipientKey };
     }
-    if (request.content_mode === 'legacy_plaintext_v1') return { kind: 'plaintext' };
+    if (request.content_mode === 'legacy_plaintext_v1') return plaintextTo(recipient);
     throw conflict(
       'SVC_ERR_E2EE_RECIPIENT_KEY_MISSING',
       `${recipient.address ?? recipient.alias} publishes no valid encryption key, so nothing was sent. To send it readable by the nodes it crosses, say so: content_mode "legacy_plaintext_v1"`,
@@ -202,6 +203,12 @@ export class EndToEnd {
       }
     });
   }
+}
+
+/** Plaintext to `recipient`, when it accepts plaintext (its setting; plaintext-policy.ts). */
+function plaintextTo(recipient: Party): SendMode {
+  assertAcceptsPlaintext(recipient);
+  return { kind: 'plaintext' };
 }
 
 /** The 4xx for an E2EE refusal: its code by situation, its detail the core's words (fields, never content). */

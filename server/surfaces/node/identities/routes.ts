@@ -1,6 +1,7 @@
 /**
  * The owner's identities (`/v1/node/identities`): every identity of the node with its encryption
- * key's health, a new persistent one, a fresh encryption key for one
+ * key's health, a new persistent one, the settings the owner decides for one (whether it accepts
+ * plaintext mail), a fresh encryption key for one
  * (core/identities/encryption-keys.ts, which also sums up each key's health), and a key acting as
  * one for the UI (core/identities/service.ts). Schemas:
  * contract/node/identities.ts.
@@ -8,7 +9,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { CreatedIdentity } from '../../../../contract/core/identities.ts';
-import { AgentIdParams, CreateIdentityBody, IdentityList, SessionKey } from '../../../../contract/node/identities.ts';
+import { AgentIdParams, CreateIdentityBody, IdentityList, NodeIdentity, NodeSettingsBody, SessionKey } from '../../../../contract/node/identities.ts';
 import { EncryptionKeyRotated } from '../../../../contract/core/encryption-keys.ts';
 import type { CoreServices } from '../../core/services.ts';
 
@@ -42,6 +43,21 @@ export async function identityRoutes(app: FastifyInstance, { services }: { servi
       const { project_id, ...rest } = request.body;
       return reply.code(201).send(identities.create(project_id, { ...rest, lifetime: 'persistent' }));
     },
+  );
+
+  api.patch(
+    '/v1/node/identities/:agent_id',
+    {
+      config: { auth: 'owner' },
+      schema: {
+        tags,
+        summary: 'Changes the settings the owner decides for an identity: whether it accepts plaintext mail from senders that do not encrypt end to end',
+        params: AgentIdParams,
+        body: NodeSettingsBody,
+        response: { 200: NodeIdentity },
+      },
+    },
+    async (request) => identities.updateByOwner(request.params.agent_id, request.body),
   );
 
   api.post(

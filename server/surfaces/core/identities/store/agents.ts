@@ -20,6 +20,8 @@ export interface AgentRow {
   did_key: string;
   did_aw: string | null;
   address_reachability: Reachability;
+  /** 1: takes plaintext mail from senders that do not encrypt end to end (the default); 0: refuses it. */
+  accepts_plaintext: 0 | 1;
   human_name: string;
   role: string | null;
   program: string | null;
@@ -31,10 +33,12 @@ export interface AgentRow {
 }
 
 /** A new row: the status starts `active` and no successor is named. */
-export type NewAgentRow = Omit<AgentRow, 'status' | 'successor_agent_id' | 'context' | 'custody'> & {
+export type NewAgentRow = Omit<AgentRow, 'status' | 'successor_agent_id' | 'context' | 'custody' | 'accepts_plaintext'> & {
   context: Record<string, unknown> | null;
   /** Defaults to `custodial`. */
   custody?: Custody;
+  /** Defaults to accepting plaintext (1). */
+  accepts_plaintext?: 0 | 1;
 };
 
 /** The settings an identity may change; an absent field keeps its value. */
@@ -44,6 +48,7 @@ export interface AgentSettingsPatch {
   program?: string | undefined;
   context?: Record<string, unknown> | undefined;
   address_reachability?: Reachability | undefined;
+  accepts_plaintext?: boolean | undefined;
 }
 
 export interface RotationAnnouncementRow {
@@ -101,16 +106,22 @@ export function aliasTaken(db: Db, projectId: string, alias: string): boolean {
 export function insertIdentity(db: Db, row: NewAgentRow): void {
   db.prepare(
     `INSERT INTO agents (agent_id, project_id, alias, name, lifetime, custody, key_id, did_key, did_aw, address_reachability,
-       human_name, role, program, context, created_at, updated_at)
+       accepts_plaintext, human_name, role, program, context, created_at, updated_at)
      VALUES (@agent_id, @project_id, @alias, @name, @lifetime, @custody, @key_id, @did_key, @did_aw, @address_reachability,
-       @human_name, @role, @program, @context, @created_at, @updated_at)`,
-  ).run({ ...row, custody: row.custody ?? 'custodial', context: row.context === null ? null : JSON.stringify(row.context) });
+       @accepts_plaintext, @human_name, @role, @program, @context, @created_at, @updated_at)`,
+  ).run({
+    ...row,
+    custody: row.custody ?? 'custodial',
+    accepts_plaintext: row.accepts_plaintext ?? 1,
+    context: row.context === null ? null : JSON.stringify(row.context),
+  });
 }
 
 export function updateIdentitySettings(db: Db, agentId: string, patch: AgentSettingsPatch, updatedAt: string): void {
   db.prepare(
     `UPDATE agents SET human_name = COALESCE(?, human_name), role = COALESCE(?, role), program = COALESCE(?, program),
-       context = COALESCE(?, context), address_reachability = COALESCE(?, address_reachability), updated_at = ?
+       context = COALESCE(?, context), address_reachability = COALESCE(?, address_reachability),
+       accepts_plaintext = COALESCE(?, accepts_plaintext), updated_at = ?
      WHERE agent_id = ?`,
   ).run(
     patch.human_name ?? null,
@@ -118,6 +129,7 @@ export function updateIdentitySettings(db: Db, agentId: string, patch: AgentSett
     patch.program ?? null,
     patch.context === undefined ? null : JSON.stringify(patch.context),
     patch.address_reachability ?? null,
+    patch.accepts_plaintext === undefined ? null : patch.accepts_plaintext ? 1 : 0,
     updatedAt,
     agentId,
   );
