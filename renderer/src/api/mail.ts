@@ -58,9 +58,14 @@ export interface InboxQuery {
 
 /**
  * A send: recipients go in the list for their kind (address, alias in my project, did); a reply
- * names its thread; `message_id` (one recipient) makes a retry the same send.
+ * names its thread; `message_id` (one recipient) makes a retry the same send; `content_mode`
+ * `legacy_plaintext_v1` sends plaintext, only when the person chose it (the node encrypts
+ * otherwise, and refuses a recipient without a key).
  */
-export type SendMailInput = Pick<SendMailRequest, 'to_addresses' | 'to_aliases' | 'to_dids' | 'subject' | 'body' | 'priority' | 'thread_id' | 'message_id'>;
+export type SendMailInput = Pick<
+  SendMailRequest,
+  'to_addresses' | 'to_aliases' | 'to_dids' | 'subject' | 'body' | 'priority' | 'thread_id' | 'message_id' | 'content_mode'
+>;
 
 /** A thread's mail as this identity has it: what it received and what it sent, each newest first. */
 export interface MailThread {

@@ -173,6 +173,8 @@ export interface ThreadEntry {
   body: string;
   created_at: string;
   mine: boolean;
+  /** Whether it went end-to-end encrypted. */
+  end_to_end: boolean;
 }
 
 /**
@@ -188,6 +190,7 @@ export function threadEntries(received: readonly MailMessage[], sent: readonly S
     body: m.body,
     created_at: m.created_at,
     mine: false,
+    end_to_end: m.end_to_end,
   }));
   const sends = new Map<string, ThreadEntry>();
   for (const s of sent) {
@@ -195,7 +198,17 @@ export function threadEntries(received: readonly MailMessage[], sent: readonly S
     const key = `${s.created_at}\n${s.subject}\n${s.body}`;
     const seen = sends.get(key);
     if (seen) seen.to = `${seen.to}, ${s.to}`;
-    else sends.set(key, { message_id: s.message_id, from: 'You', to: s.to, subject: s.subject, body: s.body, created_at: s.created_at, mine: true });
+    else
+      sends.set(key, {
+        message_id: s.message_id,
+        from: 'You',
+        to: s.to,
+        subject: s.subject,
+        body: s.body,
+        created_at: s.created_at,
+        mine: true,
+        end_to_end: s.end_to_end,
+      });
   }
   return [...entries, ...sends.values()]
     .filter((entry) => entry.message_id !== openId)

@@ -119,6 +119,44 @@ describe('outbox', () => {
     expect(item.messageId).not.toBeNull();
   });
 
+  it('never sends plaintext on its own: a refusal for a recipient without a key waits for the person’s choice, then the same send goes as plaintext', async () => {
+    const outbox = await outboxAs(ADA);
+    node.mail.send = async () => {
+      throw new ApiError(409, 'example.com/bo publishes no valid encryption key, so nothing was sent.', [], 'SVC_ERR_E2EE_RECIPIENT_KEY_MISSING');
+    };
+    const item = outbox.send(draft);
+    await expect.poll(() => outbox.mine[0]?.state).toBe('failed');
+    expect(outbox.mine[0]).toMatchObject({ code: 'SVC_ERR_E2EE_RECIPIENT_KEY_MISSING', plaintext: false });
+    // No silent resend: the one send asked for encryption (no content_mode at all).
+    expect(node.callsTo('mail', 'send')).toHaveLength(1);
+    expect(node.callsTo('mail', 'send')[0]?.args[0]).not.toHaveProperty('content_mode');
+
+    node.mail.send = async () => sendResult(['bo']);
+    outbox.sendAsPlaintext(item.id);
+    await expect.poll(() => outbox.mine[0]?.state).toBe('sent');
+    expect(outbox.mine[0]).toMatchObject({ plaintext: true, code: null });
+    const calls = node.callsTo('mail', 'send').map((c) => c.args[0] as { message_id?: string; content_mode?: string });
+    expect(calls.map((c) => c.content_mode)).toEqual([undefined, 'legacy_plaintext_v1']);
+    // The same send: a lost answer cannot make it two mails.
+    expect(calls.map((c) => c.message_id)).toEqual([item.messageId, item.messageId]);
+  });
+
+  it('sends as plaintext only a send that was refused, and a new send of the same words encrypts again', async () => {
+    const outbox = await outboxAs(ADA);
+    const answer = deferred<SendMailResult>();
+    node.mail.send = () => answer.promise;
+    const sending = outbox.send(draft);
+    outbox.sendAsPlaintext(sending.id);
+    expect(outbox.mine[0]).toMatchObject({ state: 'sending', plaintext: false });
+    answer.resolve(sendResult(['bo']));
+    await expect.poll(() => outbox.mine[0]?.state).toBe('sent');
+
+    node.mail.send = async () => sendResult(['bo']);
+    outbox.send(draft);
+    await expect.poll(() => node.callsTo('mail', 'send').length).toBe(2);
+    expect(node.callsTo('mail', 'send').map((c) => (c.args[0] as { content_mode?: string }).content_mode)).toEqual([undefined, undefined]);
+  });
+
   it('gives a send to several recipients no message id of its own (one id names one mail)', async () => {
     const outbox = await outboxAs(ADA);
     node.mail.send = async () => sendResult(['bo', 'cy']);

@@ -17,6 +17,8 @@
  * when it first showed the identity.
  */
 import { defineStore } from 'pinia';
+import type { ErrorCode } from '../../../contract/errors.ts';
+import { ApiError } from '../api/errors.ts';
 import { computed, ref, watch } from 'vue';
 import { MailDrafts, sameMailDraft, type MailDraft, type UnsentChange, type UnsentMail } from '../lib/drafts.ts';
 import { queuedRecipients } from '../lib/federation.ts';
@@ -37,6 +39,13 @@ export interface OutboxItem {
   state: 'sending' | 'sent' | 'failed';
   /** The node's reason, when it failed. */
   error: string | null;
+  /** The node's code for that reason (null when it was not reached, or after a reload). */
+  code: ErrorCode | null;
+  /**
+   * Sent as plaintext (`legacy_plaintext_v1`), by the person's explicit choice after the node
+   * refused it for a recipient without an encryption key: never set by the app on its own.
+   */
+  plaintext: boolean;
   /** Recipients (as named in the draft) whose mail went to another node's queue, once sent. */
   queued: string[];
   /**
@@ -80,6 +89,8 @@ export const useOutboxStore = defineStore('mail-outbox', () => {
       draft: u.draft,
       state: 'failed',
       error: u.error ?? NOT_CONFIRMED,
+      code: null,
+      plaintext: false,
       queued: [],
       messageId: u.messageId,
       kept: true,
@@ -118,7 +129,18 @@ export const useOutboxStore = defineStore('mail-outbox', () => {
     const owner = mail.agentId;
     if (owner === null) throw new Error('No identity is selected.');
     const messageId = draft.to.length === 1 ? crypto.randomUUID() : null;
-    const item: OutboxItem = { id: crypto.randomUUID(), agentId: owner, draft, state: 'sending', error: null, queued: [], messageId, kept: true };
+    const item: OutboxItem = {
+      id: crypto.randomUUID(),
+      agentId: owner,
+      draft,
+      state: 'sending',
+      error: null,
+      code: null,
+      plaintext: false,
+      queued: [],
+      messageId,
+      kept: true,
+    };
     items.value = [...items.value, item];
     void deliver(item.id);
     return item;
@@ -133,7 +155,7 @@ export const useOutboxStore = defineStore('mail-outbox', () => {
   async function deliver(id: string): Promise<void> {
     const item = items.value.find((entry) => entry.id === id);
     if (item === undefined) return;
-    patch(id, { state: 'sending', error: null, queued: [] });
+    patch(id, { state: 'sending', error: null, code: null, queued: [] });
     try {
       const result = await session.asIdentity(item.agentId).mail.send({
         ...recipientFields(item.draft.to),
@@ -142,6 +164,7 @@ export const useOutboxStore = defineStore('mail-outbox', () => {
         priority: item.draft.priority,
         ...(item.draft.thread_id === undefined ? {} : { thread_id: item.draft.thread_id }),
         ...(item.messageId === null ? {} : { message_id: item.messageId }),
+        ...(item.plaintext ? { content_mode: 'legacy_plaintext_v1' as const } : {}),
       });
       const queued = queuedRecipients(result);
       patch(id, { state: 'sent', queued });
@@ -150,11 +173,22 @@ export const useOutboxStore = defineStore('mail-outbox', () => {
       if (shown) void sent.refresh();
       if (queued.length > 0 && shown && (mail.folder === 'outbound' || outbound.loaded)) void outbound.load();
     } catch (error) {
-      patch(id, { state: 'failed', error: errorMessage(error) });
+      patch(id, { state: 'failed', error: errorMessage(error), code: error instanceof ApiError ? error.code : null });
     }
   }
 
   function retry(id: string): void {
+    void deliver(id);
+  }
+
+  /**
+   * The person's explicit choice, after the node refused a send because its recipient publishes
+   * no encryption key: the same send (its message id) again, as plaintext. Nothing else sends
+   * plaintext; a later edit and send encrypts again.
+   */
+  function sendAsPlaintext(id: string): void {
+    if (!items.value.some((item) => item.id === id && item.state === 'failed')) return;
+    items.value = items.value.map((item) => (item.id === id ? { ...item, plaintext: true } : item));
     void deliver(id);
   }
 
@@ -192,5 +226,5 @@ export const useOutboxStore = defineStore('mail-outbox', () => {
     if (change !== null) heard(change);
   });
 
-  return { items, mine, send, retry, update, discard };
+  return { items, mine, send, retry, sendAsPlaintext, update, discard };
 });
