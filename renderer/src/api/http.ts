@@ -6,7 +6,7 @@
 import { ApiError, errorCode, errorIssues, errorMessage } from './errors.ts';
 import type { FetchLike } from './sse.ts';
 
-export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 async function readJson(response: Response): Promise<unknown> {
   const text = await response.text();

@@ -98,6 +98,15 @@ describe('NodeClient', () => {
     expect(calls.map((call) => [call.method, call.url])).toEqual([['POST', 'http://127.0.0.1:4100/v1/node/identities/a%2F1/encryption-key/rotate']]);
   });
 
+  it('changes whether an identity accepts plaintext mail with a PATCH of that one setting', async () => {
+    const { fetch, calls } = fakeFetch(() => ({ status: 200, body: { agent_id: 'a/1', accepts_plaintext: false } }));
+    const client = new NodeClient({ coreUrl: 'http://127.0.0.1:4100', token: 'T0K', mode: 'desktop', fetch });
+    expect(await client.updateIdentity('a/1', { accepts_plaintext: false })).toMatchObject({ accepts_plaintext: false });
+    expect(calls.map((call) => [call.method, call.url, call.body])).toEqual([
+      ['PATCH', 'http://127.0.0.1:4100/v1/node/identities/a%2F1', { accepts_plaintext: false }],
+    ]);
+  });
+
   it('throws ApiError with the server detail and code', async () => {
     const { fetch } = fakeFetch(() => ({
       status: 409,

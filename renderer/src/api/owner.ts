@@ -12,7 +12,7 @@ import type { NodeAgentPresence, NodeChangeKind, NodeWakeItem } from '../../../c
 import type { CreatedIdentity } from '../../../contract/core/identities.ts';
 import type { Namespace } from '../../../contract/core/namespaces.ts';
 import type { EncryptionKeyRotated } from '../../../contract/core/encryption-keys.ts';
-import type { CreateIdentityInput, NodeIdentity, SessionKey } from '../../../contract/node/identities.ts';
+import type { CreateIdentityInput, NodeIdentity, NodeSettingsInput, SessionKey } from '../../../contract/node/identities.ts';
 import type { CreatedProject, CreateNamespaceInput, CreateProjectInput, NodeInfo, ProjectListItem, UiLink } from '../../../contract/node/owner.ts';
 import type { Peer, PeerInput, PeerRemoved } from '../../../contract/node/peers.ts';
 import type { OwnerSessionList, OwnerSessionView, RevokedSessions } from '../../../contract/node/sessions.ts';
@@ -119,6 +119,10 @@ export class NodeClient {
     return requestJson<T>(this.#fetch, `${this.coreUrl}${path}`, 'PUT', this.#token, body);
   }
 
+  #patch<T>(path: string, body: unknown): Promise<T> {
+    return requestJson<T>(this.#fetch, `${this.coreUrl}${path}`, 'PATCH', this.#token, body);
+  }
+
   #delete<T>(path: string): Promise<T> {
     return requestJson<T>(this.#fetch, `${this.coreUrl}${path}`, 'DELETE', this.#token);
   }
@@ -162,6 +166,11 @@ export class NodeClient {
   /** A fresh end-to-end encryption key for a custodial identity; the old one stays in custody, so old messages stay readable. */
   rotateEncryptionKey(agentId: string): Promise<EncryptionKeyRotated> {
     return this.#post<EncryptionKeyRotated>(`/v1/node/identities/${encodeURIComponent(agentId)}/encryption-key/rotate`);
+  }
+
+  /** The settings the owner decides for an identity (whether it accepts plaintext mail); the identity as the list shows it. */
+  updateIdentity(agentId: string, settings: NodeSettingsInput): Promise<NodeIdentity> {
+    return this.#patch<NodeIdentity>(`/v1/node/identities/${encodeURIComponent(agentId)}`, settings);
   }
 
   createIdentity(input: CreateIdentityInput): Promise<CreatedIdentity> {

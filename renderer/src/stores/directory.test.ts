@@ -175,4 +175,25 @@ describe('directory store: encryption keys', () => {
     await expect(directory.rotateEncryptionKey('agent-old')).rejects.toThrow('Identity is archived');
     expect(directory.identities.find((i) => i.alias === 'old')?.encryption_key).toEqual(keySummary());
   });
+
+  it('turns plaintext off for one identity: it shows what the node answered, the others stay, and no list is read again', async () => {
+    const directory = useDirectoryStore();
+    await directory.load();
+    node.owner.updateIdentity = async (agentId, settings) => identity('ada', { agent_id: agentId, accepts_plaintext: settings.accepts_plaintext ?? true });
+    expect(await directory.setAcceptsPlaintext('agent-ada', false)).toMatchObject({ accepts_plaintext: false });
+    expect(node.callsTo('owner', 'updateIdentity').map((call) => call.args)).toEqual([['agent-ada', { accepts_plaintext: false }]]);
+    expect(directory.identities.find((i) => i.alias === 'ada')?.accepts_plaintext).toBe(false);
+    expect(directory.identities.find((i) => i.alias === 'bo')?.accepts_plaintext).toBe(true);
+    expect(node.callsTo('owner', 'identities')).toHaveLength(1);
+  });
+
+  it('keeps the setting as it was when the node refuses the change, and passes the node’s words on', async () => {
+    const directory = useDirectoryStore();
+    await directory.load();
+    node.owner.updateIdentity = async () => {
+      throw new ApiError(404, 'Identity not found');
+    };
+    await expect(directory.setAcceptsPlaintext('agent-ada', false)).rejects.toThrow('Identity not found');
+    expect(directory.identities.find((i) => i.alias === 'ada')?.accepts_plaintext).toBe(true);
+  });
 });

@@ -1,6 +1,7 @@
 /**
  * What the node holds that the Identities view shows: identities (with their encryption keys'
- * health, rotated through useEncryptionKeys), projects and namespaces, plus the identity
+ * health, rotated through useEncryptionKeys, and whether each accepts plaintext mail,
+ * usePlaintextSetting), projects and namespaces, plus the identity
  * currently chosen in the sidebar switcher.
  */
 import { defineStore } from 'pinia';
@@ -18,6 +19,7 @@ import type {
   SetupResult,
 } from '../api/owner.ts';
 import { useEncryptionKeys } from '../composables/useEncryptionKeys.ts';
+import { usePlaintextSetting } from '../composables/usePlaintextSetting.ts';
 import { errorMessage } from '../lib/format.ts';
 import { newestRead } from '../lib/newest-read.ts';
 import { useSessionStore } from './session.ts';
@@ -70,6 +72,7 @@ export const useDirectoryStore = defineStore('directory', () => {
 
   /** An answer older than one asked for since (after a create) is dropped; its caller waits for the newest. */
   const { nodeHoldsKeys, rotateEncryptionKey } = useEncryptionKeys(identities, () => session.api());
+  const { setAcceptsPlaintext } = usePlaintextSetting(identities, () => session.api());
 
   const load = newestRead(async (newest) => {
     loading.value = true;
@@ -139,6 +142,7 @@ export const useDirectoryStore = defineStore('directory', () => {
     createNamespace,
     selectIdentity,
     rotateEncryptionKey,
+    setAcceptsPlaintext,
     setUp,
   };
 });
