@@ -53,6 +53,8 @@ export const IdentityBackup = z.object({
     name: z.string().min(1).max(64),
     did_aw: z.string(),
     address_reachability: Reachability,
+    /** Absent from backups made before the setting existed: such an identity accepts plaintext, the default. */
+    accepts_plaintext: AcceptsPlaintext.optional(),
     human_name: z.string().max(64),
     role: z.string().max(50).nullable(),
     program: z.string().max(256).nullable(),

@@ -85,8 +85,11 @@ describe('identity backup', () => {
     expect((await b.request('GET', `/v1/did/${alice.did_aw}/key`)).status).toBe(404);
   });
 
-  it('restores the identity on another node: same ids, working key, address in the new namespace', async () => {
+  it('restores the identity on another node: same ids, working key, address in the new namespace, its settings', async () => {
+    // Alice refuses plaintext: the backup carries the choice.
+    expect((await a.request('PATCH', '/v1/agents/me', { token: alice.api_key, body: { accepts_plaintext: false } })).status).toBe(200);
     const backup = (await exportAlice()).body;
+    expect(backup.identity.accepts_plaintext).toBe(false);
     const restored = await b.owner('POST', '/v1/node/identities/import', { project_id: projectB.project_id, passphrase: PASSPHRASE, backup });
     expect(restored.status).toBe(201);
     expect(restored.body.agent_id).toBe(alice.agent_id);
@@ -96,6 +99,7 @@ describe('identity backup', () => {
 
     const me = await b.request('GET', '/v1/auth/introspect', { token: restored.body.api_key });
     expect(me.body.did_aw).toBe(alice.did_aw);
+    expect(me.body.accepts_plaintext).toBe(false);
     const key = await b.request('GET', `/v1/did/${alice.did_aw}/key`);
     expect(key.body.current_did_key).toBe(restored.body.did_key);
     // The same current encryption key is published again from the new node, linked to the previous one.
