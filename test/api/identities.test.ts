@@ -408,7 +408,10 @@ describe('POST /api/v1/agents/{agent_id}/replace', () => {
 
   it('replaces a persistent identity: a fresh did:svc takes the address, vouched for by the controller', async () => {
     const old = await createIdentity(t, alpha.api_key, persistent('phoenix'));
+    // A setting of the old identity the successor keeps: it refuses plaintext mail.
+    expectOk(await t.request('PATCH', '/v1/agents/me', { token: old.api_key, body: { accepts_plaintext: false } }));
     const replaced = expectOk(await replace(old.agent_id, t.node.ownerToken));
+    expect(replaced.accepts_plaintext).toBe(false);
     expect(replaced).toMatchObject({ status: 'replaced', old_agent_id: old.agent_id, lifetime: 'persistent', name: 'phoenix', identity_status: 'active' });
     expect(replaced.agent_id).not.toBe(old.agent_id);
     expect(replaced.did_key).not.toBe(old.did_key);
