@@ -15,7 +15,7 @@ describe('end-to-end encryption words', () => {
     expect(threadEncryptionBadge([sealed, plain, sealed])).toMatchObject({
       text: 'Not all end-to-end encrypted',
       locked: false,
-      hint: '1 of the 3 messages of this thread is not end-to-end encrypted.',
+      hint: 'Not end-to-end encrypted: 1 of this thread’s 3 messages.',
     });
     expect(threadEncryptionBadge([plain, plain])).toMatchObject({ text: 'Not end-to-end encrypted', locked: false });
   });

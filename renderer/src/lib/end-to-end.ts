@@ -4,6 +4,7 @@
  * plaintext, by the person's explicit choice. Pure and tested in end-to-end.test.ts.
  */
 import type { ErrorCode } from '../../../contract/errors.ts';
+import { plural } from './format.ts';
 import type { BadgeLabel } from './labels.ts';
 
 /** A badge about encryption: `locked` picks the closed lock or the open one, so the meaning never rests on colour. */
@@ -44,7 +45,7 @@ export function threadEncryptionBadge(messages: readonly { end_to_end: boolean }
   return {
     text: 'Not all end-to-end encrypted',
     tone: 'warn',
-    hint: `${plain} of the ${messages.length} messages of this thread ${plain === 1 ? 'is' : 'are'} not end-to-end encrypted.`,
+    hint: `Not end-to-end encrypted: ${plain} of this thread’s ${plural(messages.length, 'message')}.`,
     locked: false,
   };
 }
