@@ -80,6 +80,8 @@ export interface FederationCore<Recipient extends HostedRecipient = HostedRecipi
    * Throws the refusal (a 4xx whose detail names fields, never content).
    */
   checkArrivedEnvelope(mail: FederatedMail, recipient: Recipient): ArrivedEnvelope;
+  /** Throws the refusal when the recipient takes only end-to-end encrypted mail and `mail` is plaintext. */
+  checkArrivedPlaintext(recipient: Recipient): void;
   /**
    * Stores checked mail in its recipient's inbox, in the caller's transaction (`encrypted`: what
    * checkArrivedEnvelope made of its envelope). False when another delivery of the same id got

@@ -14,7 +14,8 @@
  * 4. the recipient accepts the sender (contacts-only identities need a matching contact, or, for
  *    chat, to have answered the sender in their session before);
  * 5. an end-to-end encrypted mail's envelope says what the signed fields say, is fresh, sealed to
- *    a key the recipient published, and intact (the core checks it: core-port.ts).
+ *    a key the recipient published, and intact (the core checks it: core-port.ts); a plaintext mail
+ *    is for a recipient that accepts plaintext.
  *
  * A sender (address and key) that passed step 3 is not asked about again for 5 minutes
  * (checked-senders.ts), so a busy sender's messages cost its node two questions, not two each.
@@ -147,6 +148,8 @@ export class FederationInbound<Recipient extends HostedRecipient = HostedRecipie
     if (message.kind === 'mail' && message.encrypted_envelope !== undefined) {
       return { message, recipient, sender, encrypted: this.#core.checkArrivedEnvelope(message, recipient) };
     }
+    // Plaintext mail, from a node or client that does not encrypt: only to a recipient that takes it.
+    if (message.kind === 'mail') this.#core.checkArrivedPlaintext(recipient);
     return { message, recipient, sender } as CheckedMessage<Recipient>;
   }
 

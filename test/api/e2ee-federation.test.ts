@@ -228,4 +228,12 @@ describe('no downgrade across nodes', () => {
     const plain = await send(a, alice.api_key, { to_address: 'b.test/ned', body: 'hello, in the clear', content_mode: 'legacy_plaintext_v1' });
     expect(await arrived(b, ned.api_key, plain)).toMatchObject({ body: 'hello, in the clear', end_to_end: false, content_mode: 'legacy_plaintext_v1' });
   });
+
+  it('refuses plaintext from another node for a recipient that takes only encrypted mail: the sender gets it back', async () => {
+    expectOk(await b.request('PATCH', '/v1/agents/me', { token: ned.api_key, body: { accepts_plaintext: false } }));
+    const plain = await send(a, alice.api_key, { to_address: 'b.test/ned', body: 'not wanted in the clear', content_mode: 'legacy_plaintext_v1' });
+    await expect.poll(async () => (await outboundOf(a, alice.api_key, plain))?.status, WAIT).toBe('bounced');
+    expect((await outboundOf(a, alice.api_key, plain)).last_error).toMatch(/accepts only end-to-end encrypted messages/);
+    expect((await inbox(b, ned.api_key)).some((m) => m.message_id === plain)).toBe(false);
+  });
 });

@@ -10,6 +10,7 @@ import type { ArrivedEnvelope, Bounce, CheckedSender, FederationCore, SenderKeys
 import type { FoundEncryptionKey } from '../../federation/remote-encryption-keys.ts';
 import { conflict, invalid } from '../../errors.ts';
 import type { EndToEnd } from './messaging/end-to-end.ts';
+import { assertAcceptsPlaintext } from './messaging/plaintext-policy.ts';
 import { signMessage } from './messaging/signing.ts';
 import type { ChatService } from './chat/service.ts';
 import { findIdentity, type AgentRow } from './identities/store/agents.ts';
@@ -75,6 +76,10 @@ export class CoreForFederation implements FederationCore<LocalRecipient> {
     if (recipient.custody === 'self') return { envelopeJson, opened: null };
     const inner = endToEnd.open(party, envelope);
     return { envelopeJson, opened: { subject: inner.subject ?? '', body: inner.body } };
+  }
+
+  checkArrivedPlaintext(recipient: LocalRecipient): void {
+    assertAcceptsPlaintext(this.#parts.recipients.party(recipient));
   }
 
   storeArrivedMail(mail: FederatedMail, recipient: LocalRecipient, sender: CheckedSender, now: string, encrypted?: ArrivedEnvelope): boolean {
