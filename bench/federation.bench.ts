@@ -52,7 +52,7 @@ interface Pair {
 type Identity = Awaited<ReturnType<BenchNode['identity']>>;
 
 /** Two nodes that deliver to each other through their peer listeners, for the length of `measure`. */
-async function withPair(measure: (pair: Pair) => Promise<void>): Promise<void> {
+export async function withPair(measure: (pair: Pair) => Promise<void>): Promise<void> {
   const a = await startBenchNode({ namespace: 'a.bench', peerListener: true });
   const b = await startBenchNode({ namespace: 'b.bench', peerListener: true });
   try {

@@ -4,6 +4,7 @@
  */
 import { run as coreIdentity } from './core-identity.bench.ts';
 import { run as docs } from './docs.bench.ts';
+import { run as e2eeMail } from './e2ee-mail.bench.ts';
 import { run as federation } from './federation.bench.ts';
 import { run as inboxUi } from './inbox-ui.bench.ts';
 import { run as keyAssertions } from './key-assertions.bench.ts';
@@ -27,6 +28,7 @@ const all = {
   'response-serializer': responseSerializer,
   'sse-frames': sseFrames,
   'key-assertions': keyAssertions,
+  'e2ee-mail': e2eeMail,
 };
 const only = process.env.BENCH_ONLY;
 for (const [name, bench] of Object.entries(all)) if (!only || only === name) await bench();
