@@ -30,7 +30,8 @@
  * - BENCH_E2EE_INBOX [1000]: mails in each inbox;
  * - BENCH_E2EE_READS [1000]: timed reads of each inbox at each page size;
  * - BENCH_E2EE_WAKE_SENDS [1000]: sends each way in the wake measure;
- * - BENCH_IDLE_STREAMS [200]: idle event streams open on each node during it.
+ * - BENCH_IDLE_STREAMS [200]: idle event streams open on each node during it;
+ * - BENCH_E2EE_ONLY [all]: one measure, `throughput`, `inbox` or `wake`.
  */
 import { DEFAULT_MAIL_PAGE, MAX_MAIL_PAGE } from '../contract/core/mail.ts';
 import { buildKeyAssertion } from '../server/crypto/e2ee/key-assertion.ts';
@@ -298,14 +299,24 @@ async function crossNodeWake({ a, b }: { a: BenchNode; b: BenchNode }): Promise<
   });
 }
 
-export async function run(): Promise<void> {
-  for (const measure of [throughput, inboxPage]) {
-    const node = await startBenchNode();
-    try {
-      await measure(node);
-    } finally {
-      await node.stop();
-    }
+/** Each on a node (or pair) of its own, so what one leaves behind cannot slow the next. */
+const MEASURES: Record<string, () => Promise<void>> = {
+  throughput: () => onFreshNode(throughput),
+  inbox: () => onFreshNode(inboxPage),
+  wake: () => withPair(crossNodeWake),
+};
+
+async function onFreshNode(measure: (bench: BenchNode) => Promise<void>): Promise<void> {
+  const node = await startBenchNode();
+  try {
+    await measure(node);
+  } finally {
+    await node.stop();
   }
-  await withPair(crossNodeWake);
+}
+
+export async function run(): Promise<void> {
+  const only = process.env.BENCH_E2EE_ONLY;
+  if (only !== undefined && !(only in MEASURES)) throw new Error(`BENCH_E2EE_ONLY is one of ${Object.keys(MEASURES).join(', ')}`);
+  for (const [name, measure] of Object.entries(MEASURES)) if (only === undefined || only === name) await measure();
 }
