@@ -10,7 +10,8 @@
  * - e2ee-mail-throughput: `POST /v1/messages` per second, 8 concurrent clients, sealed in custody
  *   (8 custodial senders to a custodial recipient) against that plaintext (the same senders to the
  *   keyless identity), in rounds that take turns, the order swapped each round, so load from
- *   elsewhere on the machine falls on both. Target: sealed / plaintext ≥ 0.8.
+ *   elsewhere on the machine falls on both. Target: sealed / plaintext ≥ 0.8. Then one client
+ *   alone, a sealed and a plaintext send in turns: what a sealed send adds to each send (p50).
  * - e2ee-inbox-page: `GET /v1/messages/inbox` at the default page size and the largest, on an
  *   inbox of 1,000 sealed mails read by its custodial recipient (the node opened each once, on
  *   arrival, and keeps it in mail_plaintext, so a page is a read) against an inbox of 1,000
@@ -23,19 +24,35 @@
  *   nodes travels as it does today; the answer says whether it arrived end-to-end encrypted
  *   (read back from the recipient's inbox), so the same case measures the encrypted path once
  *   the node seals across nodes. Target: cross-node p99 ≤ 50 ms.
+ * - e2ee-seal-parts: where a sealed send's time goes, in this process with no node, each part
+ *   taking turns with the others (p50): the whole seal as the node calls it (sealEnvelope: both
+ *   key assertions verified again, two HPKE key wraps, AES-GCM, the Ed25519 signature and its check
+ *   against the sender's did:key), and its parts: one key wrap, an X25519 key pair, an X25519
+ *   agreement, an Ed25519 signature and verification, a key assertion verified in full and through
+ *   the cache of verified signatures (server/crypto/e2ee/verified-key-assertions.ts). A sealed send
+ *   also verifies the sender's and the recipient's assertions once more before sealing
+ *   (IdentityEncryptionKeys.current), and signs the mail as plaintext too, as every send does.
  *
  * Environment (defaults in brackets):
  * - BENCH_E2EE_SENDS [4000]: timed sends on each side of the throughput measure;
  * - BENCH_E2EE_ROUNDS [10]: the rounds they are split into;
+ * - BENCH_E2EE_LATENCY_SENDS [500]: timed sends on each side with one client;
+ * - BENCH_E2EE_PARTS [5000]: timed calls of each part of a seal;
  * - BENCH_E2EE_INBOX [1000]: mails in each inbox;
  * - BENCH_E2EE_READS [1000]: timed reads of each inbox at each page size;
  * - BENCH_E2EE_WAKE_SENDS [1000]: sends each way in the wake measure;
  * - BENCH_IDLE_STREAMS [200]: idle event streams open on each node during it;
- * - BENCH_E2EE_ONLY [all]: one measure, `throughput`, `inbox` or `wake`.
+ * - BENCH_E2EE_ONLY [all]: one measure, `throughput`, `inbox`, `wake` or `parts`.
  */
+import { randomBytes } from 'node:crypto';
 import { DEFAULT_MAIL_PAGE, MAX_MAIL_PAGE } from '../contract/core/mail.ts';
-import { buildKeyAssertion } from '../server/crypto/e2ee/key-assertion.ts';
-import { generateX25519KeyPair } from '../server/crypto/e2ee/x25519.ts';
+import { didKeyFromPublicKey } from '../server/crypto/did-key.ts';
+import { buildKeyAssertion, verifyKeyAssertion } from '../server/crypto/e2ee/key-assertion.ts';
+import { sealKeyWrap } from '../server/crypto/e2ee/key-wrap.ts';
+import { sealEnvelope } from '../server/crypto/e2ee/seal-envelope.ts';
+import { VerifiedKeyAssertions } from '../server/crypto/e2ee/verified-key-assertions.ts';
+import { agreementFromPrivateKey, ephemeralAgreement, generateX25519KeyPair } from '../server/crypto/e2ee/x25519.ts';
+import { privateKeyFromSeed, rawPublicKey, signBytes, verifyBytes } from '../server/crypto/ed25519.ts';
 import { genesisEntry, selfKey } from '../test/support/self-signer.ts';
 import { withPair } from './federation.bench.ts';
 import { startBenchNode, type BenchNode } from './fixtures.ts';
@@ -44,6 +61,8 @@ import { report, summarize, timeInterleaved, type Timing } from './measure.ts';
 
 const SENDS = Number(process.env.BENCH_E2EE_SENDS ?? 4000);
 const ROUNDS = Number(process.env.BENCH_E2EE_ROUNDS ?? 10);
+const LATENCY_SENDS = Number(process.env.BENCH_E2EE_LATENCY_SENDS ?? 500);
+const PARTS = Number(process.env.BENCH_E2EE_PARTS ?? 5000);
 const INBOX = Number(process.env.BENCH_E2EE_INBOX ?? 1000);
 const READS = Number(process.env.BENCH_E2EE_READS ?? 1000);
 const WAKE_SENDS = Number(process.env.BENCH_E2EE_WAKE_SENDS ?? 1000);
@@ -182,6 +201,12 @@ async function throughput(bench: BenchNode): Promise<void> {
   if (sealedItem?.end_to_end !== true || plainItem?.end_to_end !== false) {
     throw new Error(`expected sealed and plaintext mail, read ${JSON.stringify({ sealed: sealedItem?.content_mode, plaintext: plainItem?.content_mode })}`);
   }
+  // One client, the two sides taking turns send by send: what sealing adds to a send, without queueing.
+  let one = 0;
+  const oneClient = await timeInterleaved(LATENCY_SENDS, {
+    sealed: () => call(bench.url, 'POST', '/v1/messages', senders[0]!.api_key, bodies.sealed(one++)),
+    plaintext: () => call(bench.url, 'POST', '/v1/messages', senders[0]!.api_key, bodies.plaintext(one++)),
+  });
   const sends = perRound * ROUNDS;
   const rps = (total: number): number => Math.round(sends / (total / 1000));
   const ratio = ms.plaintext / ms.sealed;
@@ -201,6 +226,7 @@ async function throughput(bench: BenchNode): Promise<void> {
     },
     target_ratio: TARGET_THROUGHPUT_RATIO,
     target_met: ratio >= TARGET_THROUGHPUT_RATIO,
+    one_client: { ...oneClient, sealed_adds_p50_ms: round(oneClient.sealed.p50_ms - oneClient.plaintext.p50_ms) },
   });
 }
 
@@ -299,11 +325,71 @@ async function crossNodeWake({ a, b }: { a: BenchNode; b: BenchNode }): Promise<
   });
 }
 
+/** A party to a sealed mail as the node knows it: its signing key (custody's, here in memory), its did and its published key. */
+function sealParty(name: string) {
+  const signing = privateKeyFromSeed(generateX25519KeyPair().privateKey);
+  const did = didKeyFromPublicKey(rawPublicKey(signing));
+  const stableId = `did:svc:zbench${name}`;
+  const encryption = generateX25519KeyPair();
+  const assertion = buildKeyAssertion(
+    { identityDid: did, identityStableId: stableId, custody: 'self', publicKey: encryption.publicKey, now: Date.now() - 60_000 },
+    (bytes) => signBytes(signing, bytes),
+  );
+  return { signing, party: { address: `bench.test/${name}`, did, stableId, encryptionKey: assertion } };
+}
+
+async function sealParts(): Promise<void> {
+  const sender = sealParty('ann');
+  const recipient = sealParty('bob');
+  const verified = new VerifiedKeyAssertions();
+  const expect = () => ({ currentDidKey: recipient.party.did, stableId: recipient.party.stableId, now: Date.now() });
+  const recipientKey = verifyKeyAssertion(recipient.party.encryptionKey, expect()).publicKey;
+  const binding = {
+    messageId: 'bench',
+    conversationId: 'bench',
+    sender: { did: sender.party.did, stable_id: sender.party.stableId, encryption_key_id: sender.party.encryptionKey.encryption_key_id },
+    recipient: { did: recipient.party.did, stable_id: recipient.party.stableId, encryption_key_id: recipient.party.encryptionKey.encryption_key_id },
+    purpose: 'delivery' as const,
+  };
+  const contentKey = randomBytes(32);
+  const agreement = agreementFromPrivateKey(generateX25519KeyPair().privateKey);
+  const signed = Buffer.from(JSON.stringify(binding).repeat(4));
+  const signature = signBytes(sender.signing, signed);
+  const senderPublic = rawPublicKey(sender.signing);
+  let n = 0;
+  const times = await timeInterleaved(PARTS, {
+    seal: async () =>
+      sealEnvelope(
+        {
+          kind: 'mail',
+          sender: sender.party,
+          recipients: [recipient.party],
+          subject: 'Quarterly report',
+          body: BODY,
+          messageId: `m${n++}`,
+          conversationId: 'thread',
+          createdAt: Date.now(),
+        },
+        (bytes) => signBytes(sender.signing, bytes),
+      ),
+    key_wrap: async () => sealKeyWrap(contentKey, binding, recipientKey),
+    x25519_key_pair: async () => ephemeralAgreement(),
+    x25519_agreement: async () => agreement.agree(recipientKey),
+    ed25519_sign: async () => signBytes(sender.signing, signed),
+    ed25519_verify: async () => verifyBytes(senderPublic, signed, signature),
+    assertion_verified: async () => verifyKeyAssertion(recipient.party.encryptionKey, expect()),
+    assertion_cached: async () => verified.verify(recipient.party.encryptionKey, expect()),
+  });
+  const p50 = Object.fromEntries(Object.entries(times).map(([part, timing]) => [part, timing.p50_ms]));
+  report('e2ee-seal-parts', { calls: PARTS, p50_ms: p50, timings: times });
+}
+
 /** Each on a node (or pair) of its own, so what one leaves behind cannot slow the next. */
 const MEASURES: Record<string, () => Promise<void>> = {
   throughput: () => onFreshNode(throughput),
   inbox: () => onFreshNode(inboxPage),
   wake: () => withPair(crossNodeWake),
+  parts: sealParts,
 };
 
 async function onFreshNode(measure: (bench: BenchNode) => Promise<void>): Promise<void> {
