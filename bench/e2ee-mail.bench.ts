@@ -24,6 +24,10 @@
  *   nodes travels as it does today; the answer says whether it arrived end-to-end encrypted
  *   (read back from the recipient's inbox), so the same case measures the encrypted path once
  *   the node seals across nodes. Target: cross-node p99 ≤ 50 ms.
+ * - e2ee-mail-storage: what 1,000 mails take in the database, sealed against plaintext, each on a
+ *   node of its own, counted with SQLite's dbstat once the node is stopped: the pages of
+ *   `messages` and of `mail_plaintext` (what the node opened, kept per reader), and every page.
+ *   Each sealed send writes, encrypts (SQLCipher) and syncs those pages.
  * - e2ee-seal-parts: where a sealed send's time goes, in this process with no node, each part
  *   taking turns with the others (p50): the whole seal as the node calls it (sealEnvelope: both
  *   key assertions verified again, two HPKE key wraps, AES-GCM, the Ed25519 signature and its check
@@ -42,7 +46,7 @@
  * - BENCH_E2EE_READS [1000]: timed reads of each inbox at each page size;
  * - BENCH_E2EE_WAKE_SENDS [1000]: sends each way in the wake measure;
  * - BENCH_IDLE_STREAMS [200]: idle event streams open on each node during it;
- * - BENCH_E2EE_ONLY [all]: one measure, `throughput`, `inbox`, `wake` or `parts`.
+ * - BENCH_E2EE_ONLY [all]: one measure, `throughput`, `inbox`, `storage`, `wake` or `parts`.
  */
 import { randomBytes } from 'node:crypto';
 import { DEFAULT_MAIL_PAGE, MAX_MAIL_PAGE } from '../contract/core/mail.ts';
@@ -53,6 +57,7 @@ import { sealEnvelope } from '../server/crypto/e2ee/seal-envelope.ts';
 import { VerifiedKeyAssertions } from '../server/crypto/e2ee/verified-key-assertions.ts';
 import { agreementFromPrivateKey, ephemeralAgreement, generateX25519KeyPair } from '../server/crypto/e2ee/x25519.ts';
 import { privateKeyFromSeed, rawPublicKey, signBytes, verifyBytes } from '../server/crypto/ed25519.ts';
+import { openNodeDatabase } from '../test/support/database.ts';
 import { genesisEntry, selfKey } from '../test/support/self-signer.ts';
 import { withPair } from './federation.bench.ts';
 import { startBenchNode, type BenchNode } from './fixtures.ts';
@@ -325,6 +330,51 @@ async function crossNodeWake({ a, b }: { a: BenchNode; b: BenchNode }): Promise<
   });
 }
 
+/** Pages of the mail tables after `INBOX` mails, sealed or plaintext, on a fresh node. */
+async function storedPages(side: 'sealed' | 'plaintext'): Promise<{ messages: number; mail_plaintext: number; database: number; page_size: number }> {
+  const bench = await startBenchNode();
+  try {
+    const sender = await bench.identity('store-sender');
+    const to = side === 'sealed' ? await bench.identity('store-custodial') : await selfCustodial(bench, 'store-keyless', false);
+    const extra = side === 'plaintext' ? { content_mode: 'legacy_plaintext_v1' } : {};
+    await sendAll(bench, [sender], INBOX, (i) => ({ to_alias: to.alias, subject: `Quarterly report ${i}`, body: BODY, ...extra }));
+    await bench.node.close();
+    const { db, close } = await openNodeDatabase(bench.dataDir);
+    try {
+      const pages = new Map(
+        (
+          db.prepare(`SELECT name, count(*) AS pages FROM dbstat WHERE name IN ('messages', 'mail_plaintext') GROUP BY name`).all() as {
+            name: string;
+            pages: number;
+          }[]
+        ).map((row) => [row.name, row.pages]),
+      );
+      return {
+        messages: pages.get('messages') ?? 0,
+        mail_plaintext: pages.get('mail_plaintext') ?? 0,
+        database: db.pragma('page_count', { simple: true }) as number,
+        page_size: db.pragma('page_size', { simple: true }) as number,
+      };
+    } finally {
+      close();
+    }
+  } finally {
+    await bench.stop();
+  }
+}
+
+async function storage(): Promise<void> {
+  const sealed = await storedPages('sealed');
+  const plaintext = await storedPages('plaintext');
+  const perMail = (pages: { messages: number; mail_plaintext: number; page_size: number }) =>
+    Math.round(((pages.messages + pages.mail_plaintext) * pages.page_size) / INBOX);
+  report('e2ee-mail-storage', {
+    mails: INBOX,
+    pages: { sealed, plaintext },
+    mail_tables_bytes_per_mail: { sealed: perMail(sealed), plaintext: perMail(plaintext) },
+  });
+}
+
 /** A party to a sealed mail as the node knows it: its signing key (custody's, here in memory), its did and its published key. */
 function sealParty(name: string) {
   const signing = privateKeyFromSeed(generateX25519KeyPair().privateKey);
@@ -388,6 +438,7 @@ async function sealParts(): Promise<void> {
 const MEASURES: Record<string, () => Promise<void>> = {
   throughput: () => onFreshNode(throughput),
   inbox: () => onFreshNode(inboxPage),
+  storage,
   wake: () => withPair(crossNodeWake),
   parts: sealParts,
 };
