@@ -1,7 +1,8 @@
 /**
  * End-to-end encrypted mail's benchmarks (docs/adr/0008-end-to-end-mail.md), each against
- * plaintext measured in the same run (BENCH_ONLY=e2ee-mail). Only the public API is used, over
- * real HTTP, so whatever the node does to seal, store and serve mail is what is measured.
+ * plaintext measured in the same run (BENCH_ONLY=e2ee-mail). The sends and reads use only the
+ * public API, over real HTTP, so whatever the node does to seal, store and serve mail is what is
+ * measured; the storage and the seal's parts look underneath, to say where the time goes.
  *
  * Plaintext between two identities whose keys the node holds is refused (no downgrade), so the
  * plaintext side is the plaintext a node still sends: `content_mode: "legacy_plaintext_v1"` to a
@@ -42,7 +43,7 @@
  * - BENCH_E2EE_ROUNDS [10]: the rounds they are split into;
  * - BENCH_E2EE_LATENCY_SENDS [500]: timed sends on each side with one client;
  * - BENCH_E2EE_PARTS [5000]: timed calls of each part of a seal;
- * - BENCH_E2EE_INBOX [1000]: mails in each inbox;
+ * - BENCH_E2EE_INBOX [1000]: mails in each inbox, and on each side of the storage measure;
  * - BENCH_E2EE_READS [1000]: timed reads of each inbox at each page size;
  * - BENCH_E2EE_WAKE_SENDS [1000]: sends each way in the wake measure;
  * - BENCH_IDLE_STREAMS [200]: idle event streams open on each node during it;
