@@ -28,7 +28,7 @@ import {
   type SenderRef,
 } from './envelope.ts';
 import { identityRef, innerHeaderHash, innerPayloadBytes, INNER_VERSION, type InnerPayload } from './inner-payload.ts';
-import { verifyKeyAssertion, type EncryptionKeyAssertion } from './key-assertion.ts';
+import { verifyKeyAssertion, type EncryptionKeyAssertion, type KeyAssertionExpectation, type VerifiedEncryptionKey } from './key-assertion.ts';
 import { sealKeyWrap } from './key-wrap.ts';
 import { newContentKey, newContentNonce, sealContent } from './content-cipher.ts';
 
@@ -75,8 +75,15 @@ function ref(party: SealParty): { did: string; address?: string; stable_id?: str
   };
 }
 
-/** Builds and signs an envelope; `sign` is the sender's Ed25519 signature, from custody. */
-export function sealEnvelope(request: SealRequest, sign: (bytes: Buffer) => Uint8Array): E2eeEnvelope {
+/**
+ * Builds and signs an envelope; `sign` is the sender's Ed25519 signature, from custody. `verify`
+ * checks each key assertion (a caller may remember signatures it checked: verified-key-assertions.ts).
+ */
+export function sealEnvelope(
+  request: SealRequest,
+  sign: (bytes: Buffer) => Uint8Array,
+  verify: (assertion: EncryptionKeyAssertion, expect: KeyAssertionExpectation) => VerifiedEncryptionKey = verifyKeyAssertion,
+): E2eeEnvelope {
   if (request.kind === 'mail' && request.recipients.length !== 1) throw new RangeError('E2EE mail has exactly one delivery recipient');
   if (request.recipients.length === 0) throw new RangeError('an E2EE message needs at least one recipient');
   const messageId = request.messageId.trim();
@@ -85,14 +92,14 @@ export function sealEnvelope(request: SealRequest, sign: (bytes: Buffer) => Uint
   const createdMs = Math.floor(request.createdAt / 1000) * 1000;
   const createdAt = formatContractTime(createdMs);
 
-  const senderKey = verifyKeyAssertion(request.sender.encryptionKey, {
+  const senderKey = verify(request.sender.encryptionKey, {
     currentDidKey: request.sender.did,
     stableId: present(request.sender.stableId),
     now: createdMs,
   });
   const from: SenderRef = { ...ref(request.sender), encryption_key_id: senderKey.encryptionKeyId };
   const recipientKeys = request.recipients.map((party) =>
-    verifyKeyAssertion(party.encryptionKey, { currentDidKey: party.did, stableId: present(party.stableId), now: createdMs }),
+    verify(party.encryptionKey, { currentDidKey: party.did, stableId: present(party.stableId), now: createdMs }),
   );
 
   const reply = present(request.replyToMessageId);

@@ -12,7 +12,15 @@
 import type { NodeContext } from '../../../context.ts';
 import { parseContractTime } from '../../../crypto/e2ee/encoding.ts';
 import { KeyAssertionError } from '../../../crypto/e2ee/errors.ts';
-import { buildKeyAssertion, parseKeyAssertion, verifyKeyAssertion, type EncryptionKeyAssertion } from '../../../crypto/e2ee/key-assertion.ts';
+import {
+  buildKeyAssertion,
+  parseKeyAssertion,
+  verifyKeyAssertion,
+  type EncryptionKeyAssertion,
+  type KeyAssertionExpectation,
+  type VerifiedEncryptionKey,
+} from '../../../crypto/e2ee/key-assertion.ts';
+import { VerifiedKeyAssertions } from '../../../crypto/e2ee/verified-key-assertions.ts';
 import type { X25519Agreement } from '../../../crypto/e2ee/x25519.ts';
 import { fromBase64Unpadded } from '../../../crypto/encoding.ts';
 import { conflict, invalid, notFound } from '../../../errors.ts';
@@ -48,6 +56,11 @@ export interface EncryptionKeyRotated {
 }
 
 export class IdentityEncryptionKeys {
+  /**
+   * Assertions whose signatures were checked already: every send serves and seals with the same
+   * few, and their Ed25519 check costs most of what verifying one does (the other rules still run).
+   */
+  readonly #verified = new VerifiedKeyAssertions();
   readonly #ctx: NodeContext;
   #sweeper: NodeJS.Timeout | null = null;
 
@@ -128,6 +141,11 @@ export class IdentityEncryptionKeys {
     if (row.status !== 'active') throw conflict('SVC_ERR_IDENTITY_NOT_ACTIVE', `Identity is ${row.status}`);
     const assertion = this.#verifiedFromClient(row, input);
     return this.#ctx.db.transaction(() => this.#store(row, '', assertion))();
+  }
+
+  /** verifyKeyAssertion, with each assertion's signature checked once (sealing verifies both parties' again). */
+  verifyAssertion(assertion: EncryptionKeyAssertion, expect: KeyAssertionExpectation): VerifiedEncryptionKey {
+    return this.#verified.verify(assertion, expect);
   }
 
   /**
@@ -333,7 +351,7 @@ export class IdentityEncryptionKeys {
     if (row.status === 'deleted' || row.status === 'replaced') return null;
     const assertion = JSON.parse(record.assertion) as EncryptionKeyAssertion;
     try {
-      verifyKeyAssertion(assertion, { currentDidKey: row.did_key, stableId: row.did_aw, now: this.#now() });
+      this.#verified.verify(assertion, { currentDidKey: row.did_key, stableId: row.did_aw, now: this.#now() });
       return assertion;
     } catch (error) {
       if (error instanceof KeyAssertionError) return null;

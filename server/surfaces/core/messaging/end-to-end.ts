@@ -144,6 +144,7 @@ export class EndToEnd {
         createdAt: Date.parse(createdAt),
       },
       (bytes) => this.#ctx.custody.sign(sender.agent.key_id, bytes),
+      (assertion, expect) => this.#keys.verifyAssertion(assertion, expect),
     );
   }
 
