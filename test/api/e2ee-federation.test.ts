@@ -18,10 +18,10 @@ import { signedMail, vouchingNode } from '../support/federation.ts';
 import { testKey, type TestKey } from '../support/keys.ts';
 import { remoteServers } from '../support/remote-server.ts';
 import { expectOk } from '../support/expect.ts';
-import { createIdentity, createNodeNamespace, createProject, init, persistent } from '../support/identities.ts';
+import { createIdentity, createNodeNamespace, createProject, persistent } from '../support/identities.ts';
 import { startTestNode, type TestNode } from '../support/node.ts';
 import { startRecordingProxy, type RecordingProxy } from '../support/recording-proxy.ts';
-import { genesisEntry, selfKey } from '../support/self-signer.ts';
+import { createSelfCustodial } from '../support/self-custodial.ts';
 
 const FAST_OUTBOX = { retryBaseMs: 40, retryMaxMs: 200 };
 const WAIT = { timeout: 15_000, interval: 25 };
@@ -48,10 +48,7 @@ beforeAll(async () => {
   const pb = await createProject(b, 'pb', 'b.test');
   alice = await createIdentity(a, pa.api_key, persistent('alice'));
   bob = await createIdentity(b, pb.api_key, persistent('bob'));
-  const key = selfKey();
-  const head = genesisEntry(key);
-  expectOk(await b.request('POST', '/v1/did', { body: { ...head.payload, proof: head.signature } }));
-  ned = expectOk(await init(b, pb.api_key, persistent('ned', { custody: 'self', did: key.didKey, public_key: key.publicKey.toString('base64') })), 201);
+  ned = (await createSelfCustodial(b, pb.api_key, 'ned')).identity;
   expectOk(await a.owner('POST', '/v1/node/peers', { domain: 'b.test', url: toB.url }), 201);
   expectOk(await b.owner('POST', '/v1/node/peers', { domain: 'a.test', url: toA.url }), 201);
 });

@@ -8,16 +8,15 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CreatedIdentity, type CreatedIdentity as Created } from '../../contract/core/identities.ts';
-import { buildKeyAssertion, type EncryptionKeyAssertion } from '../../server/crypto/e2ee/key-assertion.ts';
+import type { EncryptionKeyAssertion } from '../../server/crypto/e2ee/key-assertion.ts';
 import { sealEnvelope, type SealParty } from '../../server/crypto/e2ee/seal-envelope.ts';
-import { generateX25519KeyPair, type X25519KeyPair } from '../../server/crypto/e2ee/x25519.ts';
+import { generateX25519KeyPair } from '../../server/crypto/e2ee/x25519.ts';
 import { openNodeDatabase } from '../support/database.ts';
 import { independentDecrypt, type Obj } from '../support/e2ee-independent.ts';
 import { expectOk, expectRefusal } from '../support/expect.ts';
-import { createIdentity, createNodeNamespace, createProject, init, persistent, type Project } from '../support/identities.ts';
+import { createIdentity, createNodeNamespace, createProject, persistent, type Project } from '../support/identities.ts';
 import { startTestNode, type TestNode } from '../support/node.ts';
-import { genesisEntry, selfKey, type SelfKey } from '../support/self-signer.ts';
+import { clientSigner, createSelfCustodial, publishEncryptionKey, type PublishedKey, type SelfCustodial } from '../support/self-custodial.ts';
 
 const DOMAIN = 'e2ee.test';
 let t: TestNode;
@@ -27,27 +26,9 @@ let project: Project;
 let ann: any;
 let bob: any;
 /** Self-custodial, with a published encryption key. */
-let sally: SelfCustodial;
+let sally: SelfCustodial & PublishedKey;
 /** Self-custodial, without one. */
 let sam: SelfCustodial;
-
-interface SelfCustodial {
-  identity: Created;
-  key: SelfKey;
-  encryption: X25519KeyPair;
-  assertion?: EncryptionKeyAssertion;
-}
-
-/** A self-custodial identity: the client registers its did:svc, then the node makes the identity with no key of its own. */
-async function selfCustodial(name: string): Promise<SelfCustodial> {
-  const key = selfKey();
-  const head = genesisEntry(key);
-  expectOk(await t.request('POST', '/v1/did', { body: { ...head.payload, proof: head.signature } }));
-  const created = await init(t, project.api_key, persistent(name, { custody: 'self', did: key.didKey, public_key: key.publicKey.toString('base64') }));
-  return { identity: CreatedIdentity.parse(expectOk(created, 201)), key, encryption: generateX25519KeyPair() };
-}
-
-const signer = (key: SelfKey) => (bytes: Buffer) => Buffer.from(key.sign(bytes.toString('utf8')), 'base64');
 
 beforeAll(async () => {
   t = await startTestNode();
@@ -55,14 +36,10 @@ beforeAll(async () => {
   project = await createProject(t, 'e2ee', DOMAIN);
   ann = await createIdentity(t, project.api_key, persistent('ann'));
   bob = await createIdentity(t, project.api_key, persistent('bob'));
-  sally = await selfCustodial('sally');
-  sam = await selfCustodial('sam');
+  const client = await createSelfCustodial(t, project.api_key, 'sally');
   // Sally's client publishes her encryption key, signed with her own key.
-  sally.assertion = buildKeyAssertion(
-    { identityDid: sally.key.didKey, identityStableId: sally.key.didSvc, custody: 'self', publicKey: sally.encryption.publicKey, now: Date.now() - 60_000 },
-    signer(sally.key),
-  );
-  expectOk(await t.request('PUT', '/v1/agents/me/encryption-key', { token: sally.identity.api_key, body: sally.assertion }));
+  sally = { ...client, ...(await publishEncryptionKey(t, client)) };
+  sam = await createSelfCustodial(t, project.api_key, 'sam');
   stored = await openNodeDatabase(t.dataDir);
 });
 afterAll(async () => {
@@ -87,12 +64,12 @@ async function publishedKey(didAw: string): Promise<EncryptionKeyAssertion> {
 
 /** An envelope sally's client makes for `to` (a custodial identity of the node), as upstream's clients make one. */
 async function sallyEnvelope(to: any, content: { subject: string; body: string }, options: { createdAt?: number; messageId?: string } = {}) {
-  const sender: SealParty = { address: `${DOMAIN}/sally`, did: sally.key.didKey, stableId: sally.key.didSvc, encryptionKey: sally.assertion! };
+  const sender: SealParty = { address: `${DOMAIN}/sally`, did: sally.key.didKey, stableId: sally.key.didSvc, encryptionKey: sally.assertion };
   const recipient: SealParty = { address: `${DOMAIN}/${to.alias}`, did: to.did_key, stableId: to.did_aw, encryptionKey: await publishedKey(to.did_aw) };
   const messageId = options.messageId ?? randomUUID();
   return sealEnvelope(
     { kind: 'mail', sender, recipients: [recipient], ...content, messageId, conversationId: messageId, createdAt: options.createdAt ?? Date.now() },
-    signer(sally.key),
+    clientSigner(sally.key),
   ) as unknown as Obj;
 }
 

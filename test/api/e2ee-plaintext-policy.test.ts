@@ -10,9 +10,10 @@ import { CreatedIdentity, Settings } from '../../contract/core/identities.ts';
 import { IdentityList, NodeIdentity } from '../../contract/node/identities.ts';
 import { openNodeDatabase } from '../support/database.ts';
 import { expectOk, expectRefusal, expectValidation } from '../support/expect.ts';
-import { createIdentity, createNodeNamespace, createProject, init, persistent, type Project } from '../support/identities.ts';
+import { createIdentity, createNodeNamespace, createProject, persistent, type Project } from '../support/identities.ts';
 import { startTestNode, type TestNode } from '../support/node.ts';
-import { genesisEntry, selfKey, signedFields, type Envelope, type SelfKey } from '../support/self-signer.ts';
+import { createSelfCustodial } from '../support/self-custodial.ts';
+import { signedFields, type Envelope, type SelfKey } from '../support/self-signer.ts';
 
 const DOMAIN = 'plaintext.test';
 let t: TestNode;
@@ -31,11 +32,7 @@ beforeAll(async () => {
   project = await createProject(t, 'plaintext', DOMAIN);
   ann = await createIdentity(t, project.api_key, persistent('ann'));
   bob = await createIdentity(t, project.api_key, persistent('bob'));
-  samKey = selfKey();
-  const head = genesisEntry(samKey);
-  expectOk(await t.request('POST', '/v1/did', { body: { ...head.payload, proof: head.signature } }));
-  const created = await init(t, project.api_key, persistent('sam', { custody: 'self', did: samKey.didKey, public_key: samKey.publicKey.toString('base64') }));
-  sam = CreatedIdentity.parse(expectOk(created, 201));
+  ({ identity: sam, key: samKey } = await createSelfCustodial(t, project.api_key, 'sam'));
   stored = await openNodeDatabase(t.dataDir);
 });
 afterAll(async () => {

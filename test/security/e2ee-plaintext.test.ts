@@ -9,14 +9,13 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CreatedIdentity } from '../../contract/core/identities.ts';
-import { buildKeyAssertion, encryptionKeyId, type EncryptionKeyAssertion } from '../../server/crypto/e2ee/key-assertion.ts';
+import { encryptionKeyId, type EncryptionKeyAssertion } from '../../server/crypto/e2ee/key-assertion.ts';
 import { sealEnvelope } from '../../server/crypto/e2ee/seal-envelope.ts';
-import { generateX25519KeyPair, x25519PublicKey, type X25519KeyPair } from '../../server/crypto/e2ee/x25519.ts';
+import { x25519PublicKey } from '../../server/crypto/e2ee/x25519.ts';
 import { independentDecrypt, type Obj } from '../support/e2ee-independent.ts';
 import { expectOk } from '../support/expect.ts';
-import { createIdentity, createNodeNamespace, createProject, init, persistent } from '../support/identities.ts';
-import { genesisEntry, selfKey, type SelfKey } from '../support/self-signer.ts';
+import { createIdentity, createNodeNamespace, createProject, persistent } from '../support/identities.ts';
+import { clientSigner, createSelfCustodial, publishEncryptionKey, type PublishedKey, type SelfCustodial } from '../support/self-custodial.ts';
 import { connectSse, deadlineIn, type SseClient } from '../support/sse.ts';
 import { dumpDatabase, openStoppedNode, startLoggedNode, type LoggedNode, type StoppedNode } from './support.ts';
 
@@ -35,37 +34,17 @@ let stopped: StoppedNode;
 let ann: any;
 let bob: any;
 let carl: any;
-let sally: SelfCustodial;
-let sue: SelfCustodial;
+let sally: SelfCustodial & PublishedKey;
+let sue: SelfCustodial & PublishedKey;
 const ids: Record<'hosted' | 'toSelf' | 'betweenSelves', string> = { hosted: '', toSelf: '', betweenSelves: '' };
 /** Every answer body and stream frame someone other than a mail's recipient or sender received. */
 const othersSaw: string[] = [];
 const ownerFeed: string[] = [];
 
-interface SelfCustodial {
-  identity: CreatedIdentity;
-  key: SelfKey;
-  encryption: X25519KeyPair;
-  assertion: EncryptionKeyAssertion;
-}
-
-const signer = (key: SelfKey) => (bytes: Buffer) => Buffer.from(key.sign(bytes.toString('utf8')), 'base64');
-
-async function selfCustodial(projectKey: string, name: string): Promise<SelfCustodial> {
-  const { t } = node;
-  const key = selfKey();
-  const head = genesisEntry(key);
-  expectOk(await t.request('POST', '/v1/did', { body: { ...head.payload, proof: head.signature } }));
-  const identity = CreatedIdentity.parse(
-    expectOk(await init(t, projectKey, persistent(name, { custody: 'self', did: key.didKey, public_key: key.publicKey.toString('base64') })), 201),
-  );
-  const encryption = generateX25519KeyPair();
-  const assertion = buildKeyAssertion(
-    { identityDid: key.didKey, identityStableId: key.didSvc, custody: 'self', publicKey: encryption.publicKey, now: Date.now() - 60_000 },
-    signer(key),
-  );
-  expectOk(await t.request('PUT', '/v1/agents/me/encryption-key', { token: identity.api_key, body: assertion }));
-  return { identity, key, encryption, assertion };
+/** A self-custodial identity whose client published its own encryption key. */
+async function selfCustodial(projectKey: string, name: string): Promise<SelfCustodial & PublishedKey> {
+  const client = await createSelfCustodial(node.t, projectKey, name);
+  return { ...client, ...(await publishEncryptionKey(node.t, client)) };
 }
 
 /** Reads as someone who is neither sender nor recipient, keeping what it was answered. */
@@ -101,7 +80,7 @@ beforeAll(async () => {
       conversationId: messageId,
       createdAt: Date.now(),
     },
-    signer(sally.key),
+    clientSigner(sally.key),
   );
   ids.betweenSelves = expectOk(
     await t.request('POST', '/v1/messages', {

@@ -94,30 +94,37 @@ function storeMail(ctx: NodeContext, sender: Party, recipient: Recipient, conten
   const signed = mailSignature(ctx, sender, recipient, signedRecipient(recipient), content);
   conflictOnConstraint('SVC_ERR_MESSAGE_ID_TAKEN', 'message_id already exists', () =>
     insertMailRow(ctx.db, {
+      ...localParties(sender, recipient),
       message_id: signed.message_id,
-      from_agent_id: sender.agent.agent_id,
-      from_alias: sender.alias,
-      from_address: sender.address,
       from_did: signed.from_did,
       from_stable_id: signed.from_stable_id,
-      to_agent_id: recipient.agent.agent_id,
-      to_text: recipient.to,
-      to_alias: recipient.alias,
-      to_address: recipient.address,
-      to_did: recipient.didKey,
-      to_stable_id: recipient.stableId,
       subject: content.subject,
       body: content.body,
       priority: content.priority,
       signature: signed.signature,
       signed_payload: signed.signed_payload,
       created_at: signed.timestamp,
-      origin: 'local',
-      from_node: null,
       thread_id: content.thread_id ?? null,
     }),
   );
   return { delivery: localDelivery(sender, recipient, signed.message_id), agentId: recipient.agent.agent_id, deliveredAt: signed.timestamp };
+}
+
+/** Who a mail sent on this node is from and to, as its row names them (the keys it was signed with aside). */
+function localParties(sender: Party, recipient: Recipient) {
+  return {
+    from_agent_id: sender.agent.agent_id,
+    from_alias: sender.alias,
+    from_address: sender.address,
+    to_agent_id: recipient.agent.agent_id,
+    to_text: recipient.to,
+    to_alias: recipient.alias,
+    to_address: recipient.address,
+    to_did: recipient.didKey,
+    to_stable_id: recipient.stableId,
+    origin: 'local' as const,
+    from_node: null,
+  };
 }
 
 function localDelivery(sender: Party, recipient: Recipient, messageId: string): Delivery {
@@ -138,26 +145,16 @@ function storeEncryptedMail(ctx: NodeContext, sender: Party, recipient: Recipien
   const { envelope, createdAt } = encrypted;
   conflictOnConstraint('SVC_ERR_MESSAGE_ID_TAKEN', 'message_id already exists', () => {
     insertMailRow(ctx.db, {
+      ...localParties(sender, recipient),
       message_id: envelope.message_id,
-      from_agent_id: sender.agent.agent_id,
-      from_alias: sender.alias,
-      from_address: sender.address,
       from_did: envelope.from.did,
       from_stable_id: envelope.from.stable_id ?? null,
-      to_agent_id: recipient.agent.agent_id,
-      to_text: recipient.to,
-      to_alias: recipient.alias,
-      to_address: recipient.address,
-      to_did: recipient.didKey,
-      to_stable_id: recipient.stableId,
       subject: '',
       body: '',
       priority: content.priority,
       signature: envelope.signature,
       signed_payload: '',
       created_at: createdAt,
-      origin: 'local',
-      from_node: null,
       thread_id: content.thread_id ?? null,
       content_mode: 'encrypted_v2',
       encrypted_envelope: JSON.stringify(envelope),
