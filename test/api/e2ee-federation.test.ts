@@ -76,6 +76,8 @@ describe('mail between two nodes, end to end', () => {
     const sent = await send(a, alice.api_key, { to_address: 'b.test/bob', ...first });
     const got = await arrived(b, bob.api_key, sent);
     expect(got).toMatchObject({ ...first, end_to_end: true, content_mode: 'server_readable_hosted', origin: 'remote', signature_status: 'verified' });
+    // The node checked the envelope's signature; bob's client, given no envelope, is given no signature to misread.
+    expect(got).toMatchObject({ signature: '', signed_payload: '' });
     await expect.poll(async () => (await outboundOf(a, alice.api_key, sent))?.status, WAIT).toBe('delivered');
     // The sender reads its own copy in Sent, marked as sealed.
     expect(expectOk(await a.request('GET', `/v1/messages/sent/${sent}`, { token: alice.api_key }))).toMatchObject({ ...first, end_to_end: true });

@@ -275,6 +275,10 @@ export class MailService {
       ...encryption,
       from_address: row.from_address ?? this.#senderName(reader, row),
       is_contact: row.origin !== 'bounce' && isContact(this.#ctx.db, reader.agent_id, sender),
+      // A reader the node opened a mail for, with no plaintext signature to go with it (the
+      // envelope came from a client or another node), gets none: the envelope's own signature is
+      // over bytes it is not given, and a client checking it against the fields would call it forged.
+      signature: encryption.content_mode === 'server_readable_hosted' && row.signed_payload === '' ? '' : row.signature,
       // The reader's plaintext signature when it has one (the node sealed it), else the envelope's.
       signature_status:
         encryption.end_to_end && row.signed_payload === ''

@@ -79,7 +79,14 @@ describe('the messages store', () => {
     send(ann, bob);
     const [row] = inboxRows(db(), bob.agent_id, { folder: 'inbox', unreadOnly: false, limit: 1 });
     const judged = { from_address: 'ann', signing_key_id: null, rotation_announcement: null, replacement_announcement: null };
-    const encryption = { end_to_end: false, content_mode: 'legacy_plaintext_v1', message_version: 1, subject: row!.subject, body: row!.body } as const;
+    const encryption = {
+      end_to_end: false,
+      content_mode: 'legacy_plaintext_v1',
+      message_version: 1,
+      subject: row!.subject,
+      body: row!.body,
+      signature: row!.signature,
+    } as const;
     const item = toInboxItem(row!, { is_contact: true, signature_status: 'failed', from_namespace_trust: null, ...judged, ...encryption });
     expect(item).not.toHaveProperty('id');
     expect(item).not.toHaveProperty('encrypted_envelope');

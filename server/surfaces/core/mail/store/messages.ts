@@ -73,6 +73,7 @@ export type InboxJudgement = Pick<
   | 'encrypted_envelope'
   | 'subject'
   | 'body'
+  | 'signature'
 >;
 
 /** Throws SQLite's constraint error when the message_id is taken (delivery.ts decides what that means). */
