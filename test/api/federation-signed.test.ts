@@ -48,7 +48,12 @@ beforeAll(async () => {
   expectOk(await b.owner('POST', '/v1/node/peers', { domain: 'a.test', url: a.url }), 201);
 });
 
-const send = (from: TestNode, token: string, body: Record<string, unknown>) => from.request('POST', '/v1/messages', { token, body });
+/**
+ * Sends on federation's plaintext path, named as such: these tests replay and check the signed
+ * plaintext wire (sealed mail across nodes is test/api/e2ee-federation.test.ts).
+ */
+const send = (from: TestNode, token: string, body: Record<string, unknown>) =>
+  from.request('POST', '/v1/messages', { token, body: { content_mode: 'legacy_plaintext_v1', ...body } });
 const inbox = async (t: TestNode, token: string, query = '') =>
   expectOk(await t.request('GET', `/v1/messages/inbox?limit=100${query}`, { token })).messages as MailMessage[];
 const sent = async (t: TestNode, token: string, query = '') =>

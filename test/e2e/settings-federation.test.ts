@@ -253,7 +253,7 @@ describe('Peers, tunnel and mail to other nodes (headless node, Chromium)', { ti
     await expect
       .poll(
         async () => {
-          if ((await queue.count()) > 0 && (await queue.textContent())?.includes('could not reach')) return true;
+          if ((await queue.count()) > 0 && (await queue.textContent())?.includes('(unreachable)')) return true;
           await page.getByTestId('nav-mail').click();
           await page.getByTestId('nav-settings').click();
           return false;
@@ -261,7 +261,8 @@ describe('Peers, tunnel and mail to other nodes (headless node, Chromium)', { ti
         { timeout: 30_000 },
       )
       .toBe(true);
-    expect(await queue.textContent()).toMatch(/^\s*1 waiting, the oldest sent .+: could not reach http:\/\/127\.0\.0\.1:\d+ \(unreachable\)/);
+    // The mail is sealed as it leaves: the first thing its node is asked for is the recipient's key.
+    expect(await queue.textContent()).toMatch(/^\s*1 waiting, the oldest sent .+: could not find elsewhere\.test\/\S+ encryption key: .*\(unreachable\)/);
     await queue.getByTestId('peer-retry').click();
     await expect.poll(() => queue.getByTestId('peer-retry').textContent(), { timeout: WAIT }).toContain('Retry now');
     expect((await node.owner('GET', '/v1/node/peers')).peers.find((p: { domain: string }) => p.domain === 'elsewhere.test').queue).toMatchObject({ queued: 1 });
