@@ -94,6 +94,7 @@ export const ROUTES: readonly RouteSpec[] = [
   r('POST', '/v1/node/identities', 'owner', json('project_id', 'alias', 'name', 'human_name', 'role', 'program', 'namespace')),
   r('POST', '/v1/node/identities/:agent_id/session-key', 'owner', { body: 'none' }),
   r('POST', '/v1/node/identities/:agent_id/encryption-key/rotate', 'owner', { body: 'none' }),
+  r('PATCH', '/v1/node/identities/:agent_id', 'owner', json('accepts_plaintext')),
   r('GET', '/v1/node/events/stream', 'owner', { sse: true, query: ['deadline'] }),
   r('POST', '/v1/node/identities/:agent_id/export', 'owner', json('passphrase')),
   r('POST', '/v1/node/identities/import', 'owner', json('project_id', 'passphrase', 'backup')),
@@ -154,9 +155,15 @@ export const ROUTES: readonly RouteSpec[] = [
     ),
   ),
   r('DELETE', '/v1/agents/me', 'identity', { destructive: true }),
-  r('PATCH', '/v1/agents/me', 'identity', json('address_reachability', 'human_name', 'role', 'program', 'context', 'hostname', 'workspace_path'), {
-    seed: { human_name: 'Alice', role: 'tester' },
-  }),
+  r(
+    'PATCH',
+    '/v1/agents/me',
+    'identity',
+    json('address_reachability', 'human_name', 'role', 'program', 'context', 'hostname', 'workspace_path', 'accepts_plaintext'),
+    {
+      seed: { human_name: 'Alice', role: 'tester' },
+    },
+  ),
   r('GET', '/v1/agents/resolve/:namespace/:name', 'none'),
   r('POST', '/api/v1/agents/:agent_id/archive', 'owner-or-project', { body: 'none', destructive: true }),
   r('POST', '/api/v1/agents/:agent_id/replace', 'owner-or-project', { ...json('custody', 'did', 'public_key'), destructive: true }),
