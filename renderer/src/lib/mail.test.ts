@@ -102,6 +102,14 @@ describe('signatureBadge', () => {
   it('says unsigned when there is no signature', () => {
     expect(signatureBadge({ signature: '', from_did: 'did:key:z6Mk' })).toMatchObject({ text: 'Unsigned', tone: 'warn' });
   });
+
+  it("takes the node's verdict on an end-to-end encrypted mail's envelope, which carries its signature", () => {
+    expect(signatureBadge({ signature: '', from_did: did, signature_status: 'verified', end_to_end: true })).toMatchObject({
+      text: 'Verified · z6MkhaXg…2doK',
+      tone: 'ok',
+    });
+    expect(signatureBadge({ signature: '', from_did: did, signature_status: 'failed', end_to_end: true })).toMatchObject({ tone: 'danger' });
+  });
 });
 
 describe('keyChangeNote', () => {

@@ -28,9 +28,11 @@ export function mergeMessages(list: readonly MailMessage[], incoming: readonly M
  * node it says only that the message carries a signature by that key.
  */
 export function signatureBadge(
-  message: Pick<MailMessage, 'signature' | 'from_did'> & { signature_status?: SignatureStatus | undefined },
+  message: Pick<MailMessage, 'signature' | 'from_did'> & { signature_status?: SignatureStatus | undefined; end_to_end?: boolean | undefined },
 ): BadgeLabel & { fingerprint: string | null } {
-  if (!message.signature || !message.from_did) {
+  // An end-to-end encrypted mail is signed in its envelope, which the node checked; the answer may
+  // carry no signature beside it (one the reader could not check on its own).
+  if ((!message.signature && message.end_to_end !== true) || !message.from_did) {
     return { text: 'Unsigned', tone: 'warn', hint: 'This message carries no signature.', fingerprint: null };
   }
   const fingerprint = keyFingerprint(message.from_did);
