@@ -46,6 +46,8 @@ export interface SenderKeys {
  */
 export interface ArrivedEnvelope {
   envelopeJson: string;
+  /** The envelope's signature, by its sender: what the stored row keeps as its signature. */
+  signature: string;
   opened: { subject: string; body: string } | null;
 }
 

@@ -8,7 +8,7 @@ import type { FederatedChat, FederatedMail, FederatedMessage } from '../../../co
 import type { NodeContext } from '../../context.ts';
 import type { ArrivedEnvelope, Bounce, CheckedSender, FederationCore, SenderKeys } from '../../federation/core-port.ts';
 import type { FoundEncryptionKey } from '../../federation/remote-encryption-keys.ts';
-import { conflict, invalid } from '../../errors.ts';
+import { conflict } from '../../errors.ts';
 import type { EndToEnd } from './messaging/end-to-end.ts';
 import { assertAcceptsPlaintext } from './messaging/plaintext-policy.ts';
 import { signMessage } from './messaging/signing.ts';
@@ -59,23 +59,18 @@ export class CoreForFederation implements FederationCore<LocalRecipient> {
   }
 
   checkArrivedEnvelope(mail: FederatedMail, recipient: LocalRecipient): ArrivedEnvelope {
-    const { endToEnd, recipients } = this.#parts;
     const claimed = mail.encrypted_envelope?.conversation_id;
-    const envelope = endToEnd.ingest(mail.encrypted_envelope, {
-      kind: 'mail',
-      messageId: mail.message_id,
-      conversationId: typeof claimed === 'string' ? claimed : '',
-      sender: { did: mail.from_did, stableId: mail.from_stable_id, address: mail.from },
-      recipients: [{ did: recipient.did_key, stableId: recipient.did_aw, address: recipient.address }],
-    });
-    const party = recipients.party(recipient);
-    if (!endToEnd.sealedToPublishedKey(party, envelope)) {
-      throw invalid('SVC_ERR_E2EE_ENVELOPE_MISMATCH', `Refused: the envelope is sealed to a key ${mail.to} never published (recipient_key_mismatch)`);
-    }
-    const envelopeJson = JSON.stringify(envelope);
-    if (recipient.custody === 'self') return { envelopeJson, opened: null };
-    const inner = endToEnd.open(party, envelope);
-    return { envelopeJson, opened: { subject: inner.subject ?? '', body: inner.body } };
+    const { envelope, opened } = this.#parts.endToEnd.receiveMail(
+      mail.encrypted_envelope,
+      { messageId: mail.message_id, conversationId: typeof claimed === 'string' ? claimed : '' },
+      { did: mail.from_did, stableId: mail.from_stable_id, address: mail.from },
+      this.#parts.recipients.party(recipient),
+    );
+    return {
+      envelopeJson: JSON.stringify(envelope),
+      signature: envelope.signature,
+      opened: opened === null ? null : { subject: opened.subject ?? '', body: opened.body },
+    };
   }
 
   checkArrivedPlaintext(recipient: LocalRecipient): void {

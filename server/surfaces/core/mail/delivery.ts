@@ -237,7 +237,7 @@ export function storeArrivedMail(
 ): boolean {
   // An encrypted mail is stored as its envelope, signed by its sender; the wire's signature over
   // its other fields has done its work (inbound.ts checked who sent it to whom).
-  const signature = encrypted === undefined ? mail.signature : (JSON.parse(encrypted.envelopeJson) as { signature: string }).signature;
+  const signature = encrypted === undefined ? mail.signature : encrypted.signature;
   try {
     insertMailRow(db, {
       message_id: mail.message_id,

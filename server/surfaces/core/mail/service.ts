@@ -188,21 +188,20 @@ export class MailService {
     }
     const createdAt = signingTimestamp(this.#ctx.clock);
     const claimed = input.encrypted_envelope as { message_id?: unknown; conversation_id?: unknown };
-    const messageId = input.message_id ?? (typeof claimed.message_id === 'string' ? claimed.message_id : '');
-    const envelope = this.#endToEnd.ingest(input.encrypted_envelope, {
-      kind: 'mail',
-      messageId,
-      conversationId: input.thread_id ?? (typeof claimed.conversation_id === 'string' ? claimed.conversation_id : ''),
-      sender: { did: sender.didKey, stableId: sender.stableId, address: sender.address },
-      recipients: [{ did: recipient.didKey, stableId: recipient.stableId, address: recipient.address }],
-    });
-    if (!this.#endToEnd.sealedToPublishedKey(recipient, envelope)) {
-      throw invalid('SVC_ERR_E2EE_ENVELOPE_MISMATCH', `the envelope is sealed to a key ${recipient.to} never published (recipient_key_mismatch)`);
-    }
-    if (recipient.agent.custody === 'self') return { encrypted: { envelope, createdAt, readers: [] } };
-    const inner = this.#endToEnd.open(recipient, envelope);
-    const opened = { subject: inner.subject ?? '', body: inner.body, signature: '', signed_payload: '' };
-    return { encrypted: { envelope, createdAt, readers: [{ agentId: recipient.agent.agent_id, opened }] } };
+    const { envelope, opened } = this.#endToEnd.receiveMail(
+      input.encrypted_envelope,
+      {
+        messageId: input.message_id ?? (typeof claimed.message_id === 'string' ? claimed.message_id : ''),
+        conversationId: input.thread_id ?? (typeof claimed.conversation_id === 'string' ? claimed.conversation_id : ''),
+      },
+      { did: sender.didKey, stableId: sender.stableId, address: sender.address },
+      recipient,
+    );
+    const readers =
+      opened === null
+        ? []
+        : [{ agentId: recipient.agent.agent_id, opened: { subject: opened.subject ?? '', body: opened.body, signature: '', signed_payload: '' } }];
+    return { encrypted: { envelope, createdAt, readers } };
   }
 
   /**

@@ -176,6 +176,35 @@ export class EndToEnd {
   }
 
   /**
+   * A mail envelope that arrived for `recipient` (posted by a client, or from another node),
+   * checked as `ingest` checks it and sealed to a key the recipient published, never a substituted
+   * one; opened when the node holds the recipient's keys (null when it holds its own). Throws a
+   * 4xx ServiceError.
+   */
+  receiveMail(
+    value: unknown,
+    ids: { messageId: string; conversationId: string },
+    sender: ExpectedParty,
+    recipient: Party,
+  ): { envelope: E2eeEnvelope; opened: MessageContent | null } {
+    const envelope = this.ingest(value, {
+      kind: 'mail',
+      ...ids,
+      sender,
+      recipients: [{ did: recipient.didKey, stableId: recipient.stableId, address: recipient.address }],
+    });
+    if (!this.sealedToPublishedKey(recipient, envelope)) {
+      throw invalid(
+        'SVC_ERR_E2EE_ENVELOPE_MISMATCH',
+        `the envelope is sealed to a key ${recipient.address ?? recipient.alias} never published (recipient_key_mismatch)`,
+      );
+    }
+    if (recipient.agent.custody === 'self') return { envelope, opened: null };
+    const inner = this.open(recipient, envelope);
+    return { envelope, opened: { subject: inner.subject ?? '', body: inner.body } };
+  }
+
+  /**
    * Opens an envelope for `reader`, an identity whose keys the node holds, with whichever of its
    * keys (current or archived) a wrap is sealed to. Throws a 4xx ServiceError when it cannot.
    */
