@@ -64,23 +64,26 @@ function olderThan(cursor: SentKey | null, rank: 0 | 1): string {
 const pageParams = (agentId: string, cursor: SentKey | null, n: number) => ({ agentId, n, sec: cursor?.sec ?? '', id: cursor?.id ?? 0 });
 
 /** Only one thread's mail: the message with that id and every mail naming it as its thread. */
-const IN_THREAD = `AND id IN (SELECT id FROM messages WHERE thread_id = @threadId UNION ALL SELECT id FROM messages WHERE message_id = @threadId)`;
+const IN_THREAD = `AND messages.id IN (SELECT id FROM messages WHERE thread_id = @threadId UNION ALL SELECT id FROM messages WHERE message_id = @threadId)`;
 
-/** The sender's own copy of an encrypted mail (what the node sealed for it, and signed), else the row's. */
-const SENDERS = (column: 'subject' | 'body' | 'signature' | 'signed_payload') =>
-  `COALESCE((SELECT p.${column} FROM mail_plaintext p WHERE p.message_id = messages.message_id AND p.agent_id = messages.from_agent_id
-     ${column === 'signature' || column === 'signed_payload' ? "AND p.signed_payload <> ''" : ''}), ${column}) AS ${column}`;
+/**
+ * What a local send is read as (a `LocalSentRow`), from `LOCAL_ROWS`: the sender's own copy of an
+ * encrypted mail (what the node sealed for it, and signed) in place of the row's empty one.
+ */
+const LOCAL_COLUMNS = `messages.*, COALESCE(p.subject, messages.subject) AS subject, COALESCE(p.body, messages.body) AS body,
+  CASE WHEN p.signed_payload <> '' THEN p.signature ELSE messages.signature END AS signature,
+  CASE WHEN p.signed_payload <> '' THEN p.signed_payload ELSE messages.signed_payload END AS signed_payload,
+  ${SECOND} AS sec, (SELECT project_id FROM agents a WHERE a.agent_id = messages.to_agent_id) AS to_project`;
 
-/** What a local send is read as (a `LocalSentRow`). */
-const LOCAL_COLUMNS = `*, ${SENDERS('subject')}, ${SENDERS('body')}, ${SENDERS('signature')}, ${SENDERS('signed_payload')}, ${SECOND} AS sec,
-  (SELECT project_id FROM agents a WHERE a.agent_id = messages.to_agent_id) AS to_project`;
+/** Local sends, each with what the node kept opened for its sender (mail_plaintext), if anything. */
+const LOCAL_ROWS = `messages LEFT JOIN mail_plaintext p ON p.message_id = messages.message_id AND p.agent_id = messages.from_agent_id`;
 
 /** Up to `n` local sends after `cursor`, newest first; with `threadId`, only that thread's. */
 export function localSentRows(db: Db, agentId: string, cursor: SentKey | null, n: number, threadId?: string): LocalSentRow[] {
   return db
     .prepare(
       `SELECT ${LOCAL_COLUMNS}
-       FROM messages WHERE from_agent_id = @agentId AND origin = 'local' ${olderThan(cursor, 0)} ${threadId === undefined ? '' : IN_THREAD}
+       FROM ${LOCAL_ROWS} WHERE from_agent_id = @agentId AND origin = 'local' ${olderThan(cursor, 0)} ${threadId === undefined ? '' : IN_THREAD}
        ORDER BY ${SECOND} DESC, id DESC LIMIT +@n`,
     )
     .all({ ...pageParams(agentId, cursor, n), threadId: threadId ?? null }) as LocalSentRow[];
@@ -110,7 +113,7 @@ export function queuedSentRows(db: Db, agentId: string, cursor: SentKey | null, 
  */
 export function sentRow(db: Db, agentId: string, messageId: string): { local: LocalSentRow } | { queued: QueuedSentRow } | undefined {
   const local = db
-    .prepare(`SELECT ${LOCAL_COLUMNS} FROM messages WHERE messages.message_id = ? AND from_agent_id = ? AND origin = 'local'`)
+    .prepare(`SELECT ${LOCAL_COLUMNS} FROM ${LOCAL_ROWS} WHERE messages.message_id = ? AND from_agent_id = ? AND origin = 'local'`)
     .get(messageId, agentId) as LocalSentRow | undefined;
   if (local !== undefined) return { local };
   const queued = db
