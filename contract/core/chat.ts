@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { parseRfc3339 } from '../core-rules.ts';
 import { DeadlineParam, StreamDeadline, StreamError, StreamSuperseded } from './events.ts';
 import { ClientMessageId, ClientTimestamp, clientSigningFields, refineClientSigning, SignatureStatus } from './mail.ts';
+import { ContentMode, MessageVersion, refineEncryptedSend, sendEncryptionFields, StoredEnvelope, storedEncryptionFields } from './end-to-end.ts';
 import { aliasSelector, RotationAnnouncement } from './identities.ts';
 import { NamespaceTrust, ReplacementAnnouncement } from './namespaces.ts';
 
@@ -45,7 +46,18 @@ const flags = {
   timestamp: ClientTimestamp.optional(),
   /** A client-signed message (contract/core/mail.ts): verified and stored instead of signed in custody. */
   ...clientSigningFields,
+  /**
+   * End-to-end encryption (contract/core/end-to-end.ts): left out, a message is sealed for every
+   * other participant when all of them publish a key; `legacy_plaintext_v1` sends plaintext by
+   * name; a client that holds its own keys posts the envelope it made, with the text left empty.
+   */
+  ...sendEncryptionFields,
 };
+
+/** Without an envelope a message says something; with one, its text is inside it and the field is empty. */
+function refineChatText(text: string, field: 'message' | 'body', body: { encrypted_envelope?: unknown }, ctx: z.RefinementCtx): void {
+  if (body.encrypted_envelope === undefined && text === '') ctx.addIssue({ code: 'custom', path: [field], message: `${field} must not be empty` });
+}
 
 /** `POST /v1/chat/sessions`: create-or-send (a two-party session is reused). */
 export const CreateSessionBody = z
@@ -54,12 +66,15 @@ export const CreateSessionBody = z
     to_aliases: uniqueList(aliasSelector),
     to_addresses: uniqueList(z.string().min(3).max(320)),
     to_dids: uniqueList(z.string().min(1).max(256)),
-    message: z.string().min(1),
+    /** Empty only beside an `encrypted_envelope`, which holds the text. */
+    message: z.string(),
     wait_seconds: z.int().min(0).max(MAX_WAIT_SECONDS).optional(),
     ...flags,
   })
   .superRefine((body, ctx) => {
     refineClientSigning(body, ctx);
+    refineEncryptedSend({ ...body, body: body.message }, ctx);
+    refineChatText(body.message, 'message', body, ctx);
     const count = body.to_aliases.length + body.to_addresses.length + body.to_dids.length;
     if (count === 0) ctx.addIssue({ code: 'custom', path: ['to_aliases'], message: 'at least one of to_aliases, to_addresses or to_dids is required' });
     if (count > MAX_CHAT_TARGETS) ctx.addIssue({ code: 'custom', path: ['to_aliases'], message: `at most ${MAX_CHAT_TARGETS} targets` });
@@ -74,9 +89,13 @@ export type CreateSessionRequest = z.input<typeof CreateSessionBody>;
  * is nothing to rejoin).
  */
 export const SendMessageBody = z
-  .strictObject({ body: z.string().min(1), ...flags, rejoining: z.boolean().default(false) })
+  .strictObject({ body: z.string(), ...flags, rejoining: z.boolean().default(false) })
   .refine((body) => !(body.leaving && body.rejoining), { path: ['rejoining'], message: 'a message cannot both leave and rejoin' })
-  .superRefine(refineClientSigning);
+  .superRefine((body, ctx) => {
+    refineClientSigning(body, ctx);
+    refineEncryptedSend(body, ctx);
+    refineChatText(body.body, 'body', body, ctx);
+  });
 export type SendMessageInput = z.output<typeof SendMessageBody>;
 export type SendMessageRequest = z.input<typeof SendMessageBody>;
 
@@ -185,6 +204,12 @@ export const ChatMessage = z.object({
   signature_status: SignatureStatus,
   /** Ours: what the sender's address can be trusted as; null without an address. */
   from_namespace_trust: NamespaceTrust.nullable(),
+  /**
+   * How it was encrypted, as this reader gets it (contract/core/end-to-end.ts): `body` is what the
+   * node opened for a reader whose keys it holds, and empty beside the envelope for a reader that
+   * opens it itself.
+   */
+  ...storedEncryptionFields,
 });
 export type ChatMessage = z.output<typeof ChatMessage>;
 
@@ -220,8 +245,10 @@ export const ChatLastMessage = z.object({
   from_agent_id: z.string().nullable(),
   from_alias: z.string(),
   from_address: z.string().nullable(),
-  /** The first 200 characters of the body. */
+  /** The first 200 characters of the body, as the reader reads it (empty for an envelope the reader opens itself). */
   preview: z.string(),
+  /** It crossed, and is stored, end-to-end encrypted. */
+  end_to_end: z.boolean(),
   created_at: z.string(),
   sender_leaving: z.boolean(),
   sender_rejoining: z.boolean(),
@@ -278,6 +305,10 @@ export const PendingChat = z.object({
   sender_waiting: z.boolean(),
   /** Seconds left in the session's wait window; 0 when none is open (as upstream). */
   time_remaining_seconds: z.number().int(),
+  /** Upstream's: how the newest message reads for the caller (null without one); with `encrypted_v2` its envelope, and `last_message` empty. */
+  last_message_content_mode: ContentMode.nullable(),
+  last_message_version: MessageVersion.nullable(),
+  last_encrypted_envelope: StoredEnvelope.optional(),
 });
 export type PendingChat = z.output<typeof PendingChat>;
 

@@ -115,6 +115,9 @@ const UNREACHABLE: Record<string, string[]> = {
   // The envelope goes only to a reader holding its own keys (test/api/e2ee-mail.test.ts); these hold none.
   check_inbox: ['.messages[].from_node', '.messages[].encrypted_envelope'],
   list_sent: ['.messages[].delivered_to', '.messages[].encrypted_envelope'],
+  chat_history: ['.messages[].encrypted_envelope'],
+  chat_pending: ['.pending[].last_encrypted_envelope'],
+  chat_send: ['.reply.encrypted_envelope'],
   // Null by what the tool does: a message back in the inbox, or unread.
   unarchive_message: ['.archived_at'],
   mark_unread: ['.read_at', '.archived_at'],

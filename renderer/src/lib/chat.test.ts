@@ -53,6 +53,9 @@ function message(id: string, from: 'me' | 'bob', at: string, extra: Partial<Chat
     replacement_announcement: null,
     signature_status: 'verified',
     from_namespace_trust: null,
+    end_to_end: false,
+    content_mode: 'legacy_plaintext_v1',
+    message_version: 1,
     ...extra,
   };
 }

@@ -73,6 +73,10 @@ export function pendingEntry(
       replacement_announcement: null,
       signature_status: 'unverified',
       from_namespace_trust: null,
+      // How it is sent is the node's to say (sealed when every other participant publishes a key).
+      end_to_end: false,
+      content_mode: 'legacy_plaintext_v1',
+      message_version: 1,
     },
   };
 }

@@ -469,6 +469,9 @@ export function chatMessage(messageId: string, sessionId: string, fields: Partia
     replacement_announcement: null,
     signature_status: 'verified',
     from_namespace_trust: null,
+    end_to_end: false,
+    content_mode: 'legacy_plaintext_v1',
+    message_version: 1,
     ...fields,
   });
 }
@@ -489,6 +492,8 @@ export function pendingChat(sessionId: string, fields: Partial<PendingChat> = {}
     last_activity: AT,
     sender_waiting: false,
     time_remaining_seconds: 0,
+    last_message_content_mode: 'legacy_plaintext_v1',
+    last_message_version: 1,
     ...fields,
   });
 }

@@ -8,7 +8,7 @@
  */
 import type { CreateSessionInput, SendChatResult, SendMessageInput, StartChatResult } from '../../../../../contract/core/chat.ts';
 import type { Db } from '../../../../context.ts';
-import { conflict } from '../../../../errors.ts';
+import { conflict, invalid } from '../../../../errors.ts';
 import { assertFederatable, forwardChat, type ChatContent } from '../forwarding.ts';
 import { assertChatReachable } from '../reachability.ts';
 import {
@@ -54,6 +54,7 @@ export type StartedChat = Omit<StartChatResult, 'sse_url'>;
 export function createOrSend(deps: ChatDeps, agentId: string, input: CreateSessionInput): StartedChat {
   const { ctx, identities, recipients, presence, queue } = deps;
   const { db } = ctx;
+  refuseEncrypted(input);
   assertMessageSize(input.message, 'message');
   const content = {
     body: input.message,
@@ -117,6 +118,7 @@ export function createOrSend(deps: ChatDeps, agentId: string, input: CreateSessi
 export function send(deps: ChatDeps, agentId: string, sessionId: string, input: SendMessageInput): SendChatResult {
   const { ctx, identities, recipients, queue } = deps;
   const { db } = ctx;
+  refuseEncrypted(input);
   const session = memberSession(db, agentId, sessionId);
   const parties = sessionParties(deps, sessionId);
   const sender = parties.find((p): p is Party => isAgent(p, agentId)) ?? recipients.party(identities.row(agentId));
@@ -164,6 +166,13 @@ export function send(deps: ChatDeps, agentId: string, sessionId: string, input: 
   publishChange(ctx.bus, sessionId, localAgentIds(others));
   if (queued) queue.nudge();
   return result;
+}
+
+/** Chat is not end-to-end encrypted yet: a send that asks for it is refused, never sent as plaintext. */
+function refuseEncrypted(input: CreateSessionInput | SendMessageInput): void {
+  if (input.encrypted_envelope !== undefined || input.content_mode === 'encrypted_v2') {
+    throw invalid('SVC_ERR_E2EE_ENVELOPE_UNSUPPORTED', 'chat messages are not taken end-to-end encrypted by this node yet: nothing was sent');
+  }
 }
 
 /** A client's message id must be new (a repeat of its own send was answered before this). */

@@ -77,6 +77,8 @@ export function pending(deps: ChatDeps, agentId: string): Pending {
       sender_waiting: someoneWaiting(deps, row.session_id, others),
       // Upstream answers 0 when no window is open.
       time_remaining_seconds: timeRemaining(row, now) ?? 0,
+      last_message_content_mode: last === undefined ? null : 'legacy_plaintext_v1',
+      last_message_version: last === undefined ? null : 1,
     });
   }
   return { pending: chats, messages_waiting: deps.mail.unreadCount(agentId) };

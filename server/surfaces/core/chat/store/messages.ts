@@ -225,6 +225,9 @@ export function toChatMessage(row: ChatMessageWithProject, viewer: ChatViewer, v
     signed_payload: row.signed_payload,
     signing_key_id: row.signature === '' ? null : row.from_did,
     ...verdicts,
+    end_to_end: false,
+    content_mode: 'legacy_plaintext_v1',
+    message_version: 1,
   };
 }
 
@@ -235,6 +238,7 @@ export function toLastMessage(row: ChatMessageWithProject, viewer: ChatViewer): 
     from_alias: row.from_alias,
     from_address: row.from_address,
     preview: preview(row.body),
+    end_to_end: false,
     created_at: row.created_at,
     sender_leaving: row.sender_leaving === 1,
     sender_rejoining: row.sender_rejoining === 1,
