@@ -52,11 +52,15 @@ export function refineClientSigning(
     from_did?: string | undefined;
     message_id?: string | undefined;
     timestamp?: string | undefined;
+    encrypted_envelope?: unknown;
   },
   ctx: z.RefinementCtx,
 ): void {
   if (body.signature === undefined) {
-    for (const field of ['signed_payload', 'signing_key_id', 'from_did'] as const) {
+    // Upstream's clients name themselves beside an envelope they signed (the node checks it is the sender's did:key).
+    const unsigned =
+      body.encrypted_envelope === undefined ? (['signed_payload', 'signing_key_id', 'from_did'] as const) : (['signed_payload', 'signing_key_id'] as const);
+    for (const field of unsigned) {
       if (body[field] !== undefined)
         ctx.addIssue({ code: 'custom', path: [field], message: `${field} goes with signature: send the client signature too, or leave it out` });
     }
@@ -113,6 +117,8 @@ export const SendMailBody = z
     priority: Priority.default('normal'),
     /** Upstream's (E1): the thread the mail belongs to, the id of its first message by convention; every recipient's copy carries it. */
     thread_id: z.uuid({ error: 'thread_id must be a UUID' }).optional(),
+    /** Upstream's newer name for `thread_id` (its clients send it beside an envelope, whose own `conversation_id` it is). */
+    conversation_id: z.uuid({ error: 'conversation_id must be a UUID' }).optional(),
     message_id: ClientMessageId.optional(),
     timestamp: ClientTimestamp.optional(),
     ...clientSigningFields,
@@ -121,6 +127,9 @@ export const SendMailBody = z
   .superRefine((mail, ctx) => {
     refineClientSigning(mail, ctx);
     refineEncryptedSend(mail, ctx);
+    if (mail.thread_id !== undefined && mail.conversation_id !== undefined && mail.thread_id !== mail.conversation_id) {
+      ctx.addIssue({ code: 'custom', path: ['conversation_id'], message: 'conversation_id and thread_id name the same thread: send one, or the same value' });
+    }
     const singles = SINGLE_SELECTORS.some((field) => mail[field] !== undefined) ? 1 : 0;
     const total = singles + (mail.to_aliases?.length ?? 0) + (mail.to_addresses?.length ?? 0) + (mail.to_dids?.length ?? 0);
     if (total === 0) {
@@ -246,6 +255,11 @@ export const MailMessage = z.object({
   signing_key_id: z.string().nullable(),
   /** The thread the sender put it in (`thread_id` of the send); null when it named none. */
   thread_id: z.string().nullable(),
+  /**
+   * Upstream's: the conversation it belongs to: the envelope's own for an encrypted mail, else its
+   * thread, else (the first mail of a conversation) its own id.
+   */
+  conversation_id: z.string(),
   /** When the sender's key came from a rotation on this node: the retiring key's signed word for it. */
   rotation_announcement: RotationAnnouncement.nullable(),
   /** When the sender replaced an identity at its address on this node: the namespace controller's signed word for it. */
@@ -302,6 +316,8 @@ export const SentMail = z.object({
   signed_payload: z.string(),
   /** The thread it was sent in; null when it named none. */
   thread_id: z.string().nullable(),
+  /** Upstream's: the conversation it belongs to (as an inbox item's). */
+  conversation_id: z.string(),
   /** When it was sent (second precision). */
   created_at: z.string(),
   status: OutboundStatus,

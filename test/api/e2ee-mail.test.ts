@@ -63,12 +63,24 @@ async function publishedKey(didAw: string): Promise<EncryptionKeyAssertion> {
 }
 
 /** An envelope sally's client makes for `to` (a custodial identity of the node), as upstream's clients make one. */
-async function sallyEnvelope(to: any, content: { subject: string; body: string }, options: { createdAt?: number; messageId?: string } = {}) {
+async function sallyEnvelope(
+  to: any,
+  content: { subject: string; body: string },
+  options: { createdAt?: number; messageId?: string; conversationId?: string } = {},
+) {
   const sender: SealParty = { address: `${DOMAIN}/sally`, did: sally.key.didKey, stableId: sally.key.didSvc, encryptionKey: sally.assertion };
   const recipient: SealParty = { address: `${DOMAIN}/${to.alias}`, did: to.did_key, stableId: to.did_aw, encryptionKey: await publishedKey(to.did_aw) };
   const messageId = options.messageId ?? randomUUID();
   return sealEnvelope(
-    { kind: 'mail', sender, recipients: [recipient], ...content, messageId, conversationId: messageId, createdAt: options.createdAt ?? Date.now() },
+    {
+      kind: 'mail',
+      sender,
+      recipients: [recipient],
+      ...content,
+      messageId,
+      conversationId: options.conversationId ?? messageId,
+      createdAt: options.createdAt ?? Date.now(),
+    },
     clientSigner(sally.key),
   ) as unknown as Obj;
 }
@@ -123,6 +135,36 @@ describe('a self-custodial sender posting its own envelope', () => {
     expect(mine).toMatchObject({ content_mode: 'encrypted_v2', subject: '', body: '' });
     expect(mine.encrypted_envelope).toEqual(envelope);
     expect(independentDecrypt(mine.encrypted_envelope as Obj, sally.encryption.privateKey)).toMatchObject({ subject: 'Lunch?', body: 'Thai at one.' });
+  });
+
+  it('takes the request upstream’s clients post (conversation_id, from_did beside the envelope), and answers its conversation', async () => {
+    const [messageId, conversationId] = [randomUUID(), randomUUID()];
+    const envelope = await sallyEnvelope(bob, { subject: 'Go client', body: 'as upstream sends it' }, { messageId, conversationId });
+    const upstream = {
+      message_id: messageId,
+      conversation_id: conversationId,
+      from_did: sally.key.didKey,
+      timestamp: envelope.created_at,
+      to_did: bob.did_key,
+    };
+    const sent = expectOk(await postEnvelope(envelope, 'bob', upstream));
+    expect(sent.message_id).toBe(messageId);
+    // Every reader gets the conversation the envelope is bound to, which upstream's clients compare with it.
+    expect(await inboxItem(bob.api_key, messageId)).toMatchObject({ conversation_id: conversationId, thread_id: conversationId, body: 'as upstream sends it' });
+    const mine = await sentItem(sally.identity.api_key, messageId);
+    expect(mine).toMatchObject({ conversation_id: conversationId, content_mode: 'encrypted_v2' });
+    expect((mine.encrypted_envelope as Obj).conversation_id).toBe(conversationId);
+    // Named beside an envelope, from_did must be the sender's own key.
+    const other = await sallyEnvelope(bob, { subject: '', body: 'x' });
+    expectRefusal(await postEnvelope(other, 'bob', { from_did: bob.did_key }), 422, /from_did must match the authenticated sender/, 'SVC_ERR_SIGNER_MISMATCH');
+    // One thread by two names must be one.
+    const third = await sallyEnvelope(bob, { subject: '', body: 'y' });
+    expectRefusal(await postEnvelope(third, 'bob', { conversation_id: randomUUID(), thread_id: randomUUID() }), 422, /conversation_id/, 'SVC_ERR_VALIDATION');
+    // A mail the node seals names the conversation it sealed it to: its thread, else its own id.
+    const sealed = expectOk(await send(ann.api_key, { to_address: `${DOMAIN}/sally`, subject: 's', body: 'sealed here' }));
+    const got = await inboxItem(sally.identity.api_key, sealed.message_id);
+    expect(got.conversation_id).toBe(sealed.message_id);
+    expect((got.encrypted_envelope as Obj).conversation_id).toBe(sealed.message_id);
   });
 
   it('answers an identical retry as the first time, and refuses another envelope under the same id', async () => {

@@ -196,6 +196,7 @@ describe('GET /v1/messages/sent', () => {
       signature: expect.any(String),
       signed_payload: expect.any(String),
       thread_id: null,
+      conversation_id: first.message_id,
       created_at: first.delivered_at,
       status: 'delivered',
       attempts: null,

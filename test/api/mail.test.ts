@@ -103,10 +103,11 @@ describe('POST /v1/messages', () => {
       origin: 'local',
       from_node: null,
       is_contact: false,
-      // Upstream's fields, which its clients read: the signing key, no thread, no announcements for
-      // a key never rotated.
+      // Upstream's fields, which its clients read: the signing key, no thread (so the mail starts a
+      // conversation of its own), no announcements for a key never rotated.
       signing_key_id: ann.did_key,
       thread_id: null,
+      conversation_id: sent.message_id,
       rotation_announcement: null,
       replacement_announcement: null,
     });

@@ -29,6 +29,7 @@ function item(n: number): SentMail {
     signature: 'sig',
     signed_payload: 'payload',
     thread_id: null,
+    conversation_id: `m-${n}`,
     created_at: '2026-03-01T10:00:00.000Z',
     status: 'delivered',
     attempts: null,

@@ -336,6 +336,7 @@ export function mailMessage(messageId: string, fields: Partial<MailMessage> = {}
     signed_payload: 'payload',
     signing_key_id: 'did:key:zbo',
     thread_id: null,
+    conversation_id: messageId,
     rotation_announcement: null,
     replacement_announcement: null,
     created_at: AT,

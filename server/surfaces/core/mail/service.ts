@@ -27,7 +27,7 @@ import { identityTopic } from '../../../events/bus.ts';
 import type { IdentityService } from '../identities/service.ts';
 import { findIdentity, type AgentRow } from '../identities/store/agents.ts';
 import { announcementsFor, signingKeyId } from '../messaging/announcements.ts';
-import { clientSignatureOf, verifyClientSigned } from '../messaging/client-signed.ts';
+import { assertNamesItself, clientSignatureOf, verifyClientSigned } from '../messaging/client-signed.ts';
 import type { RemoteQueue } from '../messaging/remote-queue.ts';
 import { earlierAnswer, keyedSend, recordAnswer } from '../messaging/idempotency.ts';
 import { assertReachable, isContact } from '../messaging/reachability.ts';
@@ -37,6 +37,7 @@ import { senderNamespaceTrust } from '../messaging/sender-trust.ts';
 import { signatureStatus, signMessage } from '../messaging/signing.ts';
 import type { NamespaceService } from '../namespaces/service.ts';
 import { deliverMail, type EncryptedMail } from './delivery.ts';
+import { conversationId } from './conversation.ts';
 import { asRead, type EndToEnd } from '../messaging/end-to-end.ts';
 import { MailFolders, publishMailChange } from './folders.ts';
 import { SentMail } from './sent.ts';
@@ -111,11 +112,14 @@ export class MailService {
    * With a client `message_id` the send happens once: the same content under the id again answers
    * what the first send answered (messaging/idempotency.ts).
    */
-  send(agentId: string, input: SendMailInput): SendMailResult {
+  send(agentId: string, request: SendMailInput): SendMailResult {
+    // One thread, by either of its names, or the one a client's envelope is bound to.
+    const input = { ...request, thread_id: request.thread_id ?? request.conversation_id ?? envelopeConversation(request.encrypted_envelope) };
     const bytes = Buffer.byteLength(input.body, 'utf8');
     if (bytes > MAX_BODY_BYTES) throw tooLarge('SVC_ERR_MESSAGE_TOO_LARGE', `Mail body is ${bytes} bytes; the limit is ${MAX_BODY_BYTES} bytes (64 KiB)`);
     const { db, bus, clock } = this.#ctx;
     const keyed = keyedSend(agentId, 'mail', input);
+    assertNamesItself(this.#identities.row(agentId), input);
     // A client signature is checked before anything else, a repeat of its send included.
     const signature = clientSignatureOf(input);
     const clientSigned =
@@ -272,6 +276,7 @@ export class MailService {
     const encryption = asRead(row, reader);
     return toInboxItem(row, {
       ...encryption,
+      conversation_id: conversationId(row, encryption.encrypted_envelope),
       from_address: row.from_address ?? this.#senderName(reader, row),
       is_contact: row.origin !== 'bounce' && isContact(this.#ctx.db, reader.agent_id, sender),
       // A reader the node opened a mail for, with no plaintext signature to go with it (the
@@ -340,4 +345,10 @@ export class MailService {
   unreadCount(agentId: string): number {
     return unreadMailCount(this.#ctx.db, agentId);
   }
+}
+
+/** The conversation a client's envelope says it belongs to, when it names one that fits a thread id (the envelope is checked later). */
+function envelopeConversation(envelope: unknown): string | undefined {
+  const claimed = (envelope as { conversation_id?: unknown } | undefined)?.conversation_id;
+  return typeof claimed === 'string' && claimed !== '' && claimed.length <= 256 ? claimed : undefined;
 }

@@ -49,6 +49,17 @@ export function clientSignatureOf(input: {
   return { signature, signed_payload, from_did, signing_key_id, message_id, timestamp };
 }
 
+/**
+ * A `from_did` sent beside an envelope rather than a signature (upstream's clients name
+ * themselves so) must be the sender's current did:key; the envelope's own signature is checked
+ * against the same key when it is ingested.
+ */
+export function assertNamesItself(sender: { did_key: string }, input: { signature?: string | undefined; from_did?: string | undefined }): void {
+  if (input.signature === undefined && input.from_did !== undefined && input.from_did !== sender.did_key) {
+    throw invalid('SVC_ERR_SIGNER_MISMATCH', 'from_did must match the authenticated sender (its current did:key)');
+  }
+}
+
 /** What the signed envelope must say besides its addressing, as the request says it. */
 export type SignedContent =
   | { type: 'mail'; subject: string; body: string; priority: string }

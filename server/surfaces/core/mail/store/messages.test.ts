@@ -78,7 +78,7 @@ describe('the messages store', () => {
     const [ann, bob] = [addIdentity(db(), { alias: 'ann' }), addIdentity(db(), { alias: 'bob' })];
     send(ann, bob);
     const [row] = inboxRows(db(), bob.agent_id, { folder: 'inbox', unreadOnly: false, limit: 1 });
-    const judged = { from_address: 'ann', signing_key_id: null, rotation_announcement: null, replacement_announcement: null };
+    const judged = { conversation_id: row!.message_id, from_address: 'ann', signing_key_id: null, rotation_announcement: null, replacement_announcement: null };
     const encryption = {
       end_to_end: false,
       content_mode: 'legacy_plaintext_v1',

@@ -71,6 +71,7 @@ export type InboxJudgement = Pick<
   | 'content_mode'
   | 'message_version'
   | 'encrypted_envelope'
+  | 'conversation_id'
   | 'subject'
   | 'body'
   | 'signature'

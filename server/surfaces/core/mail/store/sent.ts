@@ -13,6 +13,7 @@
 import type { FederatedMail } from '../../../../../contract/core/federation.ts';
 import type { SentMail } from '../../../../../contract/core/mail.ts';
 import type { Db } from '../../../../context.ts';
+import { conversationId } from '../conversation.ts';
 import type { MessageRow } from './messages.ts';
 
 /** An item's encryption and content as its sender reads it (messaging/end-to-end.ts, asRead). */
@@ -159,6 +160,7 @@ export function toLocalSentItem(row: LocalSentRow, senderProject: string | undef
     thread_id: row.thread_id,
     created_at: row.created_at,
     ...asRead,
+    conversation_id: conversationId(row, asRead.encrypted_envelope),
     status: 'delivered',
     attempts: null,
     next_attempt_at: null,
@@ -187,6 +189,8 @@ export function toQueuedSentItem(row: QueuedSentRow): SentMail {
     // The federation wire carries upstream's thread_id since mail threads were added; mail queued
     // by an older version has none.
     thread_id: message.thread_id ?? null,
+    // Sealed as it leaves, to this conversation (the node's reader gets no envelope).
+    conversation_id: conversationId({ message_id: row.message_id, thread_id: message.thread_id ?? null }),
     created_at: `${row.sec}Z`,
     status: row.status,
     attempts: row.attempts,
