@@ -13,8 +13,15 @@
  *
  * No downgrade: a recipient whose node publishes no valid key for it gets nothing. The mail
  * bounces, saying so, and only a send that names plaintext reaches such a recipient.
+ *
+ * Mail a self-custodial identity's client sealed itself (`sealed_by_client`) is the other case:
+ * the node holds neither its keys nor its plaintext, so the envelope goes exactly as the client
+ * made it, and it is fresh for its receiver only until its `expires_at` (at most five minutes
+ * after its `created_at`). Past that, the receiver would refuse it as stale: rather than send
+ * what will be refused, or retry forever, the outbox bounces it, asking the sender to send it again.
  */
 import type { FederatedMail } from '../../contract/core/federation.ts';
+import type { Clock } from '../clock.ts';
 import { ServiceError } from '../errors.ts';
 import type { FederationCore } from './core-port.ts';
 import type { OutboxRow } from './outbox-store.ts';
@@ -33,18 +40,42 @@ const NO_KEY = new Set([
 /** A row ready to send (its payload the wire form), or what settles it without sending. */
 export type Prepared = { row: OutboxRow } | { outcome: Outcome };
 
+/** Why a client-sealed mail is not sent: its envelope is past the receiver's ingestion window. */
+export const CLIENT_SEALED_STALE =
+  'it was not sent: it was sealed by your client more than 5 minutes ago; send it again (the receiving node takes an envelope only within 5 minutes of its created_at, and it could not be delivered in time)';
+
+/**
+ * When a client-sealed row's envelope stops being fresh for its receiver (ms since the epoch):
+ * its `expires_at`, which the contract keeps within five minutes of its `created_at`. Null for a
+ * row the client did not seal. An envelope whose time cannot be read is past it already.
+ */
+export function clientSealedUntil(row: OutboxRow): number | null {
+  if (row.sealed_by_client !== 1) return null;
+  const envelope = (JSON.parse(row.payload) as FederatedMail).encrypted_envelope as { expires_at?: unknown } | undefined;
+  const until = typeof envelope?.expires_at === 'string' ? Date.parse(envelope.expires_at) : NaN;
+  return Number.isNaN(until) ? 0 : until;
+}
+
 export class OutboxSealing {
   readonly #keys: Pick<RemoteEncryptionKeyLookup, 'find'>;
   readonly #core: Pick<FederationCore, 'sealMail'>;
+  readonly #clock: Clock;
 
-  constructor(keys: Pick<RemoteEncryptionKeyLookup, 'find'>, core: Pick<FederationCore, 'sealMail'>) {
+  constructor(keys: Pick<RemoteEncryptionKeyLookup, 'find'>, core: Pick<FederationCore, 'sealMail'>, clock: Clock) {
     this.#keys = keys;
     this.#core = core;
+    this.#clock = clock;
   }
 
-  /** Each row as it is sent: as stored, or sealed now for its recipient's key; in order. */
+  /** Each row as it is sent: as stored (a client's envelope while it is fresh), or sealed now for its recipient's key; in order. */
   prepare(rows: readonly OutboxRow[]): Promise<Prepared[]> {
-    return Promise.all(rows.map((row) => (row.content_mode === 'encrypted_v2' ? this.#seal(row) : { row })));
+    return Promise.all(
+      rows.map((row) => {
+        const until = clientSealedUntil(row);
+        if (until !== null) return until > this.#clock.now().getTime() ? { row } : { outcome: { kind: 'bounce' as const, reason: CLIENT_SEALED_STALE } };
+        return row.content_mode === 'encrypted_v2' ? this.#seal(row) : { row };
+      }),
+    );
   }
 
   async #seal(row: OutboxRow): Promise<Prepared> {

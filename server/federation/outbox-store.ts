@@ -18,10 +18,16 @@ export interface OutboxRow {
   to_domain: string;
   /**
    * The signed message (JSON of the wire shape): sent exactly as it is, unless `content_mode` is
-   * `encrypted_v2`, when it is the sender's own copy, sealed anew at each delivery (outbox-sealing.ts).
+   * `encrypted_v2` and the node sealed nothing yet (`sealed_by_client` 0), when it is the sender's
+   * own copy, sealed anew at each delivery (outbox-sealing.ts).
    */
   payload: string;
   content_mode: 'legacy_plaintext_v1' | 'encrypted_v2';
+  /**
+   * 1: an envelope the sender's client sealed (a self-custodial identity), sent as it is until its
+   * five-minute ingestion window closes, then bounced (outbox-sealing.ts).
+   */
+  sealed_by_client: 0 | 1;
   status: OutboundStatus;
   attempts: number;
   next_attempt_at: string;
@@ -32,7 +38,10 @@ export interface OutboxRow {
   settled_at: string | null;
 }
 
-/** Queued now, due at once; `contentMode` `encrypted_v2` is sealed at delivery. */
+/**
+ * Queued now, due at once. `contentMode` `encrypted_v2` is sealed at delivery, unless
+ * `sealedByClient`: then the message carries its client's envelope already and goes as it is.
+ */
 export function insertOutboxRow(
   db: Db,
   fromAgentId: string,
@@ -40,11 +49,12 @@ export function insertOutboxRow(
   message: FederatedMessage,
   now: string,
   contentMode: OutboxRow['content_mode'] = 'legacy_plaintext_v1',
+  sealedByClient = false,
 ): void {
   db.prepare(
-    `INSERT INTO federation_outbox (message_id, kind, from_agent_id, to_address, to_domain, payload, next_attempt_at, created_at, content_mode)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(message.message_id, message.kind, fromAgentId, message.to, toDomain, JSON.stringify(message), now, now, contentMode);
+    `INSERT INTO federation_outbox (message_id, kind, from_agent_id, to_address, to_domain, payload, next_attempt_at, created_at, content_mode, sealed_by_client)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  ).run(message.message_id, message.kind, fromAgentId, message.to, toDomain, JSON.stringify(message), now, now, contentMode, sealedByClient ? 1 : 0);
 }
 
 /** The identity's sends, newest first. */
@@ -150,6 +160,6 @@ export function subjectOf(message: FederatedMessage): string {
 
 /** The row on the outbound list: its state, and the subject instead of the payload. */
 export function toOutboundMail(row: OutboxRow): OutboundMail {
-  const { id: _id, payload, from_agent_id: _from, content_mode: _mode, ...entry } = row;
+  const { id: _id, payload, from_agent_id: _from, content_mode: _mode, sealed_by_client: _client, ...entry } = row;
   return { ...entry, subject: subjectOf(JSON.parse(payload) as FederatedMessage) };
 }

@@ -45,7 +45,7 @@ import {
   type OutboxRow,
 } from './outbox-store.ts';
 import { PeerDelivery, type Outcome } from './peer-delivery.ts';
-import { OutboxSealing } from './outbox-sealing.ts';
+import { CLIENT_SEALED_STALE, clientSealedUntil, OutboxSealing } from './outbox-sealing.ts';
 import type { RemoteEncryptionKeyLookup } from './remote-encryption-keys.ts';
 import { FEDERATION_BATCH_MAX_BYTES, FEDERATION_BATCH_MAX_MESSAGES, type FederatedMessage } from '../../contract/core/federation.ts';
 import type { OutboundMail } from '../../contract/core/mail.ts';
@@ -124,18 +124,20 @@ export class FederationOutbox {
     this.#core = core;
     this.#options = { ...DEFAULT_OUTBOX_OPTIONS, ...options };
     this.#delivery = new PeerDelivery(remote, this.#options.deliveryTimeoutMs, ctx.clock);
-    this.#sealing = new OutboxSealing(keys, core);
+    this.#sealing = new OutboxSealing(keys, core, ctx.clock);
   }
 
   /** Queues a signed message; call it inside the send's transaction, then `nudge()` after commit. */
-  enqueue(fromAgentId: string, toDomain: string, message: FederatedMessage, options: { sealed?: boolean } = {}): void {
+  enqueue(fromAgentId: string, toDomain: string, message: FederatedMessage, options: { sealed?: boolean; sealedByClient?: boolean } = {}): void {
+    const sealedByClient = options.sealedByClient === true;
     insertOutboxRow(
       this.#ctx.db,
       fromAgentId,
       toDomain,
       message,
       this.#ctx.clock.now().toISOString(),
-      options.sealed === true ? 'encrypted_v2' : 'legacy_plaintext_v1',
+      options.sealed === true || sealedByClient ? 'encrypted_v2' : 'legacy_plaintext_v1',
+      sealedByClient,
     );
   }
 
@@ -335,10 +337,16 @@ export class FederationOutbox {
         if (outcome.kind === 'retry' && age >= this.#options.giveUpAfterMs) {
           outcome = { kind: 'bounce', reason: `gave up after ${attempts} attempts over ${Math.round(age / 3600_000)} h; the last error was: ${outcome.error}` };
         }
+        const retryAt = outcome.kind === 'retry' ? (pause?.untilMs ?? now.getTime() + this.#rowDelay(attempts, outcome)) : 0;
+        // A client's envelope that would be stale by its next try is bounced now rather than then.
+        const freshUntil = clientSealedUntil(row);
+        if (outcome.kind === 'retry' && freshUntil !== null && retryAt >= freshUntil) {
+          outcome = { kind: 'bounce', reason: `${CLIENT_SEALED_STALE} (the last error was: ${outcome.error})` };
+        }
         if (outcome.kind === 'delivered') {
           settleDelivered(db, row.id, attempts, outcome.url, at);
         } else if (outcome.kind === 'retry') {
-          scheduleRetry(db, row.id, attempts, outcome.error, new Date(pause?.untilMs ?? now.getTime() + this.#rowDelay(attempts, outcome)).toISOString());
+          scheduleRetry(db, row.id, attempts, outcome.error, new Date(retryAt).toISOString());
         } else {
           settleBounced(db, row.id, attempts, outcome.reason, at);
           this.#writeBounce(row, outcome.reason, at);

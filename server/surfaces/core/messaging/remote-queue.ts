@@ -11,9 +11,11 @@ export interface RemoteQueue {
   /** Queues a signed message; call it inside the send's transaction. */
   /**
    * `sealed`: mail the outbox seals end to end for the recipient's published key at delivery
-   * (`message` is then the sender's own signed copy, never sent as it is).
+   * (`message` is then the sender's own signed copy, never sent as it is). `sealedByClient`: mail
+   * whose envelope the sender's client sealed (`message` carries it), sent as it is while the
+   * envelope is fresh for its receiver, bounced after.
    */
-  enqueue(fromAgentId: string, toDomain: string, message: FederatedMessage, options?: { sealed?: boolean }): void;
+  enqueue(fromAgentId: string, toDomain: string, message: FederatedMessage, options?: { sealed?: boolean; sealedByClient?: boolean }): void;
   /** Delivers what is due; call it after the commit. */
   nudge(): void;
 }
