@@ -12,7 +12,20 @@
  * `from_stable_id` left out, the recipient's `to_did` (did:key or did:svc) and `to_stable_id`
  * named. So the payload is compared field by field; the recipient's keys, once it is known, by
  * `recipientProblem`.
+ *
+ * End-to-end encrypted mail a self-custodial client sealed itself carries no plaintext signature
+ * at all (upstream's clients post none beside an envelope): `signature` and `signed_payload` are
+ * empty, and the envelope's own Ed25519 signature, which covers its sender (`from.did`,
+ * `from.address`, `from.stable_id`), its recipient, its ids and its time, is the proof. The
+ * delivered fields must then say what the envelope signed (`envelopeSignatureProblem`), so every
+ * later check (the sender's address and key on its node, the recipient) reads signed values.
+ * `priority` and `thread_id` stay outside any signature, as `thread_id` always is.
  */
+import { publicKeyFromDidKey } from '../crypto/did-key.ts';
+import { verifyBytes } from '../crypto/ed25519.ts';
+import { decodeRaw } from '../crypto/e2ee/encoding.ts';
+import { envelopeSigningBytes, parseEnvelope, type E2eeEnvelope } from '../crypto/e2ee/envelope.ts';
+import { E2eeError } from '../crypto/e2ee/errors.ts';
 import { buildMessageEnvelope, messageSigningBytes, verifyMessageSignature } from '../crypto/message-signing.ts';
 import { splitAddress } from '../../contract/core-rules.ts';
 import type { FederatedChat, FederatedMail, FederatedMessage } from '../../contract/core/federation.ts';
@@ -87,8 +100,46 @@ function differingField(message: FederatedMessage, payload: Record<string, unkno
   return null;
 }
 
+/** Mail whose only signature is its end-to-end envelope's (a self-custodial client sealed it): no plaintext signature beside it. */
+export function isEnvelopeSigned(message: FederatedMessage): message is FederatedMail {
+  return message.kind === 'mail' && message.encrypted_envelope !== undefined && message.signature === '' && message.signed_payload === '';
+}
+
+/** Which delivered field the envelope does not say, or null when it says them all. */
+function envelopeDifferingField(mail: FederatedMail, envelope: E2eeEnvelope): string | null {
+  if (envelope.kind !== 'mail') return 'kind';
+  if (envelope.from.address !== mail.from) return 'from';
+  if (envelope.from.did !== mail.from_did) return 'from_did';
+  if ((envelope.from.stable_id ?? null) !== mail.from_stable_id) return 'from_stable_id';
+  if (envelope.message_id !== mail.message_id) return 'message_id';
+  if (envelope.created_at !== mail.timestamp) return 'timestamp';
+  const [recipient, ...others] = envelope.recipients;
+  if (recipient === undefined || others.length > 0 || !sameAddress(recipient.address ?? '', mail.to)) return 'to';
+  return null;
+}
+
+/** Why an envelope-signed mail is not what its envelope's sender signed, or null when it is. */
+function envelopeSignatureProblem(mail: FederatedMail): string | null {
+  let envelope: E2eeEnvelope;
+  try {
+    envelope = parseEnvelope(mail.encrypted_envelope);
+  } catch (error) {
+    if (error instanceof E2eeError) return `it carries no signature but its encrypted_envelope's, which cannot be read (${error.category})`;
+    throw error;
+  }
+  const field = envelopeDifferingField(mail, envelope);
+  if (field !== null) return `the delivered fields are not what the encrypted_envelope signed (${field} differs)`;
+  const signer = publicKeyFromDidKey(envelope.from.did);
+  const signature = decodeRaw(envelope.signature);
+  if (!signer || !signature || !verifyBytes(signer, envelopeSigningBytes(envelope), signature)) {
+    return "the encrypted_envelope's signature does not verify with its from.did";
+  }
+  return null;
+}
+
 /** Why the delivered message is not what its sender signed, or null when it is. */
 export function signatureProblem(message: FederatedMessage): string | null {
+  if (isEnvelopeSigned(message)) return envelopeSignatureProblem(message);
   // The sending node's own envelope is checked byte for byte; a client's, field by field.
   if (!envelopeBytes(message).equals(Buffer.from(message.signed_payload, 'utf8'))) {
     const payload = payloadOf(message);

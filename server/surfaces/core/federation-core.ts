@@ -60,11 +60,14 @@ export class CoreForFederation implements FederationCore<LocalRecipient> {
 
   checkArrivedEnvelope(mail: FederatedMail, recipient: LocalRecipient): ArrivedEnvelope {
     const claimed = mail.encrypted_envelope?.conversation_id;
+    const party = this.#parts.recipients.party(recipient);
+    // The sender is proven (inbound.ts): the recipient's key next, a missing one apart from a wrong one, then the ingestion checks.
+    this.#parts.endToEnd.checkRecipientKey(mail.encrypted_envelope, party);
     const { envelope, opened } = this.#parts.endToEnd.receiveMail(
       mail.encrypted_envelope,
       { messageId: mail.message_id, conversationId: typeof claimed === 'string' ? claimed : '' },
       { did: mail.from_did, stableId: mail.from_stable_id, address: mail.from },
-      this.#parts.recipients.party(recipient),
+      party,
     );
     return {
       envelopeJson: JSON.stringify(envelope),

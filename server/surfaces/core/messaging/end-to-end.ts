@@ -205,6 +205,34 @@ export class EndToEnd {
   }
 
   /**
+   * The recipient's side of an envelope that arrived from another node, checked once its sender
+   * is proven and before the ingestion checks, as the contract orders them, a missing key apart
+   * from a wrong one: a recipient that publishes no valid key now (409
+   * SVC_ERR_E2EE_RECIPIENT_KEY_MISSING), or an envelope sealed to a key it never published (422
+   * SVC_ERR_E2EE_ENVELOPE_MISMATCH).
+   */
+  checkRecipientKey(value: unknown, recipient: Party): void {
+    if (this.keyOf(recipient) === null) {
+      throw conflict(
+        'SVC_ERR_E2EE_RECIPIENT_KEY_MISSING',
+        `${recipient.address ?? recipient.alias} publishes no valid encryption key, so it takes no sealed mail`,
+      );
+    }
+    let envelope: E2eeEnvelope;
+    try {
+      envelope = parseEnvelope(value);
+    } catch (error) {
+      throw refusal(error);
+    }
+    if (!this.sealedToPublishedKey(recipient, envelope)) {
+      throw invalid(
+        'SVC_ERR_E2EE_ENVELOPE_MISMATCH',
+        `the envelope is sealed to a key ${recipient.address ?? recipient.alias} never published (recipient_key_mismatch)`,
+      );
+    }
+  }
+
+  /**
    * Opens an envelope for `reader`, an identity whose keys the node holds, with whichever of its
    * keys (current or archived) a wrap is sealed to. Throws a 4xx ServiceError when it cannot.
    */
