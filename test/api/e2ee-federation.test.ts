@@ -5,11 +5,14 @@
  * node), checked and opened on arrival for the recipient whose keys the receiving node holds, and
  * no subject or body crosses in any request or answer. A recipient that publishes no key gets
  * nothing unless the send names plaintext; an envelope changed on the way, or another node's
- * forgery, is refused at the door.
+ * forgery, is refused at the door. A self-custodial identity's own envelope crosses as its client
+ * sealed it, checked on both sides, and bounces rather than go stale on the way.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
+import { createServer, request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildKeyAssertion, type EncryptionKeyAssertion } from '../../server/crypto/e2ee/key-assertion.ts';
+import { buildKeyAssertion, checkKeyAssertion, verifyKeyAssertion, type EncryptionKeyAssertion } from '../../server/crypto/e2ee/key-assertion.ts';
 import { sealEnvelope, type SealParty } from '../../server/crypto/e2ee/seal-envelope.ts';
 import { generateX25519KeyPair } from '../../server/crypto/e2ee/x25519.ts';
 import { independentDecrypt, independentSignatureVerifies, type Obj } from '../support/e2ee-independent.ts';
@@ -21,7 +24,8 @@ import { expectOk } from '../support/expect.ts';
 import { createIdentity, createNodeNamespace, createProject, persistent } from '../support/identities.ts';
 import { startTestNode, type TestNode } from '../support/node.ts';
 import { startRecordingProxy, type RecordingProxy } from '../support/recording-proxy.ts';
-import { createSelfCustodial } from '../support/self-custodial.ts';
+import { clientSigner, createSelfCustodial, publishEncryptionKey, type PublishedKey, type SelfCustodial } from '../support/self-custodial.ts';
+import { expectRefusal } from '../support/expect.ts';
 
 const FAST_OUTBOX = { retryBaseMs: 40, retryMaxMs: 200 };
 const WAIT = { timeout: 15_000, interval: 25 };
@@ -151,7 +155,7 @@ describe("a node's door for sealed mail", () => {
   });
 
   /** A mail from zed to `to`, its wire fields signed by zed, its envelope sealed by zed for `recipient`. */
-  async function sealedFromZed(recipient: SealParty, options: { createdAt?: number; to?: string } = {}) {
+  async function sealedFromZed(recipient: SealParty, options: { createdAt?: number; to?: string; verify?: typeof checkKeyAssertion } = {}) {
     const wire = signedMail(zed, { from: 'x.test/zed', to: options.to ?? 'b.test/bob', subject: '', body: '' });
     const envelope = sealEnvelope(
       {
@@ -165,9 +169,17 @@ describe("a node's door for sealed mail", () => {
         createdAt: options.createdAt ?? Date.now(),
       },
       (bytes) => Buffer.from(zed.sign(bytes), 'base64'),
+      options.verify,
     ) as unknown as Obj;
     return { ...wire, content_mode: 'encrypted_v2', message_version: 2, encrypted_envelope: envelope };
   }
+  /** As zed's client sends it: signed by the envelope alone, the wire's fields what the envelope says. */
+  const signedByEnvelope = (sealed: Awaited<ReturnType<typeof sealedFromZed>>) => ({
+    ...sealed,
+    timestamp: sealed.encrypted_envelope.created_at as string,
+    signature: '',
+    signed_payload: '',
+  });
   const bobAsRecipient = async (): Promise<SealParty> => ({
     address: 'b.test/bob',
     did: bob.did_key,
@@ -212,6 +224,33 @@ describe("a node's door for sealed mail", () => {
     const ids = refusals.map(([message]) => (message as { message_id: string }).message_id);
     expect((await inbox(b, bob.api_key)).filter((m) => ids.includes(m.message_id))).toEqual([]);
   });
+
+  it('takes a mail signed only by its envelope when the delivered fields are what the envelope signed; refuses the rest, a keyless recipient apart', async () => {
+    const sealed = await sealedFromZed(await bobAsRecipient());
+    const envelope = sealed.encrypted_envelope;
+    // Changed on the way: a field beside the envelope, or the envelope itself.
+    const forgeries = [
+      { ...signedByEnvelope(sealed), from_did: testKey().didKey },
+      { ...signedByEnvelope(sealed), to: 'b.test/ned' },
+      { ...signedByEnvelope(sealed), timestamp: new Date(Date.now() + 1000).toISOString() },
+      { ...signedByEnvelope(sealed), encrypted_envelope: { ...envelope, conversation_id: randomUUID() } },
+    ];
+    for (const forged of forgeries) expect(await deliver(forged)).toMatchObject({ status: 403, body: { code: 'SVC_ERR_FEDERATION_SIGNATURE_INVALID' } });
+    expect(await deliver(signedByEnvelope(sealed))).toMatchObject({ status: 200, body: { status: 'delivered' } });
+    expect(await arrived(b, bob.api_key, sealed.message_id)).toMatchObject({ body: 'sealed by its client', end_to_end: true, signature_status: 'verified' });
+    // Ned publishes no key: whatever zed sealed for it is refused as missing, not as a wrong key.
+    const stranger = testParty();
+    const forNed = await sealedFromZed(
+      {
+        address: 'b.test/ned',
+        did: ned.did_key,
+        stableId: ned.did_aw,
+        encryptionKey: { ...stranger.encryptionKey, identity_did: ned.did_key, identity_stable_id: ned.did_aw },
+      },
+      { to: 'b.test/ned', verify: checkKeyAssertion },
+    );
+    expect(await deliver(signedByEnvelope(forNed))).toMatchObject({ status: 409, body: { code: 'SVC_ERR_E2EE_RECIPIENT_KEY_MISSING' } });
+  });
 });
 
 describe('no downgrade across nodes', () => {
@@ -234,5 +273,160 @@ describe('no downgrade across nodes', () => {
     await expect.poll(async () => (await outboundOf(a, alice.api_key, plain))?.status, WAIT).toBe('bounced');
     expect((await outboundOf(a, alice.api_key, plain)).last_error).toMatch(/accepts only end-to-end encrypted messages/);
     expect((await inbox(b, ned.api_key)).some((m) => m.message_id === plain)).toBe(false);
+  });
+});
+
+describe("a self-custodial client's own envelope to another node", () => {
+  /** On node A and on node B: each holds its own keys and publishes an encryption key. */
+  let sally: SelfCustodial & PublishedKey;
+  let nora: SelfCustodial & PublishedKey;
+  /** On node B, in c.test, which node A reaches through a gate that answers key lookups but takes no delivery. */
+  let carl: any;
+
+  beforeAll(async () => {
+    const pa = await createProject(a, 'pa-clients', 'a.test');
+    const pb = await createProject(b, 'pb-clients', 'b.test');
+    const sallyClient = await createSelfCustodial(a, pa.api_key, 'sally');
+    sally = { ...sallyClient, ...(await publishEncryptionKey(a, sallyClient)) };
+    const noraClient = await createSelfCustodial(b, pb.api_key, 'nora');
+    nora = { ...noraClient, ...(await publishEncryptionKey(b, noraClient)) };
+    await createNodeNamespace(b, 'c.test');
+    const pc = await createProject(b, 'pc', 'c.test');
+    carl = await createIdentity(b, pc.api_key, persistent('carl'));
+    // Node B as node A sees it for c.test: its lookups answered, its door shut (a node that went down after the key was found).
+    const gate = createServer((request, response) => {
+      if (request.method !== 'GET') return void request.socket.destroy();
+      const to = new URL(b.url);
+      const forwarded = httpRequest(
+        { host: to.hostname, port: to.port, method: 'GET', path: request.url, headers: { ...request.headers, host: to.host } },
+        (answer) => {
+          response.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(response);
+        },
+      );
+      forwarded.on('error', () => response.destroy());
+      forwarded.end();
+    });
+    await new Promise<void>((resolve) => gate.listen(0, '127.0.0.1', resolve));
+    expectOk(await a.owner('POST', '/v1/node/peers', { domain: 'c.test', url: `http://127.0.0.1:${(gate.address() as AddressInfo).port}` }), 201);
+    return () =>
+      new Promise<void>((resolve) => {
+        gate.closeAllConnections();
+        gate.close(() => resolve());
+      });
+  });
+
+  /** The recipient's key assertion as its own node serves it. */
+  const keyOn = async (t: TestNode, didAw: string): Promise<EncryptionKeyAssertion> =>
+    expectOk(await t.request('GET', `/v1/did/${didAw}/key`)).encryption_key as EncryptionKeyAssertion;
+
+  /** What sally's client seals for `to` (did:key, did:svc, address, key), as upstream's clients seal. */
+  function sallySeals(
+    to: { address: string; did: string; stableId: string; key: EncryptionKeyAssertion },
+    content: { subject: string; body: string },
+    options: { createdAt?: number; trustAnyKey?: boolean } = {},
+  ): Obj {
+    const messageId = randomUUID();
+    return sealEnvelope(
+      {
+        kind: 'mail',
+        sender: { address: 'a.test/sally', did: sally.key.didKey, stableId: sally.key.didSvc, encryptionKey: sally.assertion },
+        recipients: [{ address: to.address, did: to.did, stableId: to.stableId, encryptionKey: to.key }],
+        ...content,
+        messageId,
+        conversationId: messageId,
+        createdAt: options.createdAt ?? Date.now(),
+      },
+      clientSigner(sally.key),
+      // Keys checked now (an envelope dated back is sealed with today's keys); a substituted key is
+      // signed by someone else, and the client that seals with it did not check that.
+      (assertion, expect) => (options.trustAnyKey === true ? checkKeyAssertion : verifyKeyAssertion)(assertion, { ...expect, now: Date.now() }),
+    ) as unknown as Obj;
+  }
+  const post = (envelope: Obj, toAddress: string) =>
+    a.request('POST', '/v1/messages', {
+      token: sally.identity.api_key,
+      body: { to_address: toAddress, content_mode: 'encrypted_v2', message_version: 2, encrypted_envelope: envelope, body: '' },
+    });
+  const bobAt = async () => ({ address: 'b.test/bob', did: bob.did_key, stableId: bob.did_aw, key: await keyOn(b, bob.did_aw) });
+
+  it('reaches a recipient whose keys its node holds, which reads the exact text; nothing readable crosses', async () => {
+    const words = { subject: canary('subject'), body: canary('body') };
+    secrets.push(words.subject, words.body);
+    const envelope = sallySeals(await bobAt(), words);
+    const sent = expectOk(await post(envelope, 'b.test/bob'));
+    expect(sent).toMatchObject({ message_id: envelope.message_id, status: 'queued' });
+    expect(await arrived(b, bob.api_key, sent.message_id)).toMatchObject({
+      ...words,
+      end_to_end: true,
+      content_mode: 'server_readable_hosted',
+      origin: 'remote',
+      from_address: 'a.test/sally',
+      from_did: sally.key.didKey,
+      signature_status: 'verified',
+    });
+    await expect.poll(async () => (await outboundOf(a, sally.identity.api_key, sent.message_id))?.status, WAIT).toBe('delivered');
+    // Sally's Sent is her envelope, which her own copy opens; the node kept nothing readable of it.
+    const mine = expectOk(await a.request('GET', `/v1/messages/sent/${sent.message_id}`, { token: sally.identity.api_key }));
+    expect(mine).toMatchObject({ end_to_end: true, content_mode: 'encrypted_v2', subject: '', body: '', status: 'delivered' });
+    expect(mine.encrypted_envelope).toEqual(envelope);
+    expect(independentDecrypt(mine.encrypted_envelope as Obj, sally.encryption.privateKey)).toMatchObject(words);
+    // It crossed as the client sealed it, with no plaintext signature beside it.
+    const batch = toB.recorded.map((chunk) => chunk.toString('utf8')).find((text) => text.includes(sent.message_id) && text.includes('"encrypted_envelope"'));
+    const message = (JSON.parse(batch!) as { messages: Obj[] }).messages.find((m) => m.message_id === sent.message_id)!;
+    expect(message).toMatchObject({ subject: '', body: '', signature: '', signed_payload: '', from: 'a.test/sally', encrypted_envelope: envelope });
+    const crossed = Buffer.concat([...toA.recorded, ...toB.recorded]).toString('utf8');
+    expect(secrets.filter((secret) => crossed.includes(secret))).toEqual([]);
+  });
+
+  it('reaches a recipient that holds its own keys, which gets the envelope and opens it with its key', async () => {
+    const words = { subject: canary('subject'), body: canary('body') };
+    secrets.push(words.subject, words.body);
+    const to = { address: 'b.test/nora', did: nora.key.didKey, stableId: nora.key.didSvc, key: await keyOn(b, nora.key.didSvc) };
+    const envelope = sallySeals(to, words);
+    const sent = expectOk(await post(envelope, 'b.test/nora'));
+    const got = await arrived(b, nora.identity.api_key, sent.message_id);
+    expect(got).toMatchObject({ end_to_end: true, content_mode: 'encrypted_v2', subject: '', body: '', from_address: 'a.test/sally' });
+    expect(independentDecrypt(got.encrypted_envelope as Obj, nora.encryption.privateKey)).toMatchObject(words);
+    const crossed = Buffer.concat([...toA.recorded, ...toB.recorded]).toString('utf8');
+    expect(secrets.filter((secret) => crossed.includes(secret))).toEqual([]);
+  });
+
+  it('refuses before storing anything an envelope sealed to a substituted key, a stale one, and one for another recipient', async () => {
+    const sent = async () => (expectOk(await a.request('GET', '/v1/messages/outbound', { token: sally.identity.api_key })).messages as any[]).length;
+    const before = await sent();
+    const bobNow = await bobAt();
+    const substitute = testParty();
+    const substituted = buildKeyAssertion(
+      { identityDid: bob.did_key, identityStableId: bob.did_aw, custody: 'self', publicKey: substitute.keys.publicKey, now: Date.now() - 60_000 },
+      substitute.sign,
+    );
+    expectRefusal(
+      await post(sallySeals({ ...bobNow, key: substituted }, { subject: 's', body: 'b' }, { trustAnyKey: true }), 'b.test/bob'),
+      422,
+      /recipient_key_mismatch/,
+      'SVC_ERR_E2EE_ENVELOPE_MISMATCH',
+    );
+    expectRefusal(
+      await post(sallySeals(bobNow, { subject: 's', body: 'b' }, { createdAt: Date.now() - 10 * 60_000 }), 'b.test/bob'),
+      422,
+      /stale_envelope/,
+      'SVC_ERR_E2EE_ENVELOPE_STALE',
+    );
+    expectRefusal(await post(sallySeals(bobNow, { subject: 's', body: 'b' }), 'b.test/nora'), 422, /binding_mismatch/, 'SVC_ERR_E2EE_ENVELOPE_MISMATCH');
+    expect(await sent()).toBe(before);
+  });
+
+  it('bounces an envelope its receiver would refuse as stale: the node was down past its five minutes', async () => {
+    const carlAt = { address: 'c.test/carl', did: carl.did_key, stableId: carl.did_aw, key: await keyOn(b, carl.did_aw) };
+    // Sealed 4 min 57 s ago: fresh as it is posted, stale before carl's node takes deliveries again.
+    const envelope = sallySeals(carlAt, { subject: 'late', body: 'too late' }, { createdAt: Date.now() - 5 * 60_000 + 3_000 });
+    const sent = expectOk(await post(envelope, 'c.test/carl'));
+    expect(sent.status).toBe('queued');
+    await expect.poll(async () => (await outboundOf(a, sally.identity.api_key, sent.message_id))?.status, WAIT).toBe('bounced');
+    expect((await outboundOf(a, sally.identity.api_key, sent.message_id)).last_error).toMatch(/sealed by your client more than 5 minutes ago; send it again/);
+    const bounce = (await inbox(a, sally.identity.api_key)).find((m) => m.origin === 'bounce' && String(m.body).includes(sent.message_id));
+    expect(bounce?.body).toMatch(/sealed by your client more than 5 minutes ago/);
+    expect((await inbox(b, carl.api_key)).some((m) => m.message_id === sent.message_id)).toBe(false);
   });
 });

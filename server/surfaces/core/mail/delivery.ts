@@ -11,6 +11,7 @@
  * mail may use federation's types, federation never reaches up into the core.
  */
 import { randomUUID } from 'node:crypto';
+import { signingTimestamp } from '../../../clock.ts';
 import { FEDERATION_VERSION, type FederatedMail } from '../../../../contract/core/federation.ts';
 import type { Delivery, SendMailInput } from '../../../../contract/core/mail.ts';
 import type { Db, NodeContext } from '../../../context.ts';
@@ -45,6 +46,11 @@ export type MailContent = Pick<SendMailInput, 'subject' | 'body' | 'priority'> &
     encrypted?: EncryptedMail;
     /** For a recipient on another node: sealed end to end by the outbox as it leaves (outbox-sealing.ts). */
     sealRemote?: boolean;
+    /**
+     * For a recipient on another node: the envelope the sender's client sealed (checked by
+     * messaging/end-to-end.ts), queued to go as it is, with no plaintext signature beside it.
+     */
+    clientSealed?: E2eeEnvelope;
   };
 
 /**
@@ -172,6 +178,7 @@ function queueMail(ctx: NodeContext, queue: RemoteQueue, sender: Party, recipien
       `Mail to ${recipient.to} goes to another node, which can only check a sender with an address: give this identity an address first`,
     );
   }
+  if (content.clientSealed) return queueClientSealedMail(ctx, queue, sender, recipient, content, content.clientSealed);
   const names: SignedRecipient = { names: [recipient.to, recipient.address], didKey: '', stableId: null, remote: true };
   if (content.clientSigned) assertSignedFromAddress(content.clientSigned, sender);
   const signed = mailSignature(ctx, sender, { to: recipient.address, didKey: '', stableId: null }, names, content);
@@ -207,6 +214,57 @@ function queueMail(ctx: NodeContext, queue: RemoteQueue, sender: Party, recipien
     status: 'queued',
   };
   return { delivery, agentId: null, deliveredAt: signed.timestamp };
+}
+
+/**
+ * A client's envelope for a recipient on another node, queued as the wire form it crosses in:
+ * no subject, body or plaintext signature (the node has none to give), the envelope's own
+ * signature the proof, and the fields the receiving node checks the sender and the recipient by
+ * taken from what the envelope signed (federation/wire.ts checks they are). The outbox sends it as
+ * it is, or bounces it once it would be stale for its receiver (outbox-sealing.ts).
+ */
+function queueClientSealedMail(
+  ctx: NodeContext,
+  queue: RemoteQueue,
+  sender: Party,
+  recipient: RemoteRecipient,
+  content: MailContent,
+  envelope: E2eeEnvelope,
+): MailDelivered {
+  queue.enqueue(
+    sender.agent.agent_id,
+    recipient.domain,
+    {
+      v: FEDERATION_VERSION,
+      kind: 'mail',
+      message_id: envelope.message_id,
+      from: envelope.from.address ?? '',
+      from_did: envelope.from.did,
+      from_stable_id: envelope.from.stable_id ?? null,
+      to: recipient.address,
+      subject: '',
+      body: '',
+      priority: content.priority,
+      timestamp: envelope.created_at,
+      signature: '',
+      signed_payload: '',
+      ...(content.thread_id === undefined ? {} : { thread_id: content.thread_id }),
+      content_mode: 'encrypted_v2',
+      message_version: 2,
+      encrypted_envelope: envelope as unknown as NonNullable<FederatedMail['encrypted_envelope']>,
+    },
+    { sealedByClient: true },
+  );
+  const delivery: Delivery = {
+    message_id: envelope.message_id,
+    to: recipient.to,
+    to_alias: null,
+    to_address: recipient.address,
+    to_did: '',
+    to_stable_id: null,
+    status: 'queued',
+  };
+  return { delivery, agentId: null, deliveredAt: signingTimestamp(ctx.clock) };
 }
 
 // ------------------------------------------------------------------ mail from another node

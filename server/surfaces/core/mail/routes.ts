@@ -39,7 +39,7 @@ export async function mailRoutes(app: FastifyInstance, { services }: { services:
       config: { auth },
       schema: { tags, summary: 'Sends mail to one or more recipients, each its own signed message', body: SendMailBody, response: { 200: SendMailResult } },
     },
-    async (request) => mail.send(identityOf(request).agentId, request.body),
+    async (request) => mail.sendFindingKeys(identityOf(request).agentId, request.body),
   );
 
   api.get(

@@ -24,7 +24,9 @@ import {
 } from '../../../../contract/core/mail.ts';
 import { conflict, invalid, notFound, tooLarge, type ValidationIssue } from '../../../errors.ts';
 import { identityTopic } from '../../../events/bus.ts';
+import type { E2eeEnvelope } from '../../../crypto/e2ee/envelope.ts';
 import type { IdentityService } from '../identities/service.ts';
+import type { RemoteEncryptionKey, RemoteEncryptionKeys } from '../identities/remote-encryption-keys.ts';
 import { findIdentity, type AgentRow } from '../identities/store/agents.ts';
 import { announcementsFor, signingKeyId } from '../messaging/announcements.ts';
 import { assertNamesItself, clientSignatureOf, verifyClientSigned } from '../messaging/client-signed.ts';
@@ -97,8 +99,19 @@ export class MailService {
   /** Ours: everything the identity sent, here and to other nodes. */
   readonly sent: SentMail;
 
-  constructor(ctx: NodeContext, identities: IdentityService, recipients: Recipients, queue: RemoteQueue, namespaces: NamespaceService, endToEnd: EndToEnd) {
+  readonly #remoteKeys: RemoteEncryptionKeys;
+
+  constructor(
+    ctx: NodeContext,
+    identities: IdentityService,
+    recipients: Recipients,
+    queue: RemoteQueue,
+    namespaces: NamespaceService,
+    endToEnd: EndToEnd,
+    remoteKeys: RemoteEncryptionKeys,
+  ) {
     this.#ctx = ctx;
+    this.#remoteKeys = remoteKeys;
     this.#endToEnd = endToEnd;
     this.#identities = identities;
     this.#recipients = recipients;
@@ -109,10 +122,25 @@ export class MailService {
   }
 
   /**
-   * With a client `message_id` the send happens once: the same content under the id again answers
-   * what the first send answered (messaging/idempotency.ts).
+   * `send` as `POST /v1/messages` makes it: a client's envelope for an identity on another node is
+   * checked against the key that identity's own node publishes for it now, so that key is found
+   * first (over the network, before the send's transaction; remembered a few minutes, and each
+   * failure a refusal of its own: core/identities/remote-encryption-keys.ts).
    */
-  send(agentId: string, request: SendMailInput): SendMailResult {
+  async sendFindingKeys(agentId: string, input: SendMailInput): Promise<SendMailResult> {
+    if (input.encrypted_envelope === undefined) return this.send(agentId, input);
+    const targets = this.#resolve(this.#identities.row(agentId), input);
+    const [only] = targets;
+    if (targets.length !== 1 || only === undefined || !isRemote(only)) return this.send(agentId, input);
+    return this.send(agentId, input, await this.#remoteKeys.find(only.address));
+  }
+
+  /**
+   * With a client `message_id` the send happens once: the same content under the id again answers
+   * what the first send answered (messaging/idempotency.ts). `remoteKey`: the current key of the
+   * one recipient on another node a client's envelope is for (`sendFindingKeys` finds it).
+   */
+  send(agentId: string, request: SendMailInput, remoteKey?: RemoteEncryptionKey): SendMailResult {
     // One thread, by either of its names, or the one a client's envelope is bound to.
     const input = { ...request, thread_id: request.thread_id ?? request.conversation_id ?? envelopeConversation(request.encrypted_envelope) };
     const bytes = Buffer.byteLength(input.body, 'utf8');
@@ -140,19 +168,20 @@ export class MailService {
       const sender = this.#recipients.party(senderRow);
       const targets = this.#resolve(senderRow, input);
       for (const target of targets) if (!isRemote(target)) assertReachable(db, sender, target);
-      if (input.encrypted_envelope !== undefined && (targets.length !== 1 || isRemote(targets[0]!))) {
-        throw invalid('SVC_ERR_VALIDATION', [
-          issue(['encrypted_envelope'], 'an encrypted_envelope is one mail to one recipient on this node (across nodes it is not taken yet)'),
-        ]);
+      if (input.encrypted_envelope !== undefined && targets.length !== 1) {
+        throw invalid('SVC_ERR_VALIDATION', [issue(['encrypted_envelope'], 'an encrypted_envelope is one mail to one recipient')]);
       }
       const deliveries = targets.map((target) =>
         deliverMail(this.#ctx, this.#queue, sender, target, {
           ...input,
           clientSigned,
-          // To another node: sealed as it leaves unless the send named plaintext (the node seals only what it signs).
-          ...(isRemote(target)
-            ? { sealRemote: clientSigned === null && input.content_mode !== 'legacy_plaintext_v1' }
-            : this.#encryption(sender, target, input, clientSigned !== null)),
+          // To another node: the client's envelope as it is, else sealed as it leaves unless the
+          // send named plaintext (the node seals only what it signs).
+          ...(!isRemote(target)
+            ? this.#encryption(sender, target, input, clientSigned !== null)
+            : input.encrypted_envelope !== undefined
+              ? { clientSealed: this.#remoteEnvelope(sender, target, input, remoteKey) }
+              : { sealRemote: clientSigned === null && input.content_mode !== 'legacy_plaintext_v1' }),
         }),
       );
       const first = deliveries[0] as (typeof deliveries)[number];
@@ -206,6 +235,29 @@ export class MailService {
         ? []
         : [{ agentId: recipient.agent.agent_id, opened: { subject: opened.subject ?? '', body: opened.body, signature: '', signed_payload: '' } }];
     return { encrypted: { envelope, createdAt, readers } };
+  }
+
+  /**
+   * A client's envelope for `recipient` on another node, checked before anything is stored as one
+   * for a recipient here is, against the key its node publishes for it now (`key`); the node
+   * cannot open it. Without that key (a send that did not come through `sendFindingKeys`) it is refused.
+   */
+  #remoteEnvelope(sender: Party, recipient: RemoteRecipient, input: SendMailInput, key: RemoteEncryptionKey | undefined): E2eeEnvelope {
+    if (key?.address !== recipient.address) {
+      throw invalid('SVC_ERR_VALIDATION', [
+        issue(['encrypted_envelope'], `an encrypted_envelope for ${recipient.to}, on another node, is taken only by POST /v1/messages`),
+      ]);
+    }
+    const claimed = input.encrypted_envelope as { message_id?: unknown; conversation_id?: unknown };
+    return this.#endToEnd.receiveMailForRemote(
+      input.encrypted_envelope,
+      {
+        messageId: input.message_id ?? (typeof claimed.message_id === 'string' ? claimed.message_id : ''),
+        conversationId: input.thread_id ?? (typeof claimed.conversation_id === 'string' ? claimed.conversation_id : ''),
+      },
+      { did: sender.didKey, stableId: sender.stableId, address: sender.address },
+      { address: key.address, didKey: key.didKey, stableId: key.stableId, encryptionKeyId: key.key.encryptionKeyId },
+    );
   }
 
   /**

@@ -205,6 +205,37 @@ export class EndToEnd {
   }
 
   /**
+   * A client's mail envelope for an identity on another node, checked as `ingest` checks it, and
+   * sealed to the key that identity's own node publishes for it now (`recipient`, found and
+   * verified by federation/remote-encryption-keys.ts), never a substituted one; its `from.address`
+   * must be the sender's address, which the receiving node checks the sender by. The node cannot
+   * open it (it holds neither key) and keeps nothing readable of it. Throws a 4xx ServiceError.
+   */
+  receiveMailForRemote(
+    value: unknown,
+    ids: { messageId: string; conversationId: string },
+    sender: ExpectedParty,
+    recipient: { address: string; didKey: string; stableId: string; encryptionKeyId: string },
+  ): E2eeEnvelope {
+    const envelope = this.ingest(value, {
+      kind: 'mail',
+      ...ids,
+      sender,
+      recipients: [{ did: recipient.didKey, stableId: recipient.stableId, address: recipient.address }],
+    });
+    if ((envelope.from.address ?? '') !== (sender.address ?? '')) {
+      throw invalid('SVC_ERR_E2EE_ENVELOPE_MISMATCH', `the envelope's from.address is not the sender's address ${sender.address ?? ''} (binding_mismatch)`);
+    }
+    if (envelope.recipients[0]?.encryption_key_id !== recipient.encryptionKeyId) {
+      throw invalid(
+        'SVC_ERR_E2EE_ENVELOPE_MISMATCH',
+        `the envelope is not sealed to the key ${recipient.address}'s node publishes for it now (recipient_key_mismatch)`,
+      );
+    }
+    return envelope;
+  }
+
+  /**
    * The recipient's side of an envelope that arrived from another node, checked once its sender
    * is proven and before the ingestion checks, as the contract orders them, a missing key apart
    * from a wrong one: a recipient that publishes no valid key now (409

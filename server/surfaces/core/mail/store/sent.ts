@@ -10,6 +10,7 @@
  * Order: by the second it was sent, then local before remote within a second (listed newest
  * first, so remote first), then by row id. mail/sent.ts merges the two sources in that order.
  */
+import type { StoredEnvelope } from '../../../../../contract/core/end-to-end.ts';
 import type { FederatedMail } from '../../../../../contract/core/federation.ts';
 import type { SentMail } from '../../../../../contract/core/mail.ts';
 import type { Db } from '../../../../context.ts';
@@ -198,9 +199,18 @@ export function toQueuedSentItem(row: QueuedSentRow): SentMail {
     last_error: row.last_error,
     delivered_to: row.delivered_to,
     settled_at: row.settled_at,
-    // Sealed as it leaves, or plaintext the send named; either way the sender's own copy, which the node reads for it.
-    ...(row.content_mode === 'encrypted_v2'
-      ? { end_to_end: true, content_mode: 'server_readable_hosted' as const, message_version: 2 }
-      : { end_to_end: false, content_mode: 'legacy_plaintext_v1' as const, message_version: 1 }),
+    // Sealed as it leaves, or plaintext the send named; either way the sender's own copy, which the
+    // node reads for it. Sealed by the sender's client: the envelope alone, which its sender copy opens.
+    ...(row.content_mode !== 'encrypted_v2'
+      ? { end_to_end: false, content_mode: 'legacy_plaintext_v1' as const, message_version: 1 }
+      : message.encrypted_envelope === undefined
+        ? { end_to_end: true, content_mode: 'server_readable_hosted' as const, message_version: 2 }
+        : {
+            end_to_end: true,
+            content_mode: 'encrypted_v2' as const,
+            message_version: 2,
+            // Checked at the send and queued as the crypto core normalised it (E2eeEnvelope), which is this shape.
+            encrypted_envelope: message.encrypted_envelope as StoredEnvelope,
+          }),
   };
 }
