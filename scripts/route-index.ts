@@ -32,6 +32,8 @@ function authOf(security: Record<string, string[]>[] | undefined): string {
     if (schemes.includes('ownerToken')) return 'owner';
     if (schemes.includes('apiKey')) return 'API key';
     if (schemes.includes('didKey')) return 'DIDKey';
+    // An empty requirement: no credential will do too (a public route that answers an identity more).
+    if (schemes.length === 0) return 'none';
     return schemes.join(' + ');
   });
   return words.length === 1 ? (words[0] as string) : `${words.slice(0, -1).join(', ')} or ${words.at(-1) as string}`;

@@ -62,13 +62,21 @@ export type DidLogEntry = z.output<typeof DidLogEntry>;
 /** `GET /v1/did/{did_aw}/log`: the whole log, oldest first. */
 export const DidLog = z.array(DidLogEntry);
 
-/** `GET /v1/did/{did_aw}/key`. */
 /**
  * `GET /v1/did/{did_aw}/key`. `encryption_key`: the identity's end-to-end encryption key assertion,
- * for an identity of this node that has one valid now (upstream's registry answers it here).
+ * for an identity that has one valid now (upstream's registry answers it here). `log_head`: the
+ * head of the did:svc's log this node holds; absent when it answers an identity of this node for
+ * another node's did:svc (found by its address there), whose log stays on that node.
  */
-export const DidKey = z.object({ did_aw: z.string(), current_did_key: z.string(), log_head: DidLogEntry, encryption_key: EncryptionKeyAssertion.optional() });
+export const DidKey = z.object({
+  did_aw: z.string(),
+  current_did_key: z.string(),
+  log_head: DidLogEntry.optional(),
+  encryption_key: EncryptionKeyAssertion.optional(),
+});
 export type DidKey = z.output<typeof DidKey>;
+/** The answer for a did:svc whose log this node holds. */
+export type HeldDidKey = DidKey & { log_head: DidLogEntry };
 
 /** `GET /v1/did/{did_aw}/head`: the head without its signature. */
 export const DidHead = z.object({

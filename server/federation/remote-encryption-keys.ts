@@ -18,6 +18,10 @@
  * refusal is kept for `failureTtlMs` only, so a burst of sends to a broken address asks its node
  * once, and a fixed one works again within seconds. Lookups of one address already under way are
  * joined. Signatures already verified are not verified again (verified-key-assertions.ts).
+ *
+ * The same lookup answers a self-custodial client of this node that seals for an address on
+ * another node (the address and did:svc routes answer it for an identity that asks, as they
+ * answer for this node's own addresses): `addressOf` names the address a did:svc was found for.
  */
 import type { NodeContext } from '../context.ts';
 import { parseContractTime } from '../crypto/e2ee/encoding.ts';
@@ -50,6 +54,9 @@ export interface FoundEncryptionKey {
   /** The assertion as its node served it, to pass on (an envelope's recipient key, say). */
   assertion: EncryptionKeyAssertion;
   key: VerifiedEncryptionKey;
+  /** When the address was made and last changed, as its node said (null when it did not: upstream's registry names no `updated_at`). */
+  addressCreatedAt: string | null;
+  addressUpdatedAt: string | null;
 }
 
 export interface RemoteKeyOptions {
@@ -75,6 +82,8 @@ export class RemoteEncryptionKeyLookup {
   readonly #verified: VerifiedKeyAssertions;
   readonly #options: RemoteKeyOptions;
   readonly #entries = new Map<string, Entry>();
+  /** The address each did:svc was last found for (as many as the entries). */
+  readonly #addresses = new Map<string, string>();
 
   constructor(
     ctx: NodeContext,
@@ -100,12 +109,23 @@ export class RemoteEncryptionKeyLookup {
     entry.outcome.then(
       (found) => {
         entry.until = Math.min(this.#now() + this.#options.ttlMs, found.key.expiresAt);
+        this.#addresses.delete(found.stableId);
+        this.#addresses.set(found.stableId, address);
+        if (this.#addresses.size > this.#options.maxEntries) this.#addresses.delete(this.#addresses.keys().next().value!);
       },
       () => {
         entry.until = this.#now() + this.#options.failureTtlMs;
       },
     );
     return entry.outcome;
+  }
+
+  /**
+   * The address on another node whose did:svc `stableId` is, when a lookup found it (its key is
+   * then asked for by address, with that lookup's rules); null when none did.
+   */
+  addressOf(stableId: string): string | null {
+    return this.#addresses.get(stableId) ?? null;
   }
 
   /** Addresses remembered now (tests and diagnostics). */
@@ -123,6 +143,7 @@ export class RemoteEncryptionKeyLookup {
     const held = AddressAnswer.safeParse(addressAnswer);
     if (!held.success) throw unusable(address, 'its answer for the address is not an address');
     const { current_did_key: didKey, did_aw: stableId } = held.data;
+    const { created_at: createdAt, updated_at: updatedAt } = addressAnswer as Record<string, unknown>;
     if (stableId === null) throw conflict('SVC_ERR_RECIPIENT_KEY_NOT_PUBLISHED', `${address} has no did:svc on its node, so it publishes no encryption key`);
 
     const keyAnswer = await this.#ask(node, didKeyPathOf(stableId), address);
@@ -137,7 +158,7 @@ export class RemoteEncryptionKeyLookup {
     const assertion = Object.freeze(this.#parsed(address, published));
     const key = Object.freeze(this.#verify(address, assertion, didKey, stableId));
     // Every caller of the next few minutes gets this same object: none may change it for the others.
-    return Object.freeze({ address, didKey, stableId, assertion, key });
+    return Object.freeze({ address, didKey, stableId, assertion, key, addressCreatedAt: textOrNull(createdAt), addressUpdatedAt: textOrNull(updatedAt) });
   }
 
   /** The node for `domain`: a refusal when none is known, unavailable when DNS could not be asked. */
@@ -215,6 +236,8 @@ export class RemoteEncryptionKeyLookup {
     return this.#ctx.clock.now().getTime();
   }
 }
+
+const textOrNull = (value: unknown): string | null => (typeof value === 'string' ? value : null);
 
 /** A node that could not be asked, or whose answer cannot be read: worth trying again later. */
 const unusable = (address: string, why: string): ServiceError =>

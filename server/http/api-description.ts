@@ -180,8 +180,10 @@ const SECURITY: Record<AuthMode, Security> = {
  * credential (`public`) says so with an empty list: a public read, a present page, federation
  * (each message carries its sender's signature), a join code or an upload token in the request.
  */
-function securityOf(auth: AuthMode, scope: string | undefined, url: string): Security {
+function securityOf(auth: AuthMode, scope: string | undefined, url: string, identityIfGiven = false): Security {
   if (auth === 'team' && scope !== undefined) return [{ teamCertificate: [scope], didKey: [] }];
+  // No credential, or an identity's (which the route answers more: route-auth.ts, identityIfGiven).
+  if (auth === 'public' && identityIfGiven) return [{}, ...SECURITY.identity];
   if (auth === 'identity' && isMessagingRoute(url)) return [...SECURITY.identity, { didKey: [] }];
   return SECURITY[auth];
 }
@@ -242,10 +244,10 @@ export async function installApiDescription(app: FastifyInstance, options: { ref
       if (isNotApi(input.url, input.route.method)) return { schema: { hide: true }, url: input.url };
       if (input.url === '/mcp') return { schema: mcpSchema(), url: input.url };
       const described = jsonSchemaTransform(input);
-      const { auth, scope } = input.route.config ?? {};
+      const { auth, scope, identityIfGiven } = input.route.config ?? {};
       // Unreachable: route-auth.ts refuses such a route as it is registered, before this runs.
       if (auth === undefined) throw new Error(`${String(input.route.method)} ${input.url} declares no auth mode`);
-      const security = securityOf(auth, scope, input.url);
+      const security = securityOf(auth, scope, input.url, identityIfGiven);
       return { ...described, schema: { ...described.schema, security } };
     },
     transformObject: (input) => ('openapiObject' in input ? finish(input.openapiObject) : input.swaggerObject),

@@ -36,6 +36,8 @@ export interface RegisteredRoute {
   url: string;
   auth: AuthMode | undefined;
   scope: TeamScope | undefined;
+  /** A `public` route that answers an identity more when it brings its credentials (route-auth.ts). */
+  identityIfGiven: boolean;
 }
 
 /** What every listener's app is built with. */
@@ -75,8 +77,8 @@ export function baseApp({ services, log, validateResponses, onRoute, streams }: 
   installRouteAuth(app, services);
   if (onRoute) {
     app.addHook('onRoute', (route) => {
-      const { auth, scope } = route.config ?? {};
-      for (const method of [route.method].flat()) onRoute({ method, url: route.url, auth, scope });
+      const { auth, scope, identityIfGiven } = route.config ?? {};
+      for (const method of [route.method].flat()) onRoute({ method, url: route.url, auth, scope, identityIfGiven: identityIfGiven === true });
     });
   }
   return app;

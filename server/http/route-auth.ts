@@ -6,6 +6,9 @@
  * exist) stops the node at start-up, so none ships without auth by omission.
  *
  * - `public`: no credential (namespace reads, the catalog, federation inbound, present pages);
+ *   with `identityIfGiven`, a caller that brings one anyway is authenticated as on an `identity`
+ *   route (a bad credential is a 401, never taken as no credential), and the route may do more
+ *   for it (`identityIfGiven(request)`): an address on another node looked up for its client;
  * - `key`: any API key, bound to an identity or a project's authority (`principalOf`);
  * - `identity`: a key bound to an identity (`identityOf`), or a DIDKey-signed request of a
  *   self-custodial identity (docs/adr/0003-request-authentication.md): with a team certificate
@@ -50,6 +53,11 @@ declare module 'fastify' {
      * token on the loopback listener only).
      */
     ownerToo?: boolean;
+    /**
+     * A `public` route that answers an identity more than anyone (it looks up addresses on other
+     * nodes for it): a request with credentials is authenticated as on an `identity` route.
+     */
+    identityIfGiven?: boolean;
   }
   interface FastifyInstance {
     /** The auth mode of the routes a third-party plugin registers in this context (`declareRoutesAuth`). */
@@ -211,8 +219,13 @@ export function installRouteAuth(app: FastifyInstance, services: RouteAuthServic
     if (request.is404) return;
     const auth = request.routeOptions.config.auth;
     switch (auth) {
-      case 'public':
+      case 'public': {
+        if (request.routeOptions.config.identityIfGiven !== true || request.headers.authorization === undefined) return;
+        const principal = await authenticateIdentityCaller(services, request, reply);
+        if (principal === null) return reply;
+        request.principal = principal;
         return;
+      }
       case 'didkey':
         // The route checks the signature over the fields it names (auth/didkey.ts).
         return;
@@ -258,6 +271,13 @@ function declared(request: FastifyRequest, what: string): never {
 /** The caller of a `key`, `identity` or `project` route (its hook has run). */
 export function principalOf(request: FastifyRequest): Principal {
   return request.principal ?? declared(request, 'a principal');
+}
+
+/** The identity that called a `public` route declared `identityIfGiven`, when it brought its credentials; null for anyone else. */
+export function identityIfGiven(request: FastifyRequest): IdentityPrincipal | null {
+  if (request.routeOptions.config.identityIfGiven !== true) return declared(request, 'an optional identity');
+  const principal = request.principal;
+  return principal === null || principal.agentId === null ? null : (principal as IdentityPrincipal);
 }
 
 /** The identity of a route declared `auth: 'identity'`. */

@@ -281,6 +281,10 @@ describe('GET /openapi.json', () => {
       if (route === 'POST /v1/node/session') return [];
       if (route.includes(' /v1/node/')) return [{ ownerToken: [] }];
       if (/^(POST|PUT|DELETE) \/v1\/namespaces/.test(route) && !route.endsWith('/verify')) return [{ didKey: [] }];
+      // No credential, or an identity's, for which they answer addresses on other nodes too.
+      if (route === 'GET /v1/namespaces/{domain}/addresses/{name}' || route === 'GET /v1/did/{did_aw}/key') {
+        return [{}, { apiKey: [] }, { teamCertificate: [], didKey: [] }];
+      }
       if (/ \/v1\/(did|namespaces)/.test(route)) return [];
       // A key of any kind (introspect, resolve), a project's key (init), the project's key or the owner (archive, replace).
       if (/^(GET \/v1\/auth\/introspect|GET \/v1\/agents\/resolve\/|POST \/v1\/workspaces\/init|POST \/api\/v1\/agents\/)/.test(route)) return [{ apiKey: [] }];
@@ -509,10 +513,11 @@ describe('what generated clients and linters need', () => {
   it("states each route's security as its declared auth mode asks, on both listeners", async () => {
     // Written out here rather than taken from the server: what each mode asks for of a caller.
     const MESSAGING = /^\/(v1\/(messages|chat|contacts|conversations)(\/|$)|mcp$)/;
-    const expected = ({ auth, scope, url }: RegisteredRoute): unknown[] => {
+    const expected = ({ auth, scope, url, identityIfGiven }: RegisteredRoute): unknown[] => {
       switch (auth) {
         case 'public':
-          return [];
+          // With identityIfGiven: no credential, or an identity's.
+          return identityIfGiven ? [{}, { apiKey: [] }, { teamCertificate: [], didKey: [] }] : [];
         case 'key':
         case 'project':
           return [{ apiKey: [] }];

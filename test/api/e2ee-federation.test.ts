@@ -319,6 +319,14 @@ describe("a self-custodial client's own envelope to another node", () => {
   /** The recipient's key assertion as its own node serves it. */
   const keyOn = async (t: TestNode, didAw: string): Promise<EncryptionKeyAssertion> =>
     expectOk(await t.request('GET', `/v1/did/${didAw}/key`)).encryption_key as EncryptionKeyAssertion;
+  /** The recipient as sally's client finds it, asking its own node A as upstream's clients ask their registry. */
+  const foundByA = async (address: string) => {
+    const token = sally.identity.api_key;
+    const held = expectOk(await a.request('GET', `/v1/namespaces/${address}`.replace(/\/([^/]+)$/, '/addresses/$1'), { token }));
+    const key = expectOk(await a.request('GET', `/v1/did/${held.did_aw}/key`, { token }));
+    expect(key).toMatchObject({ did_aw: held.did_aw, current_did_key: held.current_did_key });
+    return { address, did: held.current_did_key as string, stableId: held.did_aw as string, key: key.encryption_key as EncryptionKeyAssertion };
+  };
 
   /** What sally's client seals for `to` (did:key, did:svc, address, key), as upstream's clients seal. */
   function sallySeals(
@@ -350,10 +358,32 @@ describe("a self-custodial client's own envelope to another node", () => {
     });
   const bobAt = async () => ({ address: 'b.test/bob', did: bob.did_key, stableId: bob.did_aw, key: await keyOn(b, bob.did_aw) });
 
+  it("finds another node's address and its key through its own node, for an identity that asks; anyone else hears what it hears of any unknown address", async () => {
+    const found = await foundByA('b.test/bob');
+    expect(found).toEqual({ address: 'b.test/bob', did: bob.did_key, stableId: bob.did_aw, key: await keyOn(b, bob.did_aw) });
+    expect(toB.requests.map(decodeURIComponent)).toContain(`GET /v1/did/${bob.did_aw}/key`);
+    // Anonymous: no question leaves for another node.
+    expectRefusal(await a.request('GET', '/v1/namespaces/b.test/addresses/bob'), 404, undefined, 'SVC_ERR_NAMESPACE_NOT_FOUND');
+    expectRefusal(await a.request('GET', `/v1/did/${bob.did_aw}/key`), 404, undefined, 'SVC_ERR_DID_NOT_FOUND');
+    expectRefusal(await a.request('GET', '/v1/namespaces/b.test/addresses/bob', { token: 'svc_sk_not-a-key' }), 401);
+    // Each refusal of the lookup its own code: no such address there, an address without a key, a domain no node answers for.
+    const token = sally.identity.api_key;
+    expectRefusal(
+      await a.request('GET', '/v1/namespaces/b.test/addresses/nobody', { token }),
+      404,
+      /does not exist on its node/,
+      'SVC_ERR_RECIPIENT_NOT_FOUND',
+    );
+    expectRefusal(await a.request('GET', '/v1/namespaces/b.test/addresses/ned', { token }), 409, /encryption key/, 'SVC_ERR_RECIPIENT_KEY_NOT_PUBLISHED');
+    expectRefusal(await a.request('GET', '/v1/namespaces/nowhere.test/addresses/x', { token }), 404, /No node is known/, 'SVC_ERR_RECIPIENT_NODE_UNKNOWN');
+    // This node's own addresses answer everyone as before.
+    expect(expectOk(await a.request('GET', '/v1/namespaces/a.test/addresses/sally'))).toMatchObject({ did_aw: sally.key.didSvc });
+  });
+
   it('reaches a recipient whose keys its node holds, which reads the exact text; nothing readable crosses', async () => {
     const words = { subject: canary('subject'), body: canary('body') };
     secrets.push(words.subject, words.body);
-    const envelope = sallySeals(await bobAt(), words);
+    const envelope = sallySeals(await foundByA('b.test/bob'), words);
     const sent = expectOk(await post(envelope, 'b.test/bob'));
     expect(sent).toMatchObject({ message_id: envelope.message_id, status: 'queued' });
     expect(await arrived(b, bob.api_key, sent.message_id)).toMatchObject({
@@ -382,7 +412,8 @@ describe("a self-custodial client's own envelope to another node", () => {
   it('reaches a recipient that holds its own keys, which gets the envelope and opens it with its key', async () => {
     const words = { subject: canary('subject'), body: canary('body') };
     secrets.push(words.subject, words.body);
-    const to = { address: 'b.test/nora', did: nora.key.didKey, stableId: nora.key.didSvc, key: await keyOn(b, nora.key.didSvc) };
+    const to = await foundByA('b.test/nora');
+    expect(to).toMatchObject({ did: nora.key.didKey, stableId: nora.key.didSvc });
     const envelope = sallySeals(to, words);
     const sent = expectOk(await post(envelope, 'b.test/nora'));
     const got = await arrived(b, nora.identity.api_key, sent.message_id);

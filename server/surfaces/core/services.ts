@@ -27,6 +27,7 @@ import { CoreForFederation, type LocalRecipient } from './federation-core.ts';
 import { IdentityBackups } from './identities/backup.ts';
 import type { IdentityEncryptionKeys } from './identities/encryption-keys.ts';
 import type { RemoteEncryptionKeys } from './identities/remote-encryption-keys.ts';
+import { ClientKeyLookup } from './identities/client-key-lookup.ts';
 import { IdentityLifecycle } from './identities/lifecycle.ts';
 import { IdentityPresence } from './identities/presence.ts';
 import { IdentityService } from './identities/service.ts';
@@ -50,6 +51,8 @@ export interface CoreServices {
   encryptionKeys: IdentityEncryptionKeys;
   /** Identities' encryption keys on other nodes, found on their own node by address and verified. */
   remoteEncryptionKeys: RemoteEncryptionKeys;
+  /** An address's did:svc and encryption key as a client asks for them: this node's, or for its own identities, another node's. */
+  clientKeys: ClientKeyLookup;
   /** Key assertion signatures verified once per node (the remote keys' lookup verifies through it; sealing can too). */
   keyAssertions: VerifiedKeyAssertions;
   /** Who is online as far as this node knows (event streams, heartbeats): MCP's list_agents. */
@@ -142,6 +145,7 @@ export function createCoreServices(ctx: NodeContext, owner: OwnerAccess, options
     backups,
     encryptionKeys: identities.encryptionKeys,
     remoteEncryptionKeys,
+    clientKeys: new ClientKeyLookup(namespaces, identities, remoteEncryptionKeys),
     keyAssertions,
     presence,
     recipients,

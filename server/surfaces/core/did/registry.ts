@@ -24,7 +24,7 @@ import { signingTimestamp } from '../../../clock.ts';
 import { checkRequestTimestamp } from '../../../auth/timestamp.ts';
 import { conflict, invalid, notFound, unauthorized } from '../../../errors.ts';
 import { appendDidLogEntry, currentDidKey, didLogEntries, didLogHashes, didLogHead } from './store.ts';
-import type { DidKey, DidRegistered } from '../../../../contract/core/did.ts';
+import type { DidRegistered, HeldDidKey } from '../../../../contract/core/did.ts';
 
 export class DidRegistry {
   readonly #ctx: NodeContext;
@@ -43,7 +43,7 @@ export class DidRegistry {
     return didLogHead(this.#ctx.db, didAw) ?? null;
   }
 
-  key(didAw: string): DidKey {
+  key(didAw: string): HeldDidKey {
     const head = this.head(didAw);
     if (!head) throw notFound('SVC_ERR_DID_NOT_FOUND', 'did:svc not found');
     return { did_aw: didAw, current_did_key: head.new_did_key, log_head: head };

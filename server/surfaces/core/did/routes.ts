@@ -10,6 +10,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { DidHead, DidKey, DidLog, DidParams, DidRegistered, DidUpdated, RegisterDidBody, RotateDidBody } from '../../../../contract/core/did.ts';
 import { isStableId, DID_METHOD } from '../../../crypto/stable-id.ts';
 import { notFound } from '../../../errors.ts';
+import { identityIfGiven } from '../../../http/route-auth.ts';
 import type { CoreServices } from '../services.ts';
 
 const tags = ['did'];
@@ -58,10 +59,20 @@ export async function didRoutes(app: FastifyInstance, { services }: { services: 
     },
   );
 
+  // For an identity that asks with its credentials, also another node's did:svc once its address
+  // was looked up here (identities/client-key-lookup.ts).
   api.get(
     '/v1/did/:did_aw/key',
-    { config: { auth: 'public' }, schema: { tags, summary: "A did:svc's current did:key and log head", params: DidParams, response: { 200: DidKey } } },
-    async (request) => services.identities.didKey(didParam(request.params)),
+    {
+      config: { auth: 'public', identityIfGiven: true },
+      schema: {
+        tags,
+        summary: "A did:svc's current did:key, log head and encryption key; for an identity of this node, also another node's address's",
+        params: DidParams,
+        response: { 200: DidKey },
+      },
+    },
+    async (request) => services.clientKeys.didKey(didParam(request.params), identityIfGiven(request) !== null),
   );
 
   api.get(

@@ -20,6 +20,9 @@ export interface RemoteEncryptionKey {
   /** The assertion as its node served it. */
   assertion: EncryptionKeyAssertion;
   key: VerifiedEncryptionKey;
+  /** When the address was made and last changed, as its node said; null when it named none. */
+  addressCreatedAt: string | null;
+  addressUpdatedAt: string | null;
 }
 
 export interface RemoteEncryptionKeys {
@@ -31,4 +34,6 @@ export interface RemoteEncryptionKeys {
    * later, SVC_ERR_PEER_UNAVAILABLE.
    */
   find(address: string): Promise<RemoteEncryptionKey>;
+  /** The address on another node a lookup found the did:svc `stableId` for, recently; null when none did. */
+  addressOf(stableId: string): string | null;
 }

@@ -26,6 +26,7 @@ import {
 } from '../../../../contract/core/namespaces.ts';
 import { verifySignedOperation } from '../../../auth/didkey.ts';
 import { forbidden } from '../../../errors.ts';
+import { identityIfGiven } from '../../../http/route-auth.ts';
 import { claimSignedWrite, installSignedWriteAnswers } from '../../../http/signed-writes.ts';
 import type { CoreServices } from '../services.ts';
 import { requestDns } from './request-dns.ts';
@@ -108,12 +109,22 @@ export async function namespaceRoutes(app: FastifyInstance, { services }: { serv
     async (request) => ({ addresses: namespaces.listAddresses(request.params.domain, request.query.names) }),
   );
 
+  // An identity that asks with its credentials is answered for an address on another node too
+  // (identities/client-key-lookup.ts): its client seals mail for it.
   api.get(
     '/v1/namespaces/:domain/addresses/:name',
-    { config: { auth: 'public' }, schema: { tags, summary: 'An address and the key it names', params: AddressParams, response: { 200: Address } } },
+    {
+      config: { auth: 'public', identityIfGiven: true },
+      schema: {
+        tags,
+        summary: 'An address and the key it names; for an identity of this node, also an address on another node, as its node answers it',
+        params: AddressParams,
+        response: { 200: Address },
+      },
+    },
     async (request) => {
       const { domain, name } = request.params;
-      return namespaces.getAddress(domain, name);
+      return services.clientKeys.address(domain, name, identityIfGiven(request) !== null);
     },
   );
 
