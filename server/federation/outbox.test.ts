@@ -692,6 +692,50 @@ describe('the federation outbox', () => {
     expect(bounces().map((b) => b.body)).toEqual([expect.stringMatching(/end-to-end encrypted/)]);
   });
 
+  /** Ann's client's own envelope to `to` (only its time matters here), fresh for its receiver until `until`. */
+  const clientSealed = (to: string, until: number): FederatedMail => ({
+    ...mail(to, { subject: '', body: '' }),
+    signature: '',
+    signed_payload: '',
+    content_mode: 'encrypted_v2',
+    message_version: 2,
+    encrypted_envelope: { expires_at: new Date(until).toISOString().replace(/\.\d{3}Z$/, 'Z') } as unknown as FederatedMail['encrypted_envelope'],
+  });
+
+  it("sends an envelope its sender's client sealed exactly as queued, asking no node for a key", async () => {
+    const { server, received } = await receivingNode(['b.test']);
+    const outbox = startOutbox();
+    const message = clientSealed('b.test/bob', now() + 4 * 60_000);
+    outbox.enqueue(ann, 'b.test', message, { sealedByClient: true });
+    outbox.nudge();
+    await vi.waitFor(() => expect(row(message).status).toBe('delivered'), WAIT);
+    expect(received.map((r) => r.body.messages)).toEqual([[message]]);
+    expect(server.requests).toEqual(['POST /v1/federation/messages/batch']);
+    expect(row(message)).toMatchObject({ content_mode: 'encrypted_v2', sealed_by_client: 1 });
+  });
+
+  it('bounces a client-sealed envelope rather than send it stale, or try it again once it would be', async () => {
+    const { received } = await receivingNode(['b.test'], () => ({ status: 503 }));
+    const outbox = startOutbox();
+    const stale = clientSealed('b.test/bob', now() - 1_000);
+    outbox.enqueue(ann, 'b.test', stale, { sealedByClient: true });
+    outbox.nudge();
+    await vi.waitFor(() => expect(row(stale).status).toBe('bounced'), WAIT);
+    expect(row(stale).last_error).toMatch(/^it was not sent: it was sealed by your client more than 5 minutes ago; send it again/);
+    expect(received).toEqual([]);
+    // Fresh for 20 s more: its node fails, and the next try (its pause, at least 24 s away) would come too late.
+    const soon = clientSealed('b.test/bob', now() + 20_000);
+    outbox.enqueue(ann, 'b.test', soon, { sealedByClient: true });
+    outbox.nudge();
+    await vi.waitFor(() => expect(row(soon).status).toBe('bounced'), WAIT);
+    expect(row(soon)).toMatchObject({
+      attempts: 1,
+      last_error: expect.stringMatching(/sealed by your client more than 5 minutes ago; send it again.*the last error was/),
+    });
+    expect(received).toHaveLength(1);
+    expect(bounces().map((b) => b.body)).toEqual([expect.stringMatching(/send it again/), expect.stringMatching(/send it again/)]);
+  });
+
   it('keeps mail it is to seal queued while no node is known to ask for the key, saying why', async () => {
     const outbox = startOutbox();
     const message = mail('nowhere.test/someone');
