@@ -186,7 +186,9 @@ export class FederationBatches<Recipient extends HostedRecipient = HostedRecipie
   #chargeDomain(message: FederatedMessage): { wait: number; detail: string } | null {
     const domain = splitAddress(message.from)?.domain;
     if (domain === undefined) return null;
-    const wait = this.#budgets.take(domain, Buffer.byteLength(message.body) + Buffer.byteLength(message.signed_payload));
+    // An end-to-end encrypted mail's content is its envelope (its body is empty): that is what it costs.
+    const envelope = message.kind === 'mail' && message.encrypted_envelope !== undefined ? Buffer.byteLength(JSON.stringify(message.encrypted_envelope)) : 0;
+    const wait = this.#budgets.take(domain, Buffer.byteLength(message.body) + Buffer.byteLength(message.signed_payload) + envelope);
     return wait > 0 ? { wait, detail: `${domain}'s delivery budget is spent; try again in ${wait} s` } : null;
   }
 }
