@@ -39,8 +39,13 @@ export type {
   StartChatResult,
 } from '../../../contract/core/chat.ts';
 
-/** A new chat: its targets, by kind, and the first message. */
-export type StartChatInput = Pick<CreateSessionRequest, 'to_addresses' | 'to_aliases' | 'to_dids' | 'message'>;
+/**
+ * A new chat: its targets, by kind, and the first message; `content_mode` `legacy_plaintext_v1`
+ * sends it as plaintext, only when the person chose it (the node encrypts wherever it can).
+ */
+export type StartChatInput = Pick<CreateSessionRequest, 'to_addresses' | 'to_aliases' | 'to_dids' | 'message'> & {
+  content_mode?: 'legacy_plaintext_v1';
+};
 
 /** What a chat session stream delivers. */
 export type SessionEvent = { kind: 'message'; message: ChatMessage } | { kind: 'read_receipt'; receipt: ReadReceipt };
@@ -76,12 +81,21 @@ export class ChatClient {
     return this.#requests.call<StartChatResult>('POST', '/v1/chat/sessions', input);
   }
 
-  /** `rejoining` (ours) takes me back into a chat I left; it is only sent when set. */
-  send(sessionId: string, body: string, options: { leaving?: boolean; rejoining?: boolean } = {}): Promise<SendChatResult> {
+  /**
+   * `rejoining` (ours) takes me back into a chat I left; it is only sent when set. `content_mode`
+   * `legacy_plaintext_v1` sends plaintext, only by the person's choice; left out, the node seals
+   * the message when everyone in the chat publishes a key.
+   */
+  send(
+    sessionId: string,
+    body: string,
+    options: { leaving?: boolean; rejoining?: boolean; content_mode?: 'legacy_plaintext_v1' } = {},
+  ): Promise<SendChatResult> {
     return this.#requests.call<SendChatResult>('POST', `/v1/chat/sessions/${part(sessionId)}/messages`, {
       body,
       leaving: options.leaving ?? false,
       ...(options.rejoining === true ? { rejoining: true } : {}),
+      ...(options.content_mode === undefined ? {} : { content_mode: options.content_mode }),
     });
   }
 

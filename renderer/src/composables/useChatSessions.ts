@@ -72,11 +72,15 @@ export function useChatSessions(shown: ChatShown) {
     await list.loadMore();
   }
 
-  /** A message is now in a session (sent, or heard on its stream): its row says so and moves up. */
-  function noteLast(sessionId: string, message: ChatMessage): void {
+  /**
+   * A message is now in a session (sent, or heard on its stream): its row says so and moves up.
+   * `endToEnd` is what is known of how a send of mine went (null until its copy comes back, which
+   * then takes its place, whatever the two clocks said).
+   */
+  function noteLast(sessionId: string, message: ChatMessage, endToEnd: boolean | null = message.end_to_end): void {
     const current = last.value[sessionId];
-    if (current !== undefined && current.created_at > message.created_at) return;
-    last.value = { ...last.value, [sessionId]: lastFromMessage(message, agentId.value) };
+    if (current !== undefined && current.created_at > message.created_at && current.message_id !== message.message_id) return;
+    last.value = { ...last.value, [sessionId]: lastFromMessage(message, agentId.value, endToEnd) };
     const mine = isMine(message, agentId.value);
     sessions.value = moveToFront(sessions.value, sessionId, (s) => ({
       ...s,

@@ -54,6 +54,7 @@ describe('sessions', () => {
       sender_rejoining: false,
     };
     expect(lastPreview(lastFromSummary(summary, 'me'))).toBe('You left the chat');
+    expect(lastFromSummary({ ...summary, end_to_end: true }, 'me')).toMatchObject({ message_id: 'm', end_to_end: true });
     expect(lastPreview(lastFromSummary({ ...summary, from_agent_id: null, from_alias: 'bob', sender_leaving: false, sender_rejoining: true }, 'me'))).toBe(
       'bob rejoined the chat',
     );
@@ -62,23 +63,53 @@ describe('sessions', () => {
   });
 
   it('previews a message of the open conversation: mine, a goodbye or a return in words', () => {
-    const mine = { body: 'm1', from_alias: 'alice', from_agent_id: 'me', created_at: 'T', sender_leaving: false, sender_rejoining: false };
-    expect(lastFromMessage(mine, 'me')).toEqual({ body: 'm1', from_alias: 'alice', created_at: 'T', mine: true, leaving: false, rejoining: false });
+    const mine = {
+      message_id: 'm1',
+      body: 'm1',
+      from_alias: 'alice',
+      from_agent_id: 'me',
+      created_at: 'T',
+      sender_leaving: false,
+      sender_rejoining: false,
+      end_to_end: true,
+    };
+    expect(lastFromMessage(mine, 'me')).toEqual({
+      message_id: 'm1',
+      body: 'm1',
+      from_alias: 'alice',
+      created_at: 'T',
+      mine: true,
+      leaving: false,
+      rejoining: false,
+      end_to_end: true,
+    });
+    // A send of mine the node has not read back: how it went is not known yet.
+    expect(lastFromMessage(mine, 'me', null).end_to_end).toBeNull();
     expect(lastPreview(lastFromMessage({ ...mine, from_agent_id: 'bob-agent', from_alias: 'bob', sender_leaving: true }, 'me'))).toBe('bob left the chat');
     expect(lastPreview(lastFromMessage({ ...mine, sender_rejoining: true }, 'me'))).toBe('You rejoined the chat');
   });
 
   it('previews a message arriving live for a chat not open: a goodbye or a return in words at once', () => {
-    const item = { from_alias: 'bob', preview: 'Off for the weekend, bye', created_at: 'T' };
+    const item = { message_id: 'w1', from_alias: 'bob', preview: 'Off for the weekend, bye', created_at: 'T' };
     expect(lastPreview(lastFromWake({ ...item, sender_leaving: true, sender_rejoining: false }))).toBe('bob left the chat');
     expect(lastPreview(lastFromWake({ ...item, preview: 'Rejoined the chat.', sender_leaving: false, sender_rejoining: true }))).toBe('bob rejoined the chat');
     expect(lastPreview(lastFromWake({ ...item, sender_leaving: false, sender_rejoining: false }))).toBe('Off for the weekend, bye');
     // An item from an older node says neither: its text, as before.
-    expect(lastFromWake(item)).toEqual({ body: 'Off for the weekend, bye', from_alias: 'bob', created_at: 'T', mine: false, leaving: false, rejoining: false });
+    // Nor does the feed's notice say how it was encrypted: no mark until the list is read again.
+    expect(lastFromWake(item)).toEqual({
+      message_id: 'w1',
+      body: 'Off for the weekend, bye',
+      from_alias: 'bob',
+      created_at: 'T',
+      mine: false,
+      leaving: false,
+      rejoining: false,
+      end_to_end: null,
+    });
   });
 
   it('says waiting when someone is in the chat and it is my turn', () => {
-    const last = { body: 'x', from_alias: 'bob', created_at: '', mine: false, leaving: false };
+    const last = { message_id: 'm', body: 'x', from_alias: 'bob', created_at: '', mine: false, leaving: false, end_to_end: null };
     expect(presence({ sender_waiting: false, unread_count: 3 }, last)).toBeNull();
     expect(presence({ sender_waiting: true, unread_count: 1 }, null)).toBe('waiting');
     expect(presence({ sender_waiting: true, unread_count: 0 }, last)).toBe('waiting');
@@ -100,7 +131,7 @@ describe('sessions', () => {
       sender_leaving: false,
       sender_rejoining: false,
     };
-    const live = { body: 'live', from_alias: 'bob', created_at: '2026-01-03T00:00:00Z', mine: false, leaving: false };
+    const live = { message_id: 'm2', body: 'live', from_alias: 'bob', created_at: '2026-01-03T00:00:00Z', mine: false, leaving: false, end_to_end: null };
     const page = [
       { ...session('a', summary.created_at), last_message: summary },
       { ...session('b', summary.created_at), last_message: summary },

@@ -11,6 +11,7 @@ import { plural } from './format.ts';
 
 /** The summary a session row shows under its participants. */
 export interface LastMessage {
+  message_id: string;
   body: string;
   from_alias: string;
   created_at: string;
@@ -19,6 +20,11 @@ export interface LastMessage {
   leaving: boolean;
   /** The message took its sender back into the chat. */
   rejoining?: boolean;
+  /**
+   * It crossed, and is stored, end-to-end encrypted; null when its source did not say (a live
+   * arrival, whose notice carries no such word, or a send of mine the node has not read back).
+   */
+  end_to_end: boolean | null;
 }
 
 /** The other participants as a title: "bob", "bob and carol", "bob, carol and 2 others". */
@@ -57,42 +63,53 @@ export function presence(
 /** A session row's summary from the node's `last_message`. */
 export function lastFromSummary(last: ChatLastMessage, myAgentId: string | null | undefined): LastMessage {
   return {
+    message_id: last.message_id,
     body: last.preview,
     from_alias: last.from_alias,
     created_at: last.created_at,
     mine: isMine(last, myAgentId),
     leaving: last.sender_leaving,
     rejoining: last.sender_rejoining,
+    end_to_end: last.end_to_end,
   };
 }
 
-/** A session row's summary from a message of the open conversation (from its stream, or my send). */
+/**
+ * A session row's summary from a message of the open conversation (from its stream, or my send:
+ * then `endToEnd` says what is known of how the node sent it, null until its copy says).
+ */
 export function lastFromMessage(
-  message: Pick<ChatMessage, 'body' | 'from_alias' | 'created_at' | 'from_agent_id' | 'sender_leaving' | 'sender_rejoining'>,
+  message: Pick<ChatMessage, 'message_id' | 'body' | 'from_alias' | 'created_at' | 'from_agent_id' | 'sender_leaving' | 'sender_rejoining' | 'end_to_end'>,
   myAgentId: string | null | undefined,
+  endToEnd: boolean | null = message.end_to_end,
 ): LastMessage {
   return {
+    message_id: message.message_id,
     body: message.body,
     from_alias: message.from_alias,
     created_at: message.created_at,
     mine: isMine(message, myAgentId),
     leaving: message.sender_leaving,
     rejoining: message.sender_rejoining === true,
+    end_to_end: endToEnd,
   };
 }
 
 /** A session row's summary from a chat message arriving live for me (so never mine). */
 export function lastFromWake(
   // An item from an older node may say neither whether its sender left nor whether it came back.
-  item: Pick<NodeChatWake, 'preview' | 'from_alias' | 'created_at'> & Partial<Pick<NodeChatWake, 'sender_leaving' | 'sender_rejoining'>>,
+  item: Pick<NodeChatWake, 'message_id' | 'preview' | 'from_alias' | 'created_at'> & Partial<Pick<NodeChatWake, 'sender_leaving' | 'sender_rejoining'>>,
 ): LastMessage {
   return {
+    message_id: item.message_id,
     body: item.preview,
     from_alias: item.from_alias,
     created_at: item.created_at,
     mine: false,
     leaving: item.sender_leaving === true,
     rejoining: item.sender_rejoining === true,
+    // The owner feed's notice does not say how it was sent: the row shows no mark until the list is read again.
+    end_to_end: null,
   };
 }
 

@@ -17,6 +17,13 @@ export interface ConversationEntry {
   error: string | null;
   /** Whether sending it again could work (not for a refusal such as "too large"). */
   retryable: boolean;
+  /** A send of mine going as plaintext by the person's choice (the node refused it for want of a key): a retry goes as plaintext too. */
+  plaintext?: boolean;
+  /**
+   * A send of mine the node took whose copy has not come back yet: `message` is still what was
+   * sent, so how the node sent it (sealed or not) is not known until the copy replaces it.
+   */
+  awaitingCopy?: boolean;
 }
 
 export function sent(message: ChatMessage): ConversationEntry {
@@ -33,7 +40,7 @@ export function pendingEntry(
   me: { agent_id: string; alias: string; address: string | null; did_key: string },
   sessionId: string,
   body: string,
-  flags: { leaving?: boolean; rejoining?: boolean },
+  flags: { leaving?: boolean; rejoining?: boolean; plaintext?: boolean },
   now: Date,
 ): ConversationEntry {
   const at = now.toISOString();
@@ -42,6 +49,7 @@ export function pendingEntry(
     delivery: 'sending',
     error: null,
     retryable: true,
+    ...(flags.plaintext === true ? { plaintext: true } : {}),
     message: {
       message_id: localKey,
       session_id: sessionId,
@@ -73,7 +81,8 @@ export function pendingEntry(
       replacement_announcement: null,
       signature_status: 'unverified',
       from_namespace_trust: null,
-      // How it is sent is the node's to say (sealed when every other participant publishes a key).
+      // How it is sent is the node's to say (sealed when every other participant publishes a key):
+      // lib/chat-encryption.ts shows no mark until the node's copy says (`awaitingCopy`).
       end_to_end: false,
       content_mode: 'legacy_plaintext_v1',
       message_version: 1,
@@ -94,12 +103,13 @@ export function mergeMessages(entries: readonly ConversationEntry[], messages: r
 
 /**
  * The node accepted a send: the local entry becomes the real message, unless the stream has
- * already delivered it (then the local copy is dropped).
+ * already delivered it (then the local copy is dropped). Until its copy arrives it says nothing
+ * of how it was encrypted (`awaitingCopy`).
  */
 export function confirmSend(entries: readonly ConversationEntry[], localKey: string, messageId: string): ConversationEntry[] {
   if (entries.some((e) => e.key === messageId)) return entries.filter((e) => e.key !== localKey);
   return entries.map((e) =>
-    e.key === localKey ? { ...e, key: messageId, delivery: 'sent', error: null, message: { ...e.message, message_id: messageId } } : e,
+    e.key === localKey ? { ...e, key: messageId, delivery: 'sent', error: null, awaitingCopy: true, message: { ...e.message, message_id: messageId } } : e,
   );
 }
 

@@ -16,6 +16,7 @@ import { useUnreadStore } from './unread.ts';
 
 const ADA = 'agent-ada';
 const S = 's-1';
+const AT_PAGE = '2026-03-01T09:00:00.000Z';
 
 let node: FakeNode;
 /** The node's sessions, newest activity first. */
@@ -106,6 +107,25 @@ describe('chat store: sessions', () => {
         ['s-1', 0, false],
         ['s-2', 4, true],
       ]);
+  });
+
+  it('says how each row’s last message went, as the node’s page says it; nothing for a live arrival', async () => {
+    const last = (id: string, endToEnd: boolean) => ({
+      message_id: id,
+      from_agent_id: 'agent-bo',
+      from_alias: 'bo',
+      from_address: null,
+      preview: 'hi',
+      end_to_end: endToEnd,
+      created_at: AT_PAGE,
+      sender_leaving: false,
+      sender_rejoining: false,
+    });
+    sessions = sessions.map((s, n) => (n === 0 ? { ...s, last_message: last('m-1', true) } : n === 1 ? { ...s, last_message: last('m-2', false) } : s));
+    const chat = await shown();
+    expect([chat.last['s-1']?.end_to_end, chat.last['s-2']?.end_to_end]).toEqual([true, false]);
+    node.feed.item(chatWake(ADA, 's-2', { created_at: '2026-03-01T11:00:00.000Z' }));
+    expect(chat.last['s-2']?.end_to_end).toBeNull();
   });
 
   it('ignores chat for another identity', async () => {
@@ -257,6 +277,100 @@ describe('chat store: sending', () => {
     await chat.send('Still here?');
     expect(node.callsTo('chat', 'send')).toHaveLength(1);
     expect(chat.sessions.find((s) => s.session_id === S)?.you_left).toBe(true);
+  });
+
+  it('gives a send refused for want of a key back to the composer, and sends it as plaintext only when asked', async () => {
+    const chat = await opened();
+    node.chat.send = async () => {
+      throw new ApiError(409, 'example.com/bo publishes no valid encryption key, so nothing was sent.', [], 'SVC_ERR_E2EE_RECIPIENT_KEY_MISSING');
+    };
+    await chat.send('Secret plans');
+    // Nothing of it stays in the conversation; its text and the node's reason wait in the offer.
+    expect(chat.entries.map((e) => e.key)).toEqual(['c-1', 'c-2']);
+    expect(chat.plaintextOffer).toEqual({
+      sessionId: S,
+      text: 'Secret plans',
+      reason: 'example.com/bo publishes no valid encryption key, so nothing was sent.',
+    });
+    expect(node.callsTo('chat', 'send').map((c) => c.args)).toEqual([[S, 'Secret plans', { leaving: false }]]);
+
+    const answer = deferred<SendChatResult>();
+    node.chat.send = () => answer.promise;
+    const sending = chat.send('Secret plans', { plaintext: true });
+    expect(chat.plaintextOffer).toBeNull();
+    expect(chat.entries.at(-1)).toMatchObject({ delivery: 'sending', plaintext: true });
+    answer.resolve(sentAs('c-3'));
+    await sending;
+    expect(node.callsTo('chat', 'send').map((c) => c.args)).toEqual([
+      [S, 'Secret plans', { leaving: false }],
+      [S, 'Secret plans', { leaving: false, content_mode: 'legacy_plaintext_v1' }],
+    ]);
+    // Sent as plaintext by name: its row says so before the node's copy comes back.
+    expect(chat.last[S]).toMatchObject({ message_id: 'c-3', end_to_end: false });
+  });
+
+  it('retries a plaintext send as plaintext, and shows any other encryption refusal in the node’s words', async () => {
+    const chat = await opened();
+    node.chat.send = async () => {
+      throw new ApiError(0, 'The node can’t be reached.');
+    };
+    await chat.send('Plain on purpose', { plaintext: true });
+    node.chat.send = async () => {
+      throw new ApiError(409, 'example.com/bo takes no plaintext: nothing was sent.', [], 'SVC_ERR_E2EE_PLAINTEXT_REFUSED');
+    };
+    chat.retry(chat.entries.at(-1)!.key);
+    await expect.poll(() => chat.entries.at(-1)?.delivery).toBe('failed');
+    expect(chat.entries.at(-1)).toMatchObject({ error: 'example.com/bo takes no plaintext: nothing was sent.', retryable: false });
+    expect(chat.plaintextOffer).toBeNull();
+    expect(node.callsTo('chat', 'send').map((c) => c.args[2])).toEqual([
+      { leaving: false, content_mode: 'legacy_plaintext_v1' },
+      { leaving: false, content_mode: 'legacy_plaintext_v1' },
+    ]);
+  });
+
+  it('withdraws the offer when another conversation opens', async () => {
+    const chat = await opened();
+    node.chat.send = async () => {
+      throw new ApiError(409, 'No key.', [], 'SVC_ERR_E2EE_RECIPIENT_KEY_MISSING');
+    };
+    await chat.send('Hello');
+    expect(chat.plaintextOffer?.text).toBe('Hello');
+    await chat.openConversation('s-2');
+    expect(chat.plaintextOffer).toBeNull();
+  });
+
+  it('says how my send went in its session row only once the node’s copy says', async () => {
+    const chat = await opened();
+    node.chat.send = async () => sentAs('c-3');
+    await chat.send('Sealed?');
+    expect(chat.entries.at(-1)).toMatchObject({ key: 'c-3', awaitingCopy: true });
+    expect(chat.last[S]).toMatchObject({ message_id: 'c-3', end_to_end: null });
+    // The copy's clock may say an earlier time than this window's: it still takes the row.
+    const copy = chatMessage('c-3', S, {
+      body: 'Sealed?',
+      from_agent_id: ADA,
+      created_at: '2020-01-01T00:00:00.000Z',
+      end_to_end: true,
+      content_mode: 'server_readable_hosted',
+      message_version: 2,
+    });
+    node.pushChat(S, { kind: 'message', message: copy });
+    const entry = chat.entries.find((e) => e.key === 'c-3');
+    expect(entry).toMatchObject({ delivery: 'sent', message: { end_to_end: true } });
+    expect(entry?.awaitingCopy).toBeUndefined();
+    expect(chat.last[S]).toMatchObject({ message_id: 'c-3', end_to_end: true });
+  });
+
+  it('starts a chat as plaintext only when asked', async () => {
+    const chat = await shown();
+    node.chat.start = async () => ({ session_id: S, message_id: 'c-9', participants: [], sse_url: '', targets_connected: [], targets_left: [] });
+    const bo = { kind: 'alias' as const, value: 'bo', label: null };
+    await chat.start([bo], 'Hi');
+    await chat.start([bo], 'Hi', { plaintext: true });
+    expect(node.callsTo('chat', 'start').map((c) => c.args[0])).toEqual([
+      { to_aliases: ['bo'], to_addresses: [], to_dids: [], message: 'Hi' },
+      { to_aliases: ['bo'], to_addresses: [], to_dids: [], message: 'Hi', content_mode: 'legacy_plaintext_v1' },
+    ]);
   });
 
   it('marks the conversation read once per newest message, and again after a failure', async () => {

@@ -73,7 +73,7 @@ export const useChatStore = defineStore('chat', () => {
     read: () => api().mail.outbound(),
   });
   const { remoteAddresses, outbound } = delivery;
-  const { send, leave, rejoin, retry, discard, takeBack } = useChatSending({
+  const { send, leave, rejoin, retry, discard, takeBack, plaintextOffer, dropPlaintextOffer } = useChatSending({
     openId,
     me,
     youLeft,
@@ -102,6 +102,7 @@ export const useChatStore = defineStore('chat', () => {
 
   function closeConversation(): void {
     delivery.clear();
+    dropPlaintextOffer();
     handle.value?.close();
     handle.value = null;
     conversationGeneration += 1;
@@ -170,9 +171,13 @@ export const useChatStore = defineStore('chat', () => {
     }
   }
 
-  /** Starts (or continues) a chat with `to`; opens it. Throws with the node's reason. */
-  async function start(to: Recipient[], message: string): Promise<string> {
-    const result = await api().chat.start({ ...recipientFields(to), message });
+  /**
+   * Starts (or continues) a chat with `to`; opens it. Throws with the node's reason (an `ApiError`
+   * whose code says when someone publishes no encryption key). `plaintext` sends the first message
+   * as plaintext, only after the person confirmed it.
+   */
+  async function start(to: Recipient[], message: string, options: { plaintext?: boolean } = {}): Promise<string> {
+    const result = await api().chat.start({ ...recipientFields(to), message, ...(options.plaintext === true ? { content_mode: 'legacy_plaintext_v1' } : {}) });
     await loadSessions();
     await openConversation(result.session_id);
     return result.session_id;
@@ -227,6 +232,8 @@ export const useChatStore = defineStore('chat', () => {
     retry,
     discard,
     takeBack,
+    plaintextOffer,
+    dropPlaintextOffer,
     start,
   };
 });
