@@ -1,0 +1,207 @@
+/**
+ * End-to-end encryption in Chat, driven as a person would in Debian's Chromium against a real
+ * headless node. Alice is an identity whose keys the node holds; pocket holds its own and
+ * publishes no encryption key. Their chat is plaintext, and the session row, the header and each
+ * message say "Not end-to-end encrypted" (in words for screen readers and on hover, with the open
+ * lock). A message alice sends that is refused for want of pocket's key comes back to her
+ * composer with the node's reason and "Send as plaintext…": keeping it unsent sends nothing and
+ * keeps the text; confirming upstream's warning sends it as plaintext by name, marked so.
+ *
+ * The refusal itself is the node's answer to a chat send to a participant without a key
+ * (`SVC_ERR_E2EE_RECIPIENT_KEY_MISSING`); this node does not refuse chat for it yet, so the first
+ * send's answer is given here in the node's words, and everything after it (the plaintext send,
+ * the marks, pocket's copy) is the node's own. Screenshots (light, dark, 1024x700) go to
+ * test/e2e/screenshots/ (chat-encryption-*).
+ */
+import type { Page, Request } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { requestJson } from '../support/node.ts';
+import { genesisEntry, selfKey } from '../support/self-signer.ts';
+import { emulateColorScheme, unexpectedConsoleErrors } from './browser.ts';
+import type { HeadlessNode } from './headless-node.ts';
+import { actAs, openAppOnNode, shot as saveShot, stopRig, type AppRig } from './steps.ts';
+
+const DOMAIN = 'sealed-chat-e2e.test';
+const WAIT = 15_000;
+const PLAINTEXT_WARNING = 'Sending as legacy plaintext. Subject/body may be stored and visible to the service.';
+const FIRST = 'Hello pocket, plain words for now.';
+const TYPED = 'Readable on purpose.';
+/** The node's refusal of a chat send to a participant without a key, as it words it for mail. */
+const KEY_MISSING = {
+  code: 'SVC_ERR_E2EE_RECIPIENT_KEY_MISSING',
+  detail: `${DOMAIN}/pocket publishes no valid encryption key, so nothing was sent. To send it readable by the nodes it crosses, say so: content_mode "legacy_plaintext_v1"`,
+};
+
+let rig: AppRig | undefined;
+let node: HeadlessNode;
+let page: Page;
+const consoleErrors: string[] = [];
+let pocketApiKey: string;
+let sessionId: string;
+
+const shot = (name: string): Promise<void> => saveShot(page, name);
+const api = (method: string, path: string, token: string, body?: unknown) => requestJson(node.info.core_url, method, path, { token, body });
+const sessionRow = () => page.getByTestId('session-list').getByRole('option').filter({ hasText: 'pocket' });
+const conversation = () => page.getByTestId('conversation');
+const messageRow = (text: string) => conversation().getByTestId('chat-message').filter({ hasText: text });
+const sendsPath = () => `/v1/chat/sessions/${encodeURIComponent(sessionId)}/messages`;
+
+/** The chat message POSTs the window makes, with their bodies (to see what went, and how). */
+function watchSends(): { readonly bodies: Record<string, unknown>[]; stop(): void } {
+  const bodies: Record<string, unknown>[] = [];
+  const onRequest = (request: Request): void => {
+    if (request.method() === 'POST' && new URL(request.url()).pathname === sendsPath()) bodies.push(request.postDataJSON() as Record<string, unknown>);
+  };
+  page.on('request', onRequest);
+  return { bodies, stop: () => page.off('request', onRequest) };
+}
+
+/** What pocket reads of the chat, through its own API key. */
+async function pocketReads(): Promise<{ body: string; end_to_end: boolean; content_mode: string }[]> {
+  const history = await api('GET', `${sendsPath()}?limit=50`, pocketApiKey);
+  expect(history.status, JSON.stringify(history.body)).toBe(200);
+  return history.body.messages;
+}
+
+beforeAll(async () => {
+  rig = await openAppOnNode({
+    section: 'nav-chat',
+    sink: consoleErrors,
+    timeout: WAIT,
+    prepare: async (started) => {
+      node = started;
+      await started.owner('POST', '/v1/node/namespaces', { domain: DOMAIN });
+      const project = await started.owner('POST', '/v1/node/projects', { slug: 'home', name: 'Home', namespace: DOMAIN });
+      const alice = await started.owner('POST', '/v1/node/identities', { project_id: project.project_id, name: 'alice' });
+      // Pocket: its client registers its did:svc, then the node makes the identity without a key of its own.
+      const pocketKey = selfKey();
+      const head = genesisEntry(pocketKey);
+      const registered = await requestJson(started.info.core_url, 'POST', '/v1/did', { body: { ...head.payload, proof: head.signature } });
+      expect(registered.status, JSON.stringify(registered.body)).toBeLessThan(300);
+      const made = await requestJson(started.info.core_url, 'POST', '/v1/workspaces/init', {
+        token: project.api_key,
+        body: { name: 'pocket', lifetime: 'persistent', custody: 'self', did: pocketKey.didKey, public_key: pocketKey.publicKey.toString('base64') },
+      });
+      expect(made.status, JSON.stringify(made.body)).toBe(201);
+      pocketApiKey = made.body.api_key;
+      // Alice's first message names plaintext, the one way a chat with pocket can start.
+      const aliceKey = (await started.owner('POST', `/v1/node/identities/${alice.agent_id}/session-key`)).api_key;
+      const opened = await api('POST', '/v1/chat/sessions', aliceKey, { to_aliases: ['pocket'], message: FIRST, content_mode: 'legacy_plaintext_v1' });
+      expect(opened.status, JSON.stringify(opened.body)).toBeLessThan(300);
+      sessionId = opened.body.session_id;
+    },
+  });
+  page = rig.page;
+  await actAs(page, `${DOMAIN}/alice`, WAIT);
+}, 90_000);
+
+afterAll(() => stopRig(rig));
+
+describe('End-to-end encryption in Chat (headless node, Chromium)', { timeout: 40_000 }, () => {
+  it('marks the session row of a plaintext chat, in words for screen readers and on hover', async () => {
+    await page.getByTestId('nav-chat').click();
+    await sessionRow().waitFor({ timeout: WAIT });
+    const mark = sessionRow().getByTestId('session-encryption');
+    await mark.waitFor({ timeout: WAIT });
+    expect(await mark.getAttribute('data-encrypted')).toBe('false');
+    expect((await mark.textContent())?.trim()).toBe('Not end-to-end encrypted');
+    expect(await mark.getAttribute('title')).toMatch(/plaintext/);
+    expect(await mark.locator('svg').getAttribute('aria-hidden')).toBe('true');
+  });
+
+  it('says it on the conversation’s header and on each message', async () => {
+    await sessionRow().click();
+    await conversation().getByRole('heading', { level: 2, name: 'pocket' }).waitFor({ timeout: WAIT });
+    await messageRow(FIRST).waitFor({ timeout: WAIT });
+    const header = conversation().getByTestId('chat-encryption-header');
+    expect((await header.textContent())?.trim()).toBe('Not end-to-end encrypted');
+    expect(await header.getAttribute('data-encrypted')).toBe('false');
+    const mark = messageRow(FIRST).getByTestId('chat-encryption');
+    expect((await mark.textContent())?.trim()).toBe('Not end-to-end encrypted');
+    expect(await mark.getAttribute('data-encrypted')).toBe('false');
+    await shot('chat-encryption-plaintext');
+  });
+
+  it('gives a message refused for want of a key back to the composer; keeping it unsent sends nothing', async () => {
+    const sends = watchSends();
+    let refuse = true;
+    const pattern = `**${sendsPath()}`;
+    await page.route(pattern, (route) => {
+      if (route.request().method() !== 'POST' || !refuse) return route.continue();
+      refuse = false;
+      return route.fulfill({ status: 409, contentType: 'application/json', body: JSON.stringify(KEY_MISSING) });
+    });
+    try {
+      const composer = page.getByTestId('composer');
+      await composer.fill(TYPED);
+      await composer.press('Enter');
+      const offer = page.getByTestId('plaintext-offer');
+      await offer.waitFor({ timeout: WAIT });
+      expect(await offer.getByRole('alert').textContent()).toContain('publishes no valid encryption key, so nothing was sent');
+      // The text is back where it was written, and nothing of it sits in the conversation.
+      expect(await composer.inputValue()).toBe(TYPED);
+      expect(await messageRow(TYPED).count()).toBe(0);
+      expect(sends.bodies).toHaveLength(1);
+      expect(sends.bodies[0]).not.toHaveProperty('content_mode');
+
+      await offer.getByTestId('send-plaintext').click();
+      const dialog = page.locator('dialog[open]').getByTestId('plaintext-dialog');
+      await dialog.waitFor({ timeout: WAIT });
+      expect((await dialog.getByTestId('plaintext-warning').textContent())?.trim()).toBe(PLAINTEXT_WARNING);
+      expect(await dialog.getByTestId('plaintext-reason').textContent()).toContain(`${DOMAIN}/pocket publishes no valid encryption key`);
+      expect(await page.evaluate('document.activeElement?.textContent?.trim()')).toBe('Keep it unsent');
+      await shot('chat-encryption-plaintext-confirm');
+      await dialog.getByTestId('keep-unsent').click();
+      await expect.poll(() => page.locator('dialog[open]').count()).toBe(0);
+
+      expect(await composer.inputValue()).toBe(TYPED);
+      expect(sends.bodies).toHaveLength(1);
+      expect((await pocketReads()).map((m) => m.body)).toEqual([FIRST]);
+    } finally {
+      sends.stop();
+      await page.unroute(pattern);
+    }
+  });
+
+  it('sends it as plaintext only once confirmed, marked “Not end-to-end encrypted” here and for pocket', async () => {
+    const sends = watchSends();
+    try {
+      await page.getByTestId('plaintext-offer').getByTestId('send-plaintext').click();
+      const dialog = page.locator('dialog[open]').getByTestId('plaintext-dialog');
+      await dialog.waitFor({ timeout: WAIT });
+      await dialog.getByTestId('confirm-plaintext').click();
+
+      const sent = messageRow(TYPED).and(page.locator('[data-delivery="sent"]'));
+      await sent.waitFor({ timeout: WAIT });
+      const mark = sent.getByTestId('chat-encryption');
+      await expect.poll(() => mark.textContent(), { timeout: WAIT }).toContain('Not end-to-end encrypted');
+      expect(await mark.getAttribute('data-encrypted')).toBe('false');
+      expect(await page.getByTestId('composer').inputValue()).toBe('');
+      expect(await page.getByTestId('plaintext-offer').count()).toBe(0);
+      expect(sends.bodies).toEqual([expect.objectContaining({ body: TYPED, content_mode: 'legacy_plaintext_v1' })]);
+      expect((await conversation().getByTestId('chat-encryption-header').textContent())?.trim()).toBe('Not end-to-end encrypted');
+      await expect.poll(() => sessionRow().getByTestId('session-encryption').getAttribute('data-encrypted'), { timeout: WAIT }).toBe('false');
+
+      expect(await pocketReads()).toMatchObject([
+        { body: FIRST, end_to_end: false, content_mode: 'legacy_plaintext_v1' },
+        { body: TYPED, end_to_end: false, content_mode: 'legacy_plaintext_v1' },
+      ]);
+      await shot('chat-encryption-light');
+    } finally {
+      sends.stop();
+    }
+  });
+
+  it('renders in dark mode and in a 1024x700 window', async () => {
+    await emulateColorScheme(page, 'dark');
+    await shot('chat-encryption-dark');
+    await emulateColorScheme(page, 'light');
+    await page.setViewportSize({ width: 1024, height: 700 });
+    await conversation().getByTestId('chat-encryption-header').waitFor({ timeout: WAIT });
+    await shot('chat-encryption-1024x700');
+  });
+
+  it('logged no errors in the browser console', () => {
+    expect(unexpectedConsoleErrors(consoleErrors)).toEqual([]);
+  });
+});
