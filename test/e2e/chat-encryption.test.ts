@@ -5,11 +5,12 @@
  * message say "Not end-to-end encrypted" (in words for screen readers and on hover, with the open
  * lock). A message alice sends that is refused for want of pocket's key comes back to her
  * composer with the node's reason and "Send as plaintext…": keeping it unsent sends nothing and
- * keeps the text; confirming upstream's warning sends it as plaintext by name, marked so.
+ * keeps the text; confirming upstream's warning sends it as plaintext by name, marked so. Start
+ * chat offers the same for a first message.
  *
  * The refusal itself is the node's answer to a chat send to a participant without a key
  * (`SVC_ERR_E2EE_RECIPIENT_KEY_MISSING`); this node does not refuse chat for it yet, so the first
- * send's answer is given here in the node's words, and everything after it (the plaintext send,
+ * send's (and the first start's) answer is given here in the node's words, and everything after it (the plaintext send,
  * the marks, pocket's copy) is the node's own. Screenshots (light, dark, 1024x700) go to
  * test/e2e/screenshots/ (chat-encryption-*).
  */
@@ -26,6 +27,7 @@ const WAIT = 15_000;
 const PLAINTEXT_WARNING = 'Sending as legacy plaintext. Subject/body may be stored and visible to the service.';
 const FIRST = 'Hello pocket, plain words for now.';
 const TYPED = 'Readable on purpose.';
+const STARTED = 'Starting over, still readable.';
 /** The node's refusal of a chat send to a participant without a key, as it words it for mail. */
 const KEY_MISSING = {
   code: 'SVC_ERR_E2EE_RECIPIENT_KEY_MISSING',
@@ -189,6 +191,60 @@ describe('End-to-end encryption in Chat (headless node, Chromium)', { timeout: 4
       await shot('chat-encryption-light');
     } finally {
       sends.stop();
+    }
+  });
+
+  it('offers the same when starting a chat: keeping it unsent keeps the dialog’s text, confirming starts it as plaintext', async () => {
+    const starts: Record<string, unknown>[] = [];
+    const onRequest = (request: Request): void => {
+      if (request.method() === 'POST' && new URL(request.url()).pathname === '/v1/chat/sessions')
+        starts.push(request.postDataJSON() as Record<string, unknown>);
+    };
+    page.on('request', onRequest);
+    let refuse = true;
+    const pattern = '**/v1/chat/sessions';
+    await page.route(pattern, (route) => {
+      if (route.request().method() !== 'POST' || !refuse) return route.continue();
+      refuse = false;
+      return route.fulfill({ status: 409, contentType: 'application/json', body: JSON.stringify(KEY_MISSING) });
+    });
+    try {
+      await page.getByTestId('start-chat-button').click();
+      const start = page.locator('dialog[open]').filter({ has: page.getByTestId('start-chat') });
+      await start.waitFor({ timeout: WAIT });
+      await start.getByLabel('With').fill(`${DOMAIN}/pocket`);
+      await start.getByLabel('Message', { exact: true }).fill(STARTED);
+      await start.getByLabel('Message', { exact: true }).press('Enter');
+      await start.getByTestId('send-plaintext').waitFor({ timeout: WAIT });
+      expect(await start.getByRole('alert').textContent()).toContain('publishes no valid encryption key, so nothing was sent');
+      expect(starts).toHaveLength(1);
+      expect(starts[0]).not.toHaveProperty('content_mode');
+
+      await start.getByTestId('send-plaintext').click();
+      const confirm = page.locator('dialog[open]').getByTestId('plaintext-dialog');
+      await confirm.waitFor({ timeout: WAIT });
+      expect((await confirm.getByTestId('plaintext-warning').textContent())?.trim()).toBe(PLAINTEXT_WARNING);
+      await confirm.getByTestId('keep-unsent').click();
+      await expect.poll(() => confirm.count()).toBe(0);
+      expect(await start.getByLabel('Message', { exact: true }).inputValue()).toBe(STARTED);
+      expect(starts).toHaveLength(1);
+
+      await start.getByTestId('send-plaintext').click();
+      await confirm.getByTestId('confirm-plaintext').click();
+      await expect.poll(() => page.locator('dialog[open]').count(), { timeout: WAIT }).toBe(0);
+      expect(starts).toEqual([expect.anything(), expect.objectContaining({ message: STARTED, content_mode: 'legacy_plaintext_v1' })]);
+      // Writing to pocket again continues the chat, and its new message is marked.
+      const mark = messageRow(STARTED).getByTestId('chat-encryption');
+      await mark.waitFor({ timeout: WAIT });
+      expect(await mark.getAttribute('data-encrypted')).toBe('false');
+      expect((await pocketReads()).map((m) => [m.body, m.end_to_end])).toEqual([
+        [FIRST, false],
+        [TYPED, false],
+        [STARTED, false],
+      ]);
+    } finally {
+      page.off('request', onRequest);
+      await page.unroute(pattern);
     }
   });
 
