@@ -7,8 +7,14 @@
  * themselves: `hkdfSync` would run both halves of HKDF on unlabelled input. KEM and KDF are the
  * only ones implemented; the AEAD is a parameter so RFC 9180's published vectors for the same KEM
  * and KDF (Appendix A.1 uses AES-128-GCM) check this code independently of upstream's.
+ *
+ * A sealed send makes two wraps, so the key schedule is kept to what it needs: every Expand here
+ * asks for at most Nh bytes, which is one HMAC; the labelled prefixes are built once; each HMAC
+ * and AES key goes to node:crypto as a KeyObject, since handing it raw bytes costs about three
+ * times the HMAC itself (node checks and converts the bytes on every call); and the exporter
+ * secret, which key wraps never use, is derived only when asked for.
  */
-import { createCipheriv, createDecipheriv, createHmac } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, createSecretKey, type KeyObject } from 'node:crypto';
 import { agreementFromPrivateKey, ephemeralAgreement, type X25519Agreement, X25519_KEY_LENGTH } from './x25519.ts';
 
 export interface HpkeSuite {
@@ -34,38 +40,42 @@ export const HPKE_X25519_SHA256_AES128GCM: HpkeSuite = { aeadId: 0x0001, cipher:
 const u16 = (n: number): Buffer => Buffer.of(n >> 8, n & 0xff);
 const KEM_SUITE_ID = Buffer.concat([Buffer.from('KEM'), u16(KEM_ID)]);
 const hpkeSuiteId = (suite: HpkeSuite): Buffer => Buffer.concat([Buffer.from('HPKE'), u16(KEM_ID), u16(KDF_ID), u16(suite.aeadId)]);
+const EMPTY = Buffer.alloc(0);
+const ONE = Buffer.of(1);
+/** An empty salt is Nh zero bytes (HMAC pads its key with zeros, so both spell the same key). */
+const ZERO_SALT = createSecretKey(Buffer.alloc(HASH_LENGTH));
 
-/** RFC 5869 Extract; an empty salt is Nh zero bytes (HMAC pads its key with zeros, so both spell the same key). */
-function extract(salt: Uint8Array, ikm: Uint8Array): Buffer {
-  return createHmac('sha256', salt.length > 0 ? salt : Buffer.alloc(HASH_LENGTH))
-    .update(ikm)
-    .digest();
+function hmac(key: KeyObject, ...parts: Uint8Array[]): Buffer {
+  const mac = createHmac('sha256', key);
+  for (const part of parts) mac.update(part);
+  return mac.digest();
 }
 
-/** RFC 5869 Expand. */
-function expand(prk: Uint8Array, info: Uint8Array, length: number): Buffer {
+/** RFC 5869 Expand; up to Nh bytes it is the one HMAC of T(1). */
+function expand(prk: KeyObject, info: Uint8Array, length: number): Buffer {
   if (length > 255 * HASH_LENGTH) throw new RangeError('HKDF-Expand length too large');
+  if (length <= HASH_LENGTH) return hmac(prk, info, ONE).subarray(0, length);
   const blocks: Buffer[] = [];
-  let previous = Buffer.alloc(0);
+  let previous: Buffer = EMPTY;
   for (let counter = 1; blocks.length * HASH_LENGTH < length; counter++) {
-    previous = createHmac('sha256', prk).update(previous).update(info).update(Buffer.of(counter)).digest();
+    previous = hmac(prk, previous, info, Buffer.of(counter));
     blocks.push(previous);
   }
   return Buffer.concat(blocks).subarray(0, length);
 }
 
-export function labeledExtract(suiteId: Uint8Array, salt: Uint8Array, label: string, ikm: Uint8Array): Buffer {
-  return extract(salt, Buffer.concat([VERSION_LABEL, suiteId, Buffer.from(label), ikm]));
-}
+/** `"HPKE-v1" || suite_id || label`, the prefix LabeledExtract puts before its key material. */
+const extractPrefix = (suiteId: Uint8Array, label: string): Buffer => Buffer.concat([VERSION_LABEL, suiteId, Buffer.from(label)]);
+/** `I2OSP(L, 2) || "HPKE-v1" || suite_id || label`, the prefix LabeledExpand puts before its info. */
+const expandPrefix = (suiteId: Uint8Array, label: string, length: number): Buffer => Buffer.concat([u16(length), VERSION_LABEL, suiteId, Buffer.from(label)]);
 
-export function labeledExpand(suiteId: Uint8Array, prk: Uint8Array, label: string, info: Uint8Array, length: number): Buffer {
-  return expand(prk, Buffer.concat([u16(length), VERSION_LABEL, suiteId, Buffer.from(label), info]), length);
-}
+const EAE_PRK = extractPrefix(KEM_SUITE_ID, 'eae_prk');
+const SHARED_SECRET = expandPrefix(KEM_SUITE_ID, 'shared_secret', HASH_LENGTH);
 
-/** DHKEM's ExtractAndExpand: the KEM shared secret from the DH output and `enc || pkRm`. */
-function extractAndExpand(dh: Uint8Array, kemContext: Uint8Array): Buffer {
-  const eaePrk = labeledExtract(KEM_SUITE_ID, Buffer.alloc(0), 'eae_prk', dh);
-  return labeledExpand(KEM_SUITE_ID, eaePrk, 'shared_secret', kemContext, HASH_LENGTH);
+/** DHKEM's ExtractAndExpand: the KEM shared secret from the DH output and `enc || pkRm`, two HMACs. */
+function extractAndExpand(dh: Uint8Array, enc: Uint8Array, recipientPublicKey: Uint8Array): Buffer {
+  const eaePrk = hmac(ZERO_SALT, EAE_PRK, dh);
+  return hmac(createSecretKey(eaePrk), SHARED_SECRET, enc, recipientPublicKey, ONE);
 }
 
 export interface HpkeKeySchedule {
@@ -77,32 +87,53 @@ export interface HpkeKeySchedule {
   exporterSecret: Buffer;
 }
 
-// Base mode has no psk_id, so its hash depends on the suite alone: computed once per suite.
-const pskIdHashes = new WeakMap<HpkeSuite, Buffer>();
-function pskIdHashOf(suite: HpkeSuite): Buffer {
-  let hash = pskIdHashes.get(suite);
-  if (!hash) {
-    hash = labeledExtract(hpkeSuiteId(suite), Buffer.alloc(0), 'psk_id_hash', Buffer.alloc(0));
-    pskIdHashes.set(suite, hash);
-  }
-  return hash;
+/** What the key schedule of one suite always uses: its labelled prefixes, and base mode's psk_id hash (no psk_id, so constant). */
+interface SuiteConstants {
+  pskIdHash: Buffer;
+  infoHash: Buffer;
+  secret: Buffer;
+  key: Buffer;
+  baseNonce: Buffer;
+  exporter: Buffer;
 }
 
-/** KeySchedule in base mode (empty psk and psk_id). */
+const suiteConstants = new WeakMap<HpkeSuite, SuiteConstants>();
+function constantsOf(suite: HpkeSuite): SuiteConstants {
+  let constants = suiteConstants.get(suite);
+  if (!constants) {
+    const suiteId = hpkeSuiteId(suite);
+    constants = {
+      pskIdHash: hmac(ZERO_SALT, extractPrefix(suiteId, 'psk_id_hash')),
+      infoHash: extractPrefix(suiteId, 'info_hash'),
+      secret: extractPrefix(suiteId, 'secret'),
+      key: expandPrefix(suiteId, 'key', suite.keyLength),
+      baseNonce: expandPrefix(suiteId, 'base_nonce', NONCE_LENGTH),
+      exporter: expandPrefix(suiteId, 'exp', HASH_LENGTH),
+    };
+    suiteConstants.set(suite, constants);
+  }
+  return constants;
+}
+
+/** KeySchedule in base mode (empty psk and psk_id): four HMACs, a fifth for the exporter secret when it is read. */
 export function keySchedule(suite: HpkeSuite, sharedSecret: Buffer, info: Uint8Array): HpkeKeySchedule {
-  const suiteId = hpkeSuiteId(suite);
-  const empty = Buffer.alloc(0);
-  const pskIdHash = pskIdHashOf(suite);
-  const infoHash = labeledExtract(suiteId, empty, 'info_hash', info);
-  const keyScheduleContext = Buffer.concat([Buffer.of(MODE_BASE), pskIdHash, infoHash]);
-  const secret = labeledExtract(suiteId, sharedSecret, 'secret', empty);
+  const labels = constantsOf(suite);
+  const infoHash = hmac(ZERO_SALT, labels.infoHash, info);
+  const keyScheduleContext = Buffer.concat([Buffer.of(MODE_BASE), labels.pskIdHash, infoHash]);
+  // LabeledExtract(shared_secret, "secret", psk) with the empty psk of base mode.
+  const secret = hmac(createSecretKey(sharedSecret), labels.secret);
+  const secretPrk = createSecretKey(secret);
+  let exporterSecret: Buffer | undefined;
   return {
     sharedSecret,
     keyScheduleContext,
     secret,
-    key: labeledExpand(suiteId, secret, 'key', keyScheduleContext, suite.keyLength),
-    baseNonce: labeledExpand(suiteId, secret, 'base_nonce', keyScheduleContext, NONCE_LENGTH),
-    exporterSecret: labeledExpand(suiteId, secret, 'exp', keyScheduleContext, HASH_LENGTH),
+    key: expand(secretPrk, Buffer.concat([labels.key, keyScheduleContext]), suite.keyLength),
+    baseNonce: expand(secretPrk, Buffer.concat([labels.baseNonce, keyScheduleContext]), NONCE_LENGTH),
+    get exporterSecret() {
+      exporterSecret ??= expand(secretPrk, Buffer.concat([labels.exporter, keyScheduleContext]), HASH_LENGTH);
+      return exporterSecret;
+    },
   };
 }
 
@@ -110,11 +141,13 @@ export function keySchedule(suite: HpkeSuite, sharedSecret: Buffer, info: Uint8A
 export class HpkeContext {
   private sequence = 0;
   private readonly suite: HpkeSuite;
+  private readonly key: KeyObject;
   readonly schedule: HpkeKeySchedule;
 
   constructor(suite: HpkeSuite, schedule: HpkeKeySchedule) {
     this.suite = suite;
     this.schedule = schedule;
+    this.key = createSecretKey(schedule.key);
   }
 
   private nextNonce(): Buffer {
@@ -126,7 +159,7 @@ export class HpkeContext {
   }
 
   seal(aad: Uint8Array, plaintext: Uint8Array): Buffer {
-    const cipher = createCipheriv(this.suite.cipher, this.schedule.key, this.nextNonce(), { authTagLength: TAG_LENGTH });
+    const cipher = createCipheriv(this.suite.cipher, this.key, this.nextNonce(), { authTagLength: TAG_LENGTH });
     cipher.setAAD(aad);
     return Buffer.concat([cipher.update(plaintext), cipher.final(), cipher.getAuthTag()]);
   }
@@ -135,7 +168,7 @@ export class HpkeContext {
   open(aad: Uint8Array, ciphertext: Uint8Array): Buffer {
     if (ciphertext.length < TAG_LENGTH) throw new RangeError('HPKE ciphertext shorter than its tag');
     const body = ciphertext.subarray(0, ciphertext.length - TAG_LENGTH);
-    const decipher = createDecipheriv(this.suite.cipher, this.schedule.key, this.nextNonce(), { authTagLength: TAG_LENGTH });
+    const decipher = createDecipheriv(this.suite.cipher, this.key, this.nextNonce(), { authTagLength: TAG_LENGTH });
     decipher.setAAD(aad);
     decipher.setAuthTag(ciphertext.subarray(ciphertext.length - TAG_LENGTH));
     return Buffer.concat([decipher.update(body), decipher.final()]);
@@ -157,7 +190,7 @@ export function setupBaseSender(suite: HpkeSuite, recipientPublicKey: Uint8Array
   const ephemeral = ephemeralPrivateKey ? agreementFromPrivateKey(ephemeralPrivateKey) : ephemeralAgreement();
   const dh = ephemeral.agree(recipientPublicKey);
   const enc = ephemeral.publicKey;
-  const sharedSecret = extractAndExpand(dh, Buffer.concat([enc, recipientPublicKey]));
+  const sharedSecret = extractAndExpand(dh, enc, recipientPublicKey);
   return { enc, context: new HpkeContext(suite, keySchedule(suite, sharedSecret, info)) };
 }
 
@@ -165,6 +198,6 @@ export function setupBaseSender(suite: HpkeSuite, recipientPublicKey: Uint8Array
 export function setupBaseRecipient(suite: HpkeSuite, enc: Uint8Array, recipient: X25519Agreement, info: Uint8Array): HpkeContext {
   if (enc.length !== X25519_KEY_LENGTH) throw new RangeError('HPKE encapsulated key must be 32 bytes');
   const dh = recipient.agree(enc);
-  const sharedSecret = extractAndExpand(dh, Buffer.concat([enc, recipient.publicKey]));
+  const sharedSecret = extractAndExpand(dh, enc, recipient.publicKey);
   return new HpkeContext(suite, keySchedule(suite, sharedSecret, info));
 }
