@@ -1,7 +1,7 @@
 /**
  * The cache of verified key assertion signatures: a signature is checked once per assertion, every
  * other rule on every call, and an assertion that differs from a verified one in any field (the
- * signature included) does not pass on its verdict.
+ * signature included) does not pass on its verdict, nor does one changed in place after it verified.
  */
 import { describe, expect, it } from 'vitest';
 import { testParty } from '../../../test/support/e2ee-parties.ts';
@@ -52,6 +52,29 @@ describe('verified key assertions', () => {
     expect(() => verified.verify(forged, { currentDidKey: party.did, stableId: STABLE_ID, now })).toThrow('invalid encryption key assertion signature');
     // A refused signature stays refused.
     expect(() => verified.verify(forged, { currentDidKey: party.did, stableId: STABLE_ID, now })).toThrow('invalid encryption key assertion signature');
+  });
+
+  it('know a frozen assertion by the object once verified, still running every other rule on it', () => {
+    const party = testParty({ stableId: STABLE_ID });
+    const frozen = Object.freeze({ ...party.encryptionKey });
+    const verified = new VerifiedKeyAssertions();
+    const expect_ = { currentDidKey: party.did, stableId: STABLE_ID, now: Date.now() };
+    expect(verified.verify(frozen, expect_)).toEqual(verifyKeyAssertion(party.encryptionKey, expect_));
+    expect(verified.verify(frozen, expect_)).toEqual(verifyKeyAssertion(party.encryptionKey, expect_));
+    expect(() => verified.verify(frozen, { ...expect_, now: parseContractTime(frozen.expires_at)! })).toThrow('encryption key assertion is expired');
+    expect(() => verified.verify(frozen, { ...expect_, currentDidKey: testParty().did })).toThrow(
+      'encryption key assertion identity_did does not match the current did:key',
+    );
+  });
+
+  it('look an assertion that is not frozen up by its content every time: one changed in place after its verification is checked afresh', () => {
+    const party = testParty({ stableId: STABLE_ID });
+    const assertion = { ...party.encryptionKey };
+    const now = Date.now();
+    const verified = new VerifiedKeyAssertions();
+    verified.verify(assertion, { currentDidKey: party.did, stableId: STABLE_ID, now });
+    assertion.signature = testParty({ stableId: STABLE_ID }).encryptionKey.signature;
+    expect(() => verified.verify(assertion, { currentDidKey: party.did, stableId: STABLE_ID, now })).toThrow('invalid encryption key assertion signature');
   });
 
   it('keep at most their limit of signatures', () => {

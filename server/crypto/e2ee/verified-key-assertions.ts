@@ -10,6 +10,12 @@
  * encryption_key_id and expires_at (what tells assertions apart in a log line) and by a digest of
  * the whole assertion with its signature, so an assertion that differs from a verified one in any
  * field, the signature included, is verified afresh and cannot borrow its verdict.
+ *
+ * Working out that digest (canonical JSON and SHA-256) costs a third of a signature check, and a
+ * send asks about the same two assertions twice: when it picks the parties' keys and when it seals
+ * to them. An assertion object that is frozen cannot change after its signature verified, so the
+ * verdict is also kept by the object itself (a WeakSet, gone with the object): the second question
+ * about it skips the digest, never the other rules.
  */
 import { createHash } from 'node:crypto';
 import { MemoCache } from '../../memo-cache.ts';
@@ -28,6 +34,8 @@ export const VERIFIED_ASSERTIONS_MAX = 4096;
 
 export class VerifiedKeyAssertions {
   readonly #signatures: MemoCache<boolean>;
+  /** Frozen assertions whose signature verified: immutable, so their verdict cannot go stale. */
+  readonly #frozen = new WeakSet<EncryptionKeyAssertion>();
 
   constructor(limit = VERIFIED_ASSERTIONS_MAX) {
     this.#signatures = new MemoCache(limit);
@@ -36,9 +44,11 @@ export class VerifiedKeyAssertions {
   /** verifyKeyAssertion's answer, with the signature checked only the first time this assertion is seen. */
   verify(assertion: EncryptionKeyAssertion, expect: KeyAssertionExpectation): VerifiedEncryptionKey {
     const key = checkKeyAssertion(assertion, expect);
+    if (this.#frozen.has(assertion)) return key;
     if (!this.#signatures.get(cacheKey(assertion), () => keyAssertionSignatureValid(assertion))) {
       throw new KeyAssertionError('invalid encryption key assertion signature');
     }
+    if (Object.isFrozen(assertion)) this.#frozen.add(assertion);
     return key;
   }
 

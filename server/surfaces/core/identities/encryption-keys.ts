@@ -20,10 +20,11 @@ import {
   type KeyAssertionExpectation,
   type VerifiedEncryptionKey,
 } from '../../../crypto/e2ee/key-assertion.ts';
-import { VerifiedKeyAssertions } from '../../../crypto/e2ee/verified-key-assertions.ts';
+import { VERIFIED_ASSERTIONS_MAX, VerifiedKeyAssertions } from '../../../crypto/e2ee/verified-key-assertions.ts';
 import type { X25519Agreement } from '../../../crypto/e2ee/x25519.ts';
 import { fromBase64Unpadded } from '../../../crypto/encoding.ts';
 import { conflict, invalid, notFound } from '../../../errors.ts';
+import { MemoCache } from '../../../memo-cache.ts';
 import type { EncryptionKeySummary } from '../../../../contract/core/encryption-keys.ts';
 import { encryptionKeySummary, RENEW_BEFORE_EXPIRY_MS } from './domain/encryption-key-health.ts';
 import { findIdentity, type AgentRow } from './store/agents.ts';
@@ -61,6 +62,12 @@ export class IdentityEncryptionKeys {
    * few, and their Ed25519 check costs most of what verifying one does (the other rules still run).
    */
   readonly #verified = new VerifiedKeyAssertions();
+  /**
+   * Stored assertions as parsed, frozen, by their stored text: a send serves the same few again
+   * and again, and handing out the same frozen object lets the cache above know it by the object
+   * (verified-key-assertions.ts) when the send seals to it, rather than by a digest worked out twice.
+   */
+  readonly #parsed = new MemoCache<EncryptionKeyAssertion>(VERIFIED_ASSERTIONS_MAX);
   readonly #ctx: NodeContext;
   #sweeper: NodeJS.Timeout | null = null;
 
@@ -349,7 +356,7 @@ export class IdentityEncryptionKeys {
   /** The stored assertion when it verifies now against the identity's current keys; null when it is not to be served. */
   #served(row: AgentRow, record: EncryptionKeyRecord): EncryptionKeyAssertion | null {
     if (row.status === 'deleted' || row.status === 'replaced') return null;
-    const assertion = JSON.parse(record.assertion) as EncryptionKeyAssertion;
+    const assertion = this.#parsed.get(record.assertion, () => Object.freeze(JSON.parse(record.assertion) as EncryptionKeyAssertion));
     try {
       this.#verified.verify(assertion, { currentDidKey: row.did_key, stableId: row.did_aw, now: this.#now() });
       return assertion;
