@@ -10,6 +10,21 @@ describe('canonicalJson', () => {
     expect(canonicalJson({ '\u{1F600}': 1, '\uFB01': 2 })).toBe('{"\uFB01":2,"\u{1F600}":1}');
   });
 
+  it('orders keys by code point wherever surrogates, the units around them and prefixes meet', () => {
+    const units = ['a', 'z', '\u00e9', '\ud7ff', '\ue000', '\uffff', '\u{10000}', '\u{1F600}', '\u{10FFFF}'];
+    const keys = new Set<string>();
+    for (const x of units) for (const y of ['', ...units]) keys.add(x + y);
+    const byCodePoint = (a: string, b: string): number => {
+      const x = Array.from(a, (c) => c.codePointAt(0)!);
+      const y = Array.from(b, (c) => c.codePointAt(0)!);
+      for (let i = 0; i < Math.min(x.length, y.length); i++) if (x[i] !== y[i]) return x[i]! - y[i]!;
+      return x.length - y.length;
+    };
+    const expected = [...keys].sort(byCodePoint);
+    const object = Object.fromEntries([...keys].reverse().map((key) => [key, 0]));
+    expect(Object.keys(JSON.parse(canonicalJson(object)) as object)).toEqual(expected);
+  });
+
   it('writes UTF-8 literally and never HTML-escapes', () => {
     expect(canonicalJson({ s: 'café <b>&</b> /' })).toBe('{"s":"café <b>&</b> /"}');
     expect(canonicalJsonBytes({ s: 'é' })).toEqual(Buffer.from('{"s":"é"}', 'utf8'));

@@ -21,8 +21,12 @@ const ESCAPES: Record<string, string> = {
 };
 
 const LONE_SURROGATE = /\p{Cs}/u;
+// eslint-disable-next-line no-control-regex
+const NEEDS_CARE = /["\\\u0000-\u001f\ud800-\udfff]/;
 
 function encodeString(value: string): string {
+  // Most strings (ids, keys, base64, times) hold nothing to escape and no surrogate: written as they are.
+  if (!NEEDS_CARE.test(value)) return `"${value}"`;
   // Lone surrogates cannot be encoded as UTF-8; refusing them keeps hashes well defined.
   // (\p{Cs} in a u-regex matches only unpaired surrogates; String#isWellFormed is ES2024, beyond our lib.)
   if (LONE_SURROGATE.test(value)) throw new TypeError('canonical JSON: string contains a lone surrogate');
@@ -30,17 +34,25 @@ function encodeString(value: string): string {
   return `"${value.replace(/["\\\u0000-\u001f]/g, (c) => ESCAPES[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)}"`;
 }
 
+const isSurrogate = (unit: number): boolean => unit >= 0xd800 && unit <= 0xdfff;
+
+/**
+ * Sorts by Unicode code point, not UTF-16 unit, to agree with Python's sorted() on str. The two
+ * orders differ only where a surrogate (half of a code point above U+FFFF) meets a unit from
+ * U+E000 to U+FFFF: the code point is the greater, though its unit is the smaller. So the first
+ * unit that differs decides, with that one case turned round; no string is walked by code point.
+ */
 function compareCodePoints(a: string, b: string): number {
-  // Sort by Unicode code point, not UTF-16 unit, to agree with Python's sorted() on str.
-  const ai = a[Symbol.iterator]();
-  const bi = b[Symbol.iterator]();
-  for (;;) {
-    const x = ai.next();
-    const y = bi.next();
-    if (x.done || y.done) return x.done && y.done ? 0 : x.done ? -1 : 1;
-    const d = (x.value.codePointAt(0) ?? 0) - (y.value.codePointAt(0) ?? 0);
-    if (d !== 0) return d;
+  const length = Math.min(a.length, b.length);
+  for (let i = 0; i < length; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x === y) continue;
+    if (isSurrogate(x) && y >= 0xe000) return 1;
+    if (isSurrogate(y) && x >= 0xe000) return -1;
+    return x - y;
   }
+  return a.length - b.length;
 }
 
 /**
@@ -61,10 +73,14 @@ function encode(value: unknown, depth: number): string {
     case 'object': {
       if (depth >= MAX_JSON_DEPTH) throw new TypeError(`canonical JSON: nested deeper than ${MAX_JSON_DEPTH} levels`);
       if (Array.isArray(value)) return `[${value.map((item) => encode(item, depth + 1)).join(',')}]`;
-      const entries = Object.entries(value as Record<string, unknown>)
-        .filter(([, v]) => v !== undefined)
-        .sort(([a], [b]) => compareCodePoints(a, b));
-      return `{${entries.map(([k, v]) => `${encodeString(k)}:${encode(v, depth + 1)}`).join(',')}}`;
+      const record = value as Record<string, unknown>;
+      let out = '';
+      for (const key of Object.keys(record).sort(compareCodePoints)) {
+        const member = record[key];
+        if (member === undefined) continue;
+        out += `${out === '' ? '' : ','}${encodeString(key)}:${encode(member, depth + 1)}`;
+      }
+      return `{${out}}`;
     }
     default:
       throw new TypeError(`canonical JSON: cannot encode a ${typeof value}`);
