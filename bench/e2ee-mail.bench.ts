@@ -31,12 +31,14 @@
  *   Each sealed send writes, encrypts (SQLCipher) and syncs those pages.
  * - e2ee-seal-parts: where a sealed send's time goes, in this process with no node, each part
  *   taking turns with the others (p50): the whole seal as the node calls it (sealEnvelope: both
- *   key assertions verified again, two HPKE key wraps, AES-GCM, the Ed25519 signature and its check
- *   against the sender's did:key), and its parts: one key wrap, an X25519 key pair, an X25519
- *   agreement, an Ed25519 signature and verification, a key assertion verified in full and through
- *   the cache of verified signatures (server/crypto/e2ee/verified-key-assertions.ts). A sealed send
- *   also verifies the sender's and the recipient's assertions once more before sealing
- *   (IdentityEncryptionKeys.current), and signs the mail as plaintext too, as every send does.
+ *   key assertions checked again through the cache of verified signatures, which knows the
+ *   frozen assertions the node hands out by the object; two HPKE key wraps, AES-GCM, the Ed25519
+ *   signature and its check against the sender's did:key), and its parts: one key wrap, an X25519
+ *   key pair, an X25519 agreement, an Ed25519 signature and verification, a key assertion verified
+ *   in full and through the cache of verified signatures (server/crypto/e2ee/verified-key-assertions.ts).
+ *   A sealed send also verifies the sender's and the recipient's assertions before sealing
+ *   (IdentityEncryptionKeys.current, the first pass through that cache), and signs the mail as
+ *   plaintext too, as every send does.
  *
  * Environment (defaults in brackets):
  * - BENCH_E2EE_SENDS [4000]: timed sends on each side of the throughput measure;
@@ -404,6 +406,12 @@ async function sealParts(): Promise<void> {
   };
   const contentKey = randomBytes(32);
   const agreement = agreementFromPrivateKey(generateX25519KeyPair().privateKey);
+  // As the node hands them out (IdentityEncryptionKeys.current): frozen, and verified once before the seal.
+  const parties = {
+    sender: { ...sender.party, encryptionKey: Object.freeze({ ...sender.party.encryptionKey }) },
+    recipient: { ...recipient.party, encryptionKey: Object.freeze({ ...recipient.party.encryptionKey }) },
+  };
+  for (const party of Object.values(parties)) verified.verify(party.encryptionKey, { currentDidKey: party.did, stableId: party.stableId, now: Date.now() });
   const signed = Buffer.from(JSON.stringify(binding).repeat(4));
   const signature = signBytes(sender.signing, signed);
   const senderPublic = rawPublicKey(sender.signing);
@@ -413,8 +421,8 @@ async function sealParts(): Promise<void> {
       sealEnvelope(
         {
           kind: 'mail',
-          sender: sender.party,
-          recipients: [recipient.party],
+          sender: parties.sender,
+          recipients: [parties.recipient],
           subject: 'Quarterly report',
           body: BODY,
           messageId: `m${n++}`,
@@ -422,6 +430,7 @@ async function sealParts(): Promise<void> {
           createdAt: Date.now(),
         },
         (bytes) => signBytes(sender.signing, bytes),
+        (assertion, expect) => verified.verify(assertion, expect),
       ),
     key_wrap: async () => sealKeyWrap(contentKey, binding, recipientKey),
     x25519_key_pair: async () => ephemeralAgreement(),
