@@ -1,5 +1,5 @@
 /**
- * The table of what the node opened of encrypted mail (mail_plaintext) after migration 0042: the
+ * The table of what the node opened of encrypted mail (mail_plaintext) after migration 0044: the
  * rows of a database made before it are kept, a row stays unique per message and reader, and rows
  * of the size a sealed mail keeps share pages instead of taking an overflow page each.
  */
@@ -10,7 +10,7 @@ import SQLite from 'better-sqlite3-multiple-ciphers';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { migrate, migrationsDir } from '../../../../store/migrate.ts';
 
-const ROWID_MIGRATION = 42;
+const ROWID_MIGRATION = 44;
 
 let dir: string;
 let db: SQLite.Database;
@@ -43,7 +43,7 @@ afterEach(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-describe('mail_plaintext after migration 0042', () => {
+describe('mail_plaintext after migration 0044', () => {
   it('keeps the rows stored before it, one per message and reader', () => {
     migrateTo(ROWID_MIGRATION - 1);
     keep('m1', 'a1', 'first');
