@@ -43,6 +43,7 @@ const nodeChat: NodeChatWake = {
   message_id: mail.message_id,
   from_alias: mail.from_alias,
   from_address: mail.from_address,
+  end_to_end: false,
   session_id: 'session-0193f0c2',
   preview: 'Are the quarterly numbers ready? '.repeat(6),
   sender_leaving: false,

@@ -20,6 +20,7 @@ const chat = (from: string, preview: string, session = 's1', agent = 'agent-bob'
   from_alias: from,
   from_address: null,
   preview,
+  end_to_end: false,
   session_id: session,
   sender_leaving: false,
   sender_rejoining: false,

@@ -30,13 +30,14 @@ function clip(text: string, max = MAX_BODY): string {
 
 /**
  * One item's words: mail → "Mail from alice" / subject; chat → "alice" / the message. An end-to-end
- * encrypted mail says only that: the feed carries nothing of what it says.
+ * encrypted mail or chat message says only that: the feed carries nothing of what it says.
  */
 export function noteFor(item: WakeItem): { title: string; body: string } {
   if (item.type === 'mail_message') {
     if (item.end_to_end) return { title: `Mail from ${item.from_alias}`, body: 'End-to-end encrypted' };
     return { title: `Mail from ${item.from_alias}`, body: clip(item.subject) || '(no subject)' };
   }
+  if (item.end_to_end) return { title: item.from_alias, body: 'End-to-end encrypted' };
   return { title: item.from_alias, body: clip(item.preview) || 'New message' };
 }
 

@@ -293,8 +293,10 @@ export const NodeChatWake = z.object({
   from_alias: z.string(),
   from_address: z.string().nullable(),
   session_id: z.string(),
-  /** The first 200 characters of the body. */
+  /** The first 200 characters of the body; empty for an end-to-end encrypted message: the owner's feed never carries what one says. */
   preview: z.string(),
+  /** Whether it is end-to-end encrypted (a notification says so rather than a preview). */
+  end_to_end: z.boolean(),
   /** The message said its sender was leaving, or took its sender back into the chat. */
   sender_leaving: z.boolean(),
   sender_rejoining: z.boolean(),

@@ -165,7 +165,8 @@ export class SearchService {
   #chat(who: SearchScope['chat'], query: ParsedQuery, input: SearchInput, window: number): Candidate[] {
     // Unread is a mail filter; sent-to is mail's too: a chat cannot satisfy them.
     if (who === null || input.unread === true || input.to !== undefined) return [];
-    const tokens = who === 'all' ? null : sessionsOf(this.#db, who).map(sessionScope);
+    // Its sessions' messages, and the encrypted ones the node opened for it (indexed under its own scope, as mail).
+    const tokens = who === 'all' ? null : [...sessionsOf(this.#db, who).map(sessionScope), agentScope(who)];
     const match = this.#walkMatch('chat', tokens, query, [input.from]);
     if (match === null) return [];
     const filter = { from: input.from ?? null, after: input.after ?? null, before: input.before ?? null };

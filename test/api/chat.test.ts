@@ -173,9 +173,10 @@ describe('POST /v1/chat/sessions', () => {
       signature: expect.any(String),
       signed_payload: expect.any(String),
       signature_status: 'verified',
-      end_to_end: false,
-      content_mode: 'legacy_plaintext_v1',
-      message_version: 1,
+      // Both hold their keys on the node: the message is sealed end to end, and read as the node opened it.
+      end_to_end: true,
+      content_mode: 'server_readable_hosted',
+      message_version: 2,
       // An ephemeral sender has no address, so there is no namespace to vouch for.
       from_namespace_trust: null,
       // Upstream's fields, which its clients read.
@@ -421,7 +422,7 @@ describe('GET /v1/chat/sessions and /v1/chat/sessions/{id}/messages', () => {
           from_alias: b.alias,
           from_address: null,
           preview: 'from b 2',
-          end_to_end: false,
+          end_to_end: true,
           created_at: list[0].last_activity,
           sender_leaving: false,
           sender_rejoining: false,
@@ -528,8 +529,8 @@ describe('GET /v1/chat/pending and send-and-wait', () => {
         last_activity: expect.any(String),
         sender_waiting: false,
         time_remaining_seconds: 0,
-        last_message_content_mode: 'legacy_plaintext_v1',
-        last_message_version: 1,
+        last_message_content_mode: 'server_readable_hosted',
+        last_message_version: 2,
       },
     ]);
     // The sender has nothing pending; once read, neither has the recipient.
@@ -752,9 +753,9 @@ describe('GET /v1/chat/sessions/{id}/stream', () => {
         signature: expect.any(String),
         signed_payload: expect.any(String),
         signature_status: 'verified',
-        end_to_end: false,
-        content_mode: 'legacy_plaintext_v1',
-        message_version: 1,
+        end_to_end: true,
+        content_mode: 'server_readable_hosted',
+        message_version: 2,
         from_namespace_trust: null,
         from_agent: sender.alias,
         to_address: sender === a ? b.alias : a.alias,

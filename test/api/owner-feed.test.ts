@@ -86,7 +86,8 @@ describe('the node-wide wake feed', () => {
       const chat = expectOk(await t.request('POST', '/v1/chat/sessions', { token: bob.api_key, body: { to_aliases: ['alice'], message: 'ping' } }));
       const frame = await stream.next();
       expect(frame.event).toBe('chat_message');
-      expect(frame.data).toMatchObject({ agent_id: alice.agent_id, session_id: chat.session_id, from_alias: 'bob', preview: 'ping' });
+      // Chat between them is sealed end to end too: its preview is empty, and the frame says why.
+      expect(frame.data).toMatchObject({ agent_id: alice.agent_id, session_id: chat.session_id, from_alias: 'bob', preview: '', end_to_end: true });
     } finally {
       stream.close();
     }
@@ -153,7 +154,7 @@ describe('mail changes on the owner feed', () => {
       expectOk(await say({ body: 'Off for the weekend, bye', leaving: true }));
       expect(await stream.next()).toMatchObject({
         event: 'chat_message',
-        data: { agent_id: alice.agent_id, session_id: chat.session_id, preview: 'Off for the weekend, bye', sender_leaving: true, sender_rejoining: false },
+        data: { agent_id: alice.agent_id, session_id: chat.session_id, preview: '', end_to_end: true, sender_leaving: true, sender_rejoining: false },
       });
       expectOk(await say({ body: 'Rejoined the chat.', rejoining: true }));
       expect(await stream.next()).toMatchObject({ event: 'chat_message', data: { agent_id: alice.agent_id, sender_leaving: false, sender_rejoining: true } });

@@ -1,6 +1,7 @@
 /**
- * Where the plaintext of end-to-end encrypted mail may go (docs/adr/0008-end-to-end-mail.md), on a
- * real `svc-node serve --log` process: canary strings sent as mail, then looked for everywhere
+ * Where the plaintext of end-to-end encrypted mail and chat may go (docs/adr/0008-end-to-end-mail.md,
+ * docs/adr/0009-end-to-end-chat.md), on a real `svc-node serve --log` process: canary strings sent
+ * as mail and chat, then looked for everywhere
  * else. Never in the logs, the stored message rows, the owner's feed, another identity's answers,
  * streams or search; the node keeps what it opened only for the identities whose keys it holds,
  * and of a mail between two identities that hold their own keys it never has a byte. The stored
@@ -27,6 +28,9 @@ const HOSTED = { subject: canary('subject'), body: canary('body') };
 const TO_SELF = { subject: canary('subject'), body: canary('body') };
 /** sally → sue: neither's keys are the node's. */
 const BETWEEN_SELVES = { subject: canary('subject'), body: canary('body') };
+/** Chat: ann → bob, and ann → bob and sally (a group where sally holds her own keys). */
+const CHAT_HOSTED = canary('chat');
+const CHAT_GROUP = canary('chat');
 
 let node: LoggedNode;
 let output = '';
@@ -36,7 +40,14 @@ let bob: any;
 let carl: any;
 let sally: SelfCustodial & PublishedKey;
 let sue: SelfCustodial & PublishedKey;
-const ids: Record<'hosted' | 'toSelf' | 'betweenSelves', string> = { hosted: '', toSelf: '', betweenSelves: '' };
+const ids: Record<'hosted' | 'toSelf' | 'betweenSelves' | 'chatHosted' | 'chatGroup', string> = {
+  hosted: '',
+  toSelf: '',
+  betweenSelves: '',
+  chatHosted: '',
+  chatGroup: '',
+};
+let groupSession = '';
 /** Every answer body and stream frame someone other than a mail's recipient or sender received. */
 const othersSaw: string[] = [];
 const ownerFeed: string[] = [];
@@ -89,8 +100,37 @@ beforeAll(async () => {
     }),
   ).message_id;
 
+  // Chat: sealed for every other participant; sally's session stream is open as it arrives.
+  ids.chatHosted = expectOk(
+    await t.request('POST', '/v1/chat/sessions', { token: ann.api_key, body: { to_addresses: [`${DOMAIN}/bob`], message: CHAT_HOSTED } }),
+  ).message_id;
+  const group = expectOk(
+    await t.request('POST', '/v1/chat/sessions', {
+      token: ann.api_key,
+      body: { to_addresses: [`${DOMAIN}/bob`, `${DOMAIN}/sally`], message: 'opening' },
+    }),
+  );
+  groupSession = group.session_id;
+  const sallySession: SseClient = (await connectSse(`${t.url}/v1/chat/sessions/${groupSession}/stream?deadline=${deadline}`, { token: sally.identity.api_key }))
+    .stream!;
+  ids.chatGroup = expectOk(
+    await t.request('POST', `/v1/chat/sessions/${groupSession}/messages`, { token: ann.api_key, body: { body: CHAT_GROUP } }),
+  ).message_id;
+  for (;;) {
+    const frame = await sallySession.next(5_000);
+    othersSaw.push(JSON.stringify(frame));
+    if (frame.event === 'message' && (frame.data as { message_id?: string }).message_id === ids.chatGroup) break;
+  }
+  sallySession.close();
+
   // Whoever is not a party: carl's inbox, search, and stream; the owner's feed.
   for (const { subject } of [HOSTED, TO_SELF, BETWEEN_SELVES]) await asOther(carl.api_key, `/v1/search?q=${subject}`);
+  for (const text of [CHAT_HOSTED, CHAT_GROUP]) await asOther(carl.api_key, `/v1/search?q=${text}`);
+  // Sally is in the group, but holds her own keys: her history, pending, list and search get the envelope, never the words.
+  await asOther(sally.identity.api_key, `/v1/chat/sessions/${groupSession}/messages`);
+  await asOther(sally.identity.api_key, '/v1/chat/pending');
+  await asOther(sally.identity.api_key, '/v1/chat/sessions');
+  await asOther(sally.identity.api_key, `/v1/search?q=${CHAT_GROUP}`);
   await asOther(carl.api_key, '/v1/messages/inbox');
   // The self-custodial parties get envelopes, never words: their own answers count as others' here.
   await asOther(sally.identity.api_key, '/v1/messages/inbox');
@@ -101,8 +141,8 @@ beforeAll(async () => {
     await asOther(sue.identity.api_key, `/v1/search?q=${subject}`);
   }
   await asOther(t.ownerToken, `/v1/node/search?q=${BETWEEN_SELVES.subject}`);
-  // connected, then a wake for each of the three mails.
-  for (let i = 0; i < 4; i++) ownerFeed.push(JSON.stringify(await feed.next(5_000)));
+  // connected, then a wake for each of the three mails, and one per recipient of each chat message (1 + 2 + 2).
+  for (let i = 0; i < 9; i++) ownerFeed.push(JSON.stringify(await feed.next(5_000)));
   othersSaw.push(...carlStream.frames.map((frame) => JSON.stringify(frame)));
   feed.close();
   carlStream.close();
@@ -110,6 +150,9 @@ beforeAll(async () => {
   // Positive controls: the parties whose keys the node holds read what was sent.
   expect(expectOk(await t.request('GET', `/v1/messages/inbox?message_id=${ids.hosted}`, { token: bob.api_key })).messages[0]).toMatchObject(HOSTED);
   expect(expectOk(await t.request('GET', `/v1/messages/sent/${ids.toSelf}`, { token: ann.api_key }))).toMatchObject(TO_SELF);
+  const bobReads = JSON.stringify(expectOk(await t.request('GET', `/v1/chat/sessions/${groupSession}/messages`, { token: bob.api_key })));
+  expect(bobReads).toContain(CHAT_GROUP);
+  expect(JSON.stringify(expectOk(await t.request('GET', `/v1/search?q=${CHAT_HOSTED}`, { token: bob.api_key })))).toContain(ids.chatHosted);
 
   output = Object.values(await node.stop()).join('\n');
   stopped = await openStoppedNode(node.dataDir);
@@ -118,7 +161,7 @@ afterAll(() => {
   stopped.close();
 });
 
-const canaries = [HOSTED, TO_SELF, BETWEEN_SELVES].flatMap(({ subject, body }) => [subject, body]);
+const canaries = [...[HOSTED, TO_SELF, BETWEEN_SELVES].flatMap(({ subject, body }) => [subject, body]), CHAT_HOSTED, CHAT_GROUP];
 const found = (text: string) => canaries.filter((c) => text.includes(c));
 
 describe('the plaintext of end-to-end encrypted mail', () => {
@@ -126,6 +169,7 @@ describe('the plaintext of end-to-end encrypted mail', () => {
     expect(output).toContain('"url"');
     expect(found(output)).toEqual([]);
     expect(ownerFeed.join('\n')).toContain(ids.hosted);
+    expect(ownerFeed.join('\n')).toContain(ids.chatGroup);
     expect(found(ownerFeed.join('\n'))).toEqual([]);
     expect(othersSaw.length).toBeGreaterThan(10);
     expect(found(othersSaw.join('\n'))).toEqual([]);
@@ -143,6 +187,15 @@ describe('the plaintext of end-to-end encrypted mail', () => {
         { message_id: ids.toSelf, agent_id: ann.agent_id },
       ].sort((a, b) => (a.message_id + a.agent_id < b.message_id + b.agent_id ? -1 : 1)),
     );
+  });
+
+  it('is not in the stored chat messages; the node keeps what it opened only for the participants whose keys it holds', () => {
+    const rows = stopped.db.prepare('SELECT * FROM chat_messages WHERE message_id IN (?, ?)').all(ids.chatHosted, ids.chatGroup);
+    expect(rows).toHaveLength(2);
+    expect(found(JSON.stringify(rows))).toEqual([]);
+    const kept = stopped.db.prepare('SELECT agent_id FROM chat_plaintext WHERE message_id = ? ORDER BY agent_id').pluck();
+    expect(kept.all(ids.chatHosted)).toEqual([ann.agent_id, bob.agent_id].sort());
+    expect(kept.all(ids.chatGroup)).toEqual([ann.agent_id, bob.agent_id].sort());
   });
 
   it('between two identities holding their own keys, is nowhere in the database, whatever table or index', () => {

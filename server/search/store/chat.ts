@@ -41,7 +41,9 @@ export function chatRows(db: Db, ids: readonly number[]): ChatRow[] {
   if (ids.length === 0) return [];
   return db
     .prepare(
-      `SELECT c.id, c.message_id, c.session_id, c.body, c.from_alias, c.from_address, c.from_remote_address, c.from_agent_id, c.created_at,
+      `SELECT c.id, c.message_id, c.session_id,
+              -- An encrypted message says what the node opened for its readers (the search was scoped to them).
+              coalesce((SELECT p.body FROM chat_plaintext p WHERE p.message_id = c.message_id ORDER BY p.id LIMIT 1), c.body) AS body, c.from_alias, c.from_address, c.from_remote_address, c.from_agent_id, c.created_at,
               coalesce(c.from_agent_id, (SELECT p.agent_id FROM chat_participants p WHERE p.session_id = c.session_id AND p.agent_id IS NOT NULL ORDER BY p.rowid LIMIT 1)) AS local_agent_id
          FROM chat_messages c WHERE c.id IN (SELECT value FROM json_each(?))`,
     )

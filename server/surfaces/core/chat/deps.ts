@@ -2,6 +2,7 @@
 import type { NodeContext } from '../../../context.ts';
 import type { IdentityService } from '../identities/service.ts';
 import type { MailService } from '../mail/service.ts';
+import type { EndToEnd } from '../messaging/end-to-end.ts';
 import type { RemoteQueue } from '../messaging/remote-queue.ts';
 import type { Recipients } from '../messaging/recipients.ts';
 import type { NamespaceService } from '../namespaces/service.ts';
@@ -12,6 +13,8 @@ export interface ChatDeps {
   identities: IdentityService;
   recipients: Recipients;
   namespaces: NamespaceService;
+  /** Sealing, checking and opening end-to-end encrypted messages (the node as its identities' client). */
+  endToEnd: EndToEnd;
   /** Who has a session's stream open (sender_waiting, targets_connected). */
   presence: ChatPresence;
   /** Messages to participants on other nodes. */

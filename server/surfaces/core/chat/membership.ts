@@ -12,7 +12,8 @@ import { findParticipant, sessionMembers, type Membership } from './store/partic
 import { findChatSession, type ChatSessionRow } from './store/sessions.ts';
 
 export function viewerOf({ identities }: ChatDeps, agentId: string): ChatViewer {
-  return { agentId, projectId: identities.row(agentId).project_id };
+  const row = identities.row(agentId);
+  return { agentId, projectId: row.project_id, custody: row.custody };
 }
 
 /** The session, when the caller takes part in it; otherwise it does not exist for them. */

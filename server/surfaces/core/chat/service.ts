@@ -28,6 +28,7 @@ import type { NodeContext } from '../../../context.ts';
 import type { AgentRow } from '../identities/store/agents.ts';
 import type { IdentityService } from '../identities/service.ts';
 import type { MailService } from '../mail/service.ts';
+import type { EndToEnd } from '../messaging/end-to-end.ts';
 import type { RemoteQueue } from '../messaging/remote-queue.ts';
 import type { Recipients } from '../messaging/recipients.ts';
 import type { NamespaceService } from '../namespaces/service.ts';
@@ -62,8 +63,9 @@ export class ChatService {
     queue: RemoteQueue,
     namespaces: NamespaceService,
     mail: Pick<MailService, 'unreadCount'>,
+    endToEnd: EndToEnd,
   ) {
-    this.#deps = { ctx, identities, recipients, namespaces, queue, mail, presence: new ChatPresence() };
+    this.#deps = { ctx, identities, recipients, namespaces, queue, mail, endToEnd, presence: new ChatPresence() };
   }
 
   viewer(agentId: string): ChatViewer {

@@ -159,7 +159,9 @@ export class NodeWakeFeed {
             from_alias: c.from_alias,
             from_address: c.from_address,
             session_id: c.session_id,
+            // As stored: an encrypted message's row holds no text (the preview is empty).
             preview: c.preview,
+            end_to_end: c.end_to_end,
             sender_leaving: c.sender_leaving,
             sender_rejoining: c.sender_rejoining,
             created_at: c.created_at,

@@ -63,6 +63,12 @@ export interface SealRecipient {
 /** How a message to one recipient is sent: sealed by the node, as the client's envelope, or as plaintext. */
 export type SendMode = { kind: 'seal'; recipientKey: EncryptionKeyAssertion } | { kind: 'envelope' } | { kind: 'plaintext' };
 
+/**
+ * How a chat message to every other participant of its session goes: one envelope sealed by the
+ * node for all of them (each with its key), the client's envelope, or plaintext.
+ */
+export type ChatSendMode = { kind: 'seal'; recipients: { party: Party; key: EncryptionKeyAssertion }[] } | { kind: 'envelope' } | { kind: 'plaintext' };
+
 /** The parts of a send request that choose its mode. */
 export interface SendModeRequest {
   content_mode?: SendContentMode | undefined;
@@ -112,6 +118,39 @@ export class EndToEnd {
     throw conflict(
       'SVC_ERR_E2EE_RECIPIENT_KEY_MISSING',
       `${recipient.address ?? recipient.alias} publishes no valid encryption key, so nothing was sent. To send it readable by the nodes it crosses, say so: content_mode "legacy_plaintext_v1"`,
+    );
+  }
+
+  /**
+   * How a chat message from `sender` to the other participants of its session (all of this node)
+   * goes, as `modeFor` decides for one recipient but for the group at once, since a chat message
+   * is one message to them all:
+   * - a client's envelope goes as it is (checked by `receiveChat`);
+   * - a client that signs its own plaintext sends plaintext, to participants that accept it;
+   * - a sender whose keys the node holds seals when every other participant publishes a key, and
+   *   asking for plaintext then is refused; when any publishes none, nothing is sent (naming who)
+   *   unless the send names plaintext, which goes only to participants that accept it.
+   */
+  chatModeFor(sender: Party, others: readonly Party[], request: SendModeRequest, clientSigned: boolean): ChatSendMode {
+    if (request.encrypted_envelope !== undefined) return { kind: 'envelope' };
+    if (!clientSigned) assertNodeMaySign(sender);
+    const plaintext = (): ChatSendMode => {
+      for (const other of others) assertAcceptsPlaintext(other);
+      return { kind: 'plaintext' };
+    };
+    if (clientSigned && request.content_mode !== 'encrypted_v2') return plaintext();
+    const keyed = others.map((party) => ({ party, key: this.keyOf(party) }));
+    const missing = keyed.filter(({ key }) => key === null).map(({ party }) => party.address ?? party.alias);
+    if (missing.length === 0) {
+      if (request.content_mode === 'legacy_plaintext_v1') {
+        throw conflict('SVC_ERR_E2EE_REQUIRED', 'every participant publishes an encryption key: the message is sent end-to-end encrypted, never as plaintext');
+      }
+      return { kind: 'seal', recipients: keyed.map(({ party, key }) => ({ party, key: key! })) };
+    }
+    if (request.content_mode === 'legacy_plaintext_v1') return plaintext();
+    throw conflict(
+      'SVC_ERR_E2EE_RECIPIENT_KEY_MISSING',
+      `${missing.join(', ')} ${missing.length === 1 ? 'publishes' : 'publish'} no valid encryption key, so nothing was sent. To send it readable by the nodes it crosses, say so: content_mode "legacy_plaintext_v1"`,
     );
   }
 
@@ -261,6 +300,39 @@ export class EndToEnd {
         `the envelope is sealed to a key ${recipient.address ?? recipient.alias} never published (recipient_key_mismatch)`,
       );
     }
+  }
+
+  /**
+   * A chat envelope a client posted into a session, checked as `ingest` checks it (kind chat, the
+   * session as its conversation, the other participants exactly as its recipients) and each
+   * recipient's wrap sealed to a key that recipient published; then opened for each recipient
+   * whose keys the node holds, each with its own wrap: AES-GCM is not key-committing, so one
+   * wrap opening proves nothing of what another opens to. Throws a 4xx ServiceError.
+   */
+  receiveChat(
+    value: unknown,
+    ids: { messageId: string; conversationId: string },
+    sender: ExpectedParty,
+    recipients: readonly Party[],
+  ): { envelope: E2eeEnvelope; opened: { agentId: string; content: MessageContent }[] } {
+    const envelope = this.ingest(value, {
+      kind: 'chat',
+      ...ids,
+      sender,
+      recipients: recipients.map((r) => ({ did: r.didKey, stableId: r.stableId, address: r.address })),
+    });
+    for (const recipient of recipients) {
+      if (!this.sealedToPublishedKey(recipient, envelope)) {
+        throw invalid(
+          'SVC_ERR_E2EE_ENVELOPE_MISMATCH',
+          `the envelope is sealed to a key ${recipient.address ?? recipient.alias} never published (recipient_key_mismatch)`,
+        );
+      }
+    }
+    const opened = recipients
+      .filter((recipient) => recipient.agent.custody !== 'self')
+      .map((recipient) => ({ agentId: recipient.agent.agent_id, content: { body: this.open(recipient, envelope).body } }));
+    return { envelope, opened };
   }
 
   /**

@@ -14,13 +14,16 @@ import { hasSpoken, insertChatMessage, sessionMessageRowId, type NewChatMessage 
 import { insertParticipant, setLastMessage, setLeftAt } from '../store/participants.ts';
 import { findPairSession, insertChatSession, saveWaitWindow, type ChatSessionRow } from '../store/sessions.ts';
 
-/** The two-party session of this pair (reused), or a new session of exactly these participants, recorded as `creator`'s. */
-export function openSession(db: Db, creator: Party, targets: readonly ChatParty[], now: string): ChatSessionRow {
+/**
+ * The two-party session of this pair (reused), or a new session of exactly these participants,
+ * recorded as `creator`'s, under `newSessionId` when one is given (a client's envelope names it).
+ */
+export function openSession(db: Db, creator: Party, targets: readonly ChatParty[], now: string, newSessionId?: string): ChatSessionRow {
   const parties = [creator, ...targets];
   const key = participantKey(parties);
   const existing = parties.length === 2 ? findPairSession(db, key) : undefined;
   if (existing) return existing;
-  const sessionId = randomUUID();
+  const sessionId = newSessionId ?? randomUUID();
   const session = insertChatSession(db, {
     session_id: sessionId,
     created_by: creator.agent.agent_id,

@@ -1,14 +1,16 @@
 /**
  * Sending (spec §4.4): create-or-send to chosen recipients, and a message into a session, which
  * is also how a participant leaves (`leaving`) and comes back (`rejoining`). Every message is
- * signed inside custody with the sender's current key (messaging/signing.ts); what goes to a
+ * signed inside custody with the sender's current key (messaging/signing.ts), and sealed end to
+ * end for the other participants where they all publish a key, or is the envelope a client that
+ * holds its own keys made (encryption.ts); what goes to a
  * participant on another node is queued in the federation outbox in the same transaction. A
  * client `message_id` makes the send happen once (messaging/idempotency.ts): the same content
  * under the id again answers what the first send answered.
  */
 import type { CreateSessionInput, SendChatResult, SendMessageInput, StartChatResult } from '../../../../../contract/core/chat.ts';
 import type { Db } from '../../../../context.ts';
-import { conflict, invalid } from '../../../../errors.ts';
+import { conflict } from '../../../../errors.ts';
 import { assertFederatable, forwardChat, type ChatContent } from '../forwarding.ts';
 import { assertChatReachable } from '../reachability.ts';
 import {
@@ -22,7 +24,8 @@ import {
 import { earlierAnswer, keyedSend, recordAnswer } from '../../messaging/idempotency.ts';
 import type { Party } from '../../messaging/participants.ts';
 import type { RecipientSelector } from '../../messaging/recipients.ts';
-import { signMessage, type SignedMessage } from '../../messaging/signing.ts';
+import type { SendModeRequest } from '../../messaging/end-to-end.ts';
+import type { SignedMessage } from '../../messaging/signing.ts';
 import type { ChatDeps } from '../deps.ts';
 import { assertMessageSize } from '../domain/messages.ts';
 import {
@@ -38,9 +41,10 @@ import {
 import { HANG_ON_EXTENSION_SECONDS } from '../domain/wait-window.ts';
 import { hasLeft, memberSession, membershipOf, publishChange, sessionParties } from '../membership.ts';
 import { participantView } from '../reads/party-views.ts';
-import { messageRowId } from '../store/messages.ts';
+import { keepOpenedChat, messageRowId } from '../store/messages.ts';
 import { sessionMemberships } from '../store/participants.ts';
 import { findPairSession, type ChatSessionRow } from '../store/sessions.ts';
+import { claimedSessionId, storedChat } from './encryption.ts';
 import { assertReplyTo, hasEngaged, openSession, recordMessage } from './record.ts';
 
 /** What create-or-send decided; ChatService adds the stream's URL (presenter.ts). */
@@ -54,7 +58,6 @@ export type StartedChat = Omit<StartChatResult, 'sse_url'>;
 export function createOrSend(deps: ChatDeps, agentId: string, input: CreateSessionInput): StartedChat {
   const { ctx, identities, recipients, presence, queue } = deps;
   const { db } = ctx;
-  refuseEncrypted(input);
   assertMessageSize(input.message, 'message');
   const content = {
     body: input.message,
@@ -92,11 +95,12 @@ export function createOrSend(deps: ChatDeps, agentId: string, input: CreateSessi
     // Read again inside the transaction: nothing may have answered under the id since.
     const again = keyed === null ? undefined : earlierAnswer<StartedChat>(db, keyed);
     if (again !== undefined) return { started: again, queued: null };
-    const session = openSession(db, sender, targets, now);
+    // A client's envelope starting a group names the session it makes (its conversation).
+    const session = openSession(db, sender, targets, now, input.encrypted_envelope === undefined ? undefined : claimedSessionId(db, input));
     assertReplyTo(db, session.session_id, input.reply_to);
-    const message = signAndRecord(deps, session, sender, { to: addressee(targets), targets, clientSigned }, now, content, false, input.message_id);
-    const queued = forwardChat(queue, sender, targets, message, content);
-    const viewer = { agentId, projectId: senderRow.project_id };
+    const message = signAndRecord(deps, session, sender, { to: addressee(targets), targets, clientSigned }, now, content, false, input);
+    const queued = message.signed !== null && forwardChat(queue, sender, targets, message.signed, content);
+    const viewer = { agentId, projectId: senderRow.project_id, custody: senderRow.custody };
     const memberships = sessionMemberships(db, session.session_id);
     const started: StartedChat = {
       session_id: session.session_id,
@@ -118,7 +122,6 @@ export function createOrSend(deps: ChatDeps, agentId: string, input: CreateSessi
 export function send(deps: ChatDeps, agentId: string, sessionId: string, input: SendMessageInput): SendChatResult {
   const { ctx, identities, recipients, queue } = deps;
   const { db } = ctx;
-  refuseEncrypted(input);
   const session = memberSession(db, agentId, sessionId);
   const parties = sessionParties(deps, sessionId);
   const sender = parties.find((p): p is Party => isAgent(p, agentId)) ?? recipients.party(identities.row(agentId));
@@ -143,16 +146,7 @@ export function send(deps: ChatDeps, agentId: string, sessionId: string, input: 
     assertReplyTo(db, sessionId, input.reply_to);
     // Read again inside the transaction: the wait window may have moved since.
     const fresh = memberSession(db, agentId, sessionId);
-    const message = signAndRecord(
-      deps,
-      fresh,
-      sender,
-      { to: addressee(others), targets: others, clientSigned },
-      now,
-      content,
-      input.rejoining,
-      input.message_id,
-    );
+    const message = signAndRecord(deps, fresh, sender, { to: addressee(others), targets: others, clientSigned }, now, content, input.rejoining, input);
     const result: SendChatResult = {
       message_id: message.message_id,
       session_id: sessionId,
@@ -160,19 +154,12 @@ export function send(deps: ChatDeps, agentId: string, sessionId: string, input: 
       extends_wait_seconds: input.hang_on ? HANG_ON_EXTENSION_SECONDS : 0,
     };
     if (keyed !== null) recordAnswer(db, keyed, result, clock);
-    return { result, queued: forwardChat(queue, sender, others, message, content) };
+    return { result, queued: message.signed !== null && forwardChat(queue, sender, others, message.signed, content) };
   })();
   if (queued === null) return result;
   publishChange(ctx.bus, sessionId, localAgentIds(others));
   if (queued) queue.nudge();
   return result;
-}
-
-/** Chat is not end-to-end encrypted yet: a send that asks for it is refused, never sent as plaintext. */
-function refuseEncrypted(input: CreateSessionInput | SendMessageInput): void {
-  if (input.encrypted_envelope !== undefined || input.content_mode === 'encrypted_v2') {
-    throw invalid('SVC_ERR_E2EE_ENVELOPE_UNSUPPORTED', 'chat messages are not taken end-to-end encrypted by this node yet: nothing was sent');
-  }
 }
 
 /** A client's message id must be new (a repeat of its own send was answered before this). */
@@ -194,41 +181,45 @@ interface Addressing {
   clientSigned: VerifiedClientMessage | null;
 }
 
-/** `rejoining` is the node's note beside the message, outside the signed envelope (upstream has no such field). */
+/**
+ * `rejoining` is the node's note beside the message, outside the signed envelope (upstream has no
+ * such field). Answers the message's id, and its plaintext signature when it has one (what goes
+ * to another node).
+ */
 function signAndRecord(
-  { ctx }: ChatDeps,
+  deps: ChatDeps,
   session: ChatSessionRow,
   sender: Party,
   { to, targets, clientSigned }: Addressing,
   now: string,
   content: ChatContent,
   rejoining: boolean,
-  messageId?: string,
-): SignedMessage {
-  assertNewMessageId(ctx.db, messageId);
+  request: SendModeRequest & { message_id?: string | undefined },
+): { message_id: string; signed: SignedMessage | null } {
+  const { ctx } = deps;
+  assertNewMessageId(ctx.db, request.message_id);
   if (clientSigned !== null) {
     assertSignedRecipients(clientSigned, targets.map(signedRecipient));
     if (targets.some((t) => t.agent === null)) assertSignedFromAddress(clientSigned, sender);
   }
-  const signed = clientSigned?.signed ?? signMessage(ctx, sender, to, { type: 'chat', subject: '', ...content }, messageId);
+  const stored = storedChat(deps, session.session_id, sender, to, targets, content, request, clientSigned?.signed ?? null);
+  // An envelope's own id, when the request named none, must be new too.
+  if (request.message_id === undefined) assertNewMessageId(ctx.db, stored.messageId);
   recordMessage(ctx.db, session, {
-    message_id: signed.message_id,
+    message_id: stored.messageId,
     session_id: session.session_id,
     from_agent_id: sender.agent.agent_id,
     from_remote_address: null,
     from_alias: sender.alias,
     from_address: sender.address,
-    from_did: signed.from_did,
-    from_stable_id: signed.from_stable_id,
     to_text: to.to,
     to_did: to.didKey,
     ...content,
+    ...stored.row,
     sender_rejoining: rejoining,
-    signature: signed.signature,
-    signed_payload: signed.signed_payload,
-    timestamp: signed.timestamp,
     created_at: now,
     from_namespace_trust: null,
   });
-  return signed;
+  for (const reader of stored.readers) keepOpenedChat(ctx.db, stored.messageId, reader.agentId, reader.opened);
+  return { message_id: stored.messageId, signed: stored.signed };
 }

@@ -4,6 +4,7 @@
  * which takes part through federation; each node keeps its own copy of the session.
  */
 import { invalid } from '../../../../errors.ts';
+import type { AgentRow } from '../../identities/store/agents.ts';
 import type { Party, Recipient } from '../../messaging/participants.ts';
 
 /** An identity on another node: it has no row in agents here, its address names it. */
@@ -20,10 +21,14 @@ export type ChatParty = Party | RemoteParty;
 /** A participant as the sender addressed it: alias, address or did. */
 export type ChatTarget = ChatParty & { to: string };
 
-/** Who is reading: agent ids are shown only within the reader's own project (as resolve does). */
+/**
+ * Who is reading: agent ids are shown only within the reader's own project (as resolve does); a
+ * reader holding its own keys gets an encrypted message's envelope, never what the node opened.
+ */
 export interface ChatViewer {
   agentId: string;
   projectId: string;
+  custody: AgentRow['custody'];
 }
 
 /** What a message is signed to (messaging/signing.ts). */

@@ -16,6 +16,7 @@ export function history(deps: ChatDeps, agentId: string, sessionId: string, quer
   if (!member) throw notFound('SVC_ERR_CHAT_SESSION_NOT_FOUND', 'Session not found');
   const rows = newestSessionMessages(db, sessionId, {
     limit: query.limit,
+    reader: agentId,
     ...(query.unread_only ? { unreadBy: { agentId, lastReadId: member.last_read_id } } : {}),
     ...(query.message_id === undefined ? {} : { messageId: query.message_id }),
   });

@@ -1,10 +1,13 @@
 /**
  * A stored message as a reader sees it, with what is worked out at read time beside it: its
  * signature, judged afresh (and remembered by content), what may be believed of its sender's
- * address, whether the reader's contacts name the sender, and the announcements for its key.
+ * address, whether the reader's contacts name the sender, and the announcements for its key; and
+ * an encrypted message as this reader gets it (messaging/end-to-end.ts, asRead): what the node
+ * opened for a reader whose keys it holds, the envelope for one that holds its own.
  */
 import type { ChatMessage, ChatMessageFrame } from '../../../../../contract/core/chat.ts';
 import { announcementsFor } from '../../messaging/announcements.ts';
+import { asRead } from '../../messaging/end-to-end.ts';
 import { isContact } from '../../messaging/reachability.ts';
 import { senderNamespaceTrust } from '../../messaging/sender-trust.ts';
 import { signatureStatus } from '../../messaging/signing.ts';
@@ -13,7 +16,7 @@ import type { ChatViewer } from '../domain/participants.ts';
 import { toChatMessage, type ChatMessageWithProject } from '../store/messages.ts';
 
 /** What a message read needs of chat's parts. */
-export type ViewDeps = Pick<ChatDeps, 'ctx' | 'namespaces'>;
+export type ViewDeps = Pick<ChatDeps, 'ctx' | 'namespaces' | 'endToEnd'>;
 
 /** A message with its row id (the cursor streams advance by), as the session stream sends it. */
 export interface StreamMessage {
@@ -21,10 +24,18 @@ export interface StreamMessage {
   view: Omit<ChatMessageFrame, 'type'>;
 }
 
-export function messageView({ ctx, namespaces }: ViewDeps, viewer: ChatViewer, row: ChatMessageWithProject): ChatMessage {
+/** `row` as `viewer` reads it (the store joined what the node opened for it). */
+export function messageView({ ctx, namespaces, endToEnd }: ViewDeps, viewer: ChatViewer, row: ChatMessageWithProject): ChatMessage {
   const mine = row.from_agent_id === viewer.agentId;
+  const { subject: _subject, ...encryption } = asRead({ ...row, subject: '' }, viewer);
+  // Without a plaintext signature for this reader (the envelope came from a client), the
+  // envelope's own signature is its verdict; it is over bytes a hosted reader is not given, so
+  // such a reader gets none rather than one its client would call forged.
+  const envelopeOnly = encryption.end_to_end && row.signed_payload === '';
   return toChatMessage(row, viewer, {
-    signature_status: signatureStatus(row),
+    ...encryption,
+    signature: encryption.content_mode === 'server_readable_hosted' && row.signed_payload === '' ? '' : row.signature,
+    signature_status: envelopeOnly ? (endToEnd.storedEnvelopeVerifies(row.encrypted_envelope!) ? 'verified' : 'failed') : signatureStatus(row),
     from_namespace_trust: senderNamespaceTrust(namespaces, { ...row, remote: row.from_remote_address !== null }),
     is_contact: !mine && isContact(ctx.db, viewer.agentId, { didKey: row.from_did, stableId: row.from_stable_id, address: row.from_address }),
     ...announcementsFor(ctx.db, row),

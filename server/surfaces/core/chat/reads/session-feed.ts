@@ -41,12 +41,16 @@ export function connect({ ctx, presence }: ChatDeps, sessionId: string, agentId:
 
 /** The newest `limit` messages stored after `afterIso`, oldest first (the stream's replay). */
 export function replay(deps: ChatDeps, viewer: ChatViewer, sessionId: string, afterIso: string, limit = STREAM_REPLAY_LIMIT): StreamMessage[] {
-  return streamMessages(deps, viewer, messagesStoredAfter(deps.ctx.db, sessionId, afterIso, limit), (row) => isWaiting(deps, sessionId, row.from_agent_id));
+  return streamMessages(deps, viewer, messagesStoredAfter(deps.ctx.db, sessionId, afterIso, limit, viewer.agentId), (row) =>
+    isWaiting(deps, sessionId, row.from_agent_id),
+  );
 }
 
 /** Messages with a row id above `afterId`, oldest first. */
 export function messagesAfter(deps: ChatDeps, viewer: ChatViewer, sessionId: string, afterId: number, limit = 500): StreamMessage[] {
-  return streamMessages(deps, viewer, sessionMessagesAfter(deps.ctx.db, sessionId, afterId, limit), (row) => isWaiting(deps, sessionId, row.from_agent_id));
+  return streamMessages(deps, viewer, sessionMessagesAfter(deps.ctx.db, sessionId, afterId, limit, viewer.agentId), (row) =>
+    isWaiting(deps, sessionId, row.from_agent_id),
+  );
 }
 
 /** The read-receipt frame for a participant's current watermark; none before it has read. */

@@ -4,6 +4,7 @@
  */
 import type { ChatSessionsPage, Pending, PendingChat, SessionsInput } from '../../../../../contract/core/chat.ts';
 import { invalid } from '../../../../errors.ts';
+import { asRead } from '../../messaging/end-to-end.ts';
 import type { ChatDeps } from '../deps.ts';
 import { isAgent, type ChatParty } from '../domain/participants.ts';
 import { timeRemaining, waiterOtherThan } from '../domain/wait-window.ts';
@@ -57,16 +58,19 @@ export function listSessions(deps: ChatDeps, agentId: string, query: SessionsInp
 export function pending(deps: ChatDeps, agentId: string): Pending {
   const { ctx, presence } = deps;
   const now = ctx.clock.now().getTime();
+  const viewer = viewerOf(deps, agentId);
   const chats: PendingChat[] = [];
   for (const { row, last } of summaries(deps, agentId, { pendingOnly: true })) {
     const waiter = waiterOtherThan(row, agentId, now);
     const waitedOn = waiter !== null && presence.isConnected(row.session_id, waiter);
     if (row.unread_count === 0 && !waitedOn) continue;
     const others = othersIn(deps, row.session_id, agentId);
+    // The newest message as the caller reads it: for a caller holding its own keys, its envelope.
+    const read = last === undefined ? undefined : asRead({ ...last, subject: '' }, viewer);
     chats.push({
       session_id: row.session_id,
       ...othersFields(others),
-      last_message: last?.body ?? null,
+      last_message: read?.body ?? null,
       last_message_id: last?.message_id ?? null,
       last_from: last?.from_alias ?? null,
       last_from_address: last ? (last.from_address ?? last.from_alias) : null,
@@ -77,8 +81,9 @@ export function pending(deps: ChatDeps, agentId: string): Pending {
       sender_waiting: someoneWaiting(deps, row.session_id, others),
       // Upstream answers 0 when no window is open.
       time_remaining_seconds: timeRemaining(row, now) ?? 0,
-      last_message_content_mode: last === undefined ? null : 'legacy_plaintext_v1',
-      last_message_version: last === undefined ? null : 1,
+      last_message_content_mode: read?.content_mode ?? null,
+      last_message_version: read?.message_version ?? null,
+      ...(read?.encrypted_envelope === undefined ? {} : { last_encrypted_envelope: read.encrypted_envelope }),
     });
   }
   return { pending: chats, messages_waiting: deps.mail.unreadCount(agentId) };
@@ -93,7 +98,10 @@ function sessionCursor({ ctx }: ChatDeps, agentId: string, messageId: string): n
 
 /** The caller's sessions in list order, each with its newest message. */
 function summaries({ ctx }: ChatDeps, agentId: string, options: SessionListOptions): SessionSummary[] {
-  return sessionSummaries(ctx.db, agentId, options).map((row) => ({ row, last: row.last_id === 0 ? undefined : findChatMessage(ctx.db, row.last_id) }));
+  return sessionSummaries(ctx.db, agentId, options).map((row) => ({
+    row,
+    last: row.last_id === 0 ? undefined : findChatMessage(ctx.db, row.last_id, agentId),
+  }));
 }
 
 function othersIn(deps: ChatDeps, sessionId: string, agentId: string): ChatParty[] {

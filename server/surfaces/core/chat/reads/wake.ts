@@ -17,7 +17,7 @@ import {
 import { sessionSummaries } from '../store/participants.ts';
 
 /** A node-wide wake item: for which identity, and whether the message was a goodbye or a return (the session row says so at once). */
-export type PostedChat = ChatWakeMessage & { to_agent_id: string; sender_leaving: boolean; sender_rejoining: boolean };
+export type PostedChat = ChatWakeMessage & { to_agent_id: string; sender_leaving: boolean; sender_rejoining: boolean; end_to_end: boolean };
 
 type SessionFields = Omit<ChatWakeItem, keyof ChatWakeMessage | 'wake_mode'>;
 
@@ -45,6 +45,8 @@ export function postedSince(deps: ChatDeps, afterId: number, limit: number): Pos
     to_agent_id: row.to_agent_id,
     sender_leaving: row.sender_leaving === 1,
     sender_rejoining: row.sender_rejoining === 1,
+    // As stored: an encrypted message's row holds no text, and this feed is not its reader's.
+    end_to_end: row.content_mode === 'encrypted_v2',
   }));
 }
 
@@ -56,7 +58,7 @@ function wakeItem(deps: ChatDeps, row: ChatMessageRow): ChatWakeMessage {
 function sessionFields(deps: ChatDeps, agentId: string, item: ChatWakeMessage): SessionFields {
   const { db } = deps.ctx;
   const [summary] = sessionSummaries(db, agentId, { sessionId: item.session_id });
-  const last = summary === undefined || summary.last_id === 0 ? undefined : findChatMessage(db, summary.last_id);
+  const last = summary === undefined || summary.last_id === 0 ? undefined : findChatMessage(db, summary.last_id, agentId);
   return {
     participants: sessionParties(deps, item.session_id)
       .filter((p) => !isAgent(p, agentId))

@@ -1,6 +1,8 @@
 /**
  * The `chat_messages` table: every chat message this node holds, signed here or arrived from
  * another node. Its row id orders everything: history, streams, read watermarks and cursors.
+ * And `chat_plaintext`: what the node opened of an end-to-end encrypted message for one of its
+ * participants whose keys it holds, joined only into that participant's own reads (`reader`).
  */
 import type { ChatLastMessage, ChatMessage } from '../../../../../contract/core/chat.ts';
 import type { ChatWakeFrame } from '../../../../../contract/core/events.ts';
@@ -37,6 +39,10 @@ export interface ChatMessageRow {
   created_at: string;
   /** For a message from another node: whether its sender's namespace was found DNS-verified. */
   from_namespace_trust: 'verified' | 'unverified' | null;
+  /** `encrypted_v2`: the row holds the envelope and the body is empty (a reader's plaintext is in chat_plaintext). */
+  content_mode: 'legacy_plaintext_v1' | 'encrypted_v2';
+  /** The normalised envelope, as JSON, for `encrypted_v2`. */
+  encrypted_envelope: string | null;
 }
 
 /** A message with its sender's project (null for a sender on another node): agent ids show within the reader's project only. */
@@ -44,20 +50,41 @@ export interface ChatMessageWithProject extends ChatMessageRow {
   from_project_id: string | null;
 }
 
-export interface NewChatMessage extends Omit<ChatMessageRow, 'id' | 'sender_leaving' | 'sender_rejoining' | 'hang_on'> {
+export interface NewChatMessage
+  extends
+    Omit<ChatMessageRow, 'id' | 'sender_leaving' | 'sender_rejoining' | 'hang_on' | 'content_mode' | 'encrypted_envelope'>,
+    Partial<Pick<ChatMessageRow, 'content_mode' | 'encrypted_envelope'>> {
   sender_leaving: boolean;
   sender_rejoining: boolean;
   hang_on: boolean;
 }
 
+/** What a participant whose keys the node holds reads of an encrypted message: its text, and the sender's plaintext signature when the node sealed it. */
+export interface OpenedChat {
+  body: string;
+  signature: string;
+  signed_payload: string;
+}
+
 /**
  * What the reader is told beside a message, worked out at read time: the node's verdicts on its
- * signature and its sender's namespace, whether the reader's contacts name the sender, and
- * upstream's announcements for its key.
+ * signature and its sender's namespace, whether the reader's contacts name the sender, upstream's
+ * announcements for its key, and its encryption as this reader gets it (with the body and
+ * signature that go with that).
  */
 export type MessageVerdicts = Pick<
   ChatMessage,
-  'signature_status' | 'from_namespace_trust' | 'is_contact' | 'rotation_announcement' | 'replacement_announcement'
+  | 'signature_status'
+  | 'from_namespace_trust'
+  | 'is_contact'
+  | 'rotation_announcement'
+  | 'replacement_announcement'
+  | 'end_to_end'
+  | 'content_mode'
+  | 'message_version'
+  | 'encrypted_envelope'
+  | 'body'
+  | 'signature'
 >;
 
 /** Upstream's session summary beside a `chat_message` frame (reads/wake.ts adds it). */
@@ -69,7 +96,19 @@ export type ChatWakeMessage = Omit<ChatWakeFrame, 'type' | SessionSummaryFields>
 /** One unread chat message for the identity event stream (the `chat_message` frame) with its row id, the stream's cursor. */
 export type ChatWakeItem = Omit<ChatWakeFrame, 'type'> & { id: number };
 
-const WITH_PROJECT = `SELECT m.*, a.project_id AS from_project_id FROM chat_messages m LEFT JOIN agents a ON a.agent_id = m.from_agent_id`;
+/**
+ * Rows as one reader reads them, its agent id the statement's first parameter (null: as stored):
+ * an encrypted message's body (and the sender's plaintext signature, when the node sealed it) is
+ * what the node opened for the reader, and stays as stored (empty) for anyone else. Its columns
+ * are named one by one: a subquery over `m.*` beside the reader's `body` would rename one of them.
+ */
+const WITH_PROJECT = `SELECT m.id, m.message_id, m.session_id, m.from_agent_id, m.from_remote_address, m.from_alias, m.from_address, m.from_did,
+     m.from_stable_id, m.to_text, m.to_did, m.reply_to, m.sender_leaving, m.sender_rejoining, m.hang_on, m.wait_seconds, m.timestamp,
+     m.created_at, m.from_namespace_trust, m.content_mode, m.encrypted_envelope, a.project_id AS from_project_id, COALESCE(p.body, m.body) AS body,
+     CASE WHEN p.signed_payload <> '' THEN p.signature ELSE m.signature END AS signature,
+     CASE WHEN p.signed_payload <> '' THEN p.signed_payload ELSE m.signed_payload END AS signed_payload
+   FROM chat_messages m LEFT JOIN agents a ON a.agent_id = m.from_agent_id
+   LEFT JOIN chat_plaintext p ON p.message_id = m.message_id AND p.agent_id = ?`;
 
 /** Stores a message; returns its row id. */
 export function insertChatMessage(db: Db, row: NewChatMessage): number {
@@ -77,13 +116,28 @@ export function insertChatMessage(db: Db, row: NewChatMessage): number {
     .prepare(
       `INSERT INTO chat_messages (message_id, session_id, from_agent_id, from_remote_address, from_alias, from_address, from_did, from_stable_id,
          to_text, to_did, body, reply_to, sender_leaving, sender_rejoining, hang_on, wait_seconds, signature, signed_payload, timestamp,
-         created_at, from_namespace_trust)
+         created_at, from_namespace_trust, content_mode, encrypted_envelope)
        VALUES (@message_id, @session_id, @from_agent_id, @from_remote_address, @from_alias, @from_address, @from_did, @from_stable_id,
          @to_text, @to_did, @body, @reply_to, @sender_leaving, @sender_rejoining, @hang_on, @wait_seconds, @signature, @signed_payload, @timestamp,
-         @created_at, @from_namespace_trust)`,
+         @created_at, @from_namespace_trust, @content_mode, @encrypted_envelope)`,
     )
-    .run({ ...row, sender_leaving: Number(row.sender_leaving), sender_rejoining: Number(row.sender_rejoining), hang_on: Number(row.hang_on) });
+    .run({
+      ...row,
+      sender_leaving: Number(row.sender_leaving),
+      sender_rejoining: Number(row.sender_rejoining),
+      hang_on: Number(row.hang_on),
+      content_mode: row.content_mode ?? 'legacy_plaintext_v1',
+      encrypted_envelope: row.encrypted_envelope ?? null,
+    });
   return Number(lastInsertRowid);
+}
+
+/** Keeps what the node opened of an encrypted message for `agentId` (a repeat changes nothing). */
+export function keepOpenedChat(db: Db, messageId: string, agentId: string, opened: OpenedChat): void {
+  db.prepare(
+    `INSERT OR IGNORE INTO chat_plaintext (message_id, agent_id, body, signature, signed_payload)
+     VALUES (@messageId, @agentId, @body, @signature, @signed_payload)`,
+  ).run({ messageId, agentId, ...opened });
 }
 
 /** The key that signed the message stored under this id, if one is. */
@@ -124,8 +178,9 @@ export function lastSessionMessageRowId(db: Db, sessionId: string): number {
   return db.prepare(`SELECT COALESCE(MAX(id), 0) FROM chat_messages WHERE session_id = ?`).pluck().get(sessionId) as number;
 }
 
-export function findChatMessage(db: Db, id: number): ChatMessageWithProject | undefined {
-  return db.prepare(`${WITH_PROJECT} WHERE m.id = ?`).get(id) as ChatMessageWithProject | undefined;
+/** The message with row id `id`, as `reader` reads it (as stored without one). */
+export function findChatMessage(db: Db, id: number, reader: string | null = null): ChatMessageWithProject | undefined {
+  return db.prepare(`${WITH_PROJECT} WHERE m.id = ?`).get(reader, id) as ChatMessageWithProject | undefined;
 }
 
 /**
@@ -135,10 +190,10 @@ export function findChatMessage(db: Db, id: number): ChatMessageWithProject | un
 export function newestSessionMessages(
   db: Db,
   sessionId: string,
-  filter: { limit: number; unreadBy?: { agentId: string; lastReadId: number }; messageId?: string },
+  filter: { limit: number; unreadBy?: { agentId: string; lastReadId: number }; messageId?: string; reader?: string },
 ): ChatMessageWithProject[] {
   const where = ['m.session_id = ?'];
-  const params: (string | number)[] = [sessionId];
+  const params: (string | number | null)[] = [filter.reader ?? null, sessionId];
   if (filter.unreadBy !== undefined) {
     where.push('m.id > ?', 'm.from_agent_id IS NOT ?');
     params.push(filter.unreadBy.lastReadId, filter.unreadBy.agentId);
@@ -152,30 +207,37 @@ export function newestSessionMessages(
     .all(...params, filter.limit) as ChatMessageWithProject[];
 }
 
-/** The newest `limit` messages stored after `afterIso` (ISO 8601 UTC), oldest first. */
-export function messagesStoredAfter(db: Db, sessionId: string, afterIso: string, limit: number): ChatMessageWithProject[] {
+/** The newest `limit` messages stored after `afterIso` (ISO 8601 UTC), oldest first, as `reader` reads them. */
+export function messagesStoredAfter(db: Db, sessionId: string, afterIso: string, limit: number, reader: string | null = null): ChatMessageWithProject[] {
   return db
     .prepare(`SELECT * FROM (${WITH_PROJECT} WHERE m.session_id = ? AND m.created_at > ? ORDER BY m.id DESC LIMIT +?) ORDER BY id`)
-    .all(sessionId, afterIso, limit) as ChatMessageWithProject[];
+    .all(reader, sessionId, afterIso, limit) as ChatMessageWithProject[];
 }
 
-/** Up to `limit` messages of the session with a row id above `afterId`, oldest first. */
-export function sessionMessagesAfter(db: Db, sessionId: string, afterId: number, limit: number): ChatMessageWithProject[] {
-  return db.prepare(`${WITH_PROJECT} WHERE m.session_id = ? AND m.id > ? ORDER BY m.id LIMIT +?`).all(sessionId, afterId, limit) as ChatMessageWithProject[];
+/** Up to `limit` messages of the session with a row id above `afterId`, oldest first, as `reader` reads them. */
+export function sessionMessagesAfter(db: Db, sessionId: string, afterId: number, limit: number, reader: string | null = null): ChatMessageWithProject[] {
+  return db
+    .prepare(`${WITH_PROJECT} WHERE m.session_id = ? AND m.id > ? ORDER BY m.id LIMIT +?`)
+    .all(reader, sessionId, afterId, limit) as ChatMessageWithProject[];
 }
 
-/** Up to `limit` messages others wrote to `agentId` that it has not read, with a row id above `afterId`, oldest first. */
+/** Up to `limit` messages others wrote to `agentId` that it has not read, with a row id above `afterId`, oldest first, as it reads them. */
 export function unreadMessagesOf(db: Db, agentId: string, afterId: number, limit: number): ChatMessageRow[] {
   return db
     .prepare(
-      `SELECT m.* FROM chat_participants cp JOIN chat_messages m ON m.session_id = cp.session_id
+      `SELECT m.*, COALESCE(p.body, m.body) AS body FROM chat_participants cp JOIN chat_messages m ON m.session_id = cp.session_id
+       LEFT JOIN chat_plaintext p ON p.message_id = m.message_id AND p.agent_id = cp.agent_id
        WHERE cp.agent_id = ? AND m.id > cp.last_read_id AND m.id > ? AND m.from_agent_id IS NOT cp.agent_id
        ORDER BY m.id LIMIT +?`,
     )
     .all(agentId, afterId, limit) as ChatMessageRow[];
 }
 
-/** The messages stored after row `afterId` (up to `limit` of them), once per participant of this node other than the sender. */
+/**
+ * The messages stored after row `afterId` (up to `limit` of them), once per participant of this
+ * node other than the sender: as stored, so never an encrypted message's plaintext (the node-wide
+ * wake feed is no participant's read).
+ */
 export function messagesPostedSince(db: Db, afterId: number, limit: number): (ChatMessageRow & { to_agent_id: string })[] {
   return db
     .prepare(
@@ -212,7 +274,6 @@ export function toChatMessage(row: ChatMessageWithProject, viewer: ChatViewer, v
     to_address: row.to_text,
     to_did: row.to_did,
     to_stable_id: signedField(row.signed_payload, 'to_stable_id'),
-    body: row.body,
     timestamp: row.timestamp,
     created_at: row.created_at,
     sender_leaving: row.sender_leaving === 1,
@@ -221,13 +282,9 @@ export function toChatMessage(row: ChatMessageWithProject, viewer: ChatViewer, v
     extends_wait_seconds: hangOn ? HANG_ON_EXTENSION_SECONDS : 0,
     reply_to: row.reply_to,
     wait_seconds: row.wait_seconds,
-    signature: row.signature,
     signed_payload: row.signed_payload,
     signing_key_id: row.signature === '' ? null : row.from_did,
     ...verdicts,
-    end_to_end: false,
-    content_mode: 'legacy_plaintext_v1',
-    message_version: 1,
   };
 }
 
@@ -237,8 +294,9 @@ export function toLastMessage(row: ChatMessageWithProject, viewer: ChatViewer): 
     from_agent_id: senderAgentId(row, viewer),
     from_alias: row.from_alias,
     from_address: row.from_address,
+    // The body as the reader reads it: empty for an envelope the reader opens itself.
     preview: preview(row.body),
-    end_to_end: false,
+    end_to_end: row.content_mode === 'encrypted_v2',
     created_at: row.created_at,
     sender_leaving: row.sender_leaving === 1,
     sender_rejoining: row.sender_rejoining === 1,

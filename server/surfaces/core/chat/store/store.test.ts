@@ -215,8 +215,13 @@ describe('messages', () => {
       is_contact: false,
       rotation_announcement: null,
       replacement_announcement: null,
+      end_to_end: false,
+      content_mode: 'legacy_plaintext_v1' as const,
+      message_version: 1,
+      body: row.body,
+      signature: row.signature,
     };
-    expect(toChatMessage(row, { agentId: 'bob', projectId: 'p1' }, verdicts)).toMatchObject({
+    expect(toChatMessage(row, { agentId: 'bob', projectId: 'p1', custody: 'custodial' }, verdicts)).toMatchObject({
       from_agent_id: 'amy',
       hang_on: true,
       extends_wait_seconds: 300,
@@ -228,8 +233,12 @@ describe('messages', () => {
       to_address: 'x',
       signature_status: 'verified',
     });
-    expect(toChatMessage(row, { agentId: 'cy', projectId: 'p2' }, verdicts).from_agent_id).toBeNull();
-    expect(toLastMessage(row, { agentId: 'bob', projectId: 'p1' })).toMatchObject({ from_agent_id: 'amy', preview: 'x'.repeat(200), sender_rejoining: true });
+    expect(toChatMessage(row, { agentId: 'cy', projectId: 'p2', custody: 'custodial' }, verdicts).from_agent_id).toBeNull();
+    expect(toLastMessage(row, { agentId: 'bob', projectId: 'p1', custody: 'custodial' })).toMatchObject({
+      from_agent_id: 'amy',
+      preview: 'x'.repeat(200),
+      sender_rejoining: true,
+    });
     expect(toWakeItem(row, true)).toMatchObject({ id, preview: 'x'.repeat(200), sender_waiting: true });
     expect(Object.keys(toWakeItem(row, false))).not.toContain('from_agent_id');
   });

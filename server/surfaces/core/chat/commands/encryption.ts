@@ -1,0 +1,115 @@
+/**
+ * How a chat message is stored end to end (docs/adr/0009-end-to-end-chat.md): the participants of
+ * a session on this node are its fixed recipients, so a message goes to all the others at once,
+ * sealed by the node for a sender whose keys it holds (one envelope, a wrap per other participant
+ * and the sender's own copy), as the envelope a client that holds its own keys made (checked, and
+ * opened for each participant whose keys the node holds), or as plaintext where that is allowed
+ * (messaging/end-to-end.ts decides, no downgrade). Runs inside the send's transaction.
+ */
+import { signingTimestamp } from '../../../../clock.ts';
+import type { Db } from '../../../../context.ts';
+import { invalid } from '../../../../errors.ts';
+import type { SendModeRequest } from '../../messaging/end-to-end.ts';
+import type { Party } from '../../messaging/participants.ts';
+import { signMessage, type SignedMessage } from '../../messaging/signing.ts';
+import type { ChatDeps } from '../deps.ts';
+import type { ChatContent } from '../forwarding.ts';
+import type { Addressee, ChatTarget } from '../domain/participants.ts';
+import type { NewChatMessage, OpenedChat } from '../store/messages.ts';
+import { findChatSession } from '../store/sessions.ts';
+
+/** What a message's row holds of its encryption and signature, and what the node opened of it for whom. */
+export interface StoredChat {
+  /** The message's id (the client's, the envelope's, or the node's). */
+  messageId: string;
+  /** The node's or the client's plaintext signature; null for a client's envelope (the row holds its signature). */
+  signed: SignedMessage | null;
+  row: Pick<NewChatMessage, 'from_did' | 'from_stable_id' | 'body' | 'signature' | 'signed_payload' | 'timestamp' | 'content_mode' | 'encrypted_envelope'>;
+  readers: { agentId: string; opened: OpenedChat }[];
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * The id a new session takes when its first message is a client's envelope: the envelope's
+ * `conversation_id` (the client could not know an id the node had not made yet), when it is a
+ * fresh UUID; otherwise none, and the envelope fails its conversation check.
+ */
+export function claimedSessionId(db: Db, request: SendModeRequest): string | undefined {
+  const claimed = (request.encrypted_envelope as { conversation_id?: unknown } | undefined)?.conversation_id;
+  return typeof claimed === 'string' && UUID.test(claimed) && findChatSession(db, claimed) === undefined ? claimed : undefined;
+}
+
+/** What goes into the row of a message from `sender` to `targets` (the other participants) in session `sessionId`. */
+export function storedChat(
+  { ctx, endToEnd }: ChatDeps,
+  sessionId: string,
+  sender: Party,
+  to: Addressee,
+  targets: readonly ChatTarget[],
+  content: ChatContent,
+  request: SendModeRequest & { message_id?: string | undefined },
+  clientSigned: SignedMessage | null,
+): StoredChat {
+  const plain = (signed: SignedMessage): StoredChat => ({
+    messageId: signed.message_id,
+    signed,
+    row: { from_did: signed.from_did, from_stable_id: signed.from_stable_id, body: content.body, ...signatureOf(signed), timestamp: signed.timestamp },
+    readers: [],
+  });
+  const sign = (): SignedMessage => signMessage(ctx, sender, to, { type: 'chat', subject: '', ...content }, request.message_id);
+  const locals = targets.filter((t): t is ChatTarget & Party => t.agent !== null);
+  if (locals.length < targets.length) {
+    // Across nodes chat is not sealed yet: what goes there goes as it always did, and what cannot is refused.
+    if (request.encrypted_envelope !== undefined || request.content_mode === 'encrypted_v2') {
+      throw invalid(
+        'SVC_ERR_E2EE_ENVELOPE_UNSUPPORTED',
+        'chat with someone on another node is not taken end-to-end encrypted by this node yet: nothing was sent',
+      );
+    }
+    return plain(clientSigned ?? sign());
+  }
+  const mode = endToEnd.chatModeFor(sender, locals, request, clientSigned !== null);
+  if (mode.kind === 'plaintext') return plain(clientSigned ?? sign());
+  if (mode.kind === 'seal') {
+    // Also signed as a plaintext message, for the participants whose keys the node holds: their
+    // clients verify what they read as they verify any chat message.
+    const signed = sign();
+    const envelope = endToEnd.seal(
+      'chat',
+      sender,
+      mode.recipients.map(({ party, key }) => ({ address: party.address, didKey: party.didKey, stableId: party.stableId, key })),
+      { body: content.body },
+      { messageId: signed.message_id, conversationId: sessionId, replyToMessageId: content.reply_to ?? undefined },
+      signed.timestamp,
+    );
+    const opened = { body: content.body, ...signatureOf(signed) };
+    return {
+      messageId: signed.message_id,
+      signed,
+      row: { ...encrypted(envelope), from_did: signed.from_did, from_stable_id: signed.from_stable_id, timestamp: signed.timestamp },
+      readers: [sender, ...locals].filter((party) => party.agent.custody !== 'self').map((party) => ({ agentId: party.agent.agent_id, opened })),
+    };
+  }
+  const claimed = (request.encrypted_envelope as { message_id?: unknown }).message_id;
+  const messageId = request.message_id ?? (typeof claimed === 'string' ? claimed : '');
+  const { envelope, opened } = endToEnd.receiveChat(
+    request.encrypted_envelope,
+    { messageId, conversationId: sessionId },
+    { did: sender.didKey, stableId: sender.stableId, address: sender.address },
+    locals,
+  );
+  return {
+    messageId,
+    signed: null,
+    row: { ...encrypted(envelope), from_did: sender.didKey, from_stable_id: sender.stableId, timestamp: signingTimestamp(ctx.clock) },
+    readers: opened.map(({ agentId, content: { body } }) => ({ agentId, opened: { body, signature: '', signed_payload: '' } })),
+  };
+}
+
+const signatureOf = (signed: SignedMessage) => ({ signature: signed.signature, signed_payload: signed.signed_payload });
+
+/** The row of an encrypted message: the envelope and its signature, no text and no plaintext signature. */
+function encrypted(envelope: { signature: string }) {
+  return { body: '', signature: envelope.signature, signed_payload: '', content_mode: 'encrypted_v2' as const, encrypted_envelope: JSON.stringify(envelope) };
+}
