@@ -72,14 +72,31 @@ export const FederatedMail = z
   });
 export type FederatedMail = z.output<typeof FederatedMail>;
 
-export const FederatedChat = z.strictObject({
-  ...common,
-  kind: z.literal('chat'),
-  reply_to: z.string().uuid().nullable(),
-  wait_seconds: z.number().int().min(0).max(86_400).nullable(),
-  hang_on: z.boolean(),
-  sender_leaving: z.boolean(),
-});
+export const FederatedChat = z
+  .strictObject({
+    ...common,
+    kind: z.literal('chat'),
+    reply_to: z.string().uuid().nullable(),
+    wait_seconds: z.number().int().min(0).max(86_400).nullable(),
+    hang_on: z.boolean(),
+    sender_leaving: z.boolean(),
+    /**
+     * End-to-end encrypted chat, as mail's: the envelope sealed for the recipient's published key
+     * (its `conversation_id` the sender's session), and the body empty. Absent for plaintext.
+     */
+    content_mode: z.literal('encrypted_v2').optional(),
+    message_version: z.literal(2).optional(),
+    encrypted_envelope: EncryptedEnvelope.optional(),
+  })
+  .superRefine((chat, ctx) => {
+    const parts = [chat.content_mode, chat.message_version, chat.encrypted_envelope].filter((part) => part !== undefined).length;
+    if (parts !== 0 && parts !== 3) {
+      ctx.addIssue({ code: 'custom', path: ['encrypted_envelope'], message: 'content_mode, message_version and encrypted_envelope come together' });
+    }
+    if (parts === 3 && chat.body !== '') {
+      ctx.addIssue({ code: 'custom', path: ['body'], message: 'an encrypted chat message carries its body only inside the envelope' });
+    }
+  });
 export type FederatedChat = z.output<typeof FederatedChat>;
 
 export const FederatedMessage = z.discriminatedUnion('kind', [FederatedMail, FederatedChat]);

@@ -102,7 +102,23 @@ export interface FederationCore<Recipient extends HostedRecipient = HostedRecipi
    * session's viewers. Throws the recipient's refusal (a contacts-only identity that neither has
    * the sender as a contact nor answered it before).
    */
-  storeArrivedChat(message: FederatedChat, recipient: Recipient, sender: { contact: boolean; namespaceTrust: CheckedSender['namespaceTrust'] }): void;
+  storeArrivedChat(
+    message: FederatedChat,
+    recipient: Recipient,
+    sender: { contact: boolean; namespaceTrust: CheckedSender['namespaceTrust'] },
+    encrypted?: ArrivedEnvelope,
+  ): void;
+  /**
+   * As checkArrivedEnvelope, for an end-to-end encrypted chat message: its envelope checked for
+   * its one recipient here (kind chat, the conversation it names), and opened when the node holds
+   * the recipient's keys.
+   */
+  checkArrivedChatEnvelope(chat: FederatedChat, recipient: Recipient): ArrivedEnvelope;
+  /**
+   * As sealMail, for a chat message the outbox seals at delivery: sealed for that one remote
+   * participant's key and the sender's own, the sender's session as its conversation.
+   */
+  sealChat(fromAgentId: string, chat: FederatedChat, recipientKey: FoundEncryptionKey): FederatedChat;
   /** Puts `bounce` in the inbox of the identity `agentId`, which sent the message; nothing when it is gone. */
   storeBounce(agentId: string, bounce: Bounce): void;
 }

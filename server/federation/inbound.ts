@@ -13,9 +13,9 @@
  *    replacement its namespace controller signed;
  * 4. the recipient accepts the sender (contacts-only identities need a matching contact, or, for
  *    chat, to have answered the sender in their session before);
- * 5. an end-to-end encrypted mail's envelope says what the signed fields say, is fresh, sealed to
- *    a key the recipient published, and intact (the core checks it: core-port.ts); a plaintext mail
- *    is for a recipient that accepts plaintext.
+ * 5. an end-to-end encrypted mail's or chat message's envelope says what the signed fields say, is
+ *    fresh, sealed to a key the recipient published, and intact (the core checks it: core-port.ts);
+ *    a plaintext message is for a recipient that accepts plaintext.
  *
  * A sender (address and key) that passed step 3 is not asked about again for 5 minutes
  * (checked-senders.ts), so a busy sender's messages cost its node two questions, not two each.
@@ -148,8 +148,11 @@ export class FederationInbound<Recipient extends HostedRecipient = HostedRecipie
     if (message.kind === 'mail' && message.encrypted_envelope !== undefined) {
       return { message, recipient, sender, encrypted: this.#core.checkArrivedEnvelope(message, recipient) };
     }
-    // Plaintext mail, from a node or client that does not encrypt: only to a recipient that takes it.
-    if (message.kind === 'mail') this.#core.checkArrivedPlaintext(recipient);
+    if (message.kind === 'chat' && message.encrypted_envelope !== undefined) {
+      return { message, recipient, sender, encrypted: this.#core.checkArrivedChatEnvelope(message, recipient) };
+    }
+    // Plaintext, from a node or client that does not encrypt: only to a recipient that takes it.
+    this.#core.checkArrivedPlaintext(recipient);
     return { message, recipient, sender } as CheckedMessage<Recipient>;
   }
 
@@ -188,10 +191,10 @@ export class FederationInbound<Recipient extends HostedRecipient = HostedRecipie
    * stored by another delivery since it was checked (two raced) is a duplicate, and another under
    * its id that refusal, as for mail.
    */
-  storeChat({ message, recipient, sender }: CheckedChat<Recipient>): InboundResult {
+  storeChat({ message, recipient, sender, encrypted }: CheckedChat<Recipient>): InboundResult {
     if (this.#core.arrivedBefore(message)) return { message_id: message.message_id, status: 'duplicate' };
     const contact = this.#core.isContact(recipient.agent_id, senderKeys(message));
-    this.#core.storeArrivedChat(message, recipient, { contact, namespaceTrust: sender.namespaceTrust });
+    this.#core.storeArrivedChat(message, recipient, { contact, namespaceTrust: sender.namespaceTrust }, encrypted);
     return { message_id: message.message_id, status: 'delivered' };
   }
 

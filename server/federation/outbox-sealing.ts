@@ -20,7 +20,7 @@
  * after its `created_at`). Past that, the receiver would refuse it as stale: rather than send
  * what will be refused, or retry forever, the outbox bounces it, asking the sender to send it again.
  */
-import type { FederatedMail } from '../../contract/core/federation.ts';
+import type { FederatedMail, FederatedMessage } from '../../contract/core/federation.ts';
 import type { Clock } from '../clock.ts';
 import { ServiceError } from '../errors.ts';
 import type { FederationCore } from './core-port.ts';
@@ -58,10 +58,10 @@ export function clientSealedUntil(row: OutboxRow): number | null {
 
 export class OutboxSealing {
   readonly #keys: Pick<RemoteEncryptionKeyLookup, 'find'>;
-  readonly #core: Pick<FederationCore, 'sealMail'>;
+  readonly #core: Pick<FederationCore, 'sealMail' | 'sealChat'>;
   readonly #clock: Clock;
 
-  constructor(keys: Pick<RemoteEncryptionKeyLookup, 'find'>, core: Pick<FederationCore, 'sealMail'>, clock: Clock) {
+  constructor(keys: Pick<RemoteEncryptionKeyLookup, 'find'>, core: Pick<FederationCore, 'sealMail' | 'sealChat'>, clock: Clock) {
     this.#keys = keys;
     this.#core = core;
     this.#clock = clock;
@@ -81,7 +81,9 @@ export class OutboxSealing {
   async #seal(row: OutboxRow): Promise<Prepared> {
     try {
       const key = await this.#keys.find(row.to_address);
-      const sealed = this.#core.sealMail(row.from_agent_id, JSON.parse(row.payload) as FederatedMail, key);
+      // Chat is sealed as mail is, for its one remote participant (docs/adr/0009-end-to-end-chat.md).
+      const message = JSON.parse(row.payload) as FederatedMessage;
+      const sealed = message.kind === 'chat' ? this.#core.sealChat(row.from_agent_id, message, key) : this.#core.sealMail(row.from_agent_id, message, key);
       return { row: { ...row, payload: JSON.stringify(sealed) } };
     } catch (error) {
       if (!(error instanceof ServiceError)) throw error;

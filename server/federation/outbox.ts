@@ -115,7 +115,7 @@ export class FederationOutbox {
     ctx: NodeContext,
     directory: NodeDirectory,
     remote: RemoteClient,
-    core: Pick<FederationCore, 'storeBounce' | 'sealMail'>,
+    core: Pick<FederationCore, 'storeBounce' | 'sealMail' | 'sealChat'>,
     keys: Pick<RemoteEncryptionKeyLookup, 'find'>,
     options: Partial<OutboxOptions> = {},
   ) {

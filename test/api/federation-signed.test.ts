@@ -205,7 +205,13 @@ describe('a self-custodial identity writing to another node', () => {
       hang_on: true,
     });
 
-    const answer = expectOk(await b.request('POST', `/v1/chat/sessions/${there.session_id}/messages`, { token: bob.api_key, body: { body: 'yes, here' } }));
+    // Sally publishes no encryption key: bob's answer reaches her only as plaintext, named so.
+    const answer = expectOk(
+      await b.request('POST', `/v1/chat/sessions/${there.session_id}/messages`, {
+        token: bob.api_key,
+        body: { body: 'yes, here', content_mode: 'legacy_plaintext_v1' },
+      }),
+    );
     await expect.poll(async () => (await history(a, sally.api_key, started.session_id)).map((m) => m.message_id), WAIT).toContain(answer.message_id);
   });
 });

@@ -304,8 +304,11 @@ describe('chat with another node', () => {
       from_did: alice.did_key,
       body: 'Hi Bob, quick question?',
       from_agent_id: null,
+      // Sealed end to end as it left: the node checked the envelope's signature, and bob's reader gets no signature to misread.
+      end_to_end: true,
+      content_mode: 'server_readable_hosted',
+      signature_status: 'verified',
     });
-    expect(verifyMessageSignature(first)).toBe('verified');
 
     // Bob answers in his copy of the session; it lands in Alice's.
     const reply = expectOk(
@@ -353,8 +356,13 @@ describe('chat with another node', () => {
   });
 
   it('acknowledges a repeated chat delivery without storing it twice', async () => {
+    // A plaintext message (named so), whose delivery the test can write again from what bob reads.
+    const plain = expectOk(
+      await startChat(a, alice.api_key, { to_addresses: ['b.test/bob'], message: 'readable on purpose', content_mode: 'legacy_plaintext_v1' }),
+    );
     const there = (await sessions(b, bob.api_key)).find((s) => s.participant_addresses.includes('a.test/alice'));
-    const [first] = await history(b, bob.api_key, there.session_id);
+    await expect.poll(async () => (await history(b, bob.api_key, there.session_id)).map((m) => m.message_id), WAIT).toContain(plain.message_id);
+    const first = (await history(b, bob.api_key, there.session_id)).find((m) => m.message_id === plain.message_id);
     const signed = JSON.parse(first.signed_payload);
     const again = {
       v: 1,

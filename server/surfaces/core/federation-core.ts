@@ -115,8 +115,65 @@ export class CoreForFederation implements FederationCore<LocalRecipient> {
     };
   }
 
-  storeArrivedChat(message: FederatedChat, recipient: LocalRecipient, sender: { contact: boolean; namespaceTrust: CheckedSender['namespaceTrust'] }): void {
-    this.#parts.chat().receiveRemote(message, recipient, sender);
+  storeArrivedChat(
+    message: FederatedChat,
+    recipient: LocalRecipient,
+    sender: { contact: boolean; namespaceTrust: CheckedSender['namespaceTrust'] },
+    encrypted?: ArrivedEnvelope,
+  ): void {
+    this.#parts.chat().receiveRemote(message, recipient, sender, encrypted);
+  }
+
+  checkArrivedChatEnvelope(chat: FederatedChat, recipient: LocalRecipient): ArrivedEnvelope {
+    // The sender's session is its own node's: this node's copy of it has another id, so the envelope names the conversation.
+    const claimed = chat.encrypted_envelope?.conversation_id;
+    const { envelope, opened } = this.#parts.endToEnd.receiveChat(
+      chat.encrypted_envelope,
+      { messageId: chat.message_id, conversationId: typeof claimed === 'string' ? claimed : '' },
+      { did: chat.from_did, stableId: chat.from_stable_id, address: chat.from },
+      [this.#parts.recipients.party(recipient)],
+    );
+    const [mine] = opened;
+    return {
+      envelopeJson: JSON.stringify(envelope),
+      signature: envelope.signature,
+      opened: mine === undefined ? null : { subject: '', body: mine.content.body },
+    };
+  }
+
+  sealChat(fromAgentId: string, chat: FederatedChat, recipientKey: FoundEncryptionKey): FederatedChat {
+    const row = findIdentity(this.#ctx.db, fromAgentId);
+    if (row?.status !== 'active') throw conflict('SVC_ERR_IDENTITY_NOT_ACTIVE', 'the sender no longer sends');
+    const sender = this.#parts.recipients.party(row);
+    const { reply_to, wait_seconds, hang_on, sender_leaving } = chat;
+    // Signed again with the body left out: the signature says who sent it to whom, the envelope what it says.
+    const signed = signMessage(
+      this.#ctx,
+      sender,
+      { to: chat.to, didKey: '', stableId: null },
+      { type: 'chat', subject: '', body: '', reply_to, wait_seconds, hang_on, sender_leaving },
+      chat.message_id,
+    );
+    const to = { address: recipientKey.address, didKey: recipientKey.didKey, stableId: recipientKey.stableId, key: recipientKey.assertion };
+    const ids = {
+      messageId: chat.message_id,
+      conversationId: this.#parts.chat().sessionOf(chat.message_id) ?? chat.message_id,
+      replyToMessageId: reply_to ?? undefined,
+    };
+    const envelope = this.#parts.endToEnd.seal('chat', sender, [to], { body: chat.body }, ids, signed.timestamp);
+    return {
+      ...chat,
+      from: signed.from,
+      from_did: signed.from_did,
+      from_stable_id: signed.from_stable_id,
+      body: '',
+      timestamp: signed.timestamp,
+      signature: signed.signature,
+      signed_payload: signed.signed_payload,
+      content_mode: 'encrypted_v2',
+      message_version: 2,
+      encrypted_envelope: envelope as unknown as FederatedChat['encrypted_envelope'],
+    };
   }
 
   storeBounce(agentId: string, bounce: Bounce): void {

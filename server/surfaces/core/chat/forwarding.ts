@@ -30,28 +30,45 @@ export function assertFederatable(sender: Party, targets: readonly ChatTarget[])
     );
 }
 
-/** Queues the signed message for each recipient on another node; says whether there was one (then nudge the outbox after the commit). */
-export function forwardChat(queue: RemoteQueue, sender: Party, recipients: readonly ChatParty[], signed: SignedMessage, content: ChatContent): boolean {
+/**
+ * Queues the signed message for each recipient on another node; says whether there was one (then
+ * nudge the outbox after the commit). `sealed`: the outbox seals it for each recipient's key as it
+ * leaves, one envelope per remote participant listing only that participant (the queued copy is the
+ * sender's own, which never crosses).
+ */
+export function forwardChat(
+  queue: RemoteQueue,
+  sender: Party,
+  recipients: readonly ChatParty[],
+  signed: SignedMessage,
+  content: ChatContent,
+  sealed = false,
+): boolean {
   let queued = false;
   for (const recipient of recipients) {
     if (recipient.agent !== null) continue;
-    queue.enqueue(sender.agent.agent_id, recipient.address.slice(0, recipient.address.indexOf('/')), {
-      v: FEDERATION_VERSION,
-      kind: 'chat',
-      message_id: signed.message_id,
-      from: signed.from,
-      from_did: signed.from_did,
-      from_stable_id: signed.from_stable_id,
-      to: recipient.address,
-      body: content.body,
-      reply_to: content.reply_to,
-      wait_seconds: content.wait_seconds,
-      hang_on: content.hang_on,
-      sender_leaving: content.sender_leaving,
-      timestamp: signed.timestamp,
-      signature: signed.signature,
-      signed_payload: signed.signed_payload,
-    });
+    queue.enqueue(
+      sender.agent.agent_id,
+      recipient.address.slice(0, recipient.address.indexOf('/')),
+      {
+        v: FEDERATION_VERSION,
+        kind: 'chat',
+        message_id: signed.message_id,
+        from: signed.from,
+        from_did: signed.from_did,
+        from_stable_id: signed.from_stable_id,
+        to: recipient.address,
+        body: content.body,
+        reply_to: content.reply_to,
+        wait_seconds: content.wait_seconds,
+        hang_on: content.hang_on,
+        sender_leaving: content.sender_leaving,
+        timestamp: signed.timestamp,
+        signature: signed.signature,
+        signed_payload: signed.signed_payload,
+      },
+      { sealed },
+    );
     queued = true;
   }
   return queued;

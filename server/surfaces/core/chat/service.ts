@@ -33,7 +33,7 @@ import type { RemoteQueue } from '../messaging/remote-queue.ts';
 import type { Recipients } from '../messaging/recipients.ts';
 import type { NamespaceService } from '../namespaces/service.ts';
 import { markRead } from './commands/mark-read.ts';
-import { hasMessage, receiveRemote } from './commands/receive.ts';
+import { hasMessage, receiveRemote, type ArrivedChat } from './commands/receive.ts';
 import { createOrSend, send } from './commands/send.ts';
 import type { ChatDeps } from './deps.ts';
 import type { ChatViewer } from './domain/participants.ts';
@@ -45,7 +45,7 @@ import type { StreamMessage } from './reads/message-views.ts';
 import { assertStreamable, connect, messagesAfter, readReceipt, replay } from './reads/session-feed.ts';
 import { listSessions, pending } from './reads/session-list.ts';
 import { postedSince, wakeItems, type PostedChat } from './reads/wake.ts';
-import { lastChatMessageRowId, lastSessionMessageRowId, messageRowId, type ChatWakeItem } from './store/messages.ts';
+import { lastChatMessageRowId, lastSessionMessageRowId, messageRowId, messageSessionId, type ChatWakeItem } from './store/messages.ts';
 import { readWatermarks } from './store/participants.ts';
 import { SESSION_STREAMS_PER_IDENTITY } from './stream-limits.ts';
 import { StreamCap } from '../../../events/stream-cap.ts';
@@ -96,8 +96,14 @@ export class ChatService {
     message: FederatedChat,
     recipient: AgentRow & { address: string },
     options: { contact: boolean; namespaceTrust: 'verified' | 'unverified' },
+    encrypted?: ArrivedChat,
   ): void {
-    receiveRemote(this.#deps, message, recipient, options);
+    receiveRemote(this.#deps, message, recipient, options, encrypted);
+  }
+
+  /** The session a message of this node is in (the conversation its envelope names as it leaves). */
+  sessionOf(messageId: string): string | undefined {
+    return messageSessionId(this.#deps.ctx.db, messageId);
   }
 
   // ---------------------------------------------------------------- reads

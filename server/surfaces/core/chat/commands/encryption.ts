@@ -26,6 +26,8 @@ export interface StoredChat {
   signed: SignedMessage | null;
   row: Pick<NewChatMessage, 'from_did' | 'from_stable_id' | 'body' | 'signature' | 'signed_payload' | 'timestamp' | 'content_mode' | 'encrypted_envelope'>;
   readers: { agentId: string; opened: OpenedChat }[];
+  /** To a participant on another node: the signed copy is queued to be sealed as it leaves (federation/outbox-sealing.ts). */
+  sealRemote: boolean;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -56,18 +58,26 @@ export function storedChat(
     signed,
     row: { from_did: signed.from_did, from_stable_id: signed.from_stable_id, body: content.body, ...signatureOf(signed), timestamp: signed.timestamp },
     readers: [],
+    sealRemote: false,
   });
   const sign = (): SignedMessage => signMessage(ctx, sender, to, { type: 'chat', subject: '', ...content }, request.message_id);
   const locals = targets.filter((t): t is ChatTarget & Party => t.agent !== null);
   if (locals.length < targets.length) {
-    // Across nodes chat is not sealed yet: what goes there goes as it always did, and what cannot is refused.
-    if (request.encrypted_envelope !== undefined || request.content_mode === 'encrypted_v2') {
-      throw invalid(
-        'SVC_ERR_E2EE_ENVELOPE_UNSUPPORTED',
-        'chat with someone on another node is not taken end-to-end encrypted by this node yet: nothing was sent',
-      );
+    // Across nodes (a two-party session): sealed as it leaves, for the key the other node publishes
+    // then, as mail is; plaintext only by name or from a client that signs its own.
+    if (request.encrypted_envelope !== undefined) {
+      throw invalid('SVC_ERR_E2EE_ENVELOPE_UNSUPPORTED', 'an encrypted_envelope to someone on another node is not taken yet: nothing was sent');
     }
-    return plain(clientSigned ?? sign());
+    if (clientSigned !== null || request.content_mode === 'legacy_plaintext_v1') return plain(clientSigned ?? sign());
+    const signed = sign();
+    // The envelope is made per delivery, so this node keeps only its sender's copy: the row holds no text.
+    return {
+      messageId: signed.message_id,
+      signed,
+      row: { ...encrypted(null), from_did: signed.from_did, from_stable_id: signed.from_stable_id, timestamp: signed.timestamp },
+      readers: [{ agentId: sender.agent.agent_id, opened: { body: content.body, ...signatureOf(signed) } }],
+      sealRemote: true,
+    };
   }
   const mode = endToEnd.chatModeFor(sender, locals, request, clientSigned !== null);
   if (mode.kind === 'plaintext') return plain(clientSigned ?? sign());
@@ -89,6 +99,7 @@ export function storedChat(
       signed,
       row: { ...encrypted(envelope), from_did: signed.from_did, from_stable_id: signed.from_stable_id, timestamp: signed.timestamp },
       readers: [sender, ...locals].filter((party) => party.agent.custody !== 'self').map((party) => ({ agentId: party.agent.agent_id, opened })),
+      sealRemote: false,
     };
   }
   const claimed = (request.encrypted_envelope as { message_id?: unknown }).message_id;
@@ -104,12 +115,19 @@ export function storedChat(
     signed: null,
     row: { ...encrypted(envelope), from_did: sender.didKey, from_stable_id: sender.stableId, timestamp: signingTimestamp(ctx.clock) },
     readers: opened.map(({ agentId, content: { body } }) => ({ agentId, opened: { body, signature: '', signed_payload: '' } })),
+    sealRemote: false,
   };
 }
 
 const signatureOf = (signed: SignedMessage) => ({ signature: signed.signature, signed_payload: signed.signed_payload });
 
-/** The row of an encrypted message: the envelope and its signature, no text and no plaintext signature. */
-function encrypted(envelope: { signature: string }) {
-  return { body: '', signature: envelope.signature, signed_payload: '', content_mode: 'encrypted_v2' as const, encrypted_envelope: JSON.stringify(envelope) };
+/** The row of an encrypted message: the envelope and its signature (none yet for one sealed as it leaves), no text and no plaintext signature. */
+function encrypted(envelope: { signature: string } | null) {
+  return {
+    body: '',
+    signature: envelope?.signature ?? '',
+    signed_payload: '',
+    content_mode: 'encrypted_v2' as const,
+    encrypted_envelope: envelope === null ? null : JSON.stringify(envelope),
+  };
 }

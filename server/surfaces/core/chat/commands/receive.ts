@@ -10,7 +10,7 @@ import { assertRemoteChatAccepted } from '../reachability.ts';
 import type { ChatDeps } from '../deps.ts';
 import { participantKey, remoteParty } from '../domain/participants.ts';
 import { publishChange } from '../membership.ts';
-import { hasSpoken, messageSignerDid } from '../store/messages.ts';
+import { hasSpoken, keepOpenedChat, messageSignerDid } from '../store/messages.ts';
 import { updateRemoteParticipant } from '../store/participants.ts';
 import { findPairSession } from '../store/sessions.ts';
 import { openSession, recordMessage } from './record.ts';
@@ -23,12 +23,24 @@ export function hasMessage({ ctx }: ChatDeps, messageId: string, fromDid: string
   return true;
 }
 
-/** A contacts-only recipient takes it from a contact, or from someone it has answered in their session. */
+/** An end-to-end encrypted message's envelope as federation checked it, and what the node opened of it for its recipient (null when it holds its own keys). */
+export interface ArrivedChat {
+  envelopeJson: string;
+  signature: string;
+  opened: { body: string } | null;
+}
+
+/**
+ * A contacts-only recipient takes it from a contact, or from someone it has answered in their
+ * session. An encrypted message is stored as its envelope, and what the node opened kept for the
+ * recipient alone (as a message sent here is).
+ */
 export function receiveRemote(
   { ctx, recipients }: ChatDeps,
   message: FederatedChat,
   recipient: AgentRow & { address: string },
   options: { contact: boolean; namespaceTrust: 'verified' | 'unverified' },
+  encrypted?: ArrivedChat,
 ): void {
   const { db } = ctx;
   const local = recipients.party(recipient);
@@ -64,7 +76,11 @@ export function receiveRemote(
       timestamp: message.timestamp,
       created_at: now,
       from_namespace_trust: options.namespaceTrust,
+      ...(encrypted === undefined
+        ? {}
+        : { body: '', signature: encrypted.signature, signed_payload: '', content_mode: 'encrypted_v2' as const, encrypted_envelope: encrypted.envelopeJson }),
     });
+    if (encrypted?.opened) keepOpenedChat(db, message.message_id, recipient.agent_id, { body: encrypted.opened.body, signature: '', signed_payload: '' });
     return session.session_id;
   })();
   publishChange(ctx.bus, sessionId, [recipient.agent_id]);

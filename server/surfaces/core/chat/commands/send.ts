@@ -99,7 +99,7 @@ export function createOrSend(deps: ChatDeps, agentId: string, input: CreateSessi
     const session = openSession(db, sender, targets, now, input.encrypted_envelope === undefined ? undefined : claimedSessionId(db, input));
     assertReplyTo(db, session.session_id, input.reply_to);
     const message = signAndRecord(deps, session, sender, { to: addressee(targets), targets, clientSigned }, now, content, false, input);
-    const queued = message.signed !== null && forwardChat(queue, sender, targets, message.signed, content);
+    const queued = message.signed !== null && forwardChat(queue, sender, targets, message.signed, content, message.sealRemote);
     const viewer = { agentId, projectId: senderRow.project_id, custody: senderRow.custody };
     const memberships = sessionMemberships(db, session.session_id);
     const started: StartedChat = {
@@ -154,7 +154,7 @@ export function send(deps: ChatDeps, agentId: string, sessionId: string, input: 
       extends_wait_seconds: input.hang_on ? HANG_ON_EXTENSION_SECONDS : 0,
     };
     if (keyed !== null) recordAnswer(db, keyed, result, clock);
-    return { result, queued: message.signed !== null && forwardChat(queue, sender, others, message.signed, content) };
+    return { result, queued: message.signed !== null && forwardChat(queue, sender, others, message.signed, content, message.sealRemote) };
   })();
   if (queued === null) return result;
   publishChange(ctx.bus, sessionId, localAgentIds(others));
@@ -195,7 +195,7 @@ function signAndRecord(
   content: ChatContent,
   rejoining: boolean,
   request: SendModeRequest & { message_id?: string | undefined },
-): { message_id: string; signed: SignedMessage | null } {
+): { message_id: string; signed: SignedMessage | null; sealRemote: boolean } {
   const { ctx } = deps;
   assertNewMessageId(ctx.db, request.message_id);
   if (clientSigned !== null) {
@@ -221,5 +221,5 @@ function signAndRecord(
     from_namespace_trust: null,
   });
   for (const reader of stored.readers) keepOpenedChat(ctx.db, stored.messageId, reader.agentId, reader.opened);
-  return { message_id: stored.messageId, signed: stored.signed };
+  return { message_id: stored.messageId, signed: stored.signed, sealRemote: stored.sealRemote };
 }

@@ -7,7 +7,7 @@
  */
 import type { ChatMessage, ChatMessageFrame } from '../../../../../contract/core/chat.ts';
 import { announcementsFor } from '../../messaging/announcements.ts';
-import { asRead } from '../../messaging/end-to-end.ts';
+import { asRead, type EncryptionAsRead } from '../../messaging/end-to-end.ts';
 import { isContact } from '../../messaging/reachability.ts';
 import { senderNamespaceTrust } from '../../messaging/sender-trust.ts';
 import { signatureStatus } from '../../messaging/signing.ts';
@@ -27,11 +27,11 @@ export interface StreamMessage {
 /** `row` as `viewer` reads it (the store joined what the node opened for it). */
 export function messageView({ ctx, namespaces, endToEnd }: ViewDeps, viewer: ChatViewer, row: ChatMessageWithProject): ChatMessage {
   const mine = row.from_agent_id === viewer.agentId;
-  const { subject: _subject, ...encryption } = asRead({ ...row, subject: '' }, viewer);
+  const encryption = chatAsRead(row, viewer);
   // Without a plaintext signature for this reader (the envelope came from a client), the
   // envelope's own signature is its verdict; it is over bytes a hosted reader is not given, so
   // such a reader gets none rather than one its client would call forged.
-  const envelopeOnly = encryption.end_to_end && row.signed_payload === '';
+  const envelopeOnly = encryption.end_to_end && row.signed_payload === '' && row.encrypted_envelope !== null;
   return toChatMessage(row, viewer, {
     ...encryption,
     signature: encryption.content_mode === 'server_readable_hosted' && row.signed_payload === '' ? '' : row.signature,
@@ -40,6 +40,22 @@ export function messageView({ ctx, namespaces, endToEnd }: ViewDeps, viewer: Cha
     is_contact: !mine && isContact(ctx.db, viewer.agentId, { didKey: row.from_did, stableId: row.from_stable_id, address: row.from_address }),
     ...announcementsFor(ctx.db, row),
   });
+}
+
+/**
+ * How a message reads for `viewer` (messaging/end-to-end.ts, asRead), and a message to another
+ * node sealed as it leaves: its envelopes are made per delivery, so this node holds only its
+ * sender's copy, which its sender (the one reader here) reads as the node opened it.
+ */
+export function chatAsRead(
+  row: Pick<ChatMessageWithProject, 'content_mode' | 'encrypted_envelope' | 'body'>,
+  viewer: ChatViewer,
+): Omit<EncryptionAsRead, 'subject'> {
+  if (row.content_mode === 'encrypted_v2' && row.encrypted_envelope === null) {
+    return { end_to_end: true, content_mode: 'server_readable_hosted', message_version: 2, body: row.body };
+  }
+  const { subject: _subject, ...read } = asRead({ ...row, subject: '' }, viewer);
+  return read;
 }
 
 /** `waiting(row)`: its sender has the session's stream open (upstream's `sender_waiting` on stream frames). */

@@ -4,13 +4,13 @@
  */
 import type { ChatSessionsPage, Pending, PendingChat, SessionsInput } from '../../../../../contract/core/chat.ts';
 import { invalid } from '../../../../errors.ts';
-import { asRead } from '../../messaging/end-to-end.ts';
 import type { ChatDeps } from '../deps.ts';
 import { isAgent, type ChatParty } from '../domain/participants.ts';
 import { timeRemaining, waiterOtherThan } from '../domain/wait-window.ts';
 import { isWaiting, membershipOf, sessionParties, viewerOf } from '../membership.ts';
 import { findChatMessage, messageRowIdInSessionsOf, toLastMessage, type ChatMessageWithProject } from '../store/messages.ts';
 import { sessionMemberships, sessionSummaries, type SessionListOptions, type SessionSummaryRow } from '../store/participants.ts';
+import { chatAsRead } from './message-views.ts';
 import { othersFields } from './party-views.ts';
 
 interface SessionSummary {
@@ -66,7 +66,7 @@ export function pending(deps: ChatDeps, agentId: string): Pending {
     if (row.unread_count === 0 && !waitedOn) continue;
     const others = othersIn(deps, row.session_id, agentId);
     // The newest message as the caller reads it: for a caller holding its own keys, its envelope.
-    const read = last === undefined ? undefined : asRead({ ...last, subject: '' }, viewer);
+    const read = last === undefined ? undefined : chatAsRead(last, viewer);
     chats.push({
       session_id: row.session_id,
       ...othersFields(others),

@@ -145,6 +145,11 @@ export function messageSignerDid(db: Db, messageId: string): string | undefined 
   return db.prepare(`SELECT from_did FROM chat_messages WHERE message_id = ?`).pluck().get(messageId) as string | undefined;
 }
 
+/** The session of a message, wherever it is. */
+export function messageSessionId(db: Db, messageId: string): string | undefined {
+  return db.prepare(`SELECT session_id FROM chat_messages WHERE message_id = ?`).pluck().get(messageId) as string | undefined;
+}
+
 /** The row id of a message, wherever it is. */
 export function messageRowId(db: Db, messageId: string): number | undefined {
   return db.prepare(`SELECT id FROM chat_messages WHERE message_id = ?`).pluck().get(messageId) as number | undefined;
