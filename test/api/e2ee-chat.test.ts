@@ -335,4 +335,15 @@ describe('search', () => {
     expect(await searchChat(sally.identity.api_key, word)).toEqual([]);
     expect(await searchChat(carl.api_key, word)).toEqual([]);
   });
+
+  it('finds a message the node opened for no one by its people alone, for the session’s participants', async () => {
+    const word = `okapi${randomUUID().slice(0, 8)}`;
+    const conversation = randomUUID();
+    const envelope = await sallyEnvelope([await partyOf(sue)], `the ${word} plan`, conversation);
+    const sent = expectOk(await start(sally.identity.api_key, { to_addresses: [at('sue')], message: '', ...enveloped(envelope) }));
+    expect(openedFor(sent.message_id)).toEqual([]);
+    expect(await searchChat(sue.identity.api_key, word)).toEqual([]);
+    expect((await searchChat(sue.identity.api_key, 'sally')).map((hit) => hit.message_id)).toContain(sent.message_id);
+    expect(await searchChat(carl.api_key, 'sally')).toEqual([]);
+  });
 });
