@@ -6,13 +6,10 @@
  * lock). A message alice sends that is refused for want of pocket's key comes back to her
  * composer with the node's reason and "Send as plaintext…": keeping it unsent sends nothing and
  * keeps the text; confirming upstream's warning sends it as plaintext by name, marked so. Start
- * chat offers the same for a first message.
- *
- * The refusal itself is the node's answer to a chat send to a participant without a key
- * (`SVC_ERR_E2EE_RECIPIENT_KEY_MISSING`); this node does not refuse chat for it yet, so the first
- * send's (and the first start's) answer is given here in the node's words, and everything after it (the plaintext send,
- * the marks, pocket's copy) is the node's own. Screenshots (light, dark, 1024x700) go to
- * test/e2e/screenshots/ (chat-encryption-*).
+ * chat offers the same for a first message. Every refusal is the node's own answer
+ * (`SVC_ERR_E2EE_RECIPIENT_KEY_MISSING`). Bob, whose keys the node holds too, chats with alice
+ * sealed: the row, the header and each message wear the lock, a reply included. Screenshots
+ * (light, dark, 1024x700) go to test/e2e/screenshots/ (chat-encryption-*).
  */
 import type { Page, Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -28,11 +25,7 @@ const PLAINTEXT_WARNING = 'Sending as legacy plaintext. Subject/body may be stor
 const FIRST = 'Hello pocket, plain words for now.';
 const TYPED = 'Readable on purpose.';
 const STARTED = 'Starting over, still readable.';
-/** The node's refusal of a chat send to a participant without a key, as it words it for mail. */
-const KEY_MISSING = {
-  code: 'SVC_ERR_E2EE_RECIPIENT_KEY_MISSING',
-  detail: `${DOMAIN}/pocket publishes no valid encryption key, so nothing was sent. To send it readable by the nodes it crosses, say so: content_mode "legacy_plaintext_v1"`,
-};
+const SEALED = 'For your eyes only, alice.';
 
 let rig: AppRig | undefined;
 let node: HeadlessNode;
@@ -40,6 +33,8 @@ let page: Page;
 const consoleErrors: string[] = [];
 let pocketApiKey: string;
 let sessionId: string;
+let bobKey: string;
+let sealedId: string;
 
 const shot = (name: string): Promise<void> => saveShot(page, name);
 const api = (method: string, path: string, token: string, body?: unknown) => requestJson(node.info.core_url, method, path, { token, body });
@@ -91,6 +86,12 @@ beforeAll(async () => {
       const opened = await api('POST', '/v1/chat/sessions', aliceKey, { to_aliases: ['pocket'], message: FIRST, content_mode: 'legacy_plaintext_v1' });
       expect(opened.status, JSON.stringify(opened.body)).toBeLessThan(300);
       sessionId = opened.body.session_id;
+      // Bob: the node holds his keys as it holds alice's, so what they say to each other is sealed.
+      const bob = await started.owner('POST', '/v1/node/identities', { project_id: project.project_id, name: 'bob' });
+      bobKey = (await started.owner('POST', `/v1/node/identities/${bob.agent_id}/session-key`)).api_key;
+      const sealed = await api('POST', '/v1/chat/sessions', bobKey, { to_aliases: ['alice'], message: SEALED });
+      expect(sealed.status, JSON.stringify(sealed.body)).toBeLessThan(300);
+      sealedId = sealed.body.session_id;
     },
   });
   page = rig.page;
@@ -126,13 +127,6 @@ describe('End-to-end encryption in Chat (headless node, Chromium)', { timeout: 4
 
   it('gives a message refused for want of a key back to the composer; keeping it unsent sends nothing', async () => {
     const sends = watchSends();
-    let refuse = true;
-    const pattern = `**${sendsPath()}`;
-    await page.route(pattern, (route) => {
-      if (route.request().method() !== 'POST' || !refuse) return route.continue();
-      refuse = false;
-      return route.fulfill({ status: 409, contentType: 'application/json', body: JSON.stringify(KEY_MISSING) });
-    });
     try {
       const composer = page.getByTestId('composer');
       await composer.fill(TYPED);
@@ -161,7 +155,6 @@ describe('End-to-end encryption in Chat (headless node, Chromium)', { timeout: 4
       expect((await pocketReads()).map((m) => m.body)).toEqual([FIRST]);
     } finally {
       sends.stop();
-      await page.unroute(pattern);
     }
   });
 
@@ -201,13 +194,6 @@ describe('End-to-end encryption in Chat (headless node, Chromium)', { timeout: 4
         starts.push(request.postDataJSON() as Record<string, unknown>);
     };
     page.on('request', onRequest);
-    let refuse = true;
-    const pattern = '**/v1/chat/sessions';
-    await page.route(pattern, (route) => {
-      if (route.request().method() !== 'POST' || !refuse) return route.continue();
-      refuse = false;
-      return route.fulfill({ status: 409, contentType: 'application/json', body: JSON.stringify(KEY_MISSING) });
-    });
     try {
       await page.getByTestId('start-chat-button').click();
       const start = page.locator('dialog[open]').filter({ has: page.getByTestId('start-chat') });
@@ -244,8 +230,32 @@ describe('End-to-end encryption in Chat (headless node, Chromium)', { timeout: 4
       ]);
     } finally {
       page.off('request', onRequest);
-      await page.unroute(pattern);
     }
+  });
+
+  it('locks a chat between identities whose keys the node holds: row, header and each message, a reply included', async () => {
+    await page.getByTestId('nav-chat').click();
+    const row = page.getByTestId('session-list').getByRole('option').filter({ hasText: 'bob' });
+    await row.waitFor({ timeout: WAIT });
+    expect(await row.getByTestId('session-encryption').getAttribute('data-encrypted')).toBe('true');
+    expect((await row.getByTestId('session-encryption').textContent())?.trim()).toBe('End-to-end encrypted');
+    await row.click();
+    await conversation().getByRole('heading', { level: 2, name: 'bob' }).waitFor({ timeout: WAIT });
+    const header = conversation().getByTestId('chat-encryption-header');
+    await expect.poll(() => header.getAttribute('data-encrypted'), { timeout: WAIT }).toBe('true');
+    expect((await header.textContent())?.trim()).toBe('End-to-end encrypted');
+    expect(await messageRow(SEALED).getByTestId('chat-encryption').getAttribute('data-encrypted')).toBe('true');
+    const composer = page.getByTestId('composer');
+    await composer.fill('Sealed reply.');
+    await composer.press('Enter');
+    const sent = messageRow('Sealed reply.').and(page.locator('[data-delivery="sent"]'));
+    await expect.poll(() => sent.getByTestId('chat-encryption').getAttribute('data-encrypted'), { timeout: WAIT }).toBe('true');
+    const history = await api('GET', `/v1/chat/sessions/${sealedId}/messages?limit=10`, bobKey);
+    expect(history.body.messages).toMatchObject([
+      { body: SEALED, end_to_end: true, content_mode: 'server_readable_hosted' },
+      { body: 'Sealed reply.', end_to_end: true, content_mode: 'server_readable_hosted' },
+    ]);
+    await shot('chat-encryption-sealed');
   });
 
   it('renders in dark mode and in a 1024x700 window', async () => {

@@ -98,7 +98,8 @@ export function lastFromMessage(
 /** A session row's summary from a chat message arriving live for me (so never mine). */
 export function lastFromWake(
   // An item from an older node may say neither whether its sender left nor whether it came back.
-  item: Pick<NodeChatWake, 'message_id' | 'preview' | 'from_alias' | 'created_at'> & Partial<Pick<NodeChatWake, 'sender_leaving' | 'sender_rejoining'>>,
+  item: Pick<NodeChatWake, 'message_id' | 'preview' | 'from_alias' | 'created_at'> &
+    Partial<Pick<NodeChatWake, 'sender_leaving' | 'sender_rejoining' | 'end_to_end'>>,
 ): LastMessage {
   return {
     message_id: item.message_id,
@@ -108,8 +109,8 @@ export function lastFromWake(
     mine: false,
     leaving: item.sender_leaving === true,
     rejoining: item.sender_rejoining === true,
-    // The owner feed's notice does not say how it was sent: the row shows no mark until the list is read again.
-    end_to_end: null,
+    // An older node's notice does not say how it was sent: the row shows no mark until the list is read again.
+    end_to_end: item.end_to_end ?? null,
   };
 }
 
@@ -118,7 +119,9 @@ export function lastPreview(last: LastMessage): string {
   const who = last.mine ? 'You' : last.from_alias;
   if (last.leaving) return `${who} left the chat`;
   if (last.rejoining === true) return `${who} rejoined the chat`;
-  return last.mine ? `You: ${last.body}` : last.body;
+  // The owner's feed never carries an encrypted message's words: the row says what it is until the list is read again.
+  const body = last.body === '' && last.end_to_end === true ? 'End-to-end encrypted message' : last.body;
+  return last.mine ? `You: ${body}` : body;
 }
 
 /** The rows' summaries with the node's `last_message` of each session in `page` taken in (newer ones already known stay). */

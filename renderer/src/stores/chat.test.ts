@@ -8,6 +8,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import type { ChatHistory, ChatSession, ChatSessionsPage, SendChatResult } from '../api/chat.ts';
 import { ApiError } from '../api/errors.ts';
 import { MAX_CHAT_MESSAGE_BYTES } from '../lib/chat.ts';
+import { lastPreview } from '../lib/chat-sessions.ts';
 import { useChatStore } from './chat.ts';
 import { useDirectoryStore } from './directory.ts';
 import { useLiveStore } from './live.ts';
@@ -109,7 +110,7 @@ describe('chat store: sessions', () => {
       ]);
   });
 
-  it('says how each row’s last message went, as the node’s page says it; nothing for a live arrival', async () => {
+  it('says how each row’s last message went, as the node’s page says it and as a live arrival says it', async () => {
     const last = (id: string, endToEnd: boolean) => ({
       message_id: id,
       from_agent_id: 'agent-bo',
@@ -124,8 +125,9 @@ describe('chat store: sessions', () => {
     sessions = sessions.map((s, n) => (n === 0 ? { ...s, last_message: last('m-1', true) } : n === 1 ? { ...s, last_message: last('m-2', false) } : s));
     const chat = await shown();
     expect([chat.last['s-1']?.end_to_end, chat.last['s-2']?.end_to_end]).toEqual([true, false]);
-    node.feed.item(chatWake(ADA, 's-2', { created_at: '2026-03-01T11:00:00.000Z' }));
-    expect(chat.last['s-2']?.end_to_end).toBeNull();
+    node.feed.item(chatWake(ADA, 's-2', { created_at: '2026-03-01T11:00:00.000Z', preview: '', end_to_end: true }));
+    expect(chat.last['s-2']).toMatchObject({ end_to_end: true, body: '' });
+    expect(lastPreview(chat.last['s-2']!)).toBe('End-to-end encrypted message');
   });
 
   it('ignores chat for another identity', async () => {

@@ -379,6 +379,7 @@ export function chatWake(agentId: string, sessionId: string, fields: Partial<Nod
     from_address: null,
     session_id: sessionId,
     preview: 'hello',
+    end_to_end: false,
     sender_leaving: false,
     sender_rejoining: false,
     created_at: AT,
