@@ -68,6 +68,11 @@ export const CreateSessionBody = z
     to_dids: uniqueList(z.string().min(1).max(256)),
     /** Empty only beside an `encrypted_envelope`, which holds the text. */
     message: z.string(),
+    /**
+     * Upstream's: the id the client gives the chat it starts (its envelope's `conversation_id`).
+     * Taken for a new session when it is free; a pair that already has a session must name that one.
+     */
+    session_id: z.uuid({ error: 'session_id must be a UUID' }).optional(),
     wait_seconds: z.int().min(0).max(MAX_WAIT_SECONDS).optional(),
     ...flags,
   })
@@ -75,6 +80,10 @@ export const CreateSessionBody = z
     refineClientSigning(body, ctx);
     refineEncryptedSend({ ...body, body: body.message }, ctx);
     refineChatText(body.message, 'message', body, ctx);
+    const conversation = (body.encrypted_envelope as { conversation_id?: unknown } | undefined)?.conversation_id;
+    if (body.session_id !== undefined && typeof conversation === 'string' && conversation !== body.session_id) {
+      ctx.addIssue({ code: 'custom', path: ['session_id'], message: "session_id is the envelope's conversation_id: they name the same chat" });
+    }
     const count = body.to_aliases.length + body.to_addresses.length + body.to_dids.length;
     if (count === 0) ctx.addIssue({ code: 'custom', path: ['to_aliases'], message: 'at least one of to_aliases, to_addresses or to_dids is required' });
     if (count > MAX_CHAT_TARGETS) ctx.addIssue({ code: 'custom', path: ['to_aliases'], message: `at most ${MAX_CHAT_TARGETS} targets` });

@@ -222,6 +222,48 @@ describe('a self-custodial sender posting its own envelope', () => {
     expect(await messageOf(bob.api_key, conversation, again.message_id)).toMatchObject({ body: 'And a second one.', end_to_end: true });
   });
 
+  it('takes the requests upstream’s clients post (session_id, from_did and timestamp beside the envelope)', async () => {
+    const conversation = randomUUID();
+    const to = [await partyOf(bob), await partyOf(sue)];
+    const first = await sallyEnvelope(to, 'Started as upstream starts it.', conversation);
+    const upstream = (envelope: Obj) => ({ from_did: sally.key.didKey, timestamp: envelope.created_at, message_id: envelope.message_id });
+    const started = expectOk(
+      await start(sally.identity.api_key, {
+        session_id: conversation,
+        to_addresses: [at('bob'), at('sue')],
+        message: '',
+        ...enveloped(first, upstream(first)),
+      }),
+    );
+    expect(started).toMatchObject({ session_id: conversation, message_id: first.message_id });
+    const next = await sallyEnvelope(to, 'Sent as upstream sends it.', conversation);
+    expectOk(await post(sally.identity.api_key, conversation, { body: '', ...enveloped(next, upstream(next)) }));
+    expect(await messageOf(bob.api_key, conversation, next.message_id as string)).toMatchObject({ body: 'Sent as upstream sends it.', end_to_end: true });
+    // The session it names is the envelope's conversation, and a session id already taken is refused.
+    const other = await sallyEnvelope(to, 'x', randomUUID());
+    expectRefusal(
+      await start(sally.identity.api_key, { session_id: randomUUID(), to_addresses: [at('bob'), at('sue')], message: '', ...enveloped(other) }),
+      422,
+      /session_id/,
+      'SVC_ERR_VALIDATION',
+    );
+    const taken = await sallyEnvelope(to, 'y', conversation);
+    expectRefusal(
+      await start(sally.identity.api_key, { session_id: conversation, to_addresses: [at('bob'), at('sue')], message: '', ...enveloped(taken) }),
+      422,
+      /session_id/,
+      'SVC_ERR_VALIDATION',
+    );
+    // Beside an envelope, from_did names the sender's own key.
+    const forged = await sallyEnvelope(to, 'z', conversation);
+    expectRefusal(
+      await post(sally.identity.api_key, conversation, { body: '', ...enveloped(forged, { from_did: bob.did_key }) }),
+      422,
+      /from_did must match/,
+      'SVC_ERR_SIGNER_MISMATCH',
+    );
+  });
+
   it('answers an identical retry as the first time, and refuses another envelope under the same id', async () => {
     const conversation = randomUUID();
     const messageId = randomUUID();

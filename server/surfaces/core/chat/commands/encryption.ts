@@ -33,12 +33,13 @@ export interface StoredChat {
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
- * The id a new session takes when its first message is a client's envelope: the envelope's
- * `conversation_id` (the client could not know an id the node had not made yet), when it is a
- * fresh UUID; otherwise none, and the envelope fails its conversation check.
+ * The id a new session takes when the client names one (upstream's `session_id`), or when its
+ * first message is a client's envelope: the envelope's `conversation_id` (the client could not know
+ * an id the node had not made yet), when it is a fresh UUID; otherwise none, and the envelope fails
+ * its conversation check.
  */
-export function claimedSessionId(db: Db, request: SendModeRequest): string | undefined {
-  const claimed = (request.encrypted_envelope as { conversation_id?: unknown } | undefined)?.conversation_id;
+export function claimedSessionId(db: Db, request: SendModeRequest & { session_id?: string | undefined }): string | undefined {
+  const claimed = request.session_id ?? (request.encrypted_envelope as { conversation_id?: unknown } | undefined)?.conversation_id;
   return typeof claimed === 'string' && UUID.test(claimed) && findChatSession(db, claimed) === undefined ? claimed : undefined;
 }
 

@@ -10,10 +10,11 @@
  */
 import type { CreateSessionInput, SendChatResult, SendMessageInput, StartChatResult } from '../../../../../contract/core/chat.ts';
 import type { Db } from '../../../../context.ts';
-import { conflict } from '../../../../errors.ts';
+import { conflict, invalid } from '../../../../errors.ts';
 import { assertFederatable, forwardChat, type ChatContent } from '../forwarding.ts';
 import { assertChatReachable } from '../reachability.ts';
 import {
+  assertNamesItself,
   assertSignedFromAddress,
   assertSignedRecipients,
   clientSignatureOf,
@@ -68,6 +69,7 @@ export function createOrSend(deps: ChatDeps, agentId: string, input: CreateSessi
   };
   const senderRow = identities.row(agentId);
   const sender = recipients.party(senderRow);
+  assertNamesItself(sender.agent, input);
   // A client signature is checked before anything else, a repeat of its send included.
   const clientSigned = verifyChat(deps, sender, input, content);
   const keyed = keyedSend(agentId, 'chat-create', input);
@@ -96,7 +98,16 @@ export function createOrSend(deps: ChatDeps, agentId: string, input: CreateSessi
     const again = keyed === null ? undefined : earlierAnswer<StartedChat>(db, keyed);
     if (again !== undefined) return { started: again, queued: null };
     // A client's envelope starting a group names the session it makes (its conversation).
-    const session = openSession(db, sender, targets, now, input.encrypted_envelope === undefined ? undefined : claimedSessionId(db, input));
+    const session = openSession(db, sender, targets, now, claimedSessionId(db, input));
+    if (input.session_id !== undefined && session.session_id !== input.session_id) {
+      throw invalid('SVC_ERR_VALIDATION', [
+        {
+          loc: ['body', 'session_id'],
+          msg: `session_id ${input.session_id} is taken, or these participants already chat in session ${session.session_id}: send into that one`,
+          type: 'value_error',
+        },
+      ]);
+    }
     assertReplyTo(db, session.session_id, input.reply_to);
     const message = signAndRecord(deps, session, sender, { to: addressee(targets), targets, clientSigned }, now, content, false, input);
     const queued = message.signed !== null && forwardChat(queue, sender, targets, message.signed, content, message.sealRemote);
@@ -126,6 +137,7 @@ export function send(deps: ChatDeps, agentId: string, sessionId: string, input: 
   const parties = sessionParties(deps, sessionId);
   const sender = parties.find((p): p is Party => isAgent(p, agentId)) ?? recipients.party(identities.row(agentId));
   const content = { body: input.body, reply_to: input.reply_to ?? null, wait_seconds: null, hang_on: input.hang_on, sender_leaving: input.leaving };
+  assertNamesItself(sender.agent, input);
   // A client signature is checked before anything else, a repeat of its send included.
   const clientSigned = verifyChat(deps, sender, input, content);
   const keyed = keyedSend(agentId, 'chat-send', input, { session_id: sessionId });
