@@ -7,6 +7,7 @@
  * resets its timeout on progress can wait longer than its request timeout.
  */
 import type { McpServer, ServerContext } from '@modelcontextprotocol/server';
+import { PLAINTEXT_PARAMETER, plaintextBy } from './plaintext.ts';
 import { z } from 'zod';
 import { ChatHistory, ChatReadMarked, CreateSessionBody, HistoryQuery, Pending, SendMessageBody, SessionParams } from '../../../../../contract/core/chat.ts';
 import { ChatSendToolResult, DEFAULT_TOOL_WAIT_SECONDS, MAX_TOOL_WAIT_SECONDS } from '../../../../../contract/core/mcp.ts';
@@ -53,6 +54,7 @@ export function registerChatTools(server: McpServer, { services, principal }: To
         wait_seconds: z.number().int().min(1).max(MAX_TOOL_WAIT_SECONDS).default(DEFAULT_TOOL_WAIT_SECONDS),
         leaving: z.boolean().default(false),
         hang_on: z.boolean().default(false),
+        plaintext: z.boolean().default(false).describe(PLAINTEXT_PARAMETER),
       }),
       outputSchema: portable(ChatSendToolResult),
       annotations: changes({ idempotent: false, openWorld: true }),
@@ -64,7 +66,11 @@ export function registerChatTools(server: McpServer, { services, principal }: To
         const waitSeconds = args.wait && !args.leaving ? args.wait_seconds : undefined;
         const sent = args.session_id
           ? {
-              ...chat.send(me, args.session_id, parseWith(SendMessageBody, { body: args.message, leaving: args.leaving, hang_on: args.hang_on })),
+              ...chat.send(
+                me,
+                args.session_id,
+                parseWith(SendMessageBody, { body: args.message, leaving: args.leaving, hang_on: args.hang_on, ...plaintextBy(args.plaintext) }),
+              ),
               session_id: args.session_id,
               targets_left: [] as string[],
             }
@@ -77,6 +83,7 @@ export function registerChatTools(server: McpServer, { services, principal }: To
                 message: args.message,
                 leaving: args.leaving,
                 hang_on: args.hang_on,
+                ...plaintextBy(args.plaintext),
                 ...(waitSeconds === undefined ? {} : { wait_seconds: waitSeconds }),
               }),
             );

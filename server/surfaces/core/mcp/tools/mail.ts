@@ -5,6 +5,7 @@
  * same words.
  */
 import type { McpServer } from '@modelcontextprotocol/server';
+import { PLAINTEXT_PARAMETER, plaintextBy } from './plaintext.ts';
 import { z } from 'zod';
 import {
   DEFAULT_MAIL_PAGE,
@@ -42,18 +43,19 @@ export function registerMailTools(server: McpServer, { services, principal }: To
         subject: z.string().default(''),
         priority: Priority.default('normal'),
         thread_id: z.string().default('').describe('The thread this mail belongs to (a UUID: by convention the message_id of its first mail); empty for none'),
+        plaintext: z.boolean().default(false).describe(PLAINTEXT_PARAMETER),
       }),
       outputSchema: portable(SendMailToolResult),
       // A recipient may be on another node; every call sends again.
       annotations: changes({ idempotent: false, openWorld: true }),
     },
-    ({ to, body, subject, priority, thread_id }) =>
+    ({ to, body, subject, priority, thread_id, plaintext }) =>
       toolResult(SendMailToolResult, () => {
         const lists: Record<string, string[]> = { to_aliases: [], to_addresses: [], to_dids: [] };
         for (const recipient of Array.isArray(to) ? to : [to]) lists[SELECTOR_FIELD[selectorKind(recipient)]]?.push(recipient);
         const thread = thread_id === '' ? {} : { thread_id };
         return {
-          ...services.mail.send(principal.agentId, parseWith(SendMailBody, { ...lists, body, subject, priority, ...thread })),
+          ...services.mail.send(principal.agentId, parseWith(SendMailBody, { ...lists, body, subject, priority, ...thread, ...plaintextBy(plaintext) })),
           thread_id: thread_id || null,
         };
       }),
