@@ -233,6 +233,46 @@ describe('End-to-end encryption in Chat (headless node, Chromium)', { timeout: 4
     }
   });
 
+  it('leaving and rejoining a chat with pocket, refused for want of its key, go as plaintext only once asked', async () => {
+    await sessionRow().click();
+    await conversation().getByRole('heading', { level: 2, name: 'pocket' }).waitFor({ timeout: WAIT });
+    const before = (await pocketReads()).length;
+    await conversation().getByTestId('leave').click();
+    const dialog = page.locator('dialog[open]').filter({ has: page.getByTestId('leave-dialog') });
+    await dialog.waitFor({ timeout: WAIT });
+    await dialog.getByLabel('Parting words').fill('Off for today.');
+    await dialog.getByTestId('confirm-leave').click();
+    // The node refused the goodbye: the dialog says why and what leaving now means, and sent nothing.
+    await dialog.getByTestId('leave-plaintext-warning').waitFor({ timeout: WAIT });
+    expect((await dialog.getByTestId('leave-plaintext-warning').textContent())?.trim()).toBe(PLAINTEXT_WARNING);
+    expect(await dialog.textContent()).toContain('publishes no valid encryption key');
+    expect((await dialog.getByTestId('confirm-leave').textContent())?.trim()).toBe('Leave as plaintext');
+    expect(await pocketReads()).toHaveLength(before);
+    await dialog.getByTestId('confirm-leave').click();
+    await expect.poll(() => page.locator('dialog[open]').count(), { timeout: WAIT }).toBe(0);
+    await page.getByTestId('left-bar').waitFor({ timeout: WAIT });
+
+    // Rejoining is a message too: refused the same way, and offered as plaintext, asked first.
+    await page.getByTestId('rejoin').click();
+    await page.getByTestId('rejoin-plaintext').waitFor({ timeout: WAIT });
+    expect(await page.getByTestId('left-bar').textContent()).toContain('publishes no valid encryption key');
+    await page.getByTestId('rejoin-plaintext').click();
+    const confirm = page.locator('dialog[open]').getByTestId('plaintext-dialog');
+    await confirm.waitFor({ timeout: WAIT });
+    await confirm.getByTestId('keep-unsent').click();
+    await expect.poll(() => page.locator('dialog[open]').count()).toBe(0);
+    expect(await page.getByTestId('left-bar').count()).toBe(1);
+    await page.getByTestId('rejoin-plaintext').click();
+    await confirm.getByTestId('confirm-plaintext').click();
+    await page.getByTestId('composer').waitFor({ timeout: WAIT });
+
+    const reads = await pocketReads();
+    expect(reads.slice(before).map((m) => [m.body, m.end_to_end])).toEqual([
+      ['Off for today.', false],
+      ['Rejoined the chat.', false],
+    ]);
+  });
+
   it('locks a chat between identities whose keys the node holds: row, header and each message, a reply included', async () => {
     await page.getByTestId('nav-chat').click();
     const row = page.getByTestId('session-list').getByRole('option').filter({ hasText: 'bob' });

@@ -71,12 +71,15 @@ export function useChatSending(open: OpenConversation) {
    * Leaving or rejoining: not optimistic, since the caller (a confirmation, a button) shows the
    * outcome; the message joins the conversation once the node has it. Throws with its reason.
    */
-  async function changeMembership(flags: { leaving?: boolean; rejoining?: boolean }, body: string): Promise<void> {
+  async function changeMembership(flags: { leaving?: boolean; rejoining?: boolean }, body: string, options: { plaintext?: boolean }): Promise<void> {
     const sessionId = openId.value;
     const identity = me.value;
     if (sessionId === null || identity === null) return;
     const mine = generation();
-    const answer = await api().chat.send(sessionId, body, flags);
+    const answer = await api().chat.send(sessionId, body, {
+      ...flags,
+      ...(options.plaintext === true ? { content_mode: 'legacy_plaintext_v1' as const } : {}),
+    });
     if (mine !== generation()) return;
     const key = `local-${++localSeq}`;
     const entry = pendingEntry(key, identity, sessionId, body, flags, new Date());
@@ -85,13 +88,17 @@ export function useChatSending(open: OpenConversation) {
     open.noteLast(sessionId, { ...entry.message, message_id: answer.message_id }, copy === undefined ? null : copy.message.end_to_end);
   }
 
-  /** Leaves the open chat, with a parting note or the standard words. */
-  function leave(note = ''): Promise<void> {
-    return changeMembership({ leaving: true }, note.trim() || LEFT_BODY);
+  /**
+   * Leaves the open chat, with a parting note or the standard words. `plaintext`: the person chose
+   * it after the node refused the goodbye for want of someone's key (it is a message like any other).
+   */
+  function leave(note = '', options: { plaintext?: boolean } = {}): Promise<void> {
+    return changeMembership({ leaving: true }, note.trim() || LEFT_BODY, options);
   }
 
-  function rejoin(): Promise<void> {
-    return changeMembership({ rejoining: true }, REJOINED_BODY);
+  /** Comes back into the open chat; `plaintext` as for leaving. */
+  function rejoin(options: { plaintext?: boolean } = {}): Promise<void> {
+    return changeMembership({ rejoining: true }, REJOINED_BODY, options);
   }
 
   async function deliver(key: string): Promise<void> {
