@@ -9,7 +9,7 @@ import type { NodeContext } from '../../context.ts';
 import type { ArrivedEnvelope, Bounce, CheckedSender, FederationCore, SenderKeys } from '../../federation/core-port.ts';
 import type { FoundEncryptionKey } from '../../federation/remote-encryption-keys.ts';
 import { conflict } from '../../errors.ts';
-import type { EndToEnd } from './messaging/end-to-end.ts';
+import { claimedIds, type EndToEnd } from './messaging/end-to-end.ts';
 import { assertAcceptsPlaintext } from './messaging/plaintext-policy.ts';
 import { signMessage } from './messaging/signing.ts';
 import type { ChatService } from './chat/service.ts';
@@ -59,13 +59,12 @@ export class CoreForFederation implements FederationCore<LocalRecipient> {
   }
 
   checkArrivedEnvelope(mail: FederatedMail, recipient: LocalRecipient): ArrivedEnvelope {
-    const claimed = mail.encrypted_envelope?.conversation_id;
     const party = this.#parts.recipients.party(recipient);
     // The sender is proven (inbound.ts): the recipient's key next, a missing one apart from a wrong one, then the ingestion checks.
     this.#parts.endToEnd.checkRecipientKey(mail.encrypted_envelope, party);
     const { envelope, opened } = this.#parts.endToEnd.receiveMail(
       mail.encrypted_envelope,
-      { messageId: mail.message_id, conversationId: typeof claimed === 'string' ? claimed : '' },
+      { messageId: mail.message_id, conversationId: claimedIds(mail.encrypted_envelope).conversationId },
       { did: mail.from_did, stableId: mail.from_stable_id, address: mail.from },
       party,
     );
@@ -126,10 +125,9 @@ export class CoreForFederation implements FederationCore<LocalRecipient> {
 
   checkArrivedChatEnvelope(chat: FederatedChat, recipient: LocalRecipient): ArrivedEnvelope {
     // The sender's session is its own node's: this node's copy of it has another id, so the envelope names the conversation.
-    const claimed = chat.encrypted_envelope?.conversation_id;
     const { envelope, opened } = this.#parts.endToEnd.receiveChat(
       chat.encrypted_envelope,
-      { messageId: chat.message_id, conversationId: typeof claimed === 'string' ? claimed : '' },
+      { messageId: chat.message_id, conversationId: claimedIds(chat.encrypted_envelope).conversationId },
       { did: chat.from_did, stableId: chat.from_stable_id, address: chat.from },
       [this.#parts.recipients.party(recipient)],
     );

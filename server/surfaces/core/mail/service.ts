@@ -40,7 +40,7 @@ import { signatureStatus, signMessage } from '../messaging/signing.ts';
 import type { NamespaceService } from '../namespaces/service.ts';
 import { deliverMail, type EncryptedMail } from './delivery.ts';
 import { conversationId } from './conversation.ts';
-import { asRead, type EndToEnd } from '../messaging/end-to-end.ts';
+import { asRead, claimedIds, type EndToEnd } from '../messaging/end-to-end.ts';
 import { MailFolders, publishMailChange } from './folders.ts';
 import { SentMail } from './sent.ts';
 import {
@@ -147,7 +147,6 @@ export class MailService {
     if (bytes > MAX_BODY_BYTES) throw tooLarge('SVC_ERR_MESSAGE_TOO_LARGE', `Mail body is ${bytes} bytes; the limit is ${MAX_BODY_BYTES} bytes (64 KiB)`);
     const { db, bus, clock } = this.#ctx;
     const keyed = keyedSend(agentId, 'mail', input);
-    assertNamesItself(this.#identities.row(agentId), input);
     // A client signature is checked before anything else, a repeat of its send included.
     const signature = clientSignatureOf(input);
     const clientSigned =
@@ -164,6 +163,7 @@ export class MailService {
       const earlier = keyed === null ? undefined : earlierAnswer<SendMailResult>(db, keyed);
       if (earlier !== undefined) return { result: earlier, deliveries: [] };
       const senderRow = this.#identities.row(agentId);
+      assertNamesItself(senderRow, input);
       if (senderRow.status !== 'active') throw conflict('SVC_ERR_IDENTITY_NOT_ACTIVE', `Identity is ${senderRow.status} and cannot send mail`);
       const sender = this.#recipients.party(senderRow);
       const targets = this.#resolve(senderRow, input);
@@ -220,13 +220,9 @@ export class MailService {
       return { encrypted: { envelope, createdAt: signed.timestamp, readers } };
     }
     const createdAt = signingTimestamp(this.#ctx.clock);
-    const claimed = input.encrypted_envelope as { message_id?: unknown; conversation_id?: unknown };
     const { envelope, opened } = this.#endToEnd.receiveMail(
       input.encrypted_envelope,
-      {
-        messageId: input.message_id ?? (typeof claimed.message_id === 'string' ? claimed.message_id : ''),
-        conversationId: input.thread_id ?? (typeof claimed.conversation_id === 'string' ? claimed.conversation_id : ''),
-      },
+      envelopeIds(input),
       { did: sender.didKey, stableId: sender.stableId, address: sender.address },
       recipient,
     );
@@ -248,13 +244,9 @@ export class MailService {
         issue(['encrypted_envelope'], `an encrypted_envelope for ${recipient.to}, on another node, is taken only by POST /v1/messages`),
       ]);
     }
-    const claimed = input.encrypted_envelope as { message_id?: unknown; conversation_id?: unknown };
     return this.#endToEnd.receiveMailForRemote(
       input.encrypted_envelope,
-      {
-        messageId: input.message_id ?? (typeof claimed.message_id === 'string' ? claimed.message_id : ''),
-        conversationId: input.thread_id ?? (typeof claimed.conversation_id === 'string' ? claimed.conversation_id : ''),
-      },
+      envelopeIds(input),
       { did: sender.didKey, stableId: sender.stableId, address: sender.address },
       { address: key.address, didKey: key.didKey, stableId: key.stableId, encryptionKeyId: key.key.encryptionKeyId },
     );
@@ -401,6 +393,12 @@ export class MailService {
 
 /** The conversation a client's envelope says it belongs to, when it names one that fits a thread id (the envelope is checked later). */
 function envelopeConversation(envelope: unknown): string | undefined {
-  const claimed = (envelope as { conversation_id?: unknown } | undefined)?.conversation_id;
-  return typeof claimed === 'string' && claimed !== '' && claimed.length <= 256 ? claimed : undefined;
+  const { conversationId } = claimedIds(envelope);
+  return conversationId !== '' && conversationId.length <= 256 ? conversationId : undefined;
+}
+
+/** The ids a client's envelope is checked against: the request's where it names them, else what the envelope claims. */
+function envelopeIds(input: SendMailInput): { messageId: string; conversationId: string } {
+  const claimed = claimedIds(input.encrypted_envelope);
+  return { messageId: input.message_id ?? claimed.messageId, conversationId: input.thread_id ?? claimed.conversationId };
 }

@@ -188,12 +188,14 @@ export class EndToEnd {
   }
 
   /**
-   * Whether an envelope's recipient entry is sealed to a key `party` published (current, or
-   * archived after a rotation the sender had not seen yet): never to a key someone substituted.
+   * An envelope's recipient entry for `party` is sealed to a key `party` published (current, or
+   * archived after a rotation the sender had not seen yet), never to a key someone substituted;
+   * else a 422.
    */
-  sealedToPublishedKey(party: Party, envelope: E2eeEnvelope): boolean {
+  #assertSealedToPublishedKey(party: Party, envelope: E2eeEnvelope): void {
     const keyId = envelope.recipients.find((r) => r.did === party.didKey)?.encryption_key_id;
-    return keyId !== undefined && this.#keys.published(party.agent.agent_id, keyId);
+    if (keyId !== undefined && this.#keys.published(party.agent.agent_id, keyId)) return;
+    throw invalid('SVC_ERR_E2EE_ENVELOPE_MISMATCH', `the envelope is sealed to a key ${party.address ?? party.alias} never published (recipient_key_mismatch)`);
   }
 
   /**
@@ -232,12 +234,7 @@ export class EndToEnd {
       sender,
       recipients: [{ did: recipient.didKey, stableId: recipient.stableId, address: recipient.address }],
     });
-    if (!this.sealedToPublishedKey(recipient, envelope)) {
-      throw invalid(
-        'SVC_ERR_E2EE_ENVELOPE_MISMATCH',
-        `the envelope is sealed to a key ${recipient.address ?? recipient.alias} never published (recipient_key_mismatch)`,
-      );
-    }
+    this.#assertSealedToPublishedKey(recipient, envelope);
     if (recipient.agent.custody === 'self') return { envelope, opened: null };
     const inner = this.open(recipient, envelope);
     return { envelope, opened: { subject: inner.subject ?? '', body: inner.body } };
@@ -294,12 +291,7 @@ export class EndToEnd {
     } catch (error) {
       throw refusal(error);
     }
-    if (!this.sealedToPublishedKey(recipient, envelope)) {
-      throw invalid(
-        'SVC_ERR_E2EE_ENVELOPE_MISMATCH',
-        `the envelope is sealed to a key ${recipient.address ?? recipient.alias} never published (recipient_key_mismatch)`,
-      );
-    }
+    this.#assertSealedToPublishedKey(recipient, envelope);
   }
 
   /**
@@ -321,14 +313,7 @@ export class EndToEnd {
       sender,
       recipients: recipients.map((r) => ({ did: r.didKey, stableId: r.stableId, address: r.address })),
     });
-    for (const recipient of recipients) {
-      if (!this.sealedToPublishedKey(recipient, envelope)) {
-        throw invalid(
-          'SVC_ERR_E2EE_ENVELOPE_MISMATCH',
-          `the envelope is sealed to a key ${recipient.address ?? recipient.alias} never published (recipient_key_mismatch)`,
-        );
-      }
-    }
+    for (const recipient of recipients) this.#assertSealedToPublishedKey(recipient, envelope);
     const opened = recipients
       .filter((recipient) => recipient.agent.custody !== 'self')
       .map((recipient) => ({ agentId: recipient.agent.agent_id, content: { body: this.open(recipient, envelope).body } }));
@@ -420,4 +405,16 @@ export function asRead(
     };
   }
   return { end_to_end: true, content_mode: 'server_readable_hosted', message_version: 2, subject: stored.subject, body: stored.body };
+}
+
+/**
+ * The ids a client's envelope says it is bound to, read before it is checked (ingestion compares
+ * them with the request's, and refuses a mismatch); '' for one it does not name.
+ */
+export function claimedIds(envelope: unknown): { messageId: string; conversationId: string } {
+  const claimed = (typeof envelope === 'object' && envelope !== null ? envelope : {}) as { message_id?: unknown; conversation_id?: unknown };
+  return {
+    messageId: typeof claimed.message_id === 'string' ? claimed.message_id : '',
+    conversationId: typeof claimed.conversation_id === 'string' ? claimed.conversation_id : '',
+  };
 }

@@ -9,7 +9,7 @@
 import { signingTimestamp } from '../../../../clock.ts';
 import type { Db } from '../../../../context.ts';
 import { invalid } from '../../../../errors.ts';
-import type { SendModeRequest } from '../../messaging/end-to-end.ts';
+import { claimedIds, type SendModeRequest } from '../../messaging/end-to-end.ts';
 import type { Party } from '../../messaging/participants.ts';
 import { signMessage, type SignedMessage } from '../../messaging/signing.ts';
 import type { ChatDeps } from '../deps.ts';
@@ -39,8 +39,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * its conversation check.
  */
 export function claimedSessionId(db: Db, request: SendModeRequest & { session_id?: string | undefined }): string | undefined {
-  const claimed = request.session_id ?? (request.encrypted_envelope as { conversation_id?: unknown } | undefined)?.conversation_id;
-  return typeof claimed === 'string' && UUID.test(claimed) && findChatSession(db, claimed) === undefined ? claimed : undefined;
+  const claimed = request.session_id ?? claimedIds(request.encrypted_envelope).conversationId;
+  return UUID.test(claimed) && findChatSession(db, claimed) === undefined ? claimed : undefined;
 }
 
 /** What goes into the row of a message from `sender` to `targets` (the other participants) in session `sessionId`. */
@@ -103,8 +103,7 @@ export function storedChat(
       sealRemote: false,
     };
   }
-  const claimed = (request.encrypted_envelope as { message_id?: unknown }).message_id;
-  const messageId = request.message_id ?? (typeof claimed === 'string' ? claimed : '');
+  const messageId = request.message_id ?? claimedIds(request.encrypted_envelope).messageId;
   const { envelope, opened } = endToEnd.receiveChat(
     request.encrypted_envelope,
     { messageId, conversationId: sessionId },
