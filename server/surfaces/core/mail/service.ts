@@ -36,7 +36,7 @@ import { assertReachable, isContact } from '../messaging/reachability.ts';
 import type { Party, Recipient } from '../messaging/participants.ts';
 import type { RecipientSelector, Recipients, RemoteRecipient } from '../messaging/recipients.ts';
 import { senderNamespaceTrust } from '../messaging/sender-trust.ts';
-import { signatureStatus, signMessage } from '../messaging/signing.ts';
+import { signMessage } from '../messaging/signing.ts';
 import type { NamespaceService } from '../namespaces/service.ts';
 import { deliverMail, type EncryptedMail } from './delivery.ts';
 import { conversationId } from './conversation.ts';
@@ -323,17 +323,7 @@ export class MailService {
       conversation_id: conversationId(row, encryption.encrypted_envelope),
       from_address: row.from_address ?? this.#senderName(reader, row),
       is_contact: row.origin !== 'bounce' && isContact(this.#ctx.db, reader.agent_id, sender),
-      // A reader the node opened a mail for, with no plaintext signature to go with it (the
-      // envelope came from a client or another node), gets none: the envelope's own signature is
-      // over bytes it is not given, and a client checking it against the fields would call it forged.
-      signature: encryption.content_mode === 'server_readable_hosted' && row.signed_payload === '' ? '' : row.signature,
-      // The reader's plaintext signature when it has one (the node sealed it), else the envelope's.
-      signature_status:
-        encryption.end_to_end && row.signed_payload === ''
-          ? this.#endToEnd.storedEnvelopeVerifies(row.encrypted_envelope!)
-            ? 'verified'
-            : 'failed'
-          : signatureStatus(row),
+      ...this.#endToEnd.signatureAsRead(row, encryption),
       from_namespace_trust: senderNamespaceTrust(this.#namespaces, { ...row, remote: row.origin === 'remote' }),
       signing_key_id: signingKeyId(row),
       ...announcementsFor(this.#ctx.db, row),

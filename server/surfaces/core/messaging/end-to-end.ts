@@ -31,13 +31,14 @@ import type { InnerPayload } from '../../../crypto/e2ee/inner-payload.ts';
 import { checkEnvelopeIntegrity, openEnvelope } from '../../../crypto/e2ee/open-envelope.ts';
 import { sealEnvelope, type SealParty } from '../../../crypto/e2ee/seal-envelope.ts';
 import { verifyEnvelopeForIngestion, type ExpectedParty } from '../../../crypto/e2ee/verify-envelope.ts';
+import type { MessageVerificationStatus } from '../../../crypto/message-signing.ts';
 import { MemoCache } from '../../../memo-cache.ts';
 import type { IdentityEncryptionKeys } from '../identities/encryption-keys.ts';
 import type { ContentMode, SendContentMode, StoredEnvelope } from '../../../../contract/core/end-to-end.ts';
 import type { AgentRow } from '../identities/store/agents.ts';
 import type { Party } from './participants.ts';
 import { assertAcceptsPlaintext } from './plaintext-policy.ts';
-import { assertNodeMaySign } from './signing.ts';
+import { assertNodeMaySign, signatureStatus } from './signing.ts';
 
 /** What a message says, as its parties read it. */
 export interface MessageContent {
@@ -335,6 +336,25 @@ export class EndToEnd {
     } catch (error) {
       throw refusal(error);
     }
+  }
+
+  /**
+   * The signature a reader is given beside a stored message (`read`: how it reads it, asRead), and
+   * the node's verdict. A reader with a plaintext signature of its own (the node sealed the
+   * message, and signed it as plaintext too) gets that one. A reader the node opened an envelope
+   * for with no such signature (the envelope came from a client or another node) gets none: the
+   * envelope's signature is over bytes it is not given, and a client checking it against the
+   * fields would call it forged; the verdict is then the envelope's.
+   */
+  signatureAsRead(
+    row: { from_did: string; signature: string; signed_payload: string; encrypted_envelope: string | null },
+    read: Pick<EncryptionAsRead, 'end_to_end' | 'content_mode'>,
+  ): { signature: string; signature_status: MessageVerificationStatus } {
+    const envelopeOnly = read.end_to_end && row.signed_payload === '' && row.encrypted_envelope !== null;
+    return {
+      signature: read.content_mode === 'server_readable_hosted' && row.signed_payload === '' ? '' : row.signature,
+      signature_status: envelopeOnly ? (this.storedEnvelopeVerifies(row.encrypted_envelope!) ? 'verified' : 'failed') : signatureStatus(row),
+    };
   }
 
   /** Whether a stored envelope's signature (and the hashes it covers) still verify: its reader's signature status. */

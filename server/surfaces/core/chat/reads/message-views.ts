@@ -10,7 +10,6 @@ import { announcementsFor } from '../../messaging/announcements.ts';
 import { asRead, type EncryptionAsRead } from '../../messaging/end-to-end.ts';
 import { isContact } from '../../messaging/reachability.ts';
 import { senderNamespaceTrust } from '../../messaging/sender-trust.ts';
-import { signatureStatus } from '../../messaging/signing.ts';
 import type { ChatDeps } from '../deps.ts';
 import type { ChatViewer } from '../domain/participants.ts';
 import { toChatMessage, type ChatMessageWithProject } from '../store/messages.ts';
@@ -28,14 +27,9 @@ export interface StreamMessage {
 export function messageView({ ctx, namespaces, endToEnd }: ViewDeps, viewer: ChatViewer, row: ChatMessageWithProject): ChatMessage {
   const mine = row.from_agent_id === viewer.agentId;
   const encryption = chatAsRead(row, viewer);
-  // Without a plaintext signature for this reader (the envelope came from a client), the
-  // envelope's own signature is its verdict; it is over bytes a hosted reader is not given, so
-  // such a reader gets none rather than one its client would call forged.
-  const envelopeOnly = encryption.end_to_end && row.signed_payload === '' && row.encrypted_envelope !== null;
   return toChatMessage(row, viewer, {
     ...encryption,
-    signature: encryption.content_mode === 'server_readable_hosted' && row.signed_payload === '' ? '' : row.signature,
-    signature_status: envelopeOnly ? (endToEnd.storedEnvelopeVerifies(row.encrypted_envelope!) ? 'verified' : 'failed') : signatureStatus(row),
+    ...endToEnd.signatureAsRead(row, encryption),
     from_namespace_trust: senderNamespaceTrust(namespaces, { ...row, remote: row.from_remote_address !== null }),
     is_contact: !mine && isContact(ctx.db, viewer.agentId, { didKey: row.from_did, stableId: row.from_stable_id, address: row.from_address }),
     ...announcementsFor(ctx.db, row),
