@@ -1,7 +1,7 @@
 /**
  * The node as the end-to-end encryption client of the identities whose keys it holds
  * (docs/adr/0008-end-to-end-mail.md), and the gate for envelopes that clients holding their own
- * keys post. Mail uses it now; chat will use the same.
+ * keys post, for mail and chat alike.
  *
  * - Sealing: a custodial sender's message to recipients who publish a valid key becomes a v2
  *   envelope (server/crypto/e2ee/seal-envelope.ts), signed in custody with the sender's key, with
@@ -69,6 +69,14 @@ export type SendMode = { kind: 'seal'; recipientKey: EncryptionKeyAssertion } | 
  * node for all of them (each with its key), the client's envelope, or plaintext.
  */
 export type ChatSendMode = { kind: 'seal'; recipients: { party: Party; key: EncryptionKeyAssertion }[] } | { kind: 'envelope' } | { kind: 'plaintext' };
+
+/** The one recipient on another node a client's envelope is for: its address's current keys and the encryption key its node publishes now. */
+export interface RemoteEnvelopeRecipient {
+  address: string;
+  didKey: string;
+  stableId: string;
+  encryptionKeyId: string;
+}
 
 /** The parts of a send request that choose its mode. */
 export interface SendModeRequest {
@@ -241,21 +249,33 @@ export class EndToEnd {
     return { envelope, opened: { subject: inner.subject ?? '', body: inner.body } };
   }
 
-  /**
-   * A client's mail envelope for an identity on another node, checked as `ingest` checks it, and
-   * sealed to the key that identity's own node publishes for it now (`recipient`, found and
-   * verified by federation/remote-encryption-keys.ts), never a substituted one; its `from.address`
-   * must be the sender's address, which the receiving node checks the sender by. The node cannot
-   * open it (it holds neither key) and keeps nothing readable of it. Throws a 4xx ServiceError.
-   */
+  /** `receiveForRemote` for a mail (its thread as the conversation); mail's send calls it. */
   receiveMailForRemote(
     value: unknown,
     ids: { messageId: string; conversationId: string },
     sender: ExpectedParty,
-    recipient: { address: string; didKey: string; stableId: string; encryptionKeyId: string },
+    recipient: RemoteEnvelopeRecipient,
+  ): E2eeEnvelope {
+    return this.receiveForRemote('mail', value, ids, sender, recipient);
+  }
+
+  /**
+   * A client's envelope (mail, or chat: the sender's session as its conversation) for an identity
+   * on another node, checked as `ingest` checks it, and sealed to the key that identity's own node
+   * publishes for it now (`recipient`, found and verified by federation/remote-encryption-keys.ts),
+   * never a substituted one; its `from.address` must be the sender's address, which the receiving
+   * node checks the sender by. The node cannot open it (it holds neither key) and keeps nothing
+   * readable of it. Throws a 4xx ServiceError.
+   */
+  receiveForRemote(
+    kind: MessageKind,
+    value: unknown,
+    ids: { messageId: string; conversationId: string },
+    sender: ExpectedParty,
+    recipient: RemoteEnvelopeRecipient,
   ): E2eeEnvelope {
     const envelope = this.ingest(value, {
-      kind: 'mail',
+      kind,
       ...ids,
       sender,
       recipients: [{ did: recipient.didKey, stableId: recipient.stableId, address: recipient.address }],
@@ -283,7 +303,7 @@ export class EndToEnd {
     if (this.keyOf(recipient) === null) {
       throw conflict(
         'SVC_ERR_E2EE_RECIPIENT_KEY_MISSING',
-        `${recipient.address ?? recipient.alias} publishes no valid encryption key, so it takes no sealed mail`,
+        `${recipient.address ?? recipient.alias} publishes no valid encryption key, so it takes no sealed message`,
       );
     }
     let envelope: E2eeEnvelope;
