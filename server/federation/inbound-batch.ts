@@ -186,8 +186,8 @@ export class FederationBatches<Recipient extends HostedRecipient = HostedRecipie
   #chargeDomain(message: FederatedMessage): { wait: number; detail: string } | null {
     const domain = splitAddress(message.from)?.domain;
     if (domain === undefined) return null;
-    // An end-to-end encrypted mail's content is its envelope (its body is empty): that is what it costs.
-    const envelope = message.kind === 'mail' && message.encrypted_envelope !== undefined ? Buffer.byteLength(JSON.stringify(message.encrypted_envelope)) : 0;
+    // An end-to-end encrypted message's content is its envelope (its body is empty): that is what it costs.
+    const envelope = message.encrypted_envelope === undefined ? 0 : Buffer.byteLength(JSON.stringify(message.encrypted_envelope));
     const wait = this.#budgets.take(domain, Buffer.byteLength(message.body) + Buffer.byteLength(message.signed_payload) + envelope);
     return wait > 0 ? { wait, detail: `${domain}'s delivery budget is spent; try again in ${wait} s` } : null;
   }

@@ -13,13 +13,14 @@
  * named. So the payload is compared field by field; the recipient's keys, once it is known, by
  * `recipientProblem`.
  *
- * End-to-end encrypted mail a self-custodial client sealed itself carries no plaintext signature
- * at all (upstream's clients post none beside an envelope): `signature` and `signed_payload` are
- * empty, and the envelope's own Ed25519 signature, which covers its sender (`from.did`,
- * `from.address`, `from.stable_id`), its recipient, its ids and its time, is the proof. The
- * delivered fields must then say what the envelope signed (`envelopeSignatureProblem`), so every
- * later check (the sender's address and key on its node, the recipient) reads signed values.
- * `priority` and `thread_id` stay outside any signature, as `thread_id` always is.
+ * An end-to-end encrypted mail or chat message a self-custodial client sealed itself carries no
+ * plaintext signature at all (upstream's clients post none beside an envelope): `signature` and
+ * `signed_payload` are empty, and the envelope's own Ed25519 signature, which covers its kind, its
+ * sender (`from.did`, `from.address`, `from.stable_id`), its recipient, its ids and its time, is
+ * the proof. The delivered fields must then say what the envelope signed
+ * (`envelopeSignatureProblem`), so every later check (the sender's address and key on its node,
+ * the recipient) reads signed values. A mail's `priority` and `thread_id`, and what a chat message
+ * says about replying, waiting and leaving, stay outside any signature, as `thread_id` always is.
  */
 import { publicKeyFromDidKey } from '../crypto/did-key.ts';
 import { verifyBytes } from '../crypto/ed25519.ts';
@@ -100,34 +101,34 @@ function differingField(message: FederatedMessage, payload: Record<string, unkno
   return null;
 }
 
-/** Mail whose only signature is its end-to-end envelope's (a self-custodial client sealed it): no plaintext signature beside it. */
-export function isEnvelopeSigned(message: FederatedMessage): message is FederatedMail {
-  return message.kind === 'mail' && message.encrypted_envelope !== undefined && message.signature === '' && message.signed_payload === '';
+/** Mail or chat whose only signature is its end-to-end envelope's (a self-custodial client sealed it): no plaintext signature beside it. */
+export function isEnvelopeSigned(message: FederatedMessage): boolean {
+  return message.encrypted_envelope !== undefined && message.signature === '' && message.signed_payload === '';
 }
 
 /** Which delivered field the envelope does not say, or null when it says them all. */
-function envelopeDifferingField(mail: FederatedMail, envelope: E2eeEnvelope): string | null {
-  if (envelope.kind !== 'mail') return 'kind';
-  if (envelope.from.address !== mail.from) return 'from';
-  if (envelope.from.did !== mail.from_did) return 'from_did';
-  if ((envelope.from.stable_id ?? null) !== mail.from_stable_id) return 'from_stable_id';
-  if (envelope.message_id !== mail.message_id) return 'message_id';
-  if (envelope.created_at !== mail.timestamp) return 'timestamp';
+function envelopeDifferingField(message: FederatedMessage, envelope: E2eeEnvelope): string | null {
+  if (envelope.kind !== message.kind) return 'kind';
+  if (envelope.from.address !== message.from) return 'from';
+  if (envelope.from.did !== message.from_did) return 'from_did';
+  if ((envelope.from.stable_id ?? null) !== message.from_stable_id) return 'from_stable_id';
+  if (envelope.message_id !== message.message_id) return 'message_id';
+  if (envelope.created_at !== message.timestamp) return 'timestamp';
   const [recipient, ...others] = envelope.recipients;
-  if (recipient === undefined || others.length > 0 || !sameAddress(recipient.address ?? '', mail.to)) return 'to';
+  if (recipient === undefined || others.length > 0 || !sameAddress(recipient.address ?? '', message.to)) return 'to';
   return null;
 }
 
-/** Why an envelope-signed mail is not what its envelope's sender signed, or null when it is. */
-function envelopeSignatureProblem(mail: FederatedMail): string | null {
+/** Why an envelope-signed message is not what its envelope's sender signed, or null when it is. */
+function envelopeSignatureProblem(message: FederatedMessage): string | null {
   let envelope: E2eeEnvelope;
   try {
-    envelope = parseEnvelope(mail.encrypted_envelope);
+    envelope = parseEnvelope(message.encrypted_envelope);
   } catch (error) {
     if (error instanceof E2eeError) return `it carries no signature but its encrypted_envelope's, which cannot be read (${error.category})`;
     throw error;
   }
-  const field = envelopeDifferingField(mail, envelope);
+  const field = envelopeDifferingField(message, envelope);
   if (field !== null) return `the delivered fields are not what the encrypted_envelope signed (${field} differs)`;
   const signer = publicKeyFromDidKey(envelope.from.did);
   const signature = decodeRaw(envelope.signature);

@@ -124,12 +124,15 @@ export class CoreForFederation implements FederationCore<LocalRecipient> {
   }
 
   checkArrivedChatEnvelope(chat: FederatedChat, recipient: LocalRecipient): ArrivedEnvelope {
+    const party = this.#parts.recipients.party(recipient);
+    // As mail's: the sender is proven (inbound.ts), the recipient's key next, a missing one apart from a wrong one, then the ingestion checks.
+    this.#parts.endToEnd.checkRecipientKey(chat.encrypted_envelope, party);
     // The sender's session is its own node's: this node's copy of it has another id, so the envelope names the conversation.
     const { envelope, opened } = this.#parts.endToEnd.receiveChat(
       chat.encrypted_envelope,
       { messageId: chat.message_id, conversationId: claimedIds(chat.encrypted_envelope).conversationId },
       { did: chat.from_did, stableId: chat.from_stable_id, address: chat.from },
-      [this.#parts.recipients.party(recipient)],
+      [party],
     );
     const [mine] = opened;
     return {
