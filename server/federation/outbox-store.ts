@@ -151,9 +151,13 @@ export function settleBounced(db: Db, id: number, attempts: number, reason: stri
   db.prepare(`UPDATE federation_outbox SET status = 'bounced', attempts = ?, last_error = ?, settled_at = ? WHERE id = ?`).run(attempts, reason, now, id);
 }
 
-/** What a sender calls the message: mail's subject, or the start of a chat message. */
+/**
+ * What a sender calls the message: mail's subject, or the start of a chat message (a chat message
+ * its client sealed has no words here: the node never had them).
+ */
 export function subjectOf(message: FederatedMessage): string {
   if (message.kind === 'mail') return message.subject;
+  if (message.body === '' && message.encrypted_envelope !== undefined) return 'Chat: (end-to-end encrypted)';
   const text = message.body.replace(/\s+/g, ' ').trim();
   return `Chat: ${text.length > 60 ? `${text.slice(0, 60)}…` : text}`;
 }

@@ -121,7 +121,7 @@ export function createCoreServices(ctx: NodeContext, owner: OwnerAccess, options
   const remoteEncryptionKeys: RemoteEncryptionKeys = remoteKeyLookup;
   const outbox = new FederationOutbox(ctx, directory, remote, federationCore, remoteKeyLookup, options.outbox);
   const mail = new MailService(ctx, identities, recipients, outbox, namespaces, endToEnd, remoteEncryptionKeys);
-  const chat = new ChatService(ctx, identities, recipients, outbox, namespaces, mail, endToEnd);
+  const chat = new ChatService(ctx, identities, recipients, outbox, namespaces, mail, endToEnd, remoteEncryptionKeys);
   const inbound = new FederationInbound(ctx, directory, remote, federationCore);
   const batches = new FederationBatches(inbound, new DomainBudgets(options.domainBudget ?? DEFAULT_DOMAIN_BUDGET, ctx.clock));
   const contacts = new ContactService(ctx);

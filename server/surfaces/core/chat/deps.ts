@@ -1,6 +1,7 @@
 /** What chat's commands and reads work with; wired once by ChatService. */
 import type { NodeContext } from '../../../context.ts';
 import type { IdentityService } from '../identities/service.ts';
+import type { RemoteEncryptionKeys } from '../identities/remote-encryption-keys.ts';
 import type { MailService } from '../mail/service.ts';
 import type { EndToEnd } from '../messaging/end-to-end.ts';
 import type { RemoteQueue } from '../messaging/remote-queue.ts';
@@ -19,6 +20,8 @@ export interface ChatDeps {
   presence: ChatPresence;
   /** Messages to participants on other nodes. */
   queue: RemoteQueue;
+  /** The key another node publishes for its identity now: what a client's envelope to a participant there must be sealed to. */
+  remoteKeys: RemoteEncryptionKeys;
   /** The identity's unread mail, which chat's pending answer shows beside its chats (`messages_waiting`); mail's to count. */
   mail: Pick<MailService, 'unreadCount'>;
 }

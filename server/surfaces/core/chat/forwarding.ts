@@ -3,8 +3,13 @@
  * queued, as signed, in the federation outbox (messaging's RemoteQueue) inside the send's
  * transaction, and delivered after the commit; what the other sends arrives through
  * federation/inbound.ts. Each node keeps its own copy of the session.
+ *
+ * An envelope a self-custodial sender's client sealed goes as it is instead: the node holds no key
+ * to sign or seal it with, so the envelope's own signature is the proof on the wire
+ * (docs/adr/0009-end-to-end-chat.md, "With a participant on another node").
  */
 import { FEDERATION_VERSION, type FederatedChat } from '../../../../contract/core/federation.ts';
+import type { E2eeEnvelope } from '../../../crypto/e2ee/envelope.ts';
 import { invalid } from '../../../errors.ts';
 import type { RemoteQueue } from '../messaging/remote-queue.ts';
 import type { Party } from '../messaging/participants.ts';
@@ -70,6 +75,55 @@ export function forwardChat(
       { sealed },
     );
     queued = true;
+  }
+  return queued;
+}
+
+/**
+ * Queues the envelope the sender's client sealed for its one participant on another node, as it
+ * is (`sealedByClient`: the outbox sends it while it is fresh for its receiver, then bounces it).
+ * The wire's fields say what the envelope signed (its sender, ids and time), so the receiving node
+ * proves the sender by them; `signature` and `signed_payload` are empty, as upstream's clients post
+ * none beside an envelope. What the message says about waiting and leaving, and `reply_to`, stay
+ * outside any signature, as a mail's priority and thread do. Says whether it queued one.
+ */
+export function forwardClientSealedChat(
+  queue: RemoteQueue,
+  sender: Party,
+  recipients: readonly ChatParty[],
+  envelope: E2eeEnvelope,
+  content: ChatContent,
+): boolean {
+  let queued = false;
+  for (const recipient of recipients) {
+    if (recipient.agent === null) {
+      queue.enqueue(
+        sender.agent.agent_id,
+        recipient.address.slice(0, recipient.address.indexOf('/')),
+        {
+          v: FEDERATION_VERSION,
+          kind: 'chat',
+          message_id: envelope.message_id,
+          from: envelope.from.address ?? '',
+          from_did: envelope.from.did,
+          from_stable_id: envelope.from.stable_id ?? null,
+          to: recipient.address,
+          body: '',
+          reply_to: content.reply_to,
+          wait_seconds: content.wait_seconds,
+          hang_on: content.hang_on,
+          sender_leaving: content.sender_leaving,
+          timestamp: envelope.created_at,
+          signature: '',
+          signed_payload: '',
+          content_mode: 'encrypted_v2',
+          message_version: 2,
+          encrypted_envelope: envelope as unknown as NonNullable<FederatedChat['encrypted_envelope']>,
+        },
+        { sealedByClient: true },
+      );
+      queued = true;
+    }
   }
   return queued;
 }

@@ -45,7 +45,7 @@ export async function chatRoutes(app: FastifyInstance, { services }: { services:
         response: { 200: StartChatResult },
       },
     },
-    async (request) => chat.createOrSend(identityOf(request).agentId, request.body),
+    async (request) => chat.createOrSendFindingKeys(identityOf(request).agentId, request.body),
   );
 
   api.get(
@@ -84,7 +84,7 @@ export async function chatRoutes(app: FastifyInstance, { services }: { services:
       config: { auth },
       schema: { tags, summary: 'A message to every other participant', params: SessionParams, body: SendMessageBody, response: { 200: SendChatResult } },
     },
-    async (request) => chat.send(identityOf(request).agentId, request.params.session_id, request.body),
+    async (request) => chat.sendFindingKeys(identityOf(request).agentId, request.params.session_id, request.body),
   );
 
   api.post(

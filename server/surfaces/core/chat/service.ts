@@ -27,6 +27,7 @@ import type { FederatedChat } from '../../../../contract/core/federation.ts';
 import type { NodeContext } from '../../../context.ts';
 import type { AgentRow } from '../identities/store/agents.ts';
 import type { IdentityService } from '../identities/service.ts';
+import type { RemoteEncryptionKeys } from '../identities/remote-encryption-keys.ts';
 import type { MailService } from '../mail/service.ts';
 import type { EndToEnd } from '../messaging/end-to-end.ts';
 import type { RemoteQueue } from '../messaging/remote-queue.ts';
@@ -34,7 +35,7 @@ import type { Recipients } from '../messaging/recipients.ts';
 import type { NamespaceService } from '../namespaces/service.ts';
 import { markRead } from './commands/mark-read.ts';
 import { hasMessage, receiveRemote, type ArrivedChat } from './commands/receive.ts';
-import { createOrSend, send } from './commands/send.ts';
+import { createOrSend, createOrSendFindingKeys, send, sendFindingKeys } from './commands/send.ts';
 import type { ChatDeps } from './deps.ts';
 import type { ChatViewer } from './domain/participants.ts';
 import { viewerOf } from './membership.ts';
@@ -64,8 +65,9 @@ export class ChatService {
     namespaces: NamespaceService,
     mail: Pick<MailService, 'unreadCount'>,
     endToEnd: EndToEnd,
+    remoteKeys: RemoteEncryptionKeys,
   ) {
-    this.#deps = { ctx, identities, recipients, namespaces, queue, mail, endToEnd, presence: new ChatPresence() };
+    this.#deps = { ctx, identities, recipients, namespaces, queue, remoteKeys, mail, endToEnd, presence: new ChatPresence() };
   }
 
   viewer(agentId: string): ChatViewer {
@@ -80,6 +82,19 @@ export class ChatService {
 
   send(agentId: string, sessionId: string, input: SendMessageInput): SendChatResult {
     return send(this.#deps, agentId, sessionId, input);
+  }
+
+  /**
+   * `createOrSend` and `send` as the routes make them: a client's envelope for a participant on
+   * another node is checked against the key that participant's node publishes now, found first
+   * (over the network, before the send's transaction). Without it such an envelope is refused.
+   */
+  async createOrSendFindingKeys(agentId: string, input: CreateSessionInput): Promise<StartChatResult> {
+    return startChatResult(await createOrSendFindingKeys(this.#deps, agentId, input));
+  }
+
+  async sendFindingKeys(agentId: string, sessionId: string, input: SendMessageInput): Promise<SendChatResult> {
+    return sendFindingKeys(this.#deps, agentId, sessionId, input);
   }
 
   markRead(agentId: string, sessionId: string, upToMessageId: string): ChatReadMarked {

@@ -4,11 +4,16 @@
  * sealed by the node for a sender whose keys it holds (one envelope, a wrap per other participant
  * and the sender's own copy), as the envelope a client that holds its own keys made (checked, and
  * opened for each participant whose keys the node holds), or as plaintext where that is allowed
- * (messaging/end-to-end.ts decides, no downgrade). Runs inside the send's transaction.
+ * (messaging/end-to-end.ts decides, no downgrade). To a participant on another node, a client's
+ * envelope is checked against the key that participant's node publishes now (found before the
+ * send's transaction) and kept as it is, for the outbox to send as sealed. Runs inside the send's
+ * transaction.
  */
 import { signingTimestamp } from '../../../../clock.ts';
 import type { Db } from '../../../../context.ts';
+import type { E2eeEnvelope } from '../../../../crypto/e2ee/envelope.ts';
 import { invalid } from '../../../../errors.ts';
+import type { RemoteEncryptionKey } from '../../identities/remote-encryption-keys.ts';
 import { claimedIds, type SendModeRequest } from '../../messaging/end-to-end.ts';
 import type { Party } from '../../messaging/participants.ts';
 import { signMessage, type SignedMessage } from '../../messaging/signing.ts';
@@ -28,6 +33,8 @@ export interface StoredChat {
   readers: { agentId: string; opened: OpenedChat }[];
   /** To a participant on another node: the signed copy is queued to be sealed as it leaves (federation/outbox-sealing.ts). */
   sealRemote: boolean;
+  /** To a participant on another node: the envelope the sender's client sealed, queued as it is; null otherwise. */
+  clientSealed: E2eeEnvelope | null;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -43,7 +50,11 @@ export function claimedSessionId(db: Db, request: SendModeRequest & { session_id
   return UUID.test(claimed) && findChatSession(db, claimed) === undefined ? claimed : undefined;
 }
 
-/** What goes into the row of a message from `sender` to `targets` (the other participants) in session `sessionId`. */
+/**
+ * What goes into the row of a message from `sender` to `targets` (the other participants) in
+ * session `sessionId`. `remoteKey`: the current key of the participant on another node a client's
+ * envelope is for (the send found it before its transaction).
+ */
 export function storedChat(
   { ctx, endToEnd }: ChatDeps,
   sessionId: string,
@@ -53,6 +64,7 @@ export function storedChat(
   content: ChatContent,
   request: SendModeRequest & { message_id?: string | undefined },
   clientSigned: SignedMessage | null,
+  remoteKey?: RemoteEncryptionKey,
 ): StoredChat {
   const plain = (signed: SignedMessage): StoredChat => ({
     messageId: signed.message_id,
@@ -60,15 +72,15 @@ export function storedChat(
     row: { from_did: signed.from_did, from_stable_id: signed.from_stable_id, body: content.body, ...signatureOf(signed), timestamp: signed.timestamp },
     readers: [],
     sealRemote: false,
+    clientSealed: null,
   });
   const sign = (): SignedMessage => signMessage(ctx, sender, to, { type: 'chat', subject: '', ...content }, request.message_id);
   const locals = targets.filter((t): t is ChatTarget & Party => t.agent !== null);
   if (locals.length < targets.length) {
     // Across nodes (a two-party session): sealed as it leaves, for the key the other node publishes
-    // then, as mail is; plaintext only by name or from a client that signs its own.
-    if (request.encrypted_envelope !== undefined) {
-      throw invalid('SVC_ERR_E2EE_ENVELOPE_UNSUPPORTED', 'an encrypted_envelope to someone on another node is not taken yet: nothing was sent');
-    }
+    // then, as mail is; a client's own envelope as it sealed it; plaintext only by name or from a
+    // client that signs its own.
+    if (request.encrypted_envelope !== undefined) return clientSealedForRemote(ctx, endToEnd, sessionId, sender, targets, request, remoteKey);
     if (clientSigned !== null || request.content_mode === 'legacy_plaintext_v1') return plain(clientSigned ?? sign());
     const signed = sign();
     // The envelope is made per delivery, so this node keeps only its sender's copy: the row holds no text.
@@ -78,6 +90,7 @@ export function storedChat(
       row: { ...encrypted(null), from_did: signed.from_did, from_stable_id: signed.from_stable_id, timestamp: signed.timestamp },
       readers: [{ agentId: sender.agent.agent_id, opened: { body: content.body, ...signatureOf(signed) } }],
       sealRemote: true,
+      clientSealed: null,
     };
   }
   const mode = endToEnd.chatModeFor(sender, locals, request, clientSigned !== null);
@@ -101,6 +114,7 @@ export function storedChat(
       row: { ...encrypted(envelope), from_did: signed.from_did, from_stable_id: signed.from_stable_id, timestamp: signed.timestamp },
       readers: [sender, ...locals].filter((party) => party.agent.custody !== 'self').map((party) => ({ agentId: party.agent.agent_id, opened })),
       sealRemote: false,
+      clientSealed: null,
     };
   }
   const messageId = request.message_id ?? claimedIds(request.encrypted_envelope).messageId;
@@ -116,6 +130,52 @@ export function storedChat(
     row: { ...encrypted(envelope), from_did: sender.didKey, from_stable_id: sender.stableId, timestamp: signingTimestamp(ctx.clock) },
     readers: opened.map(({ agentId, content: { body } }) => ({ agentId, opened: { body, signature: '', signed_payload: '' } })),
     sealRemote: false,
+    clientSealed: null,
+  };
+}
+
+/**
+ * A client's envelope for the session's participant on another node, checked before anything is
+ * stored as mail's is (kind chat, the session as its conversation, that participant exactly as its
+ * one recipient with the keys its node holds for it now and sealed to the encryption key it
+ * publishes now, `from.address` the sender's, freshness, hashes, signature). The row keeps the
+ * envelope, which the node cannot open: no one here reads it but its sender, with its own key.
+ * Without the key (a send that did not find it first, as an MCP call) it is refused.
+ */
+function clientSealedForRemote(
+  ctx: ChatDeps['ctx'],
+  endToEnd: ChatDeps['endToEnd'],
+  sessionId: string,
+  sender: Party,
+  targets: readonly ChatTarget[],
+  request: SendModeRequest & { message_id?: string | undefined },
+  remoteKey: RemoteEncryptionKey | undefined,
+): StoredChat {
+  const remote = targets.find((t) => t.agent === null);
+  if (remote === undefined || remoteKey?.address !== remote.address) {
+    throw invalid('SVC_ERR_VALIDATION', [
+      {
+        loc: ['body', 'encrypted_envelope'],
+        msg: `an encrypted_envelope for ${remote?.to ?? 'a participant'} on another node is taken only by POST /v1/chat/sessions and POST /v1/chat/sessions/{session_id}/messages`,
+        type: 'value_error',
+      },
+    ]);
+  }
+  const messageId = request.message_id ?? claimedIds(request.encrypted_envelope).messageId;
+  const envelope = endToEnd.receiveForRemote(
+    'chat',
+    request.encrypted_envelope,
+    { messageId, conversationId: sessionId },
+    { did: sender.didKey, stableId: sender.stableId, address: sender.address },
+    { address: remoteKey.address, didKey: remoteKey.didKey, stableId: remoteKey.stableId, encryptionKeyId: remoteKey.key.encryptionKeyId },
+  );
+  return {
+    messageId,
+    signed: null,
+    row: { ...encrypted(envelope), from_did: sender.didKey, from_stable_id: sender.stableId, timestamp: signingTimestamp(ctx.clock) },
+    readers: [],
+    sealRemote: false,
+    clientSealed: envelope,
   };
 }
 

@@ -5,13 +5,20 @@
  * end for the other participants where they all publish a key, or is the envelope a client that
  * holds its own keys made (encryption.ts); what goes to a
  * participant on another node is queued in the federation outbox in the same transaction. A
- * client `message_id` makes the send happen once (messaging/idempotency.ts): the same content
- * under the id again answers what the first send answered.
+ * client's envelope for a participant on another node is checked against the key that
+ * participant's node publishes now, so the routes' sends find that key first, over the network and
+ * before the transaction (`createOrSendFindingKeys`, `sendFindingKeys`, as mail's
+ * `sendFindingKeys`). A client `message_id` makes the send happen once
+ * (messaging/idempotency.ts): the same content under the id again answers what the first send
+ * answered.
  */
 import type { CreateSessionInput, SendChatResult, SendMessageInput, StartChatResult } from '../../../../../contract/core/chat.ts';
 import type { Db } from '../../../../context.ts';
 import { conflict, invalid } from '../../../../errors.ts';
-import { assertFederatable, forwardChat, type ChatContent } from '../forwarding.ts';
+import type { E2eeEnvelope } from '../../../../crypto/e2ee/envelope.ts';
+import type { RemoteEncryptionKey } from '../../identities/remote-encryption-keys.ts';
+import type { AgentRow } from '../../identities/store/agents.ts';
+import { assertFederatable, forwardChat, forwardClientSealedChat, type ChatContent } from '../forwarding.ts';
 import { assertChatReachable } from '../reachability.ts';
 import {
   assertNamesItself,
@@ -25,6 +32,7 @@ import {
 import { earlierAnswer, keyedSend, recordAnswer } from '../../messaging/idempotency.ts';
 import type { Party } from '../../messaging/participants.ts';
 import type { RecipientSelector } from '../../messaging/recipients.ts';
+import type { RemoteQueue } from '../../messaging/remote-queue.ts';
 import type { SendModeRequest } from '../../messaging/end-to-end.ts';
 import type { SignedMessage } from '../../messaging/signing.ts';
 import type { ChatDeps } from '../deps.ts';
@@ -52,11 +60,60 @@ import { assertReplyTo, hasEngaged, openSession, recordMessage } from './record.
 export type StartedChat = Omit<StartChatResult, 'sse_url'>;
 
 /**
+ * `createOrSend` as `POST /v1/chat/sessions` makes it: a client's envelope to one participant on
+ * another node is checked against the key that participant's node publishes now, so that key is
+ * found first (remembered a few minutes; each failure a refusal of its own:
+ * core/identities/remote-encryption-keys.ts). A repeat of a send already answered asks no one.
+ */
+export async function createOrSendFindingKeys(deps: ChatDeps, agentId: string, input: CreateSessionInput): Promise<StartedChat> {
+  if (input.encrypted_envelope === undefined || answeredBefore(deps, agentId, 'chat-create', input)) return createOrSend(deps, agentId, input);
+  const targets = resolveTargets(deps, deps.identities.row(agentId), input);
+  const [only] = targets;
+  if (targets.length !== 1 || only === undefined || only.agent !== null) return createOrSend(deps, agentId, input);
+  return createOrSend(deps, agentId, input, await deps.remoteKeys.find(only.address));
+}
+
+/** `send` as `POST /v1/chat/sessions/{id}/messages` makes it: as `createOrSendFindingKeys`, for the session's participant on another node. */
+export async function sendFindingKeys(deps: ChatDeps, agentId: string, sessionId: string, input: SendMessageInput): Promise<SendChatResult> {
+  if (input.encrypted_envelope === undefined || answeredBefore(deps, agentId, 'chat-send', input, sessionId)) return send(deps, agentId, sessionId, input);
+  // Only a participant learns who else is in the session, and only its send asks another node.
+  memberSession(deps.ctx.db, agentId, sessionId);
+  const remote = sessionParties(deps, sessionId).find((party) => party.agent === null);
+  return send(deps, agentId, sessionId, input, remote === undefined ? undefined : await deps.remoteKeys.find(remote.address));
+}
+
+/** Whether a send under the client's `message_id` was answered already: its repeat is answered again, without a lookup. */
+function answeredBefore(
+  { ctx }: ChatDeps,
+  agentId: string,
+  kind: 'chat-create' | 'chat-send',
+  input: CreateSessionInput | SendMessageInput,
+  sessionId?: string,
+): boolean {
+  const keyed = sessionId === undefined ? keyedSend(agentId, kind, input) : keyedSend(agentId, kind, input, { session_id: sessionId });
+  return keyed !== null && earlierAnswer(ctx.db, keyed) !== undefined;
+}
+
+/** The identities `input` names, each on this node or on another (then known by its address). */
+function resolveTargets({ recipients }: ChatDeps, senderRow: AgentRow, input: CreateSessionInput): ChatTarget[] {
+  const selectors: RecipientSelector[] = [
+    ...input.to_aliases.map((alias) => ({ alias })),
+    ...input.to_addresses.map((address) => ({ address })),
+    ...input.to_dids.map((did) => ({ did })),
+  ];
+  return selectors.map((selector): ChatTarget => {
+    const target = recipients.resolveAcrossNodes(senderRow, selector);
+    return 'remote' in target ? { ...remoteParty(target.address), to: target.to } : target;
+  });
+}
+
+/**
  * POST /v1/chat/sessions: resolves every target, refuses yourself, duplicates and recipients
  * that do not accept the sender, then sends into the session of exactly these participants
- * (reused for two, new for a group) and records a send-and-wait window.
+ * (reused for two, new for a group) and records a send-and-wait window. `remoteKey`: the current
+ * key of the participant on another node a client's envelope is for (`createOrSendFindingKeys`).
  */
-export function createOrSend(deps: ChatDeps, agentId: string, input: CreateSessionInput): StartedChat {
+export function createOrSend(deps: ChatDeps, agentId: string, input: CreateSessionInput, remoteKey?: RemoteEncryptionKey): StartedChat {
   const { ctx, identities, recipients, presence, queue } = deps;
   const { db } = ctx;
   assertMessageSize(input.message, 'message');
@@ -75,15 +132,7 @@ export function createOrSend(deps: ChatDeps, agentId: string, input: CreateSessi
   const keyed = keyedSend(agentId, 'chat-create', input);
   const earlier = keyed === null ? undefined : earlierAnswer<StartedChat>(db, keyed);
   if (earlier !== undefined) return earlier;
-  const selectors: RecipientSelector[] = [
-    ...input.to_aliases.map((alias) => ({ alias })),
-    ...input.to_addresses.map((address) => ({ address })),
-    ...input.to_dids.map((did) => ({ did })),
-  ];
-  const targets = selectors.map((selector): ChatTarget => {
-    const target = recipients.resolveAcrossNodes(senderRow, selector);
-    return 'remote' in target ? { ...remoteParty(target.address), to: target.to } : target;
-  });
+  const targets = resolveTargets(deps, senderRow, input);
   assertFederatable(sender, targets);
   assertDistinctTargets(agentId, targets);
   // As in a session: a target that already took part in this pair's session has answered the
@@ -109,8 +158,8 @@ export function createOrSend(deps: ChatDeps, agentId: string, input: CreateSessi
       ]);
     }
     assertReplyTo(db, session.session_id, input.reply_to);
-    const message = signAndRecord(deps, session, sender, { to: addressee(targets), targets, clientSigned }, now, content, false, input);
-    const queued = message.signed !== null && forwardChat(queue, sender, targets, message.signed, content, message.sealRemote);
+    const message = signAndRecord(deps, session, sender, { to: addressee(targets), targets, clientSigned, remoteKey }, now, content, false, input);
+    const queued = forward(queue, sender, targets, message, content);
     const viewer = { agentId, projectId: senderRow.project_id, custody: senderRow.custody };
     const memberships = sessionMemberships(db, session.session_id);
     const started: StartedChat = {
@@ -129,8 +178,11 @@ export function createOrSend(deps: ChatDeps, agentId: string, input: CreateSessi
   return started;
 }
 
-/** POST /v1/chat/sessions/{id}/messages: a message to every other participant. */
-export function send(deps: ChatDeps, agentId: string, sessionId: string, input: SendMessageInput): SendChatResult {
+/**
+ * POST /v1/chat/sessions/{id}/messages: a message to every other participant (`remoteKey` as
+ * `createOrSend`'s, from `sendFindingKeys`).
+ */
+export function send(deps: ChatDeps, agentId: string, sessionId: string, input: SendMessageInput, remoteKey?: RemoteEncryptionKey): SendChatResult {
   const { ctx, identities, recipients, queue } = deps;
   const { db } = ctx;
   const session = memberSession(db, agentId, sessionId);
@@ -158,7 +210,16 @@ export function send(deps: ChatDeps, agentId: string, sessionId: string, input: 
     assertReplyTo(db, sessionId, input.reply_to);
     // Read again inside the transaction: the wait window may have moved since.
     const fresh = memberSession(db, agentId, sessionId);
-    const message = signAndRecord(deps, fresh, sender, { to: addressee(others), targets: others, clientSigned }, now, content, input.rejoining, input);
+    const message = signAndRecord(
+      deps,
+      fresh,
+      sender,
+      { to: addressee(others), targets: others, clientSigned, remoteKey },
+      now,
+      content,
+      input.rejoining,
+      input,
+    );
     const result: SendChatResult = {
       message_id: message.message_id,
       session_id: sessionId,
@@ -166,7 +227,7 @@ export function send(deps: ChatDeps, agentId: string, sessionId: string, input: 
       extends_wait_seconds: input.hang_on ? HANG_ON_EXTENSION_SECONDS : 0,
     };
     if (keyed !== null) recordAnswer(db, keyed, result, clock);
-    return { result, queued: message.signed !== null && forwardChat(queue, sender, others, message.signed, content, message.sealRemote) };
+    return { result, queued: forward(queue, sender, others, message, content) };
   })();
   if (queued === null) return result;
   publishChange(ctx.bus, sessionId, localAgentIds(others));
@@ -186,11 +247,29 @@ function verifyChat({ ctx }: ChatDeps, sender: Party, input: CreateSessionInput 
   return signature === null ? null : verifyClientSigned(ctx, sender, signature, { type: 'chat', ...content });
 }
 
-/** Whom a message goes to: the signed addressing, the targets, and the client's signature when it signed. */
+/**
+ * Whom a message goes to: the signed addressing, the targets, the client's signature when it
+ * signed, and the key a client's envelope to a participant on another node must be sealed to.
+ */
 interface Addressing {
   to: Addressee;
   targets: readonly ChatTarget[];
   clientSigned: VerifiedClientMessage | null;
+  remoteKey: RemoteEncryptionKey | undefined;
+}
+
+/** What a recorded message sends to another node: its plaintext signature (to be sealed as it leaves, or not), or its client's envelope. */
+interface Recorded {
+  message_id: string;
+  signed: SignedMessage | null;
+  sealRemote: boolean;
+  clientSealed: E2eeEnvelope | null;
+}
+
+/** Queues `message` for each participant on another node; says whether there was one (then nudge the outbox after the commit). */
+function forward(queue: RemoteQueue, sender: Party, targets: readonly ChatTarget[], message: Recorded, content: ChatContent): boolean {
+  if (message.clientSealed !== null) return forwardClientSealedChat(queue, sender, targets, message.clientSealed, content);
+  return message.signed !== null && forwardChat(queue, sender, targets, message.signed, content, message.sealRemote);
 }
 
 /**
@@ -202,19 +281,19 @@ function signAndRecord(
   deps: ChatDeps,
   session: ChatSessionRow,
   sender: Party,
-  { to, targets, clientSigned }: Addressing,
+  { to, targets, clientSigned, remoteKey }: Addressing,
   now: string,
   content: ChatContent,
   rejoining: boolean,
   request: SendModeRequest & { message_id?: string | undefined },
-): { message_id: string; signed: SignedMessage | null; sealRemote: boolean } {
+): Recorded {
   const { ctx } = deps;
   assertNewMessageId(ctx.db, request.message_id);
   if (clientSigned !== null) {
     assertSignedRecipients(clientSigned, targets.map(signedRecipient));
     if (targets.some((t) => t.agent === null)) assertSignedFromAddress(clientSigned, sender);
   }
-  const stored = storedChat(deps, session.session_id, sender, to, targets, content, request, clientSigned?.signed ?? null);
+  const stored = storedChat(deps, session.session_id, sender, to, targets, content, request, clientSigned?.signed ?? null, remoteKey);
   // An envelope's own id, when the request named none, must be new too.
   if (request.message_id === undefined) assertNewMessageId(ctx.db, stored.messageId);
   recordMessage(ctx.db, session, {
@@ -233,5 +312,5 @@ function signAndRecord(
     from_namespace_trust: null,
   });
   for (const reader of stored.readers) keepOpenedChat(ctx.db, stored.messageId, reader.agentId, reader.opened);
-  return { message_id: stored.messageId, signed: stored.signed, sealRemote: stored.sealRemote };
+  return { message_id: stored.messageId, signed: stored.signed, sealRemote: stored.sealRemote, clientSealed: stored.clientSealed };
 }
