@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { FederatedMessage } from '../../../../contract/core/federation.ts';
+import { FEDERATION_VERSION, type FederatedMessage } from '../../../../contract/core/federation.ts';
 import { remoteParty, type ChatTarget } from './domain/participants.ts';
 import type { AgentRow } from '../identities/store/agents.ts';
-import { assertFederatable, forwardChat } from './forwarding.ts';
+import { assertFederatable, forwardChat, forwardClientSealedChat } from './forwarding.ts';
+import type { E2eeEnvelope } from '../../../crypto/e2ee/envelope.ts';
 import type { RemoteQueue } from '../messaging/remote-queue.ts';
 import type { Party } from '../messaging/participants.ts';
 import type { SignedMessage } from '../messaging/signing.ts';
@@ -57,6 +58,46 @@ describe('forwardChat', () => {
           signature: 'sig',
           signed_payload: '{}',
         },
+      },
+    ]);
+  });
+});
+
+describe('forwardClientSealedChat', () => {
+  it("queues the client's envelope as it is, the wire's fields what it signed and no plaintext signature beside it, marked sealed by the client", () => {
+    const queued: { from: string; domain: string; message: FederatedMessage; options: unknown }[] = [];
+    const queue: RemoteQueue = { enqueue: (from, domain, message, options) => queued.push({ from, domain, message, options }), nudge: () => {} };
+    const envelope = {
+      message_id: 'm2',
+      created_at: '2026-01-01T00:00:00Z',
+      from: { address: 'here.test/a', did: 'did:key:za', stable_id: 'did:svc:a', encryption_key_id: 'k' },
+    } as unknown as E2eeEnvelope;
+    const content = { body: '', reply_to: null, wait_seconds: null, hang_on: true, sender_leaving: false };
+    const sender = local('a', 'here.test/a');
+
+    expect(forwardClientSealedChat(queue, sender, [local('b', null)], envelope, content)).toBe(false);
+    expect(forwardClientSealedChat(queue, sender, [far('far.test/dee')], envelope, content)).toBe(true);
+    expect(queued).toEqual([
+      {
+        from: 'a',
+        domain: 'far.test',
+        message: {
+          v: FEDERATION_VERSION,
+          kind: 'chat',
+          message_id: 'm2',
+          from: 'here.test/a',
+          from_did: 'did:key:za',
+          from_stable_id: 'did:svc:a',
+          to: 'far.test/dee',
+          ...content,
+          timestamp: '2026-01-01T00:00:00Z',
+          signature: '',
+          signed_payload: '',
+          content_mode: 'encrypted_v2',
+          message_version: 2,
+          encrypted_envelope: envelope,
+        },
+        options: { sealedByClient: true },
       },
     ]);
   });
