@@ -244,7 +244,7 @@ export class SearchService {
   /** `viewer`: whose mailbox and chats the hits are shown as (null: the owner, who sees each as its holder's). */
   #hits(page: readonly Ranked[], query: ParsedQuery, viewer: { mail: string | null; chat: string | null }): SearchHit[] {
     const ids = (kind: SearchKind) => page.filter((c) => c.kind === kind).map((c) => c.id);
-    const mail = new Map(mailRows(this.#db, ids('mail')).map((row) => [row.id, row]));
+    const mail = new Map(mailRows(this.#db, ids('mail'), viewer.mail).map((row) => [row.id, row]));
     const chat = new Map(chatRows(this.#db, ids('chat')).map((row) => [row.id, row]));
     const library = new Map(libraryRows(this.#db, [...ids('profile'), ...ids('blueprint')]).map((row) => [row.id, row]));
     const documents = new Map(

@@ -54,7 +54,17 @@ const sentItem = async (token: string, messageId: string) => expectOk(await t.re
 const row = (messageId: string) =>
   stored.db.prepare('SELECT subject, body, content_mode, encrypted_envelope FROM messages WHERE message_id = ?').get(messageId) as
     { subject: string; body: string; content_mode: string; encrypted_envelope: string | null } | undefined;
-const opened = (messageId: string) => stored.db.prepare('SELECT agent_id FROM mail_plaintext WHERE message_id = ? ORDER BY agent_id').pluck().all(messageId);
+/** The identities the node keeps a message's opened text for: its sender and or its recipient, by the row's flags. */
+const opened = (messageId: string) =>
+  stored.db
+    .prepare(
+      `SELECT agent_id FROM (
+         SELECT m.from_agent_id AS agent_id FROM mail_plaintext p JOIN messages m ON m.id = p.message_rowid WHERE m.message_id = @messageId AND p.sender_reads = 1
+         UNION SELECT m.to_agent_id FROM mail_plaintext p JOIN messages m ON m.id = p.message_rowid WHERE m.message_id = @messageId AND p.recipient_reads = 1)
+       ORDER BY agent_id`,
+    )
+    .pluck()
+    .all({ messageId });
 const mailCount = () => stored.db.prepare('SELECT count(*) FROM messages').pluck().get() as number;
 
 /** The recipient's key as a sender's client finds it: served with the identity's did:key. */

@@ -179,7 +179,14 @@ describe('the plaintext of end-to-end encrypted mail', () => {
     const rows = stopped.db.prepare('SELECT * FROM messages WHERE message_id IN (?, ?, ?)').all(ids.hosted, ids.toSelf, ids.betweenSelves);
     expect(rows).toHaveLength(3);
     expect(found(JSON.stringify(rows))).toEqual([]);
-    const kept = stopped.db.prepare('SELECT message_id, agent_id FROM mail_plaintext ORDER BY message_id, agent_id').all();
+    // One row per message, a flag for each party whose keys the node holds: listed here per identity.
+    const kept = stopped.db
+      .prepare(
+        `SELECT m.message_id, m.from_agent_id AS agent_id FROM mail_plaintext p JOIN messages m ON m.id = p.message_rowid WHERE p.sender_reads = 1
+         UNION SELECT m.message_id, m.to_agent_id FROM mail_plaintext p JOIN messages m ON m.id = p.message_rowid WHERE p.recipient_reads = 1
+         ORDER BY message_id, agent_id`,
+      )
+      .all();
     expect(kept).toEqual(
       [
         { message_id: ids.hosted, agent_id: ann.agent_id },

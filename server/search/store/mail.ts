@@ -49,16 +49,22 @@ export function mailCandidates(db: Db, match: WalkMatch, filter: MailFilter, win
   );
 }
 
-export function mailRows(db: Db, ids: readonly number[]): MailRow[] {
+/**
+ * The rows found, by id. An encrypted mail says what the node opened, for a `viewer` only when the
+ * node reads that mail for the side the viewer is on; the owner (null) sees each as its holder's.
+ */
+export function mailRows(db: Db, ids: readonly number[], viewer: string | null): MailRow[] {
   if (ids.length === 0) return [];
   return db
     .prepare(
-      `SELECT id, message_id, thread_id, from_alias, from_address, to_alias, to_address, to_agent_id, from_agent_id,
-              created_at, read_at, archived_at, deleted_at,
-              -- An encrypted mail says what the node opened for its readers (the search was scoped to them).
-              coalesce((SELECT p.subject FROM mail_plaintext p WHERE p.message_id = messages.message_id LIMIT 1), subject) AS subject,
-              coalesce((SELECT p.body FROM mail_plaintext p WHERE p.message_id = messages.message_id LIMIT 1), body) AS body
-         FROM messages WHERE id IN (SELECT value FROM json_each(?))`,
+      `SELECT m.id, m.message_id, m.thread_id, m.from_alias, m.from_address, m.to_alias, m.to_address, m.to_agent_id, m.from_agent_id,
+              m.created_at, m.read_at, m.archived_at, m.deleted_at,
+              coalesce(p.subject, m.subject) AS subject,
+              coalesce(p.body, m.body) AS body
+         FROM messages m
+         LEFT JOIN mail_plaintext p ON p.message_rowid = m.id
+          AND (@viewer IS NULL OR (m.to_agent_id = @viewer AND p.recipient_reads = 1) OR (m.from_agent_id = @viewer AND p.sender_reads = 1))
+        WHERE m.id IN (SELECT value FROM json_each(@ids))`,
     )
-    .all(JSON.stringify(ids)) as MailRow[];
+    .all({ ids: JSON.stringify(ids), viewer }) as MailRow[];
 }

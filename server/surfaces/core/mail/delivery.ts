@@ -32,7 +32,7 @@ import type { Party, Recipient } from '../messaging/participants.ts';
 import type { RemoteRecipient } from '../messaging/recipients.ts';
 import type { RemoteQueue } from '../messaging/remote-queue.ts';
 import { signMessage, type SignedMessage } from '../messaging/signing.ts';
-import { findMailOrigin, insertMailRow, keepOpenedMail, type OpenedMail } from './store/messages.ts';
+import { findMailOrigin, insertMailRow, keepOpenedMail, type OpenedMail, type OpenedMailReaders } from './store/messages.ts';
 
 /**
  * What a mail says, and optionally the thread it is in and the client's own id for it (one
@@ -55,14 +55,20 @@ export type MailContent = Pick<SendMailInput, 'subject' | 'body' | 'priority'> &
 
 /**
  * An end-to-end encrypted mail (messaging/end-to-end.ts made or checked the envelope): stored as
- * the envelope alone, and what the node opened kept for each of its parties whose keys it holds.
+ * the envelope alone, and what the node opened kept once for those of its parties whose keys it
+ * holds.
  */
 export interface EncryptedMail {
   envelope: E2eeEnvelope;
   /** When it was sent: the node's clock, second precision. */
   createdAt: string;
-  /** The identities the node is the client of, each with what it reads. */
-  readers: { agentId: string; opened: OpenedMail }[];
+  /** Which of its two parties the node is the client of, and what they read; null for neither. */
+  readers: MailReaders | null;
+}
+
+/** The parties the node reads a mail for, and the text they read: the same words for both, since every wrap opens the same content. */
+export interface MailReaders extends OpenedMailReaders {
+  opened: OpenedMail;
 }
 
 export interface MailDelivered {
@@ -150,7 +156,7 @@ function localDelivery(sender: Party, recipient: Recipient, messageId: string): 
 function storeEncryptedMail(ctx: NodeContext, sender: Party, recipient: Recipient, content: MailContent, encrypted: EncryptedMail): MailDelivered {
   const { envelope, createdAt } = encrypted;
   conflictOnConstraint('SVC_ERR_MESSAGE_ID_TAKEN', 'message_id already exists', () => {
-    insertMailRow(ctx.db, {
+    const rowid = insertMailRow(ctx.db, {
       ...localParties(sender, recipient),
       message_id: envelope.message_id,
       from_did: envelope.from.did,
@@ -165,7 +171,7 @@ function storeEncryptedMail(ctx: NodeContext, sender: Party, recipient: Recipien
       content_mode: 'encrypted_v2',
       encrypted_envelope: JSON.stringify(envelope),
     });
-    for (const reader of encrypted.readers) keepOpenedMail(ctx.db, envelope.message_id, reader.agentId, reader.opened);
+    if (encrypted.readers !== null) keepOpenedMail(ctx.db, rowid, encrypted.readers, encrypted.readers.opened);
   });
   return { delivery: localDelivery(sender, recipient, envelope.message_id), agentId: recipient.agent.agent_id, deliveredAt: createdAt };
 }
@@ -296,8 +302,9 @@ export function storeArrivedMail(
   // An encrypted mail is stored as its envelope, signed by its sender; the wire's signature over
   // its other fields has done its work (inbound.ts checked who sent it to whom).
   const signature = encrypted === undefined ? mail.signature : encrypted.signature;
+  let rowid: number;
   try {
-    insertMailRow(db, {
+    rowid = insertMailRow(db, {
       message_id: mail.message_id,
       from_agent_id: null,
       // inbound.ts checked that `from` is an address.
@@ -327,7 +334,8 @@ export function storeArrivedMail(
     if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') return false;
     throw error;
   }
-  if (encrypted?.opened) keepOpenedMail(db, mail.message_id, recipient.agent_id, { ...encrypted.opened, signature: '', signed_payload: '' });
+  // Opened with the recipient's key: the node reads it for the recipient; its sender is on another node.
+  if (encrypted?.opened) keepOpenedMail(db, rowid, { sender: false, recipient: true }, { ...encrypted.opened, signature: '', signed_payload: '' });
   return true;
 }
 

@@ -216,7 +216,7 @@ export class MailService {
       const ids = { messageId: signed.message_id, conversationId: input.thread_id ?? signed.message_id };
       const envelope = this.#endToEnd.seal('mail', sender, [{ ...recipient, key: mode.recipientKey }], { subject, body }, ids, signed.timestamp);
       const opened = { subject, body, signature: signed.signature, signed_payload: signed.signed_payload };
-      const readers = [sender, recipient].filter((party) => party.agent.custody !== 'self').map((party) => ({ agentId: party.agent.agent_id, opened }));
+      const readers = { sender: sender.agent.custody !== 'self', recipient: recipient.agent.custody !== 'self', opened };
       return { encrypted: { envelope, createdAt: signed.timestamp, readers } };
     }
     const createdAt = signingTimestamp(this.#ctx.clock);
@@ -228,8 +228,8 @@ export class MailService {
     );
     const readers =
       opened === null
-        ? []
-        : [{ agentId: recipient.agent.agent_id, opened: { subject: opened.subject ?? '', body: opened.body, signature: '', signed_payload: '' } }];
+        ? null
+        : { sender: false, recipient: true, opened: { subject: opened.subject ?? '', body: opened.body, signature: '', signed_payload: '' } };
     return { encrypted: { envelope, createdAt, readers } };
   }
 

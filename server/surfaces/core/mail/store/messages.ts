@@ -77,22 +77,28 @@ export type InboxJudgement = Pick<
   | 'signature'
 >;
 
-/** Throws SQLite's constraint error when the message_id is taken (delivery.ts decides what that means). */
-export function insertMailRow(db: Db, row: NewMailRow): void {
-  db.prepare(
-    `INSERT INTO messages (message_id, from_agent_id, from_alias, from_address, from_did, from_stable_id, to_agent_id, to_text, to_alias,
+/**
+ * Stores the row and returns its row id. Throws SQLite's constraint error when the message_id is
+ * taken (delivery.ts decides what that means).
+ */
+export function insertMailRow(db: Db, row: NewMailRow): number {
+  const { lastInsertRowid } = db
+    .prepare(
+      `INSERT INTO messages (message_id, from_agent_id, from_alias, from_address, from_did, from_stable_id, to_agent_id, to_text, to_alias,
        to_address, to_did, to_stable_id, subject, body, priority, signature, signed_payload, created_at, origin, from_node, from_namespace_trust,
        thread_id, content_mode, encrypted_envelope)
      VALUES (@message_id, @from_agent_id, @from_alias, @from_address, @from_did, @from_stable_id, @to_agent_id, @to_text, @to_alias,
        @to_address, @to_did, @to_stable_id, @subject, @body, @priority, @signature, @signed_payload, @created_at, @origin, @from_node,
        @from_namespace_trust, @thread_id, @content_mode, @encrypted_envelope)`,
-  ).run({
-    ...row,
-    from_namespace_trust: row.from_namespace_trust ?? null,
-    thread_id: row.thread_id ?? null,
-    content_mode: row.content_mode ?? 'legacy_plaintext_v1',
-    encrypted_envelope: row.encrypted_envelope ?? null,
-  });
+    )
+    .run({
+      ...row,
+      from_namespace_trust: row.from_namespace_trust ?? null,
+      thread_id: row.thread_id ?? null,
+      content_mode: row.content_mode ?? 'legacy_plaintext_v1',
+      encrypted_envelope: row.encrypted_envelope ?? null,
+    });
+  return Number(lastInsertRowid);
 }
 
 /** What an identity whose keys the node holds reads of an encrypted mail: its content, and the sender's plaintext signature when the node sealed it. */
@@ -103,12 +109,28 @@ export interface OpenedMail {
   signed_payload: string;
 }
 
-/** Keeps what the node opened of an encrypted mail for `agentId` (a repeat changes nothing). */
-export function keepOpenedMail(db: Db, messageId: string, agentId: string, opened: OpenedMail): void {
+/**
+ * Which of a mail's two parties the node reads it for: those whose keys it holds (it sealed the
+ * mail for them, or opened it with their key). Both read the same text, kept once.
+ */
+export interface OpenedMailReaders {
+  sender: boolean;
+  recipient: boolean;
+}
+
+/**
+ * Keeps what the node opened of an encrypted mail for its `readers`, once for the message (the
+ * row `messageRowid` of `messages`); a repeat adds a reader and changes nothing else. Nothing is
+ * kept when it reads for neither party.
+ */
+export function keepOpenedMail(db: Db, messageRowid: number, readers: OpenedMailReaders, opened: OpenedMail): void {
+  if (!readers.sender && !readers.recipient) return;
   db.prepare(
-    `INSERT OR IGNORE INTO mail_plaintext (message_id, agent_id, subject, body, signature, signed_payload)
-     VALUES (@messageId, @agentId, @subject, @body, @signature, @signed_payload)`,
-  ).run({ messageId, agentId, ...opened });
+    `INSERT INTO mail_plaintext (message_rowid, sender_reads, recipient_reads, subject, body, signature, signed_payload)
+     VALUES (@messageRowid, @sender, @recipient, @subject, @body, @signature, @signed_payload)
+     ON CONFLICT (message_rowid) DO UPDATE SET sender_reads = max(sender_reads, excluded.sender_reads),
+       recipient_reads = max(recipient_reads, excluded.recipient_reads)`,
+  ).run({ messageRowid, sender: readers.sender ? 1 : 0, recipient: readers.recipient ? 1 : 0, ...opened });
 }
 
 /**
@@ -119,7 +141,7 @@ export function keepOpenedMail(db: Db, messageId: string, agentId: string, opene
 const RECIPIENT_ROWS = `SELECT m.*, COALESCE(p.subject, m.subject) AS subject, COALESCE(p.body, m.body) AS body,
      CASE WHEN p.signed_payload <> '' THEN p.signature ELSE m.signature END AS signature,
      CASE WHEN p.signed_payload <> '' THEN p.signed_payload ELSE m.signed_payload END AS signed_payload
-   FROM messages m LEFT JOIN mail_plaintext p ON p.message_id = m.message_id AND p.agent_id = m.to_agent_id`;
+   FROM messages m LEFT JOIN mail_plaintext p ON p.message_rowid = m.id AND p.recipient_reads = 1`;
 
 /** Which key stored a message under this id, and from where (a retried delivery finds its own row). */
 export function findMailOrigin(db: Db, messageId: string): Pick<MessageRow, 'from_did' | 'origin'> | undefined {
@@ -252,13 +274,15 @@ export function mailFolderState(db: Db, mine: OwnMail): MailFolderState | undefi
 
 /**
  * The body, when the caller may read this row: as its recipient while it is in the inbox or
- * archive (not after deleting it), or as its sender (mail sent on this node).
+ * archive (not after deleting it), or as its sender (mail sent on this node). An encrypted mail's
+ * is what the node opened, when it reads that mail for the side the caller is on.
  */
 export function readableMailBody(db: Db, mine: OwnMail): string | undefined {
   return db
     .prepare(
       `SELECT COALESCE(p.body, m.body) FROM messages m
-       LEFT JOIN mail_plaintext p ON p.message_id = m.message_id AND p.agent_id = @agentId
+       LEFT JOIN mail_plaintext p ON p.message_rowid = m.id
+         AND ((m.to_agent_id = @agentId AND p.recipient_reads = 1) OR (m.from_agent_id = @agentId AND p.sender_reads = 1))
        WHERE m.message_id = @messageId
          AND ((m.to_agent_id = @agentId AND m.deleted_at IS NULL) OR (m.from_agent_id = @agentId AND m.origin = 'local'))`,
     )

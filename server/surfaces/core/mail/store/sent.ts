@@ -77,8 +77,8 @@ const LOCAL_COLUMNS = `messages.*, COALESCE(p.subject, messages.subject) AS subj
   CASE WHEN p.signed_payload <> '' THEN p.signed_payload ELSE messages.signed_payload END AS signed_payload,
   ${SECOND} AS sec, (SELECT project_id FROM agents a WHERE a.agent_id = messages.to_agent_id) AS to_project`;
 
-/** Local sends, each with what the node kept opened for its sender (mail_plaintext), if anything. */
-const LOCAL_ROWS = `messages LEFT JOIN mail_plaintext p ON p.message_id = messages.message_id AND p.agent_id = messages.from_agent_id`;
+/** Local sends, each with what the node kept opened (mail_plaintext) when it reads the mail for its sender. */
+const LOCAL_ROWS = `messages LEFT JOIN mail_plaintext p ON p.message_rowid = messages.id AND p.sender_reads = 1`;
 
 /** Up to `n` local sends after `cursor`, newest first; with `threadId`, only that thread's. */
 export function localSentRows(db: Db, agentId: string, cursor: SentKey | null, n: number, threadId?: string): LocalSentRow[] {
