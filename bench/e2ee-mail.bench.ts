@@ -27,7 +27,7 @@
  *   the node seals across nodes. Target: cross-node p99 ≤ 50 ms.
  * - e2ee-mail-storage: what 1,000 mails take in the database, sealed against plaintext, each on a
  *   node of its own, counted with SQLite's dbstat once the node is stopped: the pages of
- *   `messages` and of `mail_plaintext` (what the node opened, kept per reader), and every page.
+ *   `messages` and of `mail_plaintext` (what the node opened, kept once per mail), and every page.
  *   Each sealed send writes, encrypts (SQLCipher) and syncs those pages.
  * - e2ee-seal-parts: where a sealed send's time goes, in this process with no node, each part
  *   taking turns with the others (p50): the whole seal as the node calls it (sealEnvelope: both
