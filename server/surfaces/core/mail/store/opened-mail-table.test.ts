@@ -1,5 +1,5 @@
 /**
- * What the node opened of encrypted mail (mail_plaintext) after migration 0046: one row per
+ * What the node opened of encrypted mail (mail_plaintext) after migration 0045: one row per
  * message, keyed by the message's row id, with a flag per party it reads the mail for. Rows kept
  * per reader before it are converted (and dropped when their message is gone); each read takes
  * the text for its own side only; a row goes with its message; and search finds the opened text
@@ -19,7 +19,7 @@ import type { AgentRow } from '../../identities/store/agents.ts';
 import { inboxRows, insertMailRow, keepOpenedMail, readableMailBody, type NewMailRow } from './messages.ts';
 import { localSentRows } from './sent.ts';
 
-const VERSION = 46;
+const VERSION = 45;
 
 let before: DatabaseBefore;
 let db: SQLite.Database;
@@ -47,7 +47,7 @@ function sealed(sender: AgentRow, recipient: AgentRow, messageId: string, fields
   });
 }
 
-/** A row as the node kept one before 0046: per message and reader. */
+/** A row as the node kept one before 0045: per message and reader. */
 function keptBefore(messageId: string, agentId: string, subject: string, body: string): void {
   db.prepare(`INSERT INTO mail_plaintext (message_id, agent_id, subject, body, signature, signed_payload) VALUES (?, ?, ?, ?, 'sig', 'payload')`).run(
     messageId,
