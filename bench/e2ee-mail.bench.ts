@@ -9,7 +9,8 @@
  * self-custodial identity that publishes no encryption key.
  *
  * - e2ee-mail-throughput: `POST /v1/messages` per second, 8 concurrent clients, sealed in custody
- *   (8 custodial senders to a custodial recipient) against that plaintext (the same senders to the
+ *   (8 custodial senders to a custodial recipient; the seal is made in the seal worker,
+ *   crypto/e2ee/seal-pool.ts, and signed on the main thread) against that plaintext (the same senders to the
  *   keyless identity), in rounds that take turns, the order swapped each round, so load from
  *   elsewhere on the machine falls on both. Target: sealed / plaintext ≥ 0.8. Then one client
  *   alone, a sealed and a plaintext send in turns: what a sealed send adds to each send (p50).
@@ -33,7 +34,7 @@
  *   taking turns with the others (p50): the whole seal as the node calls it (sealEnvelope: both
  *   key assertions checked again through the cache of verified signatures, which knows the
  *   frozen assertions the node hands out by the object; two HPKE key wraps, AES-GCM, the Ed25519
- *   signature and its check against the sender's did:key), and its parts: one key wrap, an X25519
+ *   signature), and its parts: one key wrap, an X25519
  *   key pair, an X25519 agreement, an Ed25519 signature and verification, a key assertion verified
  *   in full and through the cache of verified signatures (server/crypto/e2ee/verified-key-assertions.ts).
  *   A sealed send also verifies the sender's and the recipient's assertions before sealing
@@ -429,7 +430,7 @@ async function sealParts(): Promise<void> {
           conversationId: 'thread',
           createdAt: Date.now(),
         },
-        (bytes) => signBytes(sender.signing, bytes),
+        { did: parties.sender.did, sign: (bytes) => signBytes(sender.signing, bytes) },
         (assertion, expect) => verified.verify(assertion, expect),
       ),
     key_wrap: async () => sealKeyWrap(contentKey, binding, recipientKey),

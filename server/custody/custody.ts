@@ -67,6 +67,8 @@ export class Custody {
   readonly #scryptCost: number | undefined;
   readonly #keys = new Map<string, KeyObject>();
   readonly #agreements = new Map<string, X25519Agreement>();
+  /** Each key's did:key, which never changes for its id (a destroyed key keeps it): every seal asks. */
+  readonly #didKeys = new Map<string, string>();
   #table: KeyTable | null = null;
   #encryptionTable: EncryptionKeyTable | null = null;
   #closed = false;
@@ -101,6 +103,7 @@ export class Custody {
     this.#encryptionTable = new EncryptionKeyTable(db);
     this.#keys.clear();
     this.#agreements.clear();
+    this.#didKeys.clear();
   }
 
   createSigningKey(purpose: KeyPurpose): SigningKey {
@@ -118,7 +121,12 @@ export class Custody {
 
   /** Works for destroyed keys too: a public key stays meaningful in history. */
   didKey(keyId: string): string {
-    return this.#row(keyId).did_key;
+    let didKey = this.#didKeys.get(keyId);
+    if (didKey === undefined) {
+      didKey = this.#row(keyId).did_key;
+      this.#didKeys.set(keyId, didKey);
+    }
+    return didKey;
   }
 
   publicKey(keyId: string): Buffer {
@@ -254,6 +262,7 @@ export class Custody {
   close(): void {
     this.#keys.clear();
     this.#agreements.clear();
+    this.#didKeys.clear();
     this.#master.fill(0);
     this.#wrapKey.fill(0);
     this.#encryptionWrapKey.fill(0);

@@ -17,7 +17,7 @@ import { independentDecrypt, type Obj } from '../support/e2ee-independent.ts';
 import { expectOk, expectRefusal } from '../support/expect.ts';
 import { createIdentity, createNodeNamespace, createProject, persistent, type Project } from '../support/identities.ts';
 import { startTestNode, type TestNode } from '../support/node.ts';
-import { clientSigner, createSelfCustodial, publishEncryptionKey, type PublishedKey, type SelfCustodial } from '../support/self-custodial.ts';
+import { createSelfCustodial, envelopeSigner, publishEncryptionKey, type PublishedKey, type SelfCustodial } from '../support/self-custodial.ts';
 
 const DOMAIN = 'e2ee-chat.test';
 let t: TestNode;
@@ -99,7 +99,7 @@ async function sallyEnvelope(
   const sender: SealParty = { address: at('sally'), did: sally.key.didKey, stableId: sally.key.didSvc, encryptionKey: sally.assertion };
   return sealEnvelope(
     { kind: 'chat', sender, recipients: to, body, messageId: options.messageId ?? randomUUID(), conversationId, createdAt: options.createdAt ?? Date.now() },
-    clientSigner(sally.key),
+    envelopeSigner(sally.key),
     // A client fooled into using a key someone substituted checks it against whoever signed it.
     options.substituted === true
       ? (assertion, expect) => verifyKeyAssertion(assertion, { ...expect, currentDidKey: assertion.identity_did, stableId: assertion.identity_stable_id })
@@ -318,7 +318,7 @@ describe('a self-custodial sender posting its own envelope', () => {
         conversationId: conversation,
         createdAt: Date.now(),
       },
-      clientSigner(sally.key),
+      envelopeSigner(sally.key),
     ) as unknown as Obj;
     await refused(mail, 'SVC_ERR_E2EE_ENVELOPE_MISMATCH', /binding_mismatch/);
     expect(chatCount()).toBe(before);

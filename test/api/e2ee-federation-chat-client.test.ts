@@ -22,7 +22,7 @@ import { expectOk, expectRefusal } from '../support/expect.ts';
 import { createIdentity, createNodeNamespace, createProject, persistent } from '../support/identities.ts';
 import { startTestNode, type TestNode } from '../support/node.ts';
 import { startRecordingProxy, type RecordingProxy } from '../support/recording-proxy.ts';
-import { clientSigner, createSelfCustodial, publishEncryptionKey, type PublishedKey, type SelfCustodial } from '../support/self-custodial.ts';
+import { createSelfCustodial, envelopeSigner, publishEncryptionKey, type PublishedKey, type SelfCustodial } from '../support/self-custodial.ts';
 
 const FAST_OUTBOX = { retryBaseMs: 40, retryMaxMs: 200 };
 const WAIT = { timeout: 15_000, interval: 25 };
@@ -113,7 +113,7 @@ function sallySeals(to: Peer, body: string, conversationId: string, options: { c
       conversationId,
       createdAt: options.createdAt ?? Date.now(),
     },
-    clientSigner(sally.key),
+    envelopeSigner(sally.key),
     // Keys checked now; a substituted key is signed by someone else, and a client sealing with it did not check that.
     (assertion, expect) => (options.trustAnyKey === true ? checkKeyAssertion : verifyKeyAssertion)(assertion, { ...expect, now: Date.now() }),
   ) as unknown as Obj;

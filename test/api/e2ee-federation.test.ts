@@ -24,7 +24,7 @@ import { expectOk } from '../support/expect.ts';
 import { createIdentity, createNodeNamespace, createProject, persistent } from '../support/identities.ts';
 import { startTestNode, type TestNode } from '../support/node.ts';
 import { startRecordingProxy, type RecordingProxy } from '../support/recording-proxy.ts';
-import { clientSigner, createSelfCustodial, publishEncryptionKey, type PublishedKey, type SelfCustodial } from '../support/self-custodial.ts';
+import { createSelfCustodial, envelopeSigner, publishEncryptionKey, type PublishedKey, type SelfCustodial } from '../support/self-custodial.ts';
 import { expectRefusal } from '../support/expect.ts';
 
 const FAST_OUTBOX = { retryBaseMs: 40, retryMaxMs: 200 };
@@ -168,7 +168,7 @@ describe("a node's door for sealed mail", () => {
         conversationId: wire.message_id,
         createdAt: options.createdAt ?? Date.now(),
       },
-      (bytes) => Buffer.from(zed.sign(bytes), 'base64'),
+      { did: zed.didKey, sign: (bytes) => Buffer.from(zed.sign(bytes), 'base64') },
       options.verify,
     ) as unknown as Obj;
     return { ...wire, content_mode: 'encrypted_v2', message_version: 2, encrypted_envelope: envelope };
@@ -345,7 +345,7 @@ describe("a self-custodial client's own envelope to another node", () => {
         conversationId: messageId,
         createdAt: options.createdAt ?? Date.now(),
       },
-      clientSigner(sally.key),
+      envelopeSigner(sally.key),
       // Keys checked now (an envelope dated back is sealed with today's keys); a substituted key is
       // signed by someone else, and the client that seals with it did not check that.
       (assertion, expect) => (options.trustAnyKey === true ? checkKeyAssertion : verifyKeyAssertion)(assertion, { ...expect, now: Date.now() }),

@@ -16,7 +16,7 @@ import { independentDecrypt, type Obj } from '../support/e2ee-independent.ts';
 import { expectOk, expectRefusal } from '../support/expect.ts';
 import { createIdentity, createNodeNamespace, createProject, persistent, type Project } from '../support/identities.ts';
 import { startTestNode, type TestNode } from '../support/node.ts';
-import { clientSigner, createSelfCustodial, publishEncryptionKey, type PublishedKey, type SelfCustodial } from '../support/self-custodial.ts';
+import { createSelfCustodial, envelopeSigner, publishEncryptionKey, type PublishedKey, type SelfCustodial } from '../support/self-custodial.ts';
 
 const DOMAIN = 'e2ee.test';
 let t: TestNode;
@@ -91,7 +91,7 @@ async function sallyEnvelope(
       conversationId: options.conversationId ?? messageId,
       createdAt: options.createdAt ?? Date.now(),
     },
-    clientSigner(sally.key),
+    envelopeSigner(sally.key),
   ) as unknown as Obj;
 }
 

@@ -92,7 +92,7 @@ describe('the node and an independent implementation, both ways', () => {
         conversationId: 'c-1',
         createdAt: now.getTime(),
       },
-      nodeAlice.sign,
+      nodeAlice,
     );
     const onWire = JSON.parse(JSON.stringify(envelope)) as Obj;
     expect(independentDecrypt(onWire, nodeBob.keys.privateKey)).toMatchObject({ subject: 'from the node', body: 'sealed by svc-node ✓', message_id: 'm-1' });

@@ -16,7 +16,7 @@ import { x25519PublicKey } from '../../server/crypto/e2ee/x25519.ts';
 import { independentDecrypt, type Obj } from '../support/e2ee-independent.ts';
 import { expectOk } from '../support/expect.ts';
 import { createIdentity, createNodeNamespace, createProject, persistent } from '../support/identities.ts';
-import { clientSigner, createSelfCustodial, publishEncryptionKey, type PublishedKey, type SelfCustodial } from '../support/self-custodial.ts';
+import { createSelfCustodial, envelopeSigner, publishEncryptionKey, type PublishedKey, type SelfCustodial } from '../support/self-custodial.ts';
 import { connectSse, deadlineIn, type SseClient } from '../support/sse.ts';
 import { dumpDatabase, openStoppedNode, startLoggedNode, type LoggedNode, type StoppedNode } from './support.ts';
 
@@ -91,7 +91,7 @@ beforeAll(async () => {
       conversationId: messageId,
       createdAt: Date.now(),
     },
-    clientSigner(sally.key),
+    envelopeSigner(sally.key),
   );
   ids.betweenSelves = expectOk(
     await t.request('POST', '/v1/messages', {

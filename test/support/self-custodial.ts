@@ -6,6 +6,7 @@
  */
 import { CreatedIdentity } from '../../contract/core/identities.ts';
 import { buildKeyAssertion, type EncryptionKeyAssertion } from '../../server/crypto/e2ee/key-assertion.ts';
+import type { EnvelopeSigner } from '../../server/crypto/e2ee/seal-envelope.ts';
 import { generateX25519KeyPair, type X25519KeyPair } from '../../server/crypto/e2ee/x25519.ts';
 import { expectOk } from './expect.ts';
 import { init, persistent } from './identities.ts';
@@ -28,6 +29,9 @@ export const clientSigner =
   (key: SelfKey) =>
   (bytes: Buffer): Buffer =>
     Buffer.from(key.sign(bytes.toString('utf8')), 'base64');
+
+/** The client's key as an envelope's signer (seal-envelope.ts): its did:key and its signature. */
+export const envelopeSigner = (key: SelfKey): EnvelopeSigner => ({ did: key.didKey, sign: clientSigner(key) });
 
 /** A persistent self-custodial identity `name` in the project, its did:svc registered by its client. */
 export async function createSelfCustodial(t: NodeEndpoint, projectKey: string, name: string): Promise<SelfCustodial> {

@@ -46,7 +46,7 @@ function mail(overrides: Partial<SealRequest> = {}): E2eeEnvelope {
       createdAt: NOW,
       ...overrides,
     },
-    alice.sign,
+    alice,
   );
 }
 
@@ -107,7 +107,7 @@ describe('sealing and opening', () => {
           createdAt: NOW,
           replyToMessageId: 'm-1',
         },
-        alice.sign,
+        alice,
       ),
     );
     for (const reader of [bob.reader, carol.reader, alice.reader]) {
@@ -123,7 +123,7 @@ describe('sealing and opening', () => {
   it('a sender without an address carries its own key assertion, signed with the rest', () => {
     const local = testParty({ now: NOW - 60_000 });
     const envelope = wire(
-      sealEnvelope({ kind: 'chat', sender: local, recipients: [bob], body: 'hi', messageId: 'm-3', conversationId: 's-3', createdAt: NOW }, local.sign),
+      sealEnvelope({ kind: 'chat', sender: local, recipients: [bob], body: 'hi', messageId: 'm-3', conversationId: 's-3', createdAt: NOW }, local),
     );
     expect(envelope.sender_encryption_key).toEqual(local.encryptionKey);
     expect(openEnvelope(envelope, bob.reader).inner.from).toEqual({ did: local.did });
@@ -146,9 +146,9 @@ describe('refusing to seal', () => {
 
   it('mail to two recipients, or a signature by another key than the sender’s', () => {
     expect(() => mail({ recipients: [bob, carol] })).toThrow(RangeError);
-    expect(() =>
-      sealEnvelope({ kind: 'mail', sender: alice, recipients: [bob], body: 'x', messageId: 'm', conversationId: 'c', createdAt: NOW }, bob.sign),
-    ).toThrow(/signing key does not belong/);
+    expect(() => sealEnvelope({ kind: 'mail', sender: alice, recipients: [bob], body: 'x', messageId: 'm', conversationId: 'c', createdAt: NOW }, bob)).toThrow(
+      /signing key does not belong/,
+    );
   });
 });
 

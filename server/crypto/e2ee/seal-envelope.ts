@@ -5,12 +5,13 @@
  * signature over everything.
  *
  * Every key assertion is verified at the message's creation time before any key is used: a key
- * that fails verification, has expired, or names another identity is refused, never used. The
- * signature runs through `sign` (custody holds the key) and is checked against `from.did` after,
- * so a mismatched signing key cannot produce an envelope.
+ * that fails verification, has expired, or names another identity is refused, never used.
+ *
+ * Making an envelope is two steps. Preparing it (`prepareEnvelope`) is nearly all of the work and
+ * takes public keys only, so it may run away from custody, in the seal worker (seal-pool.ts).
+ * Signing it (`signPreparedEnvelope`) takes the sender's key and runs where custody is; the signer
+ * names its did:key and must be `from.did`, so a mismatched signing key cannot produce an envelope.
  */
-import { publicKeyFromDidKey } from '../did-key.ts';
-import { verifyBytes } from '../ed25519.ts';
 import { contractHash, encodeRaw, formatContractTime } from './encoding.ts';
 import {
   E2EE_SUITE,
@@ -75,15 +76,31 @@ function ref(party: SealParty): { did: string; address?: string; stable_id?: str
   };
 }
 
+/** The sender's signing key, as custody lends it: its did:key, and an Ed25519 signature with it. */
+export interface EnvelopeSigner {
+  did: string;
+  sign(bytes: Buffer): Uint8Array;
+}
+
+/** Checks a key assertion: verifyKeyAssertion, or a cache of verified signatures (verified-key-assertions.ts). */
+export type AssertionVerifier = (assertion: EncryptionKeyAssertion, expect: KeyAssertionExpectation) => VerifiedEncryptionKey;
+
+/** An envelope made and encrypted, all but its signature; `bytes` are what the sender signs. */
+export interface PreparedEnvelope {
+  envelope: Omit<E2eeEnvelope, 'signature'>;
+  bytes: Buffer;
+}
+
+/** Builds and signs an envelope: `prepareEnvelope`, then `signPreparedEnvelope`. */
+export function sealEnvelope(request: SealRequest, signer: EnvelopeSigner, verify: AssertionVerifier = verifyKeyAssertion): E2eeEnvelope {
+  return signPreparedEnvelope(prepareEnvelope(request, verify), signer);
+}
+
 /**
- * Builds and signs an envelope; `sign` is the sender's Ed25519 signature, from custody. `verify`
- * checks each key assertion (a caller may remember signatures it checked: verified-key-assertions.ts).
+ * Everything of a seal but the signature: the keys verified, the content encrypted, a wrap per
+ * recipient and the sender's copy. It needs nothing secret (the wraps take public keys only).
  */
-export function sealEnvelope(
-  request: SealRequest,
-  sign: (bytes: Buffer) => Uint8Array,
-  verify: (assertion: EncryptionKeyAssertion, expect: KeyAssertionExpectation) => VerifiedEncryptionKey = verifyKeyAssertion,
-): E2eeEnvelope {
+export function prepareEnvelope(request: SealRequest, verify: AssertionVerifier = verifyKeyAssertion): PreparedEnvelope {
   if (request.kind === 'mail' && request.recipients.length !== 1) throw new RangeError('E2EE mail has exactly one delivery recipient');
   if (request.recipients.length === 0) throw new RangeError('an E2EE message needs at least one recipient');
   const messageId = request.messageId.trim();
@@ -173,9 +190,11 @@ export function sealEnvelope(
     crypto: { ...unsealed.crypto, ciphertext_hash: contractHash(ciphertext) },
     ciphertext: encodeRaw(ciphertext),
   };
-  const bytes = envelopeSigningBytes(signed);
-  const signature = sign(bytes);
-  const signer = publicKeyFromDidKey(from.did);
-  if (!signer || !verifyBytes(signer, bytes, signature)) throw new Error('the signing key does not belong to the sender did');
-  return { ...signed, signature: encodeRaw(signature) };
+  return { envelope: signed, bytes: envelopeSigningBytes(signed) };
+}
+
+/** Signs a prepared envelope with the sender's key; a key that is not `from.did`'s signs nothing. */
+export function signPreparedEnvelope({ envelope, bytes }: PreparedEnvelope, signer: EnvelopeSigner): E2eeEnvelope {
+  if (signer.did !== envelope.from.did) throw new Error('the signing key does not belong to the sender did');
+  return { ...envelope, signature: encodeRaw(signer.sign(bytes)) };
 }

@@ -73,7 +73,7 @@ describe('envelopes a dishonest or broken sender signed', () => {
   const alice = testParty({ address: 'alice.example/alice', stableId: 'did:svc:alice', now: NOW - MINUTE });
   const bob = testParty({ address: 'bob.example/bob', stableId: 'did:svc:bob', now: NOW - MINUTE });
   const made = (sender: TestParty = alice): E2eeEnvelope =>
-    sealEnvelope({ kind: 'mail', sender, recipients: [bob], subject: 's', body: 'b', messageId: 'm-1', conversationId: 'c-1', createdAt: NOW }, sender.sign);
+    sealEnvelope({ kind: 'mail', sender, recipients: [bob], subject: 's', body: 'b', messageId: 'm-1', conversationId: 'c-1', createdAt: NOW }, sender);
   const expectation: IngestionExpectation = {
     kind: 'mail',
     messageId: 'm-1',

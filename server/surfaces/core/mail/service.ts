@@ -10,6 +10,7 @@
  * federation stores mail arriving from another node and bounces. All of mail's SQL is in store/;
  * search's index reads the rows for itself (server/search/store/mail.ts).
  */
+import { randomUUID } from 'node:crypto';
 import { signingTimestamp } from '../../../clock.ts';
 import type { NodeContext } from '../../../context.ts';
 import {
@@ -22,7 +23,8 @@ import {
   type SendMailInput,
   type SendMailResult,
 } from '../../../../contract/core/mail.ts';
-import { conflict, invalid, notFound, tooLarge, type ValidationIssue } from '../../../errors.ts';
+import { conflict, invalid, notFound, ServiceError, tooLarge, type ValidationIssue } from '../../../errors.ts';
+import type { EncryptionKeyAssertion } from '../../../crypto/e2ee/key-assertion.ts';
 import { identityTopic } from '../../../events/bus.ts';
 import type { E2eeEnvelope } from '../../../crypto/e2ee/envelope.ts';
 import type { IdentityService } from '../identities/service.ts';
@@ -40,7 +42,7 @@ import { signMessage } from '../messaging/signing.ts';
 import type { NamespaceService } from '../namespaces/service.ts';
 import { deliverMail, type EncryptedMail } from './delivery.ts';
 import { conversationId } from './conversation.ts';
-import { asRead, claimedIds, type EndToEnd } from '../messaging/end-to-end.ts';
+import { asRead, claimedIds, type EndToEnd, type SealedAhead } from '../messaging/end-to-end.ts';
 import { MailFolders, publishMailChange } from './folders.ts';
 import { SentMail } from './sent.ts';
 import {
@@ -128,19 +130,21 @@ export class MailService {
    * failure a refusal of its own: core/identities/remote-encryption-keys.ts).
    */
   async sendFindingKeys(agentId: string, input: SendMailInput): Promise<SendMailResult> {
-    if (input.encrypted_envelope === undefined) return this.send(agentId, input);
+    if (input.encrypted_envelope === undefined) return this.send(agentId, input, { ahead: await this.#sealAhead(agentId, input) });
     const targets = this.#resolve(this.#identities.row(agentId), input);
     const [only] = targets;
     if (targets.length !== 1 || only === undefined || !isRemote(only)) return this.send(agentId, input);
-    return this.send(agentId, input, await this.#remoteKeys.find(only.address));
+    return this.send(agentId, input, { remoteKey: await this.#remoteKeys.find(only.address) });
   }
 
   /**
    * With a client `message_id` the send happens once: the same content under the id again answers
-   * what the first send answered (messaging/idempotency.ts). `remoteKey`: the current key of the
-   * one recipient on another node a client's envelope is for (`sendFindingKeys` finds it).
+   * what the first send answered (messaging/idempotency.ts). What `sendFindingKeys` found before
+   * the transaction: `remoteKey`, the current key of the one recipient on another node a client's
+   * envelope is for; `ahead`, the mail sealed beside the event loop, which the seal takes if it
+   * still fits.
    */
-  send(agentId: string, request: SendMailInput, remoteKey?: RemoteEncryptionKey): SendMailResult {
+  send(agentId: string, request: SendMailInput, { remoteKey, ahead }: { remoteKey?: RemoteEncryptionKey; ahead?: SealedAhead | null } = {}): SendMailResult {
     // One thread, by either of its names, or the one a client's envelope is bound to.
     const input = { ...request, thread_id: request.thread_id ?? request.conversation_id ?? envelopeConversation(request.encrypted_envelope) };
     const bytes = Buffer.byteLength(input.body, 'utf8');
@@ -178,7 +182,7 @@ export class MailService {
           // To another node: the client's envelope as it is, else sealed as it leaves unless the
           // send named plaintext (the node seals only what it signs).
           ...(!isRemote(target)
-            ? this.#encryption(sender, target, input, clientSigned !== null)
+            ? this.#encryption(sender, target, input, clientSigned !== null, ahead)
             : input.encrypted_envelope !== undefined
               ? { clientSealed: this.#remoteEnvelope(sender, target, input, remoteKey) }
               : { sealRemote: clientSigned === null && input.content_mode !== 'legacy_plaintext_v1' }),
@@ -205,16 +209,24 @@ export class MailService {
    * How a mail to a recipient on this node is sent (messaging/end-to-end.ts decides, no
    * downgrade): sealed here, the client's envelope checked, or plaintext (nothing to add).
    */
-  #encryption(sender: Party, recipient: Recipient, input: SendMailInput, clientSigned: boolean): { encrypted?: EncryptedMail } {
+  #encryption(sender: Party, recipient: Recipient, input: SendMailInput, clientSigned: boolean, ahead?: SealedAhead | null): { encrypted?: EncryptedMail } {
     const mode = this.#endToEnd.modeFor(sender, recipient, input, clientSigned);
     if (mode.kind === 'plaintext') return {};
     const { subject, body } = input;
     if (mode.kind === 'seal') {
       // Also signed as a plaintext message, for the parties whose keys the node holds: their
-      // clients verify what they read as they verify any mail.
-      const signed = signMessage(this.#ctx, sender, recipient, { type: 'mail', subject, body, priority: input.priority }, input.message_id);
+      // clients verify what they read as they verify any mail. With the id and time of a seal
+      // made ahead, which `seal` then takes if nothing else changed.
+      const signed = signMessage(
+        this.#ctx,
+        sender,
+        recipient,
+        { type: 'mail', subject, body, priority: input.priority },
+        input.message_id ?? ahead?.request.messageId,
+        ahead?.createdAt,
+      );
       const ids = { messageId: signed.message_id, conversationId: input.thread_id ?? signed.message_id };
-      const envelope = this.#endToEnd.seal('mail', sender, [{ ...recipient, key: mode.recipientKey }], { subject, body }, ids, signed.timestamp);
+      const envelope = this.#endToEnd.seal('mail', sender, [{ ...recipient, key: mode.recipientKey }], { subject, body }, ids, signed.timestamp, ahead);
       const opened = { subject, body, signature: signed.signature, signed_payload: signed.signed_payload };
       const readers = { sender: sender.agent.custody !== 'self', recipient: recipient.agent.custody !== 'self', opened };
       return { encrypted: { envelope, createdAt: signed.timestamp, readers } };
@@ -249,6 +261,40 @@ export class MailService {
       envelopeIds(input),
       { did: sender.didKey, stableId: sender.stableId, address: sender.address },
       { address: key.address, didKey: key.didKey, stableId: key.stableId, encryptionKeyId: key.key.encryptionKeyId },
+    );
+  }
+
+  /**
+   * A mail the node will seal for a recipient on this node (a sender whose keys it holds, one
+   * recipient that publishes a key, nothing named plaintext), sealed now, before the send's
+   * transaction (messaging/end-to-end.ts, sealAhead); null for any other mail, and whenever
+   * anything is wrong with the send, which then says what.
+   */
+  async #sealAhead(agentId: string, request: SendMailInput): Promise<SealedAhead | null> {
+    if (clientSignatureOf(request) !== null || request.content_mode === 'legacy_plaintext_v1') return null;
+    if (Buffer.byteLength(request.body, 'utf8') > MAX_BODY_BYTES) return null;
+    let sealing: { sender: Party; recipient: Recipient; key: EncryptionKeyAssertion } | null;
+    try {
+      const senderRow = this.#identities.row(agentId);
+      const [only, ...more] = this.#resolve(senderRow, request);
+      const sender = this.#recipients.party(senderRow);
+      const key = only === undefined || isRemote(only) || sender.agent.custody === 'self' ? null : this.#endToEnd.keyOf(only);
+      sealing = key === null || more.length > 0 || senderRow.status !== 'active' ? null : { sender, recipient: only as Recipient, key };
+    } catch (error) {
+      if (error instanceof ServiceError) return null;
+      throw error;
+    }
+    if (sealing === null) return null;
+    const { sender, recipient, key } = sealing;
+    const messageId = request.message_id ?? randomUUID();
+    const thread = request.thread_id ?? request.conversation_id ?? messageId;
+    return this.#endToEnd.sealAhead(
+      'mail',
+      sender,
+      [{ ...recipient, key }],
+      { subject: request.subject, body: request.body },
+      { messageId, conversationId: thread },
+      signingTimestamp(this.#ctx.clock),
     );
   }
 

@@ -11,7 +11,7 @@
  * - Ingesting: a client's envelope is checked as the contract says before anything is stored
  *   (verify-envelope.ts); each refusal is a 4xx of its own, naming fields, never content.
  */
-import { conflict, invalid, type ServiceError } from '../../../errors.ts';
+import { conflict, invalid, ServiceError } from '../../../errors.ts';
 import type { NodeContext } from '../../../context.ts';
 import { sha256Hex } from '../../../crypto/encoding.ts';
 import { parseEnvelope, type E2eeEnvelope, type MessageKind } from '../../../crypto/e2ee/envelope.ts';
@@ -29,7 +29,8 @@ import {
 import type { EncryptionKeyAssertion } from '../../../crypto/e2ee/key-assertion.ts';
 import type { InnerPayload } from '../../../crypto/e2ee/inner-payload.ts';
 import { checkEnvelopeIntegrity, openEnvelope } from '../../../crypto/e2ee/open-envelope.ts';
-import { sealEnvelope, type SealParty } from '../../../crypto/e2ee/seal-envelope.ts';
+import { sealEnvelope, signPreparedEnvelope, type EnvelopeSigner, type SealParty, type SealRequest } from '../../../crypto/e2ee/seal-envelope.ts';
+import { sealPool } from '../../../crypto/e2ee/seal-pool.ts';
 import { verifyEnvelopeForIngestion, type ExpectedParty } from '../../../crypto/e2ee/verify-envelope.ts';
 import type { MessageVerificationStatus } from '../../../crypto/message-signing.ts';
 import { MemoCache } from '../../../memo-cache.ts';
@@ -166,9 +167,64 @@ export class EndToEnd {
   /**
    * A custodial sender's message to `recipients` (each with its key, verified again here at the
    * message's time), signed in custody. A recipient is an identity of this node or one on another
-   * node, named by its address and keys.
+   * node, named by its address and keys. `ahead`: the same message sealed a moment before
+   * (`sealAhead`), taken when it was made from exactly what this seal would be made from.
    */
-  seal(kind: MessageKind, sender: Party, recipients: readonly SealRecipient[], content: MessageContent, ids: EnvelopeIds, createdAt: string): E2eeEnvelope {
+  seal(
+    kind: MessageKind,
+    sender: Party,
+    recipients: readonly SealRecipient[],
+    content: MessageContent,
+    ids: EnvelopeIds,
+    createdAt: string,
+    ahead?: SealedAhead | null,
+  ): E2eeEnvelope {
+    const request = this.#sealRequest(kind, sender, recipients, content, ids, createdAt);
+    if (ahead != null && sameSeal(ahead.request, request)) return ahead.envelope;
+    return sealEnvelope(request, this.#signer(sender), (assertion, expect) => this.#keys.verifyAssertion(assertion, expect));
+  }
+
+  /**
+   * `seal`, made before the send's transaction: prepared in the seal worker
+   * (crypto/e2ee/seal-pool.ts) while this thread serves the requests around it, then signed here,
+   * in custody. The send's own `seal` takes it if nothing it is made from changed meanwhile (a key
+   * rotated, an address moved), and seals afresh otherwise. Null when the worker did not make it,
+   * or when the sender cannot seal (the send then says why).
+   */
+  async sealAhead(
+    kind: MessageKind,
+    sender: Party,
+    recipients: readonly SealRecipient[],
+    content: MessageContent,
+    ids: EnvelopeIds,
+    createdAt: string,
+  ): Promise<SealedAhead | null> {
+    try {
+      const request = this.#sealRequest(kind, sender, recipients, content, ids, createdAt);
+      const prepared = await sealPool.prepare(request);
+      return prepared === null ? null : { request, createdAt, envelope: signPreparedEnvelope(prepared, this.#signer(sender)) };
+    } catch (error) {
+      // No key to seal or sign with (any more): the send itself refuses it, with that reason.
+      if (error instanceof ServiceError) return null;
+      throw error;
+    }
+  }
+
+  /** The sender's signing key in custody, as the envelope's signer. */
+  #signer(sender: Party): EnvelopeSigner {
+    const keyId = sender.agent.key_id;
+    return { did: this.#ctx.custody.didKey(keyId), sign: (bytes) => this.#ctx.custody.sign(keyId, bytes) };
+  }
+
+  /** What `sealEnvelope` is asked for: the parties with their keys, the message, its ids and time. */
+  #sealRequest(
+    kind: MessageKind,
+    sender: Party,
+    recipients: readonly SealRecipient[],
+    content: MessageContent,
+    ids: EnvelopeIds,
+    createdAt: string,
+  ): SealRequest {
     const senderKey = this.keyOf(sender);
     if (senderKey === null) {
       throw conflict('SVC_ERR_E2EE_SENDER_KEY_MISSING', `${sender.address ?? sender.alias} has no valid encryption key for its own copy of the message`);
@@ -179,21 +235,17 @@ export class EndToEnd {
       stableId: p.stableId ?? undefined,
       encryptionKey: key,
     });
-    return sealEnvelope(
-      {
-        kind,
-        sender: party(sender, senderKey),
-        recipients: recipients.map((r) => party(r, r.key)),
-        ...(kind === 'mail' ? { subject: content.subject ?? '' } : {}),
-        body: content.body,
-        messageId: ids.messageId,
-        conversationId: ids.conversationId,
-        replyToMessageId: ids.replyToMessageId,
-        createdAt: Date.parse(createdAt),
-      },
-      (bytes) => this.#ctx.custody.sign(sender.agent.key_id, bytes),
-      (assertion, expect) => this.#keys.verifyAssertion(assertion, expect),
-    );
+    return {
+      kind,
+      sender: party(sender, senderKey),
+      recipients: recipients.map((r) => party(r, r.key)),
+      ...(kind === 'mail' ? { subject: content.subject ?? '' } : {}),
+      body: content.body,
+      messageId: ids.messageId,
+      conversationId: ids.conversationId,
+      replyToMessageId: ids.replyToMessageId,
+      createdAt: Date.parse(createdAt),
+    };
   }
 
   /**
@@ -389,6 +441,39 @@ export class EndToEnd {
       }
     });
   }
+}
+
+/** A message sealed before its send's transaction (`EndToEnd.sealAhead`), with what it was made from. */
+export interface SealedAhead {
+  request: SealRequest;
+  /** The message's time as the node writes it (the plaintext signature beside the envelope repeats it). */
+  createdAt: string;
+  envelope: E2eeEnvelope;
+}
+
+/** Two seal requests make the same envelope: the same message, ids and time, the same parties with the same keys. */
+function sameSeal(a: SealRequest, b: SealRequest): boolean {
+  const sameParty = (x: SealParty, y: SealParty): boolean =>
+    x.did === y.did &&
+    x.address === y.address &&
+    x.stableId === y.stableId &&
+    x.teamId === y.teamId &&
+    x.encryptionKey.encryption_key_id === y.encryptionKey.encryption_key_id &&
+    x.encryptionKey.signature === y.encryptionKey.signature;
+  return (
+    a.kind === b.kind &&
+    a.messageId === b.messageId &&
+    a.conversationId === b.conversationId &&
+    a.replyToMessageId === b.replyToMessageId &&
+    a.createdAt === b.createdAt &&
+    a.subject === b.subject &&
+    a.body === b.body &&
+    a.deliveryOrigin === b.deliveryOrigin &&
+    a.observedInboundMode === b.observedInboundMode &&
+    sameParty(a.sender, b.sender) &&
+    a.recipients.length === b.recipients.length &&
+    a.recipients.every((party, i) => sameParty(party, b.recipients[i]!))
+  );
 }
 
 /** Plaintext to `recipient`, when it accepts plaintext (its setting; plaintext-policy.ts). */

@@ -43,16 +43,20 @@ export function assertNodeMaySign(sender: Party): void {
   }
 }
 
-/** `messageId`: the client's own id for the message (its idempotency key); otherwise a new one. */
+/**
+ * `messageId`: the client's own id for the message (its idempotency key); otherwise a new one.
+ * `timestamp`: the node's time now, unless the message was sealed a moment before (its
+ * envelope's time, which the plaintext signature beside it repeats).
+ */
 export function signMessage(
   ctx: NodeContext,
   sender: Party,
   recipient: Pick<Recipient, 'to' | 'didKey' | 'stableId'>,
   content: ContentFields,
   messageId: string = randomUUID(),
+  timestamp: string = signingTimestamp(ctx.clock),
 ): SignedMessage {
   assertNodeMaySign(sender);
-  const timestamp = signingTimestamp(ctx.clock);
   const from = sender.address ?? sender.alias;
   const envelope = buildMessageEnvelope({
     ...content,

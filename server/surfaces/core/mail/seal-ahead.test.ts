@@ -1,0 +1,61 @@
+/**
+ * Mail sealed before its send's transaction, in the seal worker (messaging/end-to-end.ts,
+ * sealAhead): the envelope stored is the one made ahead when nothing it was made from changed,
+ * and one sealed afresh when something did (here the recipient's key, rotated in between).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { InboxQuery, SendMailBody } from '../../../../contract/core/mail.ts';
+import { parseEnvelope, type E2eeEnvelope } from '../../../crypto/e2ee/envelope.ts';
+import { sealPool } from '../../../crypto/e2ee/seal-pool.ts';
+import { startUnitNode, type UnitNode } from '../../../../test/support/unit-node.ts';
+import { findIdentity } from '../identities/store/agents.ts';
+
+let node: UnitNode;
+let ann: string;
+let bob: string;
+
+const send = (subject: string) => node.services.mail.sendFindingKeys(ann, SendMailBody.parse({ to_alias: 'bob', subject, body: `the body of ${subject}` }));
+const stored = (messageId: string): E2eeEnvelope =>
+  parseEnvelope(JSON.parse(node.ctx.db.prepare('SELECT encrypted_envelope FROM messages WHERE message_id = ?').pluck().get(messageId) as string));
+const currentKeyId = (agentId: string): string | undefined => node.services.encryptionKeys.current(findIdentity(node.ctx.db, agentId)!)?.encryption_key_id;
+
+beforeAll(async () => {
+  node = await startUnitNode();
+  const project = node.services.projects.create({ slug: 'mailers' });
+  ann = node.services.identities.create(project.project_id, { alias: 'ann' }).agent_id;
+  bob = node.services.identities.create(project.project_id, { alias: 'bob' }).agent_id;
+  // The worker starts at the first seal that asks for it; sends seal on their own thread until it is ready.
+  for (let tries = 0; sealPool.stats.prepared === 0; tries++) {
+    if (tries === 300) throw new Error('the seal worker never became ready');
+    await send(`warm-up ${tries}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+});
+afterAll(() => node.close());
+
+describe('mail sealed ahead', () => {
+  it('stores the envelope made in the worker, which its recipient reads', async () => {
+    const before = sealPool.stats.prepared;
+    const { message_id } = await send('made ahead');
+    expect(sealPool.stats.prepared).toBe(before + 1);
+    const envelope = stored(message_id);
+    expect(envelope.recipients[0]!.encryption_key_id).toBe(currentKeyId(bob));
+    const [read] = node.services.mail.inbox(bob, InboxQuery.parse({ limit: 1 })).messages;
+    expect(read).toMatchObject({ message_id, subject: 'made ahead', body: 'the body of made ahead', end_to_end: true, signature_status: 'verified' });
+  });
+
+  it('seals afresh to the new key when the recipient’s key rotated while it was sealed ahead', async () => {
+    const before = sealPool.stats.prepared;
+    const oldKey = currentKeyId(bob);
+    const sending = send('rotated meanwhile');
+    // The send waits for the worker now; the rotation lands before its transaction.
+    node.services.encryptionKeys.rotate(bob);
+    const { message_id } = await sending;
+    expect(sealPool.stats.prepared).toBe(before + 1);
+    const newKey = currentKeyId(bob);
+    expect(newKey).not.toBe(oldKey);
+    expect(stored(message_id).recipients[0]!.encryption_key_id).toBe(newKey);
+    const [read] = node.services.mail.inbox(bob, InboxQuery.parse({ limit: 1 })).messages;
+    expect(read).toMatchObject({ message_id, body: 'the body of rotated meanwhile', end_to_end: true, signature_status: 'verified' });
+  });
+});
