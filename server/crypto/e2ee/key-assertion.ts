@@ -160,11 +160,44 @@ export function verifyKeyAssertion(assertion: EncryptionKeyAssertion, expect: Ke
 }
 
 /**
+ * What an assertion says that no expectation changes: whether its identity_did is an Ed25519
+ * did:key, its public key and whether its id names it, and its times. Worked out once per
+ * assertion by a caller that sees the same frozen one again (verified-key-assertions.ts); nothing
+ * here throws, so the checks below keep their order whoever worked these out.
+ */
+export interface KeyAssertionFacts {
+  signerValid: boolean;
+  publicKey: Buffer | null;
+  keyIdMatches: boolean;
+  notBefore: number | null;
+  expiresAt: number | null;
+  createdAt: number | null;
+}
+
+export function keyAssertionFacts(assertion: EncryptionKeyAssertion): KeyAssertionFacts {
+  const decoded = decodeRaw(assertion.encryption_public_key);
+  const publicKey = decoded?.length === X25519_KEY_LENGTH ? decoded : null;
+  return {
+    signerValid: publicKeyFromDidKey(assertion.identity_did) !== null,
+    publicKey,
+    keyIdMatches: publicKey !== null && assertion.encryption_key_id === encryptionKeyId(publicKey),
+    notBefore: parseContractTime(assertion.not_before),
+    expiresAt: parseContractTime(assertion.expires_at),
+    createdAt: parseContractTime(assertion.created_at),
+  };
+}
+
+/**
  * Every rule of verifyKeyAssertion but the last, the Ed25519 signature: the rules that depend on
  * the time and on who the identity is now, all cheap. A cache of signatures already verified
- * (verified-key-assertions.ts) runs these each time and the signature check once.
+ * (verified-key-assertions.ts) runs these each time and the signature check once, with the
+ * assertion's facts worked out once too.
  */
-export function checkKeyAssertion(assertion: EncryptionKeyAssertion, expect: KeyAssertionExpectation): VerifiedEncryptionKey {
+export function checkKeyAssertion(
+  assertion: EncryptionKeyAssertion,
+  expect: KeyAssertionExpectation,
+  facts: KeyAssertionFacts = keyAssertionFacts(assertion),
+): VerifiedEncryptionKey {
   if (assertion.operation !== KEY_ASSERTION_OPERATION) throw new KeyAssertionError('encryption key assertion operation must be publish_encryption_key');
   if (assertion.version !== KEY_ASSERTION_VERSION) throw new KeyAssertionError('unsupported encryption key assertion version');
   if (assertion.algorithm !== KEY_ALGORITHM) throw new KeyAssertionError('unsupported encryption key algorithm');
@@ -176,8 +209,7 @@ export function checkKeyAssertion(assertion: EncryptionKeyAssertion, expect: Key
   if (expect.expectedCustody && custody !== expect.expectedCustody) throw new KeyAssertionError('encryption key custody does not match the identity');
 
   if (assertion.identity_did !== expect.currentDidKey) throw new KeyAssertionError('encryption key assertion identity_did does not match the current did:key');
-  const signer = publicKeyFromDidKey(assertion.identity_did);
-  if (!signer) throw new KeyAssertionError('encryption key assertion identity_did is not an Ed25519 did:key');
+  if (!facts.signerValid) throw new KeyAssertionError('encryption key assertion identity_did is not an Ed25519 did:key');
   if (expect.stableId) {
     if (assertion.identity_stable_id !== expect.stableId)
       throw new KeyAssertionError('encryption key assertion identity_stable_id does not match the identity');
@@ -185,19 +217,17 @@ export function checkKeyAssertion(assertion: EncryptionKeyAssertion, expect: Key
     throw new KeyAssertionError('encryption key assertion for an identity without a stable id must omit identity_stable_id');
   }
 
-  const publicKey = decodeRaw(assertion.encryption_public_key);
-  if (publicKey?.length !== X25519_KEY_LENGTH) throw new KeyAssertionError('encryption_public_key must be 32 bytes of unpadded base64');
-  if (assertion.encryption_key_id !== encryptionKeyId(publicKey)) throw new KeyAssertionError('encryption_key_id does not match encryption_public_key');
+  const { publicKey, notBefore, expiresAt, createdAt } = facts;
+  if (publicKey === null) throw new KeyAssertionError('encryption_public_key must be 32 bytes of unpadded base64');
+  if (!facts.keyIdMatches) throw new KeyAssertionError('encryption_key_id does not match encryption_public_key');
 
-  const notBefore = parseContractTime(assertion.not_before);
-  const expiresAt = parseContractTime(assertion.expires_at);
-  const createdAt = parseContractTime(assertion.created_at);
   if (notBefore === null || expiresAt === null || createdAt === null) throw new KeyAssertionError('encryption key assertion times must be RFC 3339');
   if (expiresAt <= notBefore) throw new KeyAssertionError('encryption key assertion expires_at must be after not_before');
   if (createdAt > expect.now) throw new KeyAssertionError('encryption key assertion created_at is in the future');
   if (notBefore > expect.now) throw new KeyAssertionError('encryption key assertion is not active yet');
   if (expiresAt <= expect.now) throw new KeyAssertionError('encryption key assertion is expired');
-  return { publicKey, encryptionKeyId: assertion.encryption_key_id, custody, notBefore, expiresAt };
+  // A copy: the facts may be kept for the next check of the same assertion.
+  return { publicKey: Buffer.from(publicKey), encryptionKeyId: assertion.encryption_key_id, custody, notBefore, expiresAt };
 }
 
 /** Whether `signature` is identity_did's Ed25519 signature of the assertion's other fields. */

@@ -24,6 +24,24 @@ describe('verified key assertions', () => {
     expect(verified.size).toBe(1);
   });
 
+  it('run the rules of time and identity on every call for a frozen assertion too, whose facts are worked out once', () => {
+    const party = testParty({ stableId: STABLE_ID });
+    const frozen = Object.freeze({ ...party.encryptionKey });
+    const verified = new VerifiedKeyAssertions();
+    const now = Date.now();
+    const first = verified.verify(frozen, { currentDidKey: party.did, stableId: STABLE_ID, now });
+    // What one caller does with the key it was given changes nothing for the next.
+    first.publicKey.fill(0);
+    expect(verified.verify(frozen, { currentDidKey: party.did, stableId: STABLE_ID, now })).toEqual(
+      verifyKeyAssertion(frozen, { currentDidKey: party.did, stableId: STABLE_ID, now }),
+    );
+    const expiry = parseContractTime(frozen.expires_at)!;
+    expect(() => verified.verify(frozen, { currentDidKey: party.did, stableId: STABLE_ID, now: expiry })).toThrow('encryption key assertion is expired');
+    expect(() => verified.verify(frozen, { currentDidKey: testParty().did, stableId: STABLE_ID, now })).toThrow(
+      'encryption key assertion identity_did does not match the current did:key',
+    );
+  });
+
   it('run the rules of time and identity on every call, after the signature was verified', () => {
     const party = testParty({ stableId: STABLE_ID });
     const verified = new VerifiedKeyAssertions();

@@ -15,7 +15,8 @@
  * send asks about the same two assertions twice: when it picks the parties' keys and when it seals
  * to them. An assertion object that is frozen cannot change after its signature verified, so the
  * verdict is also kept by the object itself (a WeakSet, gone with the object): the second question
- * about it skips the digest, never the other rules.
+ * about it skips the digest, never the other rules. What such an assertion says that no rule's
+ * expectation changes (its public key, key id, times: keyAssertionFacts) is worked out once as well.
  */
 import { createHash } from 'node:crypto';
 import { MemoCache } from '../../memo-cache.ts';
@@ -23,7 +24,9 @@ import { canonicalJsonBytes } from '../canonical-json.ts';
 import { KeyAssertionError } from './errors.ts';
 import {
   checkKeyAssertion,
+  keyAssertionFacts,
   keyAssertionSignatureValid,
+  type KeyAssertionFacts,
   type EncryptionKeyAssertion,
   type KeyAssertionExpectation,
   type VerifiedEncryptionKey,
@@ -36,6 +39,8 @@ export class VerifiedKeyAssertions {
   readonly #signatures: MemoCache<boolean>;
   /** Frozen assertions whose signature verified: immutable, so their verdict cannot go stale. */
   readonly #frozen = new WeakSet<EncryptionKeyAssertion>();
+  /** Frozen assertions' facts, each worked out once. */
+  readonly #facts = new WeakMap<EncryptionKeyAssertion, KeyAssertionFacts>();
 
   constructor(limit = VERIFIED_ASSERTIONS_MAX) {
     this.#signatures = new MemoCache(limit);
@@ -43,13 +48,23 @@ export class VerifiedKeyAssertions {
 
   /** verifyKeyAssertion's answer, with the signature checked only the first time this assertion is seen. */
   verify(assertion: EncryptionKeyAssertion, expect: KeyAssertionExpectation): VerifiedEncryptionKey {
-    const key = checkKeyAssertion(assertion, expect);
+    const key = checkKeyAssertion(assertion, expect, this.#factsOf(assertion));
     if (this.#frozen.has(assertion)) return key;
     if (!this.#signatures.get(cacheKey(assertion), () => keyAssertionSignatureValid(assertion))) {
       throw new KeyAssertionError('invalid encryption key assertion signature');
     }
     if (Object.isFrozen(assertion)) this.#frozen.add(assertion);
     return key;
+  }
+
+  #factsOf(assertion: EncryptionKeyAssertion): KeyAssertionFacts {
+    if (!Object.isFrozen(assertion)) return keyAssertionFacts(assertion);
+    let facts = this.#facts.get(assertion);
+    if (facts === undefined) {
+      facts = keyAssertionFacts(assertion);
+      this.#facts.set(assertion, facts);
+    }
+    return facts;
   }
 
   /** Signatures remembered (tests and diagnostics). */
