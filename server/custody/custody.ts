@@ -2,12 +2,18 @@
  * Custody: the only holder of private keys (DESIGN §6). It keeps the data dir's master secret
  * (protected by one backend), derives the database key from it, and keeps signing seeds wrapped
  * in the database, and X25519 encryption keys wrapped the same way. Keys sign and agree here; no
- * method returns a seed or a private key object.
+ * method returns a seed or a private key object. The one loan: `sealBeside` hands a signing key
+ * to the seal worker thread of this same process for the one seal it signs (seal-pool.ts), so an
+ * end-to-end encrypted send's signatures are made off the thread that serves every request.
  */
 import { mkdirSync } from 'node:fs';
 import { randomBytes, type KeyObject } from 'node:crypto';
 import { publicKeyFromDidKey } from '../crypto/did-key.ts';
 import { privateKeyFromSeed, rawPublicKey, signBytes } from '../crypto/ed25519.ts';
+import { encodeRaw } from '../crypto/e2ee/encoding.ts';
+import type { E2eeEnvelope } from '../crypto/e2ee/envelope.ts';
+import { sealPool } from '../crypto/e2ee/seal-pool.ts';
+import type { SealRequest } from '../crypto/e2ee/seal-envelope.ts';
 import { agreementFromPrivateKey, generateX25519KeyPair, x25519PublicKey, type X25519Agreement } from '../crypto/e2ee/x25519.ts';
 import { conflict, notFound } from '../errors.ts';
 import type { Database } from '../store/database.ts';
@@ -119,6 +125,20 @@ export class Custody {
     return signBytes(this.#privateKey(keyId), message);
   }
 
+  /**
+   * `request` sealed and signed with `keyId` in the seal worker, and `alsoSign` signed there with
+   * the same key (the plaintext signature a send makes beside its envelope); null when the worker
+   * did not (the caller seals and signs on its own thread). Throws as `sign` does for a key that
+   * cannot sign.
+   */
+  async sealBeside(keyId: string, request: SealRequest, alsoSign: Buffer): Promise<{ envelope: E2eeEnvelope; alsoSignature: Buffer } | null> {
+    const did = this.didKey(keyId);
+    if (did !== request.sender.did.trim()) throw new Error('the signing key does not belong to the sender did');
+    const made = await sealPool.prepare(request, { key: this.#privateKey(keyId), did, alsoSign });
+    if (made?.signature === undefined || made.alsoSignature === undefined) return null;
+    return { envelope: { ...made.envelope, signature: encodeRaw(made.signature) }, alsoSignature: made.alsoSignature };
+  }
+
   /** Works for destroyed keys too: a public key stays meaningful in history. */
   didKey(keyId: string): string {
     let didKey = this.#didKeys.get(keyId);
@@ -131,6 +151,11 @@ export class Custody {
 
   publicKey(keyId: string): Buffer {
     return Buffer.from(publicKeyFromDidKey(this.didKey(keyId))!);
+  }
+
+  /** `hasKey`, answered from memory for a key that signed since it was last checked: the check a send makes before it takes a signature made a moment before. */
+  canSign(keyId: string): boolean {
+    return this.#keys.has(keyId) || this.hasKey(keyId);
   }
 
   /** True while the key can sign. */

@@ -8,6 +8,8 @@ import { privateKeyFromSeed, rawPublicKey, verifyBytes } from '../crypto/ed25519
 import { ServiceError } from '../errors.ts';
 import { closeDatabase, openDatabase, type Database } from '../store/database.ts';
 import { sealKeyBackup } from './backup.ts';
+import { buildKeyAssertion } from '../crypto/e2ee/key-assertion.ts';
+import { generateX25519KeyPair } from '../crypto/e2ee/x25519.ts';
 import { Custody } from './custody.ts';
 import { CustodyError } from './custody-error.ts';
 
@@ -128,6 +130,7 @@ describe('destroyKey', () => {
     custody.destroyKey(keyId);
 
     expect(custody.hasKey(keyId)).toBe(false);
+    expect(custody.canSign(keyId)).toBe(false);
     const error = thrown(() => custody.sign(keyId, MESSAGE));
     expect(error).toMatchObject({ statusCode: 409, code: 'SVC_ERR_SIGNING_KEY_DESTROYED' });
     expect((error as Error).message).toMatch(new RegExp(`signing key ${keyId} was destroyed at `));
@@ -144,6 +147,34 @@ describe('destroyKey', () => {
     custody.destroyKey(keyId); // idempotent
     await restart();
     expect(() => custody.sign(keyId, MESSAGE)).toThrow(/was destroyed/);
+  });
+});
+
+describe('sealBeside', () => {
+  const party = (did: string) => {
+    const { publicKey } = generateX25519KeyPair();
+    return { did, encryptionKey: buildKeyAssertion({ identityDid: did, custody: 'self', publicKey, now: Date.now() - 60_000 }, () => Buffer.alloc(64)) };
+  };
+  const request = (senderDid: string) => ({
+    kind: 'mail' as const,
+    sender: party(senderDid),
+    recipients: [party(didKeyFromPublicKey(randomBytes(32)))],
+    body: 'b',
+    messageId: 'm',
+    conversationId: 'c',
+    createdAt: Date.now(),
+  });
+
+  it('lends a key only to seal as the did that key is', async () => {
+    const { keyId } = custody.createSigningKey('identity');
+    const other = custody.createSigningKey('identity');
+    await expect(custody.sealBeside(keyId, request(other.didKey), MESSAGE)).rejects.toThrow(/signing key does not belong/);
+  });
+
+  it('lends no key that was destroyed', async () => {
+    const { keyId, didKey } = custody.createSigningKey('identity');
+    custody.destroyKey(keyId);
+    await expect(custody.sealBeside(keyId, request(didKey), MESSAGE)).rejects.toMatchObject({ code: 'SVC_ERR_SIGNING_KEY_DESTROYED' });
   });
 });
 

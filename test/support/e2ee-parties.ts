@@ -2,7 +2,7 @@
  * Identities for E2EE tests: an Ed25519 signing key, an X25519 encryption key and the identity's
  * signed key assertion, as custody would hold and publish them.
  */
-import { randomBytes } from 'node:crypto';
+import { randomBytes, type KeyObject } from 'node:crypto';
 import { didKeyFromPublicKey } from '../../server/crypto/did-key.ts';
 import { privateKeyFromSeed, rawPublicKey, signBytes } from '../../server/crypto/ed25519.ts';
 import { buildKeyAssertion, type EncryptionKeyAssertion } from '../../server/crypto/e2ee/key-assertion.ts';
@@ -12,6 +12,8 @@ import { agreementFromPrivateKey, generateX25519KeyPair, type X25519KeyPair } fr
 
 export interface TestParty extends SealParty {
   sign(bytes: Buffer): Buffer;
+  /** The Ed25519 key `sign` signs with (what custody would lend the seal worker). */
+  signingKey: KeyObject;
   keys: X25519KeyPair;
   encryptionKey: EncryptionKeyAssertion;
   reader: WrapReader;
@@ -41,6 +43,7 @@ export function testParty(options: PartyOptions = {}): TestParty {
     teamId: options.teamId,
     encryptionKey,
     sign,
+    signingKey: signing,
     keys,
     reader: { did, stableId: options.stableId, address: options.address, key: agreementFromPrivateKey(keys.privateKey) },
   };

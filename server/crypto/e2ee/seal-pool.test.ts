@@ -10,6 +10,9 @@ import { openEnvelope } from './open-envelope.ts';
 import { SEAL_QUEUE_MAX, SealPool } from './seal-pool.ts';
 import { sealEnvelope, signPreparedEnvelope, type PreparedEnvelope, type SealRequest } from './seal-envelope.ts';
 import { verifyEnvelopeForIngestion } from './verify-envelope.ts';
+import { encodeRaw } from './encoding.ts';
+import { publicKeyFromDidKey } from '../did-key.ts';
+import { verifyBytes } from '../ed25519.ts';
 
 const alice = testParty({ address: 'alice.example/alice', stableId: 'did:svc:alice' });
 const bob = testParty({ address: 'bob.example/bob', stableId: 'did:svc:bob' });
@@ -83,6 +86,29 @@ describe('SealPool', () => {
     const inPlace = sealEnvelope({ ...asked, sender: alice, recipients: [bob] }, alice);
     expect(Object.keys(envelope).sort()).toEqual(Object.keys(inPlace).sort());
     expect(envelope.recipients).toEqual(inPlace.recipients.map((r, i) => ({ ...r, wrap_id: envelope.recipients[i]!.wrap_id })));
+  });
+
+  it('signs in the worker with a key lent for the job: the envelope, and the bytes asked beside it', async () => {
+    const pool = await readyPool();
+    const asked = crossing();
+    const beside = Buffer.from('the plaintext signature’s bytes');
+    const made = await pool.prepare(asked, { key: alice.signingKey, did: alice.did, alsoSign: beside });
+    expect(made?.signature).toBeInstanceOf(Buffer);
+    const envelope = { ...made!.envelope, signature: encodeRaw(made!.signature!) };
+    verifyEnvelopeForIngestion(envelope, {
+      kind: 'mail',
+      messageId: asked.messageId,
+      conversationId: 'c-1',
+      sender: { did: alice.did, stableId: alice.stableId, address: alice.address },
+      recipients: [{ did: bob.did, stableId: bob.stableId, address: bob.address }],
+      now: Date.now(),
+    });
+    expect(verifyBytes(publicKeyFromDidKey(alice.did)!, beside, made!.alsoSignature!)).toBe(true);
+  });
+
+  it('signs nothing with a lent key that is not the sender’s', async () => {
+    const pool = await readyPool();
+    expect(await pool.prepare(crossing(), { key: bob.signingKey, did: bob.did })).toBeNull();
   });
 
   it('is signed only by the key of the sender it names', async () => {

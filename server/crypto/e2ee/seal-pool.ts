@@ -6,9 +6,12 @@
  * runs in one worker thread (seal-worker.ts), on the machine's other core, while the main thread
  * serves and commits the sends around it.
  *
- * - Nothing secret crosses: the worker gets the message and the parties' published assertions,
- *   and verifies the assertions itself; the envelope it returns is signed in custody on the main
- *   thread (seal-envelope.ts, signPreparedEnvelope).
+ * - Nothing secret crosses but what custody lends: the worker gets the message and the parties'
+ *   published assertions, and verifies the assertions itself. Custody may lend it the sender's
+ *   signing key for the one job (custody.ts, sealBeside), so that the signatures are made there
+ *   too; the key stays in this process, is never written anywhere, and the worker drops it with
+ *   the job. Without it the envelope comes back unsigned, to be signed in custody
+ *   (seal-envelope.ts, signPreparedEnvelope).
  * - Never in the way: `prepare` answers null, and its caller seals on its own thread as before,
  *   while the worker is starting (the first sends never wait for it), when it failed or died, when
  *   it refused the request (the caller's own seal then refuses it with the proper error), and when
@@ -20,7 +23,7 @@ import { Worker } from 'node:worker_threads';
 import { lazily } from '../../lazy.ts';
 import type { PreparedEnvelope, SealRequest } from './seal-envelope.ts';
 // Types only: a value imported from seal-worker.ts would bundle it into the main chunk (see there).
-import type { SealJob, SealReply } from './seal-worker.ts';
+import type { SealJob, SealReply, WorkerSigner } from './seal-worker.ts';
 
 /** Seals that may wait for the worker; past it a send seals on its own thread. */
 export const SEAL_QUEUE_MAX = 64;
@@ -49,15 +52,18 @@ export class SealPool {
   /** A worker that died before it was ready is not started again before this time. */
   #retryAt = 0;
   #nextId = 1;
-  readonly #waiting = new Map<number, (prepared: PreparedEnvelope | null) => void>();
+  readonly #waiting = new Map<number, (prepared: PreparedInWorker | null) => void>();
   readonly #stats: SealPoolStats = { prepared: 0, declined: 0, workers_started: 0 };
 
   get stats(): Readonly<SealPoolStats> {
     return { ...this.#stats };
   }
 
-  /** The envelope prepared in the worker, or null: the caller then seals it itself. */
-  prepare(request: SealRequest): Promise<PreparedEnvelope | null> {
+  /**
+   * The envelope prepared in the worker, or null: the caller then seals it itself. With `signer`
+   * (custody's loan of the sender's key) it comes back signed, with `signer.alsoSign` signed too.
+   */
+  prepare(request: SealRequest, signer?: WorkerSigner): Promise<PreparedInWorker | null> {
     const worker = this.#worker;
     if (worker === null || !this.#ready || this.#waiting.size >= SEAL_QUEUE_MAX) {
       if (worker === null) this.#spawn();
@@ -68,7 +74,7 @@ export class SealPool {
     return new Promise((resolve) => {
       this.#waiting.set(id, resolve);
       worker.ref();
-      worker.postMessage({ id, request } satisfies SealJob);
+      worker.postMessage({ id, request, ...(signer === undefined ? {} : { signer }) } satisfies SealJob);
     });
   }
 
@@ -114,7 +120,12 @@ export class SealPool {
     if (this.#waiting.size === 0) worker.unref();
     if (reply.type === 'prepared') {
       this.#stats.prepared++;
-      resolve?.({ envelope: reply.envelope, bytes: Buffer.from(reply.bytes.buffer, reply.bytes.byteOffset, reply.bytes.byteLength) });
+      resolve?.({
+        envelope: reply.envelope,
+        bytes: asBuffer(reply.bytes),
+        ...(reply.signature === undefined ? {} : { signature: asBuffer(reply.signature) }),
+        ...(reply.alsoSignature === undefined ? {} : { alsoSignature: asBuffer(reply.alsoSignature) }),
+      });
     } else {
       this.#stats.declined++;
       resolve?.(null);
@@ -131,6 +142,15 @@ export class SealPool {
     this.#waiting.clear();
   }
 }
+
+/** What the worker made: the envelope and its signing bytes, and the signatures when custody lent it the key. */
+export interface PreparedInWorker extends PreparedEnvelope {
+  signature?: Buffer;
+  alsoSignature?: Buffer;
+}
+
+/** A byte array that crossed threads, as the Buffer it was (no copy). */
+const asBuffer = (bytes: Uint8Array): Buffer => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 
 /** The process's one seal pool. */
 export const sealPool = new SealPool();

@@ -1,13 +1,16 @@
 /**
  * The seal worker thread: seal-envelope.ts's prepareEnvelope (the key assertions verified, the
  * content encrypted, a key wrap per recipient and the sender's copy), run beside the node's event
- * loop (seal-pool.ts says why). It is given the message and published keys only: no private key
- * ever reaches it, and what it returns is signed in custody, on the main thread.
+ * loop (seal-pool.ts says why). It is given the message and published keys, and, when custody
+ * lends it for the one job, the sender's signing key: it then signs the envelope (and the bytes
+ * custody asks it to sign beside it) and forgets the key with the job. It never holds an
+ * encryption private key, and keeps nothing between jobs but verified assertion signatures.
  *
  * As the render worker (server/markdown/worker.ts), the pool starts this very module through
  * SEAL_WORKER_URL, which is right in the sources and in the bundled build alike; so this module
  * imports nothing at its top but worker_threads, and loads the crypto core inside the thread.
  */
+import type { KeyObject } from 'node:crypto';
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
 import type { PreparedEnvelope, SealRequest } from './seal-envelope.ts';
 
@@ -17,26 +20,40 @@ export const SEAL_WORKER_ROLE = 'svc-node:seal-worker';
 /** This module's own URL: the worker's entry point. */
 export const SEAL_WORKER_URL: string = import.meta.url;
 
+/** The sender's signing key, lent by custody for one job: its did:key (which must be the envelope's from.did), and more bytes to sign with it. */
+export interface WorkerSigner {
+  key: KeyObject;
+  did: string;
+  alsoSign?: Buffer;
+}
+
 export interface SealJob {
   id: number;
   request: SealRequest;
+  signer?: WorkerSigner;
 }
 
 export type SealReply =
   | { type: 'ready' }
-  | { type: 'prepared'; id: number; envelope: PreparedEnvelope['envelope']; bytes: Uint8Array }
+  | { type: 'prepared'; id: number; envelope: PreparedEnvelope['envelope']; bytes: Uint8Array; signature?: Uint8Array; alsoSignature?: Uint8Array }
   | { type: 'failed'; id: number; message: string };
 
 async function serve(port: NonNullable<typeof parentPort>): Promise<void> {
   const { prepareEnvelope } = await import('./seal-envelope.ts');
   const { VerifiedKeyAssertions } = await import('./verified-key-assertions.ts');
+  const { signBytes } = await import('../ed25519.ts');
   // The same few assertions come back send after send: their signatures are checked once here too.
   const verified = new VerifiedKeyAssertions();
-  port.on('message', ({ id, request }: SealJob) => {
+  port.on('message', ({ id, request, signer }: SealJob) => {
     let reply: SealReply;
     try {
       const { envelope, bytes } = prepareEnvelope(request, (assertion, expect) => verified.verify(assertion, expect));
-      reply = { type: 'prepared', id, envelope, bytes };
+      if (signer === undefined) reply = { type: 'prepared', id, envelope, bytes };
+      else {
+        if (signer.did !== envelope.from.did) throw new Error('the signing key does not belong to the sender did');
+        const alsoSignature = signer.alsoSign === undefined ? undefined : signBytes(signer.key, signer.alsoSign);
+        reply = { type: 'prepared', id, envelope, bytes, signature: signBytes(signer.key, bytes), ...(alsoSignature ? { alsoSignature } : {}) };
+      }
     } catch (error) {
       reply = { type: 'failed', id, message: error instanceof Error ? error.message : String(error) };
     }

@@ -1,7 +1,9 @@
 /**
  * Mail sealed before its send's transaction, in the seal worker (messaging/end-to-end.ts,
- * sealAhead): the envelope stored is the one made ahead when nothing it was made from changed,
- * and one sealed afresh when something did (here the recipient's key, rotated in between).
+ * sealAhead), signed there with the sender's key custody lent it, with the plaintext signature
+ * beside it: the envelope and signature stored are the ones made ahead when nothing they were made
+ * from changed, and made afresh when something did (the recipient's encryption key or the
+ * sender's signing key, rotated in between).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InboxQuery, SendMailBody } from '../../../../contract/core/mail.ts';
@@ -13,8 +15,10 @@ import { findIdentity } from '../identities/store/agents.ts';
 let node: UnitNode;
 let ann: string;
 let bob: string;
+let cara: string;
 
-const send = (subject: string) => node.services.mail.sendFindingKeys(ann, SendMailBody.parse({ to_alias: 'bob', subject, body: `the body of ${subject}` }));
+const send = (subject: string, from = ann) =>
+  node.services.mail.sendFindingKeys(from, SendMailBody.parse({ to_alias: 'bob', subject, body: `the body of ${subject}` }));
 const stored = (messageId: string): E2eeEnvelope =>
   parseEnvelope(JSON.parse(node.ctx.db.prepare('SELECT encrypted_envelope FROM messages WHERE message_id = ?').pluck().get(messageId) as string));
 const currentKeyId = (agentId: string): string | undefined => node.services.encryptionKeys.current(findIdentity(node.ctx.db, agentId)!)?.encryption_key_id;
@@ -24,6 +28,7 @@ beforeAll(async () => {
   const project = node.services.projects.create({ slug: 'mailers' });
   ann = node.services.identities.create(project.project_id, { alias: 'ann' }).agent_id;
   bob = node.services.identities.create(project.project_id, { alias: 'bob' }).agent_id;
+  cara = node.services.identities.create(project.project_id, { name: 'cara', lifetime: 'persistent' }).agent_id;
   // The worker starts at the first seal that asks for it; sends seal on their own thread until it is ready.
   for (let tries = 0; sealPool.stats.prepared === 0; tries++) {
     if (tries === 300) throw new Error('the seal worker never became ready');
@@ -57,5 +62,14 @@ describe('mail sealed ahead', () => {
     expect(stored(message_id).recipients[0]!.encryption_key_id).toBe(newKey);
     const [read] = node.services.mail.inbox(bob, InboxQuery.parse({ limit: 1 })).messages;
     expect(read).toMatchObject({ message_id, body: 'the body of rotated meanwhile', end_to_end: true, signature_status: 'verified' });
+  });
+
+  it('signs afresh with the new key when the sender’s signing key rotated while it was sealed ahead', async () => {
+    const sending = send('signed anew', cara);
+    const rotated = node.services.lifecycle.rotate(cara);
+    const { message_id } = await sending;
+    expect(stored(message_id).from.did).toBe(rotated.new_did);
+    const [read] = node.services.mail.inbox(bob, InboxQuery.parse({ limit: 1 })).messages;
+    expect(read).toMatchObject({ message_id, from_did: rotated.new_did, body: 'the body of signed anew', signature_status: 'verified' });
   });
 });

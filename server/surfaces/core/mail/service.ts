@@ -38,7 +38,7 @@ import { assertReachable, isContact } from '../messaging/reachability.ts';
 import type { Party, Recipient } from '../messaging/participants.ts';
 import type { RecipientSelector, Recipients, RemoteRecipient } from '../messaging/recipients.ts';
 import { senderNamespaceTrust } from '../messaging/sender-trust.ts';
-import { signMessage } from '../messaging/signing.ts';
+import { messageSigningPayload, signMessage } from '../messaging/signing.ts';
 import type { NamespaceService } from '../namespaces/service.ts';
 import { deliverMail, type EncryptedMail } from './delivery.ts';
 import { conversationId } from './conversation.ts';
@@ -224,6 +224,7 @@ export class MailService {
         { type: 'mail', subject, body, priority: input.priority },
         input.message_id ?? ahead?.request.messageId,
         ahead?.createdAt,
+        ahead?.plaintext,
       );
       const ids = { messageId: signed.message_id, conversationId: input.thread_id ?? signed.message_id };
       const envelope = this.#endToEnd.seal('mail', sender, [{ ...recipient, key: mode.recipientKey }], { subject, body }, ids, signed.timestamp, ahead);
@@ -286,16 +287,12 @@ export class MailService {
     }
     if (sealing === null) return null;
     const { sender, recipient, key } = sealing;
+    const { subject, body, priority } = request;
     const messageId = request.message_id ?? randomUUID();
     const thread = request.thread_id ?? request.conversation_id ?? messageId;
-    return this.#endToEnd.sealAhead(
-      'mail',
-      sender,
-      [{ ...recipient, key }],
-      { subject: request.subject, body: request.body },
-      { messageId, conversationId: thread },
-      signingTimestamp(this.#ctx.clock),
-    );
+    const createdAt = signingTimestamp(this.#ctx.clock);
+    const plaintext = messageSigningPayload(sender, recipient, { type: 'mail', subject, body, priority }, messageId, createdAt);
+    return this.#endToEnd.sealAhead('mail', sender, [{ ...recipient, key }], { subject, body }, { messageId, conversationId: thread }, createdAt, plaintext);
   }
 
   /**

@@ -29,8 +29,7 @@ import {
 import type { EncryptionKeyAssertion } from '../../../crypto/e2ee/key-assertion.ts';
 import type { InnerPayload } from '../../../crypto/e2ee/inner-payload.ts';
 import { checkEnvelopeIntegrity, openEnvelope } from '../../../crypto/e2ee/open-envelope.ts';
-import { sealEnvelope, signPreparedEnvelope, type EnvelopeSigner, type SealParty, type SealRequest } from '../../../crypto/e2ee/seal-envelope.ts';
-import { sealPool } from '../../../crypto/e2ee/seal-pool.ts';
+import { sealEnvelope, type EnvelopeSigner, type SealParty, type SealRequest } from '../../../crypto/e2ee/seal-envelope.ts';
 import { verifyEnvelopeForIngestion, type ExpectedParty } from '../../../crypto/e2ee/verify-envelope.ts';
 import type { MessageVerificationStatus } from '../../../crypto/message-signing.ts';
 import { MemoCache } from '../../../memo-cache.ts';
@@ -39,7 +38,7 @@ import type { ContentMode, SendContentMode, StoredEnvelope } from '../../../../c
 import type { AgentRow } from '../identities/store/agents.ts';
 import type { Party } from './participants.ts';
 import { assertAcceptsPlaintext } from './plaintext-policy.ts';
-import { assertNodeMaySign, signatureStatus } from './signing.ts';
+import { assertNodeMaySign, signatureStatus, type SignedAhead } from './signing.ts';
 
 /** What a message says, as its parties read it. */
 export interface MessageContent {
@@ -185,11 +184,13 @@ export class EndToEnd {
   }
 
   /**
-   * `seal`, made before the send's transaction: prepared in the seal worker
-   * (crypto/e2ee/seal-pool.ts) while this thread serves the requests around it, then signed here,
-   * in custody. The send's own `seal` takes it if nothing it is made from changed meanwhile (a key
-   * rotated, an address moved), and seals afresh otherwise. Null when the worker did not make it,
-   * or when the sender cannot seal (the send then says why).
+   * `seal`, made before the send's transaction in the seal worker (crypto/e2ee/seal-pool.ts),
+   * while this thread serves the requests around it, and signed there with the sender's key,
+   * which custody lends it for that one seal (custody.sealBeside); `plaintext`, the bytes of the
+   * plaintext signature the send makes beside the envelope, is signed there too. The send's own
+   * `seal` and signature take them if nothing they are made from changed meanwhile (a key
+   * rotated, an address moved), and are made afresh otherwise. Null when the worker did not make
+   * it, or when the sender cannot seal (the send then says why).
    */
   async sealAhead(
     kind: MessageKind,
@@ -198,11 +199,12 @@ export class EndToEnd {
     content: MessageContent,
     ids: EnvelopeIds,
     createdAt: string,
+    plaintext: Buffer,
   ): Promise<SealedAhead | null> {
     try {
       const request = this.#sealRequest(kind, sender, recipients, content, ids, createdAt);
-      const prepared = await sealPool.prepare(request);
-      return prepared === null ? null : { request, createdAt, envelope: signPreparedEnvelope(prepared, this.#signer(sender)) };
+      const made = await this.#ctx.custody.sealBeside(sender.agent.key_id, request, plaintext);
+      return made === null ? null : { request, createdAt, envelope: made.envelope, plaintext: { bytes: plaintext, signature: made.alsoSignature } };
     } catch (error) {
       // No key to seal or sign with (any more): the send itself refuses it, with that reason.
       if (error instanceof ServiceError) return null;
@@ -448,6 +450,8 @@ export interface SealedAhead {
   request: SealRequest;
   /** The message's time as the node writes it (the plaintext signature beside the envelope repeats it). */
   createdAt: string;
+  /** The plaintext signature beside the envelope, made with it, and the bytes it signs. */
+  plaintext: SignedAhead;
   envelope: E2eeEnvelope;
 }
 

@@ -43,10 +43,40 @@ export function assertNodeMaySign(sender: Party): void {
   }
 }
 
+/** Bytes signed with the sender's key a moment before the send's transaction (end-to-end.ts, sealAhead), and the signature. */
+export interface SignedAhead {
+  bytes: Buffer;
+  signature: Buffer;
+}
+
+/** The bytes `signMessage` signs for this message: its canonical envelope. */
+export function messageSigningPayload(
+  sender: Party,
+  recipient: Pick<Recipient, 'to' | 'didKey' | 'stableId'>,
+  content: ContentFields,
+  messageId: string,
+  timestamp: string,
+): Buffer {
+  return messageSigningBytes(
+    buildMessageEnvelope({
+      ...content,
+      from: sender.address ?? sender.alias,
+      from_did: sender.didKey,
+      from_stable_id: sender.stableId,
+      to: recipient.to,
+      to_did: recipient.didKey,
+      to_stable_id: recipient.stableId,
+      message_id: messageId,
+      timestamp,
+    }),
+  );
+}
+
 /**
  * `messageId`: the client's own id for the message (its idempotency key); otherwise a new one.
  * `timestamp`: the node's time now, unless the message was sealed a moment before (its
- * envelope's time, which the plaintext signature beside it repeats).
+ * envelope's time, which the plaintext signature beside it repeats). `ahead`: these very bytes
+ * signed then, with the sender's key while custody still holds it; anything else is signed now.
  */
 export function signMessage(
   ctx: NodeContext,
@@ -55,27 +85,18 @@ export function signMessage(
   content: ContentFields,
   messageId: string = randomUUID(),
   timestamp: string = signingTimestamp(ctx.clock),
+  ahead?: SignedAhead,
 ): SignedMessage {
   assertNodeMaySign(sender);
-  const from = sender.address ?? sender.alias;
-  const envelope = buildMessageEnvelope({
-    ...content,
-    from,
-    from_did: sender.didKey,
-    from_stable_id: sender.stableId,
-    to: recipient.to,
-    to_did: recipient.didKey,
-    to_stable_id: recipient.stableId,
-    message_id: messageId,
-    timestamp,
-  });
-  const bytes = messageSigningBytes(envelope);
+  const bytes = messageSigningPayload(sender, recipient, content, messageId, timestamp);
+  const keyId = sender.agent.key_id;
+  const signature = ahead !== undefined && ahead.bytes.equals(bytes) && ctx.custody.canSign(keyId) ? ahead.signature : ctx.custody.sign(keyId, bytes);
   return {
     message_id: messageId,
     timestamp,
-    signature: toBase64Unpadded(ctx.custody.sign(sender.agent.key_id, bytes)),
+    signature: toBase64Unpadded(signature),
     signed_payload: bytes.toString('utf8'),
-    from,
+    from: sender.address ?? sender.alias,
     from_did: sender.didKey,
     from_stable_id: sender.stableId,
   };
