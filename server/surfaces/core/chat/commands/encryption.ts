@@ -9,14 +9,15 @@
  * send's transaction) and kept as it is, for the outbox to send as sealed. Runs inside the send's
  * transaction.
  */
+import { randomUUID } from 'node:crypto';
 import { signingTimestamp } from '../../../../clock.ts';
 import type { Db } from '../../../../context.ts';
 import type { E2eeEnvelope } from '../../../../crypto/e2ee/envelope.ts';
-import { invalid } from '../../../../errors.ts';
+import { invalid, ServiceError } from '../../../../errors.ts';
 import type { RemoteEncryptionKey } from '../../identities/remote-encryption-keys.ts';
-import { claimedIds, type SendModeRequest } from '../../messaging/end-to-end.ts';
+import { claimedIds, type ChatSendMode, type SealedAhead, type SealRecipient, type SendModeRequest } from '../../messaging/end-to-end.ts';
 import type { Party } from '../../messaging/participants.ts';
-import { signMessage, type SignedMessage } from '../../messaging/signing.ts';
+import { messageSigningPayload, signMessage, type SignedMessage } from '../../messaging/signing.ts';
 import type { ChatDeps } from '../deps.ts';
 import type { ChatContent } from '../forwarding.ts';
 import type { Addressee, ChatTarget } from '../domain/participants.ts';
@@ -65,6 +66,7 @@ export function storedChat(
   request: SendModeRequest & { message_id?: string | undefined },
   clientSigned: SignedMessage | null,
   remoteKey?: RemoteEncryptionKey,
+  ahead?: SealedAhead | null,
 ): StoredChat {
   const plain = (signed: SignedMessage): StoredChat => ({
     messageId: signed.message_id,
@@ -74,7 +76,9 @@ export function storedChat(
     sealRemote: false,
     clientSealed: null,
   });
-  const sign = (): SignedMessage => signMessage(ctx, sender, to, { type: 'chat', subject: '', ...content }, request.message_id);
+  // With the id, time and plaintext signature of a seal made ahead, which the seal then takes if nothing else changed.
+  const sign = (): SignedMessage =>
+    signMessage(ctx, sender, to, { type: 'chat', subject: '', ...content }, request.message_id ?? ahead?.request.messageId, ahead?.createdAt, ahead?.plaintext);
   const locals = targets.filter((t): t is ChatTarget & Party => t.agent !== null);
   if (locals.length < targets.length) {
     // Across nodes (a two-party session): sealed as it leaves, for the key the other node publishes
@@ -102,10 +106,11 @@ export function storedChat(
     const envelope = endToEnd.seal(
       'chat',
       sender,
-      mode.recipients.map(({ party, key }) => ({ address: party.address, didKey: party.didKey, stableId: party.stableId, key })),
+      sealRecipients(mode),
       { body: content.body },
       { messageId: signed.message_id, conversationId: sessionId, replyToMessageId: content.reply_to ?? undefined },
       signed.timestamp,
+      ahead,
     );
     const opened = { body: content.body, ...signatureOf(signed) };
     return {
@@ -177,6 +182,44 @@ function clientSealedForRemote(
     sealRemote: false,
     clientSealed: envelope,
   };
+}
+
+/** The participants a message is sealed for, each with its key. */
+const sealRecipients = (mode: Extract<ChatSendMode, { kind: 'seal' }>): SealRecipient[] =>
+  mode.recipients.map(({ party, key }) => ({ address: party.address, didKey: party.didKey, stableId: party.stableId, key }));
+
+/**
+ * A message the node will seal for the other participants of session `sessionId` (all of this
+ * node, each publishing a key; the sender's keys held here; nothing named plaintext), sealed now,
+ * before the send's transaction, with its plaintext signature (EndToEnd.sealAhead): `storedChat`
+ * takes both if nothing they are made from changed meanwhile. Null for any other message, and
+ * whenever something is wrong with the send, which then says what.
+ */
+export async function sealChatAhead(
+  { ctx, endToEnd }: ChatDeps,
+  sessionId: string,
+  sender: Party,
+  to: Addressee,
+  targets: readonly ChatTarget[],
+  content: ChatContent,
+  request: SendModeRequest & { message_id?: string | undefined },
+): Promise<SealedAhead | null> {
+  if (request.encrypted_envelope !== undefined || request.content_mode === 'legacy_plaintext_v1') return null;
+  const locals = targets.filter((t): t is ChatTarget & Party => t.agent !== null);
+  if (locals.length < targets.length) return null;
+  let mode: ChatSendMode;
+  try {
+    mode = endToEnd.chatModeFor(sender, locals, request, false);
+  } catch (error) {
+    if (error instanceof ServiceError) return null;
+    throw error;
+  }
+  if (mode.kind !== 'seal') return null;
+  const messageId = request.message_id ?? randomUUID();
+  const createdAt = signingTimestamp(ctx.clock);
+  const plaintext = messageSigningPayload(sender, to, { type: 'chat', subject: '', ...content }, messageId, createdAt);
+  const ids = { messageId, conversationId: sessionId, replyToMessageId: content.reply_to ?? undefined };
+  return endToEnd.sealAhead('chat', sender, sealRecipients(mode), { body: content.body }, ids, createdAt, plaintext);
 }
 
 const signatureOf = (signed: SignedMessage) => ({ signature: signed.signature, signed_payload: signed.signed_payload });

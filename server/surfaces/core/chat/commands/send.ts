@@ -14,7 +14,7 @@
  */
 import type { CreateSessionInput, SendChatResult, SendMessageInput, StartChatResult } from '../../../../../contract/core/chat.ts';
 import type { Db } from '../../../../context.ts';
-import { conflict, invalid } from '../../../../errors.ts';
+import { conflict, invalid, ServiceError } from '../../../../errors.ts';
 import type { E2eeEnvelope } from '../../../../crypto/e2ee/envelope.ts';
 import type { RemoteEncryptionKey } from '../../identities/remote-encryption-keys.ts';
 import type { AgentRow } from '../../identities/store/agents.ts';
@@ -33,7 +33,7 @@ import { earlierAnswer, keyedSend, recordAnswer } from '../../messaging/idempote
 import type { Party } from '../../messaging/participants.ts';
 import type { RecipientSelector } from '../../messaging/recipients.ts';
 import type { RemoteQueue } from '../../messaging/remote-queue.ts';
-import type { SendModeRequest } from '../../messaging/end-to-end.ts';
+import type { SealedAhead, SendModeRequest } from '../../messaging/end-to-end.ts';
 import type { SignedMessage } from '../../messaging/signing.ts';
 import type { ChatDeps } from '../deps.ts';
 import { assertMessageSize } from '../domain/messages.ts';
@@ -53,7 +53,7 @@ import { participantView } from '../reads/party-views.ts';
 import { keepOpenedChat, messageRowId } from '../store/messages.ts';
 import { sessionMemberships } from '../store/participants.ts';
 import { findPairSession, type ChatSessionRow } from '../store/sessions.ts';
-import { claimedSessionId, storedChat } from './encryption.ts';
+import { claimedSessionId, sealChatAhead, storedChat } from './encryption.ts';
 import { assertReplyTo, hasEngaged, openSession, recordMessage } from './record.ts';
 
 /** What create-or-send decided; ChatService adds the stream's URL (presenter.ts). */
@@ -75,12 +75,45 @@ export async function createOrSendFindingKeys(deps: ChatDeps, agentId: string, i
 
 /** `send` as `POST /v1/chat/sessions/{id}/messages` makes it: as `createOrSendFindingKeys`, for the session's participant on another node. */
 export async function sendFindingKeys(deps: ChatDeps, agentId: string, sessionId: string, input: SendMessageInput): Promise<SendChatResult> {
-  if (input.encrypted_envelope === undefined || answeredBefore(deps, agentId, 'chat-send', input, sessionId)) return send(deps, agentId, sessionId, input);
+  if (answeredBefore(deps, agentId, 'chat-send', input, sessionId)) return send(deps, agentId, sessionId, input);
+  if (input.encrypted_envelope === undefined) return send(deps, agentId, sessionId, input, undefined, await sealedAhead(deps, agentId, sessionId, input));
   // Only a participant learns who else is in the session, and only its send asks another node.
   memberSession(deps.ctx.db, agentId, sessionId);
   const remote = sessionParties(deps, sessionId).find((party) => party.agent === null);
   return send(deps, agentId, sessionId, input, remote === undefined ? undefined : await deps.remoteKeys.find(remote.address));
 }
+
+/**
+ * A message into the session sealed before `send`'s transaction, in the seal worker
+ * (encryption.ts, sealChatAhead), for the participants the session has now; null when the node
+ * will not seal it, or when anything is wrong with the send, which then says what.
+ */
+async function sealedAhead(deps: ChatDeps, agentId: string, sessionId: string, input: SendMessageInput): Promise<SealedAhead | null> {
+  if (clientSignatureOf(input) !== null) return null;
+  try {
+    memberSession(deps.ctx.db, agentId, sessionId);
+    const parties = sessionParties(deps, sessionId);
+    const sender = parties.find((p): p is Party => isAgent(p, agentId)) ?? deps.recipients.party(deps.identities.row(agentId));
+    const others = othersOf(parties, agentId);
+    return await sealChatAhead(deps, sessionId, sender, addressee(others), others, sendContent(input), input);
+  } catch (error) {
+    if (error instanceof ServiceError) return null;
+    throw error;
+  }
+}
+
+/** What a message into a session says, as its signature covers it. */
+const sendContent = (input: SendMessageInput): ChatContent => ({
+  body: input.body,
+  reply_to: input.reply_to ?? null,
+  wait_seconds: null,
+  hang_on: input.hang_on,
+  sender_leaving: input.leaving,
+});
+
+/** The session's other participants, each as a message names it. */
+const othersOf = (parties: ReturnType<typeof sessionParties>, agentId: string): ChatTarget[] =>
+  parties.filter((p) => !isAgent(p, agentId)).map((p): ChatTarget => ({ ...p, to: p.address ?? p.alias }));
 
 /** Whether a send under the client's `message_id` was answered already: its repeat is answered again, without a lookup. */
 function answeredBefore(
@@ -180,15 +213,22 @@ export function createOrSend(deps: ChatDeps, agentId: string, input: CreateSessi
 
 /**
  * POST /v1/chat/sessions/{id}/messages: a message to every other participant (`remoteKey` as
- * `createOrSend`'s, from `sendFindingKeys`).
+ * `createOrSend`'s, and `ahead`, the message sealed before the transaction, from `sendFindingKeys`).
  */
-export function send(deps: ChatDeps, agentId: string, sessionId: string, input: SendMessageInput, remoteKey?: RemoteEncryptionKey): SendChatResult {
+export function send(
+  deps: ChatDeps,
+  agentId: string,
+  sessionId: string,
+  input: SendMessageInput,
+  remoteKey?: RemoteEncryptionKey,
+  ahead?: SealedAhead | null,
+): SendChatResult {
   const { ctx, identities, recipients, queue } = deps;
   const { db } = ctx;
   const session = memberSession(db, agentId, sessionId);
   const parties = sessionParties(deps, sessionId);
   const sender = parties.find((p): p is Party => isAgent(p, agentId)) ?? recipients.party(identities.row(agentId));
-  const content = { body: input.body, reply_to: input.reply_to ?? null, wait_seconds: null, hang_on: input.hang_on, sender_leaving: input.leaving };
+  const content = sendContent(input);
   assertNamesItself(sender.agent, input);
   // A client signature is checked before anything else, a repeat of its send included.
   const clientSigned = verifyChat(deps, sender, input, content);
@@ -196,7 +236,7 @@ export function send(deps: ChatDeps, agentId: string, sessionId: string, input: 
   const earlier = keyed === null ? undefined : earlierAnswer<SendChatResult>(db, keyed);
   if (earlier !== undefined) return earlier;
   assertMessageSize(input.body, 'body');
-  const others = parties.filter((p) => !isAgent(p, agentId)).map((p): ChatTarget => ({ ...p, to: p.address ?? p.alias }));
+  const others = othersOf(parties, agentId);
   // Being in the session is permission to answer those who took part in it; a contacts-only
   // participant that has not spoken yet is still protected by its own rule.
   for (const other of others) assertChatReachable(db, sender, other, hasEngaged(db, session, other));
@@ -214,7 +254,7 @@ export function send(deps: ChatDeps, agentId: string, sessionId: string, input: 
       deps,
       fresh,
       sender,
-      { to: addressee(others), targets: others, clientSigned, remoteKey },
+      { to: addressee(others), targets: others, clientSigned, remoteKey, ahead },
       now,
       content,
       input.rejoining,
@@ -256,6 +296,8 @@ interface Addressing {
   targets: readonly ChatTarget[];
   clientSigned: VerifiedClientMessage | null;
   remoteKey: RemoteEncryptionKey | undefined;
+  /** The message sealed before the transaction, taken if it still fits (encryption.ts). */
+  ahead?: SealedAhead | null;
 }
 
 /** What a recorded message sends to another node: its plaintext signature (to be sealed as it leaves, or not), or its client's envelope. */
@@ -281,7 +323,7 @@ function signAndRecord(
   deps: ChatDeps,
   session: ChatSessionRow,
   sender: Party,
-  { to, targets, clientSigned, remoteKey }: Addressing,
+  { to, targets, clientSigned, remoteKey, ahead }: Addressing,
   now: string,
   content: ChatContent,
   rejoining: boolean,
@@ -293,7 +335,7 @@ function signAndRecord(
     assertSignedRecipients(clientSigned, targets.map(signedRecipient));
     if (targets.some((t) => t.agent === null)) assertSignedFromAddress(clientSigned, sender);
   }
-  const stored = storedChat(deps, session.session_id, sender, to, targets, content, request, clientSigned?.signed ?? null, remoteKey);
+  const stored = storedChat(deps, session.session_id, sender, to, targets, content, request, clientSigned?.signed ?? null, remoteKey, ahead);
   // An envelope's own id, when the request named none, must be new too.
   if (request.message_id === undefined) assertNewMessageId(ctx.db, stored.messageId);
   recordMessage(ctx.db, session, {
