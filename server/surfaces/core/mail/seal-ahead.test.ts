@@ -17,8 +17,8 @@ let ann: string;
 let bob: string;
 let cara: string;
 
-const send = (subject: string, from = ann) =>
-  node.services.mail.sendFindingKeys(from, SendMailBody.parse({ to_alias: 'bob', subject, body: `the body of ${subject}` }));
+const send = (subject: string, from = ann, to = 'bob') =>
+  node.services.mail.sendFindingKeys(from, SendMailBody.parse({ to_alias: to, subject, body: `the body of ${subject}` }));
 const stored = (messageId: string): E2eeEnvelope =>
   parseEnvelope(JSON.parse(node.ctx.db.prepare('SELECT encrypted_envelope FROM messages WHERE message_id = ?').pluck().get(messageId) as string));
 const currentKeyId = (agentId: string): string | undefined => node.services.encryptionKeys.current(findIdentity(node.ctx.db, agentId)!)?.encryption_key_id;
@@ -71,5 +71,20 @@ describe('mail sealed ahead', () => {
     expect(stored(message_id).from.did).toBe(rotated.new_did);
     const [read] = node.services.mail.inbox(bob, InboxQuery.parse({ limit: 1 })).messages;
     expect(read).toMatchObject({ message_id, from_did: rotated.new_did, body: 'the body of signed anew', signature_status: 'verified' });
+  });
+
+  it('mails no one when the recipient was deleted while it was sealed ahead', async () => {
+    const project = node.services.projects.create({ slug: 'leavers' });
+    const dan = node.services.identities.create(project.project_id, { alias: 'dan' }).agent_id;
+    const eve = node.services.identities.create(project.project_id, { alias: 'eve' }).agent_id;
+    await send('warm for eve', eve, 'dan');
+    const before = sealPool.stats.prepared;
+    const sending = send('too late', eve, 'dan');
+    node.services.lifecycle.remove(dan);
+    await expect(sending).rejects.toMatchObject({ code: 'SVC_ERR_RECIPIENT_NOT_FOUND' });
+    expect(sealPool.stats.prepared).toBe(before + 1);
+    expect(node.ctx.db.prepare("SELECT count(*) FROM messages WHERE to_agent_id = ? AND subject = '' AND content_mode = 'encrypted_v2'").pluck().get(dan)).toBe(
+      1,
+    );
   });
 });

@@ -12,6 +12,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { signingTimestamp } from '../../../clock.ts';
+import { writeCounter } from '../../../store/write-counter.ts';
 import type { NodeContext } from '../../../context.ts';
 import {
   MAX_BODY_BYTES,
@@ -102,6 +103,8 @@ export class MailService {
   readonly sent: SentMail;
 
   readonly #remoteKeys: RemoteEncryptionKeys;
+  /** A stamp of the rows written to PARTY_TABLES so far (store/write-counter.ts). */
+  readonly #partyWrites: () => string;
 
   constructor(
     ctx: NodeContext,
@@ -114,6 +117,7 @@ export class MailService {
   ) {
     this.#ctx = ctx;
     this.#remoteKeys = remoteKeys;
+    this.#partyWrites = writeCounter(ctx.db, 'mail_parties', PARTY_TABLES);
     this.#endToEnd = endToEnd;
     this.#identities = identities;
     this.#recipients = recipients;
@@ -144,7 +148,11 @@ export class MailService {
    * envelope is for; `ahead`, the mail sealed beside the event loop, which the seal takes if it
    * still fits.
    */
-  send(agentId: string, request: SendMailInput, { remoteKey, ahead }: { remoteKey?: RemoteEncryptionKey; ahead?: SealedAhead | null } = {}): SendMailResult {
+  send(
+    agentId: string,
+    request: SendMailInput,
+    { remoteKey, ahead }: { remoteKey?: RemoteEncryptionKey; ahead?: MailSealedAhead | null } = {},
+  ): SendMailResult {
     // One thread, by either of its names, or the one a client's envelope is bound to.
     const input = { ...request, thread_id: request.thread_id ?? request.conversation_id ?? envelopeConversation(request.encrypted_envelope) };
     const bytes = Buffer.byteLength(input.body, 'utf8');
@@ -166,11 +174,13 @@ export class MailService {
     const sent = db.transaction(() => {
       const earlier = keyed === null ? undefined : earlierAnswer<SendMailResult>(db, keyed);
       if (earlier !== undefined) return { result: earlier, deliveries: [] };
-      const senderRow = this.#identities.row(agentId);
+      // What the seal made ahead was resolved from holds while no row it was read from changed.
+      const resolved = ahead != null && ahead.writes === this.#partyWrites() ? ahead : null;
+      const senderRow = resolved?.senderRow ?? this.#identities.row(agentId);
       assertNamesItself(senderRow, input);
       if (senderRow.status !== 'active') throw conflict('SVC_ERR_IDENTITY_NOT_ACTIVE', `Identity is ${senderRow.status} and cannot send mail`);
-      const sender = this.#recipients.party(senderRow);
-      const targets = this.#resolve(senderRow, input);
+      const sender = resolved?.sender ?? this.#recipients.party(senderRow);
+      const targets = resolved === null ? this.#resolve(senderRow, input) : [resolved.recipient];
       for (const target of targets) if (!isRemote(target)) assertReachable(db, sender, target);
       if (input.encrypted_envelope !== undefined && targets.length !== 1) {
         throw invalid('SVC_ERR_VALIDATION', [issue(['encrypted_envelope'], 'an encrypted_envelope is one mail to one recipient')]);
@@ -182,7 +192,7 @@ export class MailService {
           // To another node: the client's envelope as it is, else sealed as it leaves unless the
           // send named plaintext (the node seals only what it signs).
           ...(!isRemote(target)
-            ? this.#encryption(sender, target, input, clientSigned !== null, ahead)
+            ? this.#encryption(sender, target, input, clientSigned !== null, ahead?.sealed, resolved?.key)
             : input.encrypted_envelope !== undefined
               ? { clientSealed: this.#remoteEnvelope(sender, target, input, remoteKey) }
               : { sealRemote: clientSigned === null && input.content_mode !== 'legacy_plaintext_v1' }),
@@ -209,8 +219,15 @@ export class MailService {
    * How a mail to a recipient on this node is sent (messaging/end-to-end.ts decides, no
    * downgrade): sealed here, the client's envelope checked, or plaintext (nothing to add).
    */
-  #encryption(sender: Party, recipient: Recipient, input: SendMailInput, clientSigned: boolean, ahead?: SealedAhead | null): { encrypted?: EncryptedMail } {
-    const mode = this.#endToEnd.modeFor(sender, recipient, input, clientSigned);
+  #encryption(
+    sender: Party,
+    recipient: Recipient,
+    input: SendMailInput,
+    clientSigned: boolean,
+    ahead?: SealedAhead | null,
+    recipientKey?: EncryptionKeyAssertion,
+  ): { encrypted?: EncryptedMail } {
+    const mode = this.#endToEnd.modeFor(sender, recipient, input, clientSigned, recipientKey);
     if (mode.kind === 'plaintext') return {};
     const { subject, body } = input;
     if (mode.kind === 'seal') {
@@ -271,16 +288,17 @@ export class MailService {
    * transaction (messaging/end-to-end.ts, sealAhead); null for any other mail, and whenever
    * anything is wrong with the send, which then says what.
    */
-  async #sealAhead(agentId: string, request: SendMailInput): Promise<SealedAhead | null> {
+  async #sealAhead(agentId: string, request: SendMailInput): Promise<MailSealedAhead | null> {
     if (clientSignatureOf(request) !== null || request.content_mode === 'legacy_plaintext_v1') return null;
     if (Buffer.byteLength(request.body, 'utf8') > MAX_BODY_BYTES) return null;
-    let sealing: { sender: Party; recipient: Recipient; key: EncryptionKeyAssertion } | null;
+    const writes = this.#partyWrites();
+    let sealing: Omit<MailSealedAhead, 'sealed' | 'writes'> | null;
     try {
       const senderRow = this.#identities.row(agentId);
       const [only, ...more] = this.#resolve(senderRow, request);
       const sender = this.#recipients.party(senderRow);
       const key = only === undefined || isRemote(only) || sender.agent.custody === 'self' ? null : this.#endToEnd.keyOf(only);
-      sealing = key === null || more.length > 0 || senderRow.status !== 'active' ? null : { sender, recipient: only as Recipient, key };
+      sealing = key === null || more.length > 0 || senderRow.status !== 'active' ? null : { senderRow, sender, recipient: only as Recipient, key };
     } catch (error) {
       if (error instanceof ServiceError) return null;
       throw error;
@@ -292,7 +310,16 @@ export class MailService {
     const thread = request.thread_id ?? request.conversation_id ?? messageId;
     const createdAt = signingTimestamp(this.#ctx.clock);
     const plaintext = messageSigningPayload(sender, recipient, { type: 'mail', subject, body, priority }, messageId, createdAt);
-    return this.#endToEnd.sealAhead('mail', sender, [{ ...recipient, key }], { subject, body }, { messageId, conversationId: thread }, createdAt, plaintext);
+    const sealed = await this.#endToEnd.sealAhead(
+      'mail',
+      sender,
+      [{ ...recipient, key }],
+      { subject, body },
+      { messageId, conversationId: thread },
+      createdAt,
+      plaintext,
+    );
+    return sealed === null ? null : { ...sealing, sealed, writes };
   }
 
   /**
@@ -435,3 +462,20 @@ function envelopeIds(input: SendMailInput): { messageId: string; conversationId:
   const claimed = claimedIds(input.encrypted_envelope);
   return { messageId: input.message_id ?? claimed.messageId, conversationId: input.thread_id ?? claimed.conversationId };
 }
+
+/**
+ * A mail sealed before its send's transaction, with what it was resolved from: the sender's row
+ * and party, the one recipient and its key, and the count of rows written to the tables they were
+ * read from (PARTY_TABLES) at the time, which the transaction compares to take them as they are.
+ */
+interface MailSealedAhead {
+  sealed: SealedAhead;
+  writes: string;
+  senderRow: AgentRow;
+  sender: Party;
+  recipient: Recipient;
+  key: EncryptionKeyAssertion;
+}
+
+/** Every table a send's parties and their keys are read from: identities, their projects, addresses and the dids behind them, encryption keys. */
+const PARTY_TABLES = ['agents', 'projects', 'addresses', 'did_mappings', 'identity_encryption_keys'] as const;

@@ -107,12 +107,13 @@ export class EndToEnd {
    *   for plaintext between two parties that can both encrypt is refused;
    * - plaintext only by name, to a recipient without a key, or from a client that signs its own
    *   plaintext (an older client's choice, marked "not end-to-end encrypted" for its reader).
+   * `knownKey`: the recipient's current key, when the caller knows nothing changed since it asked.
    */
-  modeFor(sender: Party, recipient: Party, request: SendModeRequest, clientSigned: boolean): SendMode {
+  modeFor(sender: Party, recipient: Party, request: SendModeRequest, clientSigned: boolean, knownKey?: EncryptionKeyAssertion): SendMode {
     if (request.encrypted_envelope !== undefined) return { kind: 'envelope' };
     // A sender holding its own keys sends what it signed or sealed itself; the node makes neither for it.
     if (!clientSigned) assertNodeMaySign(sender);
-    const recipientKey = this.keyOf(recipient);
+    const recipientKey = knownKey ?? this.keyOf(recipient);
     if (clientSigned && request.content_mode !== 'encrypted_v2') return plaintextTo(recipient);
     if (recipientKey !== null) {
       if (request.content_mode === 'legacy_plaintext_v1') {
