@@ -9,8 +9,6 @@
  * nothing; an envelope that cannot cross within its five minutes bounces.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { createServer, request as httpRequest } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ErrorCode } from '../../contract/errors.ts';
 import { buildKeyAssertion, checkKeyAssertion, verifyKeyAssertion, type EncryptionKeyAssertion } from '../../server/crypto/e2ee/key-assertion.ts';
@@ -21,6 +19,8 @@ import { testParty } from '../support/e2ee-parties.ts';
 import { expectOk, expectRefusal } from '../support/expect.ts';
 import { createIdentity, createNodeNamespace, createProject, persistent } from '../support/identities.ts';
 import { startTestNode, type TestNode } from '../support/node.ts';
+import { startLookupOnlyGate } from '../support/lookup-only-gate.ts';
+import { arrived, historyOf, sessionsOf } from '../support/chat-arrivals.ts';
 import { startRecordingProxy, type RecordingProxy } from '../support/recording-proxy.ts';
 import { createSelfCustodial, envelopeSigner, publishEncryptionKey, type PublishedKey, type SelfCustodial } from '../support/self-custodial.ts';
 
@@ -69,26 +69,9 @@ beforeAll(async () => {
 
 beforeAll(async () => {
   // Node B as node A sees it for c.test: its lookups answered, its door shut (a node that went down after the key was found).
-  const gate = createServer((request, response) => {
-    if (request.method !== 'GET') return void request.socket.destroy();
-    const to = new URL(b.url);
-    const forwarded = httpRequest(
-      { host: to.hostname, port: to.port, method: 'GET', path: request.url, headers: { ...request.headers, host: to.host } },
-      (answer) => {
-        response.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(response);
-      },
-    );
-    forwarded.on('error', () => response.destroy());
-    forwarded.end();
-  });
-  await new Promise<void>((resolve) => gate.listen(0, '127.0.0.1', resolve));
-  expectOk(await a.owner('POST', '/v1/node/peers', { domain: 'c.test', url: `http://127.0.0.1:${(gate.address() as AddressInfo).port}` }), 201);
-  return () =>
-    new Promise<void>((resolve) => {
-      gate.closeAllConnections();
-      gate.close(() => resolve());
-    });
+  const gate = await startLookupOnlyGate(b.url);
+  expectOk(await a.owner('POST', '/v1/node/peers', { domain: 'c.test', url: gate.url }), 201);
+  return () => gate.close();
 });
 
 type Peer = { address: string; did: string; stableId: string; key: EncryptionKeyAssertion };
@@ -126,23 +109,6 @@ const start = (envelope: Obj, toAddress: string) =>
 const sendInto = (sessionId: string, envelope: Obj) =>
   a.request('POST', `/v1/chat/sessions/${sessionId}/messages`, { token: sally.identity.api_key, body: { body: '', ...asEnvelope(envelope) } });
 
-const sessionsOf = async (t: TestNode, token: string) => expectOk(await t.request('GET', '/v1/chat/sessions', { token })).sessions as any[];
-const historyOf = async (t: TestNode, token: string, sessionId: string) =>
-  expectOk(await t.request('GET', `/v1/chat/sessions/${sessionId}/messages`, { token })).messages as any[];
-/** The message `id` once it has arrived in one of `token`'s sessions, with that session. */
-async function arrived(t: TestNode, token: string, id: string): Promise<{ sessionId: string; message: any }> {
-  let found: { sessionId: string; message: any } | undefined;
-  await expect
-    .poll(async () => {
-      for (const session of await sessionsOf(t, token)) {
-        const message = (await historyOf(t, token, session.session_id)).find((m) => m.message_id === id);
-        if (message !== undefined) found = { sessionId: session.session_id, message };
-      }
-      return found;
-    }, WAIT)
-    .toBeDefined();
-  return found!;
-}
 const outbound = async (id: string) =>
   (expectOk(await a.request('GET', '/v1/messages/outbound', { token: sally.identity.api_key })).messages as any[]).find((m) => m.message_id === id);
 /** The delivery of message `id` as it crossed to node B. */

@@ -12,6 +12,7 @@ import { openNodeDatabase } from '../support/database.ts';
 import { expectOk } from '../support/expect.ts';
 import { createIdentity, createNodeNamespace, createProject, persistent } from '../support/identities.ts';
 import { startTestNode, type TestNode } from '../support/node.ts';
+import { arrived, historyOf, sessionsOf } from '../support/chat-arrivals.ts';
 import { startRecordingProxy, type RecordingProxy } from '../support/recording-proxy.ts';
 import { createSelfCustodial } from '../support/self-custodial.ts';
 
@@ -47,24 +48,6 @@ afterAll(async () => {
   await Promise.all([toA.close(), toB.close()]);
   await Promise.all([a.stop(), b.stop()]);
 });
-
-const sessionsOf = async (t: TestNode, token: string) => expectOk(await t.request('GET', '/v1/chat/sessions', { token })).sessions as any[];
-const historyOf = async (t: TestNode, token: string, sessionId: string) =>
-  expectOk(await t.request('GET', `/v1/chat/sessions/${sessionId}/messages`, { token })).messages as any[];
-/** The message `id` once it has arrived in one of `token`'s sessions, with that session. */
-async function arrived(t: TestNode, token: string, id: string): Promise<{ sessionId: string; message: any }> {
-  let found: { sessionId: string; message: any } | undefined;
-  await expect
-    .poll(async () => {
-      for (const session of await sessionsOf(t, token)) {
-        const message = (await historyOf(t, token, session.session_id)).find((m) => m.message_id === id);
-        if (message !== undefined) found = { sessionId: session.session_id, message };
-      }
-      return found;
-    }, WAIT)
-    .toBeDefined();
-  return found!;
-}
 
 describe('chat between two nodes, end to end', () => {
   it('crosses sealed both ways: read on arrival, answered, and no word of it in any byte between the nodes', async () => {

@@ -9,8 +9,6 @@
  * sealed it, checked on both sides, and bounces rather than go stale on the way.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { createServer, request as httpRequest } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildKeyAssertion, checkKeyAssertion, verifyKeyAssertion, type EncryptionKeyAssertion } from '../../server/crypto/e2ee/key-assertion.ts';
 import { sealEnvelope, type SealParty } from '../../server/crypto/e2ee/seal-envelope.ts';
@@ -23,6 +21,7 @@ import { remoteServers } from '../support/remote-server.ts';
 import { expectOk } from '../support/expect.ts';
 import { createIdentity, createNodeNamespace, createProject, persistent } from '../support/identities.ts';
 import { startTestNode, type TestNode } from '../support/node.ts';
+import { startLookupOnlyGate } from '../support/lookup-only-gate.ts';
 import { startRecordingProxy, type RecordingProxy } from '../support/recording-proxy.ts';
 import { createSelfCustodial, envelopeSigner, publishEncryptionKey, type PublishedKey, type SelfCustodial } from '../support/self-custodial.ts';
 import { expectRefusal } from '../support/expect.ts';
@@ -294,26 +293,9 @@ describe("a self-custodial client's own envelope to another node", () => {
     const pc = await createProject(b, 'pc', 'c.test');
     carl = await createIdentity(b, pc.api_key, persistent('carl'));
     // Node B as node A sees it for c.test: its lookups answered, its door shut (a node that went down after the key was found).
-    const gate = createServer((request, response) => {
-      if (request.method !== 'GET') return void request.socket.destroy();
-      const to = new URL(b.url);
-      const forwarded = httpRequest(
-        { host: to.hostname, port: to.port, method: 'GET', path: request.url, headers: { ...request.headers, host: to.host } },
-        (answer) => {
-          response.writeHead(answer.statusCode ?? 502, answer.headers);
-          answer.pipe(response);
-        },
-      );
-      forwarded.on('error', () => response.destroy());
-      forwarded.end();
-    });
-    await new Promise<void>((resolve) => gate.listen(0, '127.0.0.1', resolve));
-    expectOk(await a.owner('POST', '/v1/node/peers', { domain: 'c.test', url: `http://127.0.0.1:${(gate.address() as AddressInfo).port}` }), 201);
-    return () =>
-      new Promise<void>((resolve) => {
-        gate.closeAllConnections();
-        gate.close(() => resolve());
-      });
+    const gate = await startLookupOnlyGate(b.url);
+    expectOk(await a.owner('POST', '/v1/node/peers', { domain: 'c.test', url: gate.url }), 201);
+    return () => gate.close();
   });
 
   /** The recipient's key assertion as its own node serves it. */

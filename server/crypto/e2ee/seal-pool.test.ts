@@ -5,6 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { testParty } from '../../../test/support/e2ee-parties.ts';
+import type { E2eeEnvelope } from './envelope.ts';
 import { KeyAssertionError } from './errors.ts';
 import { openEnvelope } from './open-envelope.ts';
 import { SEAL_QUEUE_MAX, SealPool } from './seal-pool.ts';
@@ -32,6 +33,17 @@ const request = (overrides: Partial<SealRequest> = {}): SealRequest => ({
 // Only the parties' public fields cross to the worker (a function cannot, and needs not).
 const publicParty = ({ address, did, stableId, encryptionKey }: typeof alice) => ({ address, did, stableId, encryptionKey });
 const crossing = (overrides: Partial<SealRequest> = {}): SealRequest => request({ sender: publicParty(alice), recipients: [publicParty(bob)], ...overrides });
+
+/** Checks `envelope` as a node checks alice's mail to bob at ingestion (throws when it would refuse it). */
+const ingests = (envelope: E2eeEnvelope, messageId: string): void =>
+  verifyEnvelopeForIngestion(envelope, {
+    kind: 'mail',
+    messageId,
+    conversationId: 'c-1',
+    sender: { did: alice.did, stableId: alice.stableId, address: alice.address },
+    recipients: [{ did: bob.did, stableId: bob.stableId, address: bob.address }],
+    now: Date.now(),
+  });
 
 const pools: SealPool[] = [];
 afterEach(async () => {
@@ -71,14 +83,7 @@ describe('SealPool', () => {
     const prepared = (await pool.prepare(asked)) as PreparedEnvelope;
     expect(prepared).not.toBeNull();
     const envelope = signPreparedEnvelope(prepared, alice);
-    verifyEnvelopeForIngestion(envelope, {
-      kind: 'mail',
-      messageId: asked.messageId,
-      conversationId: 'c-1',
-      sender: { did: alice.did, stableId: alice.stableId, address: alice.address },
-      recipients: [{ did: bob.did, stableId: bob.stableId, address: bob.address }],
-      now: Date.now(),
-    });
+    ingests(envelope, asked.messageId);
     const read = openEnvelope(envelope, bob.reader);
     expect(read.inner).toMatchObject({ subject: 'Déjà vu', body: 'sealed beside the event loop 🙂' });
     expect(openEnvelope(envelope, alice.reader)).toMatchObject({ wrapPurpose: 'sender_copy', inner: { body: read.inner.body } });
@@ -95,14 +100,7 @@ describe('SealPool', () => {
     const made = await pool.prepare(asked, { key: alice.signingKey, did: alice.did, alsoSign: beside });
     expect(made?.signature).toBeInstanceOf(Buffer);
     const envelope = { ...made!.envelope, signature: encodeRaw(made!.signature!) };
-    verifyEnvelopeForIngestion(envelope, {
-      kind: 'mail',
-      messageId: asked.messageId,
-      conversationId: 'c-1',
-      sender: { did: alice.did, stableId: alice.stableId, address: alice.address },
-      recipients: [{ did: bob.did, stableId: bob.stableId, address: bob.address }],
-      now: Date.now(),
-    });
+    ingests(envelope, asked.messageId);
     expect(verifyBytes(publicKeyFromDidKey(alice.did)!, beside, made!.alsoSignature!)).toBe(true);
   });
 

@@ -9,6 +9,7 @@ import { CreateSessionBody, HistoryQuery, SendMessageBody } from '../../../../co
 import { parseEnvelope, type E2eeEnvelope } from '../../../crypto/e2ee/envelope.ts';
 import { sealPool } from '../../../crypto/e2ee/seal-pool.ts';
 import { startUnitNode, type UnitNode } from '../../../../test/support/unit-node.ts';
+import { untilSealWorkerSeals } from '../../../../test/support/seal-worker.ts';
 import { findIdentity } from '../identities/store/agents.ts';
 
 let node: UnitNode;
@@ -30,12 +31,7 @@ beforeAll(async () => {
   bob = node.services.identities.create(project.project_id, { alias: 'bob' }).agent_id;
   cy = node.services.identities.create(project.project_id, { alias: 'cy' }).agent_id;
   session = (await node.services.chat.createOrSendFindingKeys(ann, CreateSessionBody.parse({ to_aliases: ['bob', 'cy'], message: 'hello both' }))).session_id;
-  // The worker starts at the first seal that asks for it; sends seal on their own thread until it is ready.
-  for (let tries = 0; sealPool.stats.prepared === 0; tries++) {
-    if (tries === 300) throw new Error('the seal worker never became ready');
-    await say(`warm-up ${tries}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  await untilSealWorkerSeals((attempt) => say(`warm-up ${attempt}`));
 });
 afterAll(() => node.close());
 

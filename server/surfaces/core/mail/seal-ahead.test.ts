@@ -10,6 +10,7 @@ import { InboxQuery, SendMailBody } from '../../../../contract/core/mail.ts';
 import { parseEnvelope, type E2eeEnvelope } from '../../../crypto/e2ee/envelope.ts';
 import { sealPool } from '../../../crypto/e2ee/seal-pool.ts';
 import { startUnitNode, type UnitNode } from '../../../../test/support/unit-node.ts';
+import { untilSealWorkerSeals } from '../../../../test/support/seal-worker.ts';
 import { findIdentity } from '../identities/store/agents.ts';
 
 let node: UnitNode;
@@ -29,12 +30,7 @@ beforeAll(async () => {
   ann = node.services.identities.create(project.project_id, { alias: 'ann' }).agent_id;
   bob = node.services.identities.create(project.project_id, { alias: 'bob' }).agent_id;
   cara = node.services.identities.create(project.project_id, { name: 'cara', lifetime: 'persistent' }).agent_id;
-  // The worker starts at the first seal that asks for it; sends seal on their own thread until it is ready.
-  for (let tries = 0; sealPool.stats.prepared === 0; tries++) {
-    if (tries === 300) throw new Error('the seal worker never became ready');
-    await send(`warm-up ${tries}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  await untilSealWorkerSeals((attempt) => send(`warm-up ${attempt}`));
 });
 afterAll(() => node.close());
 
