@@ -15,6 +15,7 @@ import type { RemoteQueue } from '../messaging/remote-queue.ts';
 import type { Party } from '../messaging/participants.ts';
 import type { SignedMessage } from '../messaging/signing.ts';
 import type { ChatParty, ChatTarget } from './domain/participants.ts';
+import { clientSealedWire } from '../messaging/client-sealed-wire.ts';
 
 /** What a chat message says beside its signed envelope's addressing. */
 export type ChatContent = Pick<FederatedChat, 'body' | 'reply_to' | 'wait_seconds' | 'hang_on' | 'sender_leaving'>;
@@ -101,24 +102,12 @@ export function forwardClientSealedChat(
         sender.agent.agent_id,
         recipient.address.slice(0, recipient.address.indexOf('/')),
         {
-          v: FEDERATION_VERSION,
+          ...clientSealedWire(envelope, recipient.address),
           kind: 'chat',
-          message_id: envelope.message_id,
-          from: envelope.from.address ?? '',
-          from_did: envelope.from.did,
-          from_stable_id: envelope.from.stable_id ?? null,
-          to: recipient.address,
-          body: '',
           reply_to: content.reply_to,
           wait_seconds: content.wait_seconds,
           hang_on: content.hang_on,
           sender_leaving: content.sender_leaving,
-          timestamp: envelope.created_at,
-          signature: '',
-          signed_payload: '',
-          content_mode: 'encrypted_v2',
-          message_version: 2,
-          encrypted_envelope: envelope as unknown as NonNullable<FederatedChat['encrypted_envelope']>,
         },
         { sealedByClient: true },
       );

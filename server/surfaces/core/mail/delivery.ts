@@ -33,6 +33,7 @@ import type { RemoteRecipient } from '../messaging/recipients.ts';
 import type { RemoteQueue } from '../messaging/remote-queue.ts';
 import { signMessage, type SignedMessage } from '../messaging/signing.ts';
 import { findMailOrigin, insertMailRow, keepOpenedMail, type OpenedMail, type OpenedMailReaders } from './store/messages.ts';
+import { clientSealedWire } from '../messaging/client-sealed-wire.ts';
 
 /**
  * What a mail says, and optionally the thread it is in and the client's own id for it (one
@@ -241,23 +242,11 @@ function queueClientSealedMail(
     sender.agent.agent_id,
     recipient.domain,
     {
-      v: FEDERATION_VERSION,
+      ...clientSealedWire(envelope, recipient.address),
       kind: 'mail',
-      message_id: envelope.message_id,
-      from: envelope.from.address ?? '',
-      from_did: envelope.from.did,
-      from_stable_id: envelope.from.stable_id ?? null,
-      to: recipient.address,
       subject: '',
-      body: '',
       priority: content.priority,
-      timestamp: envelope.created_at,
-      signature: '',
-      signed_payload: '',
       ...(content.thread_id === undefined ? {} : { thread_id: content.thread_id }),
-      content_mode: 'encrypted_v2',
-      message_version: 2,
-      encrypted_envelope: envelope as unknown as NonNullable<FederatedMail['encrypted_envelope']>,
     },
     { sealedByClient: true },
   );
