@@ -104,6 +104,13 @@ export default defineConfig({
         input: { index: resolve(root, 'main/index.ts') },
         external: NATIVE_MODULES,
         checks: QUIET_CHECKS,
+        // A worker thread loads its modules itself, so nothing it imports may sit in the entry
+        // chunk: that would run the whole main process (Electron's app and windows) inside the
+        // worker. The crypto core the seal worker uses, and the small modules it needs, form a
+        // chunk of their own (test/packaging/worker-chunks.test.ts checks every worker's imports).
+        output: {
+          codeSplitting: { groups: [{ name: 'crypto', test: /[\\/]server[\\/](crypto[\\/]|memo-cache\.ts|lazy\.ts)/ }] },
+        },
       },
     },
   },

@@ -1,12 +1,13 @@
 /**
- * Makes sure out/renderer is a build of the current renderer sources before a browser test runs:
- * builds (`electron-vite build`, a few seconds) when out/renderer/index.html is missing or older
- * than the newest file under renderer/ (or the preload types and the build config).
+ * Makes sure out/ is a build of the current sources before the tests run: builds (`electron-vite
+ * build`, a few seconds) when out/renderer/index.html is missing or older than the newest file under
+ * renderer/ (or the preload types and the build config), or when any other source of the build
+ * changed since out/ was built.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { recordBuild } from '../../scripts/build-app.ts';
+import { buildIsCurrent, recordBuild } from '../../scripts/build-app.ts';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
 export const UI_INDEX = join(ROOT, 'out/renderer/index.html');
@@ -34,9 +35,13 @@ export function uiBuildIsStale(): boolean {
     .some((source) => newestMtime(source) > built);
 }
 
-/** Builds the app (main, preload, renderer) when the renderer build is stale. */
+/**
+ * Builds the app (main, preload, renderer) when the renderer build is stale, or when out/ is not a
+ * build of every current source (scripts/build-app.ts): tests that run the bundled main process's
+ * own files (test/packaging/worker-chunks.test.ts) need it current too.
+ */
 export function ensureUiBuilt(): void {
-  if (!uiBuildIsStale()) return;
+  if (!uiBuildIsStale() && buildIsCurrent(ROOT)) return;
   const cli = join(ROOT, 'node_modules/electron-vite/bin/electron-vite.js');
   // process.execPath: the pinned Node that runs vitest, whatever `node` is on PATH.
   const result = spawnSync(process.execPath, [cli, 'build'], { cwd: ROOT, encoding: 'utf8' });
