@@ -10,7 +10,6 @@ import { mkdirSync } from 'node:fs';
 import { randomBytes, type KeyObject } from 'node:crypto';
 import { publicKeyFromDidKey } from '../crypto/did-key.ts';
 import { privateKeyFromSeed, rawPublicKey, signBytes } from '../crypto/ed25519.ts';
-import { encodeRaw } from '../crypto/e2ee/encoding.ts';
 import type { E2eeEnvelope } from '../crypto/e2ee/envelope.ts';
 import { sealPool } from '../crypto/e2ee/seal-pool.ts';
 import type { SealRequest } from '../crypto/e2ee/seal-envelope.ts';
@@ -134,9 +133,8 @@ export class Custody {
   async sealBeside(keyId: string, request: SealRequest, alsoSign: Buffer): Promise<{ envelope: E2eeEnvelope; alsoSignature: Buffer } | null> {
     const did = this.didKey(keyId);
     if (did !== request.sender.did.trim()) throw new Error('the signing key does not belong to the sender did');
-    const made = await sealPool.prepare(request, { key: this.#privateKey(keyId), did, alsoSign });
-    if (made?.signature === undefined || made.alsoSignature === undefined) return null;
-    return { envelope: { ...made.envelope, signature: encodeRaw(made.signature) }, alsoSignature: made.alsoSignature };
+    const made = await sealPool.seal(request, { key: this.#privateKey(keyId), did, alsoSign });
+    return made?.alsoSignature === undefined ? null : { envelope: made.envelope, alsoSignature: made.alsoSignature };
   }
 
   /** Works for destroyed keys too: a public key stays meaningful in history. */

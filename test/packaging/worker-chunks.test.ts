@@ -9,8 +9,6 @@ import { dirname, join, resolve } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
 import { buildIsCurrent } from '../../scripts/build-app.ts';
-import { encodeRaw } from '../../server/crypto/e2ee/encoding.ts';
-import type { E2eeEnvelope } from '../../server/crypto/e2ee/envelope.ts';
 import { openEnvelope } from '../../server/crypto/e2ee/open-envelope.ts';
 import { SEAL_WORKER_ROLE, type SealReply } from '../../server/crypto/e2ee/seal-worker.ts';
 import { verifyEnvelopeForIngestion } from '../../server/crypto/e2ee/verify-envelope.ts';
@@ -72,9 +70,9 @@ describe('the bundle’s worker threads', () => {
           else settle(message);
         });
       });
-      expect(reply.type).toBe('prepared');
-      if (reply.type !== 'prepared') return;
-      const envelope = { ...reply.envelope, signature: encodeRaw(reply.signature!) } as E2eeEnvelope;
+      expect(reply.type).toBe('sealed');
+      if (reply.type !== 'sealed') return;
+      const { envelope } = reply;
       verifyEnvelopeForIngestion(envelope, {
         kind: 'mail',
         messageId: request.messageId,

@@ -11,7 +11,6 @@ import { openEnvelope } from './open-envelope.ts';
 import { SEAL_QUEUE_MAX, SealPool } from './seal-pool.ts';
 import { sealEnvelope, signPreparedEnvelope, type PreparedEnvelope, type SealRequest } from './seal-envelope.ts';
 import { verifyEnvelopeForIngestion } from './verify-envelope.ts';
-import { encodeRaw } from './encoding.ts';
 import { publicKeyFromDidKey } from '../did-key.ts';
 import { verifyBytes } from '../ed25519.ts';
 
@@ -97,16 +96,15 @@ describe('SealPool', () => {
     const pool = await readyPool();
     const asked = crossing();
     const beside = Buffer.from('the plaintext signature’s bytes');
-    const made = await pool.prepare(asked, { key: alice.signingKey, did: alice.did, alsoSign: beside });
-    expect(made?.signature).toBeInstanceOf(Buffer);
-    const envelope = { ...made!.envelope, signature: encodeRaw(made!.signature!) };
-    ingests(envelope, asked.messageId);
+    const made = await pool.seal(asked, { key: alice.signingKey, did: alice.did, alsoSign: beside });
+    expect(made?.envelope.signature).toBeTypeOf('string');
+    ingests(made!.envelope, asked.messageId);
     expect(verifyBytes(publicKeyFromDidKey(alice.did)!, beside, made!.alsoSignature!)).toBe(true);
   });
 
   it('signs nothing with a lent key that is not the sender’s', async () => {
     const pool = await readyPool();
-    expect(await pool.prepare(crossing(), { key: bob.signingKey, did: bob.did })).toBeNull();
+    expect(await pool.seal(crossing(), { key: bob.signingKey, did: bob.did })).toBeNull();
   });
 
   it('is signed only by the key of the sender it names', async () => {

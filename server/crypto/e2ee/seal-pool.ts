@@ -12,7 +12,7 @@
  *   too; the key stays in this process, is never written anywhere, and the worker drops it with
  *   the job. Without it the envelope comes back unsigned, to be signed in custody
  *   (seal-envelope.ts, signPreparedEnvelope).
- * - Never in the way: `prepare` answers null, and its caller seals on its own thread as before,
+ * - Never in the way: `seal` and `prepare` answer null, and the caller seals on its own thread as before,
  *   while the worker is starting (the first sends never wait for it), when it failed or died, when
  *   it refused the request (the caller's own seal then refuses it with the proper error), and when
  *   more sends wait than a burst of them needs (a flood never queues without bound).
@@ -21,6 +21,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import { lazily } from '../../lazy.ts';
+import type { E2eeEnvelope } from './envelope.ts';
 import type { PreparedEnvelope, SealRequest } from './seal-envelope.ts';
 // Types only: a value imported from seal-worker.ts would bundle it into the main chunk (see there).
 import type { SealJob, SealReply, WorkerSigner } from './seal-worker.ts';
@@ -52,18 +53,31 @@ export class SealPool {
   /** A worker that died before it was ready is not started again before this time. */
   #retryAt = 0;
   #nextId = 1;
-  readonly #waiting = new Map<number, (prepared: PreparedInWorker | null) => void>();
+  readonly #waiting = new Map<number, (reply: SealReply | null) => void>();
   readonly #stats: SealPoolStats = { prepared: 0, declined: 0, workers_started: 0 };
 
   get stats(): Readonly<SealPoolStats> {
     return { ...this.#stats };
   }
 
+  /** The envelope prepared in the worker, unsigned, or null: the caller then seals it itself. */
+  async prepare(request: SealRequest): Promise<PreparedEnvelope | null> {
+    const reply = await this.#run({ request });
+    return reply?.type === 'prepared' ? { envelope: reply.envelope, bytes: asBuffer(reply.bytes) } : null;
+  }
+
   /**
-   * The envelope prepared in the worker, or null: the caller then seals it itself. With `signer`
-   * (custody's loan of the sender's key) it comes back signed, with `signer.alsoSign` signed too.
+   * The envelope sealed and signed in the worker with the key custody lends it for this one job
+   * (`signer`), with `signer.alsoSign` signed too; null when the worker did not (the caller seals
+   * and signs itself).
    */
-  prepare(request: SealRequest, signer?: WorkerSigner): Promise<PreparedInWorker | null> {
+  async seal(request: SealRequest, signer: WorkerSigner): Promise<SealedInWorker | null> {
+    const reply = await this.#run({ request, signer });
+    if (reply?.type !== 'sealed') return null;
+    return { envelope: reply.envelope, ...(reply.alsoSignature === undefined ? {} : { alsoSignature: asBuffer(reply.alsoSignature) }) };
+  }
+
+  #run(job: Omit<SealJob, 'id'>): Promise<SealReply | null> {
     const worker = this.#worker;
     if (worker === null || !this.#ready || this.#waiting.size >= SEAL_QUEUE_MAX) {
       if (worker === null) this.#spawn();
@@ -74,7 +88,7 @@ export class SealPool {
     return new Promise((resolve) => {
       this.#waiting.set(id, resolve);
       worker.ref();
-      worker.postMessage({ id, request, ...(signer === undefined ? {} : { signer }) } satisfies SealJob);
+      worker.postMessage({ id, ...job } satisfies SealJob);
     });
   }
 
@@ -118,14 +132,9 @@ export class SealPool {
     const resolve = this.#waiting.get(reply.id);
     this.#waiting.delete(reply.id);
     if (this.#waiting.size === 0) worker.unref();
-    if (reply.type === 'prepared') {
+    if (reply.type !== 'failed') {
       this.#stats.prepared++;
-      resolve?.({
-        envelope: reply.envelope,
-        bytes: asBuffer(reply.bytes),
-        ...(reply.signature === undefined ? {} : { signature: asBuffer(reply.signature) }),
-        ...(reply.alsoSignature === undefined ? {} : { alsoSignature: asBuffer(reply.alsoSignature) }),
-      });
+      resolve?.(reply);
     } else {
       this.#stats.declined++;
       resolve?.(null);
@@ -143,9 +152,9 @@ export class SealPool {
   }
 }
 
-/** What the worker made: the envelope and its signing bytes, and the signatures when custody lent it the key. */
-export interface PreparedInWorker extends PreparedEnvelope {
-  signature?: Buffer;
+/** What the worker sealed with a lent key: the signed envelope, and the signature of the bytes asked beside it. */
+export interface SealedInWorker {
+  envelope: E2eeEnvelope;
   alsoSignature?: Buffer;
 }
 

@@ -12,6 +12,7 @@
  */
 import type { KeyObject } from 'node:crypto';
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
+import type { E2eeEnvelope } from './envelope.ts';
 import type { PreparedEnvelope, SealRequest } from './seal-envelope.ts';
 
 /** Passed as workerData: this module serves only when started by the pool. */
@@ -35,11 +36,12 @@ export interface SealJob {
 
 export type SealReply =
   | { type: 'ready' }
-  | { type: 'prepared'; id: number; envelope: PreparedEnvelope['envelope']; bytes: Uint8Array; signature?: Uint8Array; alsoSignature?: Uint8Array }
+  | { type: 'prepared'; id: number; envelope: PreparedEnvelope['envelope']; bytes: Uint8Array }
+  | { type: 'sealed'; id: number; envelope: E2eeEnvelope; alsoSignature?: Uint8Array }
   | { type: 'failed'; id: number; message: string };
 
 async function serve(port: NonNullable<typeof parentPort>): Promise<void> {
-  const { prepareEnvelope } = await import('./seal-envelope.ts');
+  const { prepareEnvelope, signPreparedEnvelope } = await import('./seal-envelope.ts');
   const { VerifiedKeyAssertions } = await import('./verified-key-assertions.ts');
   const { signBytes } = await import('../ed25519.ts');
   // The same few assertions come back send after send: their signatures are checked once here too.
@@ -47,12 +49,12 @@ async function serve(port: NonNullable<typeof parentPort>): Promise<void> {
   port.on('message', ({ id, request, signer }: SealJob) => {
     let reply: SealReply;
     try {
-      const { envelope, bytes } = prepareEnvelope(request, (assertion, expect) => verified.verify(assertion, expect));
-      if (signer === undefined) reply = { type: 'prepared', id, envelope, bytes };
+      const prepared = prepareEnvelope(request, (assertion, expect) => verified.verify(assertion, expect));
+      if (signer === undefined) reply = { type: 'prepared', id, ...prepared };
       else {
-        if (signer.did !== envelope.from.did) throw new Error('the signing key does not belong to the sender did');
-        const alsoSignature = signer.alsoSign === undefined ? undefined : signBytes(signer.key, signer.alsoSign);
-        reply = { type: 'prepared', id, envelope, bytes, signature: signBytes(signer.key, bytes), ...(alsoSignature ? { alsoSignature } : {}) };
+        const { key, did, alsoSign } = signer;
+        const envelope = signPreparedEnvelope(prepared, { did, sign: (bytes) => signBytes(key, bytes) });
+        reply = { type: 'sealed', id, envelope, ...(alsoSign === undefined ? {} : { alsoSignature: signBytes(key, alsoSign) }) };
       }
     } catch (error) {
       reply = { type: 'failed', id, message: error instanceof Error ? error.message : String(error) };
