@@ -63,7 +63,7 @@ async function openCompose(): Promise<void> {
         if ((await compose().count()) === 0) await page.keyboard.press('c');
         return compose().isVisible();
       },
-      { timeout: WAIT, intervals: [250] },
+      { timeout: WAIT, interval: 250 },
     )
     .toBe(true);
 }
