@@ -24,6 +24,7 @@ import { didKeyOfSeed, openEncryptionKeysBackup, openKeyBackup, sealEncryptionKe
 import { CustodyError } from './custody-error.ts';
 import { type EncryptionKeyRow, EncryptionKeyTable } from './encryption-key-store.ts';
 import { type KeyPurpose, type KeyRow, KeyTable } from './key-store.ts';
+import { type SecretName, type SecretRow, SecretTable } from './secret-store.ts';
 import { openMasterSecret } from './master.ts';
 import type { BackendName, Warn } from './types.ts';
 
@@ -56,6 +57,8 @@ const KEY_WRAP_INFO = 'svc-node key wrap v1';
 // Its own wrap key from the same master secret: a wrapped X25519 key can never be unwrapped as a
 // signing seed (or the other way round) even if a row were copied between the tables.
 const ENCRYPTION_KEY_WRAP_INFO = 'svc-node encryption key wrap v1';
+// And its own for the other secrets (the backup key), for the same reason.
+const SECRET_WRAP_INFO = 'svc-node secret wrap v1';
 
 export interface EncryptionKey {
   keyId: string;
@@ -69,6 +72,7 @@ export class Custody {
   readonly #master: Buffer;
   readonly #wrapKey: Buffer;
   readonly #encryptionWrapKey: Buffer;
+  readonly #secretWrapKey: Buffer;
   readonly #scryptCost: number | undefined;
   readonly #keys = new Map<string, KeyObject>();
   readonly #agreements = new Map<string, X25519Agreement>();
@@ -76,6 +80,7 @@ export class Custody {
   readonly #didKeys = new Map<string, string>();
   #table: KeyTable | null = null;
   #encryptionTable: EncryptionKeyTable | null = null;
+  #secretTable: SecretTable | null = null;
   #closed = false;
 
   private constructor(dataDir: string, backend: BackendName, master: Buffer, scryptCost: number | undefined) {
@@ -84,6 +89,7 @@ export class Custody {
     this.#master = master;
     this.#wrapKey = deriveKey(master, KEY_WRAP_INFO);
     this.#encryptionWrapKey = deriveKey(master, ENCRYPTION_KEY_WRAP_INFO);
+    this.#secretWrapKey = deriveKey(master, SECRET_WRAP_INFO);
     this.#scryptCost = scryptCost;
   }
 
@@ -106,6 +112,7 @@ export class Custody {
     this.#assertOpen();
     this.#table = new KeyTable(db);
     this.#encryptionTable = new EncryptionKeyTable(db);
+    this.#secretTable = new SecretTable(db);
     this.#keys.clear();
     this.#agreements.clear();
     this.#didKeys.clear();
@@ -281,6 +288,21 @@ export class Custody {
     this.#encryptionTableOrThrow().destroy(keyId, new Date().toISOString());
   }
 
+  /**
+   * The 32-byte key that seals this node's encrypted backups, made on first use. It leaves
+   * custody only to the backup writer and reader of this process and, sealed under the
+   * passphrase, in the recovery kit: whoever restores from the kit reads the backups with it.
+   */
+  backupKey(): Buffer {
+    return this.#secret('backup');
+  }
+
+  /** Takes a kit's backup key as this node's, so a restored node reads and extends the same backups. */
+  adoptBackupKey(key: Uint8Array): void {
+    if (key.length !== 32) throw new RangeError('a backup key is 32 bytes');
+    this.#secretTableOrThrow().put(this.#wrapSecret('backup', Buffer.from(key)));
+  }
+
   /** Forgets every decrypted key and the master secret; this instance is unusable afterwards. */
   close(): void {
     this.#keys.clear();
@@ -289,8 +311,10 @@ export class Custody {
     this.#master.fill(0);
     this.#wrapKey.fill(0);
     this.#encryptionWrapKey.fill(0);
+    this.#secretWrapKey.fill(0);
     this.#table = null;
     this.#encryptionTable = null;
+    this.#secretTable = null;
     this.#closed = true;
   }
 
@@ -354,6 +378,35 @@ export class Custody {
       throw new CustodyError('key_unwrap_failed', `encryption key ${row.key_id} does not unwrap under the custody secret of ${this.dataDir}`);
     }
     return privateKey;
+  }
+
+  #secret(name: SecretName): Buffer {
+    const table = this.#secretTableOrThrow();
+    if (!table.get(name)) table.insertIfAbsent(this.#wrapSecret(name, randomBytes(32)));
+    const row = table.get(name)!;
+    if (row.backend !== this.backend) {
+      throw new CustodyError(
+        'key_backend_mismatch',
+        `the ${name} secret was stored under the "${row.backend}" custody backend, but custody now runs "${this.backend}"`,
+      );
+    }
+    const secret = open(this.#secretWrapKey, row.wrapped, Buffer.from(name));
+    if (secret?.length !== 32) throw new CustodyError('key_unwrap_failed', `the ${name} secret does not unwrap under the custody secret of ${this.dataDir}`);
+    return secret;
+  }
+
+  #wrapSecret(name: SecretName, secret: Buffer): SecretRow {
+    try {
+      return { name, wrapped: seal(this.#secretWrapKey, secret, Buffer.from(name)), backend: this.backend, created_at: new Date().toISOString() };
+    } finally {
+      secret.fill(0);
+    }
+  }
+
+  #secretTableOrThrow(): SecretTable {
+    this.#assertOpen();
+    if (!this.#secretTable) throw new CustodyError('not_attached', 'custody is not attached to a database yet');
+    return this.#secretTable;
   }
 
   #encryptionRow(keyId: string): EncryptionKeyRow {
