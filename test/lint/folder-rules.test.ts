@@ -28,6 +28,7 @@ const LAYERS = [
   'search',
   'tunnel',
   'federation',
+  'recovery', // backups of the database and reading them back, over the store and custody's primitives
   'core/health', // whether the node and its database answer
   'core/did',
   'core/namespaces',

@@ -1,0 +1,41 @@
+/**
+ * The refusals of writing and reading backups, by name: the owner API turns them into its codes,
+ * and `kit restore` prints them. None carries key material or plaintext.
+ */
+
+/** A chunk or a manifest does not pass its check: changed, swapped, cut short or missing. Nothing was written. */
+export class BackupTamperedError extends Error {
+  override readonly name = 'BackupTamperedError';
+}
+
+/** The backup key does not open this folder's backups: they were written under another key. */
+export class BackupKeyMismatchError extends Error {
+  override readonly name = 'BackupKeyMismatchError';
+}
+
+/** The folder holds no backup, or none with the id asked for. */
+export class BackupNotFoundError extends Error {
+  override readonly name = 'BackupNotFoundError';
+}
+
+/** The folder cannot hold backups: not an absolute path, or a file rather than a directory. */
+export class BackupFolderError extends Error {
+  override readonly name = 'BackupFolderError';
+  /** `relative`: the path is not absolute; `not_directory`: something other than a directory is there. */
+  readonly reason: 'relative' | 'not_directory';
+
+  constructor(reason: 'relative' | 'not_directory', message: string) {
+    super(message);
+    this.reason = reason;
+  }
+}
+
+/** The file a restore would write already exists: a restore makes a new database, never overwrites one. */
+export class RestoreTargetExistsError extends Error {
+  override readonly name = 'RestoreTargetExistsError';
+}
+
+/** The database is larger than a backup holds in memory at once (see snapshot.ts). */
+export class BackupTooLargeError extends Error {
+  override readonly name = 'BackupTooLargeError';
+}

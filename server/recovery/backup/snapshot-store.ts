@@ -1,0 +1,80 @@
+/**
+ * A consistent copy of the live database's pages, decrypted, in memory only.
+ *
+ * SQLCipher writes every page with a fresh IV and MAC, so the file on disk changes wholly between
+ * two backups and could never be chunked incrementally; the decrypted pages change only where rows
+ * did. `serialize()` on the node's own connection reads every page through SQLite's pager, which
+ * hands out pages decrypted (page 1 with its "SQLite format 3" header restored): nothing is written
+ * to any file, not even a temporary one, and the copy is one read transaction, taken while no
+ * write of this connection (the node's only writer) can interleave, so it is consistent.
+ *
+ * Memory: the whole image is held once while a backup runs (SQLite has no page-range read in this
+ * build: the sqlite_dbpage table is not compiled in), and the chunks are views into it, sealed one
+ * at a time; a database above MAX_IMAGE_BYTES is refused rather than read.
+ */
+import type { Database } from '../../store/database.ts';
+import { BackupTooLargeError } from './errors.ts';
+
+/** 2 GiB: what a backup may hold in memory at once, about twice the largest node measured for. */
+export const MAX_IMAGE_BYTES = 2 * 1024 ** 3;
+
+const HEADER = Buffer.from('SQLite format 3\0', 'latin1');
+/** Header bytes 18 and 19: the file format's write and read versions (2: WAL, 1: rollback journal). */
+const WRITE_VERSION = 18;
+const READ_VERSION = 19;
+/** Header byte 20: the bytes SQLCipher reserves at the end of every page for its IV and MAC. */
+const RESERVED = 20;
+
+export interface DatabaseImage {
+  /** The pages, decrypted, one after the other. */
+  bytes: Buffer;
+  pageSize: number;
+  pageCount: number;
+  /** The table or index each page belongs to, by page number (free pages are absent). */
+  owners: Map<number, string>;
+}
+
+/**
+ * The decrypted pages of `db`. Each page's reserved tail (the IV and MAC it had on disk, which
+ * change on every write of it) is zeroed, so an unchanged page is the same bytes in every image;
+ * and the header says rollback journal rather than WAL, so the image opens as a database in memory.
+ */
+export function snapshotImage(db: Database, limit: number = MAX_IMAGE_BYTES): DatabaseImage {
+  const pageSize = db.pragma('page_size', { simple: true }) as number;
+  const pages = db.pragma('page_count', { simple: true }) as number;
+  if (pageSize * pages > limit) {
+    throw new BackupTooLargeError(`the database is ${pageSize * pages} bytes; a backup holds at most ${limit} in memory`);
+  }
+  // One read transaction for both reads, so the owners are those of these very pages.
+  return db.transaction(() => {
+    const owners = new Map<number, string>();
+    for (const row of db.prepare(`SELECT name, pageno FROM dbstat('main')`).raw().iterate() as IterableIterator<[string, number]>) owners.set(row[1], row[0]);
+    const bytes = db.serialize();
+    return { bytes: normaliseImage(bytes), pageSize, pageCount: bytes.length / pageSize, owners };
+  })();
+}
+
+/** Checks the header of a decrypted image and zeroes what differs between two copies of the same pages. */
+export function normaliseImage(bytes: Buffer): Buffer {
+  if (bytes.length < 100 || !bytes.subarray(0, HEADER.length).equals(HEADER)) throw new Error('the database image does not start with an SQLite header');
+  const pageSize = pageSizeOf(bytes);
+  if (bytes.length % pageSize !== 0) throw new Error('the database image is not a whole number of pages');
+  const reserved = bytes[RESERVED] ?? 0;
+  if (reserved > 0) {
+    for (let end = pageSize; end <= bytes.length; end += pageSize) bytes.fill(0, end - reserved, end);
+  }
+  bytes[WRITE_VERSION] = 1;
+  bytes[READ_VERSION] = 1;
+  return bytes;
+}
+
+/** The page size an SQLite header states (bytes 16-17, big-endian; 1 stands for 65536). */
+export function pageSizeOf(bytes: Buffer): number {
+  const size = bytes.readUInt16BE(16);
+  return size === 1 ? 65_536 : size;
+}
+
+/** The newest migration the database has recorded: what a restore needs to know it can read it. */
+export function schemaVersion(db: Database): number {
+  return (db.prepare('SELECT coalesce(max(version), 0) FROM schema_migrations').pluck().get() as number | null) ?? 0;
+}
