@@ -25,7 +25,7 @@ export class BackupFolder {
   readonly dir: string;
 
   constructor(dir: string) {
-    if (!isAbsolute(dir)) throw new BackupFolderError('relative', `the backup folder must be an absolute path (got ${dir})`);
+    checkFolderPath(dir);
     this.dir = dir;
   }
 
@@ -149,6 +149,11 @@ export class BackupFolder {
     }
     return marker.check;
   }
+}
+
+/** A backup folder is named by an absolute path: a relative one would depend on where the node was started. */
+export function checkFolderPath(dir: string): void {
+  if (!isAbsolute(dir)) throw new BackupFolderError('relative', `the backup folder must be an absolute path (got ${dir})`);
 }
 
 /** A backup's id from its time: `2026-12-07T20:01:46.123Z` → `20261207T200146123Z`. */

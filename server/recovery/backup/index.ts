@@ -10,6 +10,7 @@ export {
   BackupTooLargeError,
   RestoreTargetExistsError,
 } from './errors.ts';
+export { checkFolderPath } from './folder.ts';
 export { listBackups, restoreDatabase, type BackupSummary, type RestoreDatabaseOptions, type RestoredBackup } from './restore.ts';
 export { backupsToKeep } from './retention.ts';
 export { MAX_IMAGE_BYTES } from './snapshot-store.ts';

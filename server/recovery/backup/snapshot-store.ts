@@ -14,6 +14,7 @@
  */
 import type { Database } from '../../store/database.ts';
 import { BackupTooLargeError } from './errors.ts';
+import type { PageFact } from './layout.ts';
 
 /** 2 GiB: what a backup may hold in memory at once, about twice the largest node measured for. */
 export const MAX_IMAGE_BYTES = 2 * 1024 ** 3;
@@ -30,8 +31,8 @@ export interface DatabaseImage {
   bytes: Buffer;
   pageSize: number;
   pageCount: number;
-  /** The table or index each page belongs to, by page number (free pages are absent). */
-  owners: Map<number, string>;
+  /** The table or index each page belongs to, and where in it (free pages are absent). */
+  facts: PageFact[];
 }
 
 /**
@@ -47,10 +48,11 @@ export function snapshotImage(db: Database, limit: number = MAX_IMAGE_BYTES): Da
   }
   // One read transaction for both reads, so the owners are those of these very pages.
   return db.transaction(() => {
-    const owners = new Map<number, string>();
-    for (const row of db.prepare(`SELECT name, pageno FROM dbstat('main')`).raw().iterate() as IterableIterator<[string, number]>) owners.set(row[1], row[0]);
+    const facts: PageFact[] = [];
+    const rows = db.prepare(`SELECT pageno, name, path, pagetype FROM dbstat('main')`).raw().iterate() as IterableIterator<[number, string, string, string]>;
+    for (const [page, owner, path, type] of rows) facts.push({ page, owner, path, interior: type === 'internal' });
     const bytes = db.serialize();
-    return { bytes: normaliseImage(bytes), pageSize, pageCount: bytes.length / pageSize, owners };
+    return { bytes: normaliseImage(bytes), pageSize, pageCount: bytes.length / pageSize, facts };
   })();
 }
 

@@ -62,7 +62,7 @@ export async function writeBackup(options: WriteBackupOptions): Promise<BackupRe
   let chunksWritten = 0;
   let bytesWritten = 0;
   try {
-    for (const pages of chunkLayout(image.pageCount, image.owners, pagesPerChunk(image.pageSize))) {
+    for (const pages of chunkLayout(image.pageCount, image.facts, pagesPerChunk(image.pageSize))) {
       const plaintext = gatherPages(image.bytes, image.pageSize, pages);
       const name = chunkName(keys, plaintext);
       chunks.push({ name, pages: toRuns(pages) });
