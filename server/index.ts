@@ -39,6 +39,7 @@ import { SearchIndexer } from './search/indexer.ts';
 import { closeDatabase, openDatabase } from './store/database.ts';
 import type { NodeWakeItem } from '../contract/core/events.ts';
 import { createCoreServices } from './surfaces/core/services.ts';
+import { DatabaseBackups } from './surfaces/node/database-backups/service.ts';
 import type { DocsSurfaceOptions } from './surfaces/docs/index.ts';
 import { createDocsServices } from './surfaces/docs/services.ts';
 import type { LibrarySurfaceOptions } from './surfaces/library/index.ts';
@@ -97,6 +98,8 @@ export interface StartNodeOptions {
   /** The peer listener's timeouts (tests shorten them). */
   peerTimeouts?: Partial<PeerTimeouts>;
   warn?: (message: string) => void;
+  /** How often the backup schedule is checked (tests shorten it; default a minute). */
+  backupScheduleCheckMs?: number;
   /** The sample blueprints published into the catalog at start (default: the shipped ones; null: none). */
   sampleBlueprintsDir?: string | null;
 }
@@ -232,6 +235,11 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
       options.tunnelBackoff ? { backoff: options.tunnelBackoff } : {},
     );
     tunnelPublicUrl = () => tunnel.configuredPublicUrl();
+    let log: FastifyInstance['log'] | null = null;
+    const databaseBackups = new DatabaseBackups(ctx, id, {
+      ...(options.backupScheduleCheckMs === undefined ? {} : { checkEveryMs: options.backupScheduleCheckMs }),
+      onError: (error) => log?.warn({ err: error }, 'backup: the scheduled backup failed; it is tried again after its interval'),
+    });
 
     const loopback: FastifyInstance = await buildLoopbackApp({
       services,
@@ -244,6 +252,7 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
       owner: {
         tunnel,
         uiLink,
+        databaseBackups,
         nodeInfo: () => ({ node_id: id, version: NODE_VERSION, ...urls, data_dir: dataDir, custody_backend: custody.backend }),
       },
       uiDir: options.uiDir === undefined ? DEFAULT_UI_DIR : options.uiDir,
@@ -286,6 +295,10 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
     // Unfinished video uploads (a crash, an expired URL) are cleaned up now and periodically.
     docs.services.uploads.startSweeping();
     cleanups.push(() => docs.services.uploads.stopSweeping());
+    // Scheduled backups run while the node does; stopping waits for one being written.
+    log = loopback.log;
+    databaseBackups.start();
+    cleanups.push(() => databaseBackups.stop());
     // A tunnel that was running when the node stopped comes back.
     cleanups.push(() => tunnel.close());
     await tunnel.resume();

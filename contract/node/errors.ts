@@ -52,4 +52,14 @@ export const nodeErrors = defineErrors({
   SVC_ERR_BACKUP_INVALID: { status: 422, summary: 'The text is not an svc-node key backup, or the backup is damaged' },
   SVC_ERR_BACKUP_VERSION_UNSUPPORTED: { status: 422, summary: 'The key backup is of a format version this svc-node does not read' },
   SVC_ERR_BACKUP_PASSPHRASE_WRONG: { status: 422, summary: 'The passphrase does not open this key backup' },
+  // Backups of the node's database into a folder (/v1/node/backups).
+  SVC_ERR_BACKUP_FOLDER_RELATIVE: { status: 400, summary: 'The backup folder must be an absolute path' },
+  SVC_ERR_BACKUP_FOLDER_NOT_DIRECTORY: { status: 409, summary: 'Something other than a folder is at the backup path' },
+  SVC_ERR_BACKUP_FOLDER_FOREIGN: {
+    status: 409,
+    summary: "The folder holds backups made under another backup key (another node's, or this node's before a new kit); choose another folder",
+  },
+  SVC_ERR_BACKUP_FOLDER_UNWRITABLE: { status: 409, summary: 'The node cannot write to the backup folder (permissions, a full disk); detail says why' },
+  SVC_ERR_BACKUP_RUNNING: { status: 409, summary: 'A backup is already being written; try again when it is done' },
+  SVC_ERR_BACKUP_TOO_LARGE: { status: 409, summary: 'The database is larger than a backup holds in memory at once' },
 });

@@ -5,6 +5,7 @@
 import { Resolver } from 'node:dns/promises';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { NODE_VERSION } from '../version.ts';
+import { backup } from './backup.ts';
 import { defaultDataDir } from './data-dir.ts';
 import { CliError, ownerCall, ownerRequest } from './owner-client.ts';
 import { print } from './output.ts';
@@ -61,6 +62,10 @@ const USAGE = `usage: svc-node <command> [options]
   tunnel key [--json]
         the line to add to that account's ~/.ssh/authorized_keys (the private key stays here)
   tunnel start|stop|status [--json]
+  backup --to DIR [--json]
+        back the node's database up into DIR (made 0700 when absent): sealed chunks under the
+        node's backup key, only those not already there written, and a manifest; backups older
+        than the retention rule keeps (7 days, then weekly for 8 weeks, monthly for a year) pruned
   ui    print a fresh one-time link that opens the UI in a browser
   version
 
@@ -94,6 +99,7 @@ const OPTIONS = {
   'remote-port': { type: 'string' },
   'public-url': { type: 'string' },
   'host-key': { type: 'string' },
+  to: { type: 'string' },
   json: { type: 'boolean' },
   log: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
@@ -162,6 +168,8 @@ async function run(argv: string[]): Promise<void> {
       return peer(dataDir, json, sub, arg, arg2);
     case 'tunnel':
       return tunnel(dataDir, json, values, sub);
+    case 'backup':
+      return backup(dataDir, json, values.to);
     case 'ui': {
       const { ui_url } = await ownerRequest<UiLink>(dataDir, 'POST', '/v1/node/ui-link');
       return print({ ui_url }, json, ui_url);

@@ -27,6 +27,9 @@ export const AGENT_BUDGET: NodeBudget = { timeoutMs: 10_000, maxBytes: 64 * 1024
 /** The owner commands, to the node on their data dir: some wait on DNS; listings may be long. */
 export const OWNER_BUDGET: NodeBudget = { timeoutMs: 60_000, maxBytes: 16 * 1024 * 1024 };
 
+/** A backup of the database: the node reads and seals every page before it answers (a large node, minutes). */
+export const BACKUP_BUDGET: NodeBudget = { timeoutMs: 60 * 60_000, maxBytes: 64 * 1024 };
+
 export interface NodeAnswer {
   status: number;
   ok: boolean;

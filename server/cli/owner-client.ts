@@ -4,7 +4,7 @@
  */
 import { readNodeFile, type NodeFile } from '../node-file.ts';
 import { CliError } from './cli-error.ts';
-import { askNode, httpUrl, OWNER_BUDGET } from './node-request.ts';
+import { askNode, httpUrl, OWNER_BUDGET, type NodeBudget } from './node-request.ts';
 import { terminalText } from './output.ts';
 
 // Every command takes CliError from here, as it always has.
@@ -56,11 +56,17 @@ export function detailOf(body: unknown): unknown {
 }
 
 /** Calls the owner API of the node on `dataDir`; a 4xx/5xx becomes a clear message (one line per problem). */
-export async function ownerCall<T>(dataDir: string, method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown): Promise<OwnerAnswer<T>> {
+export async function ownerCall<T>(
+  dataDir: string,
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+  path: string,
+  body?: unknown,
+  budget: NodeBudget = OWNER_BUDGET,
+): Promise<OwnerAnswer<T>> {
   const node = running(dataDir);
   const url = httpUrl(`${node.core_url}${path}`, `the core_url in ${dataDir}/node.json`);
   const request = { method, headers: { authorization: `Bearer ${node.owner_token}` }, ...(body === undefined ? {} : { json: JSON.stringify(body) }) };
-  const answer = await askNode(url, request, OWNER_BUDGET, (reason, error) =>
+  const answer = await askNode(url, request, budget, (reason, error) =>
     error.kind === 'unreachable' ? `the svc-node on ${dataDir} does not answer at ${node.core_url}` : `the svc-node on ${dataDir}: ${reason}`,
   );
   if (!answer.ok) {

@@ -64,7 +64,7 @@ export interface RouteSpec {
   mcp?: boolean;
   /** Changes what later requests authenticate with: only the disposable fixtures may succeed. */
   destructive?: boolean;
-  /** Never sent with a valid credential (it would reach outside the test: the tunnel dials SSH). */
+  /** Never sent with a valid credential (it would reach outside the test: the tunnel dials SSH, a backup writes a folder). */
   refuseOnly?: boolean;
   /** Not fuzzed, and why. */
   exempt?: string;
@@ -98,6 +98,10 @@ export const ROUTES: readonly RouteSpec[] = [
   r('GET', '/v1/node/events/stream', 'owner', { sse: true, query: ['deadline'] }),
   r('POST', '/v1/node/identities/:agent_id/export', 'owner', json('passphrase')),
   r('POST', '/v1/node/identities/import', 'owner', json('project_id', 'passphrase', 'backup')),
+  // A valid request writes a folder wherever the path points, outside the test.
+  r('POST', '/v1/node/backups', 'owner', json('to'), { refuseOnly: true }),
+  r('GET', '/v1/node/backups', 'owner'),
+  r('PUT', '/v1/node/backups/schedule', 'owner', json('to', 'every_hours'), { refuseOnly: true }),
   r('GET', '/v1/node/teams', 'owner'),
   r('POST', '/v1/node/teams', 'owner', json('name', 'domain')),
   r('GET', '/v1/node/teams/:team_id', 'owner'),

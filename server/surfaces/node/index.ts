@@ -10,6 +10,8 @@ import type { NodeInfo } from '../../../contract/node/owner.ts';
 import type { TunnelService } from '../../tunnel/service.ts';
 import type { CoreServices } from '../core/services.ts';
 import { backupRoutes } from './backups/routes.ts';
+import { databaseBackupRoutes } from './database-backups/routes.ts';
+import type { DatabaseBackups } from './database-backups/service.ts';
 import { docsOwnerRoutes } from './docs/routes.ts';
 import { feedRoutes } from './events/routes.ts';
 import { identityRoutes } from './identities/routes.ts';
@@ -28,15 +30,18 @@ export interface OwnerApiOptions {
   tunnel: TunnelService;
   nodeInfo: () => NodeInfo;
   uiLink: () => string;
+  /** Backups of the database; startNode builds it, since its schedule runs with the node. */
+  databaseBackups: DatabaseBackups;
 }
 
-export async function ownerApi(app: FastifyInstance, { services, tunnel, nodeInfo, uiLink }: OwnerApiOptions): Promise<void> {
+export async function ownerApi(app: FastifyInstance, { services, tunnel, nodeInfo, uiLink, databaseBackups }: OwnerApiOptions): Promise<void> {
   await app.register(sessionRoutes, { services });
   await app.register(infoRoutes, { nodeInfo, uiLink });
   await app.register(projectRoutes, { services });
   await app.register(identityRoutes, { services });
   await app.register(feedRoutes, { services, nodeInfo });
   await app.register(backupRoutes, { services });
+  await app.register(databaseBackupRoutes, { backups: databaseBackups });
   await app.register(teamRoutes, { services });
   await app.register(docsOwnerRoutes, { services });
   await app.register(peerRoutes, { services });
