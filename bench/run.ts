@@ -2,6 +2,7 @@
  * `npm run bench`: every benchmark, each printing one JSON line with its baseline and ratio.
  * BENCH_N scales the iteration counts.
  */
+import { run as backup } from './backup.bench.ts';
 import { run as coreIdentity } from './core-identity.bench.ts';
 import { run as docs } from './docs.bench.ts';
 import { run as e2eeMail } from './e2ee-mail.bench.ts';
@@ -29,6 +30,7 @@ const all = {
   'sse-frames': sseFrames,
   'key-assertions': keyAssertions,
   'e2ee-mail': e2eeMail,
+  backup,
 };
 const only = process.env.BENCH_ONLY;
 for (const [name, bench] of Object.entries(all)) if (!only || only === name) await bench();
