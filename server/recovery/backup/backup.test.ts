@@ -203,6 +203,21 @@ describe('an encrypted, incremental backup', () => {
 });
 
 describe('the backup folder', () => {
+  it('loses what an interrupted backup left: its temporary files, and a chunk cut short is written again', async () => {
+    const dir = join(root, 'interrupted');
+    await writeBackup({ db, dir, backupKey, nodeId: 'n', now: new Date('2026-12-02T10:00:00.000Z') });
+    writeFileSync(join(dir, 'tmp', `${randomUUID()}.tmp`), 'half a chunk');
+    const chunk = join(dir, 'chunks', readdirSync(join(dir, 'chunks'))[0]!);
+    writeFileSync(chunk, readFileSync(chunk).subarray(0, 100));
+    const again = await writeBackup({ db, dir, backupKey, nodeId: 'n', now: new Date('2026-12-02T11:00:00.000Z') });
+    // Nothing changed in the database between the two: the one chunk written is the one cut short.
+    expect(again.chunks_written).toBe(1);
+    expect(readdirSync(join(dir, 'tmp'))).toEqual([]);
+    const file = join(root, 'from-interrupted', 'node.db');
+    await restoreDatabase({ backupDir: dir, backupKey, file, key: randomBytes(32) });
+    expect(existsSync(file)).toBe(true);
+  });
+
   it('is an absolute path to a directory, made 0700 when absent', async () => {
     await expect(writeBackup({ db, dir: 'relative/backups', backupKey, nodeId: 'n', now: new Date() })).rejects.toMatchObject({ reason: 'relative' });
     const file = join(root, 'a-file');

@@ -11,6 +11,13 @@ import { chunkName, type BackupKeys } from './keys.ts';
 export const CHUNK_BYTES = 1024 * 1024;
 
 const CHUNK_AAD = 'svc-node backup chunk v1\n';
+/** What sealing adds to a chunk: the IV and the tag (custody/aead.ts). */
+const SEAL_OVERHEAD = 12 + 16;
+
+/** The size of a chunk of `plaintextLength` bytes once sealed. */
+export function sealedSize(plaintextLength: number): number {
+  return plaintextLength + SEAL_OVERHEAD;
+}
 
 /** The most whole pages of `pageSize` that fit in CHUNK_BYTES. */
 export function pagesPerChunk(pageSize: number): number {

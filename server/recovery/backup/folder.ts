@@ -90,9 +90,10 @@ export class BackupFolder {
     return (await readdir(this.chunksDir)).filter((name) => CHUNK_NAME.test(name));
   }
 
-  async hasChunk(name: string): Promise<boolean> {
+  /** Whether the chunk `name` is in the folder at the size its sealed form has (one cut short or grown is written again). */
+  async hasChunk(name: string, sealedSize: number): Promise<boolean> {
     return stat(this.chunkPath(name)).then(
-      (found) => found.isFile(),
+      (found) => found.isFile() && found.size === sealedSize,
       () => false,
     );
   }

@@ -7,7 +7,7 @@
  * backup leaves at worst chunks no manifest names, which the next backup's retention removes.
  */
 import type { Database } from '../../store/database.ts';
-import { gatherPages, pagesPerChunk, sealChunk } from './chunks.ts';
+import { gatherPages, pagesPerChunk, sealChunk, sealedSize } from './chunks.ts';
 import { BackupFolder, backupIdOf, syncDirectory } from './folder.ts';
 import { backupKeys, chunkName, folderCheck, type BackupKeys } from './keys.ts';
 import { chunkLayout, toRuns } from './layout.ts';
@@ -67,7 +67,7 @@ export async function writeBackup(options: WriteBackupOptions): Promise<BackupRe
       const name = chunkName(keys, plaintext);
       chunks.push({ name, pages: toRuns(pages) });
       // A chunk already in the folder is the same plaintext (its name is its HMAC): written once.
-      if (!(await folder.hasChunk(name))) {
+      if (!(await folder.hasChunk(name, sealedSize(plaintext.length)))) {
         const { box } = sealChunk(keys, plaintext);
         await folder.writeAtomically(folder.chunkPath(name), box);
         chunksWritten += 1;
