@@ -15,7 +15,14 @@ import type { Db } from '../../context.ts';
 import { closeDatabase, openDatabase } from '../../store/database.ts';
 import { SearchIndexer } from '../../search/indexer.ts';
 import { insertMailRow } from '../../surfaces/core/mail/store/messages.ts';
-import { BackupFolderError, BackupKeyMismatchError, BackupNotFoundError, BackupTamperedError, RestoreTargetExistsError } from './errors.ts';
+import {
+  BackupFolderError,
+  BackupKeyMismatchError,
+  BackupNotFoundError,
+  BackupTamperedError,
+  BackupTooLargeError,
+  RestoreTargetExistsError,
+} from './errors.ts';
 import { BackupFolder } from './folder.ts';
 import { listBackups, restoreDatabase, writeBackup, type BackupResult } from './index.ts';
 import { backupKeys } from './keys.ts';
@@ -218,13 +225,16 @@ describe('the backup folder', () => {
     expect(existsSync(file)).toBe(true);
   });
 
-  it('is an absolute path to a directory, made 0700 when absent', async () => {
+  it('is an absolute path to a directory, made 0700 when absent; a database too large to hold in memory is refused', async () => {
     await expect(writeBackup({ db, dir: 'relative/backups', backupKey, nodeId: 'n', now: new Date() })).rejects.toMatchObject({ reason: 'relative' });
     const file = join(root, 'a-file');
     writeFileSync(file, 'not a folder');
     const refusal = writeBackup({ db, dir: file, backupKey, nodeId: 'n', now: new Date() });
     await expect(refusal).rejects.toBeInstanceOf(BackupFolderError);
     await expect(refusal).rejects.toMatchObject({ reason: 'not_directory' });
+    await expect(writeBackup({ db, dir: join(root, 'small'), backupKey, nodeId: 'n', now: new Date(), maxImageBytes: 4096 })).rejects.toBeInstanceOf(
+      BackupTooLargeError,
+    );
     const made = join(root, 'made', 'here');
     await writeBackup({ db, dir: made, backupKey, nodeId: 'n', now: new Date() });
     expect(statSync(made).mode & 0o777).toBe(0o700);

@@ -22,12 +22,10 @@ const HOUR_MS = 60 * 60 * 1000;
 export const SCHEDULE_CHECK_MS = 60 * 1000;
 
 export interface DatabaseBackupsOptions {
-  /** How often the schedule is checked (tests pass their own and call `runDue` themselves). */
+  /** How often the schedule is checked (tests shorten it). */
   checkEveryMs?: number;
   /** Told of a scheduled backup that failed (the node logs it); the schedule tries again after its interval. */
   onError?: (error: unknown) => void;
-  /** The most bytes of database a backup reads into memory (tests lower it). */
-  maxImageBytes?: number;
 }
 
 export class DatabaseBackups {
@@ -109,7 +107,6 @@ export class DatabaseBackups {
         backupKey: this.#ctx.custody.backupKey(),
         nodeId: this.#nodeId,
         now: this.#ctx.clock.now(),
-        ...(this.#options.maxImageBytes === undefined ? {} : { maxImageBytes: this.#options.maxImageBytes }),
       });
       saveLastBackup(this.#ctx.db, { at: result.created_at, to });
       return result;
