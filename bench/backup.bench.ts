@@ -9,7 +9,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { performance } from 'node:perf_hooks';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { restoreDatabase, writeBackup, type BackupResult } from '../server/recovery/backup/index.ts';
 import { SearchIndexer } from '../server/search/indexer.ts';
 import { closeDatabase, openDatabase, type Database } from '../server/store/database.ts';
@@ -35,10 +35,15 @@ function addMail(db: Database, count: number): void {
 
 const size = (db: Database): number => (db.pragma('page_count', { simple: true }) as number) * (db.pragma('page_size', { simple: true }) as number);
 
-async function timed(fn: () => Promise<BackupResult>): Promise<BackupResult & { ms: number }> {
+/** The backup's time, and the longest the event loop (which serves every request) was held meanwhile. */
+async function timed(fn: () => Promise<BackupResult>): Promise<BackupResult & { ms: number; longest_stall_ms: number }> {
+  const stalls = monitorEventLoopDelay({ resolution: 10 });
+  stalls.enable();
   const start = performance.now();
   const result = await fn();
-  return { ...result, ms: Math.round(performance.now() - start) };
+  const ms = Math.round(performance.now() - start);
+  stalls.disable();
+  return { ...result, ms, longest_stall_ms: Math.round(stalls.max / 1e6) };
 }
 
 export async function run(): Promise<void> {
@@ -55,8 +60,9 @@ export async function run(): Promise<void> {
     const start = performance.now();
     await restoreDatabase({ backupDir: backups, backupKey, file: join(dir, 'restored', 'node.db'), key: randomBytes(32) });
     const restoreMs = Math.round(performance.now() - start);
-    const summary = ({ ms, chunks, chunks_written, bytes, bytes_written }: BackupResult & { ms: number }) => ({
+    const summary = ({ ms, longest_stall_ms, chunks, chunks_written, bytes, bytes_written }: Awaited<ReturnType<typeof timed>>) => ({
       ms,
+      longest_stall_ms,
       chunks,
       chunks_written,
       bytes,
