@@ -28,6 +28,7 @@ const LAYERS = [
   'search',
   'tunnel',
   'federation',
+  'recovery', // the recovery kit: the node's keys and state sealed under a passphrase, and a node restored from them
   'core/health', // whether the node and its database answer
   'core/did',
   'core/namespaces',
