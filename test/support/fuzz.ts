@@ -98,6 +98,8 @@ export const ROUTES: readonly RouteSpec[] = [
   r('GET', '/v1/node/events/stream', 'owner', { sse: true, query: ['deadline'] }),
   r('POST', '/v1/node/identities/:agent_id/export', 'owner', json('passphrase')),
   r('POST', '/v1/node/identities/import', 'owner', json('project_id', 'passphrase', 'backup')),
+  r('POST', '/v1/node/recovery-kit', 'owner', json('passphrase')),
+  r('GET', '/v1/node/recovery-kit', 'owner'),
   r('GET', '/v1/node/teams', 'owner'),
   r('POST', '/v1/node/teams', 'owner', json('name', 'domain')),
   r('GET', '/v1/node/teams/:team_id', 'owner'),
