@@ -53,9 +53,9 @@ function collect(child: ChildProcess): { output: () => { stdout: string; stderr:
   return { output: () => ({ stdout, stderr }), exit };
 }
 
-/** Runs one command to completion. */
-export function runCli(args: string[]): Promise<CliResult> {
-  return collect(spawnCli(args)).exit;
+/** Runs one command to completion; `env` adds to the command's environment. */
+export function runCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliResult> {
+  return collect(spawnCli(args, env)).exit;
 }
 
 /** Lines of `text`, without the empty one after the last newline. */
