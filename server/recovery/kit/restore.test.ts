@@ -1,4 +1,5 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import SQLite from 'better-sqlite3-multiple-ciphers';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -134,6 +135,51 @@ describe('restoring a recovery kit', () => {
     const error = await thrown(restoreKit({ kit, passphrase: PASSPHRASE, dataDir: join(root, 'new'), env: ENV }));
     expect((error as RecoveryKitError).code).toBe('unsupported');
     expect(readdirSync(root)).toEqual([]);
+  });
+});
+
+/** A copy of an encrypted database under another key, as a backup restored under the new custody secret would be. */
+function copyUnderKey(from: string, fromKey: Buffer, to: string, toKey: Buffer): void {
+  copyFileSync(from, to);
+  const db = new SQLite(to);
+  try {
+    db.pragma("cipher='sqlcipher'");
+    db.pragma('legacy=4');
+    db.pragma(`key="x'${fromKey.toString('hex')}'"`);
+    db.pragma('journal_mode=DELETE');
+    db.pragma(`rekey="x'${toKey.toString('hex')}'"`);
+  } finally {
+    db.close();
+  }
+}
+
+describe('restoring a recovery kit with a database from a backup', () => {
+  it("keeps the database's rows and history, and wraps its keys anew under the new secret", async () => {
+    const { kit, nodeId, signing } = await kitOfANode();
+    const oldDir = join(root, 'old');
+    const before = await node(oldDir);
+    before.db
+      .prepare(
+        `INSERT INTO app_events (event_id, team_id, type, resource_ref, payload, created_at) VALUES ('ev_1', 'team', 'docs/doc.changed', 'doc', '{}', 'now')`,
+      )
+      .run();
+    const oldKey = before.custody.databaseKey();
+    close();
+    const target = join(root, 'new');
+    await restoreKit({
+      kit,
+      passphrase: PASSPHRASE,
+      dataDir: target,
+      env: ENV,
+      warn: () => {},
+      database: (dataDir, custody) => copyUnderKey(join(oldDir, 'node.db'), oldKey, join(dataDir, 'node.db'), custody.databaseKey()),
+    });
+    const { custody, db } = await node(target);
+    expect(nodeIdOf(db)).toBe(nodeId);
+    expect(db.prepare('SELECT count(*) FROM app_events').pluck().get()).toBe(1);
+    expect(db.prepare('SELECT count(*) FROM peers').pluck().get()).toBe(1);
+    const message = Buffer.from('rewrapped');
+    expect(verifyBytes(publicKeyFromDidKey(signing.didKey)!, message, custody.sign(signing.keyId, message))).toBe(true);
   });
 });
 

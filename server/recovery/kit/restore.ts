@@ -4,10 +4,10 @@
  * sibling and renamed into place only once it is whole, so a failure leaves nothing either.
  *
  * On it: custody with a NEW secret (the headless backend as `serve` would choose it), the
- * database migrated, then the steps a restore from a backup reuses, each in the one transaction:
- * installKeys (every key under its original key id, wrapped under the new secret; the kit's
- * backup key adopted), installState (the kit's rows, skipped when the database came from a
- * backup), and recordRestoredKit (the kit this node now holds every key of).
+ * database (a fresh one, or one a backup brings through the `database` option) migrated, then the
+ * steps in one transaction: installKeys (every key under its original key id, wrapped under the
+ * new secret; the kit's backup key adopted), installState (the kit's rows, skipped when the
+ * database came from a backup), and recordRestoredKit (the kit this node now holds every key of).
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, renameSync, rmdirSync, rmSync } from 'node:fs';
@@ -90,6 +90,13 @@ export interface RestoreKitOptions {
   passphrase: string;
   /** The new data dir: absent, or an empty folder. */
   dataDir: string;
+  /**
+   * Puts a database into the new data dir before it is opened: `node.db` in `dataDir`, encrypted
+   * under `custody.databaseKey()` (a backup's, restored under the new custody secret). The kit's
+   * state rows are then not inserted: the database brings them, and its history with them; its
+   * custody rows are replaced by the kit's keys, wrapped under the new secret.
+   */
+  database?: (dataDir: string, custody: Custody) => Promise<void> | void;
   /** Where SVC_NODE_CUSTODY / SVC_NODE_PASSPHRASE are read (the backend `serve` would choose); process.env by default. */
   env?: Record<string, string | undefined>;
   warn?: Warn;
@@ -123,13 +130,14 @@ export async function restoreKit(options: RestoreKitOptions): Promise<RestoredNo
   try {
     mkdirSync(dirname(dataDir), { recursive: true, mode: 0o700 });
     custody = await Custody.open({ dataDir: temp, backend, env, ...(options.warn ? { warn: options.warn } : {}) });
+    await options.database?.(temp, custody);
     db = openDatabase({ file: join(temp, 'node.db'), key: custody.databaseKey() });
     custody.attach(db);
     const opened = custody;
     const database = db;
     database.transaction(() => {
       installKeys(opened, kit);
-      installState(database, kit);
+      if (options.database === undefined) installState(database, kit);
       recordRestoredKit(database, opened, kit);
     })();
     closeDatabase(db);
