@@ -10,9 +10,10 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { setupBaseRecipient, setupBaseSender, HPKE_X25519_SHA256_AES256GCM } from '../../server/crypto/e2ee/hpke.ts';
 import { verifyMessageSignature } from '../../server/crypto/message-signing.ts';
 import { Custody, type KeyMaterial } from '../../server/custody/custody.ts';
+import { openKit } from '../../server/recovery/kit/format.ts';
 import { wipeKeyMaterial } from '../../server/custody/key-material.ts';
 import { closeDatabase, openDatabase } from '../../server/store/database.ts';
-import { runCli } from '../support/cli.ts';
+import { runCli, runCliInTerminal } from '../support/cli.ts';
 import { expectOneLineFailure, jsonOutput } from '../support/cli-expect.ts';
 import { expectOk, expectRefusal } from '../support/expect.ts';
 import { agentLogEntryVerifies, createIdentity, createNodeNamespace, createProject, persistent } from '../support/identities.ts';
@@ -115,6 +116,44 @@ describe('svc-node kit create and kit restore', () => {
       /^svc-node: no passphrase: set SVC_NODE_KIT_PASSPHRASE/,
     );
     expect(existsSync(join(root, 'other.kit'))).toBe(false);
+  });
+
+  it('on a terminal, offers a generated phrase that Enter accepts, and asks twice for a typed one without echoing it', async () => {
+    const offered = join(root, 'offered.kit');
+    const accepted = await runCliInTerminal(
+      ['kit', 'create', '--out', offered, '--data', old.dataDir, '--json'],
+      [[/or type a passphrase of your own: $/, '\r']],
+    );
+    expect(accepted.code, accepted.stdout).toBe(0);
+    const phrase = /Suggested \(7 words, about 77 bits\):\r?\n\r?\n {2}([a-z ]+)\r?\n/.exec(accepted.stdout)?.[1];
+    expect(phrase?.split(' ')).toHaveLength(7);
+    expect(openKit(readFileSync(offered, 'utf8'), phrase!).header.node_id).toBe(nodeId);
+
+    const typed = 'a passphrase typed twice';
+    const twice = join(root, 'typed.kit');
+    const asked = await runCliInTerminal(
+      ['kit', 'create', '--out', twice, '--data', old.dataDir],
+      [
+        [/or type a passphrase of your own: $/, `${typed}\r`],
+        [/Type it again: $/, `${typed}\r`],
+      ],
+    );
+    expect(asked.code, asked.stdout).toBe(0);
+    expect(asked.stdout).not.toContain(typed);
+    expect(openKit(readFileSync(twice, 'utf8'), typed).header.node_id).toBe(nodeId);
+
+    const differ = join(root, 'differ.kit');
+    const refused = await runCliInTerminal(
+      ['kit', 'create', '--out', differ, '--data', old.dataDir],
+      [
+        [/or type a passphrase of your own: $/, `${typed}\r`],
+        [/Type it again: $/, 'another passphrase\r'],
+      ],
+    );
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toMatch(/svc-node: the two passphrases differ; nothing was written\r?\n$/);
+    expect(existsSync(differ)).toBe(false);
+    for (const file of [offered, twice]) rmSync(file);
   });
 
   it('refuses a wrong passphrase, a changed kit and a folder that holds a node, writing nothing', async () => {
