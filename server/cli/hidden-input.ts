@@ -9,8 +9,9 @@ export const hasTerminal = (): boolean => process.stdin.isTTY && process.stderr.
 
 export function askHidden(question: string): Promise<string> {
   const stdin = process.stdin;
-  process.stderr.write(question);
+  // Raw (no echo) before the question shows: an answer typed as soon as it does is never echoed.
   stdin.setRawMode(true);
+  process.stderr.write(question);
   stdin.setEncoding('utf8');
   stdin.resume();
   return new Promise<string>((resolve, reject) => {

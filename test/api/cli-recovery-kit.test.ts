@@ -6,7 +6,7 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { setupBaseRecipient, setupBaseSender, HPKE_X25519_SHA256_AES256GCM } from '../../server/crypto/e2ee/hpke.ts';
 import { verifyMessageSignature } from '../../server/crypto/message-signing.ts';
 import { Custody, type KeyMaterial } from '../../server/custody/custody.ts';
@@ -120,6 +120,11 @@ describe('svc-node kit create and kit restore', () => {
 
   it('on a terminal, offers a generated phrase that Enter accepts, and asks twice for a typed one without echoing it', async () => {
     const offered = join(root, 'offered.kit');
+    const twice = join(root, 'typed.kit');
+    const differ = join(root, 'differ.kit');
+    onTestFinished(() => {
+      for (const file of [offered, twice, differ]) rmSync(file, { force: true });
+    });
     const accepted = await runCliInTerminal(
       ['kit', 'create', '--out', offered, '--data', old.dataDir, '--json'],
       [[/or type a passphrase of your own: $/, '\r']],
@@ -130,7 +135,6 @@ describe('svc-node kit create and kit restore', () => {
     expect(openKit(readFileSync(offered, 'utf8'), phrase!).header.node_id).toBe(nodeId);
 
     const typed = 'a passphrase typed twice';
-    const twice = join(root, 'typed.kit');
     const asked = await runCliInTerminal(
       ['kit', 'create', '--out', twice, '--data', old.dataDir],
       [
@@ -142,7 +146,6 @@ describe('svc-node kit create and kit restore', () => {
     expect(asked.stdout).not.toContain(typed);
     expect(openKit(readFileSync(twice, 'utf8'), typed).header.node_id).toBe(nodeId);
 
-    const differ = join(root, 'differ.kit');
     const refused = await runCliInTerminal(
       ['kit', 'create', '--out', differ, '--data', old.dataDir],
       [
@@ -153,7 +156,6 @@ describe('svc-node kit create and kit restore', () => {
     expect(refused.code).toBe(1);
     expect(refused.stdout).toMatch(/svc-node: the two passphrases differ; nothing was written\r?\n$/);
     expect(existsSync(differ)).toBe(false);
-    for (const file of [offered, twice]) rmSync(file);
   });
 
   it('refuses a wrong passphrase, a changed kit and a folder that holds a node, writing nothing', async () => {
@@ -261,7 +263,7 @@ describe('svc-node kit create and kit restore', () => {
       }
     });
 
-    it('never shows a private key in the clear: not in the kit file, nor in either node’s log output', async () => {
+    it('never shows a private key or the passphrase in the clear: not in the kit file, nor in either node’s log output', async () => {
       const material = await materialOf(restoredDir);
       try {
         const secrets = [
@@ -270,16 +272,20 @@ describe('svc-node kit create and kit restore', () => {
           material.backupKey,
         ];
         expect(secrets).toHaveLength(keysInKit + 1);
-        const texts = {
+        const texts: Record<string, string> = {
           kit: readFileSync(kitFile, 'latin1'),
           ...Object.fromEntries(processes.map((process, i) => [`node ${i}`, JSON.stringify(process.output())])),
         };
         expect(Object.keys(texts)).toHaveLength(3);
+        // The old node logged its requests, the kit's among them: what it logged was looked at.
+        expect(texts['node 0']).toContain('/v1/node/recovery-kit');
         for (const secret of secrets) {
           for (const spelling of spellings(secret)) {
             for (const [where, text] of Object.entries(texts)) expect(text.includes(spelling), `${where}`).toBe(false);
           }
         }
+        // Nor the passphrase, which reached the node in a request body.
+        for (const [where, text] of Object.entries(texts)) expect(text.includes(PASSPHRASE), `${where}`).toBe(false);
       } finally {
         wipeKeyMaterial(material);
       }
