@@ -111,10 +111,15 @@ describe('svc-node kit create and kit restore', () => {
       await runCli(['kit', 'create', '--out', kitFile, '--data', old.dataDir], WITH_PASSPHRASE),
       new RegExp(`^svc-node: ${kitFile} exists; pass --force to replace it$`),
     );
+    const again = jsonOutput(await runCli(['kit', 'create', '--out', kitFile, '--data', old.dataDir, '--force', '--json'], WITH_PASSPHRASE));
+    expect(again.kit_id).not.toBe(made.kit_id);
+    expect(JSON.parse(readFileSync(kitFile, 'utf8')).kit_id).toBe(again.kit_id);
+    expect(statSync(kitFile).mode & 0o777).toBe(0o600);
     expectOneLineFailure(
       await runCli(['kit', 'create', '--out', join(root, 'other.kit'), '--data', old.dataDir]),
       /^svc-node: no passphrase: set SVC_NODE_KIT_PASSPHRASE/,
     );
+    expectOneLineFailure(await runCli(['kit', 'restore', kitFile], WITH_PASSPHRASE), /^svc-node: usage: svc-node kit restore FILE --data NEW_DIR \[--json\]$/);
     expect(existsSync(join(root, 'other.kit'))).toBe(false);
   });
 
