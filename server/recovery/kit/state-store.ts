@@ -68,7 +68,6 @@ export const TABLE_CLASSES: Readonly<Record<string, TableClass>> = {
   custody_encryption_keys: 'custody',
   custody_secrets: 'custody',
   messages: 'history',
-  mail_plaintext: 'history',
   message_sends: 'history',
   chat_sessions: 'history',
   chat_participants: 'history',
