@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { generatePhrase, PHRASE_BITS, PHRASE_WORDS } from './phrase.ts';
-import { WORDS } from './words.ts';
+import { WORDS } from '../../../contract/node/kit-words.ts';
 
 describe('a generated kit passphrase', () => {
   it('is seven words of a list of 2,048 distinct words, about 80 bits', () => {

@@ -1,5 +1,6 @@
 /**
- * The words a generated kit passphrase is drawn from: the BIP-39 English list (MIT licence), 2,048
+ * The memorable passphrase offered for a recovery kit (by `svc-node kit create` and the app alike):
+ * PHRASE_WORDS words drawn uniformly from WORDS. The words it is drawn from: the BIP-39 English list (MIT licence), 2,048
  * lowercase words of 3 to 8 letters, no two sharing their first four, so each word is 11 bits and a
  * word mistyped by a letter or two is still recognised by whoever reads it back.
  */
@@ -135,3 +136,17 @@ wrap wreck wrestle wrist write wrong yard year yellow you young youth zebra zero
 `
   .trim()
   .split(/\s+/);
+
+/** How many words a generated phrase has: 77 bits, which scrypt at the kit's cost makes slow to guess. */
+export const PHRASE_WORDS = 7;
+
+/** The bits of a generated phrase: log2 of the list's length times the words. */
+export const PHRASE_BITS = Math.floor(Math.log2(WORDS.length) * PHRASE_WORDS);
+
+/**
+ * A phrase of PHRASE_WORDS words, each chosen by `pick(n)`, which must return a uniformly random
+ * integer below n from a cryptographic source (node:crypto's randomInt, or getRandomValues).
+ */
+export function phraseOf(pick: (n: number) => number): string {
+  return Array.from({ length: PHRASE_WORDS }, () => WORDS[pick(WORDS.length)]).join(' ');
+}
