@@ -4,8 +4,8 @@
  * offers a generated seven-word phrase, asks to retype a phrase of one's own and for the box that
  * says it is written down, then saves the kit with the browser's download. The saved file is the
  * real kit: `svc-node kit restore` opens it with that phrase into a new data dir. The panel then
- * says the kit holds every key, and the mark is gone. Screenshots (light, dark, a narrow window)
- * go to test/e2e/screenshots/.
+ * says the kit holds every key, and the sidebar's mark and the Identities view's warning are gone.
+ * Screenshots (light, dark, a narrow window) go to test/e2e/screenshots/.
  */
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -111,11 +111,14 @@ describe('Settings → Recovery (headless node, Chromium)', { timeout: 90_000 },
     expect(JSON.parse(right.stdout)).toMatchObject({ data_dir: restored, node_id });
   });
 
-  it('says the kit holds every key once made, and the mark is gone', async () => {
+  it('says the kit holds every key once made; the mark and the Identities warning are gone', async () => {
     await modal().getByRole('button', { name: 'Done' }).click();
     await panel().getByTestId('kit-current').waitFor({ timeout: WAIT });
     await expect.poll(() => attention().count(), { timeout: WAIT }).toBe(0);
     await shots('settings-recovery-current');
+    await page.getByTestId('nav-identities').click();
+    await page.getByRole('heading', { name: 'Identities', level: 1 }).waitFor({ timeout: WAIT });
+    expect(await page.getByTestId('key-loss-warning').count()).toBe(0);
   });
 
   it('logged nothing unexpected in the console', () => {
