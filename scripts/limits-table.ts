@@ -43,6 +43,8 @@ import { RENDER_MAX_BYTES } from '../server/markdown/lazy.ts';
 import { RENDER_BUDGET_MS, RENDER_HEAP_MB, RENDER_QUEUE_MAX } from '../server/markdown/pool.ts';
 import { UPLOAD_IDLE_MS, UPLOAD_TTL_MS, VIDEO_MAX_BYTES } from '../server/surfaces/docs/assets/video-uploads.ts';
 import { MAX_YAML_BYTES } from '../server/surfaces/library/domain/yaml-doc.ts';
+import { KIT_PASSPHRASE_MAX, KIT_PASSPHRASE_MIN } from '../contract/node/recovery-kit.ts';
+import { KIT_MAX_BYTES, KIT_SCRYPT_COST } from '../server/recovery/kit/format.ts';
 
 export const START_MARKER = '<!-- limits:start (npm run docs:limits writes this table) -->';
 export const END_MARKER = '<!-- limits:end -->';
@@ -140,6 +142,14 @@ const SECTIONS: [string, Row[]][] = [
     ],
   ],
   [
+    'The recovery kit',
+    [
+      ['Kit file', `${bytes(KIT_MAX_BYTES)}, made and read`, '#the-recovery-kit'],
+      ['Passphrase', `${KIT_PASSPHRASE_MIN} to ${n(KIT_PASSPHRASE_MAX)} characters`, '#the-recovery-kit'],
+      ["A new kit's scrypt", `N = 2^${KIT_SCRYPT_COST}, r = 8, p = 1`, '#the-recovery-kit'],
+    ],
+  ],
+  [
     'The peer listener',
     [
       ['Connections', `${PEER_CONNECTIONS.perClient} per client, ${PEER_CONNECTIONS.total} in all`, '#connections-and-rates'],
@@ -224,6 +234,7 @@ const SECTION_NAMES: Record<string, string> = {
   '#work-a-request-can-cause': 'Work a request can cause',
   '#connections-and-rates': 'Connections and rates',
   '#dns': 'DNS',
+  '#the-recovery-kit': 'The recovery kit',
   'http-api.md#mail': 'HTTP API: Mail',
   'http-api.md#chat': 'HTTP API: Chat',
   'http-api.md#search': 'HTTP API: Search',

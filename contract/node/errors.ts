@@ -47,6 +47,7 @@ export const nodeErrors = defineErrors({
   SVC_ERR_SIGNING_KEY_NOT_FOUND: { status: 404, summary: 'Custody holds no signing key with this id' },
   SVC_ERR_SIGNING_KEY_DESTROYED: { status: 409, summary: 'The signing key was destroyed and can no longer sign' },
   SVC_ERR_ENCRYPTION_KEY_NOT_FOUND: { status: 404, summary: 'Custody holds no encryption key with this id' },
+  SVC_ERR_RECOVERY_KIT_TOO_LARGE: { status: 409, summary: 'The node holds more keys and state than one recovery kit carries' },
   SVC_ERR_ENCRYPTION_KEY_DESTROYED: { status: 409, summary: 'The encryption key was destroyed: what was sealed to it can no longer be opened' },
   SVC_ERR_BACKUP_PASSPHRASE_REQUIRED: { status: 422, summary: 'A key backup needs a passphrase, and none was given' },
   SVC_ERR_BACKUP_INVALID: { status: 422, summary: 'The text is not an svc-node key backup, or the backup is damaged' },

@@ -9,6 +9,7 @@ import { backup } from './backup.ts';
 import { defaultDataDir } from './data-dir.ts';
 import { CliError, ownerCall, ownerRequest } from './owner-client.ts';
 import { print } from './output.ts';
+import { kit } from './kit.ts';
 import { peer } from './peer.ts';
 import { serve } from './serve.ts';
 import { team } from './team.ts';
@@ -62,6 +63,11 @@ const USAGE = `usage: svc-node <command> [options]
   tunnel key [--json]
         the line to add to that account's ~/.ssh/authorized_keys (the private key stays here)
   tunnel start|stop|status [--json]
+  kit create --out FILE [--force] [--json]
+        write a recovery kit of the node: every key and the state that runs its identities, sealed
+        under a passphrase (SVC_NODE_KIT_PASSPHRASE, or asked: a generated one is offered)
+  kit restore FILE --data NEW_DIR [--json]
+        make NEW_DIR a data dir of the same node from the kit alone (then: serve --data NEW_DIR)
   backup --to DIR [--json]
         back the node's database up into DIR (made 0700 when absent): sealed chunks under the
         node's backup key, only those not already there written, and a manifest; backups older
@@ -99,6 +105,8 @@ const OPTIONS = {
   'remote-port': { type: 'string' },
   'public-url': { type: 'string' },
   'host-key': { type: 'string' },
+  out: { type: 'string' },
+  force: { type: 'boolean' },
   to: { type: 'string' },
   json: { type: 'boolean' },
   log: { type: 'boolean' },
@@ -168,6 +176,8 @@ async function run(argv: string[]): Promise<void> {
       return peer(dataDir, json, sub, arg, arg2);
     case 'tunnel':
       return tunnel(dataDir, json, values, sub);
+    case 'kit':
+      return kit(dataDir, json, values, sub, arg);
     case 'backup':
       return backup(dataDir, json, values.to);
     case 'ui': {

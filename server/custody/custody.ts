@@ -2,9 +2,12 @@
  * Custody: the only holder of private keys (DESIGN §6). It keeps the data dir's master secret
  * (protected by one backend), derives the database key from it, and keeps signing seeds wrapped
  * in the database, and X25519 encryption keys wrapped the same way. Keys sign and agree here; no
- * method returns a seed or a private key object. The one loan: `sealBeside` hands a signing key
- * to the seal worker thread of this same process for the one seal it signs (seal-pool.ts), so an
- * end-to-end encrypted send's signatures are made off the thread that serves every request.
+ * method returns a seed or a private key object, with two exceptions inside this same process. The
+ * one loan: `sealBeside` hands a signing key to the seal worker thread for the one seal it signs
+ * (seal-pool.ts), so an end-to-end encrypted send's signatures are made off the thread that serves
+ * every request. And the recovery kit: `recoveryKeys` hands every key to the kit's sealer, which
+ * seals them under the owner's passphrase at once (server/recovery/kit/), and `installSigningKey` /
+ * `installEncryptionKey` take them back in on the restored node, wrapped under its own secret.
  */
 import { mkdirSync } from 'node:fs';
 import { randomBytes, type KeyObject } from 'node:crypto';
@@ -23,12 +26,14 @@ import type { SafeStorageLike } from './backends/safe-storage.ts';
 import { didKeyOfSeed, openEncryptionKeysBackup, openKeyBackup, sealEncryptionKeysBackup, sealKeyBackup } from './backup.ts';
 import { CustodyError } from './custody-error.ts';
 import { type EncryptionKeyRow, EncryptionKeyTable } from './encryption-key-store.ts';
+import { type EncryptionKeyMaterial, type KeyMaterial, type KeyState, keyStatesDigest, type SigningKeyMaterial, wipeKeyMaterial } from './key-material.ts';
 import { type KeyPurpose, type KeyRow, KeyTable } from './key-store.ts';
 import { type SecretName, type SecretRow, SecretTable } from './secret-store.ts';
 import { openMasterSecret } from './master.ts';
 import type { BackendName, Warn } from './types.ts';
 
 export type { KeyPurpose } from './key-store.ts';
+export type { EncryptionKeyMaterial, KeyMaterial, SigningKeyMaterial } from './key-material.ts';
 
 export interface CustodyOptions {
   dataDir: string;
@@ -301,6 +306,75 @@ export class Custody {
   adoptBackupKey(key: Uint8Array): void {
     if (key.length !== 32) throw new RangeError('a backup key is 32 bytes');
     this.#secretTableOrThrow().put(this.#wrapSecret('backup', Buffer.from(key)));
+  }
+
+  /**
+   * Every key custody holds with its material (destroyed ones as rows without it) and the backup
+   * key: the one step that takes keys out of custody, for the recovery kit's sealer in this
+   * process, which seals them under the owner's passphrase and wipes them (wipeKeyMaterial).
+   */
+  recoveryKeys(): KeyMaterial {
+    const material: KeyMaterial = { signing: [], encryption: [], backupKey: this.backupKey() };
+    try {
+      for (const row of this.#tableOrThrow().all()) {
+        const { key_id, purpose, did_key, created_at, destroyed_at } = row;
+        material.signing.push({ key_id, purpose, did_key, created_at, destroyed_at, seed: destroyed_at === null ? this.#unwrap(row) : null });
+      }
+      for (const row of this.#encryptionTableOrThrow().all()) {
+        const { key_id, created_at, archived_at, destroyed_at } = row;
+        const private_key = destroyed_at === null ? this.#unwrapEncryptionKey(row) : null;
+        material.encryption.push({ key_id, public_key: Buffer.from(row.public_key), created_at, archived_at, destroyed_at, private_key });
+      }
+      return material;
+    } catch (error) {
+      wipeKeyMaterial(material);
+      throw error;
+    }
+  }
+
+  /** A digest of every key's id and state (key-material.ts): it changes exactly when a key is made, archived or destroyed. */
+  keyStatesDigest(): string {
+    const states: KeyState[] = [
+      ...this.#tableOrThrow()
+        .all()
+        .map((row): KeyState => ({ kind: 'signing', key_id: row.key_id, archived: false, destroyed: row.destroyed_at !== null })),
+      ...this.#encryptionTableOrThrow()
+        .all()
+        .map((row): KeyState => ({ kind: 'encryption', key_id: row.key_id, archived: row.archived_at !== null, destroyed: row.destroyed_at !== null })),
+    ];
+    return keyStatesDigest(states);
+  }
+
+  /**
+   * Takes a signing key from a recovery kit under its ORIGINAL key id (every row that names it
+   * keeps working), wrapped under this node's secret; a row of the same id is replaced, so a
+   * database from a backup, whose rows were wrapped under the lost node's secret, is rewrapped too.
+   * The caller wipes the seed.
+   */
+  installSigningKey(key: SigningKeyMaterial): void {
+    const { key_id, purpose, did_key, created_at, destroyed_at, seed } = key;
+    if ((destroyed_at === null) !== (seed !== null)) throw new RangeError(`signing key ${key_id}: a held key has a seed, a destroyed one none`);
+    if (seed !== null && (seed.length !== 32 || didKeyOfSeed(seed) !== did_key))
+      throw new RangeError(`signing key ${key_id}: the seed is not the key of ${did_key}`);
+    const wrapped_seed = seed === null ? null : seal(this.#wrapKey, seed, Buffer.from(key_id));
+    this.#tableOrThrow().put({ key_id, purpose, did_key, wrapped_seed, backend: this.backend, created_at, destroyed_at });
+    this.#keys.delete(key_id);
+    this.#didKeys.delete(key_id);
+  }
+
+  /** Takes an encryption key from a recovery kit under its original key id, as installSigningKey does a signing key. */
+  installEncryptionKey(key: EncryptionKeyMaterial): void {
+    const { key_id, public_key, created_at, archived_at, destroyed_at, private_key } = key;
+    if ((destroyed_at === null) !== (private_key !== null)) {
+      throw new RangeError(`encryption key ${key_id}: a held key has a private key, a destroyed one none`);
+    }
+    if (public_key.length !== 32) throw new RangeError(`encryption key ${key_id}: a public key is 32 bytes`);
+    if (private_key !== null && (private_key.length !== 32 || !x25519PublicKey(private_key).equals(public_key))) {
+      throw new RangeError(`encryption key ${key_id}: the private key is not the one of its public key`);
+    }
+    const wrapped_private = private_key === null ? null : seal(this.#encryptionWrapKey, private_key, Buffer.from(key_id));
+    this.#encryptionTableOrThrow().put({ key_id, public_key, wrapped_private, backend: this.backend, created_at, archived_at, destroyed_at });
+    this.#agreements.delete(key_id);
   }
 
   /** Forgets every decrypted key and the master secret; this instance is unusable afterwards. */

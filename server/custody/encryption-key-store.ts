@@ -22,6 +22,23 @@ export class EncryptionKeyTable {
     return this.#db.prepare('SELECT * FROM custody_encryption_keys WHERE key_id = ?').get(keyId) as EncryptionKeyRow | undefined;
   }
 
+  /** Every row, archived and destroyed ones too, oldest first: what a recovery kit carries. */
+  all(): EncryptionKeyRow[] {
+    return this.#db.prepare('SELECT * FROM custody_encryption_keys ORDER BY created_at, key_id').all() as EncryptionKeyRow[];
+  }
+
+  /** Writes a row under its own key id, replacing one of the same id (a restore wraps every key anew). */
+  put(row: EncryptionKeyRow): void {
+    this.#db
+      .prepare(
+        'INSERT INTO custody_encryption_keys (key_id, public_key, wrapped_private, backend, created_at, archived_at, destroyed_at) ' +
+          'VALUES (@key_id, @public_key, @wrapped_private, @backend, @created_at, @archived_at, @destroyed_at) ' +
+          'ON CONFLICT (key_id) DO UPDATE SET public_key = excluded.public_key, wrapped_private = excluded.wrapped_private, backend = excluded.backend, ' +
+          'created_at = excluded.created_at, archived_at = excluded.archived_at, destroyed_at = excluded.destroyed_at',
+      )
+      .run(row);
+  }
+
   insert(row: Omit<EncryptionKeyRow, 'archived_at' | 'destroyed_at'>): void {
     this.#db
       .prepare(

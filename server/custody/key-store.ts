@@ -33,6 +33,23 @@ export class KeyTable {
     return this.#db.prepare('SELECT * FROM custody_keys WHERE did_key = ? AND destroyed_at IS NULL').get(didKey) as KeyRow | undefined;
   }
 
+  /** Every row, destroyed ones too, oldest first: what a recovery kit carries. */
+  all(): KeyRow[] {
+    return this.#db.prepare('SELECT * FROM custody_keys ORDER BY created_at, key_id').all() as KeyRow[];
+  }
+
+  /** Writes a row under its own key id, replacing one of the same id (a restore wraps every key anew). */
+  put(row: KeyRow): void {
+    this.#db
+      .prepare(
+        'INSERT INTO custody_keys (key_id, purpose, did_key, wrapped_seed, backend, created_at, destroyed_at) ' +
+          'VALUES (@key_id, @purpose, @did_key, @wrapped_seed, @backend, @created_at, @destroyed_at) ' +
+          'ON CONFLICT (key_id) DO UPDATE SET purpose = excluded.purpose, did_key = excluded.did_key, wrapped_seed = excluded.wrapped_seed, ' +
+          'backend = excluded.backend, created_at = excluded.created_at, destroyed_at = excluded.destroyed_at',
+      )
+      .run(row);
+  }
+
   insert(row: Omit<KeyRow, 'destroyed_at'>): void {
     this.#db
       .prepare(

@@ -299,9 +299,10 @@ describe('GET /openapi.json', () => {
     // /v1/node/teams/{team_id}/invites; DELETE .../invites/{invite_id}) and the owner's search;
     // 63 with the owner's browser sessions (list, revoke one, revoke the others); 65 with
     // end-to-end encryption keys (a self-custodial identity publishes, the owner rotates); 66 with
-    // the owner's identity settings (whether it accepts plaintext mail); 69 with the database's
-    // backups (one now, the last one, the schedule).
-    expect(operations).toHaveLength(69);
+    // the owner's identity settings (whether it accepts plaintext mail); 68 with the recovery kit
+    // (making one, and whether keys changed since); 71 with the database's backups (one now, the
+    // last one, the schedule).
+    expect(operations).toHaveLength(71);
     for (const { route, path, method, op } of operations) {
       expect(op.security, route).toEqual(security(route));
       for (const [, name] of path.matchAll(/\{(\w+)\}/g)) {

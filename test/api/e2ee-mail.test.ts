@@ -59,8 +59,8 @@ const opened = (messageId: string) =>
   stored.db
     .prepare(
       `SELECT agent_id FROM (
-         SELECT m.from_agent_id AS agent_id FROM mail_plaintext p JOIN messages m ON m.id = p.message_rowid WHERE m.message_id = @messageId AND p.sender_reads = 1
-         UNION SELECT m.to_agent_id FROM mail_plaintext p JOIN messages m ON m.id = p.message_rowid WHERE m.message_id = @messageId AND p.recipient_reads = 1)
+         SELECT from_agent_id AS agent_id FROM messages WHERE message_id = @messageId AND sender_reads = 1
+         UNION SELECT to_agent_id FROM messages WHERE message_id = @messageId AND recipient_reads = 1)
        ORDER BY agent_id`,
     )
     .pluck()

@@ -60,8 +60,10 @@ describe('Encryption key health (headless node, Chromium)', { timeout: 40_000 },
     await page.getByRole('heading', { name: 'Identities', level: 1 }).waitFor({ timeout: WAIT });
     const warning = page.getByTestId('key-loss-warning');
     await warning.waitFor({ timeout: WAIT });
-    expect(await warning.textContent()).toMatch(/losing the node \(its database and its key store\) loses their\s+encrypted messages for good/);
-    expect(await warning.textContent()).toContain('Back up each identity');
+    expect(await warning.textContent()).toMatch(
+      /losing the node \(its database and its key store\) loses their\s+encrypted messages for good, unless a recovery kit holds the keys/,
+    );
+    expect(await warning.getByRole('link', { name: 'Make one in Settings → Recovery' }).getAttribute('href')).toMatch(/\/settings$/);
     await expect.poll(() => identityRow('alice').count(), { timeout: WAIT }).toBe(1);
     const aliceBadge = identityRow('alice').getByTestId('identity-key-badge');
     expect((await aliceBadge.textContent())?.trim()).toBe('Key published');

@@ -28,7 +28,7 @@ const LAYERS = [
   'search',
   'tunnel',
   'federation',
-  'recovery', // backups of the database and reading them back, over the store and custody's primitives
+  'recovery', // the recovery kit, and backups of the database: the node's keys, state and history sealed, and a node restored from them
   'core/health', // whether the node and its database answer
   'core/did',
   'core/namespaces',

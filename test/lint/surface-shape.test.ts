@@ -62,6 +62,7 @@ const ROUTES_ONLY: Record<string, string> = {
   'node/info': 'what startNode knows of the node: its info and a fresh UI link',
   'node/namespaces': 'the core’s namespaces (core/namespaces/service.ts)',
   'node/projects': 'the core’s projects (core/projects/service.ts)',
+  'node/recovery-kit': 'the recovery kit (server/recovery/kit/service.ts)',
   'node/search': 'search across the surfaces (server/search/service.ts)',
   'node/sessions': 'the owner’s sign-in and browser sessions (server/auth/owner.ts)',
   'node/teams': 'the teams (server/teams/service.ts) and the core’s team agents',

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encryptionKeyId, type EncryptionKeyAssertion } from '../../server/crypto/e2ee/key-assertion.ts';
 import { sealEnvelope } from '../../server/crypto/e2ee/seal-envelope.ts';
 import { x25519PublicKey } from '../../server/crypto/e2ee/x25519.ts';
+import { storedColumns } from '../../server/surfaces/core/mail/store/messages.ts';
 import { independentDecrypt, type Obj } from '../support/e2ee-independent.ts';
 import { expectOk } from '../support/expect.ts';
 import { createIdentity, createNodeNamespace, createProject, persistent } from '../support/identities.ts';
@@ -176,14 +177,17 @@ describe('the plaintext of end-to-end encrypted mail', () => {
   });
 
   it('is not in the stored messages; the node keeps what it opened only for the identities whose keys it holds', () => {
-    const rows = stopped.db.prepare('SELECT * FROM messages WHERE message_id IN (?, ?, ?)').all(ids.hosted, ids.toSelf, ids.betweenSelves);
+    // The row as stored (what every reader of a row that is not its own side's takes): no plaintext.
+    const rows = stopped.db
+      .prepare(`SELECT ${storedColumns('messages')} FROM messages WHERE message_id IN (?, ?, ?)`)
+      .all(ids.hosted, ids.toSelf, ids.betweenSelves);
     expect(rows).toHaveLength(3);
     expect(found(JSON.stringify(rows))).toEqual([]);
-    // One row per message, a flag for each party whose keys the node holds: listed here per identity.
+    // What the node opened sits beside it, flagged for each party whose keys the node holds: listed here per identity.
     const kept = stopped.db
       .prepare(
-        `SELECT m.message_id, m.from_agent_id AS agent_id FROM mail_plaintext p JOIN messages m ON m.id = p.message_rowid WHERE p.sender_reads = 1
-         UNION SELECT m.message_id, m.to_agent_id FROM mail_plaintext p JOIN messages m ON m.id = p.message_rowid WHERE p.recipient_reads = 1
+        `SELECT message_id, from_agent_id AS agent_id FROM messages WHERE sender_reads = 1
+         UNION SELECT message_id, to_agent_id FROM messages WHERE recipient_reads = 1
          ORDER BY message_id, agent_id`,
       )
       .all();

@@ -6,6 +6,7 @@ import { readReadyLine } from '../../server/cli/ready-line.ts';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { shellCommand } from '../../contract/shell-words.ts';
 import { startDnsServer, type DnsServer } from './dns-server.ts';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -53,9 +54,31 @@ function collect(child: ChildProcess): { output: () => { stdout: string; stderr:
   return { output: () => ({ stdout, stderr }), exit };
 }
 
-/** Runs one command to completion. */
-export function runCli(args: string[]): Promise<CliResult> {
-  return collect(spawnCli(args)).exit;
+/** Runs one command to completion; `env` adds to the command's environment. */
+export function runCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliResult> {
+  return collect(spawnCli(args, env)).exit;
+}
+
+/**
+ * Runs one command on a terminal of its own (util-linux `script` gives it a pseudo-terminal), as a
+ * person at a keyboard does: each time the output shows the next prompt, its answer is typed.
+ * The terminal merges stdout and stderr into `stdout`, and echoes only what the command echoes.
+ */
+export function runCliInTerminal(args: string[], answers: [prompt: RegExp, typed: string][], env: NodeJS.ProcessEnv = {}): Promise<CliResult> {
+  const command = shellCommand(NODE_BIN, SVC_NODE, ...args);
+  const child = spawn('script', ['-qfec', command, '/dev/null'], { cwd: REPO_ROOT, env: { ...cliEnv(), ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+  const { output, exit } = collect(child);
+  let answered = 0;
+  let seen = 0;
+  child.stdout.on('data', () => {
+    const next = answers[answered];
+    const fresh = output().stdout.slice(seen);
+    if (next === undefined || !next[0].test(fresh)) return;
+    answered++;
+    seen = output().stdout.length;
+    child.stdin.write(next[1]);
+  });
+  return exit;
 }
 
 /** Lines of `text`, without the empty one after the last newline. */

@@ -102,6 +102,8 @@ export const ROUTES: readonly RouteSpec[] = [
   r('POST', '/v1/node/backups', 'owner', json('to'), { refuseOnly: true }),
   r('GET', '/v1/node/backups', 'owner'),
   r('PUT', '/v1/node/backups/schedule', 'owner', json('to', 'every_hours'), { refuseOnly: true }),
+  r('POST', '/v1/node/recovery-kit', 'owner', json('passphrase')),
+  r('GET', '/v1/node/recovery-kit', 'owner'),
   r('GET', '/v1/node/teams', 'owner'),
   r('POST', '/v1/node/teams', 'owner', json('name', 'domain')),
   r('GET', '/v1/node/teams/:team_id', 'owner'),

@@ -43,6 +43,8 @@ export interface ServedNodeOptions {
   args?: string[];
   /** Temp dir prefix of the data dir. */
   prefix?: string;
+  /** The data dir to serve instead of a new temporary one (a restored node's, say); dispose() deletes it too. */
+  dataDir?: string;
   /** The address its listeners bind to (`--host`; a test host's, test/support/node-network.ts); 127.0.0.1 when absent. */
   host?: string;
   /** Also listens for peers (`--public-port`), on a port kept across restarts. */
@@ -54,7 +56,7 @@ export interface ServedNodeOptions {
 }
 
 export async function startServedNode(options: ServedNodeOptions = {}): Promise<ServedNode> {
-  const dataDir = mkdtempSync(join(tmpdir(), options.prefix ?? 'svc-node-served-'));
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), options.prefix ?? 'svc-node-served-'));
   const host = options.host ?? '127.0.0.1';
   const port = await freePort();
   const publicPort = options.peerListener ? await freePort() : null;

@@ -15,6 +15,7 @@ import type { EncryptionKeyRotated } from '../../../contract/core/encryption-key
 import type { CreateIdentityInput, NodeIdentity, NodeSettingsInput, SessionKey } from '../../../contract/node/identities.ts';
 import type { CreatedProject, CreateNamespaceInput, CreateProjectInput, NodeInfo, ProjectListItem, UiLink } from '../../../contract/node/owner.ts';
 import type { Peer, PeerInput, PeerRemoved } from '../../../contract/node/peers.ts';
+import type { CreateRecoveryKitInput, RecoveryKitCreated, RecoveryKitStatus } from '../../../contract/node/recovery-kit.ts';
 import type { OwnerSessionList, OwnerSessionView, RevokedSessions } from '../../../contract/node/sessions.ts';
 import type { SetupInput, SetupResult } from '../../../contract/node/setup.ts';
 import type {
@@ -52,6 +53,7 @@ export type { NamespaceTrust } from '../../../contract/core/namespaces.ts';
 export type { NodeInfo, ProjectListItem, CreatedProject, CreateProjectInput, CreateIdentityInput, SessionKey, SetupInput, SetupResult };
 export type { Team, CreateTeamInput, SignedRequest as SignedTeamRequest, Peer, PeerRemoved };
 export type { OwnerSessionList, OwnerSessionView, RevokedSessions };
+export type { RecoveryKitCreated, RecoveryKitStatus };
 export type { InviteCancelled, InviteInput, InviteList, MemberList, Revoked, TeamInvite };
 export type { ListedMember, PendingInvite } from '../../../contract/node/teams.ts';
 export type { TunnelState, TunnelStatus, TunnelConfig, TunnelView, TunnelConfigInput } from '../../../contract/node/tunnel.ts';
@@ -149,6 +151,17 @@ export class NodeClient {
   /** Ends every browser session but this window's. */
   revokeOtherSessions(): Promise<RevokedSessions> {
     return this.#post<RevokedSessions>('/v1/node/sessions/revoke-others');
+  }
+
+  /** When the last recovery kit was made, and whether a key changed since (then a new kit is due). */
+  recoveryKitStatus(): Promise<RecoveryKitStatus> {
+    return this.#get<RecoveryKitStatus>('/v1/node/recovery-kit');
+  }
+
+  /** A recovery kit sealed under `passphrase`, made inside the node: its file's text, to be saved off this machine. */
+  createRecoveryKit(passphrase: string): Promise<RecoveryKitCreated> {
+    const input: CreateRecoveryKitInput = { passphrase };
+    return this.#post<RecoveryKitCreated>('/v1/node/recovery-kit', input);
   }
 
   async projects(): Promise<ProjectListItem[]> {

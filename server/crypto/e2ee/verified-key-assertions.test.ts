@@ -95,6 +95,19 @@ describe('verified key assertions', () => {
     expect(() => verified.verify(assertion, { currentDidKey: party.did, stableId: STABLE_ID, now })).toThrow('invalid encryption key assertion signature');
   });
 
+  it('name a copy by its content whatever the order of its fields, and never let a value that only prints the same borrow a verdict', () => {
+    const party = testParty({ stableId: STABLE_ID });
+    const now = Date.now();
+    const expect_ = { currentDidKey: party.did, stableId: STABLE_ID, now };
+    const verified = new VerifiedKeyAssertions();
+    const first = verified.verify({ ...party.encryptionKey }, expect_);
+    const reversed = Object.fromEntries(Object.entries(party.encryptionKey).reverse()) as typeof party.encryptionKey;
+    expect(verified.verify(reversed, expect_)).toEqual(first);
+    // A Date prints as the same JSON text as its ISO string, but is not a string: looked up by its digest, never by that text.
+    const dated = { ...party.encryptionKey, created_at: new Date(parseContractTime(party.encryptionKey.created_at)!) } as unknown as typeof party.encryptionKey;
+    expect(() => verified.verify(dated, expect_)).toThrow();
+  });
+
   it('keep at most their limit of signatures', () => {
     const verified = new VerifiedKeyAssertions(2);
     for (let i = 0; i < 3; i++) {

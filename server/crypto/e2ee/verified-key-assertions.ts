@@ -6,17 +6,16 @@
  *
  * Only the signature is remembered, never the verdict: every other rule (the time window, the
  * identity's current did:key and stable id, the custody expected) depends on the moment and on the
- * caller, so it runs on every call (checkKeyAssertion). The entry is keyed by identity_did,
- * encryption_key_id and expires_at (what tells assertions apart in a log line) and by a digest of
- * the whole assertion with its signature, so an assertion that differs from a verified one in any
- * field, the signature included, is verified afresh and cannot borrow its verdict.
+ * caller, so it runs on every call (checkKeyAssertion). The entry is keyed by the assertion's whole
+ * content, its signature included (contentKey), so an assertion that differs from a verified one
+ * in any field cannot borrow its verdict.
  *
- * Working out that digest (canonical JSON and SHA-256) costs a third of a signature check, and a
- * send asks about the same two assertions twice: when it picks the parties' keys and when it seals
- * to them. An assertion object that is frozen cannot change after its signature verified, so the
- * verdict is also kept by the object itself (a WeakSet, gone with the object): the second question
- * about it skips the digest, never the other rules. What such an assertion says that no rule's
- * expectation changes (its public key, key id, times: keyAssertionFacts) is worked out once as well.
+ * A send asks about the same two assertions twice: when it picks the parties' keys and when it
+ * seals to them. An assertion object that is frozen cannot change after its signature verified, so
+ * what was found is also kept by the object itself (a WeakMap, gone with the object): the second
+ * question about it skips naming its content, never the other rules. What an assertion says that no
+ * rule's expectation changes (its public key, key id, times: keyAssertionFacts) is worked out once
+ * per content as well.
  */
 import { createHash } from 'node:crypto';
 import { MemoCache } from '../../memo-cache.ts';
@@ -35,42 +34,56 @@ import {
 /** Enough for every identity a busy node writes to; the least recently used go first beyond it. */
 export const VERIFIED_ASSERTIONS_MAX = 4096;
 
+/** What one assertion's content says once and for all: its facts and whether its signature verifies. */
+interface Known {
+  facts: KeyAssertionFacts;
+  signatureValid: boolean;
+}
+
 export class VerifiedKeyAssertions {
-  readonly #signatures: MemoCache<boolean>;
-  /** Frozen assertions whose signature verified: immutable, so their verdict cannot go stale. */
-  readonly #frozen = new WeakSet<EncryptionKeyAssertion>();
-  /** Frozen assertions' facts, each worked out once. */
-  readonly #facts = new WeakMap<EncryptionKeyAssertion, KeyAssertionFacts>();
+  /** By the assertion's content: its JSON text, or a digest of its canonical form (cacheKey). */
+  readonly #byContent: MemoCache<Known>;
+  /** Frozen assertions, by the object: immutable, so what was found for them cannot go stale. */
+  readonly #byObject = new WeakMap<EncryptionKeyAssertion, Known>();
 
   constructor(limit = VERIFIED_ASSERTIONS_MAX) {
-    this.#signatures = new MemoCache(limit);
+    this.#byContent = new MemoCache(limit);
   }
 
   /** verifyKeyAssertion's answer, with the signature checked only the first time this assertion is seen. */
   verify(assertion: EncryptionKeyAssertion, expect: KeyAssertionExpectation): VerifiedEncryptionKey {
-    const key = checkKeyAssertion(assertion, expect, this.#factsOf(assertion));
-    if (this.#frozen.has(assertion)) return key;
-    if (!this.#signatures.get(cacheKey(assertion), () => keyAssertionSignatureValid(assertion))) {
-      throw new KeyAssertionError('invalid encryption key assertion signature');
-    }
-    if (Object.isFrozen(assertion)) this.#frozen.add(assertion);
+    const known = this.#known(assertion);
+    const key = checkKeyAssertion(assertion, expect, known.facts);
+    if (!known.signatureValid) throw new KeyAssertionError('invalid encryption key assertion signature');
     return key;
   }
 
-  #factsOf(assertion: EncryptionKeyAssertion): KeyAssertionFacts {
-    if (!Object.isFrozen(assertion)) return keyAssertionFacts(assertion);
-    let facts = this.#facts.get(assertion);
-    if (facts === undefined) {
-      facts = keyAssertionFacts(assertion);
-      this.#facts.set(assertion, facts);
-    }
-    return facts;
+  #known(assertion: EncryptionKeyAssertion): Known {
+    const held = this.#byObject.get(assertion);
+    if (held !== undefined) return held;
+    const known = this.#byContent.get(contentKey(assertion), () => ({
+      facts: keyAssertionFacts(assertion),
+      signatureValid: keyAssertionSignatureValid(assertion),
+    }));
+    if (Object.isFrozen(assertion)) this.#byObject.set(assertion, known);
+    return known;
   }
 
-  /** Signatures remembered (tests and diagnostics). */
+  /** Assertions remembered (tests and diagnostics). */
   get size(): number {
-    return this.#signatures.size;
+    return this.#byContent.size;
   }
+}
+
+/**
+ * What names an assertion's content exactly. An assertion of string fields only (every one read
+ * from JSON or cloned from one) is named by its JSON text, which no other content shares; the
+ * seal worker gets a fresh copy of the same few with every job, and this costs it a twentieth of
+ * the digest below. Anything else is named by a digest of its canonical form.
+ */
+function contentKey(assertion: EncryptionKeyAssertion): string {
+  for (const value of Object.values(assertion)) if (typeof value !== 'string') return cacheKey(assertion);
+  return JSON.stringify(assertion);
 }
 
 function cacheKey(assertion: EncryptionKeyAssertion): string {

@@ -50,6 +50,13 @@ export function mailCandidates(db: Db, match: WalkMatch, filter: MailFilter, win
 }
 
 /**
+ * Whether the node reads a row's encrypted mail for `@viewer`'s side (the owner, null, sees each as
+ * its holder's): only then does the row's opened text stand for its subject and body.
+ */
+const OPENED_FOR_VIEWER = `(m.sender_reads = 1 OR m.recipient_reads = 1)
+   AND (@viewer IS NULL OR (m.to_agent_id = @viewer AND m.recipient_reads = 1) OR (m.from_agent_id = @viewer AND m.sender_reads = 1))`;
+
+/**
  * The rows found, by id. An encrypted mail says what the node opened, for a `viewer` only when the
  * node reads that mail for the side the viewer is on; the owner (null) sees each as its holder's.
  */
@@ -59,11 +66,9 @@ export function mailRows(db: Db, ids: readonly number[], viewer: string | null):
     .prepare(
       `SELECT m.id, m.message_id, m.thread_id, m.from_alias, m.from_address, m.to_alias, m.to_address, m.to_agent_id, m.from_agent_id,
               m.created_at, m.read_at, m.archived_at, m.deleted_at,
-              coalesce(p.subject, m.subject) AS subject,
-              coalesce(p.body, m.body) AS body
+              CASE WHEN ${OPENED_FOR_VIEWER} THEN m.opened_subject ELSE m.subject END AS subject,
+              CASE WHEN ${OPENED_FOR_VIEWER} THEN m.opened_body ELSE m.body END AS body
          FROM messages m
-         LEFT JOIN mail_plaintext p ON p.message_rowid = m.id
-          AND (@viewer IS NULL OR (m.to_agent_id = @viewer AND p.recipient_reads = 1) OR (m.from_agent_id = @viewer AND p.sender_reads = 1))
         WHERE m.id IN (SELECT value FROM json_each(@ids))`,
     )
     .all({ ids: JSON.stringify(ids), viewer }) as MailRow[];

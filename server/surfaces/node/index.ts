@@ -19,6 +19,8 @@ import { infoRoutes } from './info/routes.ts';
 import { namespaceRoutes } from './namespaces/routes.ts';
 import { peerRoutes } from './peers/routes.ts';
 import { projectRoutes } from './projects/routes.ts';
+import { recoveryKitRoutes } from './recovery-kit/routes.ts';
+import { RecoveryKits } from '../../recovery/kit/service.ts';
 import { ownerSearchRoutes } from './search/routes.ts';
 import { sessionRoutes } from './sessions/routes.ts';
 import { setupRoutes } from './setup/routes.ts';
@@ -42,6 +44,7 @@ export async function ownerApi(app: FastifyInstance, { services, tunnel, nodeInf
   await app.register(feedRoutes, { services, nodeInfo });
   await app.register(backupRoutes, { services });
   await app.register(databaseBackupRoutes, { backups: databaseBackups });
+  await app.register(recoveryKitRoutes, { kits: new RecoveryKits(services.ctx) });
   await app.register(teamRoutes, { services });
   await app.register(docsOwnerRoutes, { services });
   await app.register(peerRoutes, { services });

@@ -5,6 +5,7 @@
  * and destroyed with a deleted identity.
  */
 import { randomBytes } from 'node:crypto';
+import SQLite from 'better-sqlite3-multiple-ciphers';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { didKeyFromPublicKey } from '../../../crypto/did-key.ts';
 import { privateKeyFromSeed, rawPublicKey } from '../../../crypto/ed25519.ts';
@@ -99,6 +100,36 @@ describe('identity encryption keys', () => {
     expect(keys().current(row(id.agent_id))).toBeNull();
     keys().sweep();
     verified(id.agent_id);
+  });
+
+  it('are served again from what was served, until the table is written, even by another connection, or the time leaves the window', () => {
+    const id = node.services.identities.create(projectId, { name: 'fay', lifetime: 'persistent' });
+    const first = verified(id.agent_id).assertion;
+    // Held: the very object served before, with no row read again.
+    expect(keys().current(row(id.agent_id))).toBe(first);
+    // Rotated here: the new key at once.
+    const rotated = keys().rotate(id.agent_id).encryption_key;
+    expect(keys().current(row(id.agent_id))?.encryption_key_id).toBe(rotated.encryption_key_id);
+    expect(rotated.encryption_key_id).not.toBe(first.encryption_key_id);
+    // Archived by a tool beside the node, on a connection of its own: no key served any more.
+    const file = node.ctx.db.name;
+    const other = new SQLite(file);
+    try {
+      other.pragma("cipher='sqlcipher'");
+      other.pragma('legacy=4');
+      other.pragma(`key="x'${node.ctx.custody.databaseKey().toString('hex')}'"`);
+      other
+        .prepare('UPDATE identity_encryption_keys SET archived_at = ? WHERE agent_id = ? AND archived_at IS NULL')
+        .run(new Date(now()).toISOString(), id.agent_id);
+    } finally {
+      other.close();
+    }
+    expect(keys().current(row(id.agent_id))).toBeNull();
+    // Renewed, served, then the clock past its expiry: refused, never served from what was held.
+    keys().sweep();
+    expect(verified(id.agent_id).assertion.encryption_key_id).not.toBe(rotated.encryption_key_id);
+    node.advance(91 * DAY);
+    expect(keys().current(row(id.agent_id))).toBeNull();
   });
 
   it('are re-signed by the new key when the identity’s signing key rotates', () => {

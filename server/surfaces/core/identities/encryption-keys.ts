@@ -25,6 +25,7 @@ import type { X25519Agreement } from '../../../crypto/e2ee/x25519.ts';
 import { fromBase64Unpadded } from '../../../crypto/encoding.ts';
 import { conflict, invalid, notFound } from '../../../errors.ts';
 import { MemoCache } from '../../../memo-cache.ts';
+import { writeCounter } from '../../../store/write-counter.ts';
 import type { EncryptionKeySummary } from '../../../../contract/core/encryption-keys.ts';
 import { encryptionKeySummary, RENEW_BEFORE_EXPIRY_MS } from './domain/encryption-key-health.ts';
 import { findIdentity, type AgentRow } from './store/agents.ts';
@@ -40,6 +41,22 @@ import {
 } from './store/encryption-keys.ts';
 
 export const RENEWAL_SWEEP_MS = 24 * 60 * 60 * 1000;
+
+/** How many identities' current keys `current` keeps at hand: far more than send to each other at once. */
+const CURRENT_HELD_MAX = 10_000;
+
+/**
+ * An identity's current assertion as `current` served it, with everything that answer depended
+ * on: the table's write stamp, the identity's keys then, and the times between which it holds.
+ */
+interface HeldCurrent {
+  writes: string;
+  didKey: string;
+  stableId: string | null;
+  from: number;
+  until: number;
+  assertion: EncryptionKeyAssertion;
+}
 
 const rethrow = (error: unknown): never => {
   throw error;
@@ -68,6 +85,14 @@ export class IdentityEncryptionKeys {
    * (verified-key-assertions.ts) when the send seals to it, rather than by a digest worked out twice.
    */
   readonly #parsed = new MemoCache<EncryptionKeyAssertion>(VERIFIED_ASSERTIONS_MAX);
+  /**
+   * Each identity's current assertion as last served: every send asks for its sender's and its
+   * recipient's, twice when it is sealed ahead, and the answer changes only when a row of the
+   * table is written (a key published, renewed, rotated, archived), when the identity's keys
+   * change, or when the time leaves the assertion's window; each of those is checked at every ask.
+   */
+  readonly #current = new Map<string, HeldCurrent>();
+  #writes: (() => string) | null = null;
   readonly #ctx: NodeContext;
   #sweeper: NodeJS.Timeout | null = null;
 
@@ -81,8 +106,30 @@ export class IdentityEncryptionKeys {
    * the identity has since rotated away from).
    */
   current(row: AgentRow): EncryptionKeyAssertion | null {
+    if (row.status === 'deleted' || row.status === 'replaced') return null;
+    this.#writes ??= writeCounter(this.#ctx.db, 'identity_encryption_keys', ['identity_encryption_keys']);
+    const writes = this.#writes();
+    const now = this.#now();
+    const held = this.#current.get(row.agent_id);
+    if (held?.writes === writes && held.didKey === row.did_key && held.stableId === row.did_aw && held.from <= now && now < held.until) {
+      return held.assertion;
+    }
     const record = currentEncryptionKey(this.#ctx.db, row.agent_id);
-    return record ? this.#served(row, record) : null;
+    const served = record ? this.#served(row, record, now) : null;
+    this.#current.delete(row.agent_id);
+    if (served === null) return null;
+    const { assertion, verified } = served;
+    const created = parseContractTime(assertion.created_at) ?? Number.POSITIVE_INFINITY;
+    if (this.#current.size >= CURRENT_HELD_MAX) this.#current.delete(this.#current.keys().next().value as string);
+    this.#current.set(row.agent_id, {
+      writes,
+      didKey: row.did_key,
+      stableId: row.did_aw,
+      from: Math.max(created, verified.notBefore),
+      until: verified.expiresAt,
+      assertion,
+    });
+    return assertion;
   }
 
   /**
@@ -95,7 +142,7 @@ export class IdentityEncryptionKeys {
     return encryptionKeySummary({
       holder: this.#holdsKeys(row) ? 'node' : 'self',
       keys,
-      served: current !== undefined && this.#served(row, current) !== null,
+      served: current !== undefined && this.#served(row, current, this.#now()) !== null,
       now: this.#now(),
     });
   }
@@ -353,13 +400,12 @@ export class IdentityEncryptionKeys {
     return assertion;
   }
 
-  /** The stored assertion when it verifies now against the identity's current keys; null when it is not to be served. */
-  #served(row: AgentRow, record: EncryptionKeyRecord): EncryptionKeyAssertion | null {
+  /** The stored assertion, with what its check found, when it verifies at `now` against the identity's current keys; null when it is not to be served. */
+  #served(row: AgentRow, record: EncryptionKeyRecord, now: number): { assertion: EncryptionKeyAssertion; verified: VerifiedEncryptionKey } | null {
     if (row.status === 'deleted' || row.status === 'replaced') return null;
     const assertion = this.#parsed.get(record.assertion, () => Object.freeze(JSON.parse(record.assertion) as EncryptionKeyAssertion));
     try {
-      this.#verified.verify(assertion, { currentDidKey: row.did_key, stableId: row.did_aw, now: this.#now() });
-      return assertion;
+      return { assertion, verified: this.#verified.verify(assertion, { currentDidKey: row.did_key, stableId: row.did_aw, now }) };
     } catch (error) {
       if (error instanceof KeyAssertionError) return null;
       throw error;

@@ -32,7 +32,7 @@ import type { Party, Recipient } from '../messaging/participants.ts';
 import type { RemoteRecipient } from '../messaging/recipients.ts';
 import type { RemoteQueue } from '../messaging/remote-queue.ts';
 import { signMessage, type SignedMessage } from '../messaging/signing.ts';
-import { findMailOrigin, insertMailRow, keepOpenedMail, type OpenedMail, type OpenedMailReaders } from './store/messages.ts';
+import { findMailOrigin, insertMailRow, type OpenedMail, type OpenedMailReaders } from './store/messages.ts';
 import { clientSealedWire } from '../messaging/client-sealed-wire.ts';
 
 /**
@@ -157,7 +157,7 @@ function localDelivery(sender: Party, recipient: Recipient, messageId: string): 
 function storeEncryptedMail(ctx: NodeContext, sender: Party, recipient: Recipient, content: MailContent, encrypted: EncryptedMail): MailDelivered {
   const { envelope, createdAt } = encrypted;
   conflictOnConstraint('SVC_ERR_MESSAGE_ID_TAKEN', 'message_id already exists', () => {
-    const rowid = insertMailRow(ctx.db, {
+    insertMailRow(ctx.db, {
       ...localParties(sender, recipient),
       message_id: envelope.message_id,
       from_did: envelope.from.did,
@@ -171,8 +171,8 @@ function storeEncryptedMail(ctx: NodeContext, sender: Party, recipient: Recipien
       thread_id: content.thread_id ?? null,
       content_mode: 'encrypted_v2',
       encrypted_envelope: JSON.stringify(envelope),
+      opened: encrypted.readers === null ? null : { readers: encrypted.readers, text: encrypted.readers.opened },
     });
-    if (encrypted.readers !== null) keepOpenedMail(ctx.db, rowid, encrypted.readers, encrypted.readers.opened);
   });
   return { delivery: localDelivery(sender, recipient, envelope.message_id), agentId: recipient.agent.agent_id, deliveredAt: createdAt };
 }
@@ -291,9 +291,8 @@ export function storeArrivedMail(
   // An encrypted mail is stored as its envelope, signed by its sender; the wire's signature over
   // its other fields has done its work (inbound.ts checked who sent it to whom).
   const signature = encrypted === undefined ? mail.signature : encrypted.signature;
-  let rowid: number;
   try {
-    rowid = insertMailRow(db, {
+    insertMailRow(db, {
       message_id: mail.message_id,
       from_agent_id: null,
       // inbound.ts checked that `from` is an address.
@@ -318,13 +317,13 @@ export function storeArrivedMail(
       from_namespace_trust: sender.namespaceTrust,
       thread_id: mail.thread_id ?? null,
       ...(encrypted === undefined ? {} : { content_mode: 'encrypted_v2' as const, encrypted_envelope: encrypted.envelopeJson }),
+      // Opened with the recipient's key: the node reads it for the recipient; its sender is on another node.
+      opened: encrypted?.opened ? { readers: { sender: false, recipient: true }, text: { ...encrypted.opened, signature: '', signed_payload: '' } } : null,
     });
   } catch (error) {
     if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') return false;
     throw error;
   }
-  // Opened with the recipient's key: the node reads it for the recipient; its sender is on another node.
-  if (encrypted?.opened) keepOpenedMail(db, rowid, { sender: false, recipient: true }, { ...encrypted.opened, signature: '', signed_payload: '' });
   return true;
 }
 

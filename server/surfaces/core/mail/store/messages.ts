@@ -44,18 +44,78 @@ export interface MessageRow {
   deleted_at: string | null;
   /** The thread the sender named (upstream E1's `thread_id`). */
   thread_id: string | null;
-  /** `encrypted_v2`: the row holds the envelope, and subject and body are empty (a reader's plaintext is in mail_plaintext). */
+  /** `encrypted_v2`: the row holds the envelope, and subject and body are empty (what the node opened is in the opened_ columns, for the reads of its own side). */
   content_mode: 'legacy_plaintext_v1' | 'encrypted_v2';
   /** The normalised envelope, as JSON, for `encrypted_v2`. */
   encrypted_envelope: string | null;
 }
 
-/** A new row: the recipient's state starts empty; `from_namespace_trust` is only known for remote mail, `thread_id` only when the send named one. */
+/**
+ * A new row: the recipient's state starts empty; `from_namespace_trust` is only known for remote
+ * mail, `thread_id` only when the send named one; `opened`, what the node opened of an encrypted
+ * mail and for which of its parties.
+ */
 export type NewMailRow = Omit<
   MessageRow,
   'id' | 'read_at' | 'from_namespace_trust' | 'archived_at' | 'deleted_at' | 'thread_id' | 'content_mode' | 'encrypted_envelope'
 > &
-  Partial<Pick<MessageRow, 'from_namespace_trust' | 'thread_id' | 'content_mode' | 'encrypted_envelope'>>;
+  Partial<Pick<MessageRow, 'from_namespace_trust' | 'thread_id' | 'content_mode' | 'encrypted_envelope'>> & { opened?: OpenedMailKept | null };
+
+/**
+ * A row's columns as stored, one by one for `alias`. Reads name them rather than take `*`, which
+ * would bring the opened text along (migration 0049) to a reader it is not for.
+ */
+const STORED_COLUMNS = [
+  'id',
+  'message_id',
+  'from_agent_id',
+  'from_alias',
+  'from_address',
+  'from_did',
+  'from_stable_id',
+  'to_agent_id',
+  'to_text',
+  'to_alias',
+  'to_address',
+  'to_did',
+  'to_stable_id',
+  'subject',
+  'body',
+  'priority',
+  'signature',
+  'signed_payload',
+  'created_at',
+  'read_at',
+  'origin',
+  'from_node',
+  'from_namespace_trust',
+  'archived_at',
+  'deleted_at',
+  'thread_id',
+  'content_mode',
+  'encrypted_envelope',
+] as const satisfies readonly (keyof MessageRow)[];
+
+export function storedColumns(alias: string): string {
+  return STORED_COLUMNS.map((column) => `${alias}.${column}`).join(', ');
+}
+
+/**
+ * A row's subject, body, signature and signed payload as `side` reads them: what the node opened,
+ * when it reads the mail for that side, else as stored (a plaintext mail's own, an encrypted
+ * mail's empty ones). The signature is the sender's plaintext one only when the node sealed the
+ * mail (it then also kept the payload it signed).
+ */
+export function contentAsReadBy(alias: string, side: 'sender' | 'recipient'): string {
+  const opened = `${alias}.${side}_reads = 1`;
+  const signed = `${opened} AND ${alias}.opened_signed_payload <> ''`;
+  return [
+    `CASE WHEN ${opened} THEN ${alias}.opened_subject ELSE ${alias}.subject END AS subject`,
+    `CASE WHEN ${opened} THEN ${alias}.opened_body ELSE ${alias}.body END AS body`,
+    `CASE WHEN ${signed} THEN ${alias}.opened_signature ELSE ${alias}.signature END AS signature`,
+    `CASE WHEN ${signed} THEN ${alias}.opened_signed_payload ELSE ${alias}.signed_payload END AS signed_payload`,
+  ].join(', ');
+}
 
 /** What the reader learns about a stored row at read time (the service works these out). */
 export type InboxJudgement = Pick<
@@ -82,21 +142,30 @@ export type InboxJudgement = Pick<
  * taken (delivery.ts decides what that means).
  */
 export function insertMailRow(db: Db, row: NewMailRow): number {
+  const { opened, ...stored } = row;
+  const kept = opened != null && (opened.readers.sender || opened.readers.recipient) ? opened : null;
   const { lastInsertRowid } = db
     .prepare(
       `INSERT INTO messages (message_id, from_agent_id, from_alias, from_address, from_did, from_stable_id, to_agent_id, to_text, to_alias,
        to_address, to_did, to_stable_id, subject, body, priority, signature, signed_payload, created_at, origin, from_node, from_namespace_trust,
-       thread_id, content_mode, encrypted_envelope)
+       thread_id, content_mode, encrypted_envelope, sender_reads, recipient_reads, opened_subject, opened_body, opened_signature, opened_signed_payload)
      VALUES (@message_id, @from_agent_id, @from_alias, @from_address, @from_did, @from_stable_id, @to_agent_id, @to_text, @to_alias,
        @to_address, @to_did, @to_stable_id, @subject, @body, @priority, @signature, @signed_payload, @created_at, @origin, @from_node,
-       @from_namespace_trust, @thread_id, @content_mode, @encrypted_envelope)`,
+       @from_namespace_trust, @thread_id, @content_mode, @encrypted_envelope, @sender_reads, @recipient_reads, @opened_subject, @opened_body,
+       @opened_signature, @opened_signed_payload)`,
     )
     .run({
-      ...row,
-      from_namespace_trust: row.from_namespace_trust ?? null,
-      thread_id: row.thread_id ?? null,
-      content_mode: row.content_mode ?? 'legacy_plaintext_v1',
-      encrypted_envelope: row.encrypted_envelope ?? null,
+      ...stored,
+      from_namespace_trust: stored.from_namespace_trust ?? null,
+      thread_id: stored.thread_id ?? null,
+      content_mode: stored.content_mode ?? 'legacy_plaintext_v1',
+      encrypted_envelope: stored.encrypted_envelope ?? null,
+      sender_reads: kept?.readers.sender === true ? 1 : 0,
+      recipient_reads: kept?.readers.recipient === true ? 1 : 0,
+      opened_subject: kept?.text.subject ?? null,
+      opened_body: kept?.text.body ?? null,
+      opened_signature: kept?.text.signature ?? null,
+      opened_signed_payload: kept?.text.signed_payload ?? null,
     });
   return Number(lastInsertRowid);
 }
@@ -118,19 +187,10 @@ export interface OpenedMailReaders {
   recipient: boolean;
 }
 
-/**
- * Keeps what the node opened of an encrypted mail for its `readers`, once for the message (the
- * row `messageRowid` of `messages`); a repeat adds a reader and changes nothing else. Nothing is
- * kept when it reads for neither party.
- */
-export function keepOpenedMail(db: Db, messageRowid: number, readers: OpenedMailReaders, opened: OpenedMail): void {
-  if (!readers.sender && !readers.recipient) return;
-  db.prepare(
-    `INSERT INTO mail_plaintext (message_rowid, sender_reads, recipient_reads, subject, body, signature, signed_payload)
-     VALUES (@messageRowid, @sender, @recipient, @subject, @body, @signature, @signed_payload)
-     ON CONFLICT (message_rowid) DO UPDATE SET sender_reads = max(sender_reads, excluded.sender_reads),
-       recipient_reads = max(recipient_reads, excluded.recipient_reads)`,
-  ).run({ messageRowid, sender: readers.sender ? 1 : 0, recipient: readers.recipient ? 1 : 0, ...opened });
+/** What the node opened of an encrypted mail, kept in its row, and for which of its parties. */
+export interface OpenedMailKept {
+  readers: OpenedMailReaders;
+  text: OpenedMail;
 }
 
 /**
@@ -138,10 +198,7 @@ export function keepOpenedMail(db: Db, messageRowid: number, readers: OpenedMail
  * plaintext signature, when the node sealed it) are what the node opened for the recipient, and
  * stay as stored (empty) for a recipient holding its own keys.
  */
-const RECIPIENT_ROWS = `SELECT m.*, COALESCE(p.subject, m.subject) AS subject, COALESCE(p.body, m.body) AS body,
-     CASE WHEN p.signed_payload <> '' THEN p.signature ELSE m.signature END AS signature,
-     CASE WHEN p.signed_payload <> '' THEN p.signed_payload ELSE m.signed_payload END AS signed_payload
-   FROM messages m LEFT JOIN mail_plaintext p ON p.message_rowid = m.id AND p.recipient_reads = 1`;
+const RECIPIENT_ROWS = `SELECT ${storedColumns('m')}, ${contentAsReadBy('m', 'recipient')} FROM messages m`;
 
 /** Which key stored a message under this id, and from where (a retried delivery finds its own row). */
 export function findMailOrigin(db: Db, messageId: string): Pick<MessageRow, 'from_did' | 'origin'> | undefined {
@@ -217,7 +274,7 @@ export function unreadMailCount(db: Db, agentId: string): number {
 
 /** Mail stored after row `afterId`, for every recipient (the node-wide wake feed): as stored, so never an encrypted mail's plaintext. */
 export function mailStoredSince(db: Db, afterId: number, limit: number): MessageRow[] {
-  return db.prepare(`SELECT * FROM messages WHERE id > ? ORDER BY id LIMIT +?`).all(afterId, limit) as MessageRow[];
+  return db.prepare(`SELECT ${storedColumns('messages')} FROM messages WHERE id > ? ORDER BY id LIMIT +?`).all(afterId, limit) as MessageRow[];
 }
 
 /** The newest row id, 0 for none. */
@@ -280,9 +337,9 @@ export function mailFolderState(db: Db, mine: OwnMail): MailFolderState | undefi
 export function readableMailBody(db: Db, mine: OwnMail): string | undefined {
   return db
     .prepare(
-      `SELECT COALESCE(p.body, m.body) FROM messages m
-       LEFT JOIN mail_plaintext p ON p.message_rowid = m.id
-         AND ((m.to_agent_id = @agentId AND p.recipient_reads = 1) OR (m.from_agent_id = @agentId AND p.sender_reads = 1))
+      `SELECT CASE WHEN (m.to_agent_id = @agentId AND m.recipient_reads = 1) OR (m.from_agent_id = @agentId AND m.sender_reads = 1)
+                   THEN m.opened_body ELSE m.body END
+       FROM messages m
        WHERE m.message_id = @messageId
          AND ((m.to_agent_id = @agentId AND m.deleted_at IS NULL) OR (m.from_agent_id = @agentId AND m.origin = 'local'))`,
     )

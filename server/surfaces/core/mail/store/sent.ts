@@ -15,7 +15,7 @@ import type { FederatedMail } from '../../../../../contract/core/federation.ts';
 import type { SentMail } from '../../../../../contract/core/mail.ts';
 import type { Db } from '../../../../context.ts';
 import { conversationId } from '../conversation.ts';
-import type { MessageRow } from './messages.ts';
+import { contentAsReadBy, storedColumns, type MessageRow } from './messages.ts';
 
 /** An item's encryption and content as its sender reads it (messaging/end-to-end.ts, asRead). */
 export type SentEncryption = Pick<SentMail, 'end_to_end' | 'content_mode' | 'message_version' | 'encrypted_envelope' | 'subject' | 'body'>;
@@ -72,13 +72,11 @@ const IN_THREAD = `AND messages.id IN (SELECT id FROM messages WHERE thread_id =
  * What a local send is read as (a `LocalSentRow`), from `LOCAL_ROWS`: the sender's own copy of an
  * encrypted mail (what the node sealed for it, and signed) in place of the row's empty one.
  */
-const LOCAL_COLUMNS = `messages.*, COALESCE(p.subject, messages.subject) AS subject, COALESCE(p.body, messages.body) AS body,
-  CASE WHEN p.signed_payload <> '' THEN p.signature ELSE messages.signature END AS signature,
-  CASE WHEN p.signed_payload <> '' THEN p.signed_payload ELSE messages.signed_payload END AS signed_payload,
+const LOCAL_COLUMNS = `${storedColumns('messages')}, ${contentAsReadBy('messages', 'sender')},
   ${SECOND} AS sec, (SELECT project_id FROM agents a WHERE a.agent_id = messages.to_agent_id) AS to_project`;
 
-/** Local sends, each with what the node kept opened (mail_plaintext) when it reads the mail for its sender. */
-const LOCAL_ROWS = `messages LEFT JOIN mail_plaintext p ON p.message_rowid = messages.id AND p.sender_reads = 1`;
+/** Local sends, each with what the node kept opened in its row when it reads the mail for its sender. */
+const LOCAL_ROWS = `messages`;
 
 /** Up to `n` local sends after `cursor`, newest first; with `threadId`, only that thread's. */
 export function localSentRows(db: Db, agentId: string, cursor: SentKey | null, n: number, threadId?: string): LocalSentRow[] {

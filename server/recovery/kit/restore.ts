@@ -1,0 +1,163 @@
+/**
+ * `svc-node kit restore`: a new data dir made from a recovery kit alone. The kit is opened first,
+ * so a wrong passphrase or a changed kit writes nothing; the data dir is built in a temporary
+ * sibling and renamed into place only once it is whole, so a failure leaves nothing either.
+ *
+ * On it: custody with a NEW secret (the headless backend as `serve` would choose it), the
+ * database (a fresh one, or one a backup brings through the `database` option) migrated, then the
+ * steps in one transaction: installKeys (every key under its original key id, wrapped under the
+ * new secret; the kit's backup key adopted), installState (the kit's rows, skipped when the
+ * database came from a backup), and recordRestoredKit (the kit this node now holds every key of).
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmdirSync, rmSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import { Custody } from '../../custody/custody.ts';
+import { wipeKeyMaterial } from '../../custody/key-material.ts';
+import { chooseBackend } from '../../custody/select.ts';
+import { STATE_FILE } from '../../custody/state-file.ts';
+import type { Warn } from '../../custody/types.ts';
+import { closeDatabase, openDatabase, type Database } from '../../store/database.ts';
+import { listMigrations, migrationsDir } from '../../store/migrate.ts';
+import { openKit, type KitHeader } from './format.ts';
+import { RecoveryKitError } from './kit-error.ts';
+import { decodePayload, type KitContents } from './payload.ts';
+import { saveKitRecord } from './record-store.ts';
+import { countIdentities, insertKitTables } from './state-store.ts';
+
+export interface OpenedKit {
+  header: KitHeader;
+  contents: KitContents;
+}
+
+/** Opens a kit and reads what it holds; refuses one made by a newer svc-node. The caller wipes `contents.keys` (wipeKeyMaterial). */
+export function openRecoveryKit(text: string, passphrase: string): OpenedKit {
+  const { header, payload } = openKit(text, passphrase);
+  let contents: KitContents;
+  try {
+    contents = decodePayload(payload);
+  } finally {
+    payload.fill(0);
+  }
+  const known = listMigrations(migrationsDir()).at(-1)?.version ?? 0;
+  if (contents.nodeId !== header.node_id || contents.schemaVersion > known) {
+    wipeKeyMaterial(contents.keys);
+    if (contents.schemaVersion > known) {
+      throw new RecoveryKitError(
+        'unsupported',
+        `the recovery kit was made by a newer svc-node (schema ${contents.schemaVersion}; this one knows ${known}): restore it with that version`,
+      );
+    }
+    throw new RecoveryKitError('not_a_kit', 'the recovery kit is damaged: its header and what it holds name different nodes');
+  }
+  return { header, contents };
+}
+
+/** Every key of the kit into custody under its original key id, and the kit's backup key as this node's. */
+export function installKeys(custody: Custody, kit: OpenedKit): void {
+  for (const key of kit.contents.keys.signing) custody.installSigningKey(key);
+  for (const key of kit.contents.keys.encryption) custody.installEncryptionKey(key);
+  custody.adoptBackupKey(kit.contents.keys.backupKey);
+}
+
+/** The kit's state rows into a fresh database (inside the caller's transaction). */
+export function installState(db: Database, kit: OpenedKit): void {
+  insertKitTables(db, kit.contents.tables);
+}
+
+/** Records the kit as this node's last one: it holds every key the node now has. */
+export function recordRestoredKit(db: Database, custody: Custody, kit: OpenedKit): void {
+  saveKitRecord(db, { kit_id: kit.header.kit_id, created_at: kit.header.created_at, keys_digest: custody.keyStatesDigest() });
+}
+
+/** Why `dataDir` cannot become a restored node, or null when it can (absent, or an empty folder). */
+export function occupiedReason(dataDir: string): string | null {
+  if (!existsSync(dataDir)) return null;
+  let entries: string[];
+  try {
+    entries = readdirSync(dataDir);
+  } catch {
+    return `${dataDir} exists and is not a folder`;
+  }
+  if (entries.includes(STATE_FILE) || entries.includes('node.db')) return `${dataDir} already holds an svc-node; restore into a new folder`;
+  if (entries.length > 0) return `${dataDir} is not empty; restore into a new folder`;
+  return null;
+}
+
+export interface RestoreKitOptions {
+  /** The kit file's text. */
+  kit: string;
+  passphrase: string;
+  /** The new data dir: absent, or an empty folder. */
+  dataDir: string;
+  /**
+   * Puts a database into the new data dir before it is opened: `node.db` in `dataDir`, encrypted
+   * under `custody.databaseKey()` (a backup's, restored under the new custody secret). The kit's
+   * state rows are then not inserted: the database brings them, and its history with them; its
+   * custody rows are replaced by the kit's keys, wrapped under the new secret.
+   */
+  database?: (dataDir: string, custody: Custody) => Promise<void> | void;
+  /** Where SVC_NODE_CUSTODY / SVC_NODE_PASSPHRASE are read (the backend `serve` would choose); process.env by default. */
+  env?: Record<string, string | undefined>;
+  warn?: Warn;
+}
+
+export interface RestoredNode {
+  data_dir: string;
+  node_id: string;
+  identities: number;
+  keys: number;
+}
+
+export class RestoreRefused extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'RestoreRefused';
+  }
+}
+
+export async function restoreKit(options: RestoreKitOptions): Promise<RestoredNode> {
+  const dataDir = resolve(options.dataDir);
+  const occupied = occupiedReason(dataDir);
+  if (occupied !== null) throw new RestoreRefused(occupied);
+  const env = options.env ?? process.env;
+  const backend = chooseBackend({ env });
+  // Nothing is written before the kit opens.
+  const kit = openRecoveryKit(options.kit, options.passphrase);
+  const temp = join(dirname(dataDir), `.${basename(dataDir)}.restoring-${randomBytes(6).toString('hex')}`);
+  let custody: Custody | null = null;
+  let db: Database | null = null;
+  try {
+    mkdirSync(dirname(dataDir), { recursive: true, mode: 0o700 });
+    custody = await Custody.open({ dataDir: temp, backend, env, ...(options.warn ? { warn: options.warn } : {}) });
+    await options.database?.(temp, custody);
+    db = openDatabase({ file: join(temp, 'node.db'), key: custody.databaseKey() });
+    custody.attach(db);
+    const opened = custody;
+    const database = db;
+    database.transaction(() => {
+      installKeys(opened, kit);
+      if (options.database === undefined) installState(database, kit);
+      recordRestoredKit(database, opened, kit);
+    })();
+    closeDatabase(db);
+    db = null;
+    custody.close();
+    custody = null;
+    const late = occupiedReason(dataDir);
+    if (late !== null) throw new RestoreRefused(late);
+    if (existsSync(dataDir)) rmdirSync(dataDir);
+    renameSync(temp, dataDir);
+  } catch (error) {
+    if (db !== null) closeDatabase(db);
+    custody?.close();
+    rmSync(temp, { recursive: true, force: true });
+    throw error;
+  } finally {
+    wipeKeyMaterial(kit.contents.keys);
+  }
+  const keys =
+    kit.contents.keys.signing.filter((key) => key.destroyed_at === null).length +
+    kit.contents.keys.encryption.filter((key) => key.destroyed_at === null).length;
+  return { data_dir: dataDir, node_id: kit.header.node_id, identities: countIdentities(kit.contents.tables), keys };
+}
