@@ -12,6 +12,7 @@ import { KIT_MAX_BYTES } from '../recovery/kit/format.ts';
 import { RecoveryKitError } from '../recovery/kit/kit-error.ts';
 import { generatePhrase, PHRASE_BITS, PHRASE_WORDS } from '../recovery/kit/phrase.ts';
 import { restoreKit, RestoreRefused } from '../recovery/kit/restore.ts';
+import { BackupError } from '../recovery/backup/index.ts';
 import { CliError } from './cli-error.ts';
 import { askHidden, hasTerminal } from './hidden-input.ts';
 import { ownerRequest } from './owner-client.ts';
@@ -21,7 +22,7 @@ export const KIT_PASSPHRASE_ENV = 'SVC_NODE_KIT_PASSPHRASE';
 
 const USAGE = {
   create: 'usage: svc-node kit create --out FILE [--data DIR] [--force] [--json]',
-  restore: 'usage: svc-node kit restore FILE --data NEW_DIR [--json]',
+  restore: 'usage: svc-node kit restore FILE --data NEW_DIR [--backup BACKUP_DIR] [--json]',
   any: 'usage: svc-node kit create|restore ... (see svc-node --help)',
 };
 
@@ -29,6 +30,8 @@ const NO_PASSPHRASE = `no passphrase: set ${KIT_PASSPHRASE_ENV}, or run the comm
 
 export interface KitFlags {
   data?: string | undefined;
+  /** `kit restore`: the backup folder the history comes from. */
+  backup?: string | undefined;
   out?: string | undefined;
   force?: boolean | undefined;
 }
@@ -114,11 +117,22 @@ async function restore(json: boolean, flags: KitFlags, file: string | undefined)
   const kit = readKitFile(resolve(file));
   const passphrase = await kitPassphrase();
   try {
-    const restored = await restoreKit({ kit, passphrase, dataDir: flags.data, warn: (message) => process.stderr.write(`${message}\n`) });
-    const text = `restored node ${restored.node_id} into ${restored.data_dir}: ${restored.identities} identities, ${restored.keys} keys\nstart it with: svc-node serve --data ${restored.data_dir}`;
+    const restored = await restoreKit({
+      kit,
+      passphrase,
+      dataDir: flags.data,
+      warn: (message) => process.stderr.write(`${message}\n`),
+      ...(flags.backup === undefined ? {} : { backup: { dir: flags.backup } }),
+    });
+    const from = restored.backup_id === undefined ? '' : `, with the history of backup ${restored.backup_id}`;
+    const lost =
+      restored.keys_lost === undefined || restored.keys_lost === 0
+        ? ''
+        : `\n${restored.keys_lost} keys made after this kit were in the backup but not in the kit: they are lost, and what only they could open or sign stays so`;
+    const text = `restored node ${restored.node_id} into ${restored.data_dir}${from}: ${restored.identities} identities, ${restored.keys} keys${lost}\nstart it with: svc-node serve --data ${restored.data_dir}`;
     return print(restored, json, text);
   } catch (error) {
-    if (error instanceof RecoveryKitError || error instanceof RestoreRefused) throw new CliError(error.message);
+    if (error instanceof RecoveryKitError || error instanceof RestoreRefused || error instanceof BackupError) throw new CliError(error.message);
     throw error;
   }
 }

@@ -66,8 +66,9 @@ const USAGE = `usage: svc-node <command> [options]
   kit create --out FILE [--force] [--json]
         write a recovery kit of the node: every key and the state that runs its identities, sealed
         under a passphrase (SVC_NODE_KIT_PASSPHRASE, or asked: a generated one is offered)
-  kit restore FILE --data NEW_DIR [--json]
-        make NEW_DIR a data dir of the same node from the kit alone (then: serve --data NEW_DIR)
+  kit restore FILE --data NEW_DIR [--backup BACKUP_DIR] [--json]
+        make NEW_DIR a data dir of the same node from the kit (then: serve --data NEW_DIR); with
+        --backup, its mail, chat, documents and the rest of its history from the newest backup there
   backup --to DIR [--json]
         back the node's database up into DIR (made 0700 when absent): sealed chunks under the
         node's backup key, only those not already there written, and a manifest; backups older
@@ -108,6 +109,7 @@ const OPTIONS = {
   out: { type: 'string' },
   force: { type: 'boolean' },
   to: { type: 'string' },
+  backup: { type: 'string' },
   json: { type: 'boolean' },
   log: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },

@@ -332,6 +332,20 @@ export class Custody {
     }
   }
 
+  /** The ids of every key custody holds material for (not destroyed), signing and encryption. */
+  heldKeyIds(): { signing: string[]; encryption: string[] } {
+    return {
+      signing: this.#tableOrThrow()
+        .all()
+        .filter((row) => row.destroyed_at === null)
+        .map((row) => row.key_id),
+      encryption: this.#encryptionTableOrThrow()
+        .all()
+        .filter((row) => row.destroyed_at === null)
+        .map((row) => row.key_id),
+    };
+  }
+
   /** A digest of every key's id and state (key-material.ts): it changes exactly when a key is made, archived or destroyed. */
   keyStatesDigest(): string {
     const states: KeyState[] = [

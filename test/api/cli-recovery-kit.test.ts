@@ -119,7 +119,10 @@ describe('svc-node kit create and kit restore', () => {
       await runCli(['kit', 'create', '--out', join(root, 'other.kit'), '--data', old.dataDir]),
       /^svc-node: no passphrase: set SVC_NODE_KIT_PASSPHRASE/,
     );
-    expectOneLineFailure(await runCli(['kit', 'restore', kitFile], WITH_PASSPHRASE), /^svc-node: usage: svc-node kit restore FILE --data NEW_DIR \[--json\]$/);
+    expectOneLineFailure(
+      await runCli(['kit', 'restore', kitFile], WITH_PASSPHRASE),
+      /^svc-node: usage: svc-node kit restore FILE --data NEW_DIR \[--backup BACKUP_DIR\] \[--json\]$/,
+    );
     expect(existsSync(join(root, 'other.kit'))).toBe(false);
   });
 

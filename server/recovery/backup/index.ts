@@ -3,6 +3,7 @@
  * them: the owner API's backups (surfaces/node/node-backups/) and `svc-node kit restore --backup`.
  */
 export {
+  BackupError,
   BackupFolderError,
   BackupKeyMismatchError,
   BackupNotFoundError,

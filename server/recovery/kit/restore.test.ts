@@ -1,5 +1,4 @@
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import SQLite from 'better-sqlite3-multiple-ciphers';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -16,6 +15,7 @@ import { encodePayload } from './payload.ts';
 import { readKitRecord } from './record-store.ts';
 import { restoreKit, RestoreRefused } from './restore.ts';
 import { RecoveryKits } from './service.ts';
+import { writeBackup } from '../backup/index.ts';
 
 const PASSPHRASE = 'correct horse battery staple';
 const ENV = { SVC_NODE_CUSTODY: 'key-file' };
@@ -138,23 +138,15 @@ describe('restoring a recovery kit', () => {
   });
 });
 
-/** A copy of an encrypted database under another key, as a backup restored under the new custody secret would be. */
-function copyUnderKey(from: string, fromKey: Buffer, to: string, toKey: Buffer): void {
-  copyFileSync(from, to);
-  const db = new SQLite(to);
-  try {
-    db.pragma("cipher='sqlcipher'");
-    db.pragma('legacy=4');
-    db.pragma(`key="x'${fromKey.toString('hex')}'"`);
-    db.pragma('journal_mode=DELETE');
-    db.pragma(`rekey="x'${toKey.toString('hex')}'"`);
-  } finally {
-    db.close();
+describe('restoring a recovery kit with the history from a backup', () => {
+  /** The old node's database backed up into `dir` with its own backup key, the one its kit carries. */
+  async function backUp(dataDir: string, dir: string): Promise<string> {
+    const { custody, db } = await node(dataDir);
+    const { backup_id } = await writeBackup({ db, dir, backupKey: custody.backupKey(), nodeId: nodeIdOf(db), now: new Date() });
+    return backup_id;
   }
-}
 
-describe('restoring a recovery kit with a database from a backup', () => {
-  it("keeps the database's rows and history, and wraps its keys anew under the new secret", async () => {
+  it("keeps the backup's rows and history, wraps its keys anew under the new secret, and drops the keys made after the kit", async () => {
     const { kit, nodeId, signing } = await kitOfANode();
     const oldDir = join(root, 'old');
     const before = await node(oldDir);
@@ -163,23 +155,57 @@ describe('restoring a recovery kit with a database from a backup', () => {
         `INSERT INTO app_events (event_id, team_id, type, resource_ref, payload, created_at) VALUES ('ev_1', 'team', 'docs/doc.changed', 'doc', '{}', 'now')`,
       )
       .run();
-    const oldKey = before.custody.databaseKey();
+    // Made after the kit: the backup names it, the kit cannot bring it back.
+    const late = before.custody.createSigningKey('identity');
+    const backupKey = before.custody.backupKey();
     close();
+    const backups = join(root, 'backups');
+    const backupId = await backUp(oldDir, backups);
+    close();
+
     const target = join(root, 'new');
-    await restoreKit({
-      kit,
-      passphrase: PASSPHRASE,
-      dataDir: target,
-      env: ENV,
-      warn: () => {},
-      database: (dataDir, custody) => copyUnderKey(join(oldDir, 'node.db'), oldKey, join(dataDir, 'node.db'), custody.databaseKey()),
-    });
+    const restored = await restoreKit({ kit, passphrase: PASSPHRASE, dataDir: target, env: ENV, warn: () => {}, backup: { dir: backups } });
+    expect(restored).toMatchObject({ node_id: nodeId, backup_id: backupId, keys_lost: 1 });
     const { custody, db } = await node(target);
     expect(nodeIdOf(db)).toBe(nodeId);
     expect(db.prepare('SELECT count(*) FROM app_events').pluck().get()).toBe(1);
     expect(db.prepare('SELECT count(*) FROM peers').pluck().get()).toBe(1);
     const message = Buffer.from('rewrapped');
     expect(verifyBytes(publicKeyFromDidKey(signing.didKey)!, message, custody.sign(signing.keyId, message))).toBe(true);
+    expect(custody.heldKeyIds().signing).not.toContain(late.keyId);
+    expect(() => custody.sign(late.keyId, message)).toThrow(/destroyed/);
+    // The node holds no key its kit lacks: the kit it came from is current.
+    expect(new RecoveryKits({ db, custody, clock: systemClock }).status()).toEqual({ last_created_at: expect.any(String), keys_changed_since: false });
+    // The backups go on under the same key, the kit's: the restored node extends the same folder.
+    expect(custody.backupKey().equals(backupKey)).toBe(true);
+  });
+
+  it("refuses another node's backup, a wrong backup id and an empty folder, writing nothing", async () => {
+    const { kit } = await kitOfANode();
+    const kitsKey = (await node(join(root, 'old'))).custody.backupKey();
+    close();
+    const target = join(root, 'new');
+    const restoreFrom = (dir: string) => thrown(restoreKit({ kit, passphrase: PASSPHRASE, dataDir: target, env: ENV, warn: () => {}, backup: { dir } }));
+
+    // Another node's backups, under its own key: the kit's key does not open the folder.
+    await backUp(join(root, 'other'), join(root, 'theirs'));
+    close();
+    expect(String(await restoreFrom(join(root, 'theirs')))).toMatch(/key/);
+    expect(existsSync(target)).toBe(false);
+    // Another node's backup under the kit's very key: opened, and refused for the node it is of.
+    const impostor = await node(join(root, 'impostor'));
+    impostor.custody.adoptBackupKey(kitsKey);
+    close();
+    await backUp(join(root, 'impostor'), join(root, 'same-key'));
+    close();
+    const refusal = await restoreFrom(join(root, 'same-key'));
+    expect(refusal).toBeInstanceOf(RestoreRefused);
+    expect(String(refusal)).toMatch(/is of node .* not of this kit's node/);
+    expect(existsSync(target)).toBe(false);
+    expect(readdirSync(root).filter((name) => name.includes('restoring'))).toEqual([]);
+    mkdirSync(join(root, 'empty'));
+    await thrown(restoreKit({ kit, passphrase: PASSPHRASE, dataDir: target, env: ENV, warn: () => {}, backup: { dir: join(root, 'empty') } }));
+    expect(existsSync(target)).toBe(false);
   });
 });
 

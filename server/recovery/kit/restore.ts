@@ -4,10 +4,12 @@
  * sibling and renamed into place only once it is whole, so a failure leaves nothing either.
  *
  * On it: custody with a NEW secret (the headless backend as `serve` would choose it), the
- * database (a fresh one, or one a backup brings through the `database` option) migrated, then the
- * steps in one transaction: installKeys (every key under its original key id, wrapped under the
- * new secret; the kit's backup key adopted), installState (the kit's rows, skipped when the
- * database came from a backup), and recordRestoredKit (the kit this node now holds every key of).
+ * database (a fresh one, or the newest backup of the same node read with the kit's backup key,
+ * `backup`) migrated, then the steps in one transaction: installKeys (every key under its original
+ * key id, wrapped under the new secret; the kit's backup key adopted), installState (the kit's
+ * rows, skipped when the database came from a backup), dropping the keys a backup names that the
+ * kit does not hold (made after the kit: their material is gone with the lost node), and
+ * recordRestoredKit (the kit this node now holds every key of).
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, renameSync, rmdirSync, rmSync } from 'node:fs';
@@ -19,6 +21,7 @@ import { STATE_FILE } from '../../custody/state-file.ts';
 import type { Warn } from '../../custody/types.ts';
 import { closeDatabase, openDatabase, type Database } from '../../store/database.ts';
 import { listMigrations, migrationsDir } from '../../store/migrate.ts';
+import { restoreDatabase } from '../backup/index.ts';
 import { openKit, type KitHeader } from './format.ts';
 import { RecoveryKitError } from './kit-error.ts';
 import { decodePayload, type KitContents } from './payload.ts';
@@ -91,12 +94,11 @@ export interface RestoreKitOptions {
   /** The new data dir: absent, or an empty folder. */
   dataDir: string;
   /**
-   * Puts a database into the new data dir before it is opened: `node.db` in `dataDir`, encrypted
-   * under `custody.databaseKey()` (a backup's, restored under the new custody secret). The kit's
-   * state rows are then not inserted: the database brings them, and its history with them; its
-   * custody rows are replaced by the kit's keys, wrapped under the new secret.
+   * A backup folder of the same node (`svc-node backup --to`): the database, with its history, is
+   * read from its newest backup (or the one `id` names) with the kit's backup key, instead of made
+   * from the kit's rows; its keys are replaced by the kit's, wrapped under the new secret.
    */
-  database?: (dataDir: string, custody: Custody) => Promise<void> | void;
+  backup?: { dir: string; id?: string };
   /** Where SVC_NODE_CUSTODY / SVC_NODE_PASSPHRASE are read (the backend `serve` would choose); process.env by default. */
   env?: Record<string, string | undefined>;
   warn?: Warn;
@@ -107,6 +109,9 @@ export interface RestoredNode {
   node_id: string;
   identities: number;
   keys: number;
+  /** With a backup: the backup the history came from, and the keys it named that the kit did not hold (made after it), now destroyed. */
+  backup_id?: string;
+  keys_lost?: number;
 }
 
 export class RestoreRefused extends Error {
@@ -124,20 +129,23 @@ export async function restoreKit(options: RestoreKitOptions): Promise<RestoredNo
   const backend = chooseBackend({ env });
   // Nothing is written before the kit opens.
   const kit = openRecoveryKit(options.kit, options.passphrase);
+  let backupId: string | undefined;
+  let keysLost = 0;
   const temp = join(dirname(dataDir), `.${basename(dataDir)}.restoring-${randomBytes(6).toString('hex')}`);
   let custody: Custody | null = null;
   let db: Database | null = null;
   try {
     mkdirSync(dirname(dataDir), { recursive: true, mode: 0o700 });
     custody = await Custody.open({ dataDir: temp, backend, env, ...(options.warn ? { warn: options.warn } : {}) });
-    await options.database?.(temp, custody);
+    if (options.backup !== undefined) backupId = await fromBackup(options.backup, temp, custody, kit);
     db = openDatabase({ file: join(temp, 'node.db'), key: custody.databaseKey() });
     custody.attach(db);
     const opened = custody;
     const database = db;
     database.transaction(() => {
       installKeys(opened, kit);
-      if (options.database === undefined) installState(database, kit);
+      if (options.backup === undefined) installState(database, kit);
+      else keysLost = dropKeysNotInKit(opened, kit);
       recordRestoredKit(database, opened, kit);
     })();
     closeDatabase(db);
@@ -159,5 +167,36 @@ export async function restoreKit(options: RestoreKitOptions): Promise<RestoredNo
   const keys =
     kit.contents.keys.signing.filter((key) => key.destroyed_at === null).length +
     kit.contents.keys.encryption.filter((key) => key.destroyed_at === null).length;
-  return { data_dir: dataDir, node_id: kit.header.node_id, identities: countIdentities(kit.contents.tables), keys };
+  const restored = { data_dir: dataDir, node_id: kit.header.node_id, identities: countIdentities(kit.contents.tables), keys };
+  return backupId === undefined ? restored : { ...restored, backup_id: backupId, keys_lost: keysLost };
+}
+
+/** The backup's database as `node.db` of `dataDir`, under the new custody secret's key; refused when it is another node's. */
+async function fromBackup(backup: { dir: string; id?: string }, dataDir: string, custody: Custody, kit: OpenedKit): Promise<string> {
+  const restored = await restoreDatabase({
+    backupDir: resolve(backup.dir),
+    backupKey: kit.contents.keys.backupKey,
+    file: join(dataDir, 'node.db'),
+    key: custody.databaseKey(),
+    ...(backup.id === undefined ? {} : { manifest: backup.id }),
+  });
+  if (restored.node_id !== kit.header.node_id) {
+    throw new RestoreRefused(`the backup in ${backup.dir} is of node ${restored.node_id}, not of this kit's node ${kit.header.node_id}`);
+  }
+  return restored.backup_id;
+}
+
+/**
+ * Keys the backup's database holds that the kit does not (made after the kit, on the lost node):
+ * their material was wrapped under that node's secret and is gone with it, so they are marked
+ * destroyed, as they are, and every later kit holds every key again. Returns how many.
+ */
+function dropKeysNotInKit(custody: Custody, kit: OpenedKit): number {
+  const inKit = new Set([...kit.contents.keys.signing, ...kit.contents.keys.encryption].map((key) => key.key_id));
+  const held = custody.heldKeyIds();
+  const signing = held.signing.filter((keyId) => !inKit.has(keyId));
+  const encryption = held.encryption.filter((keyId) => !inKit.has(keyId));
+  for (const keyId of signing) custody.destroyKey(keyId);
+  for (const keyId of encryption) custody.destroyEncryptionKey(keyId);
+  return signing.length + encryption.length;
 }
