@@ -5,9 +5,11 @@
  * says it is written down, then saves the kit with the browser's download. The saved file is the
  * real kit: `svc-node kit restore` opens it with that phrase into a new data dir. The panel then
  * says the kit holds every key, and the sidebar's mark and the Identities view's warning are gone.
+ * Settings → Backups refuses a relative folder, backs up now into a folder (sealed files appear
+ * there, and the panel says when it ran) and keeps a daily schedule the node then holds.
  * Screenshots (light, dark, a narrow window) go to test/e2e/screenshots/.
  */
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
@@ -119,6 +121,31 @@ describe('Settings → Recovery (headless node, Chromium)', { timeout: 90_000 },
     await page.getByTestId('nav-identities').click();
     await page.getByRole('heading', { name: 'Identities', level: 1 }).waitFor({ timeout: WAIT });
     expect(await page.getByTestId('key-loss-warning').count()).toBe(0);
+  });
+
+  it('Backups: refuses a relative folder, backs up now into a folder, and keeps a schedule', async () => {
+    await page.getByTestId('nav-settings').click();
+    const backups = page.getByTestId('backup-panel');
+    await backups.getByTestId('last-backup').waitFor({ timeout: WAIT });
+    expect(await backups.getByTestId('last-backup').textContent()).toMatch(/No backup yet/);
+    await backups.getByTestId('backup-folder').fill('usb/backups');
+    expect(await backups.getByTestId('back-up-now').isDisabled()).toBe(true);
+    expect(await backups.textContent()).toContain('Use a full path, starting with /.');
+
+    const folder = join(scratch, 'usb-backups');
+    await backups.getByTestId('backup-folder').fill(folder);
+    await backups.getByTestId('back-up-now').click();
+    await backups.getByTestId('backup-done').waitFor({ timeout: WAIT });
+    expect(await backups.getByTestId('backup-done').textContent()).toMatch(/^\s*Done: \d+ new chunks? of \d+, .+ written;\s+1 backup kept in the folder\.\s*$/);
+    await expect.poll(() => backups.getByTestId('last-backup').textContent(), { timeout: WAIT }).toMatch(/Last backup .+, into/);
+    expect(readdirSync(folder).length).toBeGreaterThan(0);
+
+    await backups.getByTestId('backup-every').selectOption('24');
+    await backups.getByTestId('backup-schedule-save').click();
+    await expect.poll(() => backups.getByTestId('backup-schedule').textContent(), { timeout: WAIT }).toMatch(/Every 24 hours, into/);
+    expect(await node.owner('GET', '/v1/node/backups')).toMatchObject({ schedule: { to: folder, every_hours: 24 } });
+    await backups.scrollIntoViewIfNeeded();
+    await shots('settings-backups');
   });
 
   it('logged nothing unexpected in the console', () => {

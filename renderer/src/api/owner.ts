@@ -15,6 +15,7 @@ import type { EncryptionKeyRotated } from '../../../contract/core/encryption-key
 import type { CreateIdentityInput, NodeIdentity, NodeSettingsInput, SessionKey } from '../../../contract/node/identities.ts';
 import type { CreatedProject, CreateNamespaceInput, CreateProjectInput, NodeInfo, ProjectListItem, UiLink } from '../../../contract/node/owner.ts';
 import type { Peer, PeerInput, PeerRemoved } from '../../../contract/node/peers.ts';
+import type { BackupResult, BackupScheduleInput, BackupStatus, StartBackupInput } from '../../../contract/node/backups.ts';
 import type { CreateRecoveryKitInput, RecoveryKitCreated, RecoveryKitStatus } from '../../../contract/node/recovery-kit.ts';
 import type { OwnerSessionList, OwnerSessionView, RevokedSessions } from '../../../contract/node/sessions.ts';
 import type { SetupInput, SetupResult } from '../../../contract/node/setup.ts';
@@ -54,6 +55,7 @@ export type { NodeInfo, ProjectListItem, CreatedProject, CreateProjectInput, Cre
 export type { Team, CreateTeamInput, SignedRequest as SignedTeamRequest, Peer, PeerRemoved };
 export type { OwnerSessionList, OwnerSessionView, RevokedSessions };
 export type { RecoveryKitCreated, RecoveryKitStatus };
+export type { BackupResult, BackupStatus };
 export type { InviteCancelled, InviteInput, InviteList, MemberList, Revoked, TeamInvite };
 export type { ListedMember, PendingInvite } from '../../../contract/node/teams.ts';
 export type { TunnelState, TunnelStatus, TunnelConfig, TunnelView, TunnelConfigInput } from '../../../contract/node/tunnel.ts';
@@ -162,6 +164,23 @@ export class NodeClient {
   createRecoveryKit(passphrase: string): Promise<RecoveryKitCreated> {
     const input: CreateRecoveryKitInput = { passphrase };
     return this.#post<RecoveryKitCreated>('/v1/node/recovery-kit', input);
+  }
+
+  /** When the last backup was written and where, and the schedule the node keeps. */
+  backups(): Promise<BackupStatus> {
+    return this.#get<BackupStatus>('/v1/node/backups');
+  }
+
+  /** Backs the node up now into the folder `to` (an absolute path on the node's machine). */
+  backUp(to: string): Promise<BackupResult> {
+    const input: StartBackupInput = { to };
+    return this.#post<BackupResult>('/v1/node/backups', input);
+  }
+
+  /** Backs up into `to` every `everyHours` hours; 0 stops the schedule. */
+  scheduleBackups(to: string, everyHours: number): Promise<BackupStatus> {
+    const input: BackupScheduleInput = { to, every_hours: everyHours };
+    return this.#put<BackupStatus>('/v1/node/backups/schedule', input);
   }
 
   async projects(): Promise<ProjectListItem[]> {
