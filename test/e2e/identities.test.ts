@@ -14,6 +14,8 @@ const API_KEY = /^svc_sk_[0-9a-f]{64}$/;
 const DOMAIN = 'e2e-acme.test';
 /** How long to wait for something to appear (namespace creation includes a DNS lookup). */
 const WAIT = 15_000;
+/** A section's link in the sidebar (a view's own links may name a section too, as the key-loss warning names Settings). */
+const section = (name: string) => page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name });
 
 let rig: Rig | undefined;
 let node: HeadlessNode;
@@ -178,12 +180,12 @@ describe('Identities view (headless node, Chromium)', { timeout: 40_000 }, () =>
   });
 
   it('shows node info in Settings', async () => {
-    await page.getByRole('link', { name: 'Settings' }).click();
+    await section('Settings').click();
     await page.getByRole('heading', { name: 'Settings', level: 1 }).waitFor({ timeout: WAIT });
     await expect.poll(() => page.getByTestId('data-dir').textContent()).toBe(node.dataDir);
     expect(await page.locator('main').textContent()).toContain('Key file in the data folder');
     await shot('settings-light');
-    await page.getByRole('link', { name: 'Identities' }).click();
+    await section('Identities').click();
     await page.getByRole('heading', { name: 'Identities', level: 1 }).waitFor({ timeout: WAIT });
   });
 
@@ -193,10 +195,10 @@ describe('Identities view (headless node, Chromium)', { timeout: 40_000 }, () =>
     const background = await page.evaluate('getComputedStyle(document.body).backgroundColor');
     expect(background).toBe('rgb(24, 25, 28)');
     await shot('identities-dark');
-    await page.getByRole('link', { name: 'Settings' }).click();
+    await section('Settings').click();
     await page.getByTestId('data-dir').waitFor({ timeout: WAIT });
     await shot('settings-dark');
-    await page.getByRole('link', { name: 'Identities' }).click();
+    await section('Identities').click();
     await page.emulateMedia({ colorScheme: 'light' });
     await page.setViewportSize({ width: 1024, height: 700 });
     await page.getByTestId('identity-list').waitFor({ timeout: WAIT });
