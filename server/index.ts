@@ -237,6 +237,7 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
     tunnelPublicUrl = () => tunnel.configuredPublicUrl();
     let log: FastifyInstance['log'] | null = null;
     const databaseBackups = new DatabaseBackups(ctx, id, {
+      assetsDir: join(dataDir, 'assets'),
       ...(options.backupScheduleCheckMs === undefined ? {} : { checkEveryMs: options.backupScheduleCheckMs }),
       onError: (error) => log?.warn({ err: error }, 'backup: the scheduled backup failed; it is tried again after its interval'),
     });

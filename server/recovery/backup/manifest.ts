@@ -4,6 +4,7 @@
  * with its id bound as associated data: a manifest renamed, changed or swapped fails to open.
  */
 import { open, seal } from '../../custody/aead.ts';
+import { isAssetList, type ManifestAsset } from './asset-files.ts';
 import { BackupTamperedError } from './errors.ts';
 import type { BackupKeys } from './keys.ts';
 import type { PageRun } from './layout.ts';
@@ -24,6 +25,8 @@ export interface Manifest {
   image_size: number;
   /** Each chunk's name and the pages it holds, in the order they are in it. */
   chunks: ManifestChunk[];
+  /** The documents' uploaded files beside the database (asset-files.ts); absent in a backup of none. */
+  assets?: ManifestAsset[];
 }
 
 export interface ManifestChunk {
@@ -44,7 +47,7 @@ export function openManifest(keys: BackupKeys, id: string, box: Uint8Array): Man
   if (plaintext === null) throw new BackupTamperedError(`the manifest of backup ${id} does not pass its check`);
   // Sealed by this key, so written by this code; checked all the same before a restore leans on it.
   const manifest = JSON.parse(plaintext.toString('utf8')) as Record<keyof Manifest, unknown>;
-  const { format, v, backup_id, page_size, image_size, chunks } = manifest;
+  const { format, v, backup_id, page_size, image_size, chunks, assets } = manifest;
   const whole =
     format === FORMAT &&
     v === 1 &&
@@ -56,7 +59,8 @@ export function openManifest(keys: BackupKeys, id: string, box: Uint8Array): Man
     Number.isInteger(image_size) &&
     image_size % page_size === 0 &&
     Array.isArray(chunks) &&
-    chunks.every((chunk: Partial<ManifestChunk>) => typeof chunk.name === 'string' && Array.isArray(chunk.pages));
+    chunks.every((chunk: Partial<ManifestChunk>) => typeof chunk.name === 'string' && Array.isArray(chunk.pages)) &&
+    (assets === undefined || isAssetList(assets));
   if (!whole) throw new BackupTamperedError(`the manifest of backup ${id} does not describe a whole database`);
   return manifest as Manifest;
 }

@@ -4,9 +4,10 @@
  * it passed, written as a new SQLCipher database under the key given (rebuild-store.ts). A changed
  * byte anywhere refuses the restore with a BackupTamperedError and writes nothing.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { openChunk, scatterPages } from './chunks.ts';
 import { BackupNotFoundError, BackupTamperedError, RestoreTargetExistsError } from './errors.ts';
+import { restoreAssets } from './asset-files.ts';
 import { BackupFolder } from './folder.ts';
 import { backupKeys, folderCheck } from './keys.ts';
 import { fromRuns } from './layout.ts';
@@ -26,6 +27,8 @@ export interface RestoreDatabaseOptions {
   key: Uint8Array;
   /** The backup to restore, by id (as `backup_id` names it); default the newest. */
   manifest?: string;
+  /** Where the backup's files go (the new data dir's `assets`); the database alone when absent. */
+  assetsDir?: string;
 }
 
 /** What was restored. */
@@ -75,7 +78,14 @@ export async function restoreDatabase(options: RestoreDatabaseOptions): Promise<
     }
     if (placed.indexOf(0, 1) !== -1) throw new BackupTamperedError(`backup ${id} leaves pages of the database out`);
     if (pageSizeOf(normaliseImage(image)) !== manifest.page_size) throw new BackupTamperedError(`backup ${id} is not the database its manifest describes`);
-    rebuildDatabase(image, options.file, options.key);
+    // The files before the database, each checked: a changed one refuses the restore before the database is written.
+    const files = options.assetsDir === undefined ? [] : await restoreAssets(folder, keys, manifest.assets ?? [], options.assetsDir);
+    try {
+      rebuildDatabase(image, options.file, options.key);
+    } catch (error) {
+      for (const path of files) rmSync(path, { force: true });
+      throw error;
+    }
   } finally {
     image.fill(0);
   }

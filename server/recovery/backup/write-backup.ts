@@ -7,6 +7,7 @@
  * backup leaves at worst chunks no manifest names, which the next backup's retention removes.
  */
 import type { Database } from '../../store/database.ts';
+import { backUpAssets } from './asset-files.ts';
 import { gatherPages, pagesPerChunk, sealChunk, sealedSize } from './chunks.ts';
 import { BackupFolder, backupIdOf, syncDirectory } from './folder.ts';
 import { backupKeys, chunkName, folderCheck, type BackupKeys } from './keys.ts';
@@ -25,12 +26,14 @@ export interface WriteBackupOptions {
   now: Date;
   /** The most bytes of database read into memory (default snapshot-store.ts's MAX_IMAGE_BYTES). */
   maxImageBytes?: number;
+  /** The folder of the documents' uploaded files (`DATA/assets`), backed up beside the database; none when absent. */
+  assetsDir?: string;
 }
 
 export interface BackupResult {
   backup_id: string;
   created_at: string;
-  /** How many chunks the backup names. */
+  /** How many chunks the backup names (the database's and its files'). */
   chunks: number;
   /** How many of them were new to the folder and written now. */
   chunks_written: number;
@@ -78,6 +81,13 @@ export async function writeBackup(options: WriteBackupOptions): Promise<BackupRe
   } finally {
     image.bytes.fill(0);
   }
+  // The files after the pages: a video uploaded meanwhile is in the files and not yet in the
+  // database, which restores as an unused file; never a row whose file was left out.
+  const files = options.assetsDir === undefined ? null : await backUpAssets(folder, keys, options.assetsDir);
+  if (files !== null) {
+    chunksWritten += files.chunksWritten;
+    bytesWritten += files.bytesWritten;
+  }
   await syncDirectory(folder.chunksDir);
 
   const manifest = sealManifest(keys, {
@@ -88,6 +98,7 @@ export async function writeBackup(options: WriteBackupOptions): Promise<BackupRe
     page_size: image.pageSize,
     image_size: image.pageSize * image.pageCount,
     chunks,
+    ...(files === null ? {} : { assets: files.assets }),
   });
   await folder.writeAtomically(folder.manifestPath(backup_id), manifest);
   await syncDirectory(folder.manifestsDir);
@@ -97,7 +108,7 @@ export async function writeBackup(options: WriteBackupOptions): Promise<BackupRe
   return {
     backup_id,
     created_at,
-    chunks: chunks.length,
+    chunks: chunks.length + (files?.assets.reduce((sum, asset) => sum + asset.chunks.length, 0) ?? 0),
     chunks_written: chunksWritten,
     bytes: image.pageSize * image.pageCount,
     bytes_written: bytesWritten,
@@ -130,6 +141,7 @@ export async function applyRetention(folder: BackupFolder, keys: BackupKeys, now
       break;
     }
     for (const chunk of manifest.chunks) named.add(chunk.name);
+    for (const asset of manifest.assets ?? []) for (const name of asset.chunks) named.add(name);
   }
   if (complete) {
     for (const name of await folder.chunkNames()) if (!named.has(name)) await folder.remove(folder.chunkPath(name));

@@ -178,6 +178,7 @@ async function fromBackup(backup: { dir: string; id?: string }, dataDir: string,
     backupKey: kit.contents.keys.backupKey,
     file: join(dataDir, 'node.db'),
     key: custody.databaseKey(),
+    assetsDir: join(dataDir, 'assets'),
     ...(backup.id === undefined ? {} : { manifest: backup.id }),
   });
   if (restored.node_id !== kit.header.node_id) {

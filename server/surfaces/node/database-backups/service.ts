@@ -22,6 +22,8 @@ const HOUR_MS = 60 * 60 * 1000;
 export const SCHEDULE_CHECK_MS = 60 * 1000;
 
 export interface DatabaseBackupsOptions {
+  /** The documents' uploaded files beside the database (`DATA/assets`), backed up with it. */
+  assetsDir?: string;
   /** How often the schedule is checked (tests shorten it). */
   checkEveryMs?: number;
   /** Told of a scheduled backup that failed (the node logs it); the schedule tries again after its interval. */
@@ -107,6 +109,7 @@ export class DatabaseBackups {
         backupKey: this.#ctx.custody.backupKey(),
         nodeId: this.#nodeId,
         now: this.#ctx.clock.now(),
+        ...(this.#options.assetsDir === undefined ? {} : { assetsDir: this.#options.assetsDir }),
       });
       saveLastBackup(this.#ctx.db, { at: result.created_at, to });
       return result;
