@@ -91,3 +91,8 @@ export function migrate(db: Database, dir: string = migrationsDir()): MigrateRes
   }
   return { applied, version: Math.max(newestRecorded, ...applied) };
 }
+
+/** The newest migration a database has recorded (0 for none): what a kit or a backup of it says it needs. */
+export function schemaVersion(db: SQLite.Database): number {
+  return db.prepare('SELECT coalesce(max(version), 0) FROM schema_migrations').pluck().get() as number;
+}

@@ -75,8 +75,3 @@ export function pageSizeOf(bytes: Buffer): number {
   const size = bytes.readUInt16BE(16);
   return size === 1 ? 65_536 : size;
 }
-
-/** The newest migration the database has recorded: what a restore needs to know it can read it. */
-export function schemaVersion(db: Database): number {
-  return (db.prepare('SELECT coalesce(max(version), 0) FROM schema_migrations').pluck().get() as number | null) ?? 0;
-}

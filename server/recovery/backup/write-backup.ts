@@ -14,7 +14,8 @@ import { backupKeys, chunkName, folderCheck, type BackupKeys } from './keys.ts';
 import { chunkLayout, toRuns } from './layout.ts';
 import { openManifest, sealManifest, type Manifest, type ManifestChunk } from './manifest.ts';
 import { backupsToKeep } from './retention.ts';
-import { schemaVersion, snapshotImage } from './snapshot-store.ts';
+import { schemaVersion } from '../../store/migrate.ts';
+import { snapshotImage } from './snapshot-store.ts';
 
 export interface WriteBackupOptions {
   db: Database;

@@ -10,7 +10,8 @@ import type { Database } from '../../store/database.ts';
 import { sealKit } from './format.ts';
 import { encodePayload, type KitContents } from './payload.ts';
 import { saveKitRecord } from './record-store.ts';
-import { countIdentities, readKitTables, schemaVersion } from './state-store.ts';
+import { schemaVersion } from '../../store/migrate.ts';
+import { countIdentities, readKitTables } from './state-store.ts';
 
 export interface MadeKit {
   /** The kit file's text. */

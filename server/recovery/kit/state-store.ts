@@ -114,11 +114,6 @@ export function schemaTables(db: Database): string[] {
     .sort();
 }
 
-/** The newest migration the database has applied: a kit says which schema its rows are in. */
-export function schemaVersion(db: Database): number {
-  return db.prepare(`SELECT coalesce(max(version), 0) FROM schema_migrations`).pluck().get() as number;
-}
-
 /** The kit's rows of every kit table, in foreign-key order (read inside one transaction, so they agree). */
 export function readKitTables(db: Database): KitTable[] {
   return db.transaction(() =>
