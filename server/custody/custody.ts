@@ -23,6 +23,7 @@ import { deriveKey, open, seal } from './aead.ts';
 import { createBackend } from './backends/index.ts';
 import type { KeyringFactory } from './backends/keyring.ts';
 import type { SafeStorageLike } from './backends/safe-storage.ts';
+import { DeviceKeys, newDeviceSecret } from './device-key.ts';
 import { didKeyOfSeed, openEncryptionKeysBackup, openKeyBackup, sealEncryptionKeysBackup, sealKeyBackup } from './backup.ts';
 import { CustodyError } from './custody-error.ts';
 import { type EncryptionKeyRow, EncryptionKeyTable } from './encryption-key-store.ts';
@@ -83,6 +84,7 @@ export class Custody {
   readonly #agreements = new Map<string, X25519Agreement>();
   /** Each key's did:key, which never changes for its id (a destroyed key keeps it): every seal asks. */
   readonly #didKeys = new Map<string, string>();
+  #device: DeviceKeys | null = null;
   #table: KeyTable | null = null;
   #encryptionTable: EncryptionKeyTable | null = null;
   #secretTable: SecretTable | null = null;
@@ -121,6 +123,7 @@ export class Custody {
     this.#keys.clear();
     this.#agreements.clear();
     this.#didKeys.clear();
+    this.#device = null;
   }
 
   createSigningKey(purpose: KeyPurpose): SigningKey {
@@ -309,6 +312,38 @@ export class Custody {
   }
 
   /**
+   * This device's own keys (device-key.ts), made on first use: the signing key its requests to
+   * the person's other devices carry, and the X25519 key a joining device is sent the identities'
+   * keys under. Neither ever leaves custody, and a recovery kit does not carry them: a node made
+   * from a kit is a new device.
+   */
+  deviceKeys(): { signKey: string; boxKey: Buffer } {
+    const keys = this.#deviceKeys();
+    return { signKey: keys.signKey, boxKey: Buffer.from(keys.boxKey) };
+  }
+
+  /** Signs a request to another device with this device's key. */
+  deviceSign(message: Uint8Array): Buffer {
+    return this.#deviceKeys().sign(message);
+  }
+
+  /** This device's X25519 agreement, to open what another device sealed to it. */
+  deviceAgreement(): X25519Agreement {
+    return this.#deviceKeys().agreement;
+  }
+
+  /**
+   * Takes `secret` as this device's (a device that joined made it before its custody existed),
+   * or a new one when none is given: a database from a backup or another device holds that
+   * device's secret, wrapped under a custody secret this node does not have.
+   */
+  replaceDeviceSecret(secret: Uint8Array = newDeviceSecret()): void {
+    if (secret.length !== 32) throw new RangeError('a device secret is 32 bytes');
+    this.#secretTableOrThrow().put(this.#wrapSecret('device', Buffer.from(secret)));
+    this.#device = null;
+  }
+
+  /**
    * Every key custody holds with its material (destroyed ones as rows without it) and the backup
    * key: the one step that takes keys out of custody, for the recovery kit's sealer in this
    * process, which seals them under the owner's passphrase and wipes them (wipeKeyMaterial).
@@ -396,6 +431,7 @@ export class Custody {
     this.#keys.clear();
     this.#agreements.clear();
     this.#didKeys.clear();
+    this.#device = null;
     this.#master.fill(0);
     this.#wrapKey.fill(0);
     this.#encryptionWrapKey.fill(0);
@@ -466,6 +502,17 @@ export class Custody {
       throw new CustodyError('key_unwrap_failed', `encryption key ${row.key_id} does not unwrap under the custody secret of ${this.dataDir}`);
     }
     return privateKey;
+  }
+
+  #deviceKeys(): DeviceKeys {
+    if (this.#device !== null) return this.#device;
+    const secret = this.#secret('device');
+    try {
+      this.#device = new DeviceKeys(secret);
+    } finally {
+      secret.fill(0);
+    }
+    return this.#device;
   }
 
   #secret(name: SecretName): Buffer {

@@ -1,7 +1,8 @@
 /** The `custody_secrets` table (migration 0046-custody-secrets.sql): the only module that reads or writes it; only custody.ts uses it. */
 import type { Database } from '../store/database.ts';
 
-export type SecretName = 'backup';
+/** `backup` seals the node's backups (every device of the node shares it); `device` is this device's own secret (device-key.ts), never shared. */
+export type SecretName = 'backup' | 'device';
 
 export interface SecretRow {
   name: SecretName;
