@@ -39,6 +39,7 @@ import { SearchIndexer } from './search/indexer.ts';
 import { closeDatabase, openDatabase } from './store/database.ts';
 import type { NodeWakeItem } from '../contract/core/events.ts';
 import { createCoreServices } from './surfaces/core/services.ts';
+import { DeviceService } from './devices/service.ts';
 import { DatabaseBackups } from './surfaces/node/database-backups/service.ts';
 import type { DocsSurfaceOptions } from './surfaces/docs/index.ts';
 import { createDocsServices } from './surfaces/docs/services.ts';
@@ -174,6 +175,9 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
       },
     };
     const id = nodeIdOf(db);
+    // The owner's devices: this one lists itself on its first start (made before devices, or from a kit).
+    const devices = new DeviceService(ctx, { dataDir, nodeId: id });
+    devices.self();
     const validateResponses = options.validateResponses ?? env.SVC_NODE_VALIDATE_RESPONSES === '1';
     const owner = new OwnerAccess({ clock: ctx.clock, sessions: new OwnerSessions(db, ctx.clock, () => ctx.bus.publish(OWNER_SESSIONS_TOPIC)) });
     const services = createCoreServices(ctx, owner, {
@@ -207,6 +211,7 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
       if (peer !== null) return peer.target;
       const { app, connections } = await buildPeerApp({
         services,
+        devices,
         streams: options.streams,
         library,
         docs,
@@ -244,6 +249,7 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
 
     const loopback: FastifyInstance = await buildLoopbackApp({
       services,
+      devices,
       streams: options.streams,
       validateResponses,
       ...(options.onRoute ? { onRoute: (route: RegisteredRoute) => options.onRoute?.('loopback', route) } : {}),
@@ -300,6 +306,8 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
     log = loopback.log;
     databaseBackups.start();
     cleanups.push(() => databaseBackups.stop());
+    // Snapshots kept for devices that never finished joining, and codes that can no longer work, go.
+    await devices.sweep();
     // A tunnel that was running when the node stopped comes back.
     cleanups.push(() => tunnel.close());
     await tunnel.resume();

@@ -43,6 +43,20 @@ export const nodeErrors = defineErrors({
   },
   // The tunnel.
   SVC_ERR_TUNNEL_NOT_CONFIGURED: { status: 409, summary: 'The tunnel has no SSH account configured yet, so it cannot start' },
+  // Linked devices (/v1/node/devices, and the wire between devices: /v1/devices).
+  SVC_ERR_DEVICE_LINK_CODE_INVALID: {
+    status: 403,
+    summary: 'The link code is unknown, already used or expired, or the join does not prove it; make a new one (`svc-node device link`)',
+  },
+  SVC_ERR_DEVICE_KEY_TAKEN: { status: 409, summary: 'A device with this signing key is already on the device list' },
+  SVC_ERR_DEVICE_UNKNOWN: { status: 401, summary: "The request is signed by a device that is not on this node's device list" },
+  SVC_ERR_DEVICE_REVOKED: { status: 403, summary: 'The device that signed the request was revoked: it receives nothing from this node' },
+  SVC_ERR_DEVICE_NOT_FOUND: { status: 404, summary: 'This node has no device with this id' },
+  SVC_ERR_DEVICE_IS_THIS_ONE: { status: 409, summary: 'A device cannot revoke itself; revoke it from another of your devices' },
+  SVC_ERR_DEVICE_SNAPSHOT_NOT_FOUND: {
+    status: 404,
+    summary: 'The snapshot part is not one kept for this device (it finished joining, or the part is not in its snapshot)',
+  },
   // Key custody and identity key backups.
   SVC_ERR_SIGNING_KEY_NOT_FOUND: { status: 404, summary: 'Custody holds no signing key with this id' },
   SVC_ERR_SIGNING_KEY_DESTROYED: { status: 409, summary: 'The signing key was destroyed and can no longer sign' },

@@ -9,6 +9,7 @@ import { backup } from './backup.ts';
 import { defaultDataDir } from './data-dir.ts';
 import { CliError, ownerCall, ownerRequest } from './owner-client.ts';
 import { print } from './output.ts';
+import { device } from './device.ts';
 import { kit } from './kit.ts';
 import { peer } from './peer.ts';
 import { serve } from './serve.ts';
@@ -69,6 +70,15 @@ const USAGE = `usage: svc-node <command> [options]
   kit restore FILE --data NEW_DIR [--backup BACKUP_DIR] [--json]
         make NEW_DIR a data dir of the same node from the kit (then: serve --data NEW_DIR); with
         --backup, its mail, chat, documents and the rest of its history from the newest backup there
+  device link [--json]
+        a one-time code (ten minutes) and the line to run on a new device to link it to this node
+  device join <url> <code> --data NEW_DIR [--name NAME] [--json]
+        run on the new device: makes NEW_DIR a linked device of the node at <url>, with the same
+        identities, keys and history (then: serve --data NEW_DIR)
+  device list [--json]
+        the devices that hold this node's identities, with when each was last seen
+  device revoke <device_id> [--json]
+        a lost or retired device receives nothing from this node from now on
   backup --to DIR [--json]
         back the node's database up into DIR (made 0700 when absent): sealed chunks under the
         node's backup key, only those not already there written, and a manifest; backups older
@@ -180,6 +190,8 @@ async function run(argv: string[]): Promise<void> {
       return tunnel(dataDir, json, values, sub);
     case 'kit':
       return kit(dataDir, json, values, sub, arg);
+    case 'device':
+      return device(dataDir, json, values, sub, arg, arg2);
     case 'backup':
       return backup(dataDir, json, values.to);
     case 'ui': {

@@ -32,6 +32,8 @@ export const TEAMS_TOPIC = 'teams';
 
 /** The owner's browser sessions changed (one revoked): open owner feeds check theirs at once. */
 export const OWNER_SESSIONS_TOPIC = 'owner-sessions';
+/** The device list changed: a device linked, joined or revoked. */
+export const DEVICES_TOPIC = 'devices';
 
 /** Every publish is also announced here, with its topic: for node-wide feeds. */
 const ANY = Symbol('any topic');

@@ -148,6 +148,14 @@ const SECURITY_SCHEMES = {
       'on team and identity routes it goes with a team certificate (see teamCertificate), or alone on the messaging routes (identity-only: canonical ' +
       '{body_sha256, did_aw, timestamp}, X-SVC-DID-AW optional, checked against the did:svc log this node holds)',
   },
+  deviceSignature: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'Authorization',
+    description:
+      "`SVCDevice <signature>` with X-SVC-Device (the device id) and X-SVC-Timestamp: a request from another of the owner's devices, signed by its device key " +
+      'over canonical {type: "svc.device.request", device_id, method, path, timestamp, body_sha256}; the device must be listed and not revoked',
+  },
   teamCertificate: {
     type: 'apiKey',
     in: 'header',
@@ -170,6 +178,7 @@ const SECURITY: Record<AuthMode, Security> = {
   owner: [{ ownerToken: [] }],
   didkey: [{ didKey: [] }],
   team: [{ teamCertificate: [], didKey: [] }],
+  device: [{ deviceSignature: [] }],
 };
 
 /**

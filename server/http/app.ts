@@ -6,6 +6,8 @@
  * The loopback listener is capped too, generously, so a local flood cannot take the descriptors
  * the database and outbound fetches need (connection-limits.ts has the budget).
  */
+import { deviceRoutes } from '../devices/routes.ts';
+import type { DeviceService } from '../devices/service.ts';
 import Fastify, { type FastifyHttpOptions, type FastifyInstance } from 'fastify';
 import type { Server } from 'node:http';
 import { coreSurface } from '../surfaces/core/index.ts';
@@ -50,6 +52,8 @@ export interface BaseOptions {
   onRoute?: ((route: RegisteredRoute) => void) | undefined;
   /** The event streams' keepalive and reconnect timing (tests shorten it). */
   streams?: Partial<StreamTiming> | undefined;
+  /** The owner's other devices: the wire they join and sync over (absent in apps that mount one surface for a test). */
+  devices?: DeviceService | undefined;
 }
 
 /**
@@ -103,7 +107,8 @@ export async function buildLoopbackApp(options: LoopbackAppOptions): Promise<Fas
   await app.register(librarySurface, options.library);
   await app.register(docsSurface, options.docs);
   await app.register(mcpRoutes, { services: options.services });
-  await app.register(ownerApi, { services: options.services, ...options.owner });
+  if (options.devices) await app.register(deviceRoutes, { devices: options.devices, now: () => options.services.ctx.clock.now() });
+  await app.register(ownerApi, { services: options.services, ...options.owner, devices: options.devices });
   await app.register(serveUi, { uiDir: options.uiDir });
   return app;
 }
@@ -133,5 +138,6 @@ export async function buildPeerApp(
   await app.register(coreSurface, { services: options.services, ownerListener: false });
   await app.register(librarySurface, options.library);
   await app.register(docsSurface, options.docs);
+  if (options.devices) await app.register(deviceRoutes, { devices: options.devices, now: () => options.services.ctx.clock.now() });
   return { app, connections };
 }

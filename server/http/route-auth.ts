@@ -21,7 +21,10 @@
  * - `didkey`: a DIDKey signature over fields the route names, checked by the route itself since
  *   what is signed depends on the request (auth/didkey.ts); declared so the description says so;
  * - `team`: a team certificate envelope (http/team-auth.ts), with the audiences of the surface the
- *   route sits in; the scope it needs is checked after this (http/route-scope.ts).
+ *   route sits in; the scope it needs is checked after this (http/route-scope.ts);
+ * - `device`: a request signed by another device of the node's owner, on the node's device list
+ *   and not revoked (server/devices/device-auth.ts, which the device routes declare with
+ *   `declareDeviceAuth`); the route finds the device's id on `request.deviceId`.
  *
  * Certificates are verified by one authenticator (http/team-auth.ts) for `team` and `identity`
  * routes alike, so both claim a signed write under the same replay key.
@@ -38,7 +41,7 @@ import { claimSignedWrite, installSignedWriteAnswers, isReadMethod, signedReplay
 import { authenticateTeam, declareTeamSurface, type TeamAuthOptions } from './team-auth.ts';
 
 /** Every auth mode a route can declare (above). */
-const AUTH_MODES = ['public', 'key', 'identity', 'project', 'owner', 'didkey', 'team'] as const;
+const AUTH_MODES = ['public', 'key', 'identity', 'project', 'owner', 'didkey', 'team', 'device'] as const;
 export type AuthMode = (typeof AUTH_MODES)[number];
 
 const isAuthMode = (value: unknown): value is AuthMode => (AUTH_MODES as readonly unknown[]).includes(value);
@@ -62,6 +65,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** The auth mode of the routes a third-party plugin registers in this context (`declareRoutesAuth`). */
     routesAuth?: AuthMode;
+    /** Checks a device-signed request and answers the device's id (`declareDeviceAuth`). */
+    deviceAuth?: DeviceAuthenticator;
   }
   interface FastifyRequest {
     /** The API key's principal, for `key`, `identity` and `project` routes. */
@@ -71,7 +76,17 @@ declare module 'fastify' {
      * certificate): a long request (the event stream) runs it on every pass and ends.
      */
     credentialCheck?: () => void;
+    /** The device that signed the request, on `device` routes. */
+    deviceId: string | null;
   }
+}
+
+/** Checks the signature of a request from another of the owner's devices; throws a 401 or 403, or answers its id. */
+export type DeviceAuthenticator = (request: FastifyRequest) => string;
+
+/** The device routes' checker, for the `device` routes registered in `app`'s context. */
+export function declareDeviceAuth(app: FastifyInstance, authenticator: DeviceAuthenticator): void {
+  app.decorate('deviceAuth', authenticator);
 }
 
 /** The identity a signed caller acts as. */
@@ -197,6 +212,7 @@ const methodsOf = (method: string | string[]): string => [method].flat().join(',
 export function installRouteAuth(app: FastifyInstance, services: RouteAuthServices): void {
   const { ctx, owner } = services;
   app.decorateRequest('principal', null);
+  app.decorateRequest('deviceId', null);
   // A team route outside any surface's context: the core's origins, and only the envelope form
   // (the surfaces declare their own, http/team-auth.ts).
   declareTeamSurface(app, { ...coreTeamAuth(services), compact: false });
@@ -248,6 +264,12 @@ export function installRouteAuth(app: FastifyInstance, services: RouteAuthServic
       case 'team': {
         const member = await authenticateTeam(request, reply, request.server.teamAuth, (verified) => verified);
         if (member === null) return reply;
+        return;
+      }
+      case 'device': {
+        const check = request.server.deviceAuth;
+        if (check === undefined) throw unauthorized('SVC_ERR_AUTH_MISSING', 'This route checks no device signatures', 'SVCDevice');
+        request.deviceId = check(request);
         return;
       }
       case undefined:

@@ -31,6 +31,9 @@ const NOT_JSON = [
   'GET /v1/node/events/stream',
   'GET /assets/{asset_id}',
   'GET /present/{token}',
+  // A joining device's snapshot: sealed bytes, as a backup folder holds them.
+  'GET /v1/devices/snapshot/manifests/{backup_id}',
+  'GET /v1/devices/snapshot/chunks/{name}',
 ];
 
 /**
@@ -268,6 +271,7 @@ describe('GET /openapi.json', () => {
       'PUT /v1/agents/me/rotate',
       'POST /v1/node/ui-link',
       'POST /v1/node/sessions/revoke-others',
+      'POST /v1/node/devices/link',
       'DELETE /v1/node/sessions/{session_id}',
       'POST /v1/node/identities/{agent_id}/session-key',
       'POST /v1/node/identities/{agent_id}/encryption-key/rotate',
@@ -301,8 +305,8 @@ describe('GET /openapi.json', () => {
     // end-to-end encryption keys (a self-custodial identity publishes, the owner rotates); 66 with
     // the owner's identity settings (whether it accepts plaintext mail); 68 with the recovery kit
     // (making one, and whether keys changed since); 71 with the database's backups (one now, the
-    // last one, the schedule).
-    expect(operations).toHaveLength(71);
+    // last one, the schedule); 74 with the owner's devices (the list, a link code, revoking one).
+    expect(operations).toHaveLength(74);
     for (const { route, path, method, op } of operations) {
       expect(op.security, route).toEqual(security(route));
       for (const [, name] of path.matchAll(/\{(\w+)\}/g)) {
@@ -509,7 +513,7 @@ describe('what generated clients and linters need', () => {
     // A public operation says so with an empty list, and the peer listener's document names no owner token.
     expect(doc.paths['/health'].get.security).toEqual([]);
     const [, [, peer]] = await documents();
-    expect(Object.keys(peer.components.securitySchemes).sort()).toEqual(['apiKey', 'didKey', 'teamCertificate']);
+    expect(Object.keys(peer.components.securitySchemes).sort()).toEqual(['apiKey', 'deviceSignature', 'didKey', 'teamCertificate']);
   });
 
   it("states each route's security as its declared auth mode asks, on both listeners", async () => {
@@ -531,6 +535,8 @@ describe('what generated clients and linters need', () => {
           return [{ didKey: [] }];
         case 'team':
           return [{ teamCertificate: scope === undefined ? [] : [scope], didKey: [] }];
+        case 'device':
+          return [{ deviceSignature: [] }];
         default:
           throw new Error(`${url} declares no auth mode`);
       }

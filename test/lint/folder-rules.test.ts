@@ -29,6 +29,7 @@ const LAYERS = [
   'tunnel',
   'federation',
   'recovery', // the recovery kit, and backups of the database: the node's keys, state and history sealed, and a node restored from them
+  'devices', // the owner's linked devices: joining one (the keys sealed to it, the history as a snapshot), the list, revocation
   'core/health', // whether the node and its database answer
   'core/did',
   'core/namespaces',

@@ -56,6 +56,7 @@ const ROUTES_ONLY: Record<string, string> = {
   'docs/search': 'search across the surfaces (server/search/service.ts)',
   'docs/templates': 'the built-in templates, pure rules in the surface’s domain/templates.ts',
   'node/backups': 'the core’s identity backups (core/identities/backup.ts)',
+  'node/devices': 'the owner’s devices (server/devices/service.ts)',
   'node/docs': 'the documents’ billing (docs/billing/service.ts)',
   'node/events': 'the core’s owner feed (core/events/node-feed.ts)',
   'node/identities': 'the core’s identities (core/identities/service.ts)',

@@ -39,7 +39,8 @@ import { addTeamMember, ALL_SCOPES, type TeamClient } from './teams.ts';
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /** The credential a route takes when the caller is allowed. */
-export type RouteAuth = 'none' | 'owner' | 'project' | 'identity' | 'owner-or-project' | 'team-library' | 'team-docs' | 'didkey' | 'upload-token';
+/** `device`: signed by another of the owner's devices; the fuzzer holds no device key, so those routes are fuzzed for their refusals. */
+export type RouteAuth = 'none' | 'owner' | 'project' | 'identity' | 'owner-or-project' | 'team-library' | 'team-docs' | 'didkey' | 'upload-token' | 'device';
 
 export interface RouteSpec {
   method: Method;
@@ -104,6 +105,9 @@ export const ROUTES: readonly RouteSpec[] = [
   r('PUT', '/v1/node/backups/schedule', 'owner', json('to', 'every_hours'), { refuseOnly: true }),
   r('POST', '/v1/node/recovery-kit', 'owner', json('passphrase')),
   r('GET', '/v1/node/recovery-kit', 'owner'),
+  r('GET', '/v1/node/devices', 'owner'),
+  r('POST', '/v1/node/devices/link', 'owner', { body: 'none' }),
+  r('DELETE', '/v1/node/devices/:device_id', 'owner'),
   r('GET', '/v1/node/teams', 'owner'),
   r('POST', '/v1/node/teams', 'owner', json('name', 'domain')),
   r('GET', '/v1/node/teams/:team_id', 'owner'),
@@ -174,6 +178,11 @@ export const ROUTES: readonly RouteSpec[] = [
   r('POST', '/api/v1/agents/:agent_id/archive', 'owner-or-project', { body: 'none', destructive: true }),
   r('POST', '/api/v1/agents/:agent_id/replace', 'owner-or-project', { ...json('custody', 'did', 'public_key'), destructive: true }),
   r('POST', '/v1/namespaces', 'didkey', json('domain', 'controller_did')),
+  // --- between the owner's devices (/v1/devices/...) -----------------------------------------
+  r('POST', '/v1/devices/join', 'didkey', json('code_id', 'name', 'sign_key', 'box_key', 'url', 'timestamp', 'proof', 'signature')),
+  r('GET', '/v1/devices/snapshot/manifests/:backup_id', 'device'),
+  r('GET', '/v1/devices/snapshot/chunks/:name', 'device'),
+  r('POST', '/v1/devices/joined', 'device', { body: 'none' }),
   r('GET', '/v1/namespaces', 'none', { query: ['controller_did'] }),
   r('GET', '/v1/namespaces/:domain', 'none'),
   r('POST', '/v1/namespaces/:domain/verify', 'none', { body: 'none' }),

@@ -11,6 +11,7 @@ export {
   BackupTooLargeError,
   RestoreTargetExistsError,
 } from './errors.ts';
+export { fetchBackup, type BackupPart, type FetchBackupOptions, type FetchedBackup } from './fetch-backup.ts';
 export { checkFolderPath } from './folder.ts';
 export { listBackups, restoreDatabase, type BackupSummary, type RestoreDatabaseOptions, type RestoredBackup } from './restore.ts';
 export { backupsToKeep } from './retention.ts';

@@ -15,7 +15,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, renameSync, rmdirSync, rmSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { Custody } from '../../custody/custody.ts';
-import { wipeKeyMaterial } from '../../custody/key-material.ts';
+import { wipeKeyMaterial, type KeyMaterial } from '../../custody/key-material.ts';
 import { chooseBackend } from '../../custody/select.ts';
 import { STATE_FILE } from '../../custody/state-file.ts';
 import type { Warn } from '../../custody/types.ts';
@@ -56,11 +56,11 @@ export function openRecoveryKit(text: string, passphrase: string): OpenedKit {
   return { header, contents };
 }
 
-/** Every key of the kit into custody under its original key id, and the kit's backup key as this node's. */
-export function installKeys(custody: Custody, kit: OpenedKit): void {
-  for (const key of kit.contents.keys.signing) custody.installSigningKey(key);
-  for (const key of kit.contents.keys.encryption) custody.installEncryptionKey(key);
-  custody.adoptBackupKey(kit.contents.keys.backupKey);
+/** Every key of a kit (or a device's keys bundle) into custody under its original key id, and its backup key as this node's. */
+export function installKeys(custody: Custody, keys: KeyMaterial): void {
+  for (const key of keys.signing) custody.installSigningKey(key);
+  for (const key of keys.encryption) custody.installEncryptionKey(key);
+  custody.adoptBackupKey(keys.backupKey);
 }
 
 /** The kit's state rows into a fresh database (inside the caller's transaction). */
@@ -143,9 +143,13 @@ export async function restoreKit(options: RestoreKitOptions): Promise<RestoredNo
     const opened = custody;
     const database = db;
     database.transaction(() => {
-      installKeys(opened, kit);
+      installKeys(opened, kit.contents.keys);
       if (options.backup === undefined) installState(database, kit);
-      else keysLost = dropKeysNotInKit(opened, kit);
+      else {
+        keysLost = dropKeysNotIn(opened, kit.contents.keys);
+        // The backup's database holds the lost device's own secret, wrapped under its custody secret: this node is a new device.
+        opened.replaceDeviceSecret();
+      }
       recordRestoredKit(database, opened, kit);
     })();
     closeDatabase(db);
@@ -192,8 +196,8 @@ async function fromBackup(backup: { dir: string; id?: string }, dataDir: string,
  * their material was wrapped under that node's secret and is gone with it, so they are marked
  * destroyed, as they are, and every later kit holds every key again. Returns how many.
  */
-function dropKeysNotInKit(custody: Custody, kit: OpenedKit): number {
-  const inKit = new Set([...kit.contents.keys.signing, ...kit.contents.keys.encryption].map((key) => key.key_id));
+export function dropKeysNotIn(custody: Custody, keys: KeyMaterial): number {
+  const inKit = new Set([...keys.signing, ...keys.encryption].map((key) => key.key_id));
   const held = custody.heldKeyIds();
   const signing = held.signing.filter((keyId) => !inKit.has(keyId));
   const encryption = held.encryption.filter((keyId) => !inKit.has(keyId));

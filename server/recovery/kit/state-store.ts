@@ -57,6 +57,8 @@ const KIT_TABLES: readonly { table: string; leaveOut?: string }[] = [
   { table: 'event_subscriptions' },
   { table: 'library_teams' },
   { table: 'peers' },
+  // The device list: a node restored from the kit knows the person's other devices (and can revoke a lost one).
+  { table: 'devices' },
 ];
 
 export const KIT_TABLE_NAMES: readonly string[] = KIT_TABLES.map((entry) => entry.table);
@@ -98,6 +100,7 @@ export const TABLE_CLASSES: Readonly<Record<string, TableClass>> = {
   search_document_versions: 'rebuilt',
   search_backfill: 'rebuilt',
   search_pending: 'rebuilt',
+  device_link_codes: 'local',
   owner_sessions: 'local',
   owner_session_keys: 'local',
   replay_signatures: 'local',

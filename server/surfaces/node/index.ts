@@ -12,6 +12,8 @@ import type { CoreServices } from '../core/services.ts';
 import { backupRoutes } from './backups/routes.ts';
 import { databaseBackupRoutes } from './database-backups/routes.ts';
 import type { DatabaseBackups } from './database-backups/service.ts';
+import { deviceOwnerRoutes } from './devices/routes.ts';
+import type { DeviceService } from '../../devices/service.ts';
 import { docsOwnerRoutes } from './docs/routes.ts';
 import { feedRoutes } from './events/routes.ts';
 import { identityRoutes } from './identities/routes.ts';
@@ -34,9 +36,11 @@ export interface OwnerApiOptions {
   uiLink: () => string;
   /** Backups of the database; startNode builds it, since its schedule runs with the node. */
   databaseBackups: DatabaseBackups;
+  /** The owner's devices; absent in apps built for one test, which then have no device routes. */
+  devices?: DeviceService | undefined;
 }
 
-export async function ownerApi(app: FastifyInstance, { services, tunnel, nodeInfo, uiLink, databaseBackups }: OwnerApiOptions): Promise<void> {
+export async function ownerApi(app: FastifyInstance, { services, tunnel, nodeInfo, uiLink, databaseBackups, devices }: OwnerApiOptions): Promise<void> {
   await app.register(sessionRoutes, { services });
   await app.register(infoRoutes, { nodeInfo, uiLink });
   await app.register(projectRoutes, { services });
@@ -45,6 +49,7 @@ export async function ownerApi(app: FastifyInstance, { services, tunnel, nodeInf
   await app.register(backupRoutes, { services });
   await app.register(databaseBackupRoutes, { backups: databaseBackups });
   await app.register(recoveryKitRoutes, { kits: new RecoveryKits(services.ctx) });
+  if (devices) await app.register(deviceOwnerRoutes, { devices });
   await app.register(teamRoutes, { services });
   await app.register(docsOwnerRoutes, { services });
   await app.register(peerRoutes, { services });

@@ -1,0 +1,72 @@
+/**
+ * The wire between the owner's devices (`/v1/devices/...`), on the loopback and peer listeners
+ * alike, since a new device joins from another machine: the join itself (`didkey`: the route
+ * checks the code's proof and the new device's signature, join-proof.ts), then, signed by the
+ * device's own key (`device`: device-auth.ts), the snapshot's manifest and chunks it fetches and
+ * its word that it has them. Schemas: contract/node/devices.ts.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { DeviceJoinAnswer, DeviceJoinBody, DeviceJoinedAnswer, SnapshotChunkParams, SnapshotManifestParams } from '../../contract/node/devices.ts';
+import { declareDeviceAuth } from '../http/route-auth.ts';
+import { deviceAuthenticator } from './device-auth.ts';
+import type { DeviceService } from './service.ts';
+
+const tags = ['devices'];
+
+export async function deviceRoutes(app: FastifyInstance, { devices, now }: { devices: DeviceService; now: () => Date }): Promise<void> {
+  declareDeviceAuth(app, deviceAuthenticator(devices, now));
+  const api = app.withTypeProvider<ZodTypeProvider>();
+  const deviceOf = (deviceId: string | null) => devices.requireLive(deviceId ?? '');
+
+  api.post(
+    '/v1/devices/join',
+    {
+      config: { auth: 'didkey' },
+      schema: {
+        tags,
+        summary: "A new device joins with a link code's proof and its own keys; it gets the keys sealed to it and a snapshot to fetch",
+        body: DeviceJoinBody,
+        response: { 200: DeviceJoinAnswer },
+      },
+    },
+    async (request) => devices.join(request.body),
+  );
+
+  api.get(
+    '/v1/devices/snapshot/manifests/:backup_id',
+    {
+      config: { auth: 'device' },
+      schema: { tags, summary: 'The sealed manifest of the snapshot kept for the joining device (bytes, not JSON)', params: SnapshotManifestParams },
+    },
+    async (request, reply) =>
+      reply
+        .header('content-type', 'application/octet-stream')
+        .send(await devices.snapshotPart(deviceOf(request.deviceId), { kind: 'manifest', backupId: request.params.backup_id })),
+  );
+
+  api.get(
+    '/v1/devices/snapshot/chunks/:name',
+    {
+      config: { auth: 'device' },
+      schema: { tags, summary: 'A sealed chunk of the snapshot kept for the joining device (bytes, not JSON)', params: SnapshotChunkParams },
+    },
+    async (request, reply) =>
+      reply
+        .header('content-type', 'application/octet-stream')
+        .send(await devices.snapshotPart(deviceOf(request.deviceId), { kind: 'chunk', name: request.params.name })),
+  );
+
+  api.post(
+    '/v1/devices/joined',
+    {
+      config: { auth: 'device' },
+      schema: { tags, summary: 'The joining device has its snapshot: the copy kept for it is removed', response: { 200: DeviceJoinedAnswer } },
+    },
+    async (request) => {
+      const device = deviceOf(request.deviceId);
+      await devices.joined(device);
+      return { device_id: device.device_id, joined: true as const };
+    },
+  );
+}
