@@ -426,6 +426,34 @@ export class Custody {
     this.#agreements.delete(key_id);
   }
 
+  /**
+   * Takes in what another device of the node holds of its keys (they travel sealed to this
+   * device): a key new here is installed, a key destroyed there is destroyed here and an archived
+   * one archived, and never the other way: a key destroyed or archived here stays so, whatever an
+   * older copy elsewhere says. Returns how many keys changed. The caller wipes `material`.
+   */
+  mergeKeys(material: KeyMaterial): number {
+    let changed = 0;
+    for (const key of material.signing) {
+      const held = this.#tableOrThrow().get(key.key_id);
+      if (held !== undefined && held.destroyed_at !== null) continue;
+      if (held !== undefined && key.destroyed_at === null) continue;
+      if (key.destroyed_at !== null && held !== undefined) this.destroyKey(key.key_id);
+      else this.installSigningKey(key);
+      changed += 1;
+    }
+    for (const key of material.encryption) {
+      const held = this.#encryptionTableOrThrow().get(key.key_id);
+      if (held !== undefined && held.destroyed_at !== null) continue;
+      if (held !== undefined && key.destroyed_at === null && (key.archived_at === null || held.archived_at !== null)) continue;
+      if (held !== undefined && key.destroyed_at !== null) this.destroyEncryptionKey(key.key_id);
+      else if (held !== undefined) this.archiveEncryptionKey(key.key_id);
+      else this.installEncryptionKey(key);
+      changed += 1;
+    }
+    return changed;
+  }
+
   /** Forgets every decrypted key and the master secret; this instance is unusable afterwards. */
   close(): void {
     this.#keys.clear();
