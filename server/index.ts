@@ -40,6 +40,7 @@ import { closeDatabase, openDatabase } from './store/database.ts';
 import type { NodeWakeItem } from '../contract/core/events.ts';
 import { createCoreServices } from './surfaces/core/services.ts';
 import { DeviceService } from './devices/service.ts';
+import { DeviceSync } from './devices/sync/service.ts';
 import { DatabaseBackups } from './surfaces/node/database-backups/service.ts';
 import type { DocsSurfaceOptions } from './surfaces/docs/index.ts';
 import { createDocsServices } from './surfaces/docs/services.ts';
@@ -99,6 +100,8 @@ export interface StartNodeOptions {
   /** The peer listener's timeouts (tests shorten them). */
   peerTimeouts?: Partial<PeerTimeouts>;
   warn?: (message: string) => void;
+  /** The longest a linked device's long poll waits for a change (tests shorten it; default 20 s). */
+  deviceSyncWaitMs?: number;
   /** How often the backup schedule is checked (tests shorten it; default a minute). */
   backupScheduleCheckMs?: number;
   /** The sample blueprints published into the catalog at start (default: the shipped ones; null: none). */
@@ -178,6 +181,12 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
     // The owner's devices: this one lists itself on its first start (made before devices, or from a kit).
     const devices = new DeviceService(ctx, { dataDir, nodeId: id });
     devices.self();
+    let deviceSyncLog: FastifyInstance['log'] | null = null;
+    const deviceSync = new DeviceSync(ctx, devices, id, {
+      ...(options.deviceSyncWaitMs === undefined ? {} : { waitMs: options.deviceSyncWaitMs }),
+      onError: (error, device) =>
+        deviceSyncLog?.warn({ err: error, device_id: device.device_id }, 'device sync: a request to another device failed; it is tried again shortly'),
+    });
     const validateResponses = options.validateResponses ?? env.SVC_NODE_VALIDATE_RESPONSES === '1';
     const owner = new OwnerAccess({ clock: ctx.clock, sessions: new OwnerSessions(db, ctx.clock, () => ctx.bus.publish(OWNER_SESSIONS_TOPIC)) });
     const services = createCoreServices(ctx, owner, {
@@ -212,6 +221,7 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
       const { app, connections } = await buildPeerApp({
         services,
         devices,
+        deviceSync,
         streams: options.streams,
         library,
         docs,
@@ -250,6 +260,7 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
     const loopback: FastifyInstance = await buildLoopbackApp({
       services,
       devices,
+      deviceSync,
       streams: options.streams,
       validateResponses,
       ...(options.onRoute ? { onRoute: (route: RegisteredRoute) => options.onRoute?.('loopback', route) } : {}),
@@ -308,6 +319,10 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
     cleanups.push(() => databaseBackups.stop());
     // Snapshots kept for devices that never finished joining, and codes that can no longer work, go.
     await devices.sweep();
+    // Changes are captured while another device is live; the devices whose URL this one knows are asked continually.
+    deviceSyncLog = loopback.log;
+    deviceSync.start();
+    cleanups.push(() => deviceSync.stop());
     // A tunnel that was running when the node stopped comes back.
     cleanups.push(() => tunnel.close());
     await tunnel.resume();

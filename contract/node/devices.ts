@@ -103,3 +103,50 @@ export const SnapshotChunkParams = z.strictObject({ name: z.string().regex(/^[0-
 
 /** `POST /v1/devices/joined`: the new device has everything; the linking device drops the snapshot it kept for it. */
 export const DeviceJoinedAnswer = z.object({ device_id: z.string(), joined: z.literal(true) });
+
+// Sync between linked devices (server/devices/sync/).
+
+/** How far a device holds each device's changes: device id → the highest change number. */
+export const SyncVector = z.record(z.string().max(64), z.int().min(0)).refine((vector) => Object.keys(vector).length <= 1024, 'too many devices');
+
+/** The longest a pull waits for a change before answering with none (under the peer listener's 30 s request limit). */
+export const SYNC_WAIT_MAX_MS = 20_000;
+
+const sealedText = z
+  .string()
+  .max(3 * 1024 * 1024)
+  .regex(/^[A-Za-z0-9_-]*$/, 'must be base64url without padding');
+
+/** Keys travel sealed to the receiving device's key (HPKE), as at the join. */
+export const SealedKeys = z.object({ enc: z.string().max(64), ciphertext: sealedText });
+
+export const SyncPullBody = z.strictObject({
+  have: SyncVector,
+  /** Wait this long for a change when there is none yet (long poll); 0 answers at once. */
+  wait_ms: z.int().min(0).max(SYNC_WAIT_MAX_MS),
+  /** A digest of the keys the asking device holds and their states: the answer carries keys when they differ. */
+  keys_digest: z.string().max(128),
+});
+export type SyncPullInput = z.output<typeof SyncPullBody>;
+
+export const SyncPullAnswer = z.object({
+  have: SyncVector,
+  /** The changes the asking device lacks, sealed under the devices' sync key (JSON array). */
+  sealed: z.string(),
+  /** More changes are waiting: ask again at once. */
+  more: z.boolean(),
+  keys_digest: z.string(),
+  /** Every key this device holds, sealed to the asking device, when their digests differ. */
+  keys: SealedKeys.nullable(),
+});
+export type SyncPullAnswer = z.output<typeof SyncPullAnswer>;
+
+export const SyncPushBody = z.strictObject({
+  /** Changes the receiving device lacks, sealed under the sync key (JSON array). */
+  sealed: sealedText,
+  /** The sending device's keys, sealed to the receiving device, when their digests differed. */
+  keys: SealedKeys.nullable(),
+});
+export type SyncPushInput = z.output<typeof SyncPushBody>;
+
+export const SyncPushAnswer = z.object({ received: z.int(), applied: z.int() });

@@ -53,6 +53,10 @@ export const nodeErrors = defineErrors({
   SVC_ERR_DEVICE_REVOKED: { status: 403, summary: 'The device that signed the request was revoked: it receives nothing from this node' },
   SVC_ERR_DEVICE_NOT_FOUND: { status: 404, summary: 'This node has no device with this id' },
   SVC_ERR_DEVICE_IS_THIS_ONE: { status: 409, summary: 'A device cannot revoke itself; revoke it from another of your devices' },
+  SVC_ERR_DEVICE_SYNC_UNREADABLE: {
+    status: 422,
+    summary: "The changes or keys a device sent do not open under this node's keys for these two devices, or are not in the shape a device sends",
+  },
   SVC_ERR_DEVICE_SNAPSHOT_NOT_FOUND: {
     status: 404,
     summary: 'The snapshot part is not one kept for this device (it finished joining, or the part is not in its snapshot)',

@@ -7,14 +7,34 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { DeviceJoinAnswer, DeviceJoinBody, DeviceJoinedAnswer, SnapshotChunkParams, SnapshotManifestParams } from '../../contract/node/devices.ts';
+import {
+  DeviceJoinAnswer,
+  DeviceJoinBody,
+  DeviceJoinedAnswer,
+  SnapshotChunkParams,
+  SnapshotManifestParams,
+  SyncPullAnswer,
+  SyncPullBody,
+  SyncPushAnswer,
+  SyncPushBody,
+} from '../../contract/node/devices.ts';
 import { declareDeviceAuth } from '../http/route-auth.ts';
 import { deviceAuthenticator } from './device-auth.ts';
 import type { DeviceService } from './service.ts';
+import type { DeviceSync } from './sync/service.ts';
+import { SyncRefusedError } from './sync/sync-wire.ts';
+import { BundleUnreadableError } from './keys-bundle.ts';
+import { invalid } from '../errors.ts';
 
 const tags = ['devices'];
 
-export async function deviceRoutes(app: FastifyInstance, { devices, now }: { devices: DeviceService; now: () => Date }): Promise<void> {
+export interface DeviceRouteOptions {
+  devices: DeviceService;
+  sync: DeviceSync;
+  now: () => Date;
+}
+
+export async function deviceRoutes(app: FastifyInstance, { devices, sync, now }: DeviceRouteOptions): Promise<void> {
   declareDeviceAuth(app, deviceAuthenticator(devices, now));
   const api = app.withTypeProvider<ZodTypeProvider>();
   const deviceOf = (deviceId: string | null) => devices.requireLive(deviceId ?? '');
@@ -67,6 +87,43 @@ export async function deviceRoutes(app: FastifyInstance, { devices, now }: { dev
       const device = deviceOf(request.deviceId);
       await devices.joined(device);
       return { device_id: device.device_id, joined: true as const };
+    },
+  );
+
+  api.post(
+    '/v1/devices/sync/pull',
+    {
+      config: { auth: 'device' },
+      schema: {
+        tags,
+        summary: 'The changes the asking device lacks (sealed), waiting up to wait_ms for one; and the keys, sealed to it, when its keys differ',
+        body: SyncPullBody,
+        response: { 200: SyncPullAnswer },
+      },
+    },
+    async (request) => sync.pull(deviceOf(request.deviceId), request.body),
+  );
+
+  api.post(
+    '/v1/devices/sync/push',
+    {
+      config: { auth: 'device' },
+      schema: {
+        tags,
+        summary: 'Changes this device lacks, sealed by the sending device; applied when they are the later ones',
+        body: SyncPushBody,
+        response: { 200: SyncPushAnswer },
+      },
+    },
+    async (request) => {
+      try {
+        return sync.push(deviceOf(request.deviceId), request.body);
+      } catch (error) {
+        if (error instanceof SyncRefusedError || error instanceof BundleUnreadableError) {
+          throw invalid('SVC_ERR_DEVICE_SYNC_UNREADABLE', error.message);
+        }
+        throw error;
+      }
     },
   );
 }

@@ -228,6 +228,12 @@ export class DeviceService {
     return row;
   }
 
+  /** The other devices that may still sync with this one: listed, not revoked. */
+  liveOthers(): DeviceRow[] {
+    const self = this.self();
+    return this.#store.all().filter((row) => row.device_id !== self.device_id && row.revoked_at === null);
+  }
+
   /** The signing key of a listed device, for checking its request; null when it is not listed. */
   signKeyOf(deviceId: string): string | null {
     return this.#store.get(deviceId)?.sign_key ?? null;

@@ -8,6 +8,7 @@
  */
 import { deviceRoutes } from '../devices/routes.ts';
 import type { DeviceService } from '../devices/service.ts';
+import type { DeviceSync } from '../devices/sync/service.ts';
 import Fastify, { type FastifyHttpOptions, type FastifyInstance } from 'fastify';
 import type { Server } from 'node:http';
 import { coreSurface } from '../surfaces/core/index.ts';
@@ -54,6 +55,7 @@ export interface BaseOptions {
   streams?: Partial<StreamTiming> | undefined;
   /** The owner's other devices: the wire they join and sync over (absent in apps that mount one surface for a test). */
   devices?: DeviceService | undefined;
+  deviceSync?: DeviceSync | undefined;
 }
 
 /**
@@ -107,7 +109,9 @@ export async function buildLoopbackApp(options: LoopbackAppOptions): Promise<Fas
   await app.register(librarySurface, options.library);
   await app.register(docsSurface, options.docs);
   await app.register(mcpRoutes, { services: options.services });
-  if (options.devices) await app.register(deviceRoutes, { devices: options.devices, now: () => options.services.ctx.clock.now() });
+  if (options.devices && options.deviceSync) {
+    await app.register(deviceRoutes, { devices: options.devices, sync: options.deviceSync, now: () => options.services.ctx.clock.now() });
+  }
   await app.register(ownerApi, { services: options.services, ...options.owner, devices: options.devices });
   await app.register(serveUi, { uiDir: options.uiDir });
   return app;
@@ -138,6 +142,8 @@ export async function buildPeerApp(
   await app.register(coreSurface, { services: options.services, ownerListener: false });
   await app.register(librarySurface, options.library);
   await app.register(docsSurface, options.docs);
-  if (options.devices) await app.register(deviceRoutes, { devices: options.devices, now: () => options.services.ctx.clock.now() });
+  if (options.devices && options.deviceSync) {
+    await app.register(deviceRoutes, { devices: options.devices, sync: options.deviceSync, now: () => options.services.ctx.clock.now() });
+  }
   return { app, connections };
 }

@@ -6,6 +6,7 @@ import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3-multiple-ciphers';
 import { migrate, migrationsDir } from './migrate.ts';
 import { cacheStatements } from './statement-cache.ts';
+import { defineSyncDefaults } from './sync-functions.ts';
 
 export type Database = SQLite.Database;
 
@@ -45,6 +46,7 @@ export function openDatabase({ file, key, migrations }: OpenDatabaseOptions): Da
     // decrypted and authenticated first, and a search walks a thousand rows and the index lists
     // that find them. At a million messages this halves a search's typical time (docs/benchmarks.md, Search).
     db.pragma(`cache_size=${CACHE_KIB}`);
+    defineSyncDefaults(db);
     migrate(db, dir);
     cacheStatements(db);
     return db;

@@ -183,6 +183,8 @@ export const ROUTES: readonly RouteSpec[] = [
   r('GET', '/v1/devices/snapshot/manifests/:backup_id', 'device'),
   r('GET', '/v1/devices/snapshot/chunks/:name', 'device'),
   r('POST', '/v1/devices/joined', 'device', { body: 'none' }),
+  r('POST', '/v1/devices/sync/pull', 'device', json('have', 'wait_ms', 'keys_digest')),
+  r('POST', '/v1/devices/sync/push', 'device', json('sealed', 'keys')),
   r('GET', '/v1/namespaces', 'none', { query: ['controller_did'] }),
   r('GET', '/v1/namespaces/:domain', 'none'),
   r('POST', '/v1/namespaces/:domain/verify', 'none', { body: 'none' }),

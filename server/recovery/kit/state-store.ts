@@ -101,6 +101,8 @@ export const TABLE_CLASSES: Readonly<Record<string, TableClass>> = {
   search_backfill: 'rebuilt',
   search_pending: 'rebuilt',
   device_link_codes: 'local',
+  device_ops: 'local',
+  sync_clock: 'local',
   owner_sessions: 'local',
   owner_session_keys: 'local',
   replay_signatures: 'local',

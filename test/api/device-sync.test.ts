@@ -1,0 +1,122 @@
+/**
+ * Two linked devices of one node staying in step, over real HTTP on loopback: A (the desktop,
+ * reachable) and J (a laptop that joined it, which asks). bob is on node B. New mail reaches A and
+ * shows on J within seconds; what alice does on J (reads, archives, adds a contact) shows on A; an
+ * identity made on A arrives on J with its key, so J signs as it; what happens while one of them is
+ * down arrives when it is back; and a revoked device receives nothing more.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../support/cli.ts';
+import { expectOk } from '../support/expect.ts';
+import { createIdentity, createNodeNamespace, createProject, persistent } from '../support/identities.ts';
+import { startTestNode, type TestNode } from '../support/node.ts';
+
+const FAST_OUTBOX = { retryBaseMs: 40, retryMaxMs: 200 };
+const WAIT = { timeout: 10_000, interval: 50 };
+const SYNC = { deviceSyncWaitMs: 3_000 };
+const words = (what: string): string => `${what} ${randomBytes(6).toString('hex')}`;
+
+const root = mkdtempSync(join(tmpdir(), 'svc-device-sync-'));
+const aDir = join(root, 'a');
+const jDir = join(root, 'laptop');
+
+let a: TestNode;
+let b: TestNode;
+let j: TestNode;
+let aPort: number;
+let project: any;
+let alice: any;
+let bob: any;
+
+const send = async (from: TestNode, token: string, body: Record<string, unknown>) =>
+  expectOk(await from.request('POST', '/v1/messages', { token, body })).message_id as string;
+const inbox = async (t: TestNode, token: string) => expectOk(await t.request('GET', '/v1/messages/inbox?limit=100', { token })).messages as any[];
+const find = async (t: TestNode, token: string, id: string) => (await inbox(t, token)).find((m) => m.message_id === id);
+
+beforeAll(async () => {
+  a = await startTestNode({ dataDir: aDir, outbox: FAST_OUTBOX, ...SYNC });
+  b = await startTestNode({ outbox: FAST_OUTBOX });
+  aPort = Number(new URL(a.url).port);
+  await createNodeNamespace(a, 'a.test');
+  await createNodeNamespace(b, 'b.test');
+  project = await createProject(a, 'pa', 'a.test');
+  alice = await createIdentity(a, project.api_key, persistent('alice'));
+  bob = await createIdentity(b, (await createProject(b, 'pb', 'b.test')).api_key, persistent('bob'));
+  expectOk(await a.owner('POST', '/v1/node/peers', { domain: 'b.test', url: b.url }), 201);
+  expectOk(await b.owner('POST', '/v1/node/peers', { domain: 'a.test', url: a.url }), 201);
+  const link = expectOk(await a.owner('POST', '/v1/node/devices/link'), 201);
+  const joined = await runCli(['device', 'join', link.url, link.code, '--data', jDir, '--name', 'Laptop', '--json']);
+  if (joined.code !== 0) throw new Error(joined.stderr);
+  j = await startTestNode({ dataDir: jDir, outbox: FAST_OUTBOX, ...SYNC });
+});
+
+afterAll(async () => {
+  await j.stop();
+  await a.stop();
+  await b.stop();
+  rmSync(root, { recursive: true, force: true });
+});
+
+describe('two linked devices', { timeout: 60_000 }, () => {
+  it('new mail that reaches one device shows on the other within seconds, opened', async () => {
+    const mail = { subject: words('to alice'), body: words('hello both') };
+    const id = await send(b, bob.api_key, { to_address: 'a.test/alice', ...mail });
+    await expect.poll(() => find(a, alice.api_key, id), WAIT).toBeDefined();
+    await expect.poll(() => find(j, alice.api_key, id), WAIT).toMatchObject({ ...mail, end_to_end: true, signature_status: 'verified' });
+  });
+
+  it('what alice does on the laptop shows on the desktop: read, archived, a new contact', async () => {
+    const id = await send(b, bob.api_key, { to_address: 'a.test/alice', subject: words('read me'), body: 'x' });
+    await expect.poll(() => find(j, alice.api_key, id), WAIT).toBeDefined();
+    expectOk(await j.request('POST', `/v1/messages/${id}/ack`, { token: alice.api_key }));
+    await expect.poll(async () => (await find(a, alice.api_key, id))?.read_at ?? null, WAIT).not.toBeNull();
+    expectOk(await j.request('POST', `/v1/messages/${id}/archive`, { token: alice.api_key }));
+    await expect.poll(async () => (await find(a, alice.api_key, id)) ?? null, WAIT).toBeNull();
+    const contact = expectOk(await j.request('POST', '/v1/contacts', { token: alice.api_key, body: { contact_address: 'b.test/bob', label: 'Bob' } }));
+    await expect
+      .poll(async () => (expectOk(await a.request('GET', '/v1/contacts', { token: alice.api_key })).contacts as any[]).map((c) => c.contact_id), WAIT)
+      .toContain(contact.contact_id);
+  });
+
+  it('an identity made on the desktop arrives on the laptop with its key: the laptop signs as it, and bob verifies', async () => {
+    const carol = await createIdentity(a, project.api_key, persistent('carol'));
+    await expect.poll(async () => (await j.request('GET', '/v1/auth/introspect', { token: carol.api_key })).status, WAIT).toBe(200);
+    const mail = { subject: words('from carol on the laptop'), body: 'signed here' };
+    // Sent once its key has arrived too (the keys travel with the pull that follows the change).
+    await expect
+      .poll(async () => (await j.request('POST', '/v1/messages', { token: carol.api_key, body: { to_address: 'b.test/bob', ...mail } })).status, WAIT)
+      .toBe(200);
+    await expect
+      .poll(async () => (await inbox(b, bob.api_key)).find((m) => m.subject === mail.subject), WAIT)
+      .toMatchObject({ from_did: carol.did_key, signature_status: 'verified' });
+  });
+
+  it('what happened while the desktop was down arrives when it is back, both ways', async () => {
+    await a.stop({ keepData: true });
+    const onLaptop = expectOk(await j.request('POST', '/v1/contacts', { token: alice.api_key, body: { contact_address: 'b.test/dave', label: 'Dave' } }));
+    a = await startTestNode({ dataDir: aDir, port: aPort, outbox: FAST_OUTBOX, ...SYNC });
+    const mail = { subject: words('after the restart'), body: 'x' };
+    const id = await send(b, bob.api_key, { to_address: 'a.test/alice', ...mail });
+    await expect.poll(() => find(j, alice.api_key, id), { ...WAIT, timeout: 20_000 }).toMatchObject(mail);
+    await expect
+      .poll(async () => (expectOk(await a.request('GET', '/v1/contacts', { token: alice.api_key })).contacts as any[]).map((c) => c.contact_id), {
+        ...WAIT,
+        timeout: 20_000,
+      })
+      .toContain(onLaptop.contact_id);
+  });
+
+  it('a revoked device receives nothing more', async () => {
+    const laptop = (expectOk(await a.owner('GET', '/v1/node/devices')).devices as any[]).find((d) => d.name === 'Laptop');
+    expectOk(await a.owner('DELETE', `/v1/node/devices/${laptop.device_id}`));
+    const id = await send(b, bob.api_key, { to_address: 'a.test/alice', subject: words('after revoking'), body: 'x' });
+    await expect.poll(() => find(a, alice.api_key, id), WAIT).toBeDefined();
+    // Long enough for several of its long polls, each refused now.
+    await new Promise((resolve) => setTimeout(resolve, 4_000));
+    expect(await find(j, alice.api_key, id)).toBeUndefined();
+  });
+});
