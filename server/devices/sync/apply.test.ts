@@ -127,6 +127,41 @@ describe('changes captured on one device and applied on another', () => {
     expect(b.db.prepare('SELECT count(*) FROM addresses').pluck().get()).toBe(0);
   });
 
+  it('keep each device’s own line of a document’s versions when both added one while apart, never a mix of the two', () => {
+    const a = device('dev_a');
+    const b = device('dev_b');
+    const version = (db: Database, number: number, id: string) =>
+      db
+        .prepare(
+          `INSERT INTO document_versions (document_id, version_number, version_id, kind, payload, compressed, body_bytes, body_sha256, source, created_at)
+           VALUES ('doc', ?, ?, 'snapshot', x'00', 0, 1, 'x', 'api', '2026-12-07T00:00:00Z')`,
+        )
+        .run(number, id);
+    a.db
+      .prepare(
+        `INSERT INTO documents (document_id, team_id, slug, title, body, current_version, created_at, updated_at) VALUES ('doc', 't', 'plan', 'Plan', x'00', 1, 'x', 'x')`,
+      )
+      .run();
+    version(a.db, 1, 'v1');
+    b.pull(a);
+    // Apart: each adds version 2, and b a version 3 on top of its own (stored as a change to its version 2).
+    version(a.db, 2, 'a2');
+    version(b.db, 2, 'b2');
+    version(b.db, 3, 'b3');
+    a.pull(b);
+    b.pull(a);
+    const versions = (db: Database) => db.prepare(`SELECT version_id FROM document_versions WHERE document_id = 'doc' ORDER BY version_number`).pluck().all();
+    expect(versions(a.db)).toEqual(['v1', 'a2']);
+    expect(versions(b.db)).toEqual(['v1', 'b2', 'b3']);
+    // Nothing is lost: the other line waits in the log, for the merge.
+    expect(
+      a
+        .ops()
+        .filter((op) => op.tbl === 'document_versions')
+        .map((op) => JSON.parse(op.row!).version_id),
+    ).toEqual(expect.arrayContaining(['b2', 'b3']));
+  });
+
   it('stop being captured once the node has no other device', () => {
     const a = device('dev_a');
     removeCapture(a.db);

@@ -59,23 +59,35 @@ export class ChangeApplier {
 
   #applyOne(spec: SyncedTable, op: DeviceOp, result: Applied): boolean {
     const clock = { lamport: op.lamport, origin: op.origin };
-    if (!later(clock, clockOf(this.#db, op.tbl, op.key))) return false;
     const values = JSON.parse(op.key) as unknown[];
     if (!Array.isArray(values) || values.length !== spec.key.length) return false;
     const exists = rowExists(this.#db, spec.table, spec.key, values);
-    if (op.op === 'delete') {
+    const row = op.op === 'upsert' ? this.#decode(spec, JSON.parse(op.row ?? '{}') as SyncRow) : null;
+    // Before the clocks: a row of another line must not land on this chain, however late it is.
+    if (row !== null && spec.chain !== undefined && this.#breaksChain(spec, spec.chain, row, exists, values, clock)) return false;
+    if (!later(clock, clockOf(this.#db, op.tbl, op.key))) return false;
+    if (row === null) {
       if (exists) deleteRow(this.#db, spec.table, spec.key, values);
     } else {
       if (exists && spec.appendOnly === true) {
         setClock(this.#db, op.tbl, op.key, clock);
         return false;
       }
-      const row = this.#decode(spec, JSON.parse(op.row ?? '{}') as SyncRow);
       if (exists) updateRow(this.#db, spec.table, spec.key, values, row);
       else insertRow(this.#db, spec.table, row);
       for (const topic of spec.nudges?.(row) ?? []) result.nudges.add(topic);
     }
     setClock(this.#db, op.tbl, op.key, clock);
+    return true;
+  }
+
+  /** Whether `row` is (or follows) another line of its group than this device's: kept unapplied, the group marked apart. */
+  #breaksChain(spec: SyncedTable, chain: { group: string; id: string }, row: SyncRow, exists: boolean, values: unknown[], clock: Clock): boolean {
+    const marker = `apart:${spec.table}`;
+    const group = JSON.stringify([row[chain.group]]);
+    if (clockOf(this.#db, marker, group) !== undefined) return true;
+    if (!exists || rowExists(this.#db, spec.table, [...spec.key, chain.id], [...values, row[chain.id]])) return false;
+    setClock(this.#db, marker, group, clock);
     return true;
   }
 

@@ -24,6 +24,14 @@ export interface SyncedTable {
   appendOnly?: boolean;
   /** Rows of the table that stay on their device, as a condition on `row.` (the trigger's NEW or OLD). */
   stays?: string;
+  /**
+   * Rows that form a chain per group (a document's versions, each stored as a change to the one
+   * before it): a row whose place in its group another row holds already was made on another
+   * device while apart, and the group's later rows from there no longer apply on this chain. Such
+   * a row, and every later one of its group, is kept in the log unapplied (each device keeps its
+   * own chain) until the group's two lines are merged.
+   */
+  chain?: { group: string; id: string };
   /** What to tell the node's streams when a row of it arrived from another device. */
   nudges?: (row: SyncRow) => string[];
 }
@@ -73,7 +81,7 @@ export const SYNCED_TABLES: readonly SyncedTable[] = [
   { table: 'control_signals', key: ['signal_id'], local: ['id'], nudges: (row) => [identityTopic(text(row.target_agent_id))] },
   { table: 'app_events', key: ['event_id'], local: ['id'] },
   { table: 'documents', key: ['document_id'], nudges: (row) => [docsTopic(text(row.team_id))] },
-  { table: 'document_versions', key: ['document_id', 'version_number'] },
+  { table: 'document_versions', key: ['document_id', 'version_number'], chain: { group: 'document_id', id: 'version_id' } },
   { table: 'present_links', key: ['token_sha256'] },
   { table: 'docs_assets', key: ['asset_id'] },
   { table: 'docs_themes', key: ['team_id'] },
