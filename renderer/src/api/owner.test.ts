@@ -175,20 +175,41 @@ describe('NodeClient', () => {
     expect(calls[4]?.body).toEqual({ host: 'ssh.example.com', username: 'me', remote_port: 9000 });
   });
 
+  it('lists, links and revokes devices with the owner token, the device id escaped in the path', async () => {
+    const device = { device_id: 'dev 1', name: 'Laptop', revoked_at: 't' };
+    const linked = { code: 'svc_link_ab', url: 'http://n', expires_at: 't', command: 'svc-node device join http://n svc_link_ab --data NEW_DIR' };
+    const { fetch, calls } = fakeFetch((call) => {
+      if (call.method === 'GET') return { status: 200, body: { devices: [device] } };
+      if (call.method === 'POST') return { status: 201, body: linked };
+      return { status: 200, body: device };
+    });
+    const client = new NodeClient({ coreUrl: 'http://n', token: 'T', mode: 'browser', fetch });
+    expect(await client.devices()).toEqual([device]);
+    expect(await client.linkDevice()).toEqual(linked);
+    expect(await client.revokeDevice('dev 1')).toEqual(device);
+    expect(calls.map((c) => `${c.method} ${c.url.replace('http://n', '')}`)).toEqual([
+      'GET /v1/node/devices',
+      'POST /v1/node/devices/link',
+      'DELETE /v1/node/devices/dev%201',
+    ]);
+    expect(calls.every((c) => c.headers['authorization'] === 'Bearer T')).toBe(true);
+  });
+
   it('passes the owner feed’s nudges on as changes: with their team, or the identity whose mail changed', async () => {
     const frames =
       'event: tunnel_changed\ndata: {}\n\nevent: docs_changed\ndata: {"team_id":"w:d.test"}\n\nevent: teams_changed\ndata: {}\n\n' +
-      'event: mail_changed\ndata: {"agent_id":"a-1","message_id":"m-1"}\n\n';
+      'event: mail_changed\ndata: {"agent_id":"a-1","message_id":"m-1"}\n\nevent: devices_changed\ndata: {}\n\n';
     const client = new NodeClient({ coreUrl: 'http://n', token: 'T', mode: 'browser', fetch: feedSending(frames) });
     const changes: unknown[] = [];
     const handle = client.streamWake({ onItem: () => undefined, onChange: (change) => changes.push(change) });
-    await expect.poll(() => changes.length).toBe(4);
+    await expect.poll(() => changes.length).toBe(5);
     handle.close();
     expect(changes).toEqual([
       { kind: 'tunnel_changed', teamId: null },
       { kind: 'docs_changed', teamId: 'w:d.test' },
       { kind: 'teams_changed', teamId: null },
       { kind: 'mail_changed', teamId: null, agentId: 'a-1', messageId: 'm-1' },
+      { kind: 'devices_changed', teamId: null },
     ]);
   });
 

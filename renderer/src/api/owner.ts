@@ -16,6 +16,7 @@ import type { CreateIdentityInput, NodeIdentity, NodeSettingsInput, SessionKey }
 import type { CreatedProject, CreateNamespaceInput, CreateProjectInput, NodeInfo, ProjectListItem, UiLink } from '../../../contract/node/owner.ts';
 import type { Peer, PeerInput, PeerRemoved } from '../../../contract/node/peers.ts';
 import type { BackupResult, BackupScheduleInput, BackupStatus, StartBackupInput } from '../../../contract/node/backups.ts';
+import type { Device, DeviceLinkCreated, DeviceList } from '../../../contract/node/devices.ts';
 import type { CreateRecoveryKitInput, RecoveryKitCreated, RecoveryKitStatus } from '../../../contract/node/recovery-kit.ts';
 import type { OwnerSessionList, OwnerSessionView, RevokedSessions } from '../../../contract/node/sessions.ts';
 import type { SetupInput, SetupResult } from '../../../contract/node/setup.ts';
@@ -56,6 +57,8 @@ export type { Team, CreateTeamInput, SignedRequest as SignedTeamRequest, Peer, P
 export type { OwnerSessionList, OwnerSessionView, RevokedSessions };
 export type { RecoveryKitCreated, RecoveryKitStatus };
 export type { BackupResult, BackupStatus };
+/** A device that holds this node's identities, and the one-time code a new one joins with. */
+export type { Device, DeviceLinkCreated };
 export type { InviteCancelled, InviteInput, InviteList, MemberList, Revoked, TeamInvite };
 export type { ListedMember, PendingInvite } from '../../../contract/node/teams.ts';
 export type { TunnelState, TunnelStatus, TunnelConfig, TunnelView, TunnelConfigInput } from '../../../contract/node/tunnel.ts';
@@ -84,6 +87,7 @@ const NODE_CHANGES: Record<NodeChangeKind, true> = {
   catalog_changed: true,
   tunnel_changed: true,
   teams_changed: true,
+  devices_changed: true,
   mail_changed: true,
 };
 const isNodeChange = (event: string): event is NodeChangeKind => Object.hasOwn(NODE_CHANGES, event);
@@ -181,6 +185,21 @@ export class NodeClient {
   scheduleBackups(to: string, everyHours: number): Promise<BackupStatus> {
     const input: BackupScheduleInput = { to, every_hours: everyHours };
     return this.#put<BackupStatus>('/v1/node/backups/schedule', input);
+  }
+
+  /** The devices that hold this node's identities, this one among them (revoked ones too). */
+  async devices(): Promise<Device[]> {
+    return (await this.#get<DeviceList>('/v1/node/devices')).devices;
+  }
+
+  /** A one-time code a new device joins with, valid ten minutes; the code is in this answer only. */
+  linkDevice(): Promise<DeviceLinkCreated> {
+    return this.#post<DeviceLinkCreated>('/v1/node/devices/link');
+  }
+
+  /** Revokes another device: it receives nothing from this node from then on. */
+  revokeDevice(deviceId: string): Promise<Device> {
+    return this.#delete<Device>(`/v1/node/devices/${encodeURIComponent(deviceId)}`);
   }
 
   async projects(): Promise<ProjectListItem[]> {
@@ -318,7 +337,7 @@ export class NodeClient {
    */
   streamWake(handlers: {
     onItem: (item: NodeWakeItem) => void;
-    /** A team's library or documents changed, the catalog did, an identity's mail, or the tunnel's state: views re-read what they show. */
+    /** A team's library or documents changed, the catalog did, an identity's mail, the tunnel's state or the devices: views re-read what they show. */
     onChange?: (change: NodeChange) => void;
     /** An identity of this node came online or went offline (the Teams view's presence dots). */
     onPresence?: (presence: NodeAgentPresence) => void;

@@ -13,7 +13,7 @@
  * most STREAMS_PER_HOLDER feeds open (events/stream-cap.ts).
  */
 import type { NodeAgentPresence, NodeChangeKind, NodeWakeItem, StreamReset } from '../../../../contract/core/events.ts';
-import { CATALOG_TOPIC, docsTopic, mailTopicParts, TEAMS_TOPIC, teamTopic, TUNNEL_TOPIC, type EventBus } from '../../../events/bus.ts';
+import { CATALOG_TOPIC, DEVICES_TOPIC, docsTopic, mailTopicParts, TEAMS_TOPIC, teamTopic, TUNNEL_TOPIC, type EventBus } from '../../../events/bus.ts';
 import { z } from 'zod';
 import { streamIds } from '../../../events/stream-ids.ts';
 import { EVERY_TOPIC, pumpStream, startPump } from '../../../events/stream-pump.ts';
@@ -183,6 +183,7 @@ function changeOf(topic: string): { event: NodeChangeKind; data: Record<string, 
   if (topic.startsWith(DOCS_TOPIC_PREFIX)) return { event: 'docs_changed', data: { team_id: topic.slice(DOCS_TOPIC_PREFIX.length) } };
   if (topic === TUNNEL_TOPIC) return { event: 'tunnel_changed', data: {} };
   if (topic === TEAMS_TOPIC) return { event: 'teams_changed', data: {} };
+  if (topic === DEVICES_TOPIC) return { event: 'devices_changed', data: {} };
   return null;
 }
 
