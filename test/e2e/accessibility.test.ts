@@ -9,10 +9,9 @@
  * cannot vouch for; the failure lists each rule, its help and the elements it found, so it says
  * what to fix.
  */
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { seriousViolations, settled } from './axe.ts';
 import { emulateColorScheme, unexpectedConsoleErrors } from './browser.ts';
 import type { HeadlessNode } from './headless-node.ts';
 import { openAppOnNode, seedTeamViews, shot, stopRig, type AppRig } from './steps.ts';
@@ -20,45 +19,11 @@ import { openAppOnNode, seedTeamViews, shot, stopRig, type AppRig } from './step
 const WAIT = 15_000;
 const THEMES = ['light', 'dark'] as const;
 const SUBJECT = 'Notes from Tuesday';
-// Its source, evaluated in the page: the app's Content-Security-Policy (rightly) refuses a script tag.
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 let rig: AppRig | undefined;
 let node: HeadlessNode;
 let page: Page;
 const consoleErrors: string[] = [];
-
-/** One finding of axe, as much of it as the failure message needs. */
-interface Violation {
-  id: string;
-  impact: string | null;
-  help: string;
-  nodes: { target: unknown[] }[];
-}
-
-/** Two animation frames: the page after a theme change has been painted. */
-const settled = (target: Page) => target.evaluate('new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))');
-
-/**
- * axe's serious and critical violations on `target` as it is now, one line each: the rule, its
- * impact, its help and the first few elements it found. An ARIA rule axe could not decide
- * ("incomplete": a label on an element without a role, a reference to an id not in the page)
- * counts too: the attribute is then likely lost on a screen reader. axe is loaded once per
- * document (a reload drops it).
- */
-async function seriousViolations(target: Page): Promise<string[]> {
-  if (!(await target.evaluate("typeof window.axe === 'object'"))) await target.evaluate(`${AXE}\n;undefined`);
-  const results = (await target.evaluate(
-    "window.axe.run(document, { resultTypes: ['violations', 'incomplete'] }).then((results) => ({ violations: results.violations, incomplete: results.incomplete }))",
-  )) as { violations: Violation[]; incomplete: Violation[] };
-  return [...results.violations, ...results.incomplete.filter((undecided) => undecided.id.startsWith('aria-'))]
-    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-    .map((violation) => {
-      const targets = violation.nodes.slice(0, 4).map((found) => found.target.map(String).join(' > '));
-      const more = violation.nodes.length > 4 ? ` (+${violation.nodes.length - 4} more)` : '';
-      return `${violation.id} (${violation.impact}): ${violation.help} — ${targets.join(' | ')}${more}`;
-    });
-}
 
 /** The view named `name` once `ready` shows, in both themes: no serious or critical violation. */
 async function audit(name: string, ready: () => Promise<void>, target: Page = page): Promise<void> {
