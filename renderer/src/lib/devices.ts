@@ -3,6 +3,7 @@
  * the panel shows, and where a device stands (this one, live, revoked).
  */
 import type { Device } from '../api/owner.ts';
+import { plural } from './format.ts';
 
 /** Minutes and seconds left ("9:05"), never below zero; rounded up, so "0:00" shows only once the time is out. */
 export function countdown(msLeft: number): string {
@@ -15,8 +16,7 @@ export function countdownWords(msLeft: number): string {
   const seconds = Math.max(0, Math.ceil(msLeft / 1000));
   if (seconds === 0) return 'expired';
   if (seconds < 60) return 'less than a minute left';
-  const minutes = Math.ceil(seconds / 60);
-  return `about ${minutes} ${minutes === 1 ? 'minute' : 'minutes'} left`;
+  return `about ${plural(Math.ceil(seconds / 60), 'minute')} left`;
 }
 
 /** Only another device that is not revoked yet may be revoked: this one is revoked from another. */

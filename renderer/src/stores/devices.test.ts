@@ -85,6 +85,22 @@ describe('devices store', () => {
     expect(devices.joined).toBeNull();
   });
 
+  it('drops the code once the device that joined with it is revoked: what was said of it no longer holds', async () => {
+    const devices = useDevicesStore();
+    await devices.load();
+    node.owner.linkDevice = async () => linkAnswer;
+    await devices.makeLink();
+    const laptop = device('laptop', { name: 'Laptop', linked_at: '2026-03-01T10:03:00.000Z' });
+    node.owner.devices = async () => [desk, laptop];
+    await devices.load();
+    expect(devices.joined?.name).toBe('Laptop');
+    const revoked = { ...laptop, revoked_at: '2026-03-01T10:05:00.000Z' };
+    node.owner.revokeDevice = async () => revoked;
+    node.owner.devices = async () => [desk, revoked];
+    await devices.revoke('laptop');
+    await expect.poll(() => devices.link).toBeNull();
+  });
+
   it('revokes a device: shown revoked at once, then read again from the node', async () => {
     const devices = useDevicesStore();
     await devices.load();

@@ -7,7 +7,7 @@
  * code lives here rather than in the panel, so it stays up while the person looks elsewhere.
  */
 import { defineStore } from 'pinia';
-import { computed, ref } from 'vue';
+import { computed, ref, watch } from 'vue';
 import { DEVICE_LINK_CODE_SECONDS } from '../../../contract/node/devices.ts';
 import type { Device, DeviceLinkCreated } from '../api/owner.ts';
 import { sortDevices } from '../lib/devices.ts';
@@ -41,6 +41,11 @@ export const useDevicesStore = defineStore('devices', () => {
     const shown = link.value;
     if (shown === null) return null;
     return devices.value.find((device) => !device.this_device && device.linked_at >= shown.madeAt) ?? null;
+  });
+
+  // The device that joined was revoked since (here or elsewhere): what the panel said of it no longer holds.
+  watch(joined, (device) => {
+    if (device?.revoked_at != null) closeLink();
   });
 
   /** An answer older than one asked for since (a nudge's) is dropped. */
