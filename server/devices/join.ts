@@ -168,7 +168,7 @@ export async function joinDevice(options: JoinDeviceOptions): Promise<JoinedDevi
       installKeys(opened, keys);
       dropKeysNotIn(opened, keys);
       opened.replaceDeviceSecret(secret);
-      leaveOutOtherDevicesState(database);
+      leaveOutOtherDevicesState(database, answer.linker.device_id);
       const devices = new DeviceStore(database);
       if (devices.get(answer.device_id)?.sign_key !== device.signKey)
         throw new JoinRefused('the snapshot does not list this device: it was not made for this join');

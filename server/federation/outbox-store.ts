@@ -64,7 +64,10 @@ export function outboxRowsFrom(db: Db, agentId: string, limit: number): OutboxRo
 
 /** The domains with queued rows due by `now`. */
 export function dueDomains(db: Db, now: string): string[] {
-  return db.prepare(`SELECT DISTINCT to_domain FROM federation_outbox WHERE status = 'queued' AND next_attempt_at <= ?`).pluck().all(now) as string[];
+  return db
+    .prepare(`SELECT DISTINCT to_domain FROM federation_outbox WHERE status = 'queued' AND sent_by_device IS NULL AND next_attempt_at <= ?`)
+    .pluck()
+    .all(now) as string[];
 }
 
 /**
@@ -78,11 +81,11 @@ export function dueRowsFor(db: Db, domains: string[], now: string, limit: number
   return db
     .prepare(
       `SELECT o.* FROM federation_outbox o
-       WHERE o.status = 'queued' AND o.to_domain IN (SELECT value FROM json_each(?)) AND o.next_attempt_at <= ?
+       WHERE o.status = 'queued' AND o.sent_by_device IS NULL AND o.to_domain IN (SELECT value FROM json_each(?)) AND o.next_attempt_at <= ?
          AND o.id NOT IN (SELECT value FROM json_each(?))
          AND NOT EXISTS (
            SELECT 1 FROM federation_outbox e
-           WHERE e.status = 'queued' AND e.from_agent_id = o.from_agent_id AND e.to_address = o.to_address AND e.id < o.id
+           WHERE e.status = 'queued' AND e.sent_by_device IS NULL AND e.from_agent_id = o.from_agent_id AND e.to_address = o.to_address AND e.id < o.id
              AND (e.next_attempt_at > ? OR e.id IN (SELECT value FROM json_each(?)))
          )
        ORDER BY o.id LIMIT +?`,
@@ -98,7 +101,7 @@ export function leaseRows(db: Db, ids: number[], until: string): void {
 /** Every queued row to `domains` waits until at least `until` (their node asked us to wait, or is down). */
 export function deferDomains(db: Db, domains: string[], until: string): void {
   db.prepare(
-    `UPDATE federation_outbox SET next_attempt_at = ? WHERE status = 'queued' AND to_domain IN (SELECT value FROM json_each(?)) AND next_attempt_at < ?`,
+    `UPDATE federation_outbox SET next_attempt_at = ? WHERE status = 'queued' AND sent_by_device IS NULL AND to_domain IN (SELECT value FROM json_each(?)) AND next_attempt_at < ?`,
   ).run(until, JSON.stringify(domains), until);
 }
 
@@ -107,18 +110,23 @@ export function deferDomains(db: Db, domains: string[], until: string): void {
  * asked: each waits for a delivery in flight, which wakes the worker when it settles.
  */
 export function nextOutboxAttempt(db: Db, now: string): string | null {
-  return db.prepare(`SELECT min(next_attempt_at) FROM federation_outbox WHERE status = 'queued' AND next_attempt_at > ?`).pluck().get(now) as string | null;
+  return db
+    .prepare(`SELECT min(next_attempt_at) FROM federation_outbox WHERE status = 'queued' AND sent_by_device IS NULL AND next_attempt_at > ?`)
+    .pluck()
+    .get(now) as string | null;
 }
 
 /** What waits for `domain`: how many rows, the oldest, the next try, and the newest error. */
 export function queueOf(db: Db, domain: string): PeerQueue {
   const summary = db
     .prepare(
-      `SELECT count(*) AS queued, min(created_at) AS oldest_queued_at, min(next_attempt_at) AS next_attempt_at FROM federation_outbox WHERE status = 'queued' AND to_domain = ?`,
+      `SELECT count(*) AS queued, min(created_at) AS oldest_queued_at, min(next_attempt_at) AS next_attempt_at FROM federation_outbox WHERE status = 'queued' AND sent_by_device IS NULL AND to_domain = ?`,
     )
     .get(domain) as Omit<PeerQueue, 'last_error'>;
   const lastError = db
-    .prepare(`SELECT last_error FROM federation_outbox WHERE status = 'queued' AND to_domain = ? AND last_error IS NOT NULL ORDER BY id DESC LIMIT 1`)
+    .prepare(
+      `SELECT last_error FROM federation_outbox WHERE status = 'queued' AND sent_by_device IS NULL AND to_domain = ? AND last_error IS NOT NULL ORDER BY id DESC LIMIT 1`,
+    )
     .pluck()
     .get(domain) as string | undefined;
   return { ...summary, last_error: lastError ?? null };
@@ -126,11 +134,9 @@ export function queueOf(db: Db, domain: string): PeerQueue {
 
 /** Every queued row for `domain` is due at `now`, but those in flight (`inFlight`: their ids), whose lease stands. */
 export function makeDomainDue(db: Db, domain: string, now: string, inFlight: number[] = []): void {
-  db.prepare(`UPDATE federation_outbox SET next_attempt_at = ? WHERE status = 'queued' AND to_domain = ? AND id NOT IN (SELECT value FROM json_each(?))`).run(
-    now,
-    domain,
-    JSON.stringify(inFlight),
-  );
+  db.prepare(
+    `UPDATE federation_outbox SET next_attempt_at = ? WHERE status = 'queued' AND sent_by_device IS NULL AND to_domain = ? AND id NOT IN (SELECT value FROM json_each(?))`,
+  ).run(now, domain, JSON.stringify(inFlight));
 }
 
 export function settleDelivered(db: Db, id: number, attempts: number, deliveredTo: string, now: string): void {

@@ -30,9 +30,11 @@ function keyExpr(spec: SyncedTable, row: 'NEW' | 'OLD'): string {
   return `json_array(${spec.key.map((column) => `${row}.${quote(column)}`).join(', ')})`;
 }
 
-function rowExpr(columns: { name: string; blob: boolean }[]): string {
+function rowExpr(spec: SyncedTable, columns: { name: string; blob: boolean }[]): string {
   const pairs = columns.map(({ name, blob }) => {
-    const value = blob ? `CASE WHEN NEW.${quote(name)} IS NULL THEN NULL ELSE hex(NEW.${quote(name)}) END` : `NEW.${quote(name)}`;
+    const filled = spec.fill?.[name];
+    const value =
+      filled !== undefined ? filled : blob ? `CASE WHEN NEW.${quote(name)} IS NULL THEN NULL ELSE hex(NEW.${quote(name)}) END` : `NEW.${quote(name)}`;
     return `${literal(name)}, ${value}`;
   });
   return `json_object(${pairs.join(', ')})`;
@@ -47,7 +49,7 @@ function triggerSql(db: Database, spec: SyncedTable): string[] {
   };
   const record = (op: 'upsert' | 'delete', row: 'NEW' | 'OLD'): string => `
     INSERT INTO device_ops (origin, seq, lamport, tbl, op, key, row, at)
-    VALUES (${DEVICE_FUNCTION}(), ${SEQ_FUNCTION}(), ${TICK_FUNCTION}(), ${literal(spec.table)}, '${op}', ${keyExpr(spec, row)}, ${op === 'upsert' ? rowExpr(columns) : 'NULL'},
+    VALUES (${DEVICE_FUNCTION}(), ${SEQ_FUNCTION}(), ${TICK_FUNCTION}(), ${literal(spec.table)}, '${op}', ${keyExpr(spec, row)}, ${op === 'upsert' ? rowExpr(spec, columns) : 'NULL'},
             strftime('%Y-%m-%dT%H:%M:%fZ', 'now'));
     INSERT INTO sync_clock (tbl, key, lamport, origin)
     SELECT tbl, key, lamport, origin FROM device_ops WHERE origin = ${DEVICE_FUNCTION}() ORDER BY seq DESC LIMIT 1

@@ -8,6 +8,7 @@
  * applied on the other device by its key when that change is the later one (sync_clock). Rows of
  * an append-only table (a did:svc log, an identity's log) are only ever added.
  */
+import { DEVICE_FUNCTION } from '../../store/sync-functions.ts';
 import { DEVICE_SETTINGS } from '../device-copy-store.ts';
 import { DEVICES_TOPIC, docsTopic, identityTopic, mailTopic, sessionTopic, teamTopic, TEAMS_TOPIC } from '../../events/bus.ts';
 
@@ -22,6 +23,8 @@ export interface SyncedTable {
   local?: readonly string[];
   /** Rows that are never changed once written: a change to one that exists is not applied. */
   appendOnly?: boolean;
+  /** Columns the row travels with filled in (SQL on `NEW.`, the row as this device wrote it). */
+  fill?: Readonly<Record<string, string>>;
   /** Rows of the table that stay on their device, as a condition on `row.` (the trigger's NEW or OLD). */
   stays?: string;
   /**
@@ -63,6 +66,8 @@ export const SYNCED_TABLES: readonly SyncedTable[] = [
   { table: 'event_subscriptions', key: ['subscription_id'] },
   { table: 'library_teams', key: ['team_id'] },
   { table: 'peers', key: ['domain'] },
+  // The sender's copy of what went to other nodes; only the device that sent a message delivers it (its rows name no device there).
+  { table: 'federation_outbox', key: ['message_id'], local: ['id'], fill: { sent_by_device: `coalesce(NEW.sent_by_device, ${DEVICE_FUNCTION}())` } },
   {
     table: 'messages',
     key: ['message_id'],
@@ -104,7 +109,6 @@ export const UNSYNCED_TABLES: Readonly<Record<string, string>> = {
   device_link_codes: "this device's link codes",
   device_ops: 'the sync itself',
   sync_clock: 'the sync itself',
-  federation_outbox: 'a message is delivered by the device that sent it, once (its rows are that device’s queue)',
   blueprints: "the public catalog: seeded on each node from the shipped samples; a published blueprint's versions are numbered per node",
   blueprint_versions: 'the public catalog (above)',
   blueprint_profiles: 'the public catalog (above)',
