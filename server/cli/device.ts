@@ -5,6 +5,7 @@
  * serve --data NEW_DIR` then runs.
  */
 import type { Device, DeviceLinkCreated, DeviceList } from '../../contract/node/devices.ts';
+import type { IdentityList } from '../../contract/node/identities.ts';
 import { JoinRefused, joinDevice } from '../devices/join.ts';
 import { BundleUnreadableError } from '../devices/keys-bundle.ts';
 import { BackupError } from '../recovery/backup/index.ts';
@@ -16,13 +17,14 @@ import { print, terminalText } from './output.ts';
 
 const USAGE = {
   join: 'usage: svc-node device join <url> <code> --data NEW_DIR [--name NAME] [--json]',
-  revoke: 'usage: svc-node device revoke <device_id> [--json]',
+  revoke: 'usage: svc-node device revoke <device_id> [--rotate-keys] [--json]',
   any: 'usage: svc-node device link|join|list|revoke ... (see svc-node --help)',
 };
 
 export interface DeviceFlags {
   data?: string | undefined;
   name?: string | undefined;
+  'rotate-keys'?: boolean | undefined;
 }
 
 async function link(dataDir: string, json: boolean): Promise<void> {
@@ -78,11 +80,45 @@ async function list(dataDir: string, json: boolean): Promise<void> {
   return print(found, json, found.devices.map(line).join('\n'));
 }
 
-async function revoke(dataDir: string, json: boolean, deviceId: string | undefined): Promise<void> {
+interface RotatedIdentity {
+  agent_id: string;
+  alias: string;
+  new_did: string;
+}
+
+/**
+ * Every identity whose keys the node holds gets new ones: a signing key (the retiring one signs
+ * the did:svc log's entry and is destroyed) and an encryption key (the old one archived, so what
+ * was sealed to it stays readable here). A revoked device that someone else holds keeps only keys
+ * that no longer speak for anyone.
+ */
+async function rotateAll(dataDir: string): Promise<RotatedIdentity[]> {
+  const { identities } = await ownerRequest<IdentityList>(dataDir, 'GET', '/v1/node/identities');
+  const rotated: RotatedIdentity[] = [];
+  for (const identity of identities) {
+    if (identity.lifetime !== 'persistent' || identity.custody !== 'custodial' || identity.status !== 'active') continue;
+    const id = encodeURIComponent(identity.agent_id);
+    const signing = await ownerRequest<{ new_did: string }>(dataDir, 'POST', `/v1/node/identities/${id}/rotate`);
+    await ownerRequest(dataDir, 'POST', `/v1/node/identities/${id}/encryption-key/rotate`);
+    rotated.push({ agent_id: identity.agent_id, alias: identity.alias, new_did: signing.new_did });
+  }
+  return rotated;
+}
+
+async function revoke(dataDir: string, json: boolean, flags: DeviceFlags, deviceId: string | undefined): Promise<void> {
   if (!deviceId) throw new CliError(USAGE.revoke);
   const revoked = await ownerRequest<Device>(dataDir, 'DELETE', `/v1/node/devices/${encodeURIComponent(deviceId)}`);
-  const text = `revoked ${line(revoked)}: it receives nothing from this node from now on.\nIf it may be in someone else's hands, rotate your identities' keys from here.`;
-  return print(revoked, json, text);
+  if (flags['rotate-keys'] !== true) {
+    const text = `revoked ${line(revoked)}: it receives nothing from this node from now on.\nIf it may be in someone else's hands, run this again with --rotate-keys: every identity gets new keys.`;
+    return print(revoked, json, text);
+  }
+  const rotated = await rotateAll(dataDir);
+  const text = [
+    `revoked ${line(revoked)}: it receives nothing from this node from now on.`,
+    `${rotated.length} identities have new keys (the did:svc logs record each; peers take the new keys):`,
+    ...rotated.map((identity) => `  ${terminalText(identity.alias)}  ${identity.new_did}`),
+  ].join('\n');
+  return print({ ...revoked, rotated }, json, text);
 }
 
 export async function device(dataDir: string, json: boolean, flags: DeviceFlags, sub?: string, arg?: string, arg2?: string): Promise<void> {
@@ -94,7 +130,7 @@ export async function device(dataDir: string, json: boolean, flags: DeviceFlags,
     case 'list':
       return list(dataDir, json);
     case 'revoke':
-      return revoke(dataDir, json, arg);
+      return revoke(dataDir, json, flags, arg);
     default:
       throw new CliError(USAGE.any);
   }

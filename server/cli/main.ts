@@ -77,8 +77,9 @@ const USAGE = `usage: svc-node <command> [options]
         identities, keys and history (then: serve --data NEW_DIR)
   device list [--json]
         the devices that hold this node's identities, with when each was last seen
-  device revoke <device_id> [--json]
-        a lost or retired device receives nothing from this node from now on
+  device revoke <device_id> [--rotate-keys] [--json]
+        a lost or retired device receives nothing from this node from now on; with --rotate-keys
+        every identity whose keys the node holds gets new ones too (for a device someone else may have)
   backup --to DIR [--json]
         back the node's database up into DIR (made 0700 when absent): sealed chunks under the
         node's backup key, only those not already there written, and a manifest; backups older
@@ -118,6 +119,7 @@ const OPTIONS = {
   'host-key': { type: 'string' },
   out: { type: 'string' },
   force: { type: 'boolean' },
+  'rotate-keys': { type: 'boolean' },
   to: { type: 'string' },
   backup: { type: 'string' },
   json: { type: 'boolean' },

@@ -274,6 +274,7 @@ describe('GET /openapi.json', () => {
       'POST /v1/node/devices/link',
       'DELETE /v1/node/sessions/{session_id}',
       'POST /v1/node/identities/{agent_id}/session-key',
+      'POST /v1/node/identities/{agent_id}/rotate',
       'POST /v1/node/identities/{agent_id}/encryption-key/rotate',
       'POST /v1/node/teams/{team_id}/members/{certificate_id}/revoke',
       'POST /v1/node/tunnel/start',
@@ -305,8 +306,9 @@ describe('GET /openapi.json', () => {
     // end-to-end encryption keys (a self-custodial identity publishes, the owner rotates); 66 with
     // the owner's identity settings (whether it accepts plaintext mail); 68 with the recovery kit
     // (making one, and whether keys changed since); 71 with the database's backups (one now, the
-    // last one, the schedule); 74 with the owner's devices (the list, a link code, revoking one).
-    expect(operations).toHaveLength(74);
+    // last one, the schedule); 74 with the owner's devices (the list, a link code, revoking one);
+    // 75 with the owner's rotation of an identity's signing key.
+    expect(operations).toHaveLength(75);
     for (const { route, path, method, op } of operations) {
       expect(op.security, route).toEqual(security(route));
       for (const [, name] of path.matchAll(/\{(\w+)\}/g)) {

@@ -94,6 +94,7 @@ export const ROUTES: readonly RouteSpec[] = [
   r('GET', '/v1/node/identities', 'owner'),
   r('POST', '/v1/node/identities', 'owner', json('project_id', 'alias', 'name', 'human_name', 'role', 'program', 'namespace')),
   r('POST', '/v1/node/identities/:agent_id/session-key', 'owner', { body: 'none' }),
+  r('POST', '/v1/node/identities/:agent_id/rotate', 'owner', { body: 'none' }),
   r('POST', '/v1/node/identities/:agent_id/encryption-key/rotate', 'owner', { body: 'none' }),
   r('PATCH', '/v1/node/identities/:agent_id', 'owner', json('accepts_plaintext')),
   r('GET', '/v1/node/events/stream', 'owner', { sse: true, query: ['deadline'] }),

@@ -1,14 +1,14 @@
 /**
  * The owner's identities (`/v1/node/identities`): every identity of the node with its encryption
  * key's health, a new persistent one, the settings the owner decides for one (whether it accepts
- * plaintext mail), a fresh encryption key for one
+ * plaintext mail), a new signing key for one (core/identities/lifecycle.ts), a fresh encryption key for one
  * (core/identities/encryption-keys.ts, which also sums up each key's health), and a key acting as
  * one for the UI (core/identities/service.ts). Schemas:
  * contract/node/identities.ts.
  */
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { CreatedIdentity } from '../../../../contract/core/identities.ts';
+import { CreatedIdentity, Rotated } from '../../../../contract/core/identities.ts';
 import { AgentIdParams, CreateIdentityBody, IdentityList, NodeIdentity, NodeSettingsBody, SessionKey } from '../../../../contract/node/identities.ts';
 import { EncryptionKeyRotated } from '../../../../contract/core/encryption-keys.ts';
 import type { CoreServices } from '../../core/services.ts';
@@ -16,7 +16,7 @@ import type { CoreServices } from '../../core/services.ts';
 const tags = ['owner'];
 
 export async function identityRoutes(app: FastifyInstance, { services }: { services: CoreServices }): Promise<void> {
-  const { owner, identities, encryptionKeys } = services;
+  const { owner, identities, encryptionKeys, lifecycle } = services;
   const api = app.withTypeProvider<ZodTypeProvider>();
 
   api.get(
@@ -58,6 +58,21 @@ export async function identityRoutes(app: FastifyInstance, { services }: { servi
       },
     },
     async (request) => identities.updateByOwner(request.params.agent_id, request.body),
+  );
+
+  api.post(
+    '/v1/node/identities/:agent_id/rotate',
+    {
+      config: { auth: 'owner' },
+      schema: {
+        tags,
+        summary:
+          "Gives a custodial persistent identity a new signing key (as PUT /v1/agents/me/rotate does): the retiring key signs the did:svc log's entry and is destroyed, on every linked device too",
+        params: AgentIdParams,
+        response: { 200: Rotated },
+      },
+    },
+    async (request) => lifecycle.rotate(request.params.agent_id),
   );
 
   api.post(
