@@ -107,9 +107,18 @@ export default defineConfig({
         // A worker thread loads its modules itself, so nothing it imports may sit in the entry
         // chunk: that would run the whole main process (Electron's app and windows) inside the
         // worker. The crypto core the seal worker uses, and the small modules it needs, form a
-        // chunk of their own (test/packaging/worker-chunks.test.ts checks every worker's imports).
+        // chunk of their own; so do the backup modules the snapshot worker reads, cuts and seals
+        // a database with (test/packaging/worker-chunks.test.ts checks every worker's imports).
         output: {
-          codeSplitting: { groups: [{ name: 'crypto', test: /[\\/]server[\\/](crypto[\\/]|memo-cache\.ts|lazy\.ts)/ }] },
+          codeSplitting: {
+            groups: [
+              { name: 'crypto', test: /[\\/]server[\\/](crypto[\\/]|memo-cache\.ts|lazy\.ts)/ },
+              {
+                name: 'backup',
+                test: /[\\/]server[\\/](recovery[\\/]backup[\\/](snapshot-store|image-chunks|folder|chunks|keys|layout|errors)\.ts|custody[\\/]aead\.ts)/,
+              },
+            ],
+          },
         },
       },
     },

@@ -1,10 +1,14 @@
 /**
  * The bundled main process's worker threads (out/main, a build of the current sources: the tests'
  * global setup makes it). A worker loads its modules itself, so none may reach the entry chunk,
- * which would run Electron's whole main process inside the worker; and the seal worker, started
- * from the bundle as the seal pool starts it, seals and signs.
+ * which would run Electron's whole main process inside the worker; the seal worker, started from
+ * the bundle as the seal pool starts it, seals and signs; and the snapshot worker, started from
+ * the bundle as a backup starts it, reads an encrypted database over its own connection and
+ * writes its chunks, which open under the backup's keys.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
@@ -13,6 +17,11 @@ import { openEnvelope } from '../../server/crypto/e2ee/open-envelope.ts';
 import { SEAL_WORKER_ROLE, type SealReply } from '../../server/crypto/e2ee/seal-worker.ts';
 import { verifyEnvelopeForIngestion } from '../../server/crypto/e2ee/verify-envelope.ts';
 import { WORKER_ROLE as RENDER_WORKER_ROLE } from '../../server/markdown/worker.ts';
+import { openChunk } from '../../server/recovery/backup/chunks.ts';
+import { BackupFolder } from '../../server/recovery/backup/folder.ts';
+import { backupKeys } from '../../server/recovery/backup/keys.ts';
+import { SNAPSHOT_WORKER_ROLE, type SnapshotJob, type SnapshotReply } from '../../server/recovery/backup/snapshot-worker.ts';
+import { closeDatabase, openDatabase } from '../../server/store/database.ts';
 import { testParty } from '../support/e2ee-parties.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -41,7 +50,7 @@ describe('the bundle’s worker threads', () => {
     expect(buildIsCurrent(ROOT)).toBe(true);
   });
 
-  for (const role of [SEAL_WORKER_ROLE, RENDER_WORKER_ROLE]) {
+  for (const role of [SEAL_WORKER_ROLE, RENDER_WORKER_ROLE, SNAPSHOT_WORKER_ROLE]) {
     it(`never load the entry chunk: ${role}`, () => {
       expect([...reachable(chunkOf(role))]).not.toContain(ENTRY);
     });
@@ -84,6 +93,45 @@ describe('the bundle’s worker threads', () => {
       expect(openEnvelope(envelope, bob.reader).inner.body).toBe('sealed in its own worker');
     } finally {
       await worker.terminate();
+    }
+  });
+
+  it('reads a database and writes its sealed chunks in the snapshot worker started from the bundle', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'svc-bundle-snapshot-'));
+    const key = randomBytes(32);
+    const keys = backupKeys(randomBytes(32));
+    const db = openDatabase({ file: join(root, 'node.db'), key });
+    const dir = join(root, 'backups');
+    const worker = new Worker(chunkOf(SNAPSHOT_WORKER_ROLE), {
+      workerData: {
+        role: SNAPSHOT_WORKER_ROLE,
+        source: { file: db.name, key },
+        limit: 1024 ** 3,
+        dir,
+        chunkKey: keys.chunk,
+        nameKey: keys.name,
+      } satisfies SnapshotJob,
+    });
+    try {
+      await new BackupFolder(dir).prepare('check');
+      const reply = await new Promise<SnapshotReply>((settle, fail) => {
+        worker.on('error', fail);
+        worker.on('message', (message: SnapshotReply) => {
+          if (message.type === 'done' || message.type === 'failed') settle(message);
+        });
+      });
+      expect(reply.type).toBe('done');
+      if (reply.type !== 'done') return;
+      expect(reply.pageSize * reply.pageCount).toBe(
+        (db.pragma('page_size', { simple: true }) as number) * (db.pragma('page_count', { simple: true }) as number),
+      );
+      expect(reply.chunksWritten).toBe(reply.chunks.length);
+      const folder = new BackupFolder(dir);
+      for (const { name } of reply.chunks) expect(openChunk(keys, name, (await folder.read(folder.chunkPath(name)))!).length % reply.pageSize).toBe(0);
+    } finally {
+      await worker.terminate();
+      closeDatabase(db);
+      rmSync(root, { recursive: true, force: true });
     }
   });
 });

@@ -12,7 +12,7 @@ import { open, readdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { once } from 'node:events';
 import { CHUNK_BYTES, openChunk, sealChunk, sealedSize } from './chunks.ts';
-import { BackupTamperedError } from './errors.ts';
+import { BackupCancelledError, BackupTamperedError } from './errors.ts';
 import type { BackupFolder } from './folder.ts';
 import { chunkName, type BackupKeys } from './keys.ts';
 
@@ -34,8 +34,17 @@ export interface AssetsWritten {
   bytesWritten: number;
 }
 
-/** Every ready file of `assetsDir` into the folder's chunks (those not there yet); none when the folder does not exist. */
-export async function backUpAssets(folder: BackupFolder, keys: BackupKeys, assetsDir: string): Promise<AssetsWritten> {
+/** How a caller follows and stops backUpAssets: told after each file, and stopped between two chunks. */
+export interface AssetsProgress {
+  onFile?: (done: number, total: number) => void;
+  signal?: AbortSignal;
+}
+
+/**
+ * Every ready file of `assetsDir` into the folder's chunks (those not there yet); none when the
+ * folder does not exist. A BackupCancelledError once `signal` aborts.
+ */
+export async function backUpAssets(folder: BackupFolder, keys: BackupKeys, assetsDir: string, progress: AssetsProgress = {}): Promise<AssetsWritten> {
   const written: AssetsWritten = { assets: [], chunksWritten: 0, bytesWritten: 0 };
   let names: string[];
   try {
@@ -44,15 +53,23 @@ export async function backUpAssets(folder: BackupFolder, keys: BackupKeys, asset
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return written;
     throw error;
   }
-  for (const id of names.sort()) {
-    const asset = await backUpFile(folder, keys, join(assetsDir, id), id, written);
+  for (const [index, id] of names.sort().entries()) {
+    const asset = await backUpFile(folder, keys, join(assetsDir, id), id, written, progress.signal);
     // Deleted since the folder was read: the database snapshot taken before it may still name it; its row then has no file, as it would have had a moment later.
     if (asset !== null) written.assets.push(asset);
+    progress.onFile?.(index + 1, names.length);
   }
   return written;
 }
 
-async function backUpFile(folder: BackupFolder, keys: BackupKeys, path: string, id: string, written: AssetsWritten): Promise<ManifestAsset | null> {
+async function backUpFile(
+  folder: BackupFolder,
+  keys: BackupKeys,
+  path: string,
+  id: string,
+  written: AssetsWritten,
+  signal: AbortSignal | undefined,
+): Promise<ManifestAsset | null> {
   let file;
   try {
     file = await open(path, 'r');
@@ -64,6 +81,7 @@ async function backUpFile(folder: BackupFolder, keys: BackupKeys, path: string, 
   const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
   try {
     for (;;) {
+      if (signal?.aborted) throw new BackupCancelledError('the backup was cancelled; no backup was added to the folder');
       // A piece is read whole (short reads are continued), so the same bytes always cut the same way.
       let filled = 0;
       while (filled < CHUNK_BYTES) {

@@ -87,9 +87,9 @@ describe('an encrypted, incremental backup', () => {
 
   beforeAll(async () => {
     addMail(30_000);
-    first = await writeBackup({ db, dir: backups, backupKey, nodeId: 'node-1', now: new Date('2026-12-01T10:00:00.000Z') });
+    first = await writeBackup({ db, databaseKey, dir: backups, backupKey, nodeId: 'node-1', now: new Date('2026-12-01T10:00:00.000Z') });
     addMail(1000);
-    second = await writeBackup({ db, dir: backups, backupKey, nodeId: 'node-1', now: new Date('2026-12-01T11:00:00.000Z') });
+    second = await writeBackup({ db, databaseKey, dir: backups, backupKey, nodeId: 'node-1', now: new Date('2026-12-01T11:00:00.000Z') });
   });
 
   it('writes every chunk the first time, and after 1,000 new mails only the chunks they touched', () => {
@@ -232,9 +232,9 @@ describe('the backup folder', () => {
     const refusal = writeBackup({ db, dir: file, backupKey, nodeId: 'n', now: new Date() });
     await expect(refusal).rejects.toBeInstanceOf(BackupFolderError);
     await expect(refusal).rejects.toMatchObject({ reason: 'not_directory' });
-    await expect(writeBackup({ db, dir: join(root, 'small'), backupKey, nodeId: 'n', now: new Date(), maxImageBytes: 4096 })).rejects.toBeInstanceOf(
-      BackupTooLargeError,
-    );
+    await expect(
+      writeBackup({ db, databaseKey, dir: join(root, 'small'), backupKey, nodeId: 'n', now: new Date(), maxImageBytes: 4096 }),
+    ).rejects.toBeInstanceOf(BackupTooLargeError);
     const made = join(root, 'made', 'here');
     await writeBackup({ db, dir: made, backupKey, nodeId: 'n', now: new Date() });
     expect(statSync(made).mode & 0o777).toBe(0o700);

@@ -5,7 +5,7 @@
  */
 import { open, seal } from '../../custody/aead.ts';
 import { BackupTamperedError } from './errors.ts';
-import { chunkName, type BackupKeys } from './keys.ts';
+import { chunkName, type ChunkKeys } from './keys.ts';
 
 /** 1 MiB: small enough that 1,000 new mails rewrite a few of them, large enough that a 1 GB node is 1,024 files. */
 export const CHUNK_BYTES = 1024 * 1024;
@@ -41,13 +41,13 @@ export interface SealedChunk {
   box: Buffer;
 }
 
-export function sealChunk(keys: BackupKeys, plaintext: Buffer): SealedChunk {
+export function sealChunk(keys: ChunkKeys, plaintext: Buffer): SealedChunk {
   const name = chunkName(keys, plaintext);
   return { name, box: seal(keys.chunk, plaintext, aad(name)) };
 }
 
 /** The plaintext of the chunk stored as `name`; a BackupTamperedError when it is not exactly what was written under that name. */
-export function openChunk(keys: BackupKeys, name: string, box: Uint8Array): Buffer {
+export function openChunk(keys: ChunkKeys, name: string, box: Uint8Array): Buffer {
   const plaintext = open(keys.chunk, box, aad(name));
   if (plaintext === null || chunkName(keys, plaintext) !== name) throw new BackupTamperedError(`chunk ${name} does not pass its check`);
   return plaintext;

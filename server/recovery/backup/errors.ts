@@ -44,3 +44,8 @@ export class RestoreTargetExistsError extends BackupError {
 export class BackupTooLargeError extends BackupError {
   override readonly name = 'BackupTooLargeError';
 }
+
+/** The backup was cancelled while it was written: no manifest was added, the folder's backups are as they were. */
+export class BackupCancelledError extends BackupError {
+  override readonly name = 'BackupCancelledError';
+}

@@ -3,6 +3,7 @@
  * them: the owner API's backups (surfaces/node/node-backups/) and `svc-node kit restore --backup`.
  */
 export {
+  BackupCancelledError,
   BackupError,
   BackupFolderError,
   BackupKeyMismatchError,
@@ -16,4 +17,4 @@ export { checkFolderPath } from './folder.ts';
 export { listBackups, restoreDatabase, type BackupSummary, type RestoreDatabaseOptions, type RestoredBackup } from './restore.ts';
 export { backupsToKeep } from './retention.ts';
 export { MAX_IMAGE_BYTES } from './snapshot-store.ts';
-export { writeBackup, type BackupResult, type WriteBackupOptions } from './write-backup.ts';
+export { writeBackup, type BackupPhase, type BackupProgress, type BackupResult, type WriteBackupOptions } from './write-backup.ts';

@@ -22,6 +22,9 @@ export interface BackupKeys {
   folder: Buffer;
 }
 
+/** What cutting a database into chunks needs, and all a worker thread that does it is given: no key of the manifests or the folder. */
+export type ChunkKeys = Pick<BackupKeys, 'chunk' | 'name'>;
+
 export function backupKeys(backupKey: Uint8Array): BackupKeys {
   if (backupKey.length !== 32) throw new RangeError('a backup key is 32 bytes');
   return {
@@ -33,7 +36,7 @@ export function backupKeys(backupKey: Uint8Array): BackupKeys {
 }
 
 /** A chunk's file name: the hex HMAC-SHA256 of its plaintext. */
-export function chunkName(keys: BackupKeys, plaintext: Uint8Array): string {
+export function chunkName(keys: Pick<BackupKeys, 'name'>, plaintext: Uint8Array): string {
   return createHmac('sha256', keys.name).update(plaintext).digest('hex');
 }
 

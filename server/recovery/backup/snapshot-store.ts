@@ -1,17 +1,23 @@
 /**
  * A consistent copy of the live database's pages, decrypted, in memory only.
  *
+ * A backup reads it in a worker thread (snapshot-worker.ts), over a connection of the worker's own
+ * to the same file (openImageReader below): `serialize()` holds the thread that calls it for about
+ * 10 ms per MB, and on the node's own connection that thread is the one that answers every request.
+ * WAL lets the node keep committing while the worker's read transaction sees the database as it was
+ * when it began.
+ *
  * SQLCipher writes every page with a fresh IV and MAC, so the file on disk changes wholly between
  * two backups and could never be chunked incrementally; the decrypted pages change only where rows
  * did. `serialize()` on the node's own connection reads every page through SQLite's pager, which
  * hands out pages decrypted (page 1 with its "SQLite format 3" header restored): nothing is written
- * to any file, not even a temporary one, and the copy is one read transaction, taken while no
- * write of this connection (the node's only writer) can interleave, so it is consistent.
+ * to any file, not even a temporary one, and the copy is one read transaction, so it is consistent.
  *
  * Memory: the whole image is held once while a backup runs (SQLite has no page-range read in this
  * build: the sqlite_dbpage table is not compiled in), and the chunks are views into it, sealed one
  * at a time; a database above MAX_IMAGE_BYTES is refused rather than read.
  */
+import SQLite from 'better-sqlite3-multiple-ciphers';
 import type { Database } from '../../store/database.ts';
 import { BackupTooLargeError } from './errors.ts';
 import type { PageFact } from './layout.ts';
@@ -33,6 +39,27 @@ export interface DatabaseImage {
   pageCount: number;
   /** The table or index each page belongs to, and where in it (free pages are absent). */
   facts: PageFact[];
+}
+
+/**
+ * A read-only connection to the node's database `file` under its SQLCipher `key`, with the cipher
+ * settings store/database.ts opens it with (they must match, or no page decrypts). It never
+ * migrates, writes or checkpoints: the node's own connection stays the only writer.
+ */
+export function openImageReader(file: string, key: Uint8Array): Database {
+  if (key.length !== 32) throw new RangeError('database key must be 32 bytes');
+  const db = new SQLite(file, { fileMustExist: true });
+  try {
+    db.pragma("cipher='sqlcipher'");
+    db.pragma('legacy=4');
+    db.pragma(`key="x'${Buffer.from(key).toString('hex')}'"`);
+    db.pragma('busy_timeout=5000');
+    db.pragma('query_only=ON');
+    return db;
+  } catch (error) {
+    db.close();
+    throw error;
+  }
 }
 
 /**

@@ -1,8 +1,9 @@
 /**
- * The snapshot a backup takes while the node runs: another connection (a thread of its own)
- * commits pairs of rows the whole time, and every backup restores to a database that passes
- * SQLite's check and holds whole pairs only; no plaintext file appears meanwhile, in the data
- * folder, the backup folder, the restore's folder, or as an SQLite temporary file.
+ * The snapshot a backup takes while the node runs, read by the backup's worker thread over its own
+ * connection: another connection (a thread of its own) commits pairs of rows the whole time, and
+ * every backup restores to a database that passes SQLite's check and holds whole pairs only; no
+ * plaintext file appears meanwhile, in the data folder, the backup folder, the restore's folder,
+ * or as an SQLite temporary file.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, watch, type FSWatcher } from 'node:fs';
@@ -71,7 +72,7 @@ describe('a backup of a database being written', () => {
     try {
       for (let i = 0; i < 5; i++) {
         await sleep(60);
-        ids.push((await writeBackup({ db, dir: backups, backupKey, nodeId: 'n', now: new Date(Date.UTC(2026, 11, 1, 10, i)) })).backup_id);
+        ids.push((await writeBackup({ db, databaseKey: key, dir: backups, backupKey, nodeId: 'n', now: new Date(Date.UTC(2026, 11, 1, 10, i)) })).backup_id);
       }
     } finally {
       const pairs = new Promise<number>((resolve) => writer.on('message', resolve));

@@ -1,21 +1,35 @@
 /**
- * One backup of the running node's database into a folder: the decrypted pages read in memory
- * (snapshot-store.ts), cut into chunks, each chunk not already in the folder sealed and written,
- * then the manifest naming them, then the retention rule applied: manifests it does not keep are
- * deleted first, and only then the chunks no kept manifest names. Every file is written whole or
- * not at all (folder.ts), and the manifest only once its chunks are on disk, so an interrupted
- * backup leaves at worst chunks no manifest names, which the next backup's retention removes.
+ * One backup of the running node's database into a folder: the decrypted pages read, cut into
+ * chunks, each chunk not already in the folder sealed and written (all of it in a worker thread,
+ * snapshot-thread.ts, so the node keeps answering meanwhile), then the manifest naming them, then
+ * the retention rule applied: manifests it does not keep are deleted first, and only then the
+ * chunks no kept manifest names. Every file is written whole or not at all (folder.ts), and the
+ * manifest only once its chunks are on disk, so an interrupted or cancelled backup leaves at worst
+ * chunks no manifest names, which the next backup's retention removes.
  */
 import type { Database } from '../../store/database.ts';
 import { backUpAssets } from './asset-files.ts';
-import { gatherPages, pagesPerChunk, sealChunk, sealedSize } from './chunks.ts';
+import { BackupCancelledError } from './errors.ts';
 import { BackupFolder, backupIdOf, syncDirectory } from './folder.ts';
-import { backupKeys, chunkName, folderCheck, type BackupKeys } from './keys.ts';
-import { chunkLayout, toRuns } from './layout.ts';
-import { openManifest, sealManifest, type Manifest, type ManifestChunk } from './manifest.ts';
+import { backupKeys, folderCheck, type BackupKeys } from './keys.ts';
+import { openManifest, sealManifest, type Manifest } from './manifest.ts';
 import { backupsToKeep } from './retention.ts';
 import { schemaVersion } from '../../store/migrate.ts';
-import { snapshotImage } from './snapshot-store.ts';
+import { MAX_IMAGE_BYTES } from './snapshot-store.ts';
+import { snapshotInWorker } from './snapshot-thread.ts';
+
+/**
+ * Where a backup is: `reading` the database's pages (no count yet), writing its `chunks` (done of
+ * total), backing up the documents' `files` (done of total), `finishing` (the manifest and the
+ * retention rule; past this a backup is no longer cancelled).
+ */
+export type BackupPhase = 'reading' | 'chunks' | 'files' | 'finishing';
+
+export interface BackupProgress {
+  phase: BackupPhase;
+  done: number;
+  total: number;
+}
 
 export interface WriteBackupOptions {
   db: Database;
@@ -29,6 +43,17 @@ export interface WriteBackupOptions {
   maxImageBytes?: number;
   /** The folder of the documents' uploaded files (`DATA/assets`), backed up beside the database; none when absent. */
   assetsDir?: string;
+  /**
+   * The SQLCipher key `db` was opened with (custody's databaseKey()): with it the worker thread
+   * reads the pages over a connection of its own, and the calling thread is never held. Without
+   * it the pages are read on the calling thread (about 10 ms per MB during which it answers
+   * nothing), then cut and sealed in the worker as well.
+   */
+  databaseKey?: Uint8Array;
+  /** Told where the backup is, at each phase and after each chunk and file. */
+  onProgress?: (progress: BackupProgress) => void;
+  /** Cancels the backup until its manifest is being written: it then rejects with a BackupCancelledError, and the folder's backups are as they were. */
+  signal?: AbortSignal;
 }
 
 export interface BackupResult {
@@ -60,36 +85,40 @@ export async function writeBackup(options: WriteBackupOptions): Promise<BackupRe
   const created_at = createdAt.toISOString();
   const backup_id = backupIdOf(created_at);
 
-  const image = snapshotImage(options.db, options.maxImageBytes);
+  const { signal } = options;
+  const progress = (phase: BackupPhase, done: number, total: number): void => options.onProgress?.({ phase, done, total });
+  progress('reading', 0, 0);
   const schema_version = schemaVersion(options.db);
-  const chunks: ManifestChunk[] = [];
-  let chunksWritten = 0;
-  let bytesWritten = 0;
-  try {
-    for (const pages of chunkLayout(image.pageCount, image.facts, pagesPerChunk(image.pageSize))) {
-      const plaintext = gatherPages(image.bytes, image.pageSize, pages);
-      const name = chunkName(keys, plaintext);
-      chunks.push({ name, pages: toRuns(pages) });
-      // A chunk already in the folder is the same plaintext (its name is its HMAC): written once.
-      if (!(await folder.hasChunk(name, sealedSize(plaintext.length)))) {
-        const { box } = sealChunk(keys, plaintext);
-        await folder.writeAtomically(folder.chunkPath(name), box);
-        chunksWritten += 1;
-        bytesWritten += box.length;
-      }
-      plaintext.fill(0);
-    }
-  } finally {
-    image.bytes.fill(0);
-  }
+  const image = await snapshotInWorker({
+    db: options.db,
+    ...(options.databaseKey === undefined ? {} : { databaseKey: options.databaseKey }),
+    limit: options.maxImageBytes ?? MAX_IMAGE_BYTES,
+    dir: options.dir,
+    keys,
+    onRead: () => progress('chunks', 0, 0),
+    onChunk: (done, total) => progress('chunks', done, total),
+    ...(signal === undefined ? {} : { signal }),
+  });
+  let chunksWritten = image.chunksWritten;
+  let bytesWritten = image.bytesWritten;
   // The files after the pages: a video uploaded meanwhile is in the files and not yet in the
   // database, which restores as an unused file; never a row whose file was left out.
-  const files = options.assetsDir === undefined ? null : await backUpAssets(folder, keys, options.assetsDir);
+  if (options.assetsDir !== undefined) progress('files', 0, 0);
+  const files =
+    options.assetsDir === undefined
+      ? null
+      : await backUpAssets(folder, keys, options.assetsDir, {
+          onFile: (done, total) => progress('files', done, total),
+          ...(signal === undefined ? {} : { signal }),
+        });
   if (files !== null) {
     chunksWritten += files.chunksWritten;
     bytesWritten += files.bytesWritten;
   }
   await syncDirectory(folder.chunksDir);
+  // The last moment a cancel is heard: from here the backup is added to the folder.
+  if (signal?.aborted) throw new BackupCancelledError('the backup was cancelled; no backup was added to the folder');
+  progress('finishing', 0, 0);
 
   const manifest = sealManifest(keys, {
     backup_id,
@@ -98,7 +127,7 @@ export async function writeBackup(options: WriteBackupOptions): Promise<BackupRe
     schema_version,
     page_size: image.pageSize,
     image_size: image.pageSize * image.pageCount,
-    chunks,
+    chunks: image.chunks,
     ...(files === null ? {} : { assets: files.assets }),
   });
   await folder.writeAtomically(folder.manifestPath(backup_id), manifest);
@@ -109,7 +138,7 @@ export async function writeBackup(options: WriteBackupOptions): Promise<BackupRe
   return {
     backup_id,
     created_at,
-    chunks: chunks.length + (files?.assets.reduce((sum, asset) => sum + asset.chunks.length, 0) ?? 0),
+    chunks: image.chunks.length + (files?.assets.reduce((sum, asset) => sum + asset.chunks.length, 0) ?? 0),
     chunks_written: chunksWritten,
     bytes: image.pageSize * image.pageCount,
     bytes_written: bytesWritten,
