@@ -1,6 +1,7 @@
 /**
  * Backups of the node's database (`/v1/node/backups`): one now into a folder the owner chooses, the
- * last one's time and folder, and a schedule the node keeps. A backup folder holds sealed chunks
+ * last one's time and folder, a schedule the node keeps, and the backup being written now, which
+ * the owner can follow and cancel. A backup folder holds sealed chunks
  * and manifests only; what it reveals is in docs/security.md.
  */
 import { z } from 'zod';
@@ -43,11 +44,33 @@ export const BackupScheduleBody = z.strictObject({
 });
 export type BackupScheduleInput = z.input<typeof BackupScheduleBody>;
 
-/** `GET /v1/node/backups`: when the last backup was written, where, and the schedule. */
+/**
+ * Where a backup being written is: `reading` the database's pages (no count yet), writing its
+ * `chunks`, backing up the documents' `files`, `finishing` (its manifest, then the retention rule;
+ * from here it is no longer cancelled).
+ */
+export const BackupPhase = z.enum(['reading', 'chunks', 'files', 'finishing']);
+export type BackupPhase = z.output<typeof BackupPhase>;
+
+/** The backup being written now, the owner's or the schedule's. */
+export const RunningBackup = z.object({
+  started_at: z.string(),
+  /** The folder it is written into. */
+  to: z.string(),
+  phase: BackupPhase,
+  /** How many of the phase's `total` chunks or files are done; both 0 while the phase has no count. */
+  done: z.number().int().min(0),
+  total: z.number().int().min(0),
+});
+export type RunningBackup = z.output<typeof RunningBackup>;
+
+/** `GET /v1/node/backups`: when the last backup was written, where, the schedule, and the backup being written now. */
 export const BackupStatus = z.object({
   last_backup_at: z.string().nullable(),
   last_backup_to: z.string().nullable(),
   /** null: no schedule. */
   schedule: BackupSchedule.nullable(),
+  /** null: none is being written. `DELETE /v1/node/backups/running` cancels it. */
+  running: RunningBackup.nullable(),
 });
 export type BackupStatus = z.output<typeof BackupStatus>;

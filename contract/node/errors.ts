@@ -81,4 +81,6 @@ export const nodeErrors = defineErrors({
   SVC_ERR_BACKUP_FOLDER_UNWRITABLE: { status: 409, summary: 'The node cannot write to the backup folder (permissions, a full disk); detail says why' },
   SVC_ERR_BACKUP_RUNNING: { status: 409, summary: 'A backup is already being written; try again when it is done' },
   SVC_ERR_BACKUP_TOO_LARGE: { status: 409, summary: 'The database is larger than a backup holds in memory at once' },
+  SVC_ERR_BACKUP_CANCELLED: { status: 409, summary: 'The backup was cancelled while it was written; no backup was added to the folder' },
+  SVC_ERR_BACKUP_NOT_RUNNING: { status: 404, summary: 'No backup is being written (one may have just finished)' },
 });

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BackupResult } from '../../contract/node/backups.ts';
+import type { BackupResult, BackupStatus, RunningBackup } from '../../contract/node/backups.ts';
 import { Custody } from '../../server/custody/custody.ts';
 import { restoreDatabase } from '../../server/recovery/backup/index.ts';
 import { closeDatabase, openDatabase } from '../../server/store/database.ts';
@@ -114,7 +114,32 @@ describe('backups of a running node', () => {
     expect(second.chunks_written).toBeLessThan(first.chunks_written / 2);
     expect(second).toMatchObject({ kept: 2, removed: 0 });
 
-    expect(expectOk(await t.owner('GET', '/v1/node/backups'))).toEqual({ last_backup_at: second.created_at, last_backup_to: backups, schedule: null });
+    expect(expectOk(await t.owner('GET', '/v1/node/backups'))).toEqual({
+      last_backup_at: second.created_at,
+      last_backup_to: backups,
+      schedule: null,
+      running: null,
+    });
+  }, 60_000);
+
+  it('shows the backup being written, chunk by chunk, and cancels it: no backup is added to the folder', async () => {
+    const folder = join(root, 'cancelled');
+    const writing = t.owner('POST', '/v1/node/backups', { to: folder });
+    let running: RunningBackup | null = null;
+    for (let i = 0; i < 2000 && !(running?.phase === 'chunks' && running.done > 0); i++) {
+      running = (expectOk(await t.owner('GET', '/v1/node/backups')) as BackupStatus).running;
+      if (running === null) await sleep(5);
+    }
+    expect(running).toMatchObject({ to: folder, phase: 'chunks', started_at: expect.any(String) });
+    expect(running!.done).toBeGreaterThan(0);
+    expect(running!.done).toBeLessThan(running!.total);
+
+    const after = expectOk(await t.owner('DELETE', '/v1/node/backups/running')) as BackupStatus;
+    expect(after).toMatchObject({ running: null, last_backup_to: backups });
+    expectRefusal(await writing, 409, /cancelled/, 'SVC_ERR_BACKUP_CANCELLED');
+    expect(readdirSync(join(folder, 'manifests'))).toEqual([]);
+    expect(readdirSync(join(folder, 'chunks')).length).toBeGreaterThan(0);
+    expectRefusal(await t.owner('DELETE', '/v1/node/backups/running'), 404, /no backup is being written/, 'SVC_ERR_BACKUP_NOT_RUNNING');
   }, 60_000);
 
   it('leaves no message text, and no database header, in any file of the folder', () => {

@@ -1,7 +1,8 @@
 /**
  * Backups of the node's database (`/v1/node/backups`): one now into a folder the owner chooses,
- * the last one's time and folder, and the schedule the node keeps (service.ts). Schemas:
- * contract/node/backups.ts.
+ * the last one's time and folder, the schedule the node keeps, and the backup being written now
+ * (`/v1/node/backups/running`: shown in the status, cancelled by deleting it) (service.ts).
+ * Schemas: contract/node/backups.ts.
  */
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
@@ -29,8 +30,28 @@ export async function databaseBackupRoutes(app: FastifyInstance, { backups }: { 
 
   api.get(
     '/v1/node/backups',
-    { config: { auth: 'owner' }, schema: { tags, summary: 'When the last backup was written and where, and the schedule', response: { 200: BackupStatus } } },
+    {
+      config: { auth: 'owner' },
+      schema: {
+        tags,
+        summary: 'When the last backup was written and where, the schedule, and how far the backup being written is',
+        response: { 200: BackupStatus },
+      },
+    },
     async () => backups.status(),
+  );
+
+  api.delete(
+    '/v1/node/backups/running',
+    {
+      config: { auth: 'owner' },
+      schema: {
+        tags,
+        summary: 'Cancels the backup being written (no backup is added to its folder) and answers the status once it stopped; 404 when none is',
+        response: { 200: BackupStatus },
+      },
+    },
+    async () => backups.cancel(),
   );
 
   api.put(

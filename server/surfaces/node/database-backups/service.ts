@@ -1,13 +1,16 @@
 /**
  * The node's database backups as the owner runs them: one now, into the folder the owner names
- * (server/recovery/backup/ writes it, under custody's backup key), the last one's time and folder,
- * and the schedule, which a timer of the node's checks each minute against the node's clock.
- * One backup at a time: a second asked for meanwhile is refused, a scheduled one waits its turn.
+ * (server/recovery/backup/ writes it, under custody's backup key, in a worker thread that reads the
+ * database over its own connection), the last one's time and folder, and the schedule, which a
+ * timer of the node's checks each minute against the node's clock. One backup at a time: a second
+ * asked for meanwhile is refused, a scheduled one waits its turn. The one being written shows where
+ * it is in the status, and the owner can cancel it; so does the node stopping.
  */
-import type { BackupResult, BackupSchedule, BackupStatus } from '../../../../contract/node/backups.ts';
+import type { BackupResult, BackupSchedule, BackupStatus, RunningBackup } from '../../../../contract/node/backups.ts';
 import type { NodeContext } from '../../../context.ts';
-import { conflict, malformed } from '../../../errors.ts';
+import { conflict, malformed, notFound } from '../../../errors.ts';
 import {
+  BackupCancelledError,
   BackupFolderError,
   BackupKeyMismatchError,
   BackupTamperedError,
@@ -28,13 +31,22 @@ export interface DatabaseBackupsOptions {
   checkEveryMs?: number;
   /** Told of a scheduled backup that failed (the node logs it); the schedule tries again after its interval. */
   onError?: (error: unknown) => void;
+  /** Told when a backup starts, moves on (each chunk or file) and ends; the status says where it is. */
+  onProgress?: () => void;
+}
+
+/** The backup being written: where it is, how to stop it, and its outcome. */
+interface Running {
+  state: RunningBackup;
+  cancel: AbortController;
+  result: Promise<BackupResult>;
 }
 
 export class DatabaseBackups {
   readonly #ctx: NodeContext;
   readonly #nodeId: string;
   readonly #options: DatabaseBackupsOptions;
-  #running: Promise<BackupResult> | null = null;
+  #running: Running | null = null;
   #timer: NodeJS.Timeout | null = null;
   /** When the schedule last tried, failed or not: a failing folder is tried again an interval later, not each minute. */
   #lastAttempt: number | null = null;
@@ -45,21 +57,43 @@ export class DatabaseBackups {
     this.#options = options;
   }
 
-  /** A backup now into `to`; refused while another is being written. */
+  /** A backup now into `to`; refused while another is being written, and when it is cancelled. */
   async backUp(to: string): Promise<BackupResult> {
     if (this.#running !== null) throw conflict('SVC_ERR_BACKUP_RUNNING', 'a backup is already being written; try again when it is done');
-    const running = this.#write(to);
+    const cancel = new AbortController();
+    const state: RunningBackup = { started_at: this.#ctx.clock.now().toISOString(), to, phase: 'reading', done: 0, total: 0 };
+    const running: Running = { state, cancel, result: this.#write(to, state, cancel.signal) };
     this.#running = running;
+    this.#options.onProgress?.();
     try {
-      return await running;
+      return await running.result;
     } finally {
       this.#running = null;
+      this.#options.onProgress?.();
     }
   }
 
   status(): BackupStatus {
     const last = readLastBackup(this.#ctx.db);
-    return { last_backup_at: last?.at ?? null, last_backup_to: last?.to ?? null, schedule: readBackupSchedule(this.#ctx.db) };
+    return {
+      last_backup_at: last?.at ?? null,
+      last_backup_to: last?.to ?? null,
+      schedule: readBackupSchedule(this.#ctx.db),
+      running: this.#running === null ? null : { ...this.#running.state },
+    };
+  }
+
+  /**
+   * Cancels the backup being written and answers the status once it has stopped: no backup was
+   * added to its folder. One already writing its manifest finishes, and the status then names it
+   * as the last backup. A 404 when none is being written.
+   */
+  async cancel(): Promise<BackupStatus> {
+    const running = this.#running;
+    if (running === null) throw notFound('SVC_ERR_BACKUP_NOT_RUNNING', 'no backup is being written (one may have just finished)');
+    running.cancel.abort();
+    await running.result.catch(() => undefined);
+    return this.status();
   }
 
   /** Sets the schedule (`every_hours` 0 clears it); the folder is checked now, as a backup would check it. */
@@ -80,11 +114,13 @@ export class DatabaseBackups {
     }, this.#options.checkEveryMs ?? SCHEDULE_CHECK_MS).unref();
   }
 
-  /** Stops the timer, and waits for a backup being written to finish. */
+  /** Stops the timer, and cancels a backup being written (the schedule writes it again once due). */
   async stop(): Promise<void> {
     if (this.#timer !== null) clearInterval(this.#timer);
     this.#timer = null;
-    await this.#running?.catch(() => undefined);
+    const running = this.#running;
+    running?.cancel.abort();
+    await running?.result.catch(() => undefined);
   }
 
   /** The scheduled backup, when one is due on the node's clock; null when none is (or one is being written). */
@@ -100,21 +136,30 @@ export class DatabaseBackups {
     return this.backUp(schedule.to);
   }
 
-  async #write(to: string): Promise<BackupResult> {
+  async #write(to: string, state: RunningBackup, signal: AbortSignal): Promise<BackupResult> {
     checkAbsolute(to);
+    const databaseKey = this.#ctx.custody.databaseKey();
     try {
       const result = await writeBackup({
         db: this.#ctx.db,
+        databaseKey,
         dir: to,
         backupKey: this.#ctx.custody.backupKey(),
         nodeId: this.#nodeId,
         now: this.#ctx.clock.now(),
         ...(this.#options.assetsDir === undefined ? {} : { assetsDir: this.#options.assetsDir }),
+        onProgress: ({ phase, done, total }) => {
+          Object.assign(state, { phase, done, total });
+          this.#options.onProgress?.();
+        },
+        signal,
       });
       saveLastBackup(this.#ctx.db, { at: result.created_at, to });
       return result;
     } catch (error) {
       throw refusal(error, to);
+    } finally {
+      databaseKey.fill(0);
     }
   }
 }
@@ -138,6 +183,7 @@ function refusal(error: unknown, to: string): unknown {
     return conflict('SVC_ERR_BACKUP_FOLDER_FOREIGN', `${to} holds something other than this node's backups: ${error.message}`);
   }
   if (error instanceof BackupTooLargeError) return conflict('SVC_ERR_BACKUP_TOO_LARGE', error.message);
+  if (error instanceof BackupCancelledError) return conflict('SVC_ERR_BACKUP_CANCELLED', error.message);
   const code = (error as NodeJS.ErrnoException).code;
   if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) {
     return conflict('SVC_ERR_BACKUP_FOLDER_UNWRITABLE', `cannot write the backup into ${to}: ${(error as Error).message}`);
