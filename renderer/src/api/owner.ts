@@ -170,9 +170,14 @@ export class NodeClient {
     return this.#post<RecoveryKitCreated>('/v1/node/recovery-kit', input);
   }
 
-  /** When the last backup was written and where, and the schedule the node keeps. */
+  /** When the last backup was written and where, the schedule the node keeps, and the backup being written now. */
   backups(): Promise<BackupStatus> {
     return this.#get<BackupStatus>('/v1/node/backups');
+  }
+
+  /** Cancels the backup being written; the status once it stopped (a 404 when none was). */
+  cancelBackup(): Promise<BackupStatus> {
+    return this.#delete<BackupStatus>('/v1/node/backups/running');
   }
 
   /** Backs the node up now into the folder `to` (an absolute path on the node's machine). */
