@@ -21,7 +21,7 @@ import type { BackendName } from './custody/types.ts';
 import { guardedResolver } from './dns/guarded-resolver.ts';
 import { DNS_LIMITS, type DnsLimits } from './dns/limits.ts';
 import { createSystemDnsResolver, systemDnsResolver, type DnsResolver } from './dns/resolver.ts';
-import { EventBus, OWNER_SESSIONS_TOPIC, TUNNEL_TOPIC } from './events/bus.ts';
+import { BACKUPS_TOPIC, EventBus, OWNER_SESSIONS_TOPIC, TUNNEL_TOPIC } from './events/bus.ts';
 import type { DomainBudget } from './federation/domain-budget.ts';
 import type { OutboxOptions } from './federation/outbox.ts';
 import { buildLoopbackApp, buildPeerApp, type RegisteredRoute } from './http/app.ts';
@@ -255,6 +255,7 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
       assetsDir: join(dataDir, 'assets'),
       ...(options.backupScheduleCheckMs === undefined ? {} : { checkEveryMs: options.backupScheduleCheckMs }),
       onError: (error) => log?.warn({ err: error }, 'backup: the scheduled backup failed; it is tried again after its interval'),
+      onProgress: () => ctx.bus.publish(BACKUPS_TOPIC),
     });
 
     const loopback: FastifyInstance = await buildLoopbackApp({

@@ -312,7 +312,7 @@ export type NodeWakeItem = z.output<typeof NodeWakeItem>;
 export const MailChanged = z.object({ agent_id: z.string(), message_id: z.string() });
 /** `library_changed`, `docs_changed`: a team's shelf or documents changed. */
 export const TeamChanged = z.object({ team_id: z.string() });
-/** `catalog_changed`, `tunnel_changed`, `teams_changed`, `devices_changed`: re-read it. */
+/** `catalog_changed`, `tunnel_changed`, `teams_changed`, `devices_changed`, `backups_changed` (a backup started, moved on or ended): re-read it. */
 export const Changed = z.object({});
 
 /** The feed's nudges, by SSE event name: what changed, never the data itself. */
@@ -325,6 +325,7 @@ export const NodeFeedChanges = {
   teams_changed: Changed,
   /** A device joined or was revoked: Settings → Devices re-reads the list. */
   devices_changed: Changed,
+  backups_changed: Changed,
 } as const;
 export type NodeChangeKind = keyof typeof NodeFeedChanges;
 

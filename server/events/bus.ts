@@ -25,6 +25,8 @@ export function mailTopicParts(topic: string): { agentId: string; messageId: str
 export const docsTopic = (teamId: string): string => `docs:${teamId}`;
 /** The node's tunnel changed state (up, down, reconnecting, configured). */
 export const TUNNEL_TOPIC = 'tunnel';
+/** A database backup started, moved on (at most a few times a second) or ended: the owner's UI shows how far it is. */
+export const BACKUPS_TOPIC = 'backups';
 /** The public catalog changed (a blueprint published, retagged or deleted). */
 export const CATALOG_TOPIC = 'catalog';
 /** The node's teams changed (one created, a member added or revoked): pickers re-read them. */

@@ -19,6 +19,7 @@ import { SearchIndexer } from '../../server/search/indexer.ts';
 import type { AgentRow } from '../../server/surfaces/core/identities/store/agents.ts';
 import { insertMailRow } from '../../server/surfaces/core/mail/store/messages.ts';
 import { runCli } from '../support/cli.ts';
+import { connectSse, deadlineIn } from '../support/sse.ts';
 import { openNodeDatabase } from '../support/database.ts';
 import { expectOk, expectRefusal } from '../support/expect.ts';
 import { mailRow } from '../support/mail-rows.ts';
@@ -122,8 +123,10 @@ describe('backups of a running node', () => {
     });
   }, 60_000);
 
-  it('shows the backup being written, chunk by chunk, and cancels it: no backup is added to the folder', async () => {
+  it('shows the backup being written, chunk by chunk, nudging the owner feed, and cancels it: no backup is added to the folder', async () => {
     const folder = join(root, 'cancelled');
+    const feed = (await connectSse(`${t.url}/v1/node/events/stream?deadline=${encodeURIComponent(deadlineIn(30))}`, { token: t.node.ownerToken })).stream!;
+    expect((await feed.next()).event).toBe('connected');
     const writing = t.owner('POST', '/v1/node/backups', { to: folder });
     let running: RunningBackup | null = null;
     for (let i = 0; i < 2000 && !(running?.phase === 'chunks' && running.done > 0); i++) {
@@ -140,6 +143,11 @@ describe('backups of a running node', () => {
     expect(readdirSync(join(folder, 'manifests'))).toEqual([]);
     expect(readdirSync(join(folder, 'chunks')).length).toBeGreaterThan(0);
     expectRefusal(await t.owner('DELETE', '/v1/node/backups/running'), 404, /no backup is being written/, 'SVC_ERR_BACKUP_NOT_RUNNING');
+
+    // Nudged when it started, as it moved on (a few times a second at most), and when it ended.
+    const nudges = feed.frames.filter((frame) => frame.event === 'backups_changed');
+    feed.close();
+    expect(nudges.length).toBeGreaterThanOrEqual(2);
   }, 60_000);
 
   it('leaves no message text, and no database header, in any file of the folder', () => {

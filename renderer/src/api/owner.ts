@@ -89,6 +89,7 @@ const NODE_CHANGES: Record<NodeChangeKind, true> = {
   teams_changed: true,
   devices_changed: true,
   mail_changed: true,
+  backups_changed: true,
 };
 const isNodeChange = (event: string): event is NodeChangeKind => Object.hasOwn(NODE_CHANGES, event);
 

@@ -13,7 +13,7 @@
  * most STREAMS_PER_HOLDER feeds open (events/stream-cap.ts).
  */
 import type { NodeAgentPresence, NodeChangeKind, NodeWakeItem, StreamReset } from '../../../../contract/core/events.ts';
-import { CATALOG_TOPIC, DEVICES_TOPIC, docsTopic, mailTopicParts, TEAMS_TOPIC, teamTopic, TUNNEL_TOPIC, type EventBus } from '../../../events/bus.ts';
+import { BACKUPS_TOPIC, CATALOG_TOPIC, DEVICES_TOPIC, docsTopic, mailTopicParts, TEAMS_TOPIC, teamTopic, TUNNEL_TOPIC, type EventBus } from '../../../events/bus.ts';
 import { z } from 'zod';
 import { streamIds } from '../../../events/stream-ids.ts';
 import { EVERY_TOPIC, pumpStream, startPump } from '../../../events/stream-pump.ts';
@@ -184,6 +184,7 @@ function changeOf(topic: string): { event: NodeChangeKind; data: Record<string, 
   if (topic === TUNNEL_TOPIC) return { event: 'tunnel_changed', data: {} };
   if (topic === TEAMS_TOPIC) return { event: 'teams_changed', data: {} };
   if (topic === DEVICES_TOPIC) return { event: 'devices_changed', data: {} };
+  if (topic === BACKUPS_TOPIC) return { event: 'backups_changed', data: {} };
   return null;
 }
 

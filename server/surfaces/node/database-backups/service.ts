@@ -21,6 +21,8 @@ import {
 import { readBackupSchedule, readLastBackup, saveBackupSchedule, saveLastBackup } from './store.ts';
 
 const HOUR_MS = 60 * 60 * 1000;
+/** How often a running backup's progress is told at most (each chunk would be hundreds a second on a fast disk). */
+export const PROGRESS_EVERY_MS = 250;
 /** How often the timer asks whether a scheduled backup is due. */
 export const SCHEDULE_CHECK_MS = 60 * 1000;
 
@@ -31,7 +33,7 @@ export interface DatabaseBackupsOptions {
   checkEveryMs?: number;
   /** Told of a scheduled backup that failed (the node logs it); the schedule tries again after its interval. */
   onError?: (error: unknown) => void;
-  /** Told when a backup starts, moves on (each chunk or file) and ends; the status says where it is. */
+  /** Told when a backup starts, moves on (at most every PROGRESS_EVERY_MS) and ends; the status says where it is. */
   onProgress?: () => void;
 }
 
@@ -50,6 +52,9 @@ export class DatabaseBackups {
   #timer: NodeJS.Timeout | null = null;
   /** When the schedule last tried, failed or not: a failing folder is tried again an interval later, not each minute. */
   #lastAttempt: number | null = null;
+  /** When the progress was last told, and whether a later change waits to be. */
+  #toldAt = 0;
+  #tellLater: NodeJS.Timeout | null = null;
 
   constructor(ctx: NodeContext, nodeId: string, options: DatabaseBackupsOptions = {}) {
     this.#ctx = ctx;
@@ -64,12 +69,12 @@ export class DatabaseBackups {
     const state: RunningBackup = { started_at: this.#ctx.clock.now().toISOString(), to, phase: 'reading', done: 0, total: 0 };
     const running: Running = { state, cancel, result: this.#write(to, state, cancel.signal) };
     this.#running = running;
-    this.#options.onProgress?.();
+    this.#tell(true);
     try {
       return await running.result;
     } finally {
       this.#running = null;
-      this.#options.onProgress?.();
+      this.#tell(true);
     }
   }
 
@@ -136,6 +141,25 @@ export class DatabaseBackups {
     return this.backUp(schedule.to);
   }
 
+  /** Tells onProgress now when `now` (a backup started or ended) or when it was not told for PROGRESS_EVERY_MS; else once that time is up. */
+  #tell(now: boolean): void {
+    const tell = this.#options.onProgress;
+    if (tell === undefined) return;
+    const wait = this.#toldAt + PROGRESS_EVERY_MS - Date.now();
+    if (now || wait <= 0) {
+      if (this.#tellLater !== null) clearTimeout(this.#tellLater);
+      this.#tellLater = null;
+      this.#toldAt = Date.now();
+      tell();
+    } else {
+      this.#tellLater ??= setTimeout(() => {
+        this.#tellLater = null;
+        this.#toldAt = Date.now();
+        tell();
+      }, wait).unref();
+    }
+  }
+
   async #write(to: string, state: RunningBackup, signal: AbortSignal): Promise<BackupResult> {
     checkAbsolute(to);
     const databaseKey = this.#ctx.custody.databaseKey();
@@ -150,7 +174,7 @@ export class DatabaseBackups {
         ...(this.#options.assetsDir === undefined ? {} : { assetsDir: this.#options.assetsDir }),
         onProgress: ({ phase, done, total }) => {
           Object.assign(state, { phase, done, total });
-          this.#options.onProgress?.();
+          this.#tell(false);
         },
         signal,
       });
