@@ -48,12 +48,14 @@ async function timed(fn: () => Promise<BackupResult>): Promise<BackupResult & { 
 
 export async function run(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-bench-backup-'));
-  const db = openDatabase({ file: join(dir, 'data', 'node.db'), key: randomBytes(32) });
+  const databaseKey = randomBytes(32);
+  const db = openDatabase({ file: join(dir, 'data', 'node.db'), key: databaseKey });
   try {
     while (size(db) < TARGET_MB * 1024 * 1024) addMail(db, 10_000);
     const backupKey = randomBytes(32);
     const backups = join(dir, 'backups');
-    const backUp = () => writeBackup({ db, dir: backups, backupKey, nodeId: 'bench', now: new Date() });
+    // With the database key, as the node backs up: the worker thread reads the pages over its own connection.
+    const backUp = () => writeBackup({ db, databaseKey, dir: backups, backupKey, nodeId: 'bench', now: new Date() });
     const full = await timed(backUp);
     addMail(db, NEW_MAILS);
     const incremental = await timed(backUp);
