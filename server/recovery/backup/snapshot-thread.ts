@@ -41,7 +41,7 @@ export interface SnapshotWritten extends ImageChunksWritten {
   pageCount: number;
 }
 
-/** The database's chunks written into the folder by a worker; a BackupCancelledError once `signal` aborts. */
+/** The database's chunks written into the folder by a worker; a BackupCancelledError once `signal` aborts and the worker has stopped. */
 export async function snapshotInWorker(options: SnapshotInWorkerOptions): Promise<SnapshotWritten> {
   const { db, databaseKey, signal } = options;
   if (signal?.aborted) throw new BackupCancelledError('the backup was cancelled before it began');
@@ -55,12 +55,13 @@ export async function snapshotInWorker(options: SnapshotInWorkerOptions): Promis
   if ('image' in source) source.image.bytes.fill(0);
   return new Promise<SnapshotWritten>((resolve, reject) => {
     let settled = false;
+    // Settled once the worker is gone: after that nothing more of this backup touches the folder
+    // or holds a read transaction on the database (a worker inside serialize() stops when it returns).
     const settle = (outcome: () => void): void => {
       if (settled) return;
       settled = true;
       signal?.removeEventListener('abort', cancel);
-      outcome();
-      void worker.terminate();
+      worker.terminate().then(outcome, outcome);
     };
     const cancel = (): void => settle(() => reject(new BackupCancelledError('the backup was cancelled; no backup was added to the folder')));
     signal?.addEventListener('abort', cancel, { once: true });
