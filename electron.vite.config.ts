@@ -115,7 +115,7 @@ export default defineConfig({
               { name: 'crypto', test: /[\\/]server[\\/](crypto[\\/]|memo-cache\.ts|lazy\.ts)/ },
               {
                 name: 'backup',
-                test: /[\\/]server[\\/](recovery[\\/]backup[\\/](snapshot-store|image-chunks|folder|chunks|keys|layout|errors)\.ts|custody[\\/]aead\.ts)/,
+                test: /[\\/]server[\\/](recovery[\\/]backup[\\/](snapshot-store|image-chunks|asset-files|folder|chunks|keys|layout|errors)\.ts|custody[\\/]aead\.ts)/,
               },
             ],
           },

@@ -3,7 +3,8 @@
  * beside the database (a file still arriving, `.part`, and anything not named as an asset left
  * out) and restored byte for byte; a file already backed up is not written again, and the
  * retention rule keeps its chunks; a file's chunk changed by one byte refuses the restore, which
- * then writes neither the database nor any file.
+ * then writes neither the database nor any file. The backup's worker thread reads the files after
+ * the pages, and tells each file done.
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -16,7 +17,7 @@ import { BackupTamperedError } from './errors.ts';
 import { BackupFolder } from './folder.ts';
 import { restoreDatabase, writeBackup } from './index.ts';
 import { backupKeys } from './keys.ts';
-import { readManifest } from './write-backup.ts';
+import { readManifest, type BackupProgress } from './write-backup.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'svc-backup-assets-'));
 const backupKey = randomBytes(32);
@@ -45,7 +46,9 @@ afterAll(() => {
   rmSync(root, { recursive: true, force: true });
 });
 
-const backUp = (at: string) => writeBackup({ db, dir: backups, backupKey, nodeId: 'node-1', now: new Date(at), assetsDir: assets });
+const progress: BackupProgress[] = [];
+const backUp = (at: string) =>
+  writeBackup({ db, databaseKey, dir: backups, backupKey, nodeId: 'node-1', now: new Date(at), assetsDir: assets, onProgress: (now) => progress.push(now) });
 const restoreInto = (name: string) => {
   const dir = join(root, name);
   mkdirSync(dir);
@@ -55,6 +58,13 @@ const restoreInto = (name: string) => {
 describe('the documents’ files in a backup', () => {
   it('backs up every ready file and restores each byte for byte; a file backed up before is not written again', async () => {
     const first = await backUp('2026-12-01T10:00:00Z');
+    // After the pages, the files, one by one.
+    expect(progress.filter((now) => now.phase === 'files')).toEqual([
+      { phase: 'files', done: 0, total: 0 },
+      { phase: 'files', done: 1, total: 2 },
+      { phase: 'files', done: 2, total: 2 },
+    ]);
+    expect(progress.findLastIndex((now) => now.phase === 'chunks')).toBeLessThan(progress.findIndex((now) => now.phase === 'files'));
     const manifest = await readManifest(new BackupFolder(backups), backupKeys(backupKey), first.backup_id);
     expect(manifest?.assets?.map((asset) => [asset.id, asset.size, asset.chunks.length])).toEqual([
       [VIDEO, files[VIDEO]!.length, 3],

@@ -12,9 +12,9 @@ import { open, readdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { once } from 'node:events';
 import { CHUNK_BYTES, openChunk, sealChunk, sealedSize } from './chunks.ts';
-import { BackupCancelledError, BackupTamperedError } from './errors.ts';
+import { BackupTamperedError } from './errors.ts';
 import type { BackupFolder } from './folder.ts';
-import { chunkName, type BackupKeys } from './keys.ts';
+import { chunkName, type ChunkKeys } from './keys.ts';
 
 /** One file of the assets folder in a manifest. */
 export interface ManifestAsset {
@@ -34,17 +34,17 @@ export interface AssetsWritten {
   bytesWritten: number;
 }
 
-/** How a caller follows and stops backUpAssets: told after each file, and stopped between two chunks. */
-export interface AssetsProgress {
-  onFile?: (done: number, total: number) => void;
-  signal?: AbortSignal;
-}
-
 /**
  * Every ready file of `assetsDir` into the folder's chunks (those not there yet); none when the
- * folder does not exist. A BackupCancelledError once `signal` aborts.
+ * folder does not exist. `onFile(done, total)` after each file. It runs in the snapshot worker
+ * thread (snapshot-worker.ts), which a cancelled backup terminates.
  */
-export async function backUpAssets(folder: BackupFolder, keys: BackupKeys, assetsDir: string, progress: AssetsProgress = {}): Promise<AssetsWritten> {
+export async function backUpAssets(
+  folder: BackupFolder,
+  keys: ChunkKeys,
+  assetsDir: string,
+  onFile: (done: number, total: number) => void = () => undefined,
+): Promise<AssetsWritten> {
   const written: AssetsWritten = { assets: [], chunksWritten: 0, bytesWritten: 0 };
   let names: string[];
   try {
@@ -54,22 +54,15 @@ export async function backUpAssets(folder: BackupFolder, keys: BackupKeys, asset
     throw error;
   }
   for (const [index, id] of names.sort().entries()) {
-    const asset = await backUpFile(folder, keys, join(assetsDir, id), id, written, progress.signal);
+    const asset = await backUpFile(folder, keys, join(assetsDir, id), id, written);
     // Deleted since the folder was read: the database snapshot taken before it may still name it; its row then has no file, as it would have had a moment later.
     if (asset !== null) written.assets.push(asset);
-    progress.onFile?.(index + 1, names.length);
+    onFile(index + 1, names.length);
   }
   return written;
 }
 
-async function backUpFile(
-  folder: BackupFolder,
-  keys: BackupKeys,
-  path: string,
-  id: string,
-  written: AssetsWritten,
-  signal: AbortSignal | undefined,
-): Promise<ManifestAsset | null> {
+async function backUpFile(folder: BackupFolder, keys: ChunkKeys, path: string, id: string, written: AssetsWritten): Promise<ManifestAsset | null> {
   let file;
   try {
     file = await open(path, 'r');
@@ -81,7 +74,6 @@ async function backUpFile(
   const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
   try {
     for (;;) {
-      if (signal?.aborted) throw new BackupCancelledError('the backup was cancelled; no backup was added to the folder');
       // A piece is read whole (short reads are continued), so the same bytes always cut the same way.
       let filled = 0;
       while (filled < CHUNK_BYTES) {
@@ -114,7 +106,7 @@ async function backUpFile(
  * chunk missing, changed or of the wrong size, and then none of the files stays. Returns the paths
  * written, for a caller that fails later to take back.
  */
-export async function restoreAssets(folder: BackupFolder, keys: BackupKeys, assets: readonly ManifestAsset[], assetsDir: string): Promise<string[]> {
+export async function restoreAssets(folder: BackupFolder, keys: ChunkKeys, assets: readonly ManifestAsset[], assetsDir: string): Promise<string[]> {
   const done: string[] = [];
   if (assets.length === 0) return done;
   mkdirSync(assetsDir, { recursive: true, mode: 0o700 });
@@ -127,7 +119,7 @@ export async function restoreAssets(folder: BackupFolder, keys: BackupKeys, asse
   return done;
 }
 
-async function restoreFile(folder: BackupFolder, keys: BackupKeys, asset: ManifestAsset, target: string): Promise<string> {
+async function restoreFile(folder: BackupFolder, keys: ChunkKeys, asset: ManifestAsset, target: string): Promise<string> {
   const temp = `${target}.restoring`;
   const out = createWriteStream(temp, { mode: 0o600 });
   try {

@@ -1,7 +1,8 @@
 /**
- * One backup's snapshot and chunks, written by a worker thread of its own (snapshot-worker.ts) while
- * the node's event loop goes on answering: the worker reports the image read and each chunk done,
- * and is terminated when the backup is cancelled. A worker lives for one backup only (backups are
+ * One backup's snapshot and chunks (and the documents' files after them), written by a worker
+ * thread of its own (snapshot-worker.ts) while the node's event loop goes on answering: the worker
+ * reports the image read and each chunk and file done, and is terminated when the backup is
+ * cancelled. A worker lives for one backup only (backups are
  * minutes or hours apart), so nothing of a backup's keys or pages outlives it.
  */
 import { Worker } from 'node:worker_threads';
@@ -12,6 +13,7 @@ import type { ChunkKeys } from './keys.ts';
 import { snapshotImage } from './snapshot-store.ts';
 // Types only: a value imported from snapshot-worker.ts would bundle it into the main chunk (see there).
 import type { CrossedError, SnapshotJob, SnapshotReply } from './snapshot-worker.ts';
+import type { AssetsWritten } from './asset-files.ts';
 import type { ImageChunksWritten } from './image-chunks.ts';
 
 /** The process's Node flags, less `--input-type`, which no worker started from a file may have. */
@@ -29,16 +31,22 @@ export interface SnapshotInWorkerOptions {
   limit: number;
   dir: string;
   keys: ChunkKeys;
+  /** The documents' uploaded files, backed up after the pages. */
+  assetsDir?: string;
   /** The image is read (its size in bytes). */
   onRead?: (bytes: number) => void;
   /** A chunk is in the folder: `done` of `total`. */
   onChunk?: (done: number, total: number) => void;
+  /** The files began (0 of 0), or one more is in the folder: `done` of `total`. */
+  onFile?: (done: number, total: number) => void;
   signal?: AbortSignal;
 }
 
 export interface SnapshotWritten extends ImageChunksWritten {
   pageSize: number;
   pageCount: number;
+  /** The documents' files; null when no assetsDir was given. */
+  files: AssetsWritten | null;
 }
 
 /** The database's chunks written into the folder by a worker; a BackupCancelledError once `signal` aborts and the worker has stopped. */
@@ -48,7 +56,15 @@ export async function snapshotInWorker(options: SnapshotInWorkerOptions): Promis
   const { url, role } = await workerEntry();
   const source: SnapshotJob['source'] =
     databaseKey !== undefined && !db.memory ? { file: db.name, key: databaseKey } : { image: snapshotImage(db, options.limit) };
-  const job: SnapshotJob = { role, source, limit: options.limit, dir: options.dir, chunkKey: options.keys.chunk, nameKey: options.keys.name };
+  const job: SnapshotJob = {
+    role,
+    source,
+    limit: options.limit,
+    dir: options.dir,
+    chunkKey: options.keys.chunk,
+    nameKey: options.keys.name,
+    ...(options.assetsDir === undefined ? {} : { assetsDir: options.assetsDir }),
+  };
   if (signal?.aborted) throw new BackupCancelledError('the backup was cancelled before it began');
   const worker = new Worker(url, { workerData: job, execArgv: WORKER_EXEC_ARGV });
   // The image read here was copied to the worker: this thread's copy is cleared now.
@@ -68,9 +84,10 @@ export async function snapshotInWorker(options: SnapshotInWorkerOptions): Promis
     worker.on('message', (reply: SnapshotReply) => {
       if (reply.type === 'read') options.onRead?.(reply.bytes);
       else if (reply.type === 'chunk') options.onChunk?.(reply.done, reply.total);
+      else if (reply.type === 'file') options.onFile?.(reply.done, reply.total);
       else if (reply.type === 'done') {
-        const { pageSize, pageCount, chunks, chunksWritten, bytesWritten } = reply;
-        settle(() => resolve({ pageSize, pageCount, chunks, chunksWritten, bytesWritten }));
+        const { pageSize, pageCount, chunks, chunksWritten, bytesWritten, files } = reply;
+        settle(() => resolve({ pageSize, pageCount, chunks, chunksWritten, bytesWritten, files }));
       } else settle(() => reject(uncrossed(reply.error)));
     });
     worker.on('error', (error) => settle(() => reject(error)));

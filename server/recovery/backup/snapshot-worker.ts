@@ -1,7 +1,8 @@
 /**
  * The snapshot worker thread: one backup's database image read (snapshot-store.ts) over a
  * connection of this thread's own, then cut, named, sealed and written into the folder's chunks
- * (image-chunks.ts), beside the node's event loop. snapshot-thread.ts starts one per backup, hears
+ * (image-chunks.ts), and the documents' uploaded files after it (asset-files.ts), beside the
+ * node's event loop. snapshot-thread.ts starts one per backup, hears
  * its progress, and terminates it to cancel the backup: every file lands whole or not at all
  * (folder.ts), so a worker stopped anywhere leaves at worst chunks no manifest names.
  *
@@ -16,6 +17,7 @@
  * types, and loads the rest inside the thread.
  */
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
+import type { AssetsWritten } from './asset-files.ts';
 import type { ManifestChunk } from './manifest.ts';
 import type { PageFact } from './layout.ts';
 
@@ -43,6 +45,8 @@ export interface SnapshotJob {
   dir: string;
   chunkKey: Uint8Array;
   nameKey: Uint8Array;
+  /** The documents' uploaded files (`DATA/assets`), backed up after the pages; none when absent. */
+  assetsDir?: string;
 }
 
 /** A refusal as it crosses back: its class's name, its message, and a system error's code. */
@@ -55,7 +59,8 @@ export interface CrossedError {
 export type SnapshotReply =
   | { type: 'read'; bytes: number }
   | { type: 'chunk'; done: number; total: number }
-  | { type: 'done'; pageSize: number; pageCount: number; chunks: ManifestChunk[]; chunksWritten: number; bytesWritten: number }
+  | { type: 'file'; done: number; total: number }
+  | { type: 'done'; pageSize: number; pageCount: number; chunks: ManifestChunk[]; chunksWritten: number; bytesWritten: number; files: AssetsWritten | null }
   | { type: 'failed'; error: CrossedError };
 
 /** A byte array that crossed threads, as a Buffer over the same memory. */
@@ -65,6 +70,7 @@ async function serve(port: NonNullable<typeof parentPort>, job: SnapshotJob): Pr
   const { openImageReader, snapshotImage } = await import('./snapshot-store.ts');
   const { BackupFolder } = await import('./folder.ts');
   const { writeImageChunks } = await import('./image-chunks.ts');
+  const { backUpAssets } = await import('./asset-files.ts');
   const reply = (message: SnapshotReply): void => port.postMessage(message);
   let image;
   if ('file' in job.source) {
@@ -80,10 +86,18 @@ async function serve(port: NonNullable<typeof parentPort>, job: SnapshotJob): Pr
   reply({ type: 'read', bytes: image.pageSize * image.pageCount });
   const { pageSize, pageCount } = image;
   const keys = { chunk: asBuffer(job.chunkKey), name: asBuffer(job.nameKey) };
-  const written = await writeImageChunks(image, new BackupFolder(job.dir), keys, (done, total) => reply({ type: 'chunk', done, total }));
+  const folder = new BackupFolder(job.dir);
+  const written = await writeImageChunks(image, folder, keys, (done, total) => reply({ type: 'chunk', done, total }));
+  // The files after the pages: a video uploaded meanwhile is in the files and not yet in the
+  // database, which restores as an unused file; never a row whose file was left out.
+  let files: AssetsWritten | null = null;
+  if (job.assetsDir !== undefined) {
+    reply({ type: 'file', done: 0, total: 0 });
+    files = await backUpAssets(folder, keys, job.assetsDir, (done, total) => reply({ type: 'file', done, total }));
+  }
   keys.chunk.fill(0);
   keys.name.fill(0);
-  reply({ type: 'done', pageSize, pageCount, ...written });
+  reply({ type: 'done', pageSize, pageCount, ...written, files });
 }
 
 function crossed(error: unknown): CrossedError {

@@ -1,14 +1,14 @@
 /**
  * One backup of the running node's database into a folder: the decrypted pages read, cut into
- * chunks, each chunk not already in the folder sealed and written (all of it in a worker thread,
- * snapshot-thread.ts, so the node keeps answering meanwhile), then the manifest naming them, then
+ * chunks, each chunk not already in the folder sealed and written, and the documents' files after
+ * them (all of it in a worker thread, snapshot-thread.ts, so the node keeps answering meanwhile),
+ * then the manifest naming them, then
  * the retention rule applied: manifests it does not keep are deleted first, and only then the
  * chunks no kept manifest names. Every file is written whole or not at all (folder.ts), and the
  * manifest only once its chunks are on disk, so an interrupted or cancelled backup leaves at worst
  * chunks no manifest names, which the next backup's retention removes.
  */
 import type { Database } from '../../store/database.ts';
-import { backUpAssets } from './asset-files.ts';
 import { BackupCancelledError } from './errors.ts';
 import { BackupFolder, backupIdOf, syncDirectory } from './folder.ts';
 import { backupKeys, folderCheck, type BackupKeys } from './keys.ts';
@@ -95,26 +95,15 @@ export async function writeBackup(options: WriteBackupOptions): Promise<BackupRe
     limit: options.maxImageBytes ?? MAX_IMAGE_BYTES,
     dir: options.dir,
     keys,
+    ...(options.assetsDir === undefined ? {} : { assetsDir: options.assetsDir }),
     onRead: () => progress('chunks', 0, 0),
     onChunk: (done, total) => progress('chunks', done, total),
+    onFile: (done, total) => progress('files', done, total),
     ...(signal === undefined ? {} : { signal }),
   });
-  let chunksWritten = image.chunksWritten;
-  let bytesWritten = image.bytesWritten;
-  // The files after the pages: a video uploaded meanwhile is in the files and not yet in the
-  // database, which restores as an unused file; never a row whose file was left out.
-  if (options.assetsDir !== undefined) progress('files', 0, 0);
-  const files =
-    options.assetsDir === undefined
-      ? null
-      : await backUpAssets(folder, keys, options.assetsDir, {
-          onFile: (done, total) => progress('files', done, total),
-          ...(signal === undefined ? {} : { signal }),
-        });
-  if (files !== null) {
-    chunksWritten += files.chunksWritten;
-    bytesWritten += files.bytesWritten;
-  }
+  const { files } = image;
+  const chunksWritten = image.chunksWritten + (files?.chunksWritten ?? 0);
+  let bytesWritten = image.bytesWritten + (files?.bytesWritten ?? 0);
   await syncDirectory(folder.chunksDir);
   // The last moment a cancel is heard: from here the backup is added to the folder.
   if (signal?.aborted) throw new BackupCancelledError('the backup was cancelled; no backup was added to the folder');
