@@ -123,31 +123,54 @@ describe('backups of a running node', () => {
     });
   }, 60_000);
 
-  it('shows the backup being written, chunk by chunk, nudging the owner feed, and cancels it: no backup is added to the folder', async () => {
-    const folder = join(root, 'cancelled');
+  it('shows the backup being written, chunk by chunk, and nudges the owner feed as it moves on', async () => {
+    const folder = join(root, 'watched');
     const feed = (await connectSse(`${t.url}/v1/node/events/stream?deadline=${encodeURIComponent(deadlineIn(30))}`, { token: t.node.ownerToken })).stream!;
     expect((await feed.next()).event).toBe('connected');
-    const writing = t.owner('POST', '/v1/node/backups', { to: folder });
-    let running: RunningBackup | null = null;
-    for (let i = 0; i < 2000 && !(running?.phase === 'chunks' && running.done > 0); i++) {
-      running = (expectOk(await t.owner('GET', '/v1/node/backups')) as BackupStatus).running;
-      if (running === null) await sleep(5);
+    const answered = { yet: false };
+    const writing = t.owner('POST', '/v1/node/backups', { to: folder }).finally(() => (answered.yet = true));
+    const seen: RunningBackup[] = [];
+    while (!answered.yet) {
+      const running = (expectOk(await t.owner('GET', '/v1/node/backups')) as BackupStatus).running;
+      if (running !== null) seen.push(running);
+      await sleep(2);
     }
-    expect(running).toMatchObject({ to: folder, phase: 'chunks', started_at: expect.any(String) });
-    expect(running!.done).toBeGreaterThan(0);
-    expect(running!.done).toBeLessThan(running!.total);
-
-    const after = expectOk(await t.owner('DELETE', '/v1/node/backups/running')) as BackupStatus;
-    expect(after).toMatchObject({ running: null, last_backup_to: backups });
-    expectRefusal(await writing, 409, /cancelled/, 'SVC_ERR_BACKUP_CANCELLED');
-    expect(readdirSync(join(folder, 'manifests'))).toEqual([]);
-    expect(readdirSync(join(folder, 'chunks')).length).toBeGreaterThan(0);
-    expectRefusal(await t.owner('DELETE', '/v1/node/backups/running'), 404, /no backup is being written/, 'SVC_ERR_BACKUP_NOT_RUNNING');
+    const written = expectOk(await writing) as BackupResult;
+    expect(seen.length).toBeGreaterThan(0);
+    for (const running of seen) {
+      expect(running).toMatchObject({ to: folder, started_at: expect.any(String) });
+      expect(running.done).toBeLessThanOrEqual(running.total);
+    }
+    // The node answered while its pages were sealed: it said how far it was.
+    const chunks = seen.filter((running) => running.phase === 'chunks' && running.done > 0);
+    expect(chunks.length).toBeGreaterThan(0);
+    expect(chunks.every((running) => running.total === written.chunks)).toBe(true);
+    expect(expectOk(await t.owner('GET', '/v1/node/backups'))).toMatchObject({ running: null, last_backup_to: folder });
 
     // Nudged when it started, as it moved on (a few times a second at most), and when it ended.
-    const nudges = feed.frames.filter((frame) => frame.event === 'backups_changed');
+    const nudges = () => feed.frames.filter((frame) => frame.event === 'backups_changed').length;
+    for (let i = 0; i < 200 && nudges() < 3; i++) await sleep(10);
     feed.close();
-    expect(nudges.length).toBeGreaterThanOrEqual(2);
+    expect(nudges()).toBeGreaterThanOrEqual(3);
+  }, 60_000);
+
+  it('cancels the backup being written: no backup is added to its folder', async () => {
+    const folder = join(root, 'cancelled');
+    const writing = t.owner('POST', '/v1/node/backups', { to: folder });
+    let running: RunningBackup | null = null;
+    for (let i = 0; i < 2000 && running === null; i++) {
+      running = (expectOk(await t.owner('GET', '/v1/node/backups')) as BackupStatus).running;
+      if (running === null) await sleep(2);
+    }
+    expect(running).toMatchObject({ to: folder });
+
+    const after = expectOk(await t.owner('DELETE', '/v1/node/backups/running')) as BackupStatus;
+    expect(after).toMatchObject({ running: null, last_backup_to: join(root, 'watched') });
+    expectRefusal(await writing, 409, /cancelled/, 'SVC_ERR_BACKUP_CANCELLED');
+    expect(readdirSync(join(folder, 'manifests'))).toEqual([]);
+    expectRefusal(await t.owner('DELETE', '/v1/node/backups/running'), 404, /no backup is being written/, 'SVC_ERR_BACKUP_NOT_RUNNING');
+    // The next backup into that folder is whole.
+    expect(expectOk(await t.owner('POST', '/v1/node/backups', { to: folder }))).toMatchObject({ kept: 1 });
   }, 60_000);
 
   it('leaves no message text, and no database header, in any file of the folder', () => {

@@ -1,6 +1,6 @@
 /**
  * Settings → Backups while a backup is written, in Debian's Chromium against a real headless node
- * whose encrypted database holds about 200 MB (seeded while the node was stopped), so a backup
+ * whose encrypted database holds about 300 MB (seeded while the node was stopped), so a backup
  * takes seconds: the panel shows a progress bar that moves through the database's chunks, and
  * Cancel stops the backup: the panel says nothing was added, the folder holds no manifest, and the
  * node says no backup runs and none was made. A second backup then runs to its end. Screenshots of
@@ -17,8 +17,8 @@ import { startHeadlessNode, type HeadlessNode } from './headless-node.ts';
 import { openAppOnNode, shot, stopRig, type AppRig } from './steps.ts';
 
 const WAIT = 20_000;
-/** Rows of about 3 KB, no two alike: about 200 MB of database, a few seconds of backup. */
-const ROWS = 64_000;
+/** Rows of about 3 KB, no two alike: about 300 MB of database, several seconds of backup. */
+const ROWS = 100_000;
 
 let rig: AppRig | undefined;
 let node: HeadlessNode;
