@@ -5,7 +5,9 @@
  * with the mail it had; no file of the folder holds a message's text; bad folders are refused;
  * the schedule runs on the node's clock.
  */
+import { spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
+import { once } from 'node:events';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,7 +20,7 @@ import { closeDatabase, openDatabase } from '../../server/store/database.ts';
 import { SearchIndexer } from '../../server/search/indexer.ts';
 import type { AgentRow } from '../../server/surfaces/core/identities/store/agents.ts';
 import { insertMailRow } from '../../server/surfaces/core/mail/store/messages.ts';
-import { runCli } from '../support/cli.ts';
+import { NODE_BIN, REPO_ROOT, runCli } from '../support/cli.ts';
 import { connectSse, deadlineIn } from '../support/sse.ts';
 import { openNodeDatabase } from '../support/database.ts';
 import { expectOk, expectRefusal } from '../support/expect.ts';
@@ -231,6 +233,30 @@ describe('backups of a running node', () => {
     expect(refused.stderr.trim().split('\n')).toHaveLength(1);
     expect(refused.stderr).toMatch(/not a directory/);
   });
+
+  it('cancels the backup from the command line with Ctrl-C: the node adds nothing to the folder', async () => {
+    const folder = join(root, 'interrupted');
+    const command = spawn(NODE_BIN, [join(REPO_ROOT, 'bin/svc-node.js'), 'backup', '--to', folder, '--data', t.dataDir], {
+      env: { ...process.env, SVC_NODE_CUSTODY: 'key-file' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    command.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    const exited = once(command, 'close') as Promise<[number | null]>;
+    let running: RunningBackup | null = null;
+    for (let i = 0; i < 4000 && running === null; i++) {
+      running = (expectOk(await t.owner('GET', '/v1/node/backups')) as BackupStatus).running;
+      if (running === null) await sleep(2);
+    }
+    expect(running).toMatchObject({ to: folder });
+    command.kill('SIGINT');
+    const [code] = await exited;
+    expect(code).not.toBe(0);
+    expect(stderr.trim().split('\n')).toHaveLength(1);
+    expect(stderr).toMatch(/cancelled/);
+    expect(readdirSync(join(folder, 'manifests'))).toEqual([]);
+    expect((expectOk(await t.owner('GET', '/v1/node/backups')) as BackupStatus).running).toBeNull();
+  }, 60_000);
 
   it('restores each backup, under the node’s backup key, with the mail it had', async () => {
     await t.stop({ keepData: true });
