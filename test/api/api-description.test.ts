@@ -307,8 +307,8 @@ describe('GET /openapi.json', () => {
     // the owner's identity settings (whether it accepts plaintext mail); 68 with the recovery kit
     // (making one, and whether keys changed since); 71 with the database's backups (one now, the
     // last one, the schedule); 74 with the owner's devices (the list, a link code, revoking one);
-    // 75 with the owner's rotation of an identity's signing key.
-    expect(operations).toHaveLength(75);
+    // 75 with the owner's rotation of an identity's signing key; 76 with cancelling a running backup.
+    expect(operations).toHaveLength(76);
     for (const { route, path, method, op } of operations) {
       expect(op.security, route).toEqual(security(route));
       for (const [, name] of path.matchAll(/\{(\w+)\}/g)) {

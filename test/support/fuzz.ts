@@ -103,6 +103,7 @@ export const ROUTES: readonly RouteSpec[] = [
   // A valid request writes a folder wherever the path points, outside the test.
   r('POST', '/v1/node/backups', 'owner', json('to'), { refuseOnly: true }),
   r('GET', '/v1/node/backups', 'owner'),
+  r('DELETE', '/v1/node/backups/running', 'owner'),
   r('PUT', '/v1/node/backups/schedule', 'owner', json('to', 'every_hours'), { refuseOnly: true }),
   r('POST', '/v1/node/recovery-kit', 'owner', json('passphrase')),
   r('GET', '/v1/node/recovery-kit', 'owner'),

@@ -13,7 +13,17 @@
  * most STREAMS_PER_HOLDER feeds open (events/stream-cap.ts).
  */
 import type { NodeAgentPresence, NodeChangeKind, NodeWakeItem, StreamReset } from '../../../../contract/core/events.ts';
-import { BACKUPS_TOPIC, CATALOG_TOPIC, DEVICES_TOPIC, docsTopic, mailTopicParts, TEAMS_TOPIC, teamTopic, TUNNEL_TOPIC, type EventBus } from '../../../events/bus.ts';
+import {
+  BACKUPS_TOPIC,
+  CATALOG_TOPIC,
+  DEVICES_TOPIC,
+  docsTopic,
+  mailTopicParts,
+  TEAMS_TOPIC,
+  teamTopic,
+  TUNNEL_TOPIC,
+  type EventBus,
+} from '../../../events/bus.ts';
 import { z } from 'zod';
 import { streamIds } from '../../../events/stream-ids.ts';
 import { EVERY_TOPIC, pumpStream, startPump } from '../../../events/stream-pump.ts';
