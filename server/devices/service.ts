@@ -155,6 +155,8 @@ export class DeviceService {
         db,
         dir: folder,
         backupKey: this.#ctx.custody.backupKey(),
+        // The worker reads the pages over its own connection: the node keeps answering meanwhile.
+        databaseKey: this.#ctx.custody.databaseKey(),
         nodeId: this.#options.nodeId,
         now,
         assetsDir: join(this.#options.dataDir, 'assets'),
