@@ -11,18 +11,21 @@ import { KIT_PASSPHRASE_MAX, KIT_PASSPHRASE_MIN, type RecoveryKitCreated } from 
 import { KIT_MAX_BYTES } from '../recovery/kit/format.ts';
 import { RecoveryKitError } from '../recovery/kit/kit-error.ts';
 import { generatePhrase, PHRASE_BITS, PHRASE_WORDS } from '../recovery/kit/phrase.ts';
-import { restoreKit, RestoreRefused } from '../recovery/kit/restore.ts';
+import { openRecoveryKit, restoreKit, RestoreRefused, type OpenedKit } from '../recovery/kit/restore.ts';
+import { wipeKeyMaterial } from '../custody/key-material.ts';
+import { JoinRefused, joinDevice } from '../devices/join.ts';
+import { BundleUnreadableError } from '../devices/keys-bundle.ts';
 import { BackupError } from '../recovery/backup/index.ts';
 import { CliError } from './cli-error.ts';
 import { askHidden, hasTerminal } from './hidden-input.ts';
 import { ownerRequest } from './owner-client.ts';
-import { print } from './output.ts';
+import { print, terminalText } from './output.ts';
 
 export const KIT_PASSPHRASE_ENV = 'SVC_NODE_KIT_PASSPHRASE';
 
 const USAGE = {
   create: 'usage: svc-node kit create --out FILE [--data DIR] [--force] [--json]',
-  restore: 'usage: svc-node kit restore FILE --data NEW_DIR [--backup BACKUP_DIR] [--json]',
+  restore: 'usage: svc-node kit restore FILE --data NEW_DIR [--backup BACKUP_DIR | --link URL --code CODE] [--json]',
   any: 'usage: svc-node kit create|restore ... (see svc-node --help)',
 };
 
@@ -32,6 +35,9 @@ export interface KitFlags {
   data?: string | undefined;
   /** `kit restore`: the backup folder the history comes from. */
   backup?: string | undefined;
+  /** `kit restore --link URL --code CODE`: a live device of the node to link to instead (`device link` there gave both). */
+  link?: string | undefined;
+  code?: string | undefined;
   out?: string | undefined;
   force?: boolean | undefined;
 }
@@ -114,8 +120,12 @@ function readKitFile(file: string): string {
 
 async function restore(json: boolean, flags: KitFlags, file: string | undefined): Promise<void> {
   if (!file || !flags.data) throw new CliError(USAGE.restore);
+  if ((flags.link === undefined) !== (flags.code === undefined) || (flags.link !== undefined && flags.backup !== undefined)) {
+    throw new CliError(USAGE.restore);
+  }
   const kit = readKitFile(resolve(file));
   const passphrase = await kitPassphrase();
+  if (flags.link !== undefined && flags.code !== undefined) return restoreLinked(json, kit, passphrase, flags.data, flags.link, flags.code);
   try {
     const restored = await restoreKit({
       kit,
@@ -134,6 +144,44 @@ async function restore(json: boolean, flags: KitFlags, file: string | undefined)
   } catch (error) {
     if (error instanceof RecoveryKitError || error instanceof RestoreRefused || error instanceof BackupError) throw new CliError(error.message);
     throw error;
+  }
+}
+
+/**
+ * With a device of the node still alive: the kit proves the person holds the node (it opens, and
+ * names the same node as the device), and the new data dir is made as a device linked to the live
+ * one, with everything it holds (server/devices/join.ts); the kit's keys are taken in beside.
+ */
+async function restoreLinked(json: boolean, text: string, passphrase: string, dataDir: string, url: string, code: string): Promise<void> {
+  let opened: OpenedKit | null = null;
+  try {
+    opened = openRecoveryKit(text, passphrase);
+    const joined = await joinDevice({
+      url,
+      code,
+      dataDir,
+      kit: { nodeId: opened.header.node_id, keys: opened.contents.keys },
+      warn: (message) => process.stderr.write(`${message}\n`),
+    });
+    const lines = [
+      `restored node ${joined.node_id} into ${joined.data_dir} as a device linked to "${terminalText(joined.linked_to.name)}" at ${joined.linked_to.url}:`,
+      `${joined.identities} identities, ${joined.keys} keys, ${joined.chunks} chunks of history; it stays in step with that device.`,
+      `start it with: svc-node serve --data ${joined.data_dir}`,
+    ];
+    return print({ ...joined, kit_id: opened.header.kit_id, linked: true }, json, lines.join('\n'));
+  } catch (error) {
+    if (
+      error instanceof RecoveryKitError ||
+      error instanceof RestoreRefused ||
+      error instanceof BackupError ||
+      error instanceof JoinRefused ||
+      error instanceof BundleUnreadableError
+    ) {
+      throw new CliError(error.message);
+    }
+    throw error;
+  } finally {
+    if (opened !== null) wipeKeyMaterial(opened.contents.keys);
   }
 }
 

@@ -67,9 +67,11 @@ const USAGE = `usage: svc-node <command> [options]
   kit create --out FILE [--force] [--json]
         write a recovery kit of the node: every key and the state that runs its identities, sealed
         under a passphrase (SVC_NODE_KIT_PASSPHRASE, or asked: a generated one is offered)
-  kit restore FILE --data NEW_DIR [--backup BACKUP_DIR] [--json]
+  kit restore FILE --data NEW_DIR [--backup BACKUP_DIR | --link URL --code CODE] [--json]
         make NEW_DIR a data dir of the same node from the kit (then: serve --data NEW_DIR); with
-        --backup, its mail, chat, documents and the rest of its history from the newest backup there
+        --backup, its mail, chat, documents and the rest of its history from the newest backup there;
+        with --link, as a device linked to a live one (device link there gives URL and CODE), with
+        everything that device holds
   device link [--json]
         a one-time code (ten minutes) and the line to run on a new device to link it to this node
   device join <url> <code> --data NEW_DIR [--name NAME] [--json]
@@ -122,6 +124,8 @@ const OPTIONS = {
   'rotate-keys': { type: 'boolean' },
   to: { type: 'string' },
   backup: { type: 'string' },
+  link: { type: 'string' },
+  code: { type: 'string' },
   json: { type: 'boolean' },
   log: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },

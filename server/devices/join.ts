@@ -29,7 +29,7 @@ import { verifyBytes } from '../crypto/ed25519.ts';
 import { fromBase64Url, toBase64Url } from '../crypto/encoding.ts';
 import { Custody } from '../custody/custody.ts';
 import { DeviceKeys, newDeviceSecret } from '../custody/device-key.ts';
-import { wipeKeyMaterial } from '../custody/key-material.ts';
+import { wipeKeyMaterial, type KeyMaterial } from '../custody/key-material.ts';
 import { chooseBackend } from '../custody/select.ts';
 import type { Warn } from '../custody/types.ts';
 import type { DnsResolver } from '../dns/resolver.ts';
@@ -68,6 +68,12 @@ export interface JoinDeviceOptions {
   resolver?: DnsResolver;
   /** Told as the snapshot arrives. */
   onProgress?: (progress: { done: number; total: number }) => void;
+  /**
+   * `kit restore --link`: the node the kit is of. A device of another node is refused before
+   * anything is written, and the kit's keys are taken in beside the bundle's (custody.mergeKeys:
+   * a key the live device destroyed or archived stays so). The caller wipes them.
+   */
+  kit?: { nodeId: string; keys: KeyMaterial };
 }
 
 export interface JoinedDevice {
@@ -128,6 +134,9 @@ export async function joinDevice(options: JoinDeviceOptions): Promise<JoinedDevi
     if (!macMatches(linkKey, signed, answer.proof) || linkerKey === null || signature === null || !verifyBytes(linkerKey, signed, signature)) {
       throw new JoinRefused(`the answer at ${base} does not prove the link code: it is not from the device that made it`);
     }
+    if (options.kit !== undefined && answer.node_id !== options.kit.nodeId) {
+      throw new JoinRefused(`the device at ${base} holds node ${answer.node_id}, not node ${options.kit.nodeId} that the kit is of`);
+    }
     contents = openBundle(answer.bundle, answer.node_id, answer.device_id, device.agreement);
     const { keys } = contents;
 
@@ -167,6 +176,7 @@ export async function joinDevice(options: JoinDeviceOptions): Promise<JoinedDevi
     database.transaction(() => {
       installKeys(opened, keys);
       dropKeysNotIn(opened, keys);
+      if (options.kit !== undefined) opened.mergeKeys(options.kit.keys);
       opened.replaceDeviceSecret(secret);
       leaveOutOtherDevicesState(database, answer.linker.device_id);
       const devices = new DeviceStore(database);

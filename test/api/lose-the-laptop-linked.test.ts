@@ -4,14 +4,15 @@
  * on node B. Mail and chat go both ways, end to end encrypted. Then A is wiped, its whole data
  * folder gone, though someone else kept a copy of it.
  *
- * J carries on: alice sends from it, and it has everything. A new laptop joins J and, on A's
- * address, has every message (each opened), the chat and the document's history; bob's mail sent
+ * J carries on: alice sends from it, and it has everything. A new laptop, restored from alice's
+ * kit, links to J (`kit restore --link`; a kit of another node is refused) and, on A's address,
+ * has every message (each opened), the chat and the document's history; bob's mail sent
  * while A was gone arrives and shows on J; alice keeps her did:key and did:svc and her agent's API
  * key, and her reply verifies at B with no change of identity. The lost device is revoked with new
  * keys for alice: what its copy signs is refused, and bob takes alice's new key.
  */
 import { randomBytes } from 'node:crypto';
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -36,6 +37,8 @@ const root = mkdtempSync(join(tmpdir(), 'svc-lose-laptop-linked-'));
 const aDir = join(root, 'laptop');
 const jDir = join(root, 'always-on');
 const stolen = join(root, 'stolen-copy');
+const kitFile = join(root, 'alice.kit');
+const PASSPHRASE = 'seven words would be better than this';
 
 let a: TestNode;
 let b: TestNode;
@@ -115,6 +118,9 @@ describe('losing the laptop, with a linked device alive', { timeout: 90_000 }, (
     expect(await mailOn(j, alice.api_key, answer)).toMatchObject({ ...before.toAlice, end_to_end: true });
     await expect.poll(async () => (await asOwnerApp(j, docs.teamId, 'GET', '/v1/documents/plan/versions', { surface: 'docs' })).body?.length, WAIT).toBe(2);
 
+    // A recovery kit, as the person made one before the loss.
+    writeFileSync(kitFile, expectOk(await a.owner('POST', '/v1/node/recovery-kit', { passphrase: PASSPHRASE }), 201).kit, { mode: 0o600 });
+
     // The laptop is lost, its whole data folder with it (someone else kept a copy).
     await a.stop({ keepData: true });
     cpSync(aDir, stolen, { recursive: true });
@@ -127,10 +133,27 @@ describe('losing the laptop, with a linked device alive', { timeout: 90_000 }, (
     expect(await mailOn(b, bob.api_key, id)).toMatchObject({ ...mail, end_to_end: true, signature_status: 'verified', from_did: alice.did_key });
   });
 
-  it('a new laptop joins the always-on node and, on the lost one’s address, has everything back', async () => {
+  it('a kit of another node does not link to the always-on node, and writes nothing', async () => {
+    const other = join(root, 'bob.kit');
+    writeFileSync(other, expectOk(await b.owner('POST', '/v1/node/recovery-kit', { passphrase: PASSPHRASE }), 201).kit);
+    const made = expectOk(await j.owner('POST', '/v1/node/devices/link'), 201);
+    const refused = await runCli(['kit', 'restore', other, '--data', aDir, '--link', made.url, '--code', made.code, '--json'], {
+      SVC_NODE_KIT_PASSPHRASE: PASSPHRASE,
+    });
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toMatch(/not node .* that the kit is of/);
+    expect(existsSync(aDir)).toBe(false);
+  });
+
+  it('a new laptop restored from the kit links to the always-on node and, on the lost one’s address, has everything back', async () => {
     const whileAway = { subject: words('while the laptop was gone'), body: words('queued at B') };
     before.mailIds.push(await send(b, bob.api_key, { to_address: 'a.test/alice', ...whileAway }));
-    await link(j, aDir, 'New laptop');
+    const made = expectOk(await j.owner('POST', '/v1/node/devices/link'), 201);
+    const restored = await runCli(['kit', 'restore', kitFile, '--data', aDir, '--link', made.url, '--code', made.code, '--json'], {
+      SVC_NODE_KIT_PASSPHRASE: PASSPHRASE,
+    });
+    expect(restored.code, restored.stderr).toBe(0);
+    expect(JSON.parse(restored.stdout)).toMatchObject({ data_dir: aDir, linked: true, linked_to: { url: j.url }, identities: 1 });
     a = await startTestNode({ dataDir: aDir, port: aPort, outbox: FAST_OUTBOX, ...SYNC });
     // The same identity: did:key, did:svc, the agent's API key.
     expect(expectOk(await a.request('GET', `/v1/did/${alice.did_aw}/key`)).current_did_key).toBe(alice.did_key);
