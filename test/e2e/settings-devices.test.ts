@@ -150,10 +150,15 @@ describe('Settings → Devices (headless node, Chromium)', { timeout: 90_000 }, 
     await dialog().waitFor({ timeout: WAIT });
     const words = await dialog().textContent();
     expect(words).toMatch(/receives nothing from this node from now on/);
-    expect(words).toMatch(/Identities → the identity → Rotate key/);
+    expect(words).toMatch(/give every identity new keys too/);
     expect(await audit()).toEqual([]);
     await saveShot(page, 'settings-devices-revoke');
 
+    // It may be in someone else's hands: every identity gets new keys with it.
+    type Identities = { identities: { alias: string; did_key: string }[] };
+    const didKeyOf = async () => ((await node.owner('GET', '/v1/node/identities')) as Identities).identities.find((i) => i.alias === 'alice')?.did_key;
+    const before = await didKeyOf();
+    await page.getByTestId('revoke-device-rotate').check();
     await page.getByTestId('confirm-revoke-device').click();
     await dialog().waitFor({ state: 'hidden', timeout: WAIT });
     await expect.poll(() => row('Laptop').getAttribute('data-revoked'), { timeout: WAIT }).toBe('true');
@@ -161,6 +166,7 @@ describe('Settings → Devices (headless node, Chromium)', { timeout: 90_000 }, 
     expect(await row('Laptop').getByTestId('device-revoke').count()).toBe(0);
     const { devices } = (await node.owner('GET', '/v1/node/devices')) as { devices: { name: string; revoked_at: string | null }[] };
     expect(devices.find((device) => device.name === 'Laptop')?.revoked_at).toEqual(expect.any(String));
+    await expect.poll(didKeyOf, { timeout: WAIT }).not.toBe(before);
     // What the panel said of it ("Laptop joined") no longer holds: the panel offers a new link instead.
     expect(await panel().getByTestId('link-joined').count()).toBe(0);
     expect(await panel().getByTestId('link-start').isVisible()).toBe(true);

@@ -220,6 +220,11 @@ export class NodeClient {
     return (await this.#get<{ identities: NodeIdentity[] }>('/v1/node/identities')).identities;
   }
 
+  /** A new signing key for a custodial identity: the retiring key signs the did:svc log's entry and is destroyed. */
+  rotateSigningKey(agentId: string): Promise<{ new_did: string }> {
+    return this.#post<{ new_did: string }>(`/v1/node/identities/${encodeURIComponent(agentId)}/rotate`);
+  }
+
   /** A fresh end-to-end encryption key for a custodial identity; the old one stays in custody, so old messages stay readable. */
   rotateEncryptionKey(agentId: string): Promise<EncryptionKeyRotated> {
     return this.#post<EncryptionKeyRotated>(`/v1/node/identities/${encodeURIComponent(agentId)}/encryption-key/rotate`);

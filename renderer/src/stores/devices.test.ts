@@ -108,7 +108,7 @@ describe('devices store', () => {
     const reread = deferred<Device[]>();
     node.owner.revokeDevice = async () => revoked;
     node.owner.devices = () => reread.promise;
-    expect(await devices.revoke('phone')).toEqual(revoked);
+    expect(await devices.revoke('phone')).toEqual({ ...revoked, rotated: 0 });
     expect(node.callsTo('owner', 'revokeDevice').map((call) => call.args)).toEqual([['phone']]);
     expect(devices.devices.map((d) => [d.device_id, d.revoked_at])).toEqual([
       ['desk', null],
@@ -117,6 +117,34 @@ describe('devices store', () => {
     ]);
     reread.resolve([old, revoked, desk]);
     await expect.poll(() => node.callsTo('owner', 'devices')).toHaveLength(2);
+  });
+
+  it('gives every identity whose keys the node holds new keys when asked to, and no other', async () => {
+    const devices = useDevicesStore();
+    await devices.load();
+    node.owner.revokeDevice = async () => ({ ...phone, revoked_at: '2026-03-01T11:00:00.000Z' });
+    const identity = (agent_id: string, fields: Record<string, unknown>) => ({
+      agent_id,
+      lifetime: 'persistent',
+      custody: 'custodial',
+      status: 'active',
+      ...fields,
+    });
+    node.owner.identities = async () =>
+      [
+        identity('alice', {}),
+        identity('eph', { lifetime: 'ephemeral' }),
+        identity('self', { custody: 'self' }),
+        identity('gone', { status: 'archived' }),
+      ] as never;
+    node.owner.rotateSigningKey = async () => ({ new_did: 'did:key:znew' });
+    node.owner.rotateEncryptionKey = async () => ({}) as never;
+    expect((await devices.revoke('phone', { rotateKeys: true })).rotated).toBe(1);
+    expect(node.callsTo('owner', 'rotateSigningKey').map((call) => call.args)).toEqual([['alice']]);
+    expect(node.callsTo('owner', 'rotateEncryptionKey').map((call) => call.args)).toEqual([['alice']]);
+    // Without the box ticked: revoked, and no key touched.
+    expect((await devices.revoke('phone')).rotated).toBe(0);
+    expect(node.callsTo('owner', 'rotateSigningKey')).toHaveLength(1);
   });
 
   it('lets the node’s refusal through to whoever asked to revoke', async () => {

@@ -75,12 +75,27 @@ export const useDevicesStore = defineStore('devices', () => {
     link.value = null;
   }
 
-  /** Revokes another device; the list shows it revoked at once, then as the node has it. */
-  async function revoke(deviceId: string): Promise<Device> {
-    const revoked = await session.api().revokeDevice(deviceId);
+  /**
+   * Revokes another device; the list shows it revoked at once, then as the node has it. With
+   * `rotateKeys` (the device may be in someone else's hands), every identity whose keys the node
+   * holds then gets a new signing key and a new encryption key, so the keys that device was given
+   * no longer speak for anyone; the answer says how many.
+   */
+  async function revoke(deviceId: string, options: { rotateKeys?: boolean } = {}): Promise<Device & { rotated: number }> {
+    const api = session.api();
+    const revoked = await api.revokeDevice(deviceId);
     devices.value = devices.value.map((device) => (device.device_id === revoked.device_id ? revoked : device));
     void load();
-    return revoked;
+    let rotated = 0;
+    if (options.rotateKeys === true) {
+      for (const identity of await api.identities()) {
+        if (identity.lifetime !== 'persistent' || identity.custody !== 'custodial' || identity.status !== 'active') continue;
+        await api.rotateSigningKey(identity.agent_id);
+        await api.rotateEncryptionKey(identity.agent_id);
+        rotated += 1;
+      }
+    }
+    return { ...revoked, rotated };
   }
 
   const live = useLiveStore();
