@@ -18,27 +18,24 @@
  * Every request goes through the guarded client (server/net/cli-client.ts): no redirect is
  * followed, each has a time budget and a size cap.
  */
-import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, renameSync, rmdirSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { basename, dirname, join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { z } from 'zod';
 import { signingTimestamp, systemClock } from '../clock.ts';
 import { publicKeyFromDidKey } from '../crypto/did-key.ts';
 import { verifyBytes } from '../crypto/ed25519.ts';
 import { fromBase64Url, toBase64Url } from '../crypto/encoding.ts';
-import { Custody } from '../custody/custody.ts';
 import { DeviceKeys, newDeviceSecret } from '../custody/device-key.ts';
 import { wipeKeyMaterial, type KeyMaterial } from '../custody/key-material.ts';
-import { chooseBackend } from '../custody/select.ts';
 import type { Warn } from '../custody/types.ts';
 import type { DnsResolver } from '../dns/resolver.ts';
 import { requestNode } from '../net/cli-client.ts';
 import { answerJson } from '../net/remote-client.ts';
 import { fetchBackup, restoreDatabase, type BackupPart } from '../recovery/backup/index.ts';
-import { dropKeysNotIn, installKeys, occupiedReason, RestoreRefused } from '../recovery/kit/restore.ts';
+import { buildDataDir, freeDataDir } from '../recovery/new-data-dir.ts';
+import { dropKeysNotIn, heldKeys, installKeys } from '../recovery/kit/restore.ts';
 import type { KitContents } from '../recovery/kit/payload.ts';
-import { closeDatabase, openDatabase, type Database } from '../store/database.ts';
 import { DeviceJoinAnswer, DeviceName } from '../../contract/node/devices.ts';
 import { identityCount, leaveOutOtherDevicesState } from './device-copy-store.ts';
 import { deviceRequestHeaders } from './device-request.ts';
@@ -98,24 +95,17 @@ export class JoinRefused extends Error {
 }
 
 export async function joinDevice(options: JoinDeviceOptions): Promise<JoinedDevice> {
-  const dataDir = resolve(options.dataDir);
-  const occupied = occupiedReason(dataDir);
-  if (occupied !== null) throw new RestoreRefused(occupied.replace('restore into', 'join into'));
+  const dataDir = freeDataDir(options.dataDir);
   const code = normaliseCode(options.code);
   if (code === null) throw new JoinRefused('that is not a link code: it starts with svc_link_ (run `svc-node device link` on the other device)');
   const base = nodeUrl(options.url);
   const name = DeviceName.safeParse(deviceNameOf(options.name ?? hostname()));
   if (!name.success) throw new JoinRefused('the device name must be one line of at most 64 printable characters');
-  const env = options.env ?? process.env;
-  const backend = chooseBackend({ env });
 
   const secret = newDeviceSecret();
   const device = new DeviceKeys(secret);
   const linkKey = linkKeyOf(code);
-  const temp = join(dirname(dataDir), `.${basename(dataDir)}.joining-${randomBytes(6).toString('hex')}`);
   let contents: KitContents | null = null;
-  let custody: Custody | null = null;
-  let db: Database | null = null;
   try {
     const fields = {
       code_id: codeIdOf(linkKey),
@@ -147,56 +137,48 @@ export async function joinDevice(options: JoinDeviceOptions): Promise<JoinedDevi
           device.sign(b),
         ),
       });
-    mkdirSync(dirname(dataDir), { recursive: true, mode: 0o700 });
-    const snapshotDir = join(temp, 'joining-snapshot');
-    const fetched = await fetchBackup({
-      backupKey: keys.backupKey,
-      backupId: answer.snapshot.backup_id,
-      dir: snapshotDir,
-      fetchPart: async (part: BackupPart) => partBytes(await signedAsk(partPath(part), 'GET', PART_BUDGET), base),
-      ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+    let fetched = { chunks: 0, bytes: 0 };
+    const identities = await buildDataDir({
+      dataDir,
+      env: options.env ?? process.env,
+      warn: options.warn,
+      prepare: async (temp, custody) => {
+        const snapshotDir = join(temp, 'joining-snapshot');
+        fetched = await fetchBackup({
+          backupKey: keys.backupKey,
+          backupId: answer.snapshot.backup_id,
+          dir: snapshotDir,
+          fetchPart: async (part: BackupPart) => partBytes(await signedAsk(partPath(part), 'GET', PART_BUDGET), base),
+          ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+        });
+        const restored = await restoreDatabase({
+          backupDir: snapshotDir,
+          backupKey: keys.backupKey,
+          file: join(temp, 'node.db'),
+          key: custody.databaseKey(),
+          assetsDir: join(temp, 'assets'),
+          manifest: answer.snapshot.backup_id,
+        });
+        if (restored.node_id !== answer.node_id) throw new JoinRefused(`the snapshot is of node ${restored.node_id}, not of ${answer.node_id}`);
+        rmSync(snapshotDir, { recursive: true, force: true });
+      },
+      install: (custody, db) => {
+        installKeys(custody, keys);
+        dropKeysNotIn(custody, keys);
+        if (options.kit !== undefined) custody.mergeKeys(options.kit.keys);
+        custody.replaceDeviceSecret(secret);
+        leaveOutOtherDevicesState(db, answer.linker.device_id);
+        const devices = new DeviceStore(db);
+        if (devices.get(answer.device_id)?.sign_key !== device.signKey) {
+          throw new JoinRefused('the snapshot does not list this device: it was not made for this join');
+        }
+        devices.setUrl(answer.linker.device_id, base);
+        return identityCount(db);
+      },
     });
-
-    custody = await Custody.open({ dataDir: temp, backend, env, ...(options.warn ? { warn: options.warn } : {}) });
-    const restored = await restoreDatabase({
-      backupDir: snapshotDir,
-      backupKey: keys.backupKey,
-      file: join(temp, 'node.db'),
-      key: custody.databaseKey(),
-      assetsDir: join(temp, 'assets'),
-      manifest: answer.snapshot.backup_id,
-    });
-    if (restored.node_id !== answer.node_id) throw new JoinRefused(`the snapshot is of node ${restored.node_id}, not of ${answer.node_id}`);
-    rmSync(snapshotDir, { recursive: true, force: true });
-    db = openDatabase({ file: join(temp, 'node.db'), key: custody.databaseKey() });
-    custody.attach(db);
-    const opened = custody;
-    const database = db;
-    let identities = 0;
-    database.transaction(() => {
-      installKeys(opened, keys);
-      dropKeysNotIn(opened, keys);
-      if (options.kit !== undefined) opened.mergeKeys(options.kit.keys);
-      opened.replaceDeviceSecret(secret);
-      leaveOutOtherDevicesState(database, answer.linker.device_id);
-      const devices = new DeviceStore(database);
-      if (devices.get(answer.device_id)?.sign_key !== device.signKey)
-        throw new JoinRefused('the snapshot does not list this device: it was not made for this join');
-      devices.setUrl(answer.linker.device_id, base);
-      identities = identityCount(database);
-    })();
-    closeDatabase(db);
-    db = null;
-    custody.close();
-    custody = null;
-    const late = occupiedReason(dataDir);
-    if (late !== null) throw new RestoreRefused(late);
-    if (existsSync(dataDir)) rmdirSync(dataDir);
-    renameSync(temp, dataDir);
 
     // The linking device may drop its copy now; if it does not hear this, it drops it within the hour.
     await signedAsk('/v1/devices/joined', 'POST', SMALL_BUDGET).catch(() => null);
-    const held = keys.signing.filter((key) => key.destroyed_at === null).length + keys.encryption.filter((key) => key.destroyed_at === null).length;
     return {
       data_dir: dataDir,
       node_id: answer.node_id,
@@ -204,15 +186,10 @@ export async function joinDevice(options: JoinDeviceOptions): Promise<JoinedDevi
       name: name.data,
       linked_to: { device_id: answer.linker.device_id, name: answer.linker.name, url: base },
       identities,
-      keys: held,
+      keys: heldKeys(keys),
       chunks: fetched.chunks,
       bytes: fetched.bytes,
     };
-  } catch (error) {
-    if (db !== null) closeDatabase(db);
-    custody?.close();
-    rmSync(temp, { recursive: true, force: true });
-    throw error;
   } finally {
     if (contents !== null) wipeKeyMaterial(contents.keys);
     secret.fill(0);

@@ -121,7 +121,7 @@ describe('svc-node kit create and kit restore', () => {
     );
     expectOneLineFailure(
       await runCli(['kit', 'restore', kitFile], WITH_PASSPHRASE),
-      /^svc-node: usage: svc-node kit restore FILE --data NEW_DIR \[--backup BACKUP_DIR\] \[--json\]$/,
+      /^svc-node: usage: svc-node kit restore FILE --data NEW_DIR \[--backup BACKUP_DIR \| --link URL --code CODE\] \[--json\]$/,
     );
     expect(existsSync(join(root, 'other.kit'))).toBe(false);
   });
@@ -192,7 +192,7 @@ describe('svc-node kit create and kit restore', () => {
     const before = readdirSync(old.dataDir).sort();
     expectOneLineFailure(
       await runCli(['kit', 'restore', kitFile, '--data', old.dataDir], WITH_PASSPHRASE),
-      new RegExp(`^svc-node: ${old.dataDir} already holds an svc-node; restore into a new folder$`),
+      new RegExp(`^svc-node: ${old.dataDir} already holds an svc-node; use a new folder$`),
     );
     expect(readdirSync(old.dataDir).sort()).toEqual(before);
     expect(readdirSync(root).sort()).toEqual(['changed.kit', 'node.kit']);

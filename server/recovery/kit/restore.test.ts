@@ -114,7 +114,7 @@ describe('restoring a recovery kit', () => {
     const occupied = join(root, 'old');
     const before = readdirSync(occupied).sort();
     expect(await thrown(restoreKit({ kit, passphrase: PASSPHRASE, dataDir: occupied, env: ENV }))).toEqual(
-      new RestoreRefused(`${occupied} already holds an svc-node; restore into a new folder`),
+      new RestoreRefused(`${occupied} already holds an svc-node; use a new folder`),
     );
     expect(readdirSync(occupied).sort()).toEqual(before);
     const notEmpty = join(root, 'notes');

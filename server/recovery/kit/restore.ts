@@ -1,7 +1,8 @@
 /**
  * `svc-node kit restore`: a new data dir made from a recovery kit alone. The kit is opened first,
  * so a wrong passphrase or a changed kit writes nothing; the data dir is built in a temporary
- * sibling and renamed into place only once it is whole, so a failure leaves nothing either.
+ * sibling and renamed into place only once it is whole, so a failure leaves nothing either
+ * (../new-data-dir.ts).
  *
  * On it: custody with a NEW secret (the headless backend as `serve` would choose it), the
  * database (a fresh one, or the newest backup of the same node read with the kit's backup key,
@@ -11,15 +12,12 @@
  * kit does not hold (made after the kit: their material is gone with the lost node), and
  * recordRestoredKit (the kit this node now holds every key of).
  */
-import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, renameSync, rmdirSync, rmSync } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { Custody } from '../../custody/custody.ts';
 import { wipeKeyMaterial, type KeyMaterial } from '../../custody/key-material.ts';
-import { chooseBackend } from '../../custody/select.ts';
-import { STATE_FILE } from '../../custody/state-file.ts';
 import type { Warn } from '../../custody/types.ts';
-import { closeDatabase, openDatabase, type Database } from '../../store/database.ts';
+import type { Database } from '../../store/database.ts';
+import { buildDataDir, freeDataDir, RestoreRefused } from '../new-data-dir.ts';
 import { listMigrations, migrationsDir } from '../../store/migrate.ts';
 import { restoreDatabase } from '../backup/index.ts';
 import { openKit, type KitHeader } from './format.ts';
@@ -27,6 +25,9 @@ import { RecoveryKitError } from './kit-error.ts';
 import { decodePayload, type KitContents } from './payload.ts';
 import { saveKitRecord } from './record-store.ts';
 import { countIdentities, insertKitTables } from './state-store.ts';
+
+export { occupiedReason } from '../new-data-dir.ts';
+export { RestoreRefused };
 
 export interface OpenedKit {
   header: KitHeader;
@@ -73,20 +74,6 @@ export function recordRestoredKit(db: Database, custody: Custody, kit: OpenedKit
   saveKitRecord(db, { kit_id: kit.header.kit_id, created_at: kit.header.created_at, keys_digest: custody.keyStatesDigest() });
 }
 
-/** Why `dataDir` cannot become a restored node, or null when it can (absent, or an empty folder). */
-export function occupiedReason(dataDir: string): string | null {
-  if (!existsSync(dataDir)) return null;
-  let entries: string[];
-  try {
-    entries = readdirSync(dataDir);
-  } catch {
-    return `${dataDir} exists and is not a folder`;
-  }
-  if (entries.includes(STATE_FILE) || entries.includes('node.db')) return `${dataDir} already holds an svc-node; restore into a new folder`;
-  if (entries.length > 0) return `${dataDir} is not empty; restore into a new folder`;
-  return null;
-}
-
 export interface RestoreKitOptions {
   /** The kit file's text. */
   kit: string;
@@ -114,65 +101,41 @@ export interface RestoredNode {
   keys_lost?: number;
 }
 
-export class RestoreRefused extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'RestoreRefused';
-  }
-}
-
 export async function restoreKit(options: RestoreKitOptions): Promise<RestoredNode> {
-  const dataDir = resolve(options.dataDir);
-  const occupied = occupiedReason(dataDir);
-  if (occupied !== null) throw new RestoreRefused(occupied);
-  const env = options.env ?? process.env;
-  const backend = chooseBackend({ env });
+  const dataDir = freeDataDir(options.dataDir);
   // Nothing is written before the kit opens.
   const kit = openRecoveryKit(options.kit, options.passphrase);
   let backupId: string | undefined;
   let keysLost = 0;
-  const temp = join(dirname(dataDir), `.${basename(dataDir)}.restoring-${randomBytes(6).toString('hex')}`);
-  let custody: Custody | null = null;
-  let db: Database | null = null;
   try {
-    mkdirSync(dirname(dataDir), { recursive: true, mode: 0o700 });
-    custody = await Custody.open({ dataDir: temp, backend, env, ...(options.warn ? { warn: options.warn } : {}) });
-    if (options.backup !== undefined) backupId = await fromBackup(options.backup, temp, custody, kit);
-    db = openDatabase({ file: join(temp, 'node.db'), key: custody.databaseKey() });
-    custody.attach(db);
-    const opened = custody;
-    const database = db;
-    database.transaction(() => {
-      installKeys(opened, kit.contents.keys);
-      if (options.backup === undefined) installState(database, kit);
-      else {
-        keysLost = dropKeysNotIn(opened, kit.contents.keys);
-        // The backup's database holds the lost device's own secret, wrapped under its custody secret: this node is a new device.
-        opened.replaceDeviceSecret();
-      }
-      recordRestoredKit(database, opened, kit);
-    })();
-    closeDatabase(db);
-    db = null;
-    custody.close();
-    custody = null;
-    const late = occupiedReason(dataDir);
-    if (late !== null) throw new RestoreRefused(late);
-    if (existsSync(dataDir)) rmdirSync(dataDir);
-    renameSync(temp, dataDir);
-  } catch (error) {
-    if (db !== null) closeDatabase(db);
-    custody?.close();
-    rmSync(temp, { recursive: true, force: true });
-    throw error;
+    await buildDataDir({
+      dataDir,
+      env: options.env ?? process.env,
+      warn: options.warn,
+      prepare: async (temp, custody) => {
+        if (options.backup !== undefined) backupId = await fromBackup(options.backup, temp, custody, kit);
+      },
+      install: (custody, db) => {
+        installKeys(custody, kit.contents.keys);
+        if (options.backup === undefined) installState(db, kit);
+        else {
+          keysLost = dropKeysNotIn(custody, kit.contents.keys);
+          // The backup's database holds the lost device's own secret, wrapped under its custody secret: this node is a new device.
+          custody.replaceDeviceSecret();
+        }
+        recordRestoredKit(db, custody, kit);
+      },
+    });
   } finally {
     wipeKeyMaterial(kit.contents.keys);
   }
-  const keys =
-    kit.contents.keys.signing.filter((key) => key.destroyed_at === null).length +
-    kit.contents.keys.encryption.filter((key) => key.destroyed_at === null).length;
-  const restored = { data_dir: dataDir, node_id: kit.header.node_id, identities: countIdentities(kit.contents.tables), keys };
+  const restored = { data_dir: dataDir, node_id: kit.header.node_id, identities: countIdentities(kit.contents.tables), keys: heldKeys(kit.contents.keys) };
   return backupId === undefined ? restored : { ...restored, backup_id: backupId, keys_lost: keysLost };
+}
+
+/** How many keys `keys` holds the material of (destroyed ones are rows without it). */
+export function heldKeys(keys: KeyMaterial): number {
+  return keys.signing.filter((key) => key.destroyed_at === null).length + keys.encryption.filter((key) => key.destroyed_at === null).length;
 }
 
 /** The backup's database as `node.db` of `dataDir`, under the new custody secret's key; refused when it is another node's. */
