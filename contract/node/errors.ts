@@ -57,6 +57,10 @@ export const nodeErrors = defineErrors({
     status: 422,
     summary: "The changes or keys a device sent do not open under this node's keys for these two devices, or are not in the shape a device sends",
   },
+  SVC_ERR_DEVICE_SYNC_TOO_FAR_BEHIND: {
+    status: 409,
+    summary: 'The asking device was away longer than changes are kept (90 days): link it again (`svc-node device link`)',
+  },
   SVC_ERR_DEVICE_SNAPSHOT_NOT_FOUND: {
     status: 404,
     summary: 'The snapshot part is not one kept for this device (it finished joining, or the part is not in its snapshot)',

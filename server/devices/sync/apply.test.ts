@@ -7,7 +7,7 @@ import { closeDatabase, openDatabase, type Database } from '../../store/database
 import { CAPTURE_FUNCTION, DEVICE_FUNCTION, SEQ_FUNCTION, TICK_FUNCTION } from '../../store/sync-functions.ts';
 import { ChangeApplier } from './apply.ts';
 import { installCapture, removeCapture } from './capture-store.ts';
-import { opsAfter, vectorOf, type DeviceOp } from './op-log-store.ts';
+import { opsAfter, prunedPast, pruneOps, vectorOf, type DeviceOp } from './op-log-store.ts';
 import { SYNCED_TABLES } from './tables.ts';
 
 let root: string;
@@ -160,6 +160,17 @@ describe('changes captured on one device and applied on another', () => {
         .filter((op) => op.tbl === 'document_versions')
         .map((op) => JSON.parse(op.row!).version_id),
     ).toEqual(expect.arrayContaining(['b2', 'b3']));
+  });
+
+  it('are forgotten after a while, each device’s newest kept; a device that lacks forgotten ones is told so', () => {
+    const a = device('dev_a');
+    for (const domain of ['p1.test', 'p2.test', 'p3.test']) a.setPeer(domain, 'http://p');
+    a.db.prepare(`UPDATE device_ops SET at = '2020-01-01T00:00:00.000Z'`).run();
+    expect(pruneOps(a.db, '2026-01-01T00:00:00.000Z')).toBe(2);
+    expect(a.ops().map((op) => op.seq)).toEqual([3]);
+    expect(prunedPast(a.db, {})).toBe('dev_a');
+    expect(prunedPast(a.db, { dev_a: 1 })).toBe('dev_a');
+    expect(prunedPast(a.db, { dev_a: 2 })).toBeNull();
   });
 
   it('stop being captured once the node has no other device', () => {

@@ -79,7 +79,29 @@ export function setClock(db: Database, tbl: string, key: string, clock: Clock): 
   ).run(tbl, key, clock.lamport, clock.origin);
 }
 
-/** Forgets changes older than `before`: a device away longer starts again from a snapshot. */
+const PRUNED = 'pruned';
+
+/**
+ * Forgets changes older than `before`, keeping each device's newest (so its number stays known):
+ * a device away longer is told it must join again (`prunedPast`). Records how far each device's
+ * changes are gone. Returns how many were forgotten.
+ */
 export function pruneOps(db: Database, before: string): number {
-  return db.prepare('DELETE FROM device_ops WHERE at < ?').run(before).changes;
+  const gone = db
+    .prepare(
+      `SELECT origin, max(seq) AS seq FROM device_ops o WHERE at < ? AND seq < (SELECT max(seq) FROM device_ops m WHERE m.origin = o.origin) GROUP BY origin`,
+    )
+    .all(before) as { origin: string; seq: number }[];
+  let changes = 0;
+  for (const { origin, seq } of gone) {
+    changes += db.prepare('DELETE FROM device_ops WHERE origin = ? AND seq <= ?').run(origin, seq).changes;
+    setClock(db, PRUNED, JSON.stringify([origin]), { lamport: seq, origin });
+  }
+  return changes;
+}
+
+/** The first device whose changes `have` lacks and this device no longer holds (forgotten by pruneOps); null when none. */
+export function prunedPast(db: Database, have: Vector): string | null {
+  const rows = db.prepare('SELECT origin, lamport AS seq FROM sync_clock WHERE tbl = ?').all(PRUNED) as { origin: string; seq: number }[];
+  return rows.find((row) => (have[row.origin] ?? 0) < row.seq)?.origin ?? null;
 }

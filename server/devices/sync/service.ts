@@ -20,6 +20,7 @@ import { wipeKeyMaterial } from '../../custody/key-material.ts';
 import { DEVICES_TOPIC } from '../../events/bus.ts';
 import { RemoteClient } from '../../net/remote-client.ts';
 import { answerJson } from '../../net/remote-client.ts';
+import { conflict } from '../../errors.ts';
 import { schemaVersion } from '../../store/migrate.ts';
 import { CAPTURE_FUNCTION, DEVICE_FUNCTION, SEQ_FUNCTION, TICK_FUNCTION } from '../../store/sync-functions.ts';
 import { signingTimestamp } from '../../clock.ts';
@@ -30,13 +31,18 @@ import { openBundle, sealBundle, type SealedBundle } from '../keys-bundle.ts';
 import type { DeviceService } from '../service.ts';
 import { ChangeApplier } from './apply.ts';
 import { captureInstalled, installCapture, removeCapture } from './capture-store.ts';
-import { maxLamport, maxSeq, opsAfter, vectorOf, type DeviceOp, type Vector } from './op-log-store.ts';
+import { maxLamport, maxSeq, opsAfter, prunedPast, pruneOps, vectorOf, type DeviceOp, type Vector } from './op-log-store.ts';
 import { openOps, sealOps, syncKeyOf } from './sync-wire.ts';
 import { SYNCED_TABLES } from './tables.ts';
 
 /** The most changes, and about the most bytes of them, one answer or push carries. */
 const BATCH_OPS = 1000;
 const BATCH_BYTES = 1024 * 1024;
+/** How long the changes are kept: a device away longer links again. */
+export const OP_LOG_DAYS = 90;
+const DAY_MS = 24 * 60 * 60 * 1000;
+/** How often old changes are forgotten. */
+const PRUNE_EVERY_MS = DAY_MS;
 /** How long a loop waits before asking again after a failure, at first and at most. */
 const RETRY_MIN_MS = 500;
 const RETRY_MAX_MS = 30_000;
@@ -63,6 +69,7 @@ export class DeviceSync {
   #wakeScheduled = false;
   #unsubscribe: (() => void) | null = null;
   #client: RemoteClient | null = null;
+  #pruneTimer: NodeJS.Timeout | null = null;
 
   constructor(ctx: NodeContext, devices: DeviceService, nodeId: string, options: DeviceSyncOptions = {}) {
     this.#ctx = ctx;
@@ -93,6 +100,14 @@ export class DeviceSync {
     if (this.#devices.liveOthers().length > 0) installCapture(db, SYNCED_TABLES);
     this.refresh();
     this.#unsubscribe = this.#ctx.bus.subscribe(DEVICES_TOPIC, () => this.refresh());
+    this.prune();
+    this.#pruneTimer = setInterval(() => this.prune(), PRUNE_EVERY_MS);
+    this.#pruneTimer.unref();
+  }
+
+  /** Forgets changes older than OP_LOG_DAYS on the node's clock. */
+  prune(): number {
+    return pruneOps(this.#ctx.db, new Date(this.#ctx.clock.now().getTime() - OP_LOG_DAYS * DAY_MS).toISOString());
   }
 
   /** Captures while another device is live, and keeps a loop to each one whose URL is known. */
@@ -119,6 +134,8 @@ export class DeviceSync {
   }
 
   async stop(): Promise<void> {
+    if (this.#pruneTimer !== null) clearInterval(this.#pruneTimer);
+    this.#pruneTimer = null;
     this.#unsubscribe?.();
     this.#unsubscribe = null;
     const loops = [...this.#loops.values()];
@@ -133,6 +150,13 @@ export class DeviceSync {
 
   /** Another device asks for what it lacks (device-auth checked it is live). */
   async pull(device: DeviceRow, input: SyncPullInput): Promise<SyncPullAnswer> {
+    const behind = prunedPast(this.#ctx.db, input.have);
+    if (behind !== null) {
+      throw conflict(
+        'SVC_ERR_DEVICE_SYNC_TOO_FAR_BEHIND',
+        `this device no longer holds changes of device ${behind} that the asking device lacks (it was away more than ${OP_LOG_DAYS} days): link it again`,
+      );
+    }
     let batch = this.batchFor(input.have);
     if (batch.ops.length === 0 && input.wait_ms > 0) {
       await this.#waitForChange(Math.min(input.wait_ms, SYNC_WAIT_MAX_MS));
