@@ -28,6 +28,8 @@ export interface OutboxRow {
    * five-minute ingestion window closes, then bounced (outbox-sealing.ts).
    */
   sealed_by_client: 0 | 1;
+  /** The linked device that sent it and delivers it; null for this device's own (migration 0052). */
+  sent_by_device: string | null;
   status: OutboundStatus;
   attempts: number;
   next_attempt_at: string;
@@ -170,6 +172,6 @@ export function subjectOf(message: FederatedMessage): string {
 
 /** The row on the outbound list: its state, and the subject instead of the payload. */
 export function toOutboundMail(row: OutboxRow): OutboundMail {
-  const { id: _id, payload, from_agent_id: _from, content_mode: _mode, sealed_by_client: _client, ...entry } = row;
+  const { id: _id, payload, from_agent_id: _from, content_mode: _mode, sealed_by_client: _client, sent_by_device: _device, ...entry } = row;
   return { ...entry, subject: subjectOf(JSON.parse(payload) as FederatedMessage) };
 }

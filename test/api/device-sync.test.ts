@@ -93,6 +93,15 @@ describe('two linked devices', { timeout: 60_000 }, () => {
     await expect
       .poll(async () => (await inbox(b, bob.api_key)).find((m) => m.subject === mail.subject), WAIT)
       .toMatchObject({ from_did: carol.did_key, signature_status: 'verified' });
+    // What the laptop sent is in Sent on the desktop too, delivered (by the laptop: the desktop never sends it again).
+    await expect
+      .poll(
+        async () => (expectOk(await a.request('GET', '/v1/messages/outbound', { token: carol.api_key })).messages as any[]).map((m) => [m.subject, m.status]),
+        WAIT,
+      )
+      .toEqual([[mail.subject, 'delivered']]);
+    const sent = expectOk(await a.request('GET', '/v1/messages/sent?limit=10', { token: carol.api_key })).messages as any[];
+    expect(sent.map((m) => m.subject)).toEqual([mail.subject]);
   });
 
   it('what happened while the desktop was down arrives when it is back, both ways', async () => {
