@@ -4,6 +4,7 @@
  */
 import { run as backup } from './backup.bench.ts';
 import { run as coreIdentity } from './core-identity.bench.ts';
+import { run as devices } from './devices.bench.ts';
 import { run as docs } from './docs.bench.ts';
 import { run as e2eeMail } from './e2ee-mail.bench.ts';
 import { run as federation } from './federation.bench.ts';
@@ -31,6 +32,7 @@ const all = {
   'key-assertions': keyAssertions,
   'e2ee-mail': e2eeMail,
   backup,
+  devices,
 };
 const only = process.env.BENCH_ONLY;
 for (const [name, bench] of Object.entries(all)) if (!only || only === name) await bench();
