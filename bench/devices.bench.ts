@@ -16,12 +16,17 @@
  *   BENCH_DEVICE_LIVE mails are sent on A, one at a time; each is timed from the send's answer
  *   until J's event stream for the recipient shows it (`mail_message`). Then the other way: each
  *   of those mails acknowledged on J, timed from the ack's answer until A's owner feed says the
- *   mail changed (`mail_changed`), A's inbox then checked to hold every ack. Target: p99 ≤ 2 s.
+ *   mail changed (`mail_changed`), A's inbox then checked to hold every ack. A random pause of
+ *   0 to 2 × BENCH_DEVICE_GAP_MS (default 100 ms) between changes spreads each direction over
+ *   about 20 s, so some changes meet a long poll as it ends and is asked again. Target: p99 ≤ 2 s.
+ *
+ * Every report carries the machine's load average when it was printed.
  */
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { MAX_MAIL_PAGE } from '../contract/core/mail.ts';
 import { joinDevice } from '../server/devices/join.ts';
 import { startNode, type RunningNode } from '../server/index.ts';
@@ -39,6 +44,8 @@ const MAILS = Number(process.env.BENCH_DEVICE_MAILS ?? 10_000);
 const DOCS = Number(process.env.BENCH_DEVICE_DOCS ?? 100);
 const VERSIONS = Number(process.env.BENCH_DEVICE_VERSIONS ?? 3);
 const LIVE = Number(process.env.BENCH_DEVICE_LIVE ?? 200);
+// A pause of up to twice this between changes, so the run spans the 20 s long poll's renewals.
+const GAP_MS = Number(process.env.BENCH_DEVICE_GAP_MS ?? 100);
 const CLIENTS = 8;
 const LIVE_TIMEOUT_MS = 30_000;
 const TARGET_LINK_S = 60;
@@ -223,6 +230,7 @@ async function link(a: BenchNode, seeded: Seeded & { seconds: number }, jDir: st
     data_dir_bytes: dirBytes(jDir),
     baseline_backup_restore: baseline,
     ratio_join_to_baseline: Math.round(((joinedAt - started) / baseline.total_ms) * 100) / 100,
+    load_average: loadavg().map((x) => Math.round(x * 100) / 100),
   });
   return j;
 }
@@ -259,6 +267,7 @@ async function live(a: BenchNode, j: RunningNode, { sender, alice }: Seeded): Pr
       const sent = performance.now();
       toJ.push((await arrivals.waitFor(message_id, LIVE_TIMEOUT_MS)) - sent);
       ids.push(message_id);
+      await sleep(Math.random() * 2 * GAP_MS);
     }
   } finally {
     await arrivals.close();
@@ -273,6 +282,7 @@ async function live(a: BenchNode, j: RunningNode, { sender, alice }: Seeded): Pr
       await call(jUrl, 'POST', `/v1/messages/${id}/ack`, alice.api_key);
       const acked = performance.now();
       toA.push((await frameWhere(stream, (event, data) => event === 'mail_changed' && data.message_id === id, LIVE_TIMEOUT_MS)) - acked);
+      await sleep(Math.random() * 2 * GAP_MS);
     }
   } finally {
     stream.close();
@@ -287,6 +297,7 @@ async function live(a: BenchNode, j: RunningNode, { sender, alice }: Seeded): Pr
     mail_a_to_j: percentiles(toJ),
     ack_j_to_a: percentiles(toA),
     target_p99_ms: TARGET_LIVE_P99_MS,
+    load_average: loadavg().map((x) => Math.round(x * 100) / 100),
   });
 }
 
