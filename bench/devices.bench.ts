@@ -25,7 +25,7 @@
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { performance } from 'node:perf_hooks';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { MAX_MAIL_PAGE } from '../contract/core/mail.ts';
 import { joinDevice } from '../server/devices/join.ts';
@@ -189,6 +189,8 @@ async function link(a: BenchNode, seeded: Seeded & { seconds: number }, jDir: st
   const { code, url } = await call<{ code: string; url: string }>(a.url, 'POST', '/v1/node/devices/link', a.node.ownerToken);
   let firstPart = 0;
   let lastPart = 0;
+  const stalls = monitorEventLoopDelay({ resolution: 10 });
+  stalls.enable();
   const started = performance.now();
   const joined = await joinDevice({
     url,
@@ -203,6 +205,7 @@ async function link(a: BenchNode, seeded: Seeded & { seconds: number }, jDir: st
     },
   });
   const joinedAt = performance.now();
+  stalls.disable();
   const j = await startJoined(jDir);
   const startedAt = performance.now();
   const [alice, bob] = [await inboxCount(j.info.core_url, seeded.alice), await inboxCount(j.info.core_url, seeded.bob)];
@@ -220,6 +223,8 @@ async function link(a: BenchNode, seeded: Seeded & { seconds: number }, jDir: st
     fetch_ms: Math.round(lastPart - firstPart),
     // The restore into a new data dir, the keys installed, the rename.
     after_fetch_ms: Math.round(joinedAt - lastPart),
+    // The longest the event loop (A's and the joiner's, one process) was held during the join.
+    longest_stall_ms: Math.round(stalls.max / 1e6),
     start_ms: Math.round(startedAt - joinedAt),
     read_all_ms: Math.round(readAt - startedAt),
     inbox_counts: { sealed: alice, plaintext: bob },
