@@ -13,7 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.ts';
 import { expectOk } from '../support/expect.ts';
 import { createIdentity, createNodeNamespace, createProject, persistent } from '../support/identities.ts';
-import { startTestNode, type TestNode } from '../support/node.ts';
+import { requestJson, startTestNode, type TestNode } from '../support/node.ts';
+import { asOwnerApp } from '../support/teams.ts';
 
 const FAST_OUTBOX = { retryBaseMs: 40, retryMaxMs: 200 };
 const WAIT = { timeout: 10_000, interval: 50 };
@@ -117,6 +118,37 @@ describe('two linked devices', { timeout: 60_000 }, () => {
         timeout: 20_000,
       })
       .toContain(onLaptop.contact_id);
+  });
+
+  it('a document given a version on each device while apart: each keeps its line, both read it, nothing is lost', async () => {
+    const team = expectOk(await a.owner('POST', '/v1/node/teams', { name: 'crew', domain: 'a.test' }), 201);
+    const docs = (t: TestNode, method: string, path: string, json?: unknown) =>
+      asOwnerApp(t, team.team_id, method, path, { surface: 'docs', ...(json === undefined ? {} : { json }) });
+    // A new version is raw Markdown, signed by the node as the team's owner member, as the app sends it.
+    const append = async (t: TestNode, markdown: string) => {
+      const path = '/v1/documents/plan/versions';
+      const signed = expectOk(await t.owner('POST', `/v1/node/teams/${team.team_id}/sign`, { method: 'POST', path, surface: 'docs', body: markdown }));
+      return requestJson(signed.url, 'POST', '', { headers: { ...signed.headers, 'content-type': 'text/markdown; charset=utf-8' }, raw: markdown });
+    };
+    expectOk(await docs(a, 'POST', '/v1/documents', { slug: 'plan', title: 'Plan', body: '# Plan\n\nFirst.' }), 201);
+    await expect.poll(async () => (await docs(j, 'GET', '/v1/documents/plan')).status, WAIT).toBe(200);
+    // Apart: the laptop is off while the desktop writes; then the desktop is off while the laptop writes.
+    await j.stop({ keepData: true });
+    expectOk(await append(a, '# Plan\n\nFrom the desktop.'), 201);
+    await a.stop({ keepData: true });
+    j = await startTestNode({ dataDir: jDir, outbox: FAST_OUTBOX, ...SYNC });
+    expectOk(await append(j, '# Plan\n\nFrom the laptop.'), 201);
+    a = await startTestNode({ dataDir: aDir, port: aPort, outbox: FAST_OUTBOX, ...SYNC });
+    // Back in step for what follows (a mail crosses), each still reads its own line, whole.
+    const mail = { subject: words('after the documents'), body: 'x' };
+    const id = await send(b, bob.api_key, { to_address: 'a.test/alice', ...mail });
+    await expect.poll(() => find(j, alice.api_key, id), { ...WAIT, timeout: 20_000 }).toMatchObject(mail);
+    expect(expectOk(await docs(a, 'GET', '/v1/documents/plan')).body).toContain('From the desktop.');
+    expect(expectOk(await docs(j, 'GET', '/v1/documents/plan')).body).toContain('From the laptop.');
+    for (const t of [a, j]) {
+      const versions = expectOk(await docs(t, 'GET', '/v1/documents/plan/versions')) as { version_number: number }[];
+      expect(versions.map((v) => v.version_number).sort()).toEqual([1, 2]);
+    }
   });
 
   it('a revoked device receives nothing more', async () => {

@@ -145,11 +145,19 @@ describe('changes captured on one device and applied on another', () => {
     version(a.db, 1, 'v1');
     b.pull(a);
     // Apart: each adds version 2, and b a version 3 on top of its own (stored as a change to its version 2).
+    const current = (db: Database, number: number) => db.prepare(`UPDATE documents SET current_version = ? WHERE document_id = 'doc'`).run(number);
     version(a.db, 2, 'a2');
+    current(a.db, 2);
     version(b.db, 2, 'b2');
+    current(b.db, 2);
     version(b.db, 3, 'b3');
+    current(b.db, 3);
     a.pull(b);
     b.pull(a);
+    // Each document points at the head of its own line, never at a version of the other.
+    const head = (db: Database) => db.prepare(`SELECT current_version FROM documents WHERE document_id = 'doc'`).pluck().get();
+    expect(head(a.db)).toBe(2);
+    expect(head(b.db)).toBe(3);
     const versions = (db: Database) => db.prepare(`SELECT version_id FROM document_versions WHERE document_id = 'doc' ORDER BY version_number`).pluck().all();
     expect(versions(a.db)).toEqual(['v1', 'a2']);
     expect(versions(b.db)).toEqual(['v1', 'b2', 'b3']);

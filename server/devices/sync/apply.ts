@@ -65,6 +65,7 @@ export class ChangeApplier {
     const row = op.op === 'upsert' ? this.#decode(spec, JSON.parse(op.row ?? '{}') as SyncRow) : null;
     // Before the clocks: a row of another line must not land on this chain, however late it is.
     if (row !== null && spec.chain !== undefined && this.#breaksChain(spec, spec.chain, row, exists, values, clock)) return false;
+    if (spec.headOf !== undefined && clockOf(this.#db, `apart:${spec.headOf}`, JSON.stringify(values)) !== undefined) return false;
     if (!later(clock, clockOf(this.#db, op.tbl, op.key))) return false;
     if (row === null) {
       if (exists) deleteRow(this.#db, spec.table, spec.key, values);

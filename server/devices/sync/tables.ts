@@ -35,6 +35,12 @@ export interface SyncedTable {
    * own chain) until the group's two lines are merged.
    */
   chain?: { group: string; id: string };
+  /**
+   * The row of a chain's group (a document, whose current version points into its chain): while
+   * the group is apart (above), another device's change to it is kept in the log unapplied, so it
+   * never points at a version of the other line.
+   */
+  headOf?: string;
   /** What to tell the node's streams when a row of it arrived from another device. */
   nudges?: (row: SyncRow) => string[];
 }
@@ -85,7 +91,7 @@ export const SYNCED_TABLES: readonly SyncedTable[] = [
   { table: 'chat_plaintext', key: ['message_id', 'agent_id'], local: ['id'] },
   { table: 'control_signals', key: ['signal_id'], local: ['id'], nudges: (row) => [identityTopic(text(row.target_agent_id))] },
   { table: 'app_events', key: ['event_id'], local: ['id'] },
-  { table: 'documents', key: ['document_id'], nudges: (row) => [docsTopic(text(row.team_id))] },
+  { table: 'documents', key: ['document_id'], headOf: 'document_versions', nudges: (row) => [docsTopic(text(row.team_id))] },
   { table: 'document_versions', key: ['document_id', 'version_number'], chain: { group: 'document_id', id: 'version_id' } },
   { table: 'present_links', key: ['token_sha256'] },
   { table: 'docs_assets', key: ['asset_id'] },
