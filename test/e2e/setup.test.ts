@@ -51,6 +51,16 @@ describe('First run and the shell (headless node, Chromium)', { timeout: 60_000 
     await shot(page, 'setup');
   });
 
+  it('tells someone whose identities are on another computer, or whose computer was lost, what to run instead', async () => {
+    const elsewhere = page.getByTestId('setup-elsewhere');
+    await elsewhere.locator('summary').click();
+    const words = await elsewhere.textContent();
+    expect(words).toContain('svc-node device join URL CODE --data NEW_DIR');
+    expect(words).toContain('svc-node kit restore KIT --data NEW_DIR --link URL --code CODE');
+    expect(words).toContain('svc-node kit restore KIT --data NEW_DIR --backup BACKUP_DIR');
+    await elsewhere.locator('summary').click();
+  });
+
   it('checks the fields by the node’s rules, in words, and clears a problem once it is fixed', async () => {
     await page.getByTestId('setup-name').fill('Alice Smith');
     await page.getByTestId('setup-domain').fill('https://example.com');
