@@ -20,6 +20,7 @@ import { codeIdOf, joinBytes, linkKeyOf, mac } from '../../server/devices/join-p
 import { runCli } from '../support/cli.ts';
 import { addDocsMember, type DocsClient } from '../support/docs.ts';
 import { expectOk } from '../support/expect.ts';
+import { arrivedMail, inboxOf, sendMail } from '../support/mail-between.ts';
 import { createIdentity, createNodeNamespace, createProject, persistent } from '../support/identities.ts';
 import { requestJson, startTestNode, type TestNode } from '../support/node.ts';
 import { asOwnerApp } from '../support/teams.ts';
@@ -41,14 +42,6 @@ let docs: DocsClient;
 let nodeId: string;
 let linked: { url: string; code: string };
 let joined: any;
-
-const send = async (from: TestNode, token: string, body: Record<string, unknown>) =>
-  expectOk(await from.request('POST', '/v1/messages', { token, body })).message_id as string;
-const inbox = async (t: TestNode, token: string) => expectOk(await t.request('GET', '/v1/messages/inbox?limit=100', { token })).messages as any[];
-const mailArrived = async (t: TestNode, token: string, id: string) => {
-  await expect.poll(async () => (await inbox(t, token)).find((m) => m.message_id === id), WAIT).toBeDefined();
-  return (await inbox(t, token)).find((m) => m.message_id === id);
-};
 
 const mail = { toBob: { subject: words('to bob'), body: words('first') }, toAlice: { subject: words('to alice'), body: words('answer') }, ids: [] as string[] };
 
@@ -99,10 +92,10 @@ describe('linking a second device', { timeout: 60_000 }, () => {
     // What belongs to this computer: its backup schedule (a folder here) and its tunnel (an SSH account for this machine).
     expectOk(await a.owner('PUT', '/v1/node/backups/schedule', { to: join(root, 'a-backups'), every_hours: 24 }));
     expectOk(await a.owner('PUT', '/v1/node/tunnel', { host: 'tunnel.invalid', username: 'alice', remote_port: 8443 }));
-    const first = await send(a, alice.api_key, { to_address: 'b.test/bob', ...mail.toBob });
-    await mailArrived(b, bob.api_key, first);
-    const answer = await send(b, bob.api_key, { to_address: 'a.test/alice', ...mail.toAlice });
-    await mailArrived(a, alice.api_key, answer);
+    const first = await sendMail(a, alice.api_key, { to_address: 'b.test/bob', ...mail.toBob });
+    await arrivedMail(b, bob.api_key, first);
+    const answer = await sendMail(b, bob.api_key, { to_address: 'a.test/alice', ...mail.toAlice });
+    await arrivedMail(a, alice.api_key, answer);
     mail.ids.push(first, answer);
     docs = await addDocsMember(a, { team: 'crew' });
     expectOk(await docs.create('plan', '# Plan\n\nThe first draft.'), 201);
@@ -160,7 +153,7 @@ describe('linking a second device', { timeout: 60_000 }, () => {
     expect(expectOk(await j.owner('GET', '/v1/node/info')).node_id).toBe(nodeId);
     expect(expectOk(await j.request('GET', `/v1/did/${alice.did_aw}/key`)).current_did_key).toBe(alice.did_key);
     expect(expectOk(await j.request('GET', '/v1/auth/introspect', { token: alice.api_key }))).toMatchObject({ agent_id: alice.agent_id });
-    expect((await inbox(j, alice.api_key)).find((m) => m.message_id === mail.ids[1])).toMatchObject({
+    expect((await inboxOf(j, alice.api_key)).find((m) => m.message_id === mail.ids[1])).toMatchObject({
       ...mail.toAlice,
       end_to_end: true,
       signature_status: 'verified',
@@ -175,8 +168,8 @@ describe('linking a second device', { timeout: 60_000 }, () => {
 
   it('sends as alice from the new device, and bob verifies it as hers', async () => {
     const fromLaptop = { subject: words('from the laptop'), body: words('same alice') };
-    const id = await send(j, alice.api_key, { to_address: 'b.test/bob', ...fromLaptop });
-    expect(await mailArrived(b, bob.api_key, id)).toMatchObject({ ...fromLaptop, end_to_end: true, signature_status: 'verified', from_did: alice.did_key });
+    const id = await sendMail(j, alice.api_key, { to_address: 'b.test/bob', ...fromLaptop });
+    expect(await arrivedMail(b, bob.api_key, id)).toMatchObject({ ...fromLaptop, end_to_end: true, signature_status: 'verified', from_did: alice.did_key });
   });
 
   it('each device lists both, and knows which one it is', async () => {

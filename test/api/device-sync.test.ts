@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.ts';
 import { expectOk } from '../support/expect.ts';
+import { inInbox, inboxOf, sendMail } from '../support/mail-between.ts';
 import { createIdentity, createNodeNamespace, createProject, persistent } from '../support/identities.ts';
 import { requestJson, startTestNode, type TestNode } from '../support/node.ts';
 import { asOwnerApp } from '../support/teams.ts';
@@ -32,11 +33,6 @@ let aPort: number;
 let project: any;
 let alice: any;
 let bob: any;
-
-const send = async (from: TestNode, token: string, body: Record<string, unknown>) =>
-  expectOk(await from.request('POST', '/v1/messages', { token, body })).message_id as string;
-const inbox = async (t: TestNode, token: string) => expectOk(await t.request('GET', '/v1/messages/inbox?limit=100', { token })).messages as any[];
-const find = async (t: TestNode, token: string, id: string) => (await inbox(t, token)).find((m) => m.message_id === id);
 
 beforeAll(async () => {
   a = await startTestNode({ dataDir: aDir, outbox: FAST_OUTBOX, ...SYNC });
@@ -65,18 +61,18 @@ afterAll(async () => {
 describe('two linked devices', { timeout: 60_000 }, () => {
   it('new mail that reaches one device shows on the other within seconds, opened', async () => {
     const mail = { subject: words('to alice'), body: words('hello both') };
-    const id = await send(b, bob.api_key, { to_address: 'a.test/alice', ...mail });
-    await expect.poll(() => find(a, alice.api_key, id), WAIT).toBeDefined();
-    await expect.poll(() => find(j, alice.api_key, id), WAIT).toMatchObject({ ...mail, end_to_end: true, signature_status: 'verified' });
+    const id = await sendMail(b, bob.api_key, { to_address: 'a.test/alice', ...mail });
+    await expect.poll(() => inInbox(a, alice.api_key, id), WAIT).toBeDefined();
+    await expect.poll(() => inInbox(j, alice.api_key, id), WAIT).toMatchObject({ ...mail, end_to_end: true, signature_status: 'verified' });
   });
 
   it('what alice does on the laptop shows on the desktop: read, archived, a new contact', async () => {
-    const id = await send(b, bob.api_key, { to_address: 'a.test/alice', subject: words('read me'), body: 'x' });
-    await expect.poll(() => find(j, alice.api_key, id), WAIT).toBeDefined();
+    const id = await sendMail(b, bob.api_key, { to_address: 'a.test/alice', subject: words('read me'), body: 'x' });
+    await expect.poll(() => inInbox(j, alice.api_key, id), WAIT).toBeDefined();
     expectOk(await j.request('POST', `/v1/messages/${id}/ack`, { token: alice.api_key }));
-    await expect.poll(async () => (await find(a, alice.api_key, id))?.read_at ?? null, WAIT).not.toBeNull();
+    await expect.poll(async () => (await inInbox(a, alice.api_key, id))?.read_at ?? null, WAIT).not.toBeNull();
     expectOk(await j.request('POST', `/v1/messages/${id}/archive`, { token: alice.api_key }));
-    await expect.poll(async () => (await find(a, alice.api_key, id)) ?? null, WAIT).toBeNull();
+    await expect.poll(async () => (await inInbox(a, alice.api_key, id)) ?? null, WAIT).toBeNull();
     const contact = expectOk(await j.request('POST', '/v1/contacts', { token: alice.api_key, body: { contact_address: 'b.test/bob', label: 'Bob' } }));
     await expect
       .poll(async () => (expectOk(await a.request('GET', '/v1/contacts', { token: alice.api_key })).contacts as any[]).map((c) => c.contact_id), WAIT)
@@ -92,7 +88,7 @@ describe('two linked devices', { timeout: 60_000 }, () => {
       .poll(async () => (await j.request('POST', '/v1/messages', { token: carol.api_key, body: { to_address: 'b.test/bob', ...mail } })).status, WAIT)
       .toBe(200);
     await expect
-      .poll(async () => (await inbox(b, bob.api_key)).find((m) => m.subject === mail.subject), WAIT)
+      .poll(async () => (await inboxOf(b, bob.api_key)).find((m) => m.subject === mail.subject), WAIT)
       .toMatchObject({ from_did: carol.did_key, signature_status: 'verified' });
     // What the laptop sent is in Sent on the desktop too, delivered (by the laptop: the desktop never sends it again).
     await expect
@@ -110,8 +106,8 @@ describe('two linked devices', { timeout: 60_000 }, () => {
     const onLaptop = expectOk(await j.request('POST', '/v1/contacts', { token: alice.api_key, body: { contact_address: 'b.test/dave', label: 'Dave' } }));
     a = await startTestNode({ dataDir: aDir, port: aPort, outbox: FAST_OUTBOX, ...SYNC });
     const mail = { subject: words('after the restart'), body: 'x' };
-    const id = await send(b, bob.api_key, { to_address: 'a.test/alice', ...mail });
-    await expect.poll(() => find(j, alice.api_key, id), { ...WAIT, timeout: 20_000 }).toMatchObject(mail);
+    const id = await sendMail(b, bob.api_key, { to_address: 'a.test/alice', ...mail });
+    await expect.poll(() => inInbox(j, alice.api_key, id), { ...WAIT, timeout: 20_000 }).toMatchObject(mail);
     await expect
       .poll(async () => (expectOk(await a.request('GET', '/v1/contacts', { token: alice.api_key })).contacts as any[]).map((c) => c.contact_id), {
         ...WAIT,
@@ -141,8 +137,8 @@ describe('two linked devices', { timeout: 60_000 }, () => {
     a = await startTestNode({ dataDir: aDir, port: aPort, outbox: FAST_OUTBOX, ...SYNC });
     // Back in step for what follows (a mail crosses), each still reads its own line, whole.
     const mail = { subject: words('after the documents'), body: 'x' };
-    const id = await send(b, bob.api_key, { to_address: 'a.test/alice', ...mail });
-    await expect.poll(() => find(j, alice.api_key, id), { ...WAIT, timeout: 20_000 }).toMatchObject(mail);
+    const id = await sendMail(b, bob.api_key, { to_address: 'a.test/alice', ...mail });
+    await expect.poll(() => inInbox(j, alice.api_key, id), { ...WAIT, timeout: 20_000 }).toMatchObject(mail);
     expect(expectOk(await docs(a, 'GET', '/v1/documents/plan')).body).toContain('From the desktop.');
     expect(expectOk(await docs(j, 'GET', '/v1/documents/plan')).body).toContain('From the laptop.');
     for (const t of [a, j]) {
@@ -154,10 +150,10 @@ describe('two linked devices', { timeout: 60_000 }, () => {
   it('a revoked device receives nothing more', async () => {
     const laptop = (expectOk(await a.owner('GET', '/v1/node/devices')).devices as any[]).find((d) => d.name === 'Laptop');
     expectOk(await a.owner('DELETE', `/v1/node/devices/${laptop.device_id}`));
-    const id = await send(b, bob.api_key, { to_address: 'a.test/alice', subject: words('after revoking'), body: 'x' });
-    await expect.poll(() => find(a, alice.api_key, id), WAIT).toBeDefined();
+    const id = await sendMail(b, bob.api_key, { to_address: 'a.test/alice', subject: words('after revoking'), body: 'x' });
+    await expect.poll(() => inInbox(a, alice.api_key, id), WAIT).toBeDefined();
     // Long enough for several of its long polls, each refused now.
     await new Promise((resolve) => setTimeout(resolve, 4_000));
-    expect(await find(j, alice.api_key, id)).toBeUndefined();
+    expect(await inInbox(j, alice.api_key, id)).toBeUndefined();
   });
 });

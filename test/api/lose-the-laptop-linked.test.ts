@@ -24,6 +24,7 @@ import { arrived, historyOf } from '../support/chat-arrivals.ts';
 import { runCli } from '../support/cli.ts';
 import { addDocsMember, type DocsClient } from '../support/docs.ts';
 import { expectOk } from '../support/expect.ts';
+import { arrivedMail, inboxOf, sendMail } from '../support/mail-between.ts';
 import { createIdentity, createNodeNamespace, createProject, persistent } from '../support/identities.ts';
 import { requestJson, startTestNode, type TestNode } from '../support/node.ts';
 import { asOwnerApp } from '../support/teams.ts';
@@ -48,14 +49,6 @@ let bob: any;
 let docs: DocsClient;
 let aPort: number;
 let lostDeviceId: string;
-
-const send = async (from: TestNode, token: string, body: Record<string, unknown>) =>
-  expectOk(await from.request('POST', '/v1/messages', { token, body })).message_id as string;
-const inbox = async (t: TestNode, token: string) => expectOk(await t.request('GET', '/v1/messages/inbox?limit=100', { token })).messages as any[];
-const mailOn = async (t: TestNode, token: string, id: string) => {
-  await expect.poll(async () => (await inbox(t, token)).find((m) => m.message_id === id), WAIT).toBeDefined();
-  return (await inbox(t, token)).find((m) => m.message_id === id);
-};
 
 const before = {
   toBob: { subject: words('to bob'), body: words('first') },
@@ -99,10 +92,10 @@ describe('losing the laptop, with a linked device alive', { timeout: 90_000 }, (
     await link(a, jDir, 'Always on');
     j = await startTestNode({ dataDir: jDir, outbox: FAST_OUTBOX, ...SYNC });
 
-    const first = await send(a, alice.api_key, { to_address: 'b.test/bob', ...before.toBob });
-    await mailOn(b, bob.api_key, first);
-    const answer = await send(b, bob.api_key, { to_address: 'a.test/alice', ...before.toAlice });
-    await mailOn(a, alice.api_key, answer);
+    const first = await sendMail(a, alice.api_key, { to_address: 'b.test/bob', ...before.toBob });
+    await arrivedMail(b, bob.api_key, first);
+    const answer = await sendMail(b, bob.api_key, { to_address: 'a.test/alice', ...before.toAlice });
+    await arrivedMail(a, alice.api_key, answer);
     before.mailIds.push(first, answer);
     const started = expectOk(
       await a.request('POST', '/v1/chat/sessions', { token: alice.api_key, body: { to_addresses: ['b.test/bob'], message: before.chat[0] } }),
@@ -115,7 +108,7 @@ describe('losing the laptop, with a linked device alive', { timeout: 90_000 }, (
     expectOk(await docs.create('plan', '# Plan\n\nThe first draft.'), 201);
     expectOk(await docs.append('plan', '# Plan\n\nThe second draft.'), 201);
     // The always-on node has it all before the loss.
-    expect(await mailOn(j, alice.api_key, answer)).toMatchObject({ ...before.toAlice, end_to_end: true });
+    expect(await arrivedMail(j, alice.api_key, answer)).toMatchObject({ ...before.toAlice, end_to_end: true });
     await expect.poll(async () => (await asOwnerApp(j, docs.teamId, 'GET', '/v1/documents/plan/versions', { surface: 'docs' })).body?.length, WAIT).toBe(2);
 
     // A recovery kit, as the person made one before the loss.
@@ -129,8 +122,8 @@ describe('losing the laptop, with a linked device alive', { timeout: 90_000 }, (
 
   it('the always-on node carries on: alice sends from it, and bob verifies it as hers', async () => {
     const mail = { subject: words('from the always-on node'), body: words('still here') };
-    const id = await send(j, alice.api_key, { to_address: 'b.test/bob', ...mail });
-    expect(await mailOn(b, bob.api_key, id)).toMatchObject({ ...mail, end_to_end: true, signature_status: 'verified', from_did: alice.did_key });
+    const id = await sendMail(j, alice.api_key, { to_address: 'b.test/bob', ...mail });
+    expect(await arrivedMail(b, bob.api_key, id)).toMatchObject({ ...mail, end_to_end: true, signature_status: 'verified', from_did: alice.did_key });
   });
 
   it('a kit of another node does not link to the always-on node, and writes nothing', async () => {
@@ -147,7 +140,7 @@ describe('losing the laptop, with a linked device alive', { timeout: 90_000 }, (
 
   it('a new laptop restored from the kit links to the always-on node and, on the lost one’s address, has everything back', async () => {
     const whileAway = { subject: words('while the laptop was gone'), body: words('queued at B') };
-    before.mailIds.push(await send(b, bob.api_key, { to_address: 'a.test/alice', ...whileAway }));
+    before.mailIds.push(await sendMail(b, bob.api_key, { to_address: 'a.test/alice', ...whileAway }));
     const made = expectOk(await j.owner('POST', '/v1/node/devices/link'), 201);
     const restored = await runCli(['kit', 'restore', kitFile, '--data', aDir, '--link', made.url, '--code', made.code, '--json'], {
       SVC_NODE_KIT_PASSPHRASE: PASSPHRASE,
@@ -159,7 +152,7 @@ describe('losing the laptop, with a linked device alive', { timeout: 90_000 }, (
     expect(expectOk(await a.request('GET', `/v1/did/${alice.did_aw}/key`)).current_did_key).toBe(alice.did_key);
     expect(expectOk(await a.request('GET', '/v1/auth/introspect', { token: alice.api_key }))).toMatchObject({ agent_id: alice.agent_id });
     // Every message, opened; the chat; the document with every version.
-    expect(await mailOn(a, alice.api_key, before.mailIds[1]!)).toMatchObject({ ...before.toAlice, end_to_end: true, signature_status: 'verified' });
+    expect(await arrivedMail(a, alice.api_key, before.mailIds[1]!)).toMatchObject({ ...before.toAlice, end_to_end: true, signature_status: 'verified' });
     const sent = expectOk(await a.request('GET', '/v1/messages/sent?limit=50', { token: alice.api_key })).messages as any[];
     expect(sent.find((m) => m.message_id === before.mailIds[0])).toMatchObject(before.toBob);
     const chat = await historyOf(a, alice.api_key, before.sessionId);
@@ -172,14 +165,14 @@ describe('losing the laptop, with a linked device alive', { timeout: 90_000 }, (
     const versions = expectOk(await asOwnerApp(a, docs.teamId, 'GET', '/v1/documents/plan/versions', { surface: 'docs' })) as any[];
     expect(versions.map((v) => v.version_number).sort()).toEqual([1, 2]);
     // Bob's mail sent while the laptop was gone arrives at the new one, and shows on the always-on node.
-    expect(await mailOn(a, alice.api_key, before.mailIds[2]!)).toMatchObject({ ...whileAway, end_to_end: true });
-    expect(await mailOn(j, alice.api_key, before.mailIds[2]!)).toMatchObject(whileAway);
+    expect(await arrivedMail(a, alice.api_key, before.mailIds[2]!)).toMatchObject({ ...whileAway, end_to_end: true });
+    expect(await arrivedMail(j, alice.api_key, before.mailIds[2]!)).toMatchObject(whileAway);
   });
 
   it("alice's reply from the new laptop verifies at B with no change of identity", async () => {
     const reply = { subject: words('back again'), body: words('on a new machine') };
-    const back = await send(a, alice.api_key, { to_address: 'b.test/bob', ...reply });
-    const got = await mailOn(b, bob.api_key, back);
+    const back = await sendMail(a, alice.api_key, { to_address: 'b.test/bob', ...reply });
+    const got = await arrivedMail(b, bob.api_key, back);
     expect(got).toMatchObject({ ...reply, end_to_end: true, signature_status: 'verified', from_did: alice.did_key, from_address: 'a.test/alice' });
     expect(got.rotation_announcement ?? null).toBeNull();
     expect(got.replacement_announcement ?? null).toBeNull();
@@ -218,7 +211,7 @@ describe('losing the laptop, with a linked device alive', { timeout: 90_000 }, (
       .poll(async () => (await a.request('POST', '/v1/messages', { token: alice.api_key, body: { to_address: 'b.test/bob', ...mail } })).status, WAIT)
       .toBe(200);
     await expect
-      .poll(async () => (await inbox(b, bob.api_key)).find((m) => m.subject === mail.subject), WAIT)
+      .poll(async () => (await inboxOf(b, bob.api_key)).find((m) => m.subject === mail.subject), WAIT)
       .toMatchObject({ from_did: rotated.new_did, signature_status: 'verified', from_address: 'a.test/alice' });
   });
 });

@@ -16,11 +16,11 @@ import { arrived, historyOf } from '../support/chat-arrivals.ts';
 import { runCli } from '../support/cli.ts';
 import { addDocsMember, type DocsClient } from '../support/docs.ts';
 import { expectOk } from '../support/expect.ts';
+import { arrivedMail, inboxOf, sendMail } from '../support/mail-between.ts';
 import { createIdentity, createNodeNamespace, createProject, persistent } from '../support/identities.ts';
 import { startTestNode, type TestNode } from '../support/node.ts';
 
 const FAST_OUTBOX = { retryBaseMs: 40, retryMaxMs: 200 };
-const WAIT = { timeout: 15_000, interval: 25 };
 const PASSPHRASE = 'seven words would be better than this';
 const words = (what: string): string => `${what} ${randomBytes(6).toString('hex')}`;
 
@@ -36,14 +36,6 @@ let bob: any;
 let docs: DocsClient;
 let port: number;
 let nodeId: string;
-
-const send = async (from: TestNode, token: string, body: Record<string, unknown>) =>
-  expectOk(await from.request('POST', '/v1/messages', { token, body })).message_id as string;
-const inbox = async (t: TestNode, token: string) => expectOk(await t.request('GET', '/v1/messages/inbox?limit=100', { token })).messages as any[];
-const mailArrived = async (t: TestNode, token: string, id: string) => {
-  await expect.poll(async () => (await inbox(t, token)).find((m) => m.message_id === id), WAIT).toBeDefined();
-  return (await inbox(t, token)).find((m) => m.message_id === id);
-};
 
 /** What happened before the loss, to find again after it. */
 const before = {
@@ -77,10 +69,10 @@ afterAll(async () => {
 describe('losing the laptop, with a recovery kit and a backup folder', { timeout: 60_000 }, () => {
   it('before the loss: mail and chat both ways, a document with its history, a kit and a backup; then A is wiped', async () => {
     // Mail both ways, sealed end to end.
-    const first = await send(a, alice.api_key, { to_address: 'b.test/bob', ...before.toBob });
-    expect(await mailArrived(b, bob.api_key, first)).toMatchObject({ ...before.toBob, end_to_end: true });
-    const answer = await send(b, bob.api_key, { to_address: 'a.test/alice', ...before.toAlice });
-    expect(await mailArrived(a, alice.api_key, answer)).toMatchObject({ ...before.toAlice, end_to_end: true });
+    const first = await sendMail(a, alice.api_key, { to_address: 'b.test/bob', ...before.toBob });
+    expect(await arrivedMail(b, bob.api_key, first)).toMatchObject({ ...before.toBob, end_to_end: true });
+    const answer = await sendMail(b, bob.api_key, { to_address: 'a.test/alice', ...before.toAlice });
+    expect(await arrivedMail(a, alice.api_key, answer)).toMatchObject({ ...before.toAlice, end_to_end: true });
     before.mailIds.push(first, answer);
     // Chat both ways.
     const started = expectOk(
@@ -124,7 +116,7 @@ describe('losing the laptop, with a recovery kit and a backup folder', { timeout
   });
 
   it('has every message, each opened as before, and the chat', async () => {
-    const mail = await inbox(a, alice.api_key);
+    const mail = await inboxOf(a, alice.api_key);
     expect(mail.find((m) => m.message_id === before.mailIds[1])).toMatchObject({ ...before.toAlice, end_to_end: true, signature_status: 'verified' });
     const sent = expectOk(await a.request('GET', '/v1/messages/sent?limit=50', { token: alice.api_key })).messages as any[];
     expect(sent.find((m) => m.message_id === before.mailIds[0])).toMatchObject({ subject: before.toBob.subject, body: before.toBob.body });
@@ -145,11 +137,11 @@ describe('losing the laptop, with a recovery kit and a backup folder', { timeout
 
   it("receives bob's next mail, and alice's reply verifies at B with no change of identity", async () => {
     const next = { subject: words('after the loss'), body: words('are you there') };
-    const id = await send(b, bob.api_key, { to_address: 'a.test/alice', ...next });
-    expect(await mailArrived(a, alice.api_key, id)).toMatchObject({ ...next, end_to_end: true, signature_status: 'verified' });
+    const id = await sendMail(b, bob.api_key, { to_address: 'a.test/alice', ...next });
+    expect(await arrivedMail(a, alice.api_key, id)).toMatchObject({ ...next, end_to_end: true, signature_status: 'verified' });
     const reply = { subject: words('back again'), body: words('on a new machine') };
-    const back = await send(a, alice.api_key, { to_address: 'b.test/bob', ...reply });
-    const got = await mailArrived(b, bob.api_key, back);
+    const back = await sendMail(a, alice.api_key, { to_address: 'b.test/bob', ...reply });
+    const got = await arrivedMail(b, bob.api_key, back);
     expect(got).toMatchObject({ ...reply, end_to_end: true, signature_status: 'verified', from_did: alice.did_key, from_address: 'a.test/alice' });
     expect(got.rotation_announcement ?? null).toBeNull();
     expect(got.replacement_announcement ?? null).toBeNull();
