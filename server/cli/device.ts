@@ -6,12 +6,9 @@
  */
 import type { Device, DeviceLinkCreated, DeviceList } from '../../contract/node/devices.ts';
 import type { IdentityList } from '../../contract/node/identities.ts';
-import { JoinRefused, joinDevice } from '../devices/join.ts';
-import { BundleUnreadableError } from '../devices/keys-bundle.ts';
-import { BackupError } from '../recovery/backup/index.ts';
-import { RecoveryKitError } from '../recovery/kit/kit-error.ts';
-import { RestoreRefused } from '../recovery/kit/restore.ts';
+import { joinDevice } from '../devices/join.ts';
 import { CliError } from './cli-error.ts';
+import { asRestoreRefusal } from './restore-refusal.ts';
 import { ownerRequest } from './owner-client.ts';
 import { print, terminalText } from './output.ts';
 
@@ -56,16 +53,7 @@ async function join(json: boolean, flags: DeviceFlags, url: string | undefined, 
     ].join('\n');
     return print(joined, json, text);
   } catch (error) {
-    if (
-      error instanceof JoinRefused ||
-      error instanceof RestoreRefused ||
-      error instanceof BackupError ||
-      error instanceof RecoveryKitError ||
-      error instanceof BundleUnreadableError
-    ) {
-      throw new CliError(error.message);
-    }
-    throw error;
+    throw asRestoreRefusal(error);
   }
 }
 

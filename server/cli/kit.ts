@@ -9,14 +9,12 @@ import { closeSync, existsSync, fsyncSync, linkSync, openSync, readFileSync, ren
 import { resolve } from 'node:path';
 import { KIT_PASSPHRASE_MAX, KIT_PASSPHRASE_MIN, type RecoveryKitCreated } from '../../contract/node/recovery-kit.ts';
 import { KIT_MAX_BYTES } from '../recovery/kit/format.ts';
-import { RecoveryKitError } from '../recovery/kit/kit-error.ts';
 import { generatePhrase, PHRASE_BITS, PHRASE_WORDS } from '../recovery/kit/phrase.ts';
-import { openRecoveryKit, restoreKit, RestoreRefused, type OpenedKit } from '../recovery/kit/restore.ts';
+import { openRecoveryKit, restoreKit, type OpenedKit } from '../recovery/kit/restore.ts';
 import { wipeKeyMaterial } from '../custody/key-material.ts';
-import { JoinRefused, joinDevice } from '../devices/join.ts';
-import { BundleUnreadableError } from '../devices/keys-bundle.ts';
-import { BackupError } from '../recovery/backup/index.ts';
+import { joinDevice } from '../devices/join.ts';
 import { CliError } from './cli-error.ts';
+import { asRestoreRefusal } from './restore-refusal.ts';
 import { askHidden, hasTerminal } from './hidden-input.ts';
 import { ownerRequest } from './owner-client.ts';
 import { print, terminalText } from './output.ts';
@@ -142,8 +140,7 @@ async function restore(json: boolean, flags: KitFlags, file: string | undefined)
     const text = `restored node ${restored.node_id} into ${restored.data_dir}${from}: ${restored.identities} identities, ${restored.keys} keys${lost}\nstart it with: svc-node serve --data ${restored.data_dir}`;
     return print(restored, json, text);
   } catch (error) {
-    if (error instanceof RecoveryKitError || error instanceof RestoreRefused || error instanceof BackupError) throw new CliError(error.message);
-    throw error;
+    throw asRestoreRefusal(error);
   }
 }
 
@@ -170,16 +167,7 @@ async function restoreLinked(json: boolean, text: string, passphrase: string, da
     ];
     return print({ ...joined, kit_id: opened.header.kit_id, linked: true }, json, lines.join('\n'));
   } catch (error) {
-    if (
-      error instanceof RecoveryKitError ||
-      error instanceof RestoreRefused ||
-      error instanceof BackupError ||
-      error instanceof JoinRefused ||
-      error instanceof BundleUnreadableError
-    ) {
-      throw new CliError(error.message);
-    }
-    throw error;
+    throw asRestoreRefusal(error);
   } finally {
     if (opened !== null) wipeKeyMaterial(opened.contents.keys);
   }

@@ -28,14 +28,13 @@ export function deviceAuthenticator(devices: DeviceService, now: () => Date): De
     }
     const timestamp = header(request, DEVICE_TIMESTAMP_HEADER);
     checkRequestTimestamp(timestamp, 'X-SVC-Timestamp', now(), DEVICE_SCHEME);
-    const signKey = devices.signKeyOf(deviceId);
-    if (signKey === null) throw unauthorized('SVC_ERR_DEVICE_UNKNOWN', `device ${deviceId} is not on this node's device list`, DEVICE_SCHEME);
+    const device = devices.other(deviceId);
     const signature = fromBase64Url(authorization.slice(DEVICE_SCHEME.length + 1).trim());
     const bytes = deviceRequestBytes({ deviceId, method: request.method, path: request.url, timestamp: timestamp!, body: request.body });
-    if (signature === null || !verifyBytes(publicKeyFromDidKey(signKey)!, bytes, signature)) {
+    if (signature === null || !verifyBytes(publicKeyFromDidKey(device.sign_key)!, bytes, signature)) {
       throw unauthorized('SVC_ERR_SIGNATURE_INVALID', 'the device signature does not verify', DEVICE_SCHEME);
     }
     // Listed and signed by its key; now whether it may still ask.
-    return devices.requireLive(deviceId).device_id;
+    return devices.admit(device).device_id;
   };
 }

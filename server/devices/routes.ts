@@ -37,7 +37,8 @@ export interface DeviceRouteOptions {
 export async function deviceRoutes(app: FastifyInstance, { devices, sync, now }: DeviceRouteOptions): Promise<void> {
   declareDeviceAuth(app, deviceAuthenticator(devices, now));
   const api = app.withTypeProvider<ZodTypeProvider>();
-  const deviceOf = (deviceId: string | null) => devices.requireLive(deviceId ?? '');
+  // The auth hook admitted the device (listed, not revoked, marked seen): its row, read once more.
+  const deviceOf = (deviceId: string | null) => devices.other(deviceId ?? '');
 
   api.post(
     '/v1/devices/join',

@@ -24,7 +24,7 @@ import { checkRequestTimestamp } from '../auth/timestamp.ts';
 import { wipeKeyMaterial } from '../custody/key-material.ts';
 import { conflict, forbidden, invalid, notFound, unauthorized } from '../errors.ts';
 import { DEVICES_TOPIC } from '../events/bus.ts';
-import { writeBackup } from '../recovery/backup/index.ts';
+import { writeBackup, type BackupPart } from '../recovery/backup/index.ts';
 import { schemaVersion } from '../store/migrate.ts';
 import {
   DEVICE_LINK_CODE_SECONDS,
@@ -50,9 +50,6 @@ export interface DeviceServiceOptions {
   /** This device's name when it lists itself the first time (default: the computer's name). */
   name?: string;
 }
-
-/** A snapshot file a joining device asks for. */
-export type SnapshotPart = { kind: 'manifest'; backupId: string } | { kind: 'chunk'; name: string };
 
 export class DeviceService {
   readonly #ctx: NodeContext;
@@ -191,7 +188,7 @@ export class DeviceService {
   }
 
   /** A file of the snapshot kept for `device` while it joins. */
-  async snapshotPart(device: DeviceRow, part: SnapshotPart): Promise<Buffer> {
+  async snapshotPart(device: DeviceRow, part: BackupPart): Promise<Buffer> {
     const folder = this.#linkFolder(device.device_id);
     const path = part.kind === 'manifest' ? join(folder, 'manifests', `${part.backupId}.manifest`) : join(folder, 'chunks', part.name);
     const bytes = await readFile(path).catch(() => null);
@@ -219,26 +216,31 @@ export class DeviceService {
     return deviceOf(this.#store.get(deviceId)!, false);
   }
 
-  /** The device that signed a request (device-auth.ts checked the signature): listed, not revoked, and marked seen. */
-  requireLive(deviceId: string): DeviceRow {
+  /** Another device on this node's list (revoked or not); a 401 for one that is not, or for this device itself. */
+  other(deviceId: string): DeviceRow {
     const row = this.#store.get(deviceId);
     if (row === undefined || row.device_id === this.self().device_id) {
       throw unauthorized('SVC_ERR_DEVICE_UNKNOWN', `device ${deviceId} is not on this node's device list`, 'SVCDevice');
     }
-    if (row.revoked_at !== null) throw forbidden('SVC_ERR_DEVICE_REVOKED', `device ${deviceId} was revoked at ${row.revoked_at}`);
-    this.#store.seen(deviceId, this.#now());
     return row;
+  }
+
+  /** A device whose request checked out (device-auth.ts): refused once revoked, else marked seen. */
+  admit(row: DeviceRow): DeviceRow {
+    if (row.revoked_at !== null) throw forbidden('SVC_ERR_DEVICE_REVOKED', `device ${row.device_id} was revoked at ${row.revoked_at}`);
+    this.#store.seen(row.device_id, this.#now());
+    return row;
+  }
+
+  /** A device as it is on the list now: listed, not revoked (a long poll asks again after it waited). */
+  requireLive(deviceId: string): DeviceRow {
+    return this.admit(this.other(deviceId));
   }
 
   /** The other devices that may still sync with this one: listed, not revoked. */
   liveOthers(): DeviceRow[] {
     const self = this.self();
     return this.#store.all().filter((row) => row.device_id !== self.device_id && row.revoked_at === null);
-  }
-
-  /** The signing key of a listed device, for checking its request; null when it is not listed. */
-  signKeyOf(deviceId: string): string | null {
-    return this.#store.get(deviceId)?.sign_key ?? null;
   }
 
   /** Removes snapshots kept for devices that never finished joining, and codes that can no longer work. */

@@ -5,6 +5,7 @@ import { closeSync, mkdirSync, openSync, chmodSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3-multiple-ciphers';
 import { migrate, migrationsDir } from './migrate.ts';
+import { keyConnection } from './cipher.ts';
 import { cacheStatements } from './statement-cache.ts';
 import { defineSyncDefaults } from './sync-functions.ts';
 
@@ -28,10 +29,7 @@ export function openDatabase({ file, key, migrations }: OpenDatabaseOptions): Da
 
   const db = new SQLite(file);
   try {
-    // The cipher and key must be set before SQLite reads a single page.
-    db.pragma("cipher='sqlcipher'");
-    db.pragma('legacy=4');
-    db.pragma(`key="x'${Buffer.from(key).toString('hex')}'"`);
+    keyConnection(db, key);
     verifyKey(db, file);
 
     const mode = db.pragma('journal_mode=WAL', { simple: true });

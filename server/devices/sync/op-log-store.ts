@@ -60,10 +60,6 @@ export function keepOp(db: Database, op: DeviceOp): boolean {
   );
 }
 
-export function hasOp(db: Database, origin: string, seq: number): boolean {
-  return db.prepare('SELECT 1 FROM device_ops WHERE origin = ? AND seq = ?').get(origin, seq) !== undefined;
-}
-
 export interface Clock {
   lamport: number;
   origin: string;

@@ -18,8 +18,7 @@
 import type { NodeContext } from '../../context.ts';
 import { wipeKeyMaterial } from '../../custody/key-material.ts';
 import { DEVICES_TOPIC } from '../../events/bus.ts';
-import { RemoteClient } from '../../net/remote-client.ts';
-import { answerJson } from '../../net/remote-client.ts';
+import { answerJson, RemoteClient } from '../../net/remote-client.ts';
 import { conflict } from '../../errors.ts';
 import { schemaVersion } from '../../store/migrate.ts';
 import { CAPTURE_FUNCTION, DEVICE_FUNCTION, SEQ_FUNCTION, TICK_FUNCTION } from '../../store/sync-functions.ts';
@@ -70,6 +69,7 @@ export class DeviceSync {
   #unsubscribe: (() => void) | null = null;
   #client: RemoteClient | null = null;
   #pruneTimer: NodeJS.Timeout | null = null;
+  #key: Buffer | null = null;
 
   constructor(ctx: NodeContext, devices: DeviceService, nodeId: string, options: DeviceSyncOptions = {}) {
     this.#ctx = ctx;
@@ -146,6 +146,8 @@ export class DeviceSync {
     this.#client?.close();
     this.#client = null;
     await Promise.all(loops.map((loop) => loop.done));
+    this.#key?.fill(0);
+    this.#key = null;
   }
 
   /** Another device asks for what it lacks (device-auth checked it is live). */
@@ -283,8 +285,17 @@ export class DeviceSync {
     for (const loop of this.#loops.values()) loop.localChange();
   }
 
+  /** Derived once a run: the backup key it comes from changes only in a restore or a join, with no node running. */
   #syncKey(): Buffer {
-    return syncKeyOf(this.#ctx.custody.backupKey());
+    if (this.#key === null) {
+      const backupKey = this.#ctx.custody.backupKey();
+      try {
+        this.#key = syncKeyOf(backupKey);
+      } finally {
+        backupKey.fill(0);
+      }
+    }
+    return this.#key;
   }
 
   #waitMs(): number {
@@ -397,14 +408,13 @@ class PeerLoop {
   }
 
   async #ask(path: string, body: unknown, waitMs: number): Promise<unknown> {
-    const json = JSON.stringify(body);
     const answer = await this.#client.request(
       { url: this.#device.url!, via: 'peer' },
       {
         method: 'POST',
         path,
-        json,
-        headers: this.#sync.signedHeaders('POST', path, JSON.parse(json)),
+        json: JSON.stringify(body),
+        headers: this.#sync.signedHeaders('POST', path, body),
         maxBytes: 4 * 1024 * 1024,
         timeoutMs: waitMs + 15_000,
       },

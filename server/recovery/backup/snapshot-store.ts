@@ -18,6 +18,7 @@
  * at a time; a database above MAX_IMAGE_BYTES is refused rather than read.
  */
 import SQLite from 'better-sqlite3-multiple-ciphers';
+import { keyConnection } from '../../store/cipher.ts';
 import type { Database } from '../../store/database.ts';
 import { BackupTooLargeError } from './errors.ts';
 import type { PageFact } from './layout.ts';
@@ -43,16 +44,14 @@ export interface DatabaseImage {
 
 /**
  * A read-only connection to the node's database `file` under its SQLCipher `key`, with the cipher
- * settings store/database.ts opens it with (they must match, or no page decrypts). It never
+ * settings store/database.ts opens it with (keyConnection: they must match, or no page decrypts). It never
  * migrates, writes or checkpoints: the node's own connection stays the only writer.
  */
 export function openImageReader(file: string, key: Uint8Array): Database {
   if (key.length !== 32) throw new RangeError('database key must be 32 bytes');
   const db = new SQLite(file, { fileMustExist: true });
   try {
-    db.pragma("cipher='sqlcipher'");
-    db.pragma('legacy=4');
-    db.pragma(`key="x'${Buffer.from(key).toString('hex')}'"`);
+    keyConnection(db, key);
     db.pragma('busy_timeout=5000');
     db.pragma('query_only=ON');
     return db;

@@ -13,7 +13,8 @@ import { RecoveryKitError } from './kit-error.ts';
 import { makeKit } from './make.ts';
 import { encodePayload } from './payload.ts';
 import { readKitRecord } from './record-store.ts';
-import { restoreKit, RestoreRefused } from './restore.ts';
+import { RestoreRefused } from '../new-data-dir.ts';
+import { restoreKit } from './restore.ts';
 import { RecoveryKits } from './service.ts';
 import { writeBackup } from '../backup/index.ts';
 

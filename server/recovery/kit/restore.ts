@@ -26,9 +26,6 @@ import { decodePayload, type KitContents } from './payload.ts';
 import { saveKitRecord } from './record-store.ts';
 import { countIdentities, insertKitTables } from './state-store.ts';
 
-export { occupiedReason } from '../new-data-dir.ts';
-export { RestoreRefused };
-
 export interface OpenedKit {
   header: KitHeader;
   contents: KitContents;
